@@ -1,0 +1,28 @@
+import { Command } from 'commander';
+import { openContext, openGateway, type GlobalOptions } from '../context.js';
+import { formatCents, keyValueLines } from '../format.js';
+
+export function balanceCommand(): Command {
+  return new Command('balance')
+    .description("show the account balance from the gateway's balance endpoint")
+    .addHelpText('after', '\nExample:\n  payouts balance --json')
+    .action(async (_options: object, command: Command) => {
+      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const gateway = await openGateway(context);
+      try {
+        const balance = await gateway.client.getBalance();
+        context.out.data(balance);
+        // The interface does not give the unit; like every amount it states, we read cents.
+        context.out.line(
+          keyValueLines([
+            ['balance', formatCents(balance.balance)],
+            ['retention', formatCents(balance.retention)],
+            ['to anticipate', formatCents(balance.toAnticipate)],
+            ['final balance', formatCents(balance.finalBalance)],
+          ]),
+        );
+      } finally {
+        await gateway.close();
+      }
+    });
+}

@@ -1,0 +1,70 @@
+import { Command, Option, InvalidArgumentError } from 'commander';
+import { GatewayError } from '../../gateway/errors.js';
+import { openContext, openGateway, type GlobalOptions } from '../context.js';
+import { ExitError } from '../exit-error.js';
+import { formatCents, keyValueLines } from '../format.js';
+
+interface GetOptions {
+  id?: number;
+  orderId?: string;
+}
+
+function transactionIdArgument(value: string): number {
+  if (!/^\d+$/.test(value))
+    throw new InvalidArgumentError(`Expected a whole number, got "${value}".`);
+  return Number(value);
+}
+
+export function getCommand(): Command {
+  return new Command('get')
+    .description('look one transaction up at the gateway, by its transactionId or your orderId')
+    .addOption(
+      new Option('--id <transactionId>', "the gateway's transaction id")
+        .argParser(transactionIdArgument)
+        .conflicts('orderId'),
+    )
+    .addOption(new Option('--order-id <orderId>', 'your own order identifier'))
+    .addHelpText(
+      'after',
+      '\nExamples:\n  payouts get --id 1001\n  payouts get --order-id payroll-2026-11-0001 --json',
+    )
+    .action(async (options: GetOptions, command: Command) => {
+      if (options.id === undefined && options.orderId === undefined) {
+        throw new ExitError(1, 'payouts get: say which transaction, with --id N or --order-id X');
+      }
+      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const gateway = await openGateway(context);
+      const what =
+        options.id !== undefined ? `transactionId ${options.id}` : `orderId "${options.orderId}"`;
+      try {
+        const transaction =
+          options.id !== undefined
+            ? await gateway.client.getTransactionById(options.id)
+            : await gateway.client.getTransactionByOrderId(options.orderId ?? '');
+        context.out.data(transaction);
+        context.out.line(
+          keyValueLines([
+            ['transactionId', String(transaction.transactionId)],
+            ['orderId', transaction.orderId ?? '-'],
+            ['kind', `${transaction.object} (${transaction.method})`],
+            ['value', formatCents(transaction.valueCents)],
+            [
+              'status',
+              transaction.status === 'unrecognised'
+                ? `${transaction.statusRaw} (not a status we know)`
+                : transaction.status,
+            ],
+            ['endToEndId', transaction.endToEndId ?? '-'],
+            ['processedAt', transaction.processedAt ?? '-'],
+          ]),
+        );
+      } catch (error) {
+        if (error instanceof GatewayError && error.kind === 'not-found') {
+          throw new ExitError(1, `payouts get: the gateway has no transaction with ${what}`);
+        }
+        throw error;
+      } finally {
+        await gateway.close();
+      }
+    });
+}

@@ -1,0 +1,92 @@
+/**
+ * What every command starts from: the loaded config, a logger, output that honours
+ * --json and --quiet, and a gateway (the real one, or the embedded sandbox).
+ */
+import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { createLogger, type Logger } from '../runtime/logger.js';
+import { SANDBOX_DEFAULTS, startSandbox } from '../sandbox/server.js';
+
+export interface GlobalOptions {
+  config?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export interface Output {
+  readonly json: boolean;
+  /** A result line for people; silent with --json. */
+  line(text: string): void;
+  /** The machine-readable result, with --json only. */
+  data(value: unknown): void;
+  /** A remark on stderr; silent with --quiet. */
+  note(text: string): void;
+}
+
+export interface Context {
+  config: Config;
+  logger: Logger;
+  out: Output;
+}
+
+export function openContext(options: GlobalOptions): Context {
+  const config = loadConfig({ configFile: options.config, env: process.env });
+  const json = options.json ?? false;
+  const quiet = options.quiet ?? false;
+  const out: Output = {
+    json,
+    line: (text) => {
+      if (!json) process.stdout.write(`${text}\n`);
+    },
+    data: (value) => {
+      if (json) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    },
+    note: (text) => {
+      if (!quiet) process.stderr.write(`${text}\n`);
+    },
+  };
+  return { config, logger: createLogger(config.logLevel), out };
+}
+
+export interface GatewaySession {
+  client: GatewayClient;
+  /** Where the client talks to; the embedded sandbox's own address when there is no baseUrl. */
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+/** The configured gateway, or with no baseUrl an embedded sandbox on loopback, said so loudly. */
+export async function openGateway(context: Context): Promise<GatewaySession> {
+  const { config } = context;
+  const clientOptions = {
+    authScheme: config.authScheme,
+    getTransactionMethod: config.getTransactionMethod,
+    connectTimeoutMs: config.connectTimeout,
+    requestTimeoutMs: config.requestTimeout,
+    connections: config.concurrency,
+  };
+  if (config.baseUrl !== null && config.token !== null) {
+    const client = createGatewayClient({
+      ...clientOptions,
+      baseUrl: config.baseUrl,
+      token: config.token,
+    });
+    return { client, baseUrl: config.baseUrl, close: () => client.close() };
+  }
+  const token = config.token ?? SANDBOX_DEFAULTS.token;
+  const sandbox = await startSandbox({ token });
+  // Always said, even with --quiet: nobody should mistake this for a real payment.
+  process.stderr.write(
+    `SANDBOX: no real money moves (embedded sandbox at ${sandbox.url}; set baseUrl to use a real gateway)\n`,
+  );
+  const client = createGatewayClient({ ...clientOptions, baseUrl: sandbox.url, token });
+  return {
+    client,
+    baseUrl: sandbox.url,
+    close: async () => {
+      await client.close();
+      await sandbox.close();
+    },
+  };
+}

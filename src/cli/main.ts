@@ -1,0 +1,82 @@
+/**
+ * The entry point: builds the command tree, runs it, and turns every error into one
+ * clear line and an exit code. The only place that sets the process's exit code.
+ */
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/load.js';
+import { GatewayError } from '../gateway/errors.js';
+import { balanceCommand } from './commands/balance.js';
+import { cashInCommand } from './commands/cashin.js';
+import { demoCommand } from './commands/demo.js';
+import { getCommand } from './commands/get.js';
+import { sandboxCommand } from './commands/sandbox.js';
+import { ExitError } from './exit-error.js';
+
+function buildProgram(): Command {
+  const program = new Command('payouts')
+    .description('Batch Pix payouts from accounting CSV exports, each paid exactly once.')
+    .option('--config <file>', 'JSON file of config keys, over config/default.json')
+    .option('--json', 'machine-readable output on stdout')
+    .option('--quiet', 'no remarks on stderr, only results')
+    .showHelpAfterError()
+    .exitOverride();
+  for (const command of [
+    sandboxCommand(),
+    balanceCommand(),
+    getCommand(),
+    cashInCommand(),
+    demoCommand(),
+  ]) {
+    program.addCommand(command.exitOverride());
+  }
+  return program;
+}
+
+/** What the person at the terminal should read, and do, for a gateway failure. */
+function explainGatewayError(error: GatewayError): string {
+  switch (error.kind) {
+    case 'auth':
+      return `the gateway refused our credentials: ${error.message}. Check the token (PAYOUTS_TOKEN) and authScheme.`;
+    case 'unavailable':
+      return `could not reach the gateway: ${error.message}. Check baseUrl and the network, then try again.`;
+    case 'rate-limited': {
+      const wait =
+        error.retryAfterMs === undefined
+          ? ''
+          : ` Try again in ${Math.ceil(error.retryAfterMs / 1000)}s.`;
+      return `the gateway is limiting our requests: ${error.message}.${wait}`;
+    }
+    case 'ambiguous':
+      return `no clear answer from the gateway: ${error.message}. For a create, look it up (payouts get --order-id) before trying again.`;
+    case 'not-found':
+      return `not found at the gateway: ${error.message}`;
+    case 'rejected':
+      return `the gateway refused the request: ${error.message}`;
+  }
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode; // commander printed it
+    if (error instanceof ExitError) {
+      if (error.message) process.stderr.write(`${error.message}\n`);
+      return error.exitCode;
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof GatewayError) {
+      process.stderr.write(`payouts: ${explainGatewayError(error)}\n`);
+      return 1;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`payouts: unexpected error: ${message}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

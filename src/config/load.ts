@@ -1,0 +1,126 @@
+/**
+ * Config layers, later ones winning: config/default.json, then the `--config` file,
+ * then `PAYOUTS_*` environment variables. `resolveConfig` is pure; `loadConfig` reads.
+ */
+import { readFileSync } from 'node:fs';
+import { CONFIG_KEYS, ConfigSchema, envName, type Config } from './schema.js';
+
+export interface ConfigLayer {
+  /** Where the values came from, e.g. `config/default.json` or `--config prod.json`. */
+  source: string;
+  values: Readonly<Record<string, unknown>>;
+  /** Names the source of one key, when it differs per key (environment variables). */
+  sourceOf?: (key: string) => string;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly problems: readonly string[]) {
+    super(problems.map((p) => `config: ${p}`).join('\n'));
+  }
+}
+
+const SECRET_KEYS = new Set(['token']);
+const KNOWN = new Set<string>(CONFIG_KEYS);
+
+export function resolveConfig(layers: readonly ConfigLayer[]): Config {
+  const problems: string[] = [];
+  const merged: Record<string, unknown> = {};
+  const origin: Record<string, string> = {};
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer.values)) {
+      const source = layer.sourceOf?.(key) ?? layer.source;
+      if (!KNOWN.has(key)) {
+        problems.push(`unknown key "${key}" in ${source}; known keys: ${CONFIG_KEYS.join(', ')}`);
+        continue;
+      }
+      merged[key] = value;
+      origin[key] = source;
+    }
+  }
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = String(issue.path[0] ?? '(config)');
+      const shown = SECRET_KEYS.has(key) ? '' : ` = ${JSON.stringify(merged[key]) ?? 'missing'}`;
+      problems.push(`${key}${shown} (from ${origin[key] ?? 'nowhere'}): ${issue.message}`);
+    }
+  }
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+  const config = parsed.data;
+  if (config.baseUrl !== null && config.token === null) {
+    throw new ConfigError([
+      `token is required when baseUrl is set (set ${envName('token')} or "token" in the --config file)`,
+    ]);
+  }
+  return config;
+}
+
+/**
+ * Environment variables as a layer. Text that the key's schema takes is kept as text;
+ * otherwise it is read as JSON (`16`, `null`). An empty variable counts as unset.
+ */
+export function envLayer(env: Readonly<Record<string, string | undefined>>): ConfigLayer {
+  const byEnvName = new Map(CONFIG_KEYS.map((key) => [envName(key), key]));
+  const values: Record<string, unknown> = {};
+  const names: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith('PAYOUTS_') || raw === undefined || raw === '') continue;
+    const key = byEnvName.get(name);
+    if (key === undefined) {
+      // Reported as an unknown key: a misspelt variable must not pass silently.
+      values[name] = raw;
+      names[name] = `the environment variable ${name}`;
+      continue;
+    }
+    values[key] = fromEnvText(key, raw);
+    names[key] = name;
+  }
+  return { source: 'the environment', values, sourceOf: (key) => names[key] ?? 'the environment' };
+}
+
+function fromEnvText(key: keyof typeof ConfigSchema.shape, raw: string): unknown {
+  if (ConfigSchema.shape[key].safeParse(raw).success) return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+const DEFAULTS_FILE = new URL('../../config/default.json', import.meta.url);
+
+export function loadConfig(options: {
+  configFile?: string | undefined;
+  env: Readonly<Record<string, string | undefined>>;
+}): Config {
+  const layers: ConfigLayer[] = [
+    { source: 'config/default.json', values: readJson(DEFAULTS_FILE) },
+  ];
+  if (options.configFile !== undefined) {
+    layers.push({ source: `--config ${options.configFile}`, values: readJson(options.configFile) });
+  }
+  layers.push(envLayer(options.env));
+  return resolveConfig(layers);
+}
+
+function readJson(file: string | URL): Record<string, unknown> {
+  const name = file instanceof URL ? file.pathname : file;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ConfigError([`cannot read ${name} (${code})`]);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError([`${name} is not valid JSON: ${(error as Error).message}`]);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ConfigError([`${name} must hold a JSON object of keys and values`]);
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,71 @@
+/**
+ * Every configuration key: its type, range and documentation. The defaults live in
+ * config/default.json (one file a person can read and copy); this schema validates
+ * the merged result of defaults, `--config FILE` and `PAYOUTS_*` variables.
+ */
+import { z } from 'zod';
+import { parseDurationMs } from './duration.js';
+
+const duration = z.union([z.number(), z.string()]).transform((value, ctx) => {
+  const ms = parseDurationMs(value);
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'expected a duration such as 500ms, 30s or 5m' });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+export const ConfigSchema = z.strictObject({
+  home: z
+    .string()
+    .min(1)
+    .describe(
+      'Folder of the inbox, results and journal. Relative paths start at the working directory.',
+    ),
+  baseUrl: z
+    .url({ protocol: /^https?$/ })
+    .nullable()
+    .describe(
+      'Base address of the gateway. null runs against the embedded sandbox: no real money moves.',
+    ),
+  token: z
+    .string()
+    .min(1)
+    .nullable()
+    .describe(
+      'Access token sent in Authorization. Required with baseUrl; never printed or logged.',
+    ),
+  authScheme: z
+    .string()
+    .regex(/^\S*$/, 'expected one word such as Bearer, or empty')
+    .describe(
+      'Word put before the token in Authorization, e.g. Bearer. Empty sends the bare token.',
+    ),
+  getTransactionMethod: z
+    .enum(['GET', 'POST'])
+    .describe(
+      'HTTP method of the get-transaction endpoints (the interface names POST but shows GET).',
+    ),
+  connectTimeout: duration.describe('Time allowed to open a connection to the gateway.'),
+  requestTimeout: duration.describe(
+    'Time allowed for an answer; a create with no answer by then is treated as ambiguous and looked up, never re-sent blindly.',
+  ),
+  concurrency: z
+    .number()
+    .int()
+    .min(1)
+    .max(1024)
+    .describe('Requests in flight at once, and the size of the connection pool.'),
+  logLevel: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .describe('Lowest level of log lines written to stderr.'),
+});
+
+export type Config = z.output<typeof ConfigSchema>;
+export type ConfigKey = keyof Config;
+export const CONFIG_KEYS = Object.keys(ConfigSchema.shape) as ConfigKey[];
+
+/** `baseUrl` -> `PAYOUTS_BASE_URL` */
+export function envName(key: string): string {
+  return `PAYOUTS_${key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`;
+}

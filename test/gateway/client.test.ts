@@ -1,0 +1,335 @@
+import { PNG } from 'pngjs';
+import jsQRModule from 'jsqr';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { GatewayClient } from '../../src/gateway/client.js';
+import { GatewayError, type GatewayErrorKind } from '../../src/gateway/errors.js';
+import { crc16 } from '../../src/sandbox/emv.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import {
+  TOKEN,
+  cashOutRequest,
+  clientFor,
+  closedPort,
+  startLoopbackServer,
+  type LoopbackServer,
+} from '../support/gateway.js';
+
+// jsqr is CommonJS whose typings claim an ES default export; at runtime both are the function.
+const jsQR = jsQRModule.default;
+
+const BALANCE = 1_000_000;
+
+async function failureOf(promise: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+async function expectKind(
+  promise: Promise<unknown>,
+  kind: GatewayErrorKind,
+): Promise<GatewayError> {
+  const error = await failureOf(promise);
+  expect(error.kind, error.message).toBe(kind);
+  return error;
+}
+
+describe('gateway client against the sandbox over HTTP', () => {
+  let sandbox: Sandbox;
+  let client: GatewayClient;
+
+  beforeEach(async () => {
+    sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 40, initialBalanceCents: BALANCE });
+    client = clientFor(sandbox.url);
+  });
+
+  afterEach(async () => {
+    await client.close();
+    await sandbox.close();
+  });
+
+  it('creates a cash-out and reads it back normalised', async () => {
+    const cashOut = await client.createCashOut(cashOutRequest('order-1'));
+    expect(cashOut).toMatchObject({
+      orderId: 'order-1',
+      grossCents: 1234,
+      fee: '0.50',
+      net: '11.84',
+      status: 'pending',
+      statusRaw: '0',
+      success: true,
+      description: null,
+    });
+    expect(cashOut.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(sandbox.ledger()).toHaveLength(1);
+
+    const byId = await client.getTransactionById(cashOut.transactionId);
+    expect(byId).toMatchObject({
+      transactionId: cashOut.transactionId,
+      orderId: 'order-1',
+      object: 'cashout',
+      method: 'pix',
+      valueCents: 1234,
+    });
+
+    await vi.waitFor(
+      async () => expect((await client.getTransactionByOrderId('order-1')).status).toBe('paid'),
+      {
+        timeout: 3000,
+        interval: 20,
+      },
+    );
+    const settled = await client.getTransactionByOrderId('order-1');
+    expect(settled.statusRaw).toBe('paid');
+    expect(settled.endToEndId).toMatch(/^E\d{20}\w{11}$/);
+    expect(settled.processedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/);
+  });
+
+  it('follows a payout to a test key that fails, and the balance comes back', async () => {
+    const cashOut = await client.createCashOut(
+      cashOutRequest('order-fail', { pixKeyType: 2, pixKey: 'fail@example.com', value: 5000 }),
+    );
+    expect((await client.getBalance()).balance).toBe(BALANCE - 5000);
+    await vi.waitFor(
+      async () =>
+        expect((await client.getTransactionById(cashOut.transactionId)).status).toBe('failed'),
+      {
+        timeout: 3000,
+        interval: 20,
+      },
+    );
+    expect(await client.getBalance()).toEqual({
+      balance: BALANCE,
+      retention: 0,
+      toAnticipate: 0,
+      finalBalance: BALANCE,
+    });
+  });
+
+  it('looks transactions up with POST when configured so', async () => {
+    const post = clientFor(sandbox.url, { getTransactionMethod: 'POST' });
+    try {
+      const cashOut = await post.createCashOut(cashOutRequest('order-post'));
+      expect((await post.getTransactionById(cashOut.transactionId)).orderId).toBe('order-post');
+      expect((await post.getTransactionByOrderId('order-post')).transactionId).toBe(
+        cashOut.transactionId,
+      );
+    } finally {
+      await post.close();
+    }
+  });
+
+  it('sends a scheme prefix when configured', async () => {
+    const bearer = clientFor(sandbox.url, { authScheme: 'Bearer' });
+    try {
+      expect((await bearer.getBalance()).balance).toBe(BALANCE);
+    } finally {
+      await bearer.close();
+    }
+  });
+
+  it('creates a cash-in whose QR image decodes to its payment code', async () => {
+    const cashIn = await client.createCashIn({
+      payerName: 'Loja Exemplo',
+      payerDocument: '11222333000181',
+      payerEmail: 'fin@example.com',
+      payerPhone: '+5511912345678',
+      productName: 'Invoice 42',
+      productDescription: 'November services',
+      value: 150_000,
+      orderId: 'invoice-42',
+    });
+    expect(cashIn.orderId).toBe('invoice-42');
+    const code = cashIn.paymentCode;
+    expect(code.slice(-8, -4)).toBe('6304');
+    expect(code.slice(-4)).toBe(crc16(code.slice(0, -4)));
+    expect(code).toContain('54071500.00');
+
+    const png = PNG.sync.read(Buffer.from(cashIn.qrPngBase64, 'base64'));
+    const decoded = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
+    expect(decoded?.data).toBe(code);
+  });
+
+  describe('failure kinds', () => {
+    it('rejected: the gateway refuses with a message', async () => {
+      const error = await expectKind(
+        client.createCashOut(cashOutRequest('too-big', { value: BALANCE + 1 })),
+        'rejected',
+      );
+      expect(error.message).toContain('Insufficient balance');
+      expect(error.httpStatus).toBe(400);
+      expect(sandbox.ledger()).toHaveLength(0);
+    });
+
+    it('rejected: a request outside the interface is not sent at all', async () => {
+      const error = await expectKind(
+        client.createCashOut(cashOutRequest('half-cent', { value: 12.5 })),
+        'rejected',
+      );
+      expect(error.message).toMatch(/not sent.*value/);
+      expect(sandbox.ledger()).toHaveLength(0);
+    });
+
+    it('auth: a wrong token is refused on every operation, and nothing is created', async () => {
+      const wrong = clientFor(sandbox.url, { token: 'wrong' });
+      try {
+        await expectKind(wrong.getBalance(), 'auth');
+        await expectKind(wrong.createCashOut(cashOutRequest('x')), 'auth');
+        await expectKind(wrong.getTransactionByOrderId('x'), 'auth');
+        const error = await expectKind(wrong.getTransactionById(1), 'auth');
+        expect(error.message).not.toContain(TOKEN);
+        expect(sandbox.ledger()).toHaveLength(0);
+      } finally {
+        await wrong.close();
+      }
+    });
+
+    it('not-found: unknown orderId and transactionId', async () => {
+      await expectKind(client.getTransactionByOrderId('never-sent'), 'not-found');
+      const error = await expectKind(client.getTransactionById(424242), 'not-found');
+      expect(error.httpStatus).toBe(404);
+    });
+
+    it('rate-limited: 429 read with its Retry-After delay, nothing created', async () => {
+      sandbox.setFaults({ rateLimitRate: 1, retryAfterSeconds: 7 });
+      const error = await expectKind(
+        client.createCashOut(cashOutRequest('limited')),
+        'rate-limited',
+      );
+      expect(error.retryAfterMs).toBe(7000);
+      expect(sandbox.ledger()).toHaveLength(0);
+    });
+
+    it('unavailable: connection refused', async () => {
+      const nowhere = clientFor(`http://127.0.0.1:${await closedPort()}`);
+      try {
+        await expectKind(nowhere.createCashOut(cashOutRequest('refused')), 'unavailable');
+      } finally {
+        await nowhere.close();
+      }
+    });
+
+    it('ambiguous: the payout is created, then the connection is dropped', async () => {
+      sandbox.setFaults({ dropAfterCommitRate: 1, operations: ['createCashOut'] });
+      await expectKind(client.createCashOut(cashOutRequest('dropped')), 'ambiguous');
+      expect(sandbox.ledger().map((e) => e.orderId)).toEqual(['dropped']);
+      // The lookup the engine will make finds it.
+      expect((await client.getTransactionByOrderId('dropped')).orderId).toBe('dropped');
+    });
+
+    it('ambiguous: 5xx after the payout was created', async () => {
+      sandbox.setFaults({ serverErrorAfterCommitRate: 1 });
+      const error = await expectKind(
+        client.createCashOut(cashOutRequest('after-commit')),
+        'ambiguous',
+      );
+      expect(error.httpStatus).toBe(502);
+      expect(sandbox.ledger()).toHaveLength(1);
+    });
+
+    it('ambiguous: 5xx before anything was created looks the same to us', async () => {
+      sandbox.setFaults({ serverErrorRate: 1 });
+      await expectKind(client.createCashOut(cashOutRequest('before-commit')), 'ambiguous');
+      expect(sandbox.ledger()).toHaveLength(0);
+    });
+
+    it('ambiguous: no answer before the request time-out', async () => {
+      sandbox.setFaults({ hangRate: 1 });
+      const impatient = clientFor(sandbox.url, { requestTimeoutMs: 150 });
+      try {
+        const error = await expectKind(
+          impatient.createCashOut(cashOutRequest('hung')),
+          'ambiguous',
+        );
+        expect(error.message).toContain('UND_ERR_HEADERS_TIMEOUT');
+      } finally {
+        await impatient.close();
+      }
+    });
+
+    it('ambiguous: the caller aborts mid-flight', async () => {
+      sandbox.setFaults({ latencyMs: 500 });
+      const controller = new AbortController();
+      const call = client.createCashOut(cashOutRequest('aborted'), { signal: controller.signal });
+      setTimeout(() => controller.abort(), 50);
+      await expectKind(call, 'ambiguous');
+    });
+  });
+});
+
+describe('answers that do not match the interface', () => {
+  let server: LoopbackServer;
+  let client: GatewayClient;
+  let reply: { status: number; body: string };
+
+  beforeEach(async () => {
+    server = await startLoopbackServer((_req, res) => {
+      res.writeHead(reply.status, { 'content-type': 'application/json' });
+      res.end(reply.body);
+    });
+    client = clientFor(server.url);
+  });
+
+  afterEach(async () => {
+    await client.close();
+    await server.close();
+  });
+
+  const goodCashOut = {
+    transactionId: 7,
+    orderId: 'o',
+    gross: 100,
+    tax: '0.50',
+    liquid: '0.50',
+    status: '0',
+    createdAt: '2026-11-23T12:00:00.000Z',
+    success: 'true',
+    description: null,
+  };
+
+  it('reads a well-formed answer from a foreign server', async () => {
+    reply = { status: 200, body: JSON.stringify(goodCashOut) };
+    expect((await client.createCashOut(cashOutRequest('o'))).status).toBe('pending');
+  });
+
+  it.each([
+    ['status as a number', { ...goodCashOut, status: 0 }, 'status'],
+    ['tax as a number', { ...goodCashOut, tax: 0.5 }, 'tax'],
+    ['missing transactionId', { ...goodCashOut, transactionId: undefined }, 'transactionId'],
+    ['createdAt not a time', { ...goodCashOut, createdAt: 'yesterday' }, 'createdAt'],
+    ['success not a flag', { ...goodCashOut, success: 'maybe' }, 'success'],
+  ])('a cash-out answer with %s is ambiguous and names the field', async (_name, body, field) => {
+    reply = { status: 200, body: JSON.stringify(body) };
+    const error = await expectKind(client.createCashOut(cashOutRequest('o')), 'ambiguous');
+    expect(error.message).toContain(`${field}:`);
+  });
+
+  it('a 200 that is not JSON is ambiguous', async () => {
+    reply = { status: 200, body: '<html>ok</html>' };
+    const error = await expectKind(client.createCashOut(cashOutRequest('o')), 'ambiguous');
+    expect(error.message).toContain('not JSON');
+  });
+
+  it('a balance with a field of the wrong type names it', async () => {
+    reply = {
+      status: 200,
+      body: JSON.stringify({ balance: '10', retention: 0, toAnticipate: 0, finalBalance: 0 }),
+    };
+    const error = await expectKind(client.getBalance(), 'ambiguous');
+    expect(error.message).toContain('balance:');
+  });
+
+  it('a not-found answered with 422 and the words is still not-found', async () => {
+    reply = { status: 422, body: JSON.stringify({ message: 'Transaction not found' }) };
+    await expectKind(client.getTransactionByOrderId('o'), 'not-found');
+  });
+
+  it('an oversized answer is ambiguous, not a crash', async () => {
+    reply = { status: 200, body: JSON.stringify({ padding: 'x'.repeat(2 * 1024 * 1024) }) };
+    await expectKind(client.getBalance(), 'ambiguous');
+  });
+});
