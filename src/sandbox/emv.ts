@@ -26,6 +26,7 @@ function plain(text: string, maxLength: number): string {
     .normalize('NFD')
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^A-Za-z0-9 .\-]/g, '')
+    .replace(/\s+/g, ' ')
     .slice(0, maxLength)
     .trim();
 }

@@ -1,0 +1,201 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { runCli, startCli, stopChild } from '../support/cli.js';
+import { TOKEN, cashOutRequest, clientFor } from '../support/gateway.js';
+
+describe('payouts sandbox (child process)', () => {
+  it('prints its address, answers in the interface shapes, and stops on SIGTERM', async () => {
+    const { child, match } = await startCli(
+      ['sandbox', '--port', '0'],
+      /listening on (http:\/\/127\.0\.0\.1:(\d+))/,
+      {
+        env: { PAYOUTS_TOKEN: TOKEN },
+      },
+    );
+    try {
+      const url = match[1];
+      expect(Number(match[2])).toBeGreaterThan(0);
+      // What a plain curl would see.
+      const response = await request(`${url}/transaction/cashout`, {
+        method: 'POST',
+        headers: { authorization: TOKEN, 'content-type': 'application/json' },
+        body: JSON.stringify(cashOutRequest('curl-1')),
+      });
+      expect(response.statusCode).toBe(200);
+      const body = (await response.body.json()) as Record<string, unknown>;
+      expect(body['status']).toBe('0');
+      expect(body['tax']).toMatch(/^\d+\.\d+$/);
+      expect(body['liquid']).toMatch(/^\d+\.\d+$/);
+      expect(body['createdAt']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/);
+    } finally {
+      expect(await stopChild(child)).toBe(0);
+    }
+  });
+
+  it('uses the public default token when none is configured, and says so', async () => {
+    const { child, match, output } = await startCli(['sandbox'], /listening on (\S+)/);
+    try {
+      const response = await request(`${match[1]}/transaction/get/balance`, {
+        headers: { authorization: 'sandbox-token' },
+      });
+      expect(response.statusCode).toBe(200);
+      await response.body.dump();
+      expect(output()).toContain('Authorization: sandbox-token');
+    } finally {
+      await stopChild(child, 'SIGINT');
+    }
+  });
+});
+
+describe('gateway commands against a sandbox over HTTP', () => {
+  let sandbox: Sandbox;
+  let env: Record<string, string>;
+  let folder: string;
+
+  beforeAll(async () => {
+    sandbox = await startSandbox({ token: TOKEN, initialBalanceCents: 777_000 });
+    env = { PAYOUTS_BASE_URL: sandbox.url, PAYOUTS_TOKEN: TOKEN };
+    folder = mkdtempSync(join(tmpdir(), 'payouts-cli-'));
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('balance --json prints the balance', async () => {
+    const result = await runCli(['balance', '--json'], { env });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      balance: 777_000,
+      retention: 0,
+      toAnticipate: 0,
+      finalBalance: 777_000,
+    });
+    expect(result.stderr).not.toContain('SANDBOX');
+  });
+
+  it('balance prints reais for people', async () => {
+    const result = await runCli(['balance'], { env });
+    expect(result.stdout).toMatch(/balance\s+R\$ 7\.770,00/);
+  });
+
+  it('get --order-id --json prints the transaction', async () => {
+    const client = clientFor(sandbox.url);
+    const cashOut = await client.createCashOut(cashOutRequest('cli-get-1', { value: 4321 }));
+    await client.close();
+    const result = await runCli(['get', '--order-id', 'cli-get-1', '--json'], { env });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      transactionId: cashOut.transactionId,
+      orderId: 'cli-get-1',
+      valueCents: 4321,
+    });
+    const byId = await runCli(['get', '--id', String(cashOut.transactionId)], { env });
+    expect(byId.stdout).toMatch(/orderId\s+cli-get-1/);
+  });
+
+  it('a transaction not found exits 1 with one clear line', async () => {
+    const result = await runCli(['get', '--order-id', 'nobody'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'payouts get: the gateway has no transaction with orderId "nobody"',
+    ]);
+  });
+
+  it('an auth failure exits 1 with one clear line and never the token', async () => {
+    const wrongToken = 'wrong-secret-9c1d';
+    const result = await runCli(['balance'], { env: { ...env, PAYOUTS_TOKEN: wrongToken } });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^payouts: the gateway refused our credentials: .*HTTP 401.*Check the token/,
+    );
+    expect(result.stdout + result.stderr).not.toContain(wrongToken);
+    expect(result.stdout + result.stderr).not.toContain(TOKEN);
+  });
+
+  it('an unreachable gateway exits 1 with one clear line', async () => {
+    const result = await runCli(['balance'], {
+      env: { ...env, PAYOUTS_BASE_URL: 'http://127.0.0.1:1' },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^payouts: could not reach the gateway: .*ECONNREFUSED.*Check baseUrl/,
+    );
+  });
+
+  it('get without --id or --order-id says what to do', async () => {
+    const result = await runCli(['get'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('with --id N or --order-id X');
+  });
+
+  it('a bad config key exits 1 naming it', async () => {
+    const result = await runCli(['balance'], { env: { ...env, PAYOUTS_CONCURRENCY: 'many' } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^config: concurrency = "many" \(from PAYOUTS_CONCURRENCY\)/);
+  });
+
+  it('cashin prints the payment code and saves the QR image', async () => {
+    const qrOut = join(folder, 'invoice.png');
+    const result = await runCli(
+      [
+        'cashin',
+        '--json',
+        '--value',
+        '1500',
+        '--payer-name',
+        'Ana Souza',
+        '--payer-document',
+        '52998224725',
+        '--payer-email',
+        'ana@example.com',
+        '--payer-phone',
+        '+5511987654321',
+        '--product-name',
+        'Invoice 42',
+        '--product-description',
+        'November',
+        '--qr-out',
+        qrOut,
+      ],
+      { env },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const printed = JSON.parse(result.stdout) as { paymentCode: string; qrImage: string };
+    expect(printed.paymentCode).toMatch(/^000201.*6304[0-9A-F]{4}$/);
+    expect(printed.qrImage).toBe(qrOut);
+    expect(readFileSync(qrOut).subarray(0, 8)).toEqual(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    );
+  });
+
+  it('cashin refuses an amount that is not whole cents', async () => {
+    const result = await runCli(['cashin', '--value', '12.50'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Expected a positive whole number of cents');
+  });
+});
+
+describe('with no baseUrl', () => {
+  it('talks to an embedded sandbox and says so', async () => {
+    const result = await runCli(['balance', '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^SANDBOX: no real money moves/m);
+    expect(JSON.parse(result.stdout)).toHaveProperty('balance');
+  });
+
+  it('--help works on every command', async () => {
+    for (const command of ['sandbox', 'balance', 'get', 'cashin', 'demo']) {
+      const result = await runCli([command, '--help']);
+      expect(result.code, command).toBe(0);
+      expect(result.stdout, command).toContain('Example');
+    }
+  });
+});

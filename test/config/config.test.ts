@@ -1,0 +1,168 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseDurationMs } from '../../src/config/duration.js';
+import { ConfigError, envLayer, loadConfig, resolveConfig } from '../../src/config/load.js';
+import { CONFIG_KEYS, envName } from '../../src/config/schema.js';
+import defaults from '../../config/default.json' with { type: 'json' };
+
+function problemsOf(run: () => unknown): readonly string[] {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('parseDurationMs', () => {
+  it.each([
+    ['500ms', 500],
+    ['30s', 30_000],
+    ['5m', 300_000],
+    ['1h', 3_600_000],
+    [' 2 s ', 2000],
+    ['250', 250],
+    [250, 250],
+    ['5 minutes', undefined],
+    ['-1s', undefined],
+    ['1.5s', undefined],
+    [-5, undefined],
+    [1.5, undefined],
+  ])('%j -> %j', (input, expected) => {
+    expect(parseDurationMs(input)).toBe(expected);
+  });
+});
+
+describe('envName', () => {
+  it.each([
+    ['baseUrl', 'PAYOUTS_BASE_URL'],
+    ['token', 'PAYOUTS_TOKEN'],
+    ['home', 'PAYOUTS_HOME'],
+    ['concurrency', 'PAYOUTS_CONCURRENCY'],
+    ['getTransactionMethod', 'PAYOUTS_GET_TRANSACTION_METHOD'],
+  ])('%s -> %s', (key, name) => {
+    expect(envName(key)).toBe(name);
+  });
+});
+
+describe('config', () => {
+  let folder: string;
+  beforeEach(() => {
+    folder = mkdtempSync(join(tmpdir(), 'payouts-config-'));
+  });
+  afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+  const file = (values: unknown) => {
+    const path = join(folder, 'config.json');
+    writeFileSync(path, typeof values === 'string' ? values : JSON.stringify(values));
+    return path;
+  };
+
+  it('config/default.json gives every key of the schema, and nothing else', () => {
+    expect(Object.keys(defaults).sort()).toEqual([...CONFIG_KEYS].sort());
+  });
+
+  it('loads the defaults, with durations in milliseconds', () => {
+    expect(loadConfig({ env: {} })).toEqual({
+      home: './payouts-data',
+      baseUrl: null,
+      token: null,
+      authScheme: '',
+      getTransactionMethod: 'GET',
+      connectTimeout: 5000,
+      requestTimeout: 30_000,
+      concurrency: 16,
+      logLevel: 'info',
+    });
+  });
+
+  it('lets a --config file override the defaults, and the environment override both', () => {
+    const configFile = file({
+      concurrency: 8,
+      requestTimeout: '10s',
+      baseUrl: 'https://gw.example.com/v1',
+      token: 'from-file',
+    });
+    const config = loadConfig({
+      configFile,
+      env: { PAYOUTS_CONCURRENCY: '32', PAYOUTS_TOKEN: 'from-env', PATH: '/bin' },
+    });
+    expect(config).toMatchObject({
+      concurrency: 32,
+      requestTimeout: 10_000,
+      baseUrl: 'https://gw.example.com/v1',
+      token: 'from-env',
+    });
+  });
+
+  it('reads environment text as the key needs it', () => {
+    const config = loadConfig({
+      env: {
+        PAYOUTS_CONNECT_TIMEOUT: '750ms',
+        PAYOUTS_AUTH_SCHEME: 'Bearer',
+        PAYOUTS_HOME: '/srv/payouts',
+        PAYOUTS_LOG_LEVEL: '',
+      },
+    });
+    expect(config).toMatchObject({
+      connectTimeout: 750,
+      authScheme: 'Bearer',
+      home: '/srv/payouts',
+      logLevel: 'info',
+    });
+  });
+
+  it.each([
+    [{ PAYOUTS_CONCURRENCY: 'lots' }, /^concurrency = "lots" \(from PAYOUTS_CONCURRENCY\)/],
+    [{ PAYOUTS_CONCURRENCY: '0' }, /^concurrency = 0 \(from PAYOUTS_CONCURRENCY\)/],
+    [
+      { PAYOUTS_REQUEST_TIMEOUT: 'soon' },
+      /requestTimeout = "soon" \(from PAYOUTS_REQUEST_TIMEOUT\): expected a duration/,
+    ],
+    [{ PAYOUTS_BASE_URL: 'ftp://x' }, /^baseUrl = "ftp:\/\/x"/],
+    [{ PAYOUTS_GET_TRANSACTION_METHOD: 'PUT' }, /^getTransactionMethod/],
+    [
+      { PAYOUTS_TOKNE: 'x' },
+      /unknown key "PAYOUTS_TOKNE" in the environment variable PAYOUTS_TOKNE/,
+    ],
+    [{ PAYOUTS_BASE_URL: 'https://gw.example.com' }, /token is required when baseUrl is set/],
+  ])('names the offending key: %j', (env, message) => {
+    const problems = problemsOf(() => loadConfig({ env }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+  });
+
+  it('names an unknown key in the --config file, and where it was', () => {
+    const configFile = file({ concurency: 4 });
+    expect(problemsOf(() => loadConfig({ configFile, env: {} }))).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^unknown key "concurency" in --config ${configFile.replace(/[.\\/]/g, '\\$&')}`,
+        ),
+      ),
+    ]);
+  });
+
+  it('says when the --config file is missing or not JSON', () => {
+    expect(
+      problemsOf(() => loadConfig({ configFile: join(folder, 'nope.json'), env: {} }))[0],
+    ).toMatch(/cannot read .*nope\.json \(ENOENT\)/);
+    expect(
+      problemsOf(() => loadConfig({ configFile: file('{"concurrency": 4,'), env: {} }))[0],
+    ).toMatch(/is not valid JSON/);
+    expect(problemsOf(() => loadConfig({ configFile: file('[1]'), env: {} }))[0]).toMatch(
+      /must hold a JSON object/,
+    );
+  });
+
+  it('never shows the token in a message', () => {
+    const problems = problemsOf(() =>
+      resolveConfig([{ source: 'test', values: { ...defaults, token: 12345678 } }, envLayer({})]),
+    );
+    expect(problems.join('\n')).toMatch(/^token \(from test\)/);
+    expect(problems.join('\n')).not.toContain('12345678');
+  });
+});

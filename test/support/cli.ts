@@ -1,0 +1,86 @@
+/** Runs the built `payouts` binary as a child process, the way a person or cron would. */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/payouts.js', import.meta.url));
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The parent's environment without any PAYOUTS_* variable, plus `env`. */
+export function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('PAYOUTS_')),
+  );
+  return { ...base, NO_COLOR: '1', ...env };
+}
+
+export function runCli(
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: cleanEnv(options.env), cwd: options.cwd, timeout: 20_000, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** Starts a long-running command and waits (bounded) for a stdout line matching `ready`. */
+export async function startCli(
+  args: readonly string[],
+  ready: RegExp,
+  options: { env?: Record<string, string> } = {},
+): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: cleanEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const match = await new Promise<RegExpMatchArray>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no ${ready} within 15s; stderr: ${stderr}`)),
+      15_000,
+    );
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      const found = stdout.match(ready);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before ${ready}; stderr: ${stderr}`));
+    });
+  });
+  return { child, match, output: () => stdout + stderr };
+}
+
+/** Sends `signal` to a child we started and waits for its exit code. */
+export function stopChild(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+    child.kill(signal);
+  });
+}
