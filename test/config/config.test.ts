@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -164,5 +164,19 @@ describe('config', () => {
     );
     expect(problems.join('\n')).toMatch(/^token \(from test\)/);
     expect(problems.join('\n')).not.toContain('12345678');
+  });
+});
+
+describe('README configuration table', () => {
+  it('has a row for every key, with its variable and its default', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const key of CONFIG_KEYS) {
+      const value = JSON.stringify((defaults as Record<string, unknown>)[key]);
+      const row = new RegExp(
+        `^\\| \`${key}\` +\\| \`${envName(key)}\` +\\| \`${value.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\` +\\|`,
+        'm',
+      );
+      expect(readme, key).toMatch(row);
+    }
   });
 });
