@@ -1,6 +1,6 @@
 /**
- * The entry point: builds the command tree, runs it, and turns every error into one
- * clear line and an exit code. The only place that sets the process's exit code.
+ * Builds the command tree, runs it, and turns every error into one clear line and an
+ * exit code. bin/payouts.js, the only caller, sets the process's exit code from it.
  */
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.js';
@@ -36,22 +36,24 @@ function buildProgram(): Command {
 function explainGatewayError(error: GatewayError): string {
   switch (error.kind) {
     case 'auth':
-      return `the gateway refused our credentials: ${error.message}. Check the token (PAYOUTS_TOKEN) and authScheme.`;
+      return `the gateway refused our credentials (${error.message}). Check the token (PAYOUTS_TOKEN) and authScheme.`;
     case 'unavailable':
-      return `could not reach the gateway: ${error.message}. Check baseUrl and the network, then try again.`;
+      return `could not reach the gateway (${error.message}). Check baseUrl and the network, then try again.`;
+    case 'wrong-endpoint':
+      return `the address answered, but not as the gateway does (${error.message} for ${error.request ?? error.operation}). Check baseUrl.`;
     case 'rate-limited': {
       const wait =
         error.retryAfterMs === undefined
           ? ''
           : ` Try again in ${Math.ceil(error.retryAfterMs / 1000)}s.`;
-      return `the gateway is limiting our requests: ${error.message}.${wait}`;
+      return `the gateway is limiting our requests (${error.message}).${wait}`;
     }
     case 'ambiguous':
-      return `no clear answer from the gateway: ${error.message}. For a create, look it up (payouts get --order-id) before trying again.`;
+      return `no clear answer from the gateway (${error.message}). For a create, look it up (payouts get --order-id) before trying again.`;
     case 'not-found':
-      return `not found at the gateway: ${error.message}`;
+      return `not found at the gateway (${error.message})`;
     case 'rejected':
-      return `the gateway refused the request: ${error.message}`;
+      return `the gateway refused the request (${error.message})`;
   }
 }
 
@@ -78,5 +80,3 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 1;
   }
 }
-
-process.exitCode = await main(process.argv.slice(2));

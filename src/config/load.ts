@@ -20,7 +20,15 @@ export class ConfigError extends Error {
   }
 }
 
-const SECRET_KEYS = new Set(['token']);
+// A mistaken `authScheme: "Bearer <token>"` would carry the token: never echo either.
+const SECRET_KEYS = new Set(['token', 'authScheme']);
+
+function shown(key: string, value: unknown): string {
+  if (SECRET_KEYS.has(key)) return '';
+  const text = JSON.stringify(value) ?? 'missing';
+  // user:password@ in an address is a credential too.
+  return ` = ${text.replace(/\/\/[^/@"]*@/, '//***@')}`;
+}
 const KNOWN = new Set<string>(CONFIG_KEYS);
 
 export function resolveConfig(layers: readonly ConfigLayer[]): Config {
@@ -42,8 +50,9 @@ export function resolveConfig(layers: readonly ConfigLayer[]): Config {
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const key = String(issue.path[0] ?? '(config)');
-      const shown = SECRET_KEYS.has(key) ? '' : ` = ${JSON.stringify(merged[key]) ?? 'missing'}`;
-      problems.push(`${key}${shown} (from ${origin[key] ?? 'nowhere'}): ${issue.message}`);
+      problems.push(
+        `${key}${shown(key, merged[key])} (from ${origin[key] ?? 'nowhere'}): ${issue.message}`,
+      );
     }
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);

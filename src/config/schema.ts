@@ -6,10 +6,14 @@
 import { z } from 'zod';
 import { parseDurationMs } from './duration.js';
 
+/** A duration above zero, in milliseconds once parsed (undici reads 0 as "wait forever"). */
 const duration = z.union([z.number(), z.string()]).transform((value, ctx) => {
   const ms = parseDurationMs(value);
-  if (ms === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'expected a duration such as 500ms, 30s or 5m' });
+  if (ms === undefined || ms === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'expected a duration above zero, such as 500ms, 30s or 5m',
+    });
     return z.NEVER;
   }
   return ms;
@@ -30,7 +34,7 @@ export const ConfigSchema = z.strictObject({
     ),
   token: z
     .string()
-    .min(1)
+    .regex(/^[\x21-\x7e]+$/, 'expected visible characters only (no spaces or line breaks)')
     .nullable()
     .describe(
       'Access token sent in Authorization. Required with baseUrl; never printed or logged.',

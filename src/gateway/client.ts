@@ -79,7 +79,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     body: unknown,
     schema: S,
     callOptions: CallOptions | undefined,
+    /** Says what is wrong when a well-formed answer is not about what was asked. */
+    mismatch: (answer: z.output<S>) => string | undefined = () => undefined,
   ): Promise<z.output<S>> {
+    const request = `${method} ${basePath}${path}`;
     const headers: Record<string, string> = { authorization, accept: 'application/json' };
     let payload: string | undefined;
     if (body !== undefined) {
@@ -106,13 +109,14 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     } catch (error) {
       const failure = classifyTransportError(error);
       throw new GatewayError(failure.kind, operation, `${operation}: ${failure.message}`, {
+        request,
         cause: error,
       });
     }
 
     const failure = classifyResponse(statusCode, text, retryAfter, now());
     if (failure) {
-      const details = { httpStatus: statusCode, ...pickRetryAfter(failure.retryAfterMs) };
+      const details = { request, httpStatus: statusCode, ...pickRetryAfter(failure.retryAfterMs) };
       throw new GatewayError(failure.kind, operation, `${operation}: ${failure.message}`, details);
     }
 
@@ -125,7 +129,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         'ambiguous',
         operation,
         `${operation}: HTTP ${statusCode} answer is not JSON`,
-        { httpStatus: statusCode, cause: error },
+        { request, httpStatus: statusCode, cause: error },
       );
     }
     const parsed = schema.safeParse(json);
@@ -134,8 +138,16 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         'ambiguous',
         operation,
         `${operation}: the answer does not match the interface: ${describeIssue(parsed.error)}`,
-        { httpStatus: statusCode, cause: parsed.error },
+        { request, httpStatus: statusCode, cause: parsed.error },
       );
+    }
+    // An answer about another transaction must never be adopted as this one.
+    const wrong = mismatch(parsed.data);
+    if (wrong !== undefined) {
+      throw new GatewayError('ambiguous', operation, `${operation}: ${wrong}`, {
+        request,
+        httpStatus: statusCode,
+      });
     }
     return parsed.data;
   }
@@ -158,24 +170,38 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         checkRequest('createCashOut', CashOutRequest, request),
         CashOutResponse,
         callOptions,
+        (answer) =>
+          answer.orderId !== request.orderId
+            ? `answered for orderId "${answer.orderId}", not "${request.orderId}"`
+            : answer.grossCents !== request.value
+              ? `answered gross ${answer.grossCents} for value ${request.value}`
+              : undefined,
       ),
     getTransactionById: (transactionId, callOptions) =>
       call(
         'getTransactionById',
         options.getTransactionMethod,
-        `/transaction/get/by/id/${encodeURIComponent(String(transactionId))}`,
+        `/transaction/get/by/id/${pathSegment(String(transactionId))}`,
         undefined,
         TransactionResponse,
         callOptions,
+        (answer) =>
+          answer.transactionId !== transactionId
+            ? `answered with transaction ${answer.transactionId}, not ${transactionId}`
+            : undefined,
       ),
-    getTransactionByOrderId: (orderId, callOptions) =>
+    getTransactionByOrderId: async (orderId, callOptions) =>
       call(
         'getTransactionByOrderId',
         options.getTransactionMethod,
-        `/transaction/get/by/orderId/${encodeURIComponent(orderId)}`,
+        `/transaction/get/by/orderId/${lookupSegment(orderId)}`,
         undefined,
         TransactionResponse,
         callOptions,
+        (answer) =>
+          answer.orderId !== orderId
+            ? `answered for orderId "${answer.orderId ?? ''}", not "${orderId}"`
+            : undefined,
       ),
     getBalance: (callOptions) =>
       call(
@@ -188,6 +214,26 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       ),
     close: () => pool.close(),
   };
+}
+
+/** Percent-encoded for a URL path. */
+function pathSegment(value: string): string {
+  return encodeURIComponent(value);
+}
+
+/**
+ * URL parsers fold `.` and `..` (even as `%2E`) into path steps, so such an orderId
+ * would be asked about as something else: refused before sending.
+ */
+function lookupSegment(orderId: string): string {
+  if (orderId === '' || orderId === '.' || orderId === '..') {
+    throw new GatewayError(
+      'rejected',
+      'getTransactionByOrderId',
+      `getTransactionByOrderId: not sent, "${orderId}" cannot be looked up in a URL path`,
+    );
+  }
+  return pathSegment(orderId);
 }
 
 /** A request outside the interface never leaves the process: rejected, nothing sent. */

@@ -50,6 +50,12 @@ export type CashOutRequest = z.infer<typeof CashOutRequest>;
 /** A timestamp kept as the gateway wrote it, once we know it reads as a date. */
 const timestamp = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'not a timestamp');
 
+/** Normalised to UTC only when it says its zone: without one, `Date` would assume ours. */
+const zonedTimestamp = timestamp.refine(
+  (s) => /(Z|[+-]\d\d:?\d\d)$/i.test(s),
+  'expected a time with its zone (Z or an offset)',
+);
+
 // The interface shows text; anything else for the flag is a contract break.
 const successFlag = z
   .string()
@@ -82,7 +88,7 @@ export const CashOutResponse = z
     tax: z.string(),
     liquid: z.string(),
     status: z.string(),
-    createdAt: timestamp,
+    createdAt: zonedTimestamp,
     success: successFlag,
     description: z.string().nullable(),
   })

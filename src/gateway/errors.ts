@@ -5,7 +5,7 @@
  */
 
 export const GATEWAY_ERROR_KINDS = [
-  /** The gateway refused the request (4xx with a message); not retried. */
+  /** The gateway refused the request (4xx with a message), or it was refused before sending; not retried. */
   'rejected',
   /** 401/403: the token is wrong or lacks rights; stop sending. */
   'auth',
@@ -17,6 +17,12 @@ export const GATEWAY_ERROR_KINDS = [
   'unavailable',
   /** The request may have been processed: resolve by lookup, never re-send blindly. */
   'ambiguous',
+  /**
+   * The address answered, but not as the gateway does (a 404 or 405 without the
+   * gateway's words, a redirect): `baseUrl` is likely wrong. Stop sending; a create that
+   * got this answer is treated as ambiguous, since a proxy's page proves nothing.
+   */
+  'wrong-endpoint',
 ] as const;
 export type GatewayErrorKind = (typeof GATEWAY_ERROR_KINDS)[number];
 
@@ -29,10 +35,19 @@ export const OPERATIONS = [
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
+export interface GatewayErrorDetails {
+  /** `POST /transaction/cashout`: what was being asked. */
+  request?: string;
+  httpStatus?: number;
+  retryAfterMs?: number;
+  cause?: unknown;
+}
+
 export class GatewayError extends Error {
   override readonly name = 'GatewayError';
   readonly kind: GatewayErrorKind;
   readonly operation: Operation;
+  readonly request: string | undefined;
   readonly httpStatus: number | undefined;
   readonly retryAfterMs: number | undefined;
 
@@ -40,11 +55,12 @@ export class GatewayError extends Error {
     kind: GatewayErrorKind,
     operation: Operation,
     message: string,
-    details: { httpStatus?: number; retryAfterMs?: number; cause?: unknown } = {},
+    details: GatewayErrorDetails = {},
   ) {
     super(message, { cause: details.cause });
     this.kind = kind;
     this.operation = operation;
+    this.request = details.request;
     this.httpStatus = details.httpStatus;
     this.retryAfterMs = details.retryAfterMs;
   }
@@ -57,6 +73,8 @@ export interface Failure {
 }
 
 const NOT_FOUND = /transaction not found/i;
+// A gateway that deduplicates orderIds may refuse a repeat: the payout exists.
+const DUPLICATE = /duplicat|already (exists|used|registered)|j[aá] (existe|cadastrad|utilizad)/i;
 
 /**
  * Reads a non-2xx answer. `bodyText` is the raw body; `retryAfter` the raw header.
@@ -71,6 +89,7 @@ export function classifyResponse(
   if (httpStatus >= 200 && httpStatus < 300) return undefined;
   const said = gatewayMessage(bodyText);
   const message = said ? `${said} (HTTP ${httpStatus})` : `HTTP ${httpStatus} with no message`;
+  const clientError = httpStatus >= 400 && httpStatus < 500;
   if (httpStatus === 429) {
     const retryAfterMs = parseRetryAfter(retryAfter, nowMs);
     return retryAfterMs === undefined
@@ -78,16 +97,18 @@ export function classifyResponse(
       : { kind: 'rate-limited', message, retryAfterMs };
   }
   if (httpStatus === 401 || httpStatus === 403) return { kind: 'auth', message };
-  // A 404 page without the gateway's words may be a wrong base URL: reading it as
-  // "not found" would let a caller re-send a payout that exists, so it is not.
-  if (said && NOT_FOUND.test(said) && httpStatus >= 400 && httpStatus < 500) {
-    return { kind: 'not-found', message };
+  if (clientError && said && NOT_FOUND.test(said)) return { kind: 'not-found', message };
+  // 409, or words saying the orderId exists: whatever was sent before did land.
+  if (httpStatus === 409 || (clientError && said && DUPLICATE.test(said))) {
+    return { kind: 'ambiguous', message };
   }
+  // The gateway's endpoints exist: a 404 or 405 that is not about a transaction is a wrong
+  // baseUrl, and reading it as "rejected" would misjudge every row for one config mistake.
+  if (httpStatus === 404 || httpStatus === 405) return { kind: 'wrong-endpoint', message };
+  if (httpStatus >= 300 && httpStatus < 400) return { kind: 'wrong-endpoint', message };
   // 408: a proxy may already have forwarded the request.
-  if (httpStatus >= 400 && httpStatus < 500 && httpStatus !== 408) {
-    return { kind: 'rejected', message };
-  }
-  // 5xx, 408 and anything unexpected (1xx, 3xx): the request may have been processed.
+  if (clientError && httpStatus !== 408) return { kind: 'rejected', message };
+  // 5xx, 408 and anything unexpected (1xx): the request may have been processed.
   return { kind: 'ambiguous', message };
 }
 
@@ -116,41 +137,32 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   return Math.max(0, at - nowMs);
 }
 
-// Errors raised before a single byte of the request could reach the gateway.
-const NOTHING_SENT = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+interface ErrorFacts {
+  code?: unknown;
+  syscall?: unknown;
+  message?: unknown;
+}
 
-/** Reads an error thrown by the HTTP layer (no answer came back). */
+/**
+ * Reads an error thrown by the HTTP layer (no answer came back). Only failures that
+ * happen before a connection exists prove nothing was sent; anything on an open
+ * socket (`UND_ERR_SOCKET`, resets, unreachable after retransmits) may have landed.
+ */
 export function classifyTransportError(error: unknown): Failure {
-  const code = errorCode(error);
-  const detail = error instanceof Error ? error.message : String(error);
-  if (code !== undefined && NOTHING_SENT.has(code)) {
-    return { kind: 'unavailable', message: `could not reach the gateway (${code}: ${detail})` };
-  }
+  const facts = (typeof error === 'object' && error !== null ? error : {}) as ErrorFacts;
+  const code = typeof facts.code === 'string' ? facts.code : undefined;
+  const detail = typeof facts.message === 'string' ? facts.message : String(error);
+  const said = code ? `${code}: ${detail}` : detail;
+  const beforeConnect =
+    code === 'ECONNREFUSED' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    facts.syscall === 'getaddrinfo' ||
+    (facts.syscall === 'connect' && code !== undefined);
+  if (beforeConnect) return { kind: 'unavailable', message: `no connection (${said})` };
+  // undici refused the request itself (a header it will not send): nothing left.
+  if (code === 'UND_ERR_INVALID_ARG') return { kind: 'rejected', message: `not sent (${said})` };
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return { kind: 'ambiguous', message: `no complete answer in time (${code})` };
   }
-  // Resets, closed sockets, aborts and anything unknown: the request may have landed.
-  return {
-    kind: 'ambiguous',
-    message: `the connection failed before an answer (${code ?? 'error'}: ${detail})`,
-  };
-}
-
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  // undici wraps socket errors; the useful code may sit one or two causes down.
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    const { code, cause } = current as { code?: unknown; cause?: unknown };
-    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
-    if (typeof code === 'string' && cause === undefined) return code;
-    current = cause;
-  }
-  return undefined;
+  return { kind: 'ambiguous', message: `the connection failed before an answer (${said})` };
 }

@@ -1,8 +1,7 @@
 /**
  * The sandbox's books: every transaction it created, the balance, and the outcome
- * each cash-out is headed for. No I/O here; the server drives time.
+ * each cash-out is headed for. No I/O here; the server drives time and randomness.
  */
-import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type {
   BalanceResponse,
@@ -47,13 +46,29 @@ function reais(cents: number): string {
   return `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
 }
 
-function endToEndId(at: Date): string {
-  const stamp = at.toISOString().replace(/\D/g, '').slice(0, 12);
-  const tail = randomUUID().replace(/-/g, '').slice(0, 11);
-  return `E00000000${stamp}${tail}`;
+function hex(random: () => number, length: number): string {
+  let text = '';
+  for (let i = 0; i < length; i++) text += Math.floor(random() * 16).toString(16);
+  return text;
 }
 
-export function createLedger(options: { initialBalanceCents: number; dedupeOrderIds: boolean }) {
+/** A version-4-shaped UUID from the seeded generator, so a run can be replayed. */
+function uuid(random: () => number): string {
+  const h = hex(random, 30);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(12, 15)}-a${h.slice(15, 18)}-${h.slice(18, 30)}`;
+}
+
+function endToEndId(at: Date, random: () => number): string {
+  const stamp = at.toISOString().replace(/\D/g, '').slice(0, 12);
+  return `E00000000${stamp}${hex(random, 11)}`;
+}
+
+export function createLedger(options: {
+  initialBalanceCents: number;
+  dedupeOrderIds: boolean;
+  /** Seeded source of the identifiers the sandbox makes up. */
+  random: () => number;
+}) {
   const entries: LedgerEntry[] = [];
   const byId = new Map<number, LedgerEntry>();
   let balanceCents = options.initialBalanceCents;
@@ -69,12 +84,12 @@ export function createLedger(options: { initialBalanceCents: number; dedupeOrder
     const stored: LedgerEntry = {
       ...entry,
       transactionId: nextId++,
-      externalId: randomUUID(),
+      externalId: uuid(options.random),
       status: 'pending',
       createdAt: now.toISOString(),
       // No zone designator, as the interface writes it.
       processedAt: now.toISOString().slice(0, -1),
-      endToEndId: endToEndId(now),
+      endToEndId: endToEndId(now, options.random),
     };
     entries.push(stored);
     byId.set(stored.transactionId, stored);

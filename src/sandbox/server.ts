@@ -87,6 +87,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const ledger = createLedger({
     initialBalanceCents: options.initialBalanceCents ?? SANDBOX_DEFAULTS.initialBalanceCents,
     dedupeOrderIds: options.dedupeOrderIds ?? false,
+    random: createRandom(faults.seed ^ 0x5eed),
   });
   const timers = new Set<NodeJS.Timeout>();
   const postbacks = new Agent({ connections: 8 });
@@ -101,7 +102,17 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     timers.add(timer);
   }
 
-  const sleep = (ms: number) => new Promise<void>((resolve) => later(ms, resolve));
+  const sleepers = new Set<() => void>();
+  /** Resolves after `ms`, or at close (the caller then checks `closed` and gives up). */
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        sleepers.delete(wake);
+        resolve();
+      };
+      sleepers.add(wake);
+      later(ms, wake);
+    });
 
   function scheduleSettlement(entry: LedgerEntry, statuses: readonly PayoutStatus[]): void {
     const [next, ...rest] = statuses;
@@ -174,7 +185,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
-    const path = new URL(req.url ?? '/', 'http://sandbox').pathname;
+    // Not through URL(): it would fold `%2E%2E` into a path step.
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
     const route = routeOf(method, path);
     const answer = (result: HttpAnswer, fault = 'none') => {
       send(res, result);
@@ -201,6 +213,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     if (faulty) {
       const latency = drawLatency(faults, random);
       if (latency > 0) await sleep(latency);
+      if (closed) return;
       const before = drawBefore(faults, random);
       if (before === 'hang') {
         options.onRequest?.({ method, path, status: 0, fault: before });
@@ -313,6 +326,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
+      for (const wake of [...sleepers]) wake();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // Hung requests and idle keep-alive sockets would hold close() forever.
       server.closeAllConnections();

@@ -114,7 +114,7 @@ describe('gateway commands against a sandbox over HTTP', () => {
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
-      /^payouts: the gateway refused our credentials: .*HTTP 401.*Check the token/,
+      /^payouts: the gateway refused our credentials \(getBalance: Unauthorized \(HTTP 401\)\)\. Check the token/,
     );
     expect(result.stdout + result.stderr).not.toContain(wrongToken);
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
@@ -126,7 +126,7 @@ describe('gateway commands against a sandbox over HTTP', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /^payouts: could not reach the gateway: .*ECONNREFUSED.*Check baseUrl/,
+      /^payouts: could not reach the gateway \(getBalance: no connection \(ECONNREFUSED.*\)\)\. Check baseUrl/,
     );
   });
 

@@ -129,6 +129,16 @@ describe('config', () => {
       /unknown key "PAYOUTS_TOKNE" in the environment variable PAYOUTS_TOKNE/,
     ],
     [{ PAYOUTS_BASE_URL: 'https://gw.example.com' }, /token is required when baseUrl is set/],
+    [{ PAYOUTS_REQUEST_TIMEOUT: '0s' }, /requestTimeout = "0s" .*above zero/],
+    [{ PAYOUTS_CONNECT_TIMEOUT: '0' }, /connectTimeout = 0 .*above zero/],
+    [
+      { PAYOUTS_TOKEN: 'abc def' },
+      /^token \(from PAYOUTS_TOKEN\): expected visible characters only/,
+    ],
+    [
+      { PAYOUTS_BASE_URL: 'ftp://user:pw@gw.example.com' },
+      /^baseUrl = "ftp:\/\/\*\*\*@gw\.example\.com"/,
+    ],
   ])('names the offending key: %j', (env, message) => {
     const problems = problemsOf(() => loadConfig({ env }));
     expect(problems).toHaveLength(1);
@@ -156,6 +166,16 @@ describe('config', () => {
     expect(problemsOf(() => loadConfig({ configFile: file('[1]'), env: {} }))[0]).toMatch(
       /must hold a JSON object/,
     );
+  });
+
+  it('never shows an authScheme, which may carry the token by mistake', () => {
+    const problems = problemsOf(() =>
+      loadConfig({ env: { PAYOUTS_AUTH_SCHEME: 'Bearer s3cr3t-tok' } }),
+    );
+    expect(problems.join('\n')).toMatch(
+      /^authScheme \(from PAYOUTS_AUTH_SCHEME\): expected one word/,
+    );
+    expect(problems.join('\n')).not.toContain('s3cr3t');
   });
 
   it('never shows the token in a message', () => {

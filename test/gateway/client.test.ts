@@ -1,3 +1,4 @@
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 import jsQRModule from 'jsqr';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -90,24 +91,35 @@ describe('gateway client against the sandbox over HTTP', () => {
   });
 
   it('follows a payout to a test key that fails, and the balance comes back', async () => {
-    const cashOut = await client.createCashOut(
-      cashOutRequest('order-fail', { pixKeyType: 2, pixKey: 'fail@example.com', value: 5000 }),
-    );
-    expect((await client.getBalance()).balance).toBe(BALANCE - 5000);
-    await vi.waitFor(
-      async () =>
-        expect((await client.getTransactionById(cashOut.transactionId)).status).toBe('failed'),
-      {
-        timeout: 3000,
-        interval: 20,
-      },
-    );
-    expect(await client.getBalance()).toEqual({
-      balance: BALANCE,
-      retention: 0,
-      toAnticipate: 0,
-      finalBalance: BALANCE,
+    // Its own sandbox, slow enough to read the debited balance before the payout fails.
+    const slow = await startSandbox({
+      token: TOKEN,
+      settleDelayMs: 500,
+      initialBalanceCents: BALANCE,
     });
+    const slowClient = clientFor(slow.url);
+    try {
+      const cashOut = await slowClient.createCashOut(
+        cashOutRequest('order-fail', { pixKeyType: 2, pixKey: 'fail@example.com', value: 5000 }),
+      );
+      expect((await slowClient.getBalance()).balance).toBe(BALANCE - 5000);
+      await vi.waitFor(
+        async () =>
+          expect((await slowClient.getTransactionById(cashOut.transactionId)).status).toBe(
+            'failed',
+          ),
+        { timeout: 3000, interval: 20 },
+      );
+      expect(await slowClient.getBalance()).toEqual({
+        balance: BALANCE,
+        retention: 0,
+        toAnticipate: 0,
+        finalBalance: BALANCE,
+      });
+    } finally {
+      await slowClient.close();
+      await slow.close();
+    }
   });
 
   it('looks transactions up with POST when configured so', async () => {
@@ -181,7 +193,7 @@ describe('gateway client against the sandbox over HTTP', () => {
         await expectKind(wrong.createCashOut(cashOutRequest('x')), 'auth');
         await expectKind(wrong.getTransactionByOrderId('x'), 'auth');
         const error = await expectKind(wrong.getTransactionById(1), 'auth');
-        expect(error.message).not.toContain(TOKEN);
+        expect(error.message).not.toContain('wrong');
         expect(sandbox.ledger()).toHaveLength(0);
       } finally {
         await wrong.close();
@@ -251,6 +263,29 @@ describe('gateway client against the sandbox over HTTP', () => {
       }
     });
 
+    it('wrong-endpoint: a base URL with a path the gateway does not have', async () => {
+      const misrouted = clientFor(`${sandbox.url}/v2`);
+      try {
+        const error = await expectKind(
+          misrouted.createCashOut(cashOutRequest('misrouted')),
+          'wrong-endpoint',
+        );
+        expect(error.request).toBe('POST /v2/transaction/cashout');
+        await expectKind(misrouted.getTransactionByOrderId('misrouted'), 'wrong-endpoint');
+        expect(sandbox.ledger()).toHaveLength(0);
+      } finally {
+        await misrouted.close();
+      }
+    });
+
+    it('refuses to look up an orderId a URL would fold into a path step', async () => {
+      for (const orderId of ['.', '..', '']) {
+        const error = await expectKind(client.getTransactionByOrderId(orderId), 'rejected');
+        expect(error.message).toContain('not sent');
+      }
+      await expectKind(client.getTransactionByOrderId('a.b/c d'), 'not-found');
+    });
+
     it('ambiguous: the caller aborts mid-flight', async () => {
       sandbox.setFaults({ latencyMs: 500 });
       const controller = new AbortController();
@@ -293,7 +328,9 @@ describe('answers that do not match the interface', () => {
 
   it('reads a well-formed answer from a foreign server', async () => {
     reply = { status: 200, body: JSON.stringify(goodCashOut) };
-    expect((await client.createCashOut(cashOutRequest('o'))).status).toBe('pending');
+    expect((await client.createCashOut(cashOutRequest('o', { value: 100 }))).status).toBe(
+      'pending',
+    );
   });
 
   it.each([
@@ -306,6 +343,47 @@ describe('answers that do not match the interface', () => {
     reply = { status: 200, body: JSON.stringify(body) };
     const error = await expectKind(client.createCashOut(cashOutRequest('o')), 'ambiguous');
     expect(error.message).toContain(`${field}:`);
+  });
+
+  it('a cash-out answer about another orderId is ambiguous, never adopted', async () => {
+    reply = { status: 200, body: JSON.stringify({ ...goodCashOut, orderId: 'someone-else' }) };
+    const error = await expectKind(client.createCashOut(cashOutRequest('o')), 'ambiguous');
+    expect(error.message).toContain('answered for orderId "someone-else", not "o"');
+  });
+
+  it('a cash-out answer with another amount is ambiguous', async () => {
+    reply = { status: 200, body: JSON.stringify({ ...goodCashOut, gross: 99 }) };
+    await expectKind(client.createCashOut(cashOutRequest('o', { value: 100 })), 'ambiguous');
+  });
+
+  const transaction = {
+    transactionId: 7,
+    orderId: 'o',
+    object: 'cashout',
+    status: 'paid',
+    method: 'pix',
+    value: 100,
+    endToEndId: 'E1',
+    processedAt: '2026-11-23T12:00:00.000',
+  };
+
+  it('a lookup answering for another orderId or id is ambiguous', async () => {
+    reply = { status: 200, body: JSON.stringify(transaction) };
+    expect((await client.getTransactionByOrderId('o')).status).toBe('paid');
+    await expectKind(client.getTransactionByOrderId('p'), 'ambiguous');
+    expect((await client.getTransactionById(7)).orderId).toBe('o');
+    await expectKind(client.getTransactionById(8), 'ambiguous');
+    reply = { status: 200, body: JSON.stringify({ ...transaction, orderId: null }) };
+    await expectKind(client.getTransactionByOrderId('o'), 'ambiguous');
+  });
+
+  it('a createdAt without its zone is refused rather than read as local time', async () => {
+    reply = {
+      status: 200,
+      body: JSON.stringify({ ...goodCashOut, createdAt: '2026-11-23T12:00:00.000' }),
+    };
+    const error = await expectKind(client.createCashOut(cashOutRequest('o')), 'ambiguous');
+    expect(error.message).toContain('createdAt:');
   });
 
   it('a 200 that is not JSON is ambiguous', async () => {
@@ -331,5 +409,53 @@ describe('answers that do not match the interface', () => {
   it('an oversized answer is ambiguous, not a crash', async () => {
     reply = { status: 200, body: JSON.stringify({ padding: 'x'.repeat(2 * 1024 * 1024) }) };
     await expectKind(client.getBalance(), 'ambiguous');
+  });
+});
+
+describe('a connection reset while a create is in flight', () => {
+  it('is ambiguous, and the request reached the server exactly once (no retry by the transport)', async () => {
+    let posts = 0;
+    const server = createNetServer((socket) => {
+      let buffer = '';
+      socket.on('error', () => undefined);
+      socket.on('data', (data: Buffer) => {
+        buffer += data.toString('utf8');
+        for (;;) {
+          const end = buffer.indexOf('\r\n\r\n');
+          if (end < 0) return;
+          const head = buffer.slice(0, end);
+          const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
+          if (buffer.length < end + 4 + length) return;
+          buffer = buffer.slice(end + 4 + length);
+          if (head.startsWith('POST')) {
+            posts++;
+            socket.destroy();
+            return;
+          }
+          const body = JSON.stringify({
+            balance: 1,
+            retention: 0,
+            toAnticipate: 0,
+            finalBalance: 1,
+          });
+          socket.write(
+            `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+          );
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = clientFor(`http://127.0.0.1:${port}`, { connections: 1 });
+    try {
+      await client.getBalance(); // leaves a kept-alive connection for the POST to reuse
+      await expectKind(client.createCashOut(cashOutRequest('reset')), 'ambiguous');
+      expect(posts).toBe(1);
+    } finally {
+      await client.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+      });
+    }
   });
 });

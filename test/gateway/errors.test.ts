@@ -19,8 +19,16 @@ describe('classifyResponse', () => {
     [404, body('Transaction not found'), 'not-found'],
     [422, body('transaction NOT found'), 'not-found'],
     // A 404 without the gateway's words could be a wrong base URL: never "not found".
-    [404, '<html>Not Found</html>', 'rejected'],
-    [404, body('Cannot GET /x'), 'rejected'],
+    [404, '<html>Not Found</html>', 'wrong-endpoint'],
+    [404, body('Cannot GET /x'), 'wrong-endpoint'],
+    [405, '', 'wrong-endpoint'],
+    [301, '', 'wrong-endpoint'],
+    [302, '', 'wrong-endpoint'],
+    // A gateway that deduplicates says the orderId exists: the earlier send landed.
+    [409, '', 'ambiguous'],
+    [400, body('Duplicate orderId'), 'ambiguous'],
+    [422, body('orderId already exists'), 'ambiguous'],
+    [400, body('Pedido já existe'), 'ambiguous'],
     [401, body('Unauthorized'), 'auth'],
     [403, '', 'auth'],
     [429, body('Too Many Requests'), 'rate-limited'],
@@ -30,7 +38,6 @@ describe('classifyResponse', () => {
     [503, '', 'ambiguous'],
     // A 5xx saying "not found" may still have created something on the way.
     [500, body('Transaction not found'), 'ambiguous'],
-    [302, '', 'ambiguous'],
   ])('HTTP %i %s -> %s', (status, text, kind) => {
     expect(classifyResponse(status, text, undefined, NOW)?.kind).toBe(kind);
   });
@@ -64,15 +71,21 @@ describe('parseRetryAfter', () => {
 });
 
 describe('classifyTransportError', () => {
-  const withCode = (code: string, cause?: unknown) =>
-    Object.assign(new Error(code), { code, cause });
+  const withCode = (code: string, more: { cause?: unknown; syscall?: string } = {}) =>
+    Object.assign(new Error(code), { code, ...more });
   it.each([
-    [withCode('ECONNREFUSED'), 'unavailable'],
-    [withCode('ENOTFOUND'), 'unavailable'],
+    [withCode('ECONNREFUSED', { syscall: 'connect' }), 'unavailable'],
+    [withCode('ENOTFOUND', { syscall: 'getaddrinfo' }), 'unavailable'],
+    [withCode('EAI_AGAIN', { syscall: 'getaddrinfo' }), 'unavailable'],
+    [withCode('EHOSTUNREACH', { syscall: 'connect' }), 'unavailable'],
     [withCode('UND_ERR_CONNECT_TIMEOUT'), 'unavailable'],
-    [withCode('UND_ERR_SOCKET', withCode('ECONNREFUSED')), 'unavailable'],
+    // On an open connection these prove nothing: the body may have been read.
+    [withCode('EHOSTUNREACH', { syscall: 'read' }), 'ambiguous'],
+    [withCode('ETIMEDOUT'), 'ambiguous'],
+    [withCode('UND_ERR_SOCKET', { cause: withCode('ECONNREFUSED') }), 'ambiguous'],
+    [withCode('UND_ERR_INVALID_ARG'), 'rejected'],
     [withCode('ECONNRESET'), 'ambiguous'],
-    [withCode('UND_ERR_SOCKET', withCode('ECONNRESET')), 'ambiguous'],
+    [withCode('UND_ERR_SOCKET', { cause: withCode('ECONNRESET') }), 'ambiguous'],
     [withCode('UND_ERR_SOCKET'), 'ambiguous'],
     [withCode('UND_ERR_HEADERS_TIMEOUT'), 'ambiguous'],
     [withCode('UND_ERR_BODY_TIMEOUT'), 'ambiguous'],
