@@ -10,6 +10,7 @@ import { cashInCommand } from './commands/cashin.js';
 import { demoCommand } from './commands/demo.js';
 import { getCommand } from './commands/get.js';
 import { sandboxCommand } from './commands/sandbox.js';
+import { validateCommand } from './commands/validate.js';
 import { ExitError } from './exit-error.js';
 
 function buildProgram(): Command {
@@ -21,6 +22,7 @@ function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   for (const command of [
+    validateCommand(),
     sandboxCommand(),
     balanceCommand(),
     getCommand(),

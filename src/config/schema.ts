@@ -4,6 +4,7 @@
  * the merged result of defaults, `--config FILE` and `PAYOUTS_*` variables.
  */
 import { z } from 'zod';
+import { ENCODING_SETTINGS } from '../csv/encoding.js';
 import { parseDurationMs } from './duration.js';
 
 /** A duration above zero, in milliseconds once parsed (undici reads 0 as "wait forever"). */
@@ -18,6 +19,8 @@ const duration = z.union([z.number(), z.string()]).transform((value, ctx) => {
   }
   return ms;
 });
+
+const cents = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 export const ConfigSchema = z.strictObject({
   home: z
@@ -60,6 +63,22 @@ export const ConfigSchema = z.strictObject({
     .min(1)
     .max(1024)
     .describe('Requests in flight at once, and the size of the connection pool.'),
+  encoding: z
+    .enum(ENCODING_SETTINGS)
+    .describe(
+      'Text encoding of input files: auto (UTF-8 when the bytes are valid UTF-8, else Windows-1252), or forced.',
+    ),
+  maxPayoutCents: cents.describe(
+    'Largest amount of one payout, in cents; a larger row is invalid.',
+  ),
+  maxFileCents: cents.describe(
+    'Largest sum of the valid rows of one file, in cents; a larger file is held whole.',
+  ),
+  maxFileBytes: z
+    .number()
+    .int()
+    .positive()
+    .describe('Largest input file, in bytes; a larger file is refused unread.'),
   logLevel: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .describe('Lowest level of log lines written to stderr.'),

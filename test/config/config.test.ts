@@ -75,6 +75,10 @@ describe('config', () => {
       connectTimeout: 5000,
       requestTimeout: 30_000,
       concurrency: 16,
+      encoding: 'auto',
+      maxPayoutCents: 10_000_000,
+      maxFileCents: 1_000_000_000,
+      maxFileBytes: 536_870_912,
       logLevel: 'info',
     });
   });

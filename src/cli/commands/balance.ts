@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { openContext, openGateway, type GlobalOptions } from '../context.js';
-import { formatCents, keyValueLines } from '../format.js';
+import { formatCents } from '../../csv/amount.js';
+import { keyValueLines } from '../format.js';
 
 export function balanceCommand(): Command {
   return new Command('balance')

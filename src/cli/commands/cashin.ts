@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { openContext, openGateway, type GlobalOptions } from '../context.js';
-import { formatCents, keyValueLines } from '../format.js';
+import { formatCents } from '../../csv/amount.js';
+import { keyValueLines } from '../format.js';
 
 interface CashInOptions {
   value: number;

@@ -7,7 +7,7 @@ import type { CashOutRequest, Transaction } from '../../gateway/contract.js';
 import { isFinalStatus } from '../../gateway/status.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../../sandbox/server.js';
 import { openContext, type GlobalOptions } from '../context.js';
-import { formatCents } from '../format.js';
+import { formatCents } from '../../csv/amount.js';
 
 const SETTLE_DELAY_MS = 300;
 const POLL_INTERVAL_MS = 100;

@@ -2,7 +2,8 @@ import { Command, Option, InvalidArgumentError } from 'commander';
 import { GatewayError } from '../../gateway/errors.js';
 import { openContext, openGateway, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
-import { formatCents, keyValueLines } from '../format.js';
+import { formatCents } from '../../csv/amount.js';
+import { keyValueLines } from '../format.js';
 
 interface GetOptions {
   id?: number;

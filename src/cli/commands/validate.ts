@@ -1,0 +1,190 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { Command } from 'commander';
+import { stringify } from 'csv-stringify';
+import { formatCents } from '../../csv/amount.js';
+import { readPayoutFile, type FileReport } from '../../csv/reader.js';
+import type { RowOutcome } from '../../csv/row.js';
+import { VALIDATION_REPORT_COLUMNS, validationReportLine } from '../../csv/validation-report.js';
+import { openContext, type GlobalOptions } from '../context.js';
+import { ExitError } from '../exit-error.js';
+
+interface ValidateOptions {
+  report?: string;
+}
+
+/** Messages kept for the summary; the --report file has every row. */
+const KEEP_MESSAGES = 1000;
+const SHOW_MESSAGES = 50;
+
+interface Message {
+  line: number;
+  column: string;
+  message: string;
+}
+
+export function validateCommand(): Command {
+  return new Command('validate')
+    .description('check a payout file without sending anything: every row, with what to fix')
+    .argument('<file>', 'the CSV file to check')
+    .option('--report <out.csv>', 'write the per-row report to this CSV file')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 every row is valid, 2 some rows need fixing (or a control total does not match),\n' +
+        '1 the file cannot be used at all.\n' +
+        '\nExamples:\n  payouts validate samples/fornecedores-2026-11.csv\n' +
+        '  payouts validate payroll.csv --report payroll.report.csv --json',
+    )
+    .action(async (file: string, options: ValidateOptions, command: Command) => {
+      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const { config, out } = context;
+      const errors: Message[] = [];
+      const notes: Message[] = [];
+      const skipped: { line: number; reason: string }[] = [];
+      let moreErrors = 0;
+      let moreNotes = 0;
+      const report =
+        options.report === undefined ? undefined : await openReport(resolve(options.report));
+
+      const onRow = async (row: RowOutcome) => {
+        if (row.kind === 'invalid') {
+          if (errors.length < KEEP_MESSAGES)
+            errors.push({ line: row.line, column: row.column, message: row.message });
+          else moreErrors++;
+        } else if (row.kind === 'valid') {
+          for (const note of row.notes) {
+            if (notes.length < KEEP_MESSAGES) notes.push({ line: row.line, ...note });
+            else moreNotes++;
+          }
+        } else if (row.kind === 'skipped' && skipped.length < KEEP_MESSAGES) {
+          skipped.push({ line: row.line, reason: row.reason });
+        }
+        const line = validationReportLine(row);
+        if (line && report) await report.write(line);
+      };
+
+      let result: FileReport;
+      try {
+        result = await readPayoutFile(resolve(file), config, onRow);
+      } catch (error) {
+        await report?.abandon();
+        throw error;
+      }
+      if (report) await report.commit();
+
+      const unusable = result.problems.filter((p) => p.kind === 'unusable');
+      const exitCode =
+        unusable.length > 0 ? 1 : result.invalid > 0 || result.problems.length > 0 ? 2 : 0;
+      out.data({
+        file: result.file,
+        rows: result.rows,
+        valid: result.valid,
+        invalid: result.invalid,
+        skipped: result.skipped,
+        blank: result.blank,
+        total: result.totalCents,
+        encoding: result.encoding ?? null,
+        delimiter: result.delimiter ?? null,
+        sha256: result.sha256 ?? null,
+        orderIdsDerived: result.header?.orderIdsDerived ?? null,
+        errors,
+        moreErrors,
+        warnings: notes,
+        moreWarnings: moreNotes,
+        skippedLines: skipped,
+        fileErrors: result.problems,
+        report: report?.path ?? null,
+      });
+      if (!out.json)
+        printSummary(
+          result,
+          { errors, notes, skipped, moreErrors, moreNotes },
+          report?.path,
+          out.line,
+        );
+      if (exitCode !== 0) throw new ExitError(exitCode);
+    });
+}
+
+function printSummary(
+  result: FileReport,
+  found: {
+    errors: Message[];
+    notes: Message[];
+    skipped: { line: number; reason: string }[];
+    moreErrors: number;
+    moreNotes: number;
+  },
+  reportPath: string | undefined,
+  print: (text: string) => void,
+): void {
+  const name = basename(result.file);
+  const unusable = result.problems.filter((p) => p.kind === 'unusable');
+  if (unusable.length > 0) {
+    for (const problem of unusable) print(`${name} cannot be used: it ${problem.message}`);
+    return;
+  }
+  print(
+    `${name}: ${result.rows} rows: ${result.valid} valid, ${result.invalid} invalid, ${result.skipped} skipped; valid rows total ${formatCents(result.totalCents)}`,
+  );
+  const idSource = result.header?.orderIdsDerived
+    ? 'orderIds derived from each row (the file has no orderId column)'
+    : `orderIds from column "${result.header?.columns.find((c) => c.field === 'orderId')?.heading ?? ''}"`;
+  print(
+    `  read as ${result.encoding === 'windows-1252' ? 'Windows-1252' : result.encoding?.toUpperCase()}, delimiter ${JSON.stringify(result.delimiter)}, ${idSource}`,
+  );
+  if (result.header && result.header.ignored.length > 0) {
+    print(`  columns not used: ${result.header.ignored.map((h) => `"${h}"`).join(', ')}`);
+  }
+  for (const problem of result.problems)
+    print(`\nHeld, nothing in this file will be paid: ${problem.message}`);
+  const list = (title: string, items: Message[], more: number) => {
+    if (items.length === 0) return;
+    print(`\n${title}`);
+    for (const item of items.slice(0, SHOW_MESSAGES)) {
+      print(
+        `  line ${item.line}, column ${item.column.startsWith('column ') ? item.column.slice(7) : `"${item.column}"`}: ${item.message}`,
+      );
+    }
+    const hidden = items.length - Math.min(items.length, SHOW_MESSAGES) + more;
+    if (hidden > 0)
+      print(`  … and ${hidden} more${reportPath ? '' : ' (write them all with --report FILE)'}`);
+  };
+  list(
+    'Invalid rows (fix them and drop the file again; valid rows are not held back by them):',
+    found.errors,
+    found.moreErrors,
+  );
+  list('Warnings (the row is valid; check it was read as meant):', found.notes, found.moreNotes);
+  if (found.skipped.length > 0) {
+    print(`\nSkipped: ${found.skipped.map((s) => `line ${s.line} (${s.reason})`).join(', ')}`);
+  }
+  if (reportPath) print(`\nReport: ${reportPath}`);
+}
+
+/** The report is written beside its final name and renamed into place once complete. */
+async function openReport(path: string) {
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const file = createWriteStream(temporary);
+  const csv = stringify({ header: true, columns: [...VALIDATION_REPORT_COLUMNS] });
+  csv.pipe(file);
+  return {
+    path,
+    async write(line: string[]) {
+      if (!csv.write(line)) await once(csv, 'drain');
+    },
+    async commit() {
+      csv.end();
+      await finished(file);
+      await rename(temporary, path);
+    },
+    async abandon() {
+      csv.destroy();
+      file.destroy();
+      await rm(temporary, { force: true });
+    },
+  };
+}

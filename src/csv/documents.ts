@@ -1,0 +1,113 @@
+/**
+ * CPF (11 digits) and CNPJ (14 characters: 12 letters or digits, then 2 check digits,
+ * the alphanumeric form in use since July 2026) with their check digits, read from what
+ * spreadsheets make of them.
+ */
+
+export type DocumentKind = 'CPF' | 'CNPJ';
+
+export type DocumentReading =
+  | { ok: true; kind: DocumentKind; value: string; restoredZeros: number }
+  | { ok: false; problem: string };
+
+/** A number a spreadsheet turned into scientific notation: `1,23457E+10`, `5.29982E+10`. */
+export const SCIENTIFIC_NOTATION = /^\s*\d+(?:[.,]\d+)?\s*e\s*[+-]?\d+\s*$/i;
+
+function checkDigit(values: readonly number[], weights: readonly number[]): number {
+  let sum = 0;
+  for (let i = 0; i < weights.length; i++) sum += (values[i] ?? 0) * (weights[i] ?? 0);
+  const rest = sum % 11;
+  return rest < 2 ? 0 : 11 - rest;
+}
+
+export function isValidCpf(digits: string): boolean {
+  if (!/^\d{11}$/.test(digits) || /^(\d)\1{10}$/.test(digits)) return false;
+  const values = [...digits].map(Number);
+  const first = checkDigit(values, [10, 9, 8, 7, 6, 5, 4, 3, 2]);
+  const second = checkDigit(values, [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
+  return values[9] === first && values[10] === second;
+}
+
+const CNPJ_WEIGHTS_1 = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
+const CNPJ_WEIGHTS_2 = [6, ...CNPJ_WEIGHTS_1];
+
+/** Numeric and alphanumeric CNPJ: each character counts as its code minus 48 ('0'). */
+export function isValidCnpj(value: string): boolean {
+  if (!/^[0-9A-Z]{12}\d{2}$/.test(value) || /^(\d)\1{13}$/.test(value)) return false;
+  const values = [...value].map((c) => c.charCodeAt(0) - 48);
+  return (
+    values[12] === checkDigit(values, CNPJ_WEIGHTS_1) &&
+    values[13] === checkDigit(values, CNPJ_WEIGHTS_2)
+  );
+}
+
+/** Check digits for the first 9 (CPF) or 12 (CNPJ) characters: used by tests and samples. */
+export function withCheckDigits(base: string): string {
+  const weights = base.length === 9 ? [10, 9, 8, 7, 6, 5, 4, 3, 2] : CNPJ_WEIGHTS_1;
+  const weights2 = base.length === 9 ? [11, 10, 9, 8, 7, 6, 5, 4, 3, 2] : CNPJ_WEIGHTS_2;
+  const values = [...base].map((c) => c.charCodeAt(0) - 48);
+  const first = checkDigit(values, weights);
+  return `${base}${first}${checkDigit([...values, first], weights2)}`;
+}
+
+/**
+ * Reads a CPF or CNPJ written with or without punctuation. Leading zeros a spreadsheet
+ * dropped are put back only when the check digits then hold.
+ */
+export function readDocument(text: string): DocumentReading {
+  const trimmed = text.trim();
+  if (trimmed === '') return { ok: false, problem: 'is empty' };
+  if (SCIENTIFIC_NOTATION.test(trimmed)) {
+    return {
+      ok: false,
+      problem: `"${trimmed}" was turned into scientific notation by the spreadsheet: format the column as text and type the number again`,
+    };
+  }
+  if (!/^[0-9A-Za-z.\-/\s]+$/.test(trimmed)) {
+    return {
+      ok: false,
+      problem: `"${trimmed}" is not a CPF or CNPJ (only digits, with . - / allowed)`,
+    };
+  }
+  const value = trimmed.replace(/[.\-/\s]/g, '').toUpperCase();
+  if (value.length === 11 && isValidCpf(value))
+    return { ok: true, kind: 'CPF', value, restoredZeros: 0 };
+  if (value.length === 14) {
+    return isValidCnpj(value)
+      ? { ok: true, kind: 'CNPJ', value, restoredZeros: 0 }
+      : { ok: false, problem: `${trimmed} is not a valid CNPJ (the check digits do not match)` };
+  }
+  if (/^\d+$/.test(value) && value.length < 14) {
+    const asCpf = value.length < 11 && isValidCpf(value.padStart(11, '0'));
+    const asCnpj = isValidCnpj(value.padStart(14, '0'));
+    if (asCpf && !asCnpj) {
+      return {
+        ok: true,
+        kind: 'CPF',
+        value: value.padStart(11, '0'),
+        restoredZeros: 11 - value.length,
+      };
+    }
+    if (asCnpj && !asCpf) {
+      return {
+        ok: true,
+        kind: 'CNPJ',
+        value: value.padStart(14, '0'),
+        restoredZeros: 14 - value.length,
+      };
+    }
+    if (asCpf && asCnpj) {
+      return {
+        ok: false,
+        problem: `${trimmed} lost its leading zeros and could be a CPF or a CNPJ: format the column as text and type it in full`,
+      };
+    }
+  }
+  if (value.length === 11) {
+    return { ok: false, problem: `${trimmed} is not a valid CPF (the check digits do not match)` };
+  }
+  return {
+    ok: false,
+    problem: `${trimmed} is not a CPF (11 digits) or a CNPJ (14 characters) with valid check digits`,
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * Which column holds what: headings matched against English and Portuguese aliases
+ * after folding case, accents, units in parentheses, punctuation and spacing.
+ */
+import { foldHeading } from './fold.js';
+
+export const PAYOUT_FIELDS = [
+  'orderId',
+  'name',
+  'email',
+  'phone',
+  'cpfCnpj',
+  'pixKeyType',
+  'pixKey',
+  'valueCents',
+  'amountReais',
+] as const;
+export type PayoutField = (typeof PAYOUT_FIELDS)[number];
+
+/** Aliases as people write them; matched after folding (see foldHeading). */
+export const FIELD_ALIASES: Readonly<Record<PayoutField, readonly string[]>> = {
+  orderId: ['orderId', 'order id', 'id', 'referência', 'ref', 'pedido', 'identificador'],
+  name: ['name', 'nome', 'favorecido', 'beneficiário', 'nome completo', 'recebedor'],
+  email: ['email', 'e-mail'],
+  phone: ['phone', 'telefone', 'celular', 'fone'],
+  cpfCnpj: ['cpfCnpj', 'CPF/CNPJ', 'documento', 'CPF', 'CNPJ', 'CNPJ/CPF'],
+  pixKeyType: ['pixKeyType', 'tipo chave', 'tipo de chave', 'tipo', 'tipo chave pix', 'key type'],
+  pixKey: ['pixKey', 'chave', 'chave pix', 'key'],
+  valueCents: ['value', 'valor centavos', 'value cents', 'centavos', 'cents'],
+  amountReais: ['amount', 'valor', 'valor R$', 'valor em R$', 'valor reais'],
+};
+
+const BY_FOLDED = new Map<string, PayoutField>(
+  PAYOUT_FIELDS.flatMap((field) =>
+    FIELD_ALIASES[field].map((alias) => [foldHeading(alias), field] as const),
+  ),
+);
+
+const REQUIRED: readonly PayoutField[] = ['name', 'email', 'phone', 'cpfCnpj', 'pixKey'];
+const LABELS: Readonly<Record<PayoutField, string>> = {
+  orderId: 'order reference',
+  name: "recipient's name",
+  email: "recipient's e-mail",
+  phone: "recipient's phone",
+  cpfCnpj: "recipient's CPF/CNPJ",
+  pixKeyType: 'Pix key type',
+  pixKey: 'Pix key',
+  valueCents: 'amount in cents',
+  amountReais: 'amount in reais',
+};
+
+export const MAX_COLUMNS = 1000;
+
+export interface Column {
+  index: number;
+  /** The heading as the file writes it, for messages. */
+  heading: string;
+}
+export type ColumnMap = Partial<Record<PayoutField, Column>>;
+
+export type HeaderReading =
+  { ok: true; columns: ColumnMap; ignored: string[] } | { ok: false; problems: string[] };
+
+function accepted(field: PayoutField): string {
+  return `${LABELS[field]} (accepted headings: ${FIELD_ALIASES[field].join(', ')})`;
+}
+
+export function mapHeader(headings: readonly string[]): HeaderReading {
+  if (headings.length > MAX_COLUMNS) {
+    return {
+      ok: false,
+      problems: [
+        `the header has ${headings.length} columns; a payout file has at most ${MAX_COLUMNS}`,
+      ],
+    };
+  }
+  const columns: ColumnMap = {};
+  const ignored: string[] = [];
+  const problems: string[] = [];
+  headings.forEach((heading, index) => {
+    const field = BY_FOLDED.get(foldHeading(heading));
+    if (field === undefined) {
+      if (heading.trim() !== '') ignored.push(heading.trim());
+      return;
+    }
+    const earlier = columns[field];
+    if (earlier) {
+      problems.push(
+        `columns "${earlier.heading}" and "${heading.trim()}" both give the ${LABELS[field]}: keep one`,
+      );
+      return;
+    }
+    columns[field] = { index, heading: heading.trim() };
+  });
+  if (columns.valueCents && columns.amountReais) {
+    problems.push(
+      `both "${columns.valueCents.heading}" (cents) and "${columns.amountReais.heading}" (reais) give the amount: keep one`,
+    );
+  }
+  const missing = REQUIRED.filter((field) => !columns[field]);
+  if (!columns.valueCents && !columns.amountReais) {
+    missing.push('amountReais');
+  }
+  if (missing.length > 0) {
+    const list = missing.map((field) =>
+      field === 'amountReais'
+        ? `the amount: ${accepted('amountReais')}, or ${accepted('valueCents')}`
+        : accepted(field),
+    );
+    problems.push(`missing columns: ${list.join('; ')}`);
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, columns, ignored };
+}

@@ -1,0 +1,56 @@
+/**
+ * orderIds for files that carry none (DESIGN.md section 5): derived from the file's name
+ * stem and the row's normalised content, plus the occurrence of identical rows, so the
+ * same file dropped again, or a corrected copy of it, gives unchanged rows the same ids.
+ */
+import { createHash } from 'node:crypto';
+import { foldText } from './fold.js';
+
+export interface PayoutContent {
+  pixKeyType: string;
+  pixKey: string;
+  cpfCnpj: string;
+  valueCents: number;
+  name: string;
+}
+
+/**
+ * The part of a file name that names the batch: no folder, no extension, and none of
+ * the marks a copy gets (`payroll (1).csv`, `payroll - Copy.csv`, `Cópia de payroll.csv`),
+ * so a re-downloaded or copied export maps to the same orderIds rather than paying twice.
+ */
+export function batchStem(fileName: string): string {
+  const base = fileName.split(/[\\/]/).pop() ?? fileName;
+  const stem = base.replace(/(\.(csv|txt|tsv))+$/i, '');
+  return stem
+    .replace(/^(copy of|copia de|cópia de)\s+/i, '')
+    .replace(/(\s*-\s*(copy|copia|cópia)(\s*\(\d+\))?|\s*\(\d+\))+$/i, '')
+    .trim();
+}
+
+/** Letters, digits and dashes: safe in an orderId and in a URL path. */
+function slug(stem: string): string {
+  const text = foldText(stem)
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return text.slice(0, 38).replace(/-+$/, '') || 'payout';
+}
+
+/** A 64-bit fingerprint of the content that identifies a payout within its batch. */
+export function contentFingerprint(stem: string, content: PayoutContent): Buffer {
+  const normalised = [
+    slug(stem),
+    content.pixKeyType,
+    content.pixKey,
+    content.cpfCnpj,
+    String(content.valueCents),
+    foldText(content.name),
+  ].join('\u001f');
+  return createHash('sha256').update(normalised).digest().subarray(0, 8);
+}
+
+/** `payroll-2026-11-3f9a0c1b2d4e5f60`, and `-2`, `-3`… for the second and later identical rows. */
+export function deriveOrderId(stem: string, fingerprint: Uint8Array, occurrence: number): string {
+  const id = `${slug(stem)}-${Buffer.from(fingerprint).toString('hex')}`;
+  return occurrence === 0 ? id : `${id}-${occurrence + 1}`;
+}

@@ -1,0 +1,158 @@
+/**
+ * Pix keys: the key type from a code or a name, the key checked against its type and
+ * written the way the scheme stores it, and the type inferred when it is unambiguous.
+ */
+import { PIX_KEY_TYPES, type PixKeyTypeName } from '../gateway/contract.js';
+import { SCIENTIFIC_NOTATION, isValidCnpj, isValidCpf, readDocument } from './documents.js';
+import { foldText } from './fold.js';
+
+export type KeyReading =
+  { ok: true; type: PixKeyTypeName; key: string; note?: string } | { ok: false; problem: string };
+
+const TYPE_NAMES: Readonly<Record<string, PixKeyTypeName>> = {
+  cpf: 'CPF',
+  cnpj: 'CNPJ',
+  email: 'EMAIL',
+  'e-mail': 'EMAIL',
+  telefone: 'TELEFONE',
+  phone: 'TELEFONE',
+  celular: 'TELEFONE',
+  random_key: 'RANDOM_KEY',
+  'random key': 'RANDOM_KEY',
+  randomkey: 'RANDOM_KEY',
+  evp: 'RANDOM_KEY',
+  aleatoria: 'RANDOM_KEY',
+  'chave aleatoria': 'RANDOM_KEY',
+};
+
+export const KEY_TYPES_ACCEPTED =
+  '0-4 or CPF, CNPJ, EMAIL, TELEFONE (PHONE), RANDOM_KEY (EVP, aleatória)';
+
+/** `0`..`4` or a name; undefined when the text names no type. */
+export function parseKeyType(text: string): PixKeyTypeName | undefined {
+  const folded = foldText(text);
+  if (/^[0-4]$/.test(folded)) return PIX_KEY_TYPES[Number(folded)];
+  return TYPE_NAMES[folded];
+}
+
+// Area codes (DDD) in use in Brazil.
+const AREA_CODES = new Set([
+  11, 12, 13, 14, 15, 16, 17, 18, 19, 21, 22, 24, 27, 28, 31, 32, 33, 34, 35, 37, 38, 41, 42, 43,
+  44, 45, 46, 47, 48, 49, 51, 53, 54, 55, 61, 62, 63, 64, 65, 66, 67, 68, 69, 71, 73, 74, 75, 77,
+  79, 81, 82, 83, 84, 85, 86, 87, 88, 89, 91, 92, 93, 94, 95, 96, 97, 98, 99,
+]);
+
+/**
+ * A Brazilian phone number in +55 form, from the usual ways of writing one:
+ * `(11) 98765-4321`, `11 98765 4321`, `+55 11 98765-4321`, `5511987654321`, `011...`.
+ * Landlines (8 digits) only when `allowLandline`; Pix phone keys are mobiles.
+ */
+export function normalisePhone(text: string, allowLandline: boolean): string | undefined {
+  const trimmed = text.trim();
+  if (!/^\+?[\d\s().\-]+$/.test(trimmed)) return undefined;
+  let digits = trimmed.replace(/\D/g, '');
+  const international = trimmed.startsWith('+');
+  if (international || (digits.startsWith('55') && digits.length >= 12)) {
+    if (!digits.startsWith('55')) return undefined;
+    digits = digits.slice(2);
+  } else if (digits.startsWith('0')) {
+    digits = digits.slice(1); // trunk prefix
+  }
+  const area = Number(digits.slice(0, 2));
+  const subscriber = digits.slice(2);
+  if (!AREA_CODES.has(area)) return undefined;
+  const mobile = /^9\d{8}$/.test(subscriber);
+  const landline = /^[2-5]\d{7}$/.test(subscriber);
+  if (!mobile && !(allowLandline && landline)) return undefined;
+  return `+55${digits}`;
+}
+
+const EMAIL = /^[^\s@"(),:;<>[\]\\]+@[^\s@"(),:;<>[\]\\]+\.[a-z]{2,}$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isEmail(text: string): boolean {
+  return text.length <= 77 && EMAIL.test(text);
+}
+
+/** Checks a key against its stated type, and writes it the way the scheme stores it. */
+export function readKey(type: PixKeyTypeName, text: string): KeyReading {
+  const key = text.trim();
+  if (key === '') return { ok: false, problem: 'is empty' };
+  const numeric = type === 'CPF' || type === 'CNPJ' || type === 'TELEFONE';
+  if (numeric && SCIENTIFIC_NOTATION.test(key)) {
+    return {
+      ok: false,
+      problem: `"${key}" was turned into scientific notation by the spreadsheet: format the column as text and type the key again`,
+    };
+  }
+  switch (type) {
+    case 'CPF':
+    case 'CNPJ': {
+      const document = readDocument(key);
+      if (!document.ok) return { ok: false, problem: `is a ${type} key, but ${document.problem}` };
+      if (document.kind !== type) {
+        return { ok: false, problem: `is a ${type} key, but ${key} is a ${document.kind}` };
+      }
+      const note =
+        document.restoredZeros > 0
+          ? `leading zeros restored: ${key} read as ${document.value}`
+          : undefined;
+      return note === undefined
+        ? { ok: true, type, key: document.value }
+        : { ok: true, type, key: document.value, note };
+    }
+    case 'EMAIL':
+      return isEmail(key)
+        ? { ok: true, type, key: key.toLowerCase() }
+        : { ok: false, problem: `is an EMAIL key, but "${key}" is not an e-mail address` };
+    case 'TELEFONE': {
+      const phone = normalisePhone(key, false);
+      return phone
+        ? { ok: true, type, key: phone }
+        : {
+            ok: false,
+            problem: `is a TELEFONE key, but "${key}" is not a mobile number with area code (e.g. +55 11 98765-4321)`,
+          };
+    }
+    case 'RANDOM_KEY':
+      return UUID.test(key)
+        ? { ok: true, type, key: key.toLowerCase() }
+        : {
+            ok: false,
+            problem: `is a RANDOM_KEY, but "${key}" is not one (36 characters like 123e4567-e89b-12d3-a456-426614174000)`,
+          };
+  }
+}
+
+/**
+ * The key's type when no type was given, only where the key can be read one way:
+ * an 11-digit number that is both a valid CPF and a plausible mobile is not guessed.
+ */
+export function inferKey(text: string): KeyReading {
+  const key = text.trim();
+  if (key === '') return { ok: false, problem: 'is empty' };
+  if (key.includes('@')) return readKey('EMAIL', key);
+  if (UUID.test(key)) return readKey('RANDOM_KEY', key);
+  if (key.startsWith('+') || /^\(\d{2,3}\)/.test(key)) return readKey('TELEFONE', key);
+  if (/^\d{3}\.\d{3}\.\d{3}-\d{2}$/.test(key)) return readKey('CPF', key);
+  if (/^[0-9A-Z]{2}\.[0-9A-Z]{3}\.[0-9A-Z]{3}\/[0-9A-Z]{4}-\d{2}$/i.test(key))
+    return readKey('CNPJ', key);
+  const compact = key.replace(/[\s.\-/]/g, '').toUpperCase();
+  if (/^[0-9A-Z]{12}\d{2}$/.test(compact) && isValidCnpj(compact)) return readKey('CNPJ', key);
+  if (/^\d+$/.test(compact)) {
+    const cpf = compact.length <= 11 && isValidCpf(compact.padStart(11, '0'));
+    const phone = normalisePhone(compact, false) !== undefined;
+    if (cpf && phone) {
+      return {
+        ok: false,
+        problem: `${key} could be a CPF or a phone number: give its type (CPF or TELEFONE) in the key type column`,
+      };
+    }
+    if (cpf) return readKey('CPF', key);
+    if (phone) return readKey('TELEFONE', key);
+  }
+  return {
+    ok: false,
+    problem: `the type of key "${key}" cannot be told: give it in the key type column (${KEY_TYPES_ACCEPTED})`,
+  };
+}

@@ -1,0 +1,303 @@
+/**
+ * One CSV record to one outcome: a payout ready to send, an invalid row with one clear
+ * message naming its column, a skipped total line, or a blank line.
+ *
+ * Terminology: a *row* is one data record of a file; a *payout* is a valid row as the
+ * cash-out it becomes; a *batch* is the payouts of one file.
+ */
+import { createHash } from 'node:crypto';
+import { PIX_KEY_TYPES, type CashOutRequest, type PixKeyTypeName } from '../gateway/contract.js';
+import { formatCents, parseCents, parseReais, type AmountReading } from './amount.js';
+import { readDocument } from './documents.js';
+import { FingerprintTable } from './fingerprints.js';
+import { CONTROL_CHARACTER, foldText } from './fold.js';
+import type { ColumnMap, PayoutField } from './header.js';
+import { contentFingerprint, deriveOrderId } from './order-id.js';
+import {
+  KEY_TYPES_ACCEPTED,
+  inferKey,
+  isEmail,
+  normalisePhone,
+  parseKeyType,
+  readKey,
+  type KeyReading,
+} from './pix-key.js';
+
+export interface Payout {
+  /** Line of the file where the row starts (1 is the first line). */
+  line: number;
+  orderId: string;
+  /** True when the file has no orderId column and the id was derived from the row. */
+  orderIdDerived: boolean;
+  valueCents: number;
+  pixKeyType: PixKeyTypeName;
+  pixKey: string;
+  cpfCnpj: string;
+  name: string;
+  email: string;
+  phone: string;
+}
+
+export function toCashOutRequest(payout: Payout): CashOutRequest {
+  return {
+    value: payout.valueCents,
+    pixKeyType: PIX_KEY_TYPES.indexOf(payout.pixKeyType),
+    pixKey: payout.pixKey,
+    cpfCnpj: payout.cpfCnpj,
+    person: { name: payout.name, email: payout.email, phone: payout.phone },
+    orderId: payout.orderId,
+  };
+}
+
+/** The cells of a row as the file wrote them, by field, for reports. */
+export type RowCells = Partial<Record<PayoutField, string>>;
+
+export interface RowNote {
+  /** The heading of the column, as the file writes it. */
+  column: string;
+  message: string;
+}
+
+export type RowOutcome =
+  | { kind: 'valid'; line: number; payout: Payout; notes: RowNote[]; cells: RowCells }
+  | { kind: 'invalid'; line: number; column: string; message: string; cells: RowCells }
+  | { kind: 'skipped'; line: number; reason: string; cells: RowCells }
+  | { kind: 'blank'; line: number };
+
+/** What the rows add up to, for control totals. */
+export interface RowTotals {
+  /** Data rows: valid and invalid, not blank or skipped. */
+  rows: number;
+  /** Sum of every data row whose amount could be read, valid or not. */
+  readableCents: number;
+  /** Lines of data rows whose amount could not be read. */
+  unreadableAmountLines: number[];
+  /** The last total line, when no data row follows it. */
+  trailingTotal?: { line: number; cents: number | undefined };
+}
+
+export interface RowValidatorOptions {
+  columns: ColumnMap;
+  /** Number of headings; cells beyond it must be empty. */
+  headingCount: number;
+  /** The batch's name stem, for derived orderIds (see batchStem). */
+  stem: string;
+  maxPayoutCents: number;
+}
+
+const ORDER_ID = /^[A-Za-z0-9][A-Za-z0-9 ._:#-]{0,63}$/;
+const TOTAL_WORDS = /^(total|totais|subtotal|soma|sum)\b/;
+const MAX_NAME_LENGTH = 140;
+
+interface Problem {
+  column: string;
+  message: string;
+}
+
+export function createRowValidator(options: RowValidatorOptions) {
+  const { columns } = options;
+  const seenOrderIds = new FingerprintTable();
+  const occurrences = new FingerprintTable();
+  const totals: RowTotals = { rows: 0, readableCents: 0, unreadableAmountLines: [] };
+  // mapHeader guarantees exactly one amount column.
+  const amountField: PayoutField = columns.valueCents ? 'valueCents' : 'amountReais';
+  const readAmount: (text: string) => AmountReading = columns.valueCents ? parseCents : parseReais;
+
+  const heading = (field: PayoutField) => columns[field]?.heading ?? field;
+
+  function check(cells: readonly string[], line: number): RowOutcome {
+    const raw: RowCells = {};
+    for (const [field, column] of Object.entries(columns) as [PayoutField, { index: number }][]) {
+      raw[field] = cells[column.index] ?? '';
+    }
+    if (cells.every((cell) => cell.trim() === '')) return { kind: 'blank', line };
+    if (isTotalLine(cells, raw)) {
+      const amount = readAmount(raw[amountField] ?? '');
+      totals.trailingTotal = { line, cents: amount.ok ? amount.cents : undefined };
+      return { kind: 'skipped', line, reason: 'a total line, not a payout', cells: raw };
+    }
+    totals.rows++;
+    totals.trailingTotal = undefined;
+
+    const amount = readAmount(raw[amountField] ?? '');
+    if (amount.ok) totals.readableCents += amount.cents;
+    else totals.unreadableAmountLines.push(line);
+
+    const problems: Problem[] = [];
+    const notes: RowNote[] = [];
+    const problem = (field: PayoutField, message: string) =>
+      problems.push({ column: heading(field), message });
+
+    if (cells.length > options.headingCount) {
+      const extra = cells.slice(options.headingCount).findIndex((cell) => cell.trim() !== '');
+      if (extra >= 0) {
+        problems.push({
+          column: `column ${options.headingCount + extra + 1}`,
+          message: `this line has ${cells.length} values but the header has ${options.headingCount} columns: a value holding the delimiter must be in quotes`,
+        });
+      }
+    }
+    const control = cells.findIndex((cell) => CONTROL_CHARACTER.test(cell));
+    if (control >= 0) {
+      const field = (Object.keys(raw) as PayoutField[]).find((f) => columns[f]?.index === control);
+      problems.push({
+        column: field ? heading(field) : `column ${control + 1}`,
+        message: 'holds an invisible control character (NUL or similar): retype the cell',
+      });
+    }
+
+    let orderId: string | undefined;
+    if (columns.orderId) {
+      orderId = (raw.orderId ?? '').trim();
+      if (orderId === '') problem('orderId', 'is empty: each row needs its own order reference');
+      else if (!ORDER_ID.test(orderId)) {
+        problem(
+          'orderId',
+          `"${orderId}" is not usable as an order reference: up to 64 letters, digits, spaces and . _ : # -, starting with a letter or digit`,
+        );
+        orderId = undefined;
+      }
+    }
+
+    const name = (raw.name ?? '').replace(/\s+/g, ' ').trim();
+    if (name === '') problem('name', "is empty: the recipient's name is required");
+    else if (!/^[\p{L}\p{N}]/u.test(name)) {
+      problem(
+        'name',
+        `"${name}" does not look like a name: it must start with a letter or digit (a cell starting with = + - @ may be a spreadsheet formula)`,
+      );
+    } else if (name.length > MAX_NAME_LENGTH) {
+      problem('name', `is ${name.length} characters long; at most ${MAX_NAME_LENGTH}`);
+    }
+
+    const email = (raw.email ?? '').trim();
+    if (email === '') problem('email', "is empty: the recipient's e-mail is required");
+    else if (!isEmail(email))
+      problem('email', `"${email}" is not an e-mail address (like name@example.com)`);
+
+    const phoneText = (raw.phone ?? '').trim();
+    const phone = phoneText === '' ? undefined : readPersonPhone(phoneText);
+    if (phoneText === '') problem('phone', "is empty: the recipient's phone is required");
+    else if (!phone) {
+      problem(
+        'phone',
+        `"${phoneText}" is not a phone number with area code (like (11) 98765-4321 or +55 11 98765-4321)`,
+      );
+    }
+
+    const document = readDocument(raw.cpfCnpj ?? '');
+    if (!document.ok) problem('cpfCnpj', document.problem);
+    else if (document.restoredZeros > 0) {
+      notes.push({
+        column: heading('cpfCnpj'),
+        message: `leading zeros restored: ${(raw.cpfCnpj ?? '').trim()} read as ${document.value}`,
+      });
+    }
+
+    const typeText = (raw.pixKeyType ?? '').trim();
+    const type = typeText === '' ? undefined : parseKeyType(typeText);
+    let key: KeyReading | undefined;
+    if (typeText !== '' && type === undefined) {
+      problem('pixKeyType', `"${typeText}" is not a key type: use ${KEY_TYPES_ACCEPTED}`);
+    } else {
+      key = type ? readKey(type, raw.pixKey ?? '') : inferKey(raw.pixKey ?? '');
+      if (!key.ok) problem('pixKey', key.problem);
+      else if (key.note) notes.push({ column: heading('pixKey'), message: key.note });
+      // A CPF or CNPJ key is its owner's document: another document here is a mix-up.
+      const ownDocument = key.ok && (key.type === 'CPF' || key.type === 'CNPJ');
+      if (key.ok && ownDocument && document.ok && key.key !== document.value) {
+        problem(
+          'pixKey',
+          `the ${key.type} key ${key.key} is not this row's document ${document.value}: a ${key.type} key is its owner's own document`,
+        );
+      }
+    }
+
+    if (!amount.ok) problem(amountField, amount.problem);
+    else if (amount.cents > options.maxPayoutCents) {
+      problem(
+        amountField,
+        `${formatCents(amount.cents)} is over the limit of ${formatCents(options.maxPayoutCents)} per payout (maxPayoutCents)`,
+      );
+    }
+
+    if (orderId !== undefined) {
+      const fingerprint = createHash('sha256').update(orderId).digest().subarray(0, 8);
+      const earlier = seenOrderIds.get(fingerprint);
+      if (earlier !== undefined) {
+        problem(
+          'orderId',
+          `"${orderId}" is already used on line ${earlier}: each row needs its own order reference`,
+        );
+      } else {
+        seenOrderIds.set(fingerprint, line);
+      }
+    }
+
+    const [first, ...others] = problems;
+    if (first) {
+      const also =
+        others.length > 0 ? ` (also: ${[...new Set(others.map((p) => p.column))].join(', ')})` : '';
+      return {
+        kind: 'invalid',
+        line,
+        column: first.column,
+        message: first.message + also,
+        cells: raw,
+      };
+    }
+    if (!key?.ok || !document.ok || !amount.ok || !phone) {
+      throw new Error('unreachable: a row without problems has every field');
+    }
+
+    let orderIdDerived = false;
+    if (orderId === undefined) {
+      const content = {
+        pixKeyType: key.type,
+        pixKey: key.key,
+        cpfCnpj: document.value,
+        valueCents: amount.cents,
+        name,
+      };
+      const fingerprint = contentFingerprint(options.stem, content);
+      const occurrence = occurrences.get(fingerprint) ?? 0;
+      occurrences.set(fingerprint, occurrence + 1);
+      orderId = deriveOrderId(options.stem, fingerprint, occurrence);
+      orderIdDerived = true;
+    }
+    return {
+      kind: 'valid',
+      line,
+      payout: {
+        line,
+        orderId,
+        orderIdDerived,
+        valueCents: amount.cents,
+        pixKeyType: key.type,
+        pixKey: key.key,
+        cpfCnpj: document.value,
+        name,
+        email,
+        phone,
+      },
+      notes,
+      cells: raw,
+    };
+  }
+
+  function isTotalLine(cells: readonly string[], raw: RowCells): boolean {
+    if ((raw.pixKey ?? '').trim() !== '') return false;
+    const first = cells.find((cell) => cell.trim() !== '') ?? '';
+    return TOTAL_WORDS.test(foldText(first)) || TOTAL_WORDS.test(foldText(raw.name ?? ''));
+  }
+
+  return { check, totals: (): Readonly<RowTotals> => totals };
+}
+
+/** A contact phone: a Brazilian number (mobile or landline) in +55 form, or another country's +number. */
+function readPersonPhone(text: string): string | undefined {
+  const brazilian = normalisePhone(text, true);
+  if (brazilian) return brazilian;
+  const digits = text.replace(/[\s().-]/g, '');
+  return /^\+(?!55)[1-9]\d{7,14}$/.test(digits) ? digits : undefined;
+}
