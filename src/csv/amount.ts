@@ -30,8 +30,18 @@ function commonChecks(text: string): AmountReading | string {
   return shown;
 }
 
+// The shapes nearly every cell has (`1.234,56`, `R$ 1234,56`, `1234.56`), read without
+// the general path's regular expressions; at most 12 whole digits keeps cents exact.
+const COMMON_REAIS = /^(?:R\$ ?)?(\d{1,3}(?:\.\d{3}){1,3}|\d{1,12}),(\d{2})$|^(\d{1,12})\.(\d{2})$/;
+
 /** Reais, as people and spreadsheets write them. */
 export function parseReais(text: string): AmountReading {
+  const common = COMMON_REAIS.exec(text.trim());
+  if (common) {
+    const whole = (common[1] ?? common[3] ?? '').replaceAll('.', '');
+    const cents = Number(whole) * 100 + Number(common[2] ?? common[4]);
+    if (cents > 0) return { ok: true, cents };
+  }
   const checked = commonChecks(text);
   if (typeof checked !== 'string') return checked;
   const shown = checked;
@@ -72,6 +82,9 @@ export function parseReais(text: string): AmountReading {
 
 /** Whole cents, as the interface's `value` (1250 is R$ 12,50). */
 export function parseCents(text: string): AmountReading {
+  const trimmed = text.trim();
+  if (/^\d{1,15}$/.test(trimmed) && Number(trimmed) > 0)
+    return { ok: true, cents: Number(trimmed) };
   const checked = commonChecks(text);
   if (typeof checked !== 'string') return checked;
   if (/^\d+$/.test(checked))

@@ -13,19 +13,26 @@ export type DocumentReading =
 /** A number a spreadsheet turned into scientific notation: `1,23457E+10`, `5.29982E+10`. */
 export const SCIENTIFIC_NOTATION = /^\s*\d+(?:[.,]\d+)?\s*e\s*[+-]?\d+\s*$/i;
 
-function checkDigit(values: readonly number[], weights: readonly number[]): number {
+/** Mod-11 check digit over the first `weights.length` characters, each worth its code - 48. */
+function checkDigit(text: string, weights: readonly number[], extra = -1): number {
   let sum = 0;
-  for (let i = 0; i < weights.length; i++) sum += (values[i] ?? 0) * (weights[i] ?? 0);
+  for (let i = 0; i < weights.length; i++) {
+    const value = i < text.length ? text.charCodeAt(i) - 48 : extra;
+    sum += value * (weights[i] ?? 0);
+  }
   const rest = sum % 11;
   return rest < 2 ? 0 : 11 - rest;
 }
 
+const CPF_WEIGHTS_1 = [10, 9, 8, 7, 6, 5, 4, 3, 2];
+const CPF_WEIGHTS_2 = [11, 10, 9, 8, 7, 6, 5, 4, 3, 2];
+
 export function isValidCpf(digits: string): boolean {
   if (!/^\d{11}$/.test(digits) || /^(\d)\1{10}$/.test(digits)) return false;
-  const values = [...digits].map(Number);
-  const first = checkDigit(values, [10, 9, 8, 7, 6, 5, 4, 3, 2]);
-  const second = checkDigit(values, [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]);
-  return values[9] === first && values[10] === second;
+  return (
+    digits.charCodeAt(9) - 48 === checkDigit(digits, CPF_WEIGHTS_1) &&
+    digits.charCodeAt(10) - 48 === checkDigit(digits, CPF_WEIGHTS_2)
+  );
 }
 
 const CNPJ_WEIGHTS_1 = [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2];
@@ -34,20 +41,17 @@ const CNPJ_WEIGHTS_2 = [6, ...CNPJ_WEIGHTS_1];
 /** Numeric and alphanumeric CNPJ: each character counts as its code minus 48 ('0'). */
 export function isValidCnpj(value: string): boolean {
   if (!/^[0-9A-Z]{12}\d{2}$/.test(value) || /^(\d)\1{13}$/.test(value)) return false;
-  const values = [...value].map((c) => c.charCodeAt(0) - 48);
   return (
-    values[12] === checkDigit(values, CNPJ_WEIGHTS_1) &&
-    values[13] === checkDigit(values, CNPJ_WEIGHTS_2)
+    value.charCodeAt(12) - 48 === checkDigit(value, CNPJ_WEIGHTS_1) &&
+    value.charCodeAt(13) - 48 === checkDigit(value, CNPJ_WEIGHTS_2)
   );
 }
 
 /** Check digits for the first 9 (CPF) or 12 (CNPJ) characters: used by tests and samples. */
 export function withCheckDigits(base: string): string {
-  const weights = base.length === 9 ? [10, 9, 8, 7, 6, 5, 4, 3, 2] : CNPJ_WEIGHTS_1;
-  const weights2 = base.length === 9 ? [11, 10, 9, 8, 7, 6, 5, 4, 3, 2] : CNPJ_WEIGHTS_2;
-  const values = [...base].map((c) => c.charCodeAt(0) - 48);
-  const first = checkDigit(values, weights);
-  return `${base}${first}${checkDigit([...values, first], weights2)}`;
+  const cpf = base.length === 9;
+  const first = checkDigit(base, cpf ? CPF_WEIGHTS_1 : CNPJ_WEIGHTS_1);
+  return `${base}${first}${checkDigit(base, cpf ? CPF_WEIGHTS_2 : CNPJ_WEIGHTS_2, first)}`;
 }
 
 /**
@@ -56,6 +60,12 @@ export function withCheckDigits(base: string): string {
  */
 export function readDocument(text: string): DocumentReading {
   const trimmed = text.trim();
+  // The common case, a full CPF with or without its punctuation, without the general path.
+  if (/^\d{3}\.?\d{3}\.?\d{3}-?\d{2}$/.test(trimmed)) {
+    const value = trimmed.length === 11 ? trimmed : trimmed.replace(/[.-]/g, '');
+    if (value.length === 11 && isValidCpf(value))
+      return { ok: true, kind: 'CPF', value, restoredZeros: 0 };
+  }
   if (trimmed === '') return { ok: false, problem: 'is empty' };
   if (SCIENTIFIC_NOTATION.test(trimmed)) {
     return {

@@ -4,15 +4,21 @@
  */
 
 const COMBINING_MARKS = /[\u0300-\u036f]/g;
+const ASCII = /^[\x00-\x7f]*$/;
+
+// Latin-1 letters U+00C0..U+00FF without their accents, as NFD then dropping the marks
+// gives them (Æ, Ð, Ø, Þ, ß, × and ÷ have no accent to drop): Portuguese text needs no more.
+const LATIN1_BASE = [...'AAAAAAÆCEEEEIIIIÐNOOOOO×ØUUUUYÞß', ...'aaaaaaæceeeeiiiiðnooooo÷øuuuuyþy'];
+const LATIN1_LETTER = /[\u00c0-\u00ff]/g;
 
 /** Lower case, no accents, single spaces, trimmed. */
 export function foldText(text: string): string {
-  return text
-    .normalize('NFD')
-    .replace(COMBINING_MARKS, '')
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim();
+  // Most cells are ASCII, and nearly all the rest Latin-1: full decomposition is for others.
+  let plain = ASCII.test(text)
+    ? text
+    : text.replace(LATIN1_LETTER, (c) => LATIN1_BASE[c.charCodeAt(0) - 0xc0] ?? c);
+  if (!ASCII.test(plain)) plain = text.normalize('NFD').replace(COMBINING_MARKS, '');
+  return plain.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
 /**

@@ -3,7 +3,7 @@
  * stem and the row's normalised content, plus the occurrence of identical rows, so the
  * same file dropped again, or a corrected copy of it, gives unchanged rows the same ids.
  */
-import { createHash } from 'node:crypto';
+import { fingerprint, fingerprintHex, type Fingerprint } from './fingerprints.js';
 import { foldText } from './fold.js';
 
 export interface PayoutContent {
@@ -28,8 +28,8 @@ export function batchStem(fileName: string): string {
     .trim();
 }
 
-/** Letters, digits and dashes: safe in an orderId and in a URL path. */
-function slug(stem: string): string {
+/** The stem as letters, digits and dashes: safe in an orderId and in a URL path. */
+export function batchSlug(stem: string): string {
   const text = foldText(stem)
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
@@ -37,20 +37,25 @@ function slug(stem: string): string {
 }
 
 /** A 64-bit fingerprint of the content that identifies a payout within its batch. */
-export function contentFingerprint(stem: string, content: PayoutContent): Buffer {
-  const normalised = [
-    slug(stem),
-    content.pixKeyType,
-    content.pixKey,
-    content.cpfCnpj,
-    String(content.valueCents),
-    foldText(content.name),
-  ].join('\u001f');
-  return createHash('sha256').update(normalised).digest().subarray(0, 8);
+export function contentFingerprint(slug: string, content: PayoutContent): Fingerprint {
+  const separator = '\u001f';
+  return fingerprint(
+    slug +
+      separator +
+      content.pixKeyType +
+      separator +
+      content.pixKey +
+      separator +
+      content.cpfCnpj +
+      separator +
+      String(content.valueCents) +
+      separator +
+      foldText(content.name),
+  );
 }
 
 /** `payroll-2026-11-3f9a0c1b2d4e5f60`, and `-2`, `-3`… for the second and later identical rows. */
-export function deriveOrderId(stem: string, fingerprint: Uint8Array, occurrence: number): string {
-  const id = `${slug(stem)}-${Buffer.from(fingerprint).toString('hex')}`;
+export function deriveOrderId(slug: string, key: Fingerprint, occurrence: number): string {
+  const id = `${slug}-${fingerprintHex(key)}`;
   return occurrence === 0 ? id : `${id}-${occurrence + 1}`;
 }

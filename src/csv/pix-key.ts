@@ -30,10 +30,15 @@ export const KEY_TYPES_ACCEPTED =
 
 /** `0`..`4` or a name; undefined when the text names no type. */
 export function parseKeyType(text: string): PixKeyTypeName | undefined {
+  // A file spells its types a handful of ways, on every row: remember the readings.
+  if (typeCache.has(text)) return typeCache.get(text);
   const folded = foldText(text);
-  if (/^[0-4]$/.test(folded)) return PIX_KEY_TYPES[Number(folded)];
-  return TYPE_NAMES[folded];
+  const type = /^[0-4]$/.test(folded) ? PIX_KEY_TYPES[Number(folded)] : TYPE_NAMES[folded];
+  if (typeCache.size < 256) typeCache.set(text, type);
+  return type;
 }
+
+const typeCache = new Map<string, PixKeyTypeName | undefined>();
 
 // Area codes (DDD) in use in Brazil.
 const AREA_CODES = new Set([

@@ -8,6 +8,7 @@
  * a damaged file (an unclosed quote at the end, a control total that does not match)
  * is held whole, even after some of its rows were read.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
@@ -135,10 +136,9 @@ export async function readPayoutFile(
   const { delimiter, hintLine } = detectDelimiter(headText);
   report.delimiter = delimiter;
 
-  const parser = Readable.from(decodedChunks(path, bom?.length ?? 0, encoding)).pipe(
+  const parser = source(path, bom?.length ?? 0, encoding).pipe(
     parse({
       delimiter,
-      raw: true,
       relax_column_count: true,
       relax_quotes: true,
       skip_empty_lines: false,
@@ -151,45 +151,47 @@ export async function readPayoutFile(
   let nextLine = 1;
   let line = 1;
   try {
-    for await (const { record, raw } of parser as AsyncIterable<{
-      record: string[];
-      raw: string;
-    }>) {
-      line = nextLine;
-      nextLine += countLineBreaks(raw);
-      if (line === 1 && hintLine) continue;
-      if (!validator) {
-        if (record.every((cell) => cell.trim() === '')) continue;
-        const header = mapHeader(record);
-        if (!header.ok) {
-          for (const problem of header.problems) unusable(`line ${line} (the header): ${problem}`);
-          return report;
+    for await (const batch of inBatches<string[]>(parser)) {
+      for (const record of batch) {
+        line = nextLine;
+        nextLine += 1 + lineBreaksWithin(record);
+        if (line === 1 && hintLine) continue;
+        if (!validator) {
+          if (record.every((cell) => cell.trim() === '')) continue;
+          const header = mapHeader(record);
+          if (!header.ok) {
+            for (const problem of header.problems)
+              unusable(`line ${line} (the header): ${problem}`);
+            return report;
+          }
+          report.header = {
+            line,
+            columns: Object.entries(header.columns).map(([field, column]) => ({
+              field: field as PayoutField,
+              heading: column.heading,
+            })),
+            ignored: header.ignored,
+            orderIdsDerived: !header.columns.orderId,
+          };
+          validator = createRowValidator({
+            columns: header.columns,
+            headingCount: record.length,
+            stem,
+            maxPayoutCents: options.maxPayoutCents,
+          });
+          continue;
         }
-        report.header = {
-          line,
-          columns: Object.entries(header.columns).map(([field, column]) => ({
-            field: field as PayoutField,
-            heading: column.heading,
-          })),
-          ignored: header.ignored,
-          orderIdsDerived: !header.columns.orderId,
-        };
-        validator = createRowValidator({
-          columns: header.columns,
-          headingCount: record.length,
-          stem,
-          maxPayoutCents: options.maxPayoutCents,
-        });
-        continue;
+        const outcome = validator.check(record, line);
+        if (outcome.kind === 'valid') {
+          report.valid++;
+          report.totalCents += outcome.payout.valueCents;
+        } else if (outcome.kind === 'invalid') report.invalid++;
+        else if (outcome.kind === 'skipped') report.skipped++;
+        else report.blank++;
+        // Awaited only when it is a promise: a tick per row is measurable on a million rows.
+        const handled = onRow(outcome);
+        if (handled) await handled;
       }
-      const outcome = validator.check(record, line);
-      if (outcome.kind === 'valid') {
-        report.valid++;
-        report.totalCents += outcome.payout.valueCents;
-      } else if (outcome.kind === 'invalid') report.invalid++;
-      else if (outcome.kind === 'skipped') report.skipped++;
-      else report.blank++;
-      await onRow(outcome);
     }
   } catch (error) {
     parser.destroy();
@@ -232,61 +234,106 @@ async function sniff(
   path: string,
 ): Promise<{ sha256: string; head: Uint8Array; invalidUtf8At: number | undefined }> {
   const hash = createHash('sha256');
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
   let head: Uint8Array | undefined;
   let offset = 0;
   let invalidUtf8At: number | undefined;
+  // A character cut between two chunks: its first bytes, checked with the next chunk.
+  let carry: Buffer = Buffer.alloc(0);
   for await (const chunk of createReadStream(path, {
     highWaterMark: CHUNK_BYTES,
   }) as AsyncIterable<Buffer>) {
     hash.update(chunk);
     head ??= chunk.subarray(0, HEAD_BYTES);
     if (invalidUtf8At === undefined) {
-      try {
-        utf8.decode(chunk, { stream: true });
-      } catch {
-        invalidUtf8At = offset;
-      }
+      const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      const cut = bytes.length - incompleteTail(bytes);
+      if (!isUtf8(bytes.subarray(0, cut))) invalidUtf8At = offset - carry.length;
+      carry = Buffer.from(bytes.subarray(cut));
     }
     offset += chunk.length;
   }
-  if (invalidUtf8At === undefined) {
-    try {
-      utf8.decode();
-    } catch {
-      invalidUtf8At = offset; // a character cut off at the end
-    }
-  }
+  if (invalidUtf8At === undefined && carry.length > 0) invalidUtf8At = offset - carry.length;
   return { sha256: hash.digest('hex'), head: head ?? new Uint8Array(), invalidUtf8At };
 }
 
-async function* decodedChunks(path: string, start: number, encoding: TextEncoding) {
-  const decoder = new TextDecoder(encoding);
-  for await (const chunk of createReadStream(path, {
-    start,
-    highWaterMark: CHUNK_BYTES,
-  }) as AsyncIterable<Buffer>) {
-    yield decoder.decode(chunk, { stream: true });
+/** How many bytes at the end start a UTF-8 character that the buffer does not finish. */
+function incompleteTail(bytes: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back] ?? 0;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return length > back ? back : 0;
   }
+  return 0;
+}
+
+/**
+ * The file's text for csv-parse. UTF-8 goes in as bytes (csv-parse decodes each field
+ * whole, so a character split between chunks is safe); other encodings are decoded
+ * here, since Node's own `latin1` is not Windows-1252 (€, “ ” and – differ).
+ */
+function source(path: string, start: number, encoding: TextEncoding): Readable {
+  const bytes = createReadStream(path, { start, highWaterMark: CHUNK_BYTES });
+  if (encoding === 'utf-8') return bytes;
+  return Readable.from(decoded(bytes, encoding));
+}
+
+async function* decoded(bytes: AsyncIterable<Buffer>, encoding: TextEncoding) {
+  const decoder = new TextDecoder(encoding);
+  for await (const chunk of bytes) yield decoder.decode(chunk, { stream: true });
   const tail = decoder.decode();
   if (tail !== '') yield tail;
 }
 
 /**
- * Line breaks in a record's raw text (CRLF, LF or CR each count once). csv-parse's raw
- * text ends with the first character of the record's own terminator, so the count is
- * the number of lines the record took; its own `info.lines` counts a quoted CRLF twice.
+ * Line breaks inside a record's fields (CRLF, LF or CR each count once): the record takes
+ * its own line plus these. csv-parse's `info.lines` would count a quoted CRLF twice.
  */
-function countLineBreaks(text: string): number {
+function lineBreaksWithin(record: readonly string[]): number {
   let count = 0;
-  for (let at = 0; at < text.length; at++) {
-    const code = text.charCodeAt(at);
-    if (code === 13) {
-      count++;
-      if (text.charCodeAt(at + 1) === 10) at++;
-    } else if (code === 10) count++;
+  for (const field of record) {
+    if (field.indexOf('\n') < 0 && field.indexOf('\r') < 0) continue;
+    for (let at = 0; at < field.length; at++) {
+      const code = field.charCodeAt(at);
+      if (code === 13) {
+        count++;
+        if (field.charCodeAt(at + 1) === 10) at++;
+      } else if (code === 10) count++;
+    }
   }
   return count;
+}
+
+/**
+ * The parser's records, a batch at a time: whatever is buffered when the stream becomes
+ * readable. One promise a batch instead of one a record (the stream's own iterator).
+ */
+async function* inBatches<T>(stream: Readable): AsyncGenerator<T[]> {
+  for (;;) {
+    const batch: T[] = [];
+    for (let item = stream.read() as T | null; item !== null; item = stream.read() as T | null) {
+      batch.push(item);
+    }
+    if (batch.length > 0) {
+      yield batch;
+      continue;
+    }
+    if (stream.errored) throw stream.errored;
+    if (stream.readableEnded) return;
+    await new Promise<void>((resolve, reject) => {
+      const settle = (error?: Error) => {
+        stream.off('readable', onReadable);
+        stream.off('end', onReadable);
+        stream.off('error', settle);
+        if (error) reject(error);
+        else resolve();
+      };
+      const onReadable = () => settle();
+      stream.on('readable', onReadable);
+      stream.on('end', onReadable);
+      stream.on('error', settle);
+    });
+  }
 }
 
 function describeParseError(error: unknown, line: number): string {

@@ -5,14 +5,13 @@
  * Terminology: a *row* is one data record of a file; a *payout* is a valid row as the
  * cash-out it becomes; a *batch* is the payouts of one file.
  */
-import { createHash } from 'node:crypto';
 import { PIX_KEY_TYPES, type CashOutRequest, type PixKeyTypeName } from '../gateway/contract.js';
 import { formatCents, parseCents, parseReais, type AmountReading } from './amount.js';
 import { readDocument } from './documents.js';
-import { FingerprintTable } from './fingerprints.js';
+import { FingerprintTable, fingerprint } from './fingerprints.js';
 import { CONTROL_CHARACTER, foldText } from './fold.js';
 import type { ColumnMap, PayoutField } from './header.js';
-import { contentFingerprint, deriveOrderId } from './order-id.js';
+import { batchSlug, contentFingerprint, deriveOrderId } from './order-id.js';
 import {
   KEY_TYPES_ACCEPTED,
   inferKey,
@@ -104,12 +103,16 @@ export function createRowValidator(options: RowValidatorOptions) {
   const readAmount: (text: string) => AmountReading = columns.valueCents ? parseCents : parseReais;
 
   const heading = (field: PayoutField) => columns[field]?.heading ?? field;
+  // Reused by every row: only the first problem's text outlives the row's check.
+  const problems: Problem[] = [];
+  const problem = (field: PayoutField, message: string) =>
+    problems.push({ column: heading(field), message });
+  const mapped = Object.entries(columns) as [PayoutField, { index: number }][];
+  const slug = batchSlug(options.stem);
 
   function check(cells: readonly string[], line: number): RowOutcome {
     const raw: RowCells = {};
-    for (const [field, column] of Object.entries(columns) as [PayoutField, { index: number }][]) {
-      raw[field] = cells[column.index] ?? '';
-    }
+    for (const [field, column] of mapped) raw[field] = cells[column.index] ?? '';
     if (cells.every((cell) => cell.trim() === '')) return { kind: 'blank', line };
     if (isTotalLine(cells, raw)) {
       const amount = readAmount(raw[amountField] ?? '');
@@ -123,10 +126,8 @@ export function createRowValidator(options: RowValidatorOptions) {
     if (amount.ok) totals.readableCents += amount.cents;
     else totals.unreadableAmountLines.push(line);
 
-    const problems: Problem[] = [];
+    problems.length = 0;
     const notes: RowNote[] = [];
-    const problem = (field: PayoutField, message: string) =>
-      problems.push({ column: heading(field), message });
 
     if (cells.length > options.headingCount) {
       const extra = cells.slice(options.headingCount).findIndex((cell) => cell.trim() !== '');
@@ -161,7 +162,7 @@ export function createRowValidator(options: RowValidatorOptions) {
 
     const name = (raw.name ?? '').replace(/\s+/g, ' ').trim();
     if (name === '') problem('name', "is empty: the recipient's name is required");
-    else if (!/^[\p{L}\p{N}]/u.test(name)) {
+    else if (!startsWithLetterOrDigit(name)) {
       problem(
         'name',
         `"${name}" does not look like a name: it must start with a letter or digit (a cell starting with = + - @ may be a spreadsheet formula)`,
@@ -222,15 +223,15 @@ export function createRowValidator(options: RowValidatorOptions) {
     }
 
     if (orderId !== undefined) {
-      const fingerprint = createHash('sha256').update(orderId).digest().subarray(0, 8);
-      const earlier = seenOrderIds.get(fingerprint);
+      const idPrint = fingerprint(orderId);
+      const earlier = seenOrderIds.get(idPrint);
       if (earlier !== undefined) {
         problem(
           'orderId',
           `"${orderId}" is already used on line ${earlier}: each row needs its own order reference`,
         );
       } else {
-        seenOrderIds.set(fingerprint, line);
+        seenOrderIds.set(idPrint, line);
       }
     }
 
@@ -259,10 +260,10 @@ export function createRowValidator(options: RowValidatorOptions) {
         valueCents: amount.cents,
         name,
       };
-      const fingerprint = contentFingerprint(options.stem, content);
-      const occurrence = occurrences.get(fingerprint) ?? 0;
-      occurrences.set(fingerprint, occurrence + 1);
-      orderId = deriveOrderId(options.stem, fingerprint, occurrence);
+      const contentPrint = contentFingerprint(slug, content);
+      const occurrence = occurrences.get(contentPrint) ?? 0;
+      occurrences.set(contentPrint, occurrence + 1);
+      orderId = deriveOrderId(slug, contentPrint, occurrence);
       orderIdDerived = true;
     }
     return {
@@ -300,4 +301,11 @@ function readPersonPhone(text: string): string | undefined {
   if (brazilian) return brazilian;
   const digits = text.replace(/[\s().-]/g, '');
   return /^\+(?!55)[1-9]\d{7,14}$/.test(digits) ? digits : undefined;
+}
+
+function startsWithLetterOrDigit(text: string): boolean {
+  const code = text.charCodeAt(0);
+  const asciiAlphanumeric =
+    (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+  return asciiAlphanumeric || /^[\p{L}\p{N}]/u.test(text);
 }

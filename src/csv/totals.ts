@@ -70,11 +70,11 @@ export function checkControlTotals(totals: RowTotals, controls: readonly Control
     const sumDiffers = control.cents !== undefined && control.cents !== totals.readableCents;
     if (!rowsDiffer && !sumDiffers) continue;
     const ours = [
-      control.rows !== undefined ? `${totals.rows} rows` : undefined,
+      control.rows !== undefined ? rowCount(totals.rows) : undefined,
       control.cents !== undefined ? formatCents(totals.readableCents) : undefined,
     ].filter(Boolean);
     const theirs = [
-      control.rows !== undefined ? `${control.rows} rows` : undefined,
+      control.rows !== undefined ? rowCount(control.rows) : undefined,
       control.cents !== undefined ? formatCents(control.cents) : undefined,
     ].filter(Boolean);
     problems.push(
@@ -82,4 +82,8 @@ export function checkControlTotals(totals: RowTotals, controls: readonly Control
     );
   }
   return problems;
+}
+
+function rowCount(rows: number): string {
+  return rows === 1 ? '1 row' : `${rows} rows`;
 }

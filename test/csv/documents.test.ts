@@ -29,11 +29,14 @@ describe('CPF and CNPJ check digits', () => {
     expect(isValidCnpj(value)).toBe(valid);
   });
 
-  it('accepts every generated CPF, and rejects it with any one digit changed', () => {
+  // Not "any one digit": CPF maps remainders 0 and 1 to the same check digit, so some
+  // changes to the body go unseen (fast-check found 291722446 -> 191722446). A changed
+  // check digit is always seen.
+  it('accepts every generated CPF, and rejects it with a check digit changed', () => {
     fc.assert(
       fc.property(
         digits(9).filter(notAllSame),
-        fc.integer({ min: 0, max: 10 }),
+        fc.integer({ min: 9, max: 10 }),
         fc.integer({ min: 1, max: 9 }),
         (base, at, shift) => {
           const cpf = withCheckDigits(base);

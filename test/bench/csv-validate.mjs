@@ -1,0 +1,126 @@
+// Validate speed and memory on a generated payout file (Brazilian Excel style, no orderId
+// column, so every orderId is derived), against bare csv-parse on the same file in the same
+// process. Prints one JSON line per size. The ratio is the figure to watch; rows/s follows
+// the machine. Peak RSS is the child's own maximum after its first, cold validate.
+import { spawnSync } from 'node:child_process';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { once } from 'node:events';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse';
+import { readPayoutFile } from '../../dist/csv/reader.js';
+import { withCheckDigits } from '../../dist/csv/documents.js';
+
+const SIZES = (process.env.BENCH_CSV_ROWS ?? '100000,1000000').split(',').map(Number);
+const NAMES = [
+  'Ana Souza',
+  'João Conceição',
+  'Maria das Graças',
+  'Açougue São Jorge Ltda',
+  'Bruno Lima',
+  'Zoë Araújo',
+];
+
+async function generate(path, rows) {
+  const out = createWriteStream(path);
+  const write = async (text) => {
+    if (!out.write(text)) await once(out, 'drain');
+  };
+  await write('Favorecido;CPF/CNPJ;E-mail;Celular;Tipo de Chave;Chave PIX;Valor (R$)\r\n');
+  for (let i = 0; i < rows; i++) {
+    const cpf = withCheckDigits(String(100_000_000 + i * 7).slice(0, 9));
+    const doc = `${cpf.slice(0, 3)}.${cpf.slice(3, 6)}.${cpf.slice(6, 9)}-${cpf.slice(9)}`;
+    const cents = 10_000 + ((i * 7919) % 900_000);
+    const reais = `${Math.trunc(cents / 100)
+      .toString()
+      .replace(/\B(?=(\d{3})+(?!\d))/g, '.')},${String(cents % 100).padStart(2, '0')}`;
+    const name = `${NAMES[i % NAMES.length]} ${i}`;
+    const key = i % 3 === 0 ? `pessoa${i}@example.com` : doc;
+    const type = i % 3 === 0 ? 'E-mail' : 'CPF';
+    await write(
+      `${name};${doc};pessoa${i}@example.com;(11) 9${String(8000_0000 + (i % 9999_9999)).slice(0, 8)};${type};${key};R$ ${reais}\r\n`,
+    );
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+async function validate(path) {
+  let valid = 0;
+  let invalid = 0;
+  const started = performance.now();
+  await readPayoutFile(
+    path,
+    {
+      encoding: 'auto',
+      maxFileBytes: 4 * 1024 ** 3,
+      maxPayoutCents: 1e12,
+      maxFileCents: Number.MAX_SAFE_INTEGER,
+    },
+    (row) => {
+      if (row.kind === 'valid') valid++;
+      else if (row.kind === 'invalid') invalid++;
+    },
+  );
+  return { ms: performance.now() - started, valid, invalid };
+}
+
+async function bareParse(path) {
+  const started = performance.now();
+  let records = 0;
+  for await (const _record of createReadStream(path).pipe(parse({ delimiter: ';' }))) records++;
+  return { ms: performance.now() - started, records };
+}
+
+// The first validate runs cold, and its peak RSS is read before anything else runs.
+// Then each side runs twice more, alternating, and the best time of each is compared,
+// so neither gains from the other having warmed up the parser.
+async function measure(path) {
+  const first = await validate(path);
+  const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+  const bare = [await bareParse(path)];
+  const runs = [first, await validate(path)];
+  bare.push(await bareParse(path));
+  return {
+    valid: first.valid,
+    invalid: first.invalid,
+    records: bare[0].records,
+    validateMs: Math.min(...runs.map((r) => r.ms)),
+    bareMs: Math.min(...bare.map((r) => r.ms)),
+    peakRssMb,
+  };
+}
+
+if (process.argv[2] === 'measure') {
+  console.log(JSON.stringify(await measure(process.argv[3])));
+} else {
+  const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-'));
+  try {
+    for (const rows of SIZES) {
+      const path = join(folder, `bench-${rows}.csv`);
+      await generate(path, rows);
+      const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), 'measure', path], {
+        encoding: 'utf8',
+      });
+      if (child.status !== 0) throw new Error(child.stderr);
+      const m = JSON.parse(child.stdout);
+      if (m.valid !== rows || m.invalid !== 0)
+        throw new Error(`expected ${rows} valid rows, got ${m.valid} valid, ${m.invalid} invalid`);
+      console.log(
+        JSON.stringify({
+          bench: 'csv-validate',
+          rows,
+          fileMb: Math.round(statSync(path).size / 1024 / 1024),
+          validateRowsPerSec: Math.round(rows / (m.validateMs / 1000)),
+          bareCsvParseRowsPerSec: Math.round(m.records / (m.bareMs / 1000)),
+          validateToBareRatio: Number((m.validateMs / m.bareMs).toFixed(2)),
+          validatePeakRssMb: m.peakRssMb,
+        }),
+      );
+      rmSync(path);
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { useTempFolder, writeFile } from '../support/files.js';
+
+const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
+
+describe('payouts validate', () => {
+  const folder = useTempFolder();
+
+  it('passes the clean sample: exit 0, no network', async () => {
+    const result = await runCli(['validate', join(SAMPLES, 'payroll-2026-11.csv')]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /^payroll-2026-11\.csv: 6 rows: 6 valid, 0 invalid, 0 skipped; valid rows total R\$ 27\.111,15$/m,
+    );
+    expect(result.stderr).not.toContain('SANDBOX');
+  });
+
+  it('reads the Brazilian Excel sample, skipping its total line', async () => {
+    const result = await runCli(['validate', join(SAMPLES, 'fornecedores-2026-11.csv'), '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      rows: 5,
+      valid: 5,
+      invalid: 0,
+      skipped: 1,
+      total: 2_609_865,
+      encoding: 'windows-1252',
+      delimiter: ';',
+      orderIdsDerived: true,
+      errors: [],
+      fileErrors: [],
+      skippedLines: [{ line: 7, reason: 'a total line, not a payout' }],
+    });
+  });
+
+  it('explains every mistake by line and column, exit 2', async () => {
+    const result = await runCli(['validate', join(SAMPLES, 'payroll-with-mistakes.csv')]);
+    expect(result.code).toBe(2);
+    for (const expected of [
+      'line 3, column "CPF": 321.654.987-90 is not a valid CPF',
+      'line 5, column "Valor": "1,5E+03" was turned into scientific notation',
+      'line 6, column "Nome": is empty',
+      'line 8, column "Referência": "ref-006" is already used on line 7',
+      'line 10, column "Chave Pix": 11999999975 could be a CPF or a phone number',
+      'line 12, column "Valor": 1.234 could mean thousands or decimals',
+      'line 4, column "CPF": leading zeros restored: 1234567890 read as 01234567890',
+    ]) {
+      expect(result.stdout).toContain(expected);
+    }
+  });
+
+  it('--json gives the figures and the errors; --report writes every row, formula-safe', async () => {
+    const reportPath = join(folder(), 'report.csv');
+    const result = await runCli([
+      'validate',
+      join(SAMPLES, 'payroll-with-mistakes.csv'),
+      '--json',
+      '--report',
+      reportPath,
+    ]);
+    expect(result.code).toBe(2);
+    const json = JSON.parse(result.stdout);
+    expect(json).toMatchObject({
+      rows: 12,
+      valid: 3,
+      invalid: 9,
+      skipped: 0,
+      total: 422_540,
+      fileErrors: [],
+    });
+    expect(json.errors).toHaveLength(9);
+    expect(json.errors[0]).toEqual({
+      line: 3,
+      column: 'CPF',
+      message: expect.stringContaining('not a valid CPF'),
+    });
+
+    const records = parse(readFileSync(reportPath), { columns: true }) as Record<string, string>[];
+    expect(records.map((r) => r['line'])).toEqual([
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+      '9',
+      '10',
+      '11',
+      '12',
+      '13',
+    ]);
+    expect(records.filter((r) => r['status'] === 'valid')).toHaveLength(3);
+    const formula = records.find((r) => r['line'] === '9');
+    expect(formula?.['name']).toBe('\'=HYPERLINK("http://example.com","Clique")');
+    for (const record of records) {
+      for (const cell of Object.values(record)) expect(cell).not.toMatch(/^[=+\-@]/);
+    }
+  });
+
+  it('exit 1 with the reason when the file cannot be used', async () => {
+    const empty = writeFile(folder(), 'empty.csv', '');
+    const result = await runCli(['validate', empty]);
+    expect(result.code).toBe(1);
+    expect(result.stdout.trim()).toBe('empty.csv cannot be used: it is empty (0 bytes)');
+    const json = await runCli(['validate', empty, '--json']);
+    expect(JSON.parse(json.stdout).fileErrors).toEqual([
+      { kind: 'unusable', message: 'is empty (0 bytes)' },
+    ]);
+  });
+
+  it('exit 2 and "held" when a control total does not match', async () => {
+    const path = writeFile(
+      folder(),
+      'payroll.csv',
+      'name,email,phone,cpfCnpj,pixKey,amount\nAna,ana@example.com,11987654321,52998224725,52998224725,"10,00"\n',
+    );
+    writeFile(folder(), 'payroll.csv.total', 'rows: 2\n');
+    const result = await runCli(['validate', path]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain(
+      'Held, nothing in this file will be paid: control total mismatch: the file has 1 row, but payroll.csv.total says 2 rows',
+    );
+  });
+});

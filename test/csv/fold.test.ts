@@ -1,0 +1,38 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { foldText } from '../../src/csv/fold.js';
+
+/** The definition foldText's fast paths must agree with. */
+const reference = (text: string) =>
+  text
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
+
+describe('foldText', () => {
+  it.each([
+    ['  João   da Conceição ', 'joao da conceicao'],
+    ['AÇOUGUE SÃO JORGE', 'acougue sao jorge'],
+    ['Zoë Ångström', 'zoe angstrom'],
+    ['Straße Æsir', 'straße æsir'],
+    ['Łódź', 'łodz'],
+  ])('%j -> %j', (text, folded) => {
+    expect(foldText(text)).toBe(folded);
+  });
+
+  it('agrees with decomposing and dropping the marks, for any text', () => {
+    const latin = fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c));
+    const any = fc.oneof(latin, fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
+    fc.assert(
+      fc.property(
+        fc.array(any, { maxLength: 30 }).map((a) => a.join('')),
+        (text) => {
+          expect(foldText(text)).toBe(reference(text));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});

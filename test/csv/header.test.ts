@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { foldHeading } from '../../src/csv/fold.js';
+import { MAX_COLUMNS, mapHeader } from '../../src/csv/header.js';
+
+describe('foldHeading', () => {
+  it.each([
+    ['Valor (R$)', 'valor'],
+    ['Tipo de Chave', 'tipodechave'],
+    ['CPF/CNPJ', 'cpfcnpj'],
+    ['E-mail', 'email'],
+    ['Valor R$', 'valorrs'],
+    ['orderId', 'orderid'],
+    ['  Order ID ', 'orderid'],
+    ['BENEFICIÁRIO', 'beneficiario'],
+    ['Referência', 'referencia'],
+  ])('%j -> %j', (heading, folded) => {
+    expect(foldHeading(heading)).toBe(folded);
+  });
+});
+
+describe('mapHeader', () => {
+  it('maps English headings', () => {
+    const reading = mapHeader([
+      'orderId',
+      'name',
+      'email',
+      'phone',
+      'cpfCnpj',
+      'pixKeyType',
+      'pixKey',
+      'value',
+    ]);
+    expect(reading).toEqual({
+      ok: true,
+      ignored: [],
+      columns: {
+        orderId: { index: 0, heading: 'orderId' },
+        name: { index: 1, heading: 'name' },
+        email: { index: 2, heading: 'email' },
+        phone: { index: 3, heading: 'phone' },
+        cpfCnpj: { index: 4, heading: 'cpfCnpj' },
+        pixKeyType: { index: 5, heading: 'pixKeyType' },
+        pixKey: { index: 6, heading: 'pixKey' },
+        valueCents: { index: 7, heading: 'value' },
+      },
+    });
+  });
+
+  it('maps Portuguese headings from a Brazilian Excel export, keeping unknown columns aside', () => {
+    const reading = mapHeader([
+      'Favorecido',
+      'CPF/CNPJ',
+      'E-mail',
+      'Celular',
+      'Tipo de Chave',
+      'Chave PIX',
+      'Valor (R$)',
+      'Observação',
+      '',
+    ]);
+    expect(reading.ok).toBe(true);
+    if (!reading.ok) return;
+    expect(reading.columns.amountReais).toEqual({ index: 6, heading: 'Valor (R$)' });
+    expect(reading.columns.pixKeyType?.heading).toBe('Tipo de Chave');
+    expect(reading.columns.orderId).toBeUndefined();
+    expect(reading.ignored).toEqual(['Observação']);
+  });
+
+  it('names every missing column and the headings it accepts', () => {
+    const reading = mapHeader(['nome', 'chave']);
+    expect(reading.ok).toBe(false);
+    if (reading.ok) return;
+    expect(reading.problems).toHaveLength(1);
+    const [problem] = reading.problems;
+    expect(problem).toMatch(
+      /^missing columns: recipient's e-mail \(accepted headings: email, e-mail\); recipient's phone/,
+    );
+    expect(problem).toContain(
+      "recipient's CPF/CNPJ (accepted headings: cpfCnpj, CPF/CNPJ, documento, CPF, CNPJ, CNPJ/CPF)",
+    );
+    expect(problem).toContain('the amount: amount in reais (accepted headings: amount, valor');
+    expect(problem).not.toContain('Pix key (');
+  });
+
+  it('refuses two columns for one field, and two kinds of amount', () => {
+    const reading = mapHeader([
+      'nome',
+      'email',
+      'telefone',
+      'CPF',
+      'CNPJ',
+      'chave',
+      'valor',
+      'value',
+    ]);
+    expect(reading).toEqual({
+      ok: false,
+      problems: [
+        `columns "CPF" and "CNPJ" both give the recipient's CPF/CNPJ: keep one`,
+        `both "value" (cents) and "valor" (reais) give the amount: keep one`,
+      ],
+    });
+  });
+
+  it('refuses a header with too many columns', () => {
+    const reading = mapHeader(Array.from({ length: 100_000 }, (_, i) => `c${i}`));
+    expect(reading).toEqual({
+      ok: false,
+      problems: [`the header has 100000 columns; a payout file has at most ${MAX_COLUMNS}`],
+    });
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { batchSlug, batchStem, contentFingerprint, deriveOrderId } from '../../src/csv/order-id.js';
+
+describe('batchStem', () => {
+  it.each([
+    ['payroll-2026-11.csv', 'payroll-2026-11'],
+    ['/srv/inbox/payroll-2026-11.CSV', 'payroll-2026-11'],
+    ['payroll-2026-11 (1).csv', 'payroll-2026-11'],
+    ['payroll-2026-11 - Copy.csv', 'payroll-2026-11'],
+    ['payroll-2026-11 - Copy (2).csv', 'payroll-2026-11'],
+    ['Cópia de payroll-2026-11.csv', 'payroll-2026-11'],
+    ['fornecedores.txt', 'fornecedores'],
+    ['bonus 2026.csv', 'bonus 2026'],
+  ])('%j -> %j', (name, stem) => {
+    expect(batchStem(name)).toBe(stem);
+  });
+});
+
+describe('batchSlug', () => {
+  it.each([
+    ['Folha Março', 'folha-marco'],
+    ['payroll-2026-11', 'payroll-2026-11'],
+    ["=cmd|' /C calc'!A0", 'cmd-c-calc-a0'],
+    ['***', 'payout'],
+    ['x'.repeat(80), 'x'.repeat(38)],
+  ])('%j -> %j', (stem, slug) => {
+    expect(batchSlug(stem)).toBe(slug);
+  });
+});
+
+describe('deriveOrderId', () => {
+  const content = {
+    pixKeyType: 'CPF',
+    pixKey: '52998224725',
+    cpfCnpj: '52998224725',
+    valueCents: 1000,
+    name: 'Ana Souza',
+  };
+
+  it('is stable, and numbers identical rows', () => {
+    const slug = batchSlug('Folha Março');
+    const fingerprint = contentFingerprint(slug, content);
+    expect(deriveOrderId(slug, fingerprint, 0)).toMatch(/^folha-marco-[0-9a-f]{16}$/);
+    expect(deriveOrderId(slug, fingerprint, 1)).toBe(`${deriveOrderId(slug, fingerprint, 0)}-2`);
+    expect(contentFingerprint(slug, content)).toEqual(fingerprint);
+  });
+
+  it('ignores accents, case and spacing of the name, but not the amount, key or batch', () => {
+    const base = contentFingerprint('payroll', content);
+    expect(contentFingerprint('payroll', { ...content, name: ' ANA  souza ' })).toEqual(base);
+    expect(contentFingerprint('payroll', { ...content, name: 'Ána Souza' })).toEqual(base);
+    expect(contentFingerprint('payroll', { ...content, valueCents: 1001 })).not.toEqual(base);
+    expect(contentFingerprint('payroll', { ...content, pixKey: '11144477735' })).not.toEqual(base);
+    expect(contentFingerprint('bonus', content)).not.toEqual(base);
+  });
+
+  it('keeps to the characters and length an orderId allows', () => {
+    const slug = batchSlug("=cmd|' /C calc'!A0 " + 'x'.repeat(80));
+    expect(deriveOrderId(slug, contentFingerprint(slug, content), 0)).toMatch(
+      /^[a-z0-9-]{1,38}-[0-9a-f]{16}$/,
+    );
+  });
+});

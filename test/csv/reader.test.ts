@@ -1,0 +1,339 @@
+import { describe, expect, it } from 'vitest';
+import { readPayoutFile, type ReadOptions } from '../../src/csv/reader.js';
+import type { RowOutcome } from '../../src/csv/row.js';
+import { createRandom } from '../../src/sandbox/faults.js';
+import { useTempFolder, writeFile } from '../support/files.js';
+
+const OPTIONS: ReadOptions = {
+  encoding: 'auto',
+  maxFileBytes: 512 * 1024 * 1024,
+  maxPayoutCents: 10_000_000,
+  maxFileCents: 1_000_000_000,
+};
+
+async function readAll(path: string, options: Partial<ReadOptions> = {}) {
+  const rows: RowOutcome[] = [];
+  const report = await readPayoutFile(path, { ...OPTIONS, ...options }, (row) => {
+    rows.push(row);
+  });
+  return { report, rows };
+}
+
+const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,value';
+const ROW = (id: string, name = 'Ana Souza', cents = '1000') =>
+  `${id},${name},ana@example.com,11987654321,52998224725,CPF,52998224725,${cents}`;
+
+const lines = (rows: RowOutcome[]) => rows.map((row) => `${row.line}:${row.kind}`);
+const valid = (rows: RowOutcome[]) =>
+  rows.flatMap((row) => (row.kind === 'valid' ? [row.payout] : []));
+
+describe('readPayoutFile', () => {
+  const folder = useTempFolder();
+
+  it('reads a clean UTF-8 file', async () => {
+    const path = writeFile(
+      folder(),
+      'payroll.csv',
+      `${HEADER}\n${ROW('p-1')}\n${ROW('p-2', 'Bia', '2500')}\n`,
+    );
+    const { report, rows } = await readAll(path);
+    expect(report).toMatchObject({
+      encoding: 'utf-8',
+      delimiter: ',',
+      rows: 2,
+      valid: 2,
+      invalid: 0,
+      totalCents: 3500,
+      problems: [],
+    });
+    expect(report.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(lines(rows)).toEqual(['2:valid', '3:valid']);
+  });
+
+  it('strips a UTF-8 byte-order mark before the header', async () => {
+    const path = writeFile(
+      folder(),
+      'bom.csv',
+      Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from(`${HEADER}\r\n${ROW('p-1', 'João')}\r\n`),
+      ]),
+    );
+    const { report, rows } = await readAll(path);
+    expect(report).toMatchObject({ encoding: 'utf-8', valid: 1 });
+    expect(valid(rows)[0]?.name).toBe('João');
+  });
+
+  it('detects Windows-1252 from its bytes, semicolons, CRLF, reais and a total line', async () => {
+    const text =
+      'Favorecido;CPF/CNPJ;E-mail;Telefone;Tipo de Chave;Chave PIX;Valor (R$)\r\n' +
+      'João Conceição;529.982.247-25;joao@example.com;(11) 98765-4321;CPF;529.982.247-25;R$ 1.234,56\r\n' +
+      'Açougue São Jorge;11.222.333/0001-81;fin@example.com;(11) 3456-7890;CNPJ;11.222.333/0001-81;R$ 100,00\r\n' +
+      'Total;;;;;;R$ 1.334,56\r\n';
+    const path = writeFile(folder(), 'fornecedores.csv', Buffer.from(text, 'latin1'));
+    const { report, rows } = await readAll(path);
+    expect(report).toMatchObject({
+      encoding: 'windows-1252',
+      delimiter: ';',
+      valid: 2,
+      skipped: 1,
+      totalCents: 133_456,
+      problems: [],
+    });
+    expect(valid(rows).map((p) => p.name)).toEqual(['João Conceição', 'Açougue São Jorge']);
+    expect(report.header?.orderIdsDerived).toBe(true);
+    expect(lines(rows)).toEqual(['2:valid', '3:valid', '4:skipped']);
+  });
+
+  it('reads UTF-16 with a byte-order mark (Excel "Unicode text"), tab-delimited', async () => {
+    const text = `${HEADER.replaceAll(',', '\t')}\r\n${ROW('p-1', 'Zoë').replaceAll(',', '\t')}\r\n`;
+    const path = writeFile(
+      folder(),
+      'unicode.txt',
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]),
+    );
+    const { report, rows } = await readAll(path);
+    expect(report).toMatchObject({ encoding: 'utf-16le', delimiter: '\t', valid: 1 });
+    expect(valid(rows)[0]?.name).toBe('Zoë');
+  });
+
+  it('reads a character cut between two 256 KiB chunks as one character', async () => {
+    // Pad so that the two bytes of "ã" fall on either side of the chunk boundary.
+    const head = `${HEADER}\n`;
+    const filler = Array.from({ length: 3000 }, (_, i) => ROW(`f-${i}`)).join('\n') + '\n';
+    const prefix = `p-x,`;
+    const pad = 256 * 1024 - Buffer.byteLength(head + filler + prefix) - 1;
+    const name = `${'N'.repeat(pad)}ão`;
+    const text = `${head}${filler}${prefix}${name},ana@example.com,11987654321,52998224725,CPF,52998224725,1000\n`;
+    expect(Buffer.from(text).subarray(256 * 1024 - 1, 256 * 1024 + 1)).toEqual(Buffer.from('ã'));
+    const { report, rows } = await readAll(writeFile(folder(), 'boundary.csv', text), {
+      maxFileCents: 1e12,
+    });
+    expect(report).toMatchObject({ encoding: 'utf-8', invalid: 1 }); // the name is over 140 characters
+    const last = rows.at(-1);
+    expect(last?.kind === 'invalid' && last.cells.name?.endsWith('Não')).toBe(true);
+  });
+
+  it('finds a Windows-1252 byte far into an otherwise ASCII file', async () => {
+    const filler = Array.from({ length: 5000 }, (_, i) => ROW(`f-${i}`)).join('\n');
+    const text = Buffer.concat([
+      Buffer.from(`${HEADER}\n${filler}\n`),
+      Buffer.from(`${ROW('p-x', 'João')}\n`, 'latin1'),
+    ]);
+    const { report, rows } = await readAll(writeFile(folder(), 'late.csv', text), {
+      maxFileCents: 1e12,
+    });
+    expect(report).toMatchObject({ encoding: 'windows-1252', valid: 5001 });
+    expect(valid(rows).at(-1)?.name).toBe('João');
+  });
+
+  it('honours a forced encoding, and says when forced UTF-8 does not fit', async () => {
+    const path = writeFile(
+      folder(),
+      'latin.csv',
+      Buffer.from(`${HEADER}\n${ROW('p-1', 'João')}\n`, 'latin1'),
+    );
+    expect((await readAll(path, { encoding: 'latin1' })).report.encoding).toBe('windows-1252');
+    const forced = await readAll(path, { encoding: 'utf-8' });
+    expect(forced.report.problems).toEqual([
+      {
+        kind: 'unusable',
+        message: expect.stringMatching(
+          /is not valid UTF-8 .* but encoding is set to utf-8: use auto or windows-1252/,
+        ),
+      },
+    ]);
+  });
+
+  it('keeps line numbers true across quoted delimiters, quoted line breaks and blank lines', async () => {
+    const text = `sep=,\r\n${HEADER}\r\n${ROW('p-1', '"Souza, Ana"')}\r\n${ROW('p-2', '"Ana\r\nMaria"')}\r\n\r\n,,,,,,,\r\n${ROW('p-3', 'Bad', 'x')}\r\n`;
+    const path = writeFile(folder(), 'quoted.csv', text);
+    const { report, rows } = await readAll(path);
+    expect(lines(rows)).toEqual(['3:valid', '4:valid', '6:blank', '7:blank', '8:invalid']);
+    expect(valid(rows).map((p) => p.name)).toEqual(['Souza, Ana', 'Ana Maria']);
+    expect(report).toMatchObject({ rows: 3, valid: 2, invalid: 1, blank: 2 });
+  });
+
+  it('holds a file whose total line does not match, with both figures', async () => {
+    const path = writeFile(
+      folder(),
+      'cut.csv',
+      `${HEADER}\n${ROW('p-1')}\n${ROW('p-2')}\nTotal,,,,,,,3000\n`,
+    );
+    const { report } = await readAll(path);
+    expect(report.problems).toEqual([
+      {
+        kind: 'held',
+        message:
+          'control total mismatch: the file has R$ 20,00, but the total line (line 4) says R$ 30,00; the file may be truncated or edited, so none of it is paid',
+      },
+    ]);
+  });
+
+  it('checks a sidecar .total file, and holds the file on a mismatch or an unreadable sidecar', async () => {
+    const path = writeFile(folder(), 'payroll.csv', `${HEADER}\n${ROW('p-1')}\n${ROW('p-2')}\n`);
+    writeFile(folder(), 'payroll.csv.total', 'rows: 2\ntotal: 20,00\n');
+    expect((await readAll(path)).report.problems).toEqual([]);
+    writeFile(folder(), 'payroll.csv.total', 'rows: 3\ntotal: 30,00\n');
+    expect((await readAll(path)).report.problems).toEqual([
+      {
+        kind: 'held',
+        message: expect.stringContaining(
+          'the file has 2 rows and R$ 20,00, but payroll.csv.total says 3 rows and R$ 30,00',
+        ),
+      },
+    ]);
+    writeFile(folder(), 'payroll.csv.total', 'about 2 rows\n');
+    expect((await readAll(path)).report.problems).toEqual([
+      { kind: 'held', message: expect.stringContaining('payroll.csv.total line 1') },
+    ]);
+  });
+
+  it('holds a file over the per-file limit, and refuses one over the size limit unread', async () => {
+    const path = writeFile(
+      folder(),
+      'big.csv',
+      `${HEADER}\n${ROW('p-1', 'A', '600')}\n${ROW('p-2', 'B', '600')}\n`,
+    );
+    expect((await readAll(path, { maxFileCents: 1000 })).report.problems).toEqual([
+      {
+        kind: 'held',
+        message:
+          'its valid rows add up to R$ 12,00, over the limit of R$ 10,00 per file (maxFileCents)',
+      },
+    ]);
+    const tooBig = await readAll(path, { maxFileBytes: 10 });
+    expect(tooBig.report.problems[0]?.message).toMatch(/over the limit of 10 \(maxFileBytes\)/);
+    expect(tooBig.rows).toEqual([]);
+  });
+
+  it('gives the same fingerprint to the same bytes under another name', async () => {
+    const text = `${HEADER}\n${ROW('p-1')}\n`;
+    const a = await readAll(writeFile(folder(), 'a.csv', text));
+    const b = await readAll(writeFile(folder(), 'b.csv', text));
+    expect(a.report.sha256).toBe(b.report.sha256);
+  });
+
+  it('maps the unchanged rows of a corrected copy to the same derived orderIds', async () => {
+    const header = 'name,email,phone,cpfCnpj,pixKey,amount';
+    const good = 'Ana Souza,ana@example.com,11987654321,52998224725,52998224725,"1.000,00"';
+    const twin = good; // two identical payouts in one file are two payouts
+    const fixedLater = 'Bruno Lima,bruno@example,11987654322,11144477735,bruno@example.com,"50,00"';
+    const first = await readAll(
+      writeFile(folder(), 'payroll-11.csv', [header, good, twin, fixedLater].join('\n')),
+    );
+    expect(first.report).toMatchObject({ valid: 2, invalid: 1 });
+    const corrected = await readAll(
+      writeFile(
+        folder(),
+        'payroll-11 (1).csv',
+        [header, good, twin, fixedLater.replace('bruno@example,', 'bruno@example.com,')].join('\n'),
+      ),
+    );
+    expect(corrected.report).toMatchObject({ valid: 3, invalid: 0 });
+    const before = valid(first.rows).map((p) => p.orderId);
+    const after = valid(corrected.rows).map((p) => p.orderId);
+    expect(after.slice(0, 2)).toEqual(before);
+    expect(new Set(after).size).toBe(3);
+    expect(after[1]).toBe(`${after[0]}-2`);
+  });
+});
+
+describe('hostile files: a clear error or per-row messages, never a crash or a hang', () => {
+  const folder = useTempFolder();
+  const unusable = async (path: string, message: RegExp) => {
+    const { report } = await readAll(path);
+    expect(report.problems).toEqual([
+      { kind: 'unusable', message: expect.stringMatching(message) },
+    ]);
+  };
+
+  it('random bytes', async () => {
+    const random = createRandom(7);
+    const bytes = Uint8Array.from({ length: 64 * 1024 }, () => Math.floor(random() * 256));
+    await unusable(
+      writeFile(folder(), 'random.csv', bytes),
+      /not a CSV text file: it holds NUL bytes/,
+    );
+  });
+
+  it('random bytes without NULs', async () => {
+    const random = createRandom(8);
+    const bytes = Uint8Array.from({ length: 64 * 1024 }, () => 1 + Math.floor(random() * 255));
+    const { report } = await readAll(writeFile(folder(), 'random.csv', bytes));
+    expect(report.problems[0]?.kind).toBe('unusable');
+    expect(report.valid).toBe(0);
+  });
+
+  it('a 50 MB single line', async () => {
+    const path = writeFile(folder(), 'line.csv', Buffer.alloc(50 * 1024 * 1024, 'a'));
+    await unusable(path, /^line 1 is longer than 100000 characters/);
+  });
+
+  it('a header only', async () => {
+    await unusable(
+      writeFile(folder(), 'header.csv', `${HEADER}\r\n`),
+      /^has a header but no payout rows$/,
+    );
+  });
+
+  it('a header of 100,000 columns', async () => {
+    const header = Array.from({ length: 100_000 }, (_, i) => `c${i}`).join(',');
+    await unusable(
+      writeFile(folder(), 'wide.csv', `${header}\n1\n`),
+      /^line 1 is longer than|has 100000 columns/,
+    );
+    const narrower = Array.from({ length: 2000 }, (_, i) => `c${i}`).join(',');
+    await unusable(
+      writeFile(folder(), 'wide.csv', `${narrower}\n1\n`),
+      /the header has 2000 columns; a payout file has at most 1000/,
+    );
+  });
+
+  it('formula-looking cells are per-row errors, and the good rows stay good', async () => {
+    const text = `${HEADER}\n${ROW('p-1')}\n${ROW('p-2', '"=HYPERLINK(""http://evil"",""x"")"')}\n${ROW('p-3', "=cmd|' /C calc'!A0")}\n${ROW('p-4', '+1')}\n${ROW('p-5', '@SUM(1)')}\n`;
+    const { report, rows } = await readAll(writeFile(folder(), 'formula.csv', text));
+    expect(report).toMatchObject({ valid: 1, invalid: 4, problems: [] });
+    expect(
+      rows.filter((r) => r.kind === 'invalid').map((r) => r.kind === 'invalid' && r.column),
+    ).toEqual(['name', 'name', 'name', 'name']);
+  });
+
+  it('NUL bytes at the start, and a NUL inside one cell later on', async () => {
+    await unusable(
+      writeFile(folder(), 'nul.csv', `\u0000\u0000${HEADER}\n${ROW('p-1')}\n`),
+      /holds NUL bytes/,
+    );
+    const filler = Array.from({ length: 200 }, (_, i) => ROW(`f-${i}`)).join('\n');
+    const text = `${HEADER}\n${filler}\n${ROW('p-x', 'Ana\u0000Souza')}\n`;
+    const { report, rows } = await readAll(writeFile(folder(), 'nul-late.csv', text));
+    expect(report).toMatchObject({ valid: 200, invalid: 1, problems: [] });
+    expect(rows.at(-1)).toMatchObject({
+      kind: 'invalid',
+      line: 202,
+      column: 'name',
+      message: expect.stringContaining('control character'),
+    });
+  });
+
+  it('an empty file, blank lines only, and a missing file', async () => {
+    await unusable(writeFile(folder(), 'empty.csv', ''), /^is empty \(0 bytes\)$/);
+    await unusable(writeFile(folder(), 'blank.csv', '\r\n\r\n  \r\n'), /^has no header row/);
+    await unusable(`${folder()}/nope.csv`, /^cannot be read \(ENOENT\)$/);
+  });
+
+  it('a quote never closed at the end of the file (a cut-short export)', async () => {
+    const text = `${HEADER}\n${ROW('p-1')}\n${ROW('p-2', '"Ana')}\n${ROW('p-3')}\n`;
+    await unusable(
+      writeFile(folder(), 'cut.csv', text),
+      /^line 3: a quote opened here is never closed/,
+    );
+  });
+
+  it('a header without the payout columns', async () => {
+    await unusable(
+      writeFile(folder(), 'other.csv', 'date,description,debit\n2026-11-01,coffee,5\n'),
+      /^line 1 \(the header\): missing columns/,
+    );
+  });
+});

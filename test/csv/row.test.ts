@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import { mapHeader } from '../../src/csv/header.js';
+import { createRowValidator, toCashOutRequest, type RowOutcome } from '../../src/csv/row.js';
+
+const HEADER = ['orderId', 'name', 'email', 'phone', 'cpfCnpj', 'pixKeyType', 'pixKey', 'amount'];
+const GOOD = [
+  'p-1',
+  'Ana Souza',
+  'ana@example.com',
+  '(11) 98765-4321',
+  '529.982.247-25',
+  'CPF',
+  '529.982.247-25',
+  '1.234,56',
+];
+
+function validatorFor(header: string[] = HEADER, maxPayoutCents = 10_000_000) {
+  const reading = mapHeader(header);
+  if (!reading.ok) throw new Error(reading.problems.join('; '));
+  return createRowValidator({
+    columns: reading.columns,
+    headingCount: header.length,
+    stem: 'payroll',
+    maxPayoutCents,
+  });
+}
+
+function invalid(outcome: RowOutcome): { column: string; message: string } {
+  if (outcome.kind !== 'invalid') throw new Error(`expected invalid, got ${outcome.kind}`);
+  return { column: outcome.column, message: outcome.message };
+}
+
+const withCell = (index: number, value: string) =>
+  GOOD.map((cell, i) => (i === index ? value : cell));
+
+describe('row validation', () => {
+  it('turns a good row into the cash-out request of the interface', () => {
+    const outcome = validatorFor().check(GOOD, 2);
+    expect(outcome.kind).toBe('valid');
+    if (outcome.kind !== 'valid') return;
+    expect(toCashOutRequest(outcome.payout)).toEqual({
+      value: 123_456,
+      pixKeyType: 0,
+      pixKey: '52998224725',
+      cpfCnpj: '52998224725',
+      person: { name: 'Ana Souza', email: 'ana@example.com', phone: '+5511987654321' },
+      orderId: 'p-1',
+    });
+    expect(outcome.notes).toEqual([]);
+  });
+
+  it.each([
+    [0, '', 'orderId', /is empty: each row needs its own order reference/],
+    [0, 'a/b', 'orderId', /is not usable as an order reference/],
+    [1, '', 'name', /is empty: the recipient's name is required/],
+    [1, '=HYPERLINK("http://x")', 'name', /does not look like a name.*spreadsheet formula/],
+    [1, '@SUM(1)', 'name', /does not look like a name/],
+    [1, 'A'.repeat(141), 'name', /at most 140/],
+    [2, 'ana@', 'email', /is not an e-mail address/],
+    [3, '98765', 'phone', /is not a phone number with area code/],
+    [4, '529.982.247-26', 'cpfCnpj', /not a valid CPF/],
+    [5, 'PIX', 'pixKeyType', /"PIX" is not a key type: use 0-4 or CPF/],
+    [6, 'ana@example.com', 'pixKey', /is a CPF key, but "ana@example.com" is not a CPF or CNPJ/],
+    [7, '0,00', 'amount', /zero/],
+    [7, '-5,00', 'amount', /negative/],
+    [7, '1,5E+03', 'amount', /scientific notation/],
+    [
+      7,
+      '200.000,00',
+      'amount',
+      /R\$ 200\.000,00 is over the limit of R\$ 100\.000,00 per payout \(maxPayoutCents\)/,
+    ],
+  ])('cell %i = %j -> invalid in column %s', (index, value, column, message) => {
+    const found = invalid(validatorFor().check(withCell(index, value), 2));
+    expect(found.column).toBe(column);
+    expect(found.message).toMatch(message);
+  });
+
+  it('gives one message per row, naming the other bad columns', () => {
+    const found = invalid(validatorFor().check(['p-1', '', 'x', '1', '1', 'CPF', '1', '0'], 2));
+    expect(found).toEqual({
+      column: 'name',
+      message:
+        "is empty: the recipient's name is required (also: email, phone, cpfCnpj, pixKey, amount)",
+    });
+  });
+
+  it("refuses a CPF key that is not the row's own document", () => {
+    const found = invalid(validatorFor().check(withCell(6, '111.444.777-35'), 2));
+    expect(found).toEqual({
+      column: 'pixKey',
+      message:
+        "the CPF key 11144477735 is not this row's document 52998224725: a CPF key is its owner's own document",
+    });
+  });
+
+  it('refuses a value in a column beyond the header, and control characters', () => {
+    expect(invalid(validatorFor().check([...GOOD, 'stray'], 2))).toEqual({
+      column: 'column 9',
+      message:
+        'this line has 9 values but the header has 8 columns: a value holding the delimiter must be in quotes',
+    });
+    expect(validatorFor().check([...GOOD, ''], 2).kind).toBe('valid');
+    expect(invalid(validatorFor().check(withCell(1, 'Ana\u0000Souza'), 2))).toMatchObject({
+      column: 'name',
+      message: expect.stringContaining('invisible control character'),
+    });
+  });
+
+  it('refuses an orderId used twice in the file, naming the first line', () => {
+    const validator = validatorFor();
+    expect(validator.check(GOOD, 2).kind).toBe('valid');
+    expect(invalid(validator.check(GOOD, 9))).toEqual({
+      column: 'orderId',
+      message: '"p-1" is already used on line 2: each row needs its own order reference',
+    });
+  });
+
+  it('infers the key type when the cell is empty, and warns of restored zeros', () => {
+    const outcome = validatorFor().check(
+      ['p-1', 'Isa', 'i@example.com', '11987654321', '1234567890', '', 'i@example.com', '10'],
+      2,
+    );
+    expect(outcome).toMatchObject({
+      kind: 'valid',
+      payout: { pixKeyType: 'EMAIL', cpfCnpj: '01234567890' },
+      notes: [
+        { column: 'cpfCnpj', message: 'leading zeros restored: 1234567890 read as 01234567890' },
+      ],
+    });
+  });
+
+  it('skips total lines and blank lines, and keeps the figures for control totals', () => {
+    const validator = validatorFor();
+    expect(validator.check(['', '', '', '', '', '', '', ''], 3)).toEqual({
+      kind: 'blank',
+      line: 3,
+    });
+    expect(validator.check(GOOD, 2).kind).toBe('valid');
+    expect(
+      validator.check(
+        withCell(7, 'abc').map((c, i) => (i === 0 ? 'p-2' : c)),
+        4,
+      ).kind,
+    ).toBe('invalid');
+    expect(validator.check(['Total', '', '', '', '', '', '', 'R$ 1.234,56'], 5)).toMatchObject({
+      kind: 'skipped',
+      reason: 'a total line, not a payout',
+    });
+    expect(validator.totals()).toEqual({
+      rows: 2,
+      readableCents: 123_456,
+      unreadableAmountLines: [4],
+      trailingTotal: { line: 5, cents: 123_456 },
+    });
+    // A data row after it makes the total line a subtotal: no longer a control total.
+    validator.check(
+      GOOD.map((c, i) => (i === 0 ? 'p-3' : c)),
+      6,
+    );
+    expect(validator.totals().trailingTotal).toBeUndefined();
+  });
+
+  it('derives orderIds from the content when the file has none, numbering identical rows', () => {
+    const validator = validatorFor(HEADER.slice(1));
+    const row = GOOD.slice(1);
+    const ids = [2, 3].map((line) => {
+      const outcome = validator.check(row, line);
+      if (outcome.kind !== 'valid') throw new Error('expected valid');
+      expect(outcome.payout.orderIdDerived).toBe(true);
+      return outcome.payout.orderId;
+    });
+    expect(ids[0]).toMatch(/^payroll-[0-9a-f]{16}$/);
+    expect(ids[1]).toBe(`${ids[0]}-2`);
+  });
+});
