@@ -59,6 +59,19 @@ export function withCheckDigits(base: string): string {
  * dropped are put back only when the check digits then hold.
  */
 export function readDocument(text: string): DocumentReading {
+  // A row often gives the same document twice (its CPF and its CPF key): read it once.
+  if (text === lastRead.text) return lastRead.reading;
+  const reading = readDocumentText(text);
+  lastRead = { text, reading };
+  return reading;
+}
+
+let lastRead: { text: string | undefined; reading: DocumentReading } = {
+  text: undefined,
+  reading: { ok: false, problem: 'is empty' },
+};
+
+function readDocumentText(text: string): DocumentReading {
   const trimmed = text.trim();
   // The common case, a full CPF with or without its punctuation, without the general path.
   if (/^\d{3}\.?\d{3}\.?\d{3}-?\d{2}$/.test(trimmed)) {

@@ -1,0 +1,628 @@
+/**
+ * The journal: a SQLite file (WAL, synchronous=FULL) that holds every orderId once and
+ * every move of every payout. Rows are claimed inside BEGIN IMMEDIATE with a lease and
+ * a fencing token, so two processes on one home folder never send the same row, and a
+ * process whose lease was taken over can write nothing more for that row.
+ *
+ * One prepared statement per query; every state change is guarded by the row's fence
+ * and current state, checked against the transition table, and audited.
+ */
+import { mkdirSync, openSync, closeSync, statfsSync, chmodSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { CashOutRequest } from '../gateway/contract.js';
+import { admit, payloadHash, type Admission, type Known } from './admission.js';
+import { MIGRATIONS } from './migrations.js';
+import { canMove, type RowState } from './states.js';
+
+export interface BatchInput {
+  fileName: string;
+  sha256: string;
+  state: BatchState;
+  rows: number;
+  valid: number;
+  invalid: number;
+  totalCents: number;
+  problems: readonly string[];
+}
+
+export const BATCH_STATES = ['open', 'held', 'unusable', 'done'] as const;
+export type BatchState = (typeof BATCH_STATES)[number];
+
+export interface BatchRecord extends BatchInput {
+  id: number;
+  receivedAt: number;
+}
+
+/** A line of a file that is not a payout of its own. */
+export interface BatchLine {
+  line: number;
+  kind: 'invalid' | 'skipped' | 'replay' | 'conflict';
+  orderId: string | null;
+  column: string | null;
+  message: string;
+}
+
+export interface PayoutInput {
+  line: number;
+  request: CashOutRequest;
+}
+
+export interface AdmittedPayout {
+  orderId: string;
+  line: number;
+  admission: Admission['kind'];
+}
+
+/** A row this process may act on until `leaseUntil`, and only with this `fence`. */
+export interface Claim {
+  orderId: string;
+  fence: number;
+  state: RowState;
+  request: CashOutRequest;
+  attempts: number;
+  notFound: number;
+  lastSentAt: number | null;
+  transactionId: number | null;
+}
+
+/** What an answer from the gateway adds to a row. */
+export interface AnswerDetails {
+  transactionId?: number;
+  gatewayStatus?: string;
+  message?: string | null;
+  fee?: string;
+  net?: string;
+  gatewayCreatedAt?: string;
+  endToEndId?: string | null;
+  processedAt?: string | null;
+  /** Not-found answers seen since the last send (for the re-send rule). */
+  notFound?: number;
+}
+
+export interface PayoutRecord {
+  orderId: string;
+  batchId: number;
+  line: number;
+  request: CashOutRequest;
+  valueCents: number;
+  state: RowState;
+  attempts: number;
+  notFound: number;
+  lastSentAt: number | null;
+  transactionId: number | null;
+  gatewayStatus: string | null;
+  message: string | null;
+  fee: string | null;
+  net: string | null;
+  gatewayCreatedAt: string | null;
+  endToEndId: string | null;
+  processedAt: string | null;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  fence: number;
+}
+
+export interface AuditEntry {
+  at: number;
+  from: RowState | null;
+  to: RowState;
+  reason: string;
+}
+
+export class JournalError extends Error {
+  override readonly name = 'JournalError';
+}
+
+// statfs magic numbers of filesystems that share one file between hosts: SQLite's
+// locks are not to be trusted there (NFS, SMB/CIFS, FUSE mounts such as sshfs, 9P).
+const NETWORK_FILESYSTEMS = new Set([
+  0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x65735546, 0x01021997,
+]);
+
+export interface JournalOptions {
+  /** Milliseconds since the epoch; injected by tests. */
+  now?: () => number;
+}
+
+export function openJournal(path: string, options: JournalOptions = {}) {
+  const now = options.now ?? Date.now;
+  const folder = dirname(path);
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const { type } = statfsSync(folder);
+  if (NETWORK_FILESYSTEMS.has(type)) {
+    throw new JournalError(
+      `the journal folder ${folder} is on a network filesystem (type 0x${type.toString(16)}): SQLite locking is not safe there; put the home folder on a local disk`,
+    );
+  }
+  // Created owner-only before SQLite opens it; its -wal and -shm files take the same mode.
+  closeSync(openSync(path, 'a', 0o600));
+  chmodSync(path, 0o600);
+
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  // FULL: a commit is on disk before it returns, so a `sending` mark survives a power cut.
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 10000');
+  migrate(db);
+
+  const statements = {
+    insertBatch: db.prepare(`
+      INSERT INTO batches (file_name, sha256, received_at, state, rows, valid, invalid, total_cents, problems)
+      VALUES (@fileName, @sha256, @receivedAt, @state, @rows, @valid, @invalid, @totalCents, @problems)`),
+    batchesBySha256: db.prepare(`SELECT * FROM batches WHERE sha256 = ? ORDER BY id`),
+    batchById: db.prepare(`SELECT * FROM batches WHERE id = ?`),
+    setBatchState: db.prepare(`UPDATE batches SET state = ? WHERE id = ?`),
+    insertLine: db.prepare(`
+      INSERT OR REPLACE INTO batch_lines (batch_id, line, kind, order_id, column_heading, message)
+      VALUES (?, ?, ?, ?, ?, ?)`),
+    linesOfBatch: db.prepare(`SELECT * FROM batch_lines WHERE batch_id = ? ORDER BY line`),
+    known: db.prepare(`SELECT payload_hash, state, batch_id, line FROM payouts WHERE order_id = ?`),
+    insertPayout: db.prepare(`
+      INSERT INTO payouts (order_id, batch_id, line, request, payload_hash, value_cents, state, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, 'queued', ?)`),
+    replacePayout: db.prepare(`
+      UPDATE payouts SET batch_id = ?, line = ?, request = ?, payload_hash = ?, value_cents = ?,
+        state = 'queued', attempts = 0, not_found = 0, last_sent_at = NULL, transaction_id = NULL,
+        gateway_status = NULL, message = NULL, fee = NULL, net = NULL, gateway_created_at = NULL,
+        end_to_end_id = NULL, processed_at = NULL, lease_owner = NULL, lease_until = NULL,
+        updated_at = ?
+      WHERE order_id = ?`),
+    queued: db.prepare(`
+      SELECT order_id FROM payouts WHERE state = 'queued' ORDER BY batch_id, line LIMIT ?`),
+    abandoned: db.prepare(`
+      SELECT order_id FROM payouts
+      WHERE state IN ('sending', 'unknown') AND (lease_until IS NULL OR lease_until <= ?)
+      ORDER BY batch_id, line LIMIT ?`),
+    takeLease: db.prepare(`
+      UPDATE payouts SET lease_owner = ?, lease_until = ?, fence = fence + 1, updated_at = ?
+      WHERE order_id = ?
+      RETURNING order_id, fence, state, request, attempts, not_found, last_sent_at, transaction_id`),
+    markSending: db.prepare(`
+      UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0, last_sent_at = ?, updated_at = ?
+      WHERE order_id = ? AND fence = ? AND state IN ('queued', 'unknown')`),
+    rowForMove: db.prepare(`SELECT state, fence FROM payouts WHERE order_id = ?`),
+    move: db.prepare(`
+      UPDATE payouts SET state = @to, updated_at = @now,
+        transaction_id = COALESCE(@transactionId, transaction_id),
+        gateway_status = COALESCE(@gatewayStatus, gateway_status),
+        message = CASE WHEN @setMessage THEN @message ELSE message END,
+        fee = COALESCE(@fee, fee),
+        net = COALESCE(@net, net),
+        gateway_created_at = COALESCE(@gatewayCreatedAt, gateway_created_at),
+        end_to_end_id = COALESCE(@endToEndId, end_to_end_id),
+        processed_at = COALESCE(@processedAt, processed_at),
+        not_found = COALESCE(@notFound, not_found),
+        lease_owner = CASE WHEN @release THEN NULL ELSE lease_owner END,
+        lease_until = CASE WHEN @release THEN NULL ELSE lease_until END
+      WHERE order_id = @orderId AND fence = @fence AND state = @from`),
+    audit: db.prepare(
+      `INSERT INTO audit (order_id, at, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?)`,
+    ),
+    payout: db.prepare(`SELECT * FROM payouts WHERE order_id = ?`),
+    payoutsOfBatch: db.prepare(`SELECT * FROM payouts WHERE batch_id = ? ORDER BY line`),
+    history: db.prepare(
+      `SELECT at, from_state, to_state, reason FROM audit WHERE order_id = ? ORDER BY id`,
+    ),
+    countsByState: db.prepare(
+      `SELECT state, COUNT(*) AS count, SUM(value_cents) AS cents FROM payouts GROUP BY state`,
+    ),
+  };
+
+  const audit = (orderId: string, from: RowState | null, to: RowState, reason: string) =>
+    statements.audit.run(orderId, now(), from, to, reason);
+
+  /** Takes leases on these rows (a fresh fence each), inside the caller's transaction. */
+  function lease(orderIds: readonly string[], owner: string, leaseMs: number): Claim[] {
+    const at = now();
+    return orderIds.map((orderId) =>
+      toClaim(statements.takeLease.get(owner, at + leaseMs, at, orderId) as ClaimRow),
+    );
+  }
+
+  return {
+    path,
+
+    /** Records a file as a batch, with the lines that are not payouts. */
+    recordBatch: db.transaction((batch: BatchInput, lines: readonly BatchLine[]): number => {
+      const { lastInsertRowid } = statements.insertBatch.run({
+        ...batch,
+        receivedAt: now(),
+        problems: JSON.stringify(batch.problems),
+      });
+      const batchId = Number(lastInsertRowid);
+      for (const line of lines) {
+        statements.insertLine.run(
+          batchId,
+          line.line,
+          line.kind,
+          line.orderId,
+          line.column,
+          line.message,
+        );
+      }
+      return batchId;
+    }),
+
+    batchesWithSha256: (sha256: string): BatchRecord[] =>
+      (statements.batchesBySha256.all(sha256) as BatchRow[]).map(toBatch),
+
+    batch: (batchId: number): BatchRecord | undefined => {
+      const row = statements.batchById.get(batchId) as BatchRow | undefined;
+      return row ? toBatch(row) : undefined;
+    },
+
+    setBatchState: (batchId: number, state: BatchState): void => {
+      statements.setBatchState.run(state, batchId);
+    },
+
+    linesOfBatch: (batchId: number): BatchLine[] =>
+      (statements.linesOfBatch.all(batchId) as LineRow[]).map((row) => ({
+        line: row.line,
+        kind: row.kind as BatchLine['kind'],
+        orderId: row.order_id,
+        column: row.column_heading,
+        message: row.message,
+      })),
+
+    /**
+     * Journals a batch's payouts in one transaction: each is new (queued), a retry of an
+     * orderId the gateway never saw (queued again), a replay or a conflict (recorded as a
+     * line of the batch, never sent).
+     */
+    admitPayouts: db.transaction(
+      (batchId: number, payouts: readonly PayoutInput[]): AdmittedPayout[] =>
+        payouts.map(({ line, request }) => {
+          const hash = payloadHash(request);
+          const row = statements.known.get(request.orderId) as KnownRow | undefined;
+          const previous: Known | undefined = row && {
+            payloadHash: row.payload_hash,
+            state: row.state as RowState,
+            batchId: row.batch_id,
+            line: row.line,
+          };
+          const admission = admit(hash, previous);
+          const json = JSON.stringify(request);
+          const at = now();
+          switch (admission.kind) {
+            case 'new':
+              statements.insertPayout.run(
+                request.orderId,
+                batchId,
+                line,
+                json,
+                hash,
+                request.value,
+                at,
+              );
+              audit(
+                request.orderId,
+                null,
+                'queued',
+                `journaled from batch ${batchId}, line ${line}`,
+              );
+              break;
+            case 'retry':
+              statements.replacePayout.run(
+                batchId,
+                line,
+                json,
+                hash,
+                request.value,
+                at,
+                request.orderId,
+              );
+              audit(
+                request.orderId,
+                admission.previous.state,
+                'queued',
+                `replaced by batch ${batchId}, line ${line}: the earlier payload never reached the gateway`,
+              );
+              break;
+            case 'replay':
+              statements.insertLine.run(
+                batchId,
+                line,
+                'replay',
+                request.orderId,
+                null,
+                `already journaled from batch ${admission.previous.batchId}, line ${admission.previous.line} (now ${admission.previous.state}): not sent again`,
+              );
+              break;
+            case 'conflict':
+              statements.insertLine.run(
+                batchId,
+                line,
+                'conflict',
+                request.orderId,
+                null,
+                `orderId already used by batch ${admission.previous.batchId}, line ${admission.previous.line} (${admission.previous.state}) with other details: not sent`,
+              );
+              break;
+          }
+          return { orderId: request.orderId, line, admission: admission.kind };
+        }),
+    ),
+
+    /**
+     * Claims up to `limit` queued rows and marks them `sending`, durably, in one commit:
+     * a request may leave the process only after this returns.
+     */
+    claimToSend: (owner: string, limit: number, leaseMs: number): Claim[] =>
+      db
+        .transaction(() => {
+          const ids = (statements.queued.all(limit) as { order_id: string }[]).map(
+            (r) => r.order_id,
+          );
+          const claims = lease(ids, owner, leaseMs);
+          const at = now();
+          for (const claim of claims) {
+            statements.markSending.run(at, at, claim.orderId, claim.fence);
+            audit(
+              claim.orderId,
+              'queued',
+              'sending',
+              `claimed by ${owner} (attempt ${claim.attempts + 1})`,
+            );
+          }
+          return claims.map((claim) => ({
+            ...claim,
+            state: 'sending' as const,
+            attempts: claim.attempts + 1,
+            notFound: 0,
+            lastSentAt: at,
+          }));
+        })
+        .immediate(),
+
+    /**
+     * Claims rows left `sending` or `unknown` by a process that is gone (its lease
+     * expired), to be resolved by lookup; `sending` ones become `unknown` first.
+     */
+    claimAbandoned: (owner: string, limit: number, leaseMs: number): Claim[] =>
+      db
+        .transaction(() => {
+          const ids = (statements.abandoned.all(now(), limit) as { order_id: string }[]).map(
+            (r) => r.order_id,
+          );
+          return lease(ids, owner, leaseMs).map((claim) => {
+            if (claim.state !== 'sending') return claim;
+            statements.move.run(
+              moveParams(claim.orderId, claim.fence, 'sending', 'unknown', {}, false, now()),
+            );
+            audit(
+              claim.orderId,
+              'sending',
+              'unknown',
+              `no answer recorded before its lease ended: resolving by lookup (${owner})`,
+            );
+            return { ...claim, state: 'unknown' as const };
+          });
+        })
+        .immediate(),
+
+    /** Marks a claimed `unknown` row `sending` again, for a re-send with its own orderId. */
+    markResending: (claim: Claim, reason: string): boolean =>
+      db
+        .transaction(() => {
+          const at = now();
+          const changed =
+            statements.markSending.run(at, at, claim.orderId, claim.fence).changes === 1;
+          if (changed) audit(claim.orderId, 'unknown', 'sending', reason);
+          return changed;
+        })
+        .immediate(),
+
+    /**
+     * Moves a claimed row to `to`, if this process still holds it (same fence) and the
+     * move is allowed. False when the lease was taken over: write nothing more then.
+     */
+    move: (
+      orderId: string,
+      fence: number,
+      to: RowState,
+      reason: string,
+      details: AnswerDetails = {},
+      options: { release?: boolean } = {},
+    ): boolean =>
+      db
+        .transaction(() => {
+          const row = statements.rowForMove.get(orderId) as
+            { state: string; fence: number } | undefined;
+          if (!row || row.fence !== fence) return false;
+          const from = row.state as RowState;
+          if (from !== to && !canMove(from, to)) {
+            throw new JournalError(
+              `${orderId}: a move from ${from} to ${to} is not allowed (${reason})`,
+            );
+          }
+          const changed = statements.move.run(
+            moveParams(orderId, fence, from, to, details, options.release ?? true, now()),
+          ).changes;
+          if (changed !== 1) return false;
+          if (from !== to) audit(orderId, from, to, reason);
+          return true;
+        })
+        .immediate(),
+
+    payout: (orderId: string): PayoutRecord | undefined => {
+      const row = statements.payout.get(orderId) as PayoutRow | undefined;
+      return row ? toPayout(row) : undefined;
+    },
+
+    payoutsOfBatch: (batchId: number): PayoutRecord[] =>
+      (statements.payoutsOfBatch.all(batchId) as PayoutRow[]).map(toPayout),
+
+    history: (orderId: string): AuditEntry[] =>
+      (
+        statements.history.all(orderId) as {
+          at: number;
+          from_state: string | null;
+          to_state: string;
+          reason: string;
+        }[]
+      ).map((row) => ({
+        at: row.at,
+        from: row.from_state as RowState | null,
+        to: row.to_state as RowState,
+        reason: row.reason,
+      })),
+
+    countsByState: (): Partial<Record<RowState, { count: number; cents: number }>> =>
+      Object.fromEntries(
+        (statements.countsByState.all() as { state: string; count: number; cents: number }[]).map(
+          (row) => [row.state, { count: row.count, cents: row.cents }],
+        ),
+      ),
+
+    close: () => db.close(),
+  };
+}
+export type Journal = ReturnType<typeof openJournal>;
+
+function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const latest = MIGRATIONS.at(-1)?.version ?? 0;
+  if (current > latest) {
+    throw new JournalError(
+      `the journal is at schema version ${current}, newer than this program knows (${latest}): use a newer payouts`,
+    );
+  }
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+  }
+}
+
+function moveParams(
+  orderId: string,
+  fence: number,
+  from: RowState,
+  to: RowState,
+  details: AnswerDetails,
+  release: boolean,
+  at: number,
+) {
+  return {
+    orderId,
+    fence,
+    from,
+    to,
+    now: at,
+    transactionId: details.transactionId ?? null,
+    gatewayStatus: details.gatewayStatus ?? null,
+    setMessage: details.message === undefined ? 0 : 1,
+    message: details.message ?? null,
+    fee: details.fee ?? null,
+    net: details.net ?? null,
+    gatewayCreatedAt: details.gatewayCreatedAt ?? null,
+    endToEndId: details.endToEndId ?? null,
+    processedAt: details.processedAt ?? null,
+    notFound: details.notFound ?? null,
+    release: release ? 1 : 0,
+  };
+}
+
+interface BatchRow {
+  id: number;
+  file_name: string;
+  sha256: string;
+  received_at: number;
+  state: string;
+  rows: number;
+  valid: number;
+  invalid: number;
+  total_cents: number;
+  problems: string;
+}
+
+function toBatch(row: BatchRow): BatchRecord {
+  return {
+    id: row.id,
+    fileName: row.file_name,
+    sha256: row.sha256,
+    receivedAt: row.received_at,
+    state: row.state as BatchState,
+    rows: row.rows,
+    valid: row.valid,
+    invalid: row.invalid,
+    totalCents: row.total_cents,
+    problems: JSON.parse(row.problems) as string[],
+  };
+}
+
+interface LineRow {
+  line: number;
+  kind: string;
+  order_id: string | null;
+  column_heading: string | null;
+  message: string;
+}
+
+interface KnownRow {
+  payload_hash: string;
+  state: string;
+  batch_id: number;
+  line: number;
+}
+
+interface ClaimRow {
+  order_id: string;
+  fence: number;
+  state: string;
+  request: string;
+  attempts: number;
+  not_found: number;
+  last_sent_at: number | null;
+  transaction_id: number | null;
+}
+
+function toClaim(row: ClaimRow): Claim {
+  return {
+    orderId: row.order_id,
+    fence: row.fence,
+    state: row.state as RowState,
+    request: JSON.parse(row.request) as CashOutRequest,
+    attempts: row.attempts,
+    notFound: row.not_found,
+    lastSentAt: row.last_sent_at,
+    transactionId: row.transaction_id,
+  };
+}
+
+interface PayoutRow extends ClaimRow {
+  batch_id: number;
+  line: number;
+  value_cents: number;
+  gateway_status: string | null;
+  message: string | null;
+  fee: string | null;
+  net: string | null;
+  gateway_created_at: string | null;
+  end_to_end_id: string | null;
+  processed_at: string | null;
+  lease_owner: string | null;
+  lease_until: number | null;
+}
+
+function toPayout(row: PayoutRow): PayoutRecord {
+  return {
+    ...toClaim(row),
+    batchId: row.batch_id,
+    line: row.line,
+    valueCents: row.value_cents,
+    gatewayStatus: row.gateway_status,
+    message: row.message,
+    fee: row.fee,
+    net: row.net,
+    gatewayCreatedAt: row.gateway_created_at,
+    endToEndId: row.end_to_end_id,
+    processedAt: row.processed_at,
+    leaseOwner: row.lease_owner,
+    leaseUntil: row.lease_until,
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The journal's schema, as numbered migrations: append-only, never edited once shipped.
+ * Times are integer milliseconds since the epoch (UTC); money is integer cents.
+ */
+
+export const MIGRATIONS: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE batches (
+        id INTEGER PRIMARY KEY,
+        file_name TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        received_at INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        rows INTEGER NOT NULL,
+        valid INTEGER NOT NULL,
+        invalid INTEGER NOT NULL,
+        total_cents INTEGER NOT NULL,
+        problems TEXT NOT NULL
+      );
+      CREATE INDEX batches_by_sha256 ON batches (sha256);
+
+      -- One row per orderId, ever: the journal's promise not to pay twice.
+      CREATE TABLE payouts (
+        order_id TEXT PRIMARY KEY,
+        batch_id INTEGER NOT NULL REFERENCES batches (id),
+        line INTEGER NOT NULL,
+        request TEXT NOT NULL,
+        payload_hash TEXT NOT NULL,
+        value_cents INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        not_found INTEGER NOT NULL DEFAULT 0,
+        last_sent_at INTEGER,
+        transaction_id INTEGER,
+        gateway_status TEXT,
+        message TEXT,
+        fee TEXT,
+        net TEXT,
+        gateway_created_at TEXT,
+        end_to_end_id TEXT,
+        processed_at TEXT,
+        lease_owner TEXT,
+        lease_until INTEGER,
+        fence INTEGER NOT NULL DEFAULT 0,
+        updated_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX payouts_by_state ON payouts (state, batch_id, line);
+      CREATE INDEX payouts_by_batch ON payouts (batch_id, line);
+
+      -- Lines of a file that are not payouts: invalid rows and skipped lines.
+      CREATE TABLE batch_lines (
+        batch_id INTEGER NOT NULL REFERENCES batches (id),
+        line INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        order_id TEXT,
+        column_heading TEXT,
+        message TEXT NOT NULL,
+        PRIMARY KEY (batch_id, line)
+      ) WITHOUT ROWID;
+
+      -- Every move of every payout, with its reason; never updated or deleted.
+      CREATE TABLE audit (
+        id INTEGER PRIMARY KEY,
+        order_id TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        from_state TEXT,
+        to_state TEXT NOT NULL,
+        reason TEXT NOT NULL
+      );
+      CREATE INDEX audit_by_order ON audit (order_id, id);
+    `,
+  },
+];

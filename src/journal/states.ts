@@ -1,0 +1,78 @@
+/**
+ * The states of a payout row in the journal, and which moves between them are allowed.
+ * Every change the journal makes is checked against this table, so a bug elsewhere
+ * cannot, say, move a `paid` row back to `queued` and send it again.
+ *
+ * Terminology: a *row* is one line of an input file; a *payout* is a valid row, keyed by
+ * its orderId; an *attempt* is one cash-out request for it; the *journal* is the SQLite
+ * file that records every payout and every move; the *inbox* is where files arrive.
+ */
+
+export const ROW_STATES = [
+  /** Refused by local validation; never sent. */
+  'invalid',
+  /** Valid and waiting to be sent. */
+  'queued',
+  /** Stopped by a safety limit or the balance check; sent only once released. */
+  'held',
+  /** Claimed, and its request committed as about to leave: the answer is not known yet. */
+  'sending',
+  /** Sent without a definite answer: resolved by lookup, never re-sent blindly. */
+  'unknown',
+  /** The gateway has it and has not settled it. */
+  'pending',
+  'paid',
+  'failed',
+  'canceled',
+  'refunded',
+  /** The gateway refused it (a 4xx with a message); never sent again. */
+  'rejected',
+  /** Its orderId is journaled with another payload; never sent. */
+  'conflict',
+] as const;
+export type RowState = (typeof ROW_STATES)[number];
+
+const SETTLED = ['paid', 'failed', 'canceled', 'refunded'] as const;
+
+/** Moves allowed from each state. A state absent from its own list cannot repeat. */
+const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
+  invalid: [],
+  queued: ['sending', 'held'],
+  held: ['queued'],
+  // Back to queued only on answers that prove nothing was created (429, refused connection).
+  sending: ['queued', 'unknown', 'pending', 'rejected', ...SETTLED],
+  // Found by lookup (adopted), or proven absent twice after the grace period (sent again).
+  unknown: ['sending', 'pending', ...SETTLED],
+  pending: ['pending', ...SETTLED],
+  // A Pix return, seen by a later lookup.
+  paid: ['refunded'],
+  failed: [],
+  canceled: [],
+  refunded: [],
+  rejected: [],
+  conflict: [],
+};
+
+export function canMove(from: RowState, to: RowState): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+/** States a person must look at (DESIGN.md section 8, exit code 2). */
+export const NEEDS_A_PERSON: readonly RowState[] = [
+  'invalid',
+  'rejected',
+  'failed',
+  'canceled',
+  'refunded',
+  'conflict',
+  'held',
+];
+
+/** States that may still change without a person: run again later (exit code 3). */
+export const UNFINISHED: readonly RowState[] = ['queued', 'sending', 'unknown', 'pending'];
+
+/**
+ * States proving the gateway never created the payout, so a new file may reuse its
+ * orderId with another payload (DESIGN.md section 5).
+ */
+export const NEVER_REACHED_GATEWAY: readonly RowState[] = ['invalid', 'rejected'];

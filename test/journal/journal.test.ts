@@ -1,0 +1,236 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { CashOutRequest } from '../../src/gateway/contract.js';
+import { JournalError, openJournal, type Journal } from '../../src/journal/journal.js';
+import { useTempFolder } from '../support/files.js';
+
+const request = (orderId: string, value = 1000): CashOutRequest => ({
+  value,
+  pixKeyType: 0,
+  pixKey: '52998224725',
+  cpfCnpj: '52998224725',
+  person: { name: 'Ana Souza', email: 'ana@example.com', phone: '+5511987654321' },
+  orderId,
+});
+
+const batch = {
+  fileName: 'payroll.csv',
+  sha256: 'ab',
+  state: 'open' as const,
+  rows: 3,
+  valid: 3,
+  invalid: 0,
+  totalCents: 3000,
+  problems: [],
+};
+
+describe('journal', () => {
+  const folder = useTempFolder();
+  const opened: Journal[] = [];
+  let clock = 1_000_000;
+  const open = (name = 'journal.db') => {
+    const journal = openJournal(join(folder(), 'home', name), { now: () => clock });
+    opened.push(journal);
+    return journal;
+  };
+  afterEach(() => {
+    for (const journal of opened.splice(0)) journal.close();
+  });
+
+  it('is created owner-only, in WAL mode with synchronous FULL, and migrates once', () => {
+    const journal = open();
+    const path = journal.path;
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(folder(), 'home')).mode & 0o777).toBe(0o700);
+    journal.close();
+    opened.pop();
+    const raw = new Database(path);
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(raw.pragma('user_version', { simple: true })).toBe(1);
+    raw.close();
+    open(); // a second open finds the schema in place
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses a journal written by a newer version', () => {
+    const journal = open();
+    journal.close();
+    opened.pop();
+    const raw = new Database(journal.path);
+    raw.pragma('user_version = 99');
+    raw.close();
+    expect(() => open()).toThrow(JournalError);
+    expect(() => open()).toThrow(/schema version 99, newer than this program knows \(1\)/);
+  });
+
+  it('journals new payouts as queued, and tells replays from conflicts', () => {
+    const journal = open();
+    const first = journal.recordBatch(batch, []);
+    expect(
+      journal
+        .admitPayouts(first, [
+          { line: 2, request: request('p-1') },
+          { line: 3, request: request('p-2') },
+        ])
+        .map((a) => a.admission),
+    ).toEqual(['new', 'new']);
+    const second = journal.recordBatch({ ...batch, fileName: 'payroll (1).csv' }, [
+      { line: 4, kind: 'invalid', orderId: null, column: 'name', message: 'is empty' },
+    ]);
+    const admitted = journal.admitPayouts(second, [
+      { line: 2, request: request('p-1') },
+      { line: 3, request: request('p-2', 9999) },
+      { line: 5, request: request('p-3') },
+    ]);
+    expect(admitted.map((a) => a.admission)).toEqual(['replay', 'conflict', 'new']);
+    expect(journal.payout('p-2')?.valueCents).toBe(1000); // the conflict changed nothing
+    expect(journal.linesOfBatch(second)).toEqual([
+      {
+        line: 2,
+        kind: 'replay',
+        orderId: 'p-1',
+        column: null,
+        message: 'already journaled from batch 1, line 2 (now queued): not sent again',
+      },
+      {
+        line: 3,
+        kind: 'conflict',
+        orderId: 'p-2',
+        column: null,
+        message: 'orderId already used by batch 1, line 3 (queued) with other details: not sent',
+      },
+      { line: 4, kind: 'invalid', orderId: null, column: 'name', message: 'is empty' },
+    ]);
+    expect(journal.history('p-3')).toEqual([
+      { at: clock, from: null, to: 'queued', reason: 'journaled from batch 2, line 5' },
+    ]);
+  });
+
+  it('lets a new payload replace an orderId the gateway refused', () => {
+    const journal = open();
+    const first = journal.recordBatch(batch, []);
+    journal.admitPayouts(first, [{ line: 2, request: request('p-1') }]);
+    const [claim] = journal.claimToSend('a', 10, 60_000);
+    expect(
+      journal.move('p-1', claim?.fence ?? 0, 'rejected', 'Validation Failed - pixKey (HTTP 400)', {
+        message: 'Validation Failed - pixKey',
+      }),
+    ).toBe(true);
+    const second = journal.recordBatch(batch, []);
+    expect(
+      journal.admitPayouts(second, [{ line: 7, request: request('p-1', 1234) }])[0]?.admission,
+    ).toBe('retry');
+    expect(journal.payout('p-1')).toMatchObject({
+      state: 'queued',
+      valueCents: 1234,
+      batchId: second,
+      line: 7,
+      message: null,
+      attempts: 0,
+    });
+  });
+
+  it('claims queued rows in file order, marks them sending with a fence, and audits', () => {
+    const journal = open();
+    const id = journal.recordBatch(batch, []);
+    journal.admitPayouts(
+      id,
+      [3, 1, 2].map((n) => ({ line: n, request: request(`p-${n}`) })),
+    );
+    const claims = journal.claimToSend('worker-a', 2, 60_000);
+    expect(claims.map((c) => [c.orderId, c.state, c.attempts])).toEqual([
+      ['p-1', 'sending', 1],
+      ['p-2', 'sending', 1],
+    ]);
+    expect(journal.payout('p-1')).toMatchObject({
+      state: 'sending',
+      leaseOwner: 'worker-a',
+      leaseUntil: clock + 60_000,
+      lastSentAt: clock,
+    });
+    expect(journal.claimToSend('worker-b', 10, 60_000).map((c) => c.orderId)).toEqual(['p-3']);
+    expect(journal.claimToSend('worker-b', 10, 60_000)).toEqual([]);
+    expect(journal.history('p-1').at(-1)).toMatchObject({
+      from: 'queued',
+      to: 'sending',
+      reason: 'claimed by worker-a (attempt 1)',
+    });
+  });
+
+  it('two journals on one file never claim the same row', () => {
+    const a = open();
+    const b = open();
+    const id = a.recordBatch(batch, []);
+    a.admitPayouts(
+      id,
+      Array.from({ length: 200 }, (_, i) => ({ line: i + 2, request: request(`p-${i}`) })),
+    );
+    const seen: string[] = [];
+    for (let round = 0; round < 30; round++) {
+      seen.push(...a.claimToSend('a', 4, 60_000).map((c) => c.orderId));
+      seen.push(...b.claimToSend('b', 3, 60_000).map((c) => c.orderId));
+    }
+    expect(seen).toHaveLength(200);
+    expect(new Set(seen).size).toBe(200);
+  });
+
+  it('writes only with the current fence: a process whose lease was taken over writes nothing', () => {
+    const journal = open();
+    const id = journal.recordBatch(batch, []);
+    journal.admitPayouts(id, [{ line: 2, request: request('p-1') }]);
+    const [mine] = journal.claimToSend('old', 1, 60_000);
+    expect(journal.claimAbandoned('new', 10, 60_000)).toEqual([]); // lease still running
+    clock += 60_001;
+    const [taken] = journal.claimAbandoned('new', 10, 60_000);
+    expect(taken).toMatchObject({ orderId: 'p-1', state: 'unknown' });
+    expect(taken?.fence).toBeGreaterThan(mine?.fence ?? 0);
+    expect(
+      journal.move('p-1', mine?.fence ?? 0, 'pending', 'late answer', { transactionId: 7 }),
+    ).toBe(false);
+    expect(journal.payout('p-1')).toMatchObject({ state: 'unknown', transactionId: null });
+    expect(
+      journal.move('p-1', taken?.fence ?? 0, 'pending', 'found by lookup', { transactionId: 7 }),
+    ).toBe(true);
+    expect(journal.history('p-1').map((h) => h.to)).toEqual([
+      'queued',
+      'sending',
+      'unknown',
+      'pending',
+    ]);
+  });
+
+  it('refuses a move the transition table does not allow', () => {
+    const journal = open();
+    const id = journal.recordBatch(batch, []);
+    journal.admitPayouts(id, [{ line: 2, request: request('p-1') }]);
+    const [claim] = journal.claimToSend('a', 1, 60_000);
+    const fence = claim?.fence ?? 0;
+    expect(
+      journal.move('p-1', fence, 'paid', 'settled', { transactionId: 1, gatewayStatus: 'paid' }),
+    ).toBe(true);
+    expect(() => journal.move('p-1', fence, 'queued', 'oops')).toThrow(
+      /a move from paid to queued is not allowed/,
+    );
+    expect(journal.payout('p-1')?.state).toBe('paid');
+  });
+
+  it('keeps a sending mark across a reopen, and resolves it as unknown once its lease ends', () => {
+    const journal = open();
+    const id = journal.recordBatch(batch, []);
+    journal.admitPayouts(id, [{ line: 2, request: request('p-1') }]);
+    journal.claimToSend('crashed', 1, 30_000);
+    journal.close();
+    opened.pop();
+    clock += 30_000;
+    const again = open();
+    expect(again.payout('p-1')?.state).toBe('sending');
+    const [claim] = again.claimAbandoned('next', 10, 30_000);
+    expect(claim).toMatchObject({ orderId: 'p-1', state: 'unknown', attempts: 1 });
+    expect(again.markResending(claim!, 'not found twice after the grace period')).toBe(true);
+    expect(again.payout('p-1')).toMatchObject({ state: 'sending', attempts: 2 });
+    expect(again.countsByState()).toEqual({ sending: { count: 1, cents: 1000 } });
+  });
+});
