@@ -1,0 +1,156 @@
+/**
+ * What an answer means for a row: pure functions from the gateway's answer (or error)
+ * to the journal move to make, and to what the run must do next. The engine applies
+ * them; nothing here talks to the journal or the network.
+ */
+import type { CashOut, CashOutRequest, Transaction } from '../gateway/contract.js';
+import type { GatewayError } from '../gateway/errors.js';
+import type { GatewayStatus } from '../gateway/status.js';
+import type { AnswerDetails } from '../journal/journal.js';
+import type { RowState } from '../journal/states.js';
+
+/** What the run as a whole must do after an answer. */
+export type RunSignal =
+  | { kind: 'continue' }
+  /** Nothing more may be sent this run (401/403, or an address that is not the gateway). */
+  | { kind: 'stop'; why: string }
+  /** The gateway asks for less: every sender waits this long (429). */
+  | { kind: 'pause'; ms: number | undefined }
+  /** Nothing reached the gateway: this row waits its back-off, then goes again. */
+  | { kind: 'retry-later' };
+
+export interface Decision {
+  to: RowState;
+  reason: string;
+  details: AnswerDetails;
+  signal: RunSignal;
+}
+
+const CONTINUE: RunSignal = { kind: 'continue' };
+
+/** A gateway status as a row state: an unrecognised word is kept, and not final. */
+function stateOf(status: GatewayStatus): RowState {
+  return status === 'unrecognised' ? 'pending' : status;
+}
+
+/** The answer to a create (a cash-out, or the error it failed with). */
+export function decideSend(answer: CashOut | GatewayError): Decision {
+  if (!('kind' in answer)) {
+    return {
+      to: stateOf(answer.status),
+      reason: `created as transaction ${answer.transactionId} (status ${answer.statusRaw})`,
+      details: {
+        transactionId: answer.transactionId,
+        gatewayStatus: answer.statusRaw,
+        fee: answer.fee,
+        net: answer.net,
+        gatewayCreatedAt: answer.createdAt,
+        message: answer.description,
+      },
+      signal: CONTINUE,
+    };
+  }
+  const error = answer;
+  switch (error.kind) {
+    case 'rejected':
+      return {
+        to: 'rejected',
+        reason: error.message,
+        details: { message: error.message },
+        signal: CONTINUE,
+      };
+    case 'auth':
+      // A refused token created nothing: the row waits for the next run.
+      return {
+        to: 'queued',
+        reason: `not sent: ${error.message}`,
+        details: {},
+        signal: { kind: 'stop', why: `the gateway refused our credentials (${error.message})` },
+      };
+    case 'rate-limited':
+      return {
+        to: 'queued',
+        reason: `not created: ${error.message}`,
+        details: {},
+        signal: { kind: 'pause', ms: error.retryAfterMs },
+      };
+    case 'unavailable':
+      return {
+        to: 'queued',
+        reason: `not sent: ${error.message}`,
+        details: {},
+        signal: { kind: 'retry-later' },
+      };
+    case 'wrong-endpoint':
+      return {
+        to: 'unknown',
+        reason: `no clear answer: ${error.message}`,
+        details: { message: error.message },
+        signal: {
+          kind: 'stop',
+          why: `the address answered, but not as the gateway does (${error.message}): check baseUrl`,
+        },
+      };
+    case 'ambiguous':
+    case 'not-found':
+      return {
+        to: 'unknown',
+        reason: `no clear answer: ${error.message}`,
+        details: { message: error.message },
+        signal: CONTINUE,
+      };
+  }
+}
+
+export type LookupDecision =
+  /** Found: the row takes the transaction's state. */
+  | { kind: 'adopt'; decision: Decision }
+  /** Not found: counted; the row may be sent again once `mayResend` says so. */
+  | { kind: 'not-found'; notFound: number }
+  /** Nothing learnt (or something a person must look at): the row stays unknown. */
+  | { kind: 'keep'; message: string; signal: RunSignal };
+
+/** The answer to a lookup by orderId of a row whose create had no clear answer. */
+export function decideLookup(
+  request: CashOutRequest,
+  answer: Transaction | GatewayError,
+  notFoundSoFar: number,
+): LookupDecision {
+  if ('kind' in answer) {
+    if (answer.kind === 'not-found') return { kind: 'not-found', notFound: notFoundSoFar + 1 };
+    const stop = answer.kind === 'auth' || answer.kind === 'wrong-endpoint';
+    return {
+      kind: 'keep',
+      message: `lookup failed: ${answer.message}`,
+      signal: stop
+        ? { kind: 'stop', why: answer.message }
+        : answer.kind === 'rate-limited'
+          ? { kind: 'pause', ms: answer.retryAfterMs }
+          : CONTINUE,
+    };
+  }
+  // Our orderId on something that is not this payout must not be adopted as it.
+  if (answer.object === 'cashin' || answer.valueCents !== request.value) {
+    return {
+      kind: 'keep',
+      message: `orderId ${request.orderId} is on transaction ${answer.transactionId} (${answer.object}, ${answer.valueCents} cents), not on this payout of ${request.value} cents: a person must look`,
+      signal: CONTINUE,
+    };
+  }
+  return {
+    kind: 'adopt',
+    decision: {
+      to: stateOf(answer.status),
+      reason: `found by lookup: transaction ${answer.transactionId} (status ${answer.statusRaw})`,
+      details: {
+        transactionId: answer.transactionId,
+        gatewayStatus: answer.statusRaw,
+        endToEndId: answer.endToEndId,
+        processedAt: answer.processedAt,
+        message: null,
+        notFound: 0,
+      },
+      signal: CONTINUE,
+    },
+  };
+}

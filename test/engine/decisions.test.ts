@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import type { CashOut, CashOutRequest, Transaction } from '../../src/gateway/contract.js';
+import { GatewayError, type GatewayErrorKind } from '../../src/gateway/errors.js';
+import { decideLookup, decideSend } from '../../src/engine/decisions.js';
+
+const request: CashOutRequest = {
+  value: 1000,
+  pixKeyType: 0,
+  pixKey: '52998224725',
+  cpfCnpj: '52998224725',
+  person: { name: 'Ana', email: 'ana@example.com', phone: '+5511987654321' },
+  orderId: 'p-1',
+};
+
+const cashOut = (status: CashOut['status'], statusRaw: string): CashOut => ({
+  transactionId: 7,
+  orderId: 'p-1',
+  grossCents: 1000,
+  fee: '0.50',
+  net: '9.50',
+  status,
+  statusRaw,
+  createdAt: '2026-11-23T12:00:00.000Z',
+  success: true,
+  description: null,
+});
+
+const error = (kind: GatewayErrorKind, retryAfterMs?: number) =>
+  new GatewayError(
+    kind,
+    'createCashOut',
+    `createCashOut: ${kind}`,
+    retryAfterMs === undefined ? {} : { retryAfterMs },
+  );
+
+describe('decideSend', () => {
+  it.each([
+    [cashOut('pending', '0'), 'pending', 'continue'],
+    [cashOut('paid', '1'), 'paid', 'continue'],
+    [cashOut('failed', '2'), 'failed', 'continue'],
+    [cashOut('unrecognised', '9'), 'pending', 'continue'],
+    [error('rejected'), 'rejected', 'continue'],
+    [error('auth'), 'queued', 'stop'],
+    [error('rate-limited', 3000), 'queued', 'pause'],
+    [error('unavailable'), 'queued', 'retry-later'],
+    [error('ambiguous'), 'unknown', 'continue'],
+    [error('wrong-endpoint'), 'unknown', 'stop'],
+  ] as const)('%#: -> %s, run %s', (answer, to, signal) => {
+    const decision = decideSend(answer);
+    expect(decision.to).toBe(to);
+    expect(decision.signal.kind).toBe(signal);
+  });
+
+  it('records the answer verbatim: transactionId, status text, fee and net', () => {
+    expect(decideSend(cashOut('pending', '0')).details).toEqual({
+      transactionId: 7,
+      gatewayStatus: '0',
+      fee: '0.50',
+      net: '9.50',
+      gatewayCreatedAt: '2026-11-23T12:00:00.000Z',
+      message: null,
+    });
+    expect(decideSend(error('rate-limited', 3000)).signal).toEqual({ kind: 'pause', ms: 3000 });
+  });
+});
+
+describe('decideLookup', () => {
+  const found = (overrides: Partial<Transaction> = {}): Transaction => ({
+    transactionId: 7,
+    orderId: 'p-1',
+    object: 'cashout',
+    method: 'pix',
+    valueCents: 1000,
+    status: 'paid',
+    statusRaw: 'paid',
+    endToEndId: 'E1',
+    processedAt: '2026-11-23T12:00:00.000',
+    ...overrides,
+  });
+
+  it('adopts the transaction it finds', () => {
+    const decision = decideLookup(request, found(), 1);
+    expect(decision).toMatchObject({
+      kind: 'adopt',
+      decision: { to: 'paid', details: { transactionId: 7, endToEndId: 'E1', notFound: 0 } },
+    });
+  });
+
+  it('counts not-found answers', () => {
+    expect(decideLookup(request, error('not-found'), 1)).toEqual({
+      kind: 'not-found',
+      notFound: 2,
+    });
+  });
+
+  it.each([
+    ['another amount', found({ valueCents: 999 })],
+    ['a cash-in', found({ object: 'cashin' })],
+  ])('never adopts %s under our orderId', (_name, answer) => {
+    const decision = decideLookup(request, answer, 0);
+    expect(decision.kind).toBe('keep');
+  });
+
+  it.each([
+    ['ambiguous', 'continue'],
+    ['unavailable', 'continue'],
+    ['rate-limited', 'pause'],
+    ['auth', 'stop'],
+    ['wrong-endpoint', 'stop'],
+  ] as const)('keeps the row unknown when the lookup fails (%s): run %s', (kind, signal) => {
+    const decision = decideLookup(request, error(kind), 0);
+    expect(decision.kind).toBe('keep');
+    if (decision.kind === 'keep') expect(decision.signal.kind).toBe(signal);
+  });
+});

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { backoffMs, mayResend } from '../../src/engine/policy.js';
+
+describe('backoffMs', () => {
+  const policy = { baseMs: 100, capMs: 1000 };
+  it.each([
+    [1, 1, 100],
+    [2, 1, 200],
+    [3, 1, 400],
+    [4, 1, 800],
+    [5, 1, 1000],
+    [50, 1, 1000],
+    [3, 0, 0],
+    [3, 0.5, 200],
+  ])('attempt %i with draw %d waits %i ms', (attempt, draw, ms) => {
+    expect(backoffMs(attempt, () => draw, policy)).toBe(ms);
+  });
+});
+
+describe('mayResend', () => {
+  it.each([
+    [0, 0, 10_000, false],
+    [1, 0, 10_000, false],
+    [2, 0, 9_999, false],
+    [2, 0, 10_000, true],
+    [3, 0, 50_000, true],
+    [2, null, 50_000, false],
+  ])('%i not-found answers, sent at %j, now %i: %s', (notFound, sentAt, now, allowed) => {
+    expect(mayResend(notFound, sentAt, now, 10_000)).toBe(allowed);
+  });
+});
