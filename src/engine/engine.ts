@@ -1,0 +1,244 @@
+/**
+ * The submission engine: sends the journal's queued payouts with bounded concurrency,
+ * and resolves rows whose create had no clear answer by looking their orderId up.
+ *
+ * The order of events for one payout, which is the whole safety argument:
+ *   1. claim it in the journal and commit `sending` (with a fence) — durable;
+ *   2. send the create, with the row's own orderId;
+ *   3. commit the answer, only if the fence is still ours.
+ * A crash between 1 and 3 leaves `sending`; the next run resolves it by lookup (found:
+ * adopt; not found twice, after the grace period: send again with the same orderId).
+ */
+import type { GatewayClient } from '../gateway/client.js';
+import { GatewayError } from '../gateway/errors.js';
+import type { Claim, Journal } from '../journal/journal.js';
+import { decideLookup, decideSend, type Decision, type RunSignal } from './decisions.js';
+import { backoffMs, mayResend } from './policy.js';
+
+export interface EngineDeps {
+  journal: Journal;
+  gateway: GatewayClient;
+  now: () => number;
+  /** Resolves after `ms`, or early when `signal` aborts. */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  random: () => number;
+  /** Told about every move, for logs and progress. */
+  onMove?: (event: { orderId: string; to: string; reason: string }) => void;
+}
+
+export interface EngineOptions {
+  /** This process's name in the journal's leases. */
+  owner: string;
+  concurrency: number;
+  /** How long a claim stays ours; longer than the request time-out, with margin. */
+  leaseMs: number;
+  /** Time after a send before a row not found twice may be sent again. */
+  graceMs: number;
+  /** Consecutive "nothing reached the gateway" answers after which the run gives up. */
+  maxUnreachable: number;
+  /** Stop sending: in-flight requests finish and are journaled, nothing new leaves. */
+  signal: AbortSignal;
+}
+
+export interface EngineReport {
+  sent: number;
+  /** Why the run stopped early, when it did (auth, wrong address, unreachable, signal). */
+  stopped: string | undefined;
+}
+
+/** Sends every queued payout, until none is left or the run must stop. */
+export async function sendQueued(deps: EngineDeps, options: EngineOptions): Promise<EngineReport> {
+  const { journal, gateway } = deps;
+  const inFlight = new Set<Promise<void>>();
+  let sent = 0;
+  let stopped: string | undefined;
+  let pausedUntil = 0;
+  let unreachableInARow = 0;
+
+  const apply = (claim: Claim, decision: Decision): void => {
+    const wrote = journal.move(
+      claim.orderId,
+      claim.fence,
+      decision.to,
+      decision.reason,
+      decision.details,
+    );
+    if (wrote) deps.onMove?.({ orderId: claim.orderId, to: decision.to, reason: decision.reason });
+    react(decision.signal);
+  };
+
+  const react = (signal: RunSignal): void => {
+    if (signal.kind === 'stop') stopped ??= signal.why;
+    if (signal.kind === 'pause' || signal.kind === 'retry-later') {
+      unreachableInARow += signal.kind === 'retry-later' ? 1 : 0;
+      // The whole pool waits, not one request: the gateway is telling us all the same.
+      const wait =
+        signal.kind === 'pause' && signal.ms !== undefined
+          ? signal.ms
+          : backoffMs(Math.max(1, unreachableInARow), deps.random);
+      pausedUntil = Math.max(pausedUntil, deps.now() + wait);
+      if (unreachableInARow >= options.maxUnreachable) {
+        stopped ??= `the gateway could not be reached ${unreachableInARow} times in a row`;
+      }
+    } else if (signal.kind === 'continue') {
+      unreachableInARow = 0;
+    }
+  };
+
+  const send = async (claim: Claim): Promise<void> => {
+    let answer;
+    try {
+      answer = await gateway.createCashOut(claim.request);
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      answer = error;
+    }
+    sent++;
+    apply(claim, decideSend(answer));
+  };
+
+  while (!stopped && !options.signal.aborted) {
+    const wait = pausedUntil - deps.now();
+    if (wait > 0) {
+      await deps.sleep(wait, options.signal);
+      continue;
+    }
+    const free = options.concurrency - inFlight.size;
+    if (free <= 0) {
+      await Promise.race(inFlight);
+      continue;
+    }
+    // One commit marks every row of this claim `sending`: the group commit.
+    const claims = journal.claimToSend(options.owner, free, options.leaseMs);
+    if (claims.length === 0) {
+      if (inFlight.size === 0) break;
+      await Promise.race(inFlight);
+      continue;
+    }
+    for (const claim of claims) {
+      const flight = send(claim).finally(() => inFlight.delete(flight));
+      inFlight.add(flight);
+    }
+  }
+  await Promise.all(inFlight);
+  if (!stopped && options.signal.aborted) stopped = 'asked to stop';
+  return { sent, stopped };
+}
+
+export interface ResolveReport {
+  adopted: number;
+  resent: number;
+  stillUnknown: number;
+  stopped: string | undefined;
+}
+
+/**
+ * Resolves rows left `sending` by a process that is gone and rows `unknown` after an
+ * unclear answer: found by orderId, they take the transaction's state; not found twice
+ * after the grace period, they are sent again with the same orderId; otherwise they
+ * stay `unknown` for a later pass.
+ */
+export async function resolveUnknown(
+  deps: EngineDeps,
+  options: EngineOptions,
+): Promise<ResolveReport> {
+  const { journal } = deps;
+  const report: ResolveReport = { adopted: 0, resent: 0, stillUnknown: 0, stopped: undefined };
+  // Each row is looked at once a pass: a row left unknown is released, and would
+  // otherwise come straight back.
+  const seen = new Set<string>();
+  while (!report.stopped && !options.signal.aborted) {
+    const claims = journal
+      .claimAbandoned(options.owner, options.concurrency, options.leaseMs)
+      .filter((claim) => !seen.has(claim.orderId));
+    if (claims.length === 0) break;
+    await Promise.all(
+      claims.map(async (claim) => {
+        seen.add(claim.orderId);
+        const outcome = await resolveOne(deps, options, claim);
+        if (outcome.kind === 'stop') report.stopped ??= outcome.why;
+        else report[outcome.kind]++;
+      }),
+    );
+  }
+  return report;
+}
+
+type ResolveOutcome =
+  { kind: 'adopted' | 'resent' | 'stillUnknown' } | { kind: 'stop'; why: string };
+
+async function resolveOne(
+  deps: EngineDeps,
+  options: EngineOptions,
+  claim: Claim,
+): Promise<ResolveOutcome> {
+  const { journal, gateway } = deps;
+  if (mayResend(claim.notFound, claim.lastSentAt, deps.now(), options.graceMs)) {
+    return resend(deps, claim);
+  }
+  let answer;
+  try {
+    answer = await gateway.getTransactionByOrderId(claim.orderId);
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    answer = error;
+  }
+  const decision = decideLookup(claim.request, answer, claim.notFound);
+  switch (decision.kind) {
+    case 'adopt': {
+      journal.move(
+        claim.orderId,
+        claim.fence,
+        decision.decision.to,
+        decision.decision.reason,
+        decision.decision.details,
+      );
+      deps.onMove?.({
+        orderId: claim.orderId,
+        to: decision.decision.to,
+        reason: decision.decision.reason,
+      });
+      return { kind: 'adopted' };
+    }
+    case 'not-found': {
+      const reason = `not found by lookup (${decision.notFound} time${decision.notFound === 1 ? '' : 's'})`;
+      const again = mayResend(decision.notFound, claim.lastSentAt, deps.now(), options.graceMs);
+      // Kept leased when it goes again at once, so no other process picks it up between.
+      journal.move(
+        claim.orderId,
+        claim.fence,
+        'unknown',
+        reason,
+        { notFound: decision.notFound },
+        { release: !again },
+      );
+      if (again) return resend(deps, { ...claim, notFound: decision.notFound });
+      return { kind: 'stillUnknown' };
+    }
+    case 'keep':
+      journal.move(claim.orderId, claim.fence, 'unknown', decision.message, {
+        message: decision.message,
+      });
+      if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
+      return { kind: 'stillUnknown' };
+  }
+}
+
+/** Sends an unknown row again, with its own orderId, after marking it `sending` durably. */
+async function resend(deps: EngineDeps, claim: Claim): Promise<ResolveOutcome> {
+  const { journal, gateway } = deps;
+  const reason = `not found ${claim.notFound} times, ${Math.round((deps.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
+  if (!journal.markResending(claim, reason)) return { kind: 'stillUnknown' };
+  let answer;
+  try {
+    answer = await gateway.createCashOut(claim.request);
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    answer = error;
+  }
+  const decision = decideSend(answer);
+  journal.move(claim.orderId, claim.fence, decision.to, decision.reason, decision.details);
+  deps.onMove?.({ orderId: claim.orderId, to: decision.to, reason: decision.reason });
+  if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
+  return { kind: 'resent' };
+}

@@ -1,0 +1,225 @@
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { GatewayClient } from '../../src/gateway/client.js';
+import {
+  resolveUnknown,
+  sendQueued,
+  type EngineDeps,
+  type EngineOptions,
+} from '../../src/engine/engine.js';
+import { openJournal, type Journal } from '../../src/journal/journal.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { createRandom } from '../../src/sandbox/faults.js';
+import { useTempFolder } from '../support/files.js';
+import { TOKEN, cashOutRequest, clientFor, closedPort } from '../support/gateway.js';
+
+const GRACE_MS = 60_000;
+
+describe('engine against the sandbox over HTTP, checked against its ledger', () => {
+  const folder = useTempFolder();
+  let sandbox: Sandbox;
+  let journal: Journal;
+  let clients: GatewayClient[];
+  let offset: number;
+  const now = () => Date.now() + offset;
+
+  beforeEach(async () => {
+    offset = 0;
+    clients = [];
+    // Payouts stay pending for the whole test: this is about sending, not settling.
+    sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
+    journal = openJournal(join(folder(), 'journal.db'), { now });
+  });
+  afterEach(async () => {
+    journal.close();
+    await Promise.all(clients.map((c) => c.close()));
+    await sandbox.close();
+  });
+
+  const client = (overrides: Parameters<typeof clientFor>[1] = {}) => {
+    const made = clientFor(sandbox.url, { requestTimeoutMs: 1000, ...overrides });
+    clients.push(made);
+    return made;
+  };
+
+  const deps = (gateway: GatewayClient): EngineDeps => ({
+    journal,
+    gateway,
+    now,
+    sleep: (ms, signal) => delay(ms, undefined, { signal }).catch(() => undefined),
+    random: createRandom(3),
+  });
+
+  const options = (overrides: Partial<EngineOptions> = {}): EngineOptions => ({
+    owner: 'test',
+    concurrency: 8,
+    leaseMs: 30_000,
+    graceMs: GRACE_MS,
+    maxUnreachable: 4,
+    signal: new AbortController().signal,
+    ...overrides,
+  });
+
+  const admit = (count: number) => {
+    const batchId = journal.recordBatch(
+      {
+        fileName: 'payroll.csv',
+        sha256: 'x',
+        state: 'open',
+        rows: count,
+        valid: count,
+        invalid: 0,
+        totalCents: count * 1234,
+        problems: [],
+      },
+      [],
+    );
+    const ids = Array.from({ length: count }, (_, i) => `p-${String(i).padStart(4, '0')}`);
+    journal.admitPayouts(
+      batchId,
+      ids.map((id, i) => ({ line: i + 2, request: cashOutRequest(id) })),
+    );
+    return ids;
+  };
+
+  /** Every orderId exactly once at the gateway: no duplicate, no miss. */
+  const expectLedgerHoldsEachOnce = (ids: string[]) => {
+    const counts = new Map<string, number>();
+    for (const entry of sandbox.ledger())
+      counts.set(entry.orderId ?? '', (counts.get(entry.orderId ?? '') ?? 0) + 1);
+    expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+    expect([...counts.keys()].sort()).toEqual([...ids].sort());
+  };
+
+  const states = () => journal.countsByState();
+
+  /** Resolution passes, moving the clock past the grace period between them. */
+  const resolveAll = async (gateway: GatewayClient) => {
+    for (let pass = 0; pass < 4 && (states().unknown?.count ?? 0) > 0; pass++) {
+      await resolveUnknown(deps(gateway), options());
+      offset += GRACE_MS;
+    }
+  };
+
+  it('sends every queued payout once', async () => {
+    const ids = admit(60);
+    const report = await sendQueued(deps(client()), options());
+    expect(report).toEqual({ sent: 60, stopped: undefined });
+    expect(states()).toEqual({ pending: { count: 60, cents: 60 * 1234 } });
+    expectLedgerHoldsEachOnce(ids);
+    expect(journal.payout('p-0000')).toMatchObject({
+      transactionId: expect.any(Number),
+      gatewayStatus: '0',
+      fee: '0.50',
+    });
+  });
+
+  it('drop-response-after-commit: unknown rows are found by lookup and adopted, never sent twice', async () => {
+    const ids = admit(60);
+    sandbox.setFaults({ seed: 5, dropAfterCommitRate: 0.3, operations: ['createCashOut'] });
+    const gateway = client();
+    await sendQueued(deps(gateway), options());
+    const unknown = states().unknown?.count ?? 0;
+    expect(unknown).toBeGreaterThan(5);
+    const report = await resolveUnknown(deps(gateway), options());
+    expect(report).toMatchObject({ adopted: unknown, resent: 0, stillUnknown: 0 });
+    expect(states()).toEqual({ pending: { count: 60, cents: 60 * 1234 } });
+    expectLedgerHoldsEachOnce(ids);
+  });
+
+  it('5xx before and after the commit: adopted when created, sent again after the grace period when not', async () => {
+    const ids = admit(60);
+    sandbox.setFaults({
+      seed: 6,
+      serverErrorRate: 0.2,
+      serverErrorAfterCommitRate: 0.2,
+      operations: ['createCashOut'],
+    });
+    const gateway = client();
+    await sendQueued(deps(gateway), options());
+    sandbox.setFaults({ serverErrorRate: 0, serverErrorAfterCommitRate: 0 });
+    const first = await resolveUnknown(deps(gateway), options());
+    expect(first.adopted).toBeGreaterThan(0);
+    expect(first.stillUnknown).toBeGreaterThan(0); // not found once: not yet sent again
+    expect(first.resent).toBe(0);
+    await resolveAll(gateway);
+    expect(states()).toEqual({ pending: { count: 60, cents: 60 * 1234 } });
+    expectLedgerHoldsEachOnce(ids);
+  });
+
+  it('hangs past the client time-out: nothing is sent twice', async () => {
+    const ids = admit(30);
+    sandbox.setFaults({ seed: 7, hangRate: 0.3, operations: ['createCashOut'] });
+    const gateway = client({ requestTimeoutMs: 200 });
+    await sendQueued(deps(gateway), options());
+    expect(states().unknown?.count ?? 0).toBeGreaterThan(3);
+    sandbox.setFaults({ hangRate: 0 });
+    await resolveAll(gateway);
+    expect(states()).toEqual({ pending: { count: 30, cents: 30 * 1234 } });
+    expectLedgerHoldsEachOnce(ids);
+  });
+
+  it('429 bursts: the pool backs off and every payout goes once', async () => {
+    const ids = admit(40);
+    sandbox.setFaults({
+      seed: 8,
+      rateLimitRate: 0.4,
+      retryAfterSeconds: 0,
+      operations: ['createCashOut'],
+    });
+    const report = await sendQueued(deps(client()), options());
+    expect(report.stopped).toBeUndefined();
+    expect(report.sent).toBeGreaterThan(40);
+    expect(states()).toEqual({ pending: { count: 40, cents: 40 * 1234 } });
+    expectLedgerHoldsEachOnce(ids);
+  });
+
+  it('connection refused: the run gives up with rows queued, and a later run sends them', async () => {
+    const ids = admit(10);
+    const nowhere = clientFor(`http://127.0.0.1:${await closedPort()}`);
+    clients.push(nowhere);
+    const down = await sendQueued(deps(nowhere), options({ maxUnreachable: 3 }));
+    expect(down.stopped).toMatch(/could not be reached 3 times in a row/);
+    expect(states()).toEqual({ queued: { count: 10, cents: 10 * 1234 } });
+    expect(sandbox.ledger()).toHaveLength(0);
+    await sendQueued(deps(client()), options());
+    expectLedgerHoldsEachOnce(ids);
+  });
+
+  it('401 in the middle of a batch stops sending; a rerun with the right token finishes', async () => {
+    const ids = admit(40);
+    let answered = 0;
+    const gateway = client();
+    const wrapped: GatewayClient = {
+      ...gateway,
+      createCashOut: async (request, callOptions) => {
+        if (++answered === 15) sandbox.setToken('rotated');
+        return gateway.createCashOut(request, callOptions);
+      },
+    };
+    const report = await sendQueued(deps(wrapped), options({ concurrency: 1 }));
+    expect(report.stopped).toMatch(/refused our credentials/);
+    expect(sandbox.ledger()).toHaveLength(14);
+    expect(states().queued?.count).toBe(26);
+    const fixed = client({ token: 'rotated' });
+    await sendQueued(deps(fixed), options());
+    expectLedgerHoldsEachOnce(ids);
+  });
+
+  it('stops sending when asked, journaling what was in flight', async () => {
+    admit(50);
+    sandbox.setFaults({ latencyMs: 30 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const report = await sendQueued(
+      deps(client()),
+      options({ concurrency: 4, signal: controller.signal }),
+    );
+    expect(report.stopped).toBe('asked to stop');
+    const counts = states();
+    expect(counts.sending).toBeUndefined(); // every request that left was answered and journaled
+    expect(counts.pending?.count).toBe(sandbox.ledger().length);
+    expect((counts.queued?.count ?? 0) + (counts.pending?.count ?? 0)).toBe(50);
+  });
+});
