@@ -58,7 +58,8 @@ export function parseReais(text: string): AmountReading {
     const separator = lastDot >= 0 ? '.' : ',';
     const count = bare.split(separator).length - 1;
     const after = bare.length - bare.lastIndexOf(separator) - 1;
-    if (count === 1 && after === 3) {
+    // `0,001` cannot be thousands: it is three decimals, refused below.
+    if (count === 1 && after === 3 && !/^0+[.,]/.test(bare)) {
       return fail(
         `${shown} could mean thousands or decimals: write ${bare.replace(separator, '')} for whole reais, or use two decimals (1.234,00)`,
       );

@@ -16,19 +16,24 @@ export interface PayoutContent {
 
 /**
  * The part of a file name that names the batch: no folder, no extension, and none of
- * the marks a copy gets (`payroll (1).csv`, `payroll - Copy.csv`, `Cópia de payroll.csv`),
- * so a re-downloaded or copied export maps to the same orderIds rather than paying twice.
+ * the marks a copy gets (`payroll (1).csv` up to `(9)`, `payroll - Copy.csv`,
+ * `Cópia de payroll.csv`), so a re-downloaded or copied export maps to the same
+ * orderIds rather than paying twice. `folha (11).csv` keeps its number: two digits are
+ * more likely a month than a copy.
  */
 export function batchStem(fileName: string): string {
   const base = fileName.split(/[\\/]/).pop() ?? fileName;
   const stem = base.replace(/(\.(csv|txt|tsv))+$/i, '');
   return stem
     .replace(/^(copy of|copia de|cópia de)\s+/i, '')
-    .replace(/(\s*-\s*(copy|copia|cópia)(\s*\(\d+\))?|\s*\(\d+\))+$/i, '')
+    .replace(/(\s*-\s*(copy|copia|cópia)(\s*\(\d\))?|\s+\(\d\))+$/i, '')
     .trim();
 }
 
-/** The stem as letters, digits and dashes: safe in an orderId and in a URL path. */
+/**
+ * The stem as letters, digits and dashes, for people to read in an orderId. It may be
+ * cut short; the fingerprint covers the whole stem, so two long names never share ids.
+ */
 export function batchSlug(stem: string): string {
   const text = foldText(stem)
     .replace(/[^a-z0-9]+/g, '-')
@@ -36,11 +41,16 @@ export function batchSlug(stem: string): string {
   return text.slice(0, 38).replace(/-+$/, '') || 'payout';
 }
 
-/** A 64-bit fingerprint of the content that identifies a payout within its batch. */
-export function contentFingerprint(slug: string, content: PayoutContent): Fingerprint {
+/** The whole stem, folded once per file: the part of every fingerprint that names the batch. */
+export function batchKey(stem: string): string {
+  return foldText(stem);
+}
+
+/** A 64-bit fingerprint of the batch (see batchKey) and the content that identifies a payout in it. */
+export function contentFingerprint(batch: string, content: PayoutContent): Fingerprint {
   const separator = '\u001f';
   return fingerprint(
-    slug +
+    batch +
       separator +
       content.pixKeyType +
       separator +

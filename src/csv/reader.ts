@@ -13,8 +13,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { Readable } from 'node:stream';
-import { parse, type CsvError } from 'csv-parse';
+import { Readable, pipeline } from 'node:stream';
+import { parse, type CsvError, type Parser } from 'csv-parse';
 import { formatCents } from './amount.js';
 import { detectDelimiter, type Delimiter } from './delimiter.js';
 import { looksBinary, readBom, type EncodingSetting, type TextEncoding } from './encoding.js';
@@ -62,8 +62,10 @@ export interface FileReport {
   problems: FileProblem[];
 }
 
-/** Longer lines are damage, not payouts: a 50 MB line is refused in its first 100 kB. */
+/** Longer lines are damage, not payouts: found while fingerprinting, before any parsing. */
 export const MAX_LINE_CHARACTERS = 100_000;
+/** More blank lines in a row than this is not an export: a file of newlines would take hours. */
+const MAX_BLANK_RUN = 100_000;
 const HEAD_BYTES = 64 * 1024;
 const CHUNK_BYTES = 256 * 1024;
 
@@ -127,41 +129,67 @@ export async function readPayoutFile(
     encoding = 'utf-8';
   } else if (options.encoding === 'windows-1252' || options.encoding === 'latin1') {
     encoding = 'windows-1252';
+  } else if (sniffed.invalidUtf8At === undefined) {
+    encoding = 'utf-8';
   } else {
-    encoding = sniffed.invalidUtf8At === undefined ? 'utf-8' : 'windows-1252';
+    // Reading a half-UTF-8 file as Windows-1252 would turn "João" into "JoÃ£o" and
+    // pass: the orderIds derived from it would change once the file is fixed.
+    const utf8At = await findUtf8Sequence(path);
+    if (utf8At !== undefined) {
+      return unusable(
+        `mixes encodings: UTF-8 characters (near byte ${utf8At}) and bytes that are not UTF-8 (near byte ${sniffed.invalidUtf8At}); save it again as "CSV UTF-8", or set encoding to the one it is in`,
+      );
+    }
+    encoding = 'windows-1252';
   }
   report.encoding = encoding;
 
+  if (sniffed.longLine) {
+    return unusable(
+      `line ${sniffed.longLine.line} is ${sniffed.longLine.bytes} bytes long, over ${MAX_LINE_CHARACTERS}: this is not a payout file`,
+    );
+  }
   const headText = new TextDecoder(encoding).decode(sniffed.head.subarray(bom?.length ?? 0));
   const { delimiter, hintLine } = detectDelimiter(headText);
   report.delimiter = delimiter;
 
-  const parser = source(path, bom?.length ?? 0, encoding).pipe(
+  // Excel's `sep=` line is passed over by starting after it: given to the parser, its
+  // one field would make every later record "inconsistent", which csv-parse pays for.
+  const skipBytes = hintLine ? hintLineBytes(sniffed.head.subarray(bom?.length ?? 0)) : 0;
+  const input = source(path, (bom?.length ?? 0) + skipBytes, encoding);
+  const parser = quietErrors(
     parse({
       delimiter,
+      record_delimiter: sniffed.recordDelimiter,
       relax_column_count: true,
       relax_quotes: true,
       skip_empty_lines: false,
       max_record_size: MAX_LINE_CHARACTERS,
     }),
   );
+  pipeline(input, parser, () => {
+    // Errors reach the loop below through the parser, which pipeline destroys with them.
+  });
 
   const stem = batchStem(basename(path));
   let validator: ReturnType<typeof createRowValidator> | undefined;
-  let nextLine = 1;
-  let line = 1;
+  let nextLine = hintLine ? 2 : 1;
+  let line = nextLine;
+  let blankRun = 0;
+  let callerFailed = false;
   try {
     for await (const batch of inBatches<string[]>(parser)) {
       for (const record of batch) {
         line = nextLine;
-        nextLine += 1 + lineBreaksWithin(record);
-        if (line === 1 && hintLine) continue;
+        const breaks = lineBreaksWithin(record);
+        nextLine += 1 + breaks;
         if (!validator) {
           if (record.every((cell) => cell.trim() === '')) continue;
           const header = mapHeader(record);
           if (!header.ok) {
-            for (const problem of header.problems)
+            for (const problem of header.problems) {
               unusable(`line ${line} (the header): ${problem}`);
+            }
             return report;
           }
           report.header = {
@@ -175,27 +203,44 @@ export async function readPayoutFile(
           };
           validator = createRowValidator({
             columns: header.columns,
-            headingCount: record.length,
+            headings: record,
+            delimiter,
             stem,
             maxPayoutCents: options.maxPayoutCents,
           });
           continue;
         }
-        const outcome = validator.check(record, line);
+        const outcome = validator.check(record, line, line + breaks);
         if (outcome.kind === 'valid') {
           report.valid++;
           report.totalCents += outcome.payout.valueCents;
         } else if (outcome.kind === 'invalid') report.invalid++;
         else if (outcome.kind === 'skipped') report.skipped++;
         else report.blank++;
-        // Awaited only when it is a promise: a tick per row is measurable on a million rows.
-        const handled = onRow(outcome);
-        if (handled) await handled;
+        blankRun = outcome.kind === 'blank' ? blankRun + 1 : 0;
+        if (blankRun > MAX_BLANK_RUN) {
+          return unusable(
+            `has more than ${MAX_BLANK_RUN} blank lines in a row from line ${line - MAX_BLANK_RUN}: this is not a payout file`,
+          );
+        }
+        try {
+          // Awaited only when it is a promise: a tick per row is measurable on a million rows.
+          const handled = onRow(outcome);
+          if (handled) await handled;
+        } catch (error) {
+          callerFailed = true;
+          throw error;
+        }
       }
     }
   } catch (error) {
-    parser.destroy();
+    // The caller's own failure (a journal error, say) is not a damaged file.
+    if (callerFailed) throw error;
+    // The first line not yet handed over: where the record the parser choked on starts.
     return unusable(describeParseError(error, nextLine));
+  } finally {
+    input.destroy();
+    parser.destroy();
   }
   report.rows = report.valid + report.invalid;
 
@@ -204,10 +249,13 @@ export async function readPayoutFile(
 
   const controls: ControlTotal[] = [];
   const totals = validator.totals();
-  if (totals.trailingTotal?.cents !== undefined) {
-    controls.push({
-      source: `the total line (line ${totals.trailingTotal.line})`,
-      cents: totals.trailingTotal.cents,
+  const totalLine = totals.trailingTotal;
+  if (totalLine?.cents !== undefined) {
+    controls.push({ source: `the total line (line ${totalLine.line})`, cents: totalLine.cents });
+  } else if (totalLine?.unreadable !== undefined) {
+    report.problems.push({
+      kind: 'held',
+      message: `the total line (line ${totalLine.line}) gives an amount that cannot be read ("${totalLine.unreadable}"), so the file cannot be checked against it`,
     });
   }
   for (const suffix of ['.total', '.done']) {
@@ -230,20 +278,44 @@ export async function readPayoutFile(
 }
 
 /** One pass over the bytes: the fingerprint, the first bytes, and whether it is valid UTF-8. */
-async function sniff(
-  path: string,
-): Promise<{ sha256: string; head: Uint8Array; invalidUtf8At: number | undefined }> {
+async function sniff(path: string): Promise<{
+  sha256: string;
+  head: Uint8Array;
+  invalidUtf8At: number | undefined;
+  /** The first line longer than MAX_LINE_CHARACTERS bytes (LF-separated), if any. */
+  longLine: { line: number; bytes: number } | undefined;
+  recordDelimiter: string | string[];
+}> {
   const hash = createHash('sha256');
   let head: Uint8Array | undefined;
   let offset = 0;
   let invalidUtf8At: number | undefined;
   // A character cut between two chunks: its first bytes, checked with the next chunk.
   let carry: Buffer = Buffer.alloc(0);
+  let lineNumber = 1;
+  let lineBytes = 0;
+  let longLine: { line: number; bytes: number } | undefined;
+  const ends = { crlf: 0, lf: 0, cr: 0 };
+  let previousByte = -1;
   for await (const chunk of createReadStream(path, {
     highWaterMark: CHUNK_BYTES,
   }) as AsyncIterable<Buffer>) {
     hash.update(chunk);
     head ??= chunk.subarray(0, HEAD_BYTES);
+    for (let at = chunk.indexOf(13); at >= 0; at = chunk.indexOf(13, at + 1)) ends.cr++;
+    for (let start = 0; ;) {
+      const end = chunk.indexOf(10, start);
+      lineBytes += (end < 0 ? chunk.length : end) - start;
+      if (lineBytes > MAX_LINE_CHARACTERS) longLine ??= { line: lineNumber, bytes: lineBytes };
+      if (end < 0) break;
+      const before = end > 0 ? chunk[end - 1] : previousByte;
+      if (before === 13) ends.crlf++;
+      else ends.lf++;
+      lineNumber++;
+      lineBytes = 0;
+      start = end + 1;
+    }
+    previousByte = chunk[chunk.length - 1] ?? previousByte;
     if (invalidUtf8At === undefined) {
       const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
       const cut = bytes.length - incompleteTail(bytes);
@@ -253,7 +325,46 @@ async function sniff(
     offset += chunk.length;
   }
   if (invalidUtf8At === undefined && carry.length > 0) invalidUtf8At = offset - carry.length;
-  return { sha256: hash.digest('hex'), head: head ?? new Uint8Array(), invalidUtf8At };
+  return {
+    sha256: hash.digest('hex'),
+    head: head ?? new Uint8Array(),
+    invalidUtf8At,
+    longLine,
+    recordDelimiter: recordDelimiter(ends),
+  };
+}
+
+/**
+ * The line end the file uses, when it uses one kind (csv-parse is about 20% slower told
+ * to watch for all three); all three when it mixes them, so that a CRLF file with one LF
+ * line does not merge two rows. Line breaks inside quotes count too: a mix is read right
+ * either way, only more slowly.
+ */
+function recordDelimiter(ends: { crlf: number; lf: number; cr: number }): string | string[] {
+  const loneCr = ends.cr - ends.crlf;
+  const kinds = [ends.crlf > 0, ends.lf > 0, loneCr > 0].filter(Boolean).length;
+  if (kinds > 1) return ['\r\n', '\n', '\r'];
+  if (ends.crlf > 0) return '\r\n';
+  return loneCr > 0 ? '\r' : '\n';
+}
+
+/** Offset of the first well-formed multi-byte UTF-8 character, if any (within a chunk). */
+async function findUtf8Sequence(path: string): Promise<number | undefined> {
+  let offset = 0;
+  for await (const chunk of createReadStream(path, {
+    highWaterMark: CHUNK_BYTES,
+  }) as AsyncIterable<Buffer>) {
+    for (let at = 0; at < chunk.length; at++) {
+      const lead = chunk[at] ?? 0;
+      if (lead < 0xc2 || lead > 0xf4) continue;
+      const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+      let continued = 1;
+      while (continued < length && ((chunk[at + continued] ?? 0) & 0xc0) === 0x80) continued++;
+      if (continued === length) return offset + at;
+    }
+    offset += chunk.length;
+  }
+  return undefined;
 }
 
 /** How many bytes at the end start a UTF-8 character that the buffer does not finish. */
@@ -304,6 +415,34 @@ function lineBreaksWithin(record: readonly string[]): number {
   return count;
 }
 
+/** Bytes of the first line, its end included (`sep=;` and CRLF, LF or CR). */
+function hintLineBytes(head: Uint8Array): number {
+  const lf = head.indexOf(10);
+  const cr = head.indexOf(13);
+  if (cr >= 0 && (lf < 0 || cr < lf)) return head[cr + 1] === 10 ? cr + 2 : cr + 1;
+  return lf < 0 ? head.length : lf + 1;
+}
+
+/**
+ * csv-parse builds an Error, stack trace and all, for every record whose width differs
+ * from the first record's, even with relax_column_count; blank lines and trailing empty
+ * headings make that every record. Its transform is synchronous, so stack capture is
+ * turned off just for that call.
+ */
+function quietErrors(parser: Parser): Parser {
+  const transform = parser._transform.bind(parser);
+  parser._transform = (chunk, encoding, callback) => {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      transform(chunk, encoding, callback);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  };
+  return parser;
+}
+
 /**
  * The parser's records, a batch at a time: whatever is buffered when the stream becomes
  * readable. One promise a batch instead of one a record (the stream's own iterator).
@@ -338,6 +477,9 @@ async function* inBatches<T>(stream: Readable): AsyncGenerator<T[]> {
 
 function describeParseError(error: unknown, line: number): string {
   const code = (error as CsvError).code;
+  if (typeof code === 'string' && !code.startsWith('CSV_') && code !== 'INVALID_OPENING_QUOTE') {
+    return `cannot be read (${code})`;
+  }
   if (code === 'CSV_QUOTE_NOT_CLOSED') {
     return `line ${line}: a quote opened here is never closed, so the rest of the file cannot be read (was the file cut short?)`;
   }

@@ -11,7 +11,7 @@ import { readDocument } from './documents.js';
 import { FingerprintTable, fingerprint } from './fingerprints.js';
 import { CONTROL_CHARACTER, foldText } from './fold.js';
 import type { ColumnMap, PayoutField } from './header.js';
-import { batchSlug, contentFingerprint, deriveOrderId } from './order-id.js';
+import { batchKey, batchSlug, contentFingerprint, deriveOrderId } from './order-id.js';
 import {
   KEY_TYPES_ACCEPTED,
   inferKey,
@@ -71,14 +71,16 @@ export interface RowTotals {
   readableCents: number;
   /** Lines of data rows whose amount could not be read. */
   unreadableAmountLines: number[];
-  /** The last total line, when no data row follows it. */
-  trailingTotal?: { line: number; cents: number | undefined };
+  /** The last total line, when no data row follows it; `unreadable` holds an amount it cannot read. */
+  trailingTotal?: { line: number; cents: number | undefined; unreadable: string | undefined };
 }
 
 export interface RowValidatorOptions {
   columns: ColumnMap;
-  /** Number of headings; cells beyond it must be empty. */
-  headingCount: number;
+  /** The header's cells: a value under a blank heading, or beyond the last, is an error. */
+  headings: readonly string[];
+  /** With `,`, an unquoted `1234,56` splits into two cells: told apart from a whole amount. */
+  delimiter: string;
   /** The batch's name stem, for derived orderIds (see batchStem). */
   stem: string;
   maxPayoutCents: number;
@@ -108,15 +110,23 @@ export function createRowValidator(options: RowValidatorOptions) {
   const problem = (field: PayoutField, message: string) =>
     problems.push({ column: heading(field), message });
   const mapped = Object.entries(columns) as [PayoutField, { index: number }][];
+  const headingCount = options.headings.length;
   const slug = batchSlug(options.stem);
+  const batch = batchKey(options.stem);
 
-  function check(cells: readonly string[], line: number): RowOutcome {
+  /** Checks one record starting on `line` and ending on `lastLine` (later when a cell holds a line break). */
+  function check(cells: readonly string[], line: number, lastLine = line): RowOutcome {
     const raw: RowCells = {};
     for (const [field, column] of mapped) raw[field] = cells[column.index] ?? '';
     if (cells.every((cell) => cell.trim() === '')) return { kind: 'blank', line };
-    if (isTotalLine(cells, raw)) {
-      const amount = readAmount(raw[amountField] ?? '');
-      totals.trailingTotal = { line, cents: amount.ok ? amount.cents : undefined };
+    if (isTotalLine(cells)) {
+      const text = (raw[amountField] ?? '').trim();
+      const amount = readAmount(text);
+      totals.trailingTotal = {
+        line,
+        cents: amount.ok ? amount.cents : undefined,
+        unreadable: !amount.ok && text !== '' ? text : undefined,
+      };
       return { kind: 'skipped', line, reason: 'a total line, not a payout', cells: raw };
     }
     totals.rows++;
@@ -129,20 +139,40 @@ export function createRowValidator(options: RowValidatorOptions) {
     problems.length = 0;
     const notes: RowNote[] = [];
 
-    if (cells.length > options.headingCount) {
-      const extra = cells.slice(options.headingCount).findIndex((cell) => cell.trim() !== '');
-      if (extra >= 0) {
-        problems.push({
-          column: `column ${options.headingCount + extra + 1}`,
-          message: `this line has ${cells.length} values but the header has ${options.headingCount} columns: a value holding the delimiter must be in quotes`,
-        });
+    if (lastLine > line) {
+      const at = cells.findIndex((cell) => /[\r\n]/.test(cell));
+      problems.push({
+        column: headingAt(at),
+        message: `this row runs over lines ${line}–${lastLine}: if the cell's line break is meant, put it on one line; if not, a quote (") is missing and rows may have been swallowed`,
+      });
+    }
+    if (options.delimiter === ',' && amountField === 'amountReais') {
+      const at = columns.amountReais?.index ?? -1;
+      // `1234,56` unquoted in a comma file: "1234" and "56", which must not pay R$ 1.234,00.
+      if (
+        /^(R\$\s*)?[\d.]+$/.test((cells[at] ?? '').trim()) &&
+        /^\d{2}$/.test((cells[at + 1] ?? '').trim())
+      ) {
+        problem(
+          'amountReais',
+          `"${(cells[at] ?? '').trim()},${(cells[at + 1] ?? '').trim()}" looks split by the comma delimiter: put the amount in quotes, or write it as ${(cells[at] ?? '').trim()}.${(cells[at + 1] ?? '').trim()}`,
+        );
       }
+    }
+    const stray = strayValue(cells);
+    if (stray >= 0) {
+      problems.push({
+        column: `column ${stray + 1}`,
+        message:
+          stray >= headingCount
+            ? `this line has ${cells.length} values but the header has ${headingCount} columns: a value holding the delimiter must be in quotes`
+            : `holds a value under a blank heading: a value holding the delimiter must be in quotes`,
+      });
     }
     const control = cells.findIndex((cell) => CONTROL_CHARACTER.test(cell));
     if (control >= 0) {
-      const field = (Object.keys(raw) as PayoutField[]).find((f) => columns[f]?.index === control);
       problems.push({
-        column: field ? heading(field) : `column ${control + 1}`,
+        column: headingAt(control),
         message: 'holds an invisible control character (NUL or similar): retype the cell',
       });
     }
@@ -222,6 +252,12 @@ export function createRowValidator(options: RowValidatorOptions) {
       );
     }
 
+    if (orderId !== undefined && /^\d{1,6}$/.test(orderId)) {
+      notes.push({
+        column: heading('orderId'),
+        message: `orderId "${orderId}" looks like a row number: orderIds must be unique across every file, so next month's "${orderId}" would be refused as a conflict`,
+      });
+    }
     if (orderId !== undefined) {
       const idPrint = fingerprint(orderId);
       const earlier = seenOrderIds.get(idPrint);
@@ -260,7 +296,7 @@ export function createRowValidator(options: RowValidatorOptions) {
         valueCents: amount.cents,
         name,
       };
-      const contentPrint = contentFingerprint(slug, content);
+      const contentPrint = contentFingerprint(batch, content);
       const occurrence = occurrences.get(contentPrint) ?? 0;
       occurrences.set(contentPrint, occurrence + 1);
       orderId = deriveOrderId(slug, contentPrint, occurrence);
@@ -286,10 +322,30 @@ export function createRowValidator(options: RowValidatorOptions) {
     };
   }
 
-  function isTotalLine(cells: readonly string[], raw: RowCells): boolean {
-    if ((raw.pixKey ?? '').trim() !== '') return false;
-    const first = cells.find((cell) => cell.trim() !== '') ?? '';
-    return TOTAL_WORDS.test(foldText(first)) || TOTAL_WORDS.test(foldText(raw.name ?? ''));
+  /** A label such as `Total` in its first filled cell, and nothing else but the amount. */
+  function isTotalLine(cells: readonly string[]): boolean {
+    const label = cells.findIndex((cell) => cell.trim() !== '');
+    const text = cells[label] ?? '';
+    // Every label starts with t or s: most rows are told apart without folding them.
+    if (!/^\s*[tsTS]/.test(text) || !TOTAL_WORDS.test(foldText(text))) return false;
+    const amountAt = columns[amountField]?.index;
+    return cells.every((cell, at) => at === label || at === amountAt || cell.trim() === '');
+  }
+
+  /** The first cell holding something where the header has nothing: -1 when none. */
+  function strayValue(cells: readonly string[]): number {
+    for (let at = 0; at < cells.length; at++) {
+      const heading = options.headings[at];
+      if ((heading === undefined || heading.trim() === '') && (cells[at] ?? '').trim() !== '')
+        return at;
+    }
+    return -1;
+  }
+
+  /** The heading of a cell by position, as the file writes it, or its column number. */
+  function headingAt(at: number): string {
+    const text = options.headings[at]?.trim();
+    return text ? text : `column ${at + 1}`;
   }
 
   return { check, totals: (): Readonly<RowTotals> => totals };

@@ -127,4 +127,17 @@ describe('payouts validate', () => {
       'Held, nothing in this file will be paid: control total mismatch: the file has 1 row, but payroll.csv.total says 2 rows',
     );
   });
+
+  it('says so when the report cannot be written, exit 1', async () => {
+    const result = await runCli([
+      'validate',
+      join(SAMPLES, 'payroll-2026-11.csv'),
+      '--report',
+      join(folder(), 'no', 'such', 'r.csv'),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toMatch(
+      /^payouts validate: cannot write the report to .*r\.csv \(ENOENT\)$/,
+    );
+  });
 });

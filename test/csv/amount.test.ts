@@ -32,6 +32,7 @@ describe('parseReais', () => {
     ['12,345', /could mean thousands or decimals/],
     ['1,2345', /more than two decimal places/],
     ['1.234,567', /more than two decimal places/],
+    ['R$ 0,001', /more than two decimal places/],
     ['12.34.56', /thousands separators in the wrong places/],
     ['1,23457E+10', /scientific notation/],
     ['12 reais', /not an amount in reais/],
@@ -54,6 +55,21 @@ describe('parseReais', () => {
         expect(parseReais(formatCents(cents))).toEqual({ ok: true, cents });
         expect(parseReais(formatCents(cents).replace('R$ ', ''))).toEqual({ ok: true, cents });
         if (cents % 100 === 0) expect(parseReais(String(reais))).toEqual({ ok: true, cents });
+      }),
+    );
+  });
+});
+
+describe('parseReais, large amounts and less common shapes (the general path)', () => {
+  it('reads back amounts beyond the common shapes: US grouping, 13+ digits', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 90_000_000_000_000_000 / 100 }), (cents) => {
+        const whole = Math.trunc(cents / 100);
+        const fraction = String(cents % 100).padStart(2, '0');
+        const us = `${whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${fraction}`;
+        expect(parseReais(us)).toEqual({ ok: true, cents });
+        expect(parseReais(formatCents(cents))).toEqual({ ok: true, cents });
+        expect(parseReais(`${whole},${fraction}`)).toEqual({ ok: true, cents });
       }),
     );
   });

@@ -11,6 +11,9 @@ describe('batchStem', () => {
     ['Cópia de payroll-2026-11.csv', 'payroll-2026-11'],
     ['fornecedores.txt', 'fornecedores'],
     ['bonus 2026.csv', 'bonus 2026'],
+    // Two digits in parentheses are more likely a month than a copy.
+    ['folha (11).csv', 'folha (11)'],
+    ['payroll (2026).csv', 'payroll (2026)'],
   ])('%j -> %j', (name, stem) => {
     expect(batchStem(name)).toBe(stem);
   });
@@ -52,6 +55,15 @@ describe('deriveOrderId', () => {
     expect(contentFingerprint('payroll', { ...content, valueCents: 1001 })).not.toEqual(base);
     expect(contentFingerprint('payroll', { ...content, pixKey: '11144477735' })).not.toEqual(base);
     expect(contentFingerprint('bonus', content)).not.toEqual(base);
+  });
+
+  it('tells apart long names that share their first 38 characters', () => {
+    const november = 'pagamentos-fornecedores-regiao-sudeste-2026-11';
+    const december = 'pagamentos-fornecedores-regiao-sudeste-2026-12';
+    expect(batchSlug(november)).toBe(batchSlug(december));
+    expect(contentFingerprint(november, content)).not.toEqual(
+      contentFingerprint(december, content),
+    );
   });
 
   it('keeps to the characters and length an orderId allows', () => {

@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { readPayoutFile, type ReadOptions } from '../../src/csv/reader.js';
 import type { RowOutcome } from '../../src/csv/row.js';
@@ -22,6 +24,8 @@ async function readAll(path: string, options: Partial<ReadOptions> = {}) {
 const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,value';
 const ROW = (id: string, name = 'Ana Souza', cents = '1000') =>
   `${id},${name},ana@example.com,11987654321,52998224725,CPF,52998224725,${cents}`;
+
+const openDescriptors = () => readdirSync('/proc/self/fd').length;
 
 const lines = (rows: RowOutcome[]) => rows.map((row) => `${row.line}:${row.kind}`);
 const valid = (rows: RowOutcome[]) =>
@@ -145,13 +149,82 @@ describe('readPayoutFile', () => {
     ]);
   });
 
-  it('keeps line numbers true across quoted delimiters, quoted line breaks and blank lines', async () => {
-    const text = `sep=,\r\n${HEADER}\r\n${ROW('p-1', '"Souza, Ana"')}\r\n${ROW('p-2', '"Ana\r\nMaria"')}\r\n\r\n,,,,,,,\r\n${ROW('p-3', 'Bad', 'x')}\r\n`;
+  it('keeps line numbers true across a sep= line, quoted delimiters, quoted line breaks and blank lines', async () => {
+    const text = `sep=,\r\n${HEADER}\r\n${ROW('p-1', '"Souza, Ana"')}\r\n${ROW('p-2', '"Ana\r\nMaria"')}\r\n\r\n,,,,,,,\r\n${ROW('p-3', 'Bad', 'x')}\r\n${ROW('p-4')}\r\n`;
     const path = writeFile(folder(), 'quoted.csv', text);
     const { report, rows } = await readAll(path);
-    expect(lines(rows)).toEqual(['3:valid', '4:valid', '6:blank', '7:blank', '8:invalid']);
-    expect(valid(rows).map((p) => p.name)).toEqual(['Souza, Ana', 'Ana Maria']);
-    expect(report).toMatchObject({ rows: 3, valid: 2, invalid: 1, blank: 2 });
+    expect(lines(rows)).toEqual([
+      '3:valid',
+      '4:invalid',
+      '6:blank',
+      '7:blank',
+      '8:invalid',
+      '9:valid',
+    ]);
+    expect(rows[1]).toMatchObject({
+      column: 'name',
+      message: expect.stringContaining('runs over lines 4–5'),
+    });
+    expect(valid(rows).map((p) => p.name)).toEqual(['Souza, Ana', 'Ana Souza']);
+    expect(report).toMatchObject({ rows: 4, valid: 2, invalid: 2, blank: 2 });
+  });
+
+  it('splits rows at any line end: one LF line in a CRLF file does not merge two rows', async () => {
+    const text = `${HEADER}\r\n${ROW('p-1')}\n${ROW('p-2')}\r\n${ROW('p-3')}\r${ROW('p-4')}\r\n`;
+    const { rows } = await readAll(writeFile(folder(), 'mixed.csv', text));
+    expect(lines(rows)).toEqual(['2:valid', '3:valid', '4:valid', '5:valid']);
+  });
+
+  it('shows a missing closing quote as the rows it swallowed, never as a silent gap', async () => {
+    const text = `${HEADER}\n${ROW('p-1')}\n${ROW('p-2', '"Ana')}\n${ROW('p-3')}\n${ROW('p-4', 'Bia"')}\n${ROW('p-5')}\n`;
+    const { report, rows } = await readAll(writeFile(folder(), 'swallow.csv', text));
+    expect(lines(rows)).toEqual(['2:valid', '3:invalid', '6:valid']);
+    expect(rows[1]).toMatchObject({ message: expect.stringContaining('runs over lines 3–5') });
+    expect(report).toMatchObject({ valid: 2, invalid: 1 });
+  });
+
+  it('refuses a file that mixes UTF-8 and Windows-1252, whose orderIds would change once fixed', async () => {
+    const text = Buffer.concat([
+      Buffer.from(`${HEADER}\n${ROW('p-1', 'João')}\n`, 'utf8'),
+      Buffer.from(`${ROW('p-2', 'Conceição')}\n`, 'latin1'),
+    ]);
+    const { report } = await readAll(writeFile(folder(), 'mixed-enc.csv', text));
+    expect(report.problems).toEqual([
+      {
+        kind: 'unusable',
+        message: expect.stringMatching(
+          /^mixes encodings: UTF-8 characters \(near byte \d+\) and bytes that are not UTF-8/,
+        ),
+      },
+    ]);
+  });
+
+  it('holds a file whose total line gives an amount that cannot be read', async () => {
+    const text = `${HEADER}\n${ROW('p-1')}\nTotal,,,,,,,#VALUE!\n`;
+    const { report } = await readAll(writeFile(folder(), 'value.csv', text));
+    expect(report.problems).toEqual([
+      {
+        kind: 'held',
+        message: expect.stringContaining(
+          'the total line (line 3) gives an amount that cannot be read ("#VALUE!")',
+        ),
+      },
+    ]);
+  });
+
+  it("lets the caller's own failure through, and releases the file", async () => {
+    const path = writeFile(folder(), 'payroll.csv', `${HEADER}\n${ROW('p-1')}\n${ROW('p-2')}\n`);
+    const before = openDescriptors();
+    for (let i = 0; i < 20; i++) {
+      await expect(
+        readPayoutFile(path, OPTIONS, () => {
+          throw new Error('SQLITE_BUSY: database is locked');
+        }),
+      ).rejects.toThrow('SQLITE_BUSY');
+      await readAll(writeFile(folder(), 'bad.csv', 'date,debit\n1,2\n'));
+    }
+    await delay(50);
+    expect(openDescriptors()).toBeLessThanOrEqual(before + 2);
   });
 
   it('holds a file whose total line does not match, with both figures', async () => {
@@ -267,7 +340,7 @@ describe('hostile files: a clear error or per-row messages, never a crash or a h
 
   it('a 50 MB single line', async () => {
     const path = writeFile(folder(), 'line.csv', Buffer.alloc(50 * 1024 * 1024, 'a'));
-    await unusable(path, /^line 1 is longer than 100000 characters/);
+    await unusable(path, /^line 1 is \d+ bytes long, over 100000: this is not a payout file$/);
   });
 
   it('a header only', async () => {
@@ -277,16 +350,31 @@ describe('hostile files: a clear error or per-row messages, never a crash or a h
     );
   });
 
-  it('a header of 100,000 columns', async () => {
+  it('a header of 100,000 columns, and one of 2,000', async () => {
     const header = Array.from({ length: 100_000 }, (_, i) => `c${i}`).join(',');
     await unusable(
       writeFile(folder(), 'wide.csv', `${header}\n1\n`),
-      /^line 1 is longer than|has 100000 columns/,
+      /^line 1 is \d+ bytes long, over 100000/,
     );
     const narrower = Array.from({ length: 2000 }, (_, i) => `c${i}`).join(',');
     await unusable(
       writeFile(folder(), 'wide.csv', `${narrower}\n1\n`),
       /the header has 2000 columns; a payout file has at most 1000/,
+    );
+  });
+
+  it('50 MB of delimiters on one line, and a million blank lines', async () => {
+    await unusable(
+      writeFile(folder(), 'commas.csv', Buffer.alloc(50 * 1024 * 1024, ',')),
+      /^line 1 is \d+ bytes long/,
+    );
+    const blank = Buffer.concat([
+      Buffer.from(`${HEADER}\n${ROW('p-1')}\n`),
+      Buffer.alloc(1_000_000, '\n'),
+    ]);
+    await unusable(
+      writeFile(folder(), 'blank-run.csv', blank),
+      /^has more than 100000 blank lines in a row from line 3/,
     );
   });
 

@@ -19,7 +19,8 @@ function validatorFor(header: string[] = HEADER, maxPayoutCents = 10_000_000) {
   if (!reading.ok) throw new Error(reading.problems.join('; '));
   return createRowValidator({
     columns: reading.columns,
-    headingCount: header.length,
+    headings: header,
+    delimiter: ',',
     stem: 'payroll',
     maxPayoutCents,
   });
@@ -172,5 +173,81 @@ describe('row validation', () => {
     });
     expect(ids[0]).toMatch(/^payroll-[0-9a-f]{16}$/);
     expect(ids[1]).toBe(`${ids[0]}-2`);
+  });
+
+  it('refuses a value under a blank heading, and an amount split by the comma delimiter', () => {
+    const header = ['name', 'email', 'phone', 'cpfCnpj', 'pixKey', 'amount', ''];
+    const row = [
+      'Ana',
+      'ana@example.com',
+      '11987654321',
+      '52998224725',
+      '52998224725',
+      '1234',
+      '56',
+    ];
+    expect(invalid(validatorFor(header).check(row, 2))).toEqual({
+      column: 'amount',
+      message:
+        '"1234,56" looks split by the comma delimiter: put the amount in quotes, or write it as 1234.56 (also: column 7)',
+    });
+    const withNotes = [...header.slice(0, 6), 'notes'];
+    expect(invalid(validatorFor(withNotes).check(row, 2)).column).toBe('amount');
+    expect(validatorFor(withNotes).check([...row.slice(0, 6), 'paid in cash'], 2).kind).toBe(
+      'valid',
+    );
+    expect(invalid(validatorFor(header).check([...row.slice(0, 6), 'x'], 2))).toEqual({
+      column: 'column 7',
+      message:
+        'holds a value under a blank heading: a value holding the delimiter must be in quotes',
+    });
+  });
+
+  it('refuses a row that runs over several lines, naming them', () => {
+    const found = invalid(validatorFor().check(withCell(1, 'Ana\nSouza'), 4, 5));
+    expect(found).toEqual({
+      column: 'name',
+      message: expect.stringMatching(/^this row runs over lines 4–5: .* a quote \("\) is missing/),
+    });
+  });
+
+  it('takes a line for a total only when it holds nothing but a label and the amount', () => {
+    const validator = validatorFor();
+    const nameLike = validator.check(
+      [
+        'total-7',
+        'Total Distribuidora',
+        'x@example.com',
+        '11987654321',
+        '52998224725',
+        '',
+        '',
+        '10,00',
+      ],
+      2,
+    );
+    expect(nameLike.kind).toBe('invalid');
+    expect(
+      validator.check(
+        ['SUM-1', 'Ana', 'ana@example.com', '11987654321', '52998224725', '', '', '10,00'],
+        3,
+      ).kind,
+    ).toBe('invalid');
+    expect(validator.check(['Total', '', '', '', '', '', '', '#VALUE!'], 4)).toMatchObject({
+      kind: 'skipped',
+    });
+    expect(validator.totals().trailingTotal).toEqual({
+      line: 4,
+      cents: undefined,
+      unreadable: '#VALUE!',
+    });
+  });
+
+  it('warns of orderIds that look like row numbers', () => {
+    const outcome = validatorFor().check(withCell(0, '12'), 2);
+    expect(outcome).toMatchObject({
+      kind: 'valid',
+      notes: [{ column: 'orderId', message: expect.stringContaining('looks like a row number') }],
+    });
   });
 });

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, openSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { finished } from 'node:stream/promises';
+import { pipeline } from 'node:stream/promises';
 import { Command } from 'commander';
 import { stringify } from 'csv-stringify';
 import { formatCents } from '../../csv/amount.js';
@@ -168,9 +168,18 @@ function printSummary(
 /** The report is written beside its final name and renamed into place once complete. */
 async function openReport(path: string) {
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const file = createWriteStream(temporary);
+  let descriptor: number;
+  try {
+    descriptor = openSync(temporary, 'w', 0o644);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ExitError(1, `payouts validate: cannot write the report to ${path} (${code})`);
+  }
+  const file = createWriteStream(temporary, { fd: descriptor });
   const csv = stringify({ header: true, columns: [...VALIDATION_REPORT_COLUMNS] });
-  csv.pipe(file);
+  // A write error destroys both, so a wait for 'drain' ends in that error, not forever.
+  const written = pipeline(csv, file);
+  written.catch(() => undefined);
   return {
     path,
     async write(line: string[]) {
@@ -178,7 +187,7 @@ async function openReport(path: string) {
     },
     async commit() {
       csv.end();
-      await finished(file);
+      await written;
       await rename(temporary, path);
     },
     async abandon() {
