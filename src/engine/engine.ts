@@ -55,18 +55,6 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   let pausedUntil = 0;
   let unreachableInARow = 0;
 
-  const apply = (claim: Claim, decision: Decision): void => {
-    const wrote = journal.move(
-      claim.orderId,
-      claim.fence,
-      decision.to,
-      decision.reason,
-      decision.details,
-    );
-    if (wrote) deps.onMove?.({ orderId: claim.orderId, to: decision.to, reason: decision.reason });
-    react(decision.signal);
-  };
-
   const react = (signal: RunSignal): void => {
     if (signal.kind === 'stop') stopped ??= signal.why;
     if (signal.kind === 'pause' || signal.kind === 'retry-later') {
@@ -86,15 +74,11 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   };
 
   const send = async (claim: Claim): Promise<void> => {
-    let answer;
-    try {
-      answer = await gateway.createCashOut(claim.request);
-    } catch (error) {
-      if (!(error instanceof GatewayError)) throw error;
-      answer = error;
-    }
+    const answer = await answerOf(gateway.createCashOut(claim.request));
     sent++;
-    apply(claim, decideSend(answer));
+    const decision = decideSend(answer);
+    record(deps, claim, decision);
+    react(decision.signal);
   };
 
   while (!stopped && !options.signal.aborted) {
@@ -176,30 +160,12 @@ async function resolveOne(
   if (mayResend(claim.notFound, claim.lastSentAt, deps.now(), options.graceMs)) {
     return resend(deps, claim);
   }
-  let answer;
-  try {
-    answer = await gateway.getTransactionByOrderId(claim.orderId);
-  } catch (error) {
-    if (!(error instanceof GatewayError)) throw error;
-    answer = error;
-  }
+  const answer = await answerOf(gateway.getTransactionByOrderId(claim.orderId));
   const decision = decideLookup(claim.request, answer, claim.notFound);
   switch (decision.kind) {
-    case 'adopt': {
-      journal.move(
-        claim.orderId,
-        claim.fence,
-        decision.decision.to,
-        decision.decision.reason,
-        decision.decision.details,
-      );
-      deps.onMove?.({
-        orderId: claim.orderId,
-        to: decision.decision.to,
-        reason: decision.decision.reason,
-      });
+    case 'adopt':
+      record(deps, claim, decision.decision);
       return { kind: 'adopted' };
-    }
     case 'not-found': {
       const reason = `not found by lookup (${decision.notFound} time${decision.notFound === 1 ? '' : 's'})`;
       const again = mayResend(decision.notFound, claim.lastSentAt, deps.now(), options.graceMs);
@@ -229,16 +195,31 @@ async function resend(deps: EngineDeps, claim: Claim): Promise<ResolveOutcome> {
   const { journal, gateway } = deps;
   const reason = `not found ${claim.notFound} times, ${Math.round((deps.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
   if (!journal.markResending(claim, reason)) return { kind: 'stillUnknown' };
-  let answer;
-  try {
-    answer = await gateway.createCashOut(claim.request);
-  } catch (error) {
-    if (!(error instanceof GatewayError)) throw error;
-    answer = error;
-  }
-  const decision = decideSend(answer);
-  journal.move(claim.orderId, claim.fence, decision.to, decision.reason, decision.details);
-  deps.onMove?.({ orderId: claim.orderId, to: decision.to, reason: decision.reason });
+  const decision = decideSend(await answerOf(gateway.createCashOut(claim.request)));
+  record(deps, claim, decision);
   if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
   return { kind: 'resent' };
+}
+
+/** The gateway's answer, or the GatewayError it failed with: both are answers here. */
+async function answerOf<T>(call: Promise<T>): Promise<T | GatewayError> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+}
+
+/** Writes a decision for a claimed row, and tells the listener when it was written. */
+function record(deps: EngineDeps, claim: Claim, decision: Decision): boolean {
+  const wrote = deps.journal.move(
+    claim.orderId,
+    claim.fence,
+    decision.to,
+    decision.reason,
+    decision.details,
+  );
+  if (wrote) deps.onMove?.({ orderId: claim.orderId, to: decision.to, reason: decision.reason });
+  return wrote;
 }
