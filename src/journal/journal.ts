@@ -26,7 +26,13 @@ export interface BatchInput {
   problems: readonly string[];
 }
 
-export const BATCH_STATES = ['open', 'held', 'unusable', 'done'] as const;
+/**
+ * `admitting`: its rows are being journaled as the file streams in, and none may be sent
+ * until the whole file has been read and found usable. `open`: its queued rows are sent.
+ * `held`: nothing of it is sent until a person releases it. `unusable`: the file could
+ * not be read as payouts. `done`: every row is final.
+ */
+export const BATCH_STATES = ['admitting', 'open', 'held', 'unusable', 'done'] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
 
 export interface BatchRecord extends BatchInput {
@@ -51,7 +57,8 @@ export interface PayoutInput {
 export interface AdmittedPayout {
   orderId: string;
   line: number;
-  admission: Admission['kind'];
+  /** `same`: already journaled from this very line of this batch (a resumed admission). */
+  admission: Admission['kind'] | 'same';
 }
 
 /** A row this process may act on until `leaseUntil`, and only with this `fence`. */
@@ -169,8 +176,11 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         end_to_end_id = NULL, processed_at = NULL, lease_owner = NULL, lease_until = NULL,
         updated_at = ?
       WHERE order_id = ?`),
+    // Only rows of open batches: a file still being read, or held, sends nothing.
     queued: db.prepare(`
-      SELECT order_id FROM payouts WHERE state = 'queued' ORDER BY batch_id, line LIMIT ?`),
+      SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE p.state = 'queued' AND b.state = 'open'
+      ORDER BY p.batch_id, p.line LIMIT ?`),
     abandoned: db.prepare(`
       SELECT order_id FROM payouts
       WHERE state IN ('sending', 'unknown') AND (lease_until IS NULL OR lease_until <= ?)
@@ -282,6 +292,15 @@ export function openJournal(path: string, options: JournalOptions = {}) {
             batchId: row.batch_id,
             line: row.line,
           };
+          // The same row of the same batch again: an interrupted admission resuming.
+          if (
+            previous &&
+            previous.batchId === batchId &&
+            previous.line === line &&
+            previous.payloadHash === hash
+          ) {
+            return { orderId: request.orderId, line, admission: 'same' as const };
+          }
           const admission = admit(hash, previous);
           const json = JSON.stringify(request);
           const at = now();

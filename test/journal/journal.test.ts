@@ -233,4 +233,29 @@ describe('journal', () => {
     expect(again.payout('p-1')).toMatchObject({ state: 'sending', attempts: 2 });
     expect(again.countsByState()).toEqual({ sending: { count: 1, cents: 1000 } });
   });
+
+  it('sends nothing from a batch still being admitted or held, and resumes an interrupted admission', () => {
+    const journal = open();
+    const id = journal.recordBatch({ ...batch, state: 'admitting' }, []);
+    const first = [2, 3].map((line) => ({ line, request: request(`p-${line}`) }));
+    expect(journal.admitPayouts(id, first).map((a) => a.admission)).toEqual(['new', 'new']);
+    expect(journal.claimToSend('a', 10, 60_000)).toEqual([]);
+    // The process died here; the next one reads the file again into the same batch.
+    const again = [2, 3, 4].map((line) => ({ line, request: request(`p-${line}`) }));
+    expect(journal.admitPayouts(id, again).map((a) => a.admission)).toEqual([
+      'same',
+      'same',
+      'new',
+    ]);
+    expect(journal.linesOfBatch(id)).toEqual([]);
+    journal.setBatchState(id, 'held');
+    expect(journal.claimToSend('a', 10, 60_000)).toEqual([]);
+    journal.setBatchState(id, 'open');
+    expect(journal.claimToSend('a', 10, 60_000).map((c) => c.orderId)).toEqual([
+      'p-2',
+      'p-3',
+      'p-4',
+    ]);
+    expect(journal.history('p-2').map((h) => h.to)).toEqual(['queued', 'sending']);
+  });
 });
