@@ -9,6 +9,7 @@ import { balanceCommand } from './commands/balance.js';
 import { cashInCommand } from './commands/cashin.js';
 import { demoCommand } from './commands/demo.js';
 import { getCommand } from './commands/get.js';
+import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { validateCommand } from './commands/validate.js';
 import { ExitError } from './exit-error.js';
@@ -23,6 +24,7 @@ function buildProgram(): Command {
     .exitOverride();
   for (const command of [
     validateCommand(),
+    runCommand(),
     sandboxCommand(),
     balanceCommand(),
     getCommand(),

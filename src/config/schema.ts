@@ -57,6 +57,9 @@ export const ConfigSchema = z.strictObject({
   requestTimeout: duration.describe(
     'Time allowed for an answer; a create with no answer by then is treated as ambiguous and looked up, never re-sent blindly.',
   ),
+  resendGrace: duration.describe(
+    'Time after a send before a payout the gateway says it does not have (twice) may be sent again.',
+  ),
   concurrency: z
     .number()
     .int()

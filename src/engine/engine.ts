@@ -44,6 +44,8 @@ export interface EngineReport {
   sent: number;
   /** Why the run stopped early, when it did (auth, wrong address, unreachable, signal). */
   stopped: string | undefined;
+  /** True when the stop was the run failing (credentials refused, not the gateway's address). */
+  failed: boolean;
 }
 
 /** Sends every queued payout, until none is left or the run must stop. */
@@ -52,11 +54,15 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   const inFlight = new Set<Promise<void>>();
   let sent = 0;
   let stopped: string | undefined;
+  let failed = false;
   let pausedUntil = 0;
   let unreachableInARow = 0;
 
   const react = (signal: RunSignal): void => {
-    if (signal.kind === 'stop') stopped ??= signal.why;
+    if (signal.kind === 'stop') {
+      stopped ??= signal.why;
+      failed = true;
+    }
     if (signal.kind === 'pause' || signal.kind === 'retry-later') {
       unreachableInARow += signal.kind === 'retry-later' ? 1 : 0;
       // The whole pool waits, not one request: the gateway is telling us all the same.
@@ -106,7 +112,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   }
   await Promise.all(inFlight);
   if (!stopped && options.signal.aborted) stopped = 'asked to stop';
-  return { sent, stopped };
+  return { sent, stopped, failed };
 }
 
 export interface ResolveReport {
@@ -114,6 +120,7 @@ export interface ResolveReport {
   resent: number;
   stillUnknown: number;
   stopped: string | undefined;
+  failed: boolean;
 }
 
 /**
@@ -127,7 +134,13 @@ export async function resolveUnknown(
   options: EngineOptions,
 ): Promise<ResolveReport> {
   const { journal } = deps;
-  const report: ResolveReport = { adopted: 0, resent: 0, stillUnknown: 0, stopped: undefined };
+  const report: ResolveReport = {
+    adopted: 0,
+    resent: 0,
+    stillUnknown: 0,
+    stopped: undefined,
+    failed: false,
+  };
   // Each row is looked at once a pass: a row left unknown is released, and would
   // otherwise come straight back.
   const seen = new Set<string>();
@@ -140,8 +153,10 @@ export async function resolveUnknown(
       claims.map(async (claim) => {
         seen.add(claim.orderId);
         const outcome = await resolveOne(deps, options, claim);
-        if (outcome.kind === 'stop') report.stopped ??= outcome.why;
-        else report[outcome.kind]++;
+        if (outcome.kind === 'stop') {
+          report.stopped ??= outcome.why;
+          report.failed = true;
+        } else report[outcome.kind]++;
       }),
     );
   }

@@ -18,7 +18,7 @@ export interface Known {
 
 export type Admission =
   | { kind: 'new' }
-  /** Another payload under an orderId the gateway never saw (rejected): it replaces it. */
+  /** A payout the gateway never saw (held, or refused with another payload): this one replaces it. */
   | { kind: 'retry'; previous: Known }
   | { kind: 'replay'; previous: Known }
   | { kind: 'conflict'; previous: Known };
@@ -40,6 +40,8 @@ export function payloadHash(request: CashOutRequest): string {
 
 export function admit(hash: string, previous: Known | undefined): Admission {
   if (!previous) return { kind: 'new' };
+  // Held rows never left: a new copy of their file takes them over, changed or not.
+  if (previous.state === 'held') return { kind: 'retry', previous };
   // The same payout again, whatever became of it: report it, send nothing.
   if (previous.payloadHash === hash) return { kind: 'replay', previous };
   return NEVER_REACHED_GATEWAY.includes(previous.state)

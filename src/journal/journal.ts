@@ -161,6 +161,14 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     batchesBySha256: db.prepare(`SELECT * FROM batches WHERE sha256 = ? ORDER BY id`),
     batchById: db.prepare(`SELECT * FROM batches WHERE id = ?`),
     setBatchState: db.prepare(`UPDATE batches SET state = ? WHERE id = ?`),
+    finishBatch: db.prepare(`
+      UPDATE batches SET state = @state, rows = @rows, valid = @valid, invalid = @invalid,
+        total_cents = @totalCents, problems = @problems
+      WHERE id = @id`),
+    batchesInState: db.prepare(`SELECT * FROM batches WHERE state = ? ORDER BY id`),
+    holdQueued: db.prepare(`
+      UPDATE payouts SET state = 'held', updated_at = ? WHERE batch_id = ? AND state = 'queued'
+      RETURNING order_id`),
     insertLine: db.prepare(`
       INSERT OR REPLACE INTO batch_lines (batch_id, line, kind, order_id, column_heading, message)
       VALUES (?, ?, ?, ?, ?, ?)`),
@@ -266,6 +274,39 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     setBatchState: (batchId: number, state: BatchState): void => {
       statements.setBatchState.run(state, batchId);
     },
+
+    /** Records what reading the whole file found, and whether its rows may now be sent. */
+    finishBatch: (batchId: number, figures: Omit<BatchInput, 'fileName' | 'sha256'>): void => {
+      statements.finishBatch.run({
+        ...figures,
+        id: batchId,
+        problems: JSON.stringify(figures.problems),
+      });
+    },
+
+    /** Holds every queued row of a batch: none is sent until a new copy of the file takes it over. */
+    holdQueued: db.transaction((batchId: number, reason: string): number => {
+      const rows = statements.holdQueued.all(now(), batchId) as { order_id: string }[];
+      for (const row of rows) audit(row.order_id, 'queued', 'held', reason);
+      return rows.length;
+    }),
+
+    batchesInState: (state: BatchState): BatchRecord[] =>
+      (statements.batchesInState.all(state) as BatchRow[]).map(toBatch),
+
+    /** Adds lines of a batch that are not payouts (invalid rows, skipped lines). */
+    recordLines: db.transaction((batchId: number, lines: readonly BatchLine[]): void => {
+      for (const line of lines) {
+        statements.insertLine.run(
+          batchId,
+          line.line,
+          line.kind,
+          line.orderId,
+          line.column,
+          line.message,
+        );
+      }
+    }),
 
     linesOfBatch: (batchId: number): BatchLine[] =>
       (statements.linesOfBatch.all(batchId) as LineRow[]).map((row) => ({

@@ -75,4 +75,4 @@ export const UNFINISHED: readonly RowState[] = ['queued', 'sending', 'unknown', 
  * States proving the gateway never created the payout, so a new file may reuse its
  * orderId with another payload (DESIGN.md section 5).
  */
-export const NEVER_REACHED_GATEWAY: readonly RowState[] = ['invalid', 'rejected'];
+export const NEVER_REACHED_GATEWAY: readonly RowState[] = ['invalid', 'rejected', 'held'];

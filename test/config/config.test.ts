@@ -74,6 +74,7 @@ describe('config', () => {
       getTransactionMethod: 'GET',
       connectTimeout: 5000,
       requestTimeout: 30_000,
+      resendGrace: 120_000,
       concurrency: 16,
       encoding: 'auto',
       maxPayoutCents: 10_000_000,

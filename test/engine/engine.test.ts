@@ -105,7 +105,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
   it('sends every queued payout once', async () => {
     const ids = admit(60);
     const report = await sendQueued(deps(client()), options());
-    expect(report).toEqual({ sent: 60, stopped: undefined });
+    expect(report).toEqual({ sent: 60, stopped: undefined, failed: false });
     expect(states()).toEqual({ pending: { count: 60, cents: 60 * 1234 } });
     expectLedgerHoldsEachOnce(ids);
     expect(journal.payout('p-0000')).toMatchObject({

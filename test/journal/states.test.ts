@@ -64,6 +64,8 @@ describe('admit', () => {
     [previous('unknown'), 'b', 'conflict'],
     [previous('rejected'), 'b', 'retry'],
     [previous('invalid'), 'b', 'retry'],
+    [previous('held'), 'a', 'retry'],
+    [previous('held'), 'b', 'retry'],
   ] as const)('%j with payload %s -> %s', (known, hash, kind) => {
     expect(admit(hash, known).kind).toBe(kind);
   });

@@ -1,0 +1,198 @@
+import { hostname } from 'node:os';
+import { basename } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Command } from 'commander';
+import { formatCents } from '../../csv/amount.js';
+import { resolveUnknown, sendQueued, type EngineOptions } from '../../engine/engine.js';
+import { ingestFile } from '../../engine/ingest.js';
+import { ensureFolders, homeFolders, moveInto, payoutFiles, reject } from '../../inbox/folders.js';
+import { openJournal, type Journal } from '../../journal/journal.js';
+import { NEEDS_A_PERSON, UNFINISHED, type RowState } from '../../journal/states.js';
+import { waitForStopSignal } from '../../runtime/signals.js';
+import { openContext, openGateway, type GlobalOptions } from '../context.js';
+import { ExitError } from '../exit-error.js';
+
+interface RunOptions {
+  inbox?: string;
+}
+
+interface FileSummary {
+  file: string;
+  batchId: number | null;
+  outcome: string;
+  rows: Partial<Record<RowState | 'replay' | 'conflict' | 'skipped', number>>;
+  totalCents: number;
+  problems: string[];
+}
+
+export function runCommand(): Command {
+  return new Command('run')
+    .description(
+      'process every file in the inbox once: journal, send, and report (the cron entry point)',
+    )
+    .option('--inbox <dir>', 'take files from this folder instead of <home>/inbox')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 every row paid; 2 some row needs a person (invalid, rejected, failed, held, conflict…);\n' +
+        '3 nothing needs a person but some row is still pending or unknown (run again later); 1 the run failed.\n' +
+        '\nExample:\n  PAYOUTS_HOME=/srv/payouts payouts run --json',
+    )
+    .action(async (options: RunOptions, command: Command) => {
+      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const { config, out } = context;
+      const folders = homeFolders(config.home, options.inbox);
+      ensureFolders(folders);
+      const journal = openJournal(folders.journal);
+      try {
+        const summaries: FileSummary[] = [];
+        // What arrived joins processing/, beside what an earlier run left there.
+        const arrived = new Set<string>();
+        for (const file of payoutFiles(folders.inbox)) {
+          const moved = moveInto(file, folders.processing);
+          if (moved) arrived.add(moved);
+          else {
+            out.note(
+              `${basename(file)}: nine files of that name are still being processed; left in the inbox for a later run`,
+            );
+          }
+        }
+        for (const file of payoutFiles(folders.processing)) {
+          const result = await ingestFile(file, journal, config);
+          if (result.kind === 'same-file' && !arrived.has(file)) {
+            // Left here by an earlier run: its rows are followed, not journaled again.
+            summaries.push(summarise(journal, file, result.batchId, 'resumed', []));
+            continue;
+          }
+          if (result.kind === 'same-file') {
+            const earlier = journal.batch(result.batchId)?.fileName ?? '';
+            const why = `the same bytes as batch ${result.batchId} (${earlier}): nothing sent again`;
+            reject(file, folders.rejected, [why]);
+            summaries.push(
+              summarise(journal, file, result.batchId, `a copy of ${why}; moved to rejected/`, []),
+            );
+            continue;
+          }
+          const problems = result.report.problems.map((p) => p.message);
+          if (result.kind === 'unusable') {
+            reject(file, folders.rejected, problems);
+            summaries.push(
+              summarise(
+                journal,
+                file,
+                result.batchId,
+                'cannot be used: moved to rejected/',
+                problems,
+              ),
+            );
+            continue;
+          }
+          summaries.push(
+            summarise(
+              journal,
+              file,
+              result.batchId,
+              result.kind === 'held' ? 'held: nothing sent' : 'journaled',
+              problems,
+            ),
+          );
+        }
+
+        const gateway = await openGateway(context);
+        const stop = new AbortController();
+        void waitForStopSignal().then((signal) => {
+          out.note(`${signal}: no new payouts will be sent; waiting for the ones in flight`);
+          stop.abort();
+        });
+        const engineOptions: EngineOptions = {
+          owner: `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
+          concurrency: config.concurrency,
+          leaseMs: 2 * config.requestTimeout + 30_000,
+          graceMs: config.resendGrace,
+          maxUnreachable: 8,
+          signal: stop.signal,
+        };
+        const deps = {
+          journal,
+          gateway: gateway.client,
+          now: Date.now,
+          sleep: (ms: number, signal: AbortSignal) =>
+            delay(ms, undefined, { signal }).catch(() => undefined),
+          random: Math.random,
+        };
+        let stopped: string | undefined;
+        let failed = false;
+        try {
+          for (const step of [resolveUnknown, sendQueued, resolveUnknown]) {
+            const report = await step(deps, engineOptions);
+            stopped = report.stopped;
+            failed = report.failed;
+            if (stopped) break;
+          }
+        } finally {
+          await gateway.close();
+        }
+
+        const final = summaries.map((summary) =>
+          summary.batchId === null
+            ? summary
+            : { ...summary, rows: rowCounts(journal, summary.batchId) },
+        );
+        out.data({ files: final, stopped: stopped ?? null });
+        for (const summary of final) out.line(describe(summary));
+        if (final.length === 0) out.line('The inbox is empty: nothing to do.');
+        if (stopped)
+          out.line(`\nStopped early: ${stopped}. Rows not sent stay queued for the next run.`);
+
+        const exitCode = failed ? 1 : exitCodeOf(final, stopped);
+        if (exitCode !== 0) throw new ExitError(exitCode);
+      } finally {
+        journal.close();
+      }
+    });
+}
+
+function rowCounts(journal: Journal, batchId: number): FileSummary['rows'] {
+  const counts: FileSummary['rows'] = {};
+  for (const payout of journal.payoutsOfBatch(batchId))
+    counts[payout.state] = (counts[payout.state] ?? 0) + 1;
+  for (const line of journal.linesOfBatch(batchId))
+    counts[line.kind] = (counts[line.kind] ?? 0) + 1;
+  return counts;
+}
+
+function summarise(
+  journal: Journal,
+  file: string,
+  batchId: number,
+  outcome: string,
+  problems: string[],
+): FileSummary {
+  const batch = journal.batch(batchId);
+  return {
+    file: basename(file),
+    batchId,
+    outcome,
+    rows: rowCounts(journal, batchId),
+    totalCents: batch?.totalCents ?? 0,
+    problems,
+  };
+}
+
+function describe(summary: FileSummary): string {
+  const counts = Object.entries(summary.rows)
+    .map(([state, count]) => `${count} ${state}`)
+    .join(', ');
+  const problems = summary.problems.map((p) => `\n  ${p}`).join('');
+  return `${summary.file}: ${summary.outcome}; ${counts || 'no rows'}; valid rows total ${formatCents(summary.totalCents)}${problems}`;
+}
+
+/** DESIGN.md section 8. */
+function exitCodeOf(files: readonly FileSummary[], stopped: string | undefined): number {
+  const states = files.flatMap((file) => Object.keys(file.rows));
+  const needsAPerson =
+    files.some((file) => file.outcome.startsWith('cannot be used')) ||
+    states.some((state) => NEEDS_A_PERSON.includes(state as RowState) || state === 'conflict');
+  if (needsAPerson) return 2;
+  if (stopped || states.some((state) => UNFINISHED.includes(state as RowState))) return 3;
+  return 0;
+}

@@ -1,0 +1,104 @@
+/**
+ * A file in `processing/` to a batch in the journal, streamed: its rows are journaled as
+ * they are read, in a batch that stays `admitting` (nothing of it can be sent) until the
+ * whole file has been read. Then the batch opens, or its rows are held: a file that is
+ * damaged, over a limit or fails a control total is never half paid.
+ */
+import { createReadStream } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+import { readPayoutFile, type FileReport, type ReadOptions } from '../csv/reader.js';
+import { toCashOutRequest } from '../csv/row.js';
+import type { BatchLine, Journal, PayoutInput } from '../journal/journal.js';
+
+export type IngestResult =
+  | { kind: 'open' | 'held' | 'unusable'; batchId: number; report: FileReport }
+  /** These very bytes were journaled before, as this batch: nothing is admitted again. */
+  | { kind: 'same-file'; batchId: number };
+
+/** Rows journaled per transaction while the file streams in. */
+const CHUNK_ROWS = 500;
+
+export async function ingestFile(
+  path: string,
+  journal: Journal,
+  options: ReadOptions,
+): Promise<IngestResult> {
+  const sha256 = await hashFile(path);
+  const earlier = journal.batchesWithSha256(sha256);
+  const resuming = earlier.find((batch) => batch.state === 'admitting');
+  const settled = earlier.find((batch) => batch.state === 'open' || batch.state === 'done');
+  if (!resuming && settled) return { kind: 'same-file', batchId: settled.id };
+
+  const batchId =
+    resuming?.id ??
+    journal.recordBatch(
+      {
+        fileName: basename(path),
+        sha256,
+        state: 'admitting',
+        rows: 0,
+        valid: 0,
+        invalid: 0,
+        totalCents: 0,
+        problems: [],
+      },
+      [],
+    );
+  let payouts: PayoutInput[] = [];
+  let lines: BatchLine[] = [];
+  const flush = () => {
+    if (payouts.length > 0) journal.admitPayouts(batchId, payouts);
+    if (lines.length > 0) journal.recordLines(batchId, lines);
+    payouts = [];
+    lines = [];
+  };
+  const report = await readPayoutFile(path, options, (row) => {
+    if (row.kind === 'valid')
+      payouts.push({ line: row.line, request: toCashOutRequest(row.payout) });
+    else if (row.kind === 'invalid') {
+      const orderId = row.cells.orderId?.trim() || null;
+      lines.push({
+        line: row.line,
+        kind: 'invalid',
+        orderId,
+        column: row.column,
+        message: row.message,
+      });
+    } else if (row.kind === 'skipped') {
+      lines.push({
+        line: row.line,
+        kind: 'skipped',
+        orderId: null,
+        column: null,
+        message: row.reason,
+      });
+    }
+    if (payouts.length + lines.length >= CHUNK_ROWS) flush();
+  });
+  flush();
+
+  const unusable = report.problems.some((problem) => problem.kind === 'unusable');
+  const kind = unusable ? 'unusable' : report.problems.length > 0 ? 'held' : 'open';
+  if (kind !== 'open') {
+    journal.holdQueued(
+      batchId,
+      `the file ${unusable ? 'cannot be used' : 'is held'}: ${report.problems[0]?.message ?? ''}`,
+    );
+  }
+  journal.finishBatch(batchId, {
+    state: kind,
+    rows: report.rows,
+    valid: report.valid,
+    invalid: report.invalid,
+    totalCents: report.totalCents,
+    problems: report.problems.map((problem) => problem.message),
+  });
+  return { kind, batchId, report };
+}
+
+async function hashFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) hash.update(chunk);
+  return hash.digest('hex');
+}

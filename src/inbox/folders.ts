@@ -1,0 +1,88 @@
+/**
+ * The home folder's layout: files arrive in `inbox/`, are worked on in `processing/`,
+ * end in `archive/` (every row final) or `rejected/` (the file itself unreadable), and
+ * the journal sits beside them.
+ */
+import { mkdirSync, readdirSync, renameSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+
+export interface Folders {
+  home: string;
+  inbox: string;
+  processing: string;
+  archive: string;
+  rejected: string;
+  results: string;
+  journal: string;
+}
+
+export function homeFolders(home: string, inbox?: string): Folders {
+  const root = resolve(home);
+  return {
+    home: root,
+    inbox: resolve(inbox ?? join(root, 'inbox')),
+    processing: join(root, 'processing'),
+    archive: join(root, 'archive'),
+    rejected: join(root, 'rejected'),
+    results: join(root, 'results'),
+    journal: join(root, 'journal.db'),
+  };
+}
+
+export function ensureFolders(folders: Folders): void {
+  for (const folder of [
+    folders.inbox,
+    folders.processing,
+    folders.archive,
+    folders.rejected,
+    folders.results,
+  ]) {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+  }
+}
+
+/** Files a person or an ERP may leave that are not payout files, or not finished ones. */
+const NOT_A_PAYOUT_FILE = /^(\.|~\$|\.~lock)|\.(tmp|part|crdownload|total|done|reason\.txt)$/i;
+
+/** Payout files in a folder, oldest name first. */
+export function payoutFiles(folder: string): string[] {
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder)
+    .filter((name) => !NOT_A_PAYOUT_FILE.test(name))
+    .map((name) => join(folder, name))
+    .filter((path) => statSync(path).isFile())
+    .sort();
+}
+
+/**
+ * Moves a file (and its `.total`/`.done` sidecars) into a folder. When the name is
+ * taken, the file becomes `name (2).csv` … `(9)`: the marks of a copy, which batchStem
+ * drops, so a corrected copy keeps its unchanged rows' orderIds. Undefined when all are
+ * taken (the file is left where it is).
+ */
+export function moveInto(file: string, folder: string): string | undefined {
+  const name = basename(file);
+  const dot = name.lastIndexOf('.');
+  const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  const candidates = [name, ...[2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${stem} (${n})${extension}`)];
+  const target = candidates
+    .map((candidate) => join(folder, candidate))
+    .find((path) => !existsSync(path));
+  if (!target) return undefined;
+  renameSync(file, target);
+  for (const suffix of ['.total', '.done']) {
+    if (existsSync(file + suffix)) renameSync(file + suffix, target + suffix);
+  }
+  return target;
+}
+
+/** Moves an unreadable file to `rejected/`, with the reason beside it. */
+export function reject(
+  file: string,
+  folder: string,
+  reasons: readonly string[],
+): string | undefined {
+  const target = moveInto(file, folder);
+  if (target) writeFileSync(`${target}.reason.txt`, `${reasons.join('\n')}\n`);
+  return target;
+}

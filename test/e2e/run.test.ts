@@ -1,0 +1,163 @@
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../support/cli.js';
+import { useTempFolder } from '../support/files.js';
+import { TOKEN } from '../support/gateway.js';
+
+const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
+
+describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
+  const folder = useTempFolder();
+  let sandbox: Sandbox;
+  let env: Record<string, string>;
+  let home: string;
+
+  beforeEach(async () => {
+    // Payouts stay pending: following them is the next issue's work.
+    sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
+    home = join(folder(), 'home');
+    mkdirSync(join(home, 'inbox'), { recursive: true });
+    env = {
+      PAYOUTS_BASE_URL: sandbox.url,
+      PAYOUTS_TOKEN: TOKEN,
+      PAYOUTS_HOME: home,
+      PAYOUTS_LOG_LEVEL: 'silent',
+    };
+  });
+  afterEach(() => sandbox.close());
+
+  const drop = (name: string, content?: string) => {
+    const path = join(home, 'inbox', name);
+    if (content === undefined) copyFileSync(join(SAMPLES, name), path);
+    else writeFileSync(path, content);
+  };
+
+  /** orderId -> how many transactions the gateway created for it. */
+  const ledgerCounts = () => {
+    const counts = new Map<string, number>();
+    for (const entry of sandbox.ledger())
+      counts.set(entry.orderId ?? '', (counts.get(entry.orderId ?? '') ?? 0) + 1);
+    return counts;
+  };
+  const duplicates = () => [...ledgerCounts().entries()].filter(([, n]) => n > 1);
+
+  it('sends every valid row of the samples once, and a rerun sends nothing', async () => {
+    for (const name of [
+      'payroll-2026-11.csv',
+      'fornecedores-2026-11.csv',
+      'payroll-with-mistakes.csv',
+    ])
+      drop(name);
+    const first = await runCli(['run', '--json'], { env });
+    expect(first.code, first.stderr).toBe(2); // the mistakes file has invalid rows
+    const report = JSON.parse(first.stdout) as {
+      files: { file: string; rows: Record<string, number> }[];
+    };
+    expect(report.files.map((f) => [f.file, f.rows])).toEqual([
+      ['fornecedores-2026-11.csv', { pending: 5, skipped: 1 }],
+      ['payroll-2026-11.csv', { pending: 6 }],
+      ['payroll-with-mistakes.csv', { pending: 3, invalid: 9 }],
+    ]);
+    expect(sandbox.ledger()).toHaveLength(14);
+    expect(duplicates()).toEqual([]);
+    expect(first.stderr).not.toContain(TOKEN);
+
+    const again = await runCli(['run', '--json'], { env });
+    expect(again.code).toBe(2);
+    expect(sandbox.ledger()).toHaveLength(14);
+    expect(readdirSync(join(home, 'processing')).sort()).toEqual([
+      'fornecedores-2026-11.csv',
+      'payroll-2026-11.csv',
+      'payroll-with-mistakes.csv',
+    ]);
+  });
+
+  it('the corrected-copy workflow: fixed rows are paid, paid rows are not paid again', async () => {
+    const header = 'name,email,phone,cpfCnpj,pixKey,amount';
+    const good = [
+      'Ana Souza,ana@example.com,11987654321,52998224725,52998224725,"100,00"',
+      'Bia Lima,bia@example.com,11987654322,11144477735,bia@example.com,"50,00"',
+    ];
+    const broken = 'Caio Reis,caio@example,11987654323,39053344705,caio@example.com,"75,00"';
+    drop('folha-2026-11.csv', [header, ...good, broken].join('\n'));
+    expect((await runCli(['run'], { env })).code).toBe(2);
+    expect(sandbox.ledger()).toHaveLength(2);
+
+    // The accountant fixes the e-mail and drops the same file again, under the same name.
+    drop(
+      'folha-2026-11.csv',
+      [header, ...good, broken.replace('caio@example,', 'caio@example.com,')].join('\n'),
+    );
+    const second = await runCli(['run', '--json'], { env });
+    // 2: the first copy, still in processing/, keeps its invalid row; nothing yet marks it
+    // as superseded by the corrected copy.
+    expect(second.code, second.stderr).toBe(2);
+    expect(sandbox.ledger()).toHaveLength(3);
+    expect(duplicates()).toEqual([]);
+    const files = (
+      JSON.parse(second.stdout) as { files: { file: string; rows: Record<string, number> }[] }
+    ).files;
+    expect(files.find((f) => f.file === 'folha-2026-11 (2).csv')?.rows).toEqual({
+      pending: 1,
+      replay: 2,
+    });
+
+    // And the identical file a third time: nothing at all.
+    drop(
+      'folha-2026-11.csv',
+      [header, ...good, broken.replace('caio@example,', 'caio@example.com,')].join('\n'),
+    );
+    await runCli(['run'], { env });
+    expect(sandbox.ledger()).toHaveLength(3);
+    expect(
+      readFileSync(join(home, 'rejected', 'folha-2026-11 (3).csv.reason.txt'), 'utf8'),
+    ).toContain('the same bytes as batch 2');
+  });
+
+  it('a refused token ends the run with exit 1 and sends nothing; the next run with the right token sends all', async () => {
+    drop('payroll-2026-11.csv');
+    const refused = await runCli(['run'], { env: { ...env, PAYOUTS_TOKEN: 'wrong-one' } });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('refused our credentials');
+    expect(refused.stdout + refused.stderr).not.toContain('wrong-one');
+    expect(sandbox.ledger()).toHaveLength(0);
+    const fixed = await runCli(['run'], { env });
+    expect(fixed.code).toBe(3);
+    expect(sandbox.ledger()).toHaveLength(6);
+    expect(duplicates()).toEqual([]);
+  });
+
+  it('a damaged file is rejected whole with its reason, and a held one sends nothing', async () => {
+    drop('empty.csv', '');
+    drop(
+      'held.csv',
+      'name,email,phone,cpfCnpj,pixKey,amount\nAna,ana@example.com,11987654321,52998224725,52998224725,"10,00"\nTotal,,,,,"99,00"\n',
+    );
+    const result = await runCli(['run', '--json'], { env });
+    expect(result.code).toBe(2);
+    expect(existsSync(join(home, 'rejected', 'empty.csv'))).toBe(true);
+    expect(readFileSync(join(home, 'rejected', 'empty.csv.reason.txt'), 'utf8')).toBe(
+      'is empty (0 bytes)\n',
+    );
+    const files = (
+      JSON.parse(result.stdout) as {
+        files: { file: string; outcome: string; rows: Record<string, number> }[];
+      }
+    ).files;
+    expect(files.find((f) => f.file === 'held.csv')).toMatchObject({
+      outcome: 'held: nothing sent',
+      rows: { held: 1, skipped: 1 },
+    });
+    expect(sandbox.ledger()).toHaveLength(0);
+  });
+});
