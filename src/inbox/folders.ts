@@ -50,7 +50,7 @@ export function payoutFiles(folder: string): string[] {
   return readdirSync(folder)
     .filter((name) => !NOT_A_PAYOUT_FILE.test(name))
     .map((name) => join(folder, name))
-    .filter((path) => statSync(path).isFile())
+    .filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile() ?? false)
     .sort();
 }
 
@@ -69,7 +69,13 @@ export function moveInto(file: string, folder: string): string | undefined {
     .map((candidate) => join(folder, candidate))
     .find((path) => !existsSync(path));
   if (!target) return undefined;
-  renameSync(file, target);
+  try {
+    renameSync(file, target);
+  } catch (error) {
+    // Another run took it first.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
   for (const suffix of ['.total', '.done']) {
     if (existsSync(file + suffix)) renameSync(file + suffix, target + suffix);
   }

@@ -146,12 +146,13 @@ export function openJournal(path: string, options: JournalOptions = {}) {
   closeSync(openSync(path, 'a', 0o600));
   chmodSync(path, 0o600);
 
-  const db = new Database(path);
+  // The busy time-out first: two processes opening at once must wait for each other,
+  // even for switching to WAL.
+  const db = new Database(path, { timeout: 10_000 });
   db.pragma('journal_mode = WAL');
   // FULL: a commit is on disk before it returns, so a `sending` mark survives a power cut.
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 10000');
   migrate(db);
 
   const statements = {
@@ -228,6 +229,15 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     ),
   };
 
+  /**
+   * A write transaction that takes the write lock at BEGIN: a deferred one that reads
+   * first would fail at once, not wait, when another process writes meanwhile.
+   */
+  const writing = <A extends unknown[], R>(fn: (...args: A) => R) => {
+    const transaction = db.transaction(fn);
+    return (...args: A): R => transaction.immediate(...args);
+  };
+
   const audit = (orderId: string, from: RowState | null, to: RowState, reason: string) =>
     statements.audit.run(orderId, now(), from, to, reason);
 
@@ -243,7 +253,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     path,
 
     /** Records a file as a batch, with the lines that are not payouts. */
-    recordBatch: db.transaction((batch: BatchInput, lines: readonly BatchLine[]): number => {
+    recordBatch: writing((batch: BatchInput, lines: readonly BatchLine[]): number => {
       const { lastInsertRowid } = statements.insertBatch.run({
         ...batch,
         receivedAt: now(),
@@ -285,7 +295,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     },
 
     /** Holds every queued row of a batch: none is sent until a new copy of the file takes it over. */
-    holdQueued: db.transaction((batchId: number, reason: string): number => {
+    holdQueued: writing((batchId: number, reason: string): number => {
       const rows = statements.holdQueued.all(now(), batchId) as { order_id: string }[];
       for (const row of rows) audit(row.order_id, 'queued', 'held', reason);
       return rows.length;
@@ -295,7 +305,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       (statements.batchesInState.all(state) as BatchRow[]).map(toBatch),
 
     /** Adds lines of a batch that are not payouts (invalid rows, skipped lines). */
-    recordLines: db.transaction((batchId: number, lines: readonly BatchLine[]): void => {
+    recordLines: writing((batchId: number, lines: readonly BatchLine[]): void => {
       for (const line of lines) {
         statements.insertLine.run(
           batchId,
@@ -322,87 +332,81 @@ export function openJournal(path: string, options: JournalOptions = {}) {
      * orderId the gateway never saw (queued again), a replay or a conflict (recorded as a
      * line of the batch, never sent).
      */
-    admitPayouts: db.transaction(
-      (batchId: number, payouts: readonly PayoutInput[]): AdmittedPayout[] =>
-        payouts.map(({ line, request }) => {
-          const hash = payloadHash(request);
-          const row = statements.known.get(request.orderId) as KnownRow | undefined;
-          const previous: Known | undefined = row && {
-            payloadHash: row.payload_hash,
-            state: row.state as RowState,
-            batchId: row.batch_id,
-            line: row.line,
-          };
-          // The same row of the same batch again: an interrupted admission resuming.
-          if (
-            previous &&
-            previous.batchId === batchId &&
-            previous.line === line &&
-            previous.payloadHash === hash
-          ) {
-            return { orderId: request.orderId, line, admission: 'same' as const };
-          }
-          const admission = admit(hash, previous);
-          const json = JSON.stringify(request);
-          const at = now();
-          switch (admission.kind) {
-            case 'new':
-              statements.insertPayout.run(
-                request.orderId,
-                batchId,
-                line,
-                json,
-                hash,
-                request.value,
-                at,
-              );
-              audit(
-                request.orderId,
-                null,
-                'queued',
-                `journaled from batch ${batchId}, line ${line}`,
-              );
-              break;
-            case 'retry':
-              statements.replacePayout.run(
-                batchId,
-                line,
-                json,
-                hash,
-                request.value,
-                at,
-                request.orderId,
-              );
-              audit(
-                request.orderId,
-                admission.previous.state,
-                'queued',
-                `replaced by batch ${batchId}, line ${line}: the earlier payload never reached the gateway`,
-              );
-              break;
-            case 'replay':
-              statements.insertLine.run(
-                batchId,
-                line,
-                'replay',
-                request.orderId,
-                null,
-                `already journaled from batch ${admission.previous.batchId}, line ${admission.previous.line} (now ${admission.previous.state}): not sent again`,
-              );
-              break;
-            case 'conflict':
-              statements.insertLine.run(
-                batchId,
-                line,
-                'conflict',
-                request.orderId,
-                null,
-                `orderId already used by batch ${admission.previous.batchId}, line ${admission.previous.line} (${admission.previous.state}) with other details: not sent`,
-              );
-              break;
-          }
-          return { orderId: request.orderId, line, admission: admission.kind };
-        }),
+    admitPayouts: writing((batchId: number, payouts: readonly PayoutInput[]): AdmittedPayout[] =>
+      payouts.map(({ line, request }) => {
+        const hash = payloadHash(request);
+        const row = statements.known.get(request.orderId) as KnownRow | undefined;
+        const previous: Known | undefined = row && {
+          payloadHash: row.payload_hash,
+          state: row.state as RowState,
+          batchId: row.batch_id,
+          line: row.line,
+        };
+        // The same row of the same batch again: an interrupted admission resuming.
+        if (
+          previous &&
+          previous.batchId === batchId &&
+          previous.line === line &&
+          previous.payloadHash === hash
+        ) {
+          return { orderId: request.orderId, line, admission: 'same' as const };
+        }
+        const admission = admit(hash, previous);
+        const json = JSON.stringify(request);
+        const at = now();
+        switch (admission.kind) {
+          case 'new':
+            statements.insertPayout.run(
+              request.orderId,
+              batchId,
+              line,
+              json,
+              hash,
+              request.value,
+              at,
+            );
+            audit(request.orderId, null, 'queued', `journaled from batch ${batchId}, line ${line}`);
+            break;
+          case 'retry':
+            statements.replacePayout.run(
+              batchId,
+              line,
+              json,
+              hash,
+              request.value,
+              at,
+              request.orderId,
+            );
+            audit(
+              request.orderId,
+              admission.previous.state,
+              'queued',
+              `replaced by batch ${batchId}, line ${line}: the earlier payload never reached the gateway`,
+            );
+            break;
+          case 'replay':
+            statements.insertLine.run(
+              batchId,
+              line,
+              'replay',
+              request.orderId,
+              null,
+              `already journaled from batch ${admission.previous.batchId}, line ${admission.previous.line} (now ${admission.previous.state}): not sent again`,
+            );
+            break;
+          case 'conflict':
+            statements.insertLine.run(
+              batchId,
+              line,
+              'conflict',
+              request.orderId,
+              null,
+              `orderId already used by batch ${admission.previous.batchId}, line ${admission.previous.line} (${admission.previous.state}) with other details: not sent`,
+            );
+            break;
+        }
+        return { orderId: request.orderId, line, admission: admission.kind };
+      }),
     ),
 
     /**
@@ -542,16 +546,17 @@ export function openJournal(path: string, options: JournalOptions = {}) {
 export type Journal = ReturnType<typeof openJournal>;
 
 function migrate(db: Database.Database): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
   const latest = MIGRATIONS.at(-1)?.version ?? 0;
-  if (current > latest) {
-    throw new JournalError(
-      `the journal is at schema version ${current}, newer than this program knows (${latest}): use a newer payouts`,
-    );
-  }
   for (const migration of MIGRATIONS) {
-    if (migration.version <= current) continue;
     db.transaction(() => {
+      // Read inside the write lock: another process may have migrated meanwhile.
+      const current = db.pragma('user_version', { simple: true }) as number;
+      if (current > latest) {
+        throw new JournalError(
+          `the journal is at schema version ${current}, newer than this program knows (${latest}): use a newer payouts`,
+        );
+      }
+      if (migration.version <= current) return;
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
     }).immediate();

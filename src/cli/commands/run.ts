@@ -57,7 +57,12 @@ export function runCommand(): Command {
           }
         }
         for (const file of payoutFiles(folders.processing)) {
-          const result = await ingestFile(file, journal, config);
+          const result = await ingestFile(file, journal, config).catch((error: unknown) => {
+            // Another run moved it on while this one looked: it is that run's now.
+            if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+            throw error;
+          });
+          if (!result) continue;
           if (result.kind === 'same-file' && !arrived.has(file)) {
             // Left here by an earlier run: its rows are followed, not journaled again.
             summaries.push(summarise(journal, file, result.batchId, 'resumed', []));
@@ -103,11 +108,15 @@ export function runCommand(): Command {
           out.note(`${signal}: no new payouts will be sent; waiting for the ones in flight`);
           stop.abort();
         });
+        // The longest a request can take (connect, headers, then body), with margin.
+        const longestRequestMs = config.connectTimeout + 2 * config.requestTimeout + 2_000;
         const engineOptions: EngineOptions = {
           owner: `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
           concurrency: config.concurrency,
-          leaseMs: 2 * config.requestTimeout + 30_000,
-          graceMs: config.resendGrace,
+          // A claim must not end while its request may still be on its way.
+          leaseMs: longestRequestMs,
+          // Never shorter than a claim: a request must be over before its row may go again.
+          graceMs: Math.max(config.resendGrace, longestRequestMs),
           maxUnreachable: 8,
           signal: stop.signal,
         };

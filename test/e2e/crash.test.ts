@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { BIN, cleanEnv, runCli } from '../support/cli.js';
+import { useTempFolder } from '../support/files.js';
+import { TOKEN } from '../support/gateway.js';
+
+const ROWS = 2000;
+
+function payrollFile(rows: number): string {
+  const lines = ['orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount'];
+  for (let i = 0; i < rows; i++) {
+    const id = `c-${String(i).padStart(4, '0')}`;
+    lines.push(
+      `${id},Pessoa ${i},p${i}@example.com,11987654321,52998224725,EMAIL,p${i}@example.com,"1,00"`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+describe(
+  'crashes and concurrent runs: every valid row exactly once at the gateway',
+  { timeout: 120_000 },
+  () => {
+    const folder = useTempFolder();
+    let sandbox: Sandbox;
+    let home: string;
+    let env: Record<string, string>;
+
+    beforeEach(async () => {
+      sandbox = await startSandbox({
+        token: TOKEN,
+        settleDelayMs: 3_600_000,
+        faults: { latencyMs: 5 },
+      });
+      home = join(folder(), 'home');
+      mkdirSync(join(home, 'inbox'), { recursive: true });
+      // Short time-outs make short leases and grace periods, so the test need not wait long.
+      env = {
+        PAYOUTS_BASE_URL: sandbox.url,
+        PAYOUTS_TOKEN: TOKEN,
+        PAYOUTS_HOME: home,
+        PAYOUTS_LOG_LEVEL: 'silent',
+        PAYOUTS_REQUEST_TIMEOUT: '1s',
+        PAYOUTS_CONNECT_TIMEOUT: '1s',
+        PAYOUTS_RESEND_GRACE: '1s',
+      };
+    });
+    afterEach(() => sandbox.close());
+
+    /** Rows the journal has not finished sending. */
+    const unfinished = () => {
+      const db = new Database(join(home, 'journal.db'), { readonly: true });
+      try {
+        const row = db
+          .prepare(
+            `SELECT COUNT(*) AS n FROM payouts WHERE state IN ('queued', 'sending', 'unknown')`,
+          )
+          .get() as { n: number };
+        return row.n;
+      } finally {
+        db.close();
+      }
+    };
+
+    /** Reruns until nothing is left to send (bounded), waiting out leases and grace periods. */
+    const runToCompletion = async () => {
+      for (let attempt = 0; attempt < 12; attempt++) {
+        const result = await runCli(['run'], { env });
+        expect([2, 3], result.stderr).toContain(result.code);
+        if (unfinished() === 0) return;
+        await delay(2500);
+      }
+      throw new Error(`rows still unfinished: ${unfinished()}`);
+    };
+
+    const expectEachOnce = () => {
+      const counts = new Map<string, number>();
+      for (const entry of sandbox.ledger())
+        counts.set(entry.orderId ?? '', (counts.get(entry.orderId ?? '') ?? 0) + 1);
+      expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+      expect(counts.size).toBe(ROWS);
+    };
+
+    const killAfter = async (ms: number) => {
+      const child = spawn(process.execPath, [BIN, 'run'], { env: cleanEnv(env), stdio: 'ignore' });
+      await delay(ms);
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    };
+
+    it('a run killed with SIGKILL again and again, then rerun, pays each row once and misses none', async () => {
+      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(ROWS));
+      // Early (reading the file), then while requests are in flight, repeatedly.
+      for (const ms of [150, 500, 600, 700, 900]) await killAfter(ms);
+      expect(sandbox.ledger().length).toBeLessThan(ROWS); // the kills did land mid-batch
+      await runToCompletion();
+      expectEachOnce();
+    });
+
+    it('two runs started at once on one home folder pay each row once', async () => {
+      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(ROWS));
+      const [a, b] = await Promise.all([runCli(['run'], { env }), runCli(['run'], { env })]);
+      expect([a.code, b.code].sort(), a.stderr + b.stderr).toEqual([3, 3]);
+      await runToCompletion();
+      expectEachOnce();
+    });
+  },
+);
