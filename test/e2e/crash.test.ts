@@ -110,5 +110,35 @@ describe(
       await runToCompletion();
       expectEachOnce();
     });
+
+    it('SIGTERM mid-batch: nothing new is sent, what was in flight is journaled, and the next run finishes', async () => {
+      sandbox.setFaults({ latencyMs: 40 });
+      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(ROWS));
+      const child = spawn(process.execPath, [BIN, 'run'], {
+        env: cleanEnv(env),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      await delay(700);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(3);
+      expect(stderr).toContain(
+        'SIGTERM: no new payouts will be sent; waiting for the ones in flight',
+      );
+      const db = new Database(join(home, 'journal.db'), { readonly: true });
+      const rows = db.prepare('SELECT state, COUNT(*) AS n FROM payouts GROUP BY state').all() as {
+        state: string;
+        n: number;
+      }[];
+      db.close();
+      const states = Object.fromEntries(rows.map((row) => [row.state, row.n]));
+      expect(states['sending']).toBeUndefined();
+      expect(states['pending']).toBe(sandbox.ledger().length);
+      expect(states['queued']).toBeGreaterThan(0);
+      await runToCompletion();
+      expectEachOnce();
+    });
   },
 );

@@ -42,6 +42,13 @@ export function runCommand(): Command {
       const { config, out } = context;
       const folders = homeFolders(config.home, options.inbox);
       ensureFolders(folders);
+      // Listened for from the start: a signal while a file is read ends the run before
+      // anything is sent; one while sending lets the requests in flight finish and be journaled.
+      const stop = new AbortController();
+      void waitForStopSignal().then((signal) => {
+        out.note(`${signal}: no new payouts will be sent; waiting for the ones in flight`);
+        stop.abort();
+      });
       const journal = openJournal(folders.journal);
       try {
         const summaries: FileSummary[] = [];
@@ -57,6 +64,7 @@ export function runCommand(): Command {
           }
         }
         for (const file of payoutFiles(folders.processing)) {
+          if (stop.signal.aborted) break;
           const result = await ingestFile(file, journal, config).catch((error: unknown) => {
             // Another run moved it on while this one looked: it is that run's now.
             if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -103,11 +111,6 @@ export function runCommand(): Command {
         }
 
         const gateway = await openGateway(context);
-        const stop = new AbortController();
-        void waitForStopSignal().then((signal) => {
-          out.note(`${signal}: no new payouts will be sent; waiting for the ones in flight`);
-          stop.abort();
-        });
         // The longest a request can take (connect, headers, then body), with margin.
         const longestRequestMs = config.connectTimeout + 2 * config.requestTimeout + 2_000;
         const engineOptions: EngineOptions = {
