@@ -15,6 +15,9 @@ import type { Claim, Journal } from '../journal/journal.js';
 import { decideLookup, decideSend, type Decision, type RunSignal } from './decisions.js';
 import { backoffMs, mayResend } from './policy.js';
 
+/** How long answers wait to share a commit. */
+const GROUP_COMMIT_MS = 10;
+
 export interface EngineDeps {
   journal: Journal;
   gateway: GatewayClient;
@@ -79,38 +82,82 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     }
   };
 
+  // Answers are written in groups, one commit for all that arrive within GROUP_COMMIT_MS:
+  // a commit costs ~0.3 ms of blocked event loop here. An answer not yet written when the
+  // process dies leaves its row `sending`, which the next run resolves by lookup.
+  const unwritten: { claim: Claim; decision: Decision }[] = [];
+  let writeTimer: NodeJS.Timeout | undefined;
+  let writeError: unknown;
+  const writeAnswers = (): void => {
+    clearTimeout(writeTimer);
+    writeTimer = undefined;
+    const answers = unwritten.splice(0);
+    if (answers.length === 0) return;
+    try {
+      recordAll(deps, answers);
+    } catch (error) {
+      writeError ??= error;
+    }
+  };
+
   const send = async (claim: Claim): Promise<void> => {
     const answer = await answerOf(gateway.createCashOut(claim.request));
     sent++;
     const decision = decideSend(answer);
-    record(deps, claim, decision);
+    // The run reacts at once (a 401 stops the very next claim), before the write.
     react(decision.signal);
+    unwritten.push({ claim, decision });
+    writeTimer ??= setTimeout(writeAnswers, GROUP_COMMIT_MS);
   };
 
-  while (!stopped && !options.signal.aborted) {
+  // Woken by any request that ends: O(1), where racing every request in flight is O(n).
+  let wake: (() => void) | undefined;
+  const slotFreed = () => new Promise<void>((resolve) => (wake = resolve));
+  const dispatch = (claim: Claim) => {
+    const flight = send(claim).finally(() => {
+      inFlight.delete(flight);
+      wake?.();
+    });
+    inFlight.add(flight);
+  };
+
+  // Rows claimed ahead (already `sending` in the journal), so that one commit serves half
+  // a pool's worth of sends instead of one or two.
+  const ready: Claim[] = [];
+  const claimAhead = Math.max(1, Math.ceil(options.concurrency / 2));
+  while (!stopped && !options.signal.aborted && writeError === undefined) {
     const wait = pausedUntil - deps.now();
     if (wait > 0) {
       await deps.sleep(wait, options.signal);
       continue;
     }
-    const free = options.concurrency - inFlight.size;
-    if (free <= 0) {
-      await Promise.race(inFlight);
-      continue;
+    if (ready.length === 0 && inFlight.size < options.concurrency) {
+      const want = options.concurrency - inFlight.size + claimAhead;
+      ready.push(...journal.claimToSend(options.owner, want, options.leaseMs));
+      if (ready.length === 0 && inFlight.size === 0) {
+        // Answers not yet written may put rows back in the queue (a 429): write, then look again.
+        if (unwritten.length === 0) break;
+        writeAnswers();
+        continue;
+      }
     }
-    // One commit marks every row of this claim `sending`: the group commit.
-    const claims = journal.claimToSend(options.owner, free, options.leaseMs);
-    if (claims.length === 0) {
-      if (inFlight.size === 0) break;
-      await Promise.race(inFlight);
-      continue;
-    }
-    for (const claim of claims) {
-      const flight = send(claim).finally(() => inFlight.delete(flight));
-      inFlight.add(flight);
-    }
+    while (ready.length > 0 && inFlight.size < options.concurrency)
+      dispatch(ready.shift() as Claim);
+    if (inFlight.size > 0) await slotFreed();
+  }
+  // Claimed, marked `sending`, and never sent: back to the queue, so nothing waits for
+  // a lookup that could only say "not found".
+  if (ready.length > 0) {
+    const reason = `claimed but not sent: the run stopped (${stopped ?? 'asked to stop'})`;
+    deps.journal.moveMany(
+      ready
+        .splice(0)
+        .map((claim) => ({ orderId: claim.orderId, fence: claim.fence, to: 'queued', reason })),
+    );
   }
   await Promise.all(inFlight);
+  writeAnswers();
+  if (writeError !== undefined) throw writeError;
   if (!stopped && options.signal.aborted) stopped = 'asked to stop';
   return { sent, stopped, failed };
 }
@@ -224,6 +271,26 @@ async function answerOf<T>(call: Promise<T>): Promise<T | GatewayError> {
     if (error instanceof GatewayError) return error;
     throw error;
   }
+}
+
+/** Writes the decisions of several claimed rows in one commit, telling the listener of each written. */
+function recordAll(
+  deps: EngineDeps,
+  answers: readonly { claim: Claim; decision: Decision }[],
+): void {
+  const written = deps.journal.moveMany(
+    answers.map(({ claim, decision }) => ({
+      orderId: claim.orderId,
+      fence: claim.fence,
+      to: decision.to,
+      reason: decision.reason,
+      details: decision.details,
+    })),
+  );
+  answers.forEach(({ claim, decision }, index) => {
+    if (written[index])
+      deps.onMove?.({ orderId: claim.orderId, to: decision.to, reason: decision.reason });
+  });
 }
 
 /** Writes a decision for a claimed row, and tells the listener when it was written. */

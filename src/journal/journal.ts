@@ -87,6 +87,17 @@ export interface AnswerDetails {
   notFound?: number;
 }
 
+/** A move of a claimed row to `to`, written only while `fence` is still the row's. */
+export interface Move {
+  orderId: string;
+  fence: number;
+  to: RowState;
+  reason: string;
+  details?: AnswerDetails;
+  /** Drops the lease with the move (the default). */
+  release?: boolean;
+}
+
 export interface PayoutRecord {
   orderId: string;
   batchId: number;
@@ -240,6 +251,34 @@ export function openJournal(path: string, options: JournalOptions = {}) {
 
   const audit = (orderId: string, from: RowState | null, to: RowState, reason: string) =>
     statements.audit.run(orderId, now(), from, to, reason);
+
+  /** One guarded, audited move, inside the caller's transaction. */
+  function applyMove(move: Move): boolean {
+    const row = statements.rowForMove.get(move.orderId) as
+      { state: string; fence: number } | undefined;
+    if (!row || row.fence !== move.fence) return false;
+    const from = row.state as RowState;
+    if (from !== move.to && !canMove(from, move.to)) {
+      throw new JournalError(
+        `${move.orderId}: a move from ${from} to ${move.to} is not allowed (${move.reason})`,
+      );
+    }
+    const params = moveParams(
+      move.orderId,
+      move.fence,
+      from,
+      move.to,
+      move.details ?? {},
+      move.release ?? true,
+      now(),
+    );
+    if (statements.move.run(params).changes !== 1) return false;
+    if (from !== move.to) audit(move.orderId, from, move.to, move.reason);
+    return true;
+  }
+
+  const moveOne = writing((move: Move) => applyMove(move));
+  const moveAll = writing((moves: readonly Move[]) => moves.map(applyMove));
 
   /** Takes leases on these rows (a fresh fence each), inside the caller's transaction. */
   function lease(orderIds: readonly string[], owner: string, leaseMs: number): Claim[] {
@@ -490,25 +529,13 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       details: AnswerDetails = {},
       options: { release?: boolean } = {},
     ): boolean =>
-      db
-        .transaction(() => {
-          const row = statements.rowForMove.get(orderId) as
-            { state: string; fence: number } | undefined;
-          if (!row || row.fence !== fence) return false;
-          const from = row.state as RowState;
-          if (from !== to && !canMove(from, to)) {
-            throw new JournalError(
-              `${orderId}: a move from ${from} to ${to} is not allowed (${reason})`,
-            );
-          }
-          const changed = statements.move.run(
-            moveParams(orderId, fence, from, to, details, options.release ?? true, now()),
-          ).changes;
-          if (changed !== 1) return false;
-          if (from !== to) audit(orderId, from, to, reason);
-          return true;
-        })
-        .immediate(),
+      moveOne({ orderId, fence, to, reason, details, release: options.release ?? true }),
+
+    /**
+     * Several moves in one commit (the group commit of answers): each is written only if
+     * its row is still held with its fence, as `move` does; returns which were written.
+     */
+    moveMany: (moves: readonly Move[]): boolean[] => moveAll(moves),
 
     payout: (orderId: string): PayoutRecord | undefined => {
       const row = statements.payout.get(orderId) as PayoutRow | undefined;

@@ -1,0 +1,168 @@
+// Payouts/s through the engine (journal with synchronous=FULL + client), against the
+// sandbox running as its own process (`payouts sandbox`), as a real gateway would be
+// elsewhere. Each scenario runs in its own process for a clean peak RSS (the engine's;
+// the sandbox's is not counted). With latency, the figure is compared with the ideal
+// concurrency / latency; with none, it is the cost of the journal and the client per
+// payout. Prints one JSON line per scenario.
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as delay } from 'node:timers/promises';
+import { createGatewayClient } from '../../dist/gateway/client.js';
+import { sendQueued } from '../../dist/engine/engine.js';
+import { openJournal } from '../../dist/journal/journal.js';
+import { request } from 'undici';
+
+const TOKEN = 'bench-token';
+const SCENARIOS = [
+  { concurrency: 16, latencyMs: 50, seconds: 3 },
+  { concurrency: 64, latencyMs: 50, seconds: 3 },
+  { concurrency: 256, latencyMs: 50, seconds: 3 },
+  { concurrency: 64, latencyMs: 0, rows: 10_000 },
+];
+
+/** `payouts sandbox` as a child process; its address read from its first line. */
+async function startSandboxProcess(latencyMs) {
+  const bin = fileURLToPath(new URL('../../bin/payouts.js', import.meta.url));
+  const child = spawn(
+    process.execPath,
+    [
+      bin,
+      'sandbox',
+      '--port',
+      '0',
+      '--latency',
+      `${latencyMs}ms`,
+      '--settle-delay',
+      '1h',
+      '--balance',
+      '1000000000000',
+    ],
+    {
+      env: { ...process.env, PAYOUTS_TOKEN: TOKEN, PAYOUTS_LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  let output = '';
+  child.stdout.setEncoding('utf8');
+  while (!/listening on (\S+)/.test(output)) {
+    const [chunk] = await Promise.race([
+      once(child.stdout, 'data'),
+      once(child, 'exit').then(() => {
+        throw new Error('sandbox exited');
+      }),
+    ]);
+    output += chunk;
+  }
+  const url = /listening on (\S+)/.exec(output)[1];
+  return {
+    url,
+    async ledgerSize() {
+      const response = await request(`${url}/sandbox/ledger`, {
+        headers: { authorization: TOKEN },
+      });
+      return (await response.body.json()).transactions.length;
+    },
+    close: () => child.kill('SIGTERM'),
+  };
+}
+
+async function measure({ concurrency, latencyMs, seconds, rows }) {
+  const count = rows ?? Math.round((concurrency / latencyMs) * 1000 * seconds);
+  const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-engine-'));
+  const sandbox = await startSandboxProcess(latencyMs);
+  const journal = openJournal(join(folder, 'journal.db'));
+  const gateway = createGatewayClient({
+    baseUrl: sandbox.url,
+    token: TOKEN,
+    authScheme: '',
+    getTransactionMethod: 'GET',
+    connectTimeoutMs: 5000,
+    requestTimeoutMs: 30_000,
+    connections: concurrency,
+  });
+  try {
+    const batchId = journal.recordBatch(
+      {
+        fileName: 'bench.csv',
+        sha256: 'x',
+        state: 'open',
+        rows: count,
+        valid: count,
+        invalid: 0,
+        totalCents: count,
+        problems: [],
+      },
+      [],
+    );
+    const payouts = Array.from({ length: count }, (_, i) => ({
+      line: i + 2,
+      request: {
+        value: 100,
+        pixKeyType: 2,
+        pixKey: `p${i}@example.com`,
+        cpfCnpj: '52998224725',
+        person: { name: `Pessoa ${i}`, email: `p${i}@example.com`, phone: '+5511987654321' },
+        orderId: `b-${i}`,
+      },
+    }));
+    for (let at = 0; at < payouts.length; at += 1000)
+      journal.admitPayouts(batchId, payouts.slice(at, at + 1000));
+    const started = performance.now();
+    const report = await sendQueued(
+      {
+        journal,
+        gateway,
+        now: Date.now,
+        sleep: (ms, signal) => delay(ms, undefined, { signal }).catch(() => {}),
+        random: Math.random,
+      },
+      {
+        owner: 'bench',
+        concurrency,
+        leaseMs: 120_000,
+        graceMs: 120_000,
+        maxUnreachable: 8,
+        signal: new AbortController().signal,
+      },
+    );
+    const seconds_ = (performance.now() - started) / 1000;
+    const ledger = await sandbox.ledgerSize();
+    if (ledger !== count || report.sent !== count)
+      throw new Error(`sent ${report.sent}, ledger ${ledger}, expected ${count}`);
+    const perSec = count / seconds_;
+    const ideal = latencyMs > 0 ? (concurrency / latencyMs) * 1000 : undefined;
+    return {
+      bench: 'engine',
+      concurrency,
+      latencyMs,
+      payouts: count,
+      payoutsPerSec: Math.round(perSec),
+      idealPerSec: ideal === undefined ? null : Math.round(ideal),
+      ofIdeal: ideal === undefined ? null : Number((perSec / ideal).toFixed(3)),
+      peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    };
+  } finally {
+    await gateway.close();
+    journal.close();
+    sandbox.close();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === 'measure') {
+  console.log(JSON.stringify(await measure(JSON.parse(process.argv[3]))));
+} else {
+  for (const scenario of SCENARIOS) {
+    const child = spawnSync(
+      process.execPath,
+      [fileURLToPath(import.meta.url), 'measure', JSON.stringify(scenario)],
+      { encoding: 'utf8' },
+    );
+    if (child.status !== 0) throw new Error(child.stderr);
+    process.stdout.write(child.stdout);
+  }
+}
