@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ENCODING_SETTINGS } from '../csv/encoding.js';
+import { BALANCE_CHECKS } from '../engine/balance.js';
 import { parseDurationMs } from './duration.js';
 
 /** A duration above zero, in milliseconds once parsed (undici reads 0 as "wait forever"). */
@@ -60,6 +61,11 @@ export const ConfigSchema = z.strictObject({
   resendGrace: duration.describe(
     'Time after a send before a payout the gateway says it does not have (twice) may be sent again.',
   ),
+  balanceCheck: z
+    .enum(BALANCE_CHECKS)
+    .describe(
+      'Before sending, the balance against what is to be sent: block (an uncovered batch is held), warn, or off.',
+    ),
   concurrency: z
     .number()
     .int()

@@ -29,10 +29,19 @@ export interface BatchInput {
 /**
  * `admitting`: its rows are being journaled as the file streams in, and none may be sent
  * until the whole file has been read and found usable. `open`: its queued rows are sent.
- * `held`: nothing of it is sent until a person releases it. `unusable`: the file could
+ * `underfunded`: the balance did not cover it (balanceCheck: block); its rows stay queued
+ * and it is checked again on every run. `held`: nothing of it is sent until a new copy
+ * of its file takes its rows over. `unusable`: the file could
  * not be read as payouts. `done`: every row is final.
  */
-export const BATCH_STATES = ['admitting', 'open', 'held', 'unusable', 'done'] as const;
+export const BATCH_STATES = [
+  'admitting',
+  'open',
+  'underfunded',
+  'held',
+  'unusable',
+  'done',
+] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
 
 export interface BatchRecord extends BatchInput {
@@ -178,6 +187,14 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         total_cents = @totalCents, problems = @problems
       WHERE id = @id`),
     batchesInState: db.prepare(`SELECT * FROM batches WHERE state = ? ORDER BY id`),
+    queuedCentsByBatch: db.prepare(`
+      SELECT p.batch_id AS batch_id, SUM(p.value_cents) AS cents, COUNT(*) AS count
+      FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE (p.state = 'queued' AND b.state = 'open') OR (p.state = 'held' AND b.state = 'underfunded')
+      GROUP BY p.batch_id ORDER BY p.batch_id`),
+    releaseHeld: db.prepare(`
+      UPDATE payouts SET state = 'queued', updated_at = ? WHERE batch_id = ? AND state = 'held'
+      RETURNING order_id`),
     holdQueued: db.prepare(`
       UPDATE payouts SET state = 'held', updated_at = ? WHERE batch_id = ? AND state = 'queued'
       RETURNING order_id`),
@@ -332,6 +349,23 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         problems: JSON.stringify(figures.problems),
       });
     },
+
+    /** Sends a held batch's rows after all (the balance now covers it). */
+    releaseHeld: writing((batchId: number, reason: string): number => {
+      const rows = statements.releaseHeld.all(now(), batchId) as { order_id: string }[];
+      for (const row of rows) audit(row.order_id, 'held', 'queued', reason);
+      return rows.length;
+    }),
+
+    /** What each open or underfunded batch still has to send, oldest batch first. */
+    queuedByBatch: (): { batchId: number; cents: number; count: number }[] =>
+      (
+        statements.queuedCentsByBatch.all() as { batch_id: number; cents: number; count: number }[]
+      ).map((row) => ({
+        batchId: row.batch_id,
+        cents: row.cents,
+        count: row.count,
+      })),
 
     /** Holds every queued row of a batch: none is sent until a new copy of the file takes it over. */
     holdQueued: writing((batchId: number, reason: string): number => {

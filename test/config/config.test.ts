@@ -75,6 +75,7 @@ describe('config', () => {
       connectTimeout: 5000,
       requestTimeout: 30_000,
       resendGrace: 120_000,
+      balanceCheck: 'block',
       concurrency: 16,
       encoding: 'auto',
       maxPayoutCents: 10_000_000,

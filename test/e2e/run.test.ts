@@ -128,7 +128,7 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     drop('payroll-2026-11.csv');
     const refused = await runCli(['run'], { env: { ...env, PAYOUTS_TOKEN: 'wrong-one' } });
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain('refused our credentials');
+    expect(refused.stdout + refused.stderr).toContain('refused our credentials');
     expect(refused.stdout + refused.stderr).not.toContain('wrong-one');
     expect(sandbox.ledger()).toHaveLength(0);
     const fixed = await runCli(['run'], { env });
@@ -159,5 +159,37 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
       rows: { held: 1, skipped: 1 },
     });
     expect(sandbox.ledger()).toHaveLength(0);
+  });
+
+  it('holds a batch the balance does not cover, sends nothing of it, and releases it once funded', async () => {
+    drop('payroll-2026-11.csv'); // R$ 27.111,15
+    const poor = await startSandbox({
+      token: TOKEN,
+      settleDelayMs: 3_600_000,
+      initialBalanceCents: 1_000_000,
+    });
+    try {
+      const held = await runCli(['run', '--json'], { env: { ...env, PAYOUTS_BASE_URL: poor.url } });
+      expect(held.code).toBe(2);
+      const file = (
+        JSON.parse(held.stdout) as {
+          files: { outcome: string; rows: object; problems: string[] }[];
+        }
+      ).files[0];
+      expect(file).toMatchObject({
+        outcome: 'held: the balance does not cover it',
+        rows: { held: 6 },
+      });
+      expect(file?.problems[0]).toContain(
+        "the balance leaves R$ 10.000,00 for this batch's R$ 27.111,15 (balanceCheck: block)",
+      );
+      expect(poor.ledger()).toHaveLength(0);
+    } finally {
+      await poor.close();
+    }
+    const funded = await runCli(['run'], { env });
+    expect(funded.code).toBe(3);
+    expect(sandbox.ledger()).toHaveLength(6);
+    expect(duplicates()).toEqual([]);
   });
 });

@@ -3,9 +3,12 @@ import { basename } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
+import { planFunding, type BalanceCheck } from '../../engine/balance.js';
 import { resolveUnknown, sendQueued, type EngineOptions } from '../../engine/engine.js';
 import { ingestFile } from '../../engine/ingest.js';
 import { ensureFolders, homeFolders, moveInto, payoutFiles, reject } from '../../inbox/folders.js';
+import type { GatewayClient } from '../../gateway/client.js';
+import { GatewayError } from '../../gateway/errors.js';
 import { openJournal, type Journal } from '../../journal/journal.js';
 import { NEEDS_A_PERSON, UNFINISHED, type RowState } from '../../journal/states.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
@@ -131,6 +134,14 @@ export function runCommand(): Command {
             delay(ms, undefined, { signal }).catch(() => undefined),
           random: Math.random,
         };
+        fundBatches(
+          await readBalance(gateway.client, config.balanceCheck),
+          journal,
+          config.balanceCheck,
+          summaries,
+          out.note,
+        );
+
         let stopped: string | undefined;
         let failed = false;
         try {
@@ -207,4 +218,44 @@ function exitCodeOf(files: readonly FileSummary[], stopped: string | undefined):
   if (needsAPerson) return 2;
   if (stopped || states.some((state) => UNFINISHED.includes(state as RowState))) return 3;
   return 0;
+}
+
+/** The balance in cents, or why it could not be read; a refused token ends the run. */
+async function readBalance(
+  gateway: GatewayClient,
+  check: BalanceCheck,
+): Promise<{ cents: number | undefined; error?: string }> {
+  if (check === 'off') return { cents: undefined };
+  try {
+    return { cents: (await gateway.getBalance()).balance };
+  } catch (error) {
+    if (!(error instanceof GatewayError) || error.kind === 'auth') throw error;
+    return { cents: undefined, error: `${error.kind}: ${error.message}` };
+  }
+}
+
+/** Opens the batches the balance covers, oldest first, and holds the others (DESIGN.md section 6). */
+function fundBatches(
+  balance: { cents: number | undefined; error?: string },
+  journal: Journal,
+  check: BalanceCheck,
+  summaries: FileSummary[],
+  note: (text: string) => void,
+): void {
+  const plan = planFunding(journal.queuedByBatch(), balance.cents, check, balance.error);
+  for (const batchId of plan.open) {
+    if (journal.batch(batchId)?.state !== 'underfunded') continue;
+    journal.releaseHeld(batchId, 'the balance now covers its batch');
+    journal.setBatchState(batchId, 'open');
+  }
+  for (const { batchId, why } of plan.underfunded) {
+    journal.holdQueued(batchId, why);
+    journal.setBatchState(batchId, 'underfunded');
+    const summary = summaries.find((candidate) => candidate.batchId === batchId);
+    if (summary) {
+      summary.outcome = 'held: the balance does not cover it';
+      summary.problems.push(why);
+    }
+  }
+  for (const warning of plan.warnings) note(warning);
 }
