@@ -571,6 +571,19 @@ export function openJournal(path: string, options: JournalOptions = {}) {
      */
     moveMany: (moves: readonly Move[]): boolean[] => moveAll(moves),
 
+    /** What admission would weigh a new row of this orderId against. */
+    known: (orderId: string): Known | undefined => {
+      const row = statements.known.get(orderId) as KnownRow | undefined;
+      return (
+        row && {
+          payloadHash: row.payload_hash,
+          state: row.state as RowState,
+          batchId: row.batch_id,
+          line: row.line,
+        }
+      );
+    },
+
     payout: (orderId: string): PayoutRecord | undefined => {
       const row = statements.payout.get(orderId) as PayoutRow | undefined;
       return row ? toPayout(row) : undefined;

@@ -192,4 +192,34 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     expect(sandbox.ledger()).toHaveLength(6);
     expect(duplicates()).toEqual([]);
   });
+
+  it('--dry-run says what would be sent, and moves, journals and sends nothing', async () => {
+    drop('payroll-2026-11.csv');
+    drop('payroll-with-mistakes.csv');
+    const dry = await runCli(['run', '--dry-run', '--json'], { env });
+    expect(dry.code).toBe(2); // the mistakes
+    const plan = JSON.parse(dry.stdout) as {
+      dryRun: boolean;
+      files: { file: string; wouldSend: number; invalid: number }[];
+    };
+    expect(plan.files.map((f) => [f.file, f.wouldSend, f.invalid])).toEqual([
+      ['payroll-2026-11.csv', 6, 0],
+      ['payroll-with-mistakes.csv', 3, 9],
+    ]);
+    expect(sandbox.ledger()).toHaveLength(0);
+    expect(readdirSync(join(home, 'inbox')).sort()).toEqual([
+      'payroll-2026-11.csv',
+      'payroll-with-mistakes.csv',
+    ]);
+    expect(existsSync(join(home, 'journal.db'))).toBe(false);
+
+    await runCli(['run'], { env });
+    drop('payroll-2026-11.csv');
+    const again = JSON.parse((await runCli(['run', '--dry-run', '--json'], { env })).stdout) as {
+      files: { file: string; wouldSend: number; replays: number }[];
+    };
+    expect(
+      again.files.find((f) => f.file === 'payroll-2026-11.csv' && f.replays === 6)?.wouldSend,
+    ).toBe(0);
+  });
 });

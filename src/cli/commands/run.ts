@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -5,18 +6,27 @@ import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
 import { planFunding, type BalanceCheck } from '../../engine/balance.js';
 import { resolveUnknown, sendQueued, type EngineOptions } from '../../engine/engine.js';
+import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { ingestFile } from '../../engine/ingest.js';
-import { ensureFolders, homeFolders, moveInto, payoutFiles, reject } from '../../inbox/folders.js';
+import {
+  ensureFolders,
+  homeFolders,
+  moveInto,
+  payoutFiles,
+  reject,
+  type Folders,
+} from '../../inbox/folders.js';
 import type { GatewayClient } from '../../gateway/client.js';
 import { GatewayError } from '../../gateway/errors.js';
 import { openJournal, type Journal } from '../../journal/journal.js';
 import { NEEDS_A_PERSON, UNFINISHED, type RowState } from '../../journal/states.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
-import { openContext, openGateway, type GlobalOptions } from '../context.js';
+import { openContext, openGateway, type Context, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
 
 interface RunOptions {
   inbox?: string;
+  dryRun?: boolean;
 }
 
 interface FileSummary {
@@ -34,6 +44,10 @@ export function runCommand(): Command {
       'process every file in the inbox once: journal, send, and report (the cron entry point)',
     )
     .option('--inbox <dir>', 'take files from this folder instead of <home>/inbox')
+    .option(
+      '--dry-run',
+      'read and weigh every waiting file, and say what would be sent; change and send nothing',
+    )
     .addHelpText(
       'after',
       '\nExit codes: 0 every row paid; 2 some row needs a person (invalid, rejected, failed, held, conflict…);\n' +
@@ -44,6 +58,10 @@ export function runCommand(): Command {
       const context = openContext(command.optsWithGlobals<GlobalOptions>());
       const { config, out } = context;
       const folders = homeFolders(config.home, options.inbox);
+      if (options.dryRun) {
+        await dryRun(context, folders);
+        return;
+      }
       ensureFolders(folders);
       // Listened for from the start: a signal while a file is read ends the run before
       // anything is sent; one while sending lets the requests in flight finish and be journaled.
@@ -258,4 +276,43 @@ function fundBatches(
     }
   }
   for (const warning of plan.warnings) note(warning);
+}
+
+/** `run --dry-run`: the plan, with nothing moved, written or sent. Exit 2 when a person is needed. */
+async function dryRun(context: Context, folders: Folders): Promise<void> {
+  const { config, out } = context;
+  const files = [...payoutFiles(folders.processing), ...payoutFiles(folders.inbox)];
+  const journal = existsSync(folders.journal) ? openJournal(folders.journal) : undefined;
+  let plan: DryRunFile[];
+  try {
+    plan = await planRun(files, journal, config);
+  } finally {
+    journal?.close();
+  }
+  const toSend = plan
+    .map((file, index) => ({ batchId: index, cents: file.wouldSendCents }))
+    .filter((batch) => batch.cents > 0);
+  let funding = planFunding(toSend, undefined, 'off');
+  if (toSend.length > 0 && config.balanceCheck !== 'off') {
+    const gateway = await openGateway(context);
+    try {
+      const balance = await readBalance(gateway.client, config.balanceCheck);
+      funding = planFunding(toSend, balance.cents, config.balanceCheck, balance.error);
+    } finally {
+      await gateway.close();
+    }
+  }
+  for (const { batchId, why } of funding.underfunded) plan[batchId]?.problems.push(why);
+  out.data({ dryRun: true, files: plan });
+  for (const file of plan) {
+    const problems = file.problems.map((problem) => `\n  ${problem}`).join('');
+    out.line(
+      `${file.file}: would send ${file.wouldSend} (${formatCents(file.wouldSendCents)}); ${file.replays} already journaled, ${file.conflicts} conflicts, ${file.invalid} invalid, ${file.skipped} skipped${problems}`,
+    );
+  }
+  if (plan.length === 0) out.line('The inbox is empty: nothing to do.');
+  const needsAPerson = plan.some(
+    (file) => file.invalid > 0 || file.conflicts > 0 || file.problems.length > 0,
+  );
+  if (needsAPerson) throw new ExitError(2);
 }
