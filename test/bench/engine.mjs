@@ -18,10 +18,10 @@ import { request } from 'undici';
 
 const TOKEN = 'bench-token';
 const SCENARIOS = [
-  { concurrency: 16, latencyMs: 50, seconds: 3 },
-  { concurrency: 64, latencyMs: 50, seconds: 3 },
-  { concurrency: 256, latencyMs: 50, seconds: 3 },
-  { concurrency: 64, latencyMs: 0, rows: 10_000 },
+  { concurrency: 16, latencyMs: 50, seconds: 10 },
+  { concurrency: 64, latencyMs: 50, seconds: 10 },
+  { concurrency: 256, latencyMs: 50, seconds: 10 },
+  { concurrency: 64, latencyMs: 0, rows: 30_000 },
 ];
 
 /** `payouts sandbox` as a child process; its address read from its first line. */
