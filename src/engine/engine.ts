@@ -114,49 +114,49 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   let wake: (() => void) | undefined;
   const slotFreed = () => new Promise<void>((resolve) => (wake = resolve));
   const dispatch = (claim: Claim) => {
-    const flight = send(claim).finally(() => {
-      inFlight.delete(flight);
-      wake?.();
-    });
+    const flight = send(claim)
+      // Anything but a gateway answer (a bug, the journal failing) ends the run after the
+      // requests in flight are answered and written, never as an unhandled rejection.
+      .catch((error: unknown) => {
+        writeError ??= error;
+      })
+      .finally(() => {
+        inFlight.delete(flight);
+        wake?.();
+      });
     inFlight.add(flight);
   };
 
-  // Rows claimed ahead (already `sending` in the journal), so that one commit serves half
-  // a pool's worth of sends instead of one or two.
-  const ready: Claim[] = [];
-  const claimAhead = Math.max(1, Math.ceil(options.concurrency / 2));
-  while (!stopped && !options.signal.aborted && writeError === undefined) {
-    const wait = pausedUntil - deps.now();
-    if (wait > 0) {
-      await deps.sleep(wait, options.signal);
-      continue;
-    }
-    if (ready.length === 0 && inFlight.size < options.concurrency) {
-      const want = options.concurrency - inFlight.size + claimAhead;
-      ready.push(...journal.claimToSend(options.owner, want, options.leaseMs));
-      if (ready.length === 0 && inFlight.size === 0) {
-        // Answers not yet written may put rows back in the queue (a 429): write, then look again.
-        if (unwritten.length === 0) break;
-        writeAnswers();
+  try {
+    while (!stopped && !options.signal.aborted && writeError === undefined) {
+      const wait = pausedUntil - deps.now();
+      if (wait > 0) {
+        await deps.sleep(wait, options.signal);
         continue;
       }
+      if (inFlight.size > 0 && inFlight.size < options.concurrency) {
+        // One turn for answers arriving together, so that their rows' successors share one
+        // claim commit. Claims are sent the moment they are made: a claim never waits
+        // (through a pause, say) while its lease and its last-sent time run down.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const free = options.concurrency - inFlight.size;
+      if (free > 0) {
+        const claims = journal.claimToSend(options.owner, free, options.leaseMs);
+        for (const claim of claims) dispatch(claim);
+        if (claims.length === 0 && inFlight.size === 0) {
+          // Answers not yet written may put rows back in the queue (a 429): write, then look again.
+          if (unwritten.length === 0) break;
+          writeAnswers();
+          continue;
+        }
+      }
+      if (inFlight.size > 0) await slotFreed();
     }
-    while (ready.length > 0 && inFlight.size < options.concurrency)
-      dispatch(ready.shift() as Claim);
-    if (inFlight.size > 0) await slotFreed();
+  } finally {
+    await Promise.all(inFlight);
+    writeAnswers();
   }
-  // Claimed, marked `sending`, and never sent: back to the queue, so nothing waits for
-  // a lookup that could only say "not found".
-  if (ready.length > 0) {
-    const reason = `claimed but not sent: the run stopped (${stopped ?? 'asked to stop'})`;
-    deps.journal.moveMany(
-      ready
-        .splice(0)
-        .map((claim) => ({ orderId: claim.orderId, fence: claim.fence, to: 'queued', reason })),
-    );
-  }
-  await Promise.all(inFlight);
-  writeAnswers();
   if (writeError !== undefined) throw writeError;
   if (!stopped && options.signal.aborted) stopped = 'asked to stop';
   return { sent, stopped, failed };
@@ -188,17 +188,21 @@ export async function resolveUnknown(
     stopped: undefined,
     failed: false,
   };
-  // Each row is looked at once a pass: a row left unknown is released, and would
-  // otherwise come straight back.
-  const seen = new Set<string>();
+  // Pages through the rows in file order: each is looked at once a pass, and a row left
+  // unknown (released) never keeps the ones after it from their turn.
+  let after: { batchId: number; line: number } | undefined;
   while (!report.stopped && !options.signal.aborted) {
-    const claims = journal
-      .claimAbandoned(options.owner, options.concurrency, options.leaseMs)
-      .filter((claim) => !seen.has(claim.orderId));
-    if (claims.length === 0) break;
+    const claims = journal.claimAbandoned(
+      options.owner,
+      options.concurrency,
+      options.leaseMs,
+      after,
+    );
+    const last = claims.at(-1);
+    if (!last) break;
+    after = { batchId: last.batchId, line: last.line };
     await Promise.all(
       claims.map(async (claim) => {
-        seen.add(claim.orderId);
         const outcome = await resolveOne(deps, options, claim);
         if (outcome.kind === 'stop') {
           report.stopped ??= outcome.why;
@@ -213,15 +217,16 @@ export async function resolveUnknown(
 type ResolveOutcome =
   { kind: 'adopted' | 'resent' | 'stillUnknown' } | { kind: 'stop'; why: string };
 
+/**
+ * One row: always looked up first. Sent again only on a not-found answer given now, the
+ * second at least, once `graceMs` has passed since its last send: never on old answers.
+ */
 async function resolveOne(
   deps: EngineDeps,
   options: EngineOptions,
   claim: Claim,
 ): Promise<ResolveOutcome> {
   const { journal, gateway } = deps;
-  if (mayResend(claim.notFound, claim.lastSentAt, deps.now(), options.graceMs)) {
-    return resend(deps, claim);
-  }
   const answer = await answerOf(gateway.getTransactionByOrderId(claim.orderId));
   const decision = decideLookup(claim.request, answer, claim.notFound);
   switch (decision.kind) {
@@ -230,7 +235,9 @@ async function resolveOne(
       return { kind: 'adopted' };
     case 'not-found': {
       const reason = `not found by lookup (${decision.notFound} time${decision.notFound === 1 ? '' : 's'})`;
-      const again = mayResend(decision.notFound, claim.lastSentAt, deps.now(), options.graceMs);
+      const again =
+        !options.signal.aborted &&
+        mayResend(decision.notFound, claim.lastSentAt, deps.now(), options.graceMs);
       // Kept leased when it goes again at once, so no other process picks it up between.
       journal.move(
         claim.orderId,
@@ -255,9 +262,15 @@ async function resolveOne(
 /** Sends an unknown row again, with its own orderId, after marking it `sending` durably. */
 async function resend(deps: EngineDeps, claim: Claim): Promise<ResolveOutcome> {
   const { journal, gateway } = deps;
-  const reason = `not found ${claim.notFound} times, ${Math.round((deps.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
+  const reason = `not found ${claim.notFound} times, the last just now, ${Math.round((deps.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
   if (!journal.markResending(claim, reason)) return { kind: 'stillUnknown' };
-  const decision = decideSend(await answerOf(gateway.createCashOut(claim.request)));
+  let decision = decideSend(await answerOf(gateway.createCashOut(claim.request)));
+  if (decision.to === 'rejected') {
+    // A refusal now proves nothing about the first attempt, which may have been paid
+    // (and may be why this one is refused): not "never reached", a person must look.
+    const message = `refused on a re-send (${decision.reason}); the first attempt may have been paid: a person must look`;
+    decision = { ...decision, to: 'unknown', reason: message, details: { message } };
+  }
   record(deps, claim, decision);
   if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
   return { kind: 'resent' };

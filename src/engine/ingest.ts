@@ -25,26 +25,9 @@ export async function ingestFile(
   options: ReadOptions,
 ): Promise<IngestResult> {
   const sha256 = await hashFile(path);
-  const earlier = journal.batchesWithSha256(sha256);
-  const resuming = earlier.find((batch) => batch.state === 'admitting');
-  const settled = earlier.find((batch) => batch.state === 'open' || batch.state === 'done');
-  if (!resuming && settled) return { kind: 'same-file', batchId: settled.id };
-
-  const batchId =
-    resuming?.id ??
-    journal.recordBatch(
-      {
-        fileName: basename(path),
-        sha256,
-        state: 'admitting',
-        rows: 0,
-        valid: 0,
-        invalid: 0,
-        totalCents: 0,
-        problems: [],
-      },
-      [],
-    );
+  const batch = journal.batchForFile(basename(path), sha256);
+  if (batch.kind === 'same-file') return { kind: 'same-file', batchId: batch.batchId };
+  const { batchId } = batch;
   let payouts: PayoutInput[] = [];
   let lines: BatchLine[] = [];
   const flush = () => {
@@ -80,20 +63,18 @@ export async function ingestFile(
 
   const unusable = report.problems.some((problem) => problem.kind === 'unusable');
   const kind = unusable ? 'unusable' : report.problems.length > 0 ? 'held' : 'open';
-  if (kind !== 'open') {
-    journal.holdQueued(
-      batchId,
-      `the file ${unusable ? 'cannot be used' : 'is held'}: ${report.problems[0]?.message ?? ''}`,
-    );
-  }
-  journal.finishBatch(batchId, {
-    state: kind,
-    rows: report.rows,
-    valid: report.valid,
-    invalid: report.invalid,
-    totalCents: report.totalCents,
-    problems: report.problems.map((problem) => problem.message),
-  });
+  journal.finishBatch(
+    batchId,
+    {
+      state: kind,
+      rows: report.rows,
+      valid: report.valid,
+      invalid: report.invalid,
+      totalCents: report.totalCents,
+      problems: report.problems.map((problem) => problem.message),
+    },
+    `the file ${unusable ? 'cannot be used' : 'is held'}: ${report.problems[0]?.message ?? ''}`,
+  );
   return { kind, batchId, report };
 }
 

@@ -3,7 +3,18 @@
  * end in `archive/` (every row final) or `rejected/` (the file itself unreadable), and
  * the journal sits beside them.
  */
-import { mkdirSync, readdirSync, renameSync, existsSync, statSync, writeFileSync } from 'node:fs';
+import {
+  constants,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 
 export interface Folders {
@@ -70,14 +81,28 @@ export function moveInto(file: string, folder: string): string | undefined {
     .find((path) => !existsSync(path));
   if (!target) return undefined;
   try {
-    renameSync(file, target);
+    // link then unlink: unlike rename, it fails (EEXIST) rather than replace a file that
+    // another run moved in meanwhile.
+    try {
+      linkSync(file, target);
+    } catch (error) {
+      // An inbox on another disk: copy, still refusing to replace (COPYFILE_EXCL).
+      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+      copyFileSync(file, target, constants.COPYFILE_EXCL);
+    }
+    unlinkSync(file);
   } catch (error) {
-    // Another run took it first.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    // ENOENT: another run took it first. EEXIST: the name was taken meanwhile: next run.
+    if (code === 'ENOENT' || code === 'EEXIST') return undefined;
     throw error;
   }
   for (const suffix of ['.total', '.done']) {
-    if (existsSync(file + suffix)) renameSync(file + suffix, target + suffix);
+    try {
+      renameSync(file + suffix, target + suffix);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
   }
   return target;
 }

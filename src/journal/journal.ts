@@ -73,6 +73,9 @@ export interface AdmittedPayout {
 /** A row this process may act on until `leaseUntil`, and only with this `fence`. */
 export interface Claim {
   orderId: string;
+  /** Where the row sits, in file order: resolution pages through rows by it. */
+  batchId: number;
+  line: number;
   fence: number;
   state: RowState;
   request: CashOutRequest;
@@ -221,11 +224,12 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     abandoned: db.prepare(`
       SELECT order_id FROM payouts
       WHERE state IN ('sending', 'unknown') AND (lease_until IS NULL OR lease_until <= ?)
+        AND (batch_id, line) > (?, ?)
       ORDER BY batch_id, line LIMIT ?`),
     takeLease: db.prepare(`
       UPDATE payouts SET lease_owner = ?, lease_until = ?, fence = fence + 1, updated_at = ?
       WHERE order_id = ?
-      RETURNING order_id, fence, state, request, attempts, not_found, last_sent_at, transaction_id`),
+      RETURNING order_id, batch_id, line, fence, state, request, attempts, not_found, last_sent_at, transaction_id`),
     markSending: db.prepare(`
       UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0, last_sent_at = ?, updated_at = ?
       WHERE order_id = ? AND fence = ? AND state IN ('queued', 'unknown')`),
@@ -294,6 +298,12 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     return true;
   }
 
+  /** Holds a batch's queued rows, inside the caller's transaction. */
+  function holdQueuedRows(batchId: number, reason: string): void {
+    const rows = statements.holdQueued.all(now(), batchId) as { order_id: string }[];
+    for (const row of rows) audit(row.order_id, 'queued', 'held', reason);
+  }
+
   const moveOne = writing((move: Move) => applyMove(move));
   const moveAll = writing((moves: readonly Move[]) => moves.map(applyMove));
 
@@ -341,20 +351,67 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       statements.setBatchState.run(state, batchId);
     },
 
-    /** Records what reading the whole file found, and whether its rows may now be sent. */
-    finishBatch: (batchId: number, figures: Omit<BatchInput, 'fileName' | 'sha256'>): void => {
-      statements.finishBatch.run({
-        ...figures,
-        id: batchId,
-        problems: JSON.stringify(figures.problems),
-      });
-    },
+    /**
+     * The batch for a file's bytes, in one transaction so that two runs cannot both start
+     * one: a new `admitting` batch, the `admitting` one a dead run left (to resume), or the
+     * batch these bytes already made (`same-file`: nothing is admitted again).
+     */
+    batchForFile: writing(
+      (
+        fileName: string,
+        sha256: string,
+      ): { kind: 'new' | 'resume' | 'same-file'; batchId: number } => {
+        const earlier = (statements.batchesBySha256.all(sha256) as BatchRow[]).map(toBatch);
+        const resuming = earlier.find((batch) => batch.state === 'admitting');
+        if (resuming) return { kind: 'resume', batchId: resuming.id };
+        const made = earlier.find((batch) => batch.state !== 'unusable');
+        if (made) return { kind: 'same-file', batchId: made.id };
+        const { lastInsertRowid } = statements.insertBatch.run({
+          fileName,
+          sha256,
+          receivedAt: now(),
+          state: 'admitting',
+          rows: 0,
+          valid: 0,
+          invalid: 0,
+          totalCents: 0,
+          problems: '[]',
+        });
+        return { kind: 'new', batchId: Number(lastInsertRowid) };
+      },
+    ),
 
-    /** Sends a held batch's rows after all (the balance now covers it). */
-    releaseHeld: writing((batchId: number, reason: string): number => {
+    /**
+     * Records what reading the whole file found, in one commit with its consequence:
+     * open, or every queued row held (`holdReason`) when it may not be sent.
+     */
+    finishBatch: writing(
+      (
+        batchId: number,
+        figures: Omit<BatchInput, 'fileName' | 'sha256'>,
+        holdReason?: string,
+      ): void => {
+        if (figures.state !== 'open') holdQueuedRows(batchId, holdReason ?? figures.state);
+        statements.finishBatch.run({
+          ...figures,
+          id: batchId,
+          problems: JSON.stringify(figures.problems),
+        });
+      },
+    ),
+
+    /** An underfunded batch the balance now covers: its rows queued again, and it opens. */
+    fundBatch: writing((batchId: number): void => {
       const rows = statements.releaseHeld.all(now(), batchId) as { order_id: string }[];
-      for (const row of rows) audit(row.order_id, 'held', 'queued', reason);
-      return rows.length;
+      for (const row of rows)
+        audit(row.order_id, 'held', 'queued', 'the balance now covers its batch');
+      statements.setBatchState.run('open', batchId);
+    }),
+
+    /** A batch the balance does not cover: its queued rows held, checked again every run. */
+    underfundBatch: writing((batchId: number, why: string): void => {
+      holdQueuedRows(batchId, why);
+      statements.setBatchState.run('underfunded', batchId);
     }),
 
     /** What each open or underfunded batch still has to send, oldest batch first. */
@@ -366,13 +423,6 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         cents: row.cents,
         count: row.count,
       })),
-
-    /** Holds every queued row of a batch: none is sent until a new copy of the file takes it over. */
-    holdQueued: writing((batchId: number, reason: string): number => {
-      const rows = statements.holdQueued.all(now(), batchId) as { order_id: string }[];
-      for (const row of rows) audit(row.order_id, 'queued', 'held', reason);
-      return rows.length;
-    }),
 
     batchesInState: (state: BatchState): BatchRecord[] =>
       (statements.batchesInState.all(state) as BatchRow[]).map(toBatch),
@@ -517,12 +567,18 @@ export function openJournal(path: string, options: JournalOptions = {}) {
      * Claims rows left `sending` or `unknown` by a process that is gone (its lease
      * expired), to be resolved by lookup; `sending` ones become `unknown` first.
      */
-    claimAbandoned: (owner: string, limit: number, leaseMs: number): Claim[] =>
+    claimAbandoned: (
+      owner: string,
+      limit: number,
+      leaseMs: number,
+      after: { batchId: number; line: number } = { batchId: 0, line: 0 },
+    ): Claim[] =>
       db
         .transaction(() => {
-          const ids = (statements.abandoned.all(now(), limit) as { order_id: string }[]).map(
-            (r) => r.order_id,
-          );
+          const rows = statements.abandoned.all(now(), after.batchId, after.line, limit) as {
+            order_id: string;
+          }[];
+          const ids = rows.map((r) => r.order_id);
           return lease(ids, owner, leaseMs).map((claim) => {
             if (claim.state !== 'sending') return claim;
             statements.move.run(
@@ -711,6 +767,8 @@ interface KnownRow {
 
 interface ClaimRow {
   order_id: string;
+  batch_id: number;
+  line: number;
   fence: number;
   state: string;
   request: string;
@@ -723,6 +781,8 @@ interface ClaimRow {
 function toClaim(row: ClaimRow): Claim {
   return {
     orderId: row.order_id,
+    batchId: row.batch_id,
+    line: row.line,
     fence: row.fence,
     state: row.state as RowState,
     request: JSON.parse(row.request) as CashOutRequest,
@@ -734,8 +794,6 @@ function toClaim(row: ClaimRow): Claim {
 }
 
 interface PayoutRow extends ClaimRow {
-  batch_id: number;
-  line: number;
   value_cents: number;
   gateway_status: string | null;
   message: string | null;

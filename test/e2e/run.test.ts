@@ -107,10 +107,8 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     const files = (
       JSON.parse(second.stdout) as { files: { file: string; rows: Record<string, number> }[] }
     ).files;
-    expect(files.find((f) => f.file === 'folha-2026-11 (2).csv')?.rows).toEqual({
-      pending: 1,
-      replay: 2,
-    });
+    // The two unchanged rows are replays, reported as what became of them.
+    expect(files.find((f) => f.file === 'folha-2026-11 (2).csv')?.rows).toEqual({ pending: 3 });
 
     // And the identical file a third time: nothing at all.
     drop(

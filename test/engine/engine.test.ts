@@ -222,4 +222,34 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     expect(counts.pending?.count).toBe(sandbox.ledger().length);
     expect((counts.queued?.count ?? 0) + (counts.pending?.count ?? 0)).toBe(50);
   });
+
+  it('never re-sends on old not-found answers: a request that landed late is found and adopted', async () => {
+    const ids = admit(1);
+    sandbox.setFaults({ serverErrorRate: 1, operations: ['createCashOut'] });
+    const gateway = client();
+    await sendQueued(deps(gateway), options());
+    sandbox.setFaults({ serverErrorRate: 0 });
+    await resolveUnknown(deps(gateway), options()); // not found (1)
+    await resolveUnknown(deps(gateway), options()); // not found (2), still within the grace period
+    expect(journal.payout('p-0000')).toMatchObject({ state: 'unknown', notFound: 2 });
+    // The first request lands at the gateway late, after both lookups missed it.
+    await gateway.createCashOut(cashOutRequest('p-0000'));
+    offset += GRACE_MS;
+    const report = await resolveUnknown(deps(gateway), options());
+    expect(report).toMatchObject({ adopted: 1, resent: 0 });
+    expectLedgerHoldsEachOnce(ids);
+  });
+
+  it('looks at every unknown row in a pass, not only the first few', async () => {
+    admit(40);
+    sandbox.setFaults({ serverErrorRate: 1, operations: ['createCashOut'] });
+    const gateway = client();
+    await sendQueued(deps(gateway), options());
+    sandbox.setFaults({ serverErrorRate: 0 });
+    const report = await resolveUnknown(deps(gateway), options({ concurrency: 8 }));
+    expect(report.stillUnknown).toBe(40);
+    for (let i = 0; i < 40; i++) {
+      expect(journal.payout(`p-${String(i).padStart(4, '0')}`)?.notFound).toBe(1);
+    }
+  });
 });

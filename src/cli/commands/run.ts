@@ -152,17 +152,17 @@ export function runCommand(): Command {
             delay(ms, undefined, { signal }).catch(() => undefined),
           random: Math.random,
         };
-        fundBatches(
-          await readBalance(gateway.client, config.balanceCheck),
-          journal,
-          config.balanceCheck,
-          summaries,
-          out.note,
-        );
-
         let stopped: string | undefined;
         let failed = false;
+        // Closed whatever happens: an embedded sandbox left listening would keep cron's run alive.
         try {
+          fundBatches(
+            await readBalance(gateway.client, config.balanceCheck),
+            journal,
+            config.balanceCheck,
+            summaries,
+            out.note,
+          );
           for (const step of [resolveUnknown, sendQueued, resolveUnknown]) {
             const report = await step(deps, engineOptions);
             stopped = report.stopped;
@@ -196,8 +196,13 @@ function rowCounts(journal: Journal, batchId: number): FileSummary['rows'] {
   const counts: FileSummary['rows'] = {};
   for (const payout of journal.payoutsOfBatch(batchId))
     counts[payout.state] = (counts[payout.state] ?? 0) + 1;
-  for (const line of journal.linesOfBatch(batchId))
-    counts[line.kind] = (counts[line.kind] ?? 0) + 1;
+  for (const line of journal.linesOfBatch(batchId)) {
+    // A replay is reported as what became of the payout it repeats.
+    const state =
+      line.kind === 'replay' && line.orderId ? journal.payout(line.orderId)?.state : undefined;
+    const key = state ?? line.kind;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
   return counts;
 }
 
@@ -262,13 +267,10 @@ function fundBatches(
 ): void {
   const plan = planFunding(journal.queuedByBatch(), balance.cents, check, balance.error);
   for (const batchId of plan.open) {
-    if (journal.batch(batchId)?.state !== 'underfunded') continue;
-    journal.releaseHeld(batchId, 'the balance now covers its batch');
-    journal.setBatchState(batchId, 'open');
+    if (journal.batch(batchId)?.state === 'underfunded') journal.fundBatch(batchId);
   }
   for (const { batchId, why } of plan.underfunded) {
-    journal.holdQueued(batchId, why);
-    journal.setBatchState(batchId, 'underfunded');
+    journal.underfundBatch(batchId, why);
     const summary = summaries.find((candidate) => candidate.batchId === batchId);
     if (summary) {
       summary.outcome = 'held: the balance does not cover it';
