@@ -189,7 +189,6 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       UPDATE batches SET state = @state, rows = @rows, valid = @valid, invalid = @invalid,
         total_cents = @totalCents, problems = @problems
       WHERE id = @id`),
-    batchesInState: db.prepare(`SELECT * FROM batches WHERE state = ? ORDER BY id`),
     queuedCentsByBatch: db.prepare(`
       SELECT p.batch_id AS batch_id, SUM(p.value_cents) AS cents, COUNT(*) AS count
       FROM payouts p JOIN batches b ON b.id = p.batch_id
@@ -298,6 +297,20 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     return true;
   }
 
+  /** Records lines of a batch that are not payouts, inside the caller's transaction. */
+  function insertLines(batchId: number, lines: readonly BatchLine[]): void {
+    for (const line of lines) {
+      statements.insertLine.run(
+        batchId,
+        line.line,
+        line.kind,
+        line.orderId,
+        line.column,
+        line.message,
+      );
+    }
+  }
+
   /** Holds a batch's queued rows, inside the caller's transaction. */
   function holdQueuedRows(batchId: number, reason: string): void {
     const rows = statements.holdQueued.all(now(), batchId) as { order_id: string }[];
@@ -326,21 +339,9 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         problems: JSON.stringify(batch.problems),
       });
       const batchId = Number(lastInsertRowid);
-      for (const line of lines) {
-        statements.insertLine.run(
-          batchId,
-          line.line,
-          line.kind,
-          line.orderId,
-          line.column,
-          line.message,
-        );
-      }
+      insertLines(batchId, lines);
       return batchId;
     }),
-
-    batchesWithSha256: (sha256: string): BatchRecord[] =>
-      (statements.batchesBySha256.all(sha256) as BatchRow[]).map(toBatch),
 
     batch: (batchId: number): BatchRecord | undefined => {
       const row = statements.batchById.get(batchId) as BatchRow | undefined;
@@ -424,21 +425,9 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         count: row.count,
       })),
 
-    batchesInState: (state: BatchState): BatchRecord[] =>
-      (statements.batchesInState.all(state) as BatchRow[]).map(toBatch),
-
     /** Adds lines of a batch that are not payouts (invalid rows, skipped lines). */
     recordLines: writing((batchId: number, lines: readonly BatchLine[]): void => {
-      for (const line of lines) {
-        statements.insertLine.run(
-          batchId,
-          line.line,
-          line.kind,
-          line.orderId,
-          line.column,
-          line.message,
-        );
-      }
+      insertLines(batchId, lines);
     }),
 
     linesOfBatch: (batchId: number): BatchLine[] =>
