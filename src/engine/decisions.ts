@@ -107,8 +107,10 @@ export type LookupDecision =
   | { kind: 'adopt'; decision: Decision }
   /** Not found: counted; the row may be sent again once `mayResend` says so. */
   | { kind: 'not-found'; notFound: number }
-  /** Nothing learnt (or something a person must look at): the row stays unknown. */
-  | { kind: 'keep'; message: string; signal: RunSignal };
+  /** Nothing learnt: the row stays unknown, for a later lookup. */
+  | { kind: 'keep'; message: string; signal: RunSignal }
+  /** The gateway holds something else under this orderId: a person must look. */
+  | { kind: 'conflict'; message: string };
 
 /** The answer to a lookup by orderId of a row whose create had no clear answer. */
 export function decideLookup(
@@ -132,9 +134,8 @@ export function decideLookup(
   // Our orderId on something that is not this payout must not be adopted as it.
   if (answer.object === 'cashin' || answer.valueCents !== request.value) {
     return {
-      kind: 'keep',
+      kind: 'conflict',
       message: `orderId ${request.orderId} is on transaction ${answer.transactionId} (${answer.object}, ${answer.valueCents} cents), not on this payout of ${request.value} cents: a person must look`,
-      signal: CONTINUE,
     };
   }
   return {

@@ -165,6 +165,8 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
 export interface ResolveReport {
   adopted: number;
   resent: number;
+  /** Rows a person must look at (moved to `conflict`). */
+  conflicts: number;
   stillUnknown: number;
   stopped: string | undefined;
   failed: boolean;
@@ -184,6 +186,7 @@ export async function resolveUnknown(
   const report: ResolveReport = {
     adopted: 0,
     resent: 0,
+    conflicts: 0,
     stillUnknown: 0,
     stopped: undefined,
     failed: false,
@@ -215,7 +218,7 @@ export async function resolveUnknown(
 }
 
 type ResolveOutcome =
-  { kind: 'adopted' | 'resent' | 'stillUnknown' } | { kind: 'stop'; why: string };
+  { kind: 'adopted' | 'resent' | 'conflicts' | 'stillUnknown' } | { kind: 'stop'; why: string };
 
 /**
  * One row: always looked up first. Sent again only on a not-found answer given now, the
@@ -250,6 +253,11 @@ async function resolveOne(
       if (again) return resend(deps, { ...claim, notFound: decision.notFound });
       return { kind: 'stillUnknown' };
     }
+    case 'conflict':
+      journal.move(claim.orderId, claim.fence, 'conflict', decision.message, {
+        message: decision.message,
+      });
+      return { kind: 'conflicts' };
     case 'keep':
       journal.move(claim.orderId, claim.fence, 'unknown', decision.message, {
         message: decision.message,
@@ -269,11 +277,11 @@ async function resend(deps: EngineDeps, claim: Claim): Promise<ResolveOutcome> {
     // A refusal now proves nothing about the first attempt, which may have been paid
     // (and may be why this one is refused): not "never reached", a person must look.
     const message = `refused on a re-send (${decision.reason}); the first attempt may have been paid: a person must look`;
-    decision = { ...decision, to: 'unknown', reason: message, details: { message } };
+    decision = { ...decision, to: 'conflict', reason: message, details: { message } };
   }
   record(deps, claim, decision);
   if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
-  return { kind: 'resent' };
+  return { kind: decision.to === 'conflict' ? 'conflicts' : 'resent' };
 }
 
 /** The gateway's answer, or the GatewayError it failed with: both are answers here. */

@@ -27,7 +27,11 @@ export const ROW_STATES = [
   'refunded',
   /** The gateway refused it (a 4xx with a message); never sent again. */
   'rejected',
-  /** Its orderId is journaled with another payload; never sent. */
+  /**
+   * Never sent (again), for a person to look at: its orderId is journaled with another
+   * payload, or the gateway holds another transaction under it, or it was refused on a
+   * re-send after an attempt that may have been paid.
+   */
   'conflict',
 ] as const;
 export type RowState = (typeof ROW_STATES)[number];
@@ -40,9 +44,9 @@ const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
   queued: ['sending', 'held'],
   held: ['queued'],
   // Back to queued only on answers that prove nothing was created (429, refused connection).
-  sending: ['queued', 'unknown', 'pending', 'rejected', ...SETTLED],
+  sending: ['queued', 'unknown', 'pending', 'rejected', 'conflict', ...SETTLED],
   // Found by lookup (adopted), or proven absent twice after the grace period (sent again).
-  unknown: ['sending', 'pending', ...SETTLED],
+  unknown: ['sending', 'pending', 'conflict', ...SETTLED],
   pending: ['pending', ...SETTLED],
   // A Pix return, seen by a later lookup.
   paid: ['refunded'],

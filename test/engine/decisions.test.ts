@@ -96,9 +96,9 @@ describe('decideLookup', () => {
   it.each([
     ['another amount', found({ valueCents: 999 })],
     ['a cash-in', found({ object: 'cashin' })],
-  ])('never adopts %s under our orderId', (_name, answer) => {
+  ])('never adopts %s under our orderId: a conflict for a person', (_name, answer) => {
     const decision = decideLookup(request, answer, 0);
-    expect(decision.kind).toBe('keep');
+    expect(decision.kind).toBe('conflict');
   });
 
   it.each([

@@ -123,7 +123,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     const unknown = states().unknown?.count ?? 0;
     expect(unknown).toBeGreaterThan(5);
     const report = await resolveUnknown(deps(gateway), options());
-    expect(report).toMatchObject({ adopted: unknown, resent: 0, stillUnknown: 0 });
+    expect(report).toMatchObject({ adopted: unknown, resent: 0, conflicts: 0, stillUnknown: 0 });
     expect(states()).toEqual({ pending: { count: 60, cents: 60 * 1234 } });
     expectLedgerHoldsEachOnce(ids);
   });
@@ -251,5 +251,23 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     for (let i = 0; i < 40; i++) {
       expect(journal.payout(`p-${String(i).padStart(4, '0')}`)?.notFound).toBe(1);
     }
+  });
+
+  it('a lookup that finds another amount under our orderId makes a conflict for a person, never adopted', async () => {
+    admit(1);
+    sandbox.setFaults({ serverErrorRate: 1, operations: ['createCashOut'] });
+    const gateway = client();
+    await sendQueued(deps(gateway), options());
+    sandbox.setFaults({ serverErrorRate: 0 });
+    await gateway.createCashOut(cashOutRequest('p-0000', { value: 999 }));
+    const report = await resolveUnknown(deps(gateway), options());
+    expect(report).toMatchObject({ adopted: 0, resent: 0, conflicts: 1 });
+    expect(journal.payout('p-0000')).toMatchObject({
+      state: 'conflict',
+      message: expect.stringContaining('a person must look'),
+    });
+    offset += 10 * GRACE_MS;
+    await resolveUnknown(deps(gateway), options());
+    expect(sandbox.ledger()).toHaveLength(1); // and it is never sent
   });
 });

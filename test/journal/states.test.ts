@@ -23,6 +23,9 @@ describe('transition table', () => {
     ['failed', 'queued', false],
     ['rejected', 'sending', false],
     ['conflict', 'queued', false],
+    ['conflict', 'sending', false],
+    ['unknown', 'conflict', true],
+    ['sending', 'conflict', true],
     ['invalid', 'queued', false],
     ['queued', 'paid', false],
   ] as const)('%s -> %s: %s', (from, to, allowed) => {
