@@ -69,10 +69,15 @@ const MAX_BLANK_RUN = 100_000;
 const HEAD_BYTES = 64 * 1024;
 const CHUNK_BYTES = 256 * 1024;
 
+/**
+ * `onFingerprint`, when given, hears the file's SHA-256 once its bytes are read and
+ * before any row is; returning false stops there (a caller that knows these bytes).
+ */
 export async function readPayoutFile(
   path: string,
   options: ReadOptions,
   onRow: (row: RowOutcome) => void | Promise<void>,
+  onFingerprint?: (sha256: string) => boolean,
 ): Promise<FileReport> {
   const report: FileReport = {
     file: path,
@@ -112,6 +117,7 @@ export async function readPayoutFile(
 
   const sniffed = await sniff(path);
   report.sha256 = sniffed.sha256;
+  if (onFingerprint && !onFingerprint(sniffed.sha256)) return report;
   const bom = readBom(sniffed.head);
   if (!bom && looksBinary(sniffed.head)) {
     return unusable(

@@ -25,8 +25,6 @@ export interface EngineDeps {
   /** Resolves after `ms`, or early when `signal` aborts. */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   random: () => number;
-  /** Told about every move, for logs and progress. */
-  onMove?: (event: { orderId: string; to: string; reason: string }) => void;
 }
 
 export interface EngineOptions {
@@ -94,7 +92,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     const answers = unwritten.splice(0);
     if (answers.length === 0) return;
     try {
-      recordAll(deps, answers);
+      record(journal, answers);
     } catch (error) {
       writeError ??= error;
     }
@@ -234,7 +232,7 @@ async function resolveOne(
   const decision = decideLookup(claim.request, answer, claim.notFound);
   switch (decision.kind) {
     case 'adopt':
-      record(deps, claim, decision.decision);
+      record(journal, [{ claim, decision: decision.decision }]);
       return { kind: 'adopted' };
     case 'not-found': {
       const reason = `not found by lookup (${decision.notFound} time${decision.notFound === 1 ? '' : 's'})`;
@@ -279,7 +277,7 @@ async function resend(deps: EngineDeps, claim: Claim): Promise<ResolveOutcome> {
     const message = `refused on a re-send (${decision.reason}); the first attempt may have been paid: a person must look`;
     decision = { ...decision, to: 'conflict', reason: message, details: { message } };
   }
-  record(deps, claim, decision);
+  record(journal, [{ claim, decision }]);
   if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
   return { kind: decision.to === 'conflict' ? 'conflicts' : 'resent' };
 }
@@ -294,12 +292,9 @@ async function answerOf<T>(call: Promise<T>): Promise<T | GatewayError> {
   }
 }
 
-/** Writes the decisions of several claimed rows in one commit, telling the listener of each written. */
-function recordAll(
-  deps: EngineDeps,
-  answers: readonly { claim: Claim; decision: Decision }[],
-): void {
-  const written = deps.journal.moveMany(
+/** Writes the decisions of claimed rows in one commit, each only while its fence holds. */
+function record(journal: Journal, answers: readonly { claim: Claim; decision: Decision }[]): void {
+  journal.moveMany(
     answers.map(({ claim, decision }) => ({
       orderId: claim.orderId,
       fence: claim.fence,
@@ -308,21 +303,4 @@ function recordAll(
       details: decision.details,
     })),
   );
-  answers.forEach(({ claim, decision }, index) => {
-    if (written[index])
-      deps.onMove?.({ orderId: claim.orderId, to: decision.to, reason: decision.reason });
-  });
-}
-
-/** Writes a decision for a claimed row, and tells the listener when it was written. */
-function record(deps: EngineDeps, claim: Claim, decision: Decision): boolean {
-  const wrote = deps.journal.move(
-    claim.orderId,
-    claim.fence,
-    decision.to,
-    decision.reason,
-    decision.details,
-  );
-  if (wrote) deps.onMove?.({ orderId: claim.orderId, to: decision.to, reason: decision.reason });
-  return wrote;
 }

@@ -4,17 +4,20 @@
  * whole file has been read. Then the batch opens, or its rows are held: a file that is
  * damaged, over a limit or fails a control total is never half paid.
  */
-import { createReadStream } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { readPayoutFile, type FileReport, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest } from '../csv/row.js';
 import type { BatchLine, Journal, PayoutInput } from '../journal/journal.js';
 
 export type IngestResult =
-  | { kind: 'open' | 'held' | 'unusable'; batchId: number; report: FileReport }
+  | { kind: 'open' | 'held'; batchId: number; report: FileReport }
+  /** No batch when the file could not even be read (empty, over the size limit). */
+  | { kind: 'unusable'; batchId: number | undefined; report: FileReport }
   /** These very bytes were journaled before, as this batch: nothing is admitted again. */
-  | { kind: 'same-file'; batchId: number };
+  | { kind: 'same-file'; batchId: number }
+  /** Another run moved the file on while this one looked: it is that run's now. */
+  | { kind: 'gone' };
 
 /** Rows journaled per transaction while the file streams in. */
 const CHUNK_ROWS = 500;
@@ -24,47 +27,60 @@ export async function ingestFile(
   journal: Journal,
   options: ReadOptions,
 ): Promise<IngestResult> {
-  const sha256 = await hashFile(path);
-  const batch = journal.batchForFile(basename(path), sha256);
-  if (batch.kind === 'same-file') return { kind: 'same-file', batchId: batch.batchId };
-  const { batchId } = batch;
+  // The batch is found or made from the fingerprint the reader takes on its first pass.
+  let batch: { kind: 'new' | 'resume' | 'same-file'; batchId: number } | undefined;
+  const batchId = (): number => {
+    if (!batch) throw new Error('ingestFile: a row before the fingerprint');
+    return batch.batchId;
+  };
   let payouts: PayoutInput[] = [];
   let lines: BatchLine[] = [];
   const flush = () => {
-    if (payouts.length > 0) journal.admitPayouts(batchId, payouts);
-    if (lines.length > 0) journal.recordLines(batchId, lines);
+    if (payouts.length > 0) journal.admitPayouts(batchId(), payouts);
+    if (lines.length > 0) journal.recordLines(batchId(), lines);
     payouts = [];
     lines = [];
   };
-  const report = await readPayoutFile(path, options, (row) => {
-    if (row.kind === 'valid')
-      payouts.push({ line: row.line, request: toCashOutRequest(row.payout) });
-    else if (row.kind === 'invalid') {
-      const orderId = row.cells.orderId?.trim() || null;
-      lines.push({
-        line: row.line,
-        kind: 'invalid',
-        orderId,
-        column: row.column,
-        message: row.message,
-      });
-    } else if (row.kind === 'skipped') {
-      lines.push({
-        line: row.line,
-        kind: 'skipped',
-        orderId: null,
-        column: null,
-        message: row.reason,
-      });
-    }
-    if (payouts.length + lines.length >= CHUNK_ROWS) flush();
-  });
+  const report = await readPayoutFile(
+    path,
+    options,
+    (row) => {
+      if (row.kind === 'valid')
+        payouts.push({ line: row.line, request: toCashOutRequest(row.payout) });
+      else if (row.kind === 'invalid') {
+        const orderId = row.cells.orderId?.trim() || null;
+        lines.push({
+          line: row.line,
+          kind: 'invalid',
+          orderId,
+          column: row.column,
+          message: row.message,
+        });
+      } else if (row.kind === 'skipped') {
+        lines.push({
+          line: row.line,
+          kind: 'skipped',
+          orderId: null,
+          column: null,
+          message: row.reason,
+        });
+      }
+      if (payouts.length + lines.length >= CHUNK_ROWS) flush();
+    },
+    (sha256) => {
+      batch = journal.batchForFile(basename(path), sha256);
+      return batch.kind !== 'same-file';
+    },
+  );
+  if (batch?.kind === 'same-file') return { kind: 'same-file', batchId: batch.batchId };
+  if (!batch)
+    return existsSync(path) ? { kind: 'unusable', batchId: undefined, report } : { kind: 'gone' };
   flush();
 
   const unusable = report.problems.some((problem) => problem.kind === 'unusable');
   const kind = unusable ? 'unusable' : report.problems.length > 0 ? 'held' : 'open';
   journal.finishBatch(
-    batchId,
+    batch.batchId,
     {
       state: kind,
       rows: report.rows,
@@ -75,11 +91,5 @@ export async function ingestFile(
     },
     `the file ${unusable ? 'cannot be used' : 'is held'}: ${report.problems[0]?.message ?? ''}`,
   );
-  return { kind, batchId, report };
-}
-
-async function hashFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) hash.update(chunk);
-  return hash.digest('hex');
+  return { kind, batchId: batch.batchId, report };
 }

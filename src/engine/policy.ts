@@ -11,7 +11,7 @@ export interface RetryPolicy {
   capMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { baseMs: 250, capMs: 30_000 };
+const DEFAULT_RETRY: RetryPolicy = { baseMs: 250, capMs: 30_000 };
 
 /**
  * Delay before attempt `attempt + 1` (attempt counts from 1): a uniform draw in

@@ -40,8 +40,6 @@ export interface GatewayClientOptions {
   requestTimeoutMs: number;
   /** Upper bound on open connections to the gateway. */
   connections: number;
-  /** Injected for tests of Retry-After dates. */
-  now?: () => number;
 }
 
 export interface CallOptions {
@@ -70,7 +68,6 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   const authorization = options.authScheme
     ? `${options.authScheme} ${options.token}`
     : options.token;
-  const now = options.now ?? Date.now;
 
   async function call<S extends z.ZodType>(
     operation: Operation,
@@ -114,7 +111,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       });
     }
 
-    const failure = classifyResponse(statusCode, text, retryAfter, now());
+    const failure = classifyResponse(statusCode, text, retryAfter, Date.now());
     if (failure) {
       const details = { request, httpStatus: statusCode, ...pickRetryAfter(failure.retryAfterMs) };
       throw new GatewayError(failure.kind, operation, `${operation}: ${failure.message}`, details);

@@ -4,7 +4,7 @@
  * and message lives here and nowhere else.
  */
 
-export const GATEWAY_ERROR_KINDS = [
+const GATEWAY_ERROR_KINDS = [
   /** The gateway refused the request (4xx with a message), or it was refused before sending; not retried. */
   'rejected',
   /** 401/403: the token is wrong or lacks rights; stop sending. */
@@ -26,7 +26,7 @@ export const GATEWAY_ERROR_KINDS = [
 ] as const;
 export type GatewayErrorKind = (typeof GATEWAY_ERROR_KINDS)[number];
 
-export const OPERATIONS = [
+const OPERATIONS = [
   'createCashIn',
   'createCashOut',
   'getTransactionById',

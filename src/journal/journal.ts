@@ -34,14 +34,7 @@ export interface BatchInput {
  * of its file takes its rows over. `unusable`: the file could
  * not be read as payouts. `done`: every row is final.
  */
-export const BATCH_STATES = [
-  'admitting',
-  'open',
-  'underfunded',
-  'held',
-  'unusable',
-  'done',
-] as const;
+const BATCH_STATES = ['admitting', 'open', 'underfunded', 'held', 'unusable', 'done'] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
 
 export interface BatchRecord extends BatchInput {

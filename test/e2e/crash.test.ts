@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
-import { TOKEN } from '../support/gateway.js';
+import { TOKEN, ledgerCounts } from '../support/gateway.js';
 
 const ROWS = 2000;
 
@@ -79,9 +79,7 @@ describe(
     };
 
     const expectEachOnce = () => {
-      const counts = new Map<string, number>();
-      for (const entry of sandbox.ledger())
-        counts.set(entry.orderId ?? '', (counts.get(entry.orderId ?? '') ?? 0) + 1);
+      const counts = ledgerCounts(sandbox);
       expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([]);
       expect(counts.size).toBe(ROWS);
     };

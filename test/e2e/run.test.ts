@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
-import { TOKEN } from '../support/gateway.js';
+import { TOKEN, ledgerCounts } from '../support/gateway.js';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 
@@ -42,14 +42,7 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     else writeFileSync(path, content);
   };
 
-  /** orderId -> how many transactions the gateway created for it. */
-  const ledgerCounts = () => {
-    const counts = new Map<string, number>();
-    for (const entry of sandbox.ledger())
-      counts.set(entry.orderId ?? '', (counts.get(entry.orderId ?? '') ?? 0) + 1);
-    return counts;
-  };
-  const duplicates = () => [...ledgerCounts().entries()].filter(([, n]) => n > 1);
+  const duplicates = () => [...ledgerCounts(sandbox).entries()].filter(([, n]) => n > 1);
 
   it('sends every valid row of the samples once, and a rerun sends nothing', async () => {
     for (const name of [

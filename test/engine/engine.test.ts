@@ -12,7 +12,7 @@ import { openJournal, type Journal } from '../../src/journal/journal.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { createRandom } from '../../src/sandbox/faults.js';
 import { useTempFolder } from '../support/files.js';
-import { TOKEN, cashOutRequest, clientFor, closedPort } from '../support/gateway.js';
+import { TOKEN, cashOutRequest, clientFor, closedPort, ledgerCounts } from '../support/gateway.js';
 
 const GRACE_MS = 60_000;
 
@@ -85,9 +85,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
 
   /** Every orderId exactly once at the gateway: no duplicate, no miss. */
   const expectLedgerHoldsEachOnce = (ids: string[]) => {
-    const counts = new Map<string, number>();
-    for (const entry of sandbox.ledger())
-      counts.set(entry.orderId ?? '', (counts.get(entry.orderId ?? '') ?? 0) + 1);
+    const counts = ledgerCounts(sandbox);
     expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([]);
     expect([...counts.keys()].sort()).toEqual([...ids].sort());
   };

@@ -7,6 +7,7 @@ import {
   type GatewayClientOptions,
 } from '../../src/gateway/client.js';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
 
 export const TOKEN = 'test-token-5f2c';
 
@@ -74,4 +75,13 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** orderId -> how many transactions the sandbox created for it: the gateway's truth. */
+export function ledgerCounts(sandbox: Sandbox): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const entry of sandbox.ledger()) {
+    counts.set(entry.orderId ?? '', (counts.get(entry.orderId ?? '') ?? 0) + 1);
+  }
+  return counts;
 }

@@ -36,6 +36,8 @@ interface FileSummary {
   rows: Partial<Record<RowState | 'replay' | 'conflict' | 'skipped', number>>;
   totalCents: number;
   problems: string[];
+  /** The file itself could not be used (moved to rejected/): a person must fix it. */
+  unusable: boolean;
 }
 
 export function runCommand(): Command {
@@ -86,12 +88,8 @@ export function runCommand(): Command {
         }
         for (const file of payoutFiles(folders.processing)) {
           if (stop.signal.aborted) break;
-          const result = await ingestFile(file, journal, config).catch((error: unknown) => {
-            // Another run moved it on while this one looked: it is that run's now.
-            if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-            throw error;
-          });
-          if (!result) continue;
+          const result = await ingestFile(file, journal, config);
+          if (result.kind === 'gone') continue;
           if (result.kind === 'same-file' && !arrived.has(file)) {
             // Left here by an earlier run: its rows are followed, not journaled again.
             summaries.push(summarise(journal, file, result.batchId, 'resumed', []));
@@ -109,15 +107,16 @@ export function runCommand(): Command {
           const problems = result.report.problems.map((p) => p.message);
           if (result.kind === 'unusable') {
             reject(file, folders.rejected, problems);
-            summaries.push(
-              summarise(
+            summaries.push({
+              ...summarise(
                 journal,
                 file,
                 result.batchId,
                 'cannot be used: moved to rejected/',
                 problems,
               ),
-            );
+              unusable: true,
+            });
             continue;
           }
           summaries.push(
@@ -209,18 +208,20 @@ function rowCounts(journal: Journal, batchId: number): FileSummary['rows'] {
 function summarise(
   journal: Journal,
   file: string,
-  batchId: number,
+  batchId: number | undefined,
   outcome: string,
   problems: string[],
 ): FileSummary {
-  const batch = journal.batch(batchId);
+  // No batch: the file could not even be read, so it has no rows to count.
+  const batch = batchId === undefined ? undefined : journal.batch(batchId);
   return {
     file: basename(file),
-    batchId,
+    batchId: batchId ?? null,
     outcome,
-    rows: rowCounts(journal, batchId),
+    rows: batchId === undefined ? {} : rowCounts(journal, batchId),
     totalCents: batch?.totalCents ?? 0,
     problems,
+    unusable: false,
   };
 }
 
@@ -236,8 +237,8 @@ function describe(summary: FileSummary): string {
 function exitCodeOf(files: readonly FileSummary[], stopped: string | undefined): number {
   const states = files.flatMap((file) => Object.keys(file.rows));
   const needsAPerson =
-    files.some((file) => file.outcome.startsWith('cannot be used')) ||
-    states.some((state) => NEEDS_A_PERSON.includes(state as RowState) || state === 'conflict');
+    files.some((file) => file.unusable) ||
+    states.some((state) => NEEDS_A_PERSON.includes(state as RowState));
   if (needsAPerson) return 2;
   if (stopped || states.some((state) => UNFINISHED.includes(state as RowState))) return 3;
   return 0;
