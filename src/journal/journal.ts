@@ -244,7 +244,13 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       `INSERT INTO audit (order_id, at, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?)`,
     ),
     payout: db.prepare(`SELECT * FROM payouts WHERE order_id = ?`),
-    payoutsOfBatch: db.prepare(`SELECT * FROM payouts WHERE batch_id = ? ORDER BY line`),
+    // A replay counts as what became of the payout it repeats.
+    rowCountsOfBatch: db.prepare(`
+      SELECT state AS key, COUNT(*) AS n FROM payouts WHERE batch_id = @batchId GROUP BY state
+      UNION ALL
+      SELECT COALESCE(p.state, l.kind) AS key, COUNT(*) AS n
+      FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
+      WHERE l.batch_id = @batchId GROUP BY key`),
     history: db.prepare(
       `SELECT at, from_state, to_state, reason FROM audit WHERE order_id = ? ORDER BY id`,
     ),
@@ -627,8 +633,20 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       return row ? toPayout(row) : undefined;
     },
 
-    payoutsOfBatch: (batchId: number): PayoutRecord[] =>
-      (statements.payoutsOfBatch.all(batchId) as PayoutRow[]).map(toPayout),
+    /**
+     * How many rows of a batch are in each state, counted in SQL (a file may have a million
+     * rows): payouts by state, other lines by kind, replays by their payout's state.
+     */
+    rowCountsOfBatch: (batchId: number): Partial<Record<RowState | BatchLine['kind'], number>> => {
+      const counts: Partial<Record<RowState | BatchLine['kind'], number>> = {};
+      for (const row of statements.rowCountsOfBatch.all({ batchId }) as {
+        key: RowState | BatchLine['kind'];
+        n: number;
+      }[]) {
+        counts[row.key] = (counts[row.key] ?? 0) + row.n;
+      }
+      return counts;
+    },
 
     history: (orderId: string): AuditEntry[] =>
       (

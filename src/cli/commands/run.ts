@@ -175,7 +175,7 @@ export function runCommand(): Command {
         const final = summaries.map((summary) =>
           summary.batchId === null
             ? summary
-            : { ...summary, rows: rowCounts(journal, summary.batchId) },
+            : { ...summary, rows: journal.rowCountsOfBatch(summary.batchId) },
         );
         out.data({ files: final, stopped: stopped ?? null });
         for (const summary of final) out.line(describe(summary));
@@ -191,20 +191,6 @@ export function runCommand(): Command {
     });
 }
 
-function rowCounts(journal: Journal, batchId: number): FileSummary['rows'] {
-  const counts: FileSummary['rows'] = {};
-  for (const payout of journal.payoutsOfBatch(batchId))
-    counts[payout.state] = (counts[payout.state] ?? 0) + 1;
-  for (const line of journal.linesOfBatch(batchId)) {
-    // A replay is reported as what became of the payout it repeats.
-    const state =
-      line.kind === 'replay' && line.orderId ? journal.payout(line.orderId)?.state : undefined;
-    const key = state ?? line.kind;
-    counts[key] = (counts[key] ?? 0) + 1;
-  }
-  return counts;
-}
-
 function summarise(
   journal: Journal,
   file: string,
@@ -218,7 +204,7 @@ function summarise(
     file: basename(file),
     batchId: batchId ?? null,
     outcome,
-    rows: batchId === undefined ? {} : rowCounts(journal, batchId),
+    rows: batchId === undefined ? {} : journal.rowCountsOfBatch(batchId),
     totalCents: batch?.totalCents ?? 0,
     problems,
     unusable: false,
