@@ -35,7 +35,8 @@ describe(
       sandbox = await startSandbox({
         token: TOKEN,
         settleDelayMs: 3_600_000,
-        faults: { latencyMs: 5 },
+        // Slow enough that the last kill (900 ms) still lands before the batch is done.
+        faults: { latencyMs: 10 },
       });
       home = join(folder(), 'home');
       mkdirSync(join(home, 'inbox'), { recursive: true });
@@ -86,8 +87,9 @@ describe(
 
     const killAfter = async (ms: number) => {
       const child = spawn(process.execPath, [BIN, 'run'], { env: cleanEnv(env), stdio: 'ignore' });
-      await delay(ms);
+      // Listened for from the spawn: a run that finishes before the kill must not be waited for forever.
       const exited = new Promise((resolve) => child.once('exit', resolve));
+      await delay(ms);
       child.kill('SIGKILL');
       await exited;
     };
