@@ -3,6 +3,7 @@
  * then `PAYOUTS_*` environment variables. `resolveConfig` is pure; `loadConfig` reads.
  */
 import { readFileSync } from 'node:fs';
+import { FAILPOINT_VARIABLE } from '../runtime/failpoint.js';
 import { CONFIG_KEYS, ConfigSchema, envName, type Config } from './schema.js';
 
 export interface ConfigLayer {
@@ -75,6 +76,7 @@ export function envLayer(env: Readonly<Record<string, string | undefined>>): Con
   const names: Record<string, string> = {};
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith('PAYOUTS_') || raw === undefined || raw === '') continue;
+    if (name === FAILPOINT_VARIABLE) continue;
     const key = byEnvName.get(name);
     if (key === undefined) {
       // Reported as an unknown key: a misspelt variable must not pass silently.

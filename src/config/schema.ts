@@ -72,6 +72,14 @@ export const ConfigSchema = z.strictObject({
     .min(1)
     .max(1024)
     .describe('Requests in flight at once, and the size of the connection pool.'),
+  maxRequestsPerSecond: z
+    .number()
+    .int()
+    .min(1)
+    .nullable()
+    .describe(
+      'Most gateway requests (sends, lookups, polls together) started in any one second; null for no cap.',
+    ),
   encoding: z
     .enum(ENCODING_SETTINGS)
     .describe(

@@ -12,6 +12,8 @@
 import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError } from '../gateway/errors.js';
 import type { Claim, Journal } from '../journal/journal.js';
+import { failpoint } from '../runtime/failpoint.js';
+import type { RequestBudget } from './budget.js';
 import { decideLookup, decideSend, type Decision, type RunSignal } from './decisions.js';
 import { backoffMs, mayResend } from './policy.js';
 
@@ -25,6 +27,8 @@ export interface EngineDeps {
   /** Resolves after `ms`, or early when `signal` aborts. */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   random: () => number;
+  /** Shared by every request of the run. */
+  budget: RequestBudget;
 }
 
 export interface EngineOptions {
@@ -91,6 +95,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     writeTimer = undefined;
     const answers = unwritten.splice(0);
     if (answers.length === 0) return;
+    failpoint('before-answer-commit');
     try {
       record(journal, answers);
     } catch (error) {
@@ -138,9 +143,11 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
         // (through a pause, say) while its lease and its last-sent time run down.
         await new Promise((resolve) => setImmediate(resolve));
       }
-      const free = options.concurrency - inFlight.size;
+      const free = deps.budget.available(deps.now(), options.concurrency - inFlight.size);
       if (free > 0) {
         const claims = journal.claimToSend(options.owner, free, options.leaseMs);
+        deps.budget.take(claims.length, deps.now());
+        if (claims.length > 0) failpoint('after-sending-commit');
         for (const claim of claims) dispatch(claim);
         if (claims.length === 0 && inFlight.size === 0) {
           // Answers not yet written may put rows back in the queue (a 429): write, then look again.
@@ -148,6 +155,10 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
           writeAnswers();
           continue;
         }
+      } else if (inFlight.size < options.concurrency) {
+        // The request budget, not the pool, is spent: wait for its next start.
+        await deps.sleep(deps.budget.nextAt(deps.now()) - deps.now(), options.signal);
+        continue;
       }
       if (inFlight.size > 0) await slotFreed();
     }
@@ -228,6 +239,7 @@ async function resolveOne(
   claim: Claim,
 ): Promise<ResolveOutcome> {
   const { journal, gateway } = deps;
+  await startRequest(deps, options.signal);
   const answer = await answerOf(gateway.getTransactionByOrderId(claim.orderId));
   const decision = decideLookup(claim.request, answer, claim.notFound);
   switch (decision.kind) {
@@ -248,7 +260,7 @@ async function resolveOne(
         { notFound: decision.notFound },
         { release: !again },
       );
-      if (again) return resend(deps, { ...claim, notFound: decision.notFound });
+      if (again) return resend(deps, options, { ...claim, notFound: decision.notFound });
       return { kind: 'stillUnknown' };
     }
     case 'conflict':
@@ -266,8 +278,13 @@ async function resolveOne(
 }
 
 /** Sends an unknown row again, with its own orderId, after marking it `sending` durably. */
-async function resend(deps: EngineDeps, claim: Claim): Promise<ResolveOutcome> {
+async function resend(
+  deps: EngineDeps,
+  options: EngineOptions,
+  claim: Claim,
+): Promise<ResolveOutcome> {
   const { journal, gateway } = deps;
+  await startRequest(deps, options.signal);
   const reason = `not found ${claim.notFound} times, the last just now, ${Math.round((deps.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
   if (!journal.markResending(claim, reason)) return { kind: 'stillUnknown' };
   let decision = decideSend(await answerOf(gateway.createCashOut(claim.request)));
@@ -280,6 +297,18 @@ async function resend(deps: EngineDeps, claim: Claim): Promise<ResolveOutcome> {
   record(journal, [{ claim, decision }]);
   if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
   return { kind: decision.to === 'conflict' ? 'conflicts' : 'resent' };
+}
+
+/**
+ * Waits for the request budget to grant one start. A stop does not wait: the request is
+ * then one that must finish what a claim began, and at most one per claim in flight.
+ */
+async function startRequest(deps: EngineDeps, signal: AbortSignal): Promise<void> {
+  for (;;) {
+    const now = deps.now();
+    if (deps.budget.take(1, now) === 1 || signal.aborted) return;
+    await deps.sleep(deps.budget.nextAt(now) - now, signal);
+  }
 }
 
 /** The gateway's answer, or the GatewayError it failed with: both are answers here. */

@@ -177,6 +177,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       VALUES (@fileName, @sha256, @receivedAt, @state, @rows, @valid, @invalid, @totalCents, @problems)`),
     batchesBySha256: db.prepare(`SELECT * FROM batches WHERE sha256 = ? ORDER BY id`),
     batchById: db.prepare(`SELECT * FROM batches WHERE id = ?`),
+    batchesInState: db.prepare(`SELECT * FROM batches WHERE state = ? ORDER BY id`),
     setBatchState: db.prepare(`UPDATE batches SET state = ? WHERE id = ?`),
     finishBatch: db.prepare(`
       UPDATE batches SET state = @state, rows = @rows, valid = @valid, invalid = @invalid,
@@ -346,6 +347,9 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       const row = statements.batchById.get(batchId) as BatchRow | undefined;
       return row ? toBatch(row) : undefined;
     },
+
+    batchesIn: (state: BatchState): BatchRecord[] =>
+      (statements.batchesInState.all(state) as BatchRow[]).map(toBatch),
 
     setBatchState: (batchId: number, state: BatchState): void => {
       statements.setBatchState.run(state, batchId);

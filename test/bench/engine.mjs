@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createGatewayClient } from '../../dist/gateway/client.js';
+import { requestBudget } from '../../dist/engine/budget.js';
 import { sendQueued } from '../../dist/engine/engine.js';
 import { openJournal } from '../../dist/journal/journal.js';
 import { request } from 'undici';
@@ -119,6 +120,7 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
         now: Date.now,
         sleep: (ms, signal) => delay(ms, undefined, { signal }).catch(() => {}),
         random: Math.random,
+        budget: requestBudget(null),
       },
       {
         owner: 'bench',

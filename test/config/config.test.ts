@@ -77,6 +77,7 @@ describe('config', () => {
       resendGrace: 120_000,
       balanceCheck: 'block',
       concurrency: 16,
+      maxRequestsPerSecond: null,
       encoding: 'auto',
       maxPayoutCents: 10_000_000,
       maxFileCents: 1_000_000_000,

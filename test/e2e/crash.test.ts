@@ -103,6 +103,72 @@ describe(
       expectEachOnce();
     });
 
+    /** Runs until the failpoint kills it; fails the test if the run ends any other way. */
+    const crashAt = async (failpoint: string) => {
+      const child = spawn(process.execPath, [BIN, 'run'], {
+        env: cleanEnv({ ...env, PAYOUTS_FAILPOINT: failpoint }),
+        stdio: 'ignore',
+      });
+      const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+        child.once('exit', (...end) => resolve(end)),
+      );
+      expect({ code, signal }).toEqual({ code: null, signal: 'SIGKILL' });
+    };
+
+    /** The journal's state of each orderId. */
+    const journaled = () => {
+      const db = new Database(join(home, 'journal.db'), { readonly: true });
+      try {
+        const rows = db.prepare('SELECT order_id, state FROM payouts').all() as {
+          order_id: string;
+          state: string;
+        }[];
+        return new Map(rows.map((row) => [row.order_id, row.state]));
+      } finally {
+        db.close();
+      }
+    };
+
+    it('killed right after a `sending` commit, before the requests leave: resent after lookups, once', async () => {
+      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(ROWS));
+      await crashAt('after-sending-commit:3');
+      const atGateway = ledgerCounts(sandbox);
+      const sendingUnsent = [...journaled()].filter(
+        ([orderId, state]) => state === 'sending' && !atGateway.has(orderId),
+      );
+      expect(sendingUnsent.length).toBeGreaterThan(0);
+      await runToCompletion();
+      expectEachOnce();
+    });
+
+    it('killed after the gateway answered, before the answers are journaled: adopted by lookup, once', async () => {
+      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(ROWS));
+      await crashAt('before-answer-commit:2');
+      const atGateway = ledgerCounts(sandbox);
+      const paidButSending = [...journaled()].filter(
+        ([orderId, state]) => state === 'sending' && atGateway.has(orderId),
+      );
+      expect(paidButSending.length).toBeGreaterThan(0);
+      await runToCompletion();
+      expectEachOnce();
+    });
+
+    it('killed between two files, the first journaled and the second not yet read: both paid, once', async () => {
+      const half = payrollFile(ROWS).split('\n');
+      const header = half[0] as string;
+      const rows = half.slice(1).filter((line) => line !== '');
+      writeFileSync(
+        join(home, 'inbox', 'a.csv'),
+        [header, ...rows.slice(0, ROWS / 2), ''].join('\n'),
+      );
+      writeFileSync(join(home, 'inbox', 'b.csv'), [header, ...rows.slice(ROWS / 2), ''].join('\n'));
+      await crashAt('between-files:1');
+      expect(journaled().size).toBe(ROWS / 2);
+      expect(sandbox.ledger()).toHaveLength(0);
+      await runToCompletion();
+      expectEachOnce();
+    });
+
     it('two runs started at once on one home folder pay each row once', async () => {
       writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(ROWS));
       const [a, b] = await Promise.all([runCli(['run'], { env }), runCli(['run'], { env })]);

@@ -6,13 +6,15 @@ import {
   readdirSync,
   writeFileSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openJournal } from '../../src/journal/journal.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
-import { TOKEN, ledgerCounts } from '../support/gateway.js';
+import { TOKEN, cashOutRequest, ledgerCounts } from '../support/gateway.js';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 
@@ -126,6 +128,40 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     expect(fixed.code).toBe(3);
     expect(sandbox.ledger()).toHaveLength(6);
     expect(duplicates()).toEqual([]);
+  });
+
+  it('a batch whose reading was cut short and whose file is gone is reported; the same file dropped again finishes it', async () => {
+    const content =
+      'orderId,name,email,phone,cpfCnpj,pixKey,amount\n' +
+      'lost-1,Ana,ana@example.com,11987654321,52998224725,52998224725,"10,00"\n' +
+      'lost-2,Bia,bia@example.com,11987654321,52998224725,52998224725,"20,00"\n';
+    // What a run killed while reading lost.csv leaves, after someone removed the file.
+    const journal = openJournal(join(home, 'journal.db'));
+    const sha256 = createHash('sha256').update(content).digest('hex');
+    const { batchId } = journal.batchForFile('lost.csv', sha256);
+    const person = { name: 'Ana', email: 'ana@example.com', phone: '+5511987654321' };
+    journal.admitPayouts(batchId, [
+      { line: 2, request: cashOutRequest('lost-1', { value: 1000, person }) },
+    ]);
+    journal.close();
+
+    const reported = await runCli(['run'], { env });
+    expect(reported.code, reported.stderr).toBe(2);
+    expect(reported.stdout).toContain(
+      'a run stopped while reading lost.csv, and the file is no longer in processing/',
+    );
+    expect(sandbox.ledger()).toHaveLength(0);
+
+    drop('lost.csv', content);
+    const finished = await runCli(['run'], { env });
+    expect(finished.code, finished.stdout).toBe(3);
+    expect([...ledgerCounts(sandbox)]).toEqual([
+      ['lost-1', 1],
+      ['lost-2', 1],
+    ]);
+    expect(sandbox.ledger().find((t) => t.orderId === 'lost-1')).toMatchObject({
+      valueCents: 1000,
+    });
   });
 
   it('a damaged file is rejected whole with its reason, and a held one sends nothing', async () => {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayClient } from '../../src/gateway/client.js';
+import { requestBudget } from '../../src/engine/budget.js';
 import {
   resolveUnknown,
   sendQueued,
@@ -49,6 +50,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     now,
     sleep: (ms, signal) => delay(ms, undefined, { signal }).catch(() => undefined),
     random: createRandom(3),
+    budget: requestBudget(null),
   });
 
   const options = (overrides: Partial<EngineOptions> = {}): EngineOptions => ({
@@ -203,6 +205,34 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     const fixed = client({ token: 'rotated' });
     await sendQueued(deps(fixed), options());
     expectLedgerHoldsEachOnce(ids);
+  });
+
+  it('maxRequestsPerSecond: creates and lookups together never start more than the cap in any second', async () => {
+    const ids = admit(24);
+    sandbox.setFaults({ seed: 9, dropAfterCommitRate: 0.4, operations: ['createCashOut'] });
+    const gateway = client();
+    const starts: number[] = [];
+    const counted: GatewayClient = {
+      ...gateway,
+      createCashOut: (request, callOptions) => {
+        starts.push(Date.now());
+        return gateway.createCashOut(request, callOptions);
+      },
+      getTransactionByOrderId: (orderId, callOptions) => {
+        starts.push(Date.now());
+        return gateway.getTransactionByOrderId(orderId, callOptions);
+      },
+    };
+    const capped = { ...deps(counted), budget: requestBudget(8) };
+    await sendQueued(capped, options());
+    const report = await resolveUnknown(capped, options());
+    expect(report.adopted).toBeGreaterThan(3);
+    expectLedgerHoldsEachOnce(ids);
+    expect(starts.length).toBe(24 + report.adopted);
+    // Any 9 starts in a row span a second at least (a few ms of slack: the time is read
+    // just after the budget's own clock reading).
+    const spans = starts.slice(8).map((at, i) => at - (starts[i] as number));
+    expect(Math.min(...spans)).toBeGreaterThanOrEqual(1000 - 20);
   });
 
   it('stops sending when asked, journaling what was in flight', async () => {

@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
+import { requestBudget } from '../../engine/budget.js';
 import { planFunding, type BalanceCheck } from '../../engine/balance.js';
 import { resolveUnknown, sendQueued, type EngineOptions } from '../../engine/engine.js';
 import { planRun, type DryRunFile } from '../../engine/dry-run.js';
@@ -20,6 +21,7 @@ import type { GatewayClient } from '../../gateway/client.js';
 import { GatewayError } from '../../gateway/errors.js';
 import { openJournal, type Journal } from '../../journal/journal.js';
 import { NEEDS_A_PERSON, UNFINISHED, type RowState } from '../../journal/states.js';
+import { failpoint } from '../../runtime/failpoint.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import { openContext, openGateway, type Context, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
@@ -36,8 +38,8 @@ interface FileSummary {
   rows: Partial<Record<RowState | 'replay' | 'conflict' | 'skipped', number>>;
   totalCents: number;
   problems: string[];
-  /** The file itself could not be used (moved to rejected/): a person must fix it. */
-  unusable: boolean;
+  /** The file itself needs a person (unusable, or its reading cut short and the file gone). */
+  fileNeedsAPerson: boolean;
 }
 
 export function runCommand(): Command {
@@ -89,6 +91,7 @@ export function runCommand(): Command {
         for (const file of payoutFiles(folders.processing)) {
           if (stop.signal.aborted) break;
           const result = await ingestFile(file, journal, config);
+          failpoint('between-files');
           if (result.kind === 'gone') continue;
           if (result.kind === 'same-file' && !arrived.has(file)) {
             // Left here by an earlier run: its rows are followed, not journaled again.
@@ -115,7 +118,7 @@ export function runCommand(): Command {
                 'cannot be used: moved to rejected/',
                 problems,
               ),
-              unusable: true,
+              fileNeedsAPerson: true,
             });
             continue;
           }
@@ -128,6 +131,20 @@ export function runCommand(): Command {
               problems,
             ),
           );
+        }
+
+        if (!stop.signal.aborted) {
+          // Every file in processing/ was read, so a batch still `admitting` lost its file
+          // while a run that was reading it died: its rows wait, unsent, for the same bytes.
+          for (const batch of journal.batchesIn('admitting')) {
+            if (summaries.some((summary) => summary.batchId === batch.id)) continue;
+            summaries.push({
+              ...summarise(journal, batch.fileName, batch.id, 'reading cut short', [
+                `a run stopped while reading ${batch.fileName}, and the file is no longer in processing/: none of its rows is sent until the same file is dropped in the inbox again`,
+              ]),
+              fileNeedsAPerson: true,
+            });
+          }
         }
 
         const gateway = await openGateway(context);
@@ -150,6 +167,7 @@ export function runCommand(): Command {
           sleep: (ms: number, signal: AbortSignal) =>
             delay(ms, undefined, { signal }).catch(() => undefined),
           random: Math.random,
+          budget: requestBudget(config.maxRequestsPerSecond),
         };
         let stopped: string | undefined;
         let failed = false;
@@ -207,7 +225,7 @@ function summarise(
     rows: batchId === undefined ? {} : journal.rowCountsOfBatch(batchId),
     totalCents: batch?.totalCents ?? 0,
     problems,
-    unusable: false,
+    fileNeedsAPerson: false,
   };
 }
 
@@ -223,7 +241,7 @@ function describe(summary: FileSummary): string {
 function exitCodeOf(files: readonly FileSummary[], stopped: string | undefined): number {
   const states = files.flatMap((file) => Object.keys(file.rows));
   const needsAPerson =
-    files.some((file) => file.unusable) ||
+    files.some((file) => file.fileNeedsAPerson) ||
     states.some((state) => NEEDS_A_PERSON.includes(state as RowState));
   if (needsAPerson) return 2;
   if (stopped || states.some((state) => UNFINISHED.includes(state as RowState))) return 3;
