@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ENCODING_SETTINGS } from '../csv/encoding.js';
 import { BALANCE_CHECKS } from '../engine/balance.js';
+import { RESULT_DIALECTS } from '../results/result-file.js';
 import { parseDurationMs } from './duration.js';
 
 /** A duration above zero, in milliseconds once parsed (undici reads 0 as "wait forever"). */
@@ -16,6 +17,16 @@ const duration = z.union([z.number(), z.string()]).transform((value, ctx) => {
       code: 'custom',
       message: 'expected a duration above zero, such as 500ms, 30s or 5m',
     });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+/** A duration in milliseconds where zero means "not at all". */
+const durationOrZero = z.union([z.number(), z.string()]).transform((value, ctx) => {
+  const ms = parseDurationMs(value);
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'expected a duration such as 0, 30s or 5m' });
     return z.NEVER;
   }
   return ms;
@@ -61,6 +72,14 @@ export const ConfigSchema = z.strictObject({
   resendGrace: duration.describe(
     'Time after a send before a payout the gateway says it does not have (twice) may be sent again.',
   ),
+  followTimeout: durationOrZero.describe(
+    'How long `payouts run` follows pending payouts before it exits; the next run picks up what is still pending. 0: do not follow.',
+  ),
+  resultDialect: z
+    .enum(RESULT_DIALECTS)
+    .describe(
+      'Result CSV dialect: excel (";", UTF-8 with BOM, CRLF, decimal comma: opens right in Excel set to Portuguese) or rfc4180 (",", UTF-8, CRLF, decimal point).',
+    ),
   balanceCheck: z
     .enum(BALANCE_CHECKS)
     .describe(

@@ -155,3 +155,45 @@ export function decideLookup(
     },
   };
 }
+
+/**
+ * The answer to a poll of a pending payout by its transactionId. Only the gateway's GET
+ * answer moves a row on; an unrecognised status word keeps it pending, verbatim.
+ */
+export function decidePoll(
+  request: CashOutRequest,
+  transactionId: number,
+  answer: Transaction | GatewayError,
+): Decision {
+  if ('kind' in answer) {
+    const stop = answer.kind === 'auth' || answer.kind === 'wrong-endpoint';
+    return {
+      to: 'pending',
+      reason: `poll failed: ${answer.message}`,
+      details: {},
+      signal: stop
+        ? { kind: 'stop', why: answer.message }
+        : answer.kind === 'rate-limited'
+          ? { kind: 'pause', ms: answer.retryAfterMs }
+          : CONTINUE,
+    };
+  }
+  if (
+    answer.object === 'cashin' ||
+    answer.valueCents !== request.value ||
+    (answer.orderId !== null && answer.orderId !== request.orderId)
+  ) {
+    const message = `transaction ${transactionId} now reads as ${answer.object} ${answer.orderId ?? '(no orderId)'} of ${answer.valueCents} cents, not this payout of ${request.value} cents: a person must look`;
+    return { to: 'conflict', reason: message, details: { message }, signal: CONTINUE };
+  }
+  return {
+    to: stateOf(answer.status),
+    reason: `polled: status ${answer.statusRaw}`,
+    details: {
+      gatewayStatus: answer.statusRaw,
+      endToEndId: answer.endToEndId,
+      processedAt: answer.processedAt,
+    },
+    signal: CONTINUE,
+  };
+}

@@ -15,7 +15,7 @@ import type { Claim, Journal } from '../journal/journal.js';
 import { failpoint } from '../runtime/failpoint.js';
 import type { RequestBudget } from './budget.js';
 import { decideLookup, decideSend, type Decision, type RunSignal } from './decisions.js';
-import { backoffMs, mayResend } from './policy.js';
+import { backoffMs, mayResend, pollDelayMs, type PollPolicy } from './policy.js';
 
 /** How long answers wait to share a commit. */
 const GROUP_COMMIT_MS = 10;
@@ -43,6 +43,8 @@ export interface EngineOptions {
   maxUnreachable: number;
   /** Stop sending: in-flight requests finish and are journaled, nothing new leaves. */
   signal: AbortSignal;
+  /** When payouts that become pending are polled (following). */
+  pollPolicy: PollPolicy;
 }
 
 export interface EngineReport {
@@ -97,7 +99,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     if (answers.length === 0) return;
     failpoint('before-answer-commit');
     try {
-      record(journal, answers);
+      record(deps, options, answers);
     } catch (error) {
       writeError ??= error;
     }
@@ -244,7 +246,7 @@ async function resolveOne(
   const decision = decideLookup(claim.request, answer, claim.notFound);
   switch (decision.kind) {
     case 'adopt':
-      record(journal, [{ claim, decision: decision.decision }]);
+      record(deps, options, [{ claim, decision: decision.decision }]);
       return { kind: 'adopted' };
     case 'not-found': {
       const reason = `not found by lookup (${decision.notFound} time${decision.notFound === 1 ? '' : 's'})`;
@@ -294,7 +296,7 @@ async function resend(
     const message = `refused on a re-send (${decision.reason}); the first attempt may have been paid: a person must look`;
     decision = { ...decision, to: 'conflict', reason: message, details: { message } };
   }
-  record(journal, [{ claim, decision }]);
+  record(deps, options, [{ claim, decision }]);
   if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
   return { kind: decision.to === 'conflict' ? 'conflicts' : 'resent' };
 }
@@ -303,7 +305,7 @@ async function resend(
  * Waits for the request budget to grant one start. A stop does not wait: the request is
  * then one that must finish what a claim began, and at most one per claim in flight.
  */
-async function startRequest(deps: EngineDeps, signal: AbortSignal): Promise<void> {
+export async function startRequest(deps: EngineDeps, signal: AbortSignal): Promise<void> {
   for (;;) {
     const now = deps.now();
     if (deps.budget.take(1, now) === 1 || signal.aborted) return;
@@ -312,7 +314,7 @@ async function startRequest(deps: EngineDeps, signal: AbortSignal): Promise<void
 }
 
 /** The gateway's answer, or the GatewayError it failed with: both are answers here. */
-async function answerOf<T>(call: Promise<T>): Promise<T | GatewayError> {
+export async function answerOf<T>(call: Promise<T>): Promise<T | GatewayError> {
   try {
     return await call;
   } catch (error) {
@@ -321,15 +323,28 @@ async function answerOf<T>(call: Promise<T>): Promise<T | GatewayError> {
   }
 }
 
-/** Writes the decisions of claimed rows in one commit, each only while its fence holds. */
-function record(journal: Journal, answers: readonly { claim: Claim; decision: Decision }[]): void {
-  journal.moveMany(
+/**
+ * Writes the decisions of claimed rows in one commit, each only while its fence holds. A
+ * row that becomes pending gets its first poll time.
+ */
+export function record(
+  deps: EngineDeps,
+  options: EngineOptions,
+  answers: readonly { claim: Claim; decision: Decision }[],
+): void {
+  deps.journal.moveMany(
     answers.map(({ claim, decision }) => ({
       orderId: claim.orderId,
       fence: claim.fence,
       to: decision.to,
       reason: decision.reason,
-      details: decision.details,
+      details:
+        decision.to === 'pending' && decision.details.nextPollAt === undefined
+          ? {
+              ...decision.details,
+              nextPollAt: deps.now() + pollDelayMs(0, deps.random, options.pollPolicy),
+            }
+          : decision.details,
     })),
   );
 }

@@ -35,3 +35,26 @@ export function mayResend(
 ): boolean {
   return notFoundAnswers >= 2 && lastSentAt !== null && nowMs - lastSentAt >= graceMs;
 }
+
+export interface PollPolicy {
+  /** Delay before the first poll, before jitter. */
+  firstMs: number;
+  /** Each delay is the previous one times this. */
+  growth: number;
+  capMs: number;
+}
+
+/** Polling alone: settlement is usually seconds away. */
+export const POLLING: PollPolicy = { firstMs: 2_000, growth: 1.6, capMs: 60_000 };
+/** With postbacks, which bring the poll forward: polls are only the safety net. */
+export const POLLING_WITH_POSTBACKS: PollPolicy = { firstMs: 20_000, growth: 2, capMs: 300_000 };
+
+/**
+ * Delay before poll `polls + 1` of a pending payout: growing, with "equal jitter" (a
+ * draw in [d/2, d]) so that a batch created together does not poll together, yet no
+ * poll comes much earlier than planned.
+ */
+export function pollDelayMs(polls: number, random: () => number, policy = POLLING): number {
+  const delay = Math.min(policy.capMs, policy.firstMs * policy.growth ** Math.max(0, polls));
+  return Math.round(delay / 2 + (random() * delay) / 2);
+}

@@ -76,6 +76,8 @@ export interface Claim {
   notFound: number;
   lastSentAt: number | null;
   transactionId: number | null;
+  /** Polls of its transaction so far (following). */
+  polls: number;
 }
 
 /** What an answer from the gateway adds to a row. */
@@ -90,6 +92,9 @@ export interface AnswerDetails {
   processedAt?: string | null;
   /** Not-found answers seen since the last send (for the re-send rule). */
   notFound?: number;
+  /** Polls of its transaction so far, and when the next one is due (following). */
+  polls?: number;
+  nextPollAt?: number;
 }
 
 /** A move of a claimed row to `to`, written only while `fence` is still the row's. */
@@ -124,6 +129,24 @@ export interface PayoutRecord {
   leaseOwner: string | null;
   leaseUntil: number | null;
   fence: number;
+}
+
+/** Rows of a batch per state (other lines per kind), and their cents. */
+export interface RowTotals {
+  rows: Partial<Record<RowState | BatchLine['kind'], number>>;
+  cents: Partial<Record<RowState | BatchLine['kind'], number>>;
+}
+
+/** One input line as the result file shows it: a payout, or a line that is not one. */
+export interface ResultEntry {
+  line: number;
+  kind: 'payout' | BatchLine['kind'];
+  orderId: string | null;
+  /** The payout, or for a replay the payout it repeats; null for other lines. */
+  payout: PayoutRecord | null;
+  /** Why a line is not a payout of its own (invalid, skipped, replay, conflict). */
+  note: string | null;
+  column: string | null;
 }
 
 export interface AuditEntry {
@@ -222,7 +245,19 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     takeLease: db.prepare(`
       UPDATE payouts SET lease_owner = ?, lease_until = ?, fence = fence + 1, updated_at = ?
       WHERE order_id = ?
-      RETURNING order_id, batch_id, line, fence, state, request, attempts, not_found, last_sent_at, transaction_id`),
+      RETURNING order_id, batch_id, line, fence, state, request, attempts, not_found, last_sent_at, transaction_id, polls`),
+    // Pending payouts whose poll is due, soonest first, not leased by a live process.
+    due: db.prepare(`
+      SELECT order_id FROM payouts
+      WHERE state = 'pending' AND transaction_id IS NOT NULL
+        AND (next_poll_at IS NULL OR next_poll_at <= @now)
+        AND (lease_until IS NULL OR lease_until <= @now)
+      ORDER BY next_poll_at LIMIT @limit`),
+    nextPollAt: db.prepare(`
+      SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts
+      WHERE state = 'pending' AND transaction_id IS NOT NULL`),
+    pollNow: db.prepare(`
+      UPDATE payouts SET next_poll_at = ? WHERE state = 'pending' AND transaction_id = ?`),
     markSending: db.prepare(`
       UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0, last_sent_at = ?, updated_at = ?
       WHERE order_id = ? AND fence = ? AND state IN ('queued', 'unknown')`),
@@ -238,6 +273,8 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         end_to_end_id = COALESCE(@endToEndId, end_to_end_id),
         processed_at = COALESCE(@processedAt, processed_at),
         not_found = COALESCE(@notFound, not_found),
+        polls = COALESCE(@polls, polls),
+        next_poll_at = COALESCE(@nextPollAt, next_poll_at),
         lease_owner = CASE WHEN @release THEN NULL ELSE lease_owner END,
         lease_until = CASE WHEN @release THEN NULL ELSE lease_until END
       WHERE order_id = @orderId AND fence = @fence AND state = @from`),
@@ -246,12 +283,23 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     ),
     payout: db.prepare(`SELECT * FROM payouts WHERE order_id = ?`),
     // A replay counts as what became of the payout it repeats.
-    rowCountsOfBatch: db.prepare(`
-      SELECT state AS key, COUNT(*) AS n FROM payouts WHERE batch_id = @batchId GROUP BY state
+    rowTotalsOfBatch: db.prepare(`
+      SELECT state AS key, COUNT(*) AS n, SUM(value_cents) AS cents
+      FROM payouts WHERE batch_id = @batchId GROUP BY state
       UNION ALL
-      SELECT COALESCE(p.state, l.kind) AS key, COUNT(*) AS n
+      SELECT COALESCE(p.state, l.kind) AS key, COUNT(*) AS n, SUM(COALESCE(p.value_cents, 0)) AS cents
       FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
       WHERE l.batch_id = @batchId GROUP BY key`),
+    // Every line of a batch in file order, a replay joined to the payout it repeats.
+    resultEntries: db.prepare(`
+      SELECT p.line AS entry_line, 'payout' AS entry_kind, p.order_id AS entry_order_id,
+        NULL AS note, NULL AS column_heading, p.*
+      FROM payouts p WHERE p.batch_id = @batchId AND p.line > @after
+      UNION ALL
+      SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, p.*
+      FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
+      WHERE l.batch_id = @batchId AND l.line > @after
+      ORDER BY entry_line LIMIT @limit`),
     history: db.prepare(
       `SELECT at, from_state, to_state, reason FROM audit WHERE order_id = ? ORDER BY id`,
     ),
@@ -588,6 +636,27 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         .immediate(),
 
     /** Marks a claimed `unknown` row `sending` again, for a re-send with its own orderId. */
+    /** Claims pending payouts whose poll is due, to be followed by their transactionId. */
+    claimDue: (owner: string, limit: number, leaseMs: number): Claim[] =>
+      db
+        .transaction(() => {
+          const ids = (statements.due.all({ now: now(), limit }) as { order_id: string }[]).map(
+            (r) => r.order_id,
+          );
+          return lease(ids, owner, leaseMs);
+        })
+        .immediate(),
+
+    /** When the next poll falls due (0: now), or undefined when nothing is pending. */
+    nextPollAt: (): number | undefined =>
+      (statements.nextPollAt.get() as { at: number | null }).at ?? undefined,
+
+    /** Makes a pending payout's poll due now (a postback named it); false when unknown. */
+    pollNow: writing(
+      (transactionId: number): boolean =>
+        statements.pollNow.run(now(), transactionId).changes === 1,
+    ),
+
     markResending: (claim: Claim, reason: string): boolean =>
       db
         .transaction(() => {
@@ -638,18 +707,43 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     },
 
     /**
-     * How many rows of a batch are in each state, counted in SQL (a file may have a million
-     * rows): payouts by state, other lines by kind, replays by their payout's state.
+     * How many rows of a batch are in each state, and their cents, counted in SQL (a file
+     * may have a million rows): payouts by state, other lines by kind, replays by their
+     * payout's state.
      */
-    rowCountsOfBatch: (batchId: number): Partial<Record<RowState | BatchLine['kind'], number>> => {
-      const counts: Partial<Record<RowState | BatchLine['kind'], number>> = {};
-      for (const row of statements.rowCountsOfBatch.all({ batchId }) as {
+    rowTotalsOfBatch: (batchId: number): RowTotals => {
+      const totals: RowTotals = { rows: {}, cents: {} };
+      for (const row of statements.rowTotalsOfBatch.all({ batchId }) as {
         key: RowState | BatchLine['kind'];
         n: number;
+        cents: number;
       }[]) {
-        counts[row.key] = (counts[row.key] ?? 0) + row.n;
+        totals.rows[row.key] = (totals.rows[row.key] ?? 0) + row.n;
+        totals.cents[row.key] = (totals.cents[row.key] ?? 0) + row.cents;
       }
-      return counts;
+      return totals;
+    },
+
+    /**
+     * Up to `limit` lines of a batch after line `after`, in file order: read a page at a
+     * time (a file may be large), never holding a cursor open across the caller's awaits.
+     */
+    resultEntries: (batchId: number, after: number, limit: number): ResultEntry[] => {
+      const rows = statements.resultEntries.all({ batchId, after, limit }) as (PayoutRow & {
+        entry_line: number;
+        entry_kind: string;
+        entry_order_id: string | null;
+        note: string | null;
+        column_heading: string | null;
+      })[];
+      return rows.map((row) => ({
+        line: row.entry_line,
+        kind: row.entry_kind as ResultEntry['kind'],
+        orderId: row.entry_order_id,
+        payout: row.order_id === null ? null : toPayout(row),
+        note: row.note,
+        column: row.column_heading,
+      }));
     },
 
     history: (orderId: string): AuditEntry[] =>
@@ -722,6 +816,8 @@ function moveParams(
     endToEndId: details.endToEndId ?? null,
     processedAt: details.processedAt ?? null,
     notFound: details.notFound ?? null,
+    polls: details.polls ?? null,
+    nextPollAt: details.nextPollAt ?? null,
     release: release ? 1 : 0,
   };
 }
@@ -780,6 +876,7 @@ interface ClaimRow {
   not_found: number;
   last_sent_at: number | null;
   transaction_id: number | null;
+  polls: number;
 }
 
 function toClaim(row: ClaimRow): Claim {
@@ -794,6 +891,7 @@ function toClaim(row: ClaimRow): Claim {
     notFound: row.not_found,
     lastSentAt: row.last_sent_at,
     transactionId: row.transaction_id,
+    polls: row.polls,
   };
 }
 

@@ -72,4 +72,14 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX audit_by_order ON audit (order_id, id);
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- Following: how often a pending payout was polled, and when it is due again
+      -- (NULL: at once).
+      ALTER TABLE payouts ADD COLUMN polls INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE payouts ADD COLUMN next_poll_at INTEGER;
+      CREATE INDEX payouts_by_next_poll ON payouts (state, next_poll_at);
+    `,
+  },
 ];

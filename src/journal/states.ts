@@ -47,7 +47,8 @@ const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
   sending: ['queued', 'unknown', 'pending', 'rejected', 'conflict', ...SETTLED],
   // Found by lookup (adopted), or proven absent twice after the grace period (sent again).
   unknown: ['sending', 'pending', 'conflict', ...SETTLED],
-  pending: ['pending', ...SETTLED],
+  // Conflict: a poll finds the transaction is not this payout after all.
+  pending: ['pending', 'conflict', ...SETTLED],
   // A Pix return, seen by a later lookup.
   paid: ['refunded'],
   failed: [],
@@ -60,6 +61,9 @@ const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
 export function canMove(from: RowState, to: RowState): boolean {
   return TRANSITIONS[from].includes(to);
 }
+
+/** States that never change again on their own (a paid row only by a Pix return): a file whose rows are all final is archived. */
+export const FINAL: readonly RowState[] = ['invalid', 'rejected', 'conflict', ...SETTLED];
 
 /** States a person must look at (DESIGN.md section 8, exit code 2). */
 export const NEEDS_A_PERSON: readonly RowState[] = [

@@ -20,11 +20,17 @@ export interface LedgerEntry {
   valueCents: number;
   pixKey: string | null;
   status: PayoutStatus;
+  /** A word shown instead of the status's own (still pending underneath). */
+  statusWord: string | null;
   createdAt: string;
   processedAt: string;
   endToEndId: string;
   postbackUrl: string | null;
 }
+
+/** A status word outside the interface's table: the payout is still pending under it. */
+const UNKNOWN_WORD = 'in_review';
+export type SettlementStep = PayoutStatus | typeof UNKNOWN_WORD;
 
 /** The sandbox's flat fee, in reais as text, the way `tax` comes back. */
 const FEE_CENTS = 50;
@@ -32,10 +38,13 @@ const FEE_CENTS = 50;
 /**
  * Documented test keys: an e-mail key whose local part is `fail`, `cancel` or `refund`
  * (optionally with a `+tag`) settles to failed, canceled, or paid then refunded.
+ * `review` first shows the status word `in_review`, which the interface does not name
+ * (a gateway may have words we do not know), then settles to paid.
  * Every other key settles to paid.
  */
-export function plannedStatuses(pixKey: string): PayoutStatus[] {
+export function plannedStatuses(pixKey: string): SettlementStep[] {
   const local = /^([a-z]+)(\+[^@]*)?@/i.exec(pixKey)?.[1]?.toLowerCase();
+  if (local === 'review') return [UNKNOWN_WORD, 'paid'];
   if (local === 'fail') return ['failed'];
   if (local === 'cancel') return ['canceled'];
   if (local === 'refund') return ['paid', 'refunded'];
@@ -77,7 +86,13 @@ export function createLedger(options: {
   function add(
     entry: Omit<
       LedgerEntry,
-      'transactionId' | 'externalId' | 'status' | 'createdAt' | 'processedAt' | 'endToEndId'
+      | 'transactionId'
+      | 'externalId'
+      | 'status'
+      | 'statusWord'
+      | 'createdAt'
+      | 'processedAt'
+      | 'endToEndId'
     >,
     now: Date,
   ): LedgerEntry {
@@ -86,6 +101,7 @@ export function createLedger(options: {
       transactionId: nextId++,
       externalId: uuid(options.random),
       status: 'pending',
+      statusWord: null,
       createdAt: now.toISOString(),
       // No zone designator, as the interface writes it.
       processedAt: now.toISOString().slice(0, -1),
@@ -147,7 +163,13 @@ export function createLedger(options: {
     },
 
     /** Moves a transaction on and keeps the balance true to it. */
-    settle(entry: LedgerEntry, status: PayoutStatus, now: Date): void {
+    settle(entry: LedgerEntry, step: SettlementStep, now: Date): void {
+      if (step === UNKNOWN_WORD) {
+        entry.statusWord = step;
+        return;
+      }
+      const status = step;
+      entry.statusWord = null;
       const returned = entry.object === 'cashout' && status !== 'paid';
       const received = entry.object === 'cashin' && status === 'paid';
       if (returned || received) balanceCents += entry.valueCents;
@@ -182,7 +204,7 @@ export function transactionAnswer(entry: LedgerEntry): z.input<typeof Transactio
     transactionId: entry.transactionId,
     orderId: entry.orderId ?? '',
     object: entry.object,
-    status: statusWord(entry.status),
+    status: entry.statusWord ?? statusWord(entry.status),
     method: 'pix',
     value: entry.valueCents,
     endToEndId: entry.endToEndId,

@@ -10,7 +10,6 @@ import { Agent, request } from 'undici';
 import type { z } from 'zod';
 import { CashInRequest, CashOutRequest, type CashInResponse } from '../gateway/contract.js';
 import type { Operation } from '../gateway/errors.js';
-import type { PayoutStatus } from '../gateway/status.js';
 import { buildPaymentCode } from './emv.js';
 import {
   NO_FAULTS,
@@ -25,6 +24,7 @@ import {
   cashOutAnswer,
   createLedger,
   plannedStatuses,
+  type SettlementStep,
   transactionAnswer,
   type LedgerEntry,
 } from './ledger.js';
@@ -114,7 +114,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       later(ms, wake);
     });
 
-  function scheduleSettlement(entry: LedgerEntry, statuses: readonly PayoutStatus[]): void {
+  function scheduleSettlement(entry: LedgerEntry, statuses: readonly SettlementStep[]): void {
     const [next, ...rest] = statuses;
     if (!next) return;
     later(settleDelayMs, () => {

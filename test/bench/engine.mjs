@@ -14,6 +14,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createGatewayClient } from '../../dist/gateway/client.js';
 import { requestBudget } from '../../dist/engine/budget.js';
 import { sendQueued } from '../../dist/engine/engine.js';
+import { POLLING } from '../../dist/engine/policy.js';
 import { openJournal } from '../../dist/journal/journal.js';
 import { request } from 'undici';
 
@@ -129,6 +130,7 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
         graceMs: 120_000,
         maxUnreachable: 8,
         signal: new AbortController().signal,
+        pollPolicy: POLLING,
       },
     );
     const seconds_ = (performance.now() - started) / 1000;

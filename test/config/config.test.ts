@@ -75,6 +75,8 @@ describe('config', () => {
       connectTimeout: 5000,
       requestTimeout: 30_000,
       resendGrace: 120_000,
+      followTimeout: 180_000,
+      resultDialect: 'excel',
       balanceCheck: 'block',
       concurrency: 16,
       maxRequestsPerSecond: null,

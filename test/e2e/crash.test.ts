@@ -46,6 +46,8 @@ describe(
         PAYOUTS_TOKEN: TOKEN,
         PAYOUTS_HOME: home,
         PAYOUTS_LOG_LEVEL: 'silent',
+        // About sending: payouts are left pending, not followed.
+        PAYOUTS_FOLLOW_TIMEOUT: '0',
         PAYOUTS_REQUEST_TIMEOUT: '1s',
         PAYOUTS_CONNECT_TIMEOUT: '1s',
         PAYOUTS_RESEND_GRACE: '1s',

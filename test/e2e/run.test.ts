@@ -34,6 +34,8 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
       PAYOUTS_TOKEN: TOKEN,
       PAYOUTS_HOME: home,
       PAYOUTS_LOG_LEVEL: 'silent',
+      // About sending: payouts are left pending, not followed (see follow.test.ts).
+      PAYOUTS_FOLLOW_TIMEOUT: '0',
     };
   });
   afterEach(() => sandbox.close());

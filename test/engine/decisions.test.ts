@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CashOut, CashOutRequest, Transaction } from '../../src/gateway/contract.js';
 import { GatewayError, type GatewayErrorKind } from '../../src/gateway/errors.js';
-import { decideLookup, decideSend } from '../../src/engine/decisions.js';
+import { decideLookup, decidePoll, decideSend } from '../../src/engine/decisions.js';
 
 const request: CashOutRequest = {
   value: 1000,
@@ -111,5 +111,61 @@ describe('decideLookup', () => {
     const decision = decideLookup(request, error(kind), 0);
     expect(decision.kind).toBe('keep');
     if (decision.kind === 'keep') expect(decision.signal.kind).toBe(signal);
+  });
+});
+
+describe('decidePoll', () => {
+  const polled = (overrides: Partial<Transaction> = {}): Transaction => ({
+    transactionId: 7,
+    orderId: 'p-1',
+    object: 'cashout',
+    method: 'pix',
+    valueCents: 1000,
+    status: 'paid',
+    statusRaw: 'paid',
+    endToEndId: 'E1',
+    processedAt: '2026-11-23T12:00:00.000',
+    ...overrides,
+  });
+
+  it.each([
+    ['paid', 'paid', 'paid'],
+    ['failed', 'failed', 'failed'],
+    ['canceled', 'canceled', 'canceled'],
+    ['refunded', 'refund', 'refunded'],
+    ['pending', 'pending', 'pending'],
+    // Not a word we know: kept verbatim, and the row stays pending.
+    ['unrecognised', 'in_review', 'pending'],
+  ] as const)('status %s (%s on the wire) moves the row to %s', (status, statusRaw, to) => {
+    const decision = decidePoll(request, 7, polled({ status, statusRaw }));
+    expect(decision).toMatchObject({
+      to,
+      details: { gatewayStatus: statusRaw, endToEndId: 'E1' },
+      signal: { kind: 'continue' },
+    });
+  });
+
+  it.each([
+    ['another amount', polled({ valueCents: 999 })],
+    ['a cash-in', polled({ object: 'cashin' })],
+    ['another orderId', polled({ orderId: 'p-2' })],
+  ])('a transaction that now reads as %s is a conflict for a person', (_name, answer) => {
+    expect(decidePoll(request, 7, answer)).toMatchObject({
+      to: 'conflict',
+      details: { message: expect.stringContaining('a person must look') },
+    });
+  });
+
+  it.each([
+    ['ambiguous', 'continue'],
+    ['unavailable', 'continue'],
+    ['not-found', 'continue'],
+    ['rate-limited', 'pause'],
+    ['auth', 'stop'],
+    ['wrong-endpoint', 'stop'],
+  ] as const)('a failed poll (%s) keeps the row pending: run %s', (kind, signal) => {
+    const decision = decidePoll(request, 7, error(kind));
+    expect(decision.to).toBe('pending');
+    expect(decision.signal.kind).toBe(signal);
   });
 });

@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayClient } from '../../src/gateway/client.js';
 import { requestBudget } from '../../src/engine/budget.js';
+import { POLLING } from '../../src/engine/policy.js';
 import {
   resolveUnknown,
   sendQueued,
@@ -60,6 +61,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     graceMs: GRACE_MS,
     maxUnreachable: 4,
     signal: new AbortController().signal,
+    pollPolicy: POLLING,
     ...overrides,
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, mayResend } from '../../src/engine/policy.js';
+import { backoffMs, mayResend, pollDelayMs } from '../../src/engine/policy.js';
 
 describe('backoffMs', () => {
   const policy = { baseMs: 100, capMs: 1000 };
@@ -27,5 +27,22 @@ describe('mayResend', () => {
     [2, null, 50_000, false],
   ])('%i not-found answers, sent at %j, now %i: %s', (notFound, sentAt, now, allowed) => {
     expect(mayResend(notFound, sentAt, now, 10_000)).toBe(allowed);
+  });
+});
+
+describe('pollDelayMs', () => {
+  const policy = { firstMs: 1000, growth: 2, capMs: 5000 };
+  it.each([
+    [0, 1, 1000],
+    [1, 1, 2000],
+    [2, 1, 4000],
+    [3, 1, 5000],
+    [40, 1, 5000],
+    // Equal jitter: never under half the planned delay.
+    [0, 0, 500],
+    [2, 0, 2000],
+    [2, 0.5, 3000],
+  ])('after %i polls, with draw %d, waits %i ms', (polls, draw, ms) => {
+    expect(pollDelayMs(polls, () => draw, policy)).toBe(ms);
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
+import { MIGRATIONS } from '../../src/journal/migrations.js';
 import { JournalError, openJournal, type Journal } from '../../src/journal/journal.js';
 import { useTempFolder } from '../support/files.js';
 
@@ -48,7 +49,7 @@ describe('journal', () => {
     opened.pop();
     const raw = new Database(path);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(raw.pragma('user_version', { simple: true })).toBe(1);
+    expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)?.version);
     raw.close();
     open(); // a second open finds the schema in place
     expect(existsSync(`${path}-wal`)).toBe(true);
@@ -63,7 +64,7 @@ describe('journal', () => {
     raw.pragma('user_version = 99');
     raw.close();
     expect(() => open()).toThrow(JournalError);
-    expect(() => open()).toThrow(/schema version 99, newer than this program knows \(1\)/);
+    expect(() => open()).toThrow(/schema version 99, newer than this program knows \(2\)/);
   });
 
   it('journals new payouts as queued, and tells replays from conflicts', () => {

@@ -1,12 +1,20 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
 import { requestBudget } from '../../engine/budget.js';
 import { planFunding, type BalanceCheck } from '../../engine/balance.js';
-import { resolveUnknown, sendQueued, type EngineOptions } from '../../engine/engine.js';
+import {
+  resolveUnknown,
+  sendQueued,
+  type EngineDeps,
+  type EngineOptions,
+} from '../../engine/engine.js';
+import { followPending } from '../../engine/follow.js';
+import { POLLING } from '../../engine/policy.js';
+import { parseDurationMs } from '../../config/duration.js';
 import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { ingestFile } from '../../engine/ingest.js';
 import {
@@ -19,8 +27,9 @@ import {
 } from '../../inbox/folders.js';
 import type { GatewayClient } from '../../gateway/client.js';
 import { GatewayError } from '../../gateway/errors.js';
-import { openJournal, type Journal } from '../../journal/journal.js';
-import { NEEDS_A_PERSON, UNFINISHED, type RowState } from '../../journal/states.js';
+import { openJournal, type Journal, type RowTotals } from '../../journal/journal.js';
+import { FINAL, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../../journal/states.js';
+import { resultFileName, writeResultFile, type ResultDialect } from '../../results/result-file.js';
 import { failpoint } from '../../runtime/failpoint.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import { openContext, openGateway, type Context, type GlobalOptions } from '../context.js';
@@ -29,18 +38,27 @@ import { ExitError } from '../exit-error.js';
 interface RunOptions {
   inbox?: string;
   dryRun?: boolean;
+  followTimeout?: string;
 }
 
 interface FileSummary {
   file: string;
   batchId: number | null;
   outcome: string;
-  rows: Partial<Record<RowState | 'replay' | 'conflict' | 'skipped', number>>;
+  rows: RowTotals['rows'];
+  /** Cents of the rows in each state. */
+  cents: RowTotals['cents'];
   totalCents: number;
+  /** Where its result file was written, when it has one. */
+  result: string | null;
   problems: string[];
   /** The file itself needs a person (unusable, or its reading cut short and the file gone). */
   fileNeedsAPerson: boolean;
 }
+
+/** Following runs in rounds, with unknown rows resolved between them. */
+const SETTLE_ROUND_MS = 15_000;
+const MAX_SETTLE_ROUNDS = 10_000;
 
 export function runCommand(): Command {
   return new Command('run')
@@ -48,6 +66,10 @@ export function runCommand(): Command {
       'process every file in the inbox once: journal, send, and report (the cron entry point)',
     )
     .option('--inbox <dir>', 'take files from this folder instead of <home>/inbox')
+    .option(
+      '--follow-timeout <duration>',
+      'follow pending payouts this long before exiting (e.g. 30s, 5m; 0: not at all); default: followTimeout',
+    )
     .option(
       '--dry-run',
       'read and weigh every waiting file, and say what would be sent; change and send nothing',
@@ -62,6 +84,16 @@ export function runCommand(): Command {
       const context = openContext(command.optsWithGlobals<GlobalOptions>());
       const { config, out } = context;
       const folders = homeFolders(config.home, options.inbox);
+      const followMs =
+        options.followTimeout === undefined
+          ? config.followTimeout
+          : parseDurationMs(options.followTimeout);
+      if (followMs === undefined) {
+        throw new ExitError(
+          1,
+          `payouts run: --follow-timeout "${options.followTimeout}" is not a duration (e.g. 0, 30s, 5m)`,
+        );
+      }
       if (options.dryRun) {
         await dryRun(context, folders);
         return;
@@ -159,8 +191,9 @@ export function runCommand(): Command {
           graceMs: Math.max(config.resendGrace, longestRequestMs),
           maxUnreachable: 8,
           signal: stop.signal,
+          pollPolicy: POLLING,
         };
-        const deps = {
+        const deps: EngineDeps = {
           journal,
           gateway: gateway.client,
           now: Date.now,
@@ -186,15 +219,19 @@ export function runCommand(): Command {
             failed = report.failed;
             if (stopped) break;
           }
+          if (!stopped && followMs > 0) {
+            const report = await settle(deps, engineOptions, Date.now() + followMs, out.note);
+            stopped = report.stopped;
+            failed = report.failed;
+          }
         } finally {
           await gateway.close();
         }
 
-        const final = summaries.map((summary) =>
-          summary.batchId === null
-            ? summary
-            : { ...summary, rows: journal.rowCountsOfBatch(summary.batchId) },
-        );
+        const final: FileSummary[] = [];
+        for (const summary of summaries) {
+          final.push(await finishFile(journal, folders, config.resultDialect, summary));
+        }
         out.data({ files: final, stopped: stopped ?? null });
         for (const summary of final) out.line(describe(summary));
         if (final.length === 0) out.line('The inbox is empty: nothing to do.');
@@ -222,8 +259,9 @@ function summarise(
     file: basename(file),
     batchId: batchId ?? null,
     outcome,
-    rows: batchId === undefined ? {} : journal.rowCountsOfBatch(batchId),
+    ...(batchId === undefined ? { rows: {}, cents: {} } : journal.rowTotalsOfBatch(batchId)),
     totalCents: batch?.totalCents ?? 0,
+    result: null,
     problems,
     fileNeedsAPerson: false,
   };
@@ -231,10 +269,75 @@ function summarise(
 
 function describe(summary: FileSummary): string {
   const counts = Object.entries(summary.rows)
-    .map(([state, count]) => `${count} ${state}`)
+    .map(([state, count]) => {
+      const cents = summary.cents[state as keyof FileSummary['cents']] ?? 0;
+      return cents > 0 ? `${count} ${state} (${formatCents(cents)})` : `${count} ${state}`;
+    })
     .join(', ');
   const problems = summary.problems.map((p) => `\n  ${p}`).join('');
-  return `${summary.file}: ${summary.outcome}; ${counts || 'no rows'}; valid rows total ${formatCents(summary.totalCents)}${problems}`;
+  const result = summary.result ? `\n  result: ${summary.result}` : '';
+  return `${summary.file}: ${summary.outcome}; ${counts || 'no rows'}; valid rows total ${formatCents(summary.totalCents)}${problems}${result}`;
+}
+
+/**
+ * Follows pending payouts until `until`, and between rounds resolves rows still unknown
+ * (their re-send may fall due while following): what is left is the next run's.
+ */
+async function settle(
+  deps: EngineDeps,
+  options: EngineOptions,
+  until: number,
+  note: (text: string) => void,
+): Promise<{ stopped: string | undefined; failed: boolean }> {
+  const onUnknownStatus = (word: string, orderId: string) =>
+    note(
+      `the gateway answered status "${word}" (first seen on ${orderId}), which payouts does not know: kept verbatim, and the row stays pending`,
+    );
+  for (let round = 0; round < MAX_SETTLE_ROUNDS && deps.now() < until; round++) {
+    const roundEnd = Math.min(until, deps.now() + SETTLE_ROUND_MS);
+    const followed = await followPending(deps, { ...options, until: roundEnd, onUnknownStatus });
+    if (followed.stopped) return followed;
+    const counts = deps.journal.countsByState();
+    if (!counts.unknown && !counts.sending && !counts.pending) break;
+    if (counts.unknown || counts.sending) {
+      const resolved = await resolveUnknown(deps, options);
+      if (resolved.stopped) return resolved;
+      const sent = await sendQueued(deps, options);
+      if (sent.stopped) return sent;
+    }
+    // Only unknown rows left: their next lookup waits for the next round.
+    if (!deps.journal.countsByState().pending) {
+      await deps.sleep(roundEnd - deps.now(), options.signal);
+    }
+  }
+  return { stopped: undefined, failed: false };
+}
+
+/**
+ * Writes a handled file's result and, when every row is final, archives it (its batch
+ * done). A file that could not be read has no rows and no result.
+ */
+async function finishFile(
+  journal: Journal,
+  folders: Folders,
+  dialect: ResultDialect,
+  summary: FileSummary,
+): Promise<FileSummary> {
+  const batch = summary.batchId === null ? undefined : journal.batch(summary.batchId);
+  const path = join(folders.processing, summary.file);
+  if (!batch || summary.fileNeedsAPerson || !existsSync(path)) return summary;
+  const totals = journal.rowTotalsOfBatch(batch.id);
+  const result = join(folders.results, resultFileName(summary.file));
+  await writeResultFile(journal, batch, result, dialect);
+  const finished = Object.keys(totals.rows).every((key) =>
+    [...FINAL, 'skipped'].includes(key as RowState),
+  );
+  let outcome = summary.outcome;
+  if (finished && moveInto(path, folders.archive)) {
+    journal.setBatchState(batch.id, 'done');
+    outcome = `${outcome}; every row final: archived`;
+  }
+  return { ...summary, ...totals, outcome, result };
 }
 
 /** DESIGN.md section 8. */

@@ -1,10 +1,6 @@
-import { once } from 'node:events';
-import { createWriteStream, openSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { basename, resolve } from 'node:path';
 import { Command } from 'commander';
-import { stringify } from 'csv-stringify';
+import { openAtomicCsv } from '../../csv/atomic-csv.js';
 import { formatCents } from '../../csv/amount.js';
 import { readPayoutFile, type FileReport } from '../../csv/reader.js';
 import type { RowOutcome } from '../../csv/row.js';
@@ -46,8 +42,7 @@ export function validateCommand(): Command {
       const skipped: { line: number; reason: string }[] = [];
       let moreErrors = 0;
       let moreNotes = 0;
-      const report =
-        options.report === undefined ? undefined : await openReport(resolve(options.report));
+      const report = options.report === undefined ? undefined : openReport(resolve(options.report));
 
       const onRow = async (row: RowOutcome) => {
         if (row.kind === 'invalid') {
@@ -166,34 +161,11 @@ function printSummary(
 }
 
 /** The report is written beside its final name and renamed into place once complete. */
-async function openReport(path: string) {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  let descriptor: number;
+function openReport(path: string) {
   try {
-    descriptor = openSync(temporary, 'w', 0o644);
+    return { path, ...openAtomicCsv(path, VALIDATION_REPORT_COLUMNS) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new ExitError(1, `payouts validate: cannot write the report to ${path} (${code})`);
   }
-  const file = createWriteStream(temporary, { fd: descriptor });
-  const csv = stringify({ header: true, columns: [...VALIDATION_REPORT_COLUMNS] });
-  // A write error destroys both, so a wait for 'drain' ends in that error, not forever.
-  const written = pipeline(csv, file);
-  written.catch(() => undefined);
-  return {
-    path,
-    async write(line: string[]) {
-      if (!csv.write(line)) await once(csv, 'drain');
-    },
-    async commit() {
-      csv.end();
-      await written;
-      await rename(temporary, path);
-    },
-    async abandon() {
-      csv.destroy();
-      file.destroy();
-      await rm(temporary, { force: true });
-    },
-  };
 }

@@ -1,0 +1,114 @@
+/**
+ * The result file of an input file (DESIGN.md section 6): one line per input row, in
+ * input order, including invalid and skipped rows, rewritten whole and atomically each
+ * time, every cell safe to open in a spreadsheet.
+ */
+import { openAtomicCsv, type CsvDialect } from '../csv/atomic-csv.js';
+import { safeCell } from '../csv/safe-cell.js';
+import { PIX_KEY_TYPES } from '../gateway/contract.js';
+import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
+
+export const RESULT_DIALECTS = ['excel', 'rfc4180'] as const;
+export type ResultDialect = (typeof RESULT_DIALECTS)[number];
+
+const DIALECTS: Readonly<Record<ResultDialect, CsvDialect & { decimal: string }>> = {
+  // Excel set to Portuguese splits on ";" and reads "1234,56" as a number.
+  excel: { delimiter: ';', bom: true, recordDelimiter: 'windows', decimal: ',' },
+  rfc4180: { delimiter: ',', bom: false, recordDelimiter: 'windows', decimal: '.' },
+};
+
+export const RESULT_COLUMNS = [
+  'line',
+  'orderId',
+  'name',
+  'pixKeyType',
+  'pixKey',
+  'cpfCnpj',
+  'value',
+  'status',
+  'transactionId',
+  'endToEndId',
+  'fee',
+  'net',
+  'createdAt',
+  'processedAt',
+  'message',
+] as const;
+
+/** `results/<stem>.result.csv` for an input file name. */
+export function resultFileName(inputName: string): string {
+  return `${inputName.replace(/\.[^.]*$/, '')}.result.csv`;
+}
+
+/** Why a batch's held rows are held, for their message. */
+export function holdMessage(batch: Pick<BatchRecord, 'state' | 'problems'>): string {
+  if (batch.state === 'underfunded') {
+    return 'held: the balance did not cover this file; checked again on every run';
+  }
+  return `held, nothing in this file is sent: ${batch.problems.join('; ') || batch.state}`;
+}
+
+/** One result line, formula-safe. `fee` and `net` are the gateway's text, verbatim. */
+export function resultLine(
+  entry: ResultEntry,
+  dialect: ResultDialect,
+  heldBecause: string,
+): string[] {
+  const payout = entry.payout;
+  const request = payout?.request;
+  const status = payout?.state ?? entry.kind;
+  const message =
+    entry.kind === 'payout'
+      ? status === 'held'
+        ? heldBecause
+        : (payout?.message ?? '')
+      : [entry.column, entry.note].filter(Boolean).join(': ');
+  const cells = [
+    String(entry.line),
+    entry.orderId ?? '',
+    request?.person.name ?? '',
+    request ? (PIX_KEY_TYPES[request.pixKeyType] ?? String(request.pixKeyType)) : '',
+    request?.pixKey ?? '',
+    request?.cpfCnpj ?? '',
+    request ? decimal(request.value, DIALECTS[dialect].decimal) : '',
+    status,
+    payout?.transactionId?.toString() ?? '',
+    payout?.endToEndId ?? '',
+    payout?.fee ?? '',
+    payout?.net ?? '',
+    payout?.gatewayCreatedAt ?? '',
+    payout?.processedAt ?? '',
+    message,
+  ];
+  return cells.map(safeCell);
+}
+
+function decimal(cents: number, separator: string): string {
+  return `${Math.trunc(cents / 100)}${separator}${String(cents % 100).padStart(2, '0')}`;
+}
+
+const PAGE = 2_000;
+
+/** Writes the whole result file of a batch to `path`, replacing it only once complete. */
+export async function writeResultFile(
+  journal: Journal,
+  batch: BatchRecord,
+  path: string,
+  dialect: ResultDialect,
+): Promise<void> {
+  const file = openAtomicCsv(path, RESULT_COLUMNS, DIALECTS[dialect]);
+  const heldBecause = holdMessage(batch);
+  try {
+    for (let after = 0; ;) {
+      const page = journal.resultEntries(batch.id, after, PAGE);
+      for (const entry of page) await file.write(resultLine(entry, dialect, heldBecause));
+      const last = page.at(-1);
+      if (!last) break;
+      after = last.line;
+    }
+    await file.commit();
+  } catch (error) {
+    await file.abandon();
+    throw error;
+  }
+}

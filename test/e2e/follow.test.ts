@@ -1,0 +1,135 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../support/cli.js';
+import { useTempFolder } from '../support/files.js';
+import { TOKEN, ledgerCounts } from '../support/gateway.js';
+
+const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount';
+const row = (orderId: string, name: string, key: string, amount: string) =>
+  `${orderId},${name},${key},11987654321,52998224725,EMAIL,${key},"${amount}"`;
+
+describe('payouts run follows payouts to the end and writes results (child process, sandbox over HTTP)', () => {
+  const folder = useTempFolder();
+  let sandbox: Sandbox | undefined;
+  afterEach(async () => {
+    await sandbox?.close();
+    sandbox = undefined;
+  });
+
+  const setUp = async (settleDelayMs: number) => {
+    sandbox = await startSandbox({ token: TOKEN, settleDelayMs });
+    const home = join(folder(), 'home');
+    mkdirSync(join(home, 'inbox'), { recursive: true });
+    const env = {
+      PAYOUTS_BASE_URL: sandbox.url,
+      PAYOUTS_TOKEN: TOKEN,
+      PAYOUTS_HOME: home,
+      PAYOUTS_LOG_LEVEL: 'silent',
+      PAYOUTS_FOLLOW_TIMEOUT: '30s',
+    };
+    return { home, env, sandbox };
+  };
+
+  /** The result file, parsed as a spreadsheet would read it. */
+  const readResult = (path: string, delimiter = ';') =>
+    parse(readFileSync(path), { bom: true, columns: true, delimiter }) as Record<string, string>[];
+
+  it('settles to paid and failed, writes one result line per input row in order, formula-safe, and archives the file', async () => {
+    const { home, env, sandbox } = await setUp(300);
+    const lines = [
+      HEADER,
+      row('r-1', 'Ana', 'ana@example.com', '10,00'),
+      row('r-2', `=cmd|' /C calc'!A0`, 'b@example.com', '11,00'),
+      row('r-3', 'Bia', 'fail@example.com', '20,00'),
+      row('r-4', '+1', 'c@example.com', '12,00'),
+      row('r-5', '@SUM(1)', 'd@example.com', '13,00'),
+      row('r-6', 'Caio', 'caio@example.com', '30,00'),
+    ];
+    writeFileSync(join(home, 'inbox', 'pay.csv'), `${lines.join('\r\n')}\r\n`);
+
+    const result = await runCli(['run'], { env });
+    expect(result.code, result.stdout + result.stderr).toBe(2); // invalid and failed rows
+    expect(result.stdout).toContain('every row final: archived');
+    expect(result.stdout).toMatch(/2 paid \(R\$ 40,00\)/);
+    expect(result.stdout).toContain('result:');
+    expect(existsSync(join(home, 'archive', 'pay.csv'))).toBe(true);
+    expect(existsSync(join(home, 'processing', 'pay.csv'))).toBe(false);
+
+    const path = join(home, 'results', 'pay.result.csv');
+    expect(readFileSync(path).subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    const rows = readResult(path);
+    expect(rows.map((r) => [r['line'], r['orderId'], r['status']])).toEqual([
+      ['2', 'r-1', 'paid'],
+      ['3', 'r-2', 'invalid'],
+      ['4', 'r-3', 'failed'],
+      ['5', 'r-4', 'invalid'],
+      ['6', 'r-5', 'invalid'],
+      ['7', 'r-6', 'paid'],
+    ]);
+    expect(rows[0]).toMatchObject({
+      value: '10,00',
+      fee: '0.50',
+      net: '9.50',
+      pixKeyType: 'EMAIL',
+    });
+    expect(rows[0]?.['transactionId']).toMatch(/^\d+$/);
+    expect(rows[0]?.['endToEndId']).toMatch(/^E/);
+    for (const cells of rows) {
+      for (const cell of Object.values(cells)) expect(cell).not.toMatch(/^[=+\-@]/);
+    }
+    expect(rows[1]?.['message']).toContain('does not look like a name');
+    expect([...ledgerCounts(sandbox)].sort()).toEqual([
+      ['r-1', 1],
+      ['r-3', 1],
+      ['r-6', 1],
+    ]);
+  });
+
+  it('a run that ends while following leaves rows pending (exit 3); the next run follows them to the end (exit 0)', async () => {
+    const { home, env, sandbox } = await setUp(2_500);
+    const lines = [
+      HEADER,
+      row('s-1', 'Ana', 'ana@example.com', '10,00'),
+      row('s-2', 'Bia', 'bia@example.com', '20,00'),
+    ];
+    writeFileSync(join(home, 'inbox', 'pay.csv'), `${lines.join('\n')}\n`);
+
+    const first = await runCli(['run', '--follow-timeout', '1s'], { env });
+    expect(first.code, first.stdout + first.stderr).toBe(3);
+    expect(existsSync(join(home, 'processing', 'pay.csv'))).toBe(true);
+    const path = join(home, 'results', 'pay.result.csv');
+    expect(readResult(path).map((r) => r['status'])).toEqual(['pending', 'pending']);
+
+    const second = await runCli(['run', '--json'], { env });
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    const summary = JSON.parse(second.stdout) as {
+      files: { file: string; rows: Record<string, number>; cents: Record<string, number> }[];
+    };
+    expect(summary.files).toMatchObject([
+      { file: 'pay.csv', rows: { paid: 2 }, cents: { paid: 3000 } },
+    ]);
+    expect(readResult(path).map((r) => r['status'])).toEqual(['paid', 'paid']);
+    expect(existsSync(join(home, 'archive', 'pay.csv'))).toBe(true);
+    expect(sandbox.ledger()).toHaveLength(2);
+
+    const third = await runCli(['run'], { env });
+    expect(third.code).toBe(0);
+    expect(third.stdout).toContain('The inbox is empty');
+  });
+
+  it('the rfc4180 dialect: commas, no byte-order mark, decimal point', async () => {
+    const { home, env } = await setUp(100);
+    writeFileSync(
+      join(home, 'inbox', 'pay.csv'),
+      `${[HEADER, row('t-1', 'Ana', 'ana@example.com', '1234,56')].join('\n')}\n`,
+    );
+    const result = await runCli(['run'], { env: { ...env, PAYOUTS_RESULT_DIALECT: 'rfc4180' } });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const path = join(home, 'results', 'pay.result.csv');
+    expect(readFileSync(path, 'utf8').startsWith('line,orderId,')).toBe(true);
+    expect(readResult(path, ',')[0]).toMatchObject({ value: '1234.56', status: 'paid' });
+  });
+});

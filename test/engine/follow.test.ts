@@ -1,0 +1,159 @@
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { requestBudget } from '../../src/engine/budget.js';
+import { sendQueued, type EngineDeps, type EngineOptions } from '../../src/engine/engine.js';
+import { Doorbell, followPending, type FollowOptions } from '../../src/engine/follow.js';
+import type { PollPolicy } from '../../src/engine/policy.js';
+import type { GatewayClient } from '../../src/gateway/client.js';
+import { openJournal, type Journal } from '../../src/journal/journal.js';
+import { createRandom } from '../../src/sandbox/faults.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { useTempFolder } from '../support/files.js';
+import { TOKEN, cashOutRequest, clientFor } from '../support/gateway.js';
+
+/** Fast polls for tests: 100 ms, growing by half, at most 400 ms. */
+const QUICK: PollPolicy = { firstMs: 100, growth: 1.5, capMs: 400 };
+
+describe('following pending payouts against the sandbox over HTTP', () => {
+  const folder = useTempFolder();
+  let sandbox: Sandbox;
+  let journal: Journal;
+  let gateway: GatewayClient;
+  let polls: number;
+
+  beforeEach(async () => {
+    sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 300 });
+    journal = openJournal(join(folder(), 'journal.db'));
+    const client = clientFor(sandbox.url, { requestTimeoutMs: 1000 });
+    polls = 0;
+    gateway = {
+      ...client,
+      getTransactionById: (id, options) => {
+        polls++;
+        return client.getTransactionById(id, options);
+      },
+    };
+  });
+  afterEach(async () => {
+    journal.close();
+    await gateway.close();
+    await sandbox.close();
+  });
+
+  const deps = (): EngineDeps => ({
+    journal,
+    gateway,
+    now: Date.now,
+    sleep: (ms, signal) => delay(ms, undefined, { signal }).catch(() => undefined),
+    random: createRandom(4),
+    budget: requestBudget(null),
+  });
+  const options = (overrides: Partial<FollowOptions> = {}): FollowOptions => ({
+    owner: 'test',
+    concurrency: 8,
+    leaseMs: 30_000,
+    graceMs: 60_000,
+    maxUnreachable: 4,
+    signal: new AbortController().signal,
+    pollPolicy: QUICK,
+    until: Date.now() + 10_000,
+    ...overrides,
+  });
+
+  /** Admits one payout per Pix key (an e-mail key: `fail@…` fails, `review@…` shows an unknown word). */
+  const admitKeys = (keys: string[]) => {
+    const batchId = journal.recordBatch(
+      {
+        fileName: 'payroll.csv',
+        sha256: 'x',
+        state: 'open',
+        rows: keys.length,
+        valid: keys.length,
+        invalid: 0,
+        totalCents: keys.length * 1234,
+        problems: [],
+      },
+      [],
+    );
+    journal.admitPayouts(
+      batchId,
+      keys.map((pixKey, i) => ({
+        line: i + 2,
+        request: cashOutRequest(`f-${i}`, { pixKeyType: 2, pixKey }),
+      })),
+    );
+  };
+
+  const send = (overrides: Partial<EngineOptions> = {}) =>
+    sendQueued(deps(), { ...options(), ...overrides });
+
+  it('follows each payout to paid or failed, polling by transactionId', async () => {
+    admitKeys(['a@example.com', 'b@example.com', 'fail@example.com']);
+    await send();
+    expect(journal.countsByState().pending?.count).toBe(3);
+    const report = await followPending(deps(), options());
+    expect(report).toMatchObject({ settled: 3, stopped: undefined, failed: false });
+    expect(journal.payout('f-0')).toMatchObject({
+      state: 'paid',
+      gatewayStatus: 'paid',
+      endToEndId: expect.stringMatching(/^E/),
+      processedAt: expect.any(String),
+    });
+    expect(journal.payout('f-2')).toMatchObject({ state: 'failed', gatewayStatus: 'failed' });
+    expect(journal.history('f-0').map((entry) => entry.to)).toEqual([
+      'queued',
+      'sending',
+      'pending',
+      'paid',
+    ]);
+    // Each polled at least once, and not on every loop turn: the schedule spaces them.
+    expect(polls).toBeGreaterThanOrEqual(3);
+    expect(polls).toBeLessThan(3 * 8);
+  });
+
+  it('an unknown status word is kept verbatim, not final, told once, and the row settles later', async () => {
+    admitKeys(['review@example.com', 'review+2@example.com']);
+    await send();
+    const told: string[] = [];
+    const report = await followPending(
+      deps(),
+      options({ onUnknownStatus: (word) => told.push(word) }),
+    );
+    // Seen on both rows (the sandbox shows it for 300 ms), told once.
+    expect(told).toEqual(['in_review']);
+    expect(report.settled).toBe(2);
+    expect(journal.payout('f-0')).toMatchObject({ state: 'paid' });
+  });
+
+  it('stops at the end of its window with rows still pending; a later pass settles them', async () => {
+    admitKeys(['a@example.com', 'b@example.com']);
+    await send();
+    const first = await followPending(deps(), options({ until: Date.now() + 150 }));
+    expect(first.settled).toBe(0);
+    expect(journal.countsByState().pending?.count).toBe(2);
+    const second = await followPending(deps(), options());
+    expect(second.settled).toBe(2);
+    expect(journal.countsByState()).toEqual({ paid: { count: 2, cents: 2 * 1234 } });
+  });
+
+  it('a doorbell brings a sleeping loop back at once to a poll made due', async () => {
+    admitKeys(['a@example.com']);
+    await send({ pollPolicy: { firstMs: 60_000, growth: 1, capMs: 60_000 } });
+    await delay(400); // settled at the gateway; our next poll is a minute away
+    const doorbell = new Doorbell();
+    const started = Date.now();
+    const following = followPending(
+      deps(),
+      options({ doorbell, pollPolicy: { firstMs: 60_000, growth: 1, capMs: 60_000 } }),
+    );
+    await delay(100);
+    const transactionId = journal.payout('f-0')?.transactionId as number;
+    expect(journal.pollNow(transactionId)).toBe(true);
+    doorbell.ring();
+    const report = await following;
+    expect(report).toMatchObject({ polls: 1, settled: 1 });
+    expect(Date.now() - started).toBeLessThan(30_000); // woken, not timed out
+    expect(journal.pollNow(999_999)).toBe(false); // a transaction we do not follow
+  });
+});

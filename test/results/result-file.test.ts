@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import type { PayoutRecord, ResultEntry } from '../../src/journal/journal.js';
+import { holdMessage, resultFileName, resultLine } from '../../src/results/result-file.js';
+import { cashOutRequest } from '../support/gateway.js';
+
+const payout = (overrides: Partial<PayoutRecord> = {}): PayoutRecord => ({
+  orderId: 'p-1',
+  batchId: 1,
+  line: 2,
+  request: cashOutRequest('p-1', { value: 123456 }),
+  valueCents: 123456,
+  state: 'paid',
+  attempts: 1,
+  notFound: 0,
+  lastSentAt: 0,
+  transactionId: 1001,
+  gatewayStatus: 'paid',
+  message: null,
+  fee: '0.50',
+  net: '1234.06',
+  gatewayCreatedAt: '2026-11-23T12:00:00.000Z',
+  endToEndId: 'E123',
+  processedAt: '2026-11-23T12:00:01.000',
+  leaseOwner: null,
+  leaseUntil: null,
+  fence: 1,
+  ...overrides,
+});
+
+const entry = (overrides: Partial<ResultEntry> = {}): ResultEntry => ({
+  line: 2,
+  kind: 'payout',
+  orderId: 'p-1',
+  payout: payout(),
+  note: null,
+  column: null,
+  ...overrides,
+});
+
+describe('resultLine', () => {
+  it('a paid payout: the gateway figures verbatim, the value in the dialect', () => {
+    expect(resultLine(entry(), 'excel', '')).toEqual([
+      '2',
+      'p-1',
+      'Ana Souza',
+      'CPF',
+      '52998224725',
+      '52998224725',
+      '1234,56',
+      'paid',
+      '1001',
+      'E123',
+      '0.50',
+      '1234.06',
+      '2026-11-23T12:00:00.000Z',
+      '2026-11-23T12:00:01.000',
+      '',
+    ]);
+    expect(resultLine(entry(), 'rfc4180', '')[6]).toBe('1234.56');
+  });
+
+  it.each([
+    [
+      'invalid',
+      'column "CPF"',
+      'is not a valid CPF',
+      'invalid',
+      'column "CPF": is not a valid CPF',
+    ],
+    ['skipped', null, 'a total line, not a payout', 'skipped', 'a total line, not a payout'],
+  ] as const)(
+    'a %s line keeps its line number, status and reason',
+    (kind, column, note, status, message) => {
+      const cells = resultLine(
+        entry({ kind, payout: null, orderId: null, column, note }),
+        'excel',
+        '',
+      );
+      expect(cells[0]).toBe('2');
+      expect(cells[7]).toBe(status);
+      expect(cells[14]).toBe(message);
+    },
+  );
+
+  it('a replay shows the payout it repeats, and why it was not sent again', () => {
+    const cells = resultLine(
+      entry({ kind: 'replay', note: 'already journaled from line 5 of a.csv', payout: payout() }),
+      'excel',
+      '',
+    );
+    expect(cells[7]).toBe('paid');
+    expect(cells[14]).toBe('already journaled from line 5 of a.csv');
+  });
+
+  it('a held row says why', () => {
+    const why = holdMessage({ state: 'held', problems: ['the control total does not match'] });
+    const cells = resultLine(entry({ payout: payout({ state: 'held' }) }), 'excel', why);
+    expect(cells[14]).toBe('held, nothing in this file is sent: the control total does not match');
+    expect(holdMessage({ state: 'underfunded', problems: [] })).toMatch(/balance did not cover/);
+  });
+
+  it.each([`=cmd|' /C calc'!A0`, '+1', '@SUM(1)', '-2+3', '\t=1'])(
+    'a cell that could run as a formula comes out inert: %s',
+    (hostile) => {
+      const request = cashOutRequest('p-1', {
+        person: { name: hostile, email: 'a@b.co', phone: '+5511987654321' },
+      });
+      const cells = resultLine(
+        entry({ payout: payout({ request, message: hostile, state: 'rejected' }) }),
+        'excel',
+        '',
+      );
+      expect(cells[2]).toBe(`'${hostile}`);
+      expect(cells[14]).toBe(`'${hostile}`);
+      for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+    },
+  );
+});
+
+describe('resultFileName', () => {
+  it.each([
+    ['payroll.csv', 'payroll.result.csv'],
+    ['payroll (2).csv', 'payroll (2).result.csv'],
+    ['folha.2026.11.txt', 'folha.2026.11.result.csv'],
+    ['noext', 'noext.result.csv'],
+  ])('%s -> %s', (input, output) => {
+    expect(resultFileName(input)).toBe(output);
+  });
+});
