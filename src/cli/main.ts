@@ -9,6 +9,7 @@ import { balanceCommand } from './commands/balance.js';
 import { cashInCommand } from './commands/cashin.js';
 import { demoCommand } from './commands/demo.js';
 import { getCommand } from './commands/get.js';
+import { statusCommand } from './commands/status.js';
 import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { validateCommand } from './commands/validate.js';
@@ -25,6 +26,7 @@ function buildProgram(): Command {
   for (const command of [
     validateCommand(),
     runCommand(),
+    statusCommand(),
     sandboxCommand(),
     balanceCommand(),
     getCommand(),

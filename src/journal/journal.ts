@@ -201,6 +201,8 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     batchesBySha256: db.prepare(`SELECT * FROM batches WHERE sha256 = ? ORDER BY id`),
     batchById: db.prepare(`SELECT * FROM batches WHERE id = ?`),
     batchesInState: db.prepare(`SELECT * FROM batches WHERE state = ? ORDER BY id`),
+    batchesNamed: db.prepare(`SELECT * FROM batches WHERE file_name = ? ORDER BY id`),
+    allBatches: db.prepare(`SELECT * FROM batches ORDER BY id`),
     setBatchState: db.prepare(`UPDATE batches SET state = ? WHERE id = ?`),
     finishBatch: db.prepare(`
       UPDATE batches SET state = @state, rows = @rows, valid = @valid, invalid = @invalid,
@@ -395,6 +397,13 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       const row = statements.batchById.get(batchId) as BatchRow | undefined;
       return row ? toBatch(row) : undefined;
     },
+
+    /** Every batch, oldest first; or those of one file name. */
+    batches: (fileName?: string): BatchRecord[] =>
+      (fileName === undefined
+        ? (statements.allBatches.all() as BatchRow[])
+        : (statements.batchesNamed.all(fileName) as BatchRow[])
+      ).map(toBatch),
 
     batchesIn: (state: BatchState): BatchRecord[] =>
       (statements.batchesInState.all(state) as BatchRow[]).map(toBatch),

@@ -48,12 +48,14 @@ export function holdMessage(batch: Pick<BatchRecord, 'state' | 'problems'>): str
   return `held, nothing in this file is sent: ${batch.problems.join('; ') || batch.state}`;
 }
 
-/** One result line, formula-safe. `fee` and `net` are the gateway's text, verbatim. */
-export function resultLine(
+export type ResultRecord = Record<(typeof RESULT_COLUMNS)[number], string>;
+
+/** One input line's result, as text. `fee` and `net` are the gateway's text, verbatim. */
+export function resultRecord(
   entry: ResultEntry,
   dialect: ResultDialect,
   heldBecause: string,
-): string[] {
+): ResultRecord {
   const payout = entry.payout;
   const request = payout?.request;
   const status = payout?.state ?? entry.kind;
@@ -63,24 +65,33 @@ export function resultLine(
         ? heldBecause
         : (payout?.message ?? '')
       : [entry.column, entry.note].filter(Boolean).join(': ');
-  const cells = [
-    String(entry.line),
-    entry.orderId ?? '',
-    request?.person.name ?? '',
-    request ? (PIX_KEY_TYPES[request.pixKeyType] ?? String(request.pixKeyType)) : '',
-    request?.pixKey ?? '',
-    request?.cpfCnpj ?? '',
-    request ? decimal(request.value, DIALECTS[dialect].decimal) : '',
+  return {
+    line: String(entry.line),
+    orderId: entry.orderId ?? '',
+    name: request?.person.name ?? '',
+    pixKeyType: request ? (PIX_KEY_TYPES[request.pixKeyType] ?? String(request.pixKeyType)) : '',
+    pixKey: request?.pixKey ?? '',
+    cpfCnpj: request?.cpfCnpj ?? '',
+    value: request ? decimal(request.value, DIALECTS[dialect].decimal) : '',
     status,
-    payout?.transactionId?.toString() ?? '',
-    payout?.endToEndId ?? '',
-    payout?.fee ?? '',
-    payout?.net ?? '',
-    payout?.gatewayCreatedAt ?? '',
-    payout?.processedAt ?? '',
+    transactionId: payout?.transactionId?.toString() ?? '',
+    endToEndId: payout?.endToEndId ?? '',
+    fee: payout?.fee ?? '',
+    net: payout?.net ?? '',
+    createdAt: payout?.gatewayCreatedAt ?? '',
+    processedAt: payout?.processedAt ?? '',
     message,
-  ];
-  return cells.map(safeCell);
+  };
+}
+
+/** One line of the result file: the record's cells in column order, each formula-safe. */
+export function resultLine(
+  entry: ResultEntry,
+  dialect: ResultDialect,
+  heldBecause: string,
+): string[] {
+  const record = resultRecord(entry, dialect, heldBecause);
+  return RESULT_COLUMNS.map((column) => safeCell(record[column]));
 }
 
 function decimal(cents: number, separator: string): string {

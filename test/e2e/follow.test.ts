@@ -86,6 +86,27 @@ describe('payouts run follows payouts to the end and writes results (child proce
       ['r-3', 1],
       ['r-6', 1],
     ]);
+
+    // payouts status: every file, one file row by row, one payout with its history.
+    const files = await runCli(['status'], { env });
+    expect(files.code).toBe(0);
+    expect(files.stdout).toMatch(/^batch 1 {2}pay\.csv .* done: /m);
+    expect(files.stdout).toContain('1 failed (R$ 20,00), 2 paid (R$ 40,00), 3 invalid');
+    const byLine = await runCli(['status', 'pay.csv'], { env });
+    expect(byLine.stdout).toMatch(/^3 {2}r-2 {2}invalid {2}- {2}- {2}name: "=cmd/m);
+    expect(byLine.stdout).toMatch(/^4 {2}r-3 {2}failed {2}20\.00 {2}\d+/m);
+    const one = await runCli(['status', 'r-1', '--json'], { env });
+    const payout = JSON.parse(one.stdout) as { state: string; history: { to: string }[] };
+    expect(payout.state).toBe('paid');
+    expect(payout.history.map((entry) => entry.to)).toEqual([
+      'queued',
+      'sending',
+      'pending',
+      'paid',
+    ]);
+    const unknown = await runCli(['status', 'nope'], { env });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no file and no orderId named "nope"');
   });
 
   it('a run that ends while following leaves rows pending (exit 3); the next run follows them to the end (exit 0)', async () => {

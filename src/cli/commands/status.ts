@@ -1,0 +1,136 @@
+import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
+import { Command } from 'commander';
+import { formatCents } from '../../csv/amount.js';
+import { homeFolders } from '../../inbox/folders.js';
+import { openJournal, type BatchRecord, type Journal } from '../../journal/journal.js';
+import { holdMessage, resultRecord, type ResultRecord } from '../../results/result-file.js';
+import { openContext, type GlobalOptions } from '../context.js';
+import { ExitError } from '../exit-error.js';
+import { keyValueLines } from '../format.js';
+
+/** Rows read from the journal at a time when listing a file. */
+const PAGE = 2_000;
+
+export function statusCommand(): Command {
+  return new Command('status')
+    .description(
+      'what the journal knows: every file, one file row by row, or one payout with its history',
+    )
+    .argument('[fileOrOrderId]', 'a file name (as dropped in the inbox) or an orderId')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  payouts status\n  payouts status payroll-2026-11.csv\n  payouts status pay-2026-11-001 --json',
+    )
+    .action((what: string | undefined, _options: unknown, command: Command) => {
+      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const { journal: path } = homeFolders(context.config.home);
+      if (!existsSync(path)) {
+        throw new ExitError(1, `payouts status: no journal at ${path}: nothing has run here yet`);
+      }
+      const journal = openJournal(path);
+      try {
+        if (what === undefined) return listBatches(journal, context.out);
+        const batches = journal.batches(basename(what));
+        if (batches.length > 0) return listRows(journal, batches, context.out);
+        if (journal.payout(what)) return showPayout(journal, what, context.out);
+        throw new ExitError(
+          1,
+          `payouts status: no file and no orderId named "${what}" in the journal (payouts status lists the files)`,
+        );
+      } finally {
+        journal.close();
+      }
+    });
+}
+
+type Output = ReturnType<typeof openContext>['out'];
+
+function totalsText(journal: Journal, batch: BatchRecord): string {
+  const totals = journal.rowTotalsOfBatch(batch.id);
+  return (
+    Object.entries(totals.rows)
+      .map(([state, count]) => {
+        const cents = totals.cents[state as keyof typeof totals.cents] ?? 0;
+        return cents > 0 ? `${count} ${state} (${formatCents(cents)})` : `${count} ${state}`;
+      })
+      .join(', ') || 'no rows'
+  );
+}
+
+function listBatches(journal: Journal, out: Output): void {
+  const batches = journal.batches();
+  out.data(
+    batches.map((batch) => ({
+      batchId: batch.id,
+      file: batch.fileName,
+      receivedAt: new Date(batch.receivedAt).toISOString(),
+      state: batch.state,
+      totalCents: batch.totalCents,
+      ...journal.rowTotalsOfBatch(batch.id),
+    })),
+  );
+  if (batches.length === 0) out.line('The journal has no files yet.');
+  for (const batch of batches) {
+    out.line(
+      `batch ${batch.id}  ${batch.fileName}  received ${new Date(batch.receivedAt).toISOString()}  ${batch.state}: ${totalsText(journal, batch)}`,
+    );
+  }
+}
+
+/** Every line of the file's batches, read a page at a time (a file may be large). */
+function listRows(journal: Journal, batches: BatchRecord[], out: Output): void {
+  const all: { batchId: number; rows: ResultRecord[] }[] = [];
+  for (const batch of batches) {
+    out.line(`batch ${batch.id}  ${batch.fileName}  ${batch.state}: ${totalsText(journal, batch)}`);
+    out.line('line  orderId  status  value  transactionId  message');
+    const rows: ResultRecord[] = [];
+    const held = holdMessage(batch);
+    for (let after = 0; ;) {
+      const page = journal.resultEntries(batch.id, after, PAGE);
+      for (const entry of page) {
+        const row = resultRecord(entry, 'rfc4180', held);
+        if (out.json) rows.push(row);
+        else {
+          const { line, orderId, status, value, transactionId, message } = row;
+          out.line(
+            [line, orderId || '-', status, value || '-', transactionId || '-', message].join('  '),
+          );
+        }
+      }
+      const last = page.at(-1);
+      if (!last) break;
+      after = last.line;
+    }
+    all.push({ batchId: batch.id, rows });
+  }
+  out.data(all);
+}
+
+function showPayout(journal: Journal, orderId: string, out: Output): void {
+  const payout = journal.payout(orderId);
+  if (!payout) return;
+  const history = journal.history(orderId);
+  const batch = journal.batch(payout.batchId);
+  out.data({ ...payout, history });
+  out.line(
+    keyValueLines([
+      ['orderId', payout.orderId],
+      ['file', `${batch?.fileName ?? '?'} (batch ${payout.batchId}), line ${payout.line}`],
+      ['to', `${payout.request.person.name}, key ${payout.request.pixKey}`],
+      ['value', formatCents(payout.valueCents)],
+      ['status', payout.state],
+      ['transactionId', payout.transactionId?.toString() ?? '-'],
+      ['gateway status', payout.gatewayStatus ?? '-'],
+      ['endToEndId', payout.endToEndId ?? '-'],
+      ['attempts', String(payout.attempts)],
+      ['message', payout.message ?? '-'],
+    ]),
+  );
+  out.line('\nHistory:');
+  for (const entry of history) {
+    out.line(
+      `  ${new Date(entry.at).toISOString()}  ${entry.from ?? '(new)'} -> ${entry.to}: ${entry.reason}`,
+    );
+  }
+}
