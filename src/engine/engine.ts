@@ -10,6 +10,7 @@
  * adopt; not found twice, after the grace period: send again with the same orderId).
  */
 import type { GatewayClient } from '../gateway/client.js';
+import type { CashOutRequest } from '../gateway/contract.js';
 import { GatewayError } from '../gateway/errors.js';
 import type { Claim, Journal } from '../journal/journal.js';
 import { failpoint } from '../runtime/failpoint.js';
@@ -45,6 +46,17 @@ export interface EngineOptions {
   signal: AbortSignal;
   /** When payouts that become pending are polled (following). */
   pollPolicy: PollPolicy;
+  /**
+   * Sent with each create when the postback receiver is on. Not part of the journaled
+   * request: a payout is the same payout whatever address its news goes to.
+   */
+  postbackUrl?: string;
+}
+
+function withPostback(request: CashOutRequest, options: EngineOptions): CashOutRequest {
+  return options.postbackUrl === undefined
+    ? request
+    : { ...request, postbackUrl: options.postbackUrl };
 }
 
 export interface EngineReport {
@@ -106,7 +118,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   };
 
   const send = async (claim: Claim): Promise<void> => {
-    const answer = await answerOf(gateway.createCashOut(claim.request));
+    const answer = await answerOf(gateway.createCashOut(withPostback(claim.request, options)));
     sent++;
     const decision = decideSend(answer);
     // The run reacts at once (a 401 stops the very next claim), before the write.
@@ -289,7 +301,9 @@ async function resend(
   await startRequest(deps, options.signal);
   const reason = `not found ${claim.notFound} times, the last just now, ${Math.round((deps.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
   if (!journal.markResending(claim, reason)) return { kind: 'stillUnknown' };
-  let decision = decideSend(await answerOf(gateway.createCashOut(claim.request)));
+  let decision = decideSend(
+    await answerOf(gateway.createCashOut(withPostback(claim.request, options))),
+  );
   if (decision.to === 'rejected') {
     // A refusal now proves nothing about the first attempt, which may have been paid
     // (and may be why this one is refused): not "never reached", a person must look.

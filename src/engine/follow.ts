@@ -6,7 +6,7 @@
  * (`Doorbell`): the gateway's GET answer is the only truth.
  */
 import { mapStatus } from '../gateway/status.js';
-import type { Claim } from '../journal/journal.js';
+import type { Claim, Journal } from '../journal/journal.js';
 import { decidePoll, type Decision } from './decisions.js';
 import { answerOf, record, startRequest, type EngineDeps, type EngineOptions } from './engine.js';
 import { pollDelayMs } from './policy.js';
@@ -37,6 +37,22 @@ export class Doorbell {
   get signal(): AbortSignal {
     return this.#controller.signal;
   }
+}
+
+/**
+ * What a postback does: when it names a payout we follow (by transactionId, or by
+ * orderId), that payout's poll falls due now and the loop is woken. Nothing else.
+ */
+export function nudgeOnPostback(
+  journal: Journal,
+  doorbell: Doorbell,
+): (hint: { transactionId?: number; orderId?: string }) => void {
+  return (hint) => {
+    const transactionId =
+      hint.transactionId ??
+      (hint.orderId === undefined ? undefined : journal.payout(hint.orderId)?.transactionId);
+    if (transactionId != null && journal.pollNow(transactionId)) doorbell.ring();
+  };
 }
 
 /** Polls due payouts, in waves of at most `concurrency`, until the window ends. */

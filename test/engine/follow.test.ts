@@ -3,8 +3,14 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requestBudget } from '../../src/engine/budget.js';
 import { sendQueued, type EngineDeps, type EngineOptions } from '../../src/engine/engine.js';
-import { Doorbell, followPending, type FollowOptions } from '../../src/engine/follow.js';
-import type { PollPolicy } from '../../src/engine/policy.js';
+import {
+  Doorbell,
+  followPending,
+  nudgeOnPostback,
+  type FollowOptions,
+} from '../../src/engine/follow.js';
+import { startPostbackReceiver } from '../../src/postback/receiver.js';
+import { POLLING_WITH_POSTBACKS, type PollPolicy } from '../../src/engine/policy.js';
 import type { GatewayClient } from '../../src/gateway/client.js';
 import { openJournal, type Journal } from '../../src/journal/journal.js';
 import { createRandom } from '../../src/sandbox/faults.js';
@@ -62,7 +68,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
   });
 
   /** Admits one payout per Pix key (an e-mail key: `fail@…` fails, `review@…` shows an unknown word). */
-  const admitKeys = (keys: string[]) => {
+  const admitKeys = (keys: string[], prefix = 'f') => {
     const batchId = journal.recordBatch(
       {
         fileName: 'payroll.csv',
@@ -80,7 +86,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
       batchId,
       keys.map((pixKey, i) => ({
         line: i + 2,
-        request: cashOutRequest(`f-${i}`, { pixKeyType: 2, pixKey }),
+        request: cashOutRequest(`${prefix}-${i}`, { pixKeyType: 2, pixKey }),
       })),
     );
   };
@@ -155,5 +161,90 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     expect(report).toMatchObject({ polls: 1, settled: 1 });
     expect(Date.now() - started).toBeLessThan(30_000); // woken, not timed out
     expect(journal.pollNow(999_999)).toBe(false); // a transaction we do not follow
+  });
+
+  describe('with the postback receiver', () => {
+    const SECRET = 'a-test-secret-of-enough-length-0123456789';
+    const settleAfter = async (ms: number) => {
+      await sandbox.close();
+      sandbox = await startSandbox({ token: TOKEN, settleDelayMs: ms });
+      const client = clientFor(sandbox.url, { requestTimeoutMs: 1000 });
+      gateway = {
+        ...client,
+        getTransactionById: (id, options) => {
+          polls++;
+          return client.getTransactionById(id, options);
+        },
+      };
+    };
+
+    it('postbacks bring each poll forward: fewer polls than polling alone', async () => {
+      await settleAfter(1_500);
+      const keys = Array.from({ length: 6 }, (_, i) => `k${i}@example.com`);
+      admitKeys(keys);
+      await send();
+      await followPending(deps(), options());
+      const pollingAlone = polls;
+      expect(journal.countsByState()).toEqual({ paid: { count: 6, cents: 6 * 1234 } });
+
+      // The same payouts under new orderIds (the sandbox is shared), with the receiver on.
+      journal.close();
+      journal = openJournal(join(folder(), 'journal-2.db'));
+      admitKeys(keys, 'g');
+      polls = 0;
+      const doorbell = new Doorbell();
+      const receiver = await startPostbackReceiver({
+        host: '127.0.0.1',
+        port: 0,
+        secret: SECRET,
+        onPostback: nudgeOnPostback(journal, doorbell),
+      });
+      try {
+        const withPostbacks = {
+          pollPolicy: POLLING_WITH_POSTBACKS,
+          postbackUrl: `${receiver.url}/postback/${SECRET}`,
+        };
+        await send(withPostbacks);
+        const report = await followPending(
+          deps(),
+          options({ ...withPostbacks, doorbell, until: Date.now() + 15_000 }),
+        );
+        expect(report.settled).toBe(6);
+        expect(polls).toBe(6); // one poll each, made when its postback came
+        expect(polls).toBeLessThan(pollingAlone);
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    it("a forged postback changes nothing: the gateway's answer is the only truth", async () => {
+      await settleAfter(3_600_000);
+      admitKeys(['a@example.com']);
+      await send({ pollPolicy: POLLING_WITH_POSTBACKS });
+      const doorbell = new Doorbell();
+      const receiver = await startPostbackReceiver({
+        host: '127.0.0.1',
+        port: 0,
+        secret: SECRET,
+        onPostback: nudgeOnPostback(journal, doorbell),
+      });
+      try {
+        const transactionId = journal.payout('f-0')?.transactionId as number;
+        const forged = await fetch(`${receiver.url}/postback/${SECRET}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ transactionId, status: 'paid', orderId: 'f-0' }),
+        });
+        expect(forged.status).toBe(204);
+        const report = await followPending(
+          deps(),
+          options({ pollPolicy: POLLING_WITH_POSTBACKS, doorbell, until: Date.now() + 500 }),
+        );
+        expect(report).toMatchObject({ polls: 1, settled: 0 }); // looked, and believed the gateway
+        expect(journal.payout('f-0')).toMatchObject({ state: 'pending', gatewayStatus: 'pending' });
+      } finally {
+        await receiver.close();
+      }
+    });
   });
 });
