@@ -46,8 +46,11 @@ export interface PollPolicy {
 
 /** Polling alone: settlement is usually seconds away. */
 export const POLLING: PollPolicy = { firstMs: 2_000, growth: 1.6, capMs: 60_000 };
-/** With postbacks, which bring the poll forward: polls are only the safety net. */
-export const POLLING_WITH_POSTBACKS: PollPolicy = { firstMs: 20_000, growth: 2, capMs: 300_000 };
+/**
+ * With postbacks, which bring the poll forward: polls are only the safety net for a
+ * postback lost on the way, so the first waits a minute.
+ */
+export const POLLING_WITH_POSTBACKS: PollPolicy = { firstMs: 60_000, growth: 2, capMs: 600_000 };
 
 /**
  * Delay before poll `polls + 1` of a pending payout: growing, with "equal jitter" (a

@@ -1,0 +1,131 @@
+// Gateway requests spent following 1,000 payouts that settle 30 s after creation, by
+// polling alone and with the postback receiver on, against the ideal of one poll per
+// payout. Both run at once, each against its own in-process sandbox and journal, so
+// they see the same clock. Prints one JSON line per mode.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { requestBudget } from '../../dist/engine/budget.js';
+import { sendQueued } from '../../dist/engine/engine.js';
+import { Doorbell, followPending, nudgeOnPostback } from '../../dist/engine/follow.js';
+import { POLLING, POLLING_WITH_POSTBACKS } from '../../dist/engine/policy.js';
+import { createGatewayClient } from '../../dist/gateway/client.js';
+import { openJournal } from '../../dist/journal/journal.js';
+import { startPostbackReceiver } from '../../dist/postback/receiver.js';
+import { startSandbox } from '../../dist/sandbox/server.js';
+
+const TOKEN = 'bench-token';
+const PAYOUTS = 1_000;
+const SETTLE_MS = 30_000;
+const SECRET = 'bench-secret-bench-secret-bench-secret-0000';
+
+async function follow(mode) {
+  let polls = 0;
+  const sandbox = await startSandbox({
+    token: TOKEN,
+    settleDelayMs: SETTLE_MS,
+    initialBalanceCents: 1e12,
+    onRequest: ({ path }) => {
+      if (path.startsWith('/transaction/get/by/id/')) polls++;
+    },
+  });
+  const folder = mkdtempSync(join(tmpdir(), `payouts-bench-follow-${mode}-`));
+  const journal = openJournal(join(folder, 'journal.db'));
+  const gateway = createGatewayClient({
+    baseUrl: sandbox.url,
+    token: TOKEN,
+    authScheme: '',
+    getTransactionMethod: 'GET',
+    connectTimeoutMs: 5000,
+    requestTimeoutMs: 30_000,
+    connections: 16,
+  });
+  const doorbell = new Doorbell();
+  const receiver =
+    mode === 'postbacks'
+      ? await startPostbackReceiver({
+          host: '127.0.0.1',
+          port: 0,
+          secret: SECRET,
+          onPostback: nudgeOnPostback(journal, doorbell),
+        })
+      : undefined;
+  try {
+    const batchId = journal.recordBatch(
+      {
+        fileName: 'bench.csv',
+        sha256: mode,
+        state: 'open',
+        rows: PAYOUTS,
+        valid: PAYOUTS,
+        invalid: 0,
+        totalCents: PAYOUTS * 100,
+        problems: [],
+      },
+      [],
+    );
+    journal.admitPayouts(
+      batchId,
+      Array.from({ length: PAYOUTS }, (_, i) => ({
+        line: i + 2,
+        request: {
+          value: 100,
+          pixKeyType: 2,
+          pixKey: `p${i}@example.com`,
+          cpfCnpj: '52998224725',
+          person: { name: `Pessoa ${i}`, email: `p${i}@example.com`, phone: '+5511987654321' },
+          orderId: `${mode}-${i}`,
+        },
+      })),
+    );
+    const deps = {
+      journal,
+      gateway,
+      now: Date.now,
+      sleep: (ms, signal) => delay(ms, undefined, { signal }).catch(() => {}),
+      random: Math.random,
+      budget: requestBudget(null),
+    };
+    const options = {
+      owner: 'bench',
+      concurrency: 16,
+      leaseMs: 120_000,
+      graceMs: 120_000,
+      maxUnreachable: 8,
+      signal: new AbortController().signal,
+      pollPolicy: receiver ? POLLING_WITH_POSTBACKS : POLLING,
+      postbackUrl: receiver ? `${receiver.url}/postback/${SECRET}` : undefined,
+    };
+    const started = Date.now();
+    await sendQueued(deps, options);
+    const report = await followPending(deps, {
+      ...options,
+      doorbell,
+      until: started + 10 * SETTLE_MS,
+    });
+    const settled = journal.countsByState().paid?.count ?? 0;
+    return {
+      bench: 'follow',
+      mode,
+      payouts: PAYOUTS,
+      settleAfterMs: SETTLE_MS,
+      settled,
+      pollRequests: polls,
+      idealPollRequests: PAYOUTS,
+      pollsPerPayout: Number((polls / PAYOUTS).toFixed(2)),
+      // How long after the last settlement it was seen.
+      lastSeenLateMs: Date.now() - started - SETTLE_MS,
+      followerPolls: report.polls,
+    };
+  } finally {
+    await receiver?.close();
+    journal.close();
+    await gateway.close();
+    await sandbox.close();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+const results = await Promise.all([follow('polling'), follow('postbacks')]);
+for (const result of results) console.log(JSON.stringify(result));
