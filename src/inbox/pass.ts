@@ -1,0 +1,384 @@
+/**
+ * One pass over the home folder, shared by `payouts run` (once) and `payouts watch`
+ * (again and again): take the files that are ready from the inbox into `processing/`,
+ * journal them, check the balance, send what is queued exactly once, resolve unclear
+ * answers, follow pending payouts for a while, then write each file's result and
+ * archive the files whose rows are all final.
+ */
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Config } from '../config/schema.js';
+import { formatCents } from '../csv/amount.js';
+import { planFunding, type BalanceCheck } from '../engine/balance.js';
+import { requestBudget } from '../engine/budget.js';
+import {
+  resolveUnknown,
+  sendQueued,
+  type EngineDeps,
+  type EngineOptions,
+} from '../engine/engine.js';
+import { followPending, type Doorbell } from '../engine/follow.js';
+import { ingestFile } from '../engine/ingest.js';
+import type { PollPolicy } from '../engine/policy.js';
+import type { GatewayClient } from '../gateway/client.js';
+import { GatewayError } from '../gateway/errors.js';
+import type { Journal, RowTotals } from '../journal/journal.js';
+import { FINAL, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
+import { resultFileName, writeResultFile } from '../results/result-file.js';
+import { failpoint } from '../runtime/failpoint.js';
+import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
+
+export interface FileSummary {
+  file: string;
+  batchId: number | null;
+  outcome: string;
+  rows: RowTotals['rows'];
+  /** Cents of the rows in each state. */
+  cents: RowTotals['cents'];
+  totalCents: number;
+  /** Where its result file was written, when it has one. */
+  result: string | null;
+  problems: string[];
+  /** The file itself needs a person (unusable, or its reading cut short and the file gone). */
+  fileNeedsAPerson: boolean;
+}
+
+export interface PassOptions {
+  /** How long to follow pending payouts after sending (0: not at all). */
+  followMs: number;
+  /** Stop: no new file is read and no new payout sent; what is in flight is journaled. */
+  signal: AbortSignal;
+  pollPolicy: PollPolicy;
+  postbackUrl?: string;
+  doorbell?: Doorbell;
+  /** Whether an inbox file may be taken now (the daemon waits for a file to settle). */
+  isReady?: (path: string) => boolean;
+  /** State kept between the passes of one process. */
+  memory?: PassMemory;
+  note: (text: string) => void;
+}
+
+/** What a long-running process remembers between passes, to skip work already done. */
+export interface PassMemory {
+  /** Files of processing/ already journaled by this process, by path, with their batch. */
+  seen: Map<string, number>;
+  /** The row totals each file's result was last written with, by batch. */
+  written: Map<number, string>;
+}
+
+export interface PassReport {
+  /** The files this pass took or looked at, with what became of their rows. */
+  files: FileSummary[];
+  stopped: string | undefined;
+  /** The pass failed (credentials refused, not the gateway's address): exit 1. */
+  failed: boolean;
+}
+
+/** Following runs in rounds, with unknown rows resolved between them. */
+const SETTLE_ROUND_MS = 15_000;
+const MAX_SETTLE_ROUNDS = 10_000;
+
+export async function runPass(
+  journal: Journal,
+  gateway: GatewayClient,
+  folders: Folders,
+  config: Config,
+  options: PassOptions,
+): Promise<PassReport> {
+  const summaries = await intake(journal, folders, config, options);
+  const { deps, engine } = engineFor(journal, gateway, config, options);
+  let stopped: string | undefined;
+  let failed = false;
+  if (journal.queuedByBatch().length > 0) {
+    fundBatches(
+      await readBalance(gateway, config.balanceCheck),
+      journal,
+      config.balanceCheck,
+      summaries,
+      options.note,
+    );
+  }
+  for (const step of [resolveUnknown, sendQueued, resolveUnknown]) {
+    const report = await step(deps, engine);
+    stopped = report.stopped;
+    failed = report.failed;
+    if (stopped) break;
+  }
+  if (!stopped && options.followMs > 0) {
+    const report = await settle(deps, engine, Date.now() + options.followMs, options.note);
+    stopped = report.stopped;
+    failed = report.failed;
+  }
+  const files: FileSummary[] = [];
+  for (const summary of summaries) {
+    files.push(await finishFile(journal, folders, config, summary, options.memory));
+  }
+  return { files, stopped, failed };
+}
+
+/** Moves ready inbox files into processing/ and journals every file there. */
+async function intake(
+  journal: Journal,
+  folders: Folders,
+  config: Config,
+  options: PassOptions,
+): Promise<FileSummary[]> {
+  const summaries: FileSummary[] = [];
+  // What arrived joins processing/, beside what an earlier run left there.
+  const arrived = new Set<string>();
+  for (const file of payoutFiles(folders.inbox)) {
+    if (options.isReady && !options.isReady(file)) continue;
+    const moved = moveInto(file, folders.processing);
+    if (moved) arrived.add(moved);
+    else {
+      options.note(
+        `${basename(file)}: nine files of that name are still being processed; left in the inbox for a later run`,
+      );
+    }
+  }
+  const memory = options.memory;
+  for (const file of payoutFiles(folders.processing)) {
+    if (options.signal.aborted) break;
+    const known = memory?.seen.get(file);
+    if (known !== undefined) {
+      summaries.push(summarise(journal, file, known, 'resumed', []));
+      continue;
+    }
+    const result = await ingestFile(file, journal, config);
+    failpoint('between-files');
+    if (result.kind === 'gone') continue;
+    if (result.kind === 'same-file' && !arrived.has(file)) {
+      // Left here by an earlier run: its rows are followed, not journaled again.
+      memory?.seen.set(file, result.batchId);
+      summaries.push(summarise(journal, file, result.batchId, 'resumed', []));
+      continue;
+    }
+    if (result.kind === 'same-file') {
+      const earlier = journal.batch(result.batchId)?.fileName ?? '';
+      const why = `the same bytes as batch ${result.batchId} (${earlier}): nothing sent again`;
+      reject(file, folders.rejected, [why]);
+      summaries.push(
+        summarise(journal, file, result.batchId, `a copy of ${why}; moved to rejected/`, []),
+      );
+      continue;
+    }
+    const problems = result.report.problems.map((p) => p.message);
+    if (result.kind === 'unusable') {
+      reject(file, folders.rejected, problems);
+      summaries.push({
+        ...summarise(journal, file, result.batchId, 'cannot be used: moved to rejected/', problems),
+        fileNeedsAPerson: true,
+      });
+      continue;
+    }
+    memory?.seen.set(file, result.batchId);
+    summaries.push(
+      summarise(
+        journal,
+        file,
+        result.batchId,
+        result.kind === 'held' ? 'held: nothing sent' : 'journaled',
+        problems,
+      ),
+    );
+  }
+
+  if (!options.signal.aborted) {
+    // Every file in processing/ was read, so a batch still `admitting` lost its file
+    // while a run that was reading it died: its rows wait, unsent, for the same bytes.
+    for (const batch of journal.batchesIn('admitting')) {
+      if (summaries.some((summary) => summary.batchId === batch.id)) continue;
+      summaries.push({
+        ...summarise(journal, batch.fileName, batch.id, 'reading cut short', [
+          `a run stopped while reading ${batch.fileName}, and the file is no longer in processing/: none of its rows is sent until the same file is dropped in the inbox again`,
+        ]),
+        fileNeedsAPerson: true,
+      });
+    }
+  }
+  return summaries;
+}
+
+function engineFor(
+  journal: Journal,
+  gateway: GatewayClient,
+  config: Config,
+  options: PassOptions,
+): { deps: EngineDeps; engine: EngineOptions & { doorbell?: Doorbell } } {
+  // The longest a request can take (connect, headers, then body), with margin.
+  const longestRequestMs = config.connectTimeout + 2 * config.requestTimeout + 2_000;
+  const engine: EngineOptions = {
+    owner: `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
+    concurrency: config.concurrency,
+    // A claim must not end while its request may still be on its way.
+    leaseMs: longestRequestMs,
+    // Never shorter than a claim: a request must be over before its row may go again.
+    graceMs: Math.max(config.resendGrace, longestRequestMs),
+    maxUnreachable: 8,
+    signal: options.signal,
+    pollPolicy: options.pollPolicy,
+    ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),
+  };
+  const deps: EngineDeps = {
+    journal,
+    gateway,
+    now: Date.now,
+    sleep: (ms: number, signal: AbortSignal) =>
+      delay(ms, undefined, { signal }).catch(() => undefined),
+    random: Math.random,
+    budget: requestBudget(config.maxRequestsPerSecond),
+  };
+  return { deps, engine: options.doorbell ? { ...engine, doorbell: options.doorbell } : engine };
+}
+
+function summarise(
+  journal: Journal,
+  file: string,
+  batchId: number | undefined,
+  outcome: string,
+  problems: string[],
+): FileSummary {
+  // No batch: the file could not even be read, so it has no rows to count.
+  const batch = batchId === undefined ? undefined : journal.batch(batchId);
+  return {
+    file: basename(file),
+    batchId: batchId ?? null,
+    outcome,
+    ...(batchId === undefined ? { rows: {}, cents: {} } : journal.rowTotalsOfBatch(batchId)),
+    totalCents: batch?.totalCents ?? 0,
+    result: null,
+    problems,
+    fileNeedsAPerson: false,
+  };
+}
+
+/** A file's summary for people: its outcome, rows and cents per state, problems, result. */
+export function describeFile(summary: FileSummary): string {
+  const counts = Object.entries(summary.rows)
+    .map(([state, count]) => {
+      const cents = summary.cents[state as keyof FileSummary['cents']] ?? 0;
+      return cents > 0 ? `${count} ${state} (${formatCents(cents)})` : `${count} ${state}`;
+    })
+    .join(', ');
+  const problems = summary.problems.map((p) => `\n  ${p}`).join('');
+  const result = summary.result ? `\n  result: ${summary.result}` : '';
+  return `${summary.file}: ${summary.outcome}; ${counts || 'no rows'}; valid rows total ${formatCents(summary.totalCents)}${problems}${result}`;
+}
+
+/**
+ * Follows pending payouts until `until`, and between rounds resolves rows still unknown
+ * (their re-send may fall due while following): what is left is the next pass's.
+ */
+async function settle(
+  deps: EngineDeps,
+  options: EngineOptions & { doorbell?: Doorbell },
+  until: number,
+  note: (text: string) => void,
+): Promise<{ stopped: string | undefined; failed: boolean }> {
+  const onUnknownStatus = (word: string, orderId: string) =>
+    note(
+      `the gateway answered status "${word}" (first seen on ${orderId}), which payouts does not know: kept verbatim, and the row stays pending`,
+    );
+  for (let round = 0; round < MAX_SETTLE_ROUNDS && deps.now() < until; round++) {
+    const roundEnd = Math.min(until, deps.now() + SETTLE_ROUND_MS);
+    const followed = await followPending(deps, { ...options, until: roundEnd, onUnknownStatus });
+    if (followed.stopped) return followed;
+    const counts = deps.journal.countsByState();
+    if (!counts.unknown && !counts.sending && !counts.pending) break;
+    if (counts.unknown || counts.sending) {
+      const resolved = await resolveUnknown(deps, options);
+      if (resolved.stopped) return resolved;
+      const sent = await sendQueued(deps, options);
+      if (sent.stopped) return sent;
+    }
+    // Only unknown rows left: their next lookup waits for the next round.
+    if (!deps.journal.countsByState().pending) {
+      await deps.sleep(roundEnd - deps.now(), options.signal);
+    }
+  }
+  return { stopped: undefined, failed: false };
+}
+
+/**
+ * Writes a handled file's result (when its rows changed since this process last wrote
+ * it) and, when every row is final, archives it (its batch done). A file that could not
+ * be read has no rows and no result.
+ */
+async function finishFile(
+  journal: Journal,
+  folders: Folders,
+  config: Config,
+  summary: FileSummary,
+  memory: PassMemory | undefined,
+): Promise<FileSummary> {
+  const batch = summary.batchId === null ? undefined : journal.batch(summary.batchId);
+  const path = join(folders.processing, summary.file);
+  if (!batch || summary.fileNeedsAPerson || !existsSync(path)) return summary;
+  const totals = journal.rowTotalsOfBatch(batch.id);
+  const result = join(folders.results, resultFileName(summary.file));
+  const fingerprint = JSON.stringify(totals);
+  if (memory?.written.get(batch.id) !== fingerprint || !existsSync(result)) {
+    await writeResultFile(journal, batch, result, config.resultDialect);
+    memory?.written.set(batch.id, fingerprint);
+  }
+  const finished = Object.keys(totals.rows).every((key) =>
+    [...FINAL, 'skipped'].includes(key as RowState),
+  );
+  let outcome = summary.outcome;
+  if (finished && moveInto(path, folders.archive)) {
+    journal.setBatchState(batch.id, 'done');
+    memory?.seen.delete(path);
+    outcome = `${outcome}; every row final: archived`;
+  }
+  return { ...summary, ...totals, outcome, result };
+}
+
+/** DESIGN.md section 8. */
+export function exitCodeOf(files: readonly FileSummary[], stopped: string | undefined): number {
+  const states = files.flatMap((file) => Object.keys(file.rows));
+  const needsAPerson =
+    files.some((file) => file.fileNeedsAPerson) ||
+    states.some((state) => NEEDS_A_PERSON.includes(state as RowState));
+  if (needsAPerson) return 2;
+  if (stopped || states.some((state) => UNFINISHED.includes(state as RowState))) return 3;
+  return 0;
+}
+
+/** The balance in cents, or why it could not be read; a refused token ends the run. */
+export async function readBalance(
+  gateway: GatewayClient,
+  check: BalanceCheck,
+): Promise<{ cents: number | undefined; error?: string }> {
+  if (check === 'off') return { cents: undefined };
+  try {
+    return { cents: (await gateway.getBalance()).balance };
+  } catch (error) {
+    if (!(error instanceof GatewayError) || error.kind === 'auth') throw error;
+    return { cents: undefined, error: `${error.kind}: ${error.message}` };
+  }
+}
+
+/** Opens the batches the balance covers, oldest first, and holds the others (DESIGN.md section 6). */
+function fundBatches(
+  balance: { cents: number | undefined; error?: string },
+  journal: Journal,
+  check: BalanceCheck,
+  summaries: FileSummary[],
+  note: (text: string) => void,
+): void {
+  const plan = planFunding(journal.queuedByBatch(), balance.cents, check, balance.error);
+  for (const batchId of plan.open) {
+    if (journal.batch(batchId)?.state === 'underfunded') journal.fundBatch(batchId);
+  }
+  for (const { batchId, why } of plan.underfunded) {
+    journal.underfundBatch(batchId, why);
+    const summary = summaries.find((candidate) => candidate.batchId === batchId);
+    if (summary) {
+      summary.outcome = 'held: the balance does not cover it';
+      summary.problems.push(why);
+    }
+  }
+  for (const warning of plan.warnings) note(warning);
+}
