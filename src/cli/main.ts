@@ -9,6 +9,7 @@ import { balanceCommand } from './commands/balance.js';
 import { cashInCommand } from './commands/cashin.js';
 import { demoCommand } from './commands/demo.js';
 import { getCommand } from './commands/get.js';
+import { watchCommand } from './commands/watch.js';
 import { statusCommand } from './commands/status.js';
 import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
@@ -27,6 +28,7 @@ function buildProgram(): Command {
     validateCommand(),
     runCommand(),
     statusCommand(),
+    watchCommand(),
     sandboxCommand(),
     balanceCommand(),
     getCommand(),

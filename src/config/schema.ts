@@ -75,6 +75,25 @@ export const ConfigSchema = z.strictObject({
   followTimeout: durationOrZero.describe(
     'How long `payouts run` follows pending payouts before it exits; the next run picks up what is still pending. 0: do not follow.',
   ),
+  inboxSettle: duration.describe(
+    'How long a file in the inbox must keep its size and time unchanged before the daemon takes it (a `<file>.done` beside it skips the wait).',
+  ),
+  inboxRescan: duration.describe(
+    'How often the daemon looks at the whole inbox again, whatever file events said; also the length of each of its rounds of following.',
+  ),
+  postbackListen: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:.]+\]|[\w.-]+):\d{1,5}$/, 'expected host:port, such as 127.0.0.1:8787')
+    .nullable()
+    .describe(
+      "Where the daemon listens for the gateway's postbacks (host:port); null: no receiver, payouts are followed by polling alone.",
+    ),
+  postbackPublicUrl: z
+    .url({ protocol: /^https?$/ })
+    .nullable()
+    .describe(
+      "The receiver's address as the gateway reaches it (e.g. behind a proxy); null: http://<postbackListen>.",
+    ),
   resultDialect: z
     .enum(RESULT_DIALECTS)
     .describe(

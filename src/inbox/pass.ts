@@ -66,6 +66,8 @@ export interface PassMemory {
   seen: Map<string, number>;
   /** The row totals each file's result was last written with, by batch. */
   written: Map<number, string>;
+  /** When unknown rows were last looked up: a daemon's frequent passes do not repeat it. */
+  resolvedAt: number;
 }
 
 export interface PassReport {
@@ -78,6 +80,11 @@ export interface PassReport {
 
 /** Following runs in rounds, with unknown rows resolved between them. */
 const SETTLE_ROUND_MS = 15_000;
+/**
+ * Unknown rows are looked up at most this often by a process that passes again and
+ * again (or twice per grace period, when that is shorter: a re-send needs two lookups).
+ */
+const RESOLVE_EVERY_MS = 15_000;
 const MAX_SETTLE_ROUNDS = 10_000;
 
 export async function runPass(
@@ -100,14 +107,30 @@ export async function runPass(
       options.note,
     );
   }
-  for (const step of [resolveUnknown, sendQueued, resolveUnknown]) {
+  const resolveDue = () => {
+    const memory = options.memory;
+    if (!memory) return true;
+    if (Date.now() - memory.resolvedAt < Math.min(RESOLVE_EVERY_MS, config.resendGrace / 2)) {
+      return false;
+    }
+    memory.resolvedAt = Date.now();
+    return true;
+  };
+  const steps = resolveDue() ? [resolveUnknown, sendQueued, resolveUnknown] : [sendQueued];
+  for (const step of steps) {
     const report = await step(deps, engine);
     stopped = report.stopped;
     failed = report.failed;
     if (stopped) break;
   }
   if (!stopped && options.followMs > 0) {
-    const report = await settle(deps, engine, Date.now() + options.followMs, options.note);
+    const report = await settle(
+      deps,
+      engine,
+      Date.now() + options.followMs,
+      resolveDue,
+      options.note,
+    );
     stopped = report.stopped;
     failed = report.failed;
   }
@@ -275,6 +298,7 @@ async function settle(
   deps: EngineDeps,
   options: EngineOptions & { doorbell?: Doorbell },
   until: number,
+  resolveDue: () => boolean,
   note: (text: string) => void,
 ): Promise<{ stopped: string | undefined; failed: boolean }> {
   const onUnknownStatus = (word: string, orderId: string) =>
@@ -287,7 +311,7 @@ async function settle(
     if (followed.stopped) return followed;
     const counts = deps.journal.countsByState();
     if (!counts.unknown && !counts.sending && !counts.pending) break;
-    if (counts.unknown || counts.sending) {
+    if ((counts.unknown || counts.sending) && resolveDue()) {
       const resolved = await resolveUnknown(deps, options);
       if (resolved.stopped) return resolved;
       const sent = await sendQueued(deps, options);

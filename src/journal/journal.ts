@@ -131,6 +131,15 @@ export interface PayoutRecord {
   fence: number;
 }
 
+/** Who holds the home folder's lock. */
+export interface LockHolder {
+  holder: string;
+  host: string;
+  pid: number;
+  since: number;
+  heartbeatAt: number;
+}
+
 /** Rows of a batch per state (other lines per kind), and their cents. */
 export interface RowTotals {
   rows: Partial<Record<RowState | BatchLine['kind'], number>>;
@@ -302,6 +311,12 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
       WHERE l.batch_id = @batchId AND l.line > @after
       ORDER BY entry_line LIMIT @limit`),
+    lock: db.prepare(`SELECT * FROM locks WHERE name = ?`),
+    setLock: db.prepare(`
+      INSERT OR REPLACE INTO locks (name, holder, host, pid, since, heartbeat_at)
+      VALUES (@name, @holder, @host, @pid, @now, @now)`),
+    renewLock: db.prepare(`UPDATE locks SET heartbeat_at = ? WHERE name = ? AND holder = ?`),
+    releaseLock: db.prepare(`DELETE FROM locks WHERE name = ? AND holder = ?`),
     history: db.prepare(
       `SELECT at, from_state, to_state, reason FROM audit WHERE order_id = ? ORDER BY id`,
     ),
@@ -755,6 +770,49 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       }));
     },
 
+    /**
+     * Takes the lock `name` when it is free, or its holder is gone: its heartbeat older
+     * than `staleMs`, or (on this host) its process no longer running. Otherwise says who
+     * holds it.
+     */
+    takeLock: writing(
+      (
+        name: string,
+        me: { holder: string; host: string; pid: number },
+        staleMs: number,
+        isRunning: (pid: number) => boolean,
+      ): { taken: true } | { taken: false; heldBy: LockHolder } => {
+        const row = statements.lock.get(name) as LockRow | undefined;
+        const at = now();
+        const gone =
+          !row || row.heartbeat_at <= at - staleMs || (row.host === me.host && !isRunning(row.pid));
+        if (!gone) {
+          return {
+            taken: false,
+            heldBy: {
+              holder: row.holder,
+              host: row.host,
+              pid: row.pid,
+              since: row.since,
+              heartbeatAt: row.heartbeat_at,
+            },
+          };
+        }
+        statements.setLock.run({ name, ...me, now: at });
+        return { taken: true };
+      },
+    ),
+
+    /** Keeps the lock ours; false when another process has taken it over. */
+    renewLock: writing(
+      (name: string, holder: string): boolean =>
+        statements.renewLock.run(now(), name, holder).changes === 1,
+    ),
+
+    releaseLock: writing((name: string, holder: string): void => {
+      statements.releaseLock.run(name, holder);
+    }),
+
     history: (orderId: string): AuditEntry[] =>
       (
         statements.history.all(orderId) as {
@@ -872,6 +930,14 @@ interface KnownRow {
   state: string;
   batch_id: number;
   line: number;
+}
+
+interface LockRow {
+  holder: string;
+  host: string;
+  pid: number;
+  since: number;
+  heartbeat_at: number;
 }
 
 interface ClaimRow {

@@ -82,4 +82,19 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX payouts_by_next_poll ON payouts (state, next_poll_at);
     `,
   },
+  {
+    version: 3,
+    sql: `
+      -- Who is working on this home folder (a run, a daemon), so a second one waits or
+      -- steps back. Advisory: row claims keep each payout to one sender regardless.
+      CREATE TABLE locks (
+        name TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        since INTEGER NOT NULL,
+        heartbeat_at INTEGER NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -1,6 +1,6 @@
 /**
  * The postback receiver (DESIGN.md section 6): a small HTTP server whose only door is
- * POST /postback/<secret>. The gateway's postback payload, kinds and signing are not
+ * POST /postback/<secret> (and GET /healthz for the daemon's health). The gateway's postback payload, kinds and signing are not
  * published, so nothing in it is trusted: it may only name a transaction (by
  * transactionId or orderId) whose poll is then brought forward. Any other path or
  * method gets 404, a body over 16 KiB gets 413, and a slow sender is cut off.
@@ -31,6 +31,8 @@ export interface PostbackReceiverOptions {
   secret: string;
   /** Told of every postback that came through the secret door. */
   onPostback: (hint: PostbackHint) => void;
+  /** When given, GET /healthz answers it as JSON (no secret needed: it names no payout). */
+  health?: () => unknown;
 }
 
 export async function startPostbackReceiver(
@@ -44,6 +46,11 @@ export async function startPostbackReceiver(
 
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0] ?? '';
+    if (options.health && request.method === 'GET' && path === '/healthz') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(options.health()));
+      return;
+    }
     if (request.method !== 'POST' || !isDoor(path)) return answer(response, 404, 'not found');
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) return answer(response, 413, 'too large', true);

@@ -74,7 +74,8 @@ export function stopChild(
   child: ChildProcess,
   signal: NodeJS.Signals = 'SIGTERM',
 ): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  // Already gone (an exit code, or killed by a signal): waiting for 'exit' would hang.
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     child.once('exit', (code) => {

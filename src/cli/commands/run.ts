@@ -13,6 +13,7 @@ import {
   runPass,
   type PassReport,
 } from '../../inbox/pass.js';
+import { describeHolder, lockHome } from '../../inbox/lock.js';
 import { openJournal } from '../../journal/journal.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import { openContext, openGateway, type Context, type GlobalOptions } from '../context.js';
@@ -22,7 +23,11 @@ interface RunOptions {
   inbox?: string;
   dryRun?: boolean;
   followTimeout?: string;
+  wait?: string | true;
 }
+
+/** How long `--wait` without a duration waits for another run to finish. */
+const DEFAULT_WAIT = '10m';
 
 export function runCommand(): Command {
   return new Command('run')
@@ -33,6 +38,10 @@ export function runCommand(): Command {
     .option(
       '--follow-timeout <duration>',
       'follow pending payouts this long before exiting (e.g. 30s, 5m; 0: not at all); default: followTimeout',
+    )
+    .option(
+      '--wait [duration]',
+      `when another run or the daemon is working on this home folder, wait for it (default ${DEFAULT_WAIT}) instead of stepping back at once`,
     )
     .option(
       '--dry-run',
@@ -51,13 +60,11 @@ export function runCommand(): Command {
       const followMs =
         options.followTimeout === undefined
           ? config.followTimeout
-          : parseDurationMs(options.followTimeout);
-      if (followMs === undefined) {
-        throw new ExitError(
-          1,
-          `payouts run: --follow-timeout "${options.followTimeout}" is not a duration (e.g. 0, 30s, 5m)`,
-        );
-      }
+          : durationFlag('--follow-timeout', options.followTimeout);
+      const waitMs =
+        options.wait === undefined
+          ? 0
+          : durationFlag('--wait', options.wait === true ? DEFAULT_WAIT : options.wait);
       if (options.dryRun) {
         await dryRun(context, folders);
         return;
@@ -72,6 +79,27 @@ export function runCommand(): Command {
       });
       const journal = openJournal(folders.journal);
       try {
+        const lock = await lockHome(journal, {
+          waitMs,
+          signal: stop.signal,
+          onWait: (holder) => out.note(`waiting for ${describeHolder(holder)} to finish`),
+        });
+        if ('heldBy' in lock) {
+          out.note(
+            `another payouts process (${describeHolder(lock.heldBy)}) is working on this home folder: nothing done; run again later, or use --wait`,
+          );
+          throw new ExitError(3);
+        }
+        try {
+          await work();
+        } finally {
+          lock.release();
+        }
+      } finally {
+        journal.close();
+      }
+
+      async function work(): Promise<void> {
         const gateway = await openGateway(context);
         let pass: PassReport;
         // Closed whatever happens: an embedded sandbox left listening would keep cron's run alive.
@@ -94,10 +122,17 @@ export function runCommand(): Command {
 
         const exitCode = failed ? 1 : exitCodeOf(final, stopped);
         if (exitCode !== 0) throw new ExitError(exitCode);
-      } finally {
-        journal.close();
       }
     });
+}
+
+/** A flag's duration in milliseconds, or exit 1 naming the flag. */
+function durationFlag(flag: string, text: string): number {
+  const ms = parseDurationMs(text);
+  if (ms === undefined) {
+    throw new ExitError(1, `payouts run: ${flag} "${text}" is not a duration (e.g. 0, 30s, 5m)`);
+  }
+  return ms;
 }
 
 /** `run --dry-run`: the plan, with nothing moved, written or sent. Exit 2 when a person is needed. */

@@ -1,0 +1,164 @@
+import { Command } from 'commander';
+import { watch } from 'chokidar';
+import { Doorbell, nudgeOnPostback } from '../../engine/follow.js';
+import { POLLING, POLLING_WITH_POSTBACKS } from '../../engine/policy.js';
+import { ensureFolders, homeFolders, payoutFiles, type Folders } from '../../inbox/folders.js';
+import { describeHolder, lockHome } from '../../inbox/lock.js';
+import { describeFile, runPass, type PassMemory } from '../../inbox/pass.js';
+import { settledFiles } from '../../inbox/readiness.js';
+import type { Journal } from '../../journal/journal.js';
+import { openJournal } from '../../journal/journal.js';
+import { startPostbackReceiver, type PostbackReceiver } from '../../postback/receiver.js';
+import { postbackSecret } from '../../postback/secret.js';
+import { waitForStopSignal } from '../../runtime/signals.js';
+import { openContext, openGateway, type Context, type GlobalOptions } from '../context.js';
+import { ExitError } from '../exit-error.js';
+
+/** How often the daemon logs its health line (also on SIGUSR2). */
+const HEALTH_EVERY_MS = 60_000;
+
+export function watchCommand(): Command {
+  return new Command('watch')
+    .description(
+      'the daemon: take every file that settles in the inbox, pay it exactly once, follow it to the end, write results; until SIGINT/SIGTERM',
+    )
+    .addHelpText(
+      'after',
+      '\nFiles present at start (and any left in processing/ by a process that died) are taken first.\n' +
+        'SIGINT/SIGTERM: no new file or payout; requests in flight finish and are journaled; exit 0.\n' +
+        'SIGUSR2: a health line on stderr now.\n' +
+        '\nExample:\n  PAYOUTS_HOME=/srv/payouts PAYOUTS_POSTBACK_LISTEN=127.0.0.1:8787 payouts watch',
+    )
+    .action(async (_options: unknown, command: Command) => {
+      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const { config, logger } = context;
+      const folders = homeFolders(config.home);
+      ensureFolders(folders);
+      const stop = new AbortController();
+      void waitForStopSignal().then((signal) => {
+        logger.info(
+          `${signal}: taking no new file and sending nothing new; finishing what is in flight`,
+        );
+        stop.abort();
+      });
+      const journal = openJournal(folders.journal);
+      try {
+        const lock = await lockHome(journal, {
+          waitMs: Number.MAX_SAFE_INTEGER,
+          signal: stop.signal,
+          onWait: (holder) =>
+            logger.info(
+              `another payouts process (${describeHolder(holder)}) is working on this home folder: waiting for it`,
+            ),
+        });
+        if ('heldBy' in lock) return; // stopped while waiting
+        try {
+          await serve(context, folders, journal, stop.signal);
+        } finally {
+          lock.release();
+        }
+      } finally {
+        journal.close();
+      }
+      logger.info('stopped');
+    });
+}
+
+async function serve(
+  context: Context,
+  folders: Folders,
+  journal: Journal,
+  stop: AbortSignal,
+): Promise<void> {
+  const { config, logger } = context;
+  const gateway = await openGateway(context);
+  const doorbell = new Doorbell();
+  const health = () => ({
+    processing: payoutFiles(folders.processing).length,
+    inbox: payoutFiles(folders.inbox).length,
+    rows: Object.fromEntries(
+      Object.entries(journal.countsByState()).map(([state, { count }]) => [state, count]),
+    ),
+  });
+  let receiver: PostbackReceiver | undefined;
+  // Files events only wake the loop early; the rescan finds every file regardless.
+  const arrivals = new Doorbell();
+  const watcher = watch(folders.inbox, { depth: 0, ignoreInitial: true });
+  watcher.on('all', () => arrivals.ring());
+  watcher.on('error', (error) =>
+    logger.warn(`watching the inbox: ${String(error)}; rescanning every ${config.inboxRescan} ms`),
+  );
+  const logHealth = () => logger.info(health(), 'health');
+  const healthTimer = setInterval(logHealth, HEALTH_EVERY_MS);
+  process.on('SIGUSR2', logHealth);
+  try {
+    if (config.postbackListen) {
+      const [, host = '', port = ''] = /^\[?(.*?)\]?:(\d+)$/.exec(config.postbackListen) ?? [];
+      receiver = await startPostbackReceiver({
+        host,
+        port: Number(port),
+        secret: postbackSecret(folders.home),
+        onPostback: nudgeOnPostback(journal, doorbell),
+        health,
+      }).catch((error: NodeJS.ErrnoException) => {
+        throw new ExitError(
+          1,
+          `payouts watch: cannot listen for postbacks on ${config.postbackListen} (${error.code ?? error.message})`,
+        );
+      });
+      logger.info(`postback receiver listening on ${receiver.url} (GET /healthz for health)`);
+    }
+    const postbackUrl = receiver
+      ? `${config.postbackPublicUrl ?? receiver.url}/postback/${postbackSecret(folders.home)}`
+      : undefined;
+    const memory: PassMemory = { seen: new Map(), written: new Map(), resolvedAt: 0 };
+    const isReady = settledFiles(config.inboxSettle, Date.now);
+    const told = new Map<string, string>();
+    logger.info(`watching ${folders.inbox}`);
+    // Until stopped: a daemon's life is bounded by its signals.
+    while (!stop.aborted) {
+      const pass = await runPass(journal, gateway.client, folders, config, {
+        followMs: config.inboxRescan,
+        signal: stop,
+        pollPolicy: receiver ? POLLING_WITH_POSTBACKS : POLLING,
+        ...(postbackUrl === undefined ? {} : { postbackUrl }),
+        doorbell,
+        isReady,
+        memory,
+        note: (text) => logger.warn(text),
+      });
+      for (const file of pass.files) {
+        // Each file said once per change, not once per pass.
+        const text = describeFile(file);
+        if (told.get(file.file) !== text) logger.info(text);
+        told.set(file.file, text);
+      }
+      if (pass.failed) {
+        throw new ExitError(1, `payouts watch: stopped: ${pass.stopped ?? 'the pass failed'}`);
+      }
+      if (pass.stopped && !stop.aborted) logger.warn(`pass stopped early: ${pass.stopped}`);
+      await new Promise<void>((resolve) => {
+        // A file waiting to settle is looked at again as soon as it may have.
+        const waiting = payoutFiles(folders.inbox).length > 0;
+        const timer = setTimeout(
+          resolve,
+          waiting ? Math.min(config.inboxSettle, config.inboxRescan) : config.inboxRescan,
+        );
+        AbortSignal.any([stop, arrivals.signal, doorbell.signal]).addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
+      });
+    }
+  } finally {
+    clearInterval(healthTimer);
+    process.off('SIGUSR2', logHealth);
+    await watcher.close();
+    await receiver?.close();
+    await gateway.close();
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * One worker per home folder at a time: `payouts run` and `payouts watch` hold a lock in
+ * the journal while they work, renewed by a heartbeat. A second one waits or steps back
+ * with a clear message. The lock is a courtesy on top of the row claims, which alone keep
+ * every payout to one sender: a lock taken over from a stalled holder pays nobody twice.
+ */
+import { hostname } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Journal, LockHolder } from '../journal/journal.js';
+
+const LOCK = 'home';
+/** A holder silent this long is gone (it renews every HEARTBEAT_MS). */
+const STALE_MS = 30_000;
+const HEARTBEAT_MS = 5_000;
+const RETRY_MS = 1_000;
+
+export interface HomeLock {
+  release(): void;
+}
+
+/** Whether a process of this host is still running. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the home folder's lock, waiting up to `waitMs` (0: not at all) for its holder to
+ * finish; `onWait` is told once who holds it. The holder, when it could not be taken.
+ */
+export async function lockHome(
+  journal: Journal,
+  options: { waitMs: number; signal: AbortSignal; onWait?: (holder: LockHolder) => void },
+): Promise<HomeLock | { heldBy: LockHolder }> {
+  const me = {
+    holder: `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
+    host: hostname(),
+    pid: process.pid,
+  };
+  const until = Date.now() + options.waitMs;
+  let told = false;
+  for (;;) {
+    const attempt = journal.takeLock(LOCK, me, STALE_MS, isRunning);
+    if (attempt.taken) break;
+    if (Date.now() >= until || options.signal.aborted) return { heldBy: attempt.heldBy };
+    if (!told) options.onWait?.(attempt.heldBy);
+    told = true;
+    await delay(Math.min(RETRY_MS, until - Date.now()), undefined, {
+      signal: options.signal,
+    }).catch(() => undefined);
+  }
+  const heartbeat = setInterval(() => journal.renewLock(LOCK, me.holder), HEARTBEAT_MS);
+  heartbeat.unref();
+  return {
+    release() {
+      clearInterval(heartbeat);
+      journal.releaseLock(LOCK, me.holder);
+    },
+  };
+}
+
+/** "pid 123 on host, since 2026-11-23T07:00:00.000Z" */
+export function describeHolder(holder: LockHolder): string {
+  return `pid ${holder.pid} on ${holder.host}, since ${new Date(holder.since).toISOString()}`;
+}

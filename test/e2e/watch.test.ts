@@ -1,0 +1,198 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+  closeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { BIN, cleanEnv, runCli, stopChild } from '../support/cli.js';
+import { useTempFolder } from '../support/files.js';
+import { TOKEN, ledgerCounts } from '../support/gateway.js';
+
+const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount';
+
+function payrollLines(prefix: string, rows: number): string[] {
+  return Array.from(
+    { length: rows },
+    (_, i) =>
+      `${prefix}-${i},Pessoa ${i},p${i}@example.com,11987654321,52998224725,EMAIL,p${i}@example.com,"1,00"`,
+  );
+}
+const payroll = (prefix: string, rows: number) =>
+  `${[HEADER, ...payrollLines(prefix, rows)].join('\n')}\n`;
+
+describe(
+  'payouts watch (daemon as a child process, real folders, sandbox over HTTP)',
+  { timeout: 60_000 },
+  () => {
+    const folder = useTempFolder();
+    let sandbox: Sandbox;
+    let home: string;
+    let env: Record<string, string>;
+    const daemons: ChildProcess[] = [];
+
+    beforeEach(async () => {
+      sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 200, faults: { latencyMs: 5 } });
+      home = join(folder(), 'home');
+      mkdirSync(join(home, 'inbox'), { recursive: true });
+      env = {
+        PAYOUTS_BASE_URL: sandbox.url,
+        PAYOUTS_TOKEN: TOKEN,
+        PAYOUTS_HOME: home,
+        PAYOUTS_LOG_LEVEL: 'info',
+        PAYOUTS_INBOX_SETTLE: '300ms',
+        PAYOUTS_INBOX_RESCAN: '300ms',
+        PAYOUTS_REQUEST_TIMEOUT: '1s',
+        PAYOUTS_CONNECT_TIMEOUT: '1s',
+        PAYOUTS_RESEND_GRACE: '1s',
+      };
+    });
+    afterEach(async () => {
+      await Promise.all(daemons.splice(0).map((child) => stopChild(child, 'SIGKILL')));
+      await sandbox.close();
+    });
+
+    const startDaemon = () => {
+      const child = spawn(process.execPath, [BIN, 'watch'], {
+        env: cleanEnv(env),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      daemons.push(child);
+      return { child, stderr: () => stderr };
+    };
+
+    /** Waits (bounded) until `condition` holds. */
+    const waitFor = async (what: string, condition: () => boolean, ms = 30_000) => {
+      const until = Date.now() + ms;
+      while (!condition()) {
+        if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+        await delay(100);
+      }
+    };
+    const archived = (name: string) => () => existsSync(join(home, 'archive', name));
+
+    const expectEachOnce = (ids: string[]) => {
+      const counts = ledgerCounts(sandbox);
+      expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+      expect([...counts.keys()].sort()).toEqual([...ids].sort());
+    };
+    const ids = (prefix: string, rows: number) =>
+      Array.from({ length: rows }, (_, i) => `${prefix}-${i}`);
+
+    const journalStates = () => {
+      const db = new Database(join(home, 'journal.db'), { readonly: true });
+      try {
+        const rows = db
+          .prepare('SELECT state, COUNT(*) AS n FROM payouts GROUP BY state')
+          .all() as {
+          state: string;
+          n: number;
+        }[];
+        return Object.fromEntries(rows.map((row) => [row.state, row.n]));
+      } finally {
+        db.close();
+      }
+    };
+
+    it('takes files present at start, and a file copied in slowly only once it is whole', async () => {
+      writeFileSync(join(home, 'inbox', 'before.csv'), payroll('b', 5));
+      const daemon = startDaemon();
+      await waitFor('before.csv archived', archived('before.csv'));
+
+      // Written in pieces, a row at a time, faster than it takes to settle.
+      const slow = join(home, 'inbox', 'slow.csv');
+      const descriptor = openSync(slow, 'w');
+      writeSync(descriptor, `${HEADER}\n`);
+      for (const line of payrollLines('s', 20)) {
+        writeSync(descriptor, `${line}\n`);
+        await delay(100);
+      }
+      closeSync(descriptor);
+      await waitFor('slow.csv archived', archived('slow.csv'));
+      expectEachOnce([...ids('b', 5), ...ids('s', 20)]);
+      const result = readFileSync(join(home, 'results', 'slow.result.csv'), 'utf8');
+      expect(result.trim().split('\r\n')).toHaveLength(21);
+      expect(await stopChild(daemon.child)).toBe(0);
+    });
+
+    it('the same bytes under two names pay once; the copy goes to rejected/ with its reason', async () => {
+      writeFileSync(join(home, 'inbox', 'a.csv'), payroll('d', 10));
+      writeFileSync(join(home, 'inbox', 'b.csv'), payroll('d', 10));
+      startDaemon();
+      await waitFor(
+        'one archived, one rejected',
+        () =>
+          ['a.csv', 'b.csv'].some((name) => existsSync(join(home, 'archive', name))) &&
+          ['a.csv', 'b.csv'].some((name) =>
+            existsSync(join(home, 'rejected', `${name}.reason.txt`)),
+          ),
+      );
+      expectEachOnce(ids('d', 10));
+    });
+
+    it('SIGTERM mid-batch loses nothing; a file left in processing/ is finished at the next start', async () => {
+      sandbox.setFaults({ latencyMs: 30 });
+      writeFileSync(join(home, 'inbox', 'big.csv'), payroll('t', 300));
+      const first = startDaemon();
+      await waitFor('some payouts sent', () => sandbox.ledger().length > 20);
+      expect(await stopChild(first.child)).toBe(0);
+      expect(first.stderr()).toContain('SIGTERM: taking no new file');
+      expect(journalStates()['sending']).toBeUndefined(); // in flight finished and journaled
+      expect(sandbox.ledger().length).toBeLessThan(300);
+      expect(existsSync(join(home, 'processing', 'big.csv'))).toBe(true);
+
+      sandbox.setFaults({ latencyMs: 5 });
+      startDaemon();
+      await waitFor('big.csv archived', archived('big.csv'));
+      expectEachOnce(ids('t', 300));
+    });
+
+    it('a daemon killed with SIGKILL mid-batch: the next start finishes its file, each row once', async () => {
+      sandbox.setFaults({ latencyMs: 30 });
+      writeFileSync(join(home, 'inbox', 'big.csv'), payroll('k', 300));
+      const first = startDaemon();
+      await waitFor('some payouts sent', () => sandbox.ledger().length > 20);
+      await stopChild(first.child, 'SIGKILL');
+      expect(existsSync(join(home, 'processing', 'big.csv'))).toBe(true);
+
+      sandbox.setFaults({ latencyMs: 5 });
+      startDaemon();
+      await waitFor('big.csv archived', archived('big.csv'));
+      expectEachOnce(ids('k', 300));
+    });
+
+    it('two daemons on one home folder: one works, the other waits; each row paid once', async () => {
+      const one = startDaemon();
+      const two = startDaemon();
+      writeFileSync(join(home, 'inbox', 'pay.csv'), payroll('w', 100));
+      await waitFor('pay.csv archived', archived('pay.csv'));
+      expectEachOnce(ids('w', 100));
+      expect(one.stderr() + two.stderr()).toContain(
+        'is working on this home folder: waiting for it',
+      );
+
+      // A cron run beside the daemon steps back at once, or after --wait; never works beside it.
+      const beside = await runCli(['run'], { env });
+      expect(beside.code).toBe(3);
+      expect(beside.stderr).toMatch(
+        /another payouts process \(pid \d+ on .*\) is working on this home folder: nothing done/,
+      );
+      const waited = await runCli(['run', '--wait', '1s'], { env });
+      expect(waited.code).toBe(3);
+      expect(waited.stderr).toContain('waiting for pid');
+
+      expect(await stopChild(one.child)).toBe(0);
+      expect(await stopChild(two.child)).toBe(0);
+    });
+  },
+);
