@@ -26,7 +26,7 @@ import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError } from '../gateway/errors.js';
 import type { Journal, RowTotals } from '../journal/journal.js';
 import { FINAL, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
-import { resultFileName, writeResultFile } from '../results/result-file.js';
+import { resultFileNames, writeResultFile } from '../results/result-file.js';
 import { failpoint } from '../runtime/failpoint.js';
 import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
 
@@ -43,6 +43,8 @@ export interface FileSummary {
   problems: string[];
   /** The file itself needs a person (unusable, or its reading cut short and the file gone). */
   fileNeedsAPerson: boolean;
+  /** The file could not be taken in yet: run again later. */
+  fileWaits?: boolean;
 }
 
 export interface PassOptions {
@@ -156,9 +158,12 @@ async function intake(
     const moved = moveInto(file, folders.processing);
     if (moved) arrived.add(moved);
     else {
-      options.note(
-        `${basename(file)}: nine files of that name are still being processed; left in the inbox for a later run`,
-      );
+      summaries.push({
+        ...summarise(journal, file, undefined, 'left in the inbox for a later run', [
+          'nine files of that name are still in processing/: it is taken once one of them is archived',
+        ]),
+        fileWaits: true,
+      });
     }
   }
   const memory = options.memory;
@@ -341,20 +346,35 @@ async function finishFile(
   const path = join(folders.processing, summary.file);
   if (!batch || summary.fileNeedsAPerson || !existsSync(path)) return summary;
   const totals = journal.rowTotalsOfBatch(batch.id);
-  const result = join(folders.results, resultFileName(summary.file));
+  const result = join(
+    folders.results,
+    journal.resultName(batch.id, resultFileNames(summary.file, batch.id)),
+  );
   const fingerprint = JSON.stringify(totals);
   if (memory?.written.get(batch.id) !== fingerprint || !existsSync(result)) {
     await writeResultFile(journal, batch, result, config.resultDialect);
     memory?.written.set(batch.id, fingerprint);
   }
   const finished = Object.keys(totals.rows).every((key) =>
-    [...FINAL, 'skipped'].includes(key as RowState),
+    [...FINAL, 'skipped', 'superseded'].includes(key),
   );
   let outcome = summary.outcome;
-  if (finished && moveInto(path, folders.archive)) {
-    journal.setBatchState(batch.id, 'done');
-    memory?.seen.delete(path);
-    outcome = `${outcome}; every row final: archived`;
+  if (finished) {
+    const dot = summary.file.lastIndexOf('.');
+    const archived = moveInto(
+      path,
+      folders.archive,
+      dot > 0
+        ? `${summary.file.slice(0, dot)} (batch ${batch.id})${summary.file.slice(dot)}`
+        : `${summary.file} (batch ${batch.id})`,
+    );
+    if (archived) {
+      journal.setBatchState(batch.id, 'done');
+      memory?.seen.delete(path);
+      outcome = `${outcome}; every row final: archived as ${basename(archived)}`;
+    } else {
+      outcome = `${outcome}; every row final, but it could not be moved to archive/: it stays in processing/`;
+    }
   }
   return { ...summary, ...totals, outcome, result };
 }
@@ -366,7 +386,13 @@ export function exitCodeOf(files: readonly FileSummary[], stopped: string | unde
     files.some((file) => file.fileNeedsAPerson) ||
     states.some((state) => NEEDS_A_PERSON.includes(state as RowState));
   if (needsAPerson) return 2;
-  if (stopped || states.some((state) => UNFINISHED.includes(state as RowState))) return 3;
+  if (
+    stopped ||
+    files.some((file) => file.fileWaits) ||
+    states.some((state) => UNFINISHED.includes(state as RowState))
+  ) {
+    return 3;
+  }
   return 0;
 }
 

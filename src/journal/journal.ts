@@ -45,7 +45,8 @@ export interface BatchRecord extends BatchInput {
 /** A line of a file that is not a payout of its own. */
 export interface BatchLine {
   line: number;
-  kind: 'invalid' | 'skipped' | 'replay' | 'conflict';
+  /** `superseded`: a row a later file took over (it was held or refused, never sent). */
+  kind: 'invalid' | 'skipped' | 'replay' | 'conflict' | 'superseded';
   orderId: string | null;
   column: string | null;
   message: string;
@@ -210,6 +211,8 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     batchesBySha256: db.prepare(`SELECT * FROM batches WHERE sha256 = ? ORDER BY id`),
     batchById: db.prepare(`SELECT * FROM batches WHERE id = ?`),
     batchesInState: db.prepare(`SELECT * FROM batches WHERE state = ? ORDER BY id`),
+    resultNameTaken: db.prepare(`SELECT 1 FROM batches WHERE result_name = ?`),
+    setResultName: db.prepare(`UPDATE batches SET result_name = ? WHERE id = ?`),
     batchesNamed: db.prepare(`SELECT * FROM batches WHERE file_name = ? ORDER BY id`),
     allBatches: db.prepare(`SELECT * FROM batches ORDER BY id`),
     setBatchState: db.prepare(`UPDATE batches SET state = ? WHERE id = ?`),
@@ -420,6 +423,19 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         : (statements.batchesNamed.all(fileName) as BatchRow[])
       ).map(toBatch),
 
+    /**
+     * A batch's result file name: the one it has, or the first of `candidates` no other
+     * batch has, kept from then on.
+     */
+    resultName: writing((batchId: number, candidates: readonly string[]): string => {
+      const row = statements.batchById.get(batchId) as BatchRow | undefined;
+      if (row?.result_name) return row.result_name;
+      const name = candidates.find((candidate) => !statements.resultNameTaken.get(candidate));
+      if (name === undefined) throw new JournalError(`batch ${batchId}: no free result file name`);
+      statements.setResultName.run(name, batchId);
+      return name;
+    }),
+
     batchesIn: (state: BatchState): BatchRecord[] =>
       (statements.batchesInState.all(state) as BatchRow[]).map(toBatch),
 
@@ -570,6 +586,18 @@ export function openJournal(path: string, options: JournalOptions = {}) {
               'queued',
               `replaced by batch ${batchId}, line ${line}: the earlier payload never reached the gateway`,
             );
+            if (admission.previous.batchId !== batchId) {
+              // The earlier file keeps a line for it, so its result still has every row.
+              const file = (statements.batchById.get(batchId) as BatchRow | undefined)?.file_name;
+              statements.insertLine.run(
+                admission.previous.batchId,
+                admission.previous.line,
+                'superseded',
+                request.orderId,
+                null,
+                `was ${admission.previous.state}, never sent; taken over by line ${line} of ${file ?? `batch ${batchId}`}`,
+              );
+            }
             break;
           case 'replay':
             statements.insertLine.run(
@@ -900,6 +928,7 @@ interface BatchRow {
   invalid: number;
   total_cents: number;
   problems: string;
+  result_name: string | null;
 }
 
 function toBatch(row: BatchRow): BatchRecord {

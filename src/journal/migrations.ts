@@ -97,4 +97,13 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 4,
+    sql: `
+      -- Each batch's result file name, chosen once: a later file of the same name (next
+      -- month's payroll.csv) gets its own result, never the earlier one's.
+      ALTER TABLE batches ADD COLUMN result_name TEXT;
+      CREATE UNIQUE INDEX batches_by_result_name ON batches (result_name);
+    `,
+  },
 ];

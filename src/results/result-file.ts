@@ -35,9 +35,13 @@ export const RESULT_COLUMNS = [
   'message',
 ] as const;
 
-/** `results/<stem>.result.csv` for an input file name. */
-export function resultFileName(inputName: string): string {
-  return `${inputName.replace(/\.[^.]*$/, '')}.result.csv`;
+/**
+ * The names an input file's result may take, first choice first: `<stem>.result.csv`,
+ * then one with its batch (the first is another file's when a name comes back monthly).
+ */
+export function resultFileNames(inputName: string, batchId: number): string[] {
+  const stem = inputName.replace(/\.[^.]*$/, '');
+  return [`${stem}.result.csv`, `${stem} (batch ${batchId}).result.csv`];
 }
 
 /** Why a batch's held rows are held, for their message. */

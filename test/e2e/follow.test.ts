@@ -153,4 +153,64 @@ describe('payouts run follows payouts to the end and writes results (child proce
     expect(readFileSync(path, 'utf8').startsWith('line,orderId,')).toBe(true);
     expect(readResult(path, ',')[0]).toMatchObject({ value: '1234.56', status: 'paid' });
   });
+
+  it("next month's file of the same name gets its own result and archive name; the first is kept", async () => {
+    const { home, env, sandbox } = await setUp(100);
+    writeFileSync(
+      join(home, 'inbox', 'payroll.csv'),
+      `${[HEADER, row('m1-1', 'Ana', 'a@example.com', '10,00')].join('\n')}\n`,
+    );
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    writeFileSync(
+      join(home, 'inbox', 'payroll.csv'),
+      `${[HEADER, row('m2-1', 'Bia', 'b@example.com', '20,00')].join('\n')}\n`,
+    );
+    const second = await runCli(['run'], { env });
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    expect(second.stdout).toContain('archived as payroll (2).csv');
+    expect(
+      readResult(join(home, 'results', 'payroll.result.csv')).map((r) => r['orderId']),
+    ).toEqual(['m1-1']);
+    expect(
+      readResult(join(home, 'results', 'payroll (batch 2).result.csv')).map((r) => r['orderId']),
+    ).toEqual(['m2-1']);
+    expect(existsSync(join(home, 'archive', 'payroll.csv'))).toBe(true);
+    expect(existsSync(join(home, 'archive', 'payroll (2).csv'))).toBe(true);
+    expect(sandbox.ledger()).toHaveLength(2);
+  });
+
+  it('a held file whose rows a corrected copy takes over is archived with every line, each marked superseded', async () => {
+    const { home, env, sandbox } = await setUp(100);
+    const rows = [
+      row('h-1', 'Ana', 'a@example.com', '10,00'),
+      row('h-2', 'Bia', 'b@example.com', '20,00'),
+    ];
+    // The total line says 99,00: the whole file is held, nothing sent.
+    writeFileSync(
+      join(home, 'inbox', 'pay.csv'),
+      `${[HEADER, ...rows, 'Total,,,,,,,"99,00"'].join('\n')}\n`,
+    );
+    const held = await runCli(['run'], { env });
+    expect(held.code).toBe(2);
+    expect(sandbox.ledger()).toHaveLength(0);
+    writeFileSync(
+      join(home, 'inbox', 'pay-fixed.csv'),
+      `${[HEADER, ...rows, 'Total,,,,,,,"30,00"'].join('\n')}\n`,
+    );
+    const fixed = await runCli(['run'], { env });
+    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
+    expect(existsSync(join(home, 'archive', 'pay.csv'))).toBe(true);
+    expect(existsSync(join(home, 'archive', 'pay-fixed.csv'))).toBe(true);
+    const old = readResult(join(home, 'results', 'pay.result.csv'));
+    expect(old.map((r) => [r['line'], r['orderId'], r['status']])).toEqual([
+      ['2', 'h-1', 'superseded'],
+      ['3', 'h-2', 'superseded'],
+      ['4', '', 'skipped'],
+    ]);
+    expect(old[0]?.['message']).toContain('taken over by line 2 of pay-fixed.csv');
+    expect([...ledgerCounts(sandbox)].sort()).toEqual([
+      ['h-1', 1],
+      ['h-2', 1],
+    ]);
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PayoutRecord, ResultEntry } from '../../src/journal/journal.js';
-import { holdMessage, resultFileName, resultLine } from '../../src/results/result-file.js';
+import { holdMessage, resultFileNames, resultLine } from '../../src/results/result-file.js';
 import { cashOutRequest } from '../support/gateway.js';
 
 const payout = (overrides: Partial<PayoutRecord> = {}): PayoutRecord => ({
@@ -117,13 +117,13 @@ describe('resultLine', () => {
   );
 });
 
-describe('resultFileName', () => {
+describe('resultFileNames', () => {
   it.each([
-    ['payroll.csv', 'payroll.result.csv'],
-    ['payroll (2).csv', 'payroll (2).result.csv'],
-    ['folha.2026.11.txt', 'folha.2026.11.result.csv'],
-    ['noext', 'noext.result.csv'],
-  ])('%s -> %s', (input, output) => {
-    expect(resultFileName(input)).toBe(output);
+    ['payroll.csv', 'payroll.result.csv', 'payroll (batch 7).result.csv'],
+    ['payroll (2).csv', 'payroll (2).result.csv', 'payroll (2) (batch 7).result.csv'],
+    ['folha.2026.11.txt', 'folha.2026.11.result.csv', 'folha.2026.11 (batch 7).result.csv'],
+    ['noext', 'noext.result.csv', 'noext (batch 7).result.csv'],
+  ])('%s -> %s, then %s', (input, first, second) => {
+    expect(resultFileNames(input, 7)).toEqual([first, second]);
   });
 });
