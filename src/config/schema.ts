@@ -114,6 +114,7 @@ export const ConfigSchema = z.strictObject({
     .number()
     .int()
     .min(1)
+    .max(100_000)
     .nullable()
     .describe(
       'Most gateway requests (sends, lookups, polls together) started in any one second; null for no cap.',

@@ -218,16 +218,14 @@ export async function resolveUnknown(
   // unknown (released) never keeps the ones after it from their turn.
   let after: { batchId: number; line: number } | undefined;
   while (!report.stopped && !options.signal.aborted) {
-    const claims = journal.claimAbandoned(
-      options.owner,
-      options.concurrency,
-      options.leaseMs,
-      after,
-    );
+    // No more claims than the budget lets start now: a claim must not wait out its lease.
+    const grant = await requestSlots(deps, options.signal, options.concurrency);
+    const claims = journal.claimAbandoned(options.owner, grant, options.leaseMs, after);
+    deps.budget.take(claims.length, deps.now());
     const last = claims.at(-1);
     if (!last) break;
     after = { batchId: last.batchId, line: last.line };
-    await Promise.all(
+    await settleAll(
       claims.map(async (claim) => {
         const outcome = await resolveOne(deps, options, claim);
         if (outcome.kind === 'stop') {
@@ -253,7 +251,7 @@ async function resolveOne(
   claim: Claim,
 ): Promise<ResolveOutcome> {
   const { journal, gateway } = deps;
-  await startRequest(deps, options.signal);
+  // Its request slot was granted with its claim.
   const answer = await answerOf(gateway.getTransactionByOrderId(claim.orderId));
   const decision = decideLookup(claim.request, answer, claim.notFound);
   switch (decision.kind) {
@@ -298,9 +296,10 @@ async function resend(
   claim: Claim,
 ): Promise<ResolveOutcome> {
   const { journal, gateway } = deps;
-  await startRequest(deps, options.signal);
+  await requestSlots(deps, options.signal, 1);
+  deps.budget.take(1, deps.now());
   const reason = `not found ${claim.notFound} times, the last just now, ${Math.round((deps.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
-  if (!journal.markResending(claim, reason)) return { kind: 'stillUnknown' };
+  if (!journal.markResending(claim, reason, options.leaseMs)) return { kind: 'stillUnknown' };
   let decision = decideSend(
     await answerOf(gateway.createCashOut(withPostback(claim.request, options))),
   );
@@ -316,15 +315,31 @@ async function resend(
 }
 
 /**
- * Waits for the request budget to grant one start. A stop does not wait: the request is
- * then one that must finish what a claim began, and at most one per claim in flight.
+ * Waits until the request budget lets at least one request start, and says how many (up
+ * to `wanted`) may; the caller takes what it uses. A stop does not wait: what follows is
+ * at most one request per claim already made, to finish what it began.
  */
-export async function startRequest(deps: EngineDeps, signal: AbortSignal): Promise<void> {
+export async function requestSlots(
+  deps: EngineDeps,
+  signal: AbortSignal,
+  wanted: number,
+): Promise<number> {
   for (;;) {
     const now = deps.now();
-    if (deps.budget.take(1, now) === 1 || signal.aborted) return;
+    const free = deps.budget.available(now, wanted);
+    if (free > 0 || signal.aborted) return Math.max(free, 1);
     await deps.sleep(deps.budget.nextAt(now) - now, signal);
   }
+}
+
+/**
+ * Waits for every task, then throws the first failure: no task is left writing to the
+ * journal after its caller has moved on (and, say, closed it).
+ */
+export async function settleAll(tasks: readonly Promise<void>[]): Promise<void> {
+  const outcomes = await Promise.allSettled(tasks);
+  const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 /** The gateway's answer, or the GatewayError it failed with: both are answers here. */

@@ -8,7 +8,14 @@
 import { mapStatus } from '../gateway/status.js';
 import type { Claim, Journal } from '../journal/journal.js';
 import { decidePoll, type Decision } from './decisions.js';
-import { answerOf, record, startRequest, type EngineDeps, type EngineOptions } from './engine.js';
+import {
+  answerOf,
+  record,
+  requestSlots,
+  settleAll,
+  type EngineDeps,
+  type EngineOptions,
+} from './engine.js';
 import { pollDelayMs } from './policy.js';
 
 export interface FollowOptions extends EngineOptions {
@@ -16,13 +23,16 @@ export interface FollowOptions extends EngineOptions {
   until: number;
   /** Rung when a poll was brought forward, so an idle loop looks again at once. */
   doorbell?: Doorbell;
-  /** Told once per run of each status word the gateway sent that we do not know. */
+  /** Told the first time each status word we do not know is seen (`warned` remembers). */
   onUnknownStatus?: (word: string, orderId: string) => void;
+  /** Words already told, kept by the caller across calls (a daemon calls again and again). */
+  warned?: Set<string>;
 }
 
 export interface FollowReport {
   polls: number;
-  settled: number;
+  /** Rows that left `pending`: settled, or a conflict for a person. */
+  moved: number;
   stopped: string | undefined;
   failed: boolean;
 }
@@ -48,10 +58,7 @@ export function nudgeOnPostback(
   doorbell: Doorbell,
 ): (hint: { transactionId?: number; orderId?: string }) => void {
   return (hint) => {
-    const transactionId =
-      hint.transactionId ??
-      (hint.orderId === undefined ? undefined : journal.payout(hint.orderId)?.transactionId);
-    if (transactionId != null && journal.pollNow(transactionId)) doorbell.ring();
+    if (journal.pollNow(hint)) doorbell.ring();
   };
 }
 
@@ -61,8 +68,8 @@ export async function followPending(
   options: FollowOptions,
 ): Promise<FollowReport> {
   const { journal } = deps;
-  const report: FollowReport = { polls: 0, settled: 0, stopped: undefined, failed: false };
-  const warned = new Set<string>();
+  const report: FollowReport = { polls: 0, moved: 0, stopped: undefined, failed: false };
+  const warned = options.warned ?? new Set<string>();
   let pausedUntil = 0;
 
   while (!report.stopped && !options.signal.aborted && deps.now() < options.until) {
@@ -76,15 +83,17 @@ export async function followPending(
       await deps.sleep(Math.min(dueAt, options.until) - now, wake);
       continue;
     }
-    const claims = journal.claimDue(options.owner, options.concurrency, options.leaseMs);
+    // No more claims than the budget lets start now: a claim must not wait out its lease.
+    const grant = await requestSlots(deps, options.signal, options.concurrency);
+    const claims = journal.claimDue(options.owner, grant, options.leaseMs);
+    deps.budget.take(claims.length, deps.now());
     if (claims.length === 0) {
       // Due, but leased by another process: look again shortly.
       await deps.sleep(Math.min(1_000, options.until - now), options.signal);
       continue;
     }
-    await Promise.all(
+    await settleAll(
       claims.map(async (claim) => {
-        await startRequest(deps, options.signal);
         const transactionId = claim.transactionId as number;
         const answer = await answerOf(deps.gateway.getTransactionById(transactionId));
         report.polls++;
@@ -94,7 +103,7 @@ export async function followPending(
           if (!warned.has(word)) options.onUnknownStatus?.(word, claim.orderId);
           warned.add(word);
         }
-        if (decision.to !== 'pending') report.settled++;
+        if (decision.to !== 'pending') report.moved++;
         if (decision.signal.kind === 'stop') {
           report.stopped ??= decision.signal.why;
           report.failed = true;

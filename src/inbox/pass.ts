@@ -70,6 +70,8 @@ export interface PassMemory {
   written: Map<number, string>;
   /** When unknown rows were last looked up: a daemon's frequent passes do not repeat it. */
   resolvedAt: number;
+  /** Status words we do not know, already told (once per process). */
+  warned: Set<string>;
 }
 
 export interface PassReport {
@@ -131,6 +133,7 @@ export async function runPass(
       engine,
       Date.now() + options.followMs,
       resolveDue,
+      options.memory?.warned ?? new Set(),
       options.note,
     );
     stopped = report.stopped;
@@ -304,6 +307,7 @@ async function settle(
   options: EngineOptions & { doorbell?: Doorbell },
   until: number,
   resolveDue: () => boolean,
+  warned: Set<string>,
   note: (text: string) => void,
 ): Promise<{ stopped: string | undefined; failed: boolean }> {
   const onUnknownStatus = (word: string, orderId: string) =>
@@ -312,7 +316,12 @@ async function settle(
     );
   for (let round = 0; round < MAX_SETTLE_ROUNDS && deps.now() < until; round++) {
     const roundEnd = Math.min(until, deps.now() + SETTLE_ROUND_MS);
-    const followed = await followPending(deps, { ...options, until: roundEnd, onUnknownStatus });
+    const followed = await followPending(deps, {
+      ...options,
+      until: roundEnd,
+      onUnknownStatus,
+      warned,
+    });
     if (followed.stopped) return followed;
     const counts = deps.journal.countsByState();
     if (!counts.unknown && !counts.sending && !counts.pending) break;
@@ -322,10 +331,9 @@ async function settle(
       const sent = await sendQueued(deps, options);
       if (sent.stopped) return sent;
     }
-    // Only unknown rows left: their next lookup waits for the next round.
-    if (!deps.journal.countsByState().pending) {
-      await deps.sleep(roundEnd - deps.now(), options.signal);
-    }
+    // The rest of the round, when following ended it early (nothing due to poll): the
+    // next lookups wait for the next round, never a busy loop.
+    await deps.sleep(roundEnd - deps.now(), options.signal);
   }
   return { stopped: undefined, failed: false };
 }

@@ -270,8 +270,18 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     nextPollAt: db.prepare(`
       SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts
       WHERE state = 'pending' AND transaction_id IS NOT NULL`),
-    pollNow: db.prepare(`
-      UPDATE payouts SET next_poll_at = ? WHERE state = 'pending' AND transaction_id = ?`),
+    pollPendingNow: db.prepare(`
+      UPDATE payouts SET next_poll_at = @now, fence = fence + 1, lease_owner = NULL, lease_until = NULL
+      WHERE state = 'pending'
+        AND (transaction_id = @transactionId OR (@transactionId IS NULL AND order_id = @orderId))`),
+    pollSoon: db.prepare(`
+      UPDATE payouts SET next_poll_at = @now
+      WHERE state IN ('sending', 'unknown')
+        AND (transaction_id = @transactionId OR order_id = @orderId)`),
+    markResending: db.prepare(`
+      UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0,
+        last_sent_at = @now, updated_at = @now, lease_until = @leaseUntil
+      WHERE order_id = @orderId AND fence = @fence AND state = 'unknown' AND lease_until > @now`),
     markSending: db.prepare(`
       UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0, last_sent_at = ?, updated_at = ?
       WHERE order_id = ? AND fence = ? AND state IN ('queued', 'unknown')`),
@@ -288,7 +298,10 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         processed_at = COALESCE(@processedAt, processed_at),
         not_found = COALESCE(@notFound, not_found),
         polls = COALESCE(@polls, polls),
-        next_poll_at = COALESCE(@nextPollAt, next_poll_at),
+        -- A row that becomes pending keeps an earlier poll time a postback asked for.
+        next_poll_at = CASE WHEN @from <> 'pending' AND next_poll_at IS NOT NULL
+          THEN MIN(next_poll_at, COALESCE(@nextPollAt, next_poll_at))
+          ELSE COALESCE(@nextPollAt, next_poll_at) END,
         lease_owner = CASE WHEN @release THEN NULL ELSE lease_owner END,
         lease_until = CASE WHEN @release THEN NULL ELSE lease_until END
       WHERE order_id = @orderId AND fence = @fence AND state = @from`),
@@ -687,7 +700,6 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         })
         .immediate(),
 
-    /** Marks a claimed `unknown` row `sending` again, for a re-send with its own orderId. */
     /** Claims pending payouts whose poll is due, to be followed by their transactionId. */
     claimDue: (owner: string, limit: number, leaseMs: number): Claim[] =>
       db
@@ -703,22 +715,39 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     nextPollAt: (): number | undefined =>
       (statements.nextPollAt.get() as { at: number | null }).at ?? undefined,
 
-    /** Makes a pending payout's poll due now (a postback named it); false when unknown. */
-    pollNow: writing(
-      (transactionId: number): boolean =>
-        statements.pollNow.run(now(), transactionId).changes === 1,
-    ),
+    /**
+     * A postback named this payout: its poll falls due now. A poll already in flight for
+     * it loses its fence (its answer may be older than the news) and the row is polled
+     * again; a row still `sending` or `unknown` is polled as soon as it is pending. False
+     * when it names no payout we follow.
+     */
+    pollNow: writing((hint: { transactionId?: number; orderId?: string }): boolean => {
+      const params = {
+        now: now(),
+        transactionId: hint.transactionId ?? null,
+        orderId: hint.orderId ?? null,
+      };
+      return (
+        statements.pollPendingNow.run(params).changes + statements.pollSoon.run(params).changes > 0
+      );
+    }),
 
-    markResending: (claim: Claim, reason: string): boolean =>
-      db
-        .transaction(() => {
-          const at = now();
-          const changed =
-            statements.markSending.run(at, at, claim.orderId, claim.fence).changes === 1;
-          if (changed) audit(claim.orderId, 'unknown', 'sending', reason);
-          return changed;
-        })
-        .immediate(),
+    /**
+     * Marks a claimed `unknown` row `sending` again, for a re-send with its own orderId,
+     * and renews its lease; false when the row is no longer ours or its lease has ended.
+     */
+    markResending: writing((claim: Claim, reason: string, leaseMs: number): boolean => {
+      const at = now();
+      const changed =
+        statements.markResending.run({
+          now: at,
+          leaseUntil: at + leaseMs,
+          orderId: claim.orderId,
+          fence: claim.fence,
+        }).changes === 1;
+      if (changed) audit(claim.orderId, 'unknown', 'sending', reason);
+      return changed;
+    }),
 
     /**
      * Moves a claimed row to `to`, if this process still holds it (same fence) and the

@@ -232,9 +232,58 @@ describe('journal', () => {
     expect(again.payout('p-1')?.state).toBe('sending');
     const [claim] = again.claimAbandoned('next', 10, 30_000);
     expect(claim).toMatchObject({ orderId: 'p-1', state: 'unknown', attempts: 1 });
-    expect(again.markResending(claim!, 'not found twice after the grace period')).toBe(true);
+    expect(again.markResending(claim!, 'not found twice after the grace period', 30_000)).toBe(
+      true,
+    );
     expect(again.payout('p-1')).toMatchObject({ state: 'sending', attempts: 2 });
+    expect(again.payout('p-1')?.leaseUntil).toBe(clock + 30_000); // renewed for the re-send
     expect(again.countsByState()).toEqual({ sending: { count: 1, cents: 1000 } });
+  });
+
+  it('never marks a re-send on a claim whose lease has ended', () => {
+    const journal = open();
+    const id = journal.recordBatch(batch, []);
+    journal.admitPayouts(id, [{ line: 2, request: request('p-1') }]);
+    journal.claimToSend('crashed', 1, 30_000);
+    clock += 30_000;
+    const [claim] = journal.claimAbandoned('slow', 10, 1_000);
+    clock += 1_000;
+    expect(journal.markResending(claim!, 'too late', 30_000)).toBe(false);
+    expect(journal.payout('p-1')).toMatchObject({ state: 'unknown', attempts: 1 });
+  });
+
+  it('a postback brings a poll forward: a pending row is due now and an older in-flight poll loses its fence; a row still sending keeps the request for when it is pending', () => {
+    const journal = open();
+    const id = journal.recordBatch(batch, []);
+    journal.admitPayouts(
+      id,
+      [1, 2].map((n) => ({ line: n + 1, request: request(`p-${n}`) })),
+    );
+    const [first, second] = journal.claimToSend('a', 2, 30_000);
+    journal.move('p-1', first!.fence, 'pending', 'created', {
+      transactionId: 7,
+      nextPollAt: clock + 60_000,
+    });
+    const [polling] = journal.claimDue('a', 10, 30_000); // nothing due yet
+    expect(polling).toBeUndefined();
+    clock += 60_000;
+    const [inFlight] = journal.claimDue('a', 10, 30_000);
+    expect(journal.pollNow({ transactionId: 7 })).toBe(true);
+    // The poll that started before the postback cannot write its (older) answer.
+    expect(
+      journal.move('p-1', inFlight!.fence, 'pending', 'polled', { nextPollAt: clock + 60_000 }),
+    ).toBe(false);
+    expect(journal.claimDue('a', 10, 30_000).map((c) => c.orderId)).toEqual(['p-1']);
+
+    expect(journal.pollNow({ orderId: 'p-2' })).toBe(true); // still sending
+    journal.move('p-2', second!.fence, 'pending', 'created', {
+      transactionId: 8,
+      nextPollAt: clock + 60_000,
+    });
+    expect(journal.payout('p-2')?.state).toBe('pending');
+    expect(journal.claimDue('b', 10, 30_000).map((c) => c.orderId)).toEqual(['p-2']);
+    expect(journal.pollNow({ transactionId: 999 })).toBe(false);
+    expect(journal.pollNow({ orderId: 'nobody' })).toBe(false);
   });
 
   it('sends nothing from a batch still being admitted or held, and resumes an interrupted admission', () => {

@@ -111,7 +111,12 @@ async function serve(
     const postbackUrl = receiver
       ? `${config.postbackPublicUrl ?? receiver.url}/postback/${postbackSecret(folders.home)}`
       : undefined;
-    const memory: PassMemory = { seen: new Map(), written: new Map(), resolvedAt: 0 };
+    const memory: PassMemory = {
+      seen: new Map(),
+      written: new Map(),
+      resolvedAt: 0,
+      warned: new Set(),
+    };
     const isReady = settledFiles(config.inboxSettle, Date.now);
     const told = new Map<string, string>();
     logger.info(`watching ${folders.inbox}`);
