@@ -3,7 +3,7 @@
  * reader (a person's spreadsheet, a script) never sees half a file.
  */
 import { once } from 'node:events';
-import { createWriteStream, openSync } from 'node:fs';
+import { closeSync, createWriteStream, fsyncSync, openSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -33,7 +33,14 @@ export function openAtomicCsv(
   dialect: CsvDialect = PLAIN,
 ): AtomicCsv {
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-  const file = createWriteStream(temporary, { fd: openSync(temporary, 'w', 0o644) });
+  const descriptor = openSync(temporary, 'w', 0o644);
+  // Kept open after the stream ends, to be synced before the rename.
+  const file = createWriteStream(temporary, { fd: descriptor, autoClose: false });
+  let closed = false;
+  const close = () => {
+    if (!closed) closeSync(descriptor);
+    closed = true;
+  };
   const csv = stringify({
     header: true,
     columns: [...columns],
@@ -51,11 +58,22 @@ export function openAtomicCsv(
     async commit() {
       csv.end();
       await written;
+      // On disk before it takes the name, and the name on disk after: a power cut leaves
+      // the old file or the new one, never an empty one.
+      fsyncSync(descriptor);
+      close();
       await rename(temporary, path);
+      const folder = openSync(dirname(path), 'r');
+      try {
+        fsyncSync(folder);
+      } finally {
+        closeSync(folder);
+      }
     },
     async abandon() {
       csv.destroy();
       file.destroy();
+      close();
       await rm(temporary, { force: true });
     },
   };

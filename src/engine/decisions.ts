@@ -112,6 +112,18 @@ export type LookupDecision =
   /** The gateway holds something else under this orderId: a person must look. */
   | { kind: 'conflict'; message: string };
 
+/**
+ * What a failed read (a lookup or a poll) means for the run: credentials refused or an
+ * address that is not the gateway stop it; a 429 pauses it; anything else is tried later.
+ */
+function readFailureSignal(error: GatewayError): RunSignal {
+  if (error.kind === 'auth' || error.kind === 'wrong-endpoint') {
+    return { kind: 'stop', why: error.message };
+  }
+  if (error.kind === 'rate-limited') return { kind: 'pause', ms: error.retryAfterMs };
+  return CONTINUE;
+}
+
 /** The answer to a lookup by orderId of a row whose create had no clear answer. */
 export function decideLookup(
   request: CashOutRequest,
@@ -120,15 +132,10 @@ export function decideLookup(
 ): LookupDecision {
   if ('kind' in answer) {
     if (answer.kind === 'not-found') return { kind: 'not-found', notFound: notFoundSoFar + 1 };
-    const stop = answer.kind === 'auth' || answer.kind === 'wrong-endpoint';
     return {
       kind: 'keep',
       message: `lookup failed: ${answer.message}`,
-      signal: stop
-        ? { kind: 'stop', why: answer.message }
-        : answer.kind === 'rate-limited'
-          ? { kind: 'pause', ms: answer.retryAfterMs }
-          : CONTINUE,
+      signal: readFailureSignal(answer),
     };
   }
   // Our orderId on something that is not this payout must not be adopted as it.
@@ -166,16 +173,13 @@ export function decidePoll(
   answer: Transaction | GatewayError,
 ): Decision {
   if ('kind' in answer) {
-    const stop = answer.kind === 'auth' || answer.kind === 'wrong-endpoint';
+    const message = `last poll failed: ${answer.message}`;
     return {
       to: 'pending',
-      reason: `poll failed: ${answer.message}`,
-      details: {},
-      signal: stop
-        ? { kind: 'stop', why: answer.message }
-        : answer.kind === 'rate-limited'
-          ? { kind: 'pause', ms: answer.retryAfterMs }
-          : CONTINUE,
+      reason: message,
+      // Said in the row (status, result file) until a poll gets through.
+      details: { message },
+      signal: readFailureSignal(answer),
     };
   }
   if (

@@ -10,7 +10,6 @@ import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../config/schema.js';
-import { formatCents } from '../csv/amount.js';
 import { planFunding, type BalanceCheck } from '../engine/balance.js';
 import { requestBudget } from '../engine/budget.js';
 import {
@@ -285,19 +284,6 @@ function summarise(
   };
 }
 
-/** A file's summary for people: its outcome, rows and cents per state, problems, result. */
-export function describeFile(summary: FileSummary): string {
-  const counts = Object.entries(summary.rows)
-    .map(([state, count]) => {
-      const cents = summary.cents[state as keyof FileSummary['cents']] ?? 0;
-      return cents > 0 ? `${count} ${state} (${formatCents(cents)})` : `${count} ${state}`;
-    })
-    .join(', ');
-  const problems = summary.problems.map((p) => `\n  ${p}`).join('');
-  const result = summary.result ? `\n  result: ${summary.result}` : '';
-  return `${summary.file}: ${summary.outcome}; ${counts || 'no rows'}; valid rows total ${formatCents(summary.totalCents)}${problems}${result}`;
-}
-
 /**
  * Follows pending payouts until `until`, and between rounds resolves rows still unknown
  * (their re-send may fall due while following): what is left is the next pass's.
@@ -360,7 +346,22 @@ async function finishFile(
   );
   const fingerprint = JSON.stringify(totals);
   if (memory?.written.get(batch.id) !== fingerprint || !existsSync(result)) {
-    await writeResultFile(journal, batch, result, config.resultDialect);
+    try {
+      await writeResultFile(journal, batch, result, config.resultDialect);
+    } catch (error) {
+      // The payouts are journaled whatever happens here; the file waits in processing/
+      // and its result is written again by the next pass.
+      const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      return {
+        ...summary,
+        ...totals,
+        problems: [
+          ...summary.problems,
+          `its result file ${result} could not be written (${why}); it is written again on the next run`,
+        ],
+        fileNeedsAPerson: true,
+      };
+    }
     memory?.written.set(batch.id, fingerprint);
   }
   const finished = Object.keys(totals.rows).every((key) =>

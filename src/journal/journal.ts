@@ -290,7 +290,10 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       UPDATE payouts SET state = @to, updated_at = @now,
         transaction_id = COALESCE(@transactionId, transaction_id),
         gateway_status = COALESCE(@gatewayStatus, gateway_status),
-        message = CASE WHEN @setMessage THEN @message ELSE message END,
+        -- A poll that gets through clears what a failed one said.
+        message = CASE WHEN @setMessage THEN @message
+          WHEN @from = 'pending' AND message LIKE 'last poll failed:%' THEN NULL
+          ELSE message END,
         fee = COALESCE(@fee, fee),
         net = COALESCE(@net, net),
         gateway_created_at = COALESCE(@gatewayCreatedAt, gateway_created_at),

@@ -54,13 +54,20 @@ export async function startPostbackReceiver(
     if (request.method !== 'POST' || !isDoor(path)) return answer(response, 404, 'not found');
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) return answer(response, 413, 'too large', true);
-    readBody(request)
-      .then((body) => {
+    readBody(request).then(
+      (body) => {
         if (body === undefined) return answer(response, 413, 'too large', true);
-        options.onPostback(hintOf(body));
+        try {
+          options.onPostback(hintOf(body));
+        } catch {
+          // Our side could not take it now (the journal busy): the sender may try again,
+          // and the poll schedule covers it if it does not.
+          return answer(response, 503, 'try again later');
+        }
         answer(response, 204);
-      })
-      .catch(() => answer(response, 400, 'unreadable', true));
+      },
+      () => answer(response, 400, 'unreadable', true),
+    );
   });
   // A sender that never finishes must not hold a connection open.
   server.requestTimeout = 10_000;

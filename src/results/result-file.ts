@@ -104,6 +104,20 @@ function decimal(cents: number, separator: string): string {
 
 const PAGE = 2_000;
 
+/**
+ * Every line of a batch in file order, read from the journal a page at a time: memory
+ * stays flat for a large file, and no cursor stays open while the caller awaits.
+ */
+export function* entriesOf(journal: Journal, batchId: number): Generator<ResultEntry> {
+  for (let after = 0; ;) {
+    const page = journal.resultEntries(batchId, after, PAGE);
+    yield* page;
+    const last = page.at(-1);
+    if (!last) return;
+    after = last.line;
+  }
+}
+
 /** Writes the whole result file of a batch to `path`, replacing it only once complete. */
 export async function writeResultFile(
   journal: Journal,
@@ -114,12 +128,8 @@ export async function writeResultFile(
   const file = openAtomicCsv(path, RESULT_COLUMNS, DIALECTS[dialect]);
   const heldBecause = holdMessage(batch);
   try {
-    for (let after = 0; ;) {
-      const page = journal.resultEntries(batch.id, after, PAGE);
-      for (const entry of page) await file.write(resultLine(entry, dialect, heldBecause));
-      const last = page.at(-1);
-      if (!last) break;
-      after = last.line;
+    for (const entry of entriesOf(journal, batch.id)) {
+      await file.write(resultLine(entry, dialect, heldBecause));
     }
     await file.commit();
   } catch (error) {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -212,5 +212,29 @@ describe('payouts run follows payouts to the end and writes results (child proce
       ['h-1', 1],
       ['h-2', 1],
     ]);
+  });
+
+  it('a result that cannot be written is said, the file waits in processing/, and the next run writes it', async () => {
+    const { home, env, sandbox } = await setUp(100);
+    writeFileSync(
+      join(home, 'inbox', 'pay.csv'),
+      `${[HEADER, row('e-1', 'Ana', 'a@example.com', '10,00')].join('\n')}\n`,
+    );
+    // A folder where the result file should go: the rename into place fails.
+    mkdirSync(join(home, 'results', 'pay.result.csv'), { recursive: true });
+    const blocked = await runCli(['run'], { env });
+    expect(blocked.code, blocked.stdout + blocked.stderr).toBe(2);
+    expect(blocked.stdout).toContain('could not be written (EISDIR)');
+    expect(existsSync(join(home, 'processing', 'pay.csv'))).toBe(true);
+    expect(sandbox.ledger()).toHaveLength(1);
+
+    rmSync(join(home, 'results', 'pay.result.csv'), { recursive: true });
+    const next = await runCli(['run'], { env });
+    expect(next.code, next.stdout + next.stderr).toBe(0);
+    expect(readResult(join(home, 'results', 'pay.result.csv')).map((r) => r['status'])).toEqual([
+      'paid',
+    ]);
+    expect(existsSync(join(home, 'archive', 'pay.csv'))).toBe(true);
+    expect(sandbox.ledger()).toHaveLength(1);
   });
 });

@@ -167,5 +167,6 @@ describe('decidePoll', () => {
     const decision = decidePoll(request, 7, error(kind));
     expect(decision.to).toBe('pending');
     expect(decision.signal.kind).toBe(signal);
+    expect(decision.details.message).toBe(`last poll failed: createCashOut: ${kind}`);
   });
 });

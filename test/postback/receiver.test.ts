@@ -79,6 +79,31 @@ describe('postback receiver over HTTP on loopback', () => {
     expect(hints).toEqual([]);
   });
 
+  it('answers 503 when our side cannot take the postback now, and keeps serving', async () => {
+    const failing = await startPostbackReceiver({
+      host: '127.0.0.1',
+      port: 0,
+      secret: SECRET,
+      onPostback: () => {
+        throw new Error('database is locked');
+      },
+    });
+    try {
+      const answer = await fetch(`${failing.url}/postback/${SECRET}`, {
+        method: 'POST',
+        body: '{"transactionId":1}',
+      });
+      expect(answer.status).toBe(503);
+      const again = await fetch(`${failing.url}/postback/${SECRET}`, {
+        method: 'POST',
+        body: '{}',
+      });
+      expect(again.status).toBe(503);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('a body that is not JSON names nothing, and is still answered', async () => {
     expect((await post(`/postback/${SECRET}`, 'not json')).status).toBe(204);
     expect(hints).toEqual([{}]);

@@ -6,18 +6,13 @@ import { planFunding } from '../../engine/balance.js';
 import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { POLLING } from '../../engine/policy.js';
 import { ensureFolders, homeFolders, payoutFiles, type Folders } from '../../inbox/folders.js';
-import {
-  describeFile,
-  exitCodeOf,
-  readBalance,
-  runPass,
-  type PassReport,
-} from '../../inbox/pass.js';
+import { exitCodeOf, readBalance, runPass, type PassReport } from '../../inbox/pass.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
 import { openJournal } from '../../journal/journal.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import { openContext, openGateway, type Context, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
+import { describeFile } from '../format.js';
 
 interface RunOptions {
   inbox?: string;

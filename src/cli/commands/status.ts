@@ -4,13 +4,15 @@ import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
 import { homeFolders } from '../../inbox/folders.js';
 import { openJournal, type BatchRecord, type Journal } from '../../journal/journal.js';
-import { holdMessage, resultRecord, type ResultRecord } from '../../results/result-file.js';
+import {
+  entriesOf,
+  holdMessage,
+  resultRecord,
+  type ResultRecord,
+} from '../../results/result-file.js';
 import { openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
-import { keyValueLines } from '../format.js';
-
-/** Rows read from the journal at a time when listing a file. */
-const PAGE = 2_000;
+import { describeTotals, keyValueLines } from '../format.js';
 
 export function statusCommand(): Command {
   return new Command('status')
@@ -46,18 +48,6 @@ export function statusCommand(): Command {
 
 type Output = ReturnType<typeof openContext>['out'];
 
-function totalsText(journal: Journal, batch: BatchRecord): string {
-  const totals = journal.rowTotalsOfBatch(batch.id);
-  return (
-    Object.entries(totals.rows)
-      .map(([state, count]) => {
-        const cents = totals.cents[state as keyof typeof totals.cents] ?? 0;
-        return cents > 0 ? `${count} ${state} (${formatCents(cents)})` : `${count} ${state}`;
-      })
-      .join(', ') || 'no rows'
-  );
-}
-
 function listBatches(journal: Journal, out: Output): void {
   const batches = journal.batches();
   out.data(
@@ -73,34 +63,30 @@ function listBatches(journal: Journal, out: Output): void {
   if (batches.length === 0) out.line('The journal has no files yet.');
   for (const batch of batches) {
     out.line(
-      `batch ${batch.id}  ${batch.fileName}  received ${new Date(batch.receivedAt).toISOString()}  ${batch.state}: ${totalsText(journal, batch)}`,
+      `batch ${batch.id}  ${batch.fileName}  received ${new Date(batch.receivedAt).toISOString()}  ${batch.state}: ${describeTotals(journal.rowTotalsOfBatch(batch.id))}`,
     );
   }
 }
 
-/** Every line of the file's batches, read a page at a time (a file may be large). */
+/** Every line of the file's batches, in file order. */
 function listRows(journal: Journal, batches: BatchRecord[], out: Output): void {
   const all: { batchId: number; rows: ResultRecord[] }[] = [];
   for (const batch of batches) {
-    out.line(`batch ${batch.id}  ${batch.fileName}  ${batch.state}: ${totalsText(journal, batch)}`);
+    out.line(
+      `batch ${batch.id}  ${batch.fileName}  ${batch.state}: ${describeTotals(journal.rowTotalsOfBatch(batch.id))}`,
+    );
     out.line('line  orderId  status  value  transactionId  message');
     const rows: ResultRecord[] = [];
     const held = holdMessage(batch);
-    for (let after = 0; ;) {
-      const page = journal.resultEntries(batch.id, after, PAGE);
-      for (const entry of page) {
-        const row = resultRecord(entry, 'rfc4180', held);
-        if (out.json) rows.push(row);
-        else {
-          const { line, orderId, status, value, transactionId, message } = row;
-          out.line(
-            [line, orderId || '-', status, value || '-', transactionId || '-', message].join('  '),
-          );
-        }
+    for (const entry of entriesOf(journal, batch.id)) {
+      const row = resultRecord(entry, 'rfc4180', held);
+      if (out.json) rows.push(row);
+      else {
+        const { line, orderId, status, value, transactionId, message } = row;
+        out.line(
+          [line, orderId || '-', status, value || '-', transactionId || '-', message].join('  '),
+        );
       }
-      const last = page.at(-1);
-      if (!last) break;
-      after = last.line;
     }
     all.push({ batchId: batch.id, rows });
   }

@@ -4,7 +4,7 @@ import { Doorbell, nudgeOnPostback } from '../../engine/follow.js';
 import { POLLING, POLLING_WITH_POSTBACKS } from '../../engine/policy.js';
 import { ensureFolders, homeFolders, payoutFiles, type Folders } from '../../inbox/folders.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
-import { describeFile, runPass, type PassMemory } from '../../inbox/pass.js';
+import { runPass, type PassMemory } from '../../inbox/pass.js';
 import { settledFiles } from '../../inbox/readiness.js';
 import type { Journal } from '../../journal/journal.js';
 import { openJournal } from '../../journal/journal.js';
@@ -13,6 +13,7 @@ import { postbackSecret } from '../../postback/secret.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import { openContext, openGateway, type Context, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
+import { describeFile } from '../format.js';
 
 /** How often the daemon logs its health line (also on SIGUSR2). */
 const HEALTH_EVERY_MS = 60_000;
