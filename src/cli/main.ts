@@ -9,6 +9,7 @@ import { balanceCommand } from './commands/balance.js';
 import { cashInCommand } from './commands/cashin.js';
 import { demoCommand } from './commands/demo.js';
 import { getCommand } from './commands/get.js';
+import { approveCommand, rejectCommand } from './commands/approval.js';
 import { watchCommand } from './commands/watch.js';
 import { statusCommand } from './commands/status.js';
 import { runCommand } from './commands/run.js';
@@ -29,6 +30,8 @@ function buildProgram(): Command {
     runCommand(),
     statusCommand(),
     watchCommand(),
+    approveCommand(),
+    rejectCommand(),
     sandboxCommand(),
     balanceCommand(),
     getCommand(),

@@ -99,6 +99,11 @@ export const ConfigSchema = z.strictObject({
     .describe(
       'Result CSV dialect: excel (";", UTF-8 with BOM, CRLF, decimal comma: opens right in Excel set to Portuguese) or rfc4180 (",", UTF-8, CRLF, decimal point).',
     ),
+  requireApproval: z
+    .boolean()
+    .describe(
+      'Whether a validated file waits in awaiting-approval/ until a person approves it (moves it into approved/, or runs payouts approve FILE).',
+    ),
   balanceCheck: z
     .enum(BALANCE_CHECKS)
     .describe(

@@ -11,7 +11,7 @@ import { toCashOutRequest } from '../csv/row.js';
 import type { BatchLine, Journal, PayoutInput } from '../journal/journal.js';
 
 export type IngestResult =
-  | { kind: 'open' | 'held'; batchId: number; report: FileReport }
+  | { kind: 'open' | 'awaiting-approval' | 'held'; batchId: number; report: FileReport }
   /** No batch when the file could not even be read (empty, over the size limit). */
   | { kind: 'unusable'; batchId: number | undefined; report: FileReport }
   /** These very bytes were journaled before, as this batch: nothing is admitted again. */
@@ -22,10 +22,12 @@ export type IngestResult =
 /** Rows journaled per transaction while the file streams in. */
 const CHUNK_ROWS = 500;
 
+/** `awaiting-approval`: a usable file waits for a person before anything of it is sent. */
 export async function ingestFile(
   path: string,
   journal: Journal,
   options: ReadOptions,
+  opensAs: 'open' | 'awaiting-approval' = 'open',
 ): Promise<IngestResult> {
   // The batch is found or made from the fingerprint the reader takes on its first pass.
   let batch: { kind: 'new' | 'resume' | 'same-file'; batchId: number } | undefined;
@@ -78,7 +80,7 @@ export async function ingestFile(
   flush();
 
   const unusable = report.problems.some((problem) => problem.kind === 'unusable');
-  const kind = unusable ? 'unusable' : report.problems.length > 0 ? 'held' : 'open';
+  const kind = unusable ? 'unusable' : report.problems.length > 0 ? 'held' : opensAs;
   journal.finishBatch(
     batch.batchId,
     {

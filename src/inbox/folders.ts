@@ -24,6 +24,10 @@ export interface Folders {
   archive: string;
   rejected: string;
   results: string;
+  /** Files waiting for a person's approval (requireApproval), with their reports. */
+  awaiting: string;
+  /** Where a person moves an awaiting file to release it. */
+  approved: string;
   journal: string;
 }
 
@@ -36,6 +40,8 @@ export function homeFolders(home: string, inbox?: string): Folders {
     archive: join(root, 'archive'),
     rejected: join(root, 'rejected'),
     results: join(root, 'results'),
+    awaiting: join(root, 'awaiting-approval'),
+    approved: join(root, 'approved'),
     journal: join(root, 'journal.db'),
   };
 }
@@ -47,13 +53,16 @@ export function ensureFolders(folders: Folders): void {
     folders.archive,
     folders.rejected,
     folders.results,
+    folders.awaiting,
+    folders.approved,
   ]) {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
   }
 }
 
 /** Files a person or an ERP may leave that are not payout files, or not finished ones. */
-const NOT_A_PAYOUT_FILE = /^(\.|~\$|\.~lock)|\.(tmp|part|crdownload|total|done|reason\.txt)$/i;
+const NOT_A_PAYOUT_FILE =
+  /^(\.|~\$|\.~lock)|\.(tmp|part|crdownload|total|done|reason\.txt|report\.txt)$/i;
 
 /** Payout files in a folder, oldest name first. */
 export function payoutFiles(folder: string): string[] {

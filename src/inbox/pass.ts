@@ -27,6 +27,7 @@ import type { Journal, RowTotals } from '../journal/journal.js';
 import { FINAL, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
 import { resultFileNames, writeResultFile } from '../results/result-file.js';
 import { failpoint } from '../runtime/failpoint.js';
+import { awaitApproval, releaseApproved } from './approval.js';
 import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
 
 export interface FileSummary {
@@ -153,6 +154,15 @@ async function intake(
   options: PassOptions,
 ): Promise<FileSummary[]> {
   const summaries: FileSummary[] = [];
+  for (const { file, released, why } of await releaseApproved(journal, folders)) {
+    if (released) options.note(`${file}: approved; it is sent now`);
+    else {
+      summaries.push({
+        ...summarise(journal, file, undefined, 'moved to rejected/', why ? [why] : []),
+        fileNeedsAPerson: true,
+      });
+    }
+  }
   // What arrived joins processing/, beside what an earlier run left there.
   const arrived = new Set<string>();
   for (const file of payoutFiles(folders.inbox)) {
@@ -176,7 +186,12 @@ async function intake(
       summaries.push(summarise(journal, file, known, 'resumed', []));
       continue;
     }
-    const result = await ingestFile(file, journal, config);
+    const result = await ingestFile(
+      file,
+      journal,
+      config,
+      config.requireApproval ? 'awaiting-approval' : 'open',
+    );
     failpoint('between-files');
     if (result.kind === 'gone') continue;
     if (result.kind === 'same-file' && !arrived.has(file)) {
@@ -203,6 +218,12 @@ async function intake(
       });
       continue;
     }
+    if (result.kind === 'awaiting-approval') {
+      // Listed below with every file waiting for a person's approval.
+      if (!awaitApproval(journal, folders, file, result.batchId))
+        memory?.seen.set(file, result.batchId);
+      continue;
+    }
     memory?.seen.set(file, result.batchId);
     summaries.push(
       summarise(
@@ -213,6 +234,20 @@ async function intake(
         problems,
       ),
     );
+  }
+  for (const batch of journal.batchesIn('awaiting-approval')) {
+    summaries.push({
+      ...summarise(
+        journal,
+        batch.fileName,
+        batch.id,
+        'waiting for approval in awaiting-approval/',
+        [
+          `nothing of it is sent until a person moves it into approved/ or runs: payouts approve ${batch.fileName}`,
+        ],
+      ),
+      fileNeedsAPerson: true,
+    });
   }
 
   if (!options.signal.aborted) {

@@ -28,13 +28,24 @@ export interface BatchInput {
 
 /**
  * `admitting`: its rows are being journaled as the file streams in, and none may be sent
- * until the whole file has been read and found usable. `open`: its queued rows are sent.
+ * until the whole file has been read and found usable. `awaiting-approval`: read and
+ * usable, its rows queued, and nothing sent until a person approves it (`refused` when a
+ * person turns it down: its rows held). `open`: its queued rows are sent.
  * `underfunded`: the balance did not cover it (balanceCheck: block); its rows stay queued
  * and it is checked again on every run. `held`: nothing of it is sent until a new copy
  * of its file takes its rows over. `unusable`: the file could
  * not be read as payouts. `done`: every row is final.
  */
-const BATCH_STATES = ['admitting', 'open', 'underfunded', 'held', 'unusable', 'done'] as const;
+const BATCH_STATES = [
+  'admitting',
+  'awaiting-approval',
+  'open',
+  'underfunded',
+  'held',
+  'refused',
+  'unusable',
+  'done',
+] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
 
 export interface BatchRecord extends BatchInput {
@@ -499,7 +510,9 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         figures: Omit<BatchInput, 'fileName' | 'sha256'>,
         holdReason?: string,
       ): void => {
-        if (figures.state !== 'open') holdQueuedRows(batchId, holdReason ?? figures.state);
+        if (figures.state === 'held' || figures.state === 'unusable') {
+          holdQueuedRows(batchId, holdReason ?? figures.state);
+        }
         statements.finishBatch.run({
           ...figures,
           id: batchId,
@@ -507,6 +520,12 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         });
       },
     ),
+
+    /** A person turned a batch down before it was sent: its rows held, never sent. */
+    refuseBatch: writing((batchId: number, why: string): void => {
+      holdQueuedRows(batchId, why);
+      statements.setBatchState.run('refused', batchId);
+    }),
 
     /** An underfunded batch the balance now covers: its rows queued again, and it opens. */
     fundBatch: writing((batchId: number): void => {

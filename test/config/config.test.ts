@@ -81,6 +81,7 @@ describe('config', () => {
       postbackListen: null,
       postbackPublicUrl: null,
       resultDialect: 'excel',
+      requireApproval: false,
       balanceCheck: 'block',
       concurrency: 16,
       maxRequestsPerSecond: null,

@@ -4,6 +4,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  renameSync,
   writeFileSync,
   writeSync,
   closeSync,
@@ -193,6 +194,60 @@ describe(
 
       expect(await stopChild(one.child)).toBe(0);
       expect(await stopChild(two.child)).toBe(0);
+    });
+
+    it('approval holds a file until a person releases it; a refused file is never sent', async () => {
+      env = { ...env, PAYOUTS_REQUIRE_APPROVAL: 'true' };
+      writeFileSync(join(home, 'inbox', 'pay.csv'), payroll('a', 10));
+      const daemon = startDaemon();
+      const report = join(home, 'awaiting-approval', 'pay.csv.report.txt');
+      await waitFor('pay.csv awaiting approval', () => existsSync(report));
+      expect(readFileSync(report, 'utf8')).toContain(
+        '10 rows: 10 valid (to be sent, total R$ 10,00), 0 invalid',
+      );
+      await delay(1_500); // several passes: still nothing sent
+      expect(sandbox.ledger()).toHaveLength(0);
+
+      const approved = await runCli(['approve', 'pay.csv'], { env });
+      expect(approved.code, approved.stderr).toBe(0);
+      await waitFor('pay.csv archived', archived('pay.csv'));
+      expectEachOnce(ids('a', 10));
+      expect(existsSync(report)).toBe(false);
+      expect(await stopChild(daemon.child)).toBe(0);
+
+      // Without the daemon: a run leaves the file waiting (exit 2), a person turns it down.
+      writeFileSync(join(home, 'inbox', 'other.csv'), payroll('o', 3));
+      const waiting = await runCli(['run', '--follow-timeout', '0'], { env });
+      expect(waiting.code).toBe(2);
+      expect(waiting.stdout).toContain('other.csv: waiting for approval in awaiting-approval/');
+      const wrongName = await runCli(['reject', 'nope.csv', '--reason', 'x'], { env });
+      expect(wrongName.code).toBe(1);
+      expect(wrongName.stderr).toContain('(waiting: other.csv)');
+      const refused = await runCli(['reject', 'other.csv', '--reason', 'wrong month'], { env });
+      expect(refused.code, refused.stderr).toBe(0);
+      expect(readFileSync(join(home, 'rejected', 'other.csv.reason.txt'), 'utf8')).toContain(
+        'turned down by a person: wrong month',
+      );
+      const after = await runCli(['run', '--follow-timeout', '0'], { env });
+      expect(after.code, after.stdout).toBe(0);
+      expect(sandbox.ledger()).toHaveLength(10); // nothing of other.csv
+    });
+
+    it('approval by moving the file into approved/; a file dropped straight into approved/ is refused', async () => {
+      env = { ...env, PAYOUTS_REQUIRE_APPROVAL: 'true', PAYOUTS_FOLLOW_TIMEOUT: '10s' };
+      writeFileSync(join(home, 'inbox', 'pay.csv'), payroll('m', 4));
+      expect((await runCli(['run'], { env })).code).toBe(2);
+      renameSync(join(home, 'awaiting-approval', 'pay.csv'), join(home, 'approved', 'pay.csv'));
+      writeFileSync(join(home, 'approved', 'stray.csv'), payroll('x', 2));
+      const released = await runCli(['run'], { env });
+      expect(released.code, released.stdout + released.stderr).toBe(2); // the stray file
+      expect(released.stderr).toContain('pay.csv: approved; it is sent now');
+      expect(released.stdout).toContain('stray.csv: moved to rejected/');
+      expect(readFileSync(join(home, 'rejected', 'stray.csv.reason.txt'), 'utf8')).toContain(
+        'not a file awaiting approval',
+      );
+      expect(existsSync(join(home, 'archive', 'pay.csv'))).toBe(true);
+      expectEachOnce(ids('m', 4));
     });
   },
 );
