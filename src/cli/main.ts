@@ -10,6 +10,7 @@ import { cashInCommand } from './commands/cashin.js';
 import { demoCommand } from './commands/demo.js';
 import { getCommand } from './commands/get.js';
 import { approveCommand, rejectCommand } from './commands/approval.js';
+import { reconcileCommand } from './commands/reconcile.js';
 import { watchCommand } from './commands/watch.js';
 import { statusCommand } from './commands/status.js';
 import { runCommand } from './commands/run.js';
@@ -32,6 +33,7 @@ function buildProgram(): Command {
     watchCommand(),
     approveCommand(),
     rejectCommand(),
+    reconcileCommand(),
     sandboxCommand(),
     balanceCommand(),
     getCommand(),

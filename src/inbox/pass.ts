@@ -266,7 +266,8 @@ async function intake(
   return summaries;
 }
 
-function engineFor(
+/** The engine's dependencies and options for this process, from the config. */
+export function engineFor(
   journal: Journal,
   gateway: GatewayClient,
   config: Config,

@@ -278,6 +278,11 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         AND (next_poll_at IS NULL OR next_poll_at <= @now)
         AND (lease_until IS NULL OR lease_until <= @now)
       ORDER BY next_poll_at LIMIT @limit`),
+    paidSince: db.prepare(`
+      SELECT order_id FROM payouts
+      WHERE state = 'paid' AND transaction_id IS NOT NULL AND last_sent_at >= @since
+        AND (lease_until IS NULL OR lease_until <= @now) AND order_id > @after
+      ORDER BY order_id LIMIT @limit`),
     nextPollAt: db.prepare(`
       SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts
       WHERE state = 'pending' AND transaction_id IS NOT NULL`),
@@ -729,6 +734,26 @@ export function openJournal(path: string, options: JournalOptions = {}) {
           const ids = (statements.due.all({ now: now(), limit }) as { order_id: string }[]).map(
             (r) => r.order_id,
           );
+          return lease(ids, owner, leaseMs);
+        })
+        .immediate(),
+
+    /**
+     * Claims `paid` payouts sent since `since`, after orderId `after` (paging), to be read
+     * again: a Pix payment can come back (refunded) after it was paid.
+     */
+    claimPaid: (
+      owner: string,
+      limit: number,
+      leaseMs: number,
+      since: number,
+      after = '',
+    ): Claim[] =>
+      db
+        .transaction(() => {
+          const ids = (
+            statements.paidSince.all({ now: now(), since, after, limit }) as { order_id: string }[]
+          ).map((r) => r.order_id);
           return lease(ids, owner, leaseMs);
         })
         .immediate(),

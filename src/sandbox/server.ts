@@ -57,6 +57,8 @@ export interface Sandbox {
   /** Changes faults from now on; the random sequence restarts from the new seed if given. */
   setFaults(faults: Partial<Faults>): void;
   setToken(token: string): void;
+  /** A Pix return: the paid cash-out under this orderId becomes refunded (false: none). */
+  refund(orderId: string): boolean;
   close(): Promise<void>;
 }
 
@@ -320,6 +322,15 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     },
     setToken(next) {
       token = next;
+    },
+    refund(orderId) {
+      const entry = ledger
+        .entries()
+        .find((candidate) => candidate.orderId === orderId && candidate.object === 'cashout');
+      if (entry?.status !== 'paid') return false;
+      ledger.settle(entry, 'refunded', new Date());
+      sendPostback(entry);
+      return true;
     },
     async close() {
       if (closed) return;

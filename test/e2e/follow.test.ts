@@ -237,4 +237,29 @@ describe('payouts run follows payouts to the end and writes results (child proce
     expect(existsSync(join(home, 'archive', 'pay.csv'))).toBe(true);
     expect(sandbox.ledger()).toHaveLength(1);
   });
+
+  it('reconcile records a paid payout that came back, and rewrites its result', async () => {
+    const { home, env, sandbox } = await setUp(100);
+    writeFileSync(
+      join(home, 'inbox', 'pay.csv'),
+      `${[HEADER, row('c-1', 'Ana', 'a@example.com', '10,00'), row('c-2', 'Bia', 'b@example.com', '20,00')].join('\n')}\n`,
+    );
+    const paid = await runCli(['run'], { env });
+    expect(paid.code, paid.stdout + paid.stderr).toBe(0);
+    expect(sandbox.refund('c-1')).toBe(true); // a Pix return, days later
+    const reconciled = await runCli(['reconcile', '--days', '1'], { env });
+    expect(reconciled.code, reconciled.stdout + reconciled.stderr).toBe(2);
+    expect(reconciled.stdout).toContain(
+      'Checked 2 paid payouts sent in the last 1 days: 1 came back',
+    );
+    expect(reconciled.stdout).toContain('refunded: c-1');
+    const rows = readResult(join(home, 'results', 'pay.result.csv'));
+    expect(rows.map((r) => [r['orderId'], r['status']])).toEqual([
+      ['c-1', 'refunded'],
+      ['c-2', 'paid'],
+    ]);
+    const again = await runCli(['reconcile', '--days', '1'], { env });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('Checked 1 paid payouts');
+  });
 });

@@ -1,0 +1,79 @@
+import { join } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { POLLING } from '../../engine/policy.js';
+import { reconcilePaid } from '../../engine/reconcile.js';
+import { ensureFolders, homeFolders } from '../../inbox/folders.js';
+import { engineFor } from '../../inbox/pass.js';
+import { openJournal } from '../../journal/journal.js';
+import { resultFileNames, writeResultFile } from '../../results/result-file.js';
+import { waitForStopSignal } from '../../runtime/signals.js';
+import { openContext, openGateway, type GlobalOptions } from '../context.js';
+import { ExitError } from '../exit-error.js';
+
+const DAY_MS = 86_400_000;
+
+function daysArgument(value: string): number {
+  if (!/^\d{1,4}$/.test(value) || Number(value) < 1) {
+    throw new InvalidArgumentError(`Expected a whole number of days from 1, got "${value}".`);
+  }
+  return Number(value);
+}
+
+export function reconcileCommand(): Command {
+  return new Command('reconcile')
+    .description(
+      'read recent paid payouts again at the gateway: record the ones that came back (refunded) and rewrite their result files',
+    )
+    .requiredOption('--days <n>', 'payouts sent in the last n days', daysArgument)
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 nothing came back; 2 some payout came back or reads otherwise now (a person must look); 1 failed.\n' +
+        '\nExample:\n  payouts reconcile --days 7',
+    )
+    .action(async (options: { days: number }, command: Command) => {
+      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const { config, out } = context;
+      const folders = homeFolders(config.home);
+      ensureFolders(folders);
+      const stop = new AbortController();
+      void waitForStopSignal().then(() => stop.abort());
+      const journal = openJournal(folders.journal);
+      try {
+        const gateway = await openGateway(context);
+        let report;
+        try {
+          const { deps, engine } = engineFor(journal, gateway.client, config, {
+            followMs: 0,
+            signal: stop.signal,
+            pollPolicy: POLLING,
+            note: out.note,
+          });
+          report = await reconcilePaid(deps, engine, Date.now() - options.days * DAY_MS);
+        } finally {
+          await gateway.close();
+        }
+        const batchIds = [...new Set(report.refunded.map((payout) => payout.batchId))];
+        const rewritten: string[] = [];
+        for (const batchId of batchIds) {
+          const batch = journal.batch(batchId);
+          if (!batch) continue;
+          const name = journal.resultName(batchId, resultFileNames(batch.fileName, batchId));
+          const path = join(folders.results, name);
+          await writeResultFile(journal, batch, path, config.resultDialect);
+          rewritten.push(path);
+        }
+        out.data({ ...report, results: rewritten });
+        out.line(
+          `Checked ${report.checked} paid payouts sent in the last ${options.days} days: ${report.refunded.length} came back (refunded).`,
+        );
+        for (const { orderId } of report.refunded) out.line(`  refunded: ${orderId}`);
+        for (const { orderId, why } of report.unexpected)
+          out.line(`  for a person: ${orderId}: ${why}`);
+        for (const path of rewritten) out.line(`  result rewritten: ${path}`);
+        if (report.stopped) throw new ExitError(1, `payouts reconcile: stopped: ${report.stopped}`);
+        if (report.refunded.length > 0 || report.unexpected.length > 0) throw new ExitError(2);
+      } finally {
+        journal.close();
+      }
+    });
+}
