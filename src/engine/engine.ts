@@ -300,6 +300,7 @@ async function resend(
   deps.budget.take(1, deps.now());
   const reason = `not found ${claim.notFound} times, the last just now, ${Math.round((deps.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
   if (!journal.markResending(claim, reason, options.leaseMs)) return { kind: 'stillUnknown' };
+  failpoint('after-resend-commit');
   let decision = decideSend(
     await answerOf(gateway.createCashOut(withPostback(claim.request, options))),
   );

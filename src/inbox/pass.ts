@@ -82,13 +82,14 @@ export interface PassReport {
   failed: boolean;
 }
 
-/** Following runs in rounds, with unknown rows resolved between them. */
-const SETTLE_ROUND_MS = 15_000;
 /**
- * Unknown rows are looked up at most this often by a process that passes again and
- * again (or twice per grace period, when that is shorter: a re-send needs two lookups).
+ * How often unknown rows are looked up while a process follows (the length of a round
+ * of following), and at most how often a daemon's passes look them up: every 15 s, or
+ * twice per grace period when that is shorter (a re-send needs two lookups after it).
  */
-const RESOLVE_EVERY_MS = 15_000;
+function lookupEveryMs(graceMs: number): number {
+  return Math.min(15_000, Math.max(1_000, graceMs / 2));
+}
 const MAX_SETTLE_ROUNDS = 10_000;
 
 export async function runPass(
@@ -114,7 +115,7 @@ export async function runPass(
   const resolveDue = () => {
     const memory = options.memory;
     if (!memory) return true;
-    if (Date.now() - memory.resolvedAt < Math.min(RESOLVE_EVERY_MS, config.resendGrace / 2)) {
+    if (Date.now() - memory.resolvedAt < lookupEveryMs(engine.graceMs)) {
       return false;
     }
     memory.resolvedAt = Date.now();
@@ -337,7 +338,7 @@ async function settle(
       `the gateway answered status "${word}" (first seen on ${orderId}), which payouts does not know: kept verbatim, and the row stays pending`,
     );
   for (let round = 0; round < MAX_SETTLE_ROUNDS && deps.now() < until; round++) {
-    const roundEnd = Math.min(until, deps.now() + SETTLE_ROUND_MS);
+    const roundEnd = Math.min(until, deps.now() + lookupEveryMs(options.graceMs));
     const followed = await followPending(deps, {
       ...options,
       until: roundEnd,

@@ -14,7 +14,9 @@ export type Failpoint =
   /** The gateway has answered; the answers are not yet written to the journal. */
   | 'before-answer-commit'
   /** A file is journaled and the next one is not yet read. */
-  | 'between-files';
+  | 'between-files'
+  /** An unknown row just marked `sending` again for a re-send; the request has not left. */
+  | 'after-resend-commit';
 
 const [armedName, armedCount] = (process.env[FAILPOINT_VARIABLE] ?? '').split(':');
 let reached = 0;

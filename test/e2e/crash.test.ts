@@ -171,6 +171,24 @@ describe(
       expectEachOnce();
     });
 
+    it('killed right after a re-send is marked, before it leaves: looked up again, sent once', async () => {
+      sandbox.setFaults({ serverErrorRate: 1, operations: ['createCashOut'] });
+      const rows = 20;
+      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(rows));
+      // Every create fails before it commits: the rows are unknown, then sent again once
+      // not found twice after the grace period, and the run dies at the first re-send.
+      env = { ...env, PAYOUTS_FOLLOW_TIMEOUT: '30s' };
+      await crashAt('after-resend-commit');
+      expect(sandbox.ledger()).toHaveLength(0);
+      expect([...journaled().values()]).toContain('sending');
+      sandbox.setFaults({ serverErrorRate: 0 });
+      env = { ...env, PAYOUTS_FOLLOW_TIMEOUT: '0' };
+      await runToCompletion();
+      const counts = ledgerCounts(sandbox);
+      expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+      expect(counts.size).toBe(rows);
+    });
+
     it('two runs started at once on one home folder pay each row once', async () => {
       writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(ROWS));
       const [a, b] = await Promise.all([runCli(['run'], { env }), runCli(['run'], { env })]);
