@@ -4,7 +4,7 @@
  * whole file has been read. Then the batch opens, or its rows are held: a file that is
  * damaged, over a limit or fails a control total is never half paid.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { readPayoutFile, type FileReport, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest } from '../csv/row.js';
@@ -35,6 +35,8 @@ export async function ingestFile(
     if (!batch) throw new Error('ingestFile: a row before the fingerprint');
     return batch.batchId;
   };
+  // Compared after the read: a file that changed meanwhile was read half (still being written).
+  const before = statSync(path, { throwIfNoEntry: false });
   let payouts: PayoutInput[] = [];
   let lines: BatchLine[] = [];
   const flush = () => {
@@ -79,6 +81,14 @@ export async function ingestFile(
     return existsSync(path) ? { kind: 'unusable', batchId: undefined, report } : { kind: 'gone' };
   flush();
 
+  const after = statSync(path, { throwIfNoEntry: false });
+  if (after?.size !== before?.size || after?.mtimeMs !== before?.mtimeMs) {
+    report.problems.push({
+      kind: 'held',
+      message:
+        'the file changed while it was being read (still being written?): nothing of it is sent; it is read again as a new file once it stops changing',
+    });
+  }
   const unusable = report.problems.some((problem) => problem.kind === 'unusable');
   const kind = unusable ? 'unusable' : report.problems.length > 0 ? 'held' : opensAs;
   journal.finishBatch(

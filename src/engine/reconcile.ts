@@ -15,6 +15,8 @@ import {
 
 export interface ReconcileReport {
   checked: number;
+  /** Reads that got no answer (the gateway unreachable, a 5xx): these rows were not checked. */
+  failed: number;
   /** Payouts that came back, with the batches whose results must be written again. */
   refunded: { orderId: string; batchId: number }[];
   /** Payouts the gateway now describes otherwise, for a person. */
@@ -27,9 +29,20 @@ export async function reconcilePaid(
   options: EngineOptions,
   since: number,
 ): Promise<ReconcileReport> {
-  const report: ReconcileReport = { checked: 0, refunded: [], unexpected: [], stopped: undefined };
+  const report: ReconcileReport = {
+    checked: 0,
+    failed: 0,
+    refunded: [],
+    unexpected: [],
+    stopped: undefined,
+  };
   let after = '';
+  let pausedUntil = 0;
   while (!report.stopped && !options.signal.aborted) {
+    if (pausedUntil > deps.now()) {
+      await deps.sleep(pausedUntil - deps.now(), options.signal);
+      continue;
+    }
     const grant = await requestSlots(deps, options.signal, options.concurrency);
     const claims = deps.journal.claimPaid(options.owner, grant, options.leaseMs, since, after);
     deps.budget.take(claims.length, deps.now());
@@ -40,9 +53,18 @@ export async function reconcilePaid(
       claims.map(async (claim) => {
         const transactionId = claim.transactionId as number;
         const answer = await answerOf(deps.gateway.getTransactionById(transactionId));
-        report.checked++;
         const decision = decidePoll(claim.request, transactionId, answer);
         if (decision.signal.kind === 'stop') report.stopped ??= decision.signal.why;
+        if (decision.signal.kind === 'pause') {
+          pausedUntil = Math.max(pausedUntil, deps.now() + (decision.signal.ms ?? 1_000));
+        }
+        if ('kind' in answer) {
+          // No answer: not checked, and the row is left as it was, for the next reconcile.
+          report.failed++;
+          deps.journal.move(claim.orderId, claim.fence, 'paid', 'reconcile: no answer', {});
+          return;
+        }
+        report.checked++;
         if (decision.to === 'refunded') {
           deps.journal.move(
             claim.orderId,

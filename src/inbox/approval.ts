@@ -4,22 +4,31 @@
  * queued but its batch closed. A person releases it by moving it into `approved/` (or
  * `payouts approve FILE`), or turns it down (`payouts reject FILE`): its rows are then
  * held, never sent, and a later file may take them over.
+ *
+ * Files are matched to batches by their bytes, never by name: what is released is
+ * exactly what was validated and reported, whatever a person renamed.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { createReadStream, rmSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { formatCents } from '../csv/amount.js';
-import type { Journal } from '../journal/journal.js';
+import type { BatchRecord, Journal } from '../journal/journal.js';
 import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
 
 /** Invalid rows listed in a report; the result file has them all. */
 const REPORT_ERRORS = 200;
 
 /** The bytes' SHA-256, as the journal keys batches. */
-async function sha256Of(path: string): Promise<string> {
+export async function sha256Of(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
+}
+
+/** What a waiting batch would send once approved: its queued payouts. */
+export function toBeSent(journal: Journal, batchId: number): { count: number; cents: number } {
+  const totals = journal.rowTotalsOfBatch(batchId);
+  return { count: totals.rows.queued ?? 0, cents: totals.cents.queued ?? 0 };
 }
 
 /** Moves a journaled file into awaiting-approval/, with its report beside it. */
@@ -31,74 +40,87 @@ export function awaitApproval(
 ): string | undefined {
   const moved = moveInto(file, folders.awaiting);
   if (!moved) return undefined;
-  const batch = journal.batch(batchId);
   const name = basename(moved);
-  const invalid = journal.linesOfBatch(batchId).filter((line) => line.kind === 'invalid');
-  const lines = [
-    `${name}: waiting for approval; nothing of it is sent until then`,
-    `${batch?.rows ?? 0} rows: ${batch?.valid ?? 0} valid (to be sent, total ${formatCents(batch?.totalCents ?? 0)}), ${batch?.invalid ?? 0} invalid (never sent)`,
-    ...invalid
+  journal.setAwaitingName(batchId, name);
+  const totals = journal.rowTotalsOfBatch(batchId);
+  const sent = toBeSent(journal, batchId);
+  const lines = journal.linesOfBatch(batchId);
+  const invalid = lines.filter((line) => line.kind === 'invalid');
+  const notSent = lines.filter((line) => line.kind === 'replay' || line.kind === 'conflict');
+  const report = [
+    `${name} (batch ${batchId}): waiting for approval; nothing of it is sent until then`,
+    `Once approved, ${sent.count} payouts are sent, ${formatCents(sent.cents)} in all.`,
+    `Not sent: ${totals.rows.invalid ?? 0} invalid rows, ${notSent.length} rows already journaled from another file (replays and conflicts).`,
+    ...[...invalid, ...notSent]
       .slice(0, REPORT_ERRORS)
       .map(
         (line) => `  line ${line.line}${line.column ? `, ${line.column}` : ''}: ${line.message}`,
       ),
-    ...(invalid.length > REPORT_ERRORS
-      ? [`  … and ${invalid.length - REPORT_ERRORS} more (see the result file)`]
+    ...(invalid.length + notSent.length > REPORT_ERRORS
+      ? ['  … (the result file has them all)']
       : []),
     '',
-    `To approve: move ${name} into approved/, or run: payouts approve ${name}`,
-    `To turn it down: payouts reject ${name} --reason "why"`,
+    `To approve: move ${name} into approved/, or run: payouts approve "${name}"`,
+    `To turn it down: payouts reject "${name}" --reason "why"`,
   ];
-  writeFileSync(`${moved}.report.txt`, `${lines.join('\n')}\n`);
+  writeFileSync(`${moved}.report.txt`, `${report.join('\n')}\n`);
   return moved;
 }
 
+export type Release =
+  | { file: string; released: true; batchId: number }
+  | { file: string; released: false; why: string };
+
 /**
- * Files a person moved into approved/: each opens its waiting batch and goes on to
- * processing/. A file that is not one awaiting approval is refused (to rejected/): only
- * the bytes a person saw in awaiting-approval/ may be released.
+ * Files a person moved into approved/ (once settled): each opens its waiting batch and
+ * goes on to processing/. Bytes of no waiting batch are refused to rejected/, saying why:
+ * only what was validated and reported may be released.
  */
 export async function releaseApproved(
   journal: Journal,
   folders: Folders,
-): Promise<{ file: string; released: boolean; why?: string }[]> {
-  const outcomes: { file: string; released: boolean; why?: string }[] = [];
+  isReady: (path: string) => boolean,
+): Promise<Release[]> {
+  const outcomes: Release[] = [];
   for (const file of payoutFiles(folders.approved)) {
-    const sha256 = await sha256Of(file);
-    const waiting = journal.batchesIn('awaiting-approval').find((batch) => batch.sha256 === sha256);
-    if (!waiting) {
-      const why = 'not a file awaiting approval (its bytes match none): new files go in the inbox';
+    if (!isReady(file)) continue;
+    const batches = journal.batchesOf(await sha256Of(file));
+    const waiting = batches.find((batch) => batch.state === 'awaiting-approval');
+    // Approved before a crash, the file not yet moved on: it goes on now.
+    const released = batches.find(
+      (batch) => batch.state === 'open' || batch.state === 'underfunded',
+    );
+    const batch = waiting ?? released;
+    if (!batch || (waiting && !journal.approveBatch(waiting.id))) {
+      const why = refusalOf(batches);
       reject(file, folders.rejected, [why]);
       outcomes.push({ file: basename(file), released: false, why });
       continue;
     }
     if (!moveInto(file, folders.processing)) continue; // names all taken: next pass
-    journal.setBatchState(waiting.id, 'open');
-    rmSync(join(folders.awaiting, `${basename(file)}.report.txt`), { force: true });
-    outcomes.push({ file: basename(file), released: true });
+    if (batch.awaitingName)
+      rmSync(`${folders.awaiting}/${batch.awaitingName}.report.txt`, { force: true });
+    outcomes.push({ file: basename(file), released: true, batchId: batch.id });
   }
   return outcomes;
 }
 
-/** A file waiting for approval, by its name. */
-export function findAwaiting(folders: Folders, name: string): string | undefined {
-  const path = join(folders.awaiting, basename(name));
-  return existsSync(path) ? path : undefined;
+function refusalOf(batches: readonly BatchRecord[]): string {
+  if (batches.some((batch) => batch.state === 'refused')) {
+    return 'it was turned down (payouts reject); to send it after all, drop it in the inbox to be validated again';
+  }
+  if (batches.length > 0) return 'these bytes were already released: nothing is sent twice';
+  return 'its bytes match no file awaiting approval (changed since it was validated?): drop it in the inbox to be validated again';
 }
 
-/** `payouts reject`: the batch refused (its rows held), the file to rejected/ with the reason. */
-export async function refuse(
+/** A file in awaiting-approval/ and the waiting batch its bytes are, if any. */
+export async function findAwaiting(
   journal: Journal,
   folders: Folders,
-  file: string,
-  reason: string,
-): Promise<boolean> {
-  const sha256 = await sha256Of(file);
-  const waiting = journal.batchesIn('awaiting-approval').find((batch) => batch.sha256 === sha256);
-  if (!waiting) return false;
-  const why = `turned down by a person: ${reason}`;
-  journal.refuseBatch(waiting.id, why);
-  reject(file, folders.rejected, [why]);
-  rmSync(`${file}.report.txt`, { force: true });
-  return true;
+  name: string,
+): Promise<{ file: string; batch: BatchRecord | undefined } | undefined> {
+  const file = payoutFiles(folders.awaiting).find((path) => basename(path) === basename(name));
+  if (!file) return undefined;
+  const batches = journal.batchesOf(await sha256Of(file));
+  return { file, batch: batches.find((batch) => batch.state === 'awaiting-approval') };
 }

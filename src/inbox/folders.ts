@@ -64,11 +64,16 @@ export function ensureFolders(folders: Folders): void {
 const NOT_A_PAYOUT_FILE =
   /^(\.|~\$|\.~lock)|\.(tmp|part|crdownload|total|done|reason\.txt|report\.txt)$/i;
 
+/** Whether a file name may be a payout file (not a temporary, lock or sidecar file). */
+export function isPayoutFileName(name: string): boolean {
+  return !NOT_A_PAYOUT_FILE.test(name);
+}
+
 /** Payout files in a folder, oldest name first. */
 export function payoutFiles(folder: string): string[] {
   if (!existsSync(folder)) return [];
   return readdirSync(folder)
-    .filter((name) => !NOT_A_PAYOUT_FILE.test(name))
+    .filter(isPayoutFileName)
     .map((name) => join(folder, name))
     .filter((path) => statSync(path, { throwIfNoEntry: false })?.isFile() ?? false)
     .sort();
@@ -93,14 +98,23 @@ export function moveInto(file: string, folder: string, lastResort?: string): str
   try {
     // link then unlink: unlike rename, it fails (EEXIST) rather than replace a file that
     // another run moved in meanwhile.
+    let linked = true;
     try {
       linkSync(file, target);
     } catch (error) {
-      // An inbox on another disk: copy, still refusing to replace (COPYFILE_EXCL).
-      if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-      copyFileSync(file, target, constants.COPYFILE_EXCL);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EXDEV') {
+        // An inbox on another disk: copy, still refusing to replace (COPYFILE_EXCL).
+        copyFileSync(file, target, constants.COPYFILE_EXCL);
+      } else if (code === 'EPERM') {
+        // A file of another user where hard links are protected (fs.protected_hardlinks):
+        // renamed, after a last look that the name is still free.
+        if (existsSync(target)) return undefined;
+        renameSync(file, target);
+        linked = false;
+      } else throw error;
     }
-    unlinkSync(file);
+    if (linked) unlinkSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // ENOENT: another run took it first. EEXIST: the name was taken meanwhile: next run.

@@ -2,7 +2,8 @@
  * One worker per home folder at a time: `payouts run` and `payouts watch` hold a lock in
  * the journal while they work, renewed by a heartbeat. A second one waits or steps back
  * with a clear message. The lock is a courtesy on top of the row claims, which alone keep
- * every payout to one sender: a lock taken over from a stalled holder pays nobody twice.
+ * every payout to one sender: a lock taken over from a stalled holder pays nobody twice,
+ * and the stalled holder, when it wakes and finds its lock gone, stops.
  */
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -35,7 +36,13 @@ function isRunning(pid: number): boolean {
  */
 export async function lockHome(
   journal: Journal,
-  options: { waitMs: number; signal: AbortSignal; onWait?: (holder: LockHolder) => void },
+  options: {
+    waitMs: number;
+    signal: AbortSignal;
+    onWait?: (holder: LockHolder) => void;
+    /** The lock was taken over (this process stalled past STALE_MS) or cannot be renewed. */
+    onLost: (why: string) => void;
+  },
 ): Promise<HomeLock | { heldBy: LockHolder }> {
   const me = {
     holder: `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
@@ -54,12 +61,26 @@ export async function lockHome(
       signal: options.signal,
     }).catch(() => undefined);
   }
-  const heartbeat = setInterval(() => journal.renewLock(LOCK, me.holder), HEARTBEAT_MS);
+  const heartbeat = setInterval(() => {
+    try {
+      if (journal.renewLock(LOCK, me.holder)) return;
+      options.onLost(
+        'the home folder lock was taken over by another process while this one stalled',
+      );
+    } catch (error) {
+      options.onLost(`the home folder lock could not be renewed (${(error as Error).message})`);
+    }
+    clearInterval(heartbeat);
+  }, HEARTBEAT_MS);
   heartbeat.unref();
   return {
     release() {
       clearInterval(heartbeat);
-      journal.releaseLock(LOCK, me.holder);
+      try {
+        journal.releaseLock(LOCK, me.holder);
+      } catch {
+        // It ends with its heartbeat anyway, STALE_MS from now.
+      }
     },
   };
 }

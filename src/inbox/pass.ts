@@ -5,7 +5,7 @@
  * answers, follow pending payouts for a while, then write each file's result and
  * archive the files whose rows are all final.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -29,6 +29,7 @@ import { resultFileNames, writeResultFile } from '../results/result-file.js';
 import { failpoint } from '../runtime/failpoint.js';
 import { awaitApproval, releaseApproved } from './approval.js';
 import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
+import { settledByAge } from './readiness.js';
 
 export interface FileSummary {
   file: string;
@@ -64,8 +65,11 @@ export interface PassOptions {
 
 /** What a long-running process remembers between passes, to skip work already done. */
 export interface PassMemory {
-  /** Files of processing/ already journaled by this process, by path, with their batch. */
-  seen: Map<string, number>;
+  /**
+   * Files of processing/ already journaled by this process, by path, with their batch and
+   * the size and time they had: a file that changes since is read again.
+   */
+  seen: Map<string, { batchId: number; size: number; mtimeMs: number }>;
   /** The row totals each file's result was last written with, by batch. */
   written: Map<number, string>;
   /** When unknown rows were last looked up: a daemon's frequent passes do not repeat it. */
@@ -155,11 +159,13 @@ async function intake(
   options: PassOptions,
 ): Promise<FileSummary[]> {
   const summaries: FileSummary[] = [];
-  for (const { file, released, why } of await releaseApproved(journal, folders)) {
-    if (released) options.note(`${file}: approved; it is sent now`);
+  // A file still being written is never read half: taken once it has settled.
+  const isReady = options.isReady ?? settledByAge(config.inboxSettle, Date.now);
+  for (const release of await releaseApproved(journal, folders, isReady)) {
+    if (release.released) options.note(`${release.file}: approved; it is sent now`);
     else {
       summaries.push({
-        ...summarise(journal, file, undefined, 'moved to rejected/', why ? [why] : []),
+        ...summarise(journal, release.file, undefined, 'moved to rejected/', [release.why]),
         fileNeedsAPerson: true,
       });
     }
@@ -167,7 +173,15 @@ async function intake(
   // What arrived joins processing/, beside what an earlier run left there.
   const arrived = new Set<string>();
   for (const file of payoutFiles(folders.inbox)) {
-    if (options.isReady && !options.isReady(file)) continue;
+    if (!isReady(file)) {
+      summaries.push({
+        ...summarise(journal, file, undefined, 'left in the inbox for a later run', [
+          `it changed less than ${config.inboxSettle} ms ago, and may still be being written (a ${basename(file)}.done beside it says it is complete)`,
+        ]),
+        fileWaits: true,
+      });
+      continue;
+    }
     const moved = moveInto(file, folders.processing);
     if (moved) arrived.add(moved);
     else {
@@ -183,10 +197,13 @@ async function intake(
   for (const file of payoutFiles(folders.processing)) {
     if (options.signal.aborted) break;
     const known = memory?.seen.get(file);
-    if (known !== undefined) {
-      summaries.push(summarise(journal, file, known, 'resumed', []));
+    const stat = statSync(file, { throwIfNoEntry: false });
+    if (known && stat?.size === known.size && stat.mtimeMs === known.mtimeMs) {
+      summaries.push(summarise(journal, file, known.batchId, 'resumed', []));
       continue;
     }
+    const remember = (batchId: number) =>
+      stat && memory?.seen.set(file, { batchId, size: stat.size, mtimeMs: stat.mtimeMs });
     const result = await ingestFile(
       file,
       journal,
@@ -195,9 +212,17 @@ async function intake(
     );
     failpoint('between-files');
     if (result.kind === 'gone') continue;
+    if (
+      result.kind === 'same-file' &&
+      journal.batch(result.batchId)?.state === 'awaiting-approval'
+    ) {
+      // Its bytes wait for approval (left here by a crash, or dropped again): back to wait.
+      awaitApproval(journal, folders, file, result.batchId);
+      continue;
+    }
     if (result.kind === 'same-file' && !arrived.has(file)) {
       // Left here by an earlier run: its rows are followed, not journaled again.
-      memory?.seen.set(file, result.batchId);
+      remember(result.batchId);
       summaries.push(summarise(journal, file, result.batchId, 'resumed', []));
       continue;
     }
@@ -221,11 +246,10 @@ async function intake(
     }
     if (result.kind === 'awaiting-approval') {
       // Listed below with every file waiting for a person's approval.
-      if (!awaitApproval(journal, folders, file, result.batchId))
-        memory?.seen.set(file, result.batchId);
+      if (!awaitApproval(journal, folders, file, result.batchId)) remember(result.batchId);
       continue;
     }
-    memory?.seen.set(file, result.batchId);
+    remember(result.batchId);
     summaries.push(
       summarise(
         journal,
@@ -237,16 +261,11 @@ async function intake(
     );
   }
   for (const batch of journal.batchesIn('awaiting-approval')) {
+    const name = batch.awaitingName ?? batch.fileName;
     summaries.push({
-      ...summarise(
-        journal,
-        batch.fileName,
-        batch.id,
-        'waiting for approval in awaiting-approval/',
-        [
-          `nothing of it is sent until a person moves it into approved/ or runs: payouts approve ${batch.fileName}`,
-        ],
-      ),
+      ...summarise(journal, name, batch.id, 'waiting for approval in awaiting-approval/', [
+        `nothing of it is sent until a person moves it into approved/ or runs: payouts approve "${name}" (its .report.txt says what would be sent)`,
+      ]),
       fileNeedsAPerson: true,
     });
   }
@@ -417,6 +436,7 @@ async function finishFile(
     if (archived) {
       journal.setBatchState(batch.id, 'done');
       memory?.seen.delete(path);
+      memory?.written.delete(batch.id);
       outcome = `${outcome}; every row final: archived as ${basename(archived)}`;
     } else {
       outcome = `${outcome}; every row final, but it could not be moved to archive/: it stays in processing/`;

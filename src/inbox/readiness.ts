@@ -24,3 +24,15 @@ export function settledFiles(settleMs: number, now: () => number): (path: string
     return true;
   };
 }
+
+/**
+ * The same rule for a process that looks once (`payouts run`): a file last changed at
+ * least `settleMs` ago, or with a `<file>.done` beside it.
+ */
+export function settledByAge(settleMs: number, now: () => number): (path: string) => boolean {
+  return (path) => {
+    if (existsSync(`${path}.done`)) return true;
+    const stat = statSync(path, { throwIfNoEntry: false });
+    return stat !== undefined && now() - stat.mtimeMs >= settleMs;
+  };
+}

@@ -51,6 +51,8 @@ export type BatchState = (typeof BATCH_STATES)[number];
 export interface BatchRecord extends BatchInput {
   id: number;
   receivedAt: number;
+  /** The file's name in awaiting-approval/, while it waits there. */
+  awaitingName: string | null;
 }
 
 /** A line of a file that is not a payout of its own. */
@@ -224,9 +226,16 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     batchesInState: db.prepare(`SELECT * FROM batches WHERE state = ? ORDER BY id`),
     resultNameTaken: db.prepare(`SELECT 1 FROM batches WHERE result_name = ?`),
     setResultName: db.prepare(`UPDATE batches SET result_name = ? WHERE id = ?`),
+    setAwaitingName: db.prepare(`UPDATE batches SET awaiting_name = ? WHERE id = ?`),
     batchesNamed: db.prepare(`SELECT * FROM batches WHERE file_name = ? ORDER BY id`),
     allBatches: db.prepare(`SELECT * FROM batches ORDER BY id`),
     setBatchState: db.prepare(`UPDATE batches SET state = ? WHERE id = ?`),
+    approveBatch: db.prepare(
+      `UPDATE batches SET state = 'open' WHERE id = ? AND state = 'awaiting-approval'`,
+    ),
+    refuseBatch: db.prepare(
+      `UPDATE batches SET state = 'refused' WHERE id = ? AND state = 'awaiting-approval'`,
+    ),
     finishBatch: db.prepare(`
       UPDATE batches SET state = @state, rows = @rows, valid = @valid, invalid = @invalid,
         total_cents = @totalCents, problems = @problems
@@ -283,6 +292,8 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       WHERE state = 'paid' AND transaction_id IS NOT NULL AND last_sent_at >= @since
         AND (lease_until IS NULL OR lease_until <= @now) AND order_id > @after
       ORDER BY order_id LIMIT @limit`),
+    batchesRefundedSince: db.prepare(`
+      SELECT DISTINCT batch_id FROM payouts WHERE state = 'refunded' AND updated_at >= ?`),
     nextPollAt: db.prepare(`
       SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts
       WHERE state = 'pending' AND transaction_id IS NOT NULL`),
@@ -488,7 +499,10 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         const earlier = (statements.batchesBySha256.all(sha256) as BatchRow[]).map(toBatch);
         const resuming = earlier.find((batch) => batch.state === 'admitting');
         if (resuming) return { kind: 'resume', batchId: resuming.id };
-        const made = earlier.find((batch) => batch.state !== 'unusable');
+        // Bytes that could not be used, or that a person turned down, may come again.
+        const made = earlier.find(
+          (batch) => batch.state !== 'unusable' && batch.state !== 'refused',
+        );
         if (made) return { kind: 'same-file', batchId: made.id };
         const { lastInsertRowid } = statements.insertBatch.run({
           fileName,
@@ -526,10 +540,27 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       },
     ),
 
-    /** A person turned a batch down before it was sent: its rows held, never sent. */
-    refuseBatch: writing((batchId: number, why: string): void => {
+    setAwaitingName: (batchId: number, name: string): void => {
+      statements.setAwaitingName.run(name, batchId);
+    },
+
+    /** The batches these bytes made, oldest first. */
+    batchesOf: (sha256: string): BatchRecord[] =>
+      (statements.batchesBySha256.all(sha256) as BatchRow[]).map(toBatch),
+
+    /** A person approved a waiting batch: it opens. False when it was not waiting (any more). */
+    approveBatch: writing(
+      (batchId: number): boolean => statements.approveBatch.run(batchId).changes === 1,
+    ),
+
+    /**
+     * A person turned a waiting batch down: its rows held, never sent (a later file may
+     * take them over). False when it was not waiting (any more): nothing changes then.
+     */
+    refuseBatch: writing((batchId: number, why: string): boolean => {
+      if (statements.refuseBatch.run(batchId).changes !== 1) return false;
       holdQueuedRows(batchId, why);
-      statements.setBatchState.run('refused', batchId);
+      return true;
     }),
 
     /** An underfunded batch the balance now covers: its rows queued again, and it opens. */
@@ -757,6 +788,10 @@ export function openJournal(path: string, options: JournalOptions = {}) {
           return lease(ids, owner, leaseMs);
         })
         .immediate(),
+
+    /** Batches with a payout that became refunded since `since` (their results change). */
+    batchesRefundedSince: (since: number): number[] =>
+      (statements.batchesRefundedSince.all(since) as { batch_id: number }[]).map((r) => r.batch_id),
 
     /** When the next poll falls due (0: now), or undefined when nothing is pending. */
     nextPollAt: (): number | undefined =>
@@ -1005,6 +1040,7 @@ interface BatchRow {
   total_cents: number;
   problems: string;
   result_name: string | null;
+  awaiting_name: string | null;
 }
 
 function toBatch(row: BatchRow): BatchRecord {
@@ -1019,6 +1055,7 @@ function toBatch(row: BatchRow): BatchRecord {
     invalid: row.invalid,
     totalCents: row.total_cents,
     problems: JSON.parse(row.problems) as string[],
+    awaitingName: row.awaiting_name,
   };
 }
 

@@ -106,4 +106,12 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE UNIQUE INDEX batches_by_result_name ON batches (result_name);
     `,
   },
+  {
+    version: 5,
+    sql: `
+      -- The name a batch's file waits under in awaiting-approval/ (it may differ from the
+      -- name it arrived with), so people are told the name to approve.
+      ALTER TABLE batches ADD COLUMN awaiting_name TEXT;
+    `,
+  },
 ];

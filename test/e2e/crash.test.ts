@@ -48,6 +48,8 @@ describe(
         PAYOUTS_LOG_LEVEL: 'silent',
         // About sending: payouts are left pending, not followed.
         PAYOUTS_FOLLOW_TIMEOUT: '0',
+        // Files are written just before each run: taken at once.
+        PAYOUTS_INBOX_SETTLE: '1ms',
         PAYOUTS_REQUEST_TIMEOUT: '1s',
         PAYOUTS_CONNECT_TIMEOUT: '1s',
         PAYOUTS_RESEND_GRACE: '1s',

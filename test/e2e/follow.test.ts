@@ -29,6 +29,8 @@ describe('payouts run follows payouts to the end and writes results (child proce
       PAYOUTS_HOME: home,
       PAYOUTS_LOG_LEVEL: 'silent',
       PAYOUTS_FOLLOW_TIMEOUT: '30s',
+      // Files are written just before each run: taken at once.
+      PAYOUTS_INBOX_SETTLE: '1ms',
     };
     return { home, env, sandbox };
   };
@@ -261,5 +263,10 @@ describe('payouts run follows payouts to the end and writes results (child proce
     const again = await runCli(['reconcile', '--days', '1'], { env });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('Checked 1 paid payouts');
+    // No answer is not "nothing came back": exit 1, and the row is checked next time.
+    sandbox.setFaults({ serverErrorRate: 1, operations: ['getTransactionById'] });
+    const unanswered = await runCli(['reconcile', '--days', '1'], { env });
+    expect(unanswered.code).toBe(1);
+    expect(unanswered.stdout).toContain('1 could not be read (no answer from the gateway)');
   });
 });

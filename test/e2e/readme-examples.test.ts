@@ -5,7 +5,7 @@
  * built binary on PATH; the gateway is the sandbox, given as /etc/payouts.env would.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +64,9 @@ describe('the README examples, as written', { timeout: 60_000 }, () => {
     // Cron runs what follows the five schedule fields with /bin/sh.
     const command = here((line as string).trim().split(/\s+/).slice(5).join(' '));
     writeFileSync(join(srv, 'inbox', 'payroll.csv'), PAYROLL);
+    // Exported a minute before cron's turn: settled.
+    const minuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(join(srv, 'inbox', 'payroll.csv'), minuteAgo, minuteAgo);
     // Not spawnSync: the sandbox answers from this process, which must not be blocked.
     const shell = spawn('/bin/sh', ['-c', command], { env, stdio: 'ignore' });
     const code = await new Promise<number | null>((resolve) => shell.once('exit', resolve));

@@ -36,6 +36,8 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
       PAYOUTS_LOG_LEVEL: 'silent',
       // About sending: payouts are left pending, not followed (see follow.test.ts).
       PAYOUTS_FOLLOW_TIMEOUT: '0',
+      // Files are written just before each run: taken at once.
+      PAYOUTS_INBOX_SETTLE: '1ms',
     };
   });
   afterEach(() => sandbox.close());
@@ -164,6 +166,20 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     expect(sandbox.ledger().find((t) => t.orderId === 'lost-1')).toMatchObject({
       valueCents: 1000,
     });
+  });
+
+  it('a file still being written is left in the inbox (exit 3) until it settles or a .done says it is complete', async () => {
+    const settling = { ...env, PAYOUTS_INBOX_SETTLE: '1m' };
+    drop('payroll-2026-11.csv');
+    const early = await runCli(['run'], { env: settling });
+    expect(early.code, early.stdout + early.stderr).toBe(3);
+    expect(early.stdout).toContain('payroll-2026-11.csv: left in the inbox for a later run');
+    expect(early.stdout).toContain('may still be being written');
+    expect(sandbox.ledger()).toHaveLength(0);
+    writeFileSync(join(home, 'inbox', 'payroll-2026-11.csv.done'), '');
+    const done = await runCli(['run'], { env: settling });
+    expect(done.code, done.stdout + done.stderr).toBe(3); // sent, left pending
+    expect(sandbox.ledger()).toHaveLength(6);
   });
 
   it('a damaged file is rejected whole with its reason, and a held one sends nothing', async () => {

@@ -198,18 +198,21 @@ describe(
 
     it('approval holds a file until a person releases it; a refused file is never sent', async () => {
       env = { ...env, PAYOUTS_REQUIRE_APPROVAL: 'true' };
+      // The runs below take a file written just before them.
+      const runEnv = { ...env, PAYOUTS_INBOX_SETTLE: '1ms' };
       writeFileSync(join(home, 'inbox', 'pay.csv'), payroll('a', 10));
       const daemon = startDaemon();
       const report = join(home, 'awaiting-approval', 'pay.csv.report.txt');
       await waitFor('pay.csv awaiting approval', () => existsSync(report));
       expect(readFileSync(report, 'utf8')).toContain(
-        '10 rows: 10 valid (to be sent, total R$ 10,00), 0 invalid',
+        'Once approved, 10 payouts are sent, R$ 10,00 in all.',
       );
       await delay(1_500); // several passes: still nothing sent
       expect(sandbox.ledger()).toHaveLength(0);
 
       const approved = await runCli(['approve', 'pay.csv'], { env });
       expect(approved.code, approved.stderr).toBe(0);
+      expect(approved.stdout).toContain('approved: 10 payouts, R$ 10,00 in all');
       await waitFor('pay.csv archived', archived('pay.csv'));
       expectEachOnce(ids('a', 10));
       expect(existsSync(report)).toBe(false);
@@ -217,7 +220,7 @@ describe(
 
       // Without the daemon: a run leaves the file waiting (exit 2), a person turns it down.
       writeFileSync(join(home, 'inbox', 'other.csv'), payroll('o', 3));
-      const waiting = await runCli(['run', '--follow-timeout', '0'], { env });
+      const waiting = await runCli(['run', '--follow-timeout', '0'], { env: runEnv });
       expect(waiting.code).toBe(2);
       expect(waiting.stdout).toContain('other.csv: waiting for approval in awaiting-approval/');
       const wrongName = await runCli(['reject', 'nope.csv', '--reason', 'x'], { env });
@@ -231,10 +234,21 @@ describe(
       const after = await runCli(['run', '--follow-timeout', '0'], { env });
       expect(after.code, after.stdout).toBe(0);
       expect(sandbox.ledger()).toHaveLength(10); // nothing of other.csv
+      // Turned down "not today": the same bytes may come back, to be approved again.
+      writeFileSync(join(home, 'inbox', 'other.csv'), payroll('o', 3));
+      const again = await runCli(['run', '--follow-timeout', '0'], { env: runEnv });
+      expect(again.code).toBe(2);
+      expect(again.stdout).toContain('other.csv: waiting for approval in awaiting-approval/');
+      expect(sandbox.ledger()).toHaveLength(10);
     });
 
     it('approval by moving the file into approved/; a file dropped straight into approved/ is refused', async () => {
-      env = { ...env, PAYOUTS_REQUIRE_APPROVAL: 'true', PAYOUTS_FOLLOW_TIMEOUT: '10s' };
+      env = {
+        ...env,
+        PAYOUTS_REQUIRE_APPROVAL: 'true',
+        PAYOUTS_FOLLOW_TIMEOUT: '10s',
+        PAYOUTS_INBOX_SETTLE: '1ms',
+      };
       writeFileSync(join(home, 'inbox', 'pay.csv'), payroll('m', 4));
       expect((await runCli(['run'], { env })).code).toBe(2);
       renameSync(join(home, 'awaiting-approval', 'pay.csv'), join(home, 'approved', 'pay.csv'));
@@ -244,10 +258,21 @@ describe(
       expect(released.stderr).toContain('pay.csv: approved; it is sent now');
       expect(released.stdout).toContain('stray.csv: moved to rejected/');
       expect(readFileSync(join(home, 'rejected', 'stray.csv.reason.txt'), 'utf8')).toContain(
-        'not a file awaiting approval',
+        'its bytes match no file awaiting approval',
       );
       expect(existsSync(join(home, 'archive', 'pay.csv'))).toBe(true);
       expectEachOnce(ids('m', 4));
+    });
+
+    it('an idle daemon stops at once on SIGTERM, even with a long rescan interval', async () => {
+      env = { ...env, PAYOUTS_INBOX_RESCAN: '60s' };
+      writeFileSync(join(home, 'inbox', 'pay.csv'), payroll('i', 2));
+      const daemon = startDaemon();
+      await waitFor('pay.csv archived', archived('pay.csv'));
+      await delay(300); // asleep until the next rescan, a minute away
+      const started = Date.now();
+      expect(await stopChild(daemon.child)).toBe(0);
+      expect(Date.now() - started).toBeLessThan(5_000);
     });
   },
 );

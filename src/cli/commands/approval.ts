@@ -1,7 +1,9 @@
+import { rmSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command } from 'commander';
-import { findAwaiting, refuse } from '../../inbox/approval.js';
-import { ensureFolders, homeFolders, moveInto, payoutFiles } from '../../inbox/folders.js';
+import { formatCents } from '../../csv/amount.js';
+import { findAwaiting, toBeSent } from '../../inbox/approval.js';
+import { ensureFolders, homeFolders, moveInto, payoutFiles, reject } from '../../inbox/folders.js';
 import { openJournal } from '../../journal/journal.js';
 import { openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
@@ -22,19 +24,40 @@ export function approveCommand(): Command {
     )
     .argument('<file>', 'the file name in awaiting-approval/')
     .addHelpText('after', '\nExample:\n  payouts approve payroll-2026-11.csv')
-    .action((name: string, _options: unknown, command: Command) => {
+    .action(async (name: string, _options: unknown, command: Command) => {
       const { config, out } = openContext(command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(config.home);
       ensureFolders(folders);
-      const file = findAwaiting(folders, name);
-      if (!file) throw notAwaiting('approve', name, payoutFiles(folders.awaiting));
-      const moved = moveInto(file, folders.approved);
-      if (!moved)
-        throw new ExitError(1, `payouts approve: approved/ has no free name for ${basename(file)}`);
-      out.data({ file: basename(file), approved: basename(moved) });
-      out.line(
-        `${basename(file)}: approved. A running \`payouts watch\` sends it now; otherwise the next \`payouts run\` does.`,
-      );
+      const journal = openJournal(folders.journal);
+      try {
+        const found = await findAwaiting(journal, folders, name);
+        if (!found) throw notAwaiting('approve', name, payoutFiles(folders.awaiting));
+        if (!found.batch) {
+          throw new ExitError(
+            1,
+            `payouts approve: ${basename(found.file)} changed since it was validated (its bytes match no waiting batch): nothing approved; drop it in the inbox to be validated again`,
+          );
+        }
+        const sent = toBeSent(journal, found.batch.id);
+        const moved = moveInto(found.file, folders.approved);
+        if (!moved) {
+          throw new ExitError(
+            1,
+            `payouts approve: approved/ has no free name for ${basename(found.file)}`,
+          );
+        }
+        out.data({
+          file: basename(found.file),
+          batchId: found.batch.id,
+          payouts: sent.count,
+          cents: sent.cents,
+        });
+        out.line(
+          `${basename(found.file)} (batch ${found.batch.id}): approved: ${sent.count} payouts, ${formatCents(sent.cents)} in all. A running \`payouts watch\` sends them now; otherwise the next \`payouts run\` does.`,
+        );
+      } finally {
+        journal.close();
+      }
     });
 }
 
@@ -48,22 +71,36 @@ export function rejectCommand(): Command {
       const { config, out } = openContext(command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(config.home);
       ensureFolders(folders);
-      const file = findAwaiting(folders, name);
-      if (!file) throw notAwaiting('reject', name, payoutFiles(folders.awaiting));
       const journal = openJournal(folders.journal);
       try {
-        if (!(await refuse(journal, folders, file, options.reason))) {
+        const found = await findAwaiting(journal, folders, name);
+        if (!found) throw notAwaiting('reject', name, payoutFiles(folders.awaiting));
+        // Changed in the folder since it was validated: the batch it waits as, by its name.
+        const batch =
+          found.batch ??
+          journal
+            .batchesIn('awaiting-approval')
+            .find((candidate) => candidate.awaitingName === basename(found.file));
+        const why = `turned down by a person: ${options.reason}`;
+        if (batch && !journal.refuseBatch(batch.id, why)) {
           throw new ExitError(
             1,
-            `payouts reject: ${basename(file)} is in awaiting-approval/ but the journal has no batch waiting for those bytes (was it changed there?)`,
+            `payouts reject: ${basename(found.file)} is no longer waiting (approved meanwhile?): nothing changed`,
           );
         }
+        const moved = reject(found.file, folders.rejected, [why]);
+        rmSync(`${found.file}.report.txt`, { force: true });
+        out.data({
+          file: basename(found.file),
+          batchId: batch?.id ?? null,
+          rejected: true,
+          reason: options.reason,
+        });
+        out.line(
+          `${basename(found.file)}${batch ? ` (batch ${batch.id})` : ''}: turned down${moved ? ' and moved to rejected/' : ''}; none of its rows will be sent. A corrected file may be dropped in the inbox.`,
+        );
       } finally {
         journal.close();
       }
-      out.data({ file: basename(file), rejected: true, reason: options.reason });
-      out.line(
-        `${basename(file)}: turned down and moved to rejected/; none of its rows will be sent. A corrected file may be dropped in the inbox.`,
-      );
     });
 }

@@ -52,7 +52,14 @@ export function reconcileCommand(): Command {
         } finally {
           await gateway.close();
         }
-        const batchIds = [...new Set(report.refunded.map((payout) => payout.batchId))];
+        // Also the batches of returns recorded by an earlier reconcile that died before
+        // it rewrote their results.
+        const batchIds = [
+          ...new Set([
+            ...report.refunded.map((payout) => payout.batchId),
+            ...journal.batchesRefundedSince(Date.now() - options.days * DAY_MS),
+          ]),
+        ];
         const rewritten: string[] = [];
         for (const batchId of batchIds) {
           const batch = journal.batch(batchId);
@@ -70,7 +77,15 @@ export function reconcileCommand(): Command {
         for (const { orderId, why } of report.unexpected)
           out.line(`  for a person: ${orderId}: ${why}`);
         for (const path of rewritten) out.line(`  result rewritten: ${path}`);
+        if (report.failed > 0) {
+          out.line(
+            `  ${report.failed} could not be read (no answer from the gateway): run reconcile again`,
+          );
+        }
         if (report.stopped) throw new ExitError(1, `payouts reconcile: stopped: ${report.stopped}`);
+        if (stop.signal.aborted)
+          throw new ExitError(1, 'payouts reconcile: interrupted before the end');
+        if (report.failed > 0) throw new ExitError(1);
         if (report.refunded.length > 0 || report.unexpected.length > 0) throw new ExitError(2);
       } finally {
         journal.close();

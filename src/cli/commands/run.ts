@@ -78,6 +78,10 @@ export function runCommand(): Command {
           waitMs,
           signal: stop.signal,
           onWait: (holder) => out.note(`waiting for ${describeHolder(holder)} to finish`),
+          onLost: (why) => {
+            out.note(`${why}: no new payouts will be sent; stopping`);
+            stop.abort();
+          },
         });
         if ('heldBy' in lock) {
           out.note(

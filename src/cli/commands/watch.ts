@@ -1,10 +1,18 @@
+import { basename } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Command } from 'commander';
 import { watch } from 'chokidar';
 import { Doorbell, nudgeOnPostback } from '../../engine/follow.js';
 import { POLLING, POLLING_WITH_POSTBACKS } from '../../engine/policy.js';
-import { ensureFolders, homeFolders, payoutFiles, type Folders } from '../../inbox/folders.js';
+import {
+  ensureFolders,
+  homeFolders,
+  isPayoutFileName,
+  payoutFiles,
+  type Folders,
+} from '../../inbox/folders.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
-import { runPass, type PassMemory } from '../../inbox/pass.js';
+import { runPass, type PassMemory, type PassReport } from '../../inbox/pass.js';
 import { settledFiles } from '../../inbox/readiness.js';
 import type { Journal } from '../../journal/journal.js';
 import { openJournal } from '../../journal/journal.js';
@@ -30,11 +38,16 @@ export function watchCommand(): Command {
         'SIGUSR2: a health line on stderr now.\n' +
         '\nExample:\n  PAYOUTS_HOME=/srv/payouts PAYOUTS_POSTBACK_LISTEN=127.0.0.1:8787 payouts watch',
     )
-    .action(async (_options: unknown, command: Command) => {
+    .option('--inbox <dir>', 'take files from this folder instead of <home>/inbox')
+    .action(async (options: { inbox?: string }, command: Command) => {
       const context = openContext(command.optsWithGlobals<GlobalOptions>());
       const { config, logger } = context;
-      const folders = homeFolders(config.home);
+      const folders = homeFolders(config.home, options.inbox);
       ensureFolders(folders);
+      // From the start: a standby daemon asked for its health must not die of the signal.
+      let health = () => logger.info('health: waiting for the home folder lock');
+      const onHealthSignal = () => health();
+      process.on('SIGUSR2', onHealthSignal);
       const stop = new AbortController();
       void waitForStopSignal().then((signal) => {
         logger.info(
@@ -43,6 +56,7 @@ export function watchCommand(): Command {
         stop.abort();
       });
       const journal = openJournal(folders.journal);
+      let lostLock = false;
       try {
         const lock = await lockHome(journal, {
           waitMs: Number.MAX_SAFE_INTEGER,
@@ -51,25 +65,36 @@ export function watchCommand(): Command {
             logger.info(
               `another payouts process (${describeHolder(holder)}) is working on this home folder: waiting for it`,
             ),
+          onLost: (why) => {
+            logger.error(`${why}: stopping, so that two processes never work on one home folder`);
+            lostLock = true;
+            stop.abort();
+          },
         });
         if ('heldBy' in lock) return; // stopped while waiting
         try {
-          await serve(context, folders, journal, stop.signal);
+          await serve(context, folders, journal, stop.signal, (report) => (health = report));
         } finally {
           lock.release();
         }
       } finally {
+        process.off('SIGUSR2', onHealthSignal);
         journal.close();
       }
+      if (lostLock) throw new ExitError(1, 'payouts watch: stopped: the home folder lock was lost');
       logger.info('stopped');
     });
 }
+
+/** Pause after a pass that failed on something outside payouts (a disk error, say). */
+const FAILED_PASS_BACKOFF_MS = 30_000;
 
 async function serve(
   context: Context,
   folders: Folders,
   journal: Journal,
   stop: AbortSignal,
+  setHealth: (report: () => void) => void,
 ): Promise<void> {
   const { config, logger } = context;
   const gateway = await openGateway(context);
@@ -84,14 +109,25 @@ async function serve(
   let receiver: PostbackReceiver | undefined;
   // Files events only wake the loop early; the rescan finds every file regardless.
   const arrivals = new Doorbell();
-  const watcher = watch(folders.inbox, { depth: 0, ignoreInitial: true });
+  const watcher = watch([folders.inbox, folders.approved], {
+    depth: 0,
+    ignoreInitial: true,
+    // A spreadsheet's lock file or a download in progress wakes nobody.
+    ignored: (path, stats) => stats?.isFile() === true && !isPayoutFileName(basename(path)),
+  });
   watcher.on('all', () => arrivals.ring());
   watcher.on('error', (error) =>
     logger.warn(`watching the inbox: ${String(error)}; rescanning every ${config.inboxRescan} ms`),
   );
-  const logHealth = () => logger.info(health(), 'health');
+  const logHealth = () => {
+    try {
+      logger.info(health(), 'health');
+    } catch (error) {
+      logger.warn(`health: ${(error as Error).message}`);
+    }
+  };
   const healthTimer = setInterval(logHealth, HEALTH_EVERY_MS);
-  process.on('SIGUSR2', logHealth);
+  setHealth(logHealth);
   try {
     if (config.postbackListen) {
       const [, host = '', port = ''] = /^\[?(.*?)\]?:(\d+)$/.exec(config.postbackListen) ?? [];
@@ -123,46 +159,50 @@ async function serve(
     logger.info(`watching ${folders.inbox}`);
     // Until stopped: a daemon's life is bounded by its signals.
     while (!stop.aborted) {
-      const pass = await runPass(journal, gateway.client, folders, config, {
-        followMs: config.inboxRescan,
-        signal: stop,
-        pollPolicy: receiver ? POLLING_WITH_POSTBACKS : POLLING,
-        ...(postbackUrl === undefined ? {} : { postbackUrl }),
-        doorbell,
-        isReady,
-        memory,
-        note: (text) => logger.warn(text),
-      });
-      for (const file of pass.files) {
-        // Each file said once per change, not once per pass.
-        const text = describeFile(file);
-        if (told.get(file.file) !== text) logger.info(text);
-        told.set(file.file, text);
+      let pass: PassReport;
+      try {
+        pass = await runPass(journal, gateway.client, folders, config, {
+          followMs: config.inboxRescan,
+          signal: stop,
+          pollPolicy: receiver ? POLLING_WITH_POSTBACKS : POLLING,
+          ...(postbackUrl === undefined ? {} : { postbackUrl }),
+          doorbell,
+          isReady,
+          memory,
+          note: (text) => logger.warn(text),
+        });
+      } catch (error) {
+        if (error instanceof ExitError) throw error;
+        // A file or disk the daemon cannot handle now: said, and tried again later; what
+        // is journaled stays journaled.
+        logger.error(
+          `pass failed: ${(error as Error).message}; trying again in ${FAILED_PASS_BACKOFF_MS / 1000}s`,
+        );
+        await delay(FAILED_PASS_BACKOFF_MS, undefined, { signal: stop }).catch(() => undefined);
+        continue;
       }
+      // Each file said once per change, not once per pass; files gone are forgotten.
+      const current = new Map(
+        pass.files.map((file) => [`${file.batchId ?? ''}:${file.file}`, describeFile(file)]),
+      );
+      for (const [key, text] of current) if (told.get(key) !== text) logger.info(text);
+      told.clear();
+      for (const [key, text] of current) told.set(key, text);
       if (pass.failed) {
         throw new ExitError(1, `payouts watch: stopped: ${pass.stopped ?? 'the pass failed'}`);
       }
       if (pass.stopped && !stop.aborted) logger.warn(`pass stopped early: ${pass.stopped}`);
-      await new Promise<void>((resolve) => {
-        // A file waiting to settle is looked at again as soon as it may have.
-        const waiting = payoutFiles(folders.inbox).length > 0;
-        const timer = setTimeout(
-          resolve,
-          waiting ? Math.min(config.inboxSettle, config.inboxRescan) : config.inboxRescan,
-        );
-        AbortSignal.any([stop, arrivals.signal, doorbell.signal]).addEventListener(
-          'abort',
-          () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          { once: true },
-        );
-      });
+      if (stop.aborted) break;
+      // A file waiting to settle is looked at again as soon as it may have.
+      const waiting = payoutFiles(folders.inbox).length + payoutFiles(folders.approved).length > 0;
+      await delay(
+        waiting ? Math.min(config.inboxSettle, config.inboxRescan) : config.inboxRescan,
+        undefined,
+        { signal: AbortSignal.any([stop, arrivals.signal, doorbell.signal]) },
+      ).catch(() => undefined);
     }
   } finally {
     clearInterval(healthTimer);
-    process.off('SIGUSR2', logHealth);
     await watcher.close();
     await receiver?.close();
     await gateway.close();
