@@ -195,6 +195,13 @@ describe('payouts run follows payouts to the end and writes results (child proce
     const held = await runCli(['run'], { env });
     expect(held.code).toBe(2);
     expect(sandbox.ledger()).toHaveLength(0);
+    // Held whole, with both totals in its result.
+    expect(readResult(join(home, 'results', 'pay.result.csv'))[0]).toMatchObject({
+      status: 'held',
+      message: expect.stringContaining(
+        'the file has R$ 30,00, but the total line (line 4) says R$ 99,00',
+      ),
+    });
     writeFileSync(
       join(home, 'inbox', 'pay-fixed.csv'),
       `${[HEADER, ...rows, 'Total,,,,,,,"30,00"'].join('\n')}\n`,

@@ -111,7 +111,17 @@ describe('the README examples, as written', { timeout: 60_000 }, () => {
       if (Date.now() > until) throw new Error(`not archived; daemon log:\n${log}`);
       await delay(100);
     }
-    expect(log).toContain('postback receiver listening on http://127.0.0.1:');
+    // Health: on GET /healthz of the receiver, and as a log line on SIGUSR2.
+    const address = /postback receiver listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(log)?.[1];
+    expect(address, log).toBeDefined();
+    const health = (await (await fetch(`${address}/healthz`)).json()) as {
+      rows: Record<string, number>;
+    };
+    expect(health.rows).toEqual({ paid: 2 });
+    daemon.kill('SIGUSR2');
+    const asked = Date.now();
+    while (!log.includes('"msg":"health"') && Date.now() - asked < 5_000) await delay(50);
+    expect(log).toContain('"msg":"health"');
     const started = Date.now();
     expect(await stopChild(daemon, killSignal)).toBe(0);
     expect(Date.now() - started).toBeLessThan(stopWithin);
