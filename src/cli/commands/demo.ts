@@ -1,138 +1,208 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
+import type { Config } from '../../config/schema.js';
+import { formatCents } from '../../csv/amount.js';
+import { POLLING } from '../../engine/policy.js';
 import { createGatewayClient } from '../../gateway/client.js';
-import type { CashOutRequest, Transaction } from '../../gateway/contract.js';
-import { isFinalStatus } from '../../gateway/status.js';
+import { ensureFolders, homeFolders } from '../../inbox/folders.js';
+import { runPass, type FileSummary } from '../../inbox/pass.js';
+import { openJournal, type Journal } from '../../journal/journal.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../../sandbox/server.js';
 import { openContext, type GlobalOptions } from '../context.js';
-import { formatCents } from '../../csv/amount.js';
+import { ExitError } from '../exit-error.js';
 
-const SETTLE_DELAY_MS = 300;
-const POLL_INTERVAL_MS = 100;
-const MAX_POLLS = 100;
-
-/** Three payouts a finance team would recognise; the third goes to a key the sandbox always fails. */
-function demoPayouts(runId: string): CashOutRequest[] {
-  const person = (name: string, email: string) => ({ name, email, phone: '+5511987654321' });
-  return [
-    {
-      value: 350_000,
-      pixKeyType: 0,
-      pixKey: '52998224725',
-      cpfCnpj: '52998224725',
-      person: person('Ana Souza', 'ana@example.com'),
-      orderId: `${runId}-1`,
-    },
-    {
-      value: 125_050,
-      pixKeyType: 2,
-      pixKey: 'joao@example.com',
-      cpfCnpj: '11222333000181',
-      person: person('João Lima Serviços', 'joao@example.com'),
-      orderId: `${runId}-2`,
-    },
-    {
-      value: 9_990,
-      pixKeyType: 2,
-      pixKey: 'fail@example.com',
-      cpfCnpj: '52998224725',
-      person: person('Carla Dias', 'carla@example.com'),
-      orderId: `${runId}-3`,
-    },
-  ];
-}
+const SAMPLES = fileURLToPath(new URL('../../../samples/', import.meta.url));
+/** The demo's gateway: a few dropped answers and a 429 burst on creates, settling fast. */
+const DEMO_FAULTS = {
+  seed: 11,
+  dropAfterCommitRate: 0.15,
+  rateLimitRate: 0.15,
+  retryAfterSeconds: 1,
+  operations: ['createCashOut' as const],
+};
+const SETTLE_DELAY_MS = 800;
+/** The demo ends within this, settled or not. */
+const FOLLOW_MS = 30_000;
+const PROGRESS_EVERY_MS = 200;
+const INVALID_SHOWN = 4;
 
 export function demoCommand(): Command {
   return new Command('demo')
     .description(
-      'a short journey against the embedded sandbox: balance, a cash-in, three payouts followed until they settle',
+      'the whole journey against an embedded sandbox with faults switched on: the sample files paid exactly once, followed to the end, results written',
     )
-    .addHelpText('after', '\nExample:\n  npm start        # the same as: payouts demo')
+    .addHelpText(
+      'after',
+      '\nNo real money moves. Each demo gets a fresh home folder under <home>/demo/.\n' +
+        '\nExample:\n  npm start        # the same as: payouts demo',
+    )
     .action(async (_options: object, command: Command) => {
       const context = openContext(command.optsWithGlobals<GlobalOptions>());
       const { out } = context;
-      const token = SANDBOX_DEFAULTS.token;
-      const sandbox = await startSandbox({ token, settleDelayMs: SETTLE_DELAY_MS });
-      const client = createGatewayClient({
+      const started = Date.now();
+      const home = resolve(
+        context.config.home,
+        'demo',
+        new Date(started).toISOString().replace(/[:.]/g, '-'),
+      );
+      const config: Config = {
+        ...context.config,
+        home,
+        // Short time-outs: a dropped answer is looked up at once, and the demo stays short.
+        connectTimeout: 2_000,
+        requestTimeout: 3_000,
+        resendGrace: 2_000,
+        inboxSettle: 1,
+        concurrency: 8,
+        balanceCheck: 'block',
+        requireApproval: false,
+      };
+      const folders = homeFolders(home);
+      ensureFolders(folders);
+      const files = readdirSync(SAMPLES).filter((name) => name.endsWith('.csv'));
+      for (const name of files) copyFileSync(join(SAMPLES, name), join(folders.inbox, name));
+
+      const faults = new Map<string, number>();
+      const sandbox = await startSandbox({
+        token: SANDBOX_DEFAULTS.token,
+        settleDelayMs: SETTLE_DELAY_MS,
+        faults: DEMO_FAULTS,
+        onRequest: ({ fault }) => faults.set(fault, (faults.get(fault) ?? 0) + 1),
+      });
+      const gateway = createGatewayClient({
         baseUrl: sandbox.url,
-        token,
+        token: SANDBOX_DEFAULTS.token,
         authScheme: '',
         getTransactionMethod: 'GET',
-        connectTimeoutMs: 2000,
-        requestTimeoutMs: 5000,
-        connections: 4,
+        connectTimeoutMs: config.connectTimeout,
+        requestTimeoutMs: config.requestTimeout,
+        connections: config.concurrency,
       });
+      const journal = openJournal(folders.journal);
+      out.note(
+        `SANDBOX: no real money moves (embedded sandbox at ${sandbox.url}, with some answers dropped and a 429 burst switched on)`,
+      );
+      out.note(`Demo home: ${home}; ${files.length} sample files dropped in its inbox.`);
+      const progress = startProgress(journal, out.json || context.config.logLevel === 'silent');
+      let filesDone: FileSummary[];
       try {
-        process.stderr.write(`SANDBOX: no real money moves (embedded sandbox at ${sandbox.url})\n`);
-        const before = await client.getBalance();
-        out.line(`Balance before: ${formatCents(before.balance)}`);
-
-        const folder = resolve(context.config.home, 'demo');
-        mkdirSync(folder, { recursive: true });
-        const cashIn = await client.createCashIn({
-          payerName: 'Loja Exemplo Ltda',
-          payerDocument: '11222333000181',
-          payerEmail: 'financeiro@example.com',
-          payerPhone: '+5511912345678',
-          productName: 'Invoice 42',
-          productDescription: 'November services',
-          value: 150_000,
+        const pass = await runPass(journal, gateway, folders, config, {
+          followMs: FOLLOW_MS,
+          signal: new AbortController().signal,
+          pollPolicy: POLLING,
+          note: () => undefined,
         });
-        const qrFile = join(folder, `cashin-${cashIn.transactionId}.png`);
-        writeFileSync(qrFile, Buffer.from(cashIn.qrPngBase64, 'base64'));
-        out.line(
-          `Cash-in ${cashIn.transactionId} for ${formatCents(150_000)}: QR saved to ${qrFile}`,
-        );
-        out.line(`  payment code: ${cashIn.paymentCode}`);
-
-        const runId = `demo-${Date.now()}`;
-        const requests = demoPayouts(runId);
-        const sent = await Promise.all(requests.map((request) => client.createCashOut(request)));
-        out.line(`Sent ${sent.length} payouts; following them until they settle…`);
-
-        const settled = new Map<number, Transaction>();
-        for (let poll = 0; poll < MAX_POLLS && settled.size < sent.length; poll++) {
-          await sleep(POLL_INTERVAL_MS);
-          for (const cashOut of sent) {
-            if (settled.has(cashOut.transactionId)) continue;
-            const transaction = await client.getTransactionById(cashOut.transactionId);
-            if (isFinalStatus(transaction.status)) settled.set(cashOut.transactionId, transaction);
-          }
-        }
-
-        const rows = requests.map((request, index) => {
-          const transactionId = sent[index]?.transactionId ?? 0;
-          const status = settled.get(transactionId)?.status ?? 'pending';
-          return {
-            orderId: request.orderId,
-            name: request.person.name,
-            value: request.value,
-            transactionId,
-            status,
-          };
-        });
-        out.data({
-          sandbox: sandbox.url,
-          cashIn: { transactionId: cashIn.transactionId, qrImage: qrFile },
-          payouts: rows,
-        });
-        out.line('');
-        out.line(`${'orderId'.padEnd(22)} ${'name'.padEnd(20)} ${'value'.padStart(14)}  status`);
-        for (const row of rows) {
-          out.line(
-            `${row.orderId.padEnd(22)} ${row.name.padEnd(20)} ${formatCents(row.value).padStart(14)}  ${row.status}`,
-          );
-        }
-        const after = await client.getBalance();
-        out.line('');
-        out.line(
-          `Balance after: ${formatCents(after.balance)} (the failed payout was returned to the balance)`,
-        );
+        if (pass.failed) throw new ExitError(1, `payouts demo: stopped: ${pass.stopped}`);
+        filesDone = pass.files;
       } finally {
-        await client.close();
+        progress.stop();
+        await gateway.close();
         await sandbox.close();
       }
+      try {
+        const seconds = ((Date.now() - started) / 1000).toFixed(1);
+        const ledger = sandbox.ledger().filter((entry) => entry.object === 'cashout');
+        const orderIds = new Set(ledger.map((entry) => entry.orderId));
+        out.data({
+          home,
+          seconds: Number(seconds),
+          gatewayTransactions: ledger.length,
+          duplicates: ledger.length - orderIds.size,
+          files: filesDone.map((file) => ({ ...file, invalid: invalidReasons(journal, file) })),
+        });
+        out.line(table(filesDone));
+        for (const file of filesDone) {
+          const reasons = invalidReasons(journal, file);
+          if (reasons.length === 0) continue;
+          out.line(`\n${file.file}, invalid rows (never sent; fix and drop the file again):`);
+          for (const reason of reasons.slice(0, INVALID_SHOWN)) out.line(`  ${reason}`);
+          if (reasons.length > INVALID_SHOWN) {
+            out.line(`  … and ${reasons.length - INVALID_SHOWN} more, in its result file`);
+          }
+        }
+        out.line('\nResult files:');
+        for (const file of filesDone) if (file.result) out.line(`  ${file.result}`);
+        out.line(
+          `\n${ledger.length} payouts reached the gateway, ${ledger.length - orderIds.size} of them twice, in ${seconds}s, through ${faults.get('drop-after-commit') ?? 0} dropped answers and ${faults.get('rate-limit') ?? 0} answers 429. Nothing is left running.`,
+        );
+      } finally {
+        journal.close();
+      }
     });
+}
+
+function invalidReasons(journal: Journal, file: FileSummary): string[] {
+  if (file.batchId === null) return [];
+  return journal
+    .linesOfBatch(file.batchId)
+    .filter((line) => line.kind === 'invalid')
+    .map((line) => `line ${line.line}${line.column ? `, ${line.column}` : ''}: ${line.message}`);
+}
+
+/** One row per file: paid, failed and invalid rows with their amounts. */
+function table(files: readonly FileSummary[]): string {
+  const cell = (file: FileSummary, state: 'paid' | 'failed' | 'invalid') => {
+    const count = file.rows[state] ?? 0;
+    const cents = file.cents[state] ?? 0;
+    return cents > 0 ? `${count} (${formatCents(cents)})` : String(count);
+  };
+  const rows = [
+    ['file', 'paid', 'failed', 'invalid', 'other'],
+    ...files.map((file) => {
+      const other = Object.entries(file.rows)
+        .filter(([state]) => !['paid', 'failed', 'invalid'].includes(state))
+        .map(([state, count]) => `${count} ${state}`)
+        .join(', ');
+      return [file.file, cell(file, 'paid'), cell(file, 'failed'), cell(file, 'invalid'), other];
+    }),
+  ];
+  const widths = rows[0]!.map((_, column) =>
+    Math.max(...rows.map((row) => (row[column] ?? '').length)),
+  );
+  return rows
+    .map((row) =>
+      row
+        .map((text, column) => text.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+/**
+ * Progress on stderr: a bar redrawn in place on a terminal, a plain line now and then
+ * otherwise. Read from the journal, the one place that knows.
+ */
+function startProgress(journal: Journal, quiet: boolean): { stop(): void } {
+  if (quiet) return { stop: () => undefined };
+  const tty = process.stderr.isTTY === true;
+  const began = Date.now();
+  let lastLine = 0;
+  const draw = (final: boolean) => {
+    const counts = journal.countsByState();
+    const count = (state: keyof typeof counts) => counts[state]?.count ?? 0;
+    const total = Object.values(counts).reduce((sum, entry) => sum + (entry?.count ?? 0), 0);
+    const settled = count('paid') + count('failed') + count('canceled') + count('refunded');
+    const sent = settled + count('pending') + count('unknown') + count('sending');
+    const perSecond = (sent / Math.max(0.001, (Date.now() - began) / 1000)).toFixed(1);
+    const text = `${sent}/${total} sent · ${settled} settled · ${perSecond} rows/s`;
+    if (tty) {
+      const width = 24;
+      const filled = total === 0 ? 0 : Math.round((settled / total) * width);
+      process.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${text}`);
+      if (final) process.stderr.write('\n');
+    } else if (final || Date.now() - lastLine >= 2_000) {
+      process.stderr.write(`progress: ${text}\n`);
+      lastLine = Date.now();
+    }
+  };
+  const timer = setInterval(() => draw(false), PROGRESS_EVERY_MS);
+  return {
+    stop() {
+      clearInterval(timer);
+      draw(true);
+    },
+  };
 }
