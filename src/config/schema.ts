@@ -39,82 +39,80 @@ export const ConfigSchema = z.strictObject({
     .string()
     .min(1)
     .describe(
-      'Folder of the inbox, results and journal. Relative paths start at the working directory.',
+      'folder of the inbox, results and journal; relative paths start at the working directory',
     ),
   baseUrl: z
     .url({ protocol: /^https?$/ })
     .nullable()
     .describe(
-      'Base address of the gateway. null runs against the embedded sandbox: no real money moves.',
+      'base address of the gateway (http or https, may include a path); `null` runs against the embedded sandbox',
     ),
   token: z
     .string()
     .regex(/^[\x21-\x7e]+$/, 'expected visible characters only (no spaces or line breaks)')
     .nullable()
     .describe(
-      'Access token sent in Authorization. Required with baseUrl; never printed or logged.',
+      'access token sent in `Authorization`; required with `baseUrl`; never printed, logged or written',
     ),
   authScheme: z
     .string()
     .regex(/^\S*$/, 'expected one word such as Bearer, or empty')
-    .describe(
-      'Word put before the token in Authorization, e.g. Bearer. Empty sends the bare token.',
-    ),
+    .describe('word put before the token, e.g. `Bearer`; empty sends the bare token'),
   getTransactionMethod: z
     .enum(['GET', 'POST'])
-    .describe(
-      'HTTP method of the get-transaction endpoints (the interface names POST but shows GET).',
-    ),
-  connectTimeout: duration.describe('Time allowed to open a connection to the gateway.'),
+    .describe('method of the get-transaction endpoints, `GET` or `POST`'),
+  connectTimeout: duration.describe(
+    'time allowed to open a connection; a refused or timed-out connect sent nothing',
+  ),
   requestTimeout: duration.describe(
-    'Time allowed for an answer; a create with no answer by then is treated as ambiguous and looked up, never re-sent blindly.',
+    "time allowed for the answer's headers, and again for each gap in its body; a create with no answer is ambiguous",
   ),
   resendGrace: duration.describe(
-    'Time after a send before a payout the gateway says it does not have (twice) may be sent again.',
+    'time after a send before a payout the gateway says it does not have (twice) may be sent again, with its own orderId: a request may still be in flight at the gateway when the first lookup misses it',
   ),
   followTimeout: durationOrZero.describe(
-    'How long `payouts run` follows pending payouts before it exits; the next run picks up what is still pending. 0: do not follow.',
+    'how long `payouts run` follows pending payouts (polling each by transactionId) before it writes results and exits; what is still pending is picked up by the next run; `0` does not follow; `--follow-timeout` overrides it for one run',
   ),
   inboxSettle: duration.describe(
-    'How long a file in the inbox must keep its size and time unchanged before the daemon takes it (a `<file>.done` beside it skips the wait).',
+    'how long a file in the inbox must keep its size and modification time before `payouts watch` takes it, so a file still being copied is never read half; a `<file>.done` beside it skips the wait',
   ),
   inboxRescan: duration.describe(
-    'How often the daemon looks at the whole inbox again, whatever file events said; also the length of each of its rounds of following.',
+    'how often `payouts watch` looks at the whole inbox again whatever file events said (events are hints: some filesystems, such as network shares, send none); also the length of each round of following',
   ),
   postbackListen: z
     .string()
     .regex(/^(\[[0-9a-fA-F:.]+\]|[\w.-]+):\d{1,5}$/, 'expected host:port, such as 127.0.0.1:8787')
     .nullable()
     .describe(
-      "Where the daemon listens for the gateway's postbacks (host:port); null: no receiver, payouts are followed by polling alone.",
+      "`host:port` where `payouts watch` receives the gateway's postbacks; `null`: no receiver, payouts are followed by polling alone",
     ),
   postbackPublicUrl: z
     .url({ protocol: /^https?$/ })
     .nullable()
     .describe(
-      "The receiver's address as the gateway reaches it (e.g. behind a proxy); null: http://<postbackListen>.",
+      "the receiver's address as the gateway reaches it (a proxy, a public name); `null`: `http://<postbackListen>`. The secret path is added to it",
     ),
   resultDialect: z
     .enum(RESULT_DIALECTS)
     .describe(
-      'Result CSV dialect: excel (";", UTF-8 with BOM, CRLF, decimal comma: opens right in Excel set to Portuguese) or rfc4180 (",", UTF-8, CRLF, decimal point).',
+      'result CSV dialect: `excel` (`;`, UTF-8 with BOM, CRLF, decimal comma: opens right in a Portuguese Excel) or `rfc4180` (`,`, UTF-8 without BOM, CRLF, decimal point)',
     ),
   requireApproval: z
     .boolean()
     .describe(
-      'Whether a validated file waits in awaiting-approval/ until a person approves it (moves it into approved/, or runs payouts approve FILE).',
+      'whether a validated file waits in `awaiting-approval/` (with a `.report.txt` of what would be sent) until a person moves it into `approved/` or runs `payouts approve FILE`; `payouts reject FILE --reason …` turns it down',
     ),
   balanceCheck: z
     .enum(BALANCE_CHECKS)
     .describe(
-      'Before sending, the balance against what is to be sent: block (an uncovered batch is held), warn, or off.',
+      'before sending, the balance (read as cents) against what each batch has to send, oldest batch first: `block` holds a batch it does not cover (its rows `held`, checked again on every run), `warn` sends anyway and says so, `off` does not look',
     ),
   concurrency: z
     .number()
     .int()
     .min(1)
     .max(1024)
-    .describe('Requests in flight at once, and the size of the connection pool.'),
+    .describe('requests in flight at once, and the size of the connection pool (1 to 1024)'),
   maxRequestsPerSecond: z
     .number()
     .int()
@@ -122,27 +120,27 @@ export const ConfigSchema = z.strictObject({
     .max(100_000)
     .nullable()
     .describe(
-      'Most gateway requests (sends, lookups, polls together) started in any one second; null for no cap.',
+      'most gateway requests started in any one second (a sliding window), sends, lookups and polls together; `null` for no cap (the interface publishes no rate limit, and a 429 pauses the whole pool anyway)',
     ),
   encoding: z
     .enum(ENCODING_SETTINGS)
     .describe(
-      'Text encoding of input files: auto (UTF-8 when the bytes are valid UTF-8, else Windows-1252), or forced.',
+      'text encoding of input files: `auto` (UTF-8 when the bytes are valid UTF-8, else Windows-1252; a byte-order mark always wins), `utf-8`, `windows-1252` or `latin1`',
     ),
   maxPayoutCents: cents.describe(
-    'Largest amount of one payout, in cents; a larger row is invalid.',
+    'largest amount of one payout, in cents (R$ 100.000,00); a larger row is invalid',
   ),
   maxFileCents: cents.describe(
-    'Largest sum of the valid rows of one file, in cents; a larger file is held whole.',
+    'largest sum of the valid rows of one file, in cents (R$ 10.000.000,00); a larger file is held whole',
   ),
   maxFileBytes: z
     .number()
     .int()
     .positive()
-    .describe('Largest input file, in bytes; a larger file is refused unread.'),
+    .describe('largest input file in bytes (512 MiB); a larger file is refused unread'),
   logLevel: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-    .describe('Lowest level of log lines written to stderr.'),
+    .describe('lowest level of the pino log lines on stderr (`silent` for none)'),
 });
 
 export type Config = z.output<typeof ConfigSchema>;
