@@ -1,0 +1,50 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { maskPersonalData } from '../../src/runtime/mask.js';
+
+describe('maskPersonalData', () => {
+  it.each([
+    ['CPF 529.982.247-25 refused', 'CPF ***25 refused'],
+    ['CPF 52998224725 refused', 'CPF ***25 refused'],
+    ['CNPJ 11.222.333/0001-81', 'CNPJ ***81'],
+    ['key ana.souza@example.com', 'key a***@example.com'],
+    ['phone +55 (11) 98765-4321', 'phone ***21'],
+    ['phone 11987654321', 'phone ***21'],
+    // Not personal: ids, amounts, dates, addresses, orderIds stay readable.
+    ['transaction 1001 of R$ 27.111,15', 'transaction 1001 of R$ 27.111,15'],
+    [
+      'orderId pay-2026-11-001 at 2026-11-23T08:36:12Z',
+      'orderId pay-2026-11-001 at 2026-11-23T08:36:12Z',
+    ],
+    ['listening on http://127.0.0.1:40859', 'listening on http://127.0.0.1:40859'],
+  ])('%s', (text, masked) => {
+    expect(maskPersonalData(text)).toBe(masked);
+  });
+});
+
+describe('the logger', () => {
+  it('masks personal data and hides the token in what it writes', async () => {
+    const logger = fileURLToPath(new URL('../../dist/runtime/logger.js', import.meta.url));
+    const script = `
+      const { createLogger } = await import(${JSON.stringify(logger)});
+      const log = createLogger('info');
+      log.info({ token: 'secret-token', person: { name: 'Ana' }, cpfCnpj: '52998224725' }, 'row of ana@example.com, CPF 529.982.247-25');
+    `;
+    const stderr = await new Promise<string>((resolve) =>
+      execFile(process.execPath, ['--input-type=module', '-e', script], (_error, _out, err) =>
+        resolve(err),
+      ),
+    );
+    expect(stderr).toContain('row of a***@example.com, CPF ***25');
+    for (const secret of [
+      'secret-token',
+      '52998224725',
+      '529.982.247-25',
+      'ana@example.com',
+      'Ana"',
+    ]) {
+      expect(stderr).not.toContain(secret);
+    }
+  });
+});
