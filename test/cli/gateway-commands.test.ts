@@ -191,8 +191,27 @@ describe('with no baseUrl', () => {
     expect(JSON.parse(result.stdout)).toHaveProperty('balance');
   });
 
-  it('--help works on every command', async () => {
-    for (const command of ['sandbox', 'balance', 'get', 'cashin', 'demo']) {
+  it('--help works on every command, each with an example', async () => {
+    const commands = [...(await runCli(['--help'])).stdout.matchAll(/^ {2}(\w+)\b/gm)]
+      .map((match) => match[1] as string)
+      .filter((name) => name !== 'help');
+    expect(commands).toEqual(
+      expect.arrayContaining([
+        'validate',
+        'run',
+        'status',
+        'watch',
+        'approve',
+        'reject',
+        'reconcile',
+        'sandbox',
+        'balance',
+        'get',
+        'cashin',
+        'demo',
+      ]),
+    );
+    for (const command of commands) {
       const result = await runCli([command, '--help']);
       expect(result.code, command).toBe(0);
       expect(result.stdout, command).toContain('Example');
