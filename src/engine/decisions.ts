@@ -178,7 +178,7 @@ export function decidePoll(
       to: 'pending',
       reason: message,
       // Said in the row (status, result file) until a poll gets through.
-      details: { message },
+      details: { message, pollFailed: true },
       signal: readFailureSignal(answer),
     };
   }
@@ -197,6 +197,7 @@ export function decidePoll(
       gatewayStatus: answer.statusRaw,
       endToEndId: answer.endToEndId,
       processedAt: answer.processedAt,
+      pollFailed: false,
     },
     signal: CONTINUE,
   };

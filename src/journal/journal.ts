@@ -109,6 +109,11 @@ export interface AnswerDetails {
   /** Polls of its transaction so far, and when the next one is due (following). */
   polls?: number;
   nextPollAt?: number;
+  /**
+   * A poll got no answer (its message says why), or got one: a message a failed poll
+   * left is cleared by the next poll that gets through.
+   */
+  pollFailed?: boolean;
 }
 
 /** A move of a claimed row to `to`, written only while `fence` is still the row's. */
@@ -319,8 +324,9 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         gateway_status = COALESCE(@gatewayStatus, gateway_status),
         -- A poll that gets through clears what a failed one said.
         message = CASE WHEN @setMessage THEN @message
-          WHEN @from = 'pending' AND message LIKE 'last poll failed:%' THEN NULL
+          WHEN @pollFailed = 0 AND poll_failed = 1 THEN NULL
           ELSE message END,
+        poll_failed = COALESCE(@pollFailed, poll_failed),
         fee = COALESCE(@fee, fee),
         net = COALESCE(@net, net),
         gateway_created_at = COALESCE(@gatewayCreatedAt, gateway_created_at),
@@ -1024,6 +1030,7 @@ function moveParams(
     notFound: details.notFound ?? null,
     polls: details.polls ?? null,
     nextPollAt: details.nextPollAt ?? null,
+    pollFailed: details.pollFailed === undefined ? null : Number(details.pollFailed),
     release: release ? 1 : 0,
   };
 }

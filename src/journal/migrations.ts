@@ -76,8 +76,9 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
     version: 2,
     sql: `
       -- Following: how often a pending payout was polled, and when it is due again
-      -- (NULL: at once).
+      -- (NULL: at once); whether its message says why its last poll failed.
       ALTER TABLE payouts ADD COLUMN polls INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE payouts ADD COLUMN poll_failed INTEGER NOT NULL DEFAULT 0;
       ALTER TABLE payouts ADD COLUMN next_poll_at INTEGER;
       CREATE INDEX payouts_by_next_poll ON payouts (state, next_poll_at);
     `,

@@ -240,6 +240,31 @@ describe('journal', () => {
     expect(again.countsByState()).toEqual({ sending: { count: 1, cents: 1000 } });
   });
 
+  it('a failed poll says why in the row until a poll gets through; other messages stay', () => {
+    const journal = open();
+    const id = journal.recordBatch(batch, []);
+    journal.admitPayouts(
+      id,
+      [1, 2].map((n) => ({ line: n + 1, request: request(`p-${n}`) })),
+    );
+    const [first, second] = journal.claimToSend('a', 2, 30_000);
+    journal.move('p-1', first!.fence, 'pending', 'created', { transactionId: 7 });
+    journal.move('p-2', second!.fence, 'pending', 'created', {
+      transactionId: 8,
+      message: 'description from the gateway',
+    });
+    const poll = (orderId: string, details: Parameters<Journal['move']>[4]) => {
+      const fence = journal.payout(orderId)!.fence;
+      journal.move(orderId, fence, 'pending', 'polled', details);
+    };
+    poll('p-1', { message: 'last poll failed: no answer', pollFailed: true });
+    expect(journal.payout('p-1')?.message).toBe('last poll failed: no answer');
+    poll('p-1', { gatewayStatus: 'pending', pollFailed: false });
+    expect(journal.payout('p-1')?.message).toBeNull();
+    poll('p-2', { gatewayStatus: 'pending', pollFailed: false });
+    expect(journal.payout('p-2')?.message).toBe('description from the gateway');
+  });
+
   it('never marks a re-send on a claim whose lease has ended', () => {
     const journal = open();
     const id = journal.recordBatch(batch, []);
