@@ -107,8 +107,10 @@ export async function runPass(
   const { deps, engine } = engineFor(journal, gateway, config, options);
   let stopped: string | undefined;
   let failed = false;
-  if (journal.queuedByBatch().length > 0) {
+  const toFund = journal.queuedByBatch();
+  if (toFund.length > 0) {
     fundBatches(
+      toFund,
       await readBalance(gateway, config.balanceCheck),
       journal,
       config.balanceCheck,
@@ -425,14 +427,7 @@ async function finishFile(
   );
   let outcome = summary.outcome;
   if (finished) {
-    const dot = summary.file.lastIndexOf('.');
-    const archived = moveInto(
-      path,
-      folders.archive,
-      dot > 0
-        ? `${summary.file.slice(0, dot)} (batch ${batch.id})${summary.file.slice(dot)}`
-        : `${summary.file} (batch ${batch.id})`,
-    );
+    const archived = moveInto(path, folders.archive, `batch ${batch.id}`);
     if (archived) {
       journal.setBatchState(batch.id, 'done');
       memory?.seen.delete(path);
@@ -478,13 +473,14 @@ export async function readBalance(
 
 /** Opens the batches the balance covers, oldest first, and holds the others (DESIGN.md section 6). */
 function fundBatches(
+  toFund: ReturnType<Journal['queuedByBatch']>,
   balance: { cents: number | undefined; error?: string },
   journal: Journal,
   check: BalanceCheck,
   summaries: FileSummary[],
   note: (text: string) => void,
 ): void {
-  const plan = planFunding(journal.queuedByBatch(), balance.cents, check, balance.error);
+  const plan = planFunding(toFund, balance.cents, check, balance.error);
   for (const batchId of plan.open) {
     if (journal.batch(batchId)?.state === 'underfunded') journal.fundBatch(batchId);
   }
