@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import Database from 'better-sqlite3';
@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
+import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
 
 const ROWS = 2000;
@@ -38,22 +39,13 @@ describe(
         // Slow enough that the last kill (900 ms) still lands before the batch is done.
         faults: { latencyMs: 10 },
       });
-      home = join(folder(), 'home');
-      mkdirSync(join(home, 'inbox'), { recursive: true });
-      // Short time-outs make short leases and grace periods, so the test need not wait long.
-      env = {
-        PAYOUTS_BASE_URL: sandbox.url,
-        PAYOUTS_TOKEN: TOKEN,
-        PAYOUTS_HOME: home,
-        PAYOUTS_LOG_LEVEL: 'silent',
+      ({ home, env } = sandboxHome(folder(), sandbox.url, {
         // About sending: payouts are left pending, not followed.
         PAYOUTS_FOLLOW_TIMEOUT: '0',
         // Files are written just before each run: taken at once.
         PAYOUTS_INBOX_SETTLE: '1ms',
-        PAYOUTS_REQUEST_TIMEOUT: '1s',
-        PAYOUTS_CONNECT_TIMEOUT: '1s',
-        PAYOUTS_RESEND_GRACE: '1s',
-      };
+        ...QUICK_TIMEOUTS,
+      }));
     });
     afterEach(() => sandbox.close());
 

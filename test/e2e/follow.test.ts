@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
+import { sandboxHome } from '../support/home.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
 
 const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount';
@@ -21,17 +22,11 @@ describe('payouts run follows payouts to the end and writes results (child proce
 
   const setUp = async (settleDelayMs: number) => {
     sandbox = await startSandbox({ token: TOKEN, settleDelayMs });
-    const home = join(folder(), 'home');
-    mkdirSync(join(home, 'inbox'), { recursive: true });
-    const env = {
-      PAYOUTS_BASE_URL: sandbox.url,
-      PAYOUTS_TOKEN: TOKEN,
-      PAYOUTS_HOME: home,
-      PAYOUTS_LOG_LEVEL: 'silent',
+    const { home, env } = sandboxHome(folder(), sandbox.url, {
       PAYOUTS_FOLLOW_TIMEOUT: '30s',
       // Files are written just before each run: taken at once.
       PAYOUTS_INBOX_SETTLE: '1ms',
-    };
+    });
     return { home, env, sandbox };
   };
 

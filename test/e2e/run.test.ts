@@ -1,11 +1,4 @@
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +7,7 @@ import { openJournal } from '../../src/journal/journal.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
+import { sandboxHome } from '../support/home.js';
 import { TOKEN, cashOutRequest, ledgerCounts } from '../support/gateway.js';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
@@ -27,18 +21,12 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
   beforeEach(async () => {
     // Payouts stay pending: following them is the next issue's work.
     sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
-    home = join(folder(), 'home');
-    mkdirSync(join(home, 'inbox'), { recursive: true });
-    env = {
-      PAYOUTS_BASE_URL: sandbox.url,
-      PAYOUTS_TOKEN: TOKEN,
-      PAYOUTS_HOME: home,
-      PAYOUTS_LOG_LEVEL: 'silent',
+    ({ home, env } = sandboxHome(folder(), sandbox.url, {
       // About sending: payouts are left pending, not followed (see follow.test.ts).
       PAYOUTS_FOLLOW_TIMEOUT: '0',
       // Files are written just before each run: taken at once.
       PAYOUTS_INBOX_SETTLE: '1ms',
-    };
+    }));
   });
   afterEach(() => sandbox.close());
 

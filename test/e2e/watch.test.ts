@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
   existsSync,
-  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
@@ -16,6 +15,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli, stopChild } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
+import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
 
 const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount';
@@ -42,19 +42,12 @@ describe(
 
     beforeEach(async () => {
       sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 200, faults: { latencyMs: 5 } });
-      home = join(folder(), 'home');
-      mkdirSync(join(home, 'inbox'), { recursive: true });
-      env = {
-        PAYOUTS_BASE_URL: sandbox.url,
-        PAYOUTS_TOKEN: TOKEN,
-        PAYOUTS_HOME: home,
+      ({ home, env } = sandboxHome(folder(), sandbox.url, {
         PAYOUTS_LOG_LEVEL: 'info',
         PAYOUTS_INBOX_SETTLE: '300ms',
         PAYOUTS_INBOX_RESCAN: '300ms',
-        PAYOUTS_REQUEST_TIMEOUT: '1s',
-        PAYOUTS_CONNECT_TIMEOUT: '1s',
-        PAYOUTS_RESEND_GRACE: '1s',
-      };
+        ...QUICK_TIMEOUTS,
+      }));
     });
     afterEach(async () => {
       await Promise.all(daemons.splice(0).map((child) => stopChild(child, 'SIGKILL')));

@@ -64,22 +64,23 @@ describe('decideSend', () => {
   });
 });
 
-describe('decideLookup', () => {
-  const found = (overrides: Partial<Transaction> = {}): Transaction => ({
-    transactionId: 7,
-    orderId: 'p-1',
-    object: 'cashout',
-    method: 'pix',
-    valueCents: 1000,
-    status: 'paid',
-    statusRaw: 'paid',
-    endToEndId: 'E1',
-    processedAt: '2026-11-23T12:00:00.000',
-    ...overrides,
-  });
+/** A retrieved transaction: payout p-1 of 1000 cents, paid. */
+const transaction = (overrides: Partial<Transaction> = {}): Transaction => ({
+  transactionId: 7,
+  orderId: 'p-1',
+  object: 'cashout',
+  method: 'pix',
+  valueCents: 1000,
+  status: 'paid',
+  statusRaw: 'paid',
+  endToEndId: 'E1',
+  processedAt: '2026-11-23T12:00:00.000',
+  ...overrides,
+});
 
+describe('decideLookup', () => {
   it('adopts the transaction it finds', () => {
-    const decision = decideLookup(request, found(), 1);
+    const decision = decideLookup(request, transaction(), 1);
     expect(decision).toMatchObject({
       kind: 'adopt',
       decision: { to: 'paid', details: { transactionId: 7, endToEndId: 'E1', notFound: 0 } },
@@ -94,8 +95,8 @@ describe('decideLookup', () => {
   });
 
   it.each([
-    ['another amount', found({ valueCents: 999 })],
-    ['a cash-in', found({ object: 'cashin' })],
+    ['another amount', transaction({ valueCents: 999 })],
+    ['a cash-in', transaction({ object: 'cashin' })],
   ])('never adopts %s under our orderId: a conflict for a person', (_name, answer) => {
     const decision = decideLookup(request, answer, 0);
     expect(decision.kind).toBe('conflict');
@@ -115,19 +116,6 @@ describe('decideLookup', () => {
 });
 
 describe('decidePoll', () => {
-  const polled = (overrides: Partial<Transaction> = {}): Transaction => ({
-    transactionId: 7,
-    orderId: 'p-1',
-    object: 'cashout',
-    method: 'pix',
-    valueCents: 1000,
-    status: 'paid',
-    statusRaw: 'paid',
-    endToEndId: 'E1',
-    processedAt: '2026-11-23T12:00:00.000',
-    ...overrides,
-  });
-
   it.each([
     ['paid', 'paid', 'paid'],
     ['failed', 'failed', 'failed'],
@@ -137,7 +125,7 @@ describe('decidePoll', () => {
     // Not a word we know: kept verbatim, and the row stays pending.
     ['unrecognised', 'in_review', 'pending'],
   ] as const)('status %s (%s on the wire) moves the row to %s', (status, statusRaw, to) => {
-    const decision = decidePoll(request, 7, polled({ status, statusRaw }));
+    const decision = decidePoll(request, 7, transaction({ status, statusRaw }));
     expect(decision).toMatchObject({
       to,
       details: { gatewayStatus: statusRaw, endToEndId: 'E1' },
@@ -146,9 +134,9 @@ describe('decidePoll', () => {
   });
 
   it.each([
-    ['another amount', polled({ valueCents: 999 })],
-    ['a cash-in', polled({ object: 'cashin' })],
-    ['another orderId', polled({ orderId: 'p-2' })],
+    ['another amount', transaction({ valueCents: 999 })],
+    ['a cash-in', transaction({ object: 'cashin' })],
+    ['another orderId', transaction({ orderId: 'p-2' })],
   ])('a transaction that now reads as %s is a conflict for a person', (_name, answer) => {
     expect(decidePoll(request, 7, answer)).toMatchObject({
       to: 'conflict',
