@@ -3,18 +3,47 @@ import { basename } from 'node:path';
 import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
 import { findAwaiting, toBeSent } from '../../inbox/approval.js';
-import { ensureFolders, homeFolders, moveInto, payoutFiles, reject } from '../../inbox/folders.js';
-import { openJournal } from '../../journal/journal.js';
-import { openContext, type GlobalOptions } from '../context.js';
+import {
+  ensureFolders,
+  homeFolders,
+  moveInto,
+  payoutFiles,
+  reject,
+  type Folders,
+} from '../../inbox/folders.js';
+import { openJournal, type Journal } from '../../journal/journal.js';
+import { openContext, type GlobalOptions, type Output } from '../context.js';
 import { ExitError } from '../exit-error.js';
 
-/** Names the files waiting, so a mistyped name says what could have been meant. */
-function notAwaiting(command: string, name: string, waiting: readonly string[]): ExitError {
-  const list = waiting.length > 0 ? waiting.map((file) => basename(file)).join(', ') : 'none';
-  return new ExitError(
-    1,
-    `payouts ${command}: no file named "${basename(name)}" is waiting for approval (waiting: ${list})`,
-  );
+type Awaiting = NonNullable<Awaited<ReturnType<typeof findAwaiting>>>;
+
+/**
+ * Opens the journal and finds the file named in awaiting-approval/ for `act`; exits 1
+ * naming the files that wait, so a mistyped name says what could have been meant.
+ */
+async function onAwaitingFile(
+  verb: string,
+  name: string,
+  command: Command,
+  act: (found: Awaiting, journal: Journal, folders: Folders, out: Output) => Promise<void> | void,
+): Promise<void> {
+  const { config, out } = openContext(command.optsWithGlobals<GlobalOptions>());
+  const folders = homeFolders(config.home);
+  ensureFolders(folders);
+  const journal = openJournal(folders.journal);
+  try {
+    const found = await findAwaiting(journal, folders, name);
+    if (!found) {
+      const waiting = payoutFiles(folders.awaiting).map((file) => basename(file));
+      throw new ExitError(
+        1,
+        `payouts ${verb}: no file named "${basename(name)}" is waiting for approval (waiting: ${waiting.join(', ') || 'none'})`,
+      );
+    }
+    await act(found, journal, folders, out);
+  } finally {
+    journal.close();
+  }
 }
 
 export function approveCommand(): Command {
@@ -24,14 +53,8 @@ export function approveCommand(): Command {
     )
     .argument('<file>', 'the file name in awaiting-approval/')
     .addHelpText('after', '\nExample:\n  payouts approve payroll-2026-11.csv')
-    .action(async (name: string, _options: unknown, command: Command) => {
-      const { config, out } = openContext(command.optsWithGlobals<GlobalOptions>());
-      const folders = homeFolders(config.home);
-      ensureFolders(folders);
-      const journal = openJournal(folders.journal);
-      try {
-        const found = await findAwaiting(journal, folders, name);
-        if (!found) throw notAwaiting('approve', name, payoutFiles(folders.awaiting));
+    .action((name: string, _options: unknown, command: Command) =>
+      onAwaitingFile('approve', name, command, (found, journal, folders, out) => {
         if (!found.batch) {
           throw new ExitError(
             1,
@@ -55,10 +78,8 @@ export function approveCommand(): Command {
         out.line(
           `${basename(found.file)} (batch ${found.batch.id}): approved: ${sent.count} payouts, ${formatCents(sent.cents)} in all. A running \`payouts watch\` sends them now; otherwise the next \`payouts run\` does.`,
         );
-      } finally {
-        journal.close();
-      }
-    });
+      }),
+    );
 }
 
 export function rejectCommand(): Command {
@@ -67,14 +88,8 @@ export function rejectCommand(): Command {
     .argument('<file>', 'the file name in awaiting-approval/')
     .requiredOption('--reason <text>', 'why, kept beside the file in rejected/')
     .addHelpText('after', '\nExample:\n  payouts reject payroll-2026-11.csv --reason "wrong month"')
-    .action(async (name: string, options: { reason: string }, command: Command) => {
-      const { config, out } = openContext(command.optsWithGlobals<GlobalOptions>());
-      const folders = homeFolders(config.home);
-      ensureFolders(folders);
-      const journal = openJournal(folders.journal);
-      try {
-        const found = await findAwaiting(journal, folders, name);
-        if (!found) throw notAwaiting('reject', name, payoutFiles(folders.awaiting));
+    .action((name: string, options: { reason: string }, command: Command) =>
+      onAwaitingFile('reject', name, command, (found, journal, folders, out) => {
         // Changed in the folder since it was validated: the batch it waits as, by its name.
         const batch =
           found.batch ??
@@ -99,8 +114,6 @@ export function rejectCommand(): Command {
         out.line(
           `${basename(found.file)}${batch ? ` (batch ${batch.id})` : ''}: turned down${moved ? ' and moved to rejected/' : ''}; none of its rows will be sent. A corrected file may be dropped in the inbox.`,
         );
-      } finally {
-        journal.close();
-      }
-    });
+      }),
+    );
 }

@@ -10,7 +10,7 @@ import {
   resultRecord,
   type ResultRecord,
 } from '../../results/result-file.js';
-import { openContext, type GlobalOptions } from '../context.js';
+import { openContext, type GlobalOptions, type Output } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { describeTotals, keyValueLines } from '../format.js';
 
@@ -45,8 +45,6 @@ export function statusCommand(): Command {
       }
     });
 }
-
-type Output = ReturnType<typeof openContext>['out'];
 
 function listBatches(journal: Journal, out: Output): void {
   const batches = journal.batches();
