@@ -328,13 +328,14 @@ function summarise(
   outcome: string,
   problems: string[],
 ): FileSummary {
-  // No batch: the file could not even be read, so it has no rows to count.
   const batch = batchId === undefined ? undefined : journal.batch(batchId);
   return {
     file: basename(file),
     batchId: batchId ?? null,
     outcome,
-    ...(batchId === undefined ? { rows: {}, cents: {} } : journal.rowTotalsOfBatch(batchId)),
+    // Counted once, when the pass ends (finishFile): what the pass did changes them.
+    rows: {},
+    cents: {},
     totalCents: batch?.totalCents ?? 0,
     result: null,
     problems,
@@ -383,9 +384,9 @@ async function settle(
 }
 
 /**
- * Writes a handled file's result (when its rows changed since this process last wrote
- * it) and, when every row is final, archives it (its batch done). A file that could not
- * be read has no rows and no result.
+ * Counts a handled file's rows, writes its result (when they changed since this process
+ * last wrote it) and, when every row is final, archives it (its batch done). A file that
+ * could not be read has no rows and no result.
  */
 async function finishFile(
   journal: Journal,
@@ -395,9 +396,11 @@ async function finishFile(
   memory: PassMemory | undefined,
 ): Promise<FileSummary> {
   const batch = summary.batchId === null ? undefined : journal.batch(summary.batchId);
-  const path = join(folders.processing, summary.file);
-  if (!batch || summary.fileNeedsAPerson || !existsSync(path)) return summary;
+  // No batch: the file could not even be read, so it has no rows to count.
+  if (!batch) return summary;
   const totals = journal.rowTotalsOfBatch(batch.id);
+  const path = join(folders.processing, summary.file);
+  if (summary.fileNeedsAPerson || !existsSync(path)) return { ...summary, ...totals };
   const result = join(
     folders.results,
     journal.resultName(batch.id, resultFileNames(summary.file, batch.id)),
