@@ -19,7 +19,7 @@ import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
 const REPORT_ERRORS = 200;
 
 /** The bytes' SHA-256, as the journal keys batches. */
-export async function sha256Of(path: string): Promise<string> {
+async function sha256Of(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');

@@ -17,7 +17,7 @@ const DIALECTS: Readonly<Record<ResultDialect, CsvDialect & { decimal: string }>
   rfc4180: { delimiter: ',', bom: false, recordDelimiter: 'windows', decimal: '.' },
 };
 
-export const RESULT_COLUMNS = [
+const RESULT_COLUMNS = [
   'line',
   'orderId',
   'name',
