@@ -8,6 +8,7 @@
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Journal, LockHolder } from '../journal/journal.js';
+import { workerName } from '../runtime/worker-name.js';
 
 const LOCK = 'home';
 /** A holder silent this long is gone (it renews every HEARTBEAT_MS). */
@@ -45,7 +46,7 @@ export async function lockHome(
   },
 ): Promise<HomeLock | { heldBy: LockHolder }> {
   const me = {
-    holder: `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
+    holder: workerName(),
     host: hostname(),
     pid: process.pid,
   };

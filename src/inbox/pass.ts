@@ -6,7 +6,6 @@
  * archive the files whose rows are all final.
  */
 import { existsSync, statSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../config/schema.js';
@@ -30,6 +29,7 @@ import { failpoint } from '../runtime/failpoint.js';
 import { awaitApproval, releaseApproved } from './approval.js';
 import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
 import { settledByAge } from './readiness.js';
+import { workerName } from '../runtime/worker-name.js';
 
 export interface FileSummary {
   file: string;
@@ -298,7 +298,7 @@ export function engineFor(
   // The longest a request can take (connect, headers, then body), with margin.
   const longestRequestMs = config.connectTimeout + 2 * config.requestTimeout + 2_000;
   const engine: EngineOptions = {
-    owner: `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`,
+    owner: workerName(),
     concurrency: config.concurrency,
     // A claim must not end while its request may still be on its way.
     leaseMs: longestRequestMs,
