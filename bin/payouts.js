@@ -7,7 +7,7 @@ const code = await main(process.argv.slice(2));
 for (const stream of [process.stdout, process.stderr]) {
   await new Promise((resolve) => stream.write('', resolve));
 }
-// Then exit at once, not through the runtime's teardown: on Node 24, better-sqlite3 12
-// can abort there (its objects' destructors run after the environment is gone), which
-// would turn a run's exit code into 134. The journal is closed before main resolves.
+// Then exit at once with the run's code: nothing a dependency leaves behind (an idle
+// socket, a native destructor at the runtime's teardown) may delay or change it. The
+// journal is closed before main resolves.
 process.exit(code);

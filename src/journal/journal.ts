@@ -9,10 +9,10 @@
  */
 import { mkdirSync, openSync, closeSync, statfsSync, chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
 import type { CashOutRequest } from '../gateway/contract.js';
 import { admit, payloadHash, type Admission, type Known } from './admission.js';
 import { MIGRATIONS } from './migrations.js';
+import { Database } from './sqlite.js';
 import { canMove, type RowState } from './states.js';
 
 export interface BatchInput {
@@ -985,7 +985,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
 }
 export type Journal = ReturnType<typeof openJournal>;
 
-function migrate(db: Database.Database): void {
+function migrate(db: Database): void {
   const latest = MIGRATIONS.at(-1)?.version ?? 0;
   for (const migration of MIGRATIONS) {
     db.transaction(() => {
