@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv } from '../support/cli.js';
+import { BIN, cleanEnv } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -60,5 +60,31 @@ describe('npm start (the demo)', { timeout: 90_000 }, () => {
       expect(new Set(lines).size).toBe(lines.length);
       expect(rows.length).toBeGreaterThanOrEqual(3);
     }
+  });
+
+  it('draws a progress bar in place on a terminal, and the same table', async () => {
+    // `script` (util-linux) gives the demo a real pseudo-terminal; both streams reach it.
+    const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+    const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
+      execFile(
+        'script',
+        [
+          '--quiet',
+          '--return',
+          '--command',
+          `${quote(process.execPath)} ${quote(BIN)} demo`,
+          '/dev/null',
+        ],
+        { env: cleanEnv({ PAYOUTS_HOME: folder() }), timeout: 60_000 },
+        (error, out) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: out }),
+      );
+    });
+    expect(code, output).toBe(0);
+    // Redrawn over itself (a carriage return, the line erased after it), ending full.
+    expect(output).toMatch(/\r\[#{24}\] 17\/17 sent · 17 settled · [\d.]+ rows\/s\x1b\[K\r?\n/);
+    expect(output.match(/\r\[[#-]{24}\] /g)?.length).toBeGreaterThan(1);
+    expect(output).not.toContain('progress:');
+    expect(output).toMatch(/^bonus-2026-11\.csv\s+2 \(R\$ 1\.250,00\)\s+1 \(R\$ 320,00\)\s+0\r?$/m);
+    expect(output).toContain('0 of them twice');
   });
 });

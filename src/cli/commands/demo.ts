@@ -191,7 +191,8 @@ function startProgress(journal: Journal, quiet: boolean): { stop(): void } {
     if (tty) {
       const width = 24;
       const filled = total === 0 ? 0 : Math.round((settled / total) * width);
-      process.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${text}`);
+      // Back to the line's start, redraw, and erase what a longer earlier line left.
+      process.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${text}\x1b[K`);
       if (final) process.stderr.write('\n');
     } else if (final || Date.now() - lastLine >= 2_000) {
       process.stderr.write(`progress: ${text}\n`);
