@@ -78,7 +78,7 @@ export function checkControlTotals(totals: RowTotals, controls: readonly Control
       control.cents !== undefined ? formatCents(control.cents) : undefined,
     ].filter(Boolean);
     problems.push(
-      `control total mismatch: the file has ${ours.join(' and ')}, but ${control.source} says ${theirs.join(' and ')}; the file may be truncated or edited, so none of it is paid`,
+      `control total mismatch: the file has ${ours.join(' and ')}, but ${control.source} says ${theirs.join(' and ')}; the file may be truncated or edited, so none of it is paid: export it again, or fix the rows or the total, and drop the corrected file in the inbox`,
     );
   }
   return problems;

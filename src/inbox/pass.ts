@@ -201,7 +201,9 @@ async function intake(
     const known = memory?.seen.get(file);
     const stat = statSync(file, { throwIfNoEntry: false });
     if (known && stat?.size === known.size && stat.mtimeMs === known.mtimeMs) {
-      summaries.push(summarise(journal, file, known.batchId, 'resumed', []));
+      summaries.push(
+        summarise(journal, file, known.batchId, 'resumed', stillTrue(journal, known.batchId)),
+      );
       continue;
     }
     const remember = (batchId: number) =>
@@ -225,7 +227,9 @@ async function intake(
     if (result.kind === 'same-file' && !arrived.has(file)) {
       // Left here by an earlier run: its rows are followed, not journaled again.
       remember(result.batchId);
-      summaries.push(summarise(journal, file, result.batchId, 'resumed', []));
+      summaries.push(
+        summarise(journal, file, result.batchId, 'resumed', stillTrue(journal, result.batchId)),
+      );
       continue;
     }
     if (result.kind === 'same-file') {
@@ -319,6 +323,14 @@ export function engineFor(
     budget: requestBudget(config.maxRequestsPerSecond),
   };
   return { deps, engine: options.doorbell ? { ...engine, doorbell: options.doorbell } : engine };
+}
+
+/**
+ * A resumed file's problems (a control total that does not match, say), said again on
+ * every run while they hold it back. The balance check adds its own reason each pass.
+ */
+function stillTrue(journal: Journal, batchId: number): string[] {
+  return [...(journal.batch(batchId)?.problems ?? [])];
 }
 
 function summarise(
@@ -491,7 +503,10 @@ function fundBatches(
     journal.underfundBatch(batchId, why);
     const summary = summaries.find((candidate) => candidate.batchId === batchId);
     if (summary) {
-      summary.outcome = 'held: the balance does not cover it';
+      summary.outcome =
+        balance.cents === undefined
+          ? 'held: the balance could not be read'
+          : 'held: the balance does not cover it';
       summary.problems.push(why);
     }
   }

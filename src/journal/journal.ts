@@ -53,6 +53,8 @@ export interface BatchRecord extends BatchInput {
   receivedAt: number;
   /** The file's name in awaiting-approval/, while it waits there. */
   awaitingName: string | null;
+  /** Why the balance check holds it, while it is `underfunded`. */
+  heldBecause: string | null;
 }
 
 /** A line of a file that is not a payout of its own. */
@@ -235,6 +237,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     batchesNamed: db.prepare(`SELECT * FROM batches WHERE file_name = ? ORDER BY id`),
     allBatches: db.prepare(`SELECT * FROM batches ORDER BY id`),
     setBatchState: db.prepare(`UPDATE batches SET state = ? WHERE id = ?`),
+    setHeldBecause: db.prepare(`UPDATE batches SET held_because = ? WHERE id = ?`),
     approveBatch: db.prepare(
       `UPDATE batches SET state = 'open' WHERE id = ? AND state = 'awaiting-approval'`,
     ),
@@ -575,12 +578,14 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       for (const row of rows)
         audit(row.order_id, 'held', 'queued', 'the balance now covers its batch');
       statements.setBatchState.run('open', batchId);
+      statements.setHeldBecause.run(null, batchId);
     }),
 
     /** A batch the balance does not cover: its queued rows held, checked again every run. */
     underfundBatch: writing((batchId: number, why: string): void => {
       holdQueuedRows(batchId, why);
       statements.setBatchState.run('underfunded', batchId);
+      statements.setHeldBecause.run(why, batchId);
     }),
 
     /** What each open or underfunded batch still has to send, oldest batch first. */
@@ -1048,6 +1053,7 @@ interface BatchRow {
   problems: string;
   result_name: string | null;
   awaiting_name: string | null;
+  held_because: string | null;
 }
 
 function toBatch(row: BatchRow): BatchRecord {
@@ -1063,6 +1069,7 @@ function toBatch(row: BatchRow): BatchRecord {
     totalCents: row.total_cents,
     problems: JSON.parse(row.problems) as string[],
     awaitingName: row.awaiting_name,
+    heldBecause: row.held_because,
   };
 }
 

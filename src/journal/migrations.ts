@@ -115,4 +115,12 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE batches ADD COLUMN awaiting_name TEXT;
     `,
   },
+  {
+    version: 6,
+    sql: `
+      -- Why an underfunded batch is held: the balance fell short, or could not be read.
+      -- Each calls for its own action (top up, or look at the gateway), so it is kept.
+      ALTER TABLE batches ADD COLUMN held_because TEXT;
+    `,
+  },
 ];

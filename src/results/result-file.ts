@@ -45,9 +45,11 @@ export function resultFileNames(inputName: string, batchId: number): string[] {
 }
 
 /** Why a batch's held rows are held, for their message. */
-export function holdMessage(batch: Pick<BatchRecord, 'state' | 'problems'>): string {
+export function holdMessage(
+  batch: Pick<BatchRecord, 'state' | 'problems' | 'heldBecause'>,
+): string {
   if (batch.state === 'underfunded') {
-    return 'held: the balance did not cover this file; checked again on every run';
+    return `held: ${batch.heldBecause ?? 'the balance did not cover this file'}; checked again on every run`;
   }
   return `held, nothing in this file is sent: ${batch.problems.join('; ') || batch.state}`;
 }

@@ -238,7 +238,7 @@ describe('readPayoutFile', () => {
       {
         kind: 'held',
         message:
-          'control total mismatch: the file has R$ 20,00, but the total line (line 4) says R$ 30,00; the file may be truncated or edited, so none of it is paid',
+          'control total mismatch: the file has R$ 20,00, but the total line (line 4) says R$ 30,00; the file may be truncated or edited, so none of it is paid: export it again, or fix the rows or the total, and drop the corrected file in the inbox',
       },
     ]);
   });

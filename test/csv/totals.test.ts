@@ -34,7 +34,7 @@ describe('checkControlTotals', () => {
     expect(
       checkControlTotals(totals, [{ source: 'payroll.csv.total', rows: 4, cents: 160_000 }]),
     ).toEqual([
-      'control total mismatch: the file has 3 rows and R$ 1.500,00, but payroll.csv.total says 4 rows and R$ 1.600,00; the file may be truncated or edited, so none of it is paid',
+      'control total mismatch: the file has 3 rows and R$ 1.500,00, but payroll.csv.total says 4 rows and R$ 1.600,00; the file may be truncated or edited, so none of it is paid: export it again, or fix the rows or the total, and drop the corrected file in the inbox',
     ]);
     expect(
       checkControlTotals(totals, [{ source: 'the total line (line 5)', cents: 150_001 }]),

@@ -8,7 +8,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 import { sandboxHome } from '../support/home.js';
-import { TOKEN, cashOutRequest, ledgerCounts } from '../support/gateway.js';
+import { TOKEN, cashOutRequest, closedPort, ledgerCounts } from '../support/gateway.js';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 
@@ -192,6 +192,19 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
       rows: { held: 1, skipped: 1 },
     });
     expect(sandbox.ledger()).toHaveLength(0);
+
+    // The next run (cron's, say) says again why the file is held.
+    const again = await runCli(['run', '--json'], { env });
+    expect(again.code).toBe(2);
+    expect(
+      (JSON.parse(again.stdout) as { files: { outcome: string; problems: string[] }[] }).files,
+    ).toEqual([
+      expect.objectContaining({
+        outcome: 'resumed',
+        problems: [expect.stringMatching(/control total/i)],
+      }),
+    ]);
+    expect(sandbox.ledger()).toHaveLength(0);
   });
 
   it('holds a batch the balance does not cover, sends nothing of it, and releases it once funded', async () => {
@@ -224,6 +237,37 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     expect(funded.code).toBe(3);
     expect(sandbox.ledger()).toHaveLength(6);
     expect(duplicates()).toEqual([]);
+  });
+
+  it('a balance it cannot read holds the batch and says so (not "does not cover"), run after run', async () => {
+    drop('payroll-2026-11.csv');
+    const away = { ...env, PAYOUTS_BASE_URL: `http://127.0.0.1:${await closedPort()}` };
+    type Report = { files: { outcome: string; rows: object; problems: string[] }[] };
+    const first = await runCli(['run', '--json'], { env: away });
+    expect(first.code).toBe(2);
+    const file = (JSON.parse(first.stdout) as Report).files[0];
+    expect(file).toMatchObject({
+      outcome: 'held: the balance could not be read',
+      rows: { held: 6 },
+    });
+    expect(file?.problems.join('\n')).toMatch(
+      /the balance could not be read \(unavailable: .*ECONNREFUSED/,
+    );
+    const result = readFileSync(join(home, 'results', 'payroll-2026-11.result.csv'), 'utf8');
+    expect(result).toContain('held: the balance could not be read (unavailable: ');
+    expect(result).not.toContain('did not cover');
+
+    // The next run, still cut off, says why again, once.
+    const again = await runCli(['run', '--json'], { env: away });
+    expect((JSON.parse(again.stdout) as Report).files[0]).toMatchObject({
+      outcome: 'held: the balance could not be read',
+      problems: [expect.stringMatching(/the balance could not be read/)],
+    });
+    expect(sandbox.ledger()).toHaveLength(0);
+
+    const back = await runCli(['run'], { env });
+    expect(back.code).toBe(3); // sent, still pending
+    expect(sandbox.ledger()).toHaveLength(6);
   });
 
   it('--dry-run says what would be sent, and moves, journals and sends nothing', async () => {

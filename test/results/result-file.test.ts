@@ -93,10 +93,26 @@ describe('resultLine', () => {
   });
 
   it('a held row says why', () => {
-    const why = holdMessage({ state: 'held', problems: ['the control total does not match'] });
+    const why = holdMessage({
+      state: 'held',
+      problems: ['the control total does not match'],
+      heldBecause: null,
+    });
     const cells = resultLine(entry({ payout: payout({ state: 'held' }) }), 'excel', why);
     expect(cells[14]).toBe('held, nothing in this file is sent: the control total does not match');
-    expect(holdMessage({ state: 'underfunded', problems: [] })).toMatch(/balance did not cover/);
+    expect(holdMessage({ state: 'underfunded', problems: [], heldBecause: null })).toMatch(
+      /balance did not cover/,
+    );
+    // The balance check's own reason, when it was kept: not read is not short.
+    expect(
+      holdMessage({
+        state: 'underfunded',
+        problems: [],
+        heldBecause: 'the balance could not be read (transient: connection refused)',
+      }),
+    ).toBe(
+      'held: the balance could not be read (transient: connection refused); checked again on every run',
+    );
   });
 
   it.each([`=cmd|' /C calc'!A0`, '+1', '@SUM(1)', '-2+3', '\t=1'])(
