@@ -176,6 +176,70 @@ describe('gateway commands against a sandbox over HTTP', () => {
     );
   });
 
+  it('cashin checks where the QR image goes before it creates anything', async () => {
+    const cashIns = () => sandbox.ledger().filter((entry) => entry.object === 'cashin').length;
+    const before = cashIns();
+    const args = (qrOut: string) => [
+      'cashin',
+      '--value',
+      '1500',
+      '--payer-name',
+      'Ana Souza',
+      '--payer-document',
+      '529.982.247-25',
+      '--payer-email',
+      'ana@example.com',
+      '--payer-phone',
+      '+5511987654321',
+      '--product-name',
+      'Invoice 43',
+      '--product-description',
+      'November',
+      '--qr-out',
+      qrOut,
+    ];
+    const missing = await runCli(args(join(folder, 'no-such-folder', 'qr.png')), { env });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(
+      `payouts cashin: --qr-out: the folder ${join(folder, 'no-such-folder')} does not exist. Nothing was created`,
+    );
+    const aFolder = await runCli(args(folder), { env });
+    expect(aFolder.code).toBe(1);
+    expect(aFolder.stderr).toContain(`${folder} is a folder: give a file name`);
+    expect(cashIns()).toBe(before);
+  });
+
+  it('cashin refuses a payer document or e-mail that cannot be right, before sending', async () => {
+    const result = await runCli(
+      [
+        'cashin',
+        '--value',
+        '1500',
+        '--payer-name',
+        'Ana Souza',
+        '--payer-document',
+        '123',
+        '--payer-email',
+        'ana@example.com',
+        '--payer-phone',
+        '+5511987654321',
+        '--product-name',
+        'Invoice 44',
+        '--product-description',
+        'November',
+      ],
+      { env },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/--payer-document <cpfCnpj>' argument '123' is invalid\. "123" /);
+    const email = await runCli(
+      ['cashin', '--value', '1500', '--payer-document', '52998224725', '--payer-email', 'a@b'],
+      { env },
+    );
+    expect(email.code).toBe(1);
+    expect(email.stderr).toContain('"a@b" is not an e-mail address');
+  });
+
   it('cashin refuses an amount that is not whole cents', async () => {
     const result = await runCli(['cashin', '--value', '12.50'], { env });
     expect(result.code).toBe(1);

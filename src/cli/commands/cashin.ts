@@ -1,8 +1,11 @@
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { openContext, openGateway, type GlobalOptions } from '../context.js';
 import { formatCents } from '../../csv/amount.js';
+import { readDocument } from '../../csv/documents.js';
+import { isEmail } from '../../csv/pix-key.js';
+import { ExitError } from '../exit-error.js';
 import { keyValueLines } from '../format.js';
 
 interface CashInOptions {
@@ -27,6 +30,39 @@ function centsArgument(value: string): number {
   return Number(value);
 }
 
+function documentArgument(value: string): string {
+  const reading = readDocument(value);
+  if (!reading.ok) throw new InvalidArgumentError(`"${value}" ${reading.problem}.`);
+  return reading.value;
+}
+
+function emailArgument(value: string): string {
+  if (!isEmail(value.trim())) {
+    throw new InvalidArgumentError(`"${value}" is not an e-mail address (like name@example.com).`);
+  }
+  return value.trim();
+}
+
+/**
+ * Why the QR image could not be saved at `file`, checked before the cash-in is created:
+ * once it exists, a failed save must not lead anyone to create it again.
+ */
+function unwritable(file: string): string | undefined {
+  const folder = dirname(file);
+  if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+    return `the folder ${folder} does not exist`;
+  }
+  if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) {
+    return `${file} is a folder: give a file name, like ${file}/invoice.png`;
+  }
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    return `the folder ${folder} cannot be written to`;
+  }
+  return undefined;
+}
+
 export function cashInCommand(): Command {
   return new Command('cashin')
     .description(
@@ -34,8 +70,8 @@ export function cashInCommand(): Command {
     )
     .requiredOption('--value <cents>', 'amount in cents (1234 is R$ 12,34)', centsArgument)
     .requiredOption('--payer-name <name>', 'who pays')
-    .requiredOption('--payer-document <cpfCnpj>', "the payer's CPF or CNPJ")
-    .requiredOption('--payer-email <email>', "the payer's e-mail")
+    .requiredOption('--payer-document <cpfCnpj>', "the payer's CPF or CNPJ", documentArgument)
+    .requiredOption('--payer-email <email>', "the payer's e-mail", emailArgument)
     .requiredOption('--payer-phone <phone>', "the payer's phone")
     .requiredOption('--product-name <name>', 'what is being paid for')
     .requiredOption('--product-description <text>', 'a longer description of it')
@@ -53,6 +89,14 @@ export function cashInCommand(): Command {
     )
     .action(async (options: CashInOptions, command: Command) => {
       const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const chosenQrFile = options.qrOut === undefined ? undefined : resolve(options.qrOut);
+      const problem = chosenQrFile === undefined ? undefined : unwritable(chosenQrFile);
+      if (problem) {
+        throw new ExitError(
+          1,
+          `payouts cashin: --qr-out: ${problem}. Nothing was created; choose another file and run it again.`,
+        );
+      }
       const gateway = await openGateway(context);
       try {
         const cashIn = await gateway.client.createCashIn({
@@ -66,23 +110,35 @@ export function cashInCommand(): Command {
           ...(options.orderId === undefined ? {} : { orderId: options.orderId }),
           ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),
         });
-        const qrFile = resolve(options.qrOut ?? `cashin-${cashIn.transactionId}.png`);
-        writeFileSync(qrFile, Buffer.from(cashIn.qrPngBase64, 'base64'));
+        const qrFile = chosenQrFile ?? resolve(`cashin-${cashIn.transactionId}.png`);
+        let saved: string | undefined;
+        try {
+          writeFileSync(qrFile, Buffer.from(cashIn.qrPngBase64, 'base64'));
+        } catch (error) {
+          saved = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        }
+        // The cash-in exists whatever happened to the image: what the payer needs is shown.
         context.out.data({
           transactionId: cashIn.transactionId,
           externalId: cashIn.externalId,
           orderId: cashIn.orderId,
           paymentCode: cashIn.paymentCode,
-          qrImage: qrFile,
+          qrImage: saved === undefined ? qrFile : null,
         });
         context.out.line(
           keyValueLines([
             ['transactionId', String(cashIn.transactionId)],
             ['value', formatCents(options.value)],
             ['payment code', cashIn.paymentCode],
-            ['QR image', qrFile],
+            ['QR image', saved === undefined ? qrFile : 'not saved'],
           ]),
         );
+        if (saved !== undefined) {
+          throw new ExitError(
+            1,
+            `payouts cashin: cash-in ${cashIn.transactionId} was created, but its QR image could not be saved to ${qrFile} (${saved}). Do not create it again: the payment code above is all the payer needs.`,
+          );
+        }
       } finally {
         await gateway.close();
       }
