@@ -3,6 +3,11 @@ import { formatCents } from '../csv/amount.js';
 import type { FileSummary } from '../inbox/pass.js';
 import type { RowTotals } from '../journal/journal.js';
 
+/** "1 row", "2 rows": `noun` is the singular; its plural takes an s. */
+export function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 export function keyValueLines(rows: ReadonlyArray<readonly [string, string]>): string {
   const width = Math.max(...rows.map(([key]) => key.length));
   return rows.map(([key, value]) => `${key.padEnd(width)}  ${value}`).join('\n');

@@ -62,7 +62,13 @@ export function openAtomicCsv(
       // the old file or the new one, never an empty one.
       fsyncSync(descriptor);
       close();
-      await rename(temporary, path);
+      try {
+        await rename(temporary, path);
+      } catch (error) {
+        // The rows (people's names and documents) must not stay behind under a temporary name.
+        await rm(temporary, { force: true });
+        throw error;
+      }
       const folder = openSync(dirname(path), 'r');
       try {
         fsyncSync(folder);

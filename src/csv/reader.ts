@@ -105,7 +105,12 @@ export async function readPayoutFile(
     if (!info.isFile()) return unusable('is not a file');
     size = info.size;
   } catch (error) {
-    return unusable(`cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    const code = (error as NodeJS.ErrnoException).code;
+    return unusable(
+      code === 'ENOENT'
+        ? 'does not exist: check its name and folder'
+        : `cannot be read (${code ?? 'error'})`,
+    );
   }
   report.bytes = size;
   if (size === 0) return unusable('is empty (0 bytes)');
@@ -128,8 +133,9 @@ export async function readPayoutFile(
   if (bom) encoding = bom.encoding;
   else if (options.encoding === 'utf-8') {
     if (sniffed.invalidUtf8At !== undefined) {
+      const bad = await byteAt(path, sniffed.invalidUtf8At);
       return unusable(
-        `is not valid UTF-8 (first bad byte near offset ${sniffed.invalidUtf8At}) but encoding is set to utf-8: use auto or windows-1252`,
+        `is not valid UTF-8 (${bad}) but encoding is set to utf-8: use auto or windows-1252, or save it again as "CSV UTF-8"`,
       );
     }
     encoding = 'utf-8';
@@ -142,8 +148,9 @@ export async function readPayoutFile(
     // pass: the orderIds derived from it would change once the file is fixed.
     const utf8At = await findUtf8Sequence(path);
     if (utf8At !== undefined) {
+      const [good, bad] = [await byteAt(path, utf8At), await byteAt(path, sniffed.invalidUtf8At)];
       return unusable(
-        `mixes encodings: UTF-8 characters (near byte ${utf8At}) and bytes that are not UTF-8 (near byte ${sniffed.invalidUtf8At}); save it again as "CSV UTF-8", or set encoding to the one it is in`,
+        `mixes encodings: UTF-8 characters (${good}) and bytes that are not UTF-8 (${bad}); save it again as "CSV UTF-8", or set encoding to the one it is in`,
       );
     }
     encoding = 'windows-1252';
@@ -152,7 +159,7 @@ export async function readPayoutFile(
 
   if (sniffed.longLine) {
     return unusable(
-      `line ${sniffed.longLine.line} is ${sniffed.longLine.bytes} bytes long, over ${MAX_LINE_CHARACTERS}: this is not a payout file`,
+      `has a line of ${sniffed.longLine.bytes} bytes (line ${sniffed.longLine.line}), over ${MAX_LINE_CHARACTERS}: this is not a payout file`,
     );
   }
   const headText = new TextDecoder(encoding).decode(sniffed.head.subarray(bom?.length ?? 0));
@@ -194,7 +201,7 @@ export async function readPayoutFile(
           const header = mapHeader(record);
           if (!header.ok) {
             for (const problem of header.problems) {
-              unusable(`line ${line} (the header): ${problem}`);
+              unusable(`has a header (line ${line}) that cannot be used: ${problem}`);
             }
             return report;
           }
@@ -325,7 +332,8 @@ async function sniff(path: string): Promise<{
     if (invalidUtf8At === undefined) {
       const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
       const cut = bytes.length - incompleteTail(bytes);
-      if (!isUtf8(bytes.subarray(0, cut))) invalidUtf8At = offset - carry.length;
+      const whole = bytes.subarray(0, cut);
+      if (!isUtf8(whole)) invalidUtf8At = offset - carry.length + firstBadUtf8(whole);
       carry = Buffer.from(bytes.subarray(cut));
     }
     offset += chunk.length;
@@ -352,6 +360,41 @@ function recordDelimiter(ends: { crlf: number; lf: number; cr: number }): string
   if (kinds > 1) return ['\r\n', '\n', '\r'];
   if (ends.crlf > 0) return '\r\n';
   return loneCr > 0 ? '\r' : '\n';
+}
+
+/** Offset of the first byte that neither starts nor continues a well-formed UTF-8 character. */
+function firstBadUtf8(bytes: Uint8Array): number {
+  for (let at = 0; at < bytes.length;) {
+    const lead = bytes[at] ?? 0;
+    if (lead < 0x80) {
+      at++;
+      continue;
+    }
+    const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 ? 2 : 0;
+    if (length === 0 || !isUtf8(bytes.subarray(at, at + length))) return at;
+    at += length;
+  }
+  return bytes.length;
+}
+
+/** Where a byte is, for people: "line 3, byte 0xE7 at offset 112". */
+async function byteAt(path: string, offset: number): Promise<string> {
+  let line = 1;
+  let read = 0;
+  for await (const chunk of createReadStream(path, {
+    end: offset,
+    highWaterMark: CHUNK_BYTES,
+  }) as AsyncIterable<Buffer>) {
+    const before = chunk.subarray(0, Math.max(0, offset - read));
+    for (let at = before.indexOf(10); at >= 0; at = before.indexOf(10, at + 1)) line++;
+    const byte = read + chunk.length > offset ? chunk[offset - read] : undefined;
+    if (byte !== undefined) {
+      const hex = byte.toString(16).toUpperCase().padStart(2, '0');
+      return `line ${line}, byte 0x${hex} at offset ${offset}`;
+    }
+    read += chunk.length;
+  }
+  return `line ${line}, at offset ${offset}`;
 }
 
 /** Offset of the first well-formed multi-byte UTF-8 character, if any (within a chunk). */
@@ -487,10 +530,10 @@ function describeParseError(error: unknown, line: number): string {
     return `cannot be read (${code})`;
   }
   if (code === 'CSV_QUOTE_NOT_CLOSED') {
-    return `line ${line}: a quote opened here is never closed, so the rest of the file cannot be read (was the file cut short?)`;
+    return `has a quote opened on line ${line} that is never closed, so the rest of the file cannot be read (was the file cut short?)`;
   }
   if (code === 'CSV_MAX_RECORD_SIZE') {
-    return `line ${line} is longer than ${MAX_LINE_CHARACTERS} characters: this is not a payout file, or a quote is missing`;
+    return `has a record from line ${line} longer than ${MAX_LINE_CHARACTERS} characters: this is not a payout file, or a quote is missing`;
   }
-  return `line ${line} cannot be read as CSV: ${error instanceof Error ? error.message : String(error)}`;
+  return `cannot be read as CSV from line ${line}: ${error instanceof Error ? error.message : String(error)}`;
 }

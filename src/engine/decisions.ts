@@ -65,7 +65,7 @@ export function decideSend(answer: CashOut | GatewayError): Decision {
         to: 'queued',
         reason: `not sent: ${error.message}`,
         details: {},
-        signal: { kind: 'stop', why: `the gateway refused our credentials (${error.message})` },
+        signal: { kind: 'stop', why: stopBecause(error) },
       };
     case 'rate-limited':
       return {
@@ -86,10 +86,7 @@ export function decideSend(answer: CashOut | GatewayError): Decision {
         to: 'unknown',
         reason: `no clear answer: ${error.message}`,
         details: { message: error.message },
-        signal: {
-          kind: 'stop',
-          why: `the address answered, but not as the gateway does (${error.message}): check baseUrl`,
-        },
+        signal: { kind: 'stop', why: stopBecause(error) },
       };
     case 'ambiguous':
     case 'not-found':
@@ -116,9 +113,16 @@ export type LookupDecision =
  * What a failed read (a lookup or a poll) means for the run: credentials refused or an
  * address that is not the gateway stop it; a 429 pauses it; anything else is tried later.
  */
+/** Why a run stops for this error, and what the operator does about it. */
+function stopBecause(error: GatewayError): string {
+  return error.kind === 'auth'
+    ? `the gateway refused our credentials (${error.message}): check the token (PAYOUTS_TOKEN) and authScheme`
+    : `the address answered, but not as the gateway does (${error.message}): check baseUrl`;
+}
+
 function readFailureSignal(error: GatewayError): RunSignal {
   if (error.kind === 'auth' || error.kind === 'wrong-endpoint') {
-    return { kind: 'stop', why: error.message };
+    return { kind: 'stop', why: stopBecause(error) };
   }
   if (error.kind === 'rate-limited') return { kind: 'pause', ms: error.retryAfterMs };
   return CONTINUE;

@@ -15,8 +15,10 @@ import {
 
 export interface ReconcileReport {
   checked: number;
-  /** Reads that got no answer (the gateway unreachable, a 5xx): these rows were not checked. */
+  /** Reads that failed (the gateway unreachable, a 5xx, a 401): these rows were not checked. */
   failed: number;
+  /** Why the last of them failed. */
+  lastFailure: string | undefined;
   /** Payouts that came back, with the batches whose results must be written again. */
   refunded: { orderId: string; batchId: number }[];
   /** Payouts the gateway now describes otherwise, for a person. */
@@ -32,6 +34,7 @@ export async function reconcilePaid(
   const report: ReconcileReport = {
     checked: 0,
     failed: 0,
+    lastFailure: undefined,
     refunded: [],
     unexpected: [],
     stopped: undefined,
@@ -61,6 +64,7 @@ export async function reconcilePaid(
         if ('kind' in answer) {
           // No answer: not checked, and the row is left as it was, for the next reconcile.
           report.failed++;
+          report.lastFailure = answer.message;
           deps.journal.move(claim.orderId, claim.fence, 'paid', 'reconcile: no answer', {});
           return;
         }

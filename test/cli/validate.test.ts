@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
@@ -107,7 +107,12 @@ describe('payouts validate', () => {
     const empty = writeFile(folder(), 'empty.csv', '');
     const result = await runCli(['validate', empty]);
     expect(result.code).toBe(1);
-    expect(result.stdout.trim()).toBe('empty.csv cannot be used: it is empty (0 bytes)');
+    expect(result.stdout.trim()).toBe(
+      'empty.csv is empty (0 bytes)\nNothing in it can be paid: fix the file and check it again.',
+    );
+    const missing = await runCli(['validate', join(folder(), 'nope.csv')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain('nope.csv does not exist: check its name and folder');
     const json = await runCli(['validate', empty, '--json']);
     expect(JSON.parse(json.stdout).fileErrors).toEqual([
       { kind: 'unusable', message: 'is empty (0 bytes)' },
@@ -139,5 +144,21 @@ describe('payouts validate', () => {
     expect(result.stderr.trim()).toMatch(
       /^payouts validate: cannot write the report to .*r\.csv \(ENOENT\)$/,
     );
+    // A folder for a report: refused before anything is written, nothing left behind.
+    const into = join(folder(), 'reports');
+    mkdirSync(into);
+    const before = readdirSync(folder());
+    const toFolder = await runCli([
+      'validate',
+      join(SAMPLES, 'payroll-2026-11.csv'),
+      '--report',
+      into,
+    ]);
+    expect(toFolder.code).toBe(1);
+    expect(toFolder.stderr.trim()).toBe(
+      `payouts validate: --report ${into} is a folder: give a file name, like ${join(into, 'report.csv')}`,
+    );
+    expect(readdirSync(folder())).toEqual(before);
+    expect(readdirSync(into)).toEqual([]);
   });
 });

@@ -143,7 +143,7 @@ describe('readPayoutFile', () => {
       {
         kind: 'unusable',
         message: expect.stringMatching(
-          /is not valid UTF-8 .* but encoding is set to utf-8: use auto or windows-1252/,
+          /^is not valid UTF-8 \(line 2, byte 0xE3 at offset \d+\) but encoding is set to utf-8: use auto or windows-1252/,
         ),
       },
     ]);
@@ -193,7 +193,7 @@ describe('readPayoutFile', () => {
       {
         kind: 'unusable',
         message: expect.stringMatching(
-          /^mixes encodings: UTF-8 characters \(near byte \d+\) and bytes that are not UTF-8/,
+          /^mixes encodings: UTF-8 characters \(line 2, byte 0xC3 at offset \d+\) and bytes that are not UTF-8 \(line 3, byte 0xE7 at offset \d+\);/,
         ),
       },
     ]);
@@ -340,7 +340,10 @@ describe('hostile files: a clear error or per-row messages, never a crash or a h
 
   it('a 50 MB single line', async () => {
     const path = writeFile(folder(), 'line.csv', Buffer.alloc(50 * 1024 * 1024, 'a'));
-    await unusable(path, /^line 1 is \d+ bytes long, over 100000: this is not a payout file$/);
+    await unusable(
+      path,
+      /^has a line of \d+ bytes \(line 1\), over 100000: this is not a payout file$/,
+    );
   });
 
   it('a header only', async () => {
@@ -354,7 +357,7 @@ describe('hostile files: a clear error or per-row messages, never a crash or a h
     const header = Array.from({ length: 100_000 }, (_, i) => `c${i}`).join(',');
     await unusable(
       writeFile(folder(), 'wide.csv', `${header}\n1\n`),
-      /^line 1 is \d+ bytes long, over 100000/,
+      /^has a line of \d+ bytes \(line 1\), over 100000/,
     );
     const narrower = Array.from({ length: 2000 }, (_, i) => `c${i}`).join(',');
     await unusable(
@@ -366,7 +369,7 @@ describe('hostile files: a clear error or per-row messages, never a crash or a h
   it('50 MB of delimiters on one line, and a million blank lines', async () => {
     await unusable(
       writeFile(folder(), 'commas.csv', Buffer.alloc(50 * 1024 * 1024, ',')),
-      /^line 1 is \d+ bytes long/,
+      /^has a line of \d+ bytes \(line 1\)/,
     );
     const blank = Buffer.concat([
       Buffer.from(`${HEADER}\n${ROW('p-1')}\n`),
@@ -407,21 +410,21 @@ describe('hostile files: a clear error or per-row messages, never a crash or a h
   it('an empty file, blank lines only, and a missing file', async () => {
     await unusable(writeFile(folder(), 'empty.csv', ''), /^is empty \(0 bytes\)$/);
     await unusable(writeFile(folder(), 'blank.csv', '\r\n\r\n  \r\n'), /^has no header row/);
-    await unusable(`${folder()}/nope.csv`, /^cannot be read \(ENOENT\)$/);
+    await unusable(`${folder()}/nope.csv`, /^does not exist: check its name and folder$/);
   });
 
   it('a quote never closed at the end of the file (a cut-short export)', async () => {
     const text = `${HEADER}\n${ROW('p-1')}\n${ROW('p-2', '"Ana')}\n${ROW('p-3')}\n`;
     await unusable(
       writeFile(folder(), 'cut.csv', text),
-      /^line 3: a quote opened here is never closed/,
+      /^has a quote opened on line 3 that is never closed/,
     );
   });
 
   it('a header without the payout columns', async () => {
     await unusable(
       writeFile(folder(), 'other.csv', 'date,description,debit\n2026-11-01,coffee,5\n'),
-      /^line 1 \(the header\): missing columns/,
+      /^has a header \(line 1\) that cannot be used: missing columns/,
     );
   });
 });

@@ -254,7 +254,7 @@ describe('payouts run follows payouts to the end and writes results (child proce
     const reconciled = await runCli(['reconcile', '--days', '1'], { env });
     expect(reconciled.code, reconciled.stdout + reconciled.stderr).toBe(2);
     expect(reconciled.stdout).toContain(
-      'Checked 2 paid payouts sent in the last 1 days: 1 came back',
+      'Checked 2 paid payouts sent in the last 1 day: 1 came back',
     );
     expect(reconciled.stdout).toContain('refunded: c-1');
     const rows = readResult(join(home, 'results', 'pay.result.csv'));
@@ -264,11 +264,23 @@ describe('payouts run follows payouts to the end and writes results (child proce
     ]);
     const again = await runCli(['reconcile', '--days', '1'], { env });
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain('Checked 1 paid payouts');
+    expect(again.stdout).toContain('Checked 1 paid payout sent');
     // No answer is not "nothing came back": exit 1, and the row is checked next time.
     sandbox.setFaults({ serverErrorRate: 1, operations: ['getTransactionById'] });
     const unanswered = await runCli(['reconcile', '--days', '1'], { env });
     expect(unanswered.code).toBe(1);
-    expect(unanswered.stdout).toContain('1 could not be read (no answer from the gateway)');
+    expect(unanswered.stdout).toMatch(
+      /1 could not be read from the gateway \(.+\): run reconcile again/,
+    );
+    expect(unanswered.stderr).toContain('payouts reconcile: 1 paid payout not checked (');
+    // A refused token: said as such, with what to check, not as "no answer".
+    sandbox.setFaults({});
+    const refused = await runCli(['reconcile', '--days', '1'], {
+      env: { ...env, PAYOUTS_TOKEN: 'not-the-token' },
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /payouts reconcile: stopped: the gateway refused our credentials \(.*401.*\): check the token \(PAYOUTS_TOKEN\)/,
+    );
   });
 });

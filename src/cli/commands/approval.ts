@@ -14,6 +14,7 @@ import {
 import { openJournal, type Journal } from '../../journal/journal.js';
 import { openContext, type GlobalOptions, type Output } from '../context.js';
 import { ExitError } from '../exit-error.js';
+import { count } from '../format.js';
 
 type Awaiting = NonNullable<Awaited<ReturnType<typeof findAwaiting>>>;
 
@@ -76,7 +77,7 @@ export function approveCommand(): Command {
           cents: sent.cents,
         });
         out.line(
-          `${basename(found.file)} (batch ${found.batch.id}): approved: ${sent.count} payouts, ${formatCents(sent.cents)} in all. A running \`payouts watch\` sends them now; otherwise the next \`payouts run\` does.`,
+          `${basename(found.file)} (batch ${found.batch.id}): approved: ${count(sent.count, 'payout')}, ${formatCents(sent.cents)} in all. A running \`payouts watch\` sends them now; otherwise the next \`payouts run\` does.`,
         );
       }),
     );

@@ -9,6 +9,7 @@ import { resultFileNames, writeResultFile } from '../../results/result-file.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import { openContext, openGateway, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
+import { count } from '../format.js';
 
 const DAY_MS = 86_400_000;
 
@@ -71,7 +72,7 @@ export function reconcileCommand(): Command {
         }
         out.data({ ...report, results: rewritten });
         out.line(
-          `Checked ${report.checked} paid payouts sent in the last ${options.days} days: ${report.refunded.length} came back (refunded).`,
+          `Checked ${count(report.checked, 'paid payout')} sent in the last ${count(options.days, 'day')}: ${report.refunded.length} came back (refunded).`,
         );
         for (const { orderId } of report.refunded) out.line(`  refunded: ${orderId}`);
         for (const { orderId, why } of report.unexpected)
@@ -79,13 +80,18 @@ export function reconcileCommand(): Command {
         for (const path of rewritten) out.line(`  result rewritten: ${path}`);
         if (report.failed > 0) {
           out.line(
-            `  ${report.failed} could not be read (no answer from the gateway): run reconcile again`,
+            `  ${report.failed} could not be read from the gateway (${report.lastFailure}): run reconcile again once it answers`,
           );
         }
         if (report.stopped) throw new ExitError(1, `payouts reconcile: stopped: ${report.stopped}`);
         if (stop.signal.aborted)
           throw new ExitError(1, 'payouts reconcile: interrupted before the end');
-        if (report.failed > 0) throw new ExitError(1);
+        if (report.failed > 0) {
+          throw new ExitError(
+            1,
+            `payouts reconcile: ${count(report.failed, 'paid payout')} not checked (${report.lastFailure}): run reconcile again once the gateway answers`,
+          );
+        }
         if (report.refunded.length > 0 || report.unexpected.length > 0) throw new ExitError(2);
       } finally {
         journal.close();

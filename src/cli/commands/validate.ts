@@ -1,4 +1,5 @@
-import { basename, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { openAtomicCsv } from '../../csv/atomic-csv.js';
 import { formatCents } from '../../csv/amount.js';
@@ -7,6 +8,7 @@ import type { RowOutcome } from '../../csv/row.js';
 import { VALIDATION_REPORT_COLUMNS, validationReportLine } from '../../csv/validation-report.js';
 import { openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
+import { count } from '../format.js';
 
 interface ValidateOptions {
   report?: string;
@@ -68,7 +70,11 @@ export function validateCommand(): Command {
         await report?.abandon();
         throw error;
       }
-      if (report) await report.commit();
+      try {
+        await report?.commit();
+      } catch (error) {
+        throw cannotWrite(report?.path ?? '', error);
+      }
 
       const unusable = result.problems.filter((p) => p.kind === 'unusable');
       const exitCode =
@@ -119,11 +125,12 @@ function printSummary(
   const name = basename(result.file);
   const unusable = result.problems.filter((p) => p.kind === 'unusable');
   if (unusable.length > 0) {
-    for (const problem of unusable) print(`${name} cannot be used: it ${problem.message}`);
+    for (const problem of unusable) print(`${name} ${problem.message}`);
+    print('Nothing in it can be paid: fix the file and check it again.');
     return;
   }
   print(
-    `${name}: ${result.rows} rows: ${result.valid} valid, ${result.invalid} invalid, ${result.skipped} skipped; valid rows total ${formatCents(result.totalCents)}`,
+    `${name}: ${count(result.rows, 'row')}: ${result.valid} valid, ${result.invalid} invalid, ${result.skipped} skipped; valid rows total ${formatCents(result.totalCents)}`,
   );
   const idSource = result.header?.orderIdsDerived
     ? 'orderIds derived from each row (the file has no orderId column)'
@@ -162,10 +169,20 @@ function printSummary(
 
 /** The report is written beside its final name and renamed into place once complete. */
 function openReport(path: string) {
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new ExitError(
+      1,
+      `payouts validate: --report ${path} is a folder: give a file name, like ${join(path, 'report.csv')}`,
+    );
+  }
   try {
     return { path, ...openAtomicCsv(path, VALIDATION_REPORT_COLUMNS) };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new ExitError(1, `payouts validate: cannot write the report to ${path} (${code})`);
+    throw cannotWrite(path, error);
   }
+}
+
+function cannotWrite(path: string, error: unknown): ExitError {
+  const code = (error as NodeJS.ErrnoException).code ?? 'error';
+  return new ExitError(1, `payouts validate: cannot write the report to ${path} (${code})`);
 }
