@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { useTempFolder, writeFile } from '../support/files.js';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
@@ -160,5 +162,28 @@ describe('payouts validate', () => {
     );
     expect(readdirSync(folder())).toEqual(before);
     expect(readdirSync(into)).toEqual([]);
+  });
+  it("a reader that stops early (| head) ends nothing badly: the exit code is the check's, no stack trace", async () => {
+    const rows = Array.from(
+      { length: 3000 },
+      (_, i) => `Ana ${i},ana${i}@example,11987654321,52998224725,52998224725,"10,00"`,
+    );
+    const path = writeFile(
+      folder(),
+      'many.csv',
+      ['name,email,phone,cpfCnpj,pixKey,amount', ...rows, ''].join('\n'),
+    );
+    const child = spawn(process.execPath, [BIN, 'validate', path, '--json'], {
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = once(child, 'exit');
+    child.stdout.destroy(); // the reader goes away before the first line
+
+    const [code] = (await exited) as [number | null];
+    expect(stderr).toBe('');
+    expect(code).toBe(2);
   });
 });
