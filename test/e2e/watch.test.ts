@@ -9,6 +9,7 @@ import {
   closeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Database } from '../../src/journal/sqlite.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -266,6 +267,21 @@ describe(
       const started = Date.now();
       expect(await stopChild(daemon.child)).toBe(0);
       expect(Date.now() - started).toBeLessThan(5_000);
+    });
+
+    it('a refused token stops the daemon with exit 1 and says what to check; nothing is sent', async () => {
+      env = { ...env, PAYOUTS_TOKEN: 'not-the-token' };
+      writeFileSync(join(home, 'inbox', 'pay.csv'), payroll('t', 2));
+      const daemon = startDaemon();
+      const [code] = (await Promise.race([
+        once(daemon.child, 'exit'),
+        delay(20_000).then(() => ['still running']),
+      ])) as [number | string];
+      expect(code, daemon.stderr()).toBe(1);
+      expect(daemon.stderr()).toMatch(
+        /refused our credentials .*Check the token \(PAYOUTS_TOKEN\)/,
+      );
+      expect(sandbox.ledger()).toEqual([]);
     });
   },
 );

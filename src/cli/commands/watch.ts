@@ -20,6 +20,7 @@ import { startPostbackReceiver, type PostbackReceiver } from '../../postback/rec
 import { postbackSecret } from '../../postback/secret.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import { openContext, openGateway, type Context, type GlobalOptions } from '../context.js';
+import { GatewayError } from '../../gateway/errors.js';
 import { ExitError } from '../exit-error.js';
 import { describeFile } from '../format.js';
 
@@ -173,6 +174,14 @@ async function serve(
         });
       } catch (error) {
         if (error instanceof ExitError) throw error;
+        // A refused token or a wrong address does not mend itself: stop, and say what to
+        // check (a supervisor shows the exit, where a retried pass would only log).
+        if (
+          error instanceof GatewayError &&
+          (error.kind === 'auth' || error.kind === 'wrong-endpoint')
+        ) {
+          throw error;
+        }
         // A file or disk the daemon cannot handle now: said, and tried again later; what
         // is journaled stays journaled.
         logger.error(
