@@ -177,14 +177,18 @@ describe(
       );
 
       // A cron run beside the daemon steps back at once, or after --wait; never works beside it.
-      const beside = await runCli(['run'], { env });
+      // Said even with --quiet, as cron runs it: exit 3 alone does not say who holds it.
+      const beside = await runCli(['run', '--quiet'], { env });
       expect(beside.code).toBe(3);
       expect(beside.stderr).toMatch(
-        /another payouts process \(pid \d+ on .*\) is working on this home folder: nothing done/,
+        /^payouts run: another payouts process \(pid \d+ on .*\) is still working on this home folder: nothing done\. Run again later, or use --wait\.$/m,
       );
       const waited = await runCli(['run', '--wait', '1s'], { env });
       expect(waited.code).toBe(3);
       expect(waited.stderr).toContain('waiting for pid');
+      expect(waited.stderr).toContain(
+        'is still working on this home folder after waiting 1s: nothing done. Run again later, or wait longer with --wait.',
+      );
 
       expect(await stopChild(one.child)).toBe(0);
       expect(await stopChild(two.child)).toBe(0);

@@ -84,10 +84,15 @@ export function runCommand(): Command {
           },
         });
         if ('heldBy' in lock) {
-          out.note(
-            `another payouts process (${describeHolder(lock.heldBy)}) is working on this home folder: nothing done; run again later, or use --wait`,
+          // Said even with --quiet (cron's logs): exit 3 alone does not say who holds it.
+          const waited =
+            options.wait === undefined
+              ? ''
+              : ` after waiting ${options.wait === true ? DEFAULT_WAIT : options.wait}`;
+          throw new ExitError(
+            3,
+            `payouts run: another payouts process (${describeHolder(lock.heldBy)}) is still working on this home folder${waited}: nothing done. Run again later, or ${waited ? 'wait longer with' : 'use'} --wait.`,
           );
-          throw new ExitError(3);
         }
         try {
           await work();
