@@ -7,6 +7,8 @@ import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../sandbox/server.js';
+import type { GatewayKind, Journal } from '../journal/journal.js';
+import { ExitError } from './exit-error.js';
 
 export interface GlobalOptions {
   config?: string;
@@ -56,9 +58,19 @@ export interface GatewaySession {
   close(): Promise<void>;
 }
 
-/** The configured gateway, or with no baseUrl an embedded sandbox on loopback, said so loudly. */
-export async function openGateway(context: Context): Promise<GatewaySession> {
+/**
+ * The configured gateway, or with no baseUrl an embedded sandbox on loopback, said so
+ * loudly. Given the home's journal, it first checks that the journal has only ever sent
+ * to this kind of gateway (a cron job that lost its environment file must not "pay" a
+ * real payroll into a sandbox).
+ */
+export async function openGateway(context: Context, journal?: Journal): Promise<GatewaySession> {
   const { config } = context;
+  if (journal) {
+    const kind = config.baseUrl === null ? 'sandbox' : 'configured';
+    const bound = journal.bindGateway(kind);
+    if (bound !== kind) throw new ExitError(1, mixedGateways(bound, config.home));
+  }
   const clientOptions = {
     authScheme: config.authScheme,
     getTransactionMethod: config.getTransactionMethod,
@@ -89,4 +101,10 @@ export async function openGateway(context: Context): Promise<GatewaySession> {
       await sandbox.close();
     },
   };
+}
+
+function mixedGateways(bound: GatewayKind, home: string): string {
+  return bound === 'configured'
+    ? `no baseUrl is set, but the journal in ${home} sends to a real gateway: refusing to run it against the embedded sandbox, which would take its payouts as made. Set baseUrl (PAYOUTS_BASE_URL; is the environment file loaded?) and run again. Nothing was sent.`
+    : `the journal in ${home} has only sent to the embedded sandbox, where no real money moves: its orderIds would count as paid at the real gateway. Use a new home folder for real payouts (home, or PAYOUTS_HOME). Nothing was sent.`;
 }

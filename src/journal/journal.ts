@@ -15,6 +15,9 @@ import { MIGRATIONS } from './migrations.js';
 import { Database } from './sqlite.js';
 import { canMove, type RowState } from './states.js';
 
+/** The embedded sandbox (no baseUrl), or a gateway the config names. */
+export type GatewayKind = 'sandbox' | 'configured';
+
 export interface BatchInput {
   fileName: string;
   sha256: string;
@@ -238,6 +241,8 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     allBatches: db.prepare(`SELECT * FROM batches ORDER BY id`),
     setBatchState: db.prepare(`UPDATE batches SET state = ? WHERE id = ?`),
     setHeldBecause: db.prepare(`UPDATE batches SET held_because = ? WHERE id = ?`),
+    bindGateway: db.prepare(`INSERT OR IGNORE INTO gateway (id, kind) VALUES (1, ?)`),
+    boundGateway: db.prepare(`SELECT kind FROM gateway WHERE id = 1`),
     approveBatch: db.prepare(
       `UPDATE batches SET state = 'open' WHERE id = ? AND state = 'awaiting-approval'`,
     ),
@@ -452,6 +457,12 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     path,
 
     /** Records a file as a batch, with the lines that are not payouts. */
+    /** The kind of gateway this journal sends to: the first caller's, kept from then on. */
+    bindGateway: writing((kind: GatewayKind): GatewayKind => {
+      statements.bindGateway.run(kind);
+      return (statements.boundGateway.get() as { kind: GatewayKind }).kind;
+    }),
+
     recordBatch: writing((batch: BatchInput, lines: readonly BatchLine[]): number => {
       const { lastInsertRowid } = statements.insertBatch.run({
         ...batch,

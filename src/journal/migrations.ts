@@ -123,4 +123,16 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE batches ADD COLUMN held_because TEXT;
     `,
   },
+  {
+    version: 7,
+    sql: `
+      -- Which gateway this journal's orderIds go to, fixed by the first run that talks to
+      -- one: an orderId "paid" in the embedded sandbox was never paid for real, so the two
+      -- must never share a journal.
+      CREATE TABLE gateway (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        kind TEXT NOT NULL CHECK (kind IN ('sandbox', 'configured'))
+      );
+    `,
+  },
 ];

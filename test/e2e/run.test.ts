@@ -1,4 +1,11 @@
-import { copyFileSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  writeFileSync,
+} from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -267,6 +274,41 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
 
     const back = await runCli(['run'], { env });
     expect(back.code).toBe(3); // sent, still pending
+    expect(sandbox.ledger()).toHaveLength(6);
+  });
+
+  it('a home that sends to a real gateway is never run against the embedded sandbox, nor the reverse', async () => {
+    drop('payroll-2026-11.csv');
+    expect((await runCli(['run'], { env })).code).toBe(3); // sent, pending
+    // The environment file was not loaded (cron): no baseUrl, no token.
+    const { PAYOUTS_BASE_URL: _url, PAYOUTS_TOKEN: _token, ...lost } = env;
+    drop('fornecedores-2026-11.csv');
+    const refused = await runCli(['run'], { env: lost });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      `no baseUrl is set, but the journal in ${home} sends to a real gateway: refusing to run it against the embedded sandbox`,
+    );
+    const reconcile = await runCli(['reconcile', '--days', '1'], { env: lost });
+    expect(reconcile.code).toBe(1);
+    expect(reconcile.stderr).toContain('refusing to run it against the embedded sandbox');
+    // baseUrl without a token is a mistake too, not a sandbox run.
+    const tokenless = await runCli(['run'], { env: { ...lost, PAYOUTS_BASE_URL: sandbox.url } });
+    expect(tokenless.code).toBe(1);
+    expect(tokenless.stderr).toContain('config: token is required when baseUrl is set');
+    expect(sandbox.ledger()).toHaveLength(6);
+
+    // A home first used with the embedded sandbox is refused by the real gateway.
+    const trial = join(folder(), 'trial');
+    const trialEnv = { ...lost, PAYOUTS_HOME: trial };
+    mkdirSync(join(trial, 'inbox'), { recursive: true });
+    copyFileSync(join(SAMPLES, 'payroll-2026-11.csv'), join(trial, 'inbox', 'p.csv'));
+    const fake = await runCli(['run'], { env: trialEnv });
+    expect(fake.stderr).toContain('SANDBOX: no real money moves');
+    const real = await runCli(['run'], { env: { ...env, PAYOUTS_HOME: trial } });
+    expect(real.code).toBe(1);
+    expect(real.stderr).toContain(
+      `the journal in ${trial} has only sent to the embedded sandbox, where no real money moves`,
+    );
     expect(sandbox.ledger()).toHaveLength(6);
   });
 

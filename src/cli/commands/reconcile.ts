@@ -40,7 +40,7 @@ export function reconcileCommand(): Command {
       void waitForStopSignal().then(() => stop.abort());
       const journal = openJournal(folders.journal);
       try {
-        const gateway = await openGateway(context);
+        const gateway = await openGateway(context, journal);
         let report;
         try {
           const { deps, engine } = engineFor(journal, gateway.client, config, {

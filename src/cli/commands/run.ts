@@ -104,7 +104,7 @@ export function runCommand(): Command {
       }
 
       async function work(): Promise<void> {
-        const gateway = await openGateway(context);
+        const gateway = await openGateway(context, journal);
         let pass: PassReport;
         // Closed whatever happens: an embedded sandbox left listening would keep cron's run alive.
         try {

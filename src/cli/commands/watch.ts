@@ -98,7 +98,7 @@ async function serve(
   setHealth: (report: () => void) => void,
 ): Promise<void> {
   const { config, logger } = context;
-  const gateway = await openGateway(context);
+  const gateway = await openGateway(context, journal);
   const doorbell = new Doorbell();
   const health = () => ({
     processing: payoutFiles(folders.processing).length,
