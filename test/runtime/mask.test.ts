@@ -9,6 +9,11 @@ describe('maskPersonalData', () => {
     ['CPF 52998224725 refused', 'CPF ***25 refused'],
     ['CNPJ 11.222.333/0001-81', 'CNPJ ***81'],
     ['key ana.souza@example.com', 'key a***@example.com'],
+    ['key josé.conceição@exemplo.com.br', 'key j***@exemplo.com.br'],
+    ['CNPJ 12.ABC.345/01DE-35 refused', 'CNPJ ***35 refused'],
+    ['CNPJ 12ABC34501DE35', 'CNPJ ***35'],
+    // The same shape with check digits that do not hold: an orderId, say.
+    ['orderId 12ABC34501DE36', 'orderId 12ABC34501DE36'],
     ['phone +55 (11) 98765-4321', 'phone ***21'],
     ['phone 11987654321', 'phone ***21'],
     // Not personal: ids, amounts, dates, addresses, orderIds stay readable.
