@@ -2,11 +2,14 @@
  * What every command starts from: the loaded config, a logger, output that honours
  * --json and --quiet, and a gateway (the real one, or the embedded sandbox).
  */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../sandbox/server.js';
+import type { Folders } from '../inbox/folders.js';
 import type { GatewayKind, Journal } from '../journal/journal.js';
 import { ExitError } from './exit-error.js';
 
@@ -107,4 +110,27 @@ function mixedGateways(bound: GatewayKind, home: string): string {
   return bound === 'configured'
     ? `no baseUrl is set, but the journal in ${home} sends to a real gateway: refusing to run it against the embedded sandbox, which would take its payouts as made. Set baseUrl (PAYOUTS_BASE_URL; is the environment file loaded?) and run again. Nothing was sent.`
     : `the journal in ${home} has only sent to the embedded sandbox, where no real money moves: its orderIds would count as paid at the real gateway. Use a new home folder for real payouts (home, or PAYOUTS_HOME). Nothing was sent.`;
+}
+
+/**
+ * For a command that reads what earlier runs did: a mistyped home folder must not be
+ * created empty and reported as having nothing to do.
+ */
+export function requireJournal(verb: string, folders: Folders): void {
+  if (!existsSync(folders.journal)) {
+    throw new ExitError(
+      1,
+      `payouts ${verb}: no journal at ${folders.journal}: nothing has run in this home folder yet (is home, or PAYOUTS_HOME, right?)`,
+    );
+  }
+}
+
+/** An --inbox that is not there is a mistake, not an empty inbox. */
+export function requireInbox(verb: string, inbox: string | undefined): void {
+  if (inbox !== undefined && !statSync(inbox, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new ExitError(
+      1,
+      `payouts ${verb}: --inbox ${resolve(inbox)} is not a folder: check the path`,
+    );
+  }
 }

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { basename } from 'node:path';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { formatCents } from '../../csv/amount.js';
 import { findAwaiting, toBeSent } from '../../inbox/approval.js';
 import {
@@ -12,7 +12,7 @@ import {
   type Folders,
 } from '../../inbox/folders.js';
 import { openJournal, type Journal } from '../../journal/journal.js';
-import { openContext, type GlobalOptions, type Output } from '../context.js';
+import { openContext, requireJournal, type GlobalOptions, type Output } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
 
@@ -30,6 +30,7 @@ async function onAwaitingFile(
 ): Promise<void> {
   const { config, out } = openContext(command.optsWithGlobals<GlobalOptions>());
   const folders = homeFolders(config.home);
+  requireJournal(verb, folders);
   ensureFolders(folders);
   const journal = openJournal(folders.journal);
   try {
@@ -87,7 +88,11 @@ export function rejectCommand(): Command {
   return new Command('reject')
     .description('turn down a file waiting for approval: nothing of it is ever sent')
     .argument('<file>', 'the file name in awaiting-approval/')
-    .requiredOption('--reason <text>', 'why, kept beside the file in rejected/')
+    .requiredOption('--reason <text>', 'why, kept beside the file in rejected/', (text: string) => {
+      // The reason is what the accountant reads later in rejected/: it cannot be blank.
+      if (text.trim() === '') throw new InvalidArgumentError('Say why the file is turned down.');
+      return text.trim();
+    })
     .addHelpText('after', '\nExample:\n  payouts reject payroll-2026-11.csv --reason "wrong month"')
     .action((name: string, options: { reason: string }, command: Command) =>
       onAwaitingFile('reject', name, command, (found, journal, folders, out) => {

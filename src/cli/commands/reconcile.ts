@@ -7,7 +7,7 @@ import { engineFor } from '../../inbox/pass.js';
 import { openJournal } from '../../journal/journal.js';
 import { resultFileNames, writeResultFile } from '../../results/result-file.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
-import { openContext, openGateway, type GlobalOptions } from '../context.js';
+import { openContext, openGateway, requireJournal, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
 
@@ -35,6 +35,7 @@ export function reconcileCommand(): Command {
       const context = openContext(command.optsWithGlobals<GlobalOptions>());
       const { config, out } = context;
       const folders = homeFolders(config.home);
+      requireJournal('reconcile', folders);
       ensureFolders(folders);
       const stop = new AbortController();
       void waitForStopSignal().then(() => stop.abort());

@@ -10,7 +10,13 @@ import { exitCodeOf, readBalance, runPass, type PassReport } from '../../inbox/p
 import { describeHolder, lockHome } from '../../inbox/lock.js';
 import { openJournal } from '../../journal/journal.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
-import { openContext, openGateway, type Context, type GlobalOptions } from '../context.js';
+import {
+  openContext,
+  openGateway,
+  requireInbox,
+  type Context,
+  type GlobalOptions,
+} from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { describeFile } from '../format.js';
 
@@ -51,6 +57,7 @@ export function runCommand(): Command {
     .action(async (options: RunOptions, command: Command) => {
       const context = openContext(command.optsWithGlobals<GlobalOptions>());
       const { config, out } = context;
+      requireInbox('run', options.inbox);
       const folders = homeFolders(config.home, options.inbox);
       const followMs =
         options.followTimeout === undefined

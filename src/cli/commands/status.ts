@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
@@ -10,7 +9,7 @@ import {
   resultRecord,
   type ResultRecord,
 } from '../../results/result-file.js';
-import { openContext, type GlobalOptions, type Output } from '../context.js';
+import { openContext, requireJournal, type GlobalOptions, type Output } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { describeTotals, keyValueLines } from '../format.js';
 
@@ -26,11 +25,9 @@ export function statusCommand(): Command {
     )
     .action((what: string | undefined, _options: unknown, command: Command) => {
       const context = openContext(command.optsWithGlobals<GlobalOptions>());
-      const { journal: path } = homeFolders(context.config.home);
-      if (!existsSync(path)) {
-        throw new ExitError(1, `payouts status: no journal at ${path}: nothing has run here yet`);
-      }
-      const journal = openJournal(path);
+      const folders = homeFolders(context.config.home);
+      requireJournal('status', folders);
+      const journal = openJournal(folders.journal);
       try {
         if (what === undefined) return listBatches(journal, context.out);
         const batches = journal.batches(basename(what));

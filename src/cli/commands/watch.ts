@@ -19,7 +19,13 @@ import { openJournal } from '../../journal/journal.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../../postback/receiver.js';
 import { postbackSecret } from '../../postback/secret.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
-import { openContext, openGateway, type Context, type GlobalOptions } from '../context.js';
+import {
+  openContext,
+  openGateway,
+  requireInbox,
+  type Context,
+  type GlobalOptions,
+} from '../context.js';
 import { GatewayError } from '../../gateway/errors.js';
 import { ExitError } from '../exit-error.js';
 import { describeFile } from '../format.js';
@@ -43,6 +49,7 @@ export function watchCommand(): Command {
     .action(async (options: { inbox?: string }, command: Command) => {
       const context = openContext(command.optsWithGlobals<GlobalOptions>());
       const { config, logger } = context;
+      requireInbox('watch', options.inbox);
       const folders = homeFolders(config.home, options.inbox);
       ensureFolders(folders);
       // From the start: a standby daemon asked for its health must not die of the signal.
