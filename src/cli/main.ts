@@ -40,7 +40,8 @@ function buildProgram(): Command {
     cashInCommand(),
     demoCommand(),
   ]) {
-    program.addCommand(command.exitOverride());
+    // Each command's help lists --config, --json and --quiet too: its examples use them.
+    program.addCommand(command.exitOverride().configureHelp({ showGlobalOptions: true }));
   }
   return program;
 }

@@ -279,6 +279,7 @@ describe('with no baseUrl', () => {
       const result = await runCli([command, '--help']);
       expect(result.code, command).toBe(0);
       expect(result.stdout, command).toContain('Example');
+      expect(result.stdout, command).toMatch(/Global Options:\n.*--config <file>/);
     }
   });
 });
