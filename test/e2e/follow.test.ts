@@ -90,8 +90,9 @@ describe('payouts run follows payouts to the end and writes results (child proce
     expect(files.stdout).toMatch(/^batch 1 {2}pay\.csv .* done: /m);
     expect(files.stdout).toContain('1 failed (R$ 20,00), 2 paid (R$ 40,00), 3 invalid');
     const byLine = await runCli(['status', 'pay.csv'], { env });
-    expect(byLine.stdout).toMatch(/^3 {2}r-2 {2}invalid {2}- {2}- {2}name: "=cmd/m);
-    expect(byLine.stdout).toMatch(/^4 {2}r-3 {2}failed {2}20\.00 {2}\d+/m);
+    expect(byLine.stdout).toMatch(/^ {4}3 {2}r-2 +invalid +- {2}- +name: "=cmd/m);
+    expect(byLine.stdout).toMatch(/^ {4}4 {2}r-3 +failed +R\$ 20,00 {2}\d+/m);
+    expect(byLine.stdout).toMatch(/^ line {2}orderId +status +value {2}transactionId {2}message$/m);
     const one = await runCli(['status', 'r-1', '--json'], { env });
     const payout = JSON.parse(one.stdout) as { state: string; history: { to: string }[] };
     expect(payout.state).toBe('paid');

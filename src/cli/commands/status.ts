@@ -63,6 +63,20 @@ function listBatches(journal: Journal, out: Output): void {
   }
 }
 
+/** Columns of a fixed width (rows are streamed, not measured first); a longer cell pushes its row. */
+function rowLine([line, orderId, status, value, transactionId, message]: string[]): string {
+  return [
+    (line ?? '').padStart(5),
+    (orderId ?? '').padEnd(20),
+    (status ?? '').padEnd(10),
+    (value ?? '').padStart(14),
+    (transactionId ?? '').padEnd(13),
+    message ?? '',
+  ]
+    .join('  ')
+    .trimEnd();
+}
+
 /** Every line of the file's batches, in file order. */
 function listRows(journal: Journal, batches: BatchRecord[], out: Output): void {
   const all: { batchId: number; rows: ResultRecord[] }[] = [];
@@ -70,16 +84,26 @@ function listRows(journal: Journal, batches: BatchRecord[], out: Output): void {
     out.line(
       `batch ${batch.id}  ${batch.fileName}  ${batch.state}: ${describeTotals(journal.rowTotalsOfBatch(batch.id))}`,
     );
-    out.line('line  orderId  status  value  transactionId  message');
+    // Why a whole file is held, refused or unusable: said here, not only in rejected/.
+    for (const problem of batch.problems) out.line(`  ${problem}`);
+    out.line(rowLine(['line', 'orderId', 'status', 'value', 'transactionId', 'message']));
     const rows: ResultRecord[] = [];
     const held = holdMessage(batch);
     for (const entry of entriesOf(journal, batch.id)) {
       const row = resultRecord(entry, 'rfc4180', held);
       if (out.json) rows.push(row);
       else {
-        const { line, orderId, status, value, transactionId, message } = row;
+        const { line, orderId, status, transactionId, message } = row;
+        const cents = entry.payout?.request.value;
         out.line(
-          [line, orderId || '-', status, value || '-', transactionId || '-', message].join('  '),
+          rowLine([
+            line,
+            orderId || '-',
+            status,
+            cents === undefined ? '-' : formatCents(cents),
+            transactionId || '-',
+            message,
+          ]),
         );
       }
     }
