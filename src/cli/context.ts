@@ -21,12 +21,15 @@ export interface GlobalOptions {
 
 export interface Output {
   readonly json: boolean;
+  readonly quiet: boolean;
   /** A result line for people; silent with --json. */
   line(text: string): void;
   /** The machine-readable result, with --json only. */
   data(value: unknown): void;
   /** A remark on stderr; silent with --quiet. */
   note(text: string): void;
+  /** On stderr even with --quiet: what nobody may miss (no real money moves, say). */
+  warn(text: string): void;
 }
 
 export interface Context {
@@ -41,6 +44,7 @@ export function openContext(options: GlobalOptions): Context {
   const quiet = options.quiet ?? false;
   const out: Output = {
     json,
+    quiet,
     line: (text) => {
       if (!json) process.stdout.write(`${text}\n`);
     },
@@ -50,6 +54,7 @@ export function openContext(options: GlobalOptions): Context {
     note: (text) => {
       if (!quiet) process.stderr.write(`${text}\n`);
     },
+    warn: (text) => process.stderr.write(`${text}\n`),
   };
   return { config, logger: createLogger(config.logLevel), out };
 }
@@ -91,9 +96,9 @@ export async function openGateway(context: Context, journal?: Journal): Promise<
   }
   const token = config.token ?? SANDBOX_DEFAULTS.token;
   const sandbox = await startSandbox({ token });
-  // Always said, even with --quiet: nobody should mistake this for a real payment.
-  process.stderr.write(
-    `SANDBOX: no real money moves (embedded sandbox at ${sandbox.url}; set baseUrl to use a real gateway)\n`,
+  // Nobody should mistake this for a real payment.
+  context.out.warn(
+    `SANDBOX: no real money moves (embedded sandbox at ${sandbox.url}; set baseUrl to use a real gateway)`,
   );
   const client = createGatewayClient({ ...clientOptions, baseUrl: sandbox.url, token });
   return {

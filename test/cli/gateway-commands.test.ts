@@ -49,6 +49,15 @@ describe('payouts sandbox (child process)', () => {
       await stopChild(child, 'SIGINT');
     }
   });
+
+  it('says it moves no real money even with --quiet', async () => {
+    const { child, output } = await startCli(['sandbox', '--quiet'], /listening on (\S+)/);
+    try {
+      await expect.poll(output, { timeout: 5_000 }).toContain('SANDBOX: no real money moves');
+    } finally {
+      await stopChild(child, 'SIGINT');
+    }
+  });
 });
 
 describe('gateway commands against a sandbox over HTTP', () => {

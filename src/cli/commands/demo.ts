@@ -81,11 +81,14 @@ export function demoCommand(): Command {
         connections: config.concurrency,
       });
       const journal = openJournal(folders.journal);
-      out.note(
+      out.warn(
         `SANDBOX: no real money moves (embedded sandbox at ${sandbox.url}, with some answers dropped and a 429 burst switched on)`,
       );
       out.note(`Demo home: ${home}; ${files.length} sample files dropped in its inbox.`);
-      const progress = startProgress(journal, out.json || context.config.logLevel === 'silent');
+      const progress = startProgress(
+        journal,
+        out.json || out.quiet || context.config.logLevel === 'silent',
+      );
       let filesDone: FileSummary[];
       try {
         const pass = await runPass(journal, gateway, folders, config, {

@@ -136,7 +136,7 @@ export function sandboxCommand(): Command {
       });
       context.out.data({ url: sandbox.url, port: sandbox.port });
       context.out.line(`payouts sandbox listening on ${sandbox.url}`);
-      context.out.note('SANDBOX: no real money moves');
+      context.out.warn('SANDBOX: no real money moves');
       if (context.config.token === null) {
         context.out.note(
           `Authorization: ${SANDBOX_DEFAULTS.token} (the sandbox's public default; set PAYOUTS_TOKEN for another)`,
