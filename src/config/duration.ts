@@ -14,3 +14,15 @@ export function parseDurationMs(value: string | number): number | undefined {
   const ms = amount * unit;
   return Number.isSafeInteger(ms) ? ms : undefined;
 }
+
+/** The same, written back for people: the largest unit that divides it (`2s`, `90s`, `5m`). */
+export function formatDuration(ms: number): string {
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}

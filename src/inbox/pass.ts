@@ -8,6 +8,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { formatDuration } from '../config/duration.js';
 import type { Config } from '../config/schema.js';
 import { planFunding, type BalanceCheck } from '../engine/balance.js';
 import { requestBudget } from '../engine/budget.js';
@@ -178,7 +179,7 @@ async function intake(
     if (!isReady(file)) {
       summaries.push({
         ...summarise(journal, file, undefined, 'left in the inbox for a later run', [
-          `it changed less than ${config.inboxSettle} ms ago, and may still be being written (a ${basename(file)}.done beside it says it is complete)`,
+          `it may still be being written: it is taken once it has not changed for ${formatDuration(config.inboxSettle)} (inboxSettle), or when a ${basename(file)}.done beside it says it is complete`,
         ]),
         fileWaits: true,
       });

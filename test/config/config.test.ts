@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseDurationMs } from '../../src/config/duration.js';
+import { formatDuration, parseDurationMs } from '../../src/config/duration.js';
 import { ConfigError, envLayer, loadConfig, resolveConfig } from '../../src/config/load.js';
 import {
   REFERENCE_END,
@@ -39,6 +39,20 @@ describe('parseDurationMs', () => {
     [1.5, undefined],
   ])('%j -> %j', (input, expected) => {
     expect(parseDurationMs(input)).toBe(expected);
+  });
+});
+
+describe('formatDuration', () => {
+  it.each([
+    [2000, '2s'],
+    [90_000, '90s'],
+    [300_000, '5m'],
+    [7_200_000, '2h'],
+    [1500, '1500ms'],
+    [0, '0ms'],
+  ])('%j -> %j, which reads back the same', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+    expect(parseDurationMs(text)).toBe(ms);
   });
 });
 
