@@ -4,7 +4,7 @@
  * them; nothing here talks to the journal or the network.
  */
 import type { CashOut, CashOutRequest, Transaction } from '../gateway/contract.js';
-import type { GatewayError } from '../gateway/errors.js';
+import { needsTheOperator, type GatewayError } from '../gateway/errors.js';
 import type { GatewayStatus } from '../gateway/status.js';
 import type { AnswerDetails } from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
@@ -121,7 +121,7 @@ function stopBecause(error: GatewayError): string {
 }
 
 function readFailureSignal(error: GatewayError): RunSignal {
-  if (error.kind === 'auth' || error.kind === 'wrong-endpoint') {
+  if (needsTheOperator(error)) {
     return { kind: 'stop', why: stopBecause(error) };
   }
   if (error.kind === 'rate-limited') return { kind: 'pause', ms: error.retryAfterMs };

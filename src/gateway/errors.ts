@@ -26,6 +26,14 @@ const GATEWAY_ERROR_KINDS = [
 ] as const;
 export type GatewayErrorKind = (typeof GATEWAY_ERROR_KINDS)[number];
 
+/**
+ * A refused token or a wrong address: no retry mends it, so whatever meets one stops
+ * and says what to check.
+ */
+export function needsTheOperator(error: GatewayError): boolean {
+  return error.kind === 'auth' || error.kind === 'wrong-endpoint';
+}
+
 const OPERATIONS = [
   'createCashIn',
   'createCashOut',

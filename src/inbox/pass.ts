@@ -22,7 +22,7 @@ import { followPending, type Doorbell } from '../engine/follow.js';
 import { ingestFile } from '../engine/ingest.js';
 import type { PollPolicy } from '../engine/policy.js';
 import type { GatewayClient } from '../gateway/client.js';
-import { GatewayError } from '../gateway/errors.js';
+import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import type { Journal, RowTotals } from '../journal/journal.js';
 import { FINAL, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
 import { resultFileNames, writeResultFile } from '../results/result-file.js';
@@ -473,7 +473,7 @@ export function exitCodeOf(files: readonly FileSummary[], stopped: string | unde
   return 0;
 }
 
-/** The balance in cents, or why it could not be read; a refused token ends the run. */
+/** The balance in cents, or why it could not be read; a refused token or a wrong address ends the run. */
 export async function readBalance(
   gateway: GatewayClient,
   check: BalanceCheck,
@@ -482,7 +482,7 @@ export async function readBalance(
   try {
     return { cents: (await gateway.getBalance()).balance };
   } catch (error) {
-    if (!(error instanceof GatewayError) || error.kind === 'auth') throw error;
+    if (!(error instanceof GatewayError) || needsTheOperator(error)) throw error;
     return { cents: undefined, error: `${error.kind}: ${error.message}` };
   }
 }

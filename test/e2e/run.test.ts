@@ -15,7 +15,13 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 import { sandboxHome } from '../support/home.js';
-import { TOKEN, cashOutRequest, closedPort, ledgerCounts } from '../support/gateway.js';
+import {
+  TOKEN,
+  cashOutRequest,
+  closedPort,
+  ledgerCounts,
+  startLoopbackServer,
+} from '../support/gateway.js';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 
@@ -310,6 +316,24 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
       `the journal in ${trial} has only sent to the embedded sandbox, where no real money moves`,
     );
     expect(sandbox.ledger()).toHaveLength(6);
+  });
+
+  it('a wrong address stops the run with what to check, not as a balance it could not read', async () => {
+    drop('payroll-2026-11.csv');
+    const website = await startLoopbackServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
+    });
+    try {
+      const result = await runCli(['run'], { env: { ...env, PAYOUTS_BASE_URL: website.url } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /the address answered, but not as the gateway does .*Check baseUrl/,
+      );
+      expect(result.stdout + result.stderr).not.toContain('the balance could not be read');
+    } finally {
+      await website.close();
+    }
+    expect(sandbox.ledger()).toHaveLength(0);
   });
 
   it('--dry-run says what would be sent, and moves, journals and sends nothing', async () => {

@@ -26,7 +26,7 @@ import {
   type Context,
   type GlobalOptions,
 } from '../context.js';
-import { GatewayError } from '../../gateway/errors.js';
+import { GatewayError, needsTheOperator } from '../../gateway/errors.js';
 import { ExitError } from '../exit-error.js';
 import { describeFile } from '../format.js';
 
@@ -183,12 +183,7 @@ async function serve(
         if (error instanceof ExitError) throw error;
         // A refused token or a wrong address does not mend itself: stop, and say what to
         // check (a supervisor shows the exit, where a retried pass would only log).
-        if (
-          error instanceof GatewayError &&
-          (error.kind === 'auth' || error.kind === 'wrong-endpoint')
-        ) {
-          throw error;
-        }
+        if (error instanceof GatewayError && needsTheOperator(error)) throw error;
         // A file or disk the daemon cannot handle now: said, and tried again later; what
         // is journaled stays journaled.
         logger.error(
