@@ -7,6 +7,21 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli, startCli, stopChild } from '../support/cli.js';
 import { TOKEN, cashOutRequest, clientFor } from '../support/gateway.js';
 
+/** A cash-in's flags, each one replaceable: `{ '--qr-out': path }`. */
+function cashInArgs(changes: Record<string, string> = {}): string[] {
+  const flags: Record<string, string> = {
+    '--value': '1500',
+    '--payer-name': 'Ana Souza',
+    '--payer-document': '52998224725',
+    '--payer-email': 'ana@example.com',
+    '--payer-phone': '+5511987654321',
+    '--product-name': 'Invoice 42',
+    '--product-description': 'November',
+    ...changes,
+  };
+  return ['cashin', ...Object.entries(flags).flat()];
+}
+
 describe('payouts sandbox (child process)', () => {
   it('prints its address, answers in the interface shapes, and stops on SIGTERM', async () => {
     const { child, match } = await startCli(
@@ -153,29 +168,7 @@ describe('gateway commands against a sandbox over HTTP', () => {
 
   it('cashin prints the payment code and saves the QR image', async () => {
     const qrOut = join(folder, 'invoice.png');
-    const result = await runCli(
-      [
-        'cashin',
-        '--json',
-        '--value',
-        '1500',
-        '--payer-name',
-        'Ana Souza',
-        '--payer-document',
-        '52998224725',
-        '--payer-email',
-        'ana@example.com',
-        '--payer-phone',
-        '+5511987654321',
-        '--product-name',
-        'Invoice 42',
-        '--product-description',
-        'November',
-        '--qr-out',
-        qrOut,
-      ],
-      { env },
-    );
+    const result = await runCli([...cashInArgs({ '--qr-out': qrOut }), '--json'], { env });
     expect(result.code, result.stderr).toBe(0);
     const printed = JSON.parse(result.stdout) as { paymentCode: string; qrImage: string };
     expect(printed.paymentCode).toMatch(/^000201.*6304[0-9A-F]{4}$/);
@@ -188,25 +181,12 @@ describe('gateway commands against a sandbox over HTTP', () => {
   it('cashin checks where the QR image goes before it creates anything', async () => {
     const cashIns = () => sandbox.ledger().filter((entry) => entry.object === 'cashin').length;
     const before = cashIns();
-    const args = (qrOut: string) => [
-      'cashin',
-      '--value',
-      '1500',
-      '--payer-name',
-      'Ana Souza',
-      '--payer-document',
-      '529.982.247-25',
-      '--payer-email',
-      'ana@example.com',
-      '--payer-phone',
-      '+5511987654321',
-      '--product-name',
-      'Invoice 43',
-      '--product-description',
-      'November',
-      '--qr-out',
-      qrOut,
-    ];
+    const args = (qrOut: string) =>
+      cashInArgs({
+        '--payer-document': '529.982.247-25',
+        '--product-name': 'Invoice 43',
+        '--qr-out': qrOut,
+      });
     const missing = await runCli(args(join(folder, 'no-such-folder', 'qr.png')), { env });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(
@@ -220,23 +200,7 @@ describe('gateway commands against a sandbox over HTTP', () => {
 
   it('cashin refuses a payer document or e-mail that cannot be right, before sending', async () => {
     const result = await runCli(
-      [
-        'cashin',
-        '--value',
-        '1500',
-        '--payer-name',
-        'Ana Souza',
-        '--payer-document',
-        '123',
-        '--payer-email',
-        'ana@example.com',
-        '--payer-phone',
-        '+5511987654321',
-        '--product-name',
-        'Invoice 44',
-        '--product-description',
-        'November',
-      ],
+      cashInArgs({ '--payer-document': '123', '--product-name': 'Invoice 44' }),
       { env },
     );
     expect(result.code).toBe(1);
