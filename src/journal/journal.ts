@@ -220,8 +220,8 @@ export function openJournal(path: string, options: JournalOptions = {}) {
 
   // The busy time-out first: two processes opening at once must wait for each other,
   // even for switching to WAL.
-  const db = new Database(path, { timeout: 10_000 });
-  db.pragma('journal_mode = WAL');
+  const db = new Database(path, { timeout: BUSY_WAIT_MS });
+  switchToWal(db);
   // FULL: a commit is on disk before it returns, so a `sending` mark survives a power cut.
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
@@ -1000,6 +1000,28 @@ export function openJournal(path: string, options: JournalOptions = {}) {
   };
 }
 export type Journal = ReturnType<typeof openJournal>;
+
+const BUSY_WAIT_MS = 10_000;
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Switching a new journal to WAL takes the whole file, and SQLite answers SQLITE_BUSY at
+ * once instead of waiting as it does for a write: two processes opening a new journal
+ * together (two daemons started at once) would have one fail. So it is tried again, for
+ * as long as a write would wait.
+ */
+function switchToWal(db: Database): void {
+  const until = Date.now() + BUSY_WAIT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= until) throw error;
+      Atomics.wait(PAUSE, 0, 0, 20); // a synchronous pause: the open is synchronous
+    }
+  }
+}
 
 function migrate(db: Database): void {
   const latest = MIGRATIONS.at(-1)?.version ?? 0;

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { useTempFolder } from '../support/files.js';
 
 // The built module, as `payouts` loads it (the suite builds first).
 const SQLITE = new URL('../../dist/journal/sqlite.js', import.meta.url).href;
@@ -40,5 +42,34 @@ describe('the SQLite binding', () => {
     for (let run = 0; run < 5; run++) {
       expect(await endOfProcess()).toEqual({ code: 0, signal: null, stderr: '' });
     }
+  });
+});
+
+// Two processes opening one new journal at once (two daemons started together): before
+// the switch to WAL was retried, about one pair in ten failed with SQLITE_BUSY.
+const OPEN_JOURNAL = `
+  const { openJournal } = await import(${JSON.stringify(new URL('../../dist/journal/journal.js', import.meta.url).href)});
+  openJournal(process.argv[1]).close();
+`;
+
+describe('a new journal opened by two processes at once', () => {
+  const folder = useTempFolder();
+
+  it('opens in both, every time', async () => {
+    const open = (path: string) =>
+      new Promise<string>((resolve) =>
+        execFile(
+          process.execPath,
+          ['--input-type=module', '--eval', OPEN_JOURNAL, path],
+          { timeout: 20_000, encoding: 'utf8' },
+          (error, _stdout, stderr) => resolve(error ? `exit ${String(error.code)}: ${stderr}` : ''),
+        ),
+      );
+    const failures: string[] = [];
+    for (let pair = 0; pair < 30; pair++) {
+      const path = join(folder(), `pair-${pair}`, 'journal.db');
+      failures.push(...(await Promise.all([open(path), open(path)])).filter(Boolean));
+    }
+    expect(failures).toEqual([]);
   });
 });
