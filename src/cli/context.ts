@@ -17,7 +17,19 @@ export interface GlobalOptions {
   config?: string;
   json?: boolean;
   quiet?: boolean;
+  /** The embedded sandbox, asked for on purpose (as `"gateway": "sandbox"`). */
+  sandbox?: boolean;
 }
+
+/**
+ * What a command does with payouts, which decides what it may start against:
+ * - `payouts` moves or reports real payouts (run, watch, reconcile, status, approve,
+ *   reject): without a baseUrl it refuses to start unless the sandbox is asked for;
+ * - `trying-out` (balance, get, cashin, demo, sandbox): the embedded sandbox is its default;
+ * - `offline` talks to no gateway (validate).
+ * The default is the safe one, so a command that forgets to say is refused, never sandboxed.
+ */
+export type CommandUse = 'payouts' | 'trying-out' | 'offline';
 
 export interface Output {
   readonly json: boolean;
@@ -38,8 +50,18 @@ export interface Context {
   out: Output;
 }
 
-export function openContext(options: GlobalOptions): Context {
-  const config = loadConfig({ configFile: options.config, env: process.env });
+export function openContext(options: GlobalOptions, use: CommandUse = 'payouts'): Context {
+  const loaded = loadConfig({ configFile: options.config, env: process.env });
+  if (options.sandbox && loaded.baseUrl !== null) {
+    throw new ExitError(
+      1,
+      'payouts: --sandbox asks for the embedded sandbox, but baseUrl is set (PAYOUTS_BASE_URL or "baseUrl" in the --config file): drop one of the two. Nothing was done.',
+    );
+  }
+  const config: Config = options.sandbox ? { ...loaded, gateway: 'sandbox' } : loaded;
+  if (use === 'payouts' && config.baseUrl === null && config.gateway !== 'sandbox') {
+    throw new ExitError(1, NO_GATEWAY);
+  }
   const json = options.json ?? false;
   const quiet = options.quiet ?? false;
   const out: Output = {
@@ -58,6 +80,11 @@ export function openContext(options: GlobalOptions): Context {
   };
   return { config, logger: createLogger(config.logLevel), out };
 }
+
+/** Said before anything is touched: a cron job that lost its environment file lands here. */
+const NO_GATEWAY =
+  'payouts: no gateway is configured: baseUrl and token are missing (set PAYOUTS_BASE_URL and PAYOUTS_TOKEN, or "baseUrl" and "token" in the --config file; is the environment file loaded?). Nothing was done. ' +
+  'To use the embedded sandbox on purpose, where no real money moves, add --sandbox or set "gateway": "sandbox" (PAYOUTS_GATEWAY=sandbox).';
 
 export interface GatewaySession {
   client: GatewayClient;

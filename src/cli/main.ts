@@ -24,6 +24,10 @@ function buildProgram(): Command {
     .option('--config <file>', 'JSON file of config keys, over config/default.json')
     .option('--json', 'machine-readable output on stdout')
     .option('--quiet', 'no remarks on stderr, only results')
+    .option(
+      '--sandbox',
+      'run against the embedded sandbox on purpose, where no real money moves (as "gateway": "sandbox")',
+    )
     .showHelpAfterError()
     .exitOverride();
   for (const command of [

@@ -63,6 +63,12 @@ export function resolveConfig(layers: readonly ConfigLayer[]): Config {
       `token is required when baseUrl is set (set ${envName('token')} or "token" in the --config file)`,
     ]);
   }
+  if (config.gateway === 'sandbox' && config.baseUrl !== null) {
+    // Which of the two was meant cannot be guessed, and one guess pays nobody.
+    throw new ConfigError([
+      `gateway is "sandbox" (from ${origin['gateway'] ?? 'nowhere'}), which runs against the embedded sandbox, but baseUrl is set too (from ${origin['baseUrl'] ?? 'nowhere'}): remove one of them`,
+    ]);
+  }
   return config;
 }
 

@@ -32,6 +32,9 @@ const durationOrZero = z.union([z.number(), z.string()]).transform((value, ctx) 
   return ms;
 });
 
+/** Where payouts go: the gateway at `baseUrl`, or the embedded sandbox, asked for on purpose. */
+export const GATEWAY_CHOICES = ['baseUrl', 'sandbox'] as const;
+
 const cents = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 export const ConfigSchema = z.strictObject({
@@ -45,7 +48,7 @@ export const ConfigSchema = z.strictObject({
     .url({ protocol: /^https?$/ })
     .nullable()
     .describe(
-      'base address of the gateway (http or https, may include a path); `null` runs against the embedded sandbox',
+      'base address of the gateway (http or https, may include a path); `null`: none, and then `run`, `watch`, `reconcile`, `status`, `approve` and `reject` refuse to start unless `gateway` is `sandbox`, while `balance`, `get` and `cashin` use the embedded sandbox and say so',
     ),
   token: z
     .string()
@@ -53,6 +56,11 @@ export const ConfigSchema = z.strictObject({
     .nullable()
     .describe(
       'access token sent in `Authorization`; required with `baseUrl`; never printed, logged or written',
+    ),
+  gateway: z
+    .enum(GATEWAY_CHOICES)
+    .describe(
+      '`baseUrl`: the gateway at `baseUrl`; `sandbox`: the embedded sandbox on purpose, where no real money moves (also `--sandbox` on the command line), for trying the commands that move or report payouts; never together with a `baseUrl`',
     ),
   authScheme: z
     .string()

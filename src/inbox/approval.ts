@@ -48,6 +48,10 @@ export function awaitApproval(
   const invalid = lines.filter((line) => line.kind === 'invalid');
   const notSent = lines.filter((line) => line.kind === 'replay' || line.kind === 'conflict');
   const report = [
+    // A sandbox's approval must never pass for a real one, printed or forwarded.
+    ...(journal.gatewayKind() === 'sandbox'
+      ? ['SANDBOX: no real money moves: this file went through the embedded sandbox']
+      : []),
     `${name} (batch ${batchId}): waiting for approval; nothing of it is sent until then`,
     `Once approved, ${sent.count} payouts are sent, ${formatCents(sent.cents)} in all.`,
     `Not sent: ${totals.rows.invalid ?? 0} invalid rows, ${notSent.length} rows already journaled from another file (replays and conflicts).`,

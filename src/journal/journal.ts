@@ -463,6 +463,11 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       return (statements.boundGateway.get() as { kind: GatewayKind }).kind;
     }),
 
+    /** The kind of gateway this journal has been bound to, if any yet. */
+    gatewayKind(): GatewayKind | undefined {
+      return (statements.boundGateway.get() as { kind: GatewayKind } | undefined)?.kind;
+    },
+
     recordBatch: writing((batch: BatchInput, lines: readonly BatchLine[]): number => {
       const { lastInsertRowid } = statements.insertBatch.run({
         ...batch,

@@ -8,6 +8,9 @@ import { safeCell } from '../csv/safe-cell.js';
 import { PIX_KEY_TYPES } from '../gateway/contract.js';
 import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
 
+/** Starts whatever is written or printed from a journal bound to the embedded sandbox. */
+export const SANDBOX_MARK = 'SANDBOX: no real money moved';
+
 export const RESULT_DIALECTS = ['excel', 'rfc4180'] as const;
 export type ResultDialect = (typeof RESULT_DIALECTS)[number];
 
@@ -120,6 +123,13 @@ export function* entriesOf(journal: Journal, batchId: number): Generator<ResultE
   }
 }
 
+/**
+ * The first column of a result made against the embedded sandbox, on every line: a
+ * `paid` there moved no money, and a column survives sorting, filtering and copying rows
+ * in a spreadsheet where a title line would not. Results of a real gateway have none.
+ */
+export const SANDBOX_COLUMN = { name: 'sandbox', cell: SANDBOX_MARK } as const;
+
 /** Writes the whole result file of a batch to `path`, replacing it only once complete. */
 export async function writeResultFile(
   journal: Journal,
@@ -127,11 +137,14 @@ export async function writeResultFile(
   path: string,
   dialect: ResultDialect,
 ): Promise<void> {
-  const file = openAtomicCsv(path, RESULT_COLUMNS, DIALECTS[dialect]);
+  const sandbox = journal.gatewayKind() === 'sandbox';
+  const columns = sandbox ? [SANDBOX_COLUMN.name, ...RESULT_COLUMNS] : RESULT_COLUMNS;
+  const file = openAtomicCsv(path, columns, DIALECTS[dialect]);
   const heldBecause = holdMessage(batch);
   try {
     for (const entry of entriesOf(journal, batch.id)) {
-      await file.write(resultLine(entry, dialect, heldBecause));
+      const line = resultLine(entry, dialect, heldBecause);
+      await file.write(sandbox ? [SANDBOX_COLUMN.cell, ...line] : line);
     }
     await file.commit();
   } catch (error) {

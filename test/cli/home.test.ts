@@ -15,7 +15,7 @@ describe('a home folder or inbox that is not there', () => {
     [['reject', 'payroll.csv', '--reason', 'wrong month'], 'reject'],
   ])('%j: exit 1, names the journal it looked for, creates nothing', async (args, verb) => {
     const home = join(folder(), 'typo');
-    const result = await runCli(args, { env: { PAYOUTS_HOME: home } });
+    const result = await runCli(args, { env: { PAYOUTS_HOME: home, PAYOUTS_GATEWAY: 'sandbox' } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
       `payouts ${verb}: no journal at ${join(home, 'journal.db')}: nothing has run in this home folder yet (is home, or PAYOUTS_HOME, right?)`,
@@ -34,7 +34,9 @@ describe('a home folder or inbox that is not there', () => {
     async (verb) => {
       const home = join(folder(), 'home');
       const inbox = join(folder(), 'no-such-inbox');
-      const result = await runCli([verb, '--inbox', inbox], { env: { PAYOUTS_HOME: home } });
+      const result = await runCli([verb, '--inbox', inbox, '--sandbox'], {
+        env: { PAYOUTS_HOME: home },
+      });
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(
         `payouts ${verb}: --inbox ${inbox} is not a folder: check the path`,

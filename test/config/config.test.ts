@@ -90,6 +90,7 @@ describe('config', () => {
       home: './payouts-data',
       baseUrl: null,
       token: null,
+      gateway: 'baseUrl',
       authScheme: '',
       getTransactionMethod: 'GET',
       connectTimeout: 5000,

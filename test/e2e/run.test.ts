@@ -289,12 +289,16 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     // The environment file was not loaded (cron): no baseUrl, no token.
     const { PAYOUTS_BASE_URL: _url, PAYOUTS_TOKEN: _token, ...lost } = env;
     drop('fornecedores-2026-11.csv');
-    const refused = await runCli(['run'], { env: lost });
+    const missing = await runCli(['run'], { env: lost });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no gateway is configured: baseUrl and token are missing');
+    // Even with the sandbox asked for, this home's journal refuses it.
+    const refused = await runCli(['run', '--sandbox'], { env: lost });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
       `no baseUrl is set, but the journal in ${home} sends to a real gateway: refusing to run it against the embedded sandbox`,
     );
-    const reconcile = await runCli(['reconcile', '--days', '1'], { env: lost });
+    const reconcile = await runCli(['reconcile', '--days', '1', '--sandbox'], { env: lost });
     expect(reconcile.code).toBe(1);
     expect(reconcile.stderr).toContain('refusing to run it against the embedded sandbox');
     // baseUrl without a token is a mistake too, not a sandbox run.
@@ -308,7 +312,7 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     const trialEnv = { ...lost, PAYOUTS_HOME: trial };
     mkdirSync(join(trial, 'inbox'), { recursive: true });
     copyFileSync(join(SAMPLES, 'payroll-2026-11.csv'), join(trial, 'inbox', 'p.csv'));
-    const fake = await runCli(['run'], { env: trialEnv });
+    const fake = await runCli(['run', '--sandbox'], { env: trialEnv });
     expect(fake.stderr).toContain('SANDBOX: no real money moves');
     const real = await runCli(['run'], { env: { ...env, PAYOUTS_HOME: trial } });
     expect(real.code).toBe(1);

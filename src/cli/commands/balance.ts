@@ -8,7 +8,7 @@ export function balanceCommand(): Command {
     .description("show the account balance from the gateway's balance endpoint")
     .addHelpText('after', '\nExample:\n  payouts balance --json')
     .action(async (_options: object, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const gateway = await openGateway(context);
       try {
         const balance = await gateway.client.getBalance();

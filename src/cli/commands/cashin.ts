@@ -88,7 +88,7 @@ export function cashInCommand(): Command {
         '    --product-name "Invoice 42" --product-description "November services" --qr-out invoice-42.png',
     )
     .action(async (options: CashInOptions, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const chosenQrFile = options.qrOut === undefined ? undefined : resolve(options.qrOut);
       const problem = chosenQrFile === undefined ? undefined : unwritable(chosenQrFile);
       if (problem) {

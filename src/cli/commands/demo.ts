@@ -39,7 +39,7 @@ export function demoCommand(): Command {
         '\nExample:\n  npm start        # the same as: payouts demo',
     )
     .action(async (_options: object, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const { out } = context;
       const started = Date.now();
       const home = resolve(
@@ -81,6 +81,8 @@ export function demoCommand(): Command {
         connections: config.concurrency,
       });
       const journal = openJournal(folders.journal);
+      // Its results and status then say SANDBOX, like any sandbox home's.
+      journal.bindGateway('sandbox');
       out.warn(
         `SANDBOX: no real money moves (embedded sandbox at ${sandbox.url}, with some answers dropped and a 429 burst switched on)`,
       );

@@ -33,7 +33,7 @@ export function getCommand(): Command {
       if (options.id === undefined && options.orderId === undefined) {
         throw new ExitError(1, 'payouts get: say which transaction, with --id N or --order-id X');
       }
-      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const gateway = await openGateway(context);
       const what =
         options.id !== undefined ? `transactionId ${options.id}` : `orderId "${options.orderId}"`;

@@ -9,6 +9,7 @@ import { ensureFolders, homeFolders, payoutFiles, type Folders } from '../../inb
 import { exitCodeOf, readBalance, runPass, type PassReport } from '../../inbox/pass.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
 import { openJournal } from '../../journal/journal.js';
+import { SANDBOX_MARK } from '../../results/result-file.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import {
   openContext,
@@ -125,7 +126,10 @@ export function runCommand(): Command {
           await gateway.close();
         }
         const { files: final, stopped, failed } = pass;
-        out.data({ files: final, stopped: stopped ?? null });
+        const sandbox = journal.gatewayKind() === 'sandbox';
+        out.data({ sandbox, files: final, stopped: stopped ?? null });
+        // In the summary itself, not only on stderr: cron's log may keep stdout alone.
+        if (sandbox) out.line(`${SANDBOX_MARK}: these payouts went to the embedded sandbox`);
         for (const summary of final) out.line(describeFile(summary));
         if (final.length === 0) out.line('The inbox is empty: nothing to do.');
         if (stopped)

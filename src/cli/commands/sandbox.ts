@@ -113,7 +113,7 @@ export function sandboxCommand(): Command {
         '  curl -H "Authorization: sandbox-token" http://127.0.0.1:8080/transaction/get/balance',
     )
     .action(async (options: SandboxCommandOptions, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const token = context.config.token ?? SANDBOX_DEFAULTS.token;
       const sandbox = await startSandbox({
         token,

@@ -4,6 +4,7 @@ import { formatCents } from '../../csv/amount.js';
 import { homeFolders } from '../../inbox/folders.js';
 import { openJournal, type BatchRecord, type Journal } from '../../journal/journal.js';
 import {
+  SANDBOX_MARK,
   entriesOf,
   holdMessage,
   resultRecord,
@@ -29,10 +30,13 @@ export function statusCommand(): Command {
       requireJournal('status', folders);
       const journal = openJournal(folders.journal);
       try {
-        if (what === undefined) return listBatches(journal, context.out);
+        const sandbox = journal.gatewayKind() === 'sandbox';
+        if (sandbox)
+          context.out.line(`${SANDBOX_MARK}: this journal has only sent to the embedded sandbox`);
+        if (what === undefined) return listBatches(journal, context.out, sandbox);
         const batches = journal.batches(basename(what));
-        if (batches.length > 0) return listRows(journal, batches, context.out);
-        if (journal.payout(what)) return showPayout(journal, what, context.out);
+        if (batches.length > 0) return listRows(journal, batches, context.out, sandbox);
+        if (journal.payout(what)) return showPayout(journal, what, context.out, sandbox);
         throw new ExitError(
           1,
           `payouts status: no file and no orderId named "${what}" in the journal (payouts status lists the files)`,
@@ -43,10 +47,11 @@ export function statusCommand(): Command {
     });
 }
 
-function listBatches(journal: Journal, out: Output): void {
+function listBatches(journal: Journal, out: Output, sandbox: boolean): void {
   const batches = journal.batches();
   out.data(
     batches.map((batch) => ({
+      sandbox,
       batchId: batch.id,
       file: batch.fileName,
       receivedAt: new Date(batch.receivedAt).toISOString(),
@@ -78,8 +83,8 @@ function rowLine([line, orderId, status, value, transactionId, message]: string[
 }
 
 /** Every line of the file's batches, in file order. */
-function listRows(journal: Journal, batches: BatchRecord[], out: Output): void {
-  const all: { batchId: number; rows: ResultRecord[] }[] = [];
+function listRows(journal: Journal, batches: BatchRecord[], out: Output, sandbox: boolean): void {
+  const all: { sandbox: boolean; batchId: number; rows: ResultRecord[] }[] = [];
   for (const batch of batches) {
     out.line(
       `batch ${batch.id}  ${batch.fileName}  ${batch.state}: ${describeTotals(journal.rowTotalsOfBatch(batch.id))}`,
@@ -107,17 +112,17 @@ function listRows(journal: Journal, batches: BatchRecord[], out: Output): void {
         );
       }
     }
-    all.push({ batchId: batch.id, rows });
+    all.push({ sandbox, batchId: batch.id, rows });
   }
   out.data(all);
 }
 
-function showPayout(journal: Journal, orderId: string, out: Output): void {
+function showPayout(journal: Journal, orderId: string, out: Output, sandbox: boolean): void {
   const payout = journal.payout(orderId);
   if (!payout) return;
   const history = journal.history(orderId);
   const batch = journal.batch(payout.batchId);
-  out.data({ ...payout, history });
+  out.data({ sandbox, ...payout, history });
   out.line(
     keyValueLines([
       ['orderId', payout.orderId],

@@ -37,7 +37,7 @@ export function validateCommand(): Command {
         '  payouts validate payroll.csv --report payroll.report.csv --json',
     )
     .action(async (file: string, options: ValidateOptions, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'offline');
       const { config, out } = context;
       const errors: Message[] = [];
       const notes: Message[] = [];

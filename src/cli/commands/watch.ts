@@ -16,6 +16,7 @@ import { runPass, type PassMemory, type PassReport } from '../../inbox/pass.js';
 import { settledFiles } from '../../inbox/readiness.js';
 import type { Journal } from '../../journal/journal.js';
 import { openJournal } from '../../journal/journal.js';
+import { SANDBOX_MARK } from '../../results/result-file.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../../postback/receiver.js';
 import { postbackSecret } from '../../postback/secret.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
@@ -106,6 +107,7 @@ async function serve(
 ): Promise<void> {
   const { config, logger } = context;
   const gateway = await openGateway(context, journal);
+  const mark = journal.gatewayKind() === 'sandbox' ? `${SANDBOX_MARK}: ` : '';
   const doorbell = new Doorbell();
   const health = () => ({
     processing: payoutFiles(folders.processing).length,
@@ -196,7 +198,7 @@ async function serve(
       const current = new Map(
         pass.files.map((file) => [`${file.batchId ?? ''}:${file.file}`, describeFile(file)]),
       );
-      for (const [key, text] of current) if (told.get(key) !== text) logger.info(text);
+      for (const [key, text] of current) if (told.get(key) !== text) logger.info(mark + text);
       told.clear();
       for (const [key, text] of current) told.set(key, text);
       if (pass.failed) {
