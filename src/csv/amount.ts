@@ -1,13 +1,23 @@
 /**
  * Amounts to integer cents, from text, never through floating point. A reais column
- * takes what spreadsheets write (`1234.56`, `1.234,56`, `R$ 1.234,56`, `1234`); a cents
- * column takes whole cents only.
+ * takes what spreadsheets write (`1234.56`, `1.234,56`, `R$ 1.234,56`, `1 234,56`,
+ * `1234`); a cents column takes whole cents only.
+ *
+ * Every separator is read strictly, because a separator dropped in the wrong place
+ * makes another number (`9 99` is not R$ 999,00): a thousands separator (`.`, `,` or a
+ * space: normal, non-breaking or narrow) stands only between groups of exactly three
+ * digits, one kind per amount; the decimal mark (`,` or `.`, the other one) comes once,
+ * last, before one or two digits. Anything else is refused with what to write instead.
  */
 import { SCIENTIFIC_NOTATION } from './documents.js';
 
 export type AmountReading = { ok: true; cents: number } | { ok: false; problem: string };
 
 const fail = (problem: string): AmountReading => ({ ok: false, problem });
+
+/** The spaces a spreadsheet puts in numbers: normal, non-breaking (U+00A0), narrow (U+202F). */
+const SPACE = /[ \u00a0\u202f]/;
+const isSpace = (character: string) => SPACE.test(character);
 
 function toCents(whole: string, fraction: string, shown: string): AmountReading {
   const cents = BigInt(whole || '0') * 100n + BigInt(fraction.padEnd(2, '0') || '0');
@@ -16,23 +26,24 @@ function toCents(whole: string, fraction: string, shown: string): AmountReading 
   return { ok: true, cents: Number(cents) };
 }
 
-function commonChecks(text: string): AmountReading | string {
-  const shown = text.trim().replace(/\u00a0/g, ' ');
-  if (shown === '') return fail('is empty');
-  if (SCIENTIFIC_NOTATION.test(shown)) {
-    return fail(
-      `"${shown}" was turned into scientific notation by the spreadsheet: format the column as text or number with 2 decimals`,
-    );
-  }
-  if (/^\(.*\)$/.test(shown) || /^-|-$/.test(shown.replace(/^R\$\s*/i, ''))) {
-    return fail(`${shown} is negative: a payout must be more than zero`);
-  }
-  return shown;
+/** The cell as shown in messages: trimmed, every kind of space shown as a plain one. */
+function show(text: string): string {
+  return text.trim().replace(/[\u00a0\u202f]/g, ' ');
+}
+
+function scientific(shown: string): AmountReading {
+  return fail(
+    `"${shown}" was turned into scientific notation by the spreadsheet: format the column as text or number with 2 decimals`,
+  );
 }
 
 // The shapes nearly every cell has (`1.234,56`, `R$ 1234,56`, `1234.56`), read without
-// the general path's regular expressions; at most 12 whole digits keeps cents exact.
+// the general path's scanning; at most 12 whole digits keeps cents exact.
 const COMMON_REAIS = /^(?:R\$ ?)?(\d{1,3}(?:\.\d{3}){1,3}|\d{1,12}),(\d{2})$|^(\d{1,12})\.(\d{2})$/;
+
+const CURRENCY_PREFIX = /^R\$[ \u00a0\u202f]*/i;
+// R$ is the only currency paid; a dollar or euro amount is not read as reais.
+const OTHER_CURRENCY = /(?<!R)\$|€|£|¥|\b(?:USD|EUR)\b/i;
 
 /** Reais, as people and spreadsheets write them. */
 export function parseReais(text: string): AmountReading {
@@ -42,43 +53,131 @@ export function parseReais(text: string): AmountReading {
     const cents = Number(whole) * 100 + Number(common[2] ?? common[4]);
     if (cents > 0) return { ok: true, cents };
   }
-  const checked = commonChecks(text);
-  if (typeof checked !== 'string') return checked;
-  const shown = checked;
-  const bare = shown.replace(/^R\$/i, '').replace(/\s+/g, '');
-  if (!/^\d[\d.,]*$/.test(bare) || /[.,]$/.test(bare)) {
-    return fail(`"${shown}" is not an amount in reais (write it like 1234,56 or R$ 1.234,56)`);
+  const shown = show(text);
+  if (shown === '') return fail('is empty');
+  if (SCIENTIFIC_NOTATION.test(shown)) return scientific(shown);
+
+  // Accounting writes a negative amount with a sign on either side or in parentheses,
+  // before or after the R$: all of them are refused as negative, never read as positive.
+  const negative = unwrapNegative(text.trim());
+  if (negative) {
+    const magnitude = readMagnitude(negative.body, shown);
+    if (!magnitude.ok) return magnitude;
+    const how = negative.parentheses ? ': parentheses mark a negative amount in accounting' : '';
+    return fail(
+      `${shown} is negative (R$ -${formatCents(magnitude.cents).slice(3)})${how}; a payout must be more than zero`,
+    );
   }
-  const lastDot = bare.lastIndexOf('.');
-  const lastComma = bare.lastIndexOf(',');
-  let decimal: '.' | ',' | undefined;
-  if (lastDot >= 0 && lastComma >= 0) {
-    decimal = lastDot > lastComma ? '.' : ',';
-  } else if (lastDot >= 0 || lastComma >= 0) {
-    const separator = lastDot >= 0 ? '.' : ',';
-    const count = bare.split(separator).length - 1;
-    const after = bare.length - bare.lastIndexOf(separator) - 1;
-    // `0,001` cannot be thousands: it is three decimals, refused below.
-    if (count === 1 && after === 3 && !/^0+[.,]/.test(bare)) {
+  return readMagnitude(text.trim().replace(CURRENCY_PREFIX, ''), shown);
+}
+
+/** The amount inside a negative's sign or parentheses (and its R$), or undefined when there is none. */
+function unwrapNegative(text: string): { body: string; parentheses: boolean } | undefined {
+  let body = text.replace(CURRENCY_PREFIX, '');
+  let parentheses = false;
+  let minus = false;
+  if (/^\(.*\)$/s.test(body)) {
+    parentheses = true;
+    body = body.slice(1, -1).trim().replace(CURRENCY_PREFIX, '');
+  }
+  if (/^-/.test(body)) {
+    minus = true;
+    body = body.slice(1).trim().replace(CURRENCY_PREFIX, '');
+  } else if (/-$/.test(body)) {
+    minus = true;
+    body = body.slice(0, -1).trim();
+  }
+  return parentheses || minus ? { body, parentheses } : undefined;
+}
+
+/** A positive amount, its R$ and any sign already taken off; `shown` is the cell for messages. */
+function readMagnitude(body: string, shown: string): AmountReading {
+  const notAmount = (hint = 'write it like 1234,56 or R$ 1.234,56') =>
+    fail(`"${shown}" is not an amount in reais (${hint})`);
+  if (OTHER_CURRENCY.test(body)) {
+    return fail(
+      `"${shown}" is not in reais: payouts are paid in reais; write the amount in R$, like 1.234,56`,
+    );
+  }
+  if (/^[.,]\d/.test(body)) return notAmount(`write the whole reais too, like 0${body}`);
+  if (!/^\d[\d., \u00a0\u202f]*$/.test(body) || !/\d$/.test(body)) return notAmount();
+
+  // Runs of digits and what stands between them. Two marks in a row (`1.,5`) are no amount;
+  // a space next to another mark or doubled is a space out of place.
+  const groups: string[] = [];
+  const marks: string[] = [];
+  for (const match of body.matchAll(/(\d+)([^\d]*)/g)) {
+    groups.push(match[1] ?? '');
+    const between = match[2] ?? '';
+    if (between === '') continue;
+    if (between.length > 1) {
+      return [...between].some(isSpace) ? misplacedSpace(shown) : notAmount();
+    }
+    marks.push(isSpace(between) ? ' ' : between);
+  }
+
+  // The decimal mark is the last mark when it is a point or comma used nowhere else; its
+  // digits are the decimals. One `.` or `,` before exactly three digits, alone, could be
+  // thousands or decimals: refused with both readings.
+  const last = marks[marks.length - 1];
+  const lastGroup = groups[groups.length - 1] ?? '';
+  let decimal: string | undefined;
+  if (last === '.' || last === ',') {
+    const once = marks.indexOf(last) === marks.length - 1;
+    const first = groups[0] ?? '';
+    if (
+      once &&
+      marks.length === 1 &&
+      lastGroup.length === 3 &&
+      first.length <= 3 &&
+      /[1-9]/.test(first)
+    ) {
       return fail(
-        `${shown} could mean thousands or decimals: write ${bare.replace(separator, '')} for whole reais, or use two decimals (1.234,00)`,
+        `${shown} could mean thousands or decimals: write ${groups.join('')} for whole reais, or use two decimals (1.234,00)`,
       );
     }
-    if (count === 1) decimal = separator;
+    if (once) decimal = last;
   }
-  const thousands =
-    decimal === undefined ? (lastDot >= 0 ? '.' : ',') : decimal === '.' ? ',' : '.';
-  const cut = decimal === undefined ? bare.length : bare.lastIndexOf(decimal);
-  const wholePart = bare.slice(0, cut);
-  const fraction = decimal === undefined ? '' : bare.slice(cut + 1);
-  if (fraction.length > 2 || /[.,]/.test(fraction)) {
-    return fail(`${shown} has more than two decimal places`);
+  const fraction = decimal === undefined ? '' : lastGroup;
+  const wholeGroups = decimal === undefined ? groups : groups.slice(0, -1);
+  const thousands = decimal === undefined ? marks : marks.slice(0, -1);
+  if (fraction.length > 2)
+    return fail(
+      `${shown} has more than two decimal places: amounts are reais and cents, like 1.234,56`,
+    );
+
+  const kinds = new Set(thousands);
+  if (kinds.size > 1) {
+    return fail(
+      `${shown} mixes thousands separators (${[...kinds].map(name).join(' and ')}): use one kind, like 1.234.567,89`,
+    );
   }
-  const grouped = new RegExp(`^\\d{1,3}(\\${thousands}\\d{3})+$`);
-  if (/[.,]/.test(wholePart) && !grouped.test(wholePart)) {
-    return fail(`${shown} has its thousands separators in the wrong places`);
+  const [separator] = kinds;
+  if (separator !== undefined) {
+    const wellGrouped =
+      (wholeGroups[0]?.length ?? 0) <= 3 && wholeGroups.slice(1).every((g) => g.length === 3);
+    if (separator === ' ' && !wellGrouped) return misplacedSpace(shown);
+    if (separator === decimal || !wellGrouped) {
+      return fail(
+        `${shown} has its thousands separators in the wrong places: they stand between groups of three digits, like 1.234.567,89`,
+      );
+    }
+  } else if (decimal === undefined && marks.length > 0) {
+    return fail(
+      `${shown} has its thousands separators in the wrong places: they stand between groups of three digits, like 1.234.567,89`,
+    );
   }
-  return toCents(wholePart.replace(/[.,]/g, ''), fraction, shown);
+  return toCents(wholeGroups.join(''), fraction, shown);
+}
+
+function misplacedSpace(shown: string): AmountReading {
+  return fail(
+    `"${shown}" has a space that does not separate thousands: a space may only stand between groups of three digits (1 234,56); remove it, or check the amount`,
+  );
+}
+
+function name(separator: string): string {
+  return separator === ' ' ? 'space' : `"${separator}"`;
 }
 
 /** Whole cents, as the interface's `value` (1250 is R$ 12,50). */
@@ -86,16 +185,18 @@ export function parseCents(text: string): AmountReading {
   const trimmed = text.trim();
   if (/^\d{1,15}$/.test(trimmed) && Number(trimmed) > 0)
     return { ok: true, cents: Number(trimmed) };
-  const checked = commonChecks(text);
-  if (typeof checked !== 'string') return checked;
-  if (/^\d+$/.test(checked))
-    return toCents(checked.slice(0, -2), checked.slice(-2).padStart(2, '0'), checked);
-  if (/^\d+[.,]\d+$/.test(checked)) {
+  const shown = show(text);
+  if (shown === '') return fail('is empty');
+  if (SCIENTIFIC_NOTATION.test(shown)) return scientific(shown);
+  if (unwrapNegative(trimmed)) return fail(`${shown} is negative: a payout must be more than zero`);
+  if (/^\d+$/.test(shown))
+    return toCents(shown.slice(0, -2), shown.slice(-2).padStart(2, '0'), shown);
+  if (/^\d+[.,]\d+$/.test(shown)) {
     return fail(
-      `${checked} is not whole cents: this column holds cents (1250 for R$ 12,50); for reais, name the column "amount" or "valor"`,
+      `${shown} is not whole cents: this column holds cents (1250 for R$ 12,50); for reais, name the column "amount" or "valor"`,
     );
   }
-  return fail(`"${checked}" is not a whole number of cents (1250 for R$ 12,50)`);
+  return fail(`"${shown}" is not a whole number of cents (1250 for R$ 12,50)`);
 }
 
 /** `R$ 1.234,56`: how amounts are shown to people. */
