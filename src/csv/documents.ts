@@ -56,28 +56,40 @@ export function withCheckDigits(base: string): string {
 
 /**
  * Reads a CPF or CNPJ written with or without punctuation. Leading zeros a spreadsheet
- * dropped are put back only when the check digits then hold.
+ * dropped are put back only when the check digits then hold and the reading is not in
+ * doubt.
+ *
+ * `expected` is what the file says the document is (a column headed `CNPJ`, a key type
+ * CNPJ): only that lets a bare number of 11 digits or fewer become a CNPJ. Without it,
+ * such a number that fails as a CPF is refused, because one CPF typo in about a hundred
+ * passes as a CNPJ once zeros are added; and a value written as a CPF (`505.596.314-60`)
+ * is a CPF whatever the file says.
  */
-export function readDocument(text: string): DocumentReading {
+export function readDocument(text: string, expected?: DocumentKind): DocumentReading {
   // A row often gives the same document twice (its CPF and its CPF key): read it once.
-  if (text === lastRead.text) return lastRead.reading;
-  const reading = readDocumentText(text);
-  lastRead = { text, reading };
+  if (text === lastRead.text && expected === lastRead.expected) return lastRead.reading;
+  const reading = readDocumentText(text, expected);
+  lastRead = { text, expected, reading };
   return reading;
 }
 
-let lastRead: { text: string | undefined; reading: DocumentReading } = {
-  text: undefined,
-  reading: { ok: false, problem: 'is empty' },
-};
+let lastRead: {
+  text: string | undefined;
+  expected: DocumentKind | undefined;
+  reading: DocumentReading;
+} = { text: undefined, expected: undefined, reading: { ok: false, problem: 'is empty' } };
 
-function readDocumentText(text: string): DocumentReading {
+/** CPF punctuation, or part of it, around 11 digits: `529.982.247-25`, `529982247-25`. */
+const WRITTEN_AS_CPF = /^\d{3}\.?\d{3}\.?\d{3}-?\d{2}$/;
+const KEEP_ZEROS = 'format the column as text so the leading zeros stay';
+
+function readDocumentText(text: string, expected: DocumentKind | undefined): DocumentReading {
   const trimmed = text.trim();
   // The common case, a full CPF with or without its punctuation, without the general path.
-  if (/^\d{3}\.?\d{3}\.?\d{3}-?\d{2}$/.test(trimmed)) {
+  if (WRITTEN_AS_CPF.test(trimmed)) {
     const value = trimmed.length === 11 ? trimmed : trimmed.replace(/[.-]/g, '');
-    if (value.length === 11 && isValidCpf(value))
-      return { ok: true, kind: 'CPF', value, restoredZeros: 0 };
+    if (isValidCpf(value)) return { ok: true, kind: 'CPF', value, restoredZeros: 0 };
+    if (value !== trimmed) return invalidCpf(trimmed, "check it against the person's CPF");
   }
   if (trimmed === '') return { ok: false, problem: 'is empty' };
   if (SCIENTIFIC_NOTATION.test(trimmed)) {
@@ -93,44 +105,72 @@ function readDocumentText(text: string): DocumentReading {
     };
   }
   const value = trimmed.replace(/[.\-/\s]/g, '').toUpperCase();
-  if (value.length === 11 && isValidCpf(value))
-    return { ok: true, kind: 'CPF', value, restoredZeros: 0 };
   if (value.length === 14) {
     return isValidCnpj(value)
       ? { ok: true, kind: 'CNPJ', value, restoredZeros: 0 }
       : { ok: false, problem: `${trimmed} is not a valid CNPJ (the check digits do not match)` };
   }
-  if (/^\d+$/.test(value) && value.length < 14) {
-    const asCpf = value.length < 11 && isValidCpf(value.padStart(11, '0'));
-    const asCnpj = isValidCnpj(value.padStart(14, '0'));
-    if (asCpf && !asCnpj) {
-      return {
-        ok: true,
-        kind: 'CPF',
-        value: value.padStart(11, '0'),
-        restoredZeros: 11 - value.length,
-      };
-    }
-    if (asCnpj && !asCpf) {
-      return {
-        ok: true,
-        kind: 'CNPJ',
-        value: value.padStart(14, '0'),
-        restoredZeros: 14 - value.length,
-      };
-    }
-    if (asCpf && asCnpj) {
-      return {
-        ok: false,
-        problem: `${trimmed} lost its leading zeros and could be a CPF or a CNPJ: format the column as text and type it in full`,
-      };
-    }
-  }
-  if (value.length === 11) {
-    return { ok: false, problem: `${trimmed} is not a valid CPF (the check digits do not match)` };
-  }
+  // Only a bare number lost zeros: a spreadsheet keeps the text it shows.
+  if (/^\d+$/.test(trimmed) && value.length < 14) return readBareNumber(trimmed, expected);
+  if (value.length === 11) return invalidCpf(trimmed);
   return {
     ok: false,
     problem: `${trimmed} is not a CPF (11 digits) or a CNPJ (14 characters) with valid check digits`,
+  };
+}
+
+/** A number of 13 digits or fewer (an 11-digit valid CPF was read before). */
+function readBareNumber(digits: string, expected: DocumentKind | undefined): DocumentReading {
+  const asCpf = digits.length <= 11 && isValidCpf(digits.padStart(11, '0'));
+  const asCnpj = isValidCnpj(digits.padStart(14, '0'));
+  const restored = (kind: DocumentKind): DocumentReading => {
+    const length = kind === 'CPF' ? 11 : 14;
+    const value = digits.padStart(length, '0');
+    return { ok: true, kind, value, restoredZeros: length - digits.length };
+  };
+  // 12 or 13 digits cannot be a CPF: the check digits alone decide.
+  if (digits.length > 11) {
+    return asCnpj
+      ? restored('CNPJ')
+      : {
+          ok: false,
+          problem: `${digits} is not a CNPJ with valid check digits, even with its leading zeros restored (${digits.padStart(14, '0')})`,
+        };
+  }
+  if (expected === 'CNPJ' && asCnpj) return restored('CNPJ');
+  if (asCpf && (expected === 'CPF' || !asCnpj)) return restored('CPF');
+  if (asCpf) {
+    return {
+      ok: false,
+      problem: `${digits} lost its leading zeros and could be a CPF or a CNPJ: format the column as text and type it in full`,
+    };
+  }
+  if (expected === 'CNPJ') {
+    return {
+      ok: false,
+      problem: `${digits} is not a valid CNPJ, even with its leading zeros restored (${digits.padStart(14, '0')}): check it, and ${KEEP_ZEROS}`,
+    };
+  }
+  const hint =
+    asCnpj && expected === undefined
+      ? `check it; if it is a CNPJ, write all 14 digits (${KEEP_ZEROS})`
+      : undefined;
+  if (digits.length === 11) return invalidCpf(digits, hint);
+  if (hint === undefined && expected === undefined) {
+    return {
+      ok: false,
+      problem: `${digits} is not a CPF (11 digits) or a CNPJ (14 characters) with valid check digits`,
+    };
+  }
+  return {
+    ok: false,
+    problem: `${digits} is not a valid CPF with its leading zeros restored (${digits.padStart(11, '0')}): ${hint ?? 'check it'}`,
+  };
+}
+
+function invalidCpf(shown: string, hint?: string): DocumentReading {
+  return {
+    ok: false,
+    problem: `${shown} is not a valid CPF (the check digits do not match)${hint ? `: ${hint}` : ''}`,
   };
 }

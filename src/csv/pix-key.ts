@@ -93,7 +93,8 @@ export function readKey(type: PixKeyTypeName, text: string): KeyReading {
   switch (type) {
     case 'CPF':
     case 'CNPJ': {
-      const document = readDocument(key);
+      // The key type says which document this is: a CNPJ key that lost its zeros is a CNPJ.
+      const document = readDocument(key, type);
       if (!document.ok) return { ok: false, problem: `is a ${type} key, but ${document.problem}` };
       if (document.kind !== type) {
         return { ok: false, problem: `is a ${type} key, but ${key} is a ${document.kind}` };

@@ -7,7 +7,7 @@
  */
 import { PIX_KEY_TYPES, type CashOutRequest, type PixKeyTypeName } from '../gateway/contract.js';
 import { formatCents, parseCents, parseReais, type AmountReading } from './amount.js';
-import { readDocument } from './documents.js';
+import { readDocument, type DocumentKind } from './documents.js';
 import { FingerprintTable, fingerprint } from './fingerprints.js';
 import { CONTROL_CHARACTER, foldText } from './fold.js';
 import type { ColumnMap, PayoutField } from './header.js';
@@ -105,6 +105,10 @@ export function createRowValidator(options: RowValidatorOptions) {
   const readAmount: (text: string) => AmountReading = columns.valueCents ? parseCents : parseReais;
 
   const heading = (field: PayoutField) => columns[field]?.heading ?? field;
+  // A column headed just CPF or CNPJ says which document it holds.
+  const documentHeading = foldText(columns.cpfCnpj?.heading ?? '');
+  const headingKind: DocumentKind | undefined =
+    documentHeading === 'cnpj' ? 'CNPJ' : documentHeading === 'cpf' ? 'CPF' : undefined;
   // Reused by every row: only the first problem's text outlives the row's check.
   const problems: Problem[] = [];
   const problem = (field: PayoutField, message: string) =>
@@ -216,7 +220,21 @@ export function createRowValidator(options: RowValidatorOptions) {
       );
     }
 
-    const document = readDocument(raw.cpfCnpj ?? '');
+    const typeText = (raw.pixKeyType ?? '').trim();
+    const type = typeText === '' ? undefined : parseKeyType(typeText);
+    const typeKnown = typeText === '' || type !== undefined;
+    const key: KeyReading | undefined = !typeKnown
+      ? undefined
+      : type
+        ? readKey(type, raw.pixKey ?? '')
+        : inferKey(raw.pixKey ?? '');
+
+    // Read after the key: a CNPJ key type (stated, or told by a full CNPJ key) or a column
+    // headed CNPJ is what lets a bare number of 11 digits or fewer be a CNPJ.
+    const document = readDocument(
+      raw.cpfCnpj ?? '',
+      documentKind(type ?? (key?.ok ? key.type : undefined), headingKind),
+    );
     if (!document.ok) problem('cpfCnpj', document.problem);
     else if (document.restoredZeros > 0) {
       notes.push({
@@ -224,19 +242,14 @@ export function createRowValidator(options: RowValidatorOptions) {
         message: `leading zeros restored: ${(raw.cpfCnpj ?? '').trim()} read as ${document.value}`,
       });
     }
-
-    const typeText = (raw.pixKeyType ?? '').trim();
-    const type = typeText === '' ? undefined : parseKeyType(typeText);
-    let key: KeyReading | undefined;
-    if (typeText !== '' && type === undefined) {
+    if (!typeKnown) {
       problem('pixKeyType', `"${typeText}" is not a key type: use ${KEY_TYPES_ACCEPTED}`);
-    } else {
-      key = type ? readKey(type, raw.pixKey ?? '') : inferKey(raw.pixKey ?? '');
-      if (!key.ok) problem('pixKey', key.problem);
-      else if (key.note) notes.push({ column: heading('pixKey'), message: key.note });
+    } else if (key && !key.ok) problem('pixKey', key.problem);
+    else if (key?.ok) {
+      if (key.note) notes.push({ column: heading('pixKey'), message: key.note });
       // A CPF or CNPJ key is its owner's document: another document here is a mix-up.
-      const ownDocument = key.ok && (key.type === 'CPF' || key.type === 'CNPJ');
-      if (key.ok && ownDocument && document.ok && key.key !== document.value) {
+      const ownDocument = key.type === 'CPF' || key.type === 'CNPJ';
+      if (ownDocument && document.ok && key.key !== document.value) {
         problem(
           'pixKey',
           `the ${key.type} key ${key.key} is not this row's document ${document.value}: a ${key.type} key is its owner's own document`,
@@ -349,6 +362,16 @@ export function createRowValidator(options: RowValidatorOptions) {
   }
 
   return { check, totals: (): Readonly<RowTotals> => totals };
+}
+
+/** The document the key type and the heading agree on; none when they disagree or say nothing. */
+function documentKind(
+  keyType: PixKeyTypeName | undefined,
+  headingKind: DocumentKind | undefined,
+): DocumentKind | undefined {
+  const fromKey = keyType === 'CPF' || keyType === 'CNPJ' ? keyType : undefined;
+  if (fromKey && headingKind && fromKey !== headingKind) return undefined;
+  return fromKey ?? headingKind;
 }
 
 /** A contact phone: a Brazilian number (mobile or landline) in +55 form, or another country's +number. */

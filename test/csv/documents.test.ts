@@ -75,8 +75,8 @@ describe('readDocument', () => {
     ['12.abc.345/01de-35', { ok: true, kind: 'CNPJ', value: '12ABC34501DE35', restoredZeros: 0 }],
     // Lost leading zeros, restored because the check digits then hold.
     ['1234567890', { ok: true, kind: 'CPF', value: '01234567890', restoredZeros: 1 }],
-    ['1234000153', { ok: true, kind: 'CNPJ', value: '00001234000153', restoredZeros: 4 }],
-    ['19100010041', { ok: true, kind: 'CNPJ', value: '00019100010041', restoredZeros: 3 }],
+    // 12 or 13 digits can only be a CNPJ that lost its zeros.
+    ['360305000104', { ok: true, kind: 'CNPJ', value: '00360305000104', restoredZeros: 2 }],
   ])('%j -> %j', (text, expected) => {
     expect(readDocument(text)).toEqual(expected);
   });
@@ -86,6 +86,14 @@ describe('readDocument', () => {
     ['529.982.247-26', /not a valid CPF \(the check digits do not match\)/],
     ['11.222.333/0001-82', /not a valid CNPJ/],
     ['1234567891', /not a CPF \(11 digits\) or a CNPJ/],
+    // Written as a CPF, it is a CPF: a typo is not turned into the CNPJ 00050559631460.
+    ['505.596.314-60', /^505\.596\.314-60 is not a valid CPF \(the check digits do not match\)/],
+    ['505596314-60', /is not a valid CPF/],
+    // Bare, 11 digits or fewer, valid only as a CNPJ once zeros are added: the column or the
+    // key type must say CNPJ, or it is most likely a CPF typo.
+    ['50559631460', /^50559631460 is not a valid CPF .*if it is a CNPJ, write all 14 digits/],
+    ['19100010041', /is not a valid CPF/],
+    ['1234000153', /not a valid CPF with its leading zeros.*if it is a CNPJ, write all 14 digits/],
     ['5,29982E+10', /scientific notation.*format the column as text/],
     ['5.29982e10', /scientific notation/],
     ['=1+1', /not a CPF or CNPJ/],
@@ -113,6 +121,86 @@ describe('readDocument', () => {
           expect(reading).toEqual({ ok: true, kind: 'CPF', value: cpf, restoredZeros: 0 });
         }
       }),
+    );
+  });
+});
+
+describe('readDocument, where the column or the key type says which document it is', () => {
+  it.each([
+    ['50559631460', 'CNPJ', { ok: true, kind: 'CNPJ', value: '00050559631460', restoredZeros: 3 }],
+    ['19100010041', 'CNPJ', { ok: true, kind: 'CNPJ', value: '00019100010041', restoredZeros: 3 }],
+    ['1234000153', 'CNPJ', { ok: true, kind: 'CNPJ', value: '00001234000153', restoredZeros: 4 }],
+    // Valid both ways once the zeros are back: the column decides.
+    ['123456797', 'CNPJ', { ok: true, kind: 'CNPJ', value: '00000123456797', restoredZeros: 5 }],
+    ['123456797', 'CPF', { ok: true, kind: 'CPF', value: '00123456797', restoredZeros: 2 }],
+    // Full-length documents are what they are, whatever the column says.
+    ['529.982.247-25', 'CNPJ', { ok: true, kind: 'CPF', value: '52998224725', restoredZeros: 0 }],
+    [
+      '11222333000181',
+      'CPF',
+      { ok: true, kind: 'CNPJ', value: '11222333000181', restoredZeros: 0 },
+    ],
+  ] as const)('%j as a %s -> %j', (text, expected, reading) => {
+    expect(readDocument(text, expected)).toEqual(reading);
+  });
+
+  it.each([
+    // Punctuation says CPF louder than any column.
+    ['505.596.314-60', 'CNPJ', /is not a valid CPF/],
+    ['50559631460', 'CPF', /is not a valid CPF/],
+    ['1234000153', 'CPF', /not a valid CPF with its leading zeros/],
+  ] as const)('%j as a %s is refused: %s', (text, expected, problem) => {
+    const reading = readDocument(text, expected);
+    expect(reading).toEqual({ ok: false, problem: expect.stringMatching(problem) });
+  });
+
+  it('restores the lost zeros of any CNPJ in a CNPJ column', () => {
+    fc.assert(
+      fc.property(digits(12).filter(notAllSame), fc.integer({ min: 1, max: 8 }), (base, zeros) => {
+        const cnpj = withCheckDigits('0'.repeat(zeros) + base.slice(zeros));
+        fc.pre(isValidCnpj(cnpj) && !/^0+$/.test(cnpj));
+        const bare = cnpj.replace(/^0+/, '');
+        expect(readDocument(bare, 'CNPJ')).toEqual({
+          ok: true,
+          kind: 'CNPJ',
+          value: cnpj,
+          restoredZeros: 14 - bare.length,
+        });
+      }),
+    );
+  });
+});
+
+describe('a CPF with a one-digit typo is never accepted as another document', () => {
+  const writings = (cpf: string) => [
+    cpf,
+    `${cpf.slice(0, 3)}.${cpf.slice(3, 6)}.${cpf.slice(6, 9)}-${cpf.slice(9)}`,
+    cpf.replace(/^0+/, ''), // what a spreadsheet shows of it
+  ];
+
+  it('whatever the position and digit, in every writing, with or without a column that says CNPJ', () => {
+    fc.assert(
+      fc.property(
+        digits(9).filter(notAllSame),
+        fc.integer({ min: 0, max: 10 }),
+        fc.integer({ min: 1, max: 9 }),
+        fc.constantFrom(undefined, 'CPF' as const),
+        (base, at, shift, expected) => {
+          const cpf = withCheckDigits(base);
+          const typo = cpf.slice(0, at) + ((Number(cpf[at]) + shift) % 10) + cpf.slice(at + 1);
+          for (const text of writings(typo)) {
+            const reading = readDocument(text, expected);
+            // Check digits cannot see every typo (remainders 0 and 1 share a digit): such a
+            // typo is itself a valid CPF, and is read as that CPF, never as a CNPJ.
+            if (reading.ok) expect(reading).toMatchObject({ kind: 'CPF', value: typo });
+            if (reading.ok) expect(isValidCpf(typo)).toBe(true);
+          }
+          // Written with CPF punctuation, not even a CNPJ column makes it a CNPJ.
+          const punctuated = readDocument(writings(typo)[1] ?? '', 'CNPJ');
+          if (punctuated.ok) expect(punctuated).toMatchObject({ kind: 'CPF', value: typo });
+        },
+      ),
+      { numRuns: 5000 },
     );
   });
 });

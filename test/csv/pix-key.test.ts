@@ -65,8 +65,19 @@ describe('readKey', () => {
     });
   });
 
+  it('restores a CNPJ key that lost its zeros: the key type says CNPJ', () => {
+    expect(readKey('CNPJ', '50559631460')).toEqual({
+      ok: true,
+      type: 'CNPJ',
+      key: '00050559631460',
+      note: 'leading zeros restored: 50559631460 read as 00050559631460',
+    });
+  });
+
   it.each([
     ['CPF', '529.982.247-26', /is a CPF key, but .* not a valid CPF/],
+    ['CNPJ', '505.596.314-60', /is a CNPJ key, but 505\.596\.314-60 is not a valid CPF/],
+    ['CPF', '50559631460', /is a CPF key, but 50559631460 is not a valid CPF/],
     ['CPF', '11.222.333/0001-81', /is a CPF key, but .* is a CNPJ/],
     ['EMAIL', 'ana@', /not an e-mail address/],
     ['EMAIL', `${'a'.repeat(70)}@example.com`, /not an e-mail address/],

@@ -131,6 +131,64 @@ describe('row validation', () => {
     });
   });
 
+  describe('a bare 11-digit document that fails as a CPF', () => {
+    // 50559631460 is no CPF, but 00050559631460 is a valid CNPJ: only the file may say so.
+    const row = (document: string, type: string, key: string) => [
+      'p-1',
+      'Loja Ltda',
+      'loja@example.com',
+      '(11) 98765-4321',
+      document,
+      type,
+      key,
+      '10,00',
+    ];
+
+    it('is refused with a hint when nothing in the file says CNPJ', () => {
+      expect(
+        invalid(validatorFor().check(row('50559631460', 'EMAIL', 'loja@example.com'), 2)),
+      ).toEqual({
+        column: 'cpfCnpj',
+        message: expect.stringMatching(
+          /^50559631460 is not a valid CPF .*if it is a CNPJ, write all 14 digits/,
+        ),
+      });
+    });
+
+    it('is a CNPJ that lost its zeros under a CNPJ heading, or with a CNPJ key, and says so', () => {
+      const header = HEADER.map((heading) => (heading === 'cpfCnpj' ? 'CNPJ' : heading));
+      expect(
+        validatorFor(header).check(row('50559631460', 'EMAIL', 'loja@example.com'), 2),
+      ).toMatchObject({
+        kind: 'valid',
+        payout: { cpfCnpj: '00050559631460' },
+        notes: [
+          { column: 'CNPJ', message: 'leading zeros restored: 50559631460 read as 00050559631460' },
+        ],
+      });
+      expect(validatorFor().check(row('50559631460', 'CNPJ', '50559631460'), 2)).toMatchObject({
+        kind: 'valid',
+        payout: { cpfCnpj: '00050559631460', pixKeyType: 'CNPJ', pixKey: '00050559631460' },
+      });
+    });
+
+    it('written as a CPF, stays a CPF even under a CNPJ heading', () => {
+      const header = HEADER.map((heading) => (heading === 'cpfCnpj' ? 'CNPJ' : heading));
+      expect(
+        invalid(validatorFor(header).check(row('505.596.314-60', 'EMAIL', 'loja@example.com'), 2)),
+      ).toEqual({
+        column: 'CNPJ',
+        message: expect.stringMatching(/^505\.596\.314-60 is not a valid CPF/),
+      });
+      expect(
+        invalid(validatorFor().check(row('505.596.314-60', 'CNPJ', '505.596.314-60'), 2)),
+      ).toMatchObject({
+        column: 'cpfCnpj',
+        message: expect.stringMatching(/^505\.596\.314-60 is not a valid CPF.*\(also: pixKey\)$/),
+      });
+    });
+  });
+
   it('skips total lines and blank lines, and keeps the figures for control totals', () => {
     const validator = validatorFor();
     expect(validator.check(['', '', '', '', '', '', '', ''], 3)).toEqual({
