@@ -75,8 +75,67 @@ export function normalisePhone(text: string, allowLandline: boolean): string | u
 const EMAIL = /^[^\s@"(),:;<>[\]\\]+@[^\s@"(),:;<>[\]\\]+\.[a-z]{2,}$/i;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** A contact e-mail (the recipient's `person.email`): looser than a Pix e-mail key. */
 export function isEmail(text: string): boolean {
   return text.length <= 77 && EMAIL.test(text);
+}
+
+/*
+ * Pix keys follow the formats of DICT, the Central Bank's key directory (its API states
+ * them as patterns): CPF 11 digits; CNPJ 14 (the alphanumeric CNPJ, 12 letters or digits
+ * then 2 check digits, is sent as it is: the gateway interface sets no format on pixKey
+ * or cpfCnpj); phone `+55`, area code and a 9-digit mobile; random key (EVP) a UUID in
+ * lower case; e-mail at most 77 characters, lower-case ASCII, the name before the @ from
+ * letters, digits and ! # $ & ' * + / = ? ^ _ ` { | } ~ - . and the domain from labels
+ * of letters, digits and inner hyphens. Beyond DICT's pattern, a dot may not start or end
+ * the name or follow another (RFC 5321 addresses), and the domain ends in a name
+ * (`.com`, not `.123` or nothing): no such address can receive the e-mail that proves a
+ * key's ownership, so no such key exists.
+ */
+const EMAIL_KEY_MAX = 77;
+const EMAIL_NAME_CHARACTER = /[a-z0-9!#$&'*+/=?^_`{|}~.-]/;
+
+/** Why `key` (already in lower case) is not a Pix e-mail key; undefined when it is one. */
+function emailKeyProblem(key: string): string | undefined {
+  if (key.length > EMAIL_KEY_MAX) {
+    return `is ${key.length} characters long; a Pix e-mail key has at most ${EMAIL_KEY_MAX}`;
+  }
+  if (/\s/.test(key)) return 'has a space: an e-mail address has none';
+  const foreign = /[^\x21-\x7e]/u.exec(key)?.[0];
+  if (foreign !== undefined) {
+    return `has "${foreign}", a character outside plain ASCII: Pix e-mail keys are ASCII only (no accents); check the key with the payee`;
+  }
+  const parts = key.split('@');
+  const [name = '', domain = ''] = parts;
+  if (parts.length !== 2 || name === '' || domain === '') {
+    return 'is not an e-mail address: it needs a name, one @ and a domain (like name@example.com)';
+  }
+  if (key.includes('..')) return 'has two dots in a row';
+  if (/^\.|\.$/.test(name) || /^\.|\.$/.test(domain)) {
+    return 'starts or ends with a dot, before or after the @';
+  }
+  const badInName = [...name].find((character) => !EMAIL_NAME_CHARACTER.test(character));
+  if (badInName !== undefined) {
+    return `has "${badInName}" before the @, which a Pix e-mail key cannot hold`;
+  }
+  const labels = domain.split('.');
+  if (labels.length < 2) return 'has no domain after the @ (like example.com)';
+  for (const label of labels) {
+    if (label.includes('_'))
+      return 'has "_" in its domain (after the @), which a domain cannot hold';
+    if (label.startsWith('-') || label.endsWith('-')) {
+      return `has a domain part starting or ending with "-" ("${label}")`;
+    }
+    if (label.length > 63) return 'has a domain part longer than 63 characters';
+    const bad = /[^a-z0-9-]/.exec(label)?.[0];
+    if (bad !== undefined)
+      return `has "${bad}" in its domain (after the @), which a domain cannot hold`;
+  }
+  // Every label is well formed by now; the last one must be a name, not a number.
+  if (!/^[a-z]/.test(labels[labels.length - 1] ?? '')) {
+    return 'does not end in a domain name (like .com or .com.br)';
+  }
+  return undefined;
 }
 
 /** Checks a key against its stated type, and writes it the way the scheme stores it. */
@@ -107,10 +166,14 @@ export function readKey(type: PixKeyTypeName, text: string): KeyReading {
         ? { ok: true, type, key: document.value }
         : { ok: true, type, key: document.value, note };
     }
-    case 'EMAIL':
-      return isEmail(key)
-        ? { ok: true, type, key: key.toLowerCase() }
-        : { ok: false, problem: `is an EMAIL key, but "${key}" is not an e-mail address` };
+    case 'EMAIL': {
+      // DICT stores e-mail keys in lower case: `Ana@Example.com` is the key `ana@example.com`.
+      const lower = key.toLowerCase();
+      const problem = emailKeyProblem(lower);
+      return problem === undefined
+        ? { ok: true, type, key: lower }
+        : { ok: false, problem: `is an EMAIL key, but "${key}" ${problem}` };
+    }
     case 'TELEFONE': {
       const phone = normalisePhone(key, false);
       return phone

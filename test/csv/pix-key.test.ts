@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isValidCnpj, isValidCpf } from '../../src/csv/documents.js';
 import { inferKey, normalisePhone, parseKeyType, readKey } from '../../src/csv/pix-key.js';
 
 describe('parseKeyType', () => {
@@ -80,7 +82,11 @@ describe('readKey', () => {
     ['CPF', '50559631460', /is a CPF key, but 50559631460 is not a valid CPF/],
     ['CPF', '11.222.333/0001-81', /is a CPF key, but .* is a CNPJ/],
     ['EMAIL', 'ana@', /not an e-mail address/],
-    ['EMAIL', `${'a'.repeat(70)}@example.com`, /not an e-mail address/],
+    [
+      'EMAIL',
+      `${'a'.repeat(70)}@example.com`,
+      /is 82 characters long; a Pix e-mail key has at most 77/,
+    ],
     ['TELEFONE', '(11) 3456-7890', /not a mobile number/],
     ['RANDOM_KEY', '123e4567', /is a RANDOM_KEY, but/],
     ['CPF', '5,29982E+10', /scientific notation/],
@@ -128,5 +134,126 @@ describe('inferKey', () => {
       expect(reading.problem).toMatch(
         /cannot be told: give it in the key type column \(0-4 or CPF/,
       );
+  });
+});
+
+// The DICT formats (the Central Bank's key directory) as the directory's API states them;
+// for e-mail, the dot rules of an RFC 5321 address and a domain that ends in a name are
+// added (see pix-key.ts).
+const DICT_FORMAT = {
+  CPF: /^[0-9]{11}$/,
+  CNPJ: /^[0-9A-Z]{12}[0-9]{2}$/,
+  TELEFONE: /^\+55[1-9][0-9]9[0-9]{8}$/,
+  EMAIL:
+    /^[a-z0-9!#$&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/,
+  RANDOM_KEY: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+} as const;
+const TYPES = Object.keys(DICT_FORMAT) as (keyof typeof DICT_FORMAT)[];
+
+describe('e-mail keys in the DICT format', () => {
+  it.each([
+    ['Ana.Souza@Example.com', 'ana.souza@example.com'],
+    ['ana+pix@example.com.br', 'ana+pix@example.com.br'],
+    ["o'brien_jr@sub.example-site.com", "o'brien_jr@sub.example-site.com"],
+    ['a@b.co', 'a@b.co'],
+    ['x1@xn--80ak6aa92e.com', 'x1@xn--80ak6aa92e.com'],
+    [`${'a'.repeat(65)}@example.com`, `${'a'.repeat(65)}@example.com`], // 77 characters
+  ])('%j -> %j', (text, key) => {
+    expect(readKey('EMAIL', text)).toEqual({ ok: true, type: 'EMAIL', key });
+    expect(inferKey(text)).toEqual({ ok: true, type: 'EMAIL', key });
+  });
+
+  it.each([
+    [
+      'joão@example.com',
+      /"joão@example\.com" has "ã", a character outside plain ASCII: Pix e-mail keys are ASCII only/,
+    ],
+    ['ana@exämple.com', /has "ä", a character outside plain ASCII/],
+    ['ana@my_company.com', /has "_" in its domain \(after the @\)/],
+    ['ana@-example.com', /has a domain part starting or ending with "-" \("-example"\)/],
+    ['ana@example-.com.br', /starting or ending with "-" \("example-"\)/],
+    ['ana..souza@example.com', /has two dots in a row/],
+    ['ana@example..com', /has two dots in a row/],
+    ['.ana@example.com', /starts or ends with a dot/],
+    ['ana.@example.com', /starts or ends with a dot/],
+    ['ana@example.com.', /starts or ends with a dot/],
+    ['ana%pix@example.com', /has "%" before the @/],
+    ['ana souza@example.com', /has a space/],
+    ['ana@example', /has no domain after the @ \(like example\.com\)/],
+    ['ana@@example.com', /one @/],
+    ['ana@example.123', /does not end in a domain name/],
+    [`ana@${'d'.repeat(64)}.com`, /a domain part longer than 63/],
+    [`${'a'.repeat(66)}@example.com`, /is 78 characters long; a Pix e-mail key has at most 77/],
+  ])('%j is refused: %s', (text, problem) => {
+    expect(readKey('EMAIL', text)).toEqual({
+      ok: false,
+      problem: expect.stringMatching(new RegExp(`^is an EMAIL key, but .*${problem.source}`)),
+    });
+    expect(inferKey(text)).toMatchObject({ ok: false });
+  });
+});
+
+describe('every key accepted is in the DICT format of its type', () => {
+  const part = fc
+    .array(fc.constantFrom(...'aZ9._-@+%ã! '.split('')), { minLength: 0, maxLength: 10 })
+    .map((c) => c.join(''));
+  const emailish = fc
+    .tuple(part, part, fc.constantFrom('', '.com', '.a1', '.br.'))
+    .map(([local, domain, end]) => `${local}@${domain}${end}`);
+  const keyText = fc.oneof(
+    emailish,
+    fc.string({ maxLength: 40 }),
+    fc.stringMatching(/^[0-9.\-/ ()+]{8,20}$/),
+    fc.uuid().map((u) => u.toUpperCase()),
+  );
+
+  it('whatever the text and the stated type', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...TYPES), keyText, (type, text) => {
+        const reading = readKey(type, text);
+        if (!reading.ok) return;
+        expect(reading.key).toMatch(DICT_FORMAT[type]);
+        if (type === 'CPF') expect(isValidCpf(reading.key)).toBe(true);
+        if (type === 'CNPJ') expect(isValidCnpj(reading.key)).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('and inferred types too', () => {
+    fc.assert(
+      fc.property(keyText, (text) => {
+        const reading = inferKey(text);
+        if (reading.ok) expect(reading.key).toMatch(DICT_FORMAT[reading.type]);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('an e-mail key in the DICT format, in any case, is accepted as itself in lower case', () => {
+    const atom = fc
+      .array(fc.constantFrom(..."abcXYZ019!#$&'*+/=?^_`{|}~-".split('')), {
+        minLength: 1,
+        maxLength: 6,
+      })
+      .map((c) => c.join(''));
+    const label = fc.stringMatching(/^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,8}[a-zA-Z0-9])?$/);
+    const tld = fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9]{1,5}$/);
+    fc.assert(
+      fc.property(
+        fc.array(atom, { minLength: 1, maxLength: 3 }),
+        fc.array(label, { minLength: 1, maxLength: 3 }),
+        tld,
+        (local, domain, end) => {
+          const text = `${local.join('.')}@${[...domain, end].join('.')}`;
+          fc.pre(text.length <= 77);
+          expect(readKey('EMAIL', text)).toEqual({
+            ok: true,
+            type: 'EMAIL',
+            key: text.toLowerCase(),
+          });
+        },
+      ),
+    );
   });
 });
