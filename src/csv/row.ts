@@ -150,20 +150,14 @@ export function createRowValidator(options: RowValidatorOptions) {
         message: `this row runs over lines ${line}–${lastLine}: if the cell's line break is meant, put it on one line; if not, a quote (") is missing and rows may have been swallowed`,
       });
     }
-    if (options.delimiter === ',' && amountField === 'amountReais') {
-      const at = columns.amountReais?.index ?? -1;
-      // `1234,56` unquoted in a comma file: "1234" and "56", which must not pay R$ 1.234,00.
-      if (
-        /^(R\$\s*)?[\d.]+$/.test((cells[at] ?? '').trim()) &&
-        /^\d{2}$/.test((cells[at + 1] ?? '').trim())
-      ) {
-        problem(
-          'amountReais',
-          `"${(cells[at] ?? '').trim()},${(cells[at + 1] ?? '').trim()}" looks split by the comma delimiter: put the amount in quotes, or write it as ${(cells[at] ?? '').trim()}.${(cells[at + 1] ?? '').trim()}`,
-        );
-      }
-    }
     const stray = strayValue(cells);
+    // A split is guessed only where the cells do not fit the header: `10.00,12` under
+    // `Valor,Parcela` is an amount and an installment, not R$ 10,0012 or a split.
+    const fitsHeader = cells.length === headingCount && stray < 0;
+    if (options.delimiter === ',' && amountField === 'amountReais' && !fitsHeader) {
+      const split = splitAmount(cells, columns.amountReais?.index ?? -1);
+      if (split) problem('amountReais', split);
+    }
     if (stray >= 0) {
       problems.push({
         column: `column ${stray + 1}`,
@@ -372,6 +366,20 @@ function documentKind(
   const fromKey = keyType === 'CPF' || keyType === 'CNPJ' ? keyType : undefined;
   if (fromKey && headingKind && fromKey !== headingKind) return undefined;
   return fromKey ?? headingKind;
+}
+
+/**
+ * `1234,56` unquoted in a comma file arrives as "1234" and "56", which must not pay
+ * R$ 1.234,00: the message when the amount cell and the next one make an amount together.
+ */
+function splitAmount(cells: readonly string[], at: number): string | undefined {
+  const whole = (cells[at] ?? '').trim();
+  const decimals = (cells[at + 1] ?? '').trim();
+  if (!/^(R\$\s*)?[\d.]+$/.test(whole) || !/^\d{1,2}$/.test(decimals)) return undefined;
+  const joined = parseReais(`${whole},${decimals}`);
+  if (!joined.ok) return undefined;
+  const plain = `${Math.trunc(joined.cents / 100)}.${String(joined.cents % 100).padStart(2, '0')}`;
+  return `"${whole},${decimals}" looks split by the comma delimiter: put the amount in quotes, or write it as ${plain}`;
 }
 
 /** A contact phone: a Brazilian number (mobile or landline) in +55 form, or another country's +number. */

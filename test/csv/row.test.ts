@@ -250,7 +250,6 @@ describe('row validation', () => {
         '"1234,56" looks split by the comma delimiter: put the amount in quotes, or write it as 1234.56 (also: column 7)',
     });
     const withNotes = [...header.slice(0, 6), 'notes'];
-    expect(invalid(validatorFor(withNotes).check(row, 2)).column).toBe('amount');
     expect(validatorFor(withNotes).check([...row.slice(0, 6), 'paid in cash'], 2).kind).toBe(
       'valid',
     );
@@ -258,6 +257,49 @@ describe('row validation', () => {
       column: 'column 7',
       message:
         'holds a value under a blank heading: a value holding the delimiter must be in quotes',
+    });
+  });
+
+  describe('an amount split by the comma delimiter is guessed only when the cells do not fit the header', () => {
+    const header = ['name', 'email', 'phone', 'cpfCnpj', 'pixKey', 'Valor', 'Parcela'];
+    const person = ['Ana', 'ana@example.com', '11987654321', '52998224725', '52998224725'];
+
+    it.each([
+      ['10.00', '12', 1000],
+      ['1234', '56', 123_400],
+      ['R$ 1234', '5', 123_400],
+    ])(
+      '%j then %j under Valor,Parcela is the amount and the installment',
+      (amount, next, cents) => {
+        expect(validatorFor(header).check([...person, amount, next], 2)).toMatchObject({
+          kind: 'valid',
+          payout: { valueCents: cents },
+        });
+      },
+    );
+
+    const split = (text: string, plain: string) =>
+      `"${text}" looks split by the comma delimiter: put the amount in quotes, or write it as ${plain}`;
+    it.each([
+      // One cell more than the header, even an empty one, is what a split leaves.
+      [header, ['1234', '56', ''], split('1234,56', '1234.56')],
+      [header, ['1.234', '56', '3'], split('1.234,56', '1234.56')],
+      [header, ['12', '5', '1'], split('12,5', '12.50')],
+      // One cell fewer than the header is no fit either.
+      [[...header, 'Obs'], ['1234', '56'], split('1234,56', '1234.56')],
+    ])('under %j, %j is refused as split', (headings, cells, message) => {
+      const found = invalid(validatorFor(headings).check([...person, ...cells], 2));
+      expect(found.column).toBe('Valor');
+      expect(found.message.startsWith(message)).toBe(true);
+    });
+
+    it('a decimal amount and a number that make no amount together are not a split', () => {
+      const found = invalid(validatorFor(header).check([...person, '10.00', '12', 'x'], 2));
+      expect(found).toEqual({
+        column: 'column 8',
+        message:
+          'this line has 8 values but the header has 7 columns: a value holding the delimiter must be in quotes',
+      });
     });
   });
 
