@@ -105,6 +105,54 @@ describe('payouts validate', () => {
     }
   });
 
+  it('--json carries the strict readings of amounts, documents and keys by line and column, good rows kept', async () => {
+    const path = writeFile(
+      folder(),
+      'fornecedores.csv',
+      [
+        'Nome,E-mail,Telefone,CPF/CNPJ,Tipo de chave,Chave Pix,Valor,Parcela',
+        'Ana,ana@example.com,11987654321,529.982.247-25,CPF,529.982.247-25,10.00,12',
+        'Bia,bia@example.com,11987654321,111.444.777-35,EMAIL,bia@example.com,"9 99",1',
+        'Caio,caio@example.com,11987654321,111.444.777-35,EMAIL,caio@example.com,"R$ (1.234,56)",1',
+        'Loja,loja@example.com,11987654321,505.596.314-60,EMAIL,loja@example.com,"10,00",1',
+        'João,joao@example.com,11987654321,111.444.777-35,EMAIL,joão@example.com,"10,00",1',
+        'Duda,duda@example.com,11987654321,111.444.777-35,EMAIL,duda@example.com,"1 234,56",2',
+      ].join('\n') + '\n',
+    );
+    const result = await runCli(['validate', path, '--json']);
+    expect(result.code).toBe(2);
+    const json = JSON.parse(result.stdout);
+    expect(json).toMatchObject({
+      file: path,
+      rows: 6,
+      valid: 2,
+      invalid: 4,
+      total: 1000 + 123_456,
+    });
+    expect(json.errors).toEqual([
+      {
+        line: 3,
+        column: 'Valor',
+        message: expect.stringMatching(/^"9 99" has a space that does not separate thousands/),
+      },
+      {
+        line: 4,
+        column: 'Valor',
+        message: expect.stringMatching(/^R\$ \(1\.234,56\) is negative \(R\$ -1\.234,56\)/),
+      },
+      {
+        line: 5,
+        column: 'CPF/CNPJ',
+        message: expect.stringMatching(/^505\.596\.314-60 is not a valid CPF/),
+      },
+      {
+        line: 6,
+        column: 'Chave Pix',
+        message: expect.stringMatching(/^is an EMAIL key, but "joão@example\.com" has "ã"/),
+      },
+    ]);
+  });
+
   it('exit 1 with the reason when the file cannot be used', async () => {
     const empty = writeFile(folder(), 'empty.csv', '');
     const result = await runCli(['validate', empty]);
