@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.js';
 import { GatewayError } from '../gateway/errors.js';
+import { explainJournalFailure } from '../journal/failures.js';
 import { balanceCommand } from './commands/balance.js';
 import { cashInCommand } from './commands/cashin.js';
 import { demoCommand } from './commands/demo.js';
@@ -91,6 +92,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     if (error instanceof GatewayError) {
       process.stderr.write(`payouts: ${explainGatewayError(error)}\n`);
+      return 1;
+    }
+    // A journal failing mid-command (its disk full, its file damaged): what to do.
+    const journal = explainJournalFailure(error, '(journal.db in the home folder)', 'maybe');
+    if (journal) {
+      process.stderr.write(`payouts: ${journal}\n`);
       return 1;
     }
     const message = error instanceof Error ? error.message : String(error);

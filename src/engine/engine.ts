@@ -118,6 +118,8 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   };
 
   const send = async (claim: Claim): Promise<void> => {
+    // The journal's marker must know of the claim before its request leaves.
+    await journal.sendable();
     const answer = await answerOf(gateway.createCashOut(withPostback(claim.request, options)));
     sent++;
     const decision = decideSend(answer);
@@ -214,6 +216,8 @@ export async function resolveUnknown(
     stopped: undefined,
     failed: false,
   };
+  // A recovering journal looks up every row it has never sent before its first send.
+  journal.lookUpNeverSent();
   // Pages through the rows in file order: each is looked at once a pass, and a row left
   // unknown (released) never keeps the ones after it from their turn.
   let after: { batchId: number; line: number } | undefined;
@@ -301,6 +305,7 @@ async function resend(
   const reason = `not found ${claim.notFound} times, the last just now, ${Math.round((deps.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
   if (!journal.markResending(claim, reason, options.leaseMs)) return { kind: 'stillUnknown' };
   failpoint('after-resend-commit');
+  await journal.sendable();
   let decision = decideSend(
     await answerOf(gateway.createCashOut(withPostback(claim.request, options))),
   );

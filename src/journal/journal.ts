@@ -7,6 +7,7 @@
  * One prepared statement per query; every state change is guarded by the row's fence
  * and current state, checked against the transition table, and audited.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, openSync, closeSync, statfsSync, chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CashOutRequest } from '../gateway/contract.js';
@@ -202,6 +203,20 @@ const NETWORK_FILESYSTEMS = new Set([
 export interface JournalOptions {
   /** Milliseconds since the epoch; injected by tests. */
   now?: () => number;
+  /**
+   * Told the highest audit id after each commit before which requests leave (claims,
+   * re-sends); requests wait for what it returns (see `sendable`). The journal's marker.
+   */
+  onSending?: (highWater: number) => Promise<void>;
+}
+
+/** Which journal this is, and since when it is recovering from a lost one. */
+export interface JournalIdentity {
+  journalId: string;
+  createdAt: number;
+  /** When a person chose recovery after a loss: every first send is looked up first. */
+  recoverySince: number | null;
+  recoveryReason: string | null;
 }
 
 export function openJournal(path: string, options: JournalOptions = {}) {
@@ -226,6 +241,11 @@ export function openJournal(path: string, options: JournalOptions = {}) {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   migrate(db);
+  // A random identity, made once: a journal from elsewhere (or a new one) has another.
+  db.prepare(`INSERT OR IGNORE INTO identity (id, journal_id, created_at) VALUES (1, ?, ?)`).run(
+    randomUUID(),
+    now(),
+  );
 
   const statements = {
     insertBatch: db.prepare(`
@@ -284,6 +304,21 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE p.state = 'queued' AND b.state = 'open'
       ORDER BY p.batch_id, p.line LIMIT ?`),
+    // A recovering journal sends directly only rows it has sent before (a 429 put back).
+    queuedSentBefore: db.prepare(`
+      SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE p.state = 'queued' AND b.state = 'open' AND p.attempts > 0
+      ORDER BY p.batch_id, p.line LIMIT ?`),
+    neverSent: db.prepare(`
+      UPDATE payouts SET state = 'unknown', not_found = 0, last_sent_at = @since, updated_at = @now
+      WHERE state = 'queued' AND attempts = 0
+        AND batch_id IN (SELECT id FROM batches WHERE state = 'open')
+      RETURNING order_id`),
+    identity: db.prepare(`SELECT * FROM identity WHERE id = 1`),
+    startRecovery: db.prepare(
+      `UPDATE identity SET recovery_since = @now, recovery_reason = @reason WHERE id = 1`,
+    ),
+    highWater: db.prepare(`SELECT COALESCE(MAX(id), 0) AS id FROM audit`),
     abandoned: db.prepare(`
       SELECT order_id FROM payouts
       WHERE state IN ('sending', 'unknown') AND (lease_until IS NULL OR lease_until <= ?)
@@ -453,8 +488,88 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     );
   }
 
+  /** The re-send mark itself, in one transaction; see markResending below. */
+  const markResending = writing((claim: Claim, reason: string, leaseMs: number): boolean => {
+    const at = now();
+    const changed =
+      statements.markResending.run({
+        now: at,
+        leaseUntil: at + leaseMs,
+        orderId: claim.orderId,
+        fence: claim.fence,
+      }).changes === 1;
+    if (changed) audit(claim.orderId, 'unknown', 'sending', reason);
+    return changed;
+  });
+
+  const identity = (): JournalIdentity | undefined => {
+    const row = statements.identity.get() as
+      | {
+          journal_id: string;
+          created_at: number;
+          recovery_since: number | null;
+          recovery_reason: string | null;
+        }
+      | undefined;
+    return (
+      row && {
+        journalId: row.journal_id,
+        createdAt: row.created_at,
+        recoverySince: row.recovery_since,
+        recoveryReason: row.recovery_reason,
+      }
+    );
+  };
+  let recoverySince = identity()?.recoverySince ?? null;
+  const highWater = (): number => (statements.highWater.get() as { id: number }).id;
+  // What requests must wait for: the marker saying what the last sending commit wrote.
+  let sendingSaved: Promise<void> = Promise.resolve();
+  const sendingCommitted = (): void => {
+    if (options.onSending) sendingSaved = options.onSending(highWater());
+  };
+
   return {
     path,
+
+    identity,
+
+    /** The highest audit id: it only grows, so an older copy of this journal has a lower one. */
+    highWater,
+
+    /**
+     * A person chose to go on after a lost, replaced or older journal: from now on every
+     * payout not yet sent from this journal is looked up before its first send, and the
+     * re-send grace counts from now (a request of the lost journal may still be landing).
+     */
+    startRecovery: writing((reason: string): void => {
+      const at = now();
+      statements.startRecovery.run({ now: at, reason });
+      recoverySince = at;
+    }),
+
+    /** Resolves when requests of the rows claimed so far may leave (the marker is written). */
+    sendable: (): Promise<void> => sendingSaved,
+
+    /**
+     * In a recovering journal, the queued rows never sent from it become `unknown`, as if
+     * sent when recovery began: resolution looks each up (found: adopted; not found twice
+     * after the grace period: sent). Returns how many; none outside recovery.
+     */
+    lookUpNeverSent: writing((): number => {
+      if (recoverySince === null) return 0;
+      const rows = statements.neverSent.all({ since: recoverySince, now: now() }) as {
+        order_id: string;
+      }[];
+      for (const row of rows) {
+        audit(
+          row.order_id,
+          'queued',
+          'unknown',
+          'recovery: looked up at the gateway before its first send from this journal (the lost journal may have sent it)',
+        );
+      }
+      return rows.length;
+    }),
 
     /** Records a file as a batch, with the lines that are not payouts. */
     /** The kind of gateway this journal sends to: the first caller's, kept from then on. */
@@ -726,12 +841,12 @@ export function openJournal(path: string, options: JournalOptions = {}) {
      * Claims up to `limit` queued rows and marks them `sending`, durably, in one commit:
      * a request may leave the process only after this returns.
      */
-    claimToSend: (owner: string, limit: number, leaseMs: number): Claim[] =>
-      db
+    claimToSend: (owner: string, limit: number, leaseMs: number): Claim[] => {
+      const claims = db
         .transaction(() => {
-          const ids = (statements.queued.all(limit) as { order_id: string }[]).map(
-            (r) => r.order_id,
-          );
+          const candidates =
+            recoverySince === null ? statements.queued : statements.queuedSentBefore;
+          const ids = (candidates.all(limit) as { order_id: string }[]).map((r) => r.order_id);
           const claims = lease(ids, owner, leaseMs);
           const at = now();
           for (const claim of claims) {
@@ -751,7 +866,10 @@ export function openJournal(path: string, options: JournalOptions = {}) {
             lastSentAt: at,
           }));
         })
-        .immediate(),
+        .immediate();
+      if (claims.length > 0) sendingCommitted();
+      return claims;
+    },
 
     /**
      * Claims rows left `sending` or `unknown` by a process that is gone (its lease
@@ -844,19 +962,13 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     /**
      * Marks a claimed `unknown` row `sending` again, for a re-send with its own orderId,
      * and renews its lease; false when the row is no longer ours or its lease has ended.
+     * The marker is told after the commit (see sendable).
      */
-    markResending: writing((claim: Claim, reason: string, leaseMs: number): boolean => {
-      const at = now();
-      const changed =
-        statements.markResending.run({
-          now: at,
-          leaseUntil: at + leaseMs,
-          orderId: claim.orderId,
-          fence: claim.fence,
-        }).changes === 1;
-      if (changed) audit(claim.orderId, 'unknown', 'sending', reason);
+    markResending: (claim: Claim, reason: string, leaseMs: number): boolean => {
+      const changed = markResending(claim, reason, leaseMs);
+      if (changed) sendingCommitted();
       return changed;
-    }),
+    },
 
     /**
      * Moves a claimed row to `to`, if this process still holds it (same fence) and the

@@ -135,4 +135,19 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    version: 8,
+    sql: `
+      -- Which journal this is (a random id, kept in journal.marker beside it too), and
+      -- when a person chose to recover it after a loss: from then on every payout is
+      -- looked up at the gateway before its first send from this journal.
+      CREATE TABLE identity (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        journal_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        recovery_since INTEGER,
+        recovery_reason TEXT
+      );
+    `,
+  },
 ];

@@ -41,7 +41,8 @@ const SETTLED = ['paid', 'failed', 'canceled', 'refunded'] as const;
 /** Moves allowed from each state. A state absent from its own list cannot repeat. */
 const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
   invalid: [],
-  queued: ['sending', 'held'],
+  // Unknown: a recovered journal looks a row up before its first send (DESIGN.md section 5).
+  queued: ['sending', 'held', 'unknown'],
   held: ['queued'],
   // Back to queued only on answers that prove nothing was created (429, refused connection).
   sending: ['queued', 'unknown', 'pending', 'rejected', 'conflict', ...SETTLED],

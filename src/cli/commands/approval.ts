@@ -11,8 +11,9 @@ import {
   reject,
   type Folders,
 } from '../../inbox/folders.js';
-import { openJournal, type Journal } from '../../journal/journal.js';
-import { openContext, requireJournal, type GlobalOptions, type Output } from '../context.js';
+import type { Journal } from '../../journal/journal.js';
+import { openContext, type GlobalOptions, type Output } from '../context.js';
+import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
 
@@ -30,9 +31,8 @@ async function onAwaitingFile(
 ): Promise<void> {
   const { config, out } = openContext(command.optsWithGlobals<GlobalOptions>());
   const folders = homeFolders(config.home);
-  requireJournal(verb, folders);
+  const journal = openWorkJournal(verb, folders, out, { mustExist: true });
   ensureFolders(folders);
-  const journal = openJournal(folders.journal);
   try {
     const found = await findAwaiting(journal, folders, name);
     if (!found) {

@@ -4,10 +4,10 @@ import { POLLING } from '../../engine/policy.js';
 import { reconcilePaid } from '../../engine/reconcile.js';
 import { ensureFolders, homeFolders } from '../../inbox/folders.js';
 import { engineFor } from '../../inbox/pass.js';
-import { openJournal } from '../../journal/journal.js';
 import { resultFileNames, writeResultFile } from '../../results/result-file.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
-import { openContext, openGateway, requireJournal, type GlobalOptions } from '../context.js';
+import { openContext, openGateway, type GlobalOptions } from '../context.js';
+import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
 
@@ -35,11 +35,10 @@ export function reconcileCommand(): Command {
       const context = openContext(command.optsWithGlobals<GlobalOptions>());
       const { config, out } = context;
       const folders = homeFolders(config.home);
-      requireJournal('reconcile', folders);
+      const journal = openWorkJournal('reconcile', folders, out, { mustExist: true });
       ensureFolders(folders);
       const stop = new AbortController();
       void waitForStopSignal().then(() => stop.abort());
-      const journal = openJournal(folders.journal);
       try {
         const gateway = await openGateway(context, journal);
         let report;

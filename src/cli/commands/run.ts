@@ -19,6 +19,7 @@ import {
   type GlobalOptions,
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
+import { openWorkJournal } from '../work-journal.js';
 import { describeFile } from '../format.js';
 
 interface RunOptions {
@@ -26,6 +27,7 @@ interface RunOptions {
   dryRun?: boolean;
   followTimeout?: string;
   wait?: string | true;
+  recover?: boolean;
 }
 
 /** How long `--wait` without a duration waits for another run to finish. */
@@ -44,6 +46,10 @@ export function runCommand(): Command {
     .option(
       '--wait [duration]',
       `when another run or the daemon is working on this home folder, wait for it (default ${DEFAULT_WAIT}) instead of stepping back at once`,
+    )
+    .option(
+      '--recover',
+      'after a lost, emptied, replaced or older journal: go on, looking every payout up at the gateway before its first send from this journal',
     )
     .option(
       '--dry-run',
@@ -80,7 +86,7 @@ export function runCommand(): Command {
         out.note(`${signal}: no new payouts will be sent; waiting for the ones in flight`);
         stop.abort();
       });
-      const journal = openJournal(folders.journal);
+      const journal = openWorkJournal('run', folders, out, { recover: options.recover ?? false });
       try {
         const lock = await lockHome(journal, {
           waitMs,

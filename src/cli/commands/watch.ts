@@ -15,7 +15,6 @@ import { describeHolder, lockHome } from '../../inbox/lock.js';
 import { runPass, type PassMemory, type PassReport } from '../../inbox/pass.js';
 import { settledFiles } from '../../inbox/readiness.js';
 import type { Journal } from '../../journal/journal.js';
-import { openJournal } from '../../journal/journal.js';
 import { SANDBOX_MARK } from '../../results/result-file.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../../postback/receiver.js';
 import { postbackSecret } from '../../postback/secret.js';
@@ -29,6 +28,7 @@ import {
 } from '../context.js';
 import { GatewayError, needsTheOperator } from '../../gateway/errors.js';
 import { ExitError } from '../exit-error.js';
+import { openWorkJournal } from '../work-journal.js';
 import { describeFile } from '../format.js';
 
 /** How often the daemon logs its health line (also on SIGUSR2). */
@@ -64,7 +64,7 @@ export function watchCommand(): Command {
         );
         stop.abort();
       });
-      const journal = openJournal(folders.journal);
+      const journal = openWorkJournal('watch', folders, context.out);
       let lostLock = false;
       try {
         const lock = await lockHome(journal, {

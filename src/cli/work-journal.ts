@@ -1,0 +1,36 @@
+/**
+ * The journal of a command that works (run, watch, approve, reject, reconcile): opened
+ * only when it is this home's own (see openJournalForWork), else exit 1 with what
+ * happened and the two ways on.
+ */
+import { existsSync } from 'node:fs';
+import type { Folders } from '../inbox/folders.js';
+import type { Journal } from '../journal/journal.js';
+import { JournalLossError, openJournalForWork } from '../journal/open-for-work.js';
+import { markerPathOf } from '../journal/marker.js';
+import { requireJournal, type Output } from './context.js';
+import { ExitError } from './exit-error.js';
+
+export function openWorkJournal(
+  verb: string,
+  folders: Folders,
+  out: Output,
+  options: { recover?: boolean; mustExist?: boolean } = {},
+): Journal {
+  // A home with a marker has had a journal: its absence is a loss, not a typo.
+  if (options.mustExist && !existsSync(markerPathOf(folders.journal))) {
+    requireJournal(verb, folders);
+  }
+  try {
+    return openJournalForWork(folders.journal, {
+      historyFolders: [folders.processing, folders.archive, folders.results],
+      recover: options.recover ?? false,
+      // Said even with --quiet: a recovery changes how every payout is sent from now on.
+      note: (text) => out.warn(text),
+    });
+  } catch (error) {
+    if (error instanceof JournalLossError)
+      throw new ExitError(1, `payouts ${verb}: ${error.message}`);
+    throw error;
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Whether the journal in front of us is the one this home folder had (DESIGN.md
+ * section 5: its loss is detected). Pure: the facts are gathered by the caller.
+ */
+import type { MarkerState } from './marker.js';
+
+/**
+ * `missing`, `empty`: no journal, or 0 bytes, where the home has had one. `replaced`:
+ * a journal, but another one than the marker names. `older`: this home's journal, but
+ * an older copy of it (its audit ends below what the marker saw sent).
+ */
+export type LossKind = 'missing' | 'empty' | 'replaced' | 'older';
+
+export interface JournalFacts {
+  file: 'absent' | 'empty' | 'present';
+  marker: MarkerState | undefined;
+  /** Files in processing/, archive/ or results/: the home has worked before. */
+  homeHasHistory: boolean;
+}
+
+export interface OpenedFacts {
+  marker: MarkerState | undefined;
+  journalId: string;
+  highWater: number;
+}
+
+/** Before opening: a journal that is not there, or empty, where one has been. */
+export function judgeBeforeOpen(facts: JournalFacts): LossKind | undefined {
+  if (facts.file === 'present') return undefined;
+  if (facts.marker === undefined && !facts.homeHasHistory) return undefined; // a new home
+  return facts.file === 'absent' ? 'missing' : 'empty';
+}
+
+/** After opening: another journal, or an older copy of this one. */
+export function judgeOpened(facts: OpenedFacts): LossKind | undefined {
+  const { marker } = facts;
+  if (marker === undefined) return undefined; // no word to check against: adopted
+  if (facts.journalId !== marker.journalId) return 'replaced';
+  if (facts.highWater < marker.highWater) return 'older';
+  return undefined;
+}
+
+/** What happened, as the first half of a sentence that goes on with what to do. */
+export function describeLoss(
+  kind: LossKind,
+  journalPath: string,
+  facts: { marker: MarkerState | undefined; journalId?: string; highWater?: number },
+): string {
+  const why =
+    facts.marker === undefined
+      ? 'its processing/, archive/ or results/ folders hold files'
+      : `journal.marker beside it names journal ${facts.marker.journalId}`;
+  switch (kind) {
+    case 'missing':
+      return `the journal ${journalPath} is missing, but this home folder has had one (${why})`;
+    case 'empty':
+      return `the journal ${journalPath} is empty (0 bytes), but this home folder has had one (${why})`;
+    case 'replaced':
+      return `${journalPath} is another journal (${facts.journalId ?? '?'}) than the one this home folder had (${facts.marker?.journalId ?? '?'}): copied from another home, or made anew`;
+    case 'older':
+      return `the journal ${journalPath} is older than this home folder's (its history ends at entry ${facts.highWater ?? '?'}; payouts had been sent up to entry ${facts.marker?.highWater ?? '?'}): a restored backup, or a copy`;
+  }
+}
+
+/** The two ways on after a loss: restore the right journal, or recover. */
+export function waysOn(journalPath: string): string {
+  return (
+    `Either restore the right journal, with SQLite's online backup (sqlite3 BACKUP.db ".backup '${journalPath}'"; never a file copy), ` +
+    `or run "payouts run --recover": from then on this journal looks every payout up at the gateway by its orderId before its first send ` +
+    `(found: its transaction is adopted; not found twice and resendGrace after recovery began: sent).`
+  );
+}

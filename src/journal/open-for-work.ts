@@ -1,0 +1,146 @@
+/**
+ * Opens a home folder's journal for work (sending, approving, reconciling) only when it
+ * is the journal this home had: a missing, emptied, replaced or older journal would pay
+ * again what it forgot, so it stops the command until a person restores the right one or
+ * chooses recovery (DESIGN.md section 5). A new home starts with no extra step.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { explainJournalFailure } from './failures.js';
+import { openJournal, type Journal } from './journal.js';
+import { describeLoss, judgeBeforeOpen, judgeOpened, waysOn, type LossKind } from './loss.js';
+import {
+  createMarker,
+  markerPathOf,
+  MarkerError,
+  openMarker,
+  readMarker,
+  type Marker,
+  type MarkerState,
+} from './marker.js';
+
+/** Why the journal may not be worked with: a sentence of what happened and what to do. */
+export class JournalLossError extends Error {
+  override readonly name = 'JournalLossError';
+  constructor(
+    readonly kind: LossKind | 'damaged' | 'marker',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface OpenForWorkOptions {
+  /** Folders whose files show the home has worked before (processing/, archive/, results/). */
+  historyFolders: readonly string[];
+  /** A person chose recovery (`run --recover`): a loss is recorded and work goes on. */
+  recover?: boolean;
+  /** Remarks for the person (stderr). */
+  note?: (text: string) => void;
+}
+
+export function openJournalForWork(path: string, options: OpenForWorkOptions): Journal {
+  const note = options.note ?? (() => undefined);
+  const markerPath = markerPathOf(path);
+  let marker: MarkerState | undefined;
+  try {
+    marker = readMarker(markerPath);
+  } catch (error) {
+    if (!(error instanceof MarkerError)) throw error;
+    throw new JournalLossError(
+      'marker',
+      `${error.message}: nothing was sent. If ${path} is this home's own journal, move the marker aside and run again; otherwise ${waysOn(path).replace(/^Either r/, 'r')}`,
+    );
+  }
+  const size = statSync(path, { throwIfNoEntry: false })?.size;
+  const before = judgeBeforeOpen({
+    file: size === undefined ? 'absent' : size === 0 ? 'empty' : 'present',
+    marker,
+    homeHasHistory: options.historyFolders.some(hasFiles),
+  });
+  if (before && !options.recover) {
+    throw new JournalLossError(before, lossMessage(describeLoss(before, path, { marker }), path));
+  }
+
+  let open: Marker | undefined;
+  let journal: Journal;
+  try {
+    journal = openJournal(path, {
+      onSending: (highWater) => open?.cover(highWater) ?? Promise.resolve(),
+    });
+  } catch (error) {
+    const damaged = explainJournalFailure(error, path, 'nothing');
+    if (damaged) throw new JournalLossError('damaged', damaged);
+    throw error;
+  }
+  try {
+    const identity = journal.identity();
+    if (!identity) throw new Error('the journal has no identity after its migrations');
+    const highWater = journal.highWater();
+    const after =
+      before ??
+      judgeOpened({
+        marker,
+        journalId: identity.journalId,
+        highWater,
+      });
+    if (after && !options.recover) {
+      throw new JournalLossError(
+        after,
+        lossMessage(
+          describeLoss(after, path, { marker, journalId: identity.journalId, highWater }),
+          path,
+        ),
+      );
+    }
+    if (after) {
+      const what = describeLoss(after, path, { marker, journalId: identity.journalId, highWater });
+      journal.startRecovery(what);
+      note(
+        `recovery: ${what}. From now on every payout is looked up at the gateway by its orderId before its first send from this journal: found, its transaction is adopted; not found twice and resendGrace after now, it is sent.`,
+      );
+    } else if (options.recover) {
+      note(
+        identity.recoverySince === null
+          ? '--recover: the journal is this home folder\u2019s own and up to date: nothing to recover, running as usual'
+          : '--recover: this journal is already recovering (every first send is looked up first): running as usual',
+      );
+    }
+    const state = { journalId: identity.journalId, highWater };
+    // Written anew when there was none (a new home, or a journal from before markers) or
+    // after a recovery; otherwise opened to be kept up with the sends.
+    open =
+      marker === undefined || after
+        ? createMarker(markerPath, state)
+        : openMarker(markerPath, marker);
+  } catch (error) {
+    journal.close();
+    if (error instanceof JournalLossError) throw error;
+    const damaged = explainJournalFailure(error, path, 'nothing');
+    if (damaged) throw new JournalLossError('damaged', damaged);
+    throw error;
+  }
+  const markerFile = open;
+  return {
+    ...journal,
+    close: () => {
+      try {
+        return journal.close();
+      } finally {
+        markerFile.close();
+      }
+    },
+  };
+}
+
+function lossMessage(what: string, path: string): string {
+  return `${what}: nothing was sent. The journal is the only memory of what was paid, and a journal that forgot a payout would pay it again. ${waysOn(path)}`;
+}
+
+/** Whether a folder holds a file (what payouts leaves there), not only folders. */
+function hasFiles(folder: string): boolean {
+  try {
+    return readdirSync(folder, { withFileTypes: true }).some((entry) => entry.isFile());
+  } catch {
+    return false;
+  }
+}

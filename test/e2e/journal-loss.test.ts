@@ -1,0 +1,275 @@
+import { spawn } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/journal/sqlite.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { BIN, cleanEnv, runCli } from '../support/cli.js';
+import { useTempFolder } from '../support/files.js';
+import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
+import { TOKEN, ledgerCounts } from '../support/gateway.js';
+
+function payrollFile(prefix: string, rows: number): string {
+  const lines = ['orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount'];
+  for (let i = 0; i < rows; i++) {
+    const id = `${prefix}-${String(i).padStart(4, '0')}`;
+    lines.push(
+      `${id},Pessoa ${i},p${i}@example.com,11987654321,52998224725,EMAIL,p${i}@example.com,"1,00"`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The journal and its WAL files gone, as a careless `rm` or a disk cleanup leaves it. */
+function deleteJournal(home: string): void {
+  for (const suffix of ['', '-wal', '-shm'])
+    rmSync(join(home, `journal.db${suffix}`), { force: true });
+}
+
+/** Truncated to 0 bytes, as a failed restore or `> journal.db` leaves it. */
+function emptyJournal(home: string): void {
+  deleteJournal(home);
+  writeFileSync(join(home, 'journal.db'), '');
+}
+
+/** SQLite's online backup of a live journal, the only right way to copy one. */
+async function backupJournal(from: string, to: string): Promise<void> {
+  const db = new Database(from, { readonly: true });
+  try {
+    await db.backup(to);
+  } finally {
+    db.close();
+  }
+}
+
+describe(
+  'a missing, emptied, replaced or older journal never pays anyone again',
+  { timeout: 120_000 },
+  () => {
+    const folder = useTempFolder();
+    let sandbox: Sandbox;
+    let home: string;
+    let env: Record<string, string>;
+
+    beforeEach(async () => {
+      // The ledger outlives every run of a test: it is the gateway's memory, not ours.
+      sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 100, faults: { latencyMs: 5 } });
+      ({ home, env } = sandboxHome(folder(), sandbox.url, {
+        PAYOUTS_FOLLOW_TIMEOUT: '0',
+        PAYOUTS_INBOX_SETTLE: '1ms',
+        ...QUICK_TIMEOUTS,
+      }));
+    });
+    afterEach(() => sandbox.close());
+
+    const drop = (name: string, content: string) =>
+      writeFileSync(join(home, 'inbox', name), content);
+
+    const duplicates = () => [...ledgerCounts(sandbox).entries()].filter(([, n]) => n > 1);
+
+    /** Rows the journal has not finished sending. */
+    const unfinished = () => {
+      const db = new Database(join(home, 'journal.db'), { readonly: true });
+      try {
+        return (
+          db
+            .prepare(
+              `SELECT COUNT(*) AS n FROM payouts WHERE state IN ('queued', 'sending', 'unknown')`,
+            )
+            .get() as { n: number }
+        ).n;
+      } finally {
+        db.close();
+      }
+    };
+
+    /** Reruns until nothing is left to send (bounded), waiting out leases and grace periods. */
+    const runToCompletion = async (args: readonly string[] = ['run']) => {
+      for (let attempt = 0; attempt < 12; attempt++) {
+        const result = await runCli(args, { env });
+        expect([0, 2, 3], result.stderr).toContain(result.code);
+        if (unfinished() === 0) return;
+        await delay(2500);
+      }
+      throw new Error(`rows still unfinished: ${unfinished()}`);
+    };
+
+    /** A run that must refuse: exit 1, nothing new at the gateway, and what to do. */
+    const expectRefused = async (what: RegExp) => {
+      const before = sandbox.ledger().length;
+      const result = await runCli(['run'], { env });
+      expect(result.code, result.stderr + result.stdout).toBe(1);
+      expect(result.stderr).toMatch(what);
+      expect(result.stderr).toContain('nothing was sent');
+      expect(result.stderr).toContain('online backup');
+      expect(result.stderr).toContain('payouts run --recover');
+      expect(sandbox.ledger()).toHaveLength(before);
+      return result;
+    };
+
+    /** Runs until the failpoint kills it; fails the test if the run ends any other way. */
+    const crashAt = async (failpoint: string) => {
+      const child = spawn(process.execPath, [BIN, 'run'], {
+        env: cleanEnv({ ...env, PAYOUTS_FAILPOINT: failpoint }),
+        stdio: 'ignore',
+      });
+      const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+        child.once('exit', (...end) => resolve(end)),
+      );
+      expect({ code, signal }).toEqual({ code: null, signal: 'SIGKILL' });
+    };
+
+    it.each([
+      ['deleted', deleteJournal, /is missing/],
+      ['emptied', emptyJournal, /is empty/],
+    ])(
+      'journal %s after a finished run, the same file dropped again: refused; --recover adopts every row',
+      async (_, lose, what) => {
+        drop('payroll.csv', payrollFile('f', 20));
+        const first = await runCli(['run', '--follow-timeout', '20s'], { env });
+        expect(first.code, first.stderr).toBe(0);
+        expect(readdirSync(join(home, 'archive'))).toHaveLength(1);
+        lose(home);
+        drop('payroll.csv', payrollFile('f', 20));
+        await expectRefused(what);
+        // Refused again: the choice is a person's, never made by a rerun.
+        await expectRefused(what);
+
+        const recovered = await runCli(['run', '--recover', '--follow-timeout', '20s'], { env });
+        expect(recovered.code, recovered.stderr).toBe(0);
+        expect(recovered.stderr).toContain('recovery');
+        expect(duplicates()).toEqual([]);
+        expect(sandbox.ledger()).toHaveLength(20);
+        // From then on the recovered journal runs as usual.
+        const after = await runCli(['run'], { env });
+        expect(after.code, after.stderr).toBe(0);
+      },
+    );
+
+    it('journal and marker both deleted, the home has archived files: refused', async () => {
+      drop('payroll.csv', payrollFile('m', 5));
+      expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
+      deleteJournal(home);
+      rmSync(join(home, 'journal.marker'), { force: true });
+      drop('payroll.csv', payrollFile('m', 5));
+      await expectRefused(/is missing/);
+      expect(sandbox.ledger()).toHaveLength(5);
+    });
+
+    it('a journal with no marker beside it (a home from before markers) is adopted as it is', async () => {
+      drop('a.csv', payrollFile('u', 5));
+      expect((await runCli(['run'], { env })).code).toBe(3);
+      rmSync(join(home, 'journal.marker'));
+      drop('b.csv', payrollFile('v', 5));
+      expect((await runCli(['run'], { env })).code).toBe(3);
+      expect(existsSync(join(home, 'journal.marker'))).toBe(true);
+      expect(sandbox.ledger()).toHaveLength(10);
+    });
+
+    it.each([
+      ['deleted', deleteJournal, /is missing/, 'after-sending-commit:3'],
+      ['emptied', emptyJournal, /is empty/, 'before-answer-commit:2'],
+    ])(
+      'journal %s after a run killed mid-batch: refused; --recover pays exactly the rows never paid',
+      async (_, lose, what, failpoint) => {
+        const rows = 300;
+        drop('payroll.csv', payrollFile('k', rows));
+        await crashAt(failpoint);
+        const paidBefore = sandbox.ledger().length;
+        expect(paidBefore).toBeGreaterThan(0);
+        expect(paidBefore).toBeLessThan(rows);
+        lose(home);
+        await expectRefused(what);
+        await runToCompletion(['run', '--recover']);
+        await runToCompletion();
+        expect(duplicates()).toEqual([]);
+        expect(sandbox.ledger()).toHaveLength(rows);
+      },
+    );
+
+    it("replaced by another home's journal: refused", async () => {
+      drop('payroll.csv', payrollFile('r', 10));
+      expect((await runCli(['run'], { env })).code).toBe(3);
+      const other = sandboxHome(join(folder(), 'other'), sandbox.url, {
+        PAYOUTS_FOLLOW_TIMEOUT: '0',
+        PAYOUTS_INBOX_SETTLE: '1ms',
+      });
+      writeFileSync(join(other.home, 'inbox', 'x.csv'), payrollFile('x', 2));
+      expect((await runCli(['run'], { env: other.env })).code).toBe(3);
+      deleteJournal(home);
+      await backupJournal(join(other.home, 'journal.db'), join(home, 'journal.db'));
+      await expectRefused(/another journal/);
+      expect(sandbox.ledger()).toHaveLength(12);
+    });
+
+    it('an older copy restored by online backup: refused; --recover adopts what was sent since, and pays new files once', async () => {
+      drop('a.csv', payrollFile('a', 20));
+      expect((await runCli(['run'], { env })).code).toBe(3);
+      const copy = join(folder(), 'journal-backup.db');
+      await backupJournal(join(home, 'journal.db'), copy);
+      drop('b.csv', payrollFile('b', 20));
+      expect((await runCli(['run'], { env })).code).toBe(3);
+      expect(sandbox.ledger()).toHaveLength(40);
+      // The restore itself done right (online backup), of the wrong (older) copy.
+      await backupJournal(copy, join(home, 'journal.db'));
+      await expectRefused(/older/);
+
+      await runToCompletion(['run', '--recover']);
+      expect(duplicates()).toEqual([]);
+      expect(sandbox.ledger()).toHaveLength(40);
+      drop('c.csv', payrollFile('c', 20));
+      await runToCompletion();
+      expect(duplicates()).toEqual([]);
+      expect(sandbox.ledger()).toHaveLength(60);
+    });
+
+    it('a new home starts with no extra step, and is not in recovery', async () => {
+      drop('payroll.csv', payrollFile('n', 5));
+      const result = await runCli(['run'], { env });
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stderr).not.toContain('recover');
+      expect(sandbox.ledger()).toHaveLength(5);
+    });
+
+    it.each([
+      [
+        'not a database',
+        (path: string) => writeFileSync(path, 'this is not a journal at all, '.repeat(200)),
+      ],
+      [
+        'damaged half-way',
+        (path: string) => {
+          // Page 2 onwards overwritten: the header still says SQLite, the tables do not.
+          const db = new Database(path);
+          const pageSize = db.pragma('page_size', { simple: true }) as number;
+          db.close();
+          const fd = openSync(path, 'r+');
+          writeSync(fd, Buffer.alloc(pageSize * 3, 0x5a), 0, pageSize * 3, pageSize);
+          closeSync(fd);
+        },
+      ],
+    ])('a journal %s ends the run with what to do', async (_, damage) => {
+      drop('payroll.csv', payrollFile('d', 5));
+      expect((await runCli(['run'], { env })).code).toBe(3);
+      damage(join(home, 'journal.db'));
+      drop('more.csv', payrollFile('e', 5));
+      const result = await runCli(['run'], { env });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/damaged/);
+      // Found at open (nothing sent), or by the first read of a damaged page (nothing more).
+      expect(result.stderr).toMatch(/nothing was sent|nothing more is sent/);
+      expect(result.stderr).toContain('online backup');
+      expect(result.stderr).toContain('payouts run --recover');
+      expect(sandbox.ledger()).toHaveLength(5);
+    });
+  },
+);

@@ -1,0 +1,89 @@
+import { closeSync, openSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { explainJournalFailure, journalFailureKind } from '../../src/journal/failures.js';
+import { judgeBeforeOpen, judgeOpened } from '../../src/journal/loss.js';
+import { createMarker, MarkerError, readMarker } from '../../src/journal/marker.js';
+import { Database } from '../../src/journal/sqlite.js';
+import { useTempFolder } from '../support/files.js';
+
+const marker = { journalId: 'j-1', highWater: 10 };
+
+describe('journal loss rules', () => {
+  it.each([
+    [{ file: 'present', marker, homeHasHistory: true }, undefined],
+    [{ file: 'absent', marker: undefined, homeHasHistory: false }, undefined], // a new home
+    [{ file: 'absent', marker, homeHasHistory: false }, 'missing'],
+    [{ file: 'absent', marker: undefined, homeHasHistory: true }, 'missing'],
+    [{ file: 'empty', marker, homeHasHistory: false }, 'empty'],
+    [{ file: 'empty', marker: undefined, homeHasHistory: false }, undefined],
+  ] as const)('before open: %j -> %s', (facts, loss) => {
+    expect(judgeBeforeOpen(facts)).toBe(loss);
+  });
+
+  it.each([
+    [{ marker, journalId: 'j-1', highWater: 10 }, undefined],
+    [{ marker, journalId: 'j-1', highWater: 12 }, undefined],
+    [{ marker, journalId: 'j-1', highWater: 9 }, 'older'],
+    [{ marker, journalId: 'j-2', highWater: 50 }, 'replaced'],
+    [{ marker: undefined, journalId: 'j-2', highWater: 0 }, undefined], // adopted
+  ] as const)('opened: %j -> %s', (facts, loss) => {
+    expect(judgeOpened(facts)).toBe(loss);
+  });
+});
+
+describe('journal marker', () => {
+  const folder = useTempFolder();
+
+  it('is owner-only, and keeps up with what it is told to cover', async () => {
+    const path = join(folder(), 'journal.marker');
+    const open = createMarker(path, marker);
+    await Promise.all([open.cover(11), open.cover(15), open.cover(12)]);
+    expect(readMarker(path)).toEqual({ journalId: 'j-1', highWater: 15 });
+    await open.cover(20);
+    open.close();
+    expect(readMarker(path)).toEqual({ journalId: 'j-1', highWater: 20 });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('a write torn by a crash leaves the state before it; both slots torn is an error, never a guess', async () => {
+    const path = join(folder(), 'journal.marker');
+    const open = createMarker(path, marker);
+    await open.cover(11); // slot 0 (sequence 2) now holds 11, slot 1 the 10 before it
+    open.close();
+    const fd = openSync(path, 'r+');
+    writeSync(fd, Buffer.from('{"v":1,"seq":3,"journalId":"j-1","highWa'), 0, undefined, 512);
+    expect(readMarker(path)).toEqual({ journalId: 'j-1', highWater: 11 });
+    writeSync(fd, Buffer.from('garbage'), 0, undefined, 0);
+    closeSync(fd);
+    expect(() => readMarker(path)).toThrow(MarkerError);
+    expect(readMarker(join(folder(), 'none'))).toBeUndefined();
+  });
+});
+
+describe('journal failures', () => {
+  const folder = useTempFolder();
+
+  it('a full disk (SQLITE_FULL, from a real SQLite at its page limit) says what to do', () => {
+    const db = new Database(join(folder(), 'full.db'));
+    db.exec('CREATE TABLE t (x TEXT)');
+    db.pragma('max_page_count = 3');
+    let failure: unknown;
+    try {
+      for (let i = 0; i < 100; i++) db.prepare('INSERT INTO t VALUES (?)').run('x'.repeat(4000));
+    } catch (error) {
+      failure = error;
+    } finally {
+      db.close();
+    }
+    expect(journalFailureKind(failure)).toBe('full');
+    const text = explainJournalFailure(failure, '/srv/payouts/journal.db', 'maybe');
+    expect(text).toContain('database or disk is full');
+    expect(text).toContain('Free space');
+  });
+
+  it('anything else is not a journal failure', () => {
+    expect(journalFailureKind(new Error('boom'))).toBeUndefined();
+    expect(explainJournalFailure({ code: 'SQLITE_BUSY' }, 'j', 'nothing')).toBeUndefined();
+  });
+});
