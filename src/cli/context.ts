@@ -10,7 +10,8 @@ import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../sandbox/server.js';
 import type { Folders } from '../inbox/folders.js';
-import type { GatewayKind, Journal } from '../journal/journal.js';
+import { explainJournalFailure } from '../journal/failures.js';
+import { openJournal, type GatewayKind, type Journal } from '../journal/journal.js';
 import { ExitError } from './exit-error.js';
 
 export interface GlobalOptions {
@@ -142,6 +143,38 @@ function mixedGateways(bound: GatewayKind, home: string): string {
   return bound === 'configured'
     ? `no baseUrl is set, but the journal in ${home} sends to a real gateway: refusing to run it against the embedded sandbox, which would take its payouts as made. Set baseUrl (PAYOUTS_BASE_URL; is the environment file loaded?) and run again. Nothing was sent.`
     : `the journal in ${home} has only sent to the embedded sandbox, where no real money moves: its orderIds would count as paid at the real gateway. Use a new home folder for real payouts (home, or PAYOUTS_HOME). Nothing was sent.`;
+}
+
+/**
+ * The home's journal, or exit 1 with a sentence naming it: a damaged or unopenable
+ * journal is the operator's to look at, never an `unexpected error`.
+ */
+export function openHomeJournal(path: string): Journal {
+  try {
+    return openJournal(path);
+  } catch (error) {
+    const why = explainJournalFailure(error, path, 'nothing') ?? journalProblem(path, error);
+    if (why === undefined) throw error;
+    throw new ExitError(1, `payouts: ${why}`);
+  }
+}
+
+/** What other SQLite errors on opening the journal mean (damage and a full disk: explainJournalFailure). */
+export function journalProblem(path: string, error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
+  switch (code) {
+    case 'SQLITE_CANTOPEN':
+      return `the journal ${path} cannot be opened (${code}): check that its folder exists and that the user running payouts may write there. Nothing was sent`;
+    case 'SQLITE_READONLY':
+    case 'SQLITE_PERM':
+    case 'SQLITE_AUTH':
+      return `the journal ${path} cannot be written (${code}): the user running payouts needs write access to it and to its folder. Nothing was sent`;
+    case 'SQLITE_IOERR':
+      return `the disk failed while using the journal ${path} (${code}): check the disk, then run again. Nothing was sent`;
+    default:
+      return `the journal ${path} failed (${code}: ${(error as Error).message}). Nothing was sent`;
+  }
 }
 
 /**

@@ -2,6 +2,8 @@
  * Builds the command tree, runs it, and turns every error into one clear line and an
  * exit code. bin/payouts.js, the only caller, sets the process's exit code from it.
  */
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.js';
 import { GatewayError } from '../gateway/errors.js';
@@ -76,6 +78,51 @@ function explainGatewayError(error: GatewayError): string {
   }
 }
 
+/** The first part of `path` that exists and is not a folder: what blocks an ENOTDIR. */
+function fileAlong(path: string): string {
+  for (let at = path; ; at = dirname(at)) {
+    let info: ReturnType<typeof statSync>;
+    try {
+      info = statSync(at, { throwIfNoEntry: false });
+    } catch {
+      continue; // under a file itself (ENOTDIR): look further up
+    }
+    if (info && !info.isDirectory()) return at;
+    if (dirname(at) === at) return path;
+  }
+}
+
+/**
+ * A system error (a folder, a file, a port) as a sentence that names what and says
+ * what to do; undefined for anything else.
+ */
+function explainSystemError(error: unknown): string | undefined {
+  const { code, syscall, path } = error as NodeJS.ErrnoException;
+  if (typeof code !== 'string') return undefined;
+  if (code.startsWith('SQLITE_')) {
+    return `the journal failed (${code}: ${(error as Error).message}): check the home folder's disk and journal.db, then run again`;
+  }
+  if (!/^E[A-Z0-9]+$/.test(code)) return undefined;
+  const what = path ?? 'a file';
+  switch (code) {
+    case 'ENOTDIR':
+      return `${fileAlong(what)} is a file, not a folder, so ${what} cannot be made or used: check home (PAYOUTS_HOME) and --inbox`;
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied on ${what} (${code}, ${syscall ?? 'access'}): the user running payouts needs read and write access to the home folder and everything in it`;
+    case 'ENOSPC':
+      return `the disk is full (${code}, writing ${what}): free some space, then run again`;
+    case 'EROFS':
+      return `${what} is on a read-only file system (${code}): the home folder must be writable`;
+    case 'EISDIR':
+      return `${what} is a folder where a file was expected (${code})`;
+    case 'ENOENT':
+      return `${what} does not exist (${code}, ${syscall ?? 'access'}): check home (PAYOUTS_HOME) and the paths given`;
+    default:
+      return `${syscall ?? 'a system call'}${path ? ` on ${path}` : ''} failed (${code}): ${(error as Error).message}`;
+  }
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   try {
     await buildProgram().parseAsync(argv, { from: 'user' });
@@ -98,6 +145,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     const journal = explainJournalFailure(error, '(journal.db in the home folder)', 'maybe');
     if (journal) {
       process.stderr.write(`payouts: ${journal}\n`);
+      return 1;
+    }
+    const explained = explainSystemError(error);
+    if (explained !== undefined) {
+      process.stderr.write(`payouts: ${explained}\n`);
       return 1;
     }
     const message = error instanceof Error ? error.message : String(error);

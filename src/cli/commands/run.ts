@@ -8,11 +8,11 @@ import { POLLING } from '../../engine/policy.js';
 import { ensureFolders, homeFolders, payoutFiles, type Folders } from '../../inbox/folders.js';
 import { exitCodeOf, readBalance, runPass, type PassReport } from '../../inbox/pass.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
-import { openJournal } from '../../journal/journal.js';
 import { SANDBOX_MARK } from '../../results/result-file.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import {
   openContext,
+  openHomeJournal,
   openGateway,
   requireInbox,
   type Context,
@@ -160,7 +160,7 @@ function durationFlag(flag: string, text: string): number {
 async function dryRun(context: Context, folders: Folders): Promise<void> {
   const { config, out } = context;
   const files = [...payoutFiles(folders.processing), ...payoutFiles(folders.inbox)];
-  const journal = existsSync(folders.journal) ? openJournal(folders.journal) : undefined;
+  const journal = existsSync(folders.journal) ? openHomeJournal(folders.journal) : undefined;
   let plan: DryRunFile[];
   try {
     plan = await planRun(files, journal, config);

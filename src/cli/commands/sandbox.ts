@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { parseDurationMs } from '../../config/duration.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../../sandbox/server.js';
+import { ExitError } from '../exit-error.js';
 import { openContext, type GlobalOptions } from '../context.js';
 
 interface SandboxCommandOptions {
@@ -133,6 +134,21 @@ export function sandboxCommand(): Command {
           dropAfterCommitRate: options.dropRate,
         },
         onRequest: (entry) => context.logger.info(entry, 'sandbox request'),
+      }).catch((error: NodeJS.ErrnoException) => {
+        const where = `port ${options.port} on ${options.host}`;
+        if (error.code === 'EADDRINUSE') {
+          throw new ExitError(
+            1,
+            `payouts sandbox: ${where} is already in use by another program: choose another with --port (0 picks a free one), or stop that program`,
+          );
+        }
+        if (error.code === 'EACCES') {
+          throw new ExitError(
+            1,
+            `payouts sandbox: ${where} may not be used by this user (ports below 1024 need privileges): choose one above 1023 with --port`,
+          );
+        }
+        throw error;
       });
       context.out.data({ url: sandbox.url, port: sandbox.port });
       context.out.line(`payouts sandbox listening on ${sandbox.url}`);

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
 import { homeFolders } from '../../inbox/folders.js';
-import { openJournal, type BatchRecord, type Journal } from '../../journal/journal.js';
+import type { BatchRecord, Journal } from '../../journal/journal.js';
 import {
   SANDBOX_MARK,
   entriesOf,
@@ -10,7 +10,13 @@ import {
   resultRecord,
   type ResultRecord,
 } from '../../results/result-file.js';
-import { openContext, requireJournal, type GlobalOptions, type Output } from '../context.js';
+import {
+  openContext,
+  openHomeJournal,
+  requireJournal,
+  type GlobalOptions,
+  type Output,
+} from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { describeTotals, keyValueLines } from '../format.js';
 
@@ -28,7 +34,7 @@ export function statusCommand(): Command {
       const context = openContext(command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(context.config.home);
       requireJournal('status', folders);
-      const journal = openJournal(folders.journal);
+      const journal = openHomeJournal(folders.journal);
       try {
         const sandbox = journal.gatewayKind() === 'sandbox';
         if (sandbox)
