@@ -115,6 +115,14 @@ export const ConfigSchema = z.strictObject({
     .describe(
       'before sending, the balance (read as cents) against what each batch has to send, oldest batch first: `block` holds a batch it does not cover (its rows `held`, checked again on every run), `warn` sends anyway and says so, `off` does not look',
     ),
+  feePerPayoutCents: z
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .describe(
+      "your contract's Pix fee per payout, in cents; the balance check adds it to each payout's value, so a batch funded for its values but not its fees is held, not failed at its tail. The gateway's `tax` answers are reported verbatim and never computed with",
+    ),
   concurrency: z
     .number()
     .int()

@@ -10,7 +10,10 @@ export type BalanceCheck = (typeof BALANCE_CHECKS)[number];
 
 export interface BatchToFund {
   batchId: number;
+  /** What its payouts send, without fees. */
   cents: number;
+  /** How many payouts: each may cost the contract's fee on top of its value. */
+  count?: number;
 }
 
 export interface FundingPlan {
@@ -21,23 +24,34 @@ export interface FundingPlan {
   warnings: string[];
 }
 
-/** `balanceCents` is undefined when it could not be read; `readError` says why. */
+/**
+ * `balanceCents` is undefined when it could not be read; `readError` says why.
+ * `feePerPayoutCents` (the contract's Pix fee, from the config) is added per payout: the
+ * gateway's own `tax` answers are text of unstated unit and are never computed with.
+ */
 export function planFunding(
   batches: readonly BatchToFund[],
   balanceCents: number | undefined,
   check: BalanceCheck,
   readError?: string,
+  feePerPayoutCents = 0,
 ): FundingPlan {
   const plan: FundingPlan = { open: [], underfunded: [], warnings: [] };
   let committed = 0;
   for (const batch of batches) {
+    const fees = feePerPayoutCents * (batch.count ?? 0);
+    const needs = batch.cents + fees;
+    const described =
+      fees === 0
+        ? formatCents(needs)
+        : `${formatCents(needs)} (${formatCents(batch.cents)} in ${batch.count} payouts and ${formatCents(fees)} in fees at ${formatCents(feePerPayoutCents)} each, feePerPayoutCents)`;
     let why: string | undefined;
     if (check !== 'off') {
       if (balanceCents === undefined) {
-        why = `the balance could not be read (${readError ?? 'no answer'}), so ${formatCents(batch.cents)} cannot be checked against it`;
-      } else if (committed + batch.cents > balanceCents) {
+        why = `the balance could not be read (${readError ?? 'no answer'}), so ${described} cannot be checked against it`;
+      } else if (committed + needs > balanceCents) {
         const available = Math.max(0, balanceCents - committed);
-        why = `the balance leaves ${formatCents(available)} for this batch's ${formatCents(batch.cents)}`;
+        why = `the balance leaves ${formatCents(available)} for this batch's ${described}`;
       }
     }
     if (why && check === 'block') {
@@ -49,7 +63,7 @@ export function planFunding(
     }
     if (why)
       plan.warnings.push(`batch ${batch.batchId}: ${why} (balanceCheck: warn): sending anyway`);
-    committed += batch.cents;
+    committed += needs;
     plan.open.push(batch.batchId);
   }
   return plan;

@@ -6,7 +6,7 @@
  * archive the files whose rows are all final.
  */
 import { existsSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { formatDuration } from '../config/duration.js';
 import type { Config } from '../config/schema.js';
@@ -110,14 +110,14 @@ export async function runPass(
   let failed = false;
   const toFund = journal.queuedByBatch();
   if (toFund.length > 0) {
-    fundBatches(
-      toFund,
-      await readBalance(gateway, config.balanceCheck),
-      journal,
-      config.balanceCheck,
-      summaries,
-      options.note,
-    );
+    const balance = await readBalance(gateway, config.balanceCheck);
+    if (balance.outage && config.balanceCheck === 'block') {
+      // Nobody needs to top anything up: the batches stay as they are, their rows queued,
+      // and the next pass reads the balance again. Nothing else can reach the gateway now.
+      stopped = `the gateway could not be reached to read the balance (${balance.error}): nothing was sent; run again later`;
+    } else {
+      fundBatches(toFund, balance, journal, config, summaries, options.note);
+    }
   }
   const resolveDue = () => {
     const memory = options.memory;
@@ -128,7 +128,11 @@ export async function runPass(
     memory.resolvedAt = Date.now();
     return true;
   };
-  const steps = resolveDue() ? [resolveUnknown, sendQueued, resolveUnknown] : [sendQueued];
+  const steps = stopped
+    ? []
+    : resolveDue()
+      ? [resolveUnknown, sendQueued, resolveUnknown]
+      : [sendQueued];
   for (const step of steps) {
     const report = await step(deps, engine);
     stopped = report.stopped;
@@ -209,12 +213,21 @@ async function intake(
     }
     const remember = (batchId: number) =>
       stat && memory?.seen.set(file, { batchId, size: stat.size, mtimeMs: stat.mtimeMs });
-    const result = await ingestFile(
-      file,
-      journal,
-      config,
-      config.requireApproval ? 'awaiting-approval' : 'open',
-    );
+    let result: Awaited<ReturnType<typeof ingestFile>>;
+    try {
+      result = await ingestFile(
+        file,
+        journal,
+        config,
+        config.requireApproval ? 'awaiting-approval' : 'open',
+      );
+    } catch (error) {
+      // The journal's own failure ends the pass; a file that cannot be opened or read
+      // (permissions, a disk error) is this file's problem, never the other files'.
+      if (isJournalError(error)) throw error;
+      summaries.push(setAside(journal, folders, file, error));
+      continue;
+    }
     failpoint('between-files');
     if (result.kind === 'gone') continue;
     if (
@@ -291,6 +304,44 @@ async function intake(
     }
   }
   return summaries;
+}
+
+/** better-sqlite3's errors carry a SQLITE_* code: the journal, not the file, failed. */
+function isJournalError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
+}
+
+/**
+ * A file that failed to be read: moved to rejected/ with why, or, when even that fails,
+ * left where it is with why. Either way it needs a person, and the pass goes on.
+ */
+function setAside(journal: Journal, folders: Folders, file: string, error: unknown): FileSummary {
+  const code = (error as NodeJS.ErrnoException).code;
+  const why =
+    code === 'EACCES' || code === 'EPERM'
+      ? `cannot be read (${code}): the user running payouts may not read it; give it read access and drop it in the inbox again`
+      : `cannot be read (${code ?? (error as Error).message}): check the file and the disk, then drop it in the inbox again`;
+  let moved: string | undefined;
+  let notMoved = 'no free name in rejected/';
+  try {
+    moved = reject(file, folders.rejected, [why]);
+  } catch (moveError) {
+    notMoved = (moveError as NodeJS.ErrnoException).code ?? (moveError as Error).message;
+  }
+  const where = basename(dirname(file));
+  return {
+    ...summarise(
+      journal,
+      file,
+      undefined,
+      moved
+        ? 'cannot be read: moved to rejected/'
+        : `cannot be read, nor moved to rejected/ (${notMoved}): left in ${where}/`,
+      [why],
+    ),
+    fileNeedsAPerson: true,
+  };
 }
 
 /** The engine's dependencies and options for this process, from the config. */
@@ -473,17 +524,27 @@ export function exitCodeOf(files: readonly FileSummary[], stopped: string | unde
   return 0;
 }
 
-/** The balance in cents, or why it could not be read; a refused token or a wrong address ends the run. */
+/** Gateway errors that say it could not be reached or did not answer in time: an outage. */
+const OUTAGE_KINDS: ReadonlySet<string> = new Set(['unavailable', 'ambiguous', 'rate-limited']);
+
+/**
+ * The balance in cents, or why it could not be read, and whether that was an outage (run
+ * again later) rather than an odd answer; a refused token or a wrong address ends the run.
+ */
 export async function readBalance(
   gateway: GatewayClient,
   check: BalanceCheck,
-): Promise<{ cents: number | undefined; error?: string }> {
+): Promise<{ cents: number | undefined; error?: string; outage?: boolean }> {
   if (check === 'off') return { cents: undefined };
   try {
     return { cents: (await gateway.getBalance()).balance };
   } catch (error) {
     if (!(error instanceof GatewayError) || needsTheOperator(error)) throw error;
-    return { cents: undefined, error: `${error.kind}: ${error.message}` };
+    return {
+      cents: undefined,
+      error: `${error.kind}: ${error.message}`,
+      outage: OUTAGE_KINDS.has(error.kind),
+    };
   }
 }
 
@@ -492,11 +553,17 @@ function fundBatches(
   toFund: ReturnType<Journal['queuedByBatch']>,
   balance: { cents: number | undefined; error?: string },
   journal: Journal,
-  check: BalanceCheck,
+  config: Pick<Config, 'balanceCheck' | 'feePerPayoutCents'>,
   summaries: FileSummary[],
   note: (text: string) => void,
 ): void {
-  const plan = planFunding(toFund, balance.cents, check, balance.error);
+  const plan = planFunding(
+    toFund,
+    balance.cents,
+    config.balanceCheck,
+    balance.error,
+    config.feePerPayoutCents,
+  );
   for (const batchId of plan.open) {
     if (journal.batch(batchId)?.state === 'underfunded') journal.fundBatch(batchId);
   }

@@ -74,6 +74,8 @@ function endToEndId(at: Date, random: () => number): string {
 
 export function createLedger(options: {
   initialBalanceCents: number;
+  /** Debited from the balance with each cash-out, beside its value (a contract's Pix fee). */
+  feeDebitCents?: number;
   dedupeOrderIds: boolean;
   /** Seeded source of the identifiers the sandbox makes up. */
   random: () => number;
@@ -134,8 +136,9 @@ export function createLedger(options: {
         );
         if (existing) return { entry: existing, created: false };
       }
-      if (request.value > balanceCents) return { refused: 'Insufficient balance' };
-      balanceCents -= request.value;
+      const debit = request.value + (options.feeDebitCents ?? 0);
+      if (debit > balanceCents) return { refused: 'Insufficient balance' };
+      balanceCents -= debit;
       const entry = add(
         {
           object: 'cashout',

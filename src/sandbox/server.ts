@@ -39,6 +39,8 @@ export interface SandboxOptions {
   /** Time from creation to each next status of a transaction. */
   settleDelayMs?: number;
   initialBalanceCents?: number;
+  /** Debited with each cash-out beside its value, as a contract's fee would be; default 0. */
+  feeDebitCents?: number;
   /** Answer a repeated cash-out orderId with the existing transaction. Off: a duplicate is paid. */
   dedupeOrderIds?: boolean;
   /** When false, cash-in answers `No active acquirer`. */
@@ -88,6 +90,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
   const cashInEnabled = options.cashInEnabled ?? true;
   const ledger = createLedger({
     initialBalanceCents: options.initialBalanceCents ?? SANDBOX_DEFAULTS.initialBalanceCents,
+    feeDebitCents: options.feeDebitCents ?? 0,
     dedupeOrderIds: options.dedupeOrderIds ?? false,
     random: createRandom(faults.seed ^ 0x5eed),
   });

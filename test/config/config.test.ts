@@ -104,6 +104,7 @@ describe('config', () => {
       resultDialect: 'excel',
       requireApproval: false,
       balanceCheck: 'block',
+      feePerPayoutCents: 0,
       concurrency: 16,
       maxRequestsPerSecond: null,
       encoding: 'auto',

@@ -252,30 +252,28 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     expect(duplicates()).toEqual([]);
   });
 
-  it('a balance it cannot read holds the batch and says so (not "does not cover"), run after run', async () => {
+  it('a gateway it cannot reach for the balance is an outage: nothing sent, rows queued, run again later (exit 3), run after run', async () => {
     drop('payroll-2026-11.csv');
     const away = { ...env, PAYOUTS_BASE_URL: `http://127.0.0.1:${await closedPort()}` };
-    type Report = { files: { outcome: string; rows: object; problems: string[] }[] };
+    type Report = {
+      stopped: string | null;
+      files: { outcome: string; rows: object; problems: string[] }[];
+    };
     const first = await runCli(['run', '--json'], { env: away });
-    expect(first.code).toBe(2);
-    const file = (JSON.parse(first.stdout) as Report).files[0];
-    expect(file).toMatchObject({
-      outcome: 'held: the balance could not be read',
-      rows: { held: 6 },
-    });
-    expect(file?.problems.join('\n')).toMatch(
-      /the balance could not be read \(unavailable: .*ECONNREFUSED/,
+    expect(first.code).toBe(3);
+    const report = JSON.parse(first.stdout) as Report;
+    expect(report.stopped).toMatch(
+      /^the gateway could not be reached to read the balance \(unavailable: .*ECONNREFUSED.*\): nothing was sent; run again later$/,
     );
+    expect(report.files[0]).toMatchObject({ outcome: 'journaled', rows: { queued: 6 } });
     const result = readFileSync(join(home, 'results', 'payroll-2026-11.result.csv'), 'utf8');
-    expect(result).toContain('held: the balance could not be read (unavailable: ');
     expect(result).not.toContain('did not cover');
+    expect(result).not.toContain('held');
 
-    // The next run, still cut off, says why again, once.
+    // The next run, still cut off, says so again.
     const again = await runCli(['run', '--json'], { env: away });
-    expect((JSON.parse(again.stdout) as Report).files[0]).toMatchObject({
-      outcome: 'held: the balance could not be read',
-      problems: [expect.stringMatching(/the balance could not be read/)],
-    });
+    expect(again.code).toBe(3);
+    expect((JSON.parse(again.stdout) as Report).stopped).toMatch(/could not be reached/);
     expect(sandbox.ledger()).toHaveLength(0);
 
     const back = await runCli(['run'], { env });

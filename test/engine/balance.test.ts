@@ -37,4 +37,32 @@ describe('planFunding', () => {
     expect(plan.open).toEqual([]);
     expect(plan.underfunded[0]?.why).toMatch(/could not be read \(unavailable: no connection\)/);
   });
+
+  it.each([
+    // values R$ 600,00 + R$ 500,00 in 3 + 2 payouts, a fee of R$ 1,00 each
+    ['funded to the cent for values and fees', 110_500, [1, 2], []],
+    ['funded for the values alone: the second batch waits', 110_000, [1], [2]],
+    ['neither batch with its fees', 50_100, [], [1, 2]],
+  ])('with a fee per payout: %s', (_case, balance, open, held) => {
+    const withCounts = [
+      { batchId: 1, cents: 60_000, count: 3 },
+      { batchId: 2, cents: 50_000, count: 2 },
+    ];
+    const plan = planFunding(withCounts, balance, 'block', undefined, 100);
+    expect(plan.open).toEqual(open);
+    expect(plan.underfunded.map((batch) => batch.batchId)).toEqual(held);
+  });
+
+  it('says what the fees add when they are what the balance lacks', () => {
+    const plan = planFunding(
+      [{ batchId: 1, cents: 60_000, count: 3 }],
+      60_000,
+      'block',
+      undefined,
+      100,
+    );
+    expect(plan.underfunded[0]?.why).toBe(
+      "the balance leaves R$ 600,00 for this batch's R$ 603,00 (R$ 600,00 in 3 payouts and R$ 3,00 in fees at R$ 1,00 each, feePerPayoutCents) (balanceCheck: block): nothing of it is sent",
+    );
+  });
 });

@@ -20,13 +20,24 @@ export function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 export function runCli(
   args: readonly string[],
-  options: { env?: Record<string, string>; cwd?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    /** Run as this user (the service user of a test that needs one; only root may). */
+    user?: { uid: number; gid: number };
+  } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { env: cleanEnv(options.env), cwd: options.cwd, timeout: 20_000, encoding: 'utf8' },
+      {
+        env: cleanEnv(options.env),
+        cwd: options.cwd,
+        timeout: 20_000,
+        encoding: 'utf8',
+        ...options.user,
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });

@@ -168,14 +168,20 @@ async function dryRun(context: Context, folders: Folders): Promise<void> {
     journal?.close();
   }
   const toSend = plan
-    .map((file, index) => ({ batchId: index, cents: file.wouldSendCents }))
+    .map((file, index) => ({ batchId: index, cents: file.wouldSendCents, count: file.wouldSend }))
     .filter((batch) => batch.cents > 0);
   let funding = planFunding(toSend, undefined, 'off');
   if (toSend.length > 0 && config.balanceCheck !== 'off') {
     const gateway = await openGateway(context);
     try {
       const balance = await readBalance(gateway.client, config.balanceCheck);
-      funding = planFunding(toSend, balance.cents, config.balanceCheck, balance.error);
+      funding = planFunding(
+        toSend,
+        balance.cents,
+        config.balanceCheck,
+        balance.error,
+        config.feePerPayoutCents,
+      );
     } finally {
       await gateway.close();
     }
