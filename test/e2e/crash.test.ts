@@ -201,7 +201,10 @@ describe(
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-      await delay(700);
+      // The state, not a time: the run is sending (a fixed delay lost the race on a busy
+      // machine, signalling a process that had not yet listened for it).
+      for (let i = 0; i < 1500 && sandbox.ledger().length < 50; i++) await delay(10);
+      expect(sandbox.ledger().length).toBeGreaterThanOrEqual(50);
       child.kill('SIGTERM');
       expect(await exited).toBe(3);
       expect(stderr).toContain(
