@@ -73,7 +73,7 @@ export const ConfigSchema = z.strictObject({
     'time allowed to open a connection; a refused or timed-out connect sent nothing',
   ),
   requestTimeout: duration.describe(
-    "time allowed for the answer's headers, and again for each gap in its body; a create with no answer is ambiguous",
+    'time allowed for the whole answer, headers and body, however slowly it comes: every request ends at the latest connectTimeout + requestTimeout after it starts (its deadline); a create with no complete answer is ambiguous, and looked up',
   ),
   resendGrace: duration.describe(
     'time after a send before a payout the gateway says it does not have (twice) may be sent again, with its own orderId: a request may still be in flight at the gateway when the first lookup misses it',

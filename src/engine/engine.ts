@@ -21,6 +21,30 @@ import { backoffMs, mayResend, pollDelayMs, type PollPolicy } from './policy.js'
 /** How long answers wait to share a commit. */
 const GROUP_COMMIT_MS = 10;
 
+/**
+ * How long requests in flight may still finish after a stop before they are abandoned:
+ * an abandoned create is ambiguous (`unknown`), and the next run looks it up. So a stop
+ * takes effect within this, whatever the gateway does.
+ */
+export const STOP_GRACE_MS = 2_000;
+
+const inFlightSignals = new WeakMap<AbortSignal, AbortSignal>();
+
+/** For the requests of a run: aborts STOP_GRACE_MS after `stop` does. */
+export function inFlightSignal(stop: AbortSignal): AbortSignal {
+  let signal = inFlightSignals.get(stop);
+  if (!signal) {
+    const controller = new AbortController();
+    // unref: a finished run must not wait for this timer to exit.
+    const abandon = () => setTimeout(() => controller.abort(), STOP_GRACE_MS).unref();
+    if (stop.aborted) abandon();
+    else stop.addEventListener('abort', abandon, { once: true });
+    signal = controller.signal;
+    inFlightSignals.set(stop, signal);
+  }
+  return signal;
+}
+
 export interface EngineDeps {
   journal: Journal;
   gateway: GatewayClient;
@@ -120,7 +144,11 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   const send = async (claim: Claim): Promise<void> => {
     // The journal's marker must know of the claim before its request leaves.
     await journal.sendable();
-    const answer = await answerOf(gateway.createCashOut(withPostback(claim.request, options)));
+    const answer = await answerOf(
+      gateway.createCashOut(withPostback(claim.request, options), {
+        signal: inFlightSignal(options.signal),
+      }),
+    );
     sent++;
     const decision = decideSend(answer);
     // The run reacts at once (a 401 stops the very next claim), before the write.
@@ -256,7 +284,9 @@ async function resolveOne(
 ): Promise<ResolveOutcome> {
   const { journal, gateway } = deps;
   // Its request slot was granted with its claim.
-  const answer = await answerOf(gateway.getTransactionByOrderId(claim.orderId));
+  const answer = await answerOf(
+    gateway.getTransactionByOrderId(claim.orderId, { signal: inFlightSignal(options.signal) }),
+  );
   const decision = decideLookup(claim.request, answer, claim.notFound);
   switch (decision.kind) {
     case 'adopt':
@@ -307,7 +337,11 @@ async function resend(
   failpoint('after-resend-commit');
   await journal.sendable();
   let decision = decideSend(
-    await answerOf(gateway.createCashOut(withPostback(claim.request, options))),
+    await answerOf(
+      gateway.createCashOut(withPostback(claim.request, options), {
+        signal: inFlightSignal(options.signal),
+      }),
+    ),
   );
   if (decision.to === 'rejected') {
     // A refusal now proves nothing about the first attempt, which may have been paid

@@ -11,6 +11,7 @@ import { decidePoll, type Decision } from './decisions.js';
 import {
   answerOf,
   record,
+  inFlightSignal,
   requestSlots,
   settleAll,
   type EngineDeps,
@@ -95,7 +96,11 @@ export async function followPending(
     await settleAll(
       claims.map(async (claim) => {
         const transactionId = claim.transactionId as number;
-        const answer = await answerOf(deps.gateway.getTransactionById(transactionId));
+        const answer = await answerOf(
+          deps.gateway.getTransactionById(transactionId, {
+            signal: inFlightSignal(options.signal),
+          }),
+        );
         report.polls++;
         const decision = decidePoll(claim.request, transactionId, answer);
         const word = decision.details.gatewayStatus;

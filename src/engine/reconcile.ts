@@ -7,6 +7,7 @@
 import { decidePoll } from './decisions.js';
 import {
   answerOf,
+  inFlightSignal,
   requestSlots,
   settleAll,
   type EngineDeps,
@@ -55,7 +56,11 @@ export async function reconcilePaid(
     await settleAll(
       claims.map(async (claim) => {
         const transactionId = claim.transactionId as number;
-        const answer = await answerOf(deps.gateway.getTransactionById(transactionId));
+        const answer = await answerOf(
+          deps.gateway.getTransactionById(transactionId, {
+            signal: inFlightSignal(options.signal),
+          }),
+        );
         const decision = decidePoll(claim.request, transactionId, answer);
         if (decision.signal.kind === 'stop') report.stopped ??= decision.signal.why;
         if (decision.signal.kind === 'pause') {

@@ -36,7 +36,11 @@ export interface GatewayClientOptions {
   /** The interface names POST for lookups but shows GET; GET is our default. */
   getTransactionMethod: 'GET' | 'POST';
   connectTimeoutMs: number;
-  /** Time allowed for the answer's headers, and again for each gap in its body. */
+  /**
+   * Time allowed for the whole answer, headers and body, once connected: a request ends
+   * at the latest `connectTimeoutMs + requestTimeoutMs` after it starts (its deadline),
+   * however slowly the bytes come.
+   */
   requestTimeoutMs: number;
   /** Upper bound on open connections to the gateway. */
   connections: number;
@@ -89,6 +93,11 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     let statusCode: number;
     let retryAfter: string | undefined;
     let text: string;
+    // undici's time-outs restart at every byte: a body trickling in just under them would
+    // keep the request open for ever. The deadline ends it whatever the rate.
+    const deadlineMs = requestDeadlineMs(options);
+    const deadline = AbortSignal.timeout(deadlineMs);
+    const signal = callOptions?.signal ? AbortSignal.any([deadline, callOptions.signal]) : deadline;
     try {
       const response = await pool.request({
         method,
@@ -97,14 +106,26 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         body: payload,
         headersTimeout: options.requestTimeoutMs,
         bodyTimeout: options.requestTimeoutMs,
-        signal: callOptions?.signal,
+        signal,
       });
       statusCode = response.statusCode;
       const header = response.headers['retry-after'];
       retryAfter = Array.isArray(header) ? header[0] : header;
       text = await readLimited(response.body, MAX_RESPONSE_BYTES);
     } catch (error) {
-      const failure = classifyTransportError(error);
+      // Cut by our deadline, or abandoned by a run that stops: no answer, so ambiguous (a
+      // create may have landed), resolved by lookup like any other.
+      const failure = deadline.aborted
+        ? {
+            kind: 'ambiguous' as const,
+            message: `no complete answer within its ${deadlineMs} ms deadline`,
+          }
+        : callOptions?.signal?.aborted
+          ? {
+              kind: 'ambiguous' as const,
+              message: 'abandoned without an answer: the run is stopping',
+            }
+          : classifyTransportError(error);
       throw new GatewayError(failure.kind, operation, `${operation}: ${failure.message}`, {
         request,
         cause: error,
@@ -211,6 +232,16 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       ),
     close: () => pool.close(),
   };
+}
+
+/**
+ * The longest any request may take, from its start to the last byte of its answer:
+ * leases and grace periods are sized from it (see engineFor).
+ */
+export function requestDeadlineMs(
+  options: Pick<GatewayClientOptions, 'connectTimeoutMs' | 'requestTimeoutMs'>,
+): number {
+  return options.connectTimeoutMs + options.requestTimeoutMs;
 }
 
 /** Percent-encoded for a URL path. */

@@ -21,7 +21,7 @@ import {
 import { followPending, type Doorbell } from '../engine/follow.js';
 import { ingestFile } from '../engine/ingest.js';
 import type { PollPolicy } from '../engine/policy.js';
-import type { GatewayClient } from '../gateway/client.js';
+import { requestDeadlineMs, type GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import type { Journal, RowTotals } from '../journal/journal.js';
 import { FINAL, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
@@ -351,8 +351,15 @@ export function engineFor(
   config: Config,
   options: PassOptions,
 ): { deps: EngineDeps; engine: EngineOptions & { doorbell?: Doorbell } } {
-  // The longest a request can take (connect, headers, then body), with margin.
-  const longestRequestMs = config.connectTimeout + 2 * config.requestTimeout + 2_000;
+  // Beyond the longest a request can take (its deadline: connect, then the whole answer),
+  // with a margin of another requestTimeout and 2 s.
+  const longestRequestMs =
+    requestDeadlineMs({
+      connectTimeoutMs: config.connectTimeout,
+      requestTimeoutMs: config.requestTimeout,
+    }) +
+    config.requestTimeout +
+    2_000;
   const engine: EngineOptions = {
     owner: workerName(),
     concurrency: config.concurrency,

@@ -80,7 +80,7 @@ export function runCommand(): Command {
       }
       ensureFolders(folders);
       // Listened for from the start: a signal while a file is read ends the run before
-      // anything is sent; one while sending lets the requests in flight finish and be journaled.
+      // anything is sent; one while sending gives the requests in flight 2 s to finish and be journaled.
       const stop = new AbortController();
       void waitForStopSignal().then((signal) => {
         out.note(`${signal}: no new payouts will be sent; waiting for the ones in flight`);

@@ -42,7 +42,7 @@ export function watchCommand(): Command {
     .addHelpText(
       'after',
       '\nFiles present at start (and any left in processing/ by a process that died) are taken first.\n' +
-        'SIGINT/SIGTERM: no new file or payout; requests in flight finish and are journaled; exit 0.\n' +
+        'SIGINT/SIGTERM: no new file or payout; requests in flight get 2 s to finish and are journaled; exit 0.\n' +
         'SIGUSR2: a health line on stderr now.\n' +
         '\nExample:\n  PAYOUTS_HOME=/srv/payouts PAYOUTS_POSTBACK_LISTEN=127.0.0.1:8787 payouts watch',
     )
