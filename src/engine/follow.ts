@@ -13,7 +13,6 @@ import {
   record,
   inFlightSignal,
   requestSlots,
-  settleAll,
   type EngineDeps,
   type EngineOptions,
 } from './engine.js';
@@ -63,7 +62,11 @@ export function nudgeOnPostback(
   };
 }
 
-/** Polls due payouts, in waves of at most `concurrency`, until the window ends. */
+/**
+ * Polls due payouts, at most `concurrency` at once, until the window ends. A slot is
+ * refilled as soon as its answer is written: a slow answer holds only its own slot, never
+ * the polls of every other payout (it is ended by its request deadline, or a stop).
+ */
 export async function followPending(
   deps: EngineDeps,
   options: FollowOptions,
@@ -72,54 +75,101 @@ export async function followPending(
   const report: FollowReport = { polls: 0, moved: 0, stopped: undefined, failed: false };
   const warned = options.warned ?? new Set<string>();
   let pausedUntil = 0;
+  const inFlight = new Set<Promise<void>>();
+  let failure: { error: unknown } | undefined;
+  // Woken by any poll that ends.
+  let wake: (() => void) | undefined;
+  const slotFreed = () => new Promise<void>((resolve) => (wake = resolve));
 
-  while (!report.stopped && !options.signal.aborted && deps.now() < options.until) {
-    const now = deps.now();
-    const dueAt = Math.max(journal.nextPollAt() ?? Infinity, pausedUntil);
-    if (dueAt === Infinity) break; // nothing pending
-    if (dueAt > now) {
-      const wake = options.doorbell
-        ? AbortSignal.any([options.signal, options.doorbell.signal])
-        : options.signal;
-      await deps.sleep(Math.min(dueAt, options.until) - now, wake);
-      continue;
-    }
-    // No more claims than the budget lets start now: a claim must not wait out its lease.
-    const grant = await requestSlots(deps, options.signal, options.concurrency);
-    const claims = journal.claimDue(options.owner, grant, options.leaseMs);
-    deps.budget.take(claims.length, deps.now());
-    if (claims.length === 0) {
-      // Due, but leased by another process: look again shortly.
-      await deps.sleep(Math.min(1_000, options.until - now), options.signal);
-      continue;
-    }
-    await settleAll(
-      claims.map(async (claim) => {
-        const transactionId = claim.transactionId as number;
-        const answer = await answerOf(
-          deps.gateway.getTransactionById(transactionId, {
-            signal: inFlightSignal(options.signal),
-          }),
-        );
-        report.polls++;
-        const decision = decidePoll(claim.request, transactionId, answer);
-        const word = decision.details.gatewayStatus;
-        if (word !== undefined && mapStatus(word) === 'unrecognised') {
-          if (!warned.has(word)) options.onUnknownStatus?.(word, claim.orderId);
-          warned.add(word);
-        }
-        if (decision.to !== 'pending') report.moved++;
-        if (decision.signal.kind === 'stop') {
-          report.stopped ??= decision.signal.why;
-          report.failed = true;
-        }
-        if (decision.signal.kind === 'pause' && decision.signal.ms !== undefined) {
-          pausedUntil = Math.max(pausedUntil, deps.now() + decision.signal.ms);
-        }
-        record(deps, options, [{ claim, decision: nextPoll(deps, options, claim, decision) }]);
+  const poll = async (claim: Claim): Promise<void> => {
+    const transactionId = claim.transactionId as number;
+    const answer = await answerOf(
+      deps.gateway.getTransactionById(transactionId, {
+        signal: inFlightSignal(options.signal),
       }),
     );
+    report.polls++;
+    const decision = decidePoll(claim.request, transactionId, answer);
+    const word = decision.details.gatewayStatus;
+    if (word !== undefined && mapStatus(word) === 'unrecognised') {
+      if (!warned.has(word)) options.onUnknownStatus?.(word, claim.orderId);
+      warned.add(word);
+    }
+    if (decision.to !== 'pending') report.moved++;
+    if (decision.signal.kind === 'stop') {
+      report.stopped ??= decision.signal.why;
+      report.failed = true;
+    }
+    if (decision.signal.kind === 'pause' && decision.signal.ms !== undefined) {
+      pausedUntil = Math.max(pausedUntil, deps.now() + decision.signal.ms);
+    }
+    record(deps, options, [{ claim, decision: nextPoll(deps, options, claim, decision) }]);
+  };
+
+  /** Until `ms` from now, a stop, the doorbell, or (with polls in flight) one of them ends. */
+  const pause = async (ms: number, withDoorbell: boolean): Promise<void> => {
+    const wakeSignal =
+      withDoorbell && options.doorbell
+        ? AbortSignal.any([options.signal, options.doorbell.signal])
+        : options.signal;
+    if (inFlight.size === 0) return deps.sleep(ms, wakeSignal);
+    const early = new AbortController();
+    const slept = deps.sleep(ms, AbortSignal.any([wakeSignal, early.signal]));
+    await Promise.race([slept, slotFreed()]);
+    early.abort();
+    await slept;
+  };
+
+  try {
+    while (
+      !report.stopped &&
+      !options.signal.aborted &&
+      deps.now() < options.until &&
+      failure === undefined
+    ) {
+      if (inFlight.size >= options.concurrency) {
+        await slotFreed();
+        continue;
+      }
+      const now = deps.now();
+      const dueAt = Math.max(journal.nextPollAt() ?? Infinity, pausedUntil);
+      if (dueAt === Infinity) {
+        if (inFlight.size === 0) break; // nothing pending
+        await slotFreed();
+        continue;
+      }
+      if (dueAt > now) {
+        await pause(Math.min(dueAt, options.until) - now, true);
+        continue;
+      }
+      // No more claims than the budget lets start now: a claim must not wait out its lease.
+      const grant = await requestSlots(deps, options.signal, options.concurrency - inFlight.size);
+      const claims = journal.claimDue(options.owner, grant, options.leaseMs);
+      deps.budget.take(claims.length, deps.now());
+      if (claims.length === 0) {
+        // Due, but leased: by this process (its poll in flight) or another. Look again
+        // when a poll of ours ends, or shortly.
+        await pause(Math.min(1_000, options.until - now), false);
+        continue;
+      }
+      for (const claim of claims) {
+        const flight: Promise<void> = poll(claim)
+          // Anything but a gateway answer (a bug, the journal failing) ends the loop once
+          // the polls in flight are written, never as an unhandled rejection.
+          .catch((error: unknown) => {
+            failure ??= { error };
+          })
+          .finally(() => {
+            inFlight.delete(flight);
+            wake?.();
+          });
+        inFlight.add(flight);
+      }
+    }
+  } finally {
+    await Promise.all(inFlight);
   }
+  if (failure) throw failure.error;
   if (!report.stopped && options.signal.aborted) report.stopped = 'asked to stop';
   return report;
 }

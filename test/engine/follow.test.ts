@@ -143,6 +143,35 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     expect(journal.countsByState()).toEqual({ paid: { count: 2, cents: 2 * 1234 } });
   });
 
+  it('a slow answer holds only its own slot: the other payouts are polled on to paid meanwhile', async () => {
+    admitKeys(['slow@example.com', 'a@example.com', 'b@example.com']);
+    await send();
+    const slowId = journal.payout('f-0')?.transactionId as number;
+    const fast = gateway;
+    let slowPolls = 0;
+    // The first poll of one transaction gets no answer until the run stops (a gateway
+    // that trickles it, say): only the request deadline or a stop would end it.
+    gateway = {
+      ...fast,
+      getTransactionById: (id, callOptions) => {
+        if (id !== slowId || slowPolls++ > 0) return fast.getTransactionById(id, callOptions);
+        return new Promise((_, reject) =>
+          callOptions?.signal?.addEventListener('abort', () => reject(new Error('stopped')), {
+            once: true,
+          }),
+        );
+      },
+    };
+    const stop = new AbortController();
+    const following = followPending(deps(), options({ signal: stop.signal }));
+    for (let i = 0; i < 500 && journal.countsByState().paid?.count !== 2; i++) await delay(10);
+    expect(journal.payout('f-1')?.state).toBe('paid');
+    expect(journal.payout('f-2')?.state).toBe('paid');
+    expect(slowPolls).toBe(1); // still in flight
+    stop.abort();
+    await following.catch(() => undefined);
+  });
+
   it('a doorbell brings a sleeping loop back at once to a poll made due', async () => {
     admitKeys(['a@example.com']);
     await send({ pollPolicy: { firstMs: 60_000, growth: 1, capMs: 60_000 } });
