@@ -11,6 +11,8 @@ import type { Journal } from '../journal/journal.js';
 
 export interface DryRunFile {
   file: string;
+  /** The journal's batch for these bytes, when they are already journaled. */
+  batchId?: number;
   /** Rows that would be sent, and their sum. */
   wouldSend: number;
   wouldSendCents: number;
@@ -21,12 +23,22 @@ export interface DryRunFile {
   problems: string[];
 }
 
-/** `journal` is undefined when there is none yet: every row is then new. */
+/**
+ * `journal` is undefined when there is none yet: every row is then new. What a run would
+ * send now is the rows of new files, and the rows already journaled but never sent
+ * (queued after a stop or a refused token, held by the balance check): those are counted
+ * under the file of their batch, or as a batch of their own when its file is gone. The
+ * journal's batches come first, oldest first, as a run funds them.
+ */
 export async function planRun(
   files: readonly string[],
   journal: Journal | undefined,
   options: ReadOptions,
 ): Promise<DryRunFile[]> {
+  const unsent = new Map(
+    (journal?.queuedByBatch() ?? []).map((batch) => [batch.batchId, batch] as const),
+  );
+  const journaled: DryRunFile[] = [];
   const planned: DryRunFile[] = [];
   for (const file of files) {
     const plan: DryRunFile = {
@@ -39,27 +51,64 @@ export async function planRun(
       skipped: 0,
       problems: [],
     };
-    const report = await readPayoutFile(file, options, (row) => {
-      if (row.kind === 'invalid') plan.invalid++;
-      else if (row.kind === 'skipped') plan.skipped++;
-      else if (row.kind === 'valid') {
-        const request = toCashOutRequest(row.payout);
-        const admission = admit(payloadHash(request), journal?.known(request.orderId));
-        if (admission.kind === 'replay') plan.replays++;
-        else if (admission.kind === 'conflict') plan.conflicts++;
-        else {
-          plan.wouldSend++;
-          plan.wouldSendCents += request.value;
+    let batchId: number | undefined;
+    const onFingerprint = (sha256: string): boolean => {
+      // Bytes a run would resume (or reject as a copy), not journal again.
+      batchId = journal
+        ?.batchesOf(sha256)
+        .find((batch) => batch.state !== 'unusable' && batch.state !== 'refused')?.id;
+      return true;
+    };
+    const report = await readPayoutFile(
+      file,
+      options,
+      (row) => {
+        if (row.kind === 'invalid') plan.invalid++;
+        else if (row.kind === 'skipped') plan.skipped++;
+        else if (row.kind === 'valid') {
+          const request = toCashOutRequest(row.payout);
+          const admission = admit(payloadHash(request), journal?.known(request.orderId));
+          if (admission.kind === 'replay') plan.replays++;
+          else if (admission.kind === 'conflict') plan.conflicts++;
+          else {
+            plan.wouldSend++;
+            plan.wouldSendCents += request.value;
+          }
         }
-      }
-    });
+      },
+      onFingerprint,
+    );
     plan.problems = report.problems.map((problem) => problem.message);
     if (plan.problems.length > 0) {
       // A held or unusable file sends nothing.
       plan.wouldSend = 0;
       plan.wouldSendCents = 0;
     }
-    planned.push(plan);
+    const batch = batchId === undefined ? undefined : unsent.get(batchId);
+    if (batchId !== undefined) plan.batchId = batchId;
+    if (batch) {
+      // Its rows are journaled (replays of themselves): those never sent go now.
+      unsent.delete(batch.batchId);
+      plan.replays -= batch.count;
+      plan.wouldSend = batch.count;
+      plan.wouldSendCents = batch.cents;
+      journaled.push(plan);
+    } else planned.push(plan);
   }
-  return planned;
+  // Batches whose file is no longer here still send their queued rows.
+  for (const batch of unsent.values()) {
+    journaled.push({
+      file: `${journal?.batch(batch.batchId)?.fileName ?? '?'} (batch ${batch.batchId}, journaled)`,
+      batchId: batch.batchId,
+      wouldSend: batch.count,
+      wouldSendCents: batch.cents,
+      replays: 0,
+      conflicts: 0,
+      invalid: 0,
+      skipped: 0,
+      problems: [],
+    });
+  }
+  journaled.sort((a, b) => (a.batchId ?? 0) - (b.batchId ?? 0));
+  return [...journaled, ...planned];
 }
