@@ -17,7 +17,9 @@ function payrollFile(rows: number): string {
   for (let i = 0; i < rows; i++) {
     const id = `c-${String(i).padStart(4, '0')}`;
     lines.push(
-      `${id},Pessoa ${i},p${i}@example.com,11987654321,52998224725,EMAIL,p${i}@example.com,"1,00"`,
+      // Amounts of their own: rows of one document and amount in two files are held as
+      // possible duplicates, which is not what these tests are about.
+      `${id},Pessoa ${i},p${i}@example.com,11987654321,52998224725,EMAIL,p${i}@example.com,"${i + 1},00"`,
     );
   }
   return `${lines.join('\n')}\n`;

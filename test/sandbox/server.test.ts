@@ -64,6 +64,17 @@ describe('sandbox gateway, as curl sees it', () => {
   });
 
   it('answers lookups by id and by orderId, with GET and POST', async () => {
+    // Its own sandbox, whose payouts stay pending: the shared one settles them in 30 ms,
+    // which a busy machine can take between two lookups.
+    const slow = await startSandbox({ token: TOKEN, settleDelayMs: 600_000 });
+    try {
+      await lookUpBothWays(slow);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  async function lookUpBothWays(sandbox: Sandbox): Promise<void> {
     const created = await call(
       sandbox,
       'POST',
@@ -94,7 +105,7 @@ describe('sandbox gateway, as curl sees it', () => {
         processedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/),
       });
     }
-  });
+  }
 
   it.each([
     ['value'],
