@@ -123,6 +123,14 @@ export const ConfigSchema = z.strictObject({
     .describe(
       "your contract's Pix fee per payout, in cents; the balance check adds it to each payout's value, so a batch funded for its values but not its fees is held, not failed at its tail. The gateway's `tax` answers are reported verbatim and never computed with",
     ),
+  duplicateWindow: duration.describe(
+    'how far back a row is compared with the payouts of other files: a row with the same document and amount as a payout that was paid or may still be paid within this time is not sent on its own (held as a possible duplicate, or `covered` in a corrected copy). 20 days is shorter than the time between two monthly paydays and longer than the time in which a re-export is noticed; use `5d` for weekly routines and `12h` for daily ones',
+  ),
+  sameNameNewBatchAfter: duration
+    .nullable()
+    .describe(
+      'a file named as an earlier batch that repeats any of its rows is held whole, whatever its age, until a person says whether it is new (`payouts approve FILE --new-batch`); for export programs that reuse one name every month, this age makes such a file a new batch on its own; `null`: always ask',
+    ),
   concurrency: z
     .number()
     .int()

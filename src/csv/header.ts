@@ -19,7 +19,9 @@ export type PayoutField = (typeof PAYOUT_FIELDS)[number];
 
 /** Aliases as people write them; matched after folding (see foldHeading). */
 export const FIELD_ALIASES: Readonly<Record<PayoutField, readonly string[]>> = {
-  orderId: ['orderId', 'order id', 'id', 'referência', 'ref', 'pedido', 'identificador'],
+  // Only explicit headings: `id`, `ref`, `referência`, `pedido` name employees, suppliers
+  // and purchase orders in accounting, which repeat every month.
+  orderId: ['orderId', 'order id', 'id do pagamento'],
   name: ['name', 'nome', 'favorecido', 'beneficiário', 'nome completo', 'recebedor'],
   email: ['email', 'e-mail'],
   phone: ['phone', 'telefone', 'celular', 'fone'],

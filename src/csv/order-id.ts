@@ -16,34 +16,41 @@ export interface PayoutContent {
 
 /**
  * The part of a file name that names the batch: no folder, no extension, and none of
- * the marks a copy gets (`payroll (1).csv` up to `(9)`, `payroll - Copy.csv`,
- * `Cópia de payroll.csv`), so a re-downloaded or copied export maps to the same
- * orderIds rather than paying twice. `folha (11).csv` keeps its number: two digits are
- * more likely a month than a copy.
+ * the words a copy gets (`folha - Cópia.csv`, `Cópia de folha.csv`, `folha - Copy.csv`,
+ * `folha (corrigida).csv`), nor the ` [2]` payouts gives a file whose name is taken in
+ * one of its folders. A number in parentheses stays: `13o salario (2).csv` is the
+ * second installment, not a copy of the first.
  */
 export function batchStem(fileName: string): string {
   const base = fileName.split(/[\\/]/).pop() ?? fileName;
   const stem = base.replace(/(\.(csv|txt|tsv))+$/i, '');
   return stem
     .replace(/^(copy of|copia de|cópia de)\s+/i, '')
-    .replace(/(\s*-\s*(copy|copia|cópia)(\s*\(\d\))?|\s+\(\d\))+$/i, '')
+    .replace(/(\s*-\s*(copy|copia|cópia)|\s*\((corrigid[oa]|corrected|final)\)|\s+\[\d+\])+$/iu, '')
     .trim();
 }
 
 /**
- * The stem as letters, digits and dashes, for people to read in an orderId. It may be
- * cut short; the fingerprint covers the whole stem, so two long names never share ids.
+ * The stem as letters, digits and dashes, for people to read in an orderId, with the
+ * batch's number for its name from the second on (`folha-b2`). It may be cut short; the
+ * fingerprint covers the whole stem, so two long names never share ids.
  */
-export function batchSlug(stem: string): string {
+export function batchSlug(stem: string, batchNumber = 1): string {
   const text = foldText(stem)
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
-  return text.slice(0, 38).replace(/-+$/, '') || 'payout';
+  const suffix = batchNumber === 1 ? '' : `-b${batchNumber}`;
+  return (text.slice(0, 38 - suffix.length).replace(/-+$/, '') || 'payout') + suffix;
 }
 
-/** The whole stem, folded once per file: the part of every fingerprint that names the batch. */
-export function batchKey(stem: string): string {
-  return foldText(stem);
+/**
+ * The stem folded once per file, and the batch's number for its name: the part of every
+ * fingerprint that names the batch, so next month's `folha.csv` (batch 2 of that name)
+ * gets orderIds of its own. The first batch of a name keeps the ids it always had.
+ */
+export function batchKey(stem: string, batchNumber = 1): string {
+  const folded = foldText(stem);
+  return batchNumber === 1 ? folded : `${folded}\u001e${batchNumber}`;
 }
 
 /** A 64-bit fingerprint of the batch (see batchKey) and the content that identifies a payout in it. */

@@ -71,13 +71,14 @@ const CHUNK_BYTES = 256 * 1024;
 
 /**
  * `onFingerprint`, when given, hears the file's SHA-256 once its bytes are read and
- * before any row is; returning false stops there (a caller that knows these bytes).
+ * before any row is; it answers the batch's number among the batches of its name (for
+ * derived orderIds), or false to stop there (a caller that knows these bytes).
  */
 export async function readPayoutFile(
   path: string,
   options: ReadOptions,
   onRow: (row: RowOutcome) => void | Promise<void>,
-  onFingerprint?: (sha256: string) => boolean,
+  onFingerprint?: (sha256: string) => number | false,
 ): Promise<FileReport> {
   const report: FileReport = {
     file: path,
@@ -122,7 +123,8 @@ export async function readPayoutFile(
 
   const sniffed = await sniff(path);
   report.sha256 = sniffed.sha256;
-  if (onFingerprint && !onFingerprint(sniffed.sha256)) return report;
+  const batchNumber = onFingerprint ? onFingerprint(sniffed.sha256) : 1;
+  if (batchNumber === false) return report;
   const bom = readBom(sniffed.head);
   if (!bom && looksBinary(sniffed.head)) {
     return unusable(
@@ -219,6 +221,7 @@ export async function readPayoutFile(
             headings: record,
             delimiter,
             stem,
+            batchNumber,
             maxPayoutCents: options.maxPayoutCents,
           });
           continue;

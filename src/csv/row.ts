@@ -83,6 +83,8 @@ export interface RowValidatorOptions {
   delimiter: string;
   /** The batch's name stem, for derived orderIds (see batchStem). */
   stem: string;
+  /** The batch's number among the batches of that name (1 where no journal is read). */
+  batchNumber?: number;
   maxPayoutCents: number;
 }
 
@@ -115,8 +117,8 @@ export function createRowValidator(options: RowValidatorOptions) {
     problems.push({ column: heading(field), message });
   const mapped = Object.entries(columns) as [PayoutField, { index: number }][];
   const headingCount = options.headings.length;
-  const slug = batchSlug(options.stem);
-  const batch = batchKey(options.stem);
+  const slug = batchSlug(options.stem, options.batchNumber);
+  const batch = batchKey(options.stem, options.batchNumber);
 
   /** Checks one record starting on `line` and ending on `lastLine` (later when a cell holds a line break). */
   function check(cells: readonly string[], line: number, lastLine = line): RowOutcome {

@@ -1,12 +1,14 @@
 /**
  * What a run would do, without doing it: every waiting file read and validated, each
- * valid row weighed against the journal (new, replay, conflict), and the new ones against
- * the balance. Nothing is moved, written or sent.
+ * valid row weighed against the journal by the rules on who is paid (new, or held: an
+ * orderId of another file, a possible duplicate), and the new ones against the balance.
+ * Nothing is moved, written or sent.
  */
 import { basename } from 'node:path';
 import { readPayoutFile, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest } from '../csv/row.js';
-import { admit, payloadHash } from '../journal/admission.js';
+import { batchStem } from '../csv/order-id.js';
+import { foldText } from '../csv/fold.js';
 import type { Journal } from '../journal/journal.js';
 
 export interface DryRunFile {
@@ -16,8 +18,8 @@ export interface DryRunFile {
   /** Rows that would be sent, and their sum. */
   wouldSend: number;
   wouldSendCents: number;
-  replays: number;
-  conflicts: number;
+  /** Rows a rule on who is paid would hold for a person. */
+  held: number;
   invalid: number;
   skipped: number;
   problems: string[];
@@ -33,7 +35,7 @@ export interface DryRunFile {
 export async function planRun(
   files: readonly string[],
   journal: Journal | undefined,
-  options: ReadOptions,
+  options: ReadOptions & { duplicateWindow: number },
 ): Promise<DryRunFile[]> {
   const unsent = new Map(
     (journal?.queuedByBatch() ?? []).map((batch) => [batch.batchId, batch] as const),
@@ -45,19 +47,18 @@ export async function planRun(
       file: basename(file),
       wouldSend: 0,
       wouldSendCents: 0,
-      replays: 0,
-      conflicts: 0,
+      held: 0,
       invalid: 0,
       skipped: 0,
       problems: [],
     };
     let batchId: number | undefined;
-    const onFingerprint = (sha256: string): boolean => {
+    const onFingerprint = (sha256: string): number => {
       // Bytes a run would resume (or reject as a copy), not journal again.
       batchId = journal
         ?.batchesOf(sha256)
         .find((batch) => batch.state !== 'unusable' && batch.state !== 'refused')?.id;
-      return true;
+      return 1;
     };
     const report = await readPayoutFile(
       file,
@@ -67,9 +68,10 @@ export async function planRun(
         else if (row.kind === 'skipped') plan.skipped++;
         else if (row.kind === 'valid') {
           const request = toCashOutRequest(row.payout);
-          const admission = admit(payloadHash(request), journal?.known(request.orderId));
-          if (admission.kind === 'replay') plan.replays++;
-          else if (admission.kind === 'conflict') plan.conflicts++;
+          const admission = journal?.weigh(request, foldText(batchStem(file)), {
+            duplicateWindowMs: options.duplicateWindow,
+          });
+          if (admission?.kind === 'journaled' || admission?.kind === 'duplicate') plan.held++;
           else {
             plan.wouldSend++;
             plan.wouldSendCents += request.value;
@@ -87,9 +89,9 @@ export async function planRun(
     const batch = batchId === undefined ? undefined : unsent.get(batchId);
     if (batchId !== undefined) plan.batchId = batchId;
     if (batch) {
-      // Its rows are journaled (replays of themselves): those never sent go now.
+      // Its rows are journaled (weighed above against themselves): those never sent go now.
       unsent.delete(batch.batchId);
-      plan.replays -= batch.count;
+      plan.held = journal?.rowTotalsOfBatch(batch.batchId).rows.held ?? 0;
       plan.wouldSend = batch.count;
       plan.wouldSendCents = batch.cents;
       journaled.push(plan);
@@ -102,8 +104,7 @@ export async function planRun(
       batchId: batch.batchId,
       wouldSend: batch.count,
       wouldSendCents: batch.cents,
-      replays: 0,
-      conflicts: 0,
+      held: 0,
       invalid: 0,
       skipped: 0,
       problems: [],

@@ -6,6 +6,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
+import { batchStem } from '../csv/order-id.js';
+import { foldText } from '../csv/fold.js';
 import { readPayoutFile, type FileReport, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest } from '../csv/row.js';
 import type { BatchLine, Journal, PayoutInput } from '../journal/journal.js';
@@ -22,15 +24,27 @@ export type IngestResult =
 /** Rows journaled per transaction while the file streams in. */
 const CHUNK_ROWS = 500;
 
-/** `awaiting-approval`: a usable file waits for a person before anything of it is sent. */
+export interface IngestOptions extends ReadOptions {
+  /** duplicateWindow, in ms. */
+  duplicateWindow: number;
+  /** sameNameNewBatchAfter, in ms. */
+  sameNameNewBatchAfter: number | null;
+}
+
+/**
+ * `awaiting-approval`: a usable file waits for a person before anything of it is sent.
+ * `arrived`: the file has just come from the inbox (not left in processing/ by a run).
+ */
 export async function ingestFile(
   path: string,
   journal: Journal,
-  options: ReadOptions,
+  options: IngestOptions,
   opensAs: 'open' | 'awaiting-approval' = 'open',
+  arrived = true,
 ): Promise<IngestResult> {
   // The batch is found or made from the fingerprint the reader takes on its first pass.
   let batch: { kind: 'new' | 'resume' | 'same-file'; batchId: number } | undefined;
+  const rules = { duplicateWindowMs: options.duplicateWindow };
   const batchId = (): number => {
     if (!batch) throw new Error('ingestFile: a row before the fingerprint');
     return batch.batchId;
@@ -40,7 +54,7 @@ export async function ingestFile(
   let payouts: PayoutInput[] = [];
   let lines: BatchLine[] = [];
   const flush = () => {
-    if (payouts.length > 0) journal.admitPayouts(batchId(), payouts);
+    if (payouts.length > 0) journal.admitPayouts(batchId(), payouts, rules);
     if (lines.length > 0) journal.recordLines(batchId(), lines);
     payouts = [];
     lines = [];
@@ -72,8 +86,15 @@ export async function ingestFile(
       if (payouts.length + lines.length >= CHUNK_ROWS) flush();
     },
     (sha256) => {
-      batch = journal.batchForFile(basename(path), sha256);
-      return batch.kind !== 'same-file';
+      const name = basename(path);
+      const found = journal.batchForFile({
+        name,
+        nameKey: foldText(batchStem(name)),
+        sha256,
+        arrived,
+      });
+      batch = found;
+      return found.kind === 'same-file' ? false : found.nameNumber;
     },
   );
   if (batch?.kind === 'same-file') return { kind: 'same-file', batchId: batch.batchId };
@@ -102,6 +123,7 @@ export async function ingestFile(
       problems: report.problems.map((problem) => problem.message),
     },
     `the file ${unusable ? 'cannot be used' : 'is held'}: ${report.problems[0]?.message ?? ''}`,
+    { sameNameNewBatchAfterMs: options.sameNameNewBatchAfter },
   );
   return { kind, batchId: batch.batchId, report };
 }

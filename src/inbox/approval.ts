@@ -46,7 +46,8 @@ export function awaitApproval(
   const sent = toBeSent(journal, batchId);
   const lines = journal.linesOfBatch(batchId);
   const invalid = lines.filter((line) => line.kind === 'invalid');
-  const notSent = lines.filter((line) => line.kind === 'replay' || line.kind === 'conflict');
+  const notSent = lines.filter((line) => line.kind === 'held' || line.kind === 'covered');
+  const holds = journal.holdsOfBatch(batchId);
   const report = [
     // A sandbox's approval must never pass for a real one, printed or forwarded.
     ...(journal.gatewayKind() === 'sandbox'
@@ -54,7 +55,11 @@ export function awaitApproval(
       : []),
     `${name} (batch ${batchId}): waiting for approval; nothing of it is sent until then`,
     `Once approved, ${sent.count} payouts are sent, ${formatCents(sent.cents)} in all.`,
-    `Not sent: ${totals.rows.invalid ?? 0} invalid rows, ${notSent.length} rows already journaled from another file (replays and conflicts).`,
+    `Not sent: ${totals.rows.invalid ?? 0} invalid rows, ${totals.rows.held ?? 0} rows held by the rules on who is paid, ${totals.rows.covered ?? 0} covered by payouts already made.`,
+    ...holds.map(
+      (hold) =>
+        `  ${hold.rows} held (${formatCents(hold.cents)})${hold.message ? `, e.g. ${hold.message}` : ''}`,
+    ),
     ...[...invalid, ...notSent]
       .slice(0, REPORT_ERRORS)
       .map(

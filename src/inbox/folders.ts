@@ -81,9 +81,10 @@ export function payoutFiles(folder: string): string[] {
 
 /**
  * Moves a file (and its `.total`/`.done` sidecars) into a folder. When the name is
- * taken, the file becomes `name (2).csv` … `(9)`: the marks of a copy, which batchStem
- * drops, so a corrected copy keeps its unchanged rows' orderIds. Then, when given,
- * `name (lastResortMark).csv`. Undefined when all are taken (the file is left where it is).
+ * taken, the file becomes `name [2].csv` … `[9]`: a mark batchStem drops, so the file
+ * keeps the name it arrived with as a batch (a `(2)` it may carry is the accountant's:
+ * an installment, say). Then, when given, `name [lastResortMark].csv`. Undefined when
+ * all are taken (the file is left where it is).
  */
 export function moveInto(
   file: string,
@@ -93,8 +94,8 @@ export function moveInto(
   const name = basename(file);
   const dot = name.lastIndexOf('.');
   const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
-  const candidates = [name, ...[2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${stem} (${n})${extension}`)];
-  if (lastResortMark !== undefined) candidates.push(`${stem} (${lastResortMark})${extension}`);
+  const candidates = [name, ...[2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${stem} [${n}]${extension}`)];
+  if (lastResortMark !== undefined) candidates.push(`${stem} [${lastResortMark}]${extension}`);
   const target = candidates
     .map((candidate) => join(folder, candidate))
     .find((path) => !existsSync(path));

@@ -9,6 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { formatDuration } from '../config/duration.js';
+import { formatCents } from '../csv/amount.js';
 import type { Config } from '../config/schema.js';
 import { planFunding, type BalanceCheck } from '../engine/balance.js';
 import { requestBudget } from '../engine/budget.js';
@@ -61,6 +62,8 @@ export interface PassOptions {
   isReady?: (path: string) => boolean;
   /** State kept between the passes of one process. */
   memory?: PassMemory;
+  /** Milliseconds since the epoch: the journal's clock (tests move both). */
+  now?: () => number;
   note: (text: string) => void;
 }
 
@@ -104,6 +107,7 @@ export async function runPass(
   config: Config,
   options: PassOptions,
 ): Promise<PassReport> {
+  const now = options.now ?? Date.now;
   const summaries = await intake(journal, folders, config, options);
   const { deps, engine } = engineFor(journal, gateway, config, options);
   let stopped: string | undefined;
@@ -122,10 +126,10 @@ export async function runPass(
   const resolveDue = () => {
     const memory = options.memory;
     if (!memory) return true;
-    if (Date.now() - memory.resolvedAt < lookupEveryMs(engine.graceMs)) {
+    if (now() - memory.resolvedAt < lookupEveryMs(engine.graceMs)) {
       return false;
     }
-    memory.resolvedAt = Date.now();
+    memory.resolvedAt = now();
     return true;
   };
   const steps = stopped
@@ -143,7 +147,7 @@ export async function runPass(
     const report = await settle(
       deps,
       engine,
-      Date.now() + options.followMs,
+      now() + options.followMs,
       resolveDue,
       options.memory?.warned ?? new Set(),
       options.note,
@@ -167,7 +171,7 @@ async function intake(
 ): Promise<FileSummary[]> {
   const summaries: FileSummary[] = [];
   // A file still being written is never read half: taken once it has settled.
-  const isReady = options.isReady ?? settledByAge(config.inboxSettle, Date.now);
+  const isReady = options.isReady ?? settledByAge(config.inboxSettle, options.now ?? Date.now);
   for (const release of await releaseApproved(journal, folders, isReady)) {
     if (release.released) options.note(`${release.file}: approved; it is sent now`);
     else {
@@ -220,6 +224,7 @@ async function intake(
         journal,
         config,
         config.requireApproval ? 'awaiting-approval' : 'open',
+        arrived.has(file),
       );
     } catch (error) {
       // The journal's own failure ends the pass; a file that cannot be opened or read
@@ -238,20 +243,11 @@ async function intake(
       awaitApproval(journal, folders, file, result.batchId);
       continue;
     }
-    if (result.kind === 'same-file' && !arrived.has(file)) {
+    if (result.kind === 'same-file') {
       // Left here by an earlier run: its rows are followed, not journaled again.
       remember(result.batchId);
       summaries.push(
         summarise(journal, file, result.batchId, 'resumed', stillTrue(journal, result.batchId)),
-      );
-      continue;
-    }
-    if (result.kind === 'same-file') {
-      const earlier = journal.batch(result.batchId)?.fileName ?? '';
-      const why = `the same bytes as batch ${result.batchId} (${earlier}): nothing sent again`;
-      reject(file, folders.rejected, [why]);
-      summaries.push(
-        summarise(journal, file, result.batchId, `a copy of ${why}; moved to rejected/`, []),
       );
       continue;
     }
@@ -375,7 +371,7 @@ export function engineFor(
   const deps: EngineDeps = {
     journal,
     gateway,
-    now: Date.now,
+    now: options.now ?? Date.now,
     sleep: (ms: number, signal: AbortSignal) =>
       delay(ms, undefined, { signal }).catch(() => undefined),
     random: Math.random,
@@ -470,6 +466,7 @@ async function finishFile(
   // No batch: the file could not even be read, so it has no rows to count.
   if (!batch) return summary;
   const totals = journal.rowTotalsOfBatch(batch.id);
+  summary = { ...summary, problems: [...summary.problems, ...whyHeld(journal, batch.id)] };
   const path = join(folders.processing, summary.file);
   if (summary.fileNeedsAPerson || !existsSync(path)) return { ...summary, ...totals };
   const result = join(
@@ -496,9 +493,12 @@ async function finishFile(
     }
     memory?.written.set(batch.id, fingerprint);
   }
-  const finished = Object.keys(totals.rows).every((key) =>
-    [...FINAL, 'skipped', 'superseded'].includes(key),
-  );
+  // A held line (an orderId of another file) is closed for good: it never holds its file
+  // back from the archive. Held payouts do, until a person releases or refuses them.
+  const finished =
+    Object.keys(totals.rows).every((key) => [...FINAL, 'skipped', 'held'].includes(key)) &&
+    journal.holdsOfBatch(batch.id).length === 0 &&
+    journal.supersededByWaiting(batch.id) === 0;
   let outcome = summary.outcome;
   if (finished) {
     const archived = moveInto(path, folders.archive, `batch ${batch.id}`);
@@ -512,6 +512,34 @@ async function finishFile(
     }
   }
   return { ...summary, ...totals, outcome, result };
+}
+
+/**
+ * Why a batch's rows are held by the rules on who is paid, a sentence per reason, so the
+ * summary says what a person must decide (the result file has every row's own words).
+ */
+function whyHeld(journal: Journal, batchId: number): string[] {
+  const notes: string[] = [];
+  for (const hold of journal.holdsOfBatch(batchId)) {
+    if (hold.reason === 'same-name' && hold.message) notes.push(hold.message);
+    if (hold.reason === 'changes-paid') {
+      notes.push(
+        `${hold.rows === 1 ? '1 row changes' : `${hold.rows} rows change`} a payout the file it corrects already made, held for a person: ${hold.message ?? ''}`,
+      );
+    }
+    if (hold.reason === 'duplicate') {
+      notes.push(
+        `${hold.rows === 1 ? '1 row repeats' : `${hold.rows} rows repeat`} the document and amount of a payout of another file (${formatCents(hold.cents)}), e.g. ${hold.message ?? ''}`,
+      );
+    }
+  }
+  const lines = journal.linesOfBatch(batchId).filter((line) => line.kind === 'held');
+  if (lines.length > 0) {
+    notes.push(
+      `${lines.length === 1 ? '1 row has an orderId' : `${lines.length} rows have orderIds`} already journaled from another file: not sent (${lines[0]?.message ?? ''})`,
+    );
+  }
+  return notes;
 }
 
 /** DESIGN.md section 8. */

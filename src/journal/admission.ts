@@ -1,10 +1,15 @@
 /**
  * Deciding what a file's payouts are, against what the journal already holds
- * (DESIGN.md section 5): new, a replay of the same payout (send nothing, report its
- * state), or a conflict (same orderId, another payload: send nothing, report it), unless
- * the earlier one provably never reached the gateway.
+ * (DESIGN.md section 5), one row at a time and never silently:
+ * - an orderId already journaled from another file is never sent again and never counted
+ *   as paid: the row is held naming that file, unless the earlier row is of an earlier
+ *   batch of the same name and was never sent (a fixed copy takes it over);
+ * - a row with the same document and amount as a payout of another file that may have
+ *   moved money within duplicateWindow is held as a possible duplicate, for a person;
+ * - anything else is new, and queued.
  */
 import { createHash } from 'node:crypto';
+import { formatCents } from '../csv/amount.js';
 import type { CashOutRequest } from '../gateway/contract.js';
 import { NEVER_REACHED_GATEWAY, type RowState } from './states.js';
 
@@ -14,14 +19,32 @@ export interface Known {
   state: RowState;
   batchId: number;
   line: number;
+  fileName: string;
+  /** When it was journaled (ms); null for rows journaled before this was kept. */
+  admittedAt: number | null;
+  /** Its batch has the name of the batch being admitted. */
+  sameName: boolean;
+}
+
+/** A payout of another file with a row's document and amount, that may have moved money. */
+export interface Covering {
+  orderId: string;
+  batchId: number;
+  line: number;
+  state: RowState;
+  valueCents: number;
+  fileName: string;
+  admittedAt: number;
+  transactionId: number | null;
 }
 
 export type Admission =
   | { kind: 'new' }
-  /** A payout the gateway never saw (held, or refused with another payload): this one replaces it. */
-  | { kind: 'retry'; previous: Known }
-  | { kind: 'replay'; previous: Known }
-  | { kind: 'conflict'; previous: Known };
+  /** A row of an earlier batch of this name the gateway never saw: this one replaces it. */
+  | { kind: 'retry'; previous: Known; covering: Covering | undefined }
+  /** Its orderId is another file's: held, never sent under it again. */
+  | { kind: 'journaled'; previous: Known }
+  | { kind: 'duplicate'; covering: Covering };
 
 /** SHA-256 of the request as sent, with its keys in one order. */
 export function payloadHash(request: CashOutRequest): string {
@@ -38,13 +61,48 @@ export function payloadHash(request: CashOutRequest): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-export function admit(hash: string, previous: Known | undefined): Admission {
-  if (!previous) return { kind: 'new' };
-  // Held rows never left: a new copy of their file takes them over, changed or not.
-  if (previous.state === 'held') return { kind: 'retry', previous };
-  // The same payout again, whatever became of it: report it, send nothing.
-  if (previous.payloadHash === hash) return { kind: 'replay', previous };
-  return NEVER_REACHED_GATEWAY.includes(previous.state)
-    ? { kind: 'retry', previous }
-    : { kind: 'conflict', previous };
+/** The document a row is compared by: `529.982.247-25` and `52998224725` are one person. */
+export function documentKey(cpfCnpj: string): string {
+  return cpfCnpj.replace(/[^0-9A-Za-z]/g, '').toUpperCase();
+}
+
+/** Rows of an earlier batch of the same name that a new copy may take over: never sent. */
+const TAKEN_OVER: readonly RowState[] = [...NEVER_REACHED_GATEWAY, 'queued'];
+
+export function admit(previous: Known | undefined, covering: Covering | undefined): Admission {
+  if (previous) {
+    return previous.sameName && TAKEN_OVER.includes(previous.state)
+      ? { kind: 'retry', previous, covering }
+      : { kind: 'journaled', previous };
+  }
+  return covering ? { kind: 'duplicate', covering } : { kind: 'new' };
+}
+
+/** `2026-10-05`, the day a payout was journaled (UTC). */
+function day(ms: number | null): string {
+  return ms === null ? 'an earlier run' : new Date(ms).toISOString().slice(0, 10);
+}
+
+export function journaledMessage(orderId: string, previous: Known): string {
+  return `orderId ${orderId} is already journaled from ${previous.fileName}, line ${previous.line}, on ${day(previous.admittedAt)} (now ${previous.state}): not sent again. If this is another payment, give it an orderId of its own`;
+}
+
+/** Why a row is held as a possible duplicate, and the command that says it is new. */
+export function duplicateMessage(covering: Covering, fileName: string): string {
+  const transaction =
+    covering.transactionId === null ? '' : `, transaction ${covering.transactionId}`;
+  return `possible duplicate: the same document and amount as ${covering.fileName}, line ${covering.line}, journaled on ${day(covering.admittedAt)} (now ${covering.state}${transaction}); not sent. If it is a new payment, run: payouts approve "${fileName}" --new-batch`;
+}
+
+/** Why a row of a corrected copy is not sent: the batch it corrects has sent or paid it. */
+export function coveredMessage(covering: Covering): string {
+  const transaction =
+    covering.transactionId === null ? '' : `, transaction ${covering.transactionId}`;
+  const verb = covering.state === 'paid' ? 'paid' : 'sent';
+  return `already ${verb} by ${covering.fileName}, line ${covering.line}, on ${day(covering.admittedAt)}${transaction}: not sent again`;
+}
+
+/** Why a row of a corrected copy is held: it changes a payout the batch it corrects made. */
+export function changesPaidMessage(paid: Covering, valueCents: number): string {
+  return `changes a row ${paid.fileName} already ${paid.state === 'paid' ? 'paid' : 'sent'} (line ${paid.line}, the same document, ${formatCents(paid.valueCents)} there, ${formatCents(valueCents)} here): not sent as a new payment; pay a difference in a file of its own`;
 }

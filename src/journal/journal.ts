@@ -11,10 +11,21 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, openSync, closeSync, statfsSync, chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CashOutRequest } from '../gateway/contract.js';
-import { admit, payloadHash, type Admission, type Known } from './admission.js';
+import {
+  admit,
+  changesPaidMessage,
+  coveredMessage,
+  documentKey,
+  duplicateMessage,
+  journaledMessage,
+  payloadHash,
+  type Admission,
+  type Covering,
+  type Known,
+} from './admission.js';
 import { MIGRATIONS } from './migrations.js';
 import { Database } from './sqlite.js';
-import { canMove, type RowState } from './states.js';
+import { canMove, MAY_MOVE_MONEY, SENT, type HoldReason, type RowState } from './states.js';
 
 /** The embedded sandbox (no baseUrl), or a gateway the config names. */
 export type GatewayKind = 'sandbox' | 'configured';
@@ -59,13 +70,22 @@ export interface BatchRecord extends BatchInput {
   awaitingName: string | null;
   /** Why the balance check holds it, while it is `underfunded`. */
   heldBecause: string | null;
+  /** Its name as it names a payroll (copy marks dropped); null for batches of old journals. */
+  nameKey: string | null;
+  /** Its number among the batches of that name (1 for the first). */
+  nameNumber: number;
 }
 
 /** A line of a file that is not a payout of its own. */
 export interface BatchLine {
   line: number;
-  /** `superseded`: a row a later file took over (it was held or refused, never sent). */
-  kind: 'invalid' | 'skipped' | 'replay' | 'conflict' | 'superseded';
+  /**
+   * `superseded`: a row a later file took over (it was held or refused, never sent).
+   * `held`: its orderId is journaled from another file: never sent under it again.
+   * `covered`: the same, in a corrected copy, of a payout the file it corrects made.
+   * `replay` and `conflict`: written by earlier versions, read as they were.
+   */
+  kind: 'invalid' | 'skipped' | 'held' | 'covered' | 'replay' | 'conflict' | 'superseded';
   orderId: string | null;
   column: string | null;
   message: string;
@@ -81,6 +101,20 @@ export interface AdmittedPayout {
   line: number;
   /** `same`: already journaled from this very line of this batch (a resumed admission). */
   admission: Admission['kind'] | 'same';
+}
+
+/** What the rules on who is paid weigh a file's rows against. */
+export interface AdmissionRules {
+  /** duplicateWindow: payouts journaled this long ago or less cover a row. */
+  duplicateWindowMs: number;
+}
+
+/** Held rows of a batch by reason: how many, and what one of them says. */
+export interface HoldSummary {
+  reason: HoldReason | null;
+  rows: number;
+  cents: number;
+  message: string | null;
 }
 
 /** A row this process may act on until `leaseUntil`, and only with this `fence`. */
@@ -249,8 +283,24 @@ export function openJournal(path: string, options: JournalOptions = {}) {
 
   const statements = {
     insertBatch: db.prepare(`
-      INSERT INTO batches (file_name, sha256, received_at, state, rows, valid, invalid, total_cents, problems)
-      VALUES (@fileName, @sha256, @receivedAt, @state, @rows, @valid, @invalid, @totalCents, @problems)`),
+      INSERT INTO batches (file_name, sha256, received_at, state, rows, valid, invalid, total_cents, problems, name_key, name_number)
+      VALUES (@fileName, @sha256, @receivedAt, @state, @rows, @valid, @invalid, @totalCents, @problems, @nameKey, @nameNumber)`),
+    batchesOfName: db.prepare(
+      `SELECT * FROM batches WHERE name_key = ? AND id <> ? AND state NOT IN ('unusable', 'refused') ORDER BY id DESC`,
+    ),
+    lastNameNumber: db.prepare(
+      `SELECT COALESCE(MAX(name_number), 0) AS n FROM batches WHERE name_key = ?`,
+    ),
+    // Does a row of this batch repeat (same document and amount) a row of an earlier
+    // batch of its name?
+    repeatsEarlierOfName: db.prepare(`
+      SELECT 1 FROM payouts p
+      WHERE p.batch_id = @batchId AND EXISTS (
+        SELECT 1 FROM payouts q JOIN batches qb ON qb.id = q.batch_id
+        WHERE q.document = p.document AND q.value_cents = p.value_cents
+          AND qb.name_key = @nameKey AND qb.id < @batchId
+          AND qb.state NOT IN ('unusable', 'refused'))
+      LIMIT 1`),
     batchesBySha256: db.prepare(`SELECT * FROM batches WHERE sha256 = ? ORDER BY id`),
     batchById: db.prepare(`SELECT * FROM batches WHERE id = ?`),
     batchesInState: db.prepare(`SELECT * FROM batches WHERE state = ? ORDER BY id`),
@@ -276,29 +326,121 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     queuedCentsByBatch: db.prepare(`
       SELECT p.batch_id AS batch_id, SUM(p.value_cents) AS cents, COUNT(*) AS count
       FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE (p.state = 'queued' AND b.state = 'open') OR (p.state = 'held' AND b.state = 'underfunded')
+      WHERE (p.state = 'queued' AND b.state = 'open')
+        OR (p.state = 'held' AND b.state = 'underfunded'
+          AND (p.hold_reason = 'balance' OR p.hold_reason IS NULL))
       GROUP BY p.batch_id ORDER BY p.batch_id`),
+    // Only what the balance check held (rows held before reasons were kept have none).
     releaseHeld: db.prepare(`
-      UPDATE payouts SET state = 'queued', updated_at = ? WHERE batch_id = ? AND state = 'held'
+      UPDATE payouts SET state = 'queued', hold_reason = NULL, updated_at = ?
+      WHERE batch_id = ? AND state = 'held' AND (hold_reason = 'balance' OR hold_reason IS NULL)
       RETURNING order_id`),
     holdQueued: db.prepare(`
-      UPDATE payouts SET state = 'held', updated_at = ? WHERE batch_id = ? AND state = 'queued'
+      UPDATE payouts SET state = 'held', hold_reason = @reason,
+        message = COALESCE(@message, message), updated_at = @now
+      WHERE batch_id = @batchId AND state = 'queued'
       RETURNING order_id`),
+    holdsOfBatch: db.prepare(`
+      SELECT hold_reason, COUNT(*) AS n, SUM(value_cents) AS cents, MIN(message) AS message
+      FROM payouts WHERE batch_id = ? AND state = 'held' GROUP BY hold_reason ORDER BY hold_reason`),
+    releaseHolds: db.prepare(`
+      UPDATE payouts SET state = 'queued', hold_reason = NULL, covered_by = NULL, message = NULL,
+        updated_at = @now
+      WHERE batch_id = @batchId AND state = 'held' AND hold_reason = @reason
+      RETURNING order_id, value_cents`),
     insertLine: db.prepare(`
       INSERT OR REPLACE INTO batch_lines (batch_id, line, kind, order_id, column_heading, message)
       VALUES (?, ?, ?, ?, ?, ?)`),
     linesOfBatch: db.prepare(`SELECT * FROM batch_lines WHERE batch_id = ? ORDER BY line`),
-    known: db.prepare(`SELECT payload_hash, state, batch_id, line FROM payouts WHERE order_id = ?`),
+    known: db.prepare(`
+      SELECT p.payload_hash, p.state, p.batch_id, p.line, p.admitted_at, b.file_name, b.name_key
+      FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = ?`),
     insertPayout: db.prepare(`
-      INSERT INTO payouts (order_id, batch_id, line, request, payload_hash, value_cents, state, updated_at)
-      VALUES (?, ?, ?, ?, ?, ?, 'queued', ?)`),
+      INSERT INTO payouts (order_id, batch_id, line, request, payload_hash, value_cents, document, admitted_at, state, updated_at)
+      VALUES (@orderId, @batchId, @line, @request, @hash, @value, @document, @now, 'queued', @now)`),
     replacePayout: db.prepare(`
-      UPDATE payouts SET batch_id = ?, line = ?, request = ?, payload_hash = ?, value_cents = ?,
+      UPDATE payouts SET batch_id = @batchId, line = @line, request = @request, payload_hash = @hash,
+        value_cents = @value, document = @document, admitted_at = @now,
         state = 'queued', attempts = 0, not_found = 0, last_sent_at = NULL, transaction_id = NULL,
         gateway_status = NULL, message = NULL, fee = NULL, net = NULL, gateway_created_at = NULL,
         end_to_end_id = NULL, processed_at = NULL, lease_owner = NULL, lease_until = NULL,
-        updated_at = ?
-      WHERE order_id = ?`),
+        hold_reason = NULL, covered_by = NULL, updated_at = @now
+      WHERE order_id = @orderId`),
+    // The oldest payout of another file with this document and amount that may have
+    // moved money within the window, and covers no other row yet.
+    covering: db.prepare(`
+      SELECT p.order_id, p.batch_id, p.line, p.state, p.admitted_at, p.transaction_id,
+        p.value_cents, b.file_name
+      FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= @since
+        AND p.batch_id <> @batchId AND p.order_id <> @orderId
+        AND p.state IN (${inList(MAY_MOVE_MONEY)})
+        AND b.state NOT IN ('refused', 'unusable')
+        AND NOT EXISTS (
+          SELECT 1 FROM payouts c WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered'))
+      ORDER BY p.admitted_at, p.batch_id, p.line LIMIT 1`),
+    // Corrected copies (see correctBatch).
+    copyRepeats: db.prepare(`
+      SELECT r.order_id AS row_id, p.order_id, p.batch_id, p.line, p.state, p.admitted_at,
+        p.transaction_id, p.value_cents, b.file_name
+      FROM payouts r JOIN payouts p ON p.order_id = r.covered_by JOIN batches b ON b.id = p.batch_id
+      WHERE r.batch_id = @copy AND r.state = 'held' AND r.hold_reason = 'duplicate'
+        AND p.batch_id = @corrected
+      ORDER BY r.line`),
+    copyMaySend: db.prepare(`
+      SELECT order_id, document, value_cents, state FROM payouts
+      WHERE batch_id = ? AND (state = 'queued' OR (state = 'held' AND hold_reason = 'same-name'))
+      ORDER BY line`),
+    sentOfDocument: db.prepare(`
+      SELECT p.order_id, p.batch_id, p.line, p.state, p.admitted_at, p.transaction_id,
+        p.value_cents, b.file_name
+      FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE p.batch_id = ? AND p.document = ? AND p.state IN (${inList(SENT)})
+      ORDER BY p.line LIMIT 1`),
+    // Rows of a batch a correction may replace: invalid lines and payouts that need a
+    // person or were never sent.
+    replaceableIn: db.prepare(`
+      SELECT (SELECT COUNT(*) FROM batch_lines WHERE batch_id = @batchId AND kind = 'invalid')
+        + (SELECT COUNT(*) FROM payouts WHERE batch_id = @batchId
+           AND state IN ('failed', 'rejected', 'canceled', 'conflict', 'refunded', 'queued', 'held'))
+        AS n`),
+    // Rows of `corrected` a copy took over by their orderId, or repeats by orderId.
+    takenOverBy: db.prepare(`
+      SELECT (SELECT COUNT(*) FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id
+              WHERE l.batch_id = @corrected AND l.kind = 'superseded' AND p.batch_id = @copy)
+        + (SELECT COUNT(*) FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id
+           WHERE l.batch_id = @copy AND l.kind = 'held' AND p.batch_id = @corrected) AS n`),
+    heldLinesOf: db.prepare(`
+      SELECT l.line, p.order_id, p.batch_id, p.line AS p_line, p.state, p.admitted_at,
+        p.transaction_id, p.value_cents, b.file_name
+      FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id JOIN batches b ON b.id = p.batch_id
+      WHERE l.batch_id = @copy AND l.kind = 'held' AND p.batch_id = @corrected
+        AND p.state IN (${inList(SENT)})`),
+    setLine: db.prepare(
+      `UPDATE batch_lines SET kind = ?, message = ? WHERE batch_id = ? AND line = ?`,
+    ),
+    unsentOf: db.prepare(
+      `SELECT order_id, state FROM payouts WHERE batch_id = ? AND state IN ('queued', 'held') ORDER BY line`,
+    ),
+    supersededBy: db.prepare(
+      `SELECT order_id, hold_reason FROM payouts WHERE superseded_by = ? AND state = 'superseded'`,
+    ),
+    setCorrects: db.prepare(`UPDATE batches SET corrects = ? WHERE id = ?`),
+    supersedeInvalid: db.prepare(`
+      UPDATE batch_lines SET kind = 'superseded', message = message || ?
+      WHERE batch_id = ? AND kind = 'invalid'`),
+    supersededByWaiting: db.prepare(`
+      SELECT COUNT(*) AS n FROM payouts p JOIN batches c ON c.id = p.superseded_by
+      WHERE p.batch_id = ? AND p.state = 'superseded' AND c.state = 'awaiting-approval'`),
+    // A row moved by the rules on who is paid (never by an answer of the gateway).
+    setRow: db.prepare(`
+      UPDATE payouts SET state = @to, hold_reason = @holdReason, covered_by = @coveredBy,
+        message = @message, superseded_by = @supersededBy, updated_at = @now
+      WHERE order_id = @orderId AND state = @from`),
+    holdAsDuplicate: db.prepare(`
+      UPDATE payouts SET state = 'held', hold_reason = 'duplicate', covered_by = @coveredBy,
+        message = @message, updated_at = @now
+      WHERE order_id = @orderId AND state = 'queued'`),
     // Only rows of open batches: a file still being read, or held, sends nothing.
     queued: db.prepare(`
       SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
@@ -388,14 +530,14 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       `INSERT INTO audit (order_id, at, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?)`,
     ),
     payout: db.prepare(`SELECT * FROM payouts WHERE order_id = ?`),
-    // A replay counts as what became of the payout it repeats.
+    // A line that is not a payout counts as its kind: a replay or a held orderId of another
+    // file never counts as what became of that file's payout (it was not paid by this one).
     rowTotalsOfBatch: db.prepare(`
       SELECT state AS key, COUNT(*) AS n, SUM(value_cents) AS cents
       FROM payouts WHERE batch_id = @batchId GROUP BY state
       UNION ALL
-      SELECT COALESCE(p.state, l.kind) AS key, COUNT(*) AS n, SUM(COALESCE(p.value_cents, 0)) AS cents
-      FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
-      WHERE l.batch_id = @batchId GROUP BY key`),
+      SELECT kind AS key, COUNT(*) AS n, 0 AS cents
+      FROM batch_lines WHERE batch_id = @batchId GROUP BY kind`),
     // Every line of a batch in file order, a replay joined to the payout it repeats.
     resultEntries: db.prepare(`
       SELECT p.line AS entry_line, 'payout' AS entry_kind, p.order_id AS entry_order_id,
@@ -472,9 +614,236 @@ export function openJournal(path: string, options: JournalOptions = {}) {
   }
 
   /** Holds a batch's queued rows, inside the caller's transaction. */
-  function holdQueuedRows(batchId: number, reason: string): void {
-    const rows = statements.holdQueued.all(now(), batchId) as { order_id: string }[];
+  function holdQueuedRows(
+    batchId: number,
+    kind: HoldReason,
+    reason: string,
+    message: string | null = null,
+  ): void {
+    const rows = statements.holdQueued.all({
+      now: now(),
+      batchId,
+      reason: kind,
+      message,
+    }) as { order_id: string }[];
     for (const row of rows) audit(row.order_id, 'queued', 'held', reason);
+  }
+
+  /** The payout that would cover a row of this batch (see the `covering` statement). */
+  function coveringOf(
+    request: CashOutRequest,
+    batchId: number,
+    rules: AdmissionRules,
+  ): Covering | undefined {
+    const row = statements.covering.get({
+      document: documentKey(request.cpfCnpj),
+      value: request.value,
+      since: now() - rules.duplicateWindowMs,
+      batchId,
+      orderId: request.orderId,
+    }) as CoveringRow | undefined;
+    return row && toCovering(row);
+  }
+
+  function knownOf(orderId: string, nameKey: string | null): Known | undefined {
+    const row = statements.known.get(orderId) as KnownRow | undefined;
+    return (
+      row && {
+        payloadHash: row.payload_hash,
+        state: row.state as RowState,
+        batchId: row.batch_id,
+        line: row.line,
+        fileName: row.file_name,
+        admittedAt: row.admitted_at,
+        sameName: nameKey !== null && row.name_key === nameKey,
+      }
+    );
+  }
+
+  /**
+   * The same-name rule, once a file has been read: a file named as an earlier batch that
+   * repeats any of its rows (same document and amount) is held whole, whatever its age,
+   * until a person says whether it is a new payroll. Next month's payroll and last
+   * month's file dropped again by mistake look the same; only a person can tell.
+   */
+  /** The batch of the same name a file arrived within 24 hours of, which it may correct. */
+  function correctionCandidate(batchId: number): number | undefined {
+    const batch = statements.batchById.get(batchId) as BatchRow | undefined;
+    if (!batch?.name_key) return undefined;
+    const [latest] = statements.batchesOfName.all(batch.name_key, batchId) as BatchRow[];
+    if (!latest || latest.id > batchId) return undefined;
+    return batch.received_at - latest.received_at < CORRECTION_WINDOW_MS ? latest.id : undefined;
+  }
+
+  function holdIfNamedAsEarlier(batchId: number, newBatchAfterMs: number | null): void {
+    const batch = statements.batchById.get(batchId) as BatchRow | undefined;
+    if (!batch?.name_key) return;
+    const [latest] = statements.batchesOfName.all(batch.name_key, batchId) as BatchRow[];
+    if (!latest || latest.id > batchId) return;
+    if (newBatchAfterMs !== null && batch.received_at - latest.received_at >= newBatchAfterMs) {
+      return;
+    }
+    if (!statements.repeatsEarlierOfName.get({ batchId, nameKey: batch.name_key })) return;
+    const when = new Date(latest.received_at).toISOString().slice(0, 10);
+    const message = `held with its whole file: it has the same name as ${latest.file_name} (batch ${latest.id}, ${when}) and repeats some of its rows, so it may be that file again or the next payroll; if it is a new payroll, run: payouts approve "${batch.file_name}" --new-batch`;
+    holdQueuedRows(batchId, 'same-name', message, message);
+  }
+
+  /**
+   * Moves a row for a rule on who is paid, inside the caller's transaction: checked
+   * against the transition table, guarded by the state it is in, audited.
+   */
+  function moveRow(
+    orderId: string,
+    from: RowState,
+    to: RowState,
+    fields: {
+      holdReason?: HoldReason | null;
+      coveredBy?: string | null;
+      message?: string | null;
+      supersededBy?: number | null;
+    },
+    reason: string,
+  ): void {
+    if (!canMove(from, to)) {
+      throw new JournalError(`${orderId}: a move from ${from} to ${to} is not allowed (${reason})`);
+    }
+    const changed = statements.setRow.run({
+      orderId,
+      from,
+      to,
+      holdReason: fields.holdReason ?? null,
+      coveredBy: fields.coveredBy ?? null,
+      message: fields.message ?? null,
+      supersededBy: fields.supersededBy ?? null,
+      now: now(),
+    }).changes;
+    if (changed !== 1) throw new JournalError(`${orderId}: not ${from} any more (${reason})`);
+    audit(orderId, from, to, reason);
+  }
+
+  /**
+   * Whether a batch corrects `corrected`: at least one of its rows repeats a row of it,
+   * and it has no more new rows than `corrected` has rows a correction may replace
+   * (invalid, failed, refused, never sent). A row that changes a payout `corrected` made
+   * does not count: it is held, never sent.
+   */
+  function isCorrectionOf(copy: number, corrected: number): boolean {
+    const repeats =
+      (statements.copyRepeats.all({ copy, corrected }) as unknown[]).length +
+      (statements.takenOverBy.get({ copy, corrected }) as { n: number }).n;
+    if (repeats === 0) return false;
+    const fresh = (statements.copyMaySend.all(copy) as MaySendRow[]).filter(
+      (row) => !statements.sentOfDocument.get(corrected, row.document),
+    ).length;
+    return fresh <= (statements.replaceableIn.get({ batchId: corrected }) as { n: number }).n;
+  }
+
+  /**
+   * Links a copy to the batch it corrects, inside the caller's transaction. Its repeats of
+   * rows that batch paid or has in flight are `covered`; its repeats of rows it never sent
+   * take them over (the earlier rows are closed, superseded); its other rows are sent,
+   * except those that change a payout that batch made (held: changes a paid row). Every
+   * row of that batch still unsent is closed: nothing of it is ever sent because a copy
+   * arrived.
+   */
+  function applyCorrection(copy: number, corrected: number, why: string): void {
+    const copyBatch = statements.batchById.get(copy) as BatchRow;
+    for (const row of statements.copyRepeats.all({ copy, corrected }) as (CoveringRow & {
+      row_id: string;
+    })[]) {
+      const covering = toCovering(row);
+      if (SENT.includes(covering.state)) {
+        moveRow(
+          row.row_id,
+          'held',
+          'covered',
+          { coveredBy: covering.orderId, message: coveredMessage(covering) },
+          `${why}: ${coveredMessage(covering)}`,
+        );
+      } else {
+        moveRow(
+          covering.orderId,
+          covering.state,
+          'superseded',
+          {
+            holdReason: covering.state === 'held' ? holdReasonOf(covering.orderId) : null,
+            supersededBy: copy,
+            message: `never sent; taken over by ${copyBatch.file_name}`,
+          },
+          `${why}: taken over by ${row.row_id}`,
+        );
+        moveRow(row.row_id, 'held', 'queued', {}, `${why}: takes over ${covering.orderId}`);
+      }
+    }
+    for (const line of statements.heldLinesOf.all({ copy, corrected }) as (CoveringRow & {
+      p_line: number;
+    })[]) {
+      const covering = toCovering({ ...line, line: line.p_line });
+      statements.setLine.run('covered', coveredMessage(covering), copy, line.line);
+    }
+    for (const row of statements.copyMaySend.all(copy) as MaySendRow[]) {
+      const sent = statements.sentOfDocument.get(corrected, row.document) as
+        CoveringRow | undefined;
+      const from = row.state as RowState;
+      if (sent) {
+        const message = changesPaidMessage(toCovering(sent), row.value_cents);
+        if (from === 'queued') {
+          moveRow(row.order_id, 'queued', 'held', { holdReason: 'changes-paid', message }, message);
+        } else {
+          statements.setRow.run({
+            orderId: row.order_id,
+            from,
+            to: 'held',
+            holdReason: 'changes-paid',
+            coveredBy: null,
+            message,
+            supersededBy: null,
+            now: now(),
+          });
+          audit(row.order_id, from, 'held', message);
+        }
+      } else if (from === 'held') {
+        moveRow(row.order_id, 'held', 'queued', {}, `${why}: replaces a row that needed a person`);
+      }
+    }
+    for (const row of statements.unsentOf.all(corrected) as { order_id: string; state: string }[]) {
+      const from = row.state as RowState;
+      moveRow(
+        row.order_id,
+        from,
+        'superseded',
+        {
+          holdReason: from === 'held' ? holdReasonOf(row.order_id) : null,
+          supersededBy: copy,
+          message: `never sent; changed or left out by its corrected copy ${copyBatch.file_name}`,
+        },
+        `${why}: changed or left out by ${copyBatch.file_name}`,
+      );
+    }
+    // Its invalid rows were the reason for the copy: the copy's rows stand for them now.
+    statements.supersedeInvalid.run(`; corrected in ${copyBatch.file_name}`, corrected);
+    statements.setCorrects.run(corrected, copy);
+  }
+
+  function holdReasonOf(orderId: string): HoldReason | null {
+    return (statements.payout.get(orderId) as { hold_reason: HoldReason | null }).hold_reason;
+  }
+
+  /** Rows a copy turned down had closed go back to where they were. */
+  function giveBack(copy: number, why: string): void {
+    for (const row of statements.supersededBy.all(copy) as {
+      order_id: string;
+      hold_reason: HoldReason | null;
+    }[]) {
+      moveRow(
+        row.order_id,
+        'superseded',
+        row.hold_reason === null ? 'queued' : 'held',
+        { holdReason: row.hold_reason },
+        `given back: ${why}`,
+      );
+    }
   }
 
   const moveOne = writing((move: Move) => applyMove(move));
@@ -588,6 +957,9 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         ...batch,
         receivedAt: now(),
         problems: JSON.stringify(batch.problems),
+        // Recorded whole, not read from a named file: no part in the same-name rule.
+        nameKey: null,
+        nameNumber: 1,
       });
       const batchId = Number(lastInsertRowid);
       insertLines(batchId, lines);
@@ -632,21 +1004,28 @@ export function openJournal(path: string, options: JournalOptions = {}) {
      * batch these bytes already made (`same-file`: nothing is admitted again).
      */
     batchForFile: writing(
-      (
-        fileName: string,
-        sha256: string,
-      ): { kind: 'new' | 'resume' | 'same-file'; batchId: number } => {
-        const earlier = (statements.batchesBySha256.all(sha256) as BatchRow[]).map(toBatch);
+      (file: {
+        name: string;
+        nameKey: string;
+        sha256: string;
+        arrived: boolean;
+      }): { kind: 'new' | 'resume' | 'same-file'; batchId: number; nameNumber: number } => {
+        const earlier = (statements.batchesBySha256.all(file.sha256) as BatchRow[]).map(toBatch);
         const resuming = earlier.find((batch) => batch.state === 'admitting');
-        if (resuming) return { kind: 'resume', batchId: resuming.id };
-        // Bytes that could not be used, or that a person turned down, may come again.
-        const made = earlier.find(
-          (batch) => batch.state !== 'unusable' && batch.state !== 'refused',
+        if (resuming)
+          return { kind: 'resume', batchId: resuming.id, nameNumber: resuming.nameNumber };
+        // A file an earlier run left in processing/: its rows are followed, not journaled
+        // again. One that has just arrived is a batch of its own whatever its bytes (next
+        // month's fixed payroll may be byte for byte this month's): the rules on who is
+        // paid judge its rows.
+        const made = earlier.findLast(
+          (batch) => !file.arrived && !['unusable', 'refused', 'done'].includes(batch.state),
         );
-        if (made) return { kind: 'same-file', batchId: made.id };
+        if (made) return { kind: 'same-file', batchId: made.id, nameNumber: made.nameNumber };
+        const nameNumber = (statements.lastNameNumber.get(file.nameKey) as { n: number }).n + 1;
         const { lastInsertRowid } = statements.insertBatch.run({
-          fileName,
-          sha256,
+          fileName: file.name,
+          sha256: file.sha256,
           receivedAt: now(),
           state: 'admitting',
           rows: 0,
@@ -654,8 +1033,10 @@ export function openJournal(path: string, options: JournalOptions = {}) {
           invalid: 0,
           totalCents: 0,
           problems: '[]',
+          nameKey: file.nameKey,
+          nameNumber,
         });
-        return { kind: 'new', batchId: Number(lastInsertRowid) };
+        return { kind: 'new', batchId: Number(lastInsertRowid), nameNumber };
       },
     ),
 
@@ -668,15 +1049,73 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         batchId: number,
         figures: Omit<BatchInput, 'fileName' | 'sha256'>,
         holdReason?: string,
+        rules?: { sameNameNewBatchAfterMs: number | null },
       ): void => {
         if (figures.state === 'held' || figures.state === 'unusable') {
-          holdQueuedRows(batchId, holdReason ?? figures.state);
+          holdQueuedRows(batchId, 'file', holdReason ?? figures.state);
+        } else if (rules) {
+          const corrected = correctionCandidate(batchId);
+          if (corrected !== undefined && isCorrectionOf(batchId, corrected)) {
+            applyCorrection(batchId, corrected, `a corrected copy of batch ${corrected}`);
+          } else {
+            holdIfNamedAsEarlier(batchId, rules.sameNameNewBatchAfterMs);
+          }
         }
         statements.finishBatch.run({
           ...figures,
           id: batchId,
           problems: JSON.stringify(figures.problems),
         });
+      },
+    ),
+
+    /**
+     * Rows of a batch closed by a corrected copy that still waits for approval: turning
+     * the copy down gives them back, so the batch is not finished while it waits.
+     */
+    supersededByWaiting: (batchId: number): number =>
+      (statements.supersededByWaiting.get(batchId) as { n: number }).n,
+
+    /** Held rows of a batch by reason, with what one of them says. */
+    holdsOfBatch: (batchId: number): HoldSummary[] =>
+      (
+        statements.holdsOfBatch.all(batchId) as {
+          hold_reason: HoldReason | null;
+          n: number;
+          cents: number;
+          message: string | null;
+        }[]
+      ).map((row) => ({
+        reason: row.hold_reason,
+        rows: row.n,
+        cents: row.cents,
+        message: row.message,
+      })),
+
+    /**
+     * A person's answer that a batch corrects `corrected` (another name, or later than a
+     * day): the corrected-copy rules applied by hand (see applyCorrection). Returns how
+     * many of its rows may now be sent.
+     */
+    correctBatch: writing((copy: number, corrected: number, why: string): number => {
+      applyCorrection(copy, corrected, why);
+      return (statements.copyMaySend.all(copy) as MaySendRow[]).filter(
+        (row) => row.state === 'queued',
+      ).length;
+    }),
+
+    /**
+     * A person's release of a batch's rows held for `reason`: queued, to be sent, each move
+     * audited with who released it and why.
+     */
+    releaseHolds: writing(
+      (batchId: number, reason: HoldReason, why: string): { rows: number; cents: number } => {
+        const rows = statements.releaseHolds.all({ now: now(), batchId, reason }) as {
+          order_id: string;
+          value_cents: number;
+        }[];
+        for (const row of rows) audit(row.order_id, 'held', 'queued', why);
+        return { rows: rows.length, cents: rows.reduce((sum, row) => sum + row.value_cents, 0) };
       },
     ),
 
@@ -699,7 +1138,8 @@ export function openJournal(path: string, options: JournalOptions = {}) {
      */
     refuseBatch: writing((batchId: number, why: string): boolean => {
       if (statements.refuseBatch.run(batchId).changes !== 1) return false;
-      holdQueuedRows(batchId, why);
+      holdQueuedRows(batchId, 'file', why);
+      giveBack(batchId, `the copy that had taken it over was turned down (${why})`);
       return true;
     }),
 
@@ -714,7 +1154,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
 
     /** A batch the balance does not cover: its queued rows held, checked again every run. */
     underfundBatch: writing((batchId: number, why: string): void => {
-      holdQueuedRows(batchId, why);
+      holdQueuedRows(batchId, 'balance', why);
       statements.setBatchState.run('underfunded', batchId);
       statements.setHeldBecause.run(why, batchId);
     }),
@@ -744,97 +1184,101 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       })),
 
     /**
-     * Journals a batch's payouts in one transaction: each is new (queued), a retry of an
-     * orderId the gateway never saw (queued again), a replay or a conflict (recorded as a
-     * line of the batch, never sent).
+     * Journals a batch's payouts in one transaction, each by the rules on who is paid
+     * (see admission.ts): new (queued), a row of an earlier batch of its name taken over,
+     * held as a possible duplicate, or (its orderId another file's) a held line.
      */
-    admitPayouts: writing((batchId: number, payouts: readonly PayoutInput[]): AdmittedPayout[] =>
-      payouts.map(({ line, request }) => {
-        const hash = payloadHash(request);
-        const row = statements.known.get(request.orderId) as KnownRow | undefined;
-        const previous: Known | undefined = row && {
-          payloadHash: row.payload_hash,
-          state: row.state as RowState,
-          batchId: row.batch_id,
-          line: row.line,
-        };
-        // The same row of the same batch again: an interrupted admission resuming.
-        if (
-          previous &&
-          previous.batchId === batchId &&
-          previous.line === line &&
-          previous.payloadHash === hash
-        ) {
-          return { orderId: request.orderId, line, admission: 'same' as const };
-        }
-        const admission = admit(hash, previous);
-        const json = JSON.stringify(request);
-        const at = now();
-        switch (admission.kind) {
-          case 'new':
-            statements.insertPayout.run(
-              request.orderId,
-              batchId,
-              line,
-              json,
-              hash,
-              request.value,
-              at,
-            );
-            audit(request.orderId, null, 'queued', `journaled from batch ${batchId}, line ${line}`);
-            break;
-          case 'retry':
-            statements.replacePayout.run(
-              batchId,
-              line,
-              json,
-              hash,
-              request.value,
-              at,
-              request.orderId,
-            );
-            audit(
-              request.orderId,
-              admission.previous.state,
-              'queued',
-              `replaced by batch ${batchId}, line ${line}: the earlier payload never reached the gateway`,
-            );
-            if (admission.previous.batchId !== batchId) {
-              // The earlier file keeps a line for it, so its result still has every row.
-              const file = (statements.batchById.get(batchId) as BatchRow | undefined)?.file_name;
-              statements.insertLine.run(
-                admission.previous.batchId,
-                admission.previous.line,
-                'superseded',
+    admitPayouts: writing(
+      (
+        batchId: number,
+        payouts: readonly PayoutInput[],
+        rules: AdmissionRules,
+      ): AdmittedPayout[] => {
+        const batch = statements.batchById.get(batchId) as BatchRow | undefined;
+        if (!batch) throw new JournalError(`batch ${batchId} is not in the journal`);
+        return payouts.map(({ line, request }) => {
+          const hash = payloadHash(request);
+          const previous = knownOf(request.orderId, batch.name_key);
+          // The same row of the same batch again: an interrupted admission resuming.
+          if (
+            previous &&
+            previous.batchId === batchId &&
+            previous.line === line &&
+            previous.payloadHash === hash
+          ) {
+            return { orderId: request.orderId, line, admission: 'same' as const };
+          }
+          const at = now();
+          const document = documentKey(request.cpfCnpj);
+          const admission = admit(previous, coveringOf(request, batchId, rules));
+          const params = {
+            orderId: request.orderId,
+            batchId,
+            line,
+            request: JSON.stringify(request),
+            hash,
+            value: request.value,
+            document,
+            now: at,
+          };
+          let covering: Covering | undefined;
+          switch (admission.kind) {
+            case 'new':
+            case 'duplicate':
+              statements.insertPayout.run(params);
+              audit(
                 request.orderId,
                 null,
-                `was ${admission.previous.state}, never sent; taken over by line ${line} of ${file ?? `batch ${batchId}`}`,
+                'queued',
+                `journaled from batch ${batchId}, line ${line}`,
               );
-            }
-            break;
-          case 'replay':
-            statements.insertLine.run(
-              batchId,
-              line,
-              'replay',
-              request.orderId,
-              null,
-              `already journaled from batch ${admission.previous.batchId}, line ${admission.previous.line} (now ${admission.previous.state}): not sent again`,
-            );
-            break;
-          case 'conflict':
-            statements.insertLine.run(
-              batchId,
-              line,
-              'conflict',
-              request.orderId,
-              null,
-              `orderId already used by batch ${admission.previous.batchId}, line ${admission.previous.line} (${admission.previous.state}) with other details: not sent`,
-            );
-            break;
-        }
-        return { orderId: request.orderId, line, admission: admission.kind };
-      }),
+              covering = admission.kind === 'duplicate' ? admission.covering : undefined;
+              break;
+            case 'retry':
+              statements.replacePayout.run(params);
+              audit(
+                request.orderId,
+                admission.previous.state,
+                'queued',
+                `replaced by batch ${batchId}, line ${line}: the earlier payload never reached the gateway`,
+              );
+              if (admission.previous.batchId !== batchId) {
+                // The earlier file keeps a line for it, so its result still has every row.
+                statements.insertLine.run(
+                  admission.previous.batchId,
+                  admission.previous.line,
+                  'superseded',
+                  request.orderId,
+                  null,
+                  `was ${admission.previous.state}, never sent; taken over by line ${line} of ${batch.file_name}`,
+                );
+              }
+              covering = admission.covering;
+              break;
+            case 'journaled':
+              statements.insertLine.run(
+                batchId,
+                line,
+                'held',
+                request.orderId,
+                null,
+                journaledMessage(request.orderId, admission.previous),
+              );
+              break;
+          }
+          if (covering) {
+            const message = duplicateMessage(covering, batch.file_name);
+            statements.holdAsDuplicate.run({
+              orderId: request.orderId,
+              coveredBy: covering.orderId,
+              message,
+              now: at,
+            });
+            audit(request.orderId, 'queued', 'held', message);
+          }
+          return { orderId: request.orderId, line, admission: admission.kind };
+        });
+      },
     ),
 
     /**
@@ -991,17 +1435,14 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     moveMany: (moves: readonly Move[]): boolean[] => moveAll(moves),
 
     /** What admission would weigh a new row of this orderId against. */
-    known: (orderId: string): Known | undefined => {
-      const row = statements.known.get(orderId) as KnownRow | undefined;
-      return (
-        row && {
-          payloadHash: row.payload_hash,
-          state: row.state as RowState,
-          batchId: row.batch_id,
-          line: row.line,
-        }
-      );
-    },
+    known: (orderId: string): Known | undefined => knownOf(orderId, null),
+
+    /**
+     * What admitting this row in a new batch of this name would decide, writing nothing
+     * (`run --dry-run`).
+     */
+    weigh: (request: CashOutRequest, nameKey: string, rules: AdmissionRules): Admission =>
+      admit(knownOf(request.orderId, nameKey), coveringOf(request, 0, rules)),
 
     payout: (orderId: string): PayoutRecord | undefined => {
       const row = statements.payout.get(orderId) as PayoutRow | undefined;
@@ -1118,7 +1559,14 @@ export function openJournal(path: string, options: JournalOptions = {}) {
 }
 export type Journal = ReturnType<typeof openJournal>;
 
+/** States as an SQL list: constants of ours, never input. */
+function inList(states: readonly RowState[]): string {
+  return states.map((state) => `'${state}'`).join(', ');
+}
+
 const BUSY_WAIT_MS = 10_000;
+/** A file of the same name this soon after a batch may be its corrected copy. */
+const CORRECTION_WINDOW_MS = 24 * 60 * 60 * 1000;
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
@@ -1204,6 +1652,8 @@ interface BatchRow {
   result_name: string | null;
   awaiting_name: string | null;
   held_because: string | null;
+  name_key: string | null;
+  name_number: number | null;
 }
 
 function toBatch(row: BatchRow): BatchRecord {
@@ -1220,6 +1670,8 @@ function toBatch(row: BatchRow): BatchRecord {
     problems: JSON.parse(row.problems) as string[],
     awaitingName: row.awaiting_name,
     heldBecause: row.held_because,
+    nameKey: row.name_key,
+    nameNumber: row.name_number ?? 1,
   };
 }
 
@@ -1236,6 +1688,40 @@ interface KnownRow {
   state: string;
   batch_id: number;
   line: number;
+  admitted_at: number | null;
+  file_name: string;
+  name_key: string | null;
+}
+
+interface CoveringRow {
+  order_id: string;
+  batch_id: number;
+  line: number;
+  state: string;
+  admitted_at: number;
+  transaction_id: number | null;
+  value_cents: number;
+  file_name: string;
+}
+
+interface MaySendRow {
+  order_id: string;
+  document: string;
+  value_cents: number;
+  state: string;
+}
+
+function toCovering(row: CoveringRow): Covering {
+  return {
+    orderId: row.order_id,
+    batchId: row.batch_id,
+    line: row.line,
+    state: row.state as RowState,
+    fileName: row.file_name,
+    admittedAt: row.admitted_at,
+    transactionId: row.transaction_id,
+    valueCents: row.value_cents,
+  };
 }
 
 interface LockRow {

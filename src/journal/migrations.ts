@@ -150,4 +150,37 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    version: 9,
+    sql: `
+      -- Who is paid, and once: a batch's name as it names a payroll (copy marks dropped)
+      -- and its number among the batches of that name, for derived orderIds and the
+      -- same-name rule. Batches journaled before this have no name key: they take part in
+      -- the cover rule through their payouts, not in the same-name rule.
+      ALTER TABLE batches ADD COLUMN name_key TEXT;
+      ALTER TABLE batches ADD COLUMN name_number INTEGER;
+      CREATE INDEX batches_by_name_key ON batches (name_key, id);
+
+      -- The cover rule: a payout's normalised document and when it was journaled, so a
+      -- row can be compared with every payout of the same document and amount in a window.
+      ALTER TABLE payouts ADD COLUMN document TEXT;
+      ALTER TABLE payouts ADD COLUMN admitted_at INTEGER;
+      UPDATE payouts SET document = upper(json_extract(request, '$.cpfCnpj')),
+        admitted_at = (SELECT received_at FROM batches WHERE batches.id = payouts.batch_id);
+      CREATE INDEX payouts_by_cover ON payouts (document, value_cents, admitted_at);
+
+      -- Why a held row is held (a person's release frees only its own reason), and the
+      -- payout it may repeat (one payout covers at most one row).
+      ALTER TABLE payouts ADD COLUMN hold_reason TEXT;
+      ALTER TABLE payouts ADD COLUMN covered_by TEXT;
+      CREATE INDEX payouts_by_covered_by ON payouts (covered_by) WHERE covered_by IS NOT NULL;
+
+      -- Corrected copies: the batch a copy corrects, and the copy that closed a row of it
+      -- (turning the copy down gives the row back).
+      ALTER TABLE batches ADD COLUMN corrects INTEGER REFERENCES batches (id);
+      ALTER TABLE payouts ADD COLUMN superseded_by INTEGER REFERENCES batches (id);
+      CREATE INDEX payouts_by_superseded_by ON payouts (superseded_by)
+        WHERE superseded_by IS NOT NULL;
+    `,
+  },
 ];

@@ -13,7 +13,11 @@ export const ROW_STATES = [
   'invalid',
   /** Valid and waiting to be sent. */
   'queued',
-  /** Stopped by a safety limit or the balance check; sent only once released. */
+  /**
+   * Stopped by a safety limit, the balance check or a rule on who is paid (a possible
+   * duplicate, a file named as an earlier batch); its reason is kept, and sent only once
+   * that reason is released.
+   */
   'held',
   /** Claimed, and its request committed as about to leave: the answer is not known yet. */
   'sending',
@@ -27,6 +31,10 @@ export const ROW_STATES = [
   'refunded',
   /** The gateway refused it (a 4xx with a message); never sent again. */
   'rejected',
+  /** Never sent: an earlier payout of another file is this one (it is shown instead). */
+  'covered',
+  /** Never sent: a corrected copy of its file changed or left it out. */
+  'superseded',
   /**
    * Never sent (again), for a person to look at: its orderId is journaled with another
    * payload, or the gateway holds another transaction under it, or it was refused on a
@@ -42,8 +50,8 @@ const SETTLED = ['paid', 'failed', 'canceled', 'refunded'] as const;
 const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
   invalid: [],
   // Unknown: a recovered journal looks a row up before its first send (DESIGN.md section 5).
-  queued: ['sending', 'held', 'unknown'],
-  held: ['queued'],
+  queued: ['sending', 'held', 'unknown', 'superseded'],
+  held: ['queued', 'covered', 'superseded'],
   // Back to queued only on answers that prove nothing was created (429, refused connection).
   sending: ['queued', 'unknown', 'pending', 'rejected', 'conflict', ...SETTLED],
   // Found by lookup (adopted), or proven absent twice after the grace period (sent again).
@@ -57,6 +65,9 @@ const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
   refunded: [],
   rejected: [],
   conflict: [],
+  covered: [],
+  // Rejecting the copy that superseded it gives it back, as it was.
+  superseded: ['queued', 'held'],
 };
 
 export function canMove(from: RowState, to: RowState): boolean {
@@ -64,7 +75,14 @@ export function canMove(from: RowState, to: RowState): boolean {
 }
 
 /** States that never change again on their own (a paid row only by a Pix return): a file whose rows are all final is archived. */
-export const FINAL: readonly RowState[] = ['invalid', 'rejected', 'conflict', ...SETTLED];
+export const FINAL: readonly RowState[] = [
+  'invalid',
+  'rejected',
+  'conflict',
+  'covered',
+  'superseded',
+  ...SETTLED,
+];
 
 /** States a person must look at (DESIGN.md section 8, exit code 2). */
 export const NEEDS_A_PERSON: readonly RowState[] = [
@@ -85,3 +103,39 @@ export const UNFINISHED: readonly RowState[] = ['queued', 'sending', 'unknown', 
  * orderId with another payload (DESIGN.md section 5).
  */
 export const NEVER_REACHED_GATEWAY: readonly RowState[] = ['invalid', 'rejected', 'held'];
+
+/**
+ * States of a payout that has moved money or may still move it: such a payout covers a
+ * later row of the same document and amount. A covered row counts too (the payout that
+ * covers it moved the money), or a third copy would find its payout already covering the
+ * second and be sent; failed, rejected, canceled, invalid and superseded ones never moved
+ * any and never will.
+ */
+export const MAY_MOVE_MONEY: readonly RowState[] = [
+  'paid',
+  'pending',
+  'unknown',
+  'sending',
+  'covered',
+  'queued',
+  'held',
+];
+
+/** States of a payout whose money has left, or may have: a copy of it is covered by it. */
+export const SENT: readonly RowState[] = ['paid', 'pending', 'unknown', 'sending', 'covered'];
+
+/**
+ * Why a row is held, so that each release frees only its own: the file as a whole (a
+ * control total, a person's refusal), the balance check, or a rule on who is paid.
+ */
+export const HOLD_REASONS = [
+  'file',
+  'balance',
+  /** The same document and amount as a payout of another file within duplicateWindow. */
+  'duplicate',
+  /** Named as an earlier batch, whose rows it repeats. */
+  'same-name',
+  /** In a corrected copy, another amount or name for a document the batch it corrects paid. */
+  'changes-paid',
+] as const;
+export type HoldReason = (typeof HOLD_REASONS)[number];

@@ -67,11 +67,13 @@ export function resultRecord(
 ): ResultRecord {
   const payout = entry.payout;
   const request = payout?.request;
-  const status = payout?.state ?? entry.kind;
+  const status = entry.kind === 'payout' ? (payout?.state ?? entry.kind) : entry.kind;
+  // A row held by a rule on who is paid says why itself; one held with its whole batch
+  // (the balance, a control total) says what holds the batch.
   const message =
     entry.kind === 'payout'
       ? status === 'held'
-        ? heldBecause
+        ? payout?.message || heldBecause
         : (payout?.message ?? '')
       : [entry.column, entry.note].filter(Boolean).join(': ');
   return {

@@ -78,6 +78,7 @@ async function follow(mode) {
           orderId: `${mode}-${i}`,
         },
       })),
+      { duplicateWindowMs: 0 },
     );
     const deps = {
       journal,

@@ -47,7 +47,7 @@ describe('payouts validate', () => {
       'line 3, column "CPF": 321.654.987-90 is not a valid CPF',
       'line 5, column "Valor": "1,5E+03" was turned into scientific notation',
       'line 6, column "Nome": is empty',
-      'line 8, column "Referência": "ref-006" is already used on line 7',
+      'line 8, column "ID do pagamento": "ref-006" is already used on line 7',
       'line 10, column "Chave Pix": 11999999975 could be a CPF or a phone number',
       'line 12, column "Valor": 1.234 could mean thousands or decimals',
       'line 4, column "CPF": leading zeros restored: 1234567890 read as 01234567890',

@@ -66,6 +66,27 @@ describe('mapHeader', () => {
     expect(reading.ignored).toEqual(['Observação']);
   });
 
+  // In accounting these name employees, suppliers and purchase orders, which repeat
+  // every month: read as orderIds, next month's unchanged salary was never sent.
+  it.each(['ID', 'id', 'Ref', 'Referência', 'Pedido', 'Identificador'])(
+    'does not take a %j column for orderIds',
+    (heading) => {
+      const reading = mapHeader([heading, 'Nome', 'CPF', 'E-mail', 'Celular', 'Chave', 'Valor']);
+      expect(reading.ok).toBe(true);
+      if (!reading.ok) return;
+      expect(reading.columns.orderId).toBeUndefined();
+      expect(reading.ignored).toContain(heading);
+    },
+  );
+
+  it.each(['orderId', 'Order ID', 'ID do pagamento', 'Id do Pagamento'])(
+    'takes an explicit %j heading for orderIds',
+    (heading) => {
+      const reading = mapHeader([heading, 'Nome', 'CPF', 'E-mail', 'Celular', 'Chave', 'Valor']);
+      expect(reading.ok && reading.columns.orderId?.heading).toBe(heading);
+    },
+  );
+
   it('names every missing column and the headings it accepts', () => {
     const reading = mapHeader(['nome', 'chave']);
     expect(reading.ok).toBe(false);

@@ -1,21 +1,53 @@
 import { describe, expect, it } from 'vitest';
-import { batchSlug, batchStem, contentFingerprint, deriveOrderId } from '../../src/csv/order-id.js';
+import {
+  batchKey,
+  batchSlug,
+  batchStem,
+  contentFingerprint,
+  deriveOrderId,
+} from '../../src/csv/order-id.js';
 
 describe('batchStem', () => {
   it.each([
     ['payroll-2026-11.csv', 'payroll-2026-11'],
     ['/srv/inbox/payroll-2026-11.CSV', 'payroll-2026-11'],
-    ['payroll-2026-11 (1).csv', 'payroll-2026-11'],
     ['payroll-2026-11 - Copy.csv', 'payroll-2026-11'],
-    ['payroll-2026-11 - Copy (2).csv', 'payroll-2026-11'],
+    ['payroll-2026-11 - Cópia.csv', 'payroll-2026-11'],
     ['Cópia de payroll-2026-11.csv', 'payroll-2026-11'],
+    ['Copy of payroll-2026-11.csv', 'payroll-2026-11'],
+    ['folha (corrigida).csv', 'folha'],
+    ['folha (Corrigido).csv', 'folha'],
     ['fornecedores.txt', 'fornecedores'],
     ['bonus 2026.csv', 'bonus 2026'],
-    // Two digits in parentheses are more likely a month than a copy.
+    // A number in parentheses may name an installment: never a copy mark.
+    ['13o salario (1).csv', '13o salario (1)'],
+    ['13o salario (2).csv', '13o salario (2)'],
+    ['payroll-2026-11 - Copy (2).csv', 'payroll-2026-11 - Copy (2)'],
     ['folha (11).csv', 'folha (11)'],
-    ['payroll (2026).csv', 'payroll (2026)'],
+    // The mark payouts itself gives a file whose name is taken in a folder.
+    ['folha [2].csv', 'folha'],
   ])('%j -> %j', (name, stem) => {
     expect(batchStem(name)).toBe(stem);
+  });
+});
+
+describe('deriveOrderId with a batch number', () => {
+  const content = {
+    pixKeyType: 'CPF',
+    pixKey: '52998224725',
+    cpfCnpj: '52998224725',
+    valueCents: 1000,
+    name: 'Ana Souza',
+  };
+
+  it("gives next month's file of the same name orderIds of its own", () => {
+    const first = contentFingerprint(batchKey('folha', 1), content);
+    const second = contentFingerprint(batchKey('folha', 2), content);
+    expect(second).not.toEqual(first);
+    expect(deriveOrderId(batchSlug('folha', 2), second, 0)).toMatch(/^folha-b2-[0-9a-f]{16}$/);
+    // The first batch of a name keeps the ids earlier versions gave it.
+    expect(batchKey('folha', 1)).toBe(batchKey('folha'));
+    expect(batchSlug('folha', 1)).toBe('folha');
   });
 });
 

@@ -299,7 +299,7 @@ describe('readPayoutFile', () => {
     const corrected = await readAll(
       writeFile(
         folder(),
-        'payroll-11 (1).csv',
+        'payroll-11 (corrigida).csv',
         [header, good, twin, fixedLater.replace('bruno@example,', 'bruno@example.com,')].join('\n'),
       ),
     );

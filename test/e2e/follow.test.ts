@@ -165,7 +165,7 @@ describe('payouts run follows payouts to the end and writes results (child proce
     );
     const second = await runCli(['run'], { env });
     expect(second.code, second.stdout + second.stderr).toBe(0);
-    expect(second.stdout).toContain('archived as payroll (2).csv');
+    expect(second.stdout).toContain('archived as payroll [2].csv');
     expect(
       readResult(join(home, 'results', 'payroll.result.csv')).map((r) => r['orderId']),
     ).toEqual(['m1-1']);
@@ -173,11 +173,11 @@ describe('payouts run follows payouts to the end and writes results (child proce
       readResult(join(home, 'results', 'payroll (batch 2).result.csv')).map((r) => r['orderId']),
     ).toEqual(['m2-1']);
     expect(existsSync(join(home, 'archive', 'payroll.csv'))).toBe(true);
-    expect(existsSync(join(home, 'archive', 'payroll (2).csv'))).toBe(true);
+    expect(existsSync(join(home, 'archive', 'payroll [2].csv'))).toBe(true);
     expect(sandbox.ledger()).toHaveLength(2);
   });
 
-  it('a held file whose rows a corrected copy takes over is archived with every line, each marked superseded', async () => {
+  it('a held file whose rows its corrected copy takes over is archived with every line, each marked superseded', async () => {
     const { home, env, sandbox } = await setUp(100);
     const rows = [
       row('h-1', 'Ana', 'a@example.com', '10,00'),
@@ -199,20 +199,20 @@ describe('payouts run follows payouts to the end and writes results (child proce
       ),
     });
     writeFileSync(
-      join(home, 'inbox', 'pay-fixed.csv'),
+      join(home, 'inbox', 'pay (corrigida).csv'),
       `${[HEADER, ...rows, 'Total,,,,,,,"30,00"'].join('\n')}\n`,
     );
     const fixed = await runCli(['run'], { env });
     expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
     expect(existsSync(join(home, 'archive', 'pay.csv'))).toBe(true);
-    expect(existsSync(join(home, 'archive', 'pay-fixed.csv'))).toBe(true);
+    expect(existsSync(join(home, 'archive', 'pay (corrigida).csv'))).toBe(true);
     const old = readResult(join(home, 'results', 'pay.result.csv'));
     expect(old.map((r) => [r['line'], r['orderId'], r['status']])).toEqual([
       ['2', 'h-1', 'superseded'],
       ['3', 'h-2', 'superseded'],
       ['4', '', 'skipped'],
     ]);
-    expect(old[0]?.['message']).toContain('taken over by line 2 of pay-fixed.csv');
+    expect(old[0]?.['message']).toContain('taken over by line 2 of pay (corrigida).csv');
     expect([...ledgerCounts(sandbox)].sort()).toEqual([
       ['h-1', 1],
       ['h-2', 1],

@@ -23,7 +23,9 @@ function payrollFile(prefix: string, rows: number): string {
   for (let i = 0; i < rows; i++) {
     const id = `${prefix}-${String(i).padStart(4, '0')}`;
     lines.push(
-      `${id},Pessoa ${i},p${i}@example.com,11987654321,52998224725,EMAIL,p${i}@example.com,"1,00"`,
+      // Amounts of their own per file and row: one document and amount in two files is
+      // held as a possible duplicate, which is not what these tests are about.
+      `${id},Pessoa ${i},p${i}@example.com,11987654321,52998224725,EMAIL,p${i}@example.com,"${i + 1},${String(prefix.charCodeAt(0) % 100).padStart(2, '0')}"`,
     );
   }
   return `${lines.join('\n')}\n`;

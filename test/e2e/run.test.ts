@@ -99,27 +99,76 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
       [header, ...good, broken.replace('caio@example,', 'caio@example.com,')].join('\n'),
     );
     const second = await runCli(['run', '--json'], { env });
-    // 2: the first copy, still in processing/, keeps its invalid row; nothing yet marks it
-    // as superseded by the corrected copy.
-    expect(second.code, second.stderr).toBe(2);
+    // A corrected copy: the fixed row is sent, the two paid ones are covered, and the
+    // first copy's invalid line is marked as corrected: nothing needs a person, and only
+    // the payouts still pending (this run does not follow them) make it exit 3.
+    expect(second.code, second.stdout + second.stderr).toBe(3);
     expect(sandbox.ledger()).toHaveLength(3);
     expect(duplicates()).toEqual([]);
     const files = (
       JSON.parse(second.stdout) as { files: { file: string; rows: Record<string, number> }[] }
     ).files;
-    // The two unchanged rows are replays, reported as what became of them.
-    expect(files.find((f) => f.file === 'folha-2026-11 (2).csv')?.rows).toEqual({ pending: 3 });
+    expect(files.find((f) => f.file.startsWith('folha-2026-11'))?.rows).toMatchObject({
+      covered: 2,
+    });
 
-    // And the identical file a third time: nothing at all.
+    // And the identical file a third time, the same day: a copy with nothing to correct,
+    // every row covered, nothing sent.
     drop(
       'folha-2026-11.csv',
       [header, ...good, broken.replace('caio@example,', 'caio@example.com,')].join('\n'),
     );
-    await runCli(['run'], { env });
+    const third = await runCli(['run', '--json'], { env });
+    expect(third.code).toBe(3); // the first payouts are still pending: not followed here
+    const thirdFiles = (
+      JSON.parse(third.stdout) as { files: { batchId: number; rows: Record<string, number> }[] }
+    ).files;
+    expect(thirdFiles.find((f) => f.batchId === 3)?.rows).toEqual({ covered: 3 });
     expect(sandbox.ledger()).toHaveLength(3);
-    expect(
-      readFileSync(join(home, 'rejected', 'folha-2026-11 (3).csv.reason.txt'), 'utf8'),
-    ).toContain('the same bytes as batch 2');
+  });
+
+  it('a re-export under another name is held; `payouts approve --new-batch --by` releases it, recorded with who', async () => {
+    const header = 'Nome;CPF;E-mail;Celular;Chave Pix;Valor';
+    const rows = [
+      'Ana Souza;529.982.247-25;ana@example.com;(11) 98765-4321;ana@example.com;3.000,00',
+      'Bia Lima;111.444.777-35;bia@example.com;(11) 98765-4322;bia@example.com;2.500,00',
+    ];
+    drop('folha.csv', [header, ...rows].join('\r\n'));
+    expect((await runCli(['run'], { env })).code).toBe(3);
+    drop('folha_final.csv', [header, ...rows].join('\n'));
+    const held = await runCli(['run'], { env });
+    expect(held.code).toBe(2);
+    expect(held.stdout).toContain(
+      '2 rows repeat the document and amount of a payout of another file',
+    );
+    expect(held.stdout).toContain('payouts approve "folha_final.csv" --new-batch');
+    expect(sandbox.ledger()).toHaveLength(2);
+
+    const approved = await runCli(['approve', 'folha_final.csv', '--new-batch', '--by', 'Maria'], {
+      env,
+    });
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain('2 payouts, R$ 5.500,00, released by Maria as new payments');
+    expect((await runCli(['run'], { env })).code).toBe(3);
+    expect(sandbox.ledger()).toHaveLength(4);
+    expect(duplicates()).toEqual([]);
+    const journal = openJournal(join(home, 'journal.db'));
+    try {
+      const orderId = journal.batches('folha_final.csv')[0]?.id;
+      const released = journal
+        .resultEntries(orderId ?? 0, 0, 10)
+        .flatMap((entry) => journal.history(entry.orderId ?? ''))
+        .filter((move) => move.from === 'held' && move.to === 'queued');
+      expect(released).toHaveLength(2);
+      expect(released[0]?.reason).toContain('released by Maria');
+    } finally {
+      journal.close();
+    }
+    const again = await runCli(['approve', 'folha_final.csv', '--new-batch'], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(
+      'has rows held as possible duplicates or for its name: nothing changed',
+    );
   });
 
   it('a refused token ends the run with exit 1 and sends nothing; the next run with the right token sends all', async () => {
@@ -143,11 +192,18 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     // What a run killed while reading lost.csv leaves, after someone removed the file.
     const journal = openJournal(join(home, 'journal.db'));
     const sha256 = createHash('sha256').update(content).digest('hex');
-    const { batchId } = journal.batchForFile('lost.csv', sha256);
+    const { batchId } = journal.batchForFile({
+      name: 'lost.csv',
+      nameKey: 'lost',
+      sha256,
+      arrived: true,
+    });
     const person = { name: 'Ana', email: 'ana@example.com', phone: '+5511987654321' };
-    journal.admitPayouts(batchId, [
-      { line: 2, request: cashOutRequest('lost-1', { value: 1000, person }) },
-    ]);
+    journal.admitPayouts(
+      batchId,
+      [{ line: 2, request: cashOutRequest('lost-1', { value: 1000, person }) }],
+      { duplicateWindowMs: 0 },
+    );
     journal.close();
 
     const reported = await runCli(['run'], { env });
@@ -361,10 +417,10 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     await runCli(['run'], { env });
     drop('payroll-2026-11.csv');
     const again = JSON.parse((await runCli(['run', '--dry-run', '--json'], { env })).stdout) as {
-      files: { file: string; wouldSend: number; replays: number }[];
+      files: { file: string; wouldSend: number; held: number }[];
     };
     expect(
-      again.files.find((f) => f.file === 'payroll-2026-11.csv' && f.replays === 6)?.wouldSend,
+      again.files.find((f) => f.file === 'payroll-2026-11.csv' && f.held === 6)?.wouldSend,
     ).toBe(0);
   });
 });

@@ -83,6 +83,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     journal.admitPayouts(
       batchId,
       ids.map((id, i) => ({ line: i + 2, request: cashOutRequest(id) })),
+      { duplicateWindowMs: 0 },
     );
     return ids;
   };

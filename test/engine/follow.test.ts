@@ -88,6 +88,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
         line: i + 2,
         request: cashOutRequest(`${prefix}-${i}`, { pixKeyType: 2, pixKey }),
       })),
+      { duplicateWindowMs: 0 },
     );
   };
 

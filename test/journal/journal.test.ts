@@ -69,62 +69,71 @@ describe('journal', () => {
     );
   });
 
-  it('journals new payouts as queued, and tells replays from conflicts', () => {
+  it('journals new payouts as queued; an orderId of another file is held naming it, never a replay', () => {
     const journal = open();
     const first = journal.recordBatch(batch, []);
     expect(
       journal
-        .admitPayouts(first, [
-          { line: 2, request: request('p-1') },
-          { line: 3, request: request('p-2') },
-        ])
+        .admitPayouts(
+          first,
+          [
+            { line: 2, request: request('p-1') },
+            { line: 3, request: request('p-2', 2000) },
+          ],
+          { duplicateWindowMs: 0 },
+        )
         .map((a) => a.admission),
     ).toEqual(['new', 'new']);
-    const second = journal.recordBatch({ ...batch, fileName: 'payroll (1).csv' }, [
+    const second = journal.recordBatch({ ...batch, fileName: 'outro.csv' }, [
       { line: 4, kind: 'invalid', orderId: null, column: 'name', message: 'is empty' },
     ]);
-    const admitted = journal.admitPayouts(second, [
-      { line: 2, request: request('p-1') },
-      { line: 3, request: request('p-2', 9999) },
-      { line: 5, request: request('p-3') },
-    ]);
-    expect(admitted.map((a) => a.admission)).toEqual(['replay', 'conflict', 'new']);
-    expect(journal.payout('p-2')?.valueCents).toBe(1000); // the conflict changed nothing
+    const admitted = journal.admitPayouts(
+      second,
+      [
+        { line: 2, request: request('p-1') },
+        { line: 3, request: request('p-2', 9999) },
+        { line: 5, request: request('p-3', 3000) },
+      ],
+      { duplicateWindowMs: 0 },
+    );
+    expect(admitted.map((a) => a.admission)).toEqual(['journaled', 'journaled', 'new']);
+    expect(journal.payout('p-2')?.valueCents).toBe(2000); // the other file's row is untouched
     expect(journal.linesOfBatch(second)).toEqual([
       {
         line: 2,
-        kind: 'replay',
+        kind: 'held',
         orderId: 'p-1',
         column: null,
-        message: 'already journaled from batch 1, line 2 (now queued): not sent again',
+        message:
+          'orderId p-1 is already journaled from payroll.csv, line 2, on 1970-01-01 (now queued): not sent again. If this is another payment, give it an orderId of its own',
       },
-      {
-        line: 3,
-        kind: 'conflict',
-        orderId: 'p-2',
-        column: null,
-        message: 'orderId already used by batch 1, line 3 (queued) with other details: not sent',
-      },
+      expect.objectContaining({ line: 3, kind: 'held', orderId: 'p-2' }),
       { line: 4, kind: 'invalid', orderId: null, column: 'name', message: 'is empty' },
     ]);
+    // Counted as held, for a person: never as what became of the other file's payout.
+    expect(journal.rowTotalsOfBatch(second).rows).toEqual({ held: 2, invalid: 1, queued: 1 });
     expect(journal.history('p-3')).toEqual([
       { at: clock, from: null, to: 'queued', reason: 'journaled from batch 2, line 5' },
     ]);
   });
 
-  it('lets a new payload replace an orderId the gateway refused', () => {
+  it('lets a fixed copy of the same file replace an orderId the gateway refused', () => {
     const journal = open();
-    const first = journal.recordBatch(batch, []);
-    journal.admitPayouts(first, [{ line: 2, request: request('p-1') }]);
+    const file = { name: 'payroll.csv', nameKey: 'payroll', sha256: 'a1', arrived: true };
+    const first = journal.batchForFile(file).batchId;
+    journal.admitPayouts(first, [{ line: 2, request: request('p-1') }], { duplicateWindowMs: 0 });
+    journal.finishBatch(first, { ...batch, state: 'open' });
     const [claim] = journal.claimToSend('a', 10, 60_000);
     expect(
       journal.move('p-1', claim?.fence ?? 0, 'rejected', 'Validation Failed - pixKey (HTTP 400)', {
         message: 'Validation Failed - pixKey',
       }),
     ).toBe(true);
-    const second = journal.recordBatch(batch, []);
+    const second = journal.batchForFile({ ...file, sha256: 'a2' }).batchId;
     expect(
-      journal.admitPayouts(second, [{ line: 7, request: request('p-1', 1234) }])[0]?.admission,
+      journal.admitPayouts(second, [{ line: 7, request: request('p-1', 1234) }], {
+        duplicateWindowMs: 0,
+      })[0]?.admission,
     ).toBe('retry');
     expect(journal.payout('p-1')).toMatchObject({
       state: 'queued',
@@ -136,12 +145,90 @@ describe('journal', () => {
     });
   });
 
+  describe("the cover rule: the same document and amount as another file's payout", () => {
+    const DAY = 86_400_000;
+    const rules = { duplicateWindowMs: 20 * DAY };
+    const admitIn = (journal: Journal, fileName: string, requests: CashOutRequest[]) => {
+      const id = journal.recordBatch({ ...batch, fileName }, []);
+      return journal
+        .admitPayouts(
+          id,
+          requests.map((r, index) => ({ line: index + 2, request: r })),
+          rules,
+        )
+        .map((a) => a.admission);
+    };
+
+    it('holds a row as a possible duplicate, naming the payout, within the window only', () => {
+      const journal = open();
+      admitIn(journal, 'folha.csv', [request('a-1')]);
+      clock += 19 * DAY;
+      expect(admitIn(journal, 'folha-final.csv', [request('b-1')])).toEqual(['duplicate']);
+      expect(journal.payout('b-1')).toMatchObject({ state: 'held' });
+      expect(journal.payout('b-1')?.message).toMatch(
+        /^possible duplicate: the same document and amount as folha\.csv, line 2, journaled on 1970-01-01 \(now queued\); not sent\. If it is a new payment, run: payouts approve "folha-final\.csv" --new-batch$/,
+      );
+      clock += 2 * DAY; // 21 days after folha.csv, 2 after folha-final.csv
+      expect(admitIn(journal, 'folha-2.csv', [request('c-1')])).toEqual(['duplicate']);
+      expect(journal.payout('c-1')?.message).toContain('folha-final.csv');
+    });
+
+    it('compares documents as people write them, and amounts to the cent', () => {
+      const journal = open();
+      admitIn(journal, 'folha.csv', [request('a-1')]);
+      const punctuated = { ...request('b-1'), cpfCnpj: '529.982.247-25' };
+      expect(admitIn(journal, 'copia.csv', [punctuated, request('b-2', 1001)])).toEqual([
+        'duplicate',
+        'new',
+      ]);
+    });
+
+    it('lets one payout cover one row: the second of two equal rows is held by the other', () => {
+      const journal = open();
+      admitIn(journal, 'folha.csv', [request('a-1'), request('a-2')]);
+      expect(
+        admitIn(journal, 'copia.csv', [request('b-1'), request('b-2'), request('b-3')]),
+      ).toEqual(['duplicate', 'duplicate', 'new']);
+      expect(journal.payout('b-1')?.message).toContain('line 2');
+      expect(journal.payout('b-2')?.message).toContain('line 3');
+    });
+
+    it.each([
+      ['failed', 'new'],
+      ['rejected', 'new'],
+      ['canceled', 'new'],
+      ['paid', 'duplicate'],
+      ['pending', 'duplicate'],
+      ['unknown', 'duplicate'],
+    ] as const)('a payout %s covers: %s', (state, expected) => {
+      const journal = open();
+      admitIn(journal, 'folha.csv', [request('a-1')]);
+      const [claim] = journal.claimToSend('w', 1, 60_000);
+      if (state === 'paid' || state === 'failed' || state === 'canceled') {
+        journal.move('a-1', claim?.fence ?? 0, 'pending', 'created', {}, { release: false });
+      }
+      journal.move('a-1', claim?.fence ?? 0, state, 'answer');
+      expect(admitIn(journal, 'copia.csv', [request('b-1')])).toEqual([expected]);
+    });
+
+    it('a file a person turned down covers nothing', () => {
+      const journal = open();
+      const file = { name: 'folha.csv', nameKey: 'folha', sha256: 'f1', arrived: true };
+      const first = journal.batchForFile(file).batchId;
+      journal.admitPayouts(first, [{ line: 2, request: request('a-1') }], rules);
+      journal.finishBatch(first, { ...batch, state: 'awaiting-approval' });
+      expect(journal.refuseBatch(first, 'wrong month')).toBe(true);
+      expect(admitIn(journal, 'outra.csv', [request('b-1')])).toEqual(['new']);
+    });
+  });
+
   it('claims queued rows in file order, marks them sending with a fence, and audits', () => {
     const journal = open();
     const id = journal.recordBatch(batch, []);
     journal.admitPayouts(
       id,
       [3, 1, 2].map((n) => ({ line: n, request: request(`p-${n}`) })),
+      { duplicateWindowMs: 0 },
     );
     const claims = journal.claimToSend('worker-a', 2, 60_000);
     expect(claims.map((c) => [c.orderId, c.state, c.attempts])).toEqual([
@@ -170,6 +257,7 @@ describe('journal', () => {
     a.admitPayouts(
       id,
       Array.from({ length: 200 }, (_, i) => ({ line: i + 2, request: request(`p-${i}`) })),
+      { duplicateWindowMs: 0 },
     );
     const seen: string[] = [];
     for (let round = 0; round < 30; round++) {
@@ -183,7 +271,7 @@ describe('journal', () => {
   it('writes only with the current fence: a process whose lease was taken over writes nothing', () => {
     const journal = open();
     const id = journal.recordBatch(batch, []);
-    journal.admitPayouts(id, [{ line: 2, request: request('p-1') }]);
+    journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], { duplicateWindowMs: 0 });
     const [mine] = journal.claimToSend('old', 1, 60_000);
     expect(journal.claimAbandoned('new', 10, 60_000)).toEqual([]); // lease still running
     clock += 60_001;
@@ -208,7 +296,7 @@ describe('journal', () => {
   it('refuses a move the transition table does not allow', () => {
     const journal = open();
     const id = journal.recordBatch(batch, []);
-    journal.admitPayouts(id, [{ line: 2, request: request('p-1') }]);
+    journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], { duplicateWindowMs: 0 });
     const [claim] = journal.claimToSend('a', 1, 60_000);
     const fence = claim?.fence ?? 0;
     expect(
@@ -223,7 +311,7 @@ describe('journal', () => {
   it('keeps a sending mark across a reopen, and resolves it as unknown once its lease ends', () => {
     const journal = open();
     const id = journal.recordBatch(batch, []);
-    journal.admitPayouts(id, [{ line: 2, request: request('p-1') }]);
+    journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], { duplicateWindowMs: 0 });
     journal.claimToSend('crashed', 1, 30_000);
     journal.close();
     opened.pop();
@@ -246,6 +334,7 @@ describe('journal', () => {
     journal.admitPayouts(
       id,
       [1, 2].map((n) => ({ line: n + 1, request: request(`p-${n}`) })),
+      { duplicateWindowMs: 0 },
     );
     const [first, second] = journal.claimToSend('a', 2, 30_000);
     journal.move('p-1', first!.fence, 'pending', 'created', { transactionId: 7 });
@@ -268,7 +357,7 @@ describe('journal', () => {
   it('never marks a re-send on a claim whose lease has ended', () => {
     const journal = open();
     const id = journal.recordBatch(batch, []);
-    journal.admitPayouts(id, [{ line: 2, request: request('p-1') }]);
+    journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], { duplicateWindowMs: 0 });
     journal.claimToSend('crashed', 1, 30_000);
     clock += 30_000;
     const [claim] = journal.claimAbandoned('slow', 10, 1_000);
@@ -283,6 +372,7 @@ describe('journal', () => {
     journal.admitPayouts(
       id,
       [1, 2].map((n) => ({ line: n + 1, request: request(`p-${n}`) })),
+      { duplicateWindowMs: 0 },
     );
     const [first, second] = journal.claimToSend('a', 2, 30_000);
     journal.move('p-1', first!.fence, 'pending', 'created', {
@@ -315,15 +405,15 @@ describe('journal', () => {
     const journal = open();
     const id = journal.recordBatch({ ...batch, state: 'admitting' }, []);
     const first = [2, 3].map((line) => ({ line, request: request(`p-${line}`) }));
-    expect(journal.admitPayouts(id, first).map((a) => a.admission)).toEqual(['new', 'new']);
+    expect(
+      journal.admitPayouts(id, first, { duplicateWindowMs: 0 }).map((a) => a.admission),
+    ).toEqual(['new', 'new']);
     expect(journal.claimToSend('a', 10, 60_000)).toEqual([]);
     // The process died here; the next one reads the file again into the same batch.
     const again = [2, 3, 4].map((line) => ({ line, request: request(`p-${line}`) }));
-    expect(journal.admitPayouts(id, again).map((a) => a.admission)).toEqual([
-      'same',
-      'same',
-      'new',
-    ]);
+    expect(
+      journal.admitPayouts(id, again, { duplicateWindowMs: 0 }).map((a) => a.admission),
+    ).toEqual(['same', 'same', 'new']);
     expect(journal.linesOfBatch(id)).toEqual([]);
     journal.setBatchState(id, 'held');
     expect(journal.claimToSend('a', 10, 60_000)).toEqual([]);

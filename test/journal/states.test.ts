@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admit } from '../../src/journal/admission.js';
+import { admit, type Covering, type Known } from '../../src/journal/admission.js';
 import { ROW_STATES, canMove, type RowState } from '../../src/journal/states.js';
 
 describe('transition table', () => {
@@ -46,30 +46,45 @@ describe('transition table', () => {
       if (from === 'sending') continue; // only on answers proving nothing was created
       expect(canMove(from, 'queued'), from).toBe(false);
     }
-    expect(ROW_STATES).toHaveLength(12);
+    expect(ROW_STATES).toHaveLength(14);
   });
 });
 
 describe('admit', () => {
-  const previous = (state: RowState, payloadHash = 'a') => ({
-    payloadHash,
+  const previous = (state: RowState, sameName: boolean): Known => ({
+    payloadHash: 'a',
     state,
     batchId: 1,
     line: 2,
+    fileName: 'folha.csv',
+    admittedAt: 0,
+    sameName,
   });
+  const covering: Covering = {
+    orderId: 'folha-1',
+    batchId: 1,
+    line: 2,
+    state: 'paid',
+    fileName: 'folha.csv',
+    admittedAt: 0,
+    transactionId: 7,
+    valueCents: 1000,
+  };
   it.each([
-    [undefined, 'a', 'new'],
-    [previous('paid'), 'a', 'replay'],
-    [previous('rejected'), 'a', 'replay'],
-    [previous('queued'), 'a', 'replay'],
-    [previous('paid'), 'b', 'conflict'],
-    [previous('pending'), 'b', 'conflict'],
-    [previous('unknown'), 'b', 'conflict'],
-    [previous('rejected'), 'b', 'retry'],
-    [previous('invalid'), 'b', 'retry'],
-    [previous('held'), 'a', 'retry'],
-    [previous('held'), 'b', 'retry'],
-  ] as const)('%j with payload %s -> %s', (known, hash, kind) => {
-    expect(admit(hash, known).kind).toBe(kind);
+    [undefined, undefined, 'new'],
+    [undefined, covering, 'duplicate'],
+    // An orderId of another file is never a silent replay, whatever became of it.
+    [previous('paid', false), undefined, 'journaled'],
+    [previous('paid', true), undefined, 'journaled'],
+    [previous('pending', true), undefined, 'journaled'],
+    [previous('failed', true), undefined, 'journaled'],
+    [previous('held', false), undefined, 'journaled'],
+    [previous('rejected', false), undefined, 'journaled'],
+    // A fixed copy of the same file takes over what the gateway never saw.
+    [previous('held', true), undefined, 'retry'],
+    [previous('rejected', true), undefined, 'retry'],
+    [previous('invalid', true), covering, 'retry'],
+  ] as const)('%j, covered by %j -> %s', (known, cover, kind) => {
+    expect(admit(known, cover).kind).toBe(kind);
   });
 });

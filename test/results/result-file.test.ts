@@ -82,14 +82,27 @@ describe('resultLine', () => {
     },
   );
 
-  it('a replay shows the payout it repeats, and why it was not sent again', () => {
+  // Written by earlier versions: it was never this file's payment, so it never reads as
+  // `paid` (a summary's count of paid is a claim about money this file moved).
+  it('a replay an earlier version recorded shows the payout it repeats, but not as paid', () => {
     const cells = resultLine(
       entry({ kind: 'replay', note: 'already journaled from line 5 of a.csv', payout: payout() }),
       'excel',
       '',
     );
-    expect(cells[7]).toBe('paid');
+    expect(cells[7]).toBe('replay');
     expect(cells[14]).toBe('already journaled from line 5 of a.csv');
+  });
+
+  it("a row held by a rule on who is paid says its own reason, not its batch's", () => {
+    const why = 'possible duplicate: the same document and amount as folha.csv, line 2';
+    const cells = resultLine(
+      entry({ payout: payout({ state: 'held', message: why }) }),
+      'excel',
+      'held: the balance did not cover',
+    );
+    expect(cells[7]).toBe('held');
+    expect(cells[14]).toBe(why);
   });
 
   it('a held row says why', () => {

@@ -1,8 +1,10 @@
 import { rmSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { basename } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { formatCents } from '../../csv/amount.js';
 import { findAwaiting, toBeSent } from '../../inbox/approval.js';
+import { releaseHolds, type HoldAnswer } from '../../inbox/holds.js';
 import {
   ensureFolders,
   homeFolders,
@@ -48,15 +50,50 @@ async function onAwaitingFile(
   }
 }
 
+interface ApproveOptions {
+  newBatch?: boolean;
+  corrects?: number;
+  by?: string;
+}
+
 export function approveCommand(): Command {
   return new Command('approve')
     .description(
-      'release a file waiting for approval: it is sent by the next run, or at once by the daemon',
+      'release a file waiting for approval, or answer for rows the rules on who is paid hold: new payments (--new-batch), or a corrected copy of an earlier batch (--corrects)',
     )
-    .argument('<file>', 'the file name in awaiting-approval/')
-    .addHelpText('after', '\nExample:\n  payouts approve payroll-2026-11.csv')
-    .action((name: string, _options: unknown, command: Command) =>
-      onAwaitingFile('approve', name, command, (found, journal, folders, out) => {
+    .argument('<file>', 'the file name in awaiting-approval/, or as the summary names it')
+    .option(
+      '--new-batch',
+      'its rows held as possible duplicates, or held because the file is named as an earlier batch, are new payments: send them',
+    )
+    .option(
+      '--corrects <batch>',
+      'it is a corrected copy of this batch (its number in the summary): rows that batch paid are covered, the others sent, and what that batch never sent is closed',
+      (text: string) => {
+        const batch = Number(text);
+        if (!Number.isSafeInteger(batch) || batch < 1) {
+          throw new InvalidArgumentError('Expected a batch number, such as 12.');
+        }
+        return batch;
+      },
+    )
+    .option('--by <name>', 'who answers, for the audit trail (default: the user running it)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  payouts approve payroll-2026-11.csv\n  payouts approve folha.csv --new-batch --by "Maria (financeiro)"\n  payouts approve fornecedores.csv --corrects 12',
+    )
+    .action((name: string, options: ApproveOptions, command: Command) => {
+      if (options.newBatch && options.corrects !== undefined) {
+        throw new ExitError(1, 'payouts approve: give --new-batch or --corrects, not both');
+      }
+      const by = options.by?.trim() || userInfo().username;
+      const answer: HoldAnswer | undefined = options.newBatch
+        ? { newBatch: true, by }
+        : options.corrects !== undefined
+          ? { corrects: options.corrects, by }
+          : undefined;
+      if (answer) return answerHolds(name, answer, command);
+      return onAwaitingFile('approve', name, command, (found, journal, folders, out) => {
         if (!found.batch) {
           throw new ExitError(
             1,
@@ -80,8 +117,35 @@ export function approveCommand(): Command {
         out.line(
           `${basename(found.file)} (batch ${found.batch.id}): approved: ${count(sent.count, 'payout')}, ${formatCents(sent.cents)} in all. A running \`payouts watch\` sends them now; otherwise the next \`payouts run\` does.`,
         );
-      }),
+      });
+    });
+}
+
+/** `approve FILE --new-batch` or `--corrects BATCH`: a person's answer to held rows. */
+function answerHolds(name: string, answer: HoldAnswer, command: Command): void {
+  const { config, out } = openContext(command.optsWithGlobals<GlobalOptions>());
+  const folders = homeFolders(config.home);
+  const journal = openWorkJournal('approve', folders, out, { mustExist: true });
+  try {
+    if ('corrects' in answer && !journal.batch(answer.corrects)) {
+      throw new ExitError(1, `payouts approve: there is no batch ${answer.corrects}`);
+    }
+    const released = releaseHolds(journal, name, answer);
+    if (!released) {
+      throw new ExitError(
+        1,
+        `payouts approve: no file named "${basename(name)}" has rows held as possible duplicates or for its name: nothing changed (payouts status lists every file)`,
+      );
+    }
+    out.data({ file: basename(name), ...released, by: answer.by });
+    out.line(
+      'corrects' in answer
+        ? `${basename(name)} (batch ${released.batchId}): linked as a corrected copy of batch ${answer.corrects} by ${answer.by}; ${count(released.rows, 'payout')} to be sent by the next run.`
+        : `${basename(name)} (batch ${released.batchId}): ${count(released.rows, 'payout')}, ${formatCents(released.cents)}, released by ${answer.by} as new payments; the next run sends them.`,
     );
+  } finally {
+    journal.close();
+  }
 }
 
 export function rejectCommand(): Command {

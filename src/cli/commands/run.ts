@@ -191,12 +191,12 @@ async function dryRun(context: Context, folders: Folders): Promise<void> {
   for (const file of plan) {
     const problems = file.problems.map((problem) => `\n  ${problem}`).join('');
     out.line(
-      `${file.file}: would send ${file.wouldSend} (${formatCents(file.wouldSendCents)}); ${file.replays} already journaled, ${file.conflicts} conflicts, ${file.invalid} invalid, ${file.skipped} skipped${problems}`,
+      `${file.file}: would send ${file.wouldSend} (${formatCents(file.wouldSendCents)}); ${file.held} held (already journaled from another file, or possible duplicates), ${file.invalid} invalid, ${file.skipped} skipped${problems}`,
     );
   }
   if (plan.length === 0) out.line('The inbox is empty: nothing to do.');
   const needsAPerson = plan.some(
-    (file) => file.invalid > 0 || file.conflicts > 0 || file.problems.length > 0,
+    (file) => file.invalid > 0 || file.held > 0 || file.problems.length > 0,
   );
   if (needsAPerson) throw new ExitError(2);
 }

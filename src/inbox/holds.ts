@@ -1,0 +1,60 @@
+/**
+ * A person's answer to the rules on who is paid: the rows of a file held as possible
+ * duplicates, or held whole because the file is named as an earlier batch, are new
+ * payments after all (`payouts approve FILE --new-batch`). Each release frees only the
+ * reasons it names, and every row it frees records who released it and when.
+ */
+import { basename } from 'node:path';
+import type { Journal } from '../journal/journal.js';
+import type { HoldReason } from '../journal/states.js';
+
+export interface HoldRelease {
+  batchId: number;
+  rows: number;
+  cents: number;
+}
+
+/** The reasons `--new-batch` answers: "these are new payments, not copies". */
+const NEW_BATCH_REASONS: readonly HoldReason[] = ['duplicate', 'same-name'];
+
+export type HoldAnswer =
+  /** `approve FILE --new-batch`: its held rows are new payments. */
+  | { newBatch: true; by: string }
+  /** `approve FILE --corrects BATCH`: it is a corrected copy of that batch. */
+  | { corrects: number; by: string };
+
+/**
+ * Applies a person's answer to the newest batch of this file name that has rows held by
+ * the rules on who is paid; undefined when none has (nothing changes then). `rows`: how
+ * many of its rows may now be sent.
+ */
+export function releaseHolds(
+  journal: Journal,
+  fileName: string,
+  answer: HoldAnswer,
+): HoldRelease | undefined {
+  const name = basename(fileName);
+  const batch = journal
+    .batches(name)
+    .reverse()
+    .find((candidate) =>
+      journal
+        .holdsOfBatch(candidate.id)
+        .some((hold) => hold.reason !== null && NEW_BATCH_REASONS.includes(hold.reason)),
+    );
+  if (!batch) return undefined;
+  if ('corrects' in answer) {
+    const why = `linked by ${answer.by} as a corrected copy of batch ${answer.corrects} (payouts approve --corrects)`;
+    const rows = journal.correctBatch(batch.id, answer.corrects, why);
+    return { batchId: batch.id, rows, cents: 0 };
+  }
+  const why = `released by ${answer.by}: new payments, not copies of an earlier file (payouts approve --new-batch)`;
+  let rows = 0;
+  let cents = 0;
+  for (const reason of NEW_BATCH_REASONS) {
+    const freed = journal.releaseHolds(batch.id, reason, why);
+    rows += freed.rows;
+    cents += freed.cents;
+  }
+  return { batchId: batch.id, rows, cents };
+}

@@ -1,0 +1,448 @@
+/**
+ * Who is paid, and once, month after month: payroll files dropped as accountants drop
+ * them (re-exports, next month's file of the same name, dated names, installments),
+ * with the clock moved between runs, against a sandbox that keeps its ledger across
+ * runs and never deduplicates orderIds. The ledger is the truth: every test counts what
+ * the gateway really created.
+ */
+import { mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { POLLING } from '../../src/engine/policy.js';
+import { releaseHolds } from '../../src/inbox/holds.js';
+import { ensureFolders, homeFolders, type Folders } from '../../src/inbox/folders.js';
+import { exitCodeOf, runPass, type FileSummary } from '../../src/inbox/pass.js';
+import { openJournal } from '../../src/journal/journal.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { TOKEN, clientFor } from '../support/gateway.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
+const ANA = 'Ana Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"3.000,00"';
+const BRUNO =
+  'Bruno Lima,111.444.777-35,bruno@example.com,(21) 99876-5432,bruno@example.com,"2.500,00"';
+const BRUNO_RAISE =
+  'Bruno Lima,111.444.777-35,bruno@example.com,(21) 99876-5432,bruno@example.com,"2.700,00"';
+
+interface Month {
+  sandbox: Sandbox;
+  folders: Folders;
+  /** Moves our clock forward (the journal's, the engine's). */
+  advance(ms: number): void;
+  now(): number;
+  drop(name: string, lines: readonly string[], lineEnd?: string): void;
+  run(settings?: Partial<Config>): Promise<{ files: FileSummary[]; exit: number }>;
+  /** orderIds the gateway created, with how many times each. */
+  sent(): Map<string, number>;
+  /** Cents the gateway paid out in all. */
+  paidCents(): number;
+  /** Adds to the balance as a payer would: a cash-in, paid; waits until the balance shows it. */
+  topUp(cents: number): Promise<void>;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function month(options: { balanceCents?: number } = {}): Promise<Month> {
+  const folder = mkdtempSync(join(tmpdir(), 'payouts-months-'));
+  const sandbox = await startSandbox({
+    token: TOKEN,
+    settleDelayMs: 20,
+    ...(options.balanceCents === undefined ? {} : { initialBalanceCents: options.balanceCents }),
+  });
+  cleanups.push(async () => {
+    await sandbox.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+  let offset = 0;
+  const now = () => Date.now() + offset;
+  const folders = homeFolders(join(folder, 'home'));
+  ensureFolders(folders);
+  return {
+    sandbox,
+    folders,
+    advance: (ms) => (offset += ms),
+    now,
+    drop(name, lines, lineEnd = '\r\n') {
+      writeFileSync(join(folders.inbox, name), lines.join(lineEnd) + lineEnd);
+    },
+    async run(settings = {}) {
+      const config: Config = {
+        ...loadConfig({
+          env: { PAYOUTS_HOME: folders.home, PAYOUTS_BASE_URL: sandbox.url, PAYOUTS_TOKEN: TOKEN },
+        }),
+        ...settings,
+      };
+      const journal = openJournal(folders.journal, { now });
+      const gateway = clientFor(sandbox.url);
+      try {
+        const report = await runPass(journal, gateway, folders, config, {
+          followMs: 10_000,
+          signal: new AbortController().signal,
+          pollPolicy: { firstMs: 20, growth: 1, capMs: 20 },
+          isReady: () => true,
+          note: () => undefined,
+          now,
+        });
+        return { files: report.files, exit: exitCodeOf(report.files, report.stopped) };
+      } finally {
+        await gateway.close();
+        journal.close();
+      }
+    },
+    sent() {
+      const counts = new Map<string, number>();
+      for (const entry of sandbox.ledger()) {
+        if (entry.object !== 'cashout') continue;
+        counts.set(entry.orderId ?? '', (counts.get(entry.orderId ?? '') ?? 0) + 1);
+      }
+      return counts;
+    },
+    async topUp(cents) {
+      const gateway = clientFor(sandbox.url);
+      try {
+        const before = (await gateway.getBalance()).balance;
+        await gateway.createCashIn({
+          payerName: 'Empresa',
+          payerDocument: '11222333000181',
+          payerEmail: 'financeiro@example.com',
+          payerPhone: '+5511987654321',
+          productName: 'aporte',
+          productDescription: 'aporte de saldo',
+          value: cents,
+        });
+        for (let wait = 0; (await gateway.getBalance()).balance < before + cents; wait++) {
+          if (wait > 500) throw new Error('the top-up never reached the balance');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      } finally {
+        await gateway.close();
+      }
+    },
+    paidCents() {
+      return sandbox
+        .ledger()
+        .filter((entry) => entry.object === 'cashout')
+        .reduce((sum, entry) => sum + entry.valueCents, 0);
+    },
+  };
+}
+
+function summaryOf(files: FileSummary[], name: string): FileSummary {
+  const summary = files.find((file) => file.file === name);
+  if (!summary) throw new Error(`no summary for ${name}: ${files.map((f) => f.file).join(', ')}`);
+  return summary;
+}
+
+function noDuplicates(counts: Map<string, number>): void {
+  expect([...counts.values()].filter((n) => n > 1)).toEqual([]);
+}
+
+describe('the same rows again', () => {
+  it('A: a re-export under another name the same day sends nothing, holds its rows, and one command releases them', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(0);
+    expect(m.paidCents()).toBe(550_000);
+
+    m.advance(2 * 60 * 60 * 1000);
+    m.drop('folha_final.csv', [HEADER, ANA, BRUNO], '\n');
+    const copy = await m.run();
+    expect(copy.exit).toBe(2);
+    const held = summaryOf(copy.files, 'folha_final.csv');
+    expect(held.rows).toEqual({ held: 2 });
+    expect(held.rows.paid).toBeUndefined();
+    expect(m.paidCents()).toBe(550_000);
+
+    // A person says they are new payments after all: sent once each.
+    const journal = openJournal(m.folders.journal, { now: m.now });
+    try {
+      const released = releaseHolds(journal, 'folha_final.csv', { newBatch: true, by: 'maria' });
+      expect(released?.rows).toBe(2);
+    } finally {
+      journal.close();
+    }
+    const after = await m.run();
+    expect(after.exit).toBe(0);
+    expect(m.paidCents()).toBe(1_100_000);
+    noDuplicates(m.sent());
+  });
+
+  it("E: last month's dated file dropped again 30 days later is held whole, nothing sent", async () => {
+    const m = await month();
+    m.drop('folha-2026-10.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(0);
+    m.advance(30 * DAY);
+    m.drop('folha-2026-10.csv', [HEADER, ANA, BRUNO]);
+    const again = await m.run();
+    expect(again.exit).toBe(2);
+    expect(summaryOf(again.files, 'folha-2026-10.csv').rows).toEqual({ held: 2 });
+    expect(m.sent().size).toBe(2);
+  });
+});
+
+describe('next month', () => {
+  it("C: next month's folha.csv with one raise is held whole with the question; approved as new, both are paid once", async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(0);
+    m.advance(30 * DAY);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO_RAISE]);
+    const held = await m.run();
+    expect(held.exit).toBe(2);
+    const summary = summaryOf(held.files, 'folha.csv');
+    expect(summary.rows).toEqual({ held: 2 });
+    expect(summary.problems.join(' ')).toMatch(/same name as folha\.csv/);
+    expect(m.sent().size).toBe(2);
+
+    const journal = openJournal(m.folders.journal, { now: m.now });
+    try {
+      releaseHolds(journal, 'folha.csv', { newBatch: true, by: 'maria' });
+    } finally {
+      journal.close();
+    }
+    const paid = await m.run();
+    expect(paid.exit).toBe(0);
+    expect(m.sent().size).toBe(4);
+    expect(m.paidCents()).toBe(550_000 + 570_000);
+    noDuplicates(m.sent());
+  });
+
+  it('D: folha-2026-11.csv with the same bytes as folha-2026-10.csv 30 days later is paid in full, no step needed', async () => {
+    const m = await month();
+    m.drop('folha-2026-10.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(0);
+    m.advance(30 * DAY);
+    m.drop('folha-2026-11.csv', [HEADER, ANA, BRUNO]);
+    const november = await m.run();
+    expect(november.exit).toBe(0);
+    expect(summaryOf(november.files, 'folha-2026-11.csv').rows).toEqual({ paid: 2 });
+    expect(m.sent().size).toBe(4);
+    noDuplicates(m.sent());
+    expect(readdirSync(m.folders.rejected)).toEqual([]);
+  });
+
+  it('N: the second installment "13o salario (2).csv" 25 days after "(1)" is paid in full', async () => {
+    const m = await month();
+    m.drop('13o salario (1).csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(0);
+    m.advance(25 * DAY);
+    m.drop('13o salario (2).csv', [HEADER, ANA, BRUNO]);
+    const second = await m.run();
+    expect(second.exit).toBe(0);
+    expect(summaryOf(second.files, '13o salario (2).csv').rows).toEqual({ paid: 2 });
+    expect(m.paidCents()).toBe(2 * 550_000);
+    noDuplicates(m.sent());
+  });
+
+  it('F: an ID column of employee numbers is not taken for orderIds: next month is paid in full', async () => {
+    const m = await month();
+    const header = `ID,${HEADER}`;
+    m.drop('folha-2026-10.csv', [header, `1001,${ANA}`, `1002,${BRUNO}`]);
+    expect((await m.run()).exit).toBe(0);
+    m.advance(30 * DAY);
+    m.drop('folha-2026-11.csv', [header, `1001,${ANA}`, `1002,${BRUNO_RAISE}`]);
+    const november = await m.run();
+    expect(november.exit).toBe(0);
+    expect(summaryOf(november.files, 'folha-2026-11.csv').rows).toEqual({ paid: 2 });
+    expect(m.paidCents()).toBe(550_000 + 570_000);
+    noDuplicates(m.sent());
+  });
+
+  it('F: an orderId column whose ids lost their zeros in a re-export the same day is held as possible duplicates', async () => {
+    const m = await month();
+    const header = `orderId,${HEADER}`;
+    m.drop('fornecedores.csv', [header, `000123,${ANA}`, `000124,${BRUNO}`]);
+    expect((await m.run()).exit).toBe(0);
+    m.advance(60 * 60 * 1000);
+    m.drop('fornecedores-reexport.csv', [header, `123,${ANA}`, `124,${BRUNO}`]);
+    const copy = await m.run();
+    expect(copy.exit).toBe(2);
+    expect(summaryOf(copy.files, 'fornecedores-reexport.csv').rows).toEqual({ held: 2 });
+    expect(m.sent().size).toBe(2);
+  });
+
+  it('an orderId already journaled from another file is held naming that file, never counted as paid', async () => {
+    const m = await month();
+    const header = `orderId,${HEADER}`;
+    m.drop('fornecedores.csv', [header, `pedido-77,${ANA}`]);
+    expect((await m.run()).exit).toBe(0);
+    m.advance(40 * DAY);
+    m.drop('outro.csv', [header, `pedido-77,${ANA}`]);
+    const again = await m.run();
+    expect(again.exit).toBe(2);
+    const summary = summaryOf(again.files, 'outro.csv');
+    expect(summary.rows.paid).toBeUndefined();
+    expect(summary.rows.held).toBe(1);
+    expect(m.sent().size).toBe(1);
+  });
+});
+
+const CAIO_BROKEN =
+  'Caio Reis,390.533.447-05,caio@example,(31) 97654-3210,caio@example.com,"1.500,00"';
+const CAIO = CAIO_BROKEN.replace('caio@example,', 'caio@example.com,');
+const DANI_BROKEN =
+  'Dani Melo,123.456.789-09,dani@example.com,(41) 99123-4567,dani@example.com,"abc"';
+const DANI = DANI_BROKEN.replace('"abc"', '"800,00"');
+const ANA_RAISE = ANA.replace('"3.000,00"', '"3.100,00"');
+
+function release(m: Month, file: string, how: Parameters<typeof releaseHolds>[2]) {
+  const journal = openJournal(m.folders.journal, { now: m.now });
+  try {
+    return releaseHolds(journal, file, how);
+  } finally {
+    journal.close();
+  }
+}
+
+describe('corrections', () => {
+  it('B: the corrected folha.csv two hours later sends exactly the two fixed rows; the others are covered; exit 0', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, BRUNO, CAIO_BROKEN, DANI_BROKEN]);
+    expect((await m.run()).exit).toBe(2);
+    expect(m.paidCents()).toBe(550_000);
+    m.advance(2 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO, CAIO, DANI]);
+    const corrected = await m.run();
+    expect(corrected.exit).toBe(0);
+    expect(summaryOf(corrected.files, 'folha.csv').rows).toEqual({ covered: 2, paid: 2 });
+    // Covered rows never add to the file's paid sum.
+    expect(summaryOf(corrected.files, 'folha.csv').cents.paid).toBe(230_000);
+    expect(m.paidCents()).toBe(550_000 + 230_000);
+    noDuplicates(m.sent());
+    expect(readdirSync(m.folders.processing)).toEqual([]);
+
+    // A third copy under another name finds every row paid, the covered ones included.
+    m.drop('folha_v3.csv', [HEADER, ANA, BRUNO, CAIO, DANI]);
+    const third = await m.run();
+    expect(third.exit).toBe(2);
+    expect(summaryOf(third.files, 'folha_v3.csv').rows).toEqual({ held: 4 });
+    expect(m.paidCents()).toBe(550_000 + 230_000);
+  });
+
+  it('B2: a corrected copy that changes a paid row holds that row as "changes a paid row"; nobody is paid twice', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, BRUNO, CAIO_BROKEN]);
+    expect((await m.run()).exit).toBe(2);
+    m.advance(60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA_RAISE, BRUNO, CAIO]);
+    const corrected = await m.run();
+    expect(corrected.exit).toBe(2);
+    const summary = summaryOf(corrected.files, 'folha.csv');
+    expect(summary.rows).toEqual({ covered: 1, paid: 1, held: 1 });
+    expect(summary.problems.join(' ')).toMatch(/changes a row folha\.csv already paid/);
+    expect(m.paidCents()).toBe(550_000 + 150_000);
+    noDuplicates(m.sent());
+  });
+
+  it('K: a corrected copy of a payroll held for balance pays exactly its own rows after a top-up, once; the changed and removed rows never', async () => {
+    const m = await month({ balanceCents: 100_00 });
+    m.drop('folha.csv', [HEADER, ANA, BRUNO, CAIO]);
+    const held = await m.run();
+    expect(held.exit).toBe(2);
+    expect(summaryOf(held.files, 'folha.csv').rows).toEqual({ held: 3 });
+    m.advance(60 * 60 * 1000);
+    // Bruno's amount corrected, Caio dismissed.
+    m.drop('folha.csv', [HEADER, ANA, BRUNO_RAISE]);
+    expect((await m.run()).exit).toBe(2); // still underfunded
+    expect(m.sent().size).toBe(0);
+    await m.topUp(100_000_00);
+    const paid = await m.run();
+    expect(paid.exit).toBe(0);
+    expect(m.paidCents()).toBe(300_000 + 270_000);
+    expect(m.sent().size).toBe(2);
+    noDuplicates(m.sent());
+    expect(readdirSync(m.folders.processing)).toEqual([]);
+  });
+
+  it("J: Wednesday's fornecedores.csv with A, B fixed and C is held whole; after approve --corrects, B is sent, A covered, C still held as covered by extra.csv", async () => {
+    const m = await month();
+    m.drop('fornecedores.csv', [HEADER, ANA, CAIO_BROKEN]);
+    expect((await m.run()).exit).toBe(2);
+    m.advance(DAY);
+    m.drop('extra.csv', [HEADER, BRUNO]);
+    expect((await m.run()).exit).toBe(0);
+    m.advance(DAY);
+    m.drop('fornecedores.csv', [HEADER, ANA, CAIO, BRUNO]);
+    const held = await m.run();
+    expect(held.exit).toBe(2);
+    expect(summaryOf(held.files, 'fornecedores.csv').rows).toEqual({ held: 3 });
+    expect(m.sent().size).toBe(2);
+
+    const first = openJournal(m.folders.journal, { now: m.now });
+    const batchId = first.batches('fornecedores.csv')[0]?.id ?? 0;
+    first.close();
+    expect(release(m, 'fornecedores.csv', { corrects: batchId, by: 'maria' })?.rows).toBe(1);
+    const after = await m.run();
+    expect(after.exit).toBe(2);
+    expect(summaryOf(after.files, 'fornecedores.csv').rows).toEqual({
+      covered: 1,
+      paid: 1,
+      held: 1,
+    });
+    expect(m.paidCents()).toBe(300_000 + 250_000 + 150_000);
+    noDuplicates(m.sent());
+  });
+});
+
+/** What a person does with a waiting file: moves it into approved/ (as `payouts approve` does). */
+function approveFile(m: Month, name: string): void {
+  renameSync(join(m.folders.awaiting, name), join(m.folders.approved, name));
+}
+
+/** `payouts reject NAME`: the batch turned down, the file moved to rejected/. */
+function rejectFile(m: Month, name: string, why: string): void {
+  const journal = openJournal(m.folders.journal, { now: m.now });
+  try {
+    const batch = journal.batchesIn('awaiting-approval').find((b) => b.awaitingName === name);
+    expect(journal.refuseBatch(batch?.id ?? 0, why)).toBe(true);
+  } finally {
+    journal.close();
+  }
+  renameSync(join(m.folders.awaiting, name), join(m.folders.rejected, name));
+}
+
+describe('corrections awaiting approval', () => {
+  it('M: a corrected copy of a waiting file counts only what it would send; approving it and rejecting the original pays its rows once', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run({ requireApproval: true })).exit).toBe(2);
+    m.advance(30 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO_RAISE, CAIO]);
+    const waiting = await m.run({ requireApproval: true });
+    expect(waiting.exit).toBe(2);
+    const names = readdirSync(m.folders.awaiting).filter((name) => name.endsWith('.csv'));
+    expect(names.sort()).toEqual(['folha [2].csv', 'folha.csv']);
+    const report = readFileSync(join(m.folders.awaiting, 'folha [2].csv.report.txt'), 'utf8');
+    expect(report).toContain('Once approved, 3 payouts are sent, R$ 7.200,00 in all.');
+    approveFile(m, 'folha [2].csv');
+    rejectFile(m, 'folha.csv', 'the corrected copy replaces it');
+    expect((await m.run({ requireApproval: true })).exit).toBe(0);
+    expect(m.paidCents()).toBe(300_000 + 270_000 + 150_000);
+    expect(m.sent().size).toBe(3);
+    noDuplicates(m.sent());
+  });
+
+  it('L: an approved file held for balance, its re-export turned down: after a top-up every row of the approved file is paid once', async () => {
+    const m = await month({ balanceCents: 100_00 });
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    await m.run({ requireApproval: true });
+    approveFile(m, 'folha.csv');
+    expect((await m.run({ requireApproval: true })).exit).toBe(2); // held for balance
+    m.advance(10 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO], '\n');
+    expect((await m.run({ requireApproval: true })).exit).toBe(2);
+    // It arrived while the approved file was in processing/: it waits under another name.
+    rejectFile(m, 'folha [2].csv', 'a copy of the approved file');
+    await m.topUp(100_000_00);
+    expect((await m.run({ requireApproval: true })).exit).toBe(0);
+    expect(m.paidCents()).toBe(550_000);
+    expect(m.sent().size).toBe(2);
+    noDuplicates(m.sent());
+  });
+});
