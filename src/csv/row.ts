@@ -35,6 +35,11 @@ export interface Payout {
   name: string;
   email: string;
   phone: string;
+  /**
+   * The line of an earlier row of this file with the same name, document, key and amount:
+   * this one is held until a person confirms both are due.
+   */
+  identicalTo?: number;
 }
 
 export function toCashOutRequest(payout: Payout): CashOutRequest {
@@ -101,6 +106,7 @@ export function createRowValidator(options: RowValidatorOptions) {
   const { columns } = options;
   const seenOrderIds = new FingerprintTable();
   const occurrences = new FingerprintTable();
+  const firstLines = new FingerprintTable();
   const totals: RowTotals = { rows: 0, readableCents: 0, unreadableAmountLines: [] };
   // mapHeader guarantees exactly one amount column.
   const amountField: PayoutField = columns.valueCents ? 'valueCents' : 'amountReais';
@@ -296,18 +302,25 @@ export function createRowValidator(options: RowValidatorOptions) {
       throw new Error('unreachable: a row without problems has every field');
     }
 
+    const contentPrint = contentFingerprint(batch, {
+      pixKeyType: key.type,
+      pixKey: key.key,
+      cpfCnpj: document.value,
+      valueCents: amount.cents,
+      name,
+    });
+    const occurrence = occurrences.get(contentPrint) ?? 0;
+    occurrences.set(contentPrint, occurrence + 1);
+    const identicalTo = occurrence === 0 ? undefined : firstLines.get(contentPrint);
+    if (occurrence === 0) firstLines.set(contentPrint, line);
+    if (identicalTo !== undefined) {
+      notes.push({
+        column: heading('name'),
+        message: `identical to line ${identicalTo} (the same name, document, Pix key and amount): held until a person confirms both are due (payouts approve FILE --identical)`,
+      });
+    }
     let orderIdDerived = false;
     if (orderId === undefined) {
-      const content = {
-        pixKeyType: key.type,
-        pixKey: key.key,
-        cpfCnpj: document.value,
-        valueCents: amount.cents,
-        name,
-      };
-      const contentPrint = contentFingerprint(batch, content);
-      const occurrence = occurrences.get(contentPrint) ?? 0;
-      occurrences.set(contentPrint, occurrence + 1);
       orderId = deriveOrderId(slug, contentPrint, occurrence);
       orderIdDerived = true;
     }
@@ -325,6 +338,7 @@ export function createRowValidator(options: RowValidatorOptions) {
         name,
         email,
         phone,
+        ...(identicalTo === undefined ? {} : { identicalTo }),
       },
       notes,
       cells: raw,

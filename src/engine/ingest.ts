@@ -64,7 +64,11 @@ export async function ingestFile(
     options,
     (row) => {
       if (row.kind === 'valid')
-        payouts.push({ line: row.line, request: toCashOutRequest(row.payout) });
+        payouts.push({
+          line: row.line,
+          request: toCashOutRequest(row.payout),
+          ...(row.payout.identicalTo === undefined ? {} : { identicalTo: row.payout.identicalTo }),
+        });
       else if (row.kind === 'invalid') {
         const orderId = row.cells.orderId?.trim() || null;
         lines.push({

@@ -16,10 +16,14 @@ export interface HoldRelease {
 
 /** The reasons `--new-batch` answers: "these are new payments, not copies". */
 const NEW_BATCH_REASONS: readonly HoldReason[] = ['duplicate', 'same-name'];
+/** The reasons a person's answer may release, one answer each. */
+const ANSWERED: readonly HoldReason[] = [...NEW_BATCH_REASONS, 'identical'];
 
 export type HoldAnswer =
   /** `approve FILE --new-batch`: its held rows are new payments. */
   | { newBatch: true; by: string }
+  /** `approve FILE --identical`: its rows identical to an earlier row of it are both due. */
+  | { identical: true; by: string }
   /** `approve FILE --corrects BATCH`: it is a corrected copy of that batch. */
   | { corrects: number; by: string };
 
@@ -40,9 +44,17 @@ export function releaseHolds(
     .find((candidate) =>
       journal
         .holdsOfBatch(candidate.id)
-        .some((hold) => hold.reason !== null && NEW_BATCH_REASONS.includes(hold.reason)),
+        .some((hold) => hold.reason !== null && ANSWERED.includes(hold.reason)),
     );
   if (!batch) return undefined;
+  if ('identical' in answer) {
+    const freed = journal.releaseHolds(
+      batch.id,
+      'identical',
+      `released by ${answer.by}: both identical rows are due (payouts approve --identical)`,
+    );
+    return { batchId: batch.id, ...freed };
+  }
   if ('corrects' in answer) {
     const why = `linked by ${answer.by} as a corrected copy of batch ${answer.corrects} (payouts approve --corrects)`;
     const rows = journal.correctBatch(batch.id, answer.corrects, why);

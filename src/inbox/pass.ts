@@ -522,6 +522,11 @@ function whyHeld(journal: Journal, batchId: number): string[] {
   const notes: string[] = [];
   for (const hold of journal.holdsOfBatch(batchId)) {
     if (hold.reason === 'same-name' && hold.message) notes.push(hold.message);
+    if (hold.reason === 'identical') {
+      notes.push(
+        `${hold.rows === 1 ? '1 row repeats' : `${hold.rows} rows repeat`} an earlier row of the same file exactly (${formatCents(hold.cents)}), held for a person: ${hold.message ?? ''}`,
+      );
+    }
     if (hold.reason === 'changes-paid') {
       notes.push(
         `${hold.rows === 1 ? '1 row changes' : `${hold.rows} rows change`} a payout the file it corrects already made, held for a person: ${hold.message ?? ''}`,

@@ -94,6 +94,8 @@ export interface BatchLine {
 export interface PayoutInput {
   line: number;
   request: CashOutRequest;
+  /** An earlier line of its file with the same content: held until a person confirms. */
+  identicalTo?: number;
 }
 
 export interface AdmittedPayout {
@@ -437,6 +439,10 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       UPDATE payouts SET state = @to, hold_reason = @holdReason, covered_by = @coveredBy,
         message = @message, superseded_by = @supersededBy, updated_at = @now
       WHERE order_id = @orderId AND state = @from`),
+    holdIdentical: db.prepare(`
+      UPDATE payouts SET state = 'held', hold_reason = 'identical', message = @message,
+        updated_at = @now
+      WHERE order_id = @orderId AND state = 'queued'`),
     holdAsDuplicate: db.prepare(`
       UPDATE payouts SET state = 'held', hold_reason = 'duplicate', covered_by = @coveredBy,
         message = @message, updated_at = @now
@@ -1196,7 +1202,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       ): AdmittedPayout[] => {
         const batch = statements.batchById.get(batchId) as BatchRow | undefined;
         if (!batch) throw new JournalError(`batch ${batchId} is not in the journal`);
-        return payouts.map(({ line, request }) => {
+        return payouts.map(({ line, request, identicalTo }) => {
           const hash = payloadHash(request);
           const previous = knownOf(request.orderId, batch.name_key);
           // The same row of the same batch again: an interrupted admission resuming.
@@ -1274,6 +1280,10 @@ export function openJournal(path: string, options: JournalOptions = {}) {
               message,
               now: at,
             });
+            audit(request.orderId, 'queued', 'held', message);
+          } else if (identicalTo !== undefined && admission.kind !== 'journaled') {
+            const message = `identical to line ${identicalTo} of this file (the same name, document, Pix key and amount): not sent until a person confirms both are due: payouts approve "${batch.file_name}" --identical`;
+            statements.holdIdentical.run({ orderId: request.orderId, message, now: at });
             audit(request.orderId, 'queued', 'held', message);
           }
           return { orderId: request.orderId, line, admission: admission.kind };

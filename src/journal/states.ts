@@ -137,5 +137,7 @@ export const HOLD_REASONS = [
   'same-name',
   /** In a corrected copy, another amount or name for a document the batch it corrects paid. */
   'changes-paid',
+  /** The same name, document, key and amount as an earlier row of its own file. */
+  'identical',
 ] as const;
 export type HoldReason = (typeof HOLD_REASONS)[number];

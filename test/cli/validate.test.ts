@@ -169,6 +169,22 @@ describe('payouts validate', () => {
     ]);
   });
 
+  it('flags a row identical to an earlier one (same person, key and amount): held by a run, exit 2', async () => {
+    const ana = 'Ana,ana@example.com,11987654321,52998224725,52998224725,"10,00"';
+    const path = writeFile(
+      folder(),
+      'bonus.csv',
+      `name,email,phone,cpfCnpj,pixKey,amount\n${ana}\nBia,bia@example.com,11987654322,11144477735,bia@example.com,"10,00"\n${ana}\n`,
+    );
+    const result = await runCli(['validate', path]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain(
+      'line 4, column "name": identical to line 2 (the same name, document, Pix key and amount): held until a person confirms both are due',
+    );
+    const json = JSON.parse((await runCli(['validate', path, '--json'])).stdout);
+    expect(json).toMatchObject({ valid: 3, identical: 1 });
+  });
+
   it('exit 2 and "held" when a control total does not match', async () => {
     const path = writeFile(
       folder(),

@@ -167,7 +167,7 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     const again = await runCli(['approve', 'folha_final.csv', '--new-batch'], { env });
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(
-      'has rows held as possible duplicates or for its name: nothing changed',
+      'has rows held as possible duplicates, for its name or as identical rows: nothing changed',
     );
   });
 

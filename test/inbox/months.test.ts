@@ -446,3 +446,36 @@ describe('corrections awaiting approval', () => {
     noDuplicates(m.sent());
   });
 });
+
+describe('identical rows, and copies approved together', () => {
+  it('G: two identical rows in one file: validate flags the second; one is paid, both only when released', async () => {
+    const m = await month();
+    m.drop('bonus.csv', [HEADER, ANA, BRUNO, ANA]);
+    const first = await m.run();
+    expect(first.exit).toBe(2);
+    const summary = summaryOf(first.files, 'bonus.csv');
+    expect(summary.rows).toEqual({ paid: 2, held: 1 });
+    expect(summary.problems.join(' ')).toMatch(
+      /1 row repeats an earlier row of the same file exactly/,
+    );
+    expect(m.paidCents()).toBe(550_000);
+    expect(release(m, 'bonus.csv', { identical: true, by: 'maria' })?.rows).toBe(1);
+    expect((await m.run()).exit).toBe(0);
+    expect(m.paidCents()).toBe(850_000);
+    noDuplicates(m.sent());
+  });
+
+  it('H: folha.csv and its re-export folha_final.csv both awaiting approval, both approved: one is paid, the other held', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    m.drop('folha_final.csv', [HEADER, ANA, BRUNO], '\n');
+    expect((await m.run({ requireApproval: true })).exit).toBe(2);
+    approveFile(m, 'folha.csv');
+    approveFile(m, 'folha_final.csv');
+    const both = await m.run({ requireApproval: true });
+    expect(both.exit).toBe(2);
+    expect(summaryOf(both.files, 'folha_final.csv').rows).toEqual({ held: 2 });
+    expect(m.paidCents()).toBe(550_000);
+    noDuplicates(m.sent());
+  });
+});

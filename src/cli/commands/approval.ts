@@ -52,6 +52,7 @@ async function onAwaitingFile(
 
 interface ApproveOptions {
   newBatch?: boolean;
+  identical?: boolean;
   corrects?: number;
   by?: string;
 }
@@ -65,6 +66,10 @@ export function approveCommand(): Command {
     .option(
       '--new-batch',
       'its rows held as possible duplicates, or held because the file is named as an earlier batch, are new payments: send them',
+    )
+    .option(
+      '--identical',
+      'its rows identical to an earlier row of the same file (the same person, key and amount) are both due: send them',
     )
     .option(
       '--corrects <batch>',
@@ -83,15 +88,21 @@ export function approveCommand(): Command {
       '\nExamples:\n  payouts approve payroll-2026-11.csv\n  payouts approve folha.csv --new-batch --by "Maria (financeiro)"\n  payouts approve fornecedores.csv --corrects 12',
     )
     .action((name: string, options: ApproveOptions, command: Command) => {
-      if (options.newBatch && options.corrects !== undefined) {
-        throw new ExitError(1, 'payouts approve: give --new-batch or --corrects, not both');
+      const answers = [options.newBatch, options.identical, options.corrects !== undefined];
+      if (answers.filter(Boolean).length > 1) {
+        throw new ExitError(
+          1,
+          'payouts approve: give one of --new-batch, --identical and --corrects at a time',
+        );
       }
       const by = options.by?.trim() || userInfo().username;
       const answer: HoldAnswer | undefined = options.newBatch
         ? { newBatch: true, by }
-        : options.corrects !== undefined
-          ? { corrects: options.corrects, by }
-          : undefined;
+        : options.identical
+          ? { identical: true, by }
+          : options.corrects !== undefined
+            ? { corrects: options.corrects, by }
+            : undefined;
       if (answer) return answerHolds(name, answer, command);
       return onAwaitingFile('approve', name, command, (found, journal, folders, out) => {
         if (!found.batch) {
@@ -134,14 +145,14 @@ function answerHolds(name: string, answer: HoldAnswer, command: Command): void {
     if (!released) {
       throw new ExitError(
         1,
-        `payouts approve: no file named "${basename(name)}" has rows held as possible duplicates or for its name: nothing changed (payouts status lists every file)`,
+        `payouts approve: no file named "${basename(name)}" has rows held as possible duplicates, for its name or as identical rows: nothing changed (payouts status lists every file)`,
       );
     }
     out.data({ file: basename(name), ...released, by: answer.by });
     out.line(
       'corrects' in answer
         ? `${basename(name)} (batch ${released.batchId}): linked as a corrected copy of batch ${answer.corrects} by ${answer.by}; ${count(released.rows, 'payout')} to be sent by the next run.`
-        : `${basename(name)} (batch ${released.batchId}): ${count(released.rows, 'payout')}, ${formatCents(released.cents)}, released by ${answer.by} as new payments; the next run sends them.`,
+        : `${basename(name)} (batch ${released.batchId}): ${count(released.rows, 'payout')}, ${formatCents(released.cents)}, released by ${answer.by} as ${'identical' in answer ? 'due besides their identical rows' : 'new payments'}; the next run sends them.`,
     );
   } finally {
     journal.close();

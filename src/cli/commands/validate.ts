@@ -44,6 +44,8 @@ export function validateCommand(): Command {
       const skipped: { line: number; reason: string }[] = [];
       let moreErrors = 0;
       let moreNotes = 0;
+      // Rows a run would hold for a person: identical to an earlier row of the file.
+      let identical = 0;
       const report = options.report === undefined ? undefined : openReport(resolve(options.report));
 
       const onRow = async (row: RowOutcome) => {
@@ -52,6 +54,7 @@ export function validateCommand(): Command {
             errors.push({ line: row.line, column: row.column, message: row.message });
           else moreErrors++;
         } else if (row.kind === 'valid') {
+          if (row.payout.identicalTo !== undefined) identical++;
           for (const note of row.notes) {
             if (notes.length < KEEP_MESSAGES) notes.push({ line: row.line, ...note });
             else moreNotes++;
@@ -78,7 +81,11 @@ export function validateCommand(): Command {
 
       const unusable = result.problems.filter((p) => p.kind === 'unusable');
       const exitCode =
-        unusable.length > 0 ? 1 : result.invalid > 0 || result.problems.length > 0 ? 2 : 0;
+        unusable.length > 0
+          ? 1
+          : result.invalid > 0 || result.problems.length > 0 || identical > 0
+            ? 2
+            : 0;
       out.data({
         file: result.file,
         rows: result.rows,
@@ -91,6 +98,7 @@ export function validateCommand(): Command {
         delimiter: result.delimiter ?? null,
         sha256: result.sha256 ?? null,
         orderIdsDerived: result.header?.orderIdsDerived ?? null,
+        identical,
         errors,
         moreErrors,
         warnings: notes,
