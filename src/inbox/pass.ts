@@ -31,6 +31,7 @@ import { failpoint } from '../runtime/failpoint.js';
 import { awaitApproval, releaseApproved } from './approval.js';
 import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
 import { settledByAge } from './readiness.js';
+import { skippedFiles } from './skipped.js';
 import { workerName } from '../runtime/worker-name.js';
 
 export interface FileSummary {
@@ -180,6 +181,20 @@ async function intake(
         fileNeedsAPerson: true,
       });
     }
+  }
+  // Never left unseen: hidden, temporary and lock files are named, with why, every run.
+  for (const skipped of skippedFiles(folders.inbox)) {
+    summaries.push({
+      ...summarise(
+        journal,
+        skipped.name,
+        undefined,
+        skipped.why,
+        skipped.advice ? [skipped.advice] : [],
+      ),
+      fileNeedsAPerson: skipped.needsAPerson,
+      fileWaits: skipped.waits,
+    });
   }
   // What arrived joins processing/, beside what an earlier run left there.
   const arrived = new Set<string>();

@@ -2,6 +2,7 @@ import { basename } from 'node:path';
 import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
 import { homeFolders } from '../../inbox/folders.js';
+import { skippedFiles } from '../../inbox/skipped.js';
 import type { BatchRecord, Journal } from '../../journal/journal.js';
 import {
   SANDBOX_MARK,
@@ -39,7 +40,10 @@ export function statusCommand(): Command {
         const sandbox = journal.gatewayKind() === 'sandbox';
         if (sandbox)
           context.out.line(`${SANDBOX_MARK}: this journal has only sent to the embedded sandbox`);
-        if (what === undefined) return listBatches(journal, context.out, sandbox);
+        if (what === undefined) {
+          listBatches(journal, context.out, sandbox);
+          return listSkipped(folders.inbox, context.out);
+        }
         const batches = journal.batches(basename(what));
         if (batches.length > 0) return listRows(journal, batches, context.out, sandbox);
         if (journal.payout(what)) return showPayout(journal, what, context.out, sandbox);
@@ -71,6 +75,16 @@ function listBatches(journal: Journal, out: Output, sandbox: boolean): void {
     out.line(
       `batch ${batch.id}  ${batch.fileName}  received ${new Date(batch.receivedAt).toISOString()}  ${batch.state}: ${describeTotals(journal.rowTotalsOfBatch(batch.id))}`,
     );
+  }
+}
+
+/** Files of the inbox no run takes (hidden, temporary, lock files), each with why. */
+function listSkipped(inbox: string, out: Output): void {
+  const skipped = skippedFiles(inbox);
+  if (skipped.length === 0) return;
+  out.line('\nIn the inbox, not taken:');
+  for (const file of skipped) {
+    out.line(`  ${file.name}: ${file.why}${file.advice ? `; ${file.advice}` : ''}`);
   }
 }
 
