@@ -171,16 +171,18 @@ export async function readPayoutFile(
   // Excel's `sep=` line is passed over by starting after it: given to the parser, its
   // one field would make every later record "inconsistent", which csv-parse pays for.
   const skipBytes = hintLine ? hintLineBytes(sniffed.head.subarray(bom?.length ?? 0)) : 0;
-  const input = source(path, (bom?.length ?? 0) + skipBytes, encoding);
+  const input = source(path, (bom?.length ?? 0) + skipBytes, encoding, sniffed.recordDelimiter);
   const parser = quietErrors(
-    parse({
-      delimiter,
-      record_delimiter: sniffed.recordDelimiter,
-      relax_column_count: true,
-      relax_quotes: true,
-      skip_empty_lines: false,
-      max_record_size: MAX_LINE_CHARACTERS,
-    }),
+    sameLengthRecords(
+      parse({
+        delimiter,
+        record_delimiter: sniffed.recordDelimiter,
+        relax_column_count: true,
+        relax_quotes: true,
+        skip_empty_lines: false,
+        max_record_size: MAX_LINE_CHARACTERS,
+      }),
+    ),
   );
   pipeline(input, parser, () => {
     // Errors reach the loop below through the parser, which pipeline destroys with them.
@@ -435,10 +437,53 @@ function incompleteTail(bytes: Uint8Array): number {
  * whole, so a character split between chunks is safe); other encodings are decoded
  * here, since Node's own `latin1` is not Windows-1252 (€, “ ” and – differ).
  */
-function source(path: string, start: number, encoding: TextEncoding): Readable {
+function source(
+  path: string,
+  start: number,
+  encoding: TextEncoding,
+  recordDelimiter: string | string[],
+): Readable {
   const bytes = createReadStream(path, { start, highWaterMark: CHUNK_BYTES });
-  if (encoding === 'utf-8') return bytes;
-  return Readable.from(decoded(bytes, encoding));
+  // Lines are counted at their last character: LF, or CR in a file of CR-only line ends.
+  const lineEnd = recordDelimiter === '\r' ? 13 : 10;
+  return Readable.from(
+    encoding === 'utf-8' ? inSlices(bytes, lineEnd) : inSlices(decoded(bytes, encoding), lineEnd),
+  );
+}
+
+/**
+ * At most this many lines, or bytes, are given to csv-parse at once. csv-parse turns all
+ * it is given into records at once, however many are still unread: a 256 KiB read of
+ * blank lines made 262,144 records (~600 bytes each) before the first was handed over, so
+ * memory followed what the file held (324 MB for a million blank lines). A slice bounds
+ * the records ahead of the reader, and the next one is asked for only when they are
+ * read. A file of ordinary rows still goes in 64 KiB at a time; reads stay 256 KiB.
+ */
+const SLICE_LINES = 1024;
+const SLICE_BYTES = 64 * 1024;
+
+async function* inSlices<T extends Buffer | string>(
+  chunks: AsyncIterable<T>,
+  lineEnd: number,
+): AsyncGenerator<T> {
+  const endChar = String.fromCharCode(lineEnd);
+  for await (const chunk of chunks) {
+    const text = typeof chunk === 'string';
+    for (let start = 0; start < chunk.length;) {
+      const limit = Math.min(chunk.length, start + SLICE_BYTES);
+      let end = limit;
+      let from = start;
+      for (let lines = 0; lines < SLICE_LINES; lines++) {
+        const at = text ? chunk.indexOf(endChar, from) : (chunk as Buffer).indexOf(lineEnd, from);
+        if (at < 0 || at >= limit) break;
+        from = at + 1;
+        if (lines === SLICE_LINES - 1) end = from;
+      }
+      // A character cut between two slices is safe: csv-parse decodes each field whole.
+      yield (text ? chunk.slice(start, end) : (chunk as Buffer).subarray(start, end)) as T;
+      start = end;
+    }
+  }
 }
 
 async function* decoded(bytes: AsyncIterable<Buffer>, encoding: TextEncoding) {
@@ -491,6 +536,26 @@ function quietErrors(parser: Parser): Parser {
     } finally {
       Error.stackTraceLimit = limit;
     }
+  };
+  return parser;
+}
+
+/**
+ * With relax_column_count, csv-parse still builds a CsvError for every record whose width
+ * differs from the first record's (a blank line, a row without its trailing empty
+ * columns), copying each of its contexts through JSON: about 1.5 KB of garbage a line,
+ * for an error it then drops. The rows' widths are checked by the row validator, so the
+ * parser is told each record is the width it expects. Reaches into csv-parse's
+ * per-instance API; when that is not there, the parser is left as it is (slower, as right).
+ */
+function sameLengthRecords(parser: Parser): Parser {
+  const api = (parser as unknown as { api?: Record<string, unknown> }).api;
+  const onRecord = api?.['__onRecord'];
+  const state = api?.['state'] as { record?: unknown[]; expectedRecordLength?: number } | undefined;
+  if (typeof onRecord !== 'function' || !state || !api) return parser;
+  api['__onRecord'] = function (this: unknown, ...args: unknown[]) {
+    if (Array.isArray(state.record)) state.expectedRecordLength = state.record.length;
+    return (onRecord as (...a: unknown[]) => unknown).apply(this, args);
   };
   return parser;
 }
