@@ -14,7 +14,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable, pipeline } from 'node:stream';
-import { parse, type CsvError, type Parser } from 'csv-parse';
+import { parse, type CsvError, type Options, type Parser } from 'csv-parse';
 import { formatCents } from './amount.js';
 import { detectDelimiter, type Delimiter } from './delimiter.js';
 import { looksBinary, readBom, type EncodingSetting, type TextEncoding } from './encoding.js';
@@ -171,19 +171,17 @@ export async function readPayoutFile(
   // Excel's `sep=` line is passed over by starting after it: given to the parser, its
   // one field would make every later record "inconsistent", which csv-parse pays for.
   const skipBytes = hintLine ? hintLineBytes(sniffed.head.subarray(bom?.length ?? 0)) : 0;
-  const input = source(path, (bom?.length ?? 0) + skipBytes, encoding, sniffed.recordDelimiter);
-  const parser = quietErrors(
-    sameLengthRecords(
-      parse({
-        delimiter,
-        record_delimiter: sniffed.recordDelimiter,
-        relax_column_count: true,
-        relax_quotes: true,
-        skip_empty_lines: false,
-        max_record_size: MAX_LINE_CHARACTERS,
-      }),
-    ),
-  );
+  const start = (bom?.length ?? 0) + skipBytes;
+  const parseOptions: Options = {
+    delimiter,
+    record_delimiter: sniffed.recordDelimiter,
+    relax_column_count: true,
+    relax_quotes: true,
+    skip_empty_lines: false,
+    max_record_size: MAX_LINE_CHARACTERS,
+  };
+  const input = source(path, start, encoding, sniffed.recordDelimiter);
+  const parser = quietErrors(sameLengthRecords(parse(parseOptions)));
   pipeline(input, parser, () => {
     // Errors reach the loop below through the parser, which pipeline destroys with them.
   });
@@ -208,6 +206,20 @@ export async function readPayoutFile(
               unusable(`has a header (line ${line}) that cannot be used: ${problem}`);
             }
             return report;
+          }
+          // An orderId column blank in every row is a column the export always writes,
+          // not ids: the rows are identified as in a file without one.
+          const orderIdColumn = header.columns.orderId;
+          if (
+            orderIdColumn &&
+            !(await anyCellIn(
+              source(path, start, encoding, sniffed.recordDelimiter),
+              parseOptions,
+              orderIdColumn.index,
+            ))
+          ) {
+            delete header.columns.orderId;
+            header.ignored.push(`${orderIdColumn.heading} (blank in every row)`);
           }
           report.header = {
             line,
@@ -293,6 +305,36 @@ export async function readPayoutFile(
     });
   }
   return report;
+}
+
+/**
+ * Whether any record after the header has a non-blank cell at `index`: read only as far
+ * as the first one (the first row, in a file that has ids), so a file pays for a whole
+ * second reading only when the column is blank throughout.
+ */
+async function anyCellIn(input: Readable, options: Options, index: number): Promise<boolean> {
+  const parser = quietErrors(sameLengthRecords(parse(options)));
+  pipeline(input, parser, () => {
+    // A damaged file is found and said by the main reading; here it only ends the look.
+  });
+  let header = false;
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      const blank = record.every((cell) => cell.trim() === '');
+      if (!header) {
+        header = !blank;
+        continue;
+      }
+      if ((record[index] ?? '').trim() !== '') return true;
+    }
+  } catch {
+    // The main reading says what is wrong with the file.
+    return true;
+  } finally {
+    input.destroy();
+    parser.destroy();
+  }
+  return false;
 }
 
 /** One pass over the bytes: the fingerprint, the first bytes, and whether it is valid UTF-8. */

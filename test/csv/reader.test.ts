@@ -280,6 +280,34 @@ describe('readPayoutFile', () => {
     expect(tooBig.rows).toEqual([]);
   });
 
+  it('takes an orderId column blank in every row as absent: orderIds are derived', async () => {
+    const header = 'orderId,name,email,phone,cpfCnpj,pixKey,amount';
+    const rows = [
+      ',Ana Souza,ana@example.com,11987654321,52998224725,52998224725,"10,00"',
+      ' ,Bia Lima,bia@example.com,11987654322,11144477735,bia@example.com,"20,00"',
+    ];
+    const { report, rows: read } = await readAll(
+      writeFile(folder(), 'folha.csv', [header, ...rows].join('\n')),
+    );
+    expect(report).toMatchObject({ valid: 2, invalid: 0 });
+    expect(report.header?.orderIdsDerived).toBe(true);
+    expect(report.header?.ignored).toContain('orderId (blank in every row)');
+    expect(valid(read).map((p) => p.orderIdDerived)).toEqual([true, true]);
+  });
+
+  it('keeps a blank orderId cell an invalid row when other rows have one', async () => {
+    const header = 'orderId,name,email,phone,cpfCnpj,pixKey,amount';
+    const rows = [
+      ',Ana Souza,ana@example.com,11987654321,52998224725,52998224725,"10,00"',
+      'p-2,Bia Lima,bia@example.com,11987654322,11144477735,bia@example.com,"20,00"',
+    ];
+    const { report } = await readAll(
+      writeFile(folder(), 'folha.csv', [header, ...rows].join('\n')),
+    );
+    expect(report).toMatchObject({ valid: 1, invalid: 1 });
+    expect(report.header?.orderIdsDerived).toBe(false);
+  });
+
   it('gives the same fingerprint to the same bytes under another name', async () => {
     const text = `${HEADER}\n${ROW('p-1')}\n`;
     const a = await readAll(writeFile(folder(), 'a.csv', text));
