@@ -9,10 +9,11 @@
  * exactly what was validated and reported, whatever a person renamed.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, createReadStream, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { formatCents } from '../csv/amount.js';
-import type { BatchRecord, Journal } from '../journal/journal.js';
+import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
+import { maskPersonalData } from '../runtime/mask.js';
 import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
 
 /** Invalid rows listed in a report; the result file has them all. */
@@ -71,9 +72,36 @@ export function awaitApproval(
     '',
     `To approve: move ${name} into approved/, or run: payouts approve "${name}"`,
     `To turn it down: payouts reject "${name}" --reason "why"`,
+    '',
+    'Every payout of the file (documents and keys masked), and what becomes of it:',
   ];
-  writeFileSync(`${moved}.report.txt`, `${report.join('\n')}\n`);
+  const path = `${moved}.report.txt`;
+  writeFileSync(path, `${report.join('\n')}\n`);
+  // Every payee, a page at a time: a finance control checks who is paid, not only totals.
+  for (let after = 0; ;) {
+    const page = journal.resultEntries(batchId, after, PAGE);
+    const last = page.at(-1);
+    if (!last) break;
+    const listed = page.flatMap((entry) => payeeLine(entry) ?? []);
+    if (listed.length > 0) appendFileSync(path, `${listed.join('\n')}\n`);
+    after = last.line;
+  }
   return moved;
+}
+
+/** Lines of a batch read per page while its report is written. */
+const PAGE = 500;
+
+/** `  line 2: Ana Souza, document ***25, Pix key a***@example.com, R$ 3.000,00: to be sent` */
+function payeeLine(entry: ResultEntry): string | undefined {
+  const payout = entry.payout;
+  if (!payout || entry.kind !== 'payout') return undefined;
+  const request = payout.request;
+  const fate =
+    payout.state === 'queued'
+      ? 'to be sent'
+      : `${payout.state}${payout.message ? ` (${payout.message})` : ''}`;
+  return `  line ${entry.line}: ${request.person.name}, document ${maskPersonalData(request.cpfCnpj)}, Pix key ${maskPersonalData(request.pixKey)}, ${formatCents(request.value)}: ${fate}`;
 }
 
 export type Release =
@@ -107,6 +135,9 @@ export async function releaseApproved(
       continue;
     }
     if (!moveInto(file, folders.processing)) continue; // names all taken: next pass
+    if (waiting && journal.batchEvents(waiting.id).at(-1)?.event !== 'approved') {
+      journal.recordBatchEvent(waiting.id, 'approved', 'a person', 'moved into approved/');
+    }
     if (batch.awaitingName)
       rmSync(`${folders.awaiting}/${batch.awaitingName}.report.txt`, { force: true });
     outcomes.push({ file: basename(file), released: true, batchId: batch.id });

@@ -53,11 +53,23 @@ export function releaseHolds(
       'identical',
       `released by ${answer.by}: both identical rows are due (payouts approve --identical)`,
     );
+    journal.recordBatchEvent(
+      batch.id,
+      'released',
+      answer.by,
+      `${freed.rows} identical rows are due`,
+    );
     return { batchId: batch.id, ...freed };
   }
   if ('corrects' in answer) {
     const why = `linked by ${answer.by} as a corrected copy of batch ${answer.corrects} (payouts approve --corrects)`;
     const rows = journal.correctBatch(batch.id, answer.corrects, why);
+    journal.recordBatchEvent(
+      batch.id,
+      'corrects',
+      answer.by,
+      `a corrected copy of batch ${answer.corrects}`,
+    );
     return { batchId: batch.id, rows, cents: 0 };
   }
   const why = `released by ${answer.by}: new payments, not copies of an earlier file (payouts approve --new-batch)`;
@@ -68,5 +80,6 @@ export function releaseHolds(
     rows += freed.rows;
     cents += freed.cents;
   }
+  journal.recordBatchEvent(batch.id, 'released', answer.by, `${rows} held rows are new payments`);
   return { batchId: batch.id, rows, cents };
 }

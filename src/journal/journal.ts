@@ -111,6 +111,15 @@ export interface AdmissionRules {
   duplicateWindowMs: number;
 }
 
+/** A person's decision about a batch. */
+export interface BatchEvent {
+  at: number;
+  /** `approved`, `refused`, `released`, `corrects`. */
+  event: string;
+  by: string;
+  detail: string;
+}
+
 /** Held rows of a batch by reason: how many, and what one of them says. */
 export interface HoldSummary {
   reason: HoldReason | null;
@@ -428,6 +437,12 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       `SELECT order_id, hold_reason FROM payouts WHERE superseded_by = ? AND state = 'superseded'`,
     ),
     setCorrects: db.prepare(`UPDATE batches SET corrects = ? WHERE id = ?`),
+    addBatchEvent: db.prepare(
+      `INSERT INTO batch_events (batch_id, at, event, by, detail) VALUES (?, ?, ?, ?, ?)`,
+    ),
+    batchEvents: db.prepare(
+      `SELECT at, event, by, detail FROM batch_events WHERE batch_id = ? ORDER BY id`,
+    ),
     supersedeInvalid: db.prepare(`
       UPDATE batch_lines SET kind = 'superseded', message = message || ?
       WHERE batch_id = ? AND kind = 'invalid'`),
@@ -1081,6 +1096,16 @@ export function openJournal(path: string, options: JournalOptions = {}) {
      */
     supersededByWaiting: (batchId: number): number =>
       (statements.supersededByWaiting.get(batchId) as { n: number }).n,
+
+    /** Records a person's decision about a batch, with who and when. */
+    recordBatchEvent: writing(
+      (batchId: number, event: BatchEvent['event'], by: string, detail: string): void => {
+        statements.addBatchEvent.run(batchId, now(), event, by, detail);
+      },
+    ),
+
+    batchEvents: (batchId: number): BatchEvent[] =>
+      statements.batchEvents.all(batchId) as BatchEvent[],
 
     /** Held rows of a batch by reason, with what one of them says. */
     holdsOfBatch: (batchId: number): HoldSummary[] =>

@@ -183,4 +183,20 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
         WHERE superseded_by IS NOT NULL;
     `,
   },
+  {
+    version: 10,
+    sql: `
+      -- What people decided about a batch, with who and when: an approval, a refusal, a
+      -- release of held rows, a link to the batch it corrects. Never updated or deleted.
+      CREATE TABLE batch_events (
+        id INTEGER PRIMARY KEY,
+        batch_id INTEGER NOT NULL REFERENCES batches (id),
+        at INTEGER NOT NULL,
+        event TEXT NOT NULL,
+        by TEXT NOT NULL,
+        detail TEXT NOT NULL
+      );
+      CREATE INDEX batch_events_by_batch ON batch_events (batch_id, id);
+    `,
+  },
 ];

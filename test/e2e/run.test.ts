@@ -164,6 +164,10 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     } finally {
       journal.close();
     }
+    const status = await runCli(['status', 'folha_final.csv'], { env });
+    expect(status.stdout).toMatch(
+      /released by Maria at \d{4}-\d\d-\d\dT[\d:.]+Z: 2 held rows are new payments/,
+    );
     const again = await runCli(['approve', 'folha_final.csv', '--new-batch'], { env });
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(

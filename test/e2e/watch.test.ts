@@ -224,8 +224,14 @@ describe(
       const wrongName = await runCli(['reject', 'nope.csv', '--reason', 'x'], { env });
       expect(wrongName.code).toBe(1);
       expect(wrongName.stderr).toContain('(waiting: other.csv)');
-      const refused = await runCli(['reject', 'other.csv', '--reason', 'wrong month'], { env });
+      const refused = await runCli(
+        ['reject', 'other.csv', '--reason', 'wrong month', '--by', 'Maria'],
+        { env },
+      );
       expect(refused.code, refused.stderr).toBe(0);
+      expect((await runCli(['status', 'other.csv'], { env })).stdout).toContain(
+        'refused by Maria at',
+      );
       expect(readFileSync(join(home, 'rejected', 'other.csv.reason.txt'), 'utf8')).toContain(
         'turned down by a person: wrong month',
       );

@@ -420,6 +420,12 @@ describe('corrections awaiting approval', () => {
     expect(names.sort()).toEqual(['folha [2].csv', 'folha.csv']);
     const report = readFileSync(join(m.folders.awaiting, 'folha [2].csv.report.txt'), 'utf8');
     expect(report).toContain('Once approved, 3 payouts are sent, R$ 7.200,00 in all.');
+    // Every payee, with the document and key masked, for the person who approves.
+    expect(report).toContain(
+      'line 2: Ana Souza, document ***25, Pix key a***@example.com, R$ 3.000,00: to be sent',
+    );
+    expect(report).toContain('line 4: Caio Reis, document ***05');
+    expect(report).not.toMatch(/529\.?982\.?247-?25/);
     approveFile(m, 'folha [2].csv');
     rejectFile(m, 'folha.csv', 'the corrected copy replaces it');
     expect((await m.run({ requireApproval: true })).exit).toBe(0);

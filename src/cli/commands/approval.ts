@@ -112,6 +112,13 @@ export function approveCommand(): Command {
           );
         }
         const sent = toBeSent(journal, found.batch.id);
+        // Recorded before the move: the run that opens the batch finds who approved it.
+        journal.recordBatchEvent(
+          found.batch.id,
+          'approved',
+          by,
+          `${count(sent.count, 'payout')}, ${formatCents(sent.cents)}`,
+        );
         const moved = moveInto(found.file, folders.approved);
         if (!moved) {
           throw new ExitError(
@@ -169,7 +176,8 @@ export function rejectCommand(): Command {
       return text.trim();
     })
     .addHelpText('after', '\nExample:\n  payouts reject payroll-2026-11.csv --reason "wrong month"')
-    .action((name: string, options: { reason: string }, command: Command) =>
+    .option('--by <name>', 'who turns it down, for the audit trail (default: the user running it)')
+    .action((name: string, options: { reason: string; by?: string }, command: Command) =>
       onAwaitingFile('reject', name, command, (found, journal, folders, out) => {
         // Changed in the folder since it was validated: the batch it waits as, by its name.
         const batch =
@@ -182,6 +190,14 @@ export function rejectCommand(): Command {
           throw new ExitError(
             1,
             `payouts reject: ${basename(found.file)} is no longer waiting (approved meanwhile?): nothing changed`,
+          );
+        }
+        if (batch) {
+          journal.recordBatchEvent(
+            batch.id,
+            'refused',
+            options.by?.trim() || userInfo().username,
+            options.reason,
           );
         }
         const moved = reject(found.file, folders.rejected, [why]);

@@ -111,6 +111,12 @@ function listRows(journal: Journal, batches: BatchRecord[], out: Output, sandbox
     );
     // Why a whole file is held, refused or unusable: said here, not only in rejected/.
     for (const problem of batch.problems) out.line(`  ${problem}`);
+    // What people decided about it, with who and when (an approval, a release).
+    for (const event of journal.batchEvents(batch.id)) {
+      out.line(
+        `  ${event.event} by ${event.by} at ${new Date(event.at).toISOString()}: ${event.detail}`,
+      );
+    }
     out.line(rowLine(['line', 'orderId', 'status', 'value', 'transactionId', 'message']));
     const rows: ResultRecord[] = [];
     const held = holdMessage(batch);
