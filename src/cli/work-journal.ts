@@ -6,10 +6,19 @@
 import { existsSync } from 'node:fs';
 import type { Folders } from '../inbox/folders.js';
 import type { Journal } from '../journal/journal.js';
-import { JournalLossError, openJournalForWork } from '../journal/open-for-work.js';
+import { JournalLossError, journalLoss, openJournalForWork } from '../journal/open-for-work.js';
 import { markerPathOf } from '../journal/marker.js';
 import { requireJournal, type Output } from './context.js';
 import { ExitError } from './exit-error.js';
+
+/** Read-only: why this home's journal is not its own (lost, emptied, replaced, older), if so. */
+export function journalLossOf(folders: Folders): string | undefined {
+  return journalLoss(folders.journal, historyFolders(folders));
+}
+
+function historyFolders(folders: Folders): string[] {
+  return [folders.processing, folders.archive, folders.results];
+}
 
 export function openWorkJournal(
   verb: string,
@@ -23,7 +32,7 @@ export function openWorkJournal(
   }
   try {
     return openJournalForWork(folders.journal, {
-      historyFolders: [folders.processing, folders.archive, folders.results],
+      historyFolders: historyFolders(folders),
       recover: options.recover ?? false,
       // Said even with --quiet: a recovery changes how every payout is sent from now on.
       note: (text) => out.warn(text),

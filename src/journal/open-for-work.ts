@@ -7,6 +7,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { explainJournalFailure } from './failures.js';
 import { openJournal, type Journal } from './journal.js';
+import { Database } from './sqlite.js';
 import { describeLoss, judgeBeforeOpen, judgeOpened, waysOn, type LossKind } from './loss.js';
 import {
   createMarker,
@@ -130,6 +131,53 @@ export function openJournalForWork(path: string, options: OpenForWorkOptions): J
       }
     },
   };
+}
+
+/**
+ * The same judgement, reading only (a dry run, status): the sentence for a lost, emptied,
+ * replaced or older journal, or undefined when it is this home's own (or a new home).
+ * Nothing is created or written, not even a marker.
+ */
+export function journalLoss(path: string, historyFolders: readonly string[]): string | undefined {
+  let marker: MarkerState | undefined;
+  try {
+    marker = readMarker(markerPathOf(path));
+  } catch (error) {
+    if (error instanceof MarkerError) return error.message;
+    throw error;
+  }
+  const size = statSync(path, { throwIfNoEntry: false })?.size;
+  const before = judgeBeforeOpen({
+    file: size === undefined ? 'absent' : size === 0 ? 'empty' : 'present',
+    marker,
+    homeHasHistory: historyFolders.some(hasFiles),
+  });
+  if (before) return lossMessage(describeLoss(before, path, { marker }), path);
+  if (marker === undefined || size === undefined) return undefined;
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const hasIdentity = db
+      .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'identity'`)
+      .get();
+    const journalId = hasIdentity
+      ? (
+          db.prepare(`SELECT journal_id FROM identity WHERE id = 1`).get() as
+            { journal_id: string } | undefined
+        )?.journal_id
+      : undefined;
+    const highWater = (
+      db.prepare(`SELECT COALESCE(MAX(id), 0) AS id FROM audit`).get() as { id: number }
+    ).id;
+    const after = judgeOpened({ marker, journalId: journalId ?? '(none)', highWater });
+    return after
+      ? lossMessage(
+          describeLoss(after, path, { marker, journalId: journalId ?? '(none)', highWater }),
+          path,
+        )
+      : undefined;
+  } finally {
+    db.close();
+  }
 }
 
 function lossMessage(what: string, path: string): string {

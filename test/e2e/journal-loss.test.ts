@@ -145,6 +145,12 @@ describe(
         await expectRefused(what);
         // Refused again: the choice is a person's, never made by a rerun.
         await expectRefused(what);
+        // A dry run says the same, rather than promising to pay everything again.
+        const dry = await runCli(['run', '--dry-run'], { env });
+        expect(dry.code, dry.stdout).toBe(1);
+        expect(dry.stderr).toMatch(what);
+        const status = await runCli(['status'], { env });
+        expect(status.stderr).toMatch(what);
 
         const recovered = await runCli(['run', '--recover', '--follow-timeout', '20s'], { env });
         expect(recovered.code, recovered.stderr).toBe(0);
@@ -224,6 +230,9 @@ describe(
       // The restore itself done right (online backup), of the wrong (older) copy.
       await backupJournal(copy, join(home, 'journal.db'));
       await expectRefused(/older/);
+      const dry = await runCli(['run', '--dry-run'], { env });
+      expect(dry.code, dry.stdout).toBe(1);
+      expect(dry.stderr).toMatch(/older/);
 
       await runToCompletion(['run', '--recover']);
       expect(duplicates()).toEqual([]);

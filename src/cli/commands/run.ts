@@ -19,7 +19,7 @@ import {
   type GlobalOptions,
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
-import { openWorkJournal } from '../work-journal.js';
+import { journalLossOf, openWorkJournal } from '../work-journal.js';
 import { describeFile } from '../format.js';
 
 interface RunOptions {
@@ -160,6 +160,9 @@ function durationFlag(flag: string, text: string): number {
 async function dryRun(context: Context, folders: Folders): Promise<void> {
   const { config, out } = context;
   const files = [...payoutFiles(folders.processing), ...payoutFiles(folders.inbox)];
+  // A run would refuse a lost journal: so does its rehearsal, rather than promise to pay all.
+  const loss = journalLossOf(folders);
+  if (loss) throw new ExitError(1, `payouts run --dry-run: ${loss}`);
   const journal = existsSync(folders.journal) ? openHomeJournal(folders.journal) : undefined;
   let plan: DryRunFile[];
   try {

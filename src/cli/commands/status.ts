@@ -19,6 +19,7 @@ import {
   type Output,
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
+import { journalLossOf } from '../work-journal.js';
 import { describeTotals, keyValueLines } from '../format.js';
 
 export function statusCommand(): Command {
@@ -34,6 +35,9 @@ export function statusCommand(): Command {
     .action((what: string | undefined, _options: unknown, command: Command) => {
       const context = openContext(command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(context.config.home);
+      // Said first, even with --quiet: what follows is not the whole truth of this home.
+      const loss = journalLossOf(folders);
+      if (loss) context.out.warn(`payouts status: ${loss}`);
       requireJournal('status', folders);
       const journal = openHomeJournal(folders.journal);
       try {
