@@ -15,7 +15,7 @@ import { createGatewayClient } from '../../dist/gateway/client.js';
 import { requestBudget } from '../../dist/engine/budget.js';
 import { sendQueued } from '../../dist/engine/engine.js';
 import { POLLING } from '../../dist/engine/policy.js';
-import { openJournal } from '../../dist/journal/journal.js';
+import { openJournalForWork } from '../../dist/journal/open-for-work.js';
 import { request } from 'undici';
 
 const TOKEN = 'bench-token';
@@ -76,7 +76,8 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
   const count = rows ?? Math.round((concurrency / latencyMs) * 1000 * seconds);
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-engine-'));
   const sandbox = await startSandboxProcess(latencyMs);
-  const journal = openJournal(join(folder, 'journal.db'));
+  // As the CLI opens it: with its marker, written before each claim's requests leave.
+  const journal = openJournalForWork(join(folder, 'journal.db'), { historyFolders: [] });
   const gateway = createGatewayClient({
     baseUrl: sandbox.url,
     token: TOKEN,
