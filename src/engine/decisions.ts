@@ -28,6 +28,11 @@ export interface Decision {
 
 const CONTINUE: RunSignal = { kind: 'continue' };
 
+/** Why a row stays pending on a status word we do not know. */
+export function unknownWordMessage(word: string): string {
+  return `the gateway answered status "${word}", which payouts does not know: kept verbatim, and the row stays pending; ask the gateway what it means if it lasts`;
+}
+
 /** A gateway status as a row state: an unrecognised word is kept, and not final. */
 function stateOf(status: GatewayStatus): RowState {
   return status === 'unrecognised' ? 'pending' : status;
@@ -194,15 +199,21 @@ export function decidePoll(
     const message = `transaction ${transactionId} now reads as ${answer.object} ${answer.orderId ?? '(no orderId)'} of ${answer.valueCents} cents, not this payout of ${request.value} cents: a person must look`;
     return { to: 'conflict', reason: message, details: { message }, signal: CONTINUE };
   }
+  const details: AnswerDetails = {
+    gatewayStatus: answer.statusRaw,
+    endToEndId: answer.endToEndId,
+    processedAt: answer.processedAt,
+    pollFailed: false,
+  };
   return {
     to: stateOf(answer.status),
     reason: `polled: status ${answer.statusRaw}`,
-    details: {
-      gatewayStatus: answer.statusRaw,
-      endToEndId: answer.endToEndId,
-      processedAt: answer.processedAt,
-      pollFailed: false,
-    },
+    // A word we do not know is said in the row itself (status, result file), where a
+    // --quiet cron run cannot hide it; like a failed poll's, the next known answer clears it.
+    details:
+      answer.status === 'unrecognised'
+        ? { ...details, message: unknownWordMessage(answer.statusRaw), pollFailed: true }
+        : details,
     signal: CONTINUE,
   };
 }

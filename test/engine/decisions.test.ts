@@ -94,6 +94,20 @@ describe('decideLookup', () => {
     });
   });
 
+  it('a status word we do not know is said in the row (its result line), and cleared once a known one comes', () => {
+    const odd = decidePoll(
+      request,
+      7,
+      transaction({ status: 'unrecognised', statusRaw: 'in_review' }),
+    );
+    expect(odd.details.message).toMatch(/status "in_review", which payouts does not know/);
+    // Said like a failed poll: the next answer that reads clears it.
+    expect(odd.details.pollFailed).toBe(true);
+    const known = decidePoll(request, 7, transaction({ status: 'pending', statusRaw: 'pending' }));
+    expect(known.details.pollFailed).toBe(false);
+    expect(known.details.message).toBeUndefined();
+  });
+
   it.each([
     ['another amount', transaction({ valueCents: 999 })],
     ['a cash-in', transaction({ object: 'cashin' })],
