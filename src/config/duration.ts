@@ -33,3 +33,17 @@ export function formatDuration(ms: number): string {
   }
   return `${ms}ms`;
 }
+
+/**
+ * An elapsed time for people, to the minute once past one: `45s`, `12m`, `2h 05m`,
+ * `14d 3h` (how long a payout has waited).
+ */
+export function formatElapsed(ms: number): string {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours}h ${String(minutes % 60).padStart(2, '0')}m`;
+  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
+}

@@ -81,6 +81,9 @@ export const ConfigSchema = z.strictObject({
   followTimeout: durationOrZero.describe(
     'how long `payouts run` follows pending payouts (polling each by transactionId) before it writes results and exits; what is still pending is picked up by the next run; `0` does not follow; `--follow-timeout` overrides it for one run',
   ),
+  pendingAlertAfter: duration.describe(
+    'how long a payout may stay `pending` at the gateway, counted from its send, before it needs a person: Pix settles in seconds, so one pending longer makes `payouts run` exit 2 with its age in the summary, on stderr (even with `--quiet`) and in `payouts status`, instead of exit 3 (run again later) run after run',
+  ),
   inboxSettle: duration.describe(
     'how long a file in the inbox must keep its size and modification time before `payouts watch` takes it, so a file still being copied is never read half; a `<file>.done` beside it skips the wait',
   ),

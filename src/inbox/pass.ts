@@ -30,6 +30,7 @@ import { resultFileNames, writeResultFile } from '../results/result-file.js';
 import { failpoint } from '../runtime/failpoint.js';
 import { awaitApproval, releaseApproved } from './approval.js';
 import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
+import { describePendingTooLong, pendingTooLong, type PendingTooLong } from './pending-alert.js';
 import { settledByAge } from './readiness.js';
 import { skippedFiles } from './skipped.js';
 import { workerName } from '../runtime/worker-name.js';
@@ -49,6 +50,8 @@ export interface FileSummary {
   fileNeedsAPerson: boolean;
   /** The file could not be taken in yet: run again later. */
   fileWaits?: boolean;
+  /** Payouts pending longer than pendingAlertAfter: a person must look (exit 2). */
+  pendingTooLong?: PendingTooLong;
 }
 
 export interface PassOptions {
@@ -158,7 +161,7 @@ export async function runPass(
   }
   const files: FileSummary[] = [];
   for (const summary of summaries) {
-    files.push(await finishFile(journal, folders, config, summary, options.memory));
+    files.push(await finishFile(journal, folders, config, summary, options.memory, now()));
   }
   return { files, stopped, failed };
 }
@@ -476,12 +479,21 @@ async function finishFile(
   config: Config,
   summary: FileSummary,
   memory: PassMemory | undefined,
+  now: number,
 ): Promise<FileSummary> {
   const batch = summary.batchId === null ? undefined : journal.batch(summary.batchId);
   // No batch: the file could not even be read, so it has no rows to count.
   if (!batch) return summary;
   const totals = journal.rowTotalsOfBatch(batch.id);
   summary = { ...summary, problems: [...summary.problems, ...whyHeld(journal, batch.id)] };
+  const overdue = pendingTooLong(journal, batch.id, config.pendingAlertAfter, now);
+  if (overdue) {
+    summary = {
+      ...summary,
+      pendingTooLong: overdue,
+      problems: [...summary.problems, describePendingTooLong(overdue)],
+    };
+  }
   const path = join(folders.processing, summary.file);
   if (summary.fileNeedsAPerson || !existsSync(path)) return { ...summary, ...totals };
   const result = join(
@@ -566,7 +578,7 @@ function whyHeld(journal: Journal, batchId: number): string[] {
 export function exitCodeOf(files: readonly FileSummary[], stopped: string | undefined): number {
   const states = files.flatMap((file) => Object.keys(file.rows));
   const needsAPerson =
-    files.some((file) => file.fileNeedsAPerson) ||
+    files.some((file) => file.fileNeedsAPerson || file.pendingTooLong) ||
     states.some((state) => NEEDS_A_PERSON.includes(state as RowState));
   if (needsAPerson) return 2;
   if (

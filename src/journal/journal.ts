@@ -581,6 +581,13 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     countsByState: db.prepare(
       `SELECT state, COUNT(*) AS count, SUM(value_cents) AS cents FROM payouts GROUP BY state`,
     ),
+    // Pending payouts of a batch sent at or before @before, and the oldest of them (SQLite
+    // gives a bare column the row MIN chose).
+    pendingSentBefore: db.prepare(`
+      SELECT COUNT(*) AS n, MIN(sent_at) AS oldest, order_id FROM (
+        SELECT order_id, COALESCE(last_sent_at, admitted_at, updated_at) AS sent_at
+        FROM payouts WHERE batch_id = @batchId AND state = 'pending')
+      WHERE sent_at <= @before`),
   };
 
   /**
@@ -1588,6 +1595,24 @@ export function openJournal(path: string, options: JournalOptions = {}) {
           (row) => [row.state, { count: row.count, cents: row.cents }],
         ),
       ),
+
+    /**
+     * A batch's payouts still pending that were sent at or before `before`: how many, and
+     * the oldest (when it was sent, and its orderId); undefined when there are none.
+     */
+    pendingSentBefore: (
+      batchId: number,
+      before: number,
+    ): { rows: number; oldestSentAt: number; oldestOrderId: string } | undefined => {
+      const row = statements.pendingSentBefore.get({ batchId, before }) as {
+        n: number;
+        oldest: number | null;
+        order_id: string | null;
+      };
+      return row.n === 0 || row.oldest === null || row.order_id === null
+        ? undefined
+        : { rows: row.n, oldestSentAt: row.oldest, oldestOrderId: row.order_id };
+    },
 
     close: () => db.close(),
   };

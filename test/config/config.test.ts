@@ -99,6 +99,7 @@ describe('config', () => {
       requestTimeout: 30_000,
       resendGrace: 120_000,
       followTimeout: 180_000,
+      pendingAlertAfter: 3_600_000,
       inboxSettle: 2000,
       inboxRescan: 5000,
       postbackListen: null,

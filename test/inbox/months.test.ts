@@ -34,7 +34,10 @@ interface Month {
   advance(ms: number): void;
   now(): number;
   drop(name: string, lines: readonly string[], lineEnd?: string): void;
-  run(settings?: Partial<Config>): Promise<{ files: FileSummary[]; exit: number }>;
+  run(
+    settings?: Partial<Config>,
+    pass?: { followMs?: number; note?: (text: string) => void },
+  ): Promise<{ files: FileSummary[]; exit: number }>;
   /** orderIds the gateway created, with how many times each. */
   sent(): Map<string, number>;
   /** Cents the gateway paid out in all. */
@@ -48,11 +51,13 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function month(options: { balanceCents?: number } = {}): Promise<Month> {
+async function month(
+  options: { balanceCents?: number; settleDelayMs?: number } = {},
+): Promise<Month> {
   const folder = mkdtempSync(join(tmpdir(), 'payouts-months-'));
   const sandbox = await startSandbox({
     token: TOKEN,
-    settleDelayMs: 20,
+    settleDelayMs: options.settleDelayMs ?? 20,
     ...(options.balanceCents === undefined ? {} : { initialBalanceCents: options.balanceCents }),
   });
   cleanups.push(async () => {
@@ -71,7 +76,7 @@ async function month(options: { balanceCents?: number } = {}): Promise<Month> {
     drop(name, lines, lineEnd = '\r\n') {
       writeFileSync(join(folders.inbox, name), lines.join(lineEnd) + lineEnd);
     },
-    async run(settings = {}) {
+    async run(settings = {}, pass = {}) {
       const config: Config = {
         ...loadConfig({
           env: { PAYOUTS_HOME: folders.home, PAYOUTS_BASE_URL: sandbox.url, PAYOUTS_TOKEN: TOKEN },
@@ -82,11 +87,11 @@ async function month(options: { balanceCents?: number } = {}): Promise<Month> {
       const gateway = clientFor(sandbox.url);
       try {
         const report = await runPass(journal, gateway, folders, config, {
-          followMs: 10_000,
+          followMs: pass.followMs ?? 10_000,
           signal: new AbortController().signal,
           pollPolicy: { firstMs: 20, growth: 1, capMs: 20 },
           isReady: () => true,
-          note: () => undefined,
+          note: pass.note ?? (() => undefined),
           now,
         });
         return { files: report.files, exit: exitCodeOf(report.files, report.stopped) };
@@ -483,5 +488,50 @@ describe('identical rows, and copies approved together', () => {
     expect(summaryOf(both.files, 'folha_final.csv').rows).toEqual({ held: 2 });
     expect(m.paidCents()).toBe(550_000);
     noDuplicates(m.sent());
+  });
+});
+
+describe('nothing waits unseen', () => {
+  const HOUR = 60 * 60 * 1000;
+
+  it('O: a payout pending for 2 hours needs a person: exit 2, its age in the summary', async () => {
+    // The gateway takes a day to settle it; our clock moves, the gateway's does not.
+    const m = await month({ settleDelayMs: DAY });
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    const sent = await m.run({}, { followMs: 0 });
+    expect(sent.exit).toBe(3);
+    expect(summaryOf(sent.files, 'folha.csv').rows).toEqual({ pending: 2 });
+
+    // Within pendingAlertAfter (default 1h): still "run again later".
+    m.advance(30 * 60 * 1000);
+    const soon = await m.run({}, { followMs: 0 });
+    expect(soon.exit).toBe(3);
+    expect(summaryOf(soon.files, 'folha.csv').problems.join(' ')).not.toMatch(/pending for/);
+
+    m.advance(HOUR + 35 * 60 * 1000);
+    const late = await m.run({}, { followMs: 0 });
+    expect(late.exit).toBe(2);
+    const summary = summaryOf(late.files, 'folha.csv');
+    expect(summary.rows).toEqual({ pending: 2 });
+    expect(summary.problems.join(' ')).toMatch(
+      /2 pending for up to 2h 05m since they were sent: look them up at the gateway/,
+    );
+    // Seen, never sent again.
+    expect(m.sent().size).toBe(2);
+    noDuplicates(m.sent());
+  });
+
+  it('O: the age is configurable (pendingAlertAfter)', async () => {
+    const m = await month({ settleDelayMs: DAY });
+    m.drop('folha.csv', [HEADER, ANA]);
+    expect((await m.run({}, { followMs: 0 })).exit).toBe(3);
+    m.advance(2 * HOUR);
+    expect((await m.run({ pendingAlertAfter: 3 * HOUR }, { followMs: 0 })).exit).toBe(3);
+    m.advance(HOUR + 60_000);
+    const late = await m.run({ pendingAlertAfter: 3 * HOUR }, { followMs: 0 });
+    expect(late.exit).toBe(2);
+    expect(summaryOf(late.files, 'folha.csv').problems.join(' ')).toMatch(
+      /1 pending for 3h 01m since it was sent: look it up at the gateway/,
+    );
   });
 });

@@ -8,6 +8,7 @@ import { POLLING } from '../../engine/policy.js';
 import { ensureFolders, homeFolders, payoutFiles, type Folders } from '../../inbox/folders.js';
 import { exitCodeOf, readBalance, runPass, type PassReport } from '../../inbox/pass.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
+import { warnPendingTooLong } from '../../inbox/pending-alert.js';
 import { SANDBOX_MARK } from '../../results/result-file.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import {
@@ -140,6 +141,12 @@ export function runCommand(): Command {
         if (final.length === 0) out.line('The inbox is empty: nothing to do.');
         if (stopped)
           out.line(`\nStopped early: ${stopped}. Rows not sent stay queued for the next run.`);
+        // Said even with --quiet or --json: a payout waiting for hours is a person's question.
+        for (const file of final) {
+          if (file.pendingTooLong) {
+            out.warn(`payouts run: ${warnPendingTooLong(file.file, file.pendingTooLong)}`);
+          }
+        }
 
         const exitCode = failed ? 1 : exitCodeOf(final, stopped);
         if (exitCode !== 0) throw new ExitError(exitCode);

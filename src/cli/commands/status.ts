@@ -2,6 +2,11 @@ import { basename } from 'node:path';
 import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
 import { homeFolders } from '../../inbox/folders.js';
+import {
+  describePendingTooLong,
+  pendingTooLong,
+  type PendingTooLong,
+} from '../../inbox/pending-alert.js';
 import { skippedFiles } from '../../inbox/skipped.js';
 import type { BatchRecord, Journal } from '../../journal/journal.js';
 import {
@@ -42,14 +47,17 @@ export function statusCommand(): Command {
       const journal = openHomeJournal(folders.journal);
       try {
         const sandbox = journal.gatewayKind() === 'sandbox';
+        // Payouts pending longer than pendingAlertAfter, shown beside their file.
+        const tooLong = (batchId: number) =>
+          pendingTooLong(journal, batchId, context.config.pendingAlertAfter, Date.now());
         if (sandbox)
           context.out.line(`${SANDBOX_MARK}: this journal has only sent to the embedded sandbox`);
         if (what === undefined) {
-          listBatches(journal, context.out, sandbox);
+          listBatches(journal, context.out, sandbox, tooLong);
           return listSkipped(folders.inbox, context.out);
         }
         const batches = journal.batches(basename(what));
-        if (batches.length > 0) return listRows(journal, batches, context.out, sandbox);
+        if (batches.length > 0) return listRows(journal, batches, context.out, sandbox, tooLong);
         if (journal.payout(what)) return showPayout(journal, what, context.out, sandbox);
         throw new ExitError(
           1,
@@ -61,7 +69,12 @@ export function statusCommand(): Command {
     });
 }
 
-function listBatches(journal: Journal, out: Output, sandbox: boolean): void {
+function listBatches(
+  journal: Journal,
+  out: Output,
+  sandbox: boolean,
+  tooLong: (batchId: number) => PendingTooLong | undefined,
+): void {
   const batches = journal.batches();
   out.data(
     batches.map((batch) => ({
@@ -72,6 +85,7 @@ function listBatches(journal: Journal, out: Output, sandbox: boolean): void {
       state: batch.state,
       totalCents: batch.totalCents,
       ...journal.rowTotalsOfBatch(batch.id),
+      pendingTooLong: tooLong(batch.id) ?? null,
     })),
   );
   if (batches.length === 0) out.line('The journal has no files yet.');
@@ -79,6 +93,8 @@ function listBatches(journal: Journal, out: Output, sandbox: boolean): void {
     out.line(
       `batch ${batch.id}  ${batch.fileName}  received ${new Date(batch.receivedAt).toISOString()}  ${batch.state}: ${describeTotals(journal.rowTotalsOfBatch(batch.id))}`,
     );
+    const pending = tooLong(batch.id);
+    if (pending) out.line(`  ${describePendingTooLong(pending)}`);
   }
 }
 
@@ -107,7 +123,13 @@ function rowLine([line, orderId, status, value, transactionId, message]: string[
 }
 
 /** Every line of the file's batches, in file order. */
-function listRows(journal: Journal, batches: BatchRecord[], out: Output, sandbox: boolean): void {
+function listRows(
+  journal: Journal,
+  batches: BatchRecord[],
+  out: Output,
+  sandbox: boolean,
+  tooLong: (batchId: number) => PendingTooLong | undefined,
+): void {
   const all: { sandbox: boolean; batchId: number; rows: ResultRecord[] }[] = [];
   for (const batch of batches) {
     out.line(
@@ -121,6 +143,8 @@ function listRows(journal: Journal, batches: BatchRecord[], out: Output, sandbox
         `  ${event.event} by ${event.by} at ${new Date(event.at).toISOString()}: ${event.detail}`,
       );
     }
+    const pending = tooLong(batch.id);
+    if (pending) out.line(`  ${describePendingTooLong(pending)}`);
     out.line(rowLine(['line', 'orderId', 'status', 'value', 'transactionId', 'message']));
     const rows: ResultRecord[] = [];
     const held = holdMessage(batch);

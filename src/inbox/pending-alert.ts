@@ -1,0 +1,56 @@
+/**
+ * Nothing waits unseen (DESIGN.md section 5): Pix settles in seconds, so a payout still
+ * pending at the gateway longer than `pendingAlertAfter` is a question for a person, not
+ * another "run again later". Said in the run's summary, on stderr even with --quiet, and
+ * in `payouts status`.
+ */
+import { formatElapsed } from '../config/duration.js';
+import type { Journal } from '../journal/journal.js';
+
+/** A batch's payouts pending longer than the alert age. */
+export interface PendingTooLong {
+  rows: number;
+  /** How long the oldest of them has waited since it was sent (ms). */
+  oldestAgeMs: number;
+  /** The oldest one, to look up at the gateway. */
+  orderId: string;
+}
+
+/** The batch's payouts pending for `alertAfterMs` or longer at `now`, if any. */
+export function pendingTooLong(
+  journal: Journal,
+  batchId: number,
+  alertAfterMs: number,
+  now: number,
+): PendingTooLong | undefined {
+  const found = journal.pendingSentBefore(batchId, now - alertAfterMs);
+  return (
+    found && {
+      rows: found.rows,
+      oldestAgeMs: now - found.oldestSentAt,
+      orderId: found.oldestOrderId,
+    }
+  );
+}
+
+/** "1 pending for 2h 05m since it was sent: look it up at the gateway (payouts get --order-id X)" */
+export function describePendingTooLong(pending: PendingTooLong): string {
+  const age = formatElapsed(pending.oldestAgeMs);
+  const lookUp = `payouts get --order-id ${pending.orderId}`;
+  return pending.rows === 1
+    ? `1 pending for ${age} since it was sent: look it up at the gateway (${lookUp}); Pix settles in seconds`
+    : `${pending.rows} pending for up to ${age} since they were sent: look them up at the gateway (the oldest: ${lookUp}); Pix settles in seconds`;
+}
+
+/**
+ * The line said on stderr even with --quiet: cron's log may keep stderr alone, and exit 2
+ * by itself does not say what waits.
+ */
+export function warnPendingTooLong(file: string, pending: PendingTooLong): string {
+  const age = formatElapsed(pending.oldestAgeMs);
+  const what =
+    pending.rows === 1
+      ? `1 payout pending for ${age} since it was sent`
+      : `${pending.rows} payouts pending for up to ${age} since they were sent`;
+  return `${what}, in ${file}: a person must look it up at the gateway (payouts get --order-id ${pending.orderId}); nothing is sent again meanwhile`;
+}
