@@ -23,6 +23,17 @@ export interface GlobalOptions {
 }
 
 /**
+ * The global flags a command printed as a hint needs to reach the same home and gateway
+ * as the command that prints it (` --config "/etc/payouts.json"`), or ''.
+ */
+export function hintFlagsOf(options: GlobalOptions): string {
+  return [
+    options.config === undefined ? '' : ` --config "${resolve(options.config)}"`,
+    options.sandbox ? ' --sandbox' : '',
+  ].join('');
+}
+
+/**
  * What a command does with payouts, which decides what it may start against:
  * - `payouts` moves or reports real payouts (run, watch, reconcile, status, approve,
  *   reject): without a baseUrl it refuses to start unless the sandbox is asked for;

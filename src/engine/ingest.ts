@@ -29,6 +29,8 @@ export interface IngestOptions extends ReadOptions {
   duplicateWindow: number;
   /** sameNameNewBatchAfter, in ms. */
   sameNameNewBatchAfter: number | null;
+  /** Global flags the commands in hints need (see hintFlagsOf). */
+  hintFlags?: string;
 }
 
 /**
@@ -44,7 +46,10 @@ export async function ingestFile(
 ): Promise<IngestResult> {
   // The batch is found or made from the fingerprint the reader takes on its first pass.
   let batch: { kind: 'new' | 'resume' | 'same-file'; batchId: number } | undefined;
-  const rules = { duplicateWindowMs: options.duplicateWindow };
+  const rules = {
+    duplicateWindowMs: options.duplicateWindow,
+    hintFlags: options.hintFlags ?? '',
+  };
   const batchId = (): number => {
     if (!batch) throw new Error('ingestFile: a row before the fingerprint');
     return batch.batchId;
@@ -127,7 +132,7 @@ export async function ingestFile(
       problems: report.problems.map((problem) => problem.message),
     },
     `the file ${unusable ? 'cannot be used' : 'is held'}: ${report.problems[0]?.message ?? ''}`,
-    { sameNameNewBatchAfterMs: options.sameNameNewBatchAfter },
+    { sameNameNewBatchAfterMs: options.sameNameNewBatchAfter, hintFlags: rules.hintFlags },
   );
   return { kind, batchId: batch.batchId, report };
 }

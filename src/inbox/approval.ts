@@ -38,6 +38,7 @@ export function awaitApproval(
   folders: Folders,
   file: string,
   batchId: number,
+  hintFlags = '',
 ): string | undefined {
   const moved = moveInto(file, folders.awaiting);
   if (!moved) return undefined;
@@ -70,8 +71,8 @@ export function awaitApproval(
       ? ['  … (the result file has them all)']
       : []),
     '',
-    `To approve: move ${name} into approved/, or run: payouts approve "${name}"`,
-    `To turn it down: payouts reject "${name}" --reason "why"`,
+    `To approve: move ${name} into approved/, or run: payouts approve "${name}"${hintFlags}`,
+    `To turn it down: payouts reject "${name}" --reason "why"${hintFlags}`,
     '',
     'Every payout of the file (documents and keys masked), and what becomes of it:',
   ];

@@ -68,6 +68,8 @@ export interface PassOptions {
   memory?: PassMemory;
   /** Milliseconds since the epoch: the journal's clock (tests move both). */
   now?: () => number;
+  /** Global flags the commands in hints need (` --config "…"`), '' by default. */
+  hintFlags?: string;
   note: (text: string) => void;
 }
 
@@ -240,7 +242,7 @@ async function intake(
       result = await ingestFile(
         file,
         journal,
-        config,
+        { ...config, hintFlags: options.hintFlags ?? '' },
         config.requireApproval ? 'awaiting-approval' : 'open',
         arrived.has(file),
       );
@@ -258,7 +260,7 @@ async function intake(
       journal.batch(result.batchId)?.state === 'awaiting-approval'
     ) {
       // Its bytes wait for approval (left here by a crash, or dropped again): back to wait.
-      awaitApproval(journal, folders, file, result.batchId);
+      awaitApproval(journal, folders, file, result.batchId, options.hintFlags);
       continue;
     }
     if (result.kind === 'same-file') {
@@ -280,7 +282,8 @@ async function intake(
     }
     if (result.kind === 'awaiting-approval') {
       // Listed below with every file waiting for a person's approval.
-      if (!awaitApproval(journal, folders, file, result.batchId)) remember(result.batchId);
+      if (!awaitApproval(journal, folders, file, result.batchId, options.hintFlags))
+        remember(result.batchId);
       continue;
     }
     remember(result.batchId);
@@ -298,7 +301,7 @@ async function intake(
     const name = batch.awaitingName ?? batch.fileName;
     summaries.push({
       ...summarise(journal, name, batch.id, 'waiting for approval in awaiting-approval/', [
-        `nothing of it is sent until a person moves it into approved/ or runs: payouts approve "${name}" (its .report.txt says what would be sent)`,
+        `nothing of it is sent until a person moves it into approved/ or runs: payouts approve "${name}"${options.hintFlags ?? ''} (its .report.txt says what would be sent)`,
       ]),
       fileNeedsAPerson: true,
     });

@@ -88,10 +88,10 @@ export function journaledMessage(orderId: string, previous: Known): string {
 }
 
 /** Why a row is held as a possible duplicate, and the command that says it is new. */
-export function duplicateMessage(covering: Covering, fileName: string): string {
+export function duplicateMessage(covering: Covering, fileName: string, hintFlags = ''): string {
   const transaction =
     covering.transactionId === null ? '' : `, transaction ${covering.transactionId}`;
-  return `possible duplicate: the same document and amount as ${covering.fileName}, line ${covering.line}, journaled on ${day(covering.admittedAt)} (now ${covering.state}${transaction}); not sent. If it is a new payment, run: payouts approve "${fileName}" --new-batch`;
+  return `possible duplicate: the same document and amount as ${covering.fileName}, line ${covering.line}, journaled on ${day(covering.admittedAt)} (now ${covering.state}${transaction}); not sent. If it is a new payment, run: payouts approve "${fileName}" --new-batch${hintFlags}`;
 }
 
 /** Why a row of a corrected copy is not sent: the batch it corrects has sent or paid it. */

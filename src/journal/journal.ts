@@ -109,6 +109,8 @@ export interface AdmittedPayout {
 export interface AdmissionRules {
   /** duplicateWindow: payouts journaled this long ago or less cover a row. */
   duplicateWindowMs: number;
+  /** Global flags the commands in hints need (see hintFlagsOf), '' by default. */
+  hintFlags?: string;
 }
 
 /** A person's decision about a batch. */
@@ -703,7 +705,11 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     return batch.received_at - latest.received_at < CORRECTION_WINDOW_MS ? latest.id : undefined;
   }
 
-  function holdIfNamedAsEarlier(batchId: number, newBatchAfterMs: number | null): void {
+  function holdIfNamedAsEarlier(
+    batchId: number,
+    newBatchAfterMs: number | null,
+    hintFlags: string,
+  ): void {
     const batch = statements.batchById.get(batchId) as BatchRow | undefined;
     if (!batch?.name_key) return;
     const [latest] = statements.batchesOfName.all(batch.name_key, batchId) as BatchRow[];
@@ -713,7 +719,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     }
     if (!statements.repeatsEarlierOfName.get({ batchId, nameKey: batch.name_key })) return;
     const when = new Date(latest.received_at).toISOString().slice(0, 10);
-    const message = `held with its whole file: it has the same name as ${latest.file_name} (batch ${latest.id}, ${when}) and repeats some of its rows, so it may be that file again or the next payroll; if it is a new payroll, run: payouts approve "${batch.file_name}" --new-batch`;
+    const message = `held with its whole file: it has the same name as ${latest.file_name} (batch ${latest.id}, ${when}) and repeats some of its rows, so it may be that file again or the next payroll; if it is a new payroll, run: payouts approve "${batch.file_name}" --new-batch${hintFlags}`;
     holdQueuedRows(batchId, 'same-name', message, message);
   }
 
@@ -1077,7 +1083,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         batchId: number,
         figures: Omit<BatchInput, 'fileName' | 'sha256'>,
         holdReason?: string,
-        rules?: { sameNameNewBatchAfterMs: number | null },
+        rules?: { sameNameNewBatchAfterMs: number | null; hintFlags?: string },
       ): void => {
         if (figures.state === 'held' || figures.state === 'unusable') {
           holdQueuedRows(batchId, 'file', holdReason ?? figures.state);
@@ -1086,7 +1092,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
           if (corrected !== undefined && isCorrectionOf(batchId, corrected)) {
             applyCorrection(batchId, corrected, `a corrected copy of batch ${corrected}`);
           } else {
-            holdIfNamedAsEarlier(batchId, rules.sameNameNewBatchAfterMs);
+            holdIfNamedAsEarlier(batchId, rules.sameNameNewBatchAfterMs, rules.hintFlags ?? '');
           }
         }
         statements.finishBatch.run({
@@ -1305,7 +1311,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
               break;
           }
           if (covering) {
-            const message = duplicateMessage(covering, batch.file_name);
+            const message = duplicateMessage(covering, batch.file_name, rules.hintFlags ?? '');
             statements.holdAsDuplicate.run({
               orderId: request.orderId,
               coveredBy: covering.orderId,
@@ -1314,7 +1320,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
             });
             audit(request.orderId, 'queued', 'held', message);
           } else if (identicalTo !== undefined && admission.kind !== 'journaled') {
-            const message = `identical to line ${identicalTo} of this file (the same name, document, Pix key and amount): not sent until a person confirms both are due: payouts approve "${batch.file_name}" --identical`;
+            const message = `identical to line ${identicalTo} of this file (the same name, document, Pix key and amount): not sent until a person confirms both are due: payouts approve "${batch.file_name}" --identical${rules.hintFlags ?? ''}`;
             statements.holdIdentical.run({ orderId: request.orderId, message, now: at });
             audit(request.orderId, 'queued', 'held', message);
           }

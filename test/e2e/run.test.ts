@@ -136,12 +136,17 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     drop('folha.csv', [header, ...rows].join('\r\n'));
     expect((await runCli(['run'], { env })).code).toBe(3);
     drop('folha_final.csv', [header, ...rows].join('\n'));
-    const held = await runCli(['run'], { env });
+    // Run with a --config file: the command it prints must reach the same home.
+    const config = join(folder(), 'payouts.json');
+    writeFileSync(config, JSON.stringify({ duplicateWindow: '20d' }));
+    const held = await runCli(['run', '--config', config], { env });
     expect(held.code).toBe(2);
     expect(held.stdout).toContain(
       '2 rows repeat the document and amount of a payout of another file',
     );
-    expect(held.stdout).toContain('payouts approve "folha_final.csv" --new-batch');
+    expect(held.stdout).toContain(
+      `payouts approve "folha_final.csv" --new-batch --config "${config}"`,
+    );
     expect(sandbox.ledger()).toHaveLength(2);
 
     const approved = await runCli(['approve', 'folha_final.csv', '--new-batch', '--by', 'Maria'], {

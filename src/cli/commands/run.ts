@@ -12,6 +12,7 @@ import { warnPendingTooLong } from '../../inbox/pending-alert.js';
 import { SANDBOX_MARK } from '../../results/result-file.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import {
+  hintFlagsOf,
   openContext,
   openHomeJournal,
   openGateway,
@@ -124,6 +125,7 @@ export function runCommand(): Command {
         // Closed whatever happens: an embedded sandbox left listening would keep cron's run alive.
         try {
           pass = await runPass(journal, gateway.client, folders, config, {
+            hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
             followMs,
             signal: stop.signal,
             pollPolicy: POLLING,

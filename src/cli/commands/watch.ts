@@ -20,6 +20,7 @@ import { startPostbackReceiver, type PostbackReceiver } from '../../postback/rec
 import { postbackSecret } from '../../postback/secret.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import {
+  hintFlagsOf,
   openContext,
   openGateway,
   requireInbox,
@@ -82,7 +83,14 @@ export function watchCommand(): Command {
         });
         if ('heldBy' in lock) return; // stopped while waiting
         try {
-          await serve(context, folders, journal, stop.signal, (report) => (health = report));
+          await serve(
+            context,
+            folders,
+            journal,
+            stop.signal,
+            (report) => (health = report),
+            hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+          );
         } finally {
           lock.release();
         }
@@ -104,6 +112,7 @@ async function serve(
   journal: Journal,
   stop: AbortSignal,
   setHealth: (report: () => void) => void,
+  hintFlags: string,
 ): Promise<void> {
   const { config, logger } = context;
   const gateway = await openGateway(context, journal);
@@ -172,6 +181,7 @@ async function serve(
       let pass: PassReport;
       try {
         pass = await runPass(journal, gateway.client, folders, config, {
+          hintFlags,
           followMs: config.inboxRescan,
           signal: stop,
           pollPolicy: receiver ? POLLING_WITH_POSTBACKS : POLLING,
