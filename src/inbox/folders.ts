@@ -84,14 +84,16 @@ export function payoutFiles(folder: string): string[] {
  * taken, the file becomes `name [2].csv` … `[9]`: a mark batchStem drops, so the file
  * keeps the name it arrived with as a batch (a `(2)` it may carry is the accountant's:
  * an installment, say). Then, when given, `name [lastResortMark].csv`. Undefined when
- * all are taken (the file is left where it is).
+ * all are taken (the file is left where it is). `asName`: the name it takes there (the
+ * archive's dated name) instead of its own.
  */
 export function moveInto(
   file: string,
   folder: string,
   lastResortMark?: string,
+  asName?: string,
 ): string | undefined {
-  const name = basename(file);
+  const name = asName ?? basename(file);
   const dot = name.lastIndexOf('.');
   const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
   const candidates = [name, ...[2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${stem} [${n}]${extension}`)];

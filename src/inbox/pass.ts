@@ -26,7 +26,8 @@ import { requestDeadlineMs, type GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import type { Journal, RowTotals } from '../journal/journal.js';
 import { FINAL, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
-import { resultFileNames, writeResultFile } from '../results/result-file.js';
+import { archiveFileName, resultFileNames } from '../results/names.js';
+import { writeResultFile } from '../results/result-file.js';
 import { failpoint } from '../runtime/failpoint.js';
 import { awaitApproval, releaseApproved } from './approval.js';
 import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
@@ -499,10 +500,13 @@ async function finishFile(
   }
   const path = join(folders.processing, summary.file);
   if (summary.fileNeedsAPerson || !existsSync(path)) return { ...summary, ...totals };
-  const result = join(
-    folders.results,
-    journal.resultName(batch.id, resultFileNames(summary.file, batch.id)),
+  // Named once, with the day the batch arrived: next week's file of the same name gets
+  // its own result and archive, and this one's stay as they are.
+  const resultName = journal.resultName(
+    batch.id,
+    resultFileNames(summary.file, batch.id, batch.receivedAt),
   );
+  const result = join(folders.results, resultName);
   const fingerprint = JSON.stringify(totals);
   if (memory?.written.get(batch.id) !== fingerprint || !existsSync(result)) {
     try {
@@ -531,7 +535,12 @@ async function finishFile(
     journal.supersededByWaiting(batch.id) === 0;
   let outcome = summary.outcome;
   if (finished) {
-    const archived = moveInto(path, folders.archive, `batch ${batch.id}`);
+    const archived = moveInto(
+      path,
+      folders.archive,
+      `batch ${batch.id}`,
+      archiveFileName(resultName, summary.file),
+    );
     if (archived) {
       journal.setBatchState(batch.id, 'done');
       memory?.seen.delete(path);

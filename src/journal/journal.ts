@@ -74,6 +74,8 @@ export interface BatchRecord extends BatchInput {
   nameKey: string | null;
   /** Its number among the batches of that name (1 for the first). */
   nameNumber: number;
+  /** Its result file's name in results/, once chosen (see resultName). */
+  resultName: string | null;
 }
 
 /** A line of a file that is not a payout of its own. */
@@ -1738,6 +1740,7 @@ function toBatch(row: BatchRow): BatchRecord {
     heldBecause: row.held_because,
     nameKey: row.name_key,
     nameNumber: row.name_number ?? 1,
+    resultName: row.result_name,
   };
 }
 

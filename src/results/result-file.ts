@@ -38,15 +38,6 @@ const RESULT_COLUMNS = [
   'message',
 ] as const;
 
-/**
- * The names an input file's result may take, first choice first: `<stem>.result.csv`,
- * then one with its batch (the first is another file's when a name comes back monthly).
- */
-export function resultFileNames(inputName: string, batchId: number): string[] {
-  const stem = inputName.replace(/\.[^.]*$/, '');
-  return [`${stem}.result.csv`, `${stem} (batch ${batchId}).result.csv`];
-}
-
 /** Why a batch's held rows are held, for their message. */
 export function holdMessage(
   batch: Pick<BatchRecord, 'state' | 'problems' | 'heldBecause'>,

@@ -4,7 +4,7 @@ import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
-import { useTempFolder } from '../support/files.js';
+import { useTempFolder, dated } from '../support/files.js';
 import { sandboxHome } from '../support/home.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
 
@@ -52,10 +52,10 @@ describe('payouts run follows payouts to the end and writes results (child proce
     expect(result.stdout).toContain('every row final: archived');
     expect(result.stdout).toMatch(/2 paid \(R\$ 40,00\)/);
     expect(result.stdout).toContain('result:');
-    expect(existsSync(join(home, 'archive', 'pay.csv'))).toBe(true);
+    expect(existsSync(join(home, 'archive', dated('pay.csv')))).toBe(true);
     expect(existsSync(join(home, 'processing', 'pay.csv'))).toBe(false);
 
-    const path = join(home, 'results', 'pay.result.csv');
+    const path = join(home, 'results', dated('pay.csv', 'result'));
     expect(readFileSync(path).subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     const rows = readResult(path);
     expect(rows.map((r) => [r['line'], r['orderId'], r['status']])).toEqual([
@@ -119,7 +119,7 @@ describe('payouts run follows payouts to the end and writes results (child proce
     const first = await runCli(['run', '--follow-timeout', '1s'], { env });
     expect(first.code, first.stdout + first.stderr).toBe(3);
     expect(existsSync(join(home, 'processing', 'pay.csv'))).toBe(true);
-    const path = join(home, 'results', 'pay.result.csv');
+    const path = join(home, 'results', dated('pay.csv', 'result'));
     expect(readResult(path).map((r) => r['status'])).toEqual(['pending', 'pending']);
 
     const second = await runCli(['run', '--json'], { env });
@@ -131,7 +131,7 @@ describe('payouts run follows payouts to the end and writes results (child proce
       { file: 'pay.csv', rows: { paid: 2 }, cents: { paid: 3000 } },
     ]);
     expect(readResult(path).map((r) => r['status'])).toEqual(['paid', 'paid']);
-    expect(existsSync(join(home, 'archive', 'pay.csv'))).toBe(true);
+    expect(existsSync(join(home, 'archive', dated('pay.csv')))).toBe(true);
     expect(sandbox.ledger()).toHaveLength(2);
 
     const third = await runCli(['run'], { env });
@@ -147,7 +147,7 @@ describe('payouts run follows payouts to the end and writes results (child proce
     );
     const result = await runCli(['run'], { env: { ...env, PAYOUTS_RESULT_DIALECT: 'rfc4180' } });
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    const path = join(home, 'results', 'pay.result.csv');
+    const path = join(home, 'results', dated('pay.csv', 'result'));
     expect(readFileSync(path, 'utf8').startsWith('line,orderId,')).toBe(true);
     expect(readResult(path, ',')[0]).toMatchObject({ value: '1234.56', status: 'paid' });
   });
@@ -165,15 +165,15 @@ describe('payouts run follows payouts to the end and writes results (child proce
     );
     const second = await runCli(['run'], { env });
     expect(second.code, second.stdout + second.stderr).toBe(0);
-    expect(second.stdout).toContain('archived as payroll [2].csv');
+    expect(second.stdout).toContain(`archived as ${dated('payroll.csv', 'archive', 2)}`);
     expect(
-      readResult(join(home, 'results', 'payroll.result.csv')).map((r) => r['orderId']),
+      readResult(join(home, 'results', dated('payroll.csv', 'result'))).map((r) => r['orderId']),
     ).toEqual(['m1-1']);
     expect(
-      readResult(join(home, 'results', 'payroll (batch 2).result.csv')).map((r) => r['orderId']),
+      readResult(join(home, 'results', dated('payroll.csv', 'result', 2))).map((r) => r['orderId']),
     ).toEqual(['m2-1']);
-    expect(existsSync(join(home, 'archive', 'payroll.csv'))).toBe(true);
-    expect(existsSync(join(home, 'archive', 'payroll [2].csv'))).toBe(true);
+    expect(existsSync(join(home, 'archive', dated('payroll.csv')))).toBe(true);
+    expect(existsSync(join(home, 'archive', dated('payroll.csv', 'archive', 2)))).toBe(true);
     expect(sandbox.ledger()).toHaveLength(2);
   });
 
@@ -192,7 +192,7 @@ describe('payouts run follows payouts to the end and writes results (child proce
     expect(held.code).toBe(2);
     expect(sandbox.ledger()).toHaveLength(0);
     // Held whole, with both totals in its result.
-    expect(readResult(join(home, 'results', 'pay.result.csv'))[0]).toMatchObject({
+    expect(readResult(join(home, 'results', dated('pay.csv', 'result')))[0]).toMatchObject({
       status: 'held',
       message: expect.stringContaining(
         'the file has R$ 30,00, but the total line (line 4) says R$ 99,00',
@@ -204,9 +204,9 @@ describe('payouts run follows payouts to the end and writes results (child proce
     );
     const fixed = await runCli(['run'], { env });
     expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
-    expect(existsSync(join(home, 'archive', 'pay.csv'))).toBe(true);
-    expect(existsSync(join(home, 'archive', 'pay (corrigida).csv'))).toBe(true);
-    const old = readResult(join(home, 'results', 'pay.result.csv'));
+    expect(existsSync(join(home, 'archive', dated('pay.csv')))).toBe(true);
+    expect(existsSync(join(home, 'archive', dated('pay (corrigida).csv')))).toBe(true);
+    const old = readResult(join(home, 'results', dated('pay.csv', 'result')));
     expect(old.map((r) => [r['line'], r['orderId'], r['status']])).toEqual([
       ['2', 'h-1', 'superseded'],
       ['3', 'h-2', 'superseded'],
@@ -226,20 +226,20 @@ describe('payouts run follows payouts to the end and writes results (child proce
       `${[HEADER, row('e-1', 'Ana', 'a@example.com', '10,00')].join('\n')}\n`,
     );
     // A folder where the result file should go: the rename into place fails.
-    mkdirSync(join(home, 'results', 'pay.result.csv'), { recursive: true });
+    mkdirSync(join(home, 'results', dated('pay.csv', 'result')), { recursive: true });
     const blocked = await runCli(['run'], { env });
     expect(blocked.code, blocked.stdout + blocked.stderr).toBe(2);
     expect(blocked.stdout).toContain('could not be written (EISDIR)');
     expect(existsSync(join(home, 'processing', 'pay.csv'))).toBe(true);
     expect(sandbox.ledger()).toHaveLength(1);
 
-    rmSync(join(home, 'results', 'pay.result.csv'), { recursive: true });
+    rmSync(join(home, 'results', dated('pay.csv', 'result')), { recursive: true });
     const next = await runCli(['run'], { env });
     expect(next.code, next.stdout + next.stderr).toBe(0);
-    expect(readResult(join(home, 'results', 'pay.result.csv')).map((r) => r['status'])).toEqual([
-      'paid',
-    ]);
-    expect(existsSync(join(home, 'archive', 'pay.csv'))).toBe(true);
+    expect(
+      readResult(join(home, 'results', dated('pay.csv', 'result'))).map((r) => r['status']),
+    ).toEqual(['paid']);
+    expect(existsSync(join(home, 'archive', dated('pay.csv')))).toBe(true);
     expect(sandbox.ledger()).toHaveLength(1);
   });
 
@@ -258,7 +258,7 @@ describe('payouts run follows payouts to the end and writes results (child proce
       'Checked 2 paid payouts sent in the last 1 day: 1 came back',
     );
     expect(reconciled.stdout).toContain('refunded: c-1');
-    const rows = readResult(join(home, 'results', 'pay.result.csv'));
+    const rows = readResult(join(home, 'results', dated('pay.csv', 'result')));
     expect(rows.map((r) => [r['orderId'], r['status']])).toEqual([
       ['c-1', 'refunded'],
       ['c-2', 'paid'],

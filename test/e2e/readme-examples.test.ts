@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, stopChild } from '../support/cli.js';
-import { useTempFolder } from '../support/files.js';
+import { useTempFolder, dated } from '../support/files.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
 
 const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
@@ -130,8 +130,8 @@ describe('the README examples, as written, in a bare environment', { timeout: 60
     dropPayroll();
     const { code, log } = await runCronLine();
     expect(code, log).toBe(0);
-    expect(existsSync(join(srv, 'archive', 'payroll.csv'))).toBe(true);
-    expect(existsSync(join(srv, 'results', 'payroll.result.csv'))).toBe(true);
+    expect(existsSync(join(srv, 'archive', dated('payroll.csv')))).toBe(true);
+    expect(existsSync(join(srv, 'results', dated('payroll.csv', 'result')))).toBe(true);
     expect([...ledgerCounts(sandbox)].sort()).toEqual([
       ['x-1', 1],
       ['x-2', 1],
@@ -202,7 +202,7 @@ describe('the README examples, as written, in a bare environment', { timeout: 60
     daemon.stderr.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
     dropPayroll();
     const until = Date.now() + 30_000;
-    while (!existsSync(join(srv, 'archive', 'payroll.csv'))) {
+    while (!existsSync(join(srv, 'archive', dated('payroll.csv')))) {
       if (Date.now() > until) throw new Error(`not archived; daemon log:\n${log}`);
       await delay(100);
     }

@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/journal.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
-import { useTempFolder } from '../support/files.js';
+import { useTempFolder, dated } from '../support/files.js';
 import { sandboxHome } from '../support/home.js';
 import {
   TOKEN,
@@ -331,7 +331,10 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
       /^the gateway could not be reached to read the balance \(unavailable: .*ECONNREFUSED.*\): nothing was sent; run again later$/,
     );
     expect(report.files[0]).toMatchObject({ outcome: 'journaled', rows: { queued: 6 } });
-    const result = readFileSync(join(home, 'results', 'payroll-2026-11.result.csv'), 'utf8');
+    const result = readFileSync(
+      join(home, 'results', dated('payroll-2026-11.csv', 'result')),
+      'utf8',
+    );
     expect(result).not.toContain('did not cover');
     expect(result).not.toContain('held');
 

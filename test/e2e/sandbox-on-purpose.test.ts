@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { useTempFolder } from '../support/files.js';
+import { useTempFolder, dated } from '../support/files.js';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 
@@ -98,7 +98,7 @@ describe('the embedded sandbox, only on purpose', { timeout: 60_000 }, () => {
       expect(text.stdout.split('\n')[0]).toMatch(/^SANDBOX: no real money moved/);
 
       // The result file: a column that every row carries, still one CSV for csv-parse.
-      const file = join(path, 'results', 'payroll.result.csv');
+      const file = join(path, 'results', dated('payroll.csv', 'result'));
       const rows = parse(readFileSync(file), {
         bom: true,
         columns: true,

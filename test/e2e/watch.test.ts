@@ -15,7 +15,7 @@ import { Database } from '../../src/journal/sqlite.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli, stopChild } from '../support/cli.js';
-import { useTempFolder } from '../support/files.js';
+import { useTempFolder, dated } from '../support/files.js';
 import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
 
@@ -104,7 +104,7 @@ describe(
     it('takes files present at start, and a file copied in slowly only once it is whole', async () => {
       writeFileSync(join(home, 'inbox', 'before.csv'), payroll('b', 5));
       const daemon = startDaemon();
-      await waitFor('before.csv archived', archived('before.csv'));
+      await waitFor('before.csv archived', archived(dated('before.csv')));
 
       // Written in pieces, a row at a time, faster than it takes to settle.
       const slow = join(home, 'inbox', 'slow.csv');
@@ -115,9 +115,9 @@ describe(
         await delay(100);
       }
       closeSync(descriptor);
-      await waitFor('slow.csv archived', archived('slow.csv'));
+      await waitFor('slow.csv archived', archived(dated('slow.csv')));
       expectEachOnce([...ids('b', 5), ...ids('s', 20)]);
-      const result = readFileSync(join(home, 'results', 'slow.result.csv'), 'utf8');
+      const result = readFileSync(join(home, 'results', dated('slow.csv', 'result')), 'utf8');
       expect(result.trim().split('\r\n')).toHaveLength(21);
       expect(await stopChild(daemon.child)).toBe(0);
     });
@@ -129,7 +129,7 @@ describe(
       startDaemon();
       await waitFor(
         'one archived, the other held',
-        () => existsSync(join(home, 'archive', 'a.csv')) && journalStates()['held'] === 10,
+        () => existsSync(join(home, 'archive', dated('a.csv'))) && journalStates()['held'] === 10,
       );
       expectEachOnce(ids('d', 10));
       expect(existsSync(join(home, 'processing', 'b.csv'))).toBe(true);
@@ -148,7 +148,7 @@ describe(
 
       sandbox.setFaults({ latencyMs: 5 });
       startDaemon();
-      await waitFor('big.csv archived', archived('big.csv'));
+      await waitFor('big.csv archived', archived(dated('big.csv')));
       expectEachOnce(ids('t', 300));
     });
 
@@ -162,7 +162,7 @@ describe(
 
       sandbox.setFaults({ latencyMs: 5 });
       startDaemon();
-      await waitFor('big.csv archived', archived('big.csv'));
+      await waitFor('big.csv archived', archived(dated('big.csv')));
       expectEachOnce(ids('k', 300));
     });
 
@@ -170,7 +170,7 @@ describe(
       const one = startDaemon();
       const two = startDaemon();
       writeFileSync(join(home, 'inbox', 'pay.csv'), payroll('w', 100));
-      await waitFor('pay.csv archived', archived('pay.csv'));
+      await waitFor('pay.csv archived', archived(dated('pay.csv')));
       expectEachOnce(ids('w', 100));
       expect(one.stderr() + two.stderr()).toContain(
         'is working on this home folder: waiting for it',
@@ -211,7 +211,7 @@ describe(
       const approved = await runCli(['approve', 'pay.csv'], { env });
       expect(approved.code, approved.stderr).toBe(0);
       expect(approved.stdout).toContain('approved: 10 payouts, R$ 64,70 in all');
-      await waitFor('pay.csv archived', archived('pay.csv'));
+      await waitFor('pay.csv archived', archived(dated('pay.csv')));
       expectEachOnce(ids('a', 10));
       expect(existsSync(report)).toBe(false);
       expect(await stopChild(daemon.child)).toBe(0);
@@ -264,7 +264,7 @@ describe(
       expect(readFileSync(join(home, 'rejected', 'stray.csv.reason.txt'), 'utf8')).toContain(
         'its bytes match no file awaiting approval',
       );
-      expect(existsSync(join(home, 'archive', 'pay.csv'))).toBe(true);
+      expect(existsSync(join(home, 'archive', dated('pay.csv')))).toBe(true);
       expectEachOnce(ids('m', 4));
     });
 
@@ -272,7 +272,7 @@ describe(
       env = { ...env, PAYOUTS_INBOX_RESCAN: '60s' };
       writeFileSync(join(home, 'inbox', 'pay.csv'), payroll('i', 2));
       const daemon = startDaemon();
-      await waitFor('pay.csv archived', archived('pay.csv'));
+      await waitFor('pay.csv archived', archived(dated('pay.csv')));
       await delay(300); // asleep until the next rescan, a minute away
       const started = Date.now();
       expect(await stopChild(daemon.child)).toBe(0);

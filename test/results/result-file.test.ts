@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PayoutRecord, ResultEntry } from '../../src/journal/journal.js';
-import { holdMessage, resultFileNames, resultLine } from '../../src/results/result-file.js';
+import { holdMessage, resultLine } from '../../src/results/result-file.js';
+import { archiveFileName, batchDay, resultFileNames } from '../../src/results/names.js';
 import { cashOutRequest } from '../support/gateway.js';
 
 const payout = (overrides: Partial<PayoutRecord> = {}): PayoutRecord => ({
@@ -147,12 +148,47 @@ describe('resultLine', () => {
 });
 
 describe('resultFileNames', () => {
+  // 22:30 on 23 November in São Paulo (UTC-3): already the 24th in UTC.
+  const evening = Date.parse('2026-11-24T01:30:00Z');
   it.each([
-    ['payroll.csv', 'payroll.result.csv', 'payroll (batch 7).result.csv'],
-    ['payroll (2).csv', 'payroll (2).result.csv', 'payroll (2) (batch 7).result.csv'],
-    ['folha.2026.11.txt', 'folha.2026.11.result.csv', 'folha.2026.11 (batch 7).result.csv'],
-    ['noext', 'noext.result.csv', 'noext (batch 7).result.csv'],
+    ['payroll.csv', 'payroll.2026-11-23.result.csv', 'payroll.2026-11-23 [2].result.csv'],
+    [
+      'payroll (2).csv',
+      'payroll (2).2026-11-23.result.csv',
+      'payroll (2).2026-11-23 [2].result.csv',
+    ],
+    ['payroll [3].csv', 'payroll.2026-11-23.result.csv', 'payroll.2026-11-23 [2].result.csv'],
+    [
+      'folha.2026.11.txt',
+      'folha.2026.11.2026-11-23.result.csv',
+      'folha.2026.11.2026-11-23 [2].result.csv',
+    ],
+    ['noext', 'noext.2026-11-23.result.csv', 'noext.2026-11-23 [2].result.csv'],
   ])('%s -> %s, then %s', (input, first, second) => {
-    expect(resultFileNames(input, 7)).toEqual([first, second]);
+    const names = resultFileNames(input, 7, evening);
+    expect(names.slice(0, 2)).toEqual([first, second]);
+    expect(names.at(-1)).toMatch(/ \[batch 7\]\.result\.csv$/);
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
+
+describe('batchDay', () => {
+  it.each([
+    ['2026-11-24T01:30:00Z', '2026-11-23'],
+    ['2026-11-24T03:00:00Z', '2026-11-24'],
+    ['2026-01-01T02:59:59Z', '2025-12-31'],
+  ])('%s is %s in São Paulo', (iso, day) => {
+    expect(batchDay(Date.parse(iso))).toBe(day);
+  });
+});
+
+describe('archiveFileName', () => {
+  it.each([
+    ['fornecedores.2026-11-23.result.csv', 'fornecedores.csv', 'fornecedores.2026-11-23.csv'],
+    ['folha.2026-11-23 [2].result.csv', 'folha [2].TXT', 'folha.2026-11-23 [2].TXT'],
+    ['payroll.result.csv', 'payroll.csv', 'payroll.csv'],
+    ['payroll (batch 2).result.csv', 'payroll.csv', 'payroll (batch 2).csv'],
+  ])('%s of %s -> %s', (result, input, archived) => {
+    expect(archiveFileName(result, input)).toBe(archived);
   });
 });

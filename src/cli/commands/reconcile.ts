@@ -4,7 +4,8 @@ import { POLLING } from '../../engine/policy.js';
 import { reconcilePaid } from '../../engine/reconcile.js';
 import { ensureFolders, homeFolders } from '../../inbox/folders.js';
 import { engineFor } from '../../inbox/pass.js';
-import { resultFileNames, writeResultFile } from '../../results/result-file.js';
+import { resultFileNames } from '../../results/names.js';
+import { writeResultFile } from '../../results/result-file.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import { openContext, openGateway, type GlobalOptions } from '../context.js';
 import { openWorkJournal } from '../work-journal.js';
@@ -65,7 +66,10 @@ export function reconcileCommand(): Command {
         for (const batchId of batchIds) {
           const batch = journal.batch(batchId);
           if (!batch) continue;
-          const name = journal.resultName(batchId, resultFileNames(batch.fileName, batchId));
+          const name = journal.resultName(
+            batchId,
+            resultFileNames(batch.fileName, batchId, batch.receivedAt),
+          );
           const path = join(folders.results, name);
           await writeResultFile(journal, batch, path, config.resultDialect);
           rewritten.push(path);

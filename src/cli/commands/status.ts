@@ -1,6 +1,9 @@
 import { basename } from 'node:path';
 import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
+import { foldText } from '../../csv/fold.js';
+import { batchStem } from '../../csv/order-id.js';
+import { archiveFileName, batchTime } from '../../results/names.js';
 import { homeFolders } from '../../inbox/folders.js';
 import {
   describePendingTooLong,
@@ -56,7 +59,7 @@ export function statusCommand(): Command {
           listBatches(journal, context.out, sandbox, tooLong);
           return listSkipped(folders.inbox, context.out);
         }
-        const batches = journal.batches(basename(what));
+        const batches = batchesNamed(journal, basename(what));
         if (batches.length > 0) return listRows(journal, batches, context.out, sandbox, tooLong);
         if (journal.payout(what)) return showPayout(journal, what, context.out, sandbox);
         throw new ExitError(
@@ -67,6 +70,25 @@ export function statusCommand(): Command {
         journal.close();
       }
     });
+}
+
+/**
+ * Every batch a name stands for: the batches of that name (copy marks such as
+ * `(corrigida)` dropped, as the rules on who is paid read names), or the one whose result
+ * or archive file bears it (`fornecedores.2026-11-23.csv`).
+ */
+function batchesNamed(journal: Journal, name: string): BatchRecord[] {
+  const key = foldText(batchStem(name));
+  const all = journal.batches();
+  const bearing = all.filter(
+    (batch) =>
+      batch.resultName !== null &&
+      (batch.resultName === name || archiveFileName(batch.resultName, batch.fileName) === name),
+  );
+  if (bearing.length > 0) return bearing;
+  return all.filter(
+    (batch) => batch.fileName === name || (batch.nameKey !== null && batch.nameKey === key),
+  );
 }
 
 function listBatches(
@@ -130,11 +152,20 @@ function listRows(
   sandbox: boolean,
   tooLong: (batchId: number) => PendingTooLong | undefined,
 ): void {
-  const all: { sandbox: boolean; batchId: number; rows: ResultRecord[] }[] = [];
+  const all: {
+    sandbox: boolean;
+    batchId: number;
+    file: string;
+    receivedAt: string;
+    state: string;
+    result: string | null;
+    rows: ResultRecord[];
+  }[] = [];
   for (const batch of batches) {
     out.line(
-      `batch ${batch.id}  ${batch.fileName}  ${batch.state}: ${describeTotals(journal.rowTotalsOfBatch(batch.id))}`,
+      `batch ${batch.id}  ${batch.fileName}  ${batchTime(batch.receivedAt)}  ${batch.state}: ${describeTotals(journal.rowTotalsOfBatch(batch.id))}`,
     );
+    if (batch.resultName) out.line(`  result: results/${batch.resultName}`);
     // Why a whole file is held, refused or unusable: said here, not only in rejected/.
     for (const problem of batch.problems) out.line(`  ${problem}`);
     // What people decided about it, with who and when (an approval, a release).
@@ -166,7 +197,15 @@ function listRows(
         );
       }
     }
-    all.push({ sandbox, batchId: batch.id, rows });
+    all.push({
+      sandbox,
+      batchId: batch.id,
+      file: batch.fileName,
+      receivedAt: new Date(batch.receivedAt).toISOString(),
+      state: batch.state,
+      result: batch.resultName,
+      rows,
+    });
   }
   out.data(all);
 }
