@@ -230,6 +230,11 @@ export interface ResultEntry {
   /** Why a line is not a payout of its own (invalid, skipped, replay, conflict). */
   note: string | null;
   column: string | null;
+  /**
+   * For a covered row or line, the payout that covered it, as it is now: a row covered by
+   * a payout that was returned (refunded) or failed was not paid after all.
+   */
+  cover: { orderId: string; state: RowState; fileName: string; line: number } | null;
 }
 
 export interface AuditEntry {
@@ -563,16 +568,32 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       UNION ALL
       SELECT kind AS key, COUNT(*) AS n, 0 AS cents
       FROM batch_lines WHERE batch_id = @batchId GROUP BY kind`),
-    // Every line of a batch in file order, a replay joined to the payout it repeats.
+    // Every line of a batch in file order, a replay joined to the payout it repeats, a
+    // covered row or line to the payout that covers it (its state now).
     resultEntries: db.prepare(`
       SELECT p.line AS entry_line, 'payout' AS entry_kind, p.order_id AS entry_order_id,
-        NULL AS note, NULL AS column_heading, p.*
-      FROM payouts p WHERE p.batch_id = @batchId AND p.line > @after
+        NULL AS note, NULL AS column_heading, c.order_id AS cover_order_id,
+        c.state AS cover_state, cb.file_name AS cover_file_name, c.line AS cover_line, p.*
+      FROM payouts p
+        LEFT JOIN payouts c ON p.state = 'covered' AND c.order_id = p.covered_by
+        LEFT JOIN batches cb ON cb.id = c.batch_id
+      WHERE p.batch_id = @batchId AND p.line > @after
       UNION ALL
-      SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, p.*
+      SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, c.order_id, c.state,
+        cb.file_name, c.line, p.*
       FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
+        LEFT JOIN payouts c ON l.kind = 'covered' AND c.order_id = l.order_id
+        LEFT JOIN batches cb ON cb.id = c.batch_id
       WHERE l.batch_id = @batchId AND l.line > @after
       ORDER BY entry_line LIMIT @limit`),
+    // Batches whose results show a payout returned since then: its own, those with a row
+    // it covers, those with a line naming it (a covered, held or replayed orderId).
+    batchesShowingRefundedSince: db.prepare(`
+      WITH r AS (SELECT order_id, batch_id FROM payouts WHERE state = 'refunded' AND updated_at >= ?)
+      SELECT batch_id FROM r
+      UNION SELECT p.batch_id FROM payouts p JOIN r ON p.covered_by = r.order_id
+      UNION SELECT l.batch_id FROM batch_lines l JOIN r ON l.order_id = r.order_id
+      ORDER BY batch_id`),
     lock: db.prepare(`SELECT * FROM locks WHERE name = ?`),
     setLock: db.prepare(`
       INSERT OR REPLACE INTO locks (name, holder, host, pid, since, heartbeat_at)
@@ -1432,6 +1453,15 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     batchesRefundedSince: (since: number): number[] =>
       (statements.batchesRefundedSince.all(since) as { batch_id: number }[]).map((r) => r.batch_id),
 
+    /**
+     * Batches whose results show a payout that became refunded since `since`: its own
+     * batch, and every later one with a row it covered or a line naming its orderId.
+     */
+    batchesShowingRefundedSince: (since: number): number[] =>
+      (statements.batchesShowingRefundedSince.all(since) as { batch_id: number }[]).map(
+        (r) => r.batch_id,
+      ),
+
     /** When the next poll falls due (0: now), or undefined when nothing is pending. */
     nextPollAt: (): number | undefined =>
       (statements.nextPollAt.get() as { at: number | null }).at ?? undefined,
@@ -1528,6 +1558,10 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         entry_order_id: string | null;
         note: string | null;
         column_heading: string | null;
+        cover_order_id: string | null;
+        cover_state: string | null;
+        cover_file_name: string | null;
+        cover_line: number | null;
       })[];
       return rows.map((row) => ({
         line: row.entry_line,
@@ -1536,6 +1570,15 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         payout: row.order_id === null ? null : toPayout(row),
         note: row.note,
         column: row.column_heading,
+        cover:
+          row.cover_order_id === null
+            ? null
+            : {
+                orderId: row.cover_order_id,
+                state: row.cover_state as RowState,
+                fileName: row.cover_file_name ?? '',
+                line: row.cover_line ?? 0,
+              },
       }));
     },
 

@@ -7,6 +7,7 @@ import { openAtomicCsv, type CsvDialect } from '../csv/atomic-csv.js';
 import { safeCell } from '../csv/safe-cell.js';
 import { PIX_KEY_TYPES } from '../gateway/contract.js';
 import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
+import type { RowState } from '../journal/states.js';
 
 /** Starts whatever is written or printed from a journal bound to the embedded sandbox. */
 export const SANDBOX_MARK = 'SANDBOX: no real money moved';
@@ -48,6 +49,14 @@ export function holdMessage(
   return `held, nothing in this file is sent: ${batch.problems.join('; ') || batch.state}`;
 }
 
+/** States of a covering payout that leave the row it covered unpaid, and how to say it. */
+const UNDONE: Partial<Record<RowState, string>> = {
+  refunded: 'was returned (refunded)',
+  failed: 'failed',
+  canceled: 'was canceled',
+  rejected: 'was rejected',
+};
+
 export type ResultRecord = Record<(typeof RESULT_COLUMNS)[number], string>;
 
 /** One input line's result, as text. `fee` and `net` are the gateway's text, verbatim. */
@@ -58,15 +67,22 @@ export function resultRecord(
 ): ResultRecord {
   const payout = entry.payout;
   const request = payout?.request;
-  const status = entry.kind === 'payout' ? (payout?.state ?? entry.kind) : entry.kind;
+  // A covered row was paid by another payout: when that one came back or failed, neither
+  // was paid, and this row says so rather than `covered`.
+  const undone = entry.cover && UNDONE[entry.cover.state] ? entry.cover : null;
+  const own = entry.kind === 'payout' ? (payout?.state ?? entry.kind) : entry.kind;
+  const status = undone ? undone.state : own;
   // A row held by a rule on who is paid says why itself; one held with its whole batch
   // (the balance, a control total) says what holds the batch.
-  const message =
+  const said =
     entry.kind === 'payout'
       ? status === 'held'
         ? payout?.message || heldBecause
         : (payout?.message ?? '')
       : [entry.column, entry.note].filter(Boolean).join(': ');
+  const message = undone
+    ? `not paid: the payout that covered it (${undone.orderId}, ${undone.fileName}, line ${undone.line}) ${UNDONE[undone.state] ?? ''}; it is paid again only by retrying that payout (payouts retry ${undone.orderId}), never this row. ${said}`
+    : said;
   return {
     line: String(entry.line),
     orderId: entry.orderId ?? '',

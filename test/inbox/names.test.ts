@@ -216,3 +216,52 @@ describe('status NAME', () => {
     expect(byResult.stdout).not.toContain('batch 1 ');
   });
 });
+
+describe('reconcile rewrites every result that shows a payout it updates', () => {
+  it("a covered row follows its covering payout to refunded, in its own file's result", async () => {
+    const h = await home();
+    h.at('2026-11-23T12:00:00Z');
+    h.drop('folha.csv', [HEADER, ANA, BRUNO_BROKEN]);
+    expect((await h.run()).exit).toBe(2);
+    h.at('2026-11-23T14:00:00Z');
+    h.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    const corrected = await h.run();
+    expect(corrected.exit).toBe(0);
+    expect(corrected.files[0]?.rows).toEqual({ covered: 1, paid: 1 });
+
+    const first = join(h.folders.results, 'folha.2026-11-23.result.csv');
+    const copy = join(h.folders.results, 'folha.2026-11-23 [2].result.csv');
+    const anaOrderId = readResult(first)[0]?.['orderId'] ?? '';
+    expect(h.sandbox.refund(anaOrderId)).toBe(true);
+    const reconciled = await runCli(['reconcile', '--days', '9999'], { env: h.env() });
+    expect(reconciled.code, reconciled.stdout + reconciled.stderr).toBe(2);
+    expect(readResult(first).map((row) => row['status'])).toEqual(['refunded', 'superseded']);
+    const covered = readResult(copy);
+    expect(covered.map((row) => row['status'])).toEqual(['refunded', 'paid']);
+    expect(covered[0]?.['message']).toMatch(
+      new RegExp(`the payout that covered it \\(${anaOrderId}.*\\) was returned`),
+    );
+    expect(reconciled.stdout).toContain(`result rewritten: ${copy}`);
+  });
+
+  it('a later file whose line repeats an orderId shows the refund too', async () => {
+    const h = await home();
+    const header = `orderId,${HEADER}`;
+    h.at('2026-11-23T12:00:00Z');
+    h.drop('folha.csv', [header, `p-1,${ANA}`, `p-2,${BRUNO_BROKEN}`]);
+    expect((await h.run()).exit).toBe(2);
+    h.at('2026-11-23T13:00:00Z');
+    h.drop('folha.csv', [header, `p-1,${ANA}`, `p-2,${BRUNO}`]);
+    const corrected = await h.run();
+    expect(corrected.exit).toBe(0);
+    const copy = join(h.folders.results, 'folha.2026-11-23 [2].result.csv');
+    expect(readResult(copy).map((row) => row['status'])).toEqual(['covered', 'paid']);
+
+    expect(h.sandbox.refund('p-1')).toBe(true);
+    const reconciled = await runCli(['reconcile', '--days', '9999'], { env: h.env() });
+    expect(reconciled.code, reconciled.stdout + reconciled.stderr).toBe(2);
+    const rows = readResult(copy);
+    expect(rows.map((row) => row['status'])).toEqual(['refunded', 'paid']);
+    expect(rows[0]?.['message']).toMatch(/the payout that covered it \(p-1.*\) was returned/);
+  });
+});

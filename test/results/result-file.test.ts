@@ -35,6 +35,7 @@ const entry = (overrides: Partial<ResultEntry> = {}): ResultEntry => ({
   payout: payout(),
   note: null,
   column: null,
+  cover: null,
   ...overrides,
 });
 

@@ -54,12 +54,13 @@ export function reconcileCommand(): Command {
         } finally {
           await gateway.close();
         }
-        // Also the batches of returns recorded by an earlier reconcile that died before
-        // it rewrote their results.
+        // Every result that shows a returned payout: its own file's, and every later
+        // file's with a row it covered or a line naming it; also those of returns recorded
+        // by an earlier reconcile that died before it rewrote their results.
         const batchIds = [
           ...new Set([
             ...report.refunded.map((payout) => payout.batchId),
-            ...journal.batchesRefundedSince(Date.now() - options.days * DAY_MS),
+            ...journal.batchesShowingRefundedSince(Date.now() - options.days * DAY_MS),
           ]),
         ];
         const rewritten: string[] = [];
