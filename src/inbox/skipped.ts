@@ -56,6 +56,13 @@ export function whySkipped(name: string): Omit<SkippedFile, 'name'> | undefined 
   return undefined;
 }
 
+const NOT_A_FILE: Omit<SkippedFile, 'name'> = {
+  why: 'not read: not a regular file (a folder, a pipe, or a link to a file that is gone)',
+  advice: 'put the payout file itself in the inbox',
+  needsAPerson: true,
+  waits: false,
+};
+
 /** Every file of `folder` that is neither a payout file nor a sidecar, by name. */
 export function skippedFiles(folder: string): SkippedFile[] {
   if (!existsSync(folder)) return [];
@@ -63,9 +70,11 @@ export function skippedFiles(folder: string): SkippedFile[] {
     .filter((name) => !SIDECAR.test(name) || LOCK.test(name))
     .sort()
     .flatMap((name) => {
+      const regular = statSync(join(folder, name), { throwIfNoEntry: false })?.isFile() ?? false;
       const skipped = whySkipped(name);
-      if (!skipped) return [];
-      if (!statSync(join(folder, name), { throwIfNoEntry: false })?.isFile()) return [];
-      return [{ name, ...skipped }];
+      if (skipped) return regular ? [{ name, ...skipped }] : [];
+      // Named like a payout file but not one that can be read: said, never passed over.
+      if (!regular && TABLE.test(name)) return [{ name, ...NOT_A_FILE }];
+      return [];
     });
 }

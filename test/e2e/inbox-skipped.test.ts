@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -79,5 +79,21 @@ describe('nothing in the inbox is dropped silently', { timeout: 60_000 }, () => 
     expect(result.code).toBe(2);
     expect(result.stdout).not.toContain('The inbox is empty');
     expect(result.stdout).toContain('..csv: skipped: a hidden file');
+  });
+
+  it('a folder, a pipe or a link to nothing named like a payout file is named with why, for a person', async () => {
+    const inbox = join(home, 'inbox');
+    mkdirSync(join(inbox, 'pasta.csv'));
+    symlinkSync(join(folder(), 'gone.csv'), join(inbox, 'link.csv'));
+    writeFileSync(join(inbox, 'good.csv'), payrollFile('g', 2));
+    const result = await runCli(['run', '--json'], { env });
+    expect(result.code, result.stderr).toBe(2);
+    const report = JSON.parse(result.stdout) as Report;
+    for (const name of ['pasta.csv', 'link.csv']) {
+      expect(report.files.find((entry) => entry.file === name)?.outcome, name).toMatch(
+        /not read: not a regular file/,
+      );
+    }
+    expect(sandbox.ledger()).toHaveLength(2); // good.csv is paid all the same
   });
 });
