@@ -9,7 +9,17 @@ import { readPayoutFile, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest } from '../csv/row.js';
 import { batchStem } from '../csv/order-id.js';
 import { foldText } from '../csv/fold.js';
+import { duplicateMessage, journaledMessage } from '../journal/admission.js';
 import type { Journal } from '../journal/journal.js';
+
+export interface DryRunHold {
+  line: number;
+  rule: 'orderId of another file' | 'possible duplicate' | 'identical rows';
+  message: string;
+}
+
+/** Held rows listed per file; the count covers them all. */
+const LISTED_HOLDS = 200;
 
 export interface DryRunFile {
   file: string;
@@ -20,6 +30,8 @@ export interface DryRunFile {
   wouldSendCents: number;
   /** Rows a rule on who is paid would hold for a person. */
   held: number;
+  /** The first of them, row by row, with the rule that holds each and its words. */
+  holds: DryRunHold[];
   invalid: number;
   skipped: number;
   problems: string[];
@@ -48,9 +60,14 @@ export async function planRun(
       wouldSend: 0,
       wouldSendCents: 0,
       held: 0,
+      holds: [],
       invalid: 0,
       skipped: 0,
       problems: [],
+    };
+    const hold = (line: number, rule: DryRunHold['rule'], message: string) => {
+      plan.held++;
+      if (plan.holds.length < LISTED_HOLDS) plan.holds.push({ line, rule, message });
     };
     let batchId: number | undefined;
     const onFingerprint = (sha256: string): number => {
@@ -71,8 +88,21 @@ export async function planRun(
           const admission = journal?.weigh(request, foldText(batchStem(file)), {
             duplicateWindowMs: options.duplicateWindow,
           });
-          if (admission?.kind === 'journaled' || admission?.kind === 'duplicate') plan.held++;
-          else {
+          if (admission?.kind === 'journaled') {
+            hold(
+              row.line,
+              'orderId of another file',
+              journaledMessage(request.orderId, admission.previous),
+            );
+          } else if (admission?.kind === 'duplicate') {
+            hold(
+              row.line,
+              'possible duplicate',
+              duplicateMessage(admission.covering, basename(file)),
+            );
+          } else if (row.payout.identicalTo !== undefined) {
+            hold(row.line, 'identical rows', `identical to line ${row.payout.identicalTo}`);
+          } else {
             plan.wouldSend++;
             plan.wouldSendCents += request.value;
           }
@@ -81,6 +111,14 @@ export async function planRun(
       onFingerprint,
     );
     plan.problems = report.problems.map((problem) => problem.message);
+    const earlier =
+      batchId === undefined ? journal?.latestOfName(foldText(batchStem(file))) : undefined;
+    if (earlier) {
+      const when = new Date(earlier.receivedAt).toISOString().slice(0, 10);
+      plan.problems.push(
+        `named as ${earlier.fileName} (batch ${earlier.id}, ${when}): a run takes it as that file's corrected copy when it comes within a day and only repeats or fixes its rows, and otherwise holds it whole if it repeats any of them, until a person answers (payouts approve FILE --new-batch or --corrects ${earlier.id})`,
+      );
+    }
     if (plan.problems.length > 0) {
       // A held or unusable file sends nothing.
       plan.wouldSend = 0;
@@ -105,6 +143,7 @@ export async function planRun(
       wouldSend: batch.count,
       wouldSendCents: batch.cents,
       held: 0,
+      holds: [],
       invalid: 0,
       skipped: 0,
       problems: [],

@@ -1143,6 +1143,12 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     batchEvents: (batchId: number): BatchEvent[] =>
       statements.batchEvents.all(batchId) as BatchEvent[],
 
+    /** The newest batch of a name (copy marks dropped), if any: `run --dry-run` says so. */
+    latestOfName: (nameKey: string): BatchRecord | undefined => {
+      const [latest] = statements.batchesOfName.all(nameKey, 0) as BatchRow[];
+      return latest && toBatch(latest);
+    },
+
     /** Held rows of a batch by reason, with what one of them says. */
     holdsOfBatch: (batchId: number): HoldSummary[] =>
       (

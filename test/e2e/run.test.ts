@@ -136,6 +136,21 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     drop('folha.csv', [header, ...rows].join('\r\n'));
     expect((await runCli(['run'], { env })).code).toBe(3);
     drop('folha_final.csv', [header, ...rows].join('\n'));
+    // Said row by row before anything is sent.
+    const dry = await runCli(['run', '--dry-run', '--json'], { env });
+    const planned = (
+      JSON.parse(dry.stdout) as {
+        files: { file: string; held: number; holds: { line: number; rule: string }[] }[];
+      }
+    ).files.find((file) => file.file === 'folha_final.csv');
+    expect(planned?.held).toBe(2);
+    expect(planned?.holds.map((hold) => [hold.line, hold.rule])).toEqual([
+      [2, 'possible duplicate'],
+      [3, 'possible duplicate'],
+    ]);
+    expect((await runCli(['run', '--dry-run'], { env })).stdout).toContain(
+      'line 2: held (possible duplicate): possible duplicate: the same document and amount as folha.csv, line 2',
+    );
     // Run with a --config file: the command it prints must reach the same home.
     const config = join(folder(), 'payouts.json');
     writeFileSync(config, JSON.stringify({ duplicateWindow: '20d' }));

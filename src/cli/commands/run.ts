@@ -201,7 +201,15 @@ async function dryRun(context: Context, folders: Folders): Promise<void> {
   for (const { batchId, why } of funding.underfunded) plan[batchId]?.problems.push(why);
   out.data({ dryRun: true, files: plan });
   for (const file of plan) {
-    const problems = file.problems.map((problem) => `\n  ${problem}`).join('');
+    const problems = [
+      ...file.holds.map((hold) => `line ${hold.line}: held (${hold.rule}): ${hold.message}`),
+      ...(file.held > file.holds.length
+        ? [`… and ${file.held - file.holds.length} more held`]
+        : []),
+      ...file.problems,
+    ]
+      .map((problem) => `\n  ${problem}`)
+      .join('');
     out.line(
       `${file.file}: would send ${file.wouldSend} (${formatCents(file.wouldSendCents)}); ${file.held} held (already journaled from another file, or possible duplicates), ${file.invalid} invalid, ${file.skipped} skipped${problems}`,
     );
