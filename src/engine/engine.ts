@@ -12,7 +12,7 @@
 import type { GatewayClient } from '../gateway/client.js';
 import type { CashOutRequest } from '../gateway/contract.js';
 import { GatewayError } from '../gateway/errors.js';
-import type { Claim, Journal } from '../journal/journal.js';
+import type { AdmissionRules, Claim, Journal } from '../journal/journal.js';
 import { failpoint } from '../runtime/failpoint.js';
 import type { RequestBudget } from './budget.js';
 import { decideLookup, decideSend, type Decision, type RunSignal } from './decisions.js';
@@ -75,6 +75,8 @@ export interface EngineOptions {
    * request: a payout is the same payout whatever address its news goes to.
    */
   postbackUrl?: string;
+  /** The cover rule, checked again as rows are claimed (see claimToSend). */
+  admission?: AdmissionRules;
 }
 
 function withPostback(request: CashOutRequest, options: EngineOptions): CashOutRequest {
@@ -189,7 +191,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
       }
       const free = deps.budget.available(deps.now(), options.concurrency - inFlight.size);
       if (free > 0) {
-        const claims = journal.claimToSend(options.owner, free, options.leaseMs);
+        const claims = journal.claimToSend(options.owner, free, options.leaseMs, options.admission);
         deps.budget.take(claims.length, deps.now());
         if (claims.length > 0) failpoint('after-sending-commit');
         for (const claim of claims) dispatch(claim);

@@ -389,6 +389,7 @@ export function engineFor(
     signal: options.signal,
     pollPolicy: options.pollPolicy,
     ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),
+    admission: { duplicateWindowMs: config.duplicateWindow, hintFlags: options.hintFlags ?? '' },
   };
   const deps: EngineDeps = {
     journal,

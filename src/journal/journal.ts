@@ -365,7 +365,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       FROM payouts WHERE batch_id = ? AND state = 'held' GROUP BY hold_reason ORDER BY hold_reason`),
     releaseHolds: db.prepare(`
       UPDATE payouts SET state = 'queued', hold_reason = NULL, covered_by = NULL, message = NULL,
-        updated_at = @now
+        released_at = @now, updated_at = @now
       WHERE batch_id = @batchId AND state = 'held' AND hold_reason = @reason
       RETURNING order_id, value_cents`),
     insertLine: db.prepare(`
@@ -394,6 +394,8 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= @since
         AND p.batch_id <> @batchId AND p.order_id <> @orderId
+        -- Only what came first covers: a claim's check never holds the older of two rows.
+        AND (p.admitted_at < @admittedAt OR (p.admitted_at = @admittedAt AND p.batch_id < @batchId))
         AND p.state IN (${inList(MAY_MOVE_MONEY)})
         AND b.state NOT IN ('refused', 'unusable')
         AND NOT EXISTS (
@@ -682,11 +684,31 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     for (const row of rows) audit(row.order_id, 'queued', 'held', reason);
   }
 
+  /**
+   * The cover rule once more, inside the claim's transaction: a queued row that an earlier
+   * payout of another file now covers (two copies approved together, say) is held, not
+   * sent. A row a person released as a new payment is left be.
+   */
+  function heldAtClaim(orderId: string, rules: AdmissionRules): boolean {
+    const row = statements.payout.get(orderId) as
+      (PayoutRow & { released_at: number | null; admitted_at: number | null }) | undefined;
+    if (!row || row.released_at !== null) return false;
+    const request = JSON.parse(row.request) as CashOutRequest;
+    const covering = coveringOf(request, row.batch_id, rules, row.admitted_at ?? now());
+    if (!covering) return false;
+    const batch = statements.batchById.get(row.batch_id) as BatchRow;
+    const message = duplicateMessage(covering, batch.file_name, rules.hintFlags ?? '');
+    statements.holdAsDuplicate.run({ orderId, coveredBy: covering.orderId, message, now: now() });
+    audit(orderId, 'queued', 'held', `checked again as it was claimed: ${message}`);
+    return true;
+  }
+
   /** The payout that would cover a row of this batch (see the `covering` statement). */
   function coveringOf(
     request: CashOutRequest,
     batchId: number,
     rules: AdmissionRules,
+    admittedAt = now(),
   ): Covering | undefined {
     const row = statements.covering.get({
       document: documentKey(request.cpfCnpj),
@@ -694,6 +716,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       since: now() - rules.duplicateWindowMs,
       batchId,
       orderId: request.orderId,
+      admittedAt,
     }) as CoveringRow | undefined;
     return row && toCovering(row);
   }
@@ -1362,12 +1385,19 @@ export function openJournal(path: string, options: JournalOptions = {}) {
      * Claims up to `limit` queued rows and marks them `sending`, durably, in one commit:
      * a request may leave the process only after this returns.
      */
-    claimToSend: (owner: string, limit: number, leaseMs: number): Claim[] => {
+    claimToSend: (
+      owner: string,
+      limit: number,
+      leaseMs: number,
+      rules?: AdmissionRules,
+    ): Claim[] => {
       const claims = db
         .transaction(() => {
           const candidates =
             recoverySince === null ? statements.queued : statements.queuedSentBefore;
-          const ids = (candidates.all(limit) as { order_id: string }[]).map((r) => r.order_id);
+          const ids = (candidates.all(limit) as { order_id: string }[])
+            .map((r) => r.order_id)
+            .filter((orderId) => !rules || !heldAtClaim(orderId, rules));
           const claims = lease(ids, owner, leaseMs);
           const at = now();
           for (const claim of claims) {

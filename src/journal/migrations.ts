@@ -199,4 +199,12 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX batch_events_by_batch ON batch_events (batch_id, id);
     `,
   },
+  {
+    version: 11,
+    sql: `
+      -- When a person released a row held as a possible duplicate or for its file's name
+      -- as a new payment: the cover rule, checked again as a row is claimed, leaves it be.
+      ALTER TABLE payouts ADD COLUMN released_at INTEGER;
+    `,
+  },
 ];

@@ -211,6 +211,31 @@ describe('journal', () => {
       expect(admitIn(journal, 'copia.csv', [request('b-1')])).toEqual([expected]);
     });
 
+    it('is checked again when a row is claimed: of two copies queued together one is sent, the other held', () => {
+      const journal = open();
+      const first = journal.recordBatch({ ...batch, fileName: 'folha.csv' }, []);
+      journal.admitPayouts(first, [{ line: 2, request: request('a-1') }], rules);
+      clock += 1;
+      // Admitted as if no rule had seen the first (another process, a window of 0).
+      const copy = journal.recordBatch({ ...batch, fileName: 'folha_final.csv' }, []);
+      journal.admitPayouts(copy, [{ line: 2, request: request('b-1') }], { duplicateWindowMs: 0 });
+      expect(journal.payout('b-1')?.state).toBe('queued');
+      const claims = journal.claimToSend('w', 10, 60_000, rules);
+      expect(claims.map((claim) => claim.orderId)).toEqual(['a-1']);
+      expect(journal.payout('b-1')).toMatchObject({ state: 'held' });
+      expect(journal.payout('b-1')?.message).toMatch(/^possible duplicate: .* folha\.csv, line 2/);
+    });
+
+    it('a row a person released as a new payment is not held again when it is claimed', () => {
+      const journal = open();
+      admitIn(journal, 'folha.csv', [request('a-1')]);
+      admitIn(journal, 'folha_final.csv', [request('b-1')]);
+      const copy = journal.batches('folha_final.csv')[0]?.id ?? 0;
+      expect(journal.releaseHolds(copy, 'duplicate', 'released by maria').rows).toBe(1);
+      const claimed = journal.claimToSend('w', 10, 60_000, rules).map((claim) => claim.orderId);
+      expect(claimed.sort()).toEqual(['a-1', 'b-1']);
+    });
+
     it('a file a person turned down covers nothing', () => {
       const journal = open();
       const file = { name: 'folha.csv', nameKey: 'folha', sha256: 'f1', arrived: true };
