@@ -14,6 +14,7 @@ import { demoCommand } from './commands/demo.js';
 import { getCommand } from './commands/get.js';
 import { approveCommand, rejectCommand } from './commands/approval.js';
 import { reconcileCommand } from './commands/reconcile.js';
+import { retryCommand } from './commands/retry.js';
 import { watchCommand } from './commands/watch.js';
 import { statusCommand } from './commands/status.js';
 import { runCommand } from './commands/run.js';
@@ -40,6 +41,7 @@ function buildProgram(): Command {
     watchCommand(),
     approveCommand(),
     rejectCommand(),
+    retryCommand(),
     reconcileCommand(),
     sandboxCommand(),
     balanceCommand(),

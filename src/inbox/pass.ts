@@ -51,6 +51,8 @@ export interface FileSummary {
   fileNeedsAPerson: boolean;
   /** The file could not be taken in yet: run again later. */
   fileWaits?: boolean;
+  /** Its batch was opened again by `payouts retry`: its file is no longer in processing/. */
+  reopened?: boolean;
   /** Payouts pending longer than pendingAlertAfter: a person must look (exit 2). */
   pendingTooLong?: PendingTooLong;
 }
@@ -308,6 +310,17 @@ async function intake(
     });
   }
 
+  // Batches `payouts retry` opened again: their files are archived, their new payouts
+  // are sent, followed and written into their results like any file's.
+  for (const batch of journal.batchesIn('open')) {
+    if (summaries.some((summary) => summary.batchId === batch.id)) continue;
+    if (!journal.hasRetries(batch.id)) continue;
+    summaries.push({
+      ...summarise(journal, batch.fileName, batch.id, 'sent again on purpose (payouts retry)', []),
+      reopened: true,
+    });
+  }
+
   if (!options.signal.aborted) {
     // Every file in processing/ was read, so a batch still `admitting` lost its file
     // while a run that was reading it died: its rows wait, unsent, for the same bytes.
@@ -500,7 +513,10 @@ async function finishFile(
     };
   }
   const path = join(folders.processing, summary.file);
-  if (summary.fileNeedsAPerson || !existsSync(path)) return { ...summary, ...totals };
+  const inProcessing = existsSync(path);
+  if (summary.fileNeedsAPerson || (!inProcessing && !summary.reopened)) {
+    return { ...summary, ...totals };
+  }
   // Named once, with the day the batch arrived: next week's file of the same name gets
   // its own result and archive, and this one's stay as they are.
   const resultName = journal.resultName(
@@ -535,7 +551,12 @@ async function finishFile(
     journal.holdsOfBatch(batch.id).length === 0 &&
     journal.supersededByWaiting(batch.id) === 0;
   let outcome = summary.outcome;
-  if (finished) {
+  if (finished && !inProcessing) {
+    // Reopened by a retry: its file is archived already.
+    journal.setBatchState(batch.id, 'done');
+    memory?.written.delete(batch.id);
+    outcome = `${outcome}; every row final`;
+  } else if (finished) {
     const archived = moveInto(
       path,
       folders.archive,
@@ -570,6 +591,12 @@ function whyHeld(journal: Journal, batchId: number): string[] {
     if (hold.reason === 'changes-paid') {
       notes.push(
         `${hold.rows === 1 ? '1 row changes' : `${hold.rows} rows change`} a payout the file it corrects already made, held for a person: ${hold.message ?? ''}`,
+      );
+    }
+    if (hold.reason === 'failed-before') {
+      const name = journal.batch(batchId)?.fileName ?? '';
+      notes.push(
+        `${hold.rows === 1 ? '1 row repeats' : `${hold.rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(hold.cents)}): a failed payout is never sent again because its file was dropped again; to send it again on purpose, run: payouts retry "${name}" (e.g. ${hold.message ?? ''})`,
       );
     }
     if (hold.reason === 'duplicate') {

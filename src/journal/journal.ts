@@ -25,7 +25,14 @@ import {
 } from './admission.js';
 import { MIGRATIONS } from './migrations.js';
 import { Database } from './sqlite.js';
-import { canMove, MAY_MOVE_MONEY, SENT, type HoldReason, type RowState } from './states.js';
+import {
+  canMove,
+  MAY_MOVE_MONEY,
+  RETRYABLE,
+  SENT,
+  type HoldReason,
+  type RowState,
+} from './states.js';
 
 /** The embedded sandbox (no baseUrl), or a gateway the config names. */
 export type GatewayKind = 'sandbox' | 'configured';
@@ -118,7 +125,7 @@ export interface AdmissionRules {
 /** A person's decision about a batch. */
 export interface BatchEvent {
   at: number;
-  /** `approved`, `refused`, `released`, `corrects`. */
+  /** `approved`, `refused`, `released`, `corrects`, `retried`. */
   event: string;
   by: string;
   detail: string;
@@ -615,6 +622,47 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         SELECT order_id, COALESCE(last_sent_at, admitted_at, updated_at) AS sent_at
         FROM payouts WHERE batch_id = @batchId AND state = 'pending')
       WHERE sent_at <= @before`),
+    // Retry on purpose. Rows of a copy that repeat unchanged (document, amount, Pix key)
+    // a payout of the batch it corrects that definitely failed.
+    repeatsOfFailed: db.prepare(`
+      SELECT r.order_id AS row_id, p.order_id, p.batch_id, p.line, p.state, p.admitted_at,
+        p.transaction_id, p.value_cents, b.file_name
+      FROM payouts r
+      JOIN payouts p ON p.batch_id = @corrected AND p.document = r.document
+        AND p.value_cents = r.value_cents
+        AND json_extract(p.request, '$.pixKey') = json_extract(r.request, '$.pixKey')
+        AND p.state IN (${inList(RETRYABLE)})
+      JOIN batches b ON b.id = p.batch_id
+      WHERE r.batch_id = @copy AND r.state = 'queued'
+      ORDER BY r.line, p.line`),
+    holdFailedBefore: db.prepare(`
+      UPDATE payouts SET state = 'held', hold_reason = 'failed-before', covered_by = @coveredBy,
+        message = @message, updated_at = @now
+      WHERE order_id = @orderId AND state = 'queued'`),
+    retryOf: db.prepare(`
+      SELECT order_id, batch_id, line, request, value_cents, document, state, message,
+        covered_by, hold_reason, retry_of, attempt_number
+      FROM payouts WHERE order_id = ?`),
+    retriesOf: db.prepare(`SELECT order_id FROM payouts WHERE retry_of = ? ORDER BY order_id`),
+    // Released as it is made: a person asked for it, so the cover rule checked at claim
+    // time leaves it be (a held copy of the row it sends again must not hold it back).
+    insertRetry: db.prepare(`
+      INSERT INTO payouts (order_id, batch_id, line, request, payload_hash, value_cents, document,
+        admitted_at, state, updated_at, retry_of, attempt_number, released_at)
+      VALUES (@orderId, @batchId, @line, @request, @hash, @value, @document, @now, 'queued', @now,
+        @retryOf, @attempt, @now)`),
+    heldAsFailedBefore: db.prepare(`
+      SELECT order_id FROM payouts
+      WHERE covered_by = ? AND state = 'held' AND hold_reason = 'failed-before'`),
+    reopenBatch: db.prepare(`UPDATE batches SET state = 'open' WHERE id = ? AND state = 'done'`),
+    retryTargetsOf: db.prepare(`
+      SELECT order_id FROM payouts
+      WHERE batch_id = ? AND (state IN (${inList(RETRYABLE)})
+        OR (state = 'held' AND hold_reason = 'failed-before'))
+      ORDER BY line, order_id`),
+    batchHasRetries: db.prepare(
+      `SELECT 1 FROM payouts WHERE batch_id = ? AND retry_of IS NOT NULL LIMIT 1`,
+    ),
   };
 
   /**
@@ -904,6 +952,121 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     // Its invalid rows were the reason for the copy: the copy's rows stand for them now.
     statements.supersedeInvalid.run(`; corrected in ${copyBatch.file_name}`, corrected);
     statements.setCorrects.run(corrected, copy);
+    holdRepeatsOfFailed(copy, corrected);
+  }
+
+  /**
+   * A copy's rows that repeat, unchanged, a payout of the batch it corrects that failed at
+   * the gateway are held, inside the caller's transaction: a failed payout is sent again
+   * only when a person asks (`payouts retry`), never because its file was dropped again.
+   * A row that changes it (another key, say) is a correction, and is sent.
+   */
+  function holdRepeatsOfFailed(copy: number, corrected: number): void {
+    const held = new Set<string>();
+    for (const row of statements.repeatsOfFailed.all({ copy, corrected }) as (CoveringRow & {
+      row_id: string;
+    })[]) {
+      if (held.has(row.row_id)) continue;
+      held.add(row.row_id);
+      const message = failedBeforeMessage(toCovering(row));
+      statements.holdFailedBefore.run({
+        orderId: row.row_id,
+        coveredBy: row.order_id,
+        message,
+        now: now(),
+      });
+      audit(row.row_id, 'queued', 'held', message);
+    }
+  }
+
+  /**
+   * Sends a definitely failed payout again, on a person's request, inside the caller's
+   * transaction: a new row on its line, under its orderId with the next attempt suffix
+   * (-r2, -r3), queued; the failed one becomes `retried`, naming it; copies held because
+   * they repeat it are covered by it; its batch, if done, opens again to send it.
+   */
+  function retryOne(orderId: string, by: string): RetryResult {
+    let row = statements.retryOf.get(orderId) as RetryRow | undefined;
+    if (!row) return { kind: 'absent', orderId };
+    // A copy's row held because it repeats a failed payout: that payout is sent again.
+    if (row.state === 'held' && row.hold_reason === 'failed-before' && row.covered_by) {
+      row = statements.retryOf.get(row.covered_by) as RetryRow | undefined;
+      if (!row) return { kind: 'absent', orderId };
+    }
+    if (!RETRYABLE.includes(row.state as RowState)) {
+      const [latest] = statements.retriesOf.all(row.order_id) as { order_id: string }[];
+      return {
+        kind: 'not-failed',
+        orderId: row.order_id,
+        state: row.state as RowState,
+        ...(latest ? { retriedAs: latest.order_id } : {}),
+      };
+    }
+    const attempt = (row.attempt_number ?? 1) + 1;
+    const base = row.retry_of === null ? row.order_id : row.order_id.replace(/-r\d+$/, '');
+    const retryId = `${base}-r${attempt}`;
+    if (statements.payout.get(retryId)) {
+      throw new JournalError(
+        `${row.order_id}: cannot be sent again as ${retryId}: that orderId is already in the journal (from another file); nothing changed`,
+      );
+    }
+    const request = { ...(JSON.parse(row.request) as CashOutRequest), orderId: retryId };
+    const at = now();
+    statements.insertRetry.run({
+      orderId: retryId,
+      batchId: row.batch_id,
+      line: row.line,
+      request: JSON.stringify(request),
+      hash: payloadHash(request),
+      value: row.value_cents,
+      document: row.document,
+      now: at,
+      retryOf: row.order_id,
+      attempt,
+    });
+    const day = new Date(at).toISOString().slice(0, 10);
+    const why = `sent again on purpose by ${by} on ${day} (payouts retry)`;
+    audit(
+      retryId,
+      null,
+      'queued',
+      `attempt ${attempt} of ${base}, after ${row.order_id} ${row.state}: ${why}`,
+    );
+    moveRow(
+      row.order_id,
+      row.state as RowState,
+      'retried',
+      { message: [row.message, `${why}, as ${retryId}`].filter(Boolean).join('; ') },
+      `${why}, as ${retryId}`,
+    );
+    for (const copy of statements.heldAsFailedBefore.all(row.order_id) as { order_id: string }[]) {
+      moveRow(
+        copy.order_id,
+        'held',
+        'covered',
+        {
+          coveredBy: retryId,
+          message: `the payout it repeats is ${why}, as ${retryId}: not sent from this file`,
+        },
+        `covered by ${retryId}, ${why}`,
+      );
+    }
+    statements.addBatchEvent.run(
+      row.batch_id,
+      at,
+      'retried',
+      by,
+      `line ${row.line}: ${row.order_id} (${row.state}) sent again as ${retryId} (payouts retry)`,
+    );
+    statements.reopenBatch.run(row.batch_id);
+    return {
+      kind: 'retried',
+      orderId: retryId,
+      retryOf: row.order_id,
+      batchId: row.batch_id,
+      line: row.line,
+      valueCents: row.value_cents,
+    };
   }
 
   function holdReasonOf(orderId: string): HoldReason | null {
@@ -1701,10 +1864,62 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         : { rows: row.n, oldestSentAt: row.oldest, oldestOrderId: row.order_id };
     },
 
+    /**
+     * A person's request to send definitely failed payouts again (`payouts retry`), each
+     * by its orderId (or a copy's row held because it repeats one), in one commit.
+     */
+    retryPayouts: writing((orderIds: readonly string[], by: string): RetryResult[] =>
+      orderIds.map((orderId) => retryOne(orderId, by)),
+    ),
+
+    /** A batch's payouts a retry of its file would send again, by orderId, in file order. */
+    retryTargetsOf: (batchId: number): string[] =>
+      (statements.retryTargetsOf.all(batchId) as { order_id: string }[]).map((r) => r.order_id),
+
+    /** Whether some payout of a batch was sent again by `payouts retry`. */
+    hasRetries: (batchId: number): boolean => statements.batchHasRetries.get(batchId) !== undefined,
+
     close: () => db.close(),
   };
 }
 export type Journal = ReturnType<typeof openJournal>;
+
+/** What a request to send a payout again did (`payouts retry`). */
+export type RetryResult =
+  | {
+      kind: 'retried';
+      /** The new payout: the orderId with its attempt suffix. */
+      orderId: string;
+      /** The payout that failed. */
+      retryOf: string;
+      batchId: number;
+      line: number;
+      valueCents: number;
+    }
+  /** It did not definitely fail (paid, pending, or already sent again as `retriedAs`). */
+  | { kind: 'not-failed'; orderId: string; state: RowState; retriedAs?: string }
+  | { kind: 'absent'; orderId: string };
+
+interface RetryRow {
+  order_id: string;
+  batch_id: number;
+  line: number;
+  request: string;
+  value_cents: number;
+  document: string;
+  state: string;
+  message: string | null;
+  covered_by: string | null;
+  hold_reason: string | null;
+  retry_of: string | null;
+  attempt_number: number | null;
+}
+
+/** Why a copy's row that repeats a failed payout is held, and the command that sends it again. */
+function failedBeforeMessage(failed: Covering): string {
+  const transaction = failed.transactionId === null ? '' : `, transaction ${failed.transactionId}`;
+  return `repeats ${failed.fileName}, line ${failed.line} (orderId ${failed.orderId}${transaction}), which ${failed.state === 'rejected' ? 'the gateway refused' : `ended ${failed.state} at the gateway`}: a failed payout is not sent again because its file was dropped again; to send it again on purpose, run: payouts retry ${failed.orderId}`;
+}
 
 /** States as an SQL list: constants of ours, never input. */
 function inList(states: readonly RowState[]): string {

@@ -207,4 +207,15 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE payouts ADD COLUMN released_at INTEGER;
     `,
   },
+  {
+    version: 12,
+    sql: `
+      -- Retry on purpose: a payout sent again by payouts retry is a new row (its orderId
+      -- with an attempt suffix, -r2, -r3) beside the one that failed, on the same line of
+      -- the same batch; it names the payout it sends again and its attempt number.
+      ALTER TABLE payouts ADD COLUMN retry_of TEXT;
+      ALTER TABLE payouts ADD COLUMN attempt_number INTEGER;
+      CREATE INDEX payouts_by_retry_of ON payouts (retry_of) WHERE retry_of IS NOT NULL;
+    `,
+  },
 ];

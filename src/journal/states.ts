@@ -41,6 +41,11 @@ export const ROW_STATES = [
    * re-send after an attempt that may have been paid.
    */
   'conflict',
+  /**
+   * Failed, refused, canceled or refunded, and sent again on a person's request
+   * (`payouts retry`) as a new payout under its orderId with an attempt suffix (`-r2`).
+   */
+  'retried',
 ] as const;
 export type RowState = (typeof ROW_STATES)[number];
 
@@ -60,12 +65,14 @@ const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
   pending: ['pending', 'conflict', ...SETTLED],
   // A Pix return, seen by a later lookup.
   paid: ['refunded'],
-  failed: [],
-  canceled: [],
-  refunded: [],
-  rejected: [],
+  // Sent again only by a person's `payouts retry`, as a new payout.
+  failed: ['retried'],
+  canceled: ['retried'],
+  refunded: ['retried'],
+  rejected: ['retried'],
   conflict: [],
   covered: [],
+  retried: [],
   // Rejecting the copy that superseded it gives it back, as it was.
   superseded: ['queued', 'held'],
 };
@@ -81,6 +88,7 @@ export const FINAL: readonly RowState[] = [
   'conflict',
   'covered',
   'superseded',
+  'retried',
   ...SETTLED,
 ];
 
@@ -139,5 +147,13 @@ export const HOLD_REASONS = [
   'changes-paid',
   /** The same name, document, key and amount as an earlier row of its own file. */
   'identical',
+  /**
+   * In a copy of its file, unchanged from a row that failed at the gateway: sent again
+   * only by `payouts retry`, never by dropping a file again.
+   */
+  'failed-before',
 ] as const;
+
+/** A payout that definitely did not pay: a person may send it again (`payouts retry`). */
+export const RETRYABLE: readonly RowState[] = ['failed', 'rejected', 'canceled', 'refunded'];
 export type HoldReason = (typeof HOLD_REASONS)[number];

@@ -240,6 +240,7 @@ describe('with no baseUrl', () => {
         'watch',
         'approve',
         'reject',
+        'retry',
         'reconcile',
         'sandbox',
         'balance',

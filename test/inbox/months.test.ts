@@ -13,9 +13,11 @@ import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { POLLING } from '../../src/engine/policy.js';
 import { releaseHolds } from '../../src/inbox/holds.js';
+import { retryPayouts } from '../../src/inbox/retry.js';
 import { ensureFolders, homeFolders, type Folders } from '../../src/inbox/folders.js';
 import { exitCodeOf, runPass, type FileSummary } from '../../src/inbox/pass.js';
 import { openJournal } from '../../src/journal/journal.js';
+import { entriesOf } from '../../src/results/result-file.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { TOKEN, clientFor } from '../support/gateway.js';
 
@@ -533,5 +535,84 @@ describe('nothing waits unseen', () => {
     expect(summaryOf(late.files, 'folha.csv').problems.join(' ')).toMatch(
       /1 pending for 3h 01m since it was sent: look it up at the gateway/,
     );
+  });
+});
+
+describe('retry on purpose', () => {
+  // The sandbox fails every payout to this key.
+  const EVA = 'Eva Rocha,390.533.447-05,eva@example.com,(31) 97654-3210,fail@example.com,"700,00"';
+
+  function retry(m: Month, target: string) {
+    const journal = openJournal(m.folders.journal, { now: m.now });
+    try {
+      return retryPayouts(journal, target, { by: 'maria' });
+    } finally {
+      journal.close();
+    }
+  }
+
+  const retries = (m: Month, suffix: string) =>
+    [...m.sent().entries()].filter(([orderId]) => orderId.endsWith(suffix));
+
+  it('I: a row failed at the gateway is not sent again by re-dropping its file; payouts retry sends it once, as -r2', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, EVA]);
+    const first = await m.run();
+    expect(first.exit).toBe(2);
+    expect(summaryOf(first.files, 'folha.csv').rows).toEqual({ paid: 1, failed: 1 });
+    expect(m.sent().size).toBe(2);
+
+    // Dropped again within the hour (a corrected copy by the rules): the failed row is held.
+    m.advance(60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, EVA]);
+    const again = await m.run();
+    expect(again.exit).toBe(2);
+    const copy = summaryOf(again.files, 'folha.csv');
+    expect(copy.rows).toEqual({ covered: 1, held: 1 });
+    expect(copy.problems.join(' ')).toMatch(/payouts retry "folha\.csv"/);
+    expect(m.sent().size).toBe(2);
+
+    // Dropped again two days later (same name, held whole): still nothing sent.
+    m.advance(2 * DAY);
+    m.drop('folha.csv', [HEADER, ANA, EVA]);
+    expect((await m.run()).exit).toBe(2);
+    expect(m.sent().size).toBe(2);
+
+    // A person asks: sent once, as -r2.
+    const asked = retry(m, 'folha.csv');
+    expect(asked).toMatchObject({ kind: 'retried' });
+    if (asked.kind !== 'retried') return;
+    expect(asked.payouts.map((p) => p.orderId)).toEqual([expect.stringMatching(/-r2$/)]);
+    const after = await m.run();
+    expect(retries(m, '-r2')).toEqual([[asked.payouts[0]?.orderId, 1]]);
+    expect(m.sent().size).toBe(3);
+    // The key still fails at the gateway: -r2 failed too, and needs a person again.
+    expect(after.exit).toBe(2);
+
+    // Asking again sends -r3, once; runs alone never send anything more.
+    expect(retry(m, asked.payouts[0]?.orderId ?? '')).toMatchObject({ kind: 'retried' });
+    await m.run();
+    await m.run();
+    expect(retries(m, '-r2')).toHaveLength(1);
+    expect(retries(m, '-r3')).toHaveLength(1);
+    expect(m.sent().size).toBe(4);
+    noDuplicates(m.sent());
+  });
+
+  it('I: a row that paid, or one already sent again, is not retried', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, EVA]);
+    await m.run();
+    const journal = openJournal(m.folders.journal, { now: m.now });
+    const batchId = journal.batches('folha.csv')[0]?.id ?? 0;
+    const paid = [...entriesOf(journal, batchId)].find((e) => e.payout?.state === 'paid');
+    journal.close();
+    expect(retry(m, paid?.orderId ?? '')).toMatchObject({ kind: 'not-failed', state: 'paid' });
+    expect(retry(m, 'folha.csv')).toMatchObject({ kind: 'retried' });
+    // Asked twice before a run: the second finds nothing failed left to send again.
+    expect(retry(m, 'folha.csv')).toMatchObject({ kind: 'nothing' });
+    await m.run();
+    expect(retries(m, '-r2')).toHaveLength(1);
+    expect(m.sent().size).toBe(3);
   });
 });

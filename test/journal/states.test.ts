@@ -28,6 +28,12 @@ describe('transition table', () => {
     ['sending', 'conflict', true],
     ['invalid', 'queued', false],
     ['queued', 'paid', false],
+    // A definitely failed payout is sent again only as a new one (payouts retry).
+    ['failed', 'retried', true],
+    ['refunded', 'retried', true],
+    ['paid', 'retried', false],
+    ['pending', 'retried', false],
+    ['retried', 'queued', false],
   ] as const)('%s -> %s: %s', (from, to, allowed) => {
     expect(canMove(from, to)).toBe(allowed);
   });
@@ -46,7 +52,7 @@ describe('transition table', () => {
       if (from === 'sending') continue; // only on answers proving nothing was created
       expect(canMove(from, 'queued'), from).toBe(false);
     }
-    expect(ROW_STATES).toHaveLength(14);
+    expect(ROW_STATES).toHaveLength(15);
   });
 });
 
