@@ -36,3 +36,46 @@ export function settledByAge(settleMs: number, now: () => number): (path: string
     return stat !== undefined && now() - stat.mtimeMs >= settleMs;
   };
 }
+
+/**
+ * The longest `payouts run` waits for a second look at the inbox: a cron run must not
+ * stall on a long inboxSettle; files it could not look at twice wait for a later run.
+ */
+export const MAX_SECOND_LOOK_MS = 30_000;
+
+/**
+ * The rule for `payouts run`, judged on our own clock (a file share's may run ahead, or
+ * behind): a file is taken when a `<file>.done` sits beside it, when its modification
+ * time is at least `settleMs` before our now, or when its size and time are the same
+ * after we wait `settleMs` once (when that is at most MAX_SECOND_LOOK_MS). Looks at
+ * `paths` now, waits at most once, and answers for each.
+ */
+export async function settledOnOurClock(
+  paths: readonly string[],
+  settleMs: number,
+  sleep: (ms: number) => Promise<void>,
+  now: () => number = Date.now,
+): Promise<(path: string) => boolean> {
+  const ready = new Set<string>();
+  const firstLook = new Map<string, { size: number; mtimeMs: number }>();
+  for (const path of paths) {
+    if (existsSync(`${path}.done`)) {
+      ready.add(path);
+      continue;
+    }
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (!stat) continue;
+    // Old on our clock: it stopped changing long enough ago. A time ahead of ours proves
+    // nothing, so such a file is looked at again.
+    if (now() - stat.mtimeMs >= settleMs) ready.add(path);
+    else firstLook.set(path, { size: stat.size, mtimeMs: stat.mtimeMs });
+  }
+  if (firstLook.size > 0 && settleMs <= MAX_SECOND_LOOK_MS) {
+    await sleep(settleMs);
+    for (const [path, seen] of firstLook) {
+      const stat = statSync(path, { throwIfNoEntry: false });
+      if (stat && stat.size === seen.size && stat.mtimeMs === seen.mtimeMs) ready.add(path);
+    }
+  }
+  return (path) => ready.has(path) || existsSync(`${path}.done`);
+}

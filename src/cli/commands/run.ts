@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Command } from 'commander';
 import { parseDurationMs } from '../../config/duration.js';
 import { formatCents } from '../../csv/amount.js';
@@ -8,6 +9,7 @@ import { POLLING } from '../../engine/policy.js';
 import { ensureFolders, homeFolders, payoutFiles, type Folders } from '../../inbox/folders.js';
 import { exitCodeOf, readBalance, runPass, type PassReport } from '../../inbox/pass.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
+import { settledOnOurClock } from '../../inbox/readiness.js';
 import { warnPendingTooLong } from '../../inbox/pending-alert.js';
 import { SANDBOX_MARK } from '../../results/result-file.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
@@ -120,6 +122,13 @@ export function runCommand(): Command {
       }
 
       async function work(): Promise<void> {
+        // Which inbox (and approved/) files have settled, on our clock: looked at twice
+        // inboxSettle apart when their time does not prove it (a share's clock may run ahead).
+        const isReady = await settledOnOurClock(
+          [...payoutFiles(folders.inbox), ...payoutFiles(folders.approved)],
+          config.inboxSettle,
+          (ms) => delay(ms, undefined, { signal: stop.signal }).catch(() => undefined),
+        );
         const gateway = await openGateway(context, journal);
         let pass: PassReport;
         // Closed whatever happens: an embedded sandbox left listening would keep cron's run alive.
@@ -129,6 +138,7 @@ export function runCommand(): Command {
             followMs,
             signal: stop.signal,
             pollPolicy: POLLING,
+            isReady,
             note: out.note,
           });
         } finally {
