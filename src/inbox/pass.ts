@@ -166,7 +166,17 @@ export async function runPass(
   }
   const files: FileSummary[] = [];
   for (const summary of summaries) {
-    files.push(await finishFile(journal, folders, config, summary, options.memory, now()));
+    files.push(
+      await finishFile(
+        journal,
+        folders,
+        config,
+        summary,
+        options.memory,
+        now(),
+        options.hintFlags ?? '',
+      ),
+    );
   }
   return { files, stopped, failed };
 }
@@ -498,18 +508,22 @@ async function finishFile(
   summary: FileSummary,
   memory: PassMemory | undefined,
   now: number,
+  hintFlags: string,
 ): Promise<FileSummary> {
   const batch = summary.batchId === null ? undefined : journal.batch(summary.batchId);
   // No batch: the file could not even be read, so it has no rows to count.
   if (!batch) return summary;
   const totals = journal.rowTotalsOfBatch(batch.id);
-  summary = { ...summary, problems: [...summary.problems, ...whyHeld(journal, batch.id)] };
+  summary = {
+    ...summary,
+    problems: [...summary.problems, ...whyHeld(journal, batch.id, hintFlags)],
+  };
   const overdue = pendingTooLong(journal, batch.id, config.pendingAlertAfter, now);
   if (overdue) {
     summary = {
       ...summary,
       pendingTooLong: overdue,
-      problems: [...summary.problems, describePendingTooLong(overdue)],
+      problems: [...summary.problems, describePendingTooLong(overdue, hintFlags)],
     };
   }
   const path = join(folders.processing, summary.file);
@@ -579,7 +593,7 @@ async function finishFile(
  * Why a batch's rows are held by the rules on who is paid, a sentence per reason, so the
  * summary says what a person must decide (the result file has every row's own words).
  */
-function whyHeld(journal: Journal, batchId: number): string[] {
+function whyHeld(journal: Journal, batchId: number, hintFlags: string): string[] {
   const notes: string[] = [];
   for (const hold of journal.holdsOfBatch(batchId)) {
     if (hold.reason === 'same-name' && hold.message) notes.push(hold.message);
@@ -596,7 +610,7 @@ function whyHeld(journal: Journal, batchId: number): string[] {
     if (hold.reason === 'failed-before') {
       const name = journal.batch(batchId)?.fileName ?? '';
       notes.push(
-        `${hold.rows === 1 ? '1 row repeats' : `${hold.rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(hold.cents)}): a failed payout is never sent again because its file was dropped again; to send it again on purpose, run: payouts retry "${name}" (e.g. ${hold.message ?? ''})`,
+        `${hold.rows === 1 ? '1 row repeats' : `${hold.rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(hold.cents)}): a failed payout is never sent again because its file was dropped again; to send it again on purpose, run: payouts retry "${name}"${hintFlags} (e.g. ${hold.message ?? ''})`,
       );
     }
     if (hold.reason === 'duplicate') {

@@ -34,9 +34,9 @@ export function pendingTooLong(
 }
 
 /** "1 pending for 2h 05m since it was sent: look it up at the gateway (payouts get --order-id X)" */
-export function describePendingTooLong(pending: PendingTooLong): string {
+export function describePendingTooLong(pending: PendingTooLong, hintFlags = ''): string {
   const age = formatElapsed(pending.oldestAgeMs);
-  const lookUp = `payouts get --order-id ${pending.orderId}`;
+  const lookUp = `payouts get --order-id ${pending.orderId}${hintFlags}`;
   return pending.rows === 1
     ? `1 pending for ${age} since it was sent: look it up at the gateway (${lookUp}); Pix settles in seconds`
     : `${pending.rows} pending for up to ${age} since they were sent: look them up at the gateway (the oldest: ${lookUp}); Pix settles in seconds`;
@@ -46,11 +46,11 @@ export function describePendingTooLong(pending: PendingTooLong): string {
  * The line said on stderr even with --quiet: cron's log may keep stderr alone, and exit 2
  * by itself does not say what waits.
  */
-export function warnPendingTooLong(file: string, pending: PendingTooLong): string {
+export function warnPendingTooLong(file: string, pending: PendingTooLong, hintFlags = ''): string {
   const age = formatElapsed(pending.oldestAgeMs);
   const what =
     pending.rows === 1
       ? `1 payout pending for ${age} since it was sent`
       : `${pending.rows} payouts pending for up to ${age} since they were sent`;
-  return `${what}, in ${file}: a person must look it up at the gateway (payouts get --order-id ${pending.orderId}); nothing is sent again meanwhile`;
+  return `${what}, in ${file}: a person must look it up at the gateway (payouts get --order-id ${pending.orderId}${hintFlags}); nothing is sent again meanwhile`;
 }

@@ -952,7 +952,6 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     // Its invalid rows were the reason for the copy: the copy's rows stand for them now.
     statements.supersedeInvalid.run(`; corrected in ${copyBatch.file_name}`, corrected);
     statements.setCorrects.run(corrected, copy);
-    holdRepeatsOfFailed(copy, corrected);
   }
 
   /**
@@ -961,14 +960,14 @@ export function openJournal(path: string, options: JournalOptions = {}) {
    * only when a person asks (`payouts retry`), never because its file was dropped again.
    * A row that changes it (another key, say) is a correction, and is sent.
    */
-  function holdRepeatsOfFailed(copy: number, corrected: number): void {
+  function holdRepeatsOfFailed(copy: number, corrected: number, hintFlags: string): void {
     const held = new Set<string>();
     for (const row of statements.repeatsOfFailed.all({ copy, corrected }) as (CoveringRow & {
       row_id: string;
     })[]) {
       if (held.has(row.row_id)) continue;
       held.add(row.row_id);
-      const message = failedBeforeMessage(toCovering(row));
+      const message = failedBeforeMessage(toCovering(row), hintFlags);
       statements.holdFailedBefore.run({
         orderId: row.row_id,
         coveredBy: row.order_id,
@@ -1300,6 +1299,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
           const corrected = correctionCandidate(batchId);
           if (corrected !== undefined && isCorrectionOf(batchId, corrected)) {
             applyCorrection(batchId, corrected, `a corrected copy of batch ${corrected}`);
+            holdRepeatsOfFailed(batchId, corrected, rules.hintFlags ?? '');
           } else {
             holdIfNamedAsEarlier(batchId, rules.sameNameNewBatchAfterMs, rules.hintFlags ?? '');
           }
@@ -1358,6 +1358,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
      */
     correctBatch: writing((copy: number, corrected: number, why: string): number => {
       applyCorrection(copy, corrected, why);
+      holdRepeatsOfFailed(copy, corrected, '');
       return (statements.copyMaySend.all(copy) as MaySendRow[]).filter(
         (row) => row.state === 'queued',
       ).length;
@@ -1916,9 +1917,9 @@ interface RetryRow {
 }
 
 /** Why a copy's row that repeats a failed payout is held, and the command that sends it again. */
-function failedBeforeMessage(failed: Covering): string {
+function failedBeforeMessage(failed: Covering, hintFlags: string): string {
   const transaction = failed.transactionId === null ? '' : `, transaction ${failed.transactionId}`;
-  return `repeats ${failed.fileName}, line ${failed.line} (orderId ${failed.orderId}${transaction}), which ${failed.state === 'rejected' ? 'the gateway refused' : `ended ${failed.state} at the gateway`}: a failed payout is not sent again because its file was dropped again; to send it again on purpose, run: payouts retry ${failed.orderId}`;
+  return `repeats ${failed.fileName}, line ${failed.line} (orderId ${failed.orderId}${transaction}), which ${failed.state === 'rejected' ? 'the gateway refused' : `ended ${failed.state} at the gateway`}: a failed payout is not sent again because its file was dropped again; to send it again on purpose, run: payouts retry ${failed.orderId}${hintFlags}`;
 }
 
 /** States as an SQL list: constants of ours, never input. */

@@ -156,7 +156,9 @@ export function runCommand(): Command {
         // Said even with --quiet or --json: a payout waiting for hours is a person's question.
         for (const file of final) {
           if (file.pendingTooLong) {
-            out.warn(`payouts run: ${warnPendingTooLong(file.file, file.pendingTooLong)}`);
+            out.warn(
+              `payouts run: ${warnPendingTooLong(file.file, file.pendingTooLong, hintFlagsOf(command.optsWithGlobals<GlobalOptions>()))}`,
+            );
           }
         }
 
