@@ -218,4 +218,13 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX payouts_by_retry_of ON payouts (retry_of) WHERE retry_of IS NOT NULL;
     `,
   },
+  {
+    version: 13,
+    sql: `
+      -- A corrected copy asks, for each of its rows, what the batch it corrects paid to
+      -- that document: without this the batch's rows were read whole for every row of the
+      -- copy (8.8 ms a row for a copy of 10,000 rows, 18 ms on a journal of 100,000).
+      CREATE INDEX payouts_by_batch_document ON payouts (batch_id, document, line);
+    `,
+  },
 ];
