@@ -59,7 +59,8 @@ describe('nothing blocks the other files', { timeout: 60_000 }, () => {
     // A home that has worked before: its journal knows processing/.
     writeFileSync(join(home, 'inbox', 'c-good.csv'), payroll('c', ['12,00', '13,00']));
     if (asRoot) chownTree(folder());
-    expect((await runCli(['run'], { env, ...user })).code).toBe(3);
+    const first = await runCli(['run'], { env, ...user });
+    expect(first.code, first.stderr).toBe(3);
     writeFileSync(join(home, 'inbox', 'a-locked.csv'), payroll('a', ['10,00']));
     writeFileSync(join(home, 'processing', 'b-locked.csv'), payroll('b', ['11,00']));
     writeFileSync(join(home, 'inbox', 'd-good.csv'), payroll('d', ['14,00']));

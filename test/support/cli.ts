@@ -40,7 +40,9 @@ export function runCli(
       },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
+        // A process that never started (EACCES, ENOENT) says why, or a test sees a bare 1.
+        const unstarted = typeof error?.code === 'string' ? `${error.message}\n` : '';
+        resolve({ code, stdout, stderr: unstarted + stderr });
       },
     );
   });
