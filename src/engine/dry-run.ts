@@ -9,12 +9,13 @@ import { readPayoutFile, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest } from '../csv/row.js';
 import { batchStem } from '../csv/order-id.js';
 import { foldText } from '../csv/fold.js';
-import { duplicateMessage, journaledMessage } from '../journal/admission.js';
+import { duplicateMessage, failedBeforeMessage, journaledMessage } from '../journal/admission.js';
 import type { Journal } from '../journal/journal.js';
 
 export interface DryRunHold {
   line: number;
-  rule: 'orderId of another file' | 'possible duplicate' | 'identical rows';
+  rule:
+    'orderId of another file' | 'possible duplicate' | 'repeats a failed payout' | 'identical rows';
   message: string;
 }
 
@@ -85,9 +86,10 @@ export async function planRun(
         else if (row.kind === 'skipped') plan.skipped++;
         else if (row.kind === 'valid') {
           const request = toCashOutRequest(row.payout);
-          const admission = journal?.weigh(request, foldText(batchStem(file)), {
-            duplicateWindowMs: options.duplicateWindow,
-          });
+          const rules = { duplicateWindowMs: options.duplicateWindow };
+          const admission = journal?.weigh(request, foldText(batchStem(file)), rules);
+          const failed =
+            admission?.kind === 'new' ? journal?.failedRepeatOf(request, rules) : undefined;
           if (admission?.kind === 'journaled') {
             hold(
               row.line,
@@ -100,6 +102,8 @@ export async function planRun(
               'possible duplicate',
               duplicateMessage(admission.covering, basename(file)),
             );
+          } else if (failed) {
+            hold(row.line, 'repeats a failed payout', failedBeforeMessage(failed));
           } else if (row.payout.identicalTo !== undefined) {
             hold(row.line, 'identical rows', `identical to line ${row.payout.identicalTo}`);
           } else {

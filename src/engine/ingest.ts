@@ -132,7 +132,7 @@ export async function ingestFile(
       problems: report.problems.map((problem) => problem.message),
     },
     `the file ${unusable ? 'cannot be used' : 'is held'}: ${report.problems[0]?.message ?? ''}`,
-    { sameNameNewBatchAfterMs: options.sameNameNewBatchAfter, hintFlags: rules.hintFlags },
+    { ...rules, sameNameNewBatchAfterMs: options.sameNameNewBatchAfter },
   );
   return { kind, batchId: batch.batchId, report };
 }

@@ -610,7 +610,7 @@ function whyHeld(journal: Journal, batchId: number, hintFlags: string): string[]
     if (hold.reason === 'failed-before') {
       const name = journal.batch(batchId)?.fileName ?? '';
       notes.push(
-        `${hold.rows === 1 ? '1 row repeats' : `${hold.rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(hold.cents)}): a failed payout is never sent again because its file was dropped again; to send it again on purpose, run: payouts retry "${name}"${hintFlags} (e.g. ${hold.message ?? ''})`,
+        `${hold.rows === 1 ? '1 row repeats' : `${hold.rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(hold.cents)}): a failed payout is never sent again because a file repeats it; to send it again on purpose, run: payouts retry "${name}"${hintFlags} (e.g. ${hold.message ?? ''})`,
       );
     }
     if (hold.reason === 'duplicate') {

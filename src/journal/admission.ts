@@ -3,7 +3,8 @@
  * (DESIGN.md section 5), one row at a time and never silently:
  * - an orderId already journaled from another file is never sent again and never counted
  *   as paid: the row is held naming that file, unless the earlier row is of an earlier
- *   batch of the same name and was never sent (a fixed copy takes it over);
+ *   batch of the same name and never reached the gateway (a fixed copy takes it over;
+ *   one the gateway refused, only if the copy changed it);
  * - a row with the same document and amount as a payout of another file that may have
  *   moved money within duplicateWindow is held as a possible duplicate, for a person;
  * - anything else is new, and queued.
@@ -11,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { formatCents } from '../csv/amount.js';
 import type { CashOutRequest } from '../gateway/contract.js';
-import { NEVER_REACHED_GATEWAY, type RowState } from './states.js';
+import { NEVER_REACHED_GATEWAY, RETRYABLE, type RowState } from './states.js';
 
 /** What the journal holds for an orderId, as far as admission cares. */
 export interface Known {
@@ -69,9 +70,18 @@ export function documentKey(cpfCnpj: string): string {
 /** Rows of an earlier batch of the same name that a new copy may take over: never sent. */
 const TAKEN_OVER: readonly RowState[] = [...NEVER_REACHED_GATEWAY, 'queued'];
 
-export function admit(previous: Known | undefined, covering: Covering | undefined): Admission {
+/**
+ * `hash` is the row's payloadHash: a row the gateway refused, again unchanged, is the
+ * same request sent again, which only `payouts retry` does; changed, it is a fix.
+ */
+export function admit(
+  previous: Known | undefined,
+  covering: Covering | undefined,
+  hash: string,
+): Admission {
   if (previous) {
-    return previous.sameName && TAKEN_OVER.includes(previous.state)
+    const resent = previous.state === 'rejected' && previous.payloadHash === hash;
+    return previous.sameName && TAKEN_OVER.includes(previous.state) && !resent
       ? { kind: 'retry', previous, covering }
       : { kind: 'journaled', previous };
   }
@@ -83,8 +93,11 @@ function day(ms: number | null): string {
   return ms === null ? 'an earlier run' : new Date(ms).toISOString().slice(0, 10);
 }
 
-export function journaledMessage(orderId: string, previous: Known): string {
-  return `orderId ${orderId} is already journaled from ${previous.fileName}, line ${previous.line}, on ${day(previous.admittedAt)} (now ${previous.state}): not sent again. If this is another payment, give it an orderId of its own`;
+export function journaledMessage(orderId: string, previous: Known, hintFlags = ''): string {
+  const retry = RETRYABLE.includes(previous.state)
+    ? `; to send that payment again on purpose, run: payouts retry ${orderId}${hintFlags}`
+    : '';
+  return `orderId ${orderId} is already journaled from ${previous.fileName}, line ${previous.line}, on ${day(previous.admittedAt)} (now ${previous.state}): not sent again${retry}. If this is another payment, give it an orderId of its own`;
 }
 
 /** Why a row is held as a possible duplicate, and the command that says it is new. */
@@ -105,4 +118,10 @@ export function coveredMessage(covering: Covering): string {
 /** Why a row of a corrected copy is held: it changes a payout the batch it corrects made. */
 export function changesPaidMessage(paid: Covering, valueCents: number): string {
   return `changes a row ${paid.fileName} already ${paid.state === 'paid' ? 'paid' : 'sent'} (line ${paid.line}, the same document, ${formatCents(paid.valueCents)} there, ${formatCents(valueCents)} here): not sent as a new payment; pay a difference in a file of its own`;
+}
+
+/** Why a row that repeats a failed payout unchanged is held, and what sends it again. */
+export function failedBeforeMessage(failed: Covering, hintFlags = ''): string {
+  const transaction = failed.transactionId === null ? '' : `, transaction ${failed.transactionId}`;
+  return `repeats ${failed.fileName}, line ${failed.line} (orderId ${failed.orderId}${transaction}), which ${failed.state === 'rejected' ? 'the gateway refused' : `ended ${failed.state} at the gateway`}: a failed payout is not sent again because a file repeats it; to send it again on purpose, run: payouts retry ${failed.orderId}${hintFlags}`;
 }

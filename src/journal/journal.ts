@@ -17,6 +17,7 @@ import {
   coveredMessage,
   documentKey,
   duplicateMessage,
+  failedBeforeMessage,
   journaledMessage,
   payloadHash,
   type Admission,
@@ -624,17 +625,17 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       WHERE sent_at <= @before`),
     // Retry on purpose. Rows of a copy that repeat unchanged (document, amount, Pix key)
     // a payout of the batch it corrects that definitely failed.
-    repeatsOfFailed: db.prepare(`
-      SELECT r.order_id AS row_id, p.order_id, p.batch_id, p.line, p.state, p.admitted_at,
-        p.transaction_id, p.value_cents, b.file_name
-      FROM payouts r
-      JOIN payouts p ON p.batch_id = @corrected AND p.document = r.document
-        AND p.value_cents = r.value_cents
-        AND json_extract(p.request, '$.pixKey') = json_extract(r.request, '$.pixKey')
-        AND p.state IN (${inList(RETRYABLE)})
-      JOIN batches b ON b.id = p.batch_id
-      WHERE r.batch_id = @copy AND r.state = 'queued'
-      ORDER BY r.line, p.line`),
+    repeatsOfFailed: db.prepare(repeatsOfFailedIn('p.batch_id = @corrected')),
+    failedRepeated: db.prepare(`
+      SELECT p.order_id, p.batch_id, p.line, p.state, p.admitted_at, p.transaction_id,
+        p.value_cents, b.file_name
+      FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= @since
+        AND json_extract(p.request, '$.pixKey') = @pixKey AND p.state IN (${inList(RETRYABLE)})
+      ORDER BY p.admitted_at, p.line LIMIT 1`),
+    repeatsOfFailedSince: db.prepare(
+      repeatsOfFailedIn('p.admitted_at >= @since AND p.batch_id <> @copy'),
+    ),
     holdFailedBefore: db.prepare(`
       UPDATE payouts SET state = 'held', hold_reason = 'failed-before', covered_by = @coveredBy,
         message = @message, updated_at = @now
@@ -955,16 +956,23 @@ export function openJournal(path: string, options: JournalOptions = {}) {
   }
 
   /**
-   * A copy's rows that repeat, unchanged, a payout of the batch it corrects that failed at
-   * the gateway are held, inside the caller's transaction: a failed payout is sent again
-   * only when a person asks (`payouts retry`), never because its file was dropped again.
-   * A row that changes it (another key, say) is a correction, and is sent.
+   * A batch's rows that repeat, unchanged, a payout that failed at the gateway (of the
+   * batch a copy corrects, or of any batch within duplicateWindow) are held, inside the
+   * caller's transaction: a failed payout is sent again only when a person asks
+   * (`payouts retry`), never because a file repeats it. A row that changes it (another
+   * key, say) is a fix, and is sent.
    */
-  function holdRepeatsOfFailed(copy: number, corrected: number, hintFlags: string): void {
+  function holdRepeatsOfFailed(
+    copy: number,
+    failedIn: { corrected: number } | { since: number },
+    hintFlags: string,
+  ): void {
     const held = new Set<string>();
-    for (const row of statements.repeatsOfFailed.all({ copy, corrected }) as (CoveringRow & {
-      row_id: string;
-    })[]) {
+    const repeats =
+      'corrected' in failedIn
+        ? statements.repeatsOfFailed.all({ copy, corrected: failedIn.corrected })
+        : statements.repeatsOfFailedSince.all({ copy, since: failedIn.since });
+    for (const row of repeats as (CoveringRow & { row_id: string })[]) {
       if (held.has(row.row_id)) continue;
       held.add(row.row_id);
       const message = failedBeforeMessage(toCovering(row), hintFlags);
@@ -1291,7 +1299,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         batchId: number,
         figures: Omit<BatchInput, 'fileName' | 'sha256'>,
         holdReason?: string,
-        rules?: { sameNameNewBatchAfterMs: number | null; hintFlags?: string },
+        rules?: AdmissionRules & { sameNameNewBatchAfterMs: number | null },
       ): void => {
         if (figures.state === 'held' || figures.state === 'unusable') {
           holdQueuedRows(batchId, 'file', holdReason ?? figures.state);
@@ -1299,9 +1307,12 @@ export function openJournal(path: string, options: JournalOptions = {}) {
           const corrected = correctionCandidate(batchId);
           if (corrected !== undefined && isCorrectionOf(batchId, corrected)) {
             applyCorrection(batchId, corrected, `a corrected copy of batch ${corrected}`);
-            holdRepeatsOfFailed(batchId, corrected, rules.hintFlags ?? '');
+            holdRepeatsOfFailed(batchId, { corrected }, rules.hintFlags ?? '');
           } else {
             holdIfNamedAsEarlier(batchId, rules.sameNameNewBatchAfterMs, rules.hintFlags ?? '');
+            // Another file repeating a failed payout is a drop, not a person's request.
+            const since = now() - rules.duplicateWindowMs;
+            holdRepeatsOfFailed(batchId, { since }, rules.hintFlags ?? '');
           }
         }
         statements.finishBatch.run({
@@ -1358,7 +1369,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
      */
     correctBatch: writing((copy: number, corrected: number, why: string): number => {
       applyCorrection(copy, corrected, why);
-      holdRepeatsOfFailed(copy, corrected, '');
+      holdRepeatsOfFailed(copy, { corrected }, '');
       return (statements.copyMaySend.all(copy) as MaySendRow[]).filter(
         (row) => row.state === 'queued',
       ).length;
@@ -1470,7 +1481,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
           }
           const at = now();
           const document = documentKey(request.cpfCnpj);
-          const admission = admit(previous, coveringOf(request, batchId, rules));
+          const admission = admit(previous, coveringOf(request, batchId, rules), hash);
           const params = {
             orderId: request.orderId,
             batchId,
@@ -1522,7 +1533,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
                 'held',
                 request.orderId,
                 null,
-                journaledMessage(request.orderId, admission.previous),
+                journaledMessage(request.orderId, admission.previous, rules.hintFlags),
               );
               break;
           }
@@ -1722,7 +1733,22 @@ export function openJournal(path: string, options: JournalOptions = {}) {
      * (`run --dry-run`).
      */
     weigh: (request: CashOutRequest, nameKey: string, rules: AdmissionRules): Admission =>
-      admit(knownOf(request.orderId, nameKey), coveringOf(request, 0, rules)),
+      admit(knownOf(request.orderId, nameKey), coveringOf(request, 0, rules), payloadHash(request)),
+
+    /**
+     * A payout of duplicateWindow that definitely failed and that this row repeats
+     * unchanged, writing nothing (`run --dry-run`): a run would hold the row for
+     * `payouts retry`.
+     */
+    failedRepeatOf: (request: CashOutRequest, rules: AdmissionRules): Covering | undefined => {
+      const row = statements.failedRepeated.get({
+        document: documentKey(request.cpfCnpj),
+        value: request.value,
+        pixKey: request.pixKey,
+        since: now() - rules.duplicateWindowMs,
+      }) as CoveringRow | undefined;
+      return row && toCovering(row);
+    },
 
     payout: (orderId: string): PayoutRecord | undefined => {
       const row = statements.payout.get(orderId) as PayoutRow | undefined;
@@ -1916,10 +1942,23 @@ interface RetryRow {
   attempt_number: number | null;
 }
 
-/** Why a copy's row that repeats a failed payout is held, and the command that sends it again. */
-function failedBeforeMessage(failed: Covering, hintFlags: string): string {
-  const transaction = failed.transactionId === null ? '' : `, transaction ${failed.transactionId}`;
-  return `repeats ${failed.fileName}, line ${failed.line} (orderId ${failed.orderId}${transaction}), which ${failed.state === 'rejected' ? 'the gateway refused' : `ended ${failed.state} at the gateway`}: a failed payout is not sent again because its file was dropped again; to send it again on purpose, run: payouts retry ${failed.orderId}${hintFlags}`;
+/**
+ * Queued rows of batch @copy that repeat, unchanged (document, amount, Pix key), a payout
+ * that definitely failed, among the payouts `failedWhere` names (of the batch a copy
+ * corrects, or of any other batch journaled since @since); first the oldest.
+ */
+function repeatsOfFailedIn(failedWhere: string): string {
+  return `
+    SELECT r.order_id AS row_id, p.order_id, p.batch_id, p.line, p.state, p.admitted_at,
+      p.transaction_id, p.value_cents, b.file_name
+    FROM payouts r
+    JOIN payouts p ON ${failedWhere} AND p.document = r.document
+      AND p.value_cents = r.value_cents
+      AND json_extract(p.request, '$.pixKey') = json_extract(r.request, '$.pixKey')
+      AND p.state IN (${inList(RETRYABLE)})
+    JOIN batches b ON b.id = p.batch_id
+    WHERE r.batch_id = @copy AND r.state = 'queued'
+    ORDER BY r.line, p.admitted_at, p.line`;
 }
 
 /** States as an SQL list: constants of ours, never input. */

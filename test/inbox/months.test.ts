@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+import { planRun } from '../../src/engine/dry-run.js';
 import { POLLING } from '../../src/engine/policy.js';
 import { releaseHolds } from '../../src/inbox/holds.js';
 import { retryPayouts } from '../../src/inbox/retry.js';
@@ -597,6 +598,60 @@ describe('retry on purpose', () => {
     expect(retries(m, '-r3')).toHaveLength(1);
     expect(m.sent().size).toBe(4);
     noDuplicates(m.sent());
+  });
+
+  it('I: a failed row re-dropped under another name is held for payouts retry, not sent as new; one retry pays it once', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, EVA]);
+    expect(summaryOf((await m.run()).files, 'folha.csv').rows).toEqual({ paid: 1, failed: 1 });
+
+    // The next day, the same rows saved as another file: Ana is a possible duplicate of
+    // her payout; Eva's row repeats, unchanged, a payout that failed.
+    m.advance(DAY);
+    m.drop('folha_reenvio.csv', [HEADER, ANA, EVA]);
+    // A dry run says so row by row, before anything is sent.
+    const config = loadConfig({
+      env: { PAYOUTS_HOME: m.folders.home, PAYOUTS_BASE_URL: m.sandbox.url, PAYOUTS_TOKEN: TOKEN },
+    });
+    const planning = openJournal(m.folders.journal, { now: m.now });
+    const [plan] = await planRun([join(m.folders.inbox, 'folha_reenvio.csv')], planning, config);
+    planning.close();
+    expect(plan?.holds.map((hold) => [hold.line, hold.rule])).toEqual([
+      [2, 'possible duplicate'],
+      [3, 'repeats a failed payout'],
+    ]);
+    const again = await m.run();
+    expect(again.exit).toBe(2);
+    const copy = summaryOf(again.files, 'folha_reenvio.csv');
+    expect(copy.rows).toEqual({ held: 2 });
+    expect(copy.problems.join(' ')).toMatch(
+      /failed at the gateway.*payouts retry "folha_reenvio\.csv"/,
+    );
+    expect(m.sent().size).toBe(2);
+
+    // The retry the hint names sends the failed payout again, once; the copy's row is
+    // covered by it, and no later run sends anything more.
+    expect(retry(m, 'folha_reenvio.csv')).toMatchObject({ kind: 'retried' });
+    await m.run();
+    await m.run();
+    expect(retries(m, '-r2')).toHaveLength(1);
+    expect(m.sent().size).toBe(3);
+    const journal = openJournal(m.folders.journal, { now: m.now });
+    const copyBatch = journal.batches('folha_reenvio.csv')[0]?.id ?? 0;
+    const states = [...entriesOf(journal, copyBatch)].map((entry) => entry.payout?.state);
+    journal.close();
+    expect(states.sort()).toEqual(['covered', 'held']);
+    noDuplicates(m.sent());
+  });
+
+  it('I: a failed row dropped again after duplicateWindow is a new payment, sent', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, EVA]);
+    expect(summaryOf((await m.run()).files, 'folha.csv').rows).toEqual({ failed: 1 });
+    m.advance(21 * DAY);
+    m.drop('folha_dezembro.csv', [HEADER, EVA]);
+    expect(summaryOf((await m.run()).files, 'folha_dezembro.csv').rows).toEqual({ failed: 1 });
+    expect(m.sent().size).toBe(2);
   });
 
   it('I: a row that paid, or one already sent again, is not retried', async () => {

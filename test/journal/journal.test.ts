@@ -129,7 +129,19 @@ describe('journal', () => {
         message: 'Validation Failed - pixKey',
       }),
     ).toBe(true);
-    const second = journal.batchForFile({ ...file, sha256: 'a2' }).batchId;
+    // The same request again is a re-send, which only payouts retry makes: a held line.
+    const unchanged = journal.batchForFile({ ...file, sha256: 'a2' }).batchId;
+    expect(
+      journal.admitPayouts(unchanged, [{ line: 2, request: request('p-1') }], {
+        duplicateWindowMs: 0,
+      })[0]?.admission,
+    ).toBe('journaled');
+    expect(journal.payout('p-1')).toMatchObject({ state: 'rejected', batchId: first });
+    expect(journal.linesOfBatch(unchanged)[0]?.message).toMatch(
+      /\(now rejected\): not sent again; to send that payment again on purpose, run: payouts retry p-1\./,
+    );
+    // Fixed (here its amount), it takes the refused row over.
+    const second = journal.batchForFile({ ...file, sha256: 'a3' }).batchId;
     expect(
       journal.admitPayouts(second, [{ line: 7, request: request('p-1', 1234) }], {
         duplicateWindowMs: 0,

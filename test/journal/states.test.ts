@@ -88,9 +88,17 @@ describe('admit', () => {
     [previous('rejected', false), undefined, 'journaled'],
     // A fixed copy of the same file takes over what the gateway never saw.
     [previous('held', true), undefined, 'retry'],
-    [previous('rejected', true), undefined, 'retry'],
     [previous('invalid', true), covering, 'retry'],
   ] as const)('%j, covered by %j -> %s', (known, cover, kind) => {
-    expect(admit(known, cover).kind).toBe(kind);
+    expect(admit(known, cover, 'another payload').kind).toBe(kind);
+  });
+
+  // The gateway refused it: a copy that fixes it (another key, say) takes it over and is
+  // sent; the same payload again is sent again only by `payouts retry`, never by a drop.
+  it.each([
+    ['another payload', 'retry'],
+    ['a', 'journaled'],
+  ] as const)('a rejected row of a copy of its file, with %j -> %s', (hash, kind) => {
+    expect(admit(previous('rejected', true), undefined, hash).kind).toBe(kind);
   });
 });
