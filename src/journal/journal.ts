@@ -522,8 +522,6 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       WHERE state = 'paid' AND transaction_id IS NOT NULL AND last_sent_at >= @since
         AND (lease_until IS NULL OR lease_until <= @now) AND order_id > @after
       ORDER BY order_id LIMIT @limit`),
-    batchesRefundedSince: db.prepare(`
-      SELECT DISTINCT batch_id FROM payouts WHERE state = 'refunded' AND updated_at >= ?`),
     nextPollAt: db.prepare(`
       SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts
       WHERE state = 'pending' AND transaction_id IS NOT NULL`),
@@ -1659,10 +1657,6 @@ export function openJournal(path: string, options: JournalOptions = {}) {
           return lease(ids, owner, leaseMs);
         })
         .immediate(),
-
-    /** Batches with a payout that became refunded since `since` (their results change). */
-    batchesRefundedSince: (since: number): number[] =>
-      (statements.batchesRefundedSince.all(since) as { batch_id: number }[]).map((r) => r.batch_id),
 
     /**
      * Batches whose results show a payout that became refunded since `since`: its own
