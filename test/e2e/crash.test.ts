@@ -9,21 +9,9 @@ import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
+import { payrollFile } from '../support/payroll.js';
 
 const ROWS = 2000;
-
-function payrollFile(rows: number): string {
-  const lines = ['orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount'];
-  for (let i = 0; i < rows; i++) {
-    const id = `c-${String(i).padStart(4, '0')}`;
-    lines.push(
-      // Amounts of their own: rows of one document and amount in two files are held as
-      // possible duplicates, which is not what these tests are about.
-      `${id},Pessoa ${i},p${i}@example.com,11987654321,52998224725,EMAIL,p${i}@example.com,"${i + 1},00"`,
-    );
-  }
-  return `${lines.join('\n')}\n`;
-}
 
 describe(
   'crashes and concurrent runs: every valid row exactly once at the gateway',
@@ -93,7 +81,7 @@ describe(
     };
 
     it('a run killed with SIGKILL again and again, then rerun, pays each row once and misses none', async () => {
-      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(ROWS));
+      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile('c', ROWS));
       // Early (reading the file), then while requests are in flight, repeatedly.
       for (const ms of [150, 500, 600, 700, 900]) await killAfter(ms);
       expect(sandbox.ledger().length).toBeLessThan(ROWS); // the kills did land mid-batch
@@ -128,7 +116,7 @@ describe(
     };
 
     it('killed right after a `sending` commit, before the requests leave: resent after lookups, once', async () => {
-      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(ROWS));
+      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile('c', ROWS));
       await crashAt('after-sending-commit:3');
       const atGateway = ledgerCounts(sandbox);
       const sendingUnsent = [...journaled()].filter(
@@ -140,7 +128,7 @@ describe(
     });
 
     it('killed after the gateway answered, before the answers are journaled: adopted by lookup, once', async () => {
-      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(ROWS));
+      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile('c', ROWS));
       await crashAt('before-answer-commit:2');
       const atGateway = ledgerCounts(sandbox);
       const paidButSending = [...journaled()].filter(
@@ -152,7 +140,7 @@ describe(
     });
 
     it('killed between two files, the first journaled and the second not yet read: both paid, once', async () => {
-      const half = payrollFile(ROWS).split('\n');
+      const half = payrollFile('c', ROWS).split('\n');
       const header = half[0] as string;
       const rows = half.slice(1).filter((line) => line !== '');
       writeFileSync(
@@ -170,7 +158,7 @@ describe(
     it('killed right after a re-send is marked, before it leaves: looked up again, sent once', async () => {
       sandbox.setFaults({ serverErrorRate: 1, operations: ['createCashOut'] });
       const rows = 20;
-      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(rows));
+      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile('c', rows));
       // Every create fails before it commits: the rows are unknown, then sent again once
       // not found twice after the grace period, and the run dies at the first re-send.
       env = { ...env, PAYOUTS_FOLLOW_TIMEOUT: '30s' };
@@ -186,7 +174,7 @@ describe(
     });
 
     it('two runs started at once on one home folder pay each row once', async () => {
-      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(ROWS));
+      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile('c', ROWS));
       const [a, b] = await Promise.all([runCli(['run'], { env }), runCli(['run'], { env })]);
       expect([a.code, b.code].sort(), a.stderr + b.stderr).toEqual([3, 3]);
       await runToCompletion();
@@ -195,7 +183,7 @@ describe(
 
     it('SIGTERM mid-batch: nothing new is sent, what was in flight is journaled, and the next run finishes', async () => {
       sandbox.setFaults({ latencyMs: 40 });
-      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile(ROWS));
+      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile('c', ROWS));
       const child = spawn(process.execPath, [BIN, 'run'], {
         env: cleanEnv(env),
         stdio: ['ignore', 'ignore', 'pipe'],

@@ -9,16 +9,7 @@ import { useTempFolder } from '../support/files.js';
 import { cashOutRequest, clientFor } from '../support/gateway.js';
 import { sandboxHome } from '../support/home.js';
 import { startTrickleServer, type TrickleServer } from '../support/trickle.js';
-
-function payrollFile(rows: number): string {
-  const lines = ['orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount'];
-  for (let i = 0; i < rows; i++) {
-    lines.push(
-      `t-${i},Pessoa ${i},p${i}@example.com,11987654321,52998224725,EMAIL,p${i}@example.com,"1,00"`,
-    );
-  }
-  return `${lines.join('\n')}\n`;
-}
+import { payrollFile } from '../support/payroll.js';
 
 /** The bound this file states (README, "Time-outs"): the deadline, plus 2 s to stop, plus margin. */
 const CONNECT_MS = 1_000;
@@ -87,7 +78,7 @@ describe(
 
     it('a run against it ends: every create cut at the deadline and left unknown, for lookup', async () => {
       const { home, env } = runEnv();
-      writeFileSync(join(home, 'inbox', 'pay.csv'), payrollFile(8));
+      writeFileSync(join(home, 'inbox', 'pay.csv'), payrollFile('t', 8));
       const result = await runCli(['run'], { env });
       expect(result.code, result.stderr).toBe(3);
       expect(trickle.creates).toHaveLength(8);
@@ -99,7 +90,7 @@ describe(
 
     it(`SIGTERM while creates trickle ends the run within ${STOP_BOUND_MS} ms, the rows in flight left for lookup`, async () => {
       const { home, env } = runEnv();
-      writeFileSync(join(home, 'inbox', 'pay.csv'), payrollFile(8));
+      writeFileSync(join(home, 'inbox', 'pay.csv'), payrollFile('t', 8));
       const child = spawn(process.execPath, [BIN, 'run'], {
         env: cleanEnv(env),
         stdio: ['ignore', 'ignore', 'pipe'],

@@ -5,25 +5,13 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 import { TOKEN } from '../support/gateway.js';
-import { withCheckDigits } from '../../src/csv/documents.js';
 import { sandboxHome } from '../support/home.js';
+import { payrollFile } from '../support/payroll.js';
 
 /**
  * Rows of R$ 1,00, each to a person of its own (a CPF per row): one person and amount in
  * two files would be held as a possible duplicate, which is not what these tests are about.
  */
-function payrollFile(prefix: string, rows: number): string {
-  const lines = ['orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount'];
-  for (let i = 0; i < rows; i++) {
-    const base = `${String(prefix.charCodeAt(0) % 100).padStart(2, '0')}${String(i + 1).padStart(7, '0')}`;
-    const cpf = withCheckDigits(base);
-    lines.push(
-      `${prefix}-${i},Pessoa ${i},p${i}@example.com,11987654321,${cpf},EMAIL,p${i}@example.com,"1,00"`,
-    );
-  }
-  return `${lines.join('\n')}\n`;
-}
-
 interface Plan {
   dryRun: true;
   files: { file: string; wouldSend: number; wouldSendCents: number; problems: string[] }[];

@@ -6,16 +6,7 @@ import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 import { TOKEN } from '../support/gateway.js';
 import { sandboxHome } from '../support/home.js';
-
-function payrollFile(prefix: string, rows: number): string {
-  const lines = ['orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount'];
-  for (let i = 0; i < rows; i++) {
-    lines.push(
-      `${prefix}-${i},Pessoa ${i},p${i}@example.com,11987654321,52998224725,EMAIL,p${i}@example.com,"1,00"`,
-    );
-  }
-  return `${lines.join('\n')}\n`;
-}
+import { payrollFile } from '../support/payroll.js';
 
 interface Report {
   files: { file: string; outcome: string; problems: string[] }[];

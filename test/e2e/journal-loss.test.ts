@@ -17,19 +17,7 @@ import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
-
-function payrollFile(prefix: string, rows: number): string {
-  const lines = ['orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount'];
-  for (let i = 0; i < rows; i++) {
-    const id = `${prefix}-${String(i).padStart(4, '0')}`;
-    lines.push(
-      // Amounts of their own per file and row: one document and amount in two files is
-      // held as a possible duplicate, which is not what these tests are about.
-      `${id},Pessoa ${i},p${i}@example.com,11987654321,52998224725,EMAIL,p${i}@example.com,"${i + 1},${String(prefix.charCodeAt(0) % 100).padStart(2, '0')}"`,
-    );
-  }
-  return `${lines.join('\n')}\n`;
-}
+import { payrollFile } from '../support/payroll.js';
 
 /** The journal and its WAL files gone, as a careless `rm` or a disk cleanup leaves it. */
 function deleteJournal(home: string): void {

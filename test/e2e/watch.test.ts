@@ -18,20 +18,11 @@ import { BIN, cleanEnv, runCli, stopChild } from '../support/cli.js';
 import { useTempFolder, dated } from '../support/files.js';
 import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
-
-const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount';
-
-function payrollLines(prefix: string, rows: number): string[] {
-  return Array.from(
-    { length: rows },
-    (_, i) =>
-      // Amounts of their own per file and row: one document and amount in two files is
-      // held as a possible duplicate, which only one test here is about.
-      `${prefix}-${i},Pessoa ${i},p${i}@example.com,11987654321,52998224725,EMAIL,p${i}@example.com,"${i + 1},${String(prefix.charCodeAt(0) % 100).padStart(2, '0')}"`,
-  );
-}
-const payroll = (prefix: string, rows: number) =>
-  `${[HEADER, ...payrollLines(prefix, rows)].join('\n')}\n`;
+import {
+  PAYROLL_HEADER as HEADER,
+  payrollFile as payroll,
+  payrollRows as payrollLines,
+} from '../support/payroll.js';
 
 describe(
   'payouts watch (daemon as a child process, real folders, sandbox over HTTP)',
@@ -203,14 +194,14 @@ describe(
       const report = join(home, 'awaiting-approval', 'pay.csv.report.txt');
       await waitFor('pay.csv awaiting approval', () => existsSync(report));
       expect(readFileSync(report, 'utf8')).toContain(
-        'Once approved, 10 payouts are sent, R$ 64,70 in all.',
+        'Once approved, 10 payouts are sent, R$ 10,00 in all.',
       );
       await delay(1_500); // several passes: still nothing sent
       expect(sandbox.ledger()).toHaveLength(0);
 
       const approved = await runCli(['approve', 'pay.csv'], { env });
       expect(approved.code, approved.stderr).toBe(0);
-      expect(approved.stdout).toContain('approved: 10 payouts, R$ 64,70 in all');
+      expect(approved.stdout).toContain('approved: 10 payouts, R$ 10,00 in all');
       await waitFor('pay.csv archived', archived(dated('pay.csv')));
       expectEachOnce(ids('a', 10));
       expect(existsSync(report)).toBe(false);
