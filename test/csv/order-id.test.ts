@@ -7,6 +7,15 @@ import {
   deriveOrderId,
 } from '../../src/csv/order-id.js';
 
+/** One row's content, as the fingerprint reads it. */
+const content = {
+  pixKeyType: 'CPF',
+  pixKey: '52998224725',
+  cpfCnpj: '52998224725',
+  valueCents: 1000,
+  name: 'Ana Souza',
+};
+
 describe('batchStem', () => {
   it.each([
     ['payroll-2026-11.csv', 'payroll-2026-11'],
@@ -32,14 +41,6 @@ describe('batchStem', () => {
 });
 
 describe('deriveOrderId with a batch number', () => {
-  const content = {
-    pixKeyType: 'CPF',
-    pixKey: '52998224725',
-    cpfCnpj: '52998224725',
-    valueCents: 1000,
-    name: 'Ana Souza',
-  };
-
   it("gives next month's file of the same name orderIds of its own", () => {
     const first = contentFingerprint(batchKey('folha', 1), content);
     const second = contentFingerprint(batchKey('folha', 2), content);
@@ -64,14 +65,6 @@ describe('batchSlug', () => {
 });
 
 describe('deriveOrderId', () => {
-  const content = {
-    pixKeyType: 'CPF',
-    pixKey: '52998224725',
-    cpfCnpj: '52998224725',
-    valueCents: 1000,
-    name: 'Ana Souza',
-  };
-
   it('is stable, and numbers identical rows', () => {
     const slug = batchSlug('Folha Março');
     const fingerprint = contentFingerprint(slug, content);

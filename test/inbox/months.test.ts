@@ -5,22 +5,17 @@
  * runs and never deduplicates orderIds. The ledger is the truth: every test counts what
  * the gateway really created.
  */
-import { mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
+import { describe, expect, it } from 'vitest';
 import { planRun } from '../../src/engine/dry-run.js';
-import { POLLING } from '../../src/engine/policy.js';
 import { releaseHolds } from '../../src/inbox/holds.js';
 import { retryPayouts } from '../../src/inbox/retry.js';
-import { ensureFolders, homeFolders, type Folders } from '../../src/inbox/folders.js';
-import { exitCodeOf, runPass, type FileSummary } from '../../src/inbox/pass.js';
+import type { FileSummary } from '../../src/inbox/pass.js';
 import { openJournal } from '../../src/journal/journal.js';
 import { entriesOf } from '../../src/results/result-file.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { TOKEN, clientFor } from '../support/gateway.js';
+import { clientFor } from '../support/gateway.js';
+import { passHome, type PassHome } from '../support/pass-home.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
@@ -30,17 +25,7 @@ const BRUNO =
 const BRUNO_RAISE =
   'Bruno Lima,111.444.777-35,bruno@example.com,(21) 99876-5432,bruno@example.com,"2.700,00"';
 
-interface Month {
-  sandbox: Sandbox;
-  folders: Folders;
-  /** Moves our clock forward (the journal's, the engine's). */
-  advance(ms: number): void;
-  now(): number;
-  drop(name: string, lines: readonly string[], lineEnd?: string): void;
-  run(
-    settings?: Partial<Config>,
-    pass?: { followMs?: number; note?: (text: string) => void },
-  ): Promise<{ files: FileSummary[]; exit: number }>;
+interface Month extends PassHome {
   /** orderIds the gateway created, with how many times each. */
   sent(): Map<string, number>;
   /** Cents the gateway paid out in all. */
@@ -49,60 +34,13 @@ interface Month {
   topUp(cents: number): Promise<void>;
 }
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
 async function month(
   options: { balanceCents?: number; settleDelayMs?: number } = {},
 ): Promise<Month> {
-  const folder = mkdtempSync(join(tmpdir(), 'payouts-months-'));
-  const sandbox = await startSandbox({
-    token: TOKEN,
-    settleDelayMs: options.settleDelayMs ?? 20,
-    ...(options.balanceCents === undefined ? {} : { initialBalanceCents: options.balanceCents }),
-  });
-  cleanups.push(async () => {
-    await sandbox.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
-  let offset = 0;
-  const now = () => Date.now() + offset;
-  const folders = homeFolders(join(folder, 'home'));
-  ensureFolders(folders);
+  const home = await passHome(options);
+  const { sandbox } = home;
   return {
-    sandbox,
-    folders,
-    advance: (ms) => (offset += ms),
-    now,
-    drop(name, lines, lineEnd = '\r\n') {
-      writeFileSync(join(folders.inbox, name), lines.join(lineEnd) + lineEnd);
-    },
-    async run(settings = {}, pass = {}) {
-      const config: Config = {
-        ...loadConfig({
-          env: { PAYOUTS_HOME: folders.home, PAYOUTS_BASE_URL: sandbox.url, PAYOUTS_TOKEN: TOKEN },
-        }),
-        ...settings,
-      };
-      const journal = openJournal(folders.journal, { now });
-      const gateway = clientFor(sandbox.url);
-      try {
-        const report = await runPass(journal, gateway, folders, config, {
-          followMs: pass.followMs ?? 10_000,
-          signal: new AbortController().signal,
-          pollPolicy: { firstMs: 20, growth: 1, capMs: 20 },
-          isReady: () => true,
-          note: pass.note ?? (() => undefined),
-          now,
-        });
-        return { files: report.files, exit: exitCodeOf(report.files, report.stopped) };
-      } finally {
-        await gateway.close();
-        journal.close();
-      }
-    },
+    ...home,
     sent() {
       const counts = new Map<string, number>();
       for (const entry of sandbox.ledger()) {
@@ -610,12 +548,9 @@ describe('retry on purpose', () => {
     m.advance(DAY);
     m.drop('folha_reenvio.csv', [HEADER, ANA, EVA]);
     // A dry run says so row by row, before anything is sent.
-    const config = loadConfig({
-      env: { PAYOUTS_HOME: m.folders.home, PAYOUTS_BASE_URL: m.sandbox.url, PAYOUTS_TOKEN: TOKEN },
-    });
-    const planning = openJournal(m.folders.journal, { now: m.now });
-    const [plan] = await planRun([join(m.folders.inbox, 'folha_reenvio.csv')], planning, config);
-    planning.close();
+    const [plan] = await m.withJournal((journal) =>
+      planRun([join(m.folders.inbox, 'folha_reenvio.csv')], journal, m.config()),
+    );
     expect(plan?.holds.map((hold) => [hold.line, hold.rule])).toEqual([
       [2, 'possible duplicate'],
       [3, 'repeats a failed payout'],

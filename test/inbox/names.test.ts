@@ -5,20 +5,15 @@
  * updates. The clock is moved to fixed instants (the names carry the day in São Paulo),
  * against a sandbox that keeps its ledger across runs.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
+import { describe, expect, it } from 'vitest';
+import { withCheckDigits } from '../../src/csv/documents.js';
 import { ingestFile } from '../../src/engine/ingest.js';
-import { ensureFolders, homeFolders, type Folders } from '../../src/inbox/folders.js';
-import { exitCodeOf, runPass, type FileSummary } from '../../src/inbox/pass.js';
 import { openJournal } from '../../src/journal/journal.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
-import { TOKEN, clientFor } from '../support/gateway.js';
+import { passHome } from '../support/pass-home.js';
 
 const HOUR = 60 * 60 * 1000;
 const DAY = 24 * HOUR;
@@ -30,83 +25,10 @@ const BRUNO =
   'Bruno Lima,111.444.777-35,bruno@example.com,(21) 99876-5432,bruno@example.com,"2.500,00"';
 const BRUNO_BROKEN = BRUNO.replace('"2.500,00"', '"abc"');
 
-/** A valid CPF for n (its two check digits computed). */
-function cpf(n: number): string {
-  const digits = String(100_000_000 + n * 7_919)
-    .slice(0, 9)
-    .split('')
-    .map(Number);
-  for (const length of [9, 10]) {
-    const sum = digits.slice(0, length).reduce((s, d, i) => s + d * (length + 1 - i), 0);
-    digits.push(((sum * 10) % 11) % 10);
-  }
-  return digits.join('');
-}
+/** A valid CPF of its own for supplier n. */
+const cpf = (n: number): string => withCheckDigits(String(100_000_000 + n * 7_919).slice(0, 9));
 
-interface Home {
-  sandbox: Sandbox;
-  folders: Folders;
-  /** Sets our clock (the journal's, the engine's) to this instant. */
-  at(iso: string): void;
-  now(): number;
-  drop(name: string, lines: readonly string[]): void;
-  run(): Promise<{ files: FileSummary[]; exit: number }>;
-  config(): Config;
-  env(): Record<string, string>;
-}
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function home(): Promise<Home> {
-  const folder = mkdtempSync(join(tmpdir(), 'payouts-names-'));
-  const sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 20 });
-  cleanups.push(async () => {
-    await sandbox.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
-  let offset = 0;
-  const now = () => Date.now() + offset;
-  const folders = homeFolders(join(folder, 'home'));
-  ensureFolders(folders);
-  const env = () => ({
-    PAYOUTS_HOME: folders.home,
-    PAYOUTS_BASE_URL: sandbox.url,
-    PAYOUTS_TOKEN: TOKEN,
-  });
-  const config = (): Config => loadConfig({ env: env() });
-  return {
-    sandbox,
-    folders,
-    at: (iso) => (offset = Date.parse(iso) - Date.now()),
-    now,
-    config,
-    env,
-    drop(name, lines) {
-      writeFileSync(join(folders.inbox, name), lines.join('\r\n') + '\r\n');
-    },
-    async run() {
-      const journal = openJournal(folders.journal, { now });
-      const gateway = clientFor(sandbox.url);
-      try {
-        const report = await runPass(journal, gateway, folders, config(), {
-          followMs: 10_000,
-          signal: new AbortController().signal,
-          pollPolicy: { firstMs: 20, growth: 1, capMs: 20 },
-          isReady: () => true,
-          note: () => undefined,
-          now,
-        });
-        return { files: report.files, exit: exitCodeOf(report.files, report.stopped) };
-      } finally {
-        await gateway.close();
-        journal.close();
-      }
-    },
-  };
-}
+const home = () => passHome();
 
 const readResult = (path: string) =>
   parse(readFileSync(path), { bom: true, columns: true, delimiter: ';' }) as Record<

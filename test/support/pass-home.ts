@@ -1,0 +1,108 @@
+/**
+ * A home folder whose runs are made in this process (runPass), against a sandbox that
+ * keeps its ledger across runs, with a clock of its own that a test moves: for money
+ * paths over weeks and months, where a CLI spawn per run would cost half a second.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { ensureFolders, homeFolders, type Folders } from '../../src/inbox/folders.js';
+import { exitCodeOf, runPass, type FileSummary } from '../../src/inbox/pass.js';
+import { openJournal, type Journal } from '../../src/journal/journal.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { TOKEN, clientFor } from './gateway.js';
+
+export interface PassHome {
+  sandbox: Sandbox;
+  folders: Folders;
+  /** Our clock (the journal's, the engine's): moved forward, or set to an instant. */
+  now(): number;
+  advance(ms: number): void;
+  at(iso: string): void;
+  /** The environment a CLI run of this home needs. */
+  env(): Record<string, string>;
+  config(settings?: Partial<Config>): Config;
+  /** Writes a file into the inbox, CRLF line ends unless told. */
+  drop(name: string, lines: readonly string[], lineEnd?: string): void;
+  run(
+    settings?: Partial<Config>,
+    pass?: { followMs?: number; note?: (text: string) => void },
+  ): Promise<{ files: FileSummary[]; exit: number }>;
+  /** Opens the journal on our clock for `use`, and closes it once `use` is done. */
+  withJournal<T>(use: (journal: Journal) => T | Promise<T>): Promise<T>;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A new home and sandbox, both ended after the test that made them. */
+export async function passHome(
+  options: { balanceCents?: number; settleDelayMs?: number } = {},
+): Promise<PassHome> {
+  const folder = mkdtempSync(join(tmpdir(), 'payouts-pass-'));
+  const sandbox = await startSandbox({
+    token: TOKEN,
+    settleDelayMs: options.settleDelayMs ?? 20,
+    ...(options.balanceCents === undefined ? {} : { initialBalanceCents: options.balanceCents }),
+  });
+  cleanups.push(async () => {
+    await sandbox.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+  let offset = 0;
+  const now = () => Date.now() + offset;
+  const folders = homeFolders(join(folder, 'home'));
+  ensureFolders(folders);
+  const env = () => ({
+    PAYOUTS_HOME: folders.home,
+    PAYOUTS_BASE_URL: sandbox.url,
+    PAYOUTS_TOKEN: TOKEN,
+  });
+  const config = (settings: Partial<Config> = {}): Config => ({
+    ...loadConfig({ env: env() }),
+    ...settings,
+  });
+  return {
+    sandbox,
+    folders,
+    now,
+    advance: (ms) => (offset += ms),
+    at: (iso) => (offset = Date.parse(iso) - Date.now()),
+    env,
+    config,
+    drop(name, lines, lineEnd = '\r\n') {
+      writeFileSync(join(folders.inbox, name), lines.join(lineEnd) + lineEnd);
+    },
+    async run(settings = {}, pass = {}) {
+      const journal = openJournal(folders.journal, { now });
+      const gateway = clientFor(sandbox.url);
+      try {
+        const report = await runPass(journal, gateway, folders, config(settings), {
+          followMs: pass.followMs ?? 10_000,
+          signal: new AbortController().signal,
+          pollPolicy: { firstMs: 20, growth: 1, capMs: 20 },
+          isReady: () => true,
+          note: pass.note ?? (() => undefined),
+          now,
+        });
+        return { files: report.files, exit: exitCodeOf(report.files, report.stopped) };
+      } finally {
+        await gateway.close();
+        journal.close();
+      }
+    },
+    async withJournal(use) {
+      const journal = openJournal(folders.journal, { now });
+      try {
+        return await use(journal);
+      } finally {
+        journal.close();
+      }
+    },
+  };
+}
