@@ -8,6 +8,7 @@ import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
+import { syncFolderOf } from '../runtime/sync-folder.js';
 
 export interface CsvDialect {
   delimiter: string;
@@ -69,12 +70,7 @@ export function openAtomicCsv(
         await rm(temporary, { force: true });
         throw error;
       }
-      const folder = openSync(dirname(path), 'r');
-      try {
-        fsyncSync(folder);
-      } finally {
-        closeSync(folder);
-      }
+      syncFolderOf(path);
     },
     async abandon() {
       csv.destroy();

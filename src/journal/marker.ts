@@ -24,6 +24,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { syncFolderOf } from '../runtime/sync-folder.js';
 
 export const MARKER_NAME = 'journal.marker';
 
@@ -129,12 +130,7 @@ export function createMarker(path: string, state: MarkerState): Marker {
     rmSync(temporary, { force: true });
     throw error;
   }
-  const folder = openSync(dirname(path), 'r');
-  try {
-    fsyncSync(folder);
-  } finally {
-    closeSync(folder);
-  }
+  syncFolderOf(path);
   return openMarker(path, { ...state }, 1);
 }
 
