@@ -136,7 +136,37 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     drop('folha.csv', [header, ...rows].join('\r\n'));
     expect((await runCli(['run'], { env })).code).toBe(3);
     drop('folha_final.csv', [header, ...rows].join('\n'));
-    // Said row by row before anything is sent.
+    // Said row by row before anything is sent: by validate, which weighs it against the
+    // journal of the home it is given,
+    const validated = await runCli(['validate', join(home, 'inbox', 'folha_final.csv'), '--json'], {
+      env,
+    });
+    expect(validated.code, validated.stderr).toBe(2);
+    const checked = JSON.parse(validated.stdout) as {
+      valid: number;
+      held: number;
+      holds: { line: number; rule: string; message: string }[];
+    };
+    expect([checked.valid, checked.held]).toEqual([2, 2]);
+    expect(checked.holds.map((hold) => [hold.line, hold.rule])).toEqual([
+      [2, 'possible duplicate'],
+      [3, 'possible duplicate'],
+    ]);
+    expect(checked.holds[0]?.message).toContain('folha.csv, line 2');
+    expect(
+      (await runCli(['validate', join(home, 'inbox', 'folha_final.csv')], { env })).stdout,
+    ).toContain(
+      'line 2 (possible duplicate): possible duplicate: the same document and amount as folha.csv, line 2',
+    );
+    // A file named as an earlier batch is said to be held whole by a run, as a whole.
+    const nextMonth = join(folder(), 'folha.csv');
+    writeFileSync(nextMonth, [header, ...rows].join('\r\n') + '\r\n');
+    const named = await runCli(['validate', nextMonth, '--json'], { env });
+    expect(named.code).toBe(2);
+    expect((JSON.parse(named.stdout) as { journalNotes: string[] }).journalNotes).toEqual([
+      expect.stringMatching(/^named as folha\.csv \(batch 1, /),
+    ]);
+    // and by a dry run.
     const dry = await runCli(['run', '--dry-run', '--json'], { env });
     const planned = (
       JSON.parse(dry.stdout) as {

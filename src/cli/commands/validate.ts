@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { openAtomicCsv } from '../../csv/atomic-csv.js';
@@ -6,7 +6,9 @@ import { formatCents } from '../../csv/amount.js';
 import { readPayoutFile, type FileReport } from '../../csv/reader.js';
 import type { RowOutcome } from '../../csv/row.js';
 import { VALIDATION_REPORT_COLUMNS, validationReportLine } from '../../csv/validation-report.js';
-import { openContext, type GlobalOptions } from '../context.js';
+import { planRun, type DryRunFile } from '../../engine/dry-run.js';
+import { homeFolders } from '../../inbox/folders.js';
+import { openContext, openHomeJournal, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
 
@@ -31,7 +33,8 @@ export function validateCommand(): Command {
     .option('--report <out.csv>', 'write the per-row report to this CSV file')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every row is valid, 2 some rows need fixing (or a control total does not match),\n' +
+      '\nExit codes: 0 every row is valid, 2 some rows need fixing (or a control total does not match,\n' +
+        "or a run would hold rows for a person: against the home's journal, a possible duplicate, say),\n" +
         '1 the file cannot be used at all.\n' +
         '\nExamples:\n  payouts validate samples/fornecedores-2026-11.csv\n' +
         '  payouts validate payroll.csv --report payroll.report.csv --json',
@@ -80,10 +83,21 @@ export function validateCommand(): Command {
       }
 
       const unusable = result.problems.filter((p) => p.kind === 'unusable');
+      // The rules on who is paid weigh each valid row against the home's journal, if it
+      // has one: held rows are said row by row, with why, before the file is dropped.
+      const journalPath = homeFolders(config.home).journal;
+      const weighed =
+        unusable.length === 0 && existsSync(journalPath)
+          ? await weighAgainstJournal(resolve(file), journalPath, config)
+          : undefined;
+      const held = weighed?.held ?? identical;
+      // What the journal says of the file as a whole (its name is an earlier batch's).
+      const fileMessages = new Set(result.problems.map((problem) => problem.message));
+      const journalNotes = weighed?.problems.filter((problem) => !fileMessages.has(problem)) ?? [];
       const exitCode =
         unusable.length > 0
           ? 1
-          : result.invalid > 0 || result.problems.length > 0 || identical > 0
+          : result.invalid > 0 || result.problems.length > 0 || held > 0 || journalNotes.length > 0
             ? 2
             : 0;
       out.data({
@@ -99,6 +113,10 @@ export function validateCommand(): Command {
         sha256: result.sha256 ?? null,
         orderIdsDerived: result.header?.orderIdsDerived ?? null,
         identical,
+        journal: weighed ? journalPath : null,
+        held,
+        holds: weighed?.holds ?? [],
+        journalNotes,
         errors,
         moreErrors,
         warnings: notes,
@@ -111,6 +129,7 @@ export function validateCommand(): Command {
         printSummary(
           result,
           { errors, notes, skipped, moreErrors, moreNotes },
+          weighed && { journal: journalPath, ...weighed, notes: journalNotes },
           report?.path,
           out.line,
         );
@@ -127,6 +146,7 @@ function printSummary(
     moreErrors: number;
     moreNotes: number;
   },
+  weighed: (DryRunFile & { journal: string; notes: string[] }) | undefined,
   reportPath: string | undefined,
   print: (text: string) => void,
 ): void {
@@ -169,10 +189,36 @@ function printSummary(
     found.moreErrors,
   );
   list('Warnings (the row is valid; check it was read as meant):', found.notes, found.moreNotes);
+  for (const note of weighed?.notes ?? []) print(`\nA run would hold it for a person: ${note}`);
+  if (weighed && weighed.held > 0) {
+    print(
+      `\nHeld for a person by the rules on who is paid (against the journal ${weighed.journal}):`,
+    );
+    for (const hold of weighed.holds.slice(0, SHOW_MESSAGES)) {
+      print(`  line ${hold.line} (${hold.rule}): ${hold.message}`);
+    }
+    const hidden = weighed.held - Math.min(weighed.holds.length, SHOW_MESSAGES);
+    if (hidden > 0) print(`  … and ${hidden} more (payouts run --dry-run --json lists them)`);
+  }
   if (found.skipped.length > 0) {
     print(`\nSkipped: ${found.skipped.map((s) => `line ${s.line} (${s.reason})`).join(', ')}`);
   }
   if (reportPath) print(`\nReport: ${reportPath}`);
+}
+
+/** What a run would hold of this file's valid rows, weighed against the journal, which is left as it was. */
+async function weighAgainstJournal(
+  file: string,
+  journalPath: string,
+  options: Parameters<typeof planRun>[2],
+): Promise<DryRunFile | undefined> {
+  const journal = openHomeJournal(journalPath);
+  try {
+    const [plan] = await planRun([file], journal, options);
+    return plan;
+  } finally {
+    journal.close();
+  }
 }
 
 /** The report is written beside its final name and renamed into place once complete. */
