@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import { ENCODING_SETTINGS } from '../csv/encoding.js';
+import { isEmail } from '../csv/pix-key.js';
+import { readPersonPhone } from '../csv/row.js';
 import { BALANCE_CHECKS } from '../engine/balance.js';
 import { RESULT_DIALECTS } from '../results/result-file.js';
 import { parseDurationMs } from './duration.js';
@@ -153,6 +155,23 @@ export const ConfigSchema = z.strictObject({
     .enum(ENCODING_SETTINGS)
     .describe(
       'text encoding of input files: `auto` (UTF-8 when the bytes are valid UTF-8, else Windows-1252; a byte-order mark always wins), `utf-8`, `windows-1252` or `latin1`',
+    ),
+  recipientEmail: z
+    .string()
+    .refine(isEmail, 'expected an e-mail address, like folha@empresa.com.br')
+    .nullable()
+    .describe(
+      "e-mail sent as the recipient's contact for rows that have none (no e-mail column, or an empty cell) and whose Pix key is not an e-mail; the gateway requires one per payout, and it never decides who is paid (the Pix key and document do); `null`: such a row is invalid, with why",
+    ),
+  recipientPhone: z
+    .string()
+    .refine(
+      (text) => readPersonPhone(text) !== undefined,
+      'expected a phone number with area code, like (11) 3333-4444',
+    )
+    .nullable()
+    .describe(
+      "phone sent as the recipient's contact for rows that have none and whose Pix key is not a phone (as `recipientEmail`); `null`: such a row is invalid, with why",
     ),
   maxPayoutCents: cents.describe(
     'largest amount of one payout, in cents (R$ 100.000,00); a larger row is invalid',

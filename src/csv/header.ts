@@ -38,7 +38,8 @@ const BY_FOLDED = new Map<string, PayoutField>(
   ),
 );
 
-const REQUIRED: readonly PayoutField[] = ['name', 'email', 'phone', 'cpfCnpj', 'pixKey'];
+// E-mail and phone may come from the Pix key or the configuration (see the row's check).
+const REQUIRED: readonly PayoutField[] = ['name', 'cpfCnpj', 'pixKey'];
 const LABELS: Readonly<Record<PayoutField, string>> = {
   orderId: 'order reference',
   name: "recipient's name",

@@ -28,6 +28,9 @@ export interface ReadOptions {
   maxFileBytes: number;
   maxPayoutCents: number;
   maxFileCents: number;
+  /** Contacts for rows that give none (see the row's check). */
+  recipientEmail?: string | null;
+  recipientPhone?: string | null;
 }
 
 export interface FileProblem {
@@ -59,6 +62,8 @@ export interface FileReport {
   blank: number;
   /** Sum of the valid rows, in cents. */
   totalCents: number;
+  /** Valid rows whose e-mail or phone came from their Pix key or the configured default. */
+  filled: Record<'email' | 'phone', Record<'key' | 'default', number>>;
   problems: FileProblem[];
 }
 
@@ -93,6 +98,7 @@ export async function readPayoutFile(
     skipped: 0,
     blank: 0,
     totalCents: 0,
+    filled: { email: { key: 0, default: 0 }, phone: { key: 0, default: 0 } },
     problems: [],
   };
   const unusable = (message: string) => {
@@ -237,6 +243,8 @@ export async function readPayoutFile(
             stem,
             batchNumber,
             maxPayoutCents: options.maxPayoutCents,
+            recipientEmail: options.recipientEmail ?? null,
+            recipientPhone: options.recipientPhone ?? null,
           });
           continue;
         }
@@ -244,6 +252,8 @@ export async function readPayoutFile(
         if (outcome.kind === 'valid') {
           report.valid++;
           report.totalCents += outcome.payout.valueCents;
+          if (outcome.filled?.email) report.filled.email[outcome.filled.email]++;
+          if (outcome.filled?.phone) report.filled.phone[outcome.filled.phone]++;
         } else if (outcome.kind === 'invalid') report.invalid++;
         else if (outcome.kind === 'skipped') report.skipped++;
         else report.blank++;

@@ -63,10 +63,24 @@ export interface RowNote {
 }
 
 export type RowOutcome =
-  | { kind: 'valid'; line: number; payout: Payout; notes: RowNote[]; cells: RowCells }
+  | {
+      kind: 'valid';
+      line: number;
+      payout: Payout;
+      notes: RowNote[];
+      cells: RowCells;
+      /** Contacts the row left out, and where they came from instead. */
+      filled?: ContactsFilled;
+    }
   | { kind: 'invalid'; line: number; column: string; message: string; cells: RowCells }
   | { kind: 'skipped'; line: number; reason: string; cells: RowCells }
   | { kind: 'blank'; line: number };
+
+/**
+ * Where a contact the gateway requires came from when the row has none: the Pix key of
+ * that type, or the configured default (recipientEmail, recipientPhone).
+ */
+export type ContactsFilled = Partial<Record<'email' | 'phone', 'key' | 'default'>>;
 
 /** What the rows add up to, for control totals. */
 export interface RowTotals {
@@ -91,6 +105,9 @@ export interface RowValidatorOptions {
   /** The batch's number among the batches of that name (1 where no journal is read). */
   batchNumber?: number;
   maxPayoutCents: number;
+  /** Contacts for rows that give none and whose Pix key is of another type. */
+  recipientEmail?: string | null;
+  recipientPhone?: string | null;
 }
 
 const ORDER_ID = /^[A-Za-z0-9][A-Za-z0-9 ._:#-]{0,63}$/;
@@ -207,21 +224,6 @@ export function createRowValidator(options: RowValidatorOptions) {
       problem('name', `is ${name.length} characters long; at most ${MAX_NAME_LENGTH}`);
     }
 
-    const email = (raw.email ?? '').trim();
-    if (email === '') problem('email', "is empty: the recipient's e-mail is required");
-    else if (!isEmail(email))
-      problem('email', `"${email}" is not an e-mail address (like name@example.com)`);
-
-    const phoneText = (raw.phone ?? '').trim();
-    const phone = phoneText === '' ? undefined : readPersonPhone(phoneText);
-    if (phoneText === '') problem('phone', "is empty: the recipient's phone is required");
-    else if (!phone) {
-      problem(
-        'phone',
-        `"${phoneText}" is not a phone number with area code (like (11) 98765-4321 or +55 11 98765-4321)`,
-      );
-    }
-
     const typeText = (raw.pixKeyType ?? '').trim();
     const type = typeText === '' ? undefined : parseKeyType(typeText);
     const typeKnown = typeText === '' || type !== undefined;
@@ -257,6 +259,34 @@ export function createRowValidator(options: RowValidatorOptions) {
           `the ${key.type} key ${key.key} is not this row's document ${document.value}: a ${key.type} key is its owner's own document`,
         );
       }
+    }
+
+    // Contacts the gateway requires, which payroll exports often leave out: the row's own,
+    // else the Pix key's when it is of that type, else the configured default. They never
+    // decide who is paid: the key and the document do.
+    const filled: ContactsFilled = {};
+    let email = (raw.email ?? '').trim();
+    if (email === '' && key?.ok && key.type === 'EMAIL') [email, filled.email] = [key.key, 'key'];
+    else if (email === '' && options.recipientEmail) {
+      [email, filled.email] = [options.recipientEmail, 'default'];
+    }
+    if (email === '') problem('email', noContact('e-mail', 'recipientEmail', !columns.email));
+    else if (!isEmail(email))
+      problem('email', `"${email}" is not an e-mail address (like name@example.com)`);
+
+    let phoneText = (raw.phone ?? '').trim();
+    if (phoneText === '' && key?.ok && key.type === 'TELEFONE') {
+      [phoneText, filled.phone] = [key.key, 'key'];
+    } else if (phoneText === '' && options.recipientPhone) {
+      [phoneText, filled.phone] = [options.recipientPhone, 'default'];
+    }
+    const phone = phoneText === '' ? undefined : readPersonPhone(phoneText);
+    if (phoneText === '') problem('phone', noContact('phone', 'recipientPhone', !columns.phone));
+    else if (!phone) {
+      problem(
+        'phone',
+        `"${phoneText}" is not a phone number with area code (like (11) 98765-4321 or +55 11 98765-4321)`,
+      );
     }
 
     if (!amount.ok) problem(amountField, amount.problem);
@@ -342,6 +372,7 @@ export function createRowValidator(options: RowValidatorOptions) {
       },
       notes,
       cells: raw,
+      ...(filled.email || filled.phone ? { filled } : {}),
     };
   }
 
@@ -398,8 +429,16 @@ function splitAmount(cells: readonly string[], at: number): string | undefined {
   return `"${whole},${decimals}" looks split by the comma delimiter: put the amount in quotes, or write it as ${plain}`;
 }
 
+/** Why a row has no e-mail or phone, and where one could come from. */
+function noContact(contact: 'e-mail' | 'phone', setting: string, noColumn: boolean): string {
+  const key = contact === 'e-mail' ? 'an e-mail' : 'a phone';
+  return noColumn
+    ? `no ${contact} for the recipient, which the gateway requires: the file has no ${contact} column, the Pix key is not ${key}, and ${setting} is not set`
+    : `is empty: the recipient's ${contact} is required (the Pix key is not ${key}, and ${setting} is not set)`;
+}
+
 /** A contact phone: a Brazilian number (mobile or landline) in +55 form, or another country's +number. */
-function readPersonPhone(text: string): string | undefined {
+export function readPersonPhone(text: string): string | undefined {
   const brazilian = normalisePhone(text, true);
   if (brazilian) return brazilian;
   const digits = text.replace(/[\s().-]/g, '');

@@ -40,6 +40,53 @@ describe('payouts validate', () => {
     });
   });
 
+  it('a payroll export without e-mail and phone: filled from each key or the configured contacts, and said so', async () => {
+    const file = writeFile(
+      folder(),
+      'folha.csv',
+      [
+        'Nome;CPF;Chave Pix;Valor',
+        'Ana Souza;529.982.247-25;ana@example.com;3.000,00',
+        'Bruno Lima;111.444.777-35;+55 21 99876-5432;2.500,00',
+        'Caio Dias;390.533.447-05;390.533.447-05;1.000,00',
+      ].join('\r\n') + '\r\n',
+    );
+    // Without the configured contacts, only the row whose key gives both is refused whole.
+    const bare = await runCli(['validate', file, '--json']);
+    expect(bare.code).toBe(2);
+    const bareReport = JSON.parse(bare.stdout) as {
+      valid: number;
+      errors: { line: number; column: string; message: string }[];
+    };
+    expect(bareReport.valid).toBe(0);
+    expect(bareReport.errors.map((error) => [error.line, error.column])).toEqual([
+      [2, 'phone'],
+      [3, 'email'],
+      [4, 'email'],
+    ]);
+    expect(bareReport.errors[2]?.message).toContain(
+      'the file has no e-mail column, the Pix key is not an e-mail, and recipientEmail is not set',
+    );
+
+    const env = {
+      PAYOUTS_RECIPIENT_EMAIL: 'folha@empresa.com.br',
+      PAYOUTS_RECIPIENT_PHONE: '(11) 3333-4444',
+    };
+    const filled = await runCli(['validate', file, '--json'], { env });
+    expect(filled.code, filled.stdout).toBe(0);
+    expect(JSON.parse(filled.stdout)).toMatchObject({
+      valid: 3,
+      filled: { email: { key: 1, default: 2 }, phone: { key: 1, default: 2 } },
+    });
+    const said = await runCli(['validate', file], { env });
+    expect(said.stdout).toContain(
+      'e-mail: not in the file for 3 rows: 1 from its Pix key, 2 from recipientEmail (folha@empresa.com.br)',
+    );
+    expect(said.stdout).toContain(
+      'phone: not in the file for 3 rows: 1 from its Pix key, 2 from recipientPhone ((11) 3333-4444)',
+    );
+  });
+
   it('explains every mistake by line and column, exit 2', async () => {
     const result = await runCli(['validate', join(SAMPLES, 'payroll-with-mistakes.csv')]);
     expect(result.code).toBe(2);

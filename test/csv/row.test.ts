@@ -82,7 +82,7 @@ describe('row validation', () => {
     expect(found).toEqual({
       column: 'name',
       message:
-        "is empty: the recipient's name is required (also: email, phone, cpfCnpj, pixKey, amount)",
+        "is empty: the recipient's name is required (also: cpfCnpj, pixKey, email, phone, amount)",
     });
   });
 
@@ -348,6 +348,104 @@ describe('row validation', () => {
     expect(outcome).toMatchObject({
       kind: 'valid',
       notes: [{ column: 'orderId', message: expect.stringContaining('looks like a row number') }],
+    });
+  });
+});
+
+describe('contacts a payroll export leaves out (Nome, CPF, Chave Pix, Valor)', () => {
+  const SHORT = ['Nome', 'CPF', 'Chave Pix', 'Valor'];
+  const validator = (defaults: { recipientEmail?: string; recipientPhone?: string } = {}) => {
+    const reading = mapHeader(SHORT);
+    if (!reading.ok) throw new Error(reading.problems.join('; '));
+    return createRowValidator({
+      columns: reading.columns,
+      headings: SHORT,
+      delimiter: ';',
+      stem: 'folha',
+      maxPayoutCents: 10_000_000,
+      recipientEmail: defaults.recipientEmail ?? null,
+      recipientPhone: defaults.recipientPhone ?? null,
+    });
+  };
+  const person = (outcome: RowOutcome) =>
+    outcome.kind === 'valid'
+      ? { email: outcome.payout.email, phone: outcome.payout.phone, filled: outcome.filled }
+      : invalid(outcome);
+  const ana = (key: string) => ['Ana Souza', '529.982.247-25', key, '1.234,56'];
+
+  it.each([
+    // The key gives the contact of its own type; the configured default the other.
+    [
+      ana('ana@example.com'),
+      { recipientPhone: '(11) 3333-4444' },
+      {
+        email: 'ana@example.com',
+        phone: '+551133334444',
+        filled: { email: 'key', phone: 'default' },
+      },
+    ],
+    [
+      ana('+55 11 98765-4321'),
+      { recipientEmail: 'folha@empresa.com.br' },
+      {
+        email: 'folha@empresa.com.br',
+        phone: '+5511987654321',
+        filled: { email: 'default', phone: 'key' },
+      },
+    ],
+    [
+      ana('529.982.247-25'),
+      { recipientEmail: 'folha@empresa.com.br', recipientPhone: '(11) 3333-4444' },
+      {
+        email: 'folha@empresa.com.br',
+        phone: '+551133334444',
+        filled: { email: 'default', phone: 'default' },
+      },
+    ],
+    // Nothing to fill from: the row says what is missing and where it could come from.
+    [
+      ana('529.982.247-25'),
+      {},
+      {
+        column: 'email',
+        message:
+          'no e-mail for the recipient, which the gateway requires: the file has no e-mail column, the Pix key is not an e-mail, and recipientEmail is not set (also: phone)',
+      },
+    ],
+  ])('%j with %j', (cells, defaults, expected) => {
+    expect(person(validator(defaults).check(cells, 2))).toEqual(expected);
+  });
+
+  it('never lets a default change who is paid: the key and document stay the row', () => {
+    const outcome = validator({
+      recipientEmail: 'folha@empresa.com.br',
+      recipientPhone: '(11) 3333-4444',
+    }).check(ana('529.982.247-25'), 2);
+    expect(outcome.kind).toBe('valid');
+    if (outcome.kind !== 'valid') return;
+    expect([outcome.payout.pixKey, outcome.payout.cpfCnpj]).toEqual(['52998224725', '52998224725']);
+  });
+
+  it('keeps what the file says over the key and the default', () => {
+    const header = ['Nome', 'CPF', 'E-mail', 'Chave Pix', 'Valor'];
+    const reading = mapHeader(header);
+    if (!reading.ok) throw new Error(reading.problems.join('; '));
+    const outcome = createRowValidator({
+      columns: reading.columns,
+      headings: header,
+      delimiter: ';',
+      stem: 'folha',
+      maxPayoutCents: 10_000_000,
+      recipientEmail: 'folha@empresa.com.br',
+      recipientPhone: '(11) 3333-4444',
+    }).check(
+      ['Ana Souza', '529.982.247-25', 'ana.souza@example.com', 'ana@example.com', '10,00'],
+      2,
+    );
+    expect(person(outcome)).toEqual({
+      email: 'ana.souza@example.com',
+      phone: '+551133334444',
+      filled: { phone: 'default' },
     });
   });
 });

@@ -112,6 +112,7 @@ export function validateCommand(): Command {
         delimiter: result.delimiter ?? null,
         sha256: result.sha256 ?? null,
         orderIdsDerived: result.header?.orderIdsDerived ?? null,
+        filled: result.filled,
         identical,
         journal: weighed ? journalPath : null,
         held,
@@ -128,6 +129,7 @@ export function validateCommand(): Command {
       if (!out.json)
         printSummary(
           result,
+          config,
           { errors, notes, skipped, moreErrors, moreNotes },
           weighed && { journal: journalPath, ...weighed, notes: journalNotes },
           report?.path,
@@ -139,6 +141,7 @@ export function validateCommand(): Command {
 
 function printSummary(
   result: FileReport,
+  contacts: { recipientEmail: string | null; recipientPhone: string | null },
   found: {
     errors: Message[];
     notes: Message[];
@@ -166,6 +169,18 @@ function printSummary(
   print(
     `  read as ${result.encoding === 'windows-1252' ? 'Windows-1252' : result.encoding?.toUpperCase()}, delimiter ${JSON.stringify(result.delimiter)}, ${idSource}`,
   );
+  for (const [contact, label, setting] of [
+    ['email', 'e-mail', 'recipientEmail'],
+    ['phone', 'phone', 'recipientPhone'],
+  ] as const) {
+    const { key, default: fallback } = result.filled[contact];
+    if (key + fallback === 0) continue;
+    const from = [
+      key > 0 ? `${key} from ${key === 1 ? 'its' : 'their'} Pix key` : '',
+      fallback > 0 ? `${fallback} from ${setting} (${contacts[setting] ?? ''})` : '',
+    ].filter(Boolean);
+    print(`  ${label}: not in the file for ${count(key + fallback, 'row')}: ${from.join(', ')}`);
+  }
   if (result.header && result.header.ignored.length > 0) {
     print(`  columns not used: ${result.header.ignored.map((h) => `"${h}"`).join(', ')}`);
   }
