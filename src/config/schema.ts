@@ -108,7 +108,20 @@ export const ConfigSchema = z.strictObject({
   resultDialect: z
     .enum(RESULT_DIALECTS)
     .describe(
-      'result CSV dialect: `excel` (`;`, UTF-8 with BOM, CRLF, decimal comma: opens right in a Portuguese Excel) or `rfc4180` (`,`, UTF-8 without BOM, CRLF, decimal point)',
+      'dialect of result files and `validate --report`: `excel` (`;`, UTF-8 with BOM, CRLF, decimal commas, CPF/CNPJ punctuated so they stay text: opens right in a Brazilian Excel) or `rfc4180` (`,`, UTF-8 without BOM, CRLF, decimal points, bare digits: for programs)',
+    ),
+  timeZone: z
+    .string()
+    .refine((zone) => {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'expected an IANA time zone, like America/Sao_Paulo or America/Manaus')
+    .describe(
+      "time zone of the times in result files (`createdAt`, with its offset, e.g. `2026-11-23T17:41:07-03:00`); the gateway's `processedAt` has no zone and is written as it came",
     ),
   requireApproval: z
     .boolean()

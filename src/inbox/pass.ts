@@ -541,7 +541,10 @@ async function finishFile(
   const fingerprint = JSON.stringify(totals);
   if (memory?.written.get(batch.id) !== fingerprint || !existsSync(result)) {
     try {
-      await writeResultFile(journal, batch, result, config.resultDialect);
+      await writeResultFile(journal, batch, result, {
+        dialect: config.resultDialect,
+        timeZone: config.timeZone,
+      });
     } catch (error) {
       // The payouts are journaled whatever happens here; the file waits in processing/
       // and its result is written again by the next pass.

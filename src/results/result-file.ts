@@ -8,6 +8,7 @@ import { safeCell } from '../csv/safe-cell.js';
 import { PIX_KEY_TYPES } from '../gateway/contract.js';
 import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
+import { decimalComma, inTimeZone, punctuatedDocument } from './cells.js';
 
 /** Starts whatever is written or printed from a journal bound to the embedded sandbox. */
 export const SANDBOX_MARK = 'SANDBOX: no real money moved';
@@ -15,11 +16,23 @@ export const SANDBOX_MARK = 'SANDBOX: no real money moved';
 export const RESULT_DIALECTS = ['excel', 'rfc4180'] as const;
 export type ResultDialect = (typeof RESULT_DIALECTS)[number];
 
+/** How a result is written: the config's resultDialect and timeZone. */
+export interface ResultFormat {
+  dialect: ResultDialect;
+  timeZone: string;
+}
+
 const DIALECTS: Readonly<Record<ResultDialect, CsvDialect & { decimal: string }>> = {
   // Excel set to Portuguese splits on ";" and reads "1234,56" as a number.
   excel: { delimiter: ';', bom: true, recordDelimiter: 'windows', decimal: ',' },
   rfc4180: { delimiter: ',', bom: false, recordDelimiter: 'windows', decimal: '.' },
 };
+
+/** How a CSV of ours for people (a result, a validation report) is laid out in a dialect. */
+export function csvDialectOf(dialect: ResultDialect): CsvDialect {
+  const { delimiter, bom, recordDelimiter } = DIALECTS[dialect];
+  return { delimiter, bom, recordDelimiter };
+}
 
 const RESULT_COLUMNS = [
   'line',
@@ -59,12 +72,19 @@ const UNDONE: Partial<Record<RowState, string>> = {
 
 export type ResultRecord = Record<(typeof RESULT_COLUMNS)[number], string>;
 
-/** One input line's result, as text. `fee` and `net` are the gateway's text, verbatim. */
+/**
+ * One input line's result, as text. `fee` and `net` are the gateway's text, verbatim but
+ * for a decimal comma in the excel dialect, where documents keep their punctuation so
+ * that Excel keeps them as text.
+ */
 export function resultRecord(
   entry: ResultEntry,
-  dialect: ResultDialect,
+  { dialect, timeZone }: ResultFormat,
   heldBecause: string,
 ): ResultRecord {
+  const excel = dialect === 'excel';
+  const shown = (document: string) => (excel ? punctuatedDocument(document) : document);
+  const figure = (text: string) => (excel ? decimalComma(text) : text);
   const payout = entry.payout;
   const request = payout?.request;
   // A covered row was paid by another payout: when that one came back or failed, neither
@@ -83,20 +103,26 @@ export function resultRecord(
   const message = undone
     ? `not paid: the payout that covered it (${undone.orderId}, ${undone.fileName}, line ${undone.line}) ${UNDONE[undone.state] ?? ''}; it is paid again only by retrying that payout (payouts retry ${undone.orderId}), never this row. ${said}`
     : said;
+  const keyType = request
+    ? (PIX_KEY_TYPES[request.pixKeyType] ?? String(request.pixKeyType))
+    : undefined;
   return {
     line: String(entry.line),
     orderId: entry.orderId ?? '',
     name: request?.person.name ?? '',
-    pixKeyType: request ? (PIX_KEY_TYPES[request.pixKeyType] ?? String(request.pixKeyType)) : '',
-    pixKey: request?.pixKey ?? '',
-    cpfCnpj: request?.cpfCnpj ?? '',
+    pixKeyType: keyType ?? '',
+    pixKey:
+      keyType === 'CPF' || keyType === 'CNPJ'
+        ? shown(request?.pixKey ?? '')
+        : (request?.pixKey ?? ''),
+    cpfCnpj: shown(request?.cpfCnpj ?? ''),
     value: request ? decimal(request.value, DIALECTS[dialect].decimal) : '',
     status,
     transactionId: payout?.transactionId?.toString() ?? '',
     endToEndId: payout?.endToEndId ?? '',
-    fee: payout?.fee ?? '',
-    net: payout?.net ?? '',
-    createdAt: payout?.gatewayCreatedAt ?? '',
+    fee: figure(payout?.fee ?? ''),
+    net: figure(payout?.net ?? ''),
+    createdAt: inTimeZone(payout?.gatewayCreatedAt ?? '', timeZone),
     processedAt: payout?.processedAt ?? '',
     message,
   };
@@ -105,10 +131,10 @@ export function resultRecord(
 /** One line of the result file: the record's cells in column order, each formula-safe. */
 export function resultLine(
   entry: ResultEntry,
-  dialect: ResultDialect,
+  format: ResultFormat,
   heldBecause: string,
 ): string[] {
-  const record = resultRecord(entry, dialect, heldBecause);
+  const record = resultRecord(entry, format, heldBecause);
   return RESULT_COLUMNS.map((column) => safeCell(record[column]));
 }
 
@@ -144,15 +170,15 @@ export async function writeResultFile(
   journal: Journal,
   batch: BatchRecord,
   path: string,
-  dialect: ResultDialect,
+  format: ResultFormat,
 ): Promise<void> {
   const sandbox = journal.gatewayKind() === 'sandbox';
   const columns = sandbox ? [SANDBOX_COLUMN.name, ...RESULT_COLUMNS] : RESULT_COLUMNS;
-  const file = openAtomicCsv(path, columns, DIALECTS[dialect]);
+  const file = openAtomicCsv(path, columns, DIALECTS[format.dialect]);
   const heldBecause = holdMessage(batch);
   try {
     for (const entry of entriesOf(journal, batch.id)) {
-      const line = resultLine(entry, dialect, heldBecause);
+      const line = resultLine(entry, format, heldBecause);
       await file.write(sandbox ? [SANDBOX_COLUMN.cell, ...line] : line);
     }
     await file.commit();

@@ -129,7 +129,15 @@ describe('payouts validate', () => {
       message: expect.stringContaining('not a valid CPF'),
     });
 
-    const records = parse(readFileSync(reportPath), { columns: true }) as Record<string, string>[];
+    // In the results' dialect (excel by default): a Brazilian Excel opens it in columns,
+    // accents intact.
+    const bytes = readFileSync(reportPath);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bytes.toString('utf8')).toMatch(/^\uFEFFline;status;orderId;name;/);
+    const records = parse(bytes, { columns: true, bom: true, delimiter: ';' }) as Record<
+      string,
+      string
+    >[];
     expect(records.map((r) => r['line'])).toEqual([
       '2',
       '3',

@@ -66,10 +66,11 @@ describe('payouts run follows payouts to the end and writes results (child proce
       ['6', 'r-5', 'invalid'],
       ['7', 'r-6', 'paid'],
     ]);
+    // The excel dialect: every amount, the gateway's fee and net too, with a decimal comma.
     expect(rows[0]).toMatchObject({
       value: '10,00',
-      fee: '0.50',
-      net: '9.50',
+      fee: '0,50',
+      net: '9,50',
       pixKeyType: 'EMAIL',
     });
     expect(rows[0]?.['transactionId']).toMatch(/^\d+$/);

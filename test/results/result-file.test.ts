@@ -39,26 +39,40 @@ const entry = (overrides: Partial<ResultEntry> = {}): ResultEntry => ({
   ...overrides,
 });
 
+const EXCEL = { dialect: 'excel', timeZone: 'America/Sao_Paulo' } as const;
+
 describe('resultLine', () => {
-  it('a paid payout: the gateway figures verbatim, the value in the dialect', () => {
-    expect(resultLine(entry(), 'excel', '')).toEqual([
+  it('a paid payout in the excel dialect: documents as text, decimal commas, our time zone', () => {
+    expect(resultLine(entry(), EXCEL, '')).toEqual([
       '2',
       'p-1',
       'Ana Souza',
       'CPF',
-      '52998224725',
-      '52998224725',
+      '529.982.247-25',
+      '529.982.247-25',
       '1234,56',
       'paid',
       '1001',
       'E123',
-      '0.50',
-      '1234.06',
-      '2026-11-23T12:00:00.000Z',
+      '0,50',
+      '1234,06',
+      '2026-11-23T09:00:00-03:00',
+      // The gateway gives processedAt without a zone: never given one by guess.
       '2026-11-23T12:00:01.000',
       '',
     ]);
-    expect(resultLine(entry(), 'rfc4180', '')[6]).toBe('1234.56');
+  });
+
+  it('the rfc4180 dialect stays for programs: raw digits and decimal points', () => {
+    const cells = resultLine(entry(), { dialect: 'rfc4180', timeZone: 'UTC' }, '');
+    expect([cells[4], cells[5], cells[6], cells[10], cells[11], cells[12]]).toEqual([
+      '52998224725',
+      '52998224725',
+      '1234.56',
+      '0.50',
+      '1234.06',
+      '2026-11-23T12:00:00+00:00',
+    ]);
   });
 
   it.each([
@@ -75,7 +89,7 @@ describe('resultLine', () => {
     (kind, column, note, status, message) => {
       const cells = resultLine(
         entry({ kind, payout: null, orderId: null, column, note }),
-        'excel',
+        EXCEL,
         '',
       );
       expect(cells[0]).toBe('2');
@@ -89,7 +103,7 @@ describe('resultLine', () => {
   it('a replay an earlier version recorded shows the payout it repeats, but not as paid', () => {
     const cells = resultLine(
       entry({ kind: 'replay', note: 'already journaled from line 5 of a.csv', payout: payout() }),
-      'excel',
+      EXCEL,
       '',
     );
     expect(cells[7]).toBe('replay');
@@ -100,7 +114,7 @@ describe('resultLine', () => {
     const why = 'possible duplicate: the same document and amount as folha.csv, line 2';
     const cells = resultLine(
       entry({ payout: payout({ state: 'held', message: why }) }),
-      'excel',
+      EXCEL,
       'held: the balance did not cover',
     );
     expect(cells[7]).toBe('held');
@@ -113,7 +127,7 @@ describe('resultLine', () => {
       problems: ['the control total does not match'],
       heldBecause: null,
     });
-    const cells = resultLine(entry({ payout: payout({ state: 'held' }) }), 'excel', why);
+    const cells = resultLine(entry({ payout: payout({ state: 'held' }) }), EXCEL, why);
     expect(cells[14]).toBe('held, nothing in this file is sent: the control total does not match');
     expect(holdMessage({ state: 'underfunded', problems: [], heldBecause: null })).toMatch(
       /balance did not cover/,
@@ -138,7 +152,7 @@ describe('resultLine', () => {
       });
       const cells = resultLine(
         entry({ payout: payout({ request, message: hostile, state: 'rejected' }) }),
-        'excel',
+        EXCEL,
         '',
       );
       expect(cells[2]).toBe(`'${hostile}`);

@@ -72,7 +72,10 @@ export function reconcileCommand(): Command {
             resultFileNames(batch.fileName, batchId, batch.receivedAt),
           );
           const path = join(folders.results, name);
-          await writeResultFile(journal, batch, path, config.resultDialect);
+          await writeResultFile(journal, batch, path, {
+            dialect: config.resultDialect,
+            timeZone: config.timeZone,
+          });
           rewritten.push(path);
         }
         out.data({ ...report, results: rewritten });

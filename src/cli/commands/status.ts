@@ -60,7 +60,8 @@ export function statusCommand(): Command {
           return listSkipped(folders.inbox, context.out);
         }
         const batches = batchesNamed(journal, basename(what));
-        if (batches.length > 0) return listRows(journal, batches, context.out, sandbox, tooLong);
+        if (batches.length > 0)
+          return listRows(journal, batches, context.out, sandbox, tooLong, context.config.timeZone);
         if (journal.payout(what)) return showPayout(journal, what, context.out, sandbox);
         throw new ExitError(
           1,
@@ -151,6 +152,7 @@ function listRows(
   out: Output,
   sandbox: boolean,
   tooLong: (batchId: number) => PendingTooLong | undefined,
+  timeZone: string,
 ): void {
   const all: {
     sandbox: boolean;
@@ -180,7 +182,7 @@ function listRows(
     const rows: ResultRecord[] = [];
     const held = holdMessage(batch);
     for (const entry of entriesOf(journal, batch.id)) {
-      const row = resultRecord(entry, 'rfc4180', held);
+      const row = resultRecord(entry, { dialect: 'rfc4180', timeZone }, held);
       if (out.json) rows.push(row);
       else {
         const { line, orderId, status, transactionId, message } = row;

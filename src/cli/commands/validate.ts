@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { Command } from 'commander';
-import { openAtomicCsv } from '../../csv/atomic-csv.js';
+import { openAtomicCsv, type CsvDialect } from '../../csv/atomic-csv.js';
+import { csvDialectOf } from '../../results/result-file.js';
 import { formatCents } from '../../csv/amount.js';
 import { readPayoutFile, type FileReport } from '../../csv/reader.js';
 import type { RowOutcome } from '../../csv/row.js';
@@ -49,7 +50,10 @@ export function validateCommand(): Command {
       let moreNotes = 0;
       // Rows a run would hold for a person: identical to an earlier row of the file.
       let identical = 0;
-      const report = options.report === undefined ? undefined : openReport(resolve(options.report));
+      const report =
+        options.report === undefined
+          ? undefined
+          : openReport(resolve(options.report), csvDialectOf(config.resultDialect));
 
       const onRow = async (row: RowOutcome) => {
         if (row.kind === 'invalid') {
@@ -237,7 +241,7 @@ async function weighAgainstJournal(
 }
 
 /** The report is written beside its final name and renamed into place once complete. */
-function openReport(path: string) {
+function openReport(path: string, dialect: CsvDialect) {
   if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
     throw new ExitError(
       1,
@@ -245,7 +249,7 @@ function openReport(path: string) {
     );
   }
   try {
-    return { path, ...openAtomicCsv(path, VALIDATION_REPORT_COLUMNS) };
+    return { path, ...openAtomicCsv(path, VALIDATION_REPORT_COLUMNS, dialect) };
   } catch (error) {
     throw cannotWrite(path, error);
   }

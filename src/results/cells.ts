@@ -1,0 +1,55 @@
+/**
+ * Cells of a result file as a Brazilian Excel reads them (the `excel` dialect): a
+ * document keeps its punctuation (as bare digits, Excel drops a CPF's leading zero or
+ * shows a CNPJ as 1,12E+13), amounts use a decimal comma, and times are in the operator's
+ * time zone with its offset. Pure text in, text out.
+ */
+
+/** `52998224725` as `529.982.247-25`, a CNPJ (digits or the alphanumeric kind) as `11.222.333/0001-81`. */
+export function punctuatedDocument(document: string): string {
+  if (/^\d{11}$/.test(document)) {
+    return `${document.slice(0, 3)}.${document.slice(3, 6)}.${document.slice(6, 9)}-${document.slice(9)}`;
+  }
+  if (/^[0-9A-Z]{12}\d{2}$/.test(document)) {
+    return `${document.slice(0, 2)}.${document.slice(2, 5)}.${document.slice(5, 8)}/${document.slice(8, 12)}-${document.slice(12)}`;
+  }
+  return document;
+}
+
+/** The gateway's numeric text (`0.50`) with a decimal comma (`0,50`); anything else as it came. */
+export function decimalComma(text: string): string {
+  return /^-?\d+\.\d+$/.test(text) ? text.replace('.', ',') : text;
+}
+
+/**
+ * An instant (ISO 8601 with `Z`, as `createdAt` is kept) in `timeZone`, to the second,
+ * with its offset: `2026-11-23T20:41:07Z` in America/Sao_Paulo is `2026-11-23T17:41:07-03:00`.
+ * Text that is not such an instant is left as it came: a time without a zone is never
+ * given one by guess.
+ */
+export function inTimeZone(iso: string, timeZone: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(iso)) return iso;
+  const instant = new Date(iso);
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
+      .formatToParts(instant)
+      .map((part) => [part.type, part.value]),
+  );
+  const local = `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
+  const offsetMinutes = Math.round(
+    (Date.parse(`${local}Z`) - Math.floor(instant.getTime() / 1000) * 1000) / 60_000,
+  );
+  const sign = offsetMinutes < 0 ? '-' : '+';
+  const hours = String(Math.trunc(Math.abs(offsetMinutes) / 60)).padStart(2, '0');
+  const minutes = String(Math.abs(offsetMinutes) % 60).padStart(2, '0');
+  return `${local}${sign}${hours}:${minutes}`;
+}

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { decimalComma, inTimeZone, punctuatedDocument } from '../../src/results/cells.js';
+
+describe('cells for a Brazilian Excel', () => {
+  it.each([
+    ['52998224725', '529.982.247-25'],
+    ['01234567890', '012.345.678-90'],
+    ['11222333000181', '11.222.333/0001-81'],
+    ['12ABC34501DE35', '12.ABC.345/01DE-35'],
+    ['1234', '1234'],
+  ])('punctuatedDocument(%j) = %j', (document, shown) => {
+    expect(punctuatedDocument(document)).toBe(shown);
+  });
+
+  it.each([
+    ['0.50', '0,50'],
+    ['1234.5', '1234,5'],
+    ['-2.00', '-2,00'],
+    ['50', '50'],
+    ['', ''],
+    ['R$ 0.50', 'R$ 0.50'],
+  ])('decimalComma(%j) = %j', (text, shown) => {
+    expect(decimalComma(text)).toBe(shown);
+  });
+
+  it.each([
+    ['2026-11-23T20:41:07.123Z', 'America/Sao_Paulo', '2026-11-23T17:41:07-03:00'],
+    ['2026-11-24T02:00:00.000Z', 'America/Sao_Paulo', '2026-11-23T23:00:00-03:00'],
+    ['2026-11-23T20:41:07.000Z', 'UTC', '2026-11-23T20:41:07+00:00'],
+    ['2026-11-23T20:41:07.000Z', 'Asia/Kolkata', '2026-11-24T02:11:07+05:30'],
+    // Fernando de Noronha, and Sao Paulo's clock when it kept summer time (2018).
+    ['2026-11-23T20:41:07.000Z', 'America/Noronha', '2026-11-23T18:41:07-02:00'],
+    ['2018-12-01T12:00:00.000Z', 'America/Sao_Paulo', '2018-12-01T10:00:00-02:00'],
+    // No zone on the wire (processedAt): left as it came.
+    ['2026-11-23T20:41:07', 'America/Sao_Paulo', '2026-11-23T20:41:07'],
+    ['', 'America/Sao_Paulo', ''],
+  ])('inTimeZone(%j, %j) = %j', (iso, zone, shown) => {
+    expect(inTimeZone(iso, zone)).toBe(shown);
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * A result file and a validation report opened as a Brazilian Excel user opens them, by a
+ * real spreadsheet program (LibreOffice Calc, pt-BR): documents stay text with their
+ * leading zeros, amounts are numbers, accents are intact, every value in its own column.
+ * CI installs LibreOffice and sets PAYOUTS_REQUIRE_LIBREOFFICE=1, so there it never
+ * skips; a developer machine without it skips, and says so.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { useTempFolder, writeFile } from '../support/files.js';
+import { passHome } from '../support/pass-home.js';
+import { SOFFICE, readAsBrazilianSpreadsheet, type Cell } from '../support/spreadsheet.js';
+
+const required = process.env['PAYOUTS_REQUIRE_LIBREOFFICE'] === '1';
+if (!SOFFICE && !required) {
+  console.warn('LibreOffice is not installed: the spreadsheet read-back tests are skipped');
+}
+
+const PAYROLL = [
+  'Nome;CPF;E-mail;Celular;Chave Pix;Valor',
+  'João Conceição;012.345.678-90;joao@example.com;(11) 98765-4321;012.345.678-90;1.234,56',
+  'Empresa Ltda;11.222.333/0001-81;fin@example.com;(11) 3333-4444;11.222.333/0001-81;10,00',
+  'Ana Souza;123;ana@example.com;(11) 98765-4321;ana@example.com;5,00',
+];
+
+/** The sheet's rows as records by heading, each cell with the type Calc gave it. */
+function byHeading(rows: Cell[][]): Record<string, Cell>[] {
+  const [header = [], ...data] = rows;
+  return data.map((row) =>
+    Object.fromEntries(
+      header.map((heading, index) => [
+        String(heading.value),
+        row[index] ?? { type: 'empty', value: '' },
+      ]),
+    ),
+  );
+}
+
+describe.skipIf(!SOFFICE && !required)(
+  'read by LibreOffice Calc in Portuguese (Brazil)',
+  { timeout: 180_000 },
+  () => {
+    const folder = useTempFolder();
+
+    it('a result file: documents as text with their zeros, amounts as numbers, accents intact, our time', async () => {
+      const home = await passHome();
+      home.drop('folha.csv', PAYROLL);
+      expect((await home.run()).exit).toBe(2); // the invalid row needs a person
+      const [result] = readdirSync(home.folders.results).filter((name) => name.endsWith('.csv'));
+      const rows = byHeading(
+        await readAsBrazilianSpreadsheet(join(home.folders.results, result ?? '')),
+      );
+      expect(rows.map((row) => [row['line']?.value, row['status']?.value])).toEqual([
+        [2, 'paid'],
+        [3, 'paid'],
+        [4, 'invalid'],
+      ]);
+      const [joao, empresa] = rows;
+      expect(joao?.['name']).toEqual({ type: 'string', value: 'João Conceição' });
+      expect(joao?.['cpfCnpj']).toEqual({ type: 'string', value: '012.345.678-90' });
+      expect(joao?.['pixKey']).toEqual({ type: 'string', value: '012.345.678-90' });
+      expect(joao?.['value']).toEqual({ type: 'float', value: 1234.56 });
+      expect(joao?.['fee']).toEqual({ type: 'float', value: 0.5 });
+      expect(joao?.['net']?.type).toBe('float');
+      expect(String(joao?.['createdAt']?.value)).toMatch(
+        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}-03:00$/,
+      );
+      expect(empresa?.['cpfCnpj']).toEqual({ type: 'string', value: '11.222.333/0001-81' });
+      expect(empresa?.['value']).toEqual({ type: 'float', value: 10 });
+    });
+
+    it('a validation report: every value in its own column, accents intact', async () => {
+      const input = writeFile(folder(), 'folha.csv', PAYROLL.join('\r\n') + '\r\n');
+      const report = join(folder(), 'folha.report.csv');
+      expect((await runCli(['validate', input, '--report', report])).code).toBe(2);
+      const rows = byHeading(await readAsBrazilianSpreadsheet(report));
+      expect(
+        rows.map((row) => [row['line']?.value, row['status']?.value, row['name']?.value]),
+      ).toEqual([
+        [2, 'valid', 'João Conceição'],
+        [3, 'valid', 'Empresa Ltda'],
+        [4, 'invalid', 'Ana Souza'],
+      ]);
+    });
+  },
+);
