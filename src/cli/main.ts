@@ -2,7 +2,7 @@
  * Builds the command tree, runs it, and turns every error into one clear line and an
  * exit code. bin/payouts.js, the only caller, sets the process's exit code from it.
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.js';
@@ -22,9 +22,31 @@ import { sandboxCommand } from './commands/sandbox.js';
 import { validateCommand } from './commands/validate.js';
 import { ExitError } from './exit-error.js';
 
+/** The exit code of a command line that cannot be understood (sysexits' EX_USAGE). */
+export const USAGE_EXIT_CODE = 64;
+
+/** Commander's errors for a command line it cannot take: a usage error, not a failure. */
+const USAGE_ERRORS = new Set([
+  'commander.unknownCommand',
+  'commander.unknownOption',
+  'commander.missingArgument',
+  'commander.optionMissingArgument',
+  'commander.missingMandatoryOptionValue',
+  'commander.excessArguments',
+  'commander.invalidArgument',
+  'commander.conflictingOption',
+]);
+
+/** The package's version: src/cli and dist/cli are both two folders below it. */
+function version(): string {
+  const path = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
+}
+
 function buildProgram(): Command {
   const program = new Command('payouts')
     .description('Batch Pix payouts from accounting CSV exports, each paid exactly once.')
+    .version(version(), '-V, --version', 'the version of payouts')
     .option('--config <file>', 'JSON file of config keys, over config/default.json')
     .option('--json', 'machine-readable output on stdout')
     .option('--quiet', 'no remarks on stderr, only results')
@@ -32,7 +54,8 @@ function buildProgram(): Command {
       '--sandbox',
       'run against the embedded sandbox on purpose, where no real money moves (as "gateway": "sandbox")',
     )
-    .showHelpAfterError()
+    // One line and where to read more, never the whole help: the error stays in sight.
+    .showHelpAfterError('(see payouts --help)')
     .exitOverride();
   for (const command of [
     validateCommand(),
@@ -50,7 +73,12 @@ function buildProgram(): Command {
     demoCommand(),
   ]) {
     // Each command's help lists --config, --json and --quiet too: its examples use them.
-    program.addCommand(command.exitOverride().configureHelp({ showGlobalOptions: true }));
+    program.addCommand(
+      command
+        .exitOverride()
+        .showHelpAfterError(`(see payouts ${command.name()} --help)`)
+        .configureHelp({ showGlobalOptions: true }),
+    );
   }
   return program;
 }
@@ -130,7 +158,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     await buildProgram().parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode; // commander printed it
+    // Commander printed it (and a suggestion for a near-miss command or option).
+    if (error instanceof CommanderError) {
+      return USAGE_ERRORS.has(error.code) ? USAGE_EXIT_CODE : error.exitCode;
+    }
     if (error instanceof ExitError) {
       if (error.message) process.stderr.write(`${error.message}\n`);
       return error.exitCode;

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { FAILPOINT_VARIABLE } from '../runtime/failpoint.js';
 import { CONFIG_KEYS, ConfigSchema, envName, type Config } from './schema.js';
+import { nearestOf } from './near-miss.js';
 
 export interface ConfigLayer {
   /** Where the values came from, e.g. `config/default.json` or `--config prod.json`. */
@@ -40,7 +41,13 @@ export function resolveConfig(layers: readonly ConfigLayer[]): Config {
     for (const [key, value] of Object.entries(layer.values)) {
       const source = layer.sourceOf?.(key) ?? layer.source;
       if (!KNOWN.has(key)) {
-        problems.push(`unknown key "${key}" in ${source}; known keys: ${CONFIG_KEYS.join(', ')}`);
+        const meant = key.startsWith('PAYOUTS_')
+          ? nearestOf(key, CONFIG_KEYS.map(envName))
+          : nearestOf(key, CONFIG_KEYS);
+        const guess = meant === undefined ? '' : `; did you mean ${meant}?`;
+        problems.push(
+          `unknown key "${key}" in ${source}${guess}; known keys: ${CONFIG_KEYS.join(', ')}`,
+        );
         continue;
       }
       merged[key] = value;

@@ -25,7 +25,7 @@ describe('a home folder or inbox that is not there', () => {
 
   it('reject needs a reason that says something', async () => {
     const result = await runCli(['reject', 'payroll.csv', '--reason', '  ']);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(64);
     expect(result.stderr).toContain('Say why the file is turned down.');
   });
 
