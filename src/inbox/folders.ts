@@ -3,19 +3,24 @@
  * end in `archive/` (every row final) or `rejected/` (the file itself unreadable), and
  * the journal sits beside them.
  */
+import { execFileSync } from 'node:child_process';
 import {
+  chmodSync,
+  chownSync,
   constants,
   copyFileSync,
   existsSync,
   linkSync,
   mkdirSync,
+  readFileSync,
   readdirSync,
   renameSync,
   statSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { ConfigError } from '../config/load.js';
 
 export interface Folders {
   home: string;
@@ -46,17 +51,75 @@ export function homeFolders(home: string, inbox?: string): Folders {
   };
 }
 
-export function ensureFolders(folders: Folders): void {
-  for (const folder of [
-    folders.inbox,
-    folders.processing,
-    folders.archive,
-    folders.rejected,
-    folders.results,
-    folders.awaiting,
-    folders.approved,
-  ]) {
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
+/**
+ * What a group sharing the home (accounting) may do in each folder: drop files in the
+ * inbox and move them through approval, read results and what became of each file. The
+ * setgid bit gives what is made inside the folder's group. The journal, its marker and
+ * the postback secret stay owner-only (0600) whatever the sharing.
+ */
+export const SHARED_MODES = {
+  inbox: 0o2770,
+  awaiting: 0o2770,
+  approved: 0o2770,
+  processing: 0o2750,
+  archive: 0o2750,
+  rejected: 0o2750,
+  results: 0o2750,
+  // Last: the folders inside make it (a home that is a file fails there, with ENOTDIR).
+  home: 0o750,
+} as const satisfies Partial<Record<keyof Folders, number>>;
+
+/**
+ * Makes the home's folders. Without a shared group they are made owner-only (0700) and
+ * folders that exist are left as they are. With one (`sharedGroup`), every folder under
+ * the home is given that group and its mode in SHARED_MODES, at every start, so a
+ * folder made before the setting, or changed by hand, is set right; an `--inbox`
+ * elsewhere is the operator's and is left alone.
+ */
+export function ensureFolders(folders: Folders, sharedGroup: string | null = null): void {
+  const gid = sharedGroup === null ? undefined : groupId(sharedGroup);
+  for (const [name, mode] of Object.entries(SHARED_MODES) as [
+    keyof typeof SHARED_MODES,
+    number,
+  ][]) {
+    const folder = folders[name];
+    if (name !== 'home') mkdirSync(folder, { recursive: true, mode: 0o700 });
+    if (gid === undefined || (name === 'inbox' && dirname(folder) !== folders.home)) continue;
+    try {
+      chownSync(folder, -1, gid);
+      chmodSync(folder, mode);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EPERM') throw error;
+      throw new ConfigError([
+        `sharedGroup "${sharedGroup}": cannot give ${folder} to that group (EPERM): the user running payouts must own the folder and be a member of the group (usermod -aG ${sharedGroup} USER, then start payouts again)`,
+      ]);
+    }
+  }
+}
+
+/** A group's id from its name (through getent, so LDAP groups count) or its number. */
+function groupId(group: string): number {
+  if (/^\d+$/.test(group)) return Number(group);
+  const line = groupLine(group);
+  const gid = line === undefined ? undefined : Number(line.split(':')[2]);
+  if (gid === undefined || !Number.isInteger(gid)) {
+    throw new ConfigError([
+      `sharedGroup "${group}": there is no such group on this machine (make it with groupadd ${group}, or give its number)`,
+    ]);
+  }
+  return gid;
+}
+
+function groupLine(group: string): string | undefined {
+  try {
+    return execFileSync('getent', ['group', group], { encoding: 'utf8' }).split('\n')[0];
+  } catch (error) {
+    // getent exits 2 for an unknown group; without getent, /etc/group is what there is.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+    return readFileSync('/etc/group', 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith(`${group}:`));
   }
 }
 

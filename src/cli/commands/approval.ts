@@ -34,7 +34,7 @@ async function onAwaitingFile(
   const { config, out } = openContext(command.optsWithGlobals<GlobalOptions>());
   const folders = homeFolders(config.home);
   const journal = openWorkJournal(verb, folders, out, { mustExist: true });
-  ensureFolders(folders);
+  ensureFolders(folders, config.sharedGroup);
   try {
     const found = await findAwaiting(journal, folders, name);
     if (!found) {

@@ -37,7 +37,7 @@ export function reconcileCommand(): Command {
       const { config, out } = context;
       const folders = homeFolders(config.home);
       const journal = openWorkJournal('reconcile', folders, out, { mustExist: true });
-      ensureFolders(folders);
+      ensureFolders(folders, config.sharedGroup);
       const stop = new AbortController();
       void waitForStopSignal().then(() => stop.abort());
       try {

@@ -82,7 +82,7 @@ export function runCommand(): Command {
         await dryRun(context, folders);
         return;
       }
-      ensureFolders(folders);
+      ensureFolders(folders, config.sharedGroup);
       // Listened for from the start: a signal while a file is read ends the run before
       // anything is sent; one while sending gives the requests in flight 2 s to finish and be journaled.
       const stop = new AbortController();

@@ -53,7 +53,7 @@ export function watchCommand(): Command {
       const { config, logger } = context;
       requireInbox('watch', options.inbox);
       const folders = homeFolders(config.home, options.inbox);
-      ensureFolders(folders);
+      ensureFolders(folders, config.sharedGroup);
       // From the start: a standby daemon asked for its health must not die of the signal.
       let health = () => logger.info('health: waiting for the home folder lock');
       const onHealthSignal = () => health();
