@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { loadConfig } from '../config/load.js';
-import type { Config } from '../config/schema.js';
+import type { Config, ConfigKey } from '../config/schema.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../sandbox/server.js';
 import type { Folders } from '../inbox/folders.js';
@@ -58,12 +58,14 @@ export interface Output {
 
 export interface Context {
   config: Config;
+  /** Where each value came from: `config/default.json`, `--config FILE`, `PAYOUTS_HOME`. */
+  sources: Readonly<Record<ConfigKey, string>>;
   logger: Logger;
   out: Output;
 }
 
 export function openContext(options: GlobalOptions, use: CommandUse = 'payouts'): Context {
-  const loaded = loadConfig({ configFile: options.config, env: process.env });
+  const { config: loaded, sources } = loadConfig({ configFile: options.config, env: process.env });
   if (options.sandbox && loaded.baseUrl !== null) {
     throw new ExitError(
       1,
@@ -90,7 +92,9 @@ export function openContext(options: GlobalOptions, use: CommandUse = 'payouts')
     },
     warn: (text) => process.stderr.write(`${text}\n`),
   };
-  return { config, logger: createLogger(config.logLevel), out };
+  // --sandbox is a command-line choice: it names itself as the source of `gateway`.
+  const sourced = options.sandbox ? { ...sources, gateway: '--sandbox' } : sources;
+  return { config, sources: sourced, logger: createLogger(config.logLevel), out };
 }
 
 /** Said before anything is touched: a cron job that lost its environment file lands here. */

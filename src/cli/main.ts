@@ -11,6 +11,7 @@ import { explainJournalFailure } from '../journal/failures.js';
 import { balanceCommand } from './commands/balance.js';
 import { cashInCommand } from './commands/cashin.js';
 import { demoCommand } from './commands/demo.js';
+import { doctorCommand } from './commands/doctor.js';
 import { getCommand } from './commands/get.js';
 import { approveCommand, rejectCommand } from './commands/approval.js';
 import { reconcileCommand } from './commands/reconcile.js';
@@ -66,6 +67,7 @@ function buildProgram(): Command {
     rejectCommand(),
     retryCommand(),
     reconcileCommand(),
+    doctorCommand(),
     sandboxCommand(),
     balanceCommand(),
     getCommand(),

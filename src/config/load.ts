@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { FAILPOINT_VARIABLE } from '../runtime/failpoint.js';
-import { CONFIG_KEYS, ConfigSchema, envName, type Config } from './schema.js';
+import { CONFIG_KEYS, ConfigSchema, envName, type Config, type ConfigKey } from './schema.js';
 import { nearestOf } from './near-miss.js';
 
 export interface ConfigLayer {
@@ -26,14 +26,34 @@ export class ConfigError extends Error {
 const SECRET_KEYS = new Set(['token', 'authScheme']);
 
 function shown(key: string, value: unknown): string {
-  if (SECRET_KEYS.has(key)) return '';
+  return SECRET_KEYS.has(key) ? '' : ` = ${displayed(key, value)}`;
+}
+
+/**
+ * A value as it may be shown to a person: JSON, with the token hidden, an authScheme
+ * shown only when it is a scheme's name, and a password in an address starred.
+ */
+export function displayed(key: string, value: unknown): string {
+  if (key === 'token' && value !== null) return '(set, hidden)';
+  if (key === 'authScheme' && !/^(|Bearer|Basic|Token|Bot)$/i.test(String(value)))
+    return '(set, hidden)';
   const text = JSON.stringify(value) ?? 'missing';
   // user:password@ in an address is a credential too.
-  return ` = ${text.replace(/\/\/[^/@"]*@/, '//***@')}`;
+  return text.replace(/\/\/[^/@"]*@/, '//***@');
 }
 const KNOWN = new Set<string>(CONFIG_KEYS);
 
 export function resolveConfig(layers: readonly ConfigLayer[]): Config {
+  return resolveWithSources(layers).config;
+}
+
+/** The config, and where each key's value came from (`config/default.json`, `PAYOUTS_HOME`). */
+export interface SourcedConfig {
+  config: Config;
+  sources: Readonly<Record<ConfigKey, string>>;
+}
+
+function resolveWithSources(layers: readonly ConfigLayer[]): SourcedConfig {
   const problems: string[] = [];
   const merged: Record<string, unknown> = {};
   const origin: Record<string, string> = {};
@@ -76,7 +96,38 @@ export function resolveConfig(layers: readonly ConfigLayer[]): Config {
       `gateway is "sandbox" (from ${origin['gateway'] ?? 'nowhere'}), which runs against the embedded sandbox, but baseUrl is set too (from ${origin['baseUrl'] ?? 'nowhere'}): remove one of them`,
     ]);
   }
-  return config;
+  const unreachable = unreachablePostback(config);
+  if (unreachable !== undefined) throw new ConfigError([unreachable]);
+  return { config, sources: origin as Record<ConfigKey, string> };
+}
+
+/** Loopback and "any address": what a gateway on another machine cannot call back. */
+function isLocalHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return (
+    bare === 'localhost' ||
+    bare === '::1' ||
+    bare === '::' ||
+    bare === '0.0.0.0' ||
+    bare.startsWith('127.')
+  );
+}
+
+/**
+ * The postback address the gateway is given must be one it can call: a gateway on
+ * another machine given `http://127.0.0.1:8787/…` would post into its own loopback, and
+ * every postback would be lost without a word (polling still follows each payout).
+ */
+function unreachablePostback(config: Config): string | undefined {
+  if (config.postbackListen === null || config.baseUrl === null) return undefined;
+  const gatewayHost = new URL(config.baseUrl).hostname;
+  if (isLocalHost(gatewayHost)) return undefined;
+  const [key, address, host] =
+    config.postbackPublicUrl === null
+      ? ['postbackListen', config.postbackListen, config.postbackListen.replace(/:\d+$/, '')]
+      : ['postbackPublicUrl', config.postbackPublicUrl, new URL(config.postbackPublicUrl).hostname];
+  if (!isLocalHost(host)) return undefined;
+  return `${key} ${address} is an address the gateway at ${gatewayHost} cannot reach: set postbackPublicUrl to the address it reaches the receiver at (your proxy's, say https://payouts.example.com), or set postbackListen to null to follow payouts by polling alone`;
 }
 
 /**
@@ -117,7 +168,7 @@ const DEFAULTS_FILE = new URL('../../config/default.json', import.meta.url);
 export function loadConfig(options: {
   configFile?: string | undefined;
   env: Readonly<Record<string, string | undefined>>;
-}): Config {
+}): SourcedConfig {
   const layers: ConfigLayer[] = [
     { source: 'config/default.json', values: readJson(DEFAULTS_FILE) },
   ];
@@ -125,7 +176,7 @@ export function loadConfig(options: {
     layers.push({ source: `--config ${options.configFile}`, values: readJson(options.configFile) });
   }
   layers.push(envLayer(options.env));
-  return resolveConfig(layers);
+  return resolveWithSources(layers);
 }
 
 function readJson(file: string | URL): Record<string, unknown> {

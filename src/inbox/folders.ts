@@ -100,15 +100,20 @@ export function ensureFolders(folders: Folders, sharedGroup: string | null = nul
 
 /** A group's id from its name (through getent, so LDAP groups count) or its number. */
 function groupId(group: string): number {
-  if (/^\d+$/.test(group)) return Number(group);
-  const line = groupLine(group);
-  const gid = line === undefined ? undefined : Number(line.split(':')[2]);
-  if (gid === undefined || !Number.isInteger(gid)) {
+  const gid = sharedGroupId(group);
+  if (gid === undefined) {
     throw new ConfigError([
       `sharedGroup "${group}": there is no such group on this machine (make it with groupadd ${group}, or give its number)`,
     ]);
   }
   return gid;
+}
+
+/** The id of `sharedGroup`, or undefined when the machine has no such group. */
+export function sharedGroupId(group: string): number | undefined {
+  if (/^\d+$/.test(group)) return Number(group);
+  const gid = Number(groupLine(group)?.split(':')[2]);
+  return Number.isInteger(gid) ? gid : undefined;
 }
 
 function groupLine(group: string): string | undefined {

@@ -13,7 +13,12 @@ import type BetterSqlite3 from 'better-sqlite3';
 
 const require = createRequire(import.meta.url);
 
-export const Database: typeof BetterSqlite3 = require(
-  Number(process.versions.napi) >= 10 ? 'better-sqlite3-node-api' : 'better-sqlite3',
-);
+const BINDING = Number(process.versions.napi) >= 10 ? 'better-sqlite3-node-api' : 'better-sqlite3';
+
+export const Database: typeof BetterSqlite3 = require(BINDING);
+
+/** `better-sqlite3 12.11.1`: which binding this Node loaded, as `payouts doctor` reports it. */
+export const SQLITE_BINDING = `better-sqlite3 ${
+  (require(`${BINDING}/package.json`) as { version: string }).version
+}`;
 export type Database = BetterSqlite3.Database;

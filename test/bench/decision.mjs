@@ -121,7 +121,7 @@ function writeFile(path) {
 }
 
 async function timeIngest(folder, journalPath, file, at) {
-  const config = loadConfig({ env: { PAYOUTS_HOME: folder } });
+  const { config } = loadConfig({ env: { PAYOUTS_HOME: folder } });
   const journal = openJournal(journalPath, { now: () => at });
   try {
     const started = performance.now();

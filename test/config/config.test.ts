@@ -88,7 +88,7 @@ describe('config', () => {
   });
 
   it('loads the defaults, with durations in milliseconds', () => {
-    expect(loadConfig({ env: {} })).toEqual({
+    expect(loadConfig({ env: {} }).config).toEqual({
       home: './payouts-data',
       sharedGroup: null,
       baseUrl: null,
@@ -131,7 +131,7 @@ describe('config', () => {
       baseUrl: 'https://gw.example.com/v1',
       token: 'from-file',
     });
-    const config = loadConfig({
+    const { config, sources } = loadConfig({
       configFile,
       env: { PAYOUTS_CONCURRENCY: '32', PAYOUTS_TOKEN: 'from-env', PATH: '/bin' },
     });
@@ -141,10 +141,18 @@ describe('config', () => {
       baseUrl: 'https://gw.example.com/v1',
       token: 'from-env',
     });
+    // Where each value came from, as payouts doctor shows it.
+    expect(sources).toMatchObject({
+      concurrency: 'PAYOUTS_CONCURRENCY',
+      token: 'PAYOUTS_TOKEN',
+      requestTimeout: `--config ${configFile}`,
+      baseUrl: `--config ${configFile}`,
+      home: 'config/default.json',
+    });
   });
 
   it('reads environment text as the key needs it', () => {
-    const config = loadConfig({
+    const { config } = loadConfig({
       env: {
         PAYOUTS_CONNECT_TIMEOUT: '750ms',
         PAYOUTS_AUTH_SCHEME: 'Bearer',
@@ -225,6 +233,48 @@ describe('config', () => {
     );
     expect(problems.join('\n')).not.toContain('s3cr3t');
   });
+
+  it.each([
+    [
+      '127.0.0.1:8787',
+      null,
+      'https://gateway.example.com/api',
+      /postbackListen 127\.0\.0\.1:8787 is an address the gateway at gateway\.example\.com cannot reach: set postbackPublicUrl/,
+    ],
+    [
+      '0.0.0.0:8787',
+      null,
+      'https://gateway.example.com',
+      /postbackListen 0\.0\.0\.0:8787 is an address the gateway/,
+    ],
+    [
+      '[::1]:8787',
+      null,
+      'https://gateway.example.com',
+      /postbackListen \[::1\]:8787 is an address/,
+    ],
+    [
+      '0.0.0.0:8787',
+      'http://localhost:8787',
+      'https://gateway.example.com',
+      /postbackPublicUrl http:\/\/localhost:8787 is an address/,
+    ],
+    ['127.0.0.1:8787', null, 'http://127.0.0.1:9000', undefined],
+    ['0.0.0.0:8787', 'https://payouts.example.com/hooks', 'https://gateway.example.com', undefined],
+    ['10.0.0.5:8787', null, 'https://gateway.example.com', undefined],
+  ])(
+    'postbackListen %s, postbackPublicUrl %s, baseUrl %s: a postback address the gateway cannot reach is refused',
+    (listen, publicUrl, baseUrl, refused) => {
+      const env = {
+        PAYOUTS_POSTBACK_LISTEN: listen,
+        PAYOUTS_POSTBACK_PUBLIC_URL: publicUrl ?? '',
+        PAYOUTS_BASE_URL: baseUrl,
+        PAYOUTS_TOKEN: 't',
+      };
+      if (refused === undefined) expect(loadConfig({ env }).config.postbackListen).toBe(listen);
+      else expect(problemsOf(() => loadConfig({ env })).join('\n')).toMatch(refused);
+    },
+  );
 
   it('never shows the token in a message', () => {
     const problems = problemsOf(() =>

@@ -16,7 +16,7 @@ describe('a claim outlives its request', () => {
     [{ PAYOUTS_CONNECT_TIMEOUT: '1s', PAYOUTS_REQUEST_TIMEOUT: '3s', PAYOUTS_RESEND_GRACE: '1s' }],
     [{ PAYOUTS_CONNECT_TIMEOUT: '30s', PAYOUTS_REQUEST_TIMEOUT: '5m' }],
   ])('the lease and the grace period cover the request deadline (%j)', async (env) => {
-    const config = loadConfig({ env });
+    const { config } = loadConfig({ env });
     const journal = openJournal(join(folder(), 'journal.db'));
     const client = clientFor('http://127.0.0.1:9');
     try {

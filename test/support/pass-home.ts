@@ -64,7 +64,7 @@ export async function passHome(
     PAYOUTS_TOKEN: TOKEN,
   });
   const config = (settings: Partial<Config> = {}): Config => ({
-    ...loadConfig({ env: env() }),
+    ...loadConfig({ env: env() }).config,
     ...settings,
   });
   return {

@@ -1,0 +1,241 @@
+/**
+ * `payouts doctor`: whether this machine is ready to pay, checked without moving money
+ * or changing anything: the effective configuration and where each value came from, the
+ * gateway reached and the token accepted (a balance read), the home folder writable
+ * with the modes `sharedGroup` asks for, and the journal: its binding, its schema, and
+ * that it is this home's own. Exit 0 only when every check holds.
+ */
+import { accessSync, constants, statSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { displayed } from '../../config/load.js';
+import { CONFIG_KEYS } from '../../config/schema.js';
+import { formatCents } from '../../csv/amount.js';
+import { GatewayError } from '../../gateway/errors.js';
+import { homeFolders, SHARED_MODES, sharedGroupId, type Folders } from '../../inbox/folders.js';
+import { MIGRATIONS } from '../../journal/migrations.js';
+import { Database, SQLITE_BINDING } from '../../journal/sqlite.js';
+import { openContext, openGateway, type Context, type GlobalOptions } from '../context.js';
+import { ExitError } from '../exit-error.js';
+import { journalLossOf } from '../work-journal.js';
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export function doctorCommand(): Command {
+  return new Command('doctor')
+    .description(
+      'check that this machine is ready to pay: configuration, gateway and token, home folder and its modes, journal; changes nothing',
+    )
+    .addHelpText(
+      'after',
+      '\nExit 0 when every check holds, 1 when one does not (each says what to do).\n\nExample:\n  PAYOUTS_HOME=/srv/payouts payouts doctor',
+    )
+    .action(async (_options: object, command: Command) => {
+      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'offline');
+      const folders = homeFolders(context.config.home);
+      const checks = [
+        ...(await gatewayChecks(context)),
+        ...homeChecks(folders, context.config.sharedGroup),
+        journalCheck(folders, context),
+      ];
+      const settings = CONFIG_KEYS.map((key) => ({
+        key,
+        value: displayed(key, context.config[key]),
+        from: context.sources[key],
+      }));
+      context.out.data({ ok: checks.every((check) => check.ok), checks, settings });
+      context.out.line(
+        [
+          ...checks.map((check) => `${check.ok ? 'ok  ' : 'FAIL'}  ${check.name}: ${check.detail}`),
+          '',
+          'configuration (value, and where it came from):',
+          ...settings.map(({ key, value, from }) => `  ${key} = ${value}  (${from})`),
+        ].join('\n'),
+      );
+      const failed = checks.filter((check) => !check.ok).length;
+      if (failed > 0)
+        throw new ExitError(
+          1,
+          `payouts doctor: ${failed} of ${checks.length} checks failed; nothing was changed`,
+        );
+    });
+}
+
+/** Which gateway, and whether it answers our token: a balance read, which moves nothing. */
+async function gatewayChecks(context: Context): Promise<Check[]> {
+  const { config } = context;
+  if (config.baseUrl === null) {
+    return [
+      {
+        name: 'gateway',
+        ok: false,
+        detail:
+          config.gateway === 'sandbox'
+            ? 'the embedded sandbox, where no real money moves: fine for trying payouts, not for paying; set baseUrl and token for the real gateway'
+            : 'none is configured: set PAYOUTS_BASE_URL and PAYOUTS_TOKEN (is the environment file loaded?)',
+      },
+    ];
+  }
+  const gateway = {
+    name: 'gateway',
+    ok: true,
+    detail: `${displayed('baseUrl', config.baseUrl)} (real: payouts move money)`,
+  };
+  const session = await openGateway(context);
+  try {
+    const balance = await session.client.getBalance();
+    return [
+      gateway,
+      {
+        name: 'gateway reached, token accepted',
+        ok: true,
+        detail: `balance ${formatCents(balance.balance)}`,
+      },
+    ];
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    return [
+      gateway,
+      { name: 'gateway reached, token accepted', ok: false, detail: gatewayProblem(error) },
+    ];
+  } finally {
+    await session.close();
+  }
+}
+
+function gatewayProblem(error: GatewayError): string {
+  switch (error.kind) {
+    case 'auth':
+      return `the token was refused (${error.message}): check PAYOUTS_TOKEN and authScheme`;
+    case 'unavailable':
+      return `no connection (${error.message}): check baseUrl, DNS and the firewall`;
+    case 'wrong-endpoint':
+      return `the address answered, but not as the gateway does (${error.message}): check baseUrl and its path`;
+    default:
+      return `the balance could not be read (${error.kind}: ${error.message})`;
+  }
+}
+
+/** The home and its folders: there, writable by us, and with the modes sharing asks for. */
+function homeChecks(folders: Folders, sharedGroup: string | null): Check[] {
+  const home = statSync(folders.home, { throwIfNoEntry: false });
+  if (!home?.isDirectory()) {
+    return [
+      {
+        name: 'home',
+        ok: false,
+        detail: `${folders.home} is not a folder: make it, owned by the user that runs payouts (mkdir -p ${folders.home}; chown USER: ${folders.home})`,
+      },
+    ];
+  }
+  const problems: string[] = [];
+  const gid = sharedGroup === null ? undefined : sharedGroupId(sharedGroup);
+  if (sharedGroup !== null && gid === undefined)
+    problems.push(`sharedGroup "${sharedGroup}" is not a group on this machine`);
+  for (const [name, mode] of Object.entries(SHARED_MODES) as [
+    keyof typeof SHARED_MODES,
+    number,
+  ][]) {
+    const path = folders[name];
+    const stats = statSync(path, { throwIfNoEntry: false });
+    if (stats === undefined) continue; // made on the first run, with its mode
+    const problem = folderProblem(path, stats, gid === undefined ? undefined : { gid, mode });
+    if (problem !== undefined) problems.push(problem);
+  }
+  const sharing =
+    sharedGroup === null
+      ? 'folders owner-only'
+      : `shared with group ${sharedGroup}: inbox/ and approval folders 2770, the others 2750, set at each start`;
+  return [
+    {
+      name: 'home',
+      ok: problems.length === 0,
+      detail:
+        problems.length === 0 ? `${folders.home} is writable; ${sharing}` : problems.join('; '),
+    },
+  ];
+}
+
+function folderProblem(
+  path: string,
+  stats: Stats,
+  shared: { gid: number; mode: number } | undefined,
+): string | undefined {
+  if (!stats.isDirectory()) return `${path} is not a folder`;
+  try {
+    accessSync(path, constants.W_OK | constants.X_OK);
+  } catch {
+    return `${path} is not writable by the user running payouts (uid ${process.getuid?.()})`;
+  }
+  const uid = process.getuid?.();
+  if (shared === undefined) {
+    return (stats.mode & 0o002) !== 0
+      ? `${path} is writable by every user (mode ${octal(stats.mode)}): chmod o-w ${path}`
+      : undefined;
+  }
+  // Each start sets group and mode; it can when we own the folder and are in the group.
+  if (uid !== 0 && stats.uid !== uid)
+    return `${path} belongs to uid ${stats.uid}, not to the user running payouts: its group and mode cannot be set (chown USER: ${path})`;
+  if (uid !== 0 && !process.getgroups?.().includes(shared.gid))
+    return `the user running payouts is not in the shared group (gid ${shared.gid}): usermod -aG GROUP USER`;
+  return undefined;
+}
+
+function octal(mode: number): string {
+  return (mode & 0o7777).toString(8).padStart(4, '0');
+}
+
+/** The journal, read only: this home's own, its schema current, bound to this kind of gateway. */
+function journalCheck(folders: Folders, context: Context): Check {
+  const name = 'journal';
+  const loss = journalLossOf(folders);
+  if (loss !== undefined) return { name, ok: false, detail: loss };
+  if (statSync(folders.journal, { throwIfNoEntry: false }) === undefined) {
+    return {
+      name,
+      ok: true,
+      detail: `none yet: the first run makes ${folders.journal} (SQLite through ${SQLITE_BINDING}, owner-only)`,
+    };
+  }
+  const mode = statSync(folders.journal).mode & 0o777;
+  const db = new Database(folders.journal, { readonly: true, fileMustExist: true });
+  try {
+    const schema = db.pragma('user_version', { simple: true }) as number;
+    const latest = MIGRATIONS.at(-1)?.version ?? 0;
+    const bound = hasTable(db, 'gateway')
+      ? (db.prepare(`SELECT kind FROM gateway WHERE id = 1`).get() as { kind: string } | undefined)
+          ?.kind
+      : undefined;
+    const wanted = context.config.baseUrl === null ? 'sandbox' : 'configured';
+    const problems = [
+      schema > latest
+        ? `its schema (${schema}) is newer than this payouts knows (${latest}): install the newer payouts that wrote it`
+        : undefined,
+      bound !== undefined && bound !== wanted
+        ? bound === 'sandbox'
+          ? 'it has only sent to the embedded sandbox: real payouts need a home folder of their own'
+          : 'it sends to a real gateway, but no baseUrl is set'
+        : undefined,
+      (mode & 0o077) !== 0
+        ? `its mode is ${octal(mode)}: the next run makes it owner-only (0600)`
+        : undefined,
+    ].filter((problem): problem is string => problem !== undefined);
+    const detail = `${folders.journal}: SQLite through ${SQLITE_BINDING}, schema ${schema} (${schema < latest ? `the next run brings it to ${latest}` : 'current'}), ${bound === undefined ? 'has sent nothing yet' : bound === 'sandbox' ? 'sends to the embedded sandbox' : 'sends to a real gateway'}`;
+    return problems.length === 0
+      ? { name, ok: true, detail }
+      : { name, ok: false, detail: `${detail}; but ${problems.join('; ')}` };
+  } finally {
+    db.close();
+  }
+}
+
+function hasTable(db: InstanceType<typeof Database>, table: string): boolean {
+  return (
+    db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table) !==
+    undefined
+  );
+}

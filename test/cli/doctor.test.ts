@@ -1,0 +1,129 @@
+/**
+ * `payouts doctor` against a real gateway (the sandbox over HTTP), a real home folder and
+ * journal: green only when every check holds, and each failing check says what to do.
+ */
+import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../support/cli.js';
+import { useTempFolder, writeFile } from '../support/files.js';
+import { TOKEN, closedPort } from '../support/gateway.js';
+import { sandboxHome } from '../support/home.js';
+
+const PAYROLL =
+  'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount\n' +
+  'doc-1,Ana,a@example.com,11987654321,52998224725,EMAIL,a@example.com,"10,00"\n';
+
+interface Doctor {
+  ok: boolean;
+  checks: { name: string; ok: boolean; detail: string }[];
+  settings: { key: string; value: string; from: string }[];
+}
+
+describe('payouts doctor', { timeout: 30_000 }, () => {
+  const folder = useTempFolder();
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ token: TOKEN });
+  });
+  afterAll(() => sandbox.close());
+
+  const doctor = async (env: Record<string, string>, args: string[] = []) => {
+    const text = await runCli(['doctor', ...args], { env });
+    const json = await runCli(['doctor', '--json', ...args], { env });
+    return { ...text, report: JSON.parse(json.stdout) as Doctor, jsonCode: json.code };
+  };
+  const check = (report: Doctor, name: string) => report.checks.find((c) => c.name === name);
+
+  it('is green for a reachable gateway, an accepted token, a new home; shows each value and its source, never the token', async () => {
+    const { env } = sandboxHome(folder(), sandbox.url);
+    const { code, stdout, report, jsonCode } = await doctor(env);
+    expect(code, stdout).toBe(0);
+    expect(jsonCode).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(stdout).toMatch(
+      /^ok {4}gateway: "http:\/\/127\.0\.0\.1:\d+" \(real: payouts move money\)$/m,
+    );
+    expect(stdout).toMatch(/^ok {4}gateway reached, token accepted: balance R\$ [\d.]+,\d\d$/m);
+    expect(stdout).toMatch(/^ok {4}home: .* is writable; folders owner-only$/m);
+    expect(stdout).toMatch(/^ok {4}journal: none yet: the first run makes .*journal\.db/m);
+    expect(stdout).toContain('  token = (set, hidden)  (PAYOUTS_TOKEN)');
+    expect(stdout).toContain('  concurrency = 16  (config/default.json)');
+    expect(stdout + JSON.stringify(report)).not.toContain(TOKEN);
+  });
+
+  it('after a run: the journal is this home own, its schema current; a lost journal is a failed check', async () => {
+    const { home, env } = sandboxHome(folder(), sandbox.url, { PAYOUTS_INBOX_SETTLE: '1ms' });
+    writeFile(join(home, 'inbox'), 'payroll.csv', PAYROLL);
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    const after = await doctor(env);
+    expect(after.code, after.stdout).toBe(0);
+    expect(check(after.report, 'journal')?.detail).toMatch(
+      /journal\.db: SQLite through better-sqlite3 \d+\.\d+\.\d+, schema \d+ \(current\), sends to a real gateway$/,
+    );
+    rmSync(join(home, 'journal.db'));
+    const lost = await doctor(env);
+    expect(lost.code).toBe(1);
+    expect(check(lost.report, 'journal')).toMatchObject({ ok: false });
+    expect(check(lost.report, 'journal')?.detail).toMatch(/journal .*journal\.db is missing/);
+    expect(lost.stderr).toContain('payouts doctor: 1 of 4 checks failed; nothing was changed');
+    expect(existsSync(join(home, 'journal.db'))).toBe(false);
+  });
+
+  it.each<[string, Record<string, string> | 'closed', RegExp]>([
+    [
+      'a refused token',
+      { PAYOUTS_TOKEN: 'wrong-token' },
+      /the token was refused .*: check PAYOUTS_TOKEN/,
+    ],
+    [
+      'no gateway at the address',
+      'closed',
+      /no connection .*: check baseUrl, DNS and the firewall/,
+    ],
+  ])('%s fails the gateway check, exit 1', async (_what, change, said) => {
+    const { env } = sandboxHome(folder(), sandbox.url);
+    const settings =
+      change === 'closed' ? { PAYOUTS_BASE_URL: `http://127.0.0.1:${await closedPort()}` } : change;
+    const { code, report } = await doctor({ ...env, ...settings });
+    expect(code).toBe(1);
+    expect(check(report, 'gateway reached, token accepted')).toMatchObject({ ok: false });
+    expect(check(report, 'gateway reached, token accepted')?.detail).toMatch(said);
+  });
+
+  it('no gateway, or the sandbox on purpose: not ready to pay', async () => {
+    const home = join(folder(), 'home');
+    mkdirSync(home);
+    const none = await doctor({ PAYOUTS_HOME: home });
+    expect(none.code).toBe(1);
+    expect(check(none.report, 'gateway')?.detail).toMatch(
+      /^none is configured: set PAYOUTS_BASE_URL/,
+    );
+    const sandboxed = await doctor({ PAYOUTS_HOME: home }, ['--sandbox']);
+    expect(sandboxed.code).toBe(1);
+    expect(check(sandboxed.report, 'gateway')?.detail).toMatch(
+      /^the embedded sandbox, where no real money moves/,
+    );
+    expect(sandboxed.report.settings).toContainEqual({
+      key: 'gateway',
+      value: '"sandbox"',
+      from: '--sandbox',
+    });
+  });
+
+  it('a missing home, or one every user may write in, fails the home check with what to do', async () => {
+    const { home, env } = sandboxHome(folder(), sandbox.url);
+    chmodSync(join(home, 'inbox'), 0o777);
+    const open = await doctor(env);
+    expect(open.code).toBe(1);
+    expect(check(open.report, 'home')?.detail).toMatch(
+      /inbox is writable by every user \(mode 0777\): chmod o-w/,
+    );
+    const missing = await doctor({ ...env, PAYOUTS_HOME: join(folder(), 'nope') });
+    expect(check(missing.report, 'home')?.detail).toMatch(
+      /nope is not a folder: make it, owned by the user that runs payouts \(mkdir -p/,
+    );
+    expect(existsSync(join(folder(), 'nope'))).toBe(false);
+  });
+});
