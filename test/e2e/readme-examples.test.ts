@@ -1,39 +1,54 @@
 /**
- * The README's cron line and systemd unit, run as written, in an environment as bare as
- * theirs: the cron line through /bin/sh with only what cron gives (HOME, LOGNAME,
- * PATH=/usr/bin:/bin, SHELL) plus the crontab's own variable lines; the unit's
- * Environment= lines, its EnvironmentFile and ExecStart= as a child process with
- * systemd's PATH, stopped with its KillSignal. Only what the README tells the reader to
- * prepare is prepared, at temporary paths: `/srv/payouts`, `payouts` in `/usr/local/bin`
- * (a wrapper around the built binary) and `/etc/payouts.env` (the sandbox's address and
- * token in the README's format). A missing or empty environment file fails loudly.
+ * The README's journey, as written, from a fresh copy of the checkout to the daemon:
+ * `npm install` and `npm start`; the server install (`npm pack`, the global install of
+ * the package, the home folder and the environment file, each command of the README run
+ * by /bin/sh); the cron line run as cron runs it, as the service user; the systemd unit's
+ * settings as systemd would start `ExecStart=`. Nothing is prepared that the README does
+ * not tell its reader to prepare: only `/srv/payouts`, `/usr/local` (where node is, as on
+ * a machine with Node installed there), `/etc/payouts.env`, the service user `payouts`
+ * (here `nobody`) and the group `accounting` (here `nogroup`) are replaced, and the two
+ * lines that add a system user and group are not run. Needs root (to switch users);
+ * CI runs as root.
  */
 import { spawn } from 'node:child_process';
+import { parse } from 'csv-parse/sync';
 import {
   chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { BIN, stopChild } from '../support/cli.js';
-import { useTempFolder, dated } from '../support/files.js';
+import { stopChild } from '../support/cli.js';
+import { dated } from '../support/files.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
+import { payrollFile } from '../support/payroll.js';
 
-const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const VERSION = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
+const IS_ROOT = process.getuid?.() === 0;
+const NOBODY = { uid: 65534, gid: 65534 };
 
-/** The body of the README's first code block of this language. */
-function block(language: string): string {
-  const match = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(README);
-  if (!match?.[1]) throw new Error(`the README has no \`\`\`${language} block`);
-  return match[1];
+/** The bodies of the README's code blocks of this language, in order. */
+function blocks(language: string): string[] {
+  const found = [...README.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))];
+  if (found.length === 0) throw new Error(`the README has no \`\`\`${language} block`);
+  return found.map((match) => match[1] as string);
 }
 
 /** `NAME=value` lines (of a crontab, an environment file) as variables. */
@@ -50,64 +65,250 @@ function assignments(text: string): Record<string, string> {
 /** What systemd gives a system service's processes before the unit's own settings. */
 const SYSTEMD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
-const PAYROLL =
-  'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount\n' +
-  'x-1,Ana,a@example.com,11987654321,52998224725,EMAIL,a@example.com,"10,00"\n' +
-  'x-2,Bia,b@example.com,11987654321,52998224725,EMAIL,b@example.com,"20,00"\n';
-
-describe('the README examples, as written, in a bare environment', { timeout: 60_000 }, () => {
-  const folder = useTempFolder();
-  let sandbox: Sandbox;
-  let srv: string;
-  let bin: string;
-  let envFile: string;
-
-  beforeEach(async () => {
-    sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 100 });
-    // 2. The home folder.
-    srv = join(folder(), 'srv-payouts');
-    mkdirSync(srv);
-    // 1. `payouts` in /usr/local/bin, as `npm install -g` would put it.
-    bin = join(folder(), 'usr-local-bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'payouts'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-    chmodSync(join(bin, 'payouts'), 0o755);
-    // 3. /etc/payouts.env: the README's variables, with this sandbox's address and token.
-    envFile = join(folder(), 'etc-payouts.env');
-    const names = Object.keys(assignments(block('dotenv')));
-    expect(names.sort()).toEqual(['PAYOUTS_BASE_URL', 'PAYOUTS_TOKEN']);
-    writeFileSync(envFile, `PAYOUTS_BASE_URL=${sandbox.url}\nPAYOUTS_TOKEN=${TOKEN}\n`, {
-      mode: 0o600,
+/** A command to its end, its output kept; bounded, its whole process group ended on time-out. */
+function sh(
+  script: string,
+  options: { cwd?: string; env: NodeJS.ProcessEnv; user?: typeof NOBODY },
+): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    // Not spawnSync: the sandbox answers from this process, which must not be blocked.
+    const child = spawn('/bin/sh', ['-c', script], {
+      cwd: options.cwd,
+      env: options.env,
+      ...options.user,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const keep = (chunk: Buffer) => (output += chunk.toString('utf8'));
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const timer = setTimeout(() => process.kill(-(child.pid as number), 'SIGKILL'), 300_000);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, output: signal ? `${output}\n(killed: ${signal})` : output });
     });
   });
-  afterEach(() => sandbox.close());
+}
+
+/** The machine's own settings a root shell has (its CA and proxy), none of ours. */
+const MACHINE = Object.fromEntries(
+  ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY']
+    .flatMap((name) => [name, name.toLowerCase()])
+    .filter((name) => process.env[name] !== undefined)
+    .map((name) => [name, process.env[name]]),
+);
+
+describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the daemon', () => {
+  let sandbox: Sandbox;
+  let top: string;
+  let checkout: string;
+  let srv: string;
+  let usrLocal: string;
+  let envFile: string;
+  /** A root shell as a person has it on the server: their HOME, a plain PATH. */
+  let shell: NodeJS.ProcessEnv;
 
   const here = (text: string) =>
     text
       .replaceAll('/srv/payouts', srv)
-      .replaceAll('/usr/local/bin', bin)
-      .replaceAll('/etc/payouts.env', envFile);
+      .replaceAll('/usr/local', usrLocal)
+      .replaceAll('/etc/payouts.env', envFile)
+      .replace(/(-[ou]) payouts\b/g, '$1 nobody')
+      .replace(/-g payouts\b/g, '-g nogroup')
+      .replaceAll('accounting', 'nogroup');
 
-  /** A payroll exported a minute before cron's turn: settled. */
-  const dropPayroll = () => {
-    mkdirSync(join(srv, 'inbox'), { recursive: true });
-    writeFileSync(join(srv, 'inbox', 'payroll.csv'), PAYROLL);
-    const minuteAgo = new Date(Date.now() - 60_000);
-    utimesSync(join(srv, 'inbox', 'payroll.csv'), minuteAgo, minuteAgo);
+  /** The environment file as the README shows it, with this sandbox's address and token. */
+  const writeEnvFile = (content?: string) => {
+    const values = assignments(blocks('dotenv')[0] as string);
+    values['PAYOUTS_BASE_URL'] = sandbox.url;
+    values['PAYOUTS_TOKEN'] = TOKEN;
+    const text =
+      content ??
+      Object.entries(values)
+        .map(([name, value]) => `${name}=${here(value)}\n`)
+        .join('');
+    writeFileSync(envFile, text);
   };
 
-  /** The crontab's job line run as cron runs it; its exit code and run.log. */
-  const runCronLine = async (): Promise<{ code: number | null; log: string }> => {
-    const lines = block('cron')
+  beforeAll(async () => {
+    sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 100 });
+    top = mkdtempSync(join(tmpdir(), 'payouts-readme-'));
+    // mkdtemp makes it owner-only; the service user must reach what is inside.
+    chmodSync(top, 0o755);
+    srv = join(top, 'srv-payouts');
+    usrLocal = join(top, 'usr-local');
+    envFile = join(top, 'etc-payouts.env');
+    mkdirSync(join(usrLocal, 'bin'), { recursive: true });
+    symlinkSync(process.execPath, join(usrLocal, 'bin', 'node'));
+    shell = {
+      ...MACHINE,
+      HOME: process.env['HOME'],
+      PATH: `${join(usrLocal, 'bin')}:/usr/bin:/bin`,
+      LANG: 'C.UTF-8',
+    };
+    // A fresh clone: the files git knows (with today's edits), no node_modules, no dist/.
+    checkout = join(top, 'checkout');
+    const listed = await sh('git ls-files -z --cached --others --exclude-standard', {
+      cwd: ROOT,
+      env: shell,
+    });
+    expect(listed.code, listed.output).toBe(0);
+    for (const file of listed.output.split('\0').filter((name) => name !== '')) {
+      if (!existsSync(join(ROOT, file))) continue; // deleted, not yet committed
+      mkdirSync(dirname(join(checkout, file)), { recursive: true });
+      cpSync(join(ROOT, file), join(checkout, file));
+    }
+    // "Try it": its first command.
+    const tryIt = (blocks('sh')[0] as string).split('\n').filter((line) => line.trim() !== '');
+    expect(tryIt).toEqual(['npm install', 'npm start', 'npm test']);
+    const installed = await sh('npm install --no-audit --no-fund', { cwd: checkout, env: shell });
+    expect(installed.code, installed.output).toBe(0);
+  }, 600_000);
+  afterAll(async () => {
+    await sandbox?.close();
+    if (top) rmSync(top, { recursive: true, force: true });
+  });
+
+  it('npm start runs the demo against the embedded sandbox, and leaves package-lock.json as it was', async () => {
+    const demo = await sh('npm start --silent', { cwd: checkout, env: shell });
+    expect(demo.code, demo.output).toBe(0);
+    expect(demo.output).toContain('SANDBOX: no real money moves');
+    expect(demo.output).toMatch(/17 payouts reached the gateway, 0 of them twice/);
+    expect(readFileSync(join(checkout, 'package-lock.json'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'package-lock.json'), 'utf8'),
+    );
+  }, 120_000);
+
+  it('installs on a server as written, then the cron line pays a dropped file as the service user, and accounting reads the result', async () => {
+    // "Install on a server": every command, as root, in the checkout.
+    const lines = (blocks('sh')[1] as string)
       .split('\n')
       .filter((line) => line.trim() !== '' && !line.startsWith('#'));
-    // Lines that set a variable (PATH=…) are the crontab's environment; the other is the job.
+    const systemAccounts = lines.filter((line) => /^(groupadd|useradd) /.test(line));
+    expect(systemAccounts).toHaveLength(2);
+    const script = lines.filter((line) => !systemAccounts.includes(line)).map(here);
+    const install = await sh(['set -e', ...script].join('\n'), { cwd: checkout, env: shell });
+    expect(install.code, install.output).toBe(0);
+    expect(install.output).toContain(`${VERSION}\n`); // payouts --version, from PATH
+    expect(statSync(join(usrLocal, 'bin', 'payouts')).isFile()).toBe(true);
+    expect(statSync(envFile)).toMatchObject({ uid: NOBODY.uid, mode: 0o100600 });
+    writeEnvFile();
+
+    // Accounting drops a payroll, exported a minute before cron's turn.
+    const inbox = join(srv, 'inbox');
+    const dropped = (name: string) => {
+      writeFileSync(join(inbox, name), payrollFile(name.replace('.csv', ''), 2));
+      const minuteAgo = new Date(Date.now() - 60_000);
+      utimesSync(join(inbox, name), minuteAgo, minuteAgo);
+    };
+    // payouts makes inbox/ on first use: the first cron turn, with an empty inbox.
+    expect((await cronLine()).code).toBe(0);
+    expect(statSync(inbox)).toMatchObject({ gid: NOBODY.gid, mode: 0o42770 });
+    dropped('payroll.csv');
+    const { code, log } = await cronLine();
+    expect(code, log).toBe(0);
+    expect(existsSync(join(srv, 'archive', dated('payroll.csv')))).toBe(true);
+    const resultPath = join(srv, 'results', dated('payroll.csv', 'result'));
+    expect(statSync(join(srv, 'results'))).toMatchObject({ gid: NOBODY.gid, mode: 0o42750 });
+    expect(statSync(resultPath).gid).toBe(NOBODY.gid);
+    expect(statSync(join(srv, 'journal.db'))).toMatchObject({ uid: NOBODY.uid, mode: 0o100600 });
+    // Read back as a member of accounting would: the excel dialect, a line per row.
+    const rows = parse(readFileSync(resultPath), {
+      bom: true,
+      columns: true,
+      delimiter: ';',
+    }) as Record<string, string>[];
+    expect(rows.map((row) => [row['orderId'], row['status']])).toEqual([
+      ['payroll-0', 'paid'],
+      ['payroll-1', 'paid'],
+    ]);
+    expect(paidOnce('payroll')).toEqual([
+      ['payroll-0', 1],
+      ['payroll-1', 1],
+    ]);
+
+    // The same line with the environment file missing, then empty: loud, and nothing paid.
+    for (const [how, said] of [
+      ['missing', /cannot open .*etc-payouts\.env/],
+      ['empty', /no gateway is configured: baseUrl and token are missing/],
+    ] as const) {
+      if (how === 'missing') rmSync(envFile);
+      else writeEnvFile('');
+      dropped(`${how}.csv`);
+      const failed = await cronLine();
+      expect(failed.code, how).not.toBe(0);
+      expect(failed.log).toMatch(said);
+      expect(failed.log).not.toContain('SANDBOX');
+      expect(existsSync(join(inbox, `${how}.csv`))).toBe(true);
+    }
+    expect(sandbox.ledger().filter((entry) => !entry.orderId?.startsWith('payroll-'))).toEqual([]);
+    rmSync(join(inbox, 'missing.csv'));
+    rmSync(join(inbox, 'empty.csv'));
+    writeEnvFile();
+
+    // The systemd unit, as systemd would start it: the daemon pays, then stops on its signal.
+    const unit = readUnit();
+    const daemon = spawn(unit.program, unit.args, {
+      env: unit.env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      ...NOBODY,
+    });
+    let daemonLog = '';
+    daemon.stderr.on('data', (chunk: Buffer) => (daemonLog += chunk.toString('utf8')));
+    try {
+      dropped('bonus.csv');
+      const until = Date.now() + 30_000;
+      while (!existsSync(join(srv, 'archive', dated('bonus.csv')))) {
+        if (Date.now() > until) throw new Error(`not archived; daemon log:\n${daemonLog}`);
+        await delay(100);
+      }
+      daemon.kill('SIGUSR2');
+      const asked = Date.now();
+      while (!daemonLog.includes('"msg":"health"') && Date.now() - asked < 5_000) await delay(50);
+      expect(daemonLog).toContain('"msg":"health"');
+    } finally {
+      const started = Date.now();
+      expect(await stopChild(daemon, unit.killSignal)).toBe(0);
+      expect(Date.now() - started).toBeLessThan(unit.stopWithinMs);
+    }
+    expect(paidOnce('bonus')).toEqual([
+      ['bonus-0', 1],
+      ['bonus-1', 1],
+    ]);
+
+    // The unit with an environment file that lacks the gateway: the daemon refuses to start.
+    writeEnvFile('');
+    const refused = readUnit();
+    const lacking = spawn(refused.program, refused.args, {
+      env: refused.env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      ...NOBODY,
+    });
+    let lackingLog = '';
+    lacking.stderr.on('data', (chunk: Buffer) => (lackingLog += chunk.toString('utf8')));
+    const lackingCode = await new Promise<number | null>((resolve) =>
+      lacking.once('exit', resolve),
+    );
+    expect(lackingCode).toBe(1);
+    expect(lackingLog).toContain('no gateway is configured: baseUrl and token are missing');
+  }, 600_000);
+
+  /** How many times the gateway has each payout of this file. */
+  const paidOnce = (prefix: string) =>
+    [...ledgerCounts(sandbox)].filter(([id]) => id.startsWith(`${prefix}-`)).sort();
+
+  /** The crontab's job line run as cron runs it, as the service user; exit code and run.log. */
+  async function cronLine(): Promise<{ code: number; log: string }> {
+    const lines = (blocks('cron')[0] as string)
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !line.startsWith('#'));
     const isVariable = (line: string) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(line);
     const job = lines.find((line) => !isVariable(line));
     expect(job).toBeDefined();
     // What cron gives a job, then the crontab's own NAME=value lines.
     const env = {
-      HOME: folder(),
+      HOME: srv,
       LOGNAME: 'payouts',
       PATH: '/usr/bin:/bin',
       SHELL: '/bin/sh',
@@ -119,51 +320,20 @@ describe('the README examples, as written, in a bare environment', { timeout: 60
       ),
     };
     const command = here((job as string).trim().split(/\s+/).slice(5).join(' '));
-    // Not spawnSync: the sandbox answers from this process, which must not be blocked.
-    const shell = spawn('/bin/sh', ['-c', command], { env, stdio: 'ignore' });
-    const code = await new Promise<number | null>((resolve) => shell.once('exit', resolve));
+    const { code } = await sh(command, { env, user: NOBODY });
     const logFile = join(srv, 'run.log');
     return { code, log: existsSync(logFile) ? readFileSync(logFile, 'utf8') : '' };
-  };
-
-  it('the cron line pays a dropped file and logs the run', async () => {
-    dropPayroll();
-    const { code, log } = await runCronLine();
-    expect(code, log).toBe(0);
-    expect(existsSync(join(srv, 'archive', dated('payroll.csv')))).toBe(true);
-    expect(existsSync(join(srv, 'results', dated('payroll.csv', 'result')))).toBe(true);
-    expect([...ledgerCounts(sandbox)].sort()).toEqual([
-      ['x-1', 1],
-      ['x-2', 1],
-    ]);
-  });
-
-  it.each([
-    ['missing', /cannot open .*etc-payouts\.env/],
-    ['empty', /no gateway is configured: baseUrl and token are missing/],
-  ])(
-    'the cron line with the environment file %s fails loudly and pays nothing, not even into a sandbox',
-    async (how, said) => {
-      if (how === 'missing') rmSync(envFile);
-      else writeFileSync(envFile, '');
-      dropPayroll();
-      const { code, log } = await runCronLine();
-      expect(code).not.toBe(0);
-      expect(log).toMatch(said);
-      expect(log).not.toContain('SANDBOX');
-      expect(existsSync(join(srv, 'journal.db'))).toBe(false);
-      expect(existsSync(join(srv, 'inbox', 'payroll.csv'))).toBe(true);
-      expect(sandbox.ledger()).toHaveLength(0);
-    },
-  );
+  }
 
   /** The unit's settings, and the environment systemd would start ExecStart= with. */
-  const readUnit = () => {
-    const settings = block('ini')
+  function readUnit() {
+    const settings = (blocks('ini')[0] as string)
       .split('\n')
       .map((line) => /^(\w+)=(.*)$/.exec(line.trim()))
       .filter((match): match is RegExpExecArray => match !== null);
     const values = (key: string) => settings.filter(([, k]) => k === key).map(([, , v]) => v ?? '');
+    expect(values('User')).toEqual(['payouts']);
+    expect(values('Wants')).toEqual(['network-online.target']);
     const environmentFiles = values('EnvironmentFile');
     // A leading "-" would start the unit without its gateway when the file is missing.
     expect(environmentFiles.length).toBeGreaterThan(0);
@@ -180,7 +350,6 @@ describe('the README examples, as written, in a bare environment', { timeout: 60
     for (const file of environmentFiles)
       Object.assign(env, assignments(readFileSync(here(file), 'utf8')));
     const [program, ...args] = here(values('ExecStart')[0] ?? '').split(/\s+/);
-    expect(program).toBe('/usr/bin/env');
     return {
       env,
       program: program as string,
@@ -188,59 +357,5 @@ describe('the README examples, as written, in a bare environment', { timeout: 60
       killSignal: values('KillSignal')[0] as NodeJS.Signals,
       stopWithinMs: Number.parseInt(values('TimeoutStopSec')[0] ?? '0', 10) * 1000,
     };
-  };
-
-  it('the systemd unit runs the daemon, which pays a dropped file and stops on its KillSignal', async () => {
-    const unit = readUnit();
-    // The receiver's port is the README's; a free one here, so the test never collides.
-    unit.env['PAYOUTS_POSTBACK_LISTEN'] = '127.0.0.1:0';
-    const daemon = spawn(unit.program, unit.args, {
-      env: unit.env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let log = '';
-    daemon.stderr.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
-    dropPayroll();
-    const until = Date.now() + 30_000;
-    while (!existsSync(join(srv, 'archive', dated('payroll.csv')))) {
-      if (Date.now() > until) throw new Error(`not archived; daemon log:\n${log}`);
-      await delay(100);
-    }
-    // Health: on GET /healthz of the receiver, and as a log line on SIGUSR2.
-    const address = /postback receiver listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(log)?.[1];
-    expect(address, log).toBeDefined();
-    const health = (await (await fetch(`${address}/healthz`)).json()) as {
-      rows: Record<string, number>;
-    };
-    expect(health.rows).toEqual({ paid: 2 });
-    daemon.kill('SIGUSR2');
-    const asked = Date.now();
-    while (!log.includes('"msg":"health"') && Date.now() - asked < 5_000) await delay(50);
-    expect(log).toContain('"msg":"health"');
-    const started = Date.now();
-    expect(await stopChild(daemon, unit.killSignal)).toBe(0);
-    expect(Date.now() - started).toBeLessThan(unit.stopWithinMs);
-    expect([...ledgerCounts(sandbox)].sort()).toEqual([
-      ['x-1', 1],
-      ['x-2', 1],
-    ]);
-  });
-
-  it('the systemd unit with an environment file that lacks the gateway: the daemon refuses to start', async () => {
-    writeFileSync(envFile, '');
-    const unit = readUnit();
-    unit.env['PAYOUTS_POSTBACK_LISTEN'] = '127.0.0.1:0';
-    dropPayroll();
-    const daemon = spawn(unit.program, unit.args, {
-      env: unit.env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let log = '';
-    daemon.stderr.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
-    const code = await new Promise<number | null>((resolve) => daemon.once('exit', resolve));
-    expect(code).toBe(1);
-    expect(log).toContain('no gateway is configured: baseUrl and token are missing');
-    expect(existsSync(join(srv, 'journal.db'))).toBe(false);
-    expect(sandbox.ledger()).toHaveLength(0);
-  });
+  }
 });
