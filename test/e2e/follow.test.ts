@@ -43,7 +43,7 @@ describe('payouts run follows payouts to the end and writes results (child proce
       row('r-3', 'Bia', 'fail@example.com', '20,00'),
       row('r-4', '+1', 'c@example.com', '12,00'),
       row('r-5', '@SUM(1)', 'd@example.com', '13,00'),
-      row('r-6', 'Caio', 'caio@example.com', '30,00'),
+      row('fornecedores-2026-11-caio-000006', 'Caio', 'caio@example.com', '30,00'),
     ];
     writeFileSync(join(home, 'inbox', 'pay.csv'), `${lines.join('\r\n')}\r\n`);
 
@@ -64,7 +64,7 @@ describe('payouts run follows payouts to the end and writes results (child proce
       ['4', 'r-3', 'failed'],
       ['5', 'r-4', 'invalid'],
       ['6', 'r-5', 'invalid'],
-      ['7', 'r-6', 'paid'],
+      ['7', 'fornecedores-2026-11-caio-000006', 'paid'],
     ]);
     // The excel dialect: every amount, the gateway's fee and net too, with a decimal comma.
     expect(rows[0]).toMatchObject({
@@ -80,9 +80,9 @@ describe('payouts run follows payouts to the end and writes results (child proce
     }
     expect(rows[1]?.['message']).toContain('does not look like a name');
     expect([...ledgerCounts(sandbox)].sort()).toEqual([
+      ['fornecedores-2026-11-caio-000006', 1],
       ['r-1', 1],
       ['r-3', 1],
-      ['r-6', 1],
     ]);
 
     // payouts status: every file, one file row by row, one payout with its history.
@@ -94,6 +94,25 @@ describe('payouts run follows payouts to the end and writes results (child proce
     expect(byLine.stdout).toMatch(/^ {4}3 {2}r-2 +invalid +- {2}- +name: "=cmd/m);
     expect(byLine.stdout).toMatch(/^ {4}4 {2}r-3 +failed +R\$ 20,00 {2}\d+/m);
     expect(byLine.stdout).toMatch(/^ line {2}orderId +status +value {2}transactionId {2}message$/m);
+    // A long orderId widens its column: every status starts where the heading's does.
+    const table = byLine.stdout.split('\n').filter((text) => /^ {1,4}(line|\d+) /.test(text));
+    expect(table).toHaveLength(7);
+    const statusAt = (table[0] ?? '').indexOf('status');
+    for (const text of table.slice(1))
+      expect(text.slice(statusAt), text).toMatch(/^(paid|failed|invalid) /);
+    expect(byLine.stdout).toContain('fornecedores-2026-11-caio-000006  paid');
+    // --json: numbers as numbers.
+    const byLineJson = await runCli(['status', 'pay.csv', '--json'], { env });
+    const [batch] = JSON.parse(byLineJson.stdout) as { rows: Record<string, unknown>[] }[];
+    expect(batch?.rows.map((r) => [r['line'], r['status'], r['valueCents']])).toEqual([
+      [2, 'paid', 1000],
+      [3, 'invalid', null],
+      [4, 'failed', 2000],
+      [5, 'invalid', null],
+      [6, 'invalid', null],
+      [7, 'paid', 3000],
+    ]);
+    expect(batch?.rows[0]?.['transactionId']).toEqual(expect.any(Number));
     const one = await runCli(['status', 'r-1', '--json'], { env });
     const payout = JSON.parse(one.stdout) as { state: string; history: { to: string }[] };
     expect(payout.state).toBe('paid');

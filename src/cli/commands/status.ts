@@ -11,7 +11,7 @@ import {
   type PendingTooLong,
 } from '../../inbox/pending-alert.js';
 import { skippedFiles } from '../../inbox/skipped.js';
-import type { BatchRecord, Journal } from '../../journal/journal.js';
+import type { BatchRecord, Journal, ResultEntry } from '../../journal/journal.js';
 import {
   SANDBOX_MARK,
   entriesOf,
@@ -131,18 +131,41 @@ function listSkipped(inbox: string, out: Output): void {
   }
 }
 
-/** Columns of a fixed width (rows are streamed, not measured first); a longer cell pushes its row. */
-function rowLine([line, orderId, status, value, transactionId, message]: string[]): string {
+/** Widths of the columns that vary: as wide as the longest orderId and transactionId. */
+interface Widths {
+  orderId: number;
+  transactionId: number;
+}
+
+function rowLine(
+  [line, orderId, status, value, transactionId, message]: string[],
+  widths: Widths,
+): string {
   return [
     (line ?? '').padStart(5),
-    (orderId ?? '').padEnd(20),
+    (orderId ?? '').padEnd(widths.orderId),
     (status ?? '').padEnd(10),
     (value ?? '').padStart(14),
-    (transactionId ?? '').padEnd(13),
+    (transactionId ?? '').padEnd(widths.transactionId),
     message ?? '',
   ]
     .join('  ')
     .trimEnd();
+}
+
+/**
+ * A row of `status FILE --json`: the result file's record, with what is a number given
+ * as one (line, value in cents, transactionId). `fee` and `net` stay the gateway's text,
+ * verbatim: the interface gives them as text and states no unit.
+ */
+function jsonRow(record: ResultRecord, entry: ResultEntry) {
+  const { line: _line, value: _value, transactionId: _transactionId, ...text } = record;
+  return {
+    line: entry.line,
+    ...text,
+    valueCents: entry.payout?.request.value ?? null,
+    transactionId: entry.payout?.transactionId ?? null,
+  };
 }
 
 /** Every line of the file's batches, in file order. */
@@ -161,7 +184,7 @@ function listRows(
     receivedAt: string;
     state: string;
     result: string | null;
-    rows: ResultRecord[];
+    rows: ReturnType<typeof jsonRow>[];
   }[] = [];
   for (const batch of batches) {
     out.line(
@@ -178,24 +201,40 @@ function listRows(
     }
     const pending = tooLong(batch.id);
     if (pending) out.line(`  ${describePendingTooLong(pending)}`);
-    out.line(rowLine(['line', 'orderId', 'status', 'value', 'transactionId', 'message']));
-    const rows: ResultRecord[] = [];
     const held = holdMessage(batch);
-    for (const entry of entriesOf(journal, batch.id)) {
-      const row = resultRecord(entry, { dialect: 'rfc4180', timeZone }, held);
-      if (out.json) rows.push(row);
-      else {
-        const { line, orderId, status, transactionId, message } = row;
+    const rows: ReturnType<typeof jsonRow>[] = [];
+    if (out.json) {
+      for (const entry of entriesOf(journal, batch.id))
+        rows.push(jsonRow(resultRecord(entry, { dialect: 'rfc4180', timeZone }, held), entry));
+    } else {
+      // Measured first, read again to print: a long orderId keeps every column in line.
+      const widths: Widths = { orderId: 'orderId'.length, transactionId: 'transactionId'.length };
+      for (const entry of entriesOf(journal, batch.id)) {
+        widths.orderId = Math.max(widths.orderId, entry.orderId?.length ?? 1);
+        const transactionId = entry.payout?.transactionId;
+        if (transactionId != null)
+          widths.transactionId = Math.max(widths.transactionId, String(transactionId).length);
+      }
+      out.line(rowLine(['line', 'orderId', 'status', 'value', 'transactionId', 'message'], widths));
+      for (const entry of entriesOf(journal, batch.id)) {
+        const { line, orderId, status, transactionId, message } = resultRecord(
+          entry,
+          { dialect: 'rfc4180', timeZone },
+          held,
+        );
         const cents = entry.payout?.request.value;
         out.line(
-          rowLine([
-            line,
-            orderId || '-',
-            status,
-            cents === undefined ? '-' : formatCents(cents),
-            transactionId || '-',
-            message,
-          ]),
+          rowLine(
+            [
+              line,
+              orderId || '-',
+              status,
+              cents === undefined ? '-' : formatCents(cents),
+              transactionId || '-',
+              message,
+            ],
+            widths,
+          ),
         );
       }
     }
