@@ -36,9 +36,34 @@ import { settledByAge } from './readiness.js';
 import { skippedFiles } from './skipped.js';
 import { workerName } from '../runtime/worker-name.js';
 
+/**
+ * What became of a file in a pass, for programs (`run --json`); `outcome` says it for
+ * people. `archived`: every row final, the file in archive/; `final`: every row final, the
+ * file left where it is (sent again by a retry, or it could not be moved); `taken`:
+ * journaled now, some rows not final yet; `resumed`: taken by an earlier run, worked on
+ * again; `held`: nothing of it sent (a rule, a control total, the balance); `retried`:
+ * sent again on purpose; `awaiting-approval`; `cut-short`: its reading was cut short and
+ * the file is gone; `unusable`: it cannot be read or used (in rejected/ when it could be
+ * moved there); `waiting`: left in the inbox for a later run; `skipped`: not a payout
+ * file (hidden, temporary, a lock).
+ */
+export type FileState =
+  | 'archived'
+  | 'final'
+  | 'taken'
+  | 'resumed'
+  | 'held'
+  | 'retried'
+  | 'awaiting-approval'
+  | 'cut-short'
+  | 'unusable'
+  | 'waiting'
+  | 'skipped';
+
 export interface FileSummary {
   file: string;
   batchId: number | null;
+  state: FileState;
   outcome: string;
   rows: RowTotals['rows'];
   /** Cents of the rows in each state. */
@@ -195,7 +220,13 @@ async function intake(
     if (release.released) options.note(`${release.file}: approved; it is sent now`);
     else {
       summaries.push({
-        ...summarise(journal, release.file, undefined, 'moved to rejected/', [release.why]),
+        ...summarise(
+          journal,
+          release.file,
+          undefined,
+          ['unusable', 'moved to rejected/'],
+          [release.why],
+        ),
         fileNeedsAPerson: true,
       });
     }
@@ -207,7 +238,7 @@ async function intake(
         journal,
         skipped.name,
         undefined,
-        skipped.why,
+        ['skipped', skipped.why],
         skipped.advice ? [skipped.advice] : [],
       ),
       fileNeedsAPerson: skipped.needsAPerson,
@@ -219,9 +250,15 @@ async function intake(
   for (const file of payoutFiles(folders.inbox)) {
     if (!isReady(file)) {
       summaries.push({
-        ...summarise(journal, file, undefined, 'left in the inbox for a later run', [
-          `it may still be being written: it is taken once it has not changed for ${formatDuration(config.inboxSettle)} (inboxSettle), or when a ${basename(file)}.done beside it says it is complete`,
-        ]),
+        ...summarise(
+          journal,
+          file,
+          undefined,
+          ['waiting', 'left in the inbox for a later run'],
+          [
+            `it may still be being written: it is taken once it has not changed for ${formatDuration(config.inboxSettle)} (inboxSettle), or when a ${basename(file)}.done beside it says it is complete`,
+          ],
+        ),
         fileWaits: true,
       });
       continue;
@@ -230,9 +267,15 @@ async function intake(
     if (moved) arrived.add(moved);
     else {
       summaries.push({
-        ...summarise(journal, file, undefined, 'left in the inbox for a later run', [
-          'nine files of that name are still in processing/: it is taken once one of them is archived',
-        ]),
+        ...summarise(
+          journal,
+          file,
+          undefined,
+          ['waiting', 'left in the inbox for a later run'],
+          [
+            'nine files of that name are still in processing/: it is taken once one of them is archived',
+          ],
+        ),
         fileWaits: true,
       });
     }
@@ -244,7 +287,13 @@ async function intake(
     const stat = statSync(file, { throwIfNoEntry: false });
     if (known && stat?.size === known.size && stat.mtimeMs === known.mtimeMs) {
       summaries.push(
-        summarise(journal, file, known.batchId, 'resumed', stillTrue(journal, known.batchId)),
+        summarise(
+          journal,
+          file,
+          known.batchId,
+          ['resumed', 'resumed'],
+          stillTrue(journal, known.batchId),
+        ),
       );
       continue;
     }
@@ -280,7 +329,13 @@ async function intake(
       // Left here by an earlier run: its rows are followed, not journaled again.
       remember(result.batchId);
       summaries.push(
-        summarise(journal, file, result.batchId, 'resumed', stillTrue(journal, result.batchId)),
+        summarise(
+          journal,
+          file,
+          result.batchId,
+          ['resumed', 'resumed'],
+          stillTrue(journal, result.batchId),
+        ),
       );
       continue;
     }
@@ -288,7 +343,13 @@ async function intake(
     if (result.kind === 'unusable') {
       reject(file, folders.rejected, problems);
       summaries.push({
-        ...summarise(journal, file, result.batchId, 'cannot be used: moved to rejected/', problems),
+        ...summarise(
+          journal,
+          file,
+          result.batchId,
+          ['unusable', 'cannot be used: moved to rejected/'],
+          problems,
+        ),
         fileNeedsAPerson: true,
       });
       continue;
@@ -305,7 +366,7 @@ async function intake(
         journal,
         file,
         result.batchId,
-        result.kind === 'held' ? 'held: nothing sent' : 'journaled',
+        result.kind === 'held' ? ['held', 'held: nothing sent'] : ['taken', 'journaled'],
         problems,
       ),
     );
@@ -313,9 +374,15 @@ async function intake(
   for (const batch of journal.batchesIn('awaiting-approval')) {
     const name = batch.awaitingName ?? batch.fileName;
     summaries.push({
-      ...summarise(journal, name, batch.id, 'waiting for approval in awaiting-approval/', [
-        `nothing of it is sent until a person moves it into approved/ or runs: payouts approve "${name}"${options.hintFlags ?? ''} (its .report.txt says what would be sent)`,
-      ]),
+      ...summarise(
+        journal,
+        name,
+        batch.id,
+        ['awaiting-approval', 'waiting for approval in awaiting-approval/'],
+        [
+          `nothing of it is sent until a person moves it into approved/ or runs: payouts approve "${name}"${options.hintFlags ?? ''} (its .report.txt says what would be sent)`,
+        ],
+      ),
       fileNeedsAPerson: true,
     });
   }
@@ -326,7 +393,13 @@ async function intake(
     if (summaries.some((summary) => summary.batchId === batch.id)) continue;
     if (!journal.hasRetries(batch.id)) continue;
     summaries.push({
-      ...summarise(journal, batch.fileName, batch.id, 'sent again on purpose (payouts retry)', []),
+      ...summarise(
+        journal,
+        batch.fileName,
+        batch.id,
+        ['retried', 'sent again on purpose (payouts retry)'],
+        [],
+      ),
       reopened: true,
     });
   }
@@ -337,9 +410,15 @@ async function intake(
     for (const batch of journal.batchesIn('admitting')) {
       if (summaries.some((summary) => summary.batchId === batch.id)) continue;
       summaries.push({
-        ...summarise(journal, batch.fileName, batch.id, 'reading cut short', [
-          `a run stopped while reading ${batch.fileName}, and the file is no longer in processing/: none of its rows is sent until the same file is dropped in the inbox again`,
-        ]),
+        ...summarise(
+          journal,
+          batch.fileName,
+          batch.id,
+          ['cut-short', 'reading cut short'],
+          [
+            `a run stopped while reading ${batch.fileName}, and the file is no longer in processing/: none of its rows is sent until the same file is dropped in the inbox again`,
+          ],
+        ),
         fileNeedsAPerson: true,
       });
     }
@@ -376,9 +455,12 @@ function setAside(journal: Journal, folders: Folders, file: string, error: unkno
       journal,
       file,
       undefined,
-      moved
-        ? 'cannot be read: moved to rejected/'
-        : `cannot be read, nor moved to rejected/ (${notMoved}): left in ${where}/`,
+      [
+        'unusable',
+        moved
+          ? 'cannot be read: moved to rejected/'
+          : `cannot be read, nor moved to rejected/ (${notMoved}): left in ${where}/`,
+      ],
       [why],
     ),
     fileNeedsAPerson: true,
@@ -438,13 +520,14 @@ function summarise(
   journal: Journal,
   file: string,
   batchId: number | undefined,
-  outcome: string,
+  [state, outcome]: [FileState, string],
   problems: string[],
 ): FileSummary {
   const batch = batchId === undefined ? undefined : journal.batch(batchId);
   return {
     file: basename(file),
     batchId: batchId ?? null,
+    state,
     outcome,
     // Counted once, when the pass ends (finishFile): what the pass did changes them.
     rows: {},
@@ -567,8 +650,9 @@ async function finishFile(
     Object.keys(totals.rows).every((key) => [...FINAL, 'skipped', 'held'].includes(key)) &&
     journal.holdsOfBatch(batch.id).length === 0 &&
     journal.supersededByWaiting(batch.id) === 0;
-  let outcome = summary.outcome;
+  let { outcome, state } = summary;
   if (finished && !inProcessing) {
+    state = 'final';
     // Reopened by a retry: its file is archived already.
     journal.setBatchState(batch.id, 'done');
     memory?.written.delete(batch.id);
@@ -585,11 +669,13 @@ async function finishFile(
       memory?.seen.delete(path);
       memory?.written.delete(batch.id);
       outcome = `${outcome}; every row final: archived as ${basename(archived)}`;
+      state = 'archived';
     } else {
+      state = 'final';
       outcome = `${outcome}; every row final, but it could not be moved to archive/: it stays in processing/`;
     }
   }
-  return { ...summary, ...totals, outcome, result };
+  return { ...summary, ...totals, state, outcome, result };
 }
 
 /**
@@ -695,6 +781,7 @@ function fundBatches(
     journal.underfundBatch(batchId, why);
     const summary = summaries.find((candidate) => candidate.batchId === batchId);
     if (summary) {
+      summary.state = 'held';
       summary.outcome =
         balance.cents === undefined
           ? 'held: the balance could not be read'

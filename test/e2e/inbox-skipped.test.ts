@@ -9,7 +9,7 @@ import { sandboxHome } from '../support/home.js';
 import { payrollFile } from '../support/payroll.js';
 
 interface Report {
-  files: { file: string; outcome: string; problems: string[] }[];
+  files: { file: string; state: string; outcome: string; problems: string[] }[];
 }
 
 describe('nothing in the inbox is dropped silently', { timeout: 60_000 }, () => {
@@ -45,6 +45,7 @@ describe('nothing in the inbox is dropped silently', { timeout: 60_000 }, () => 
       const outcome = (file: string) => report.files.find((entry) => entry.file === file);
       for (const name of HIDDEN) {
         expect(outcome(name)?.outcome, name).toMatch(/skipped: a hidden file/);
+        expect(outcome(name)?.state, name).toBe('skipped');
         expect(outcome(name)?.problems.join(' ')).toMatch(/rename it/);
       }
       expect(outcome('pay.csv.part')?.outcome).toMatch(/skipped: a temporary file/);

@@ -61,12 +61,12 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     const first = await runCli(['run', '--json'], { env });
     expect(first.code, first.stderr).toBe(2); // the mistakes file has invalid rows
     const report = JSON.parse(first.stdout) as {
-      files: { file: string; rows: Record<string, number> }[];
+      files: { file: string; state: string; outcome: string; rows: Record<string, number> }[];
     };
-    expect(report.files.map((f) => [f.file, f.rows])).toEqual([
-      ['fornecedores-2026-11.csv', { pending: 5, skipped: 1 }],
-      ['payroll-2026-11.csv', { pending: 6 }],
-      ['payroll-with-mistakes.csv', { pending: 3, invalid: 9 }],
+    expect(report.files.map((f) => [f.file, f.state, f.outcome, f.rows])).toEqual([
+      ['fornecedores-2026-11.csv', 'taken', 'journaled', { pending: 5, skipped: 1 }],
+      ['payroll-2026-11.csv', 'taken', 'journaled', { pending: 6 }],
+      ['payroll-with-mistakes.csv', 'taken', 'journaled', { pending: 3, invalid: 9 }],
     ]);
     expect(sandbox.ledger()).toHaveLength(14);
     expect(duplicates()).toEqual([]);
@@ -310,7 +310,12 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
         files: { file: string; outcome: string; rows: Record<string, number> }[];
       }
     ).files;
+    expect(files.find((f) => f.file === 'empty.csv')).toMatchObject({
+      state: 'unusable',
+      outcome: 'cannot be used: moved to rejected/',
+    });
     expect(files.find((f) => f.file === 'held.csv')).toMatchObject({
+      state: 'held',
       outcome: 'held: nothing sent',
       rows: { held: 1, skipped: 1 },
     });
@@ -323,6 +328,7 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
       (JSON.parse(again.stdout) as { files: { outcome: string; problems: string[] }[] }).files,
     ).toEqual([
       expect.objectContaining({
+        state: 'resumed',
         outcome: 'resumed',
         problems: [expect.stringMatching(/control total/i)],
       }),
@@ -346,6 +352,7 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
         }
       ).files[0];
       expect(file).toMatchObject({
+        state: 'held',
         outcome: 'held: the balance does not cover it',
         rows: { held: 6 },
       });
