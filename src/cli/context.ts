@@ -106,6 +106,8 @@ export interface GatewaySession {
   client: GatewayClient;
   /** Where the client talks to; the embedded sandbox's own address when there is no baseUrl. */
   baseUrl: string;
+  /** The embedded sandbox: it starts empty and forgets everything when the command ends. */
+  embedded: boolean;
   close(): Promise<void>;
 }
 
@@ -135,7 +137,7 @@ export async function openGateway(context: Context, journal?: Journal): Promise<
       baseUrl: config.baseUrl,
       token: config.token,
     });
-    return { client, baseUrl: config.baseUrl, close: () => client.close() };
+    return { client, baseUrl: config.baseUrl, embedded: false, close: () => client.close() };
   }
   const token = config.token ?? SANDBOX_DEFAULTS.token;
   const sandbox = await startSandbox({ token });
@@ -147,12 +149,21 @@ export async function openGateway(context: Context, journal?: Journal): Promise<
   return {
     client,
     baseUrl: sandbox.url,
+    embedded: true,
     close: async () => {
       await client.close();
       await sandbox.close();
     },
   };
 }
+
+/**
+ * Why a command that looks up earlier payouts cannot find them in the embedded sandbox:
+ * it is made empty for each command and forgotten when the command ends, so trying
+ * again never helps.
+ */
+export const EMBEDDED_SANDBOX_FORGETS =
+  'the embedded sandbox starts empty for each command and forgets everything when the command ends, so a payout made by another command is never in it, and trying again cannot help. To look up real payouts, set baseUrl and token (PAYOUTS_BASE_URL, PAYOUTS_TOKEN); to try it out, run `payouts sandbox` in another terminal and set PAYOUTS_BASE_URL to the address it prints';
 
 function mixedGateways(bound: GatewayKind, home: string): string {
   return bound === 'configured'

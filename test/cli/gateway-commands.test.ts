@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli, startCli, stopChild } from '../support/cli.js';
 import { TOKEN, cashOutRequest, clientFor } from '../support/gateway.js';
+import { payrollFile } from '../support/payroll.js';
 
 /** A cash-in's flags, each one replaceable: `{ '--qr-out': path }`. */
 function cashInArgs(changes: Record<string, string> = {}): string[] {
@@ -228,6 +229,31 @@ describe('with no baseUrl', () => {
     expect(JSON.parse(result.stdout)).toHaveProperty('balance');
   });
 
+  it('get and reconcile say that the embedded sandbox forgets everything between commands, instead of suggesting a retry', async () => {
+    const get = await runCli(['get', '--order-id', 'payroll-2026-11-0001']);
+    expect(get.code).toBe(1);
+    expect(get.stderr).toContain(
+      'payouts get: no transaction with orderId "payroll-2026-11-0001": the embedded sandbox starts empty for each command and forgets everything when the command ends',
+    );
+    expect(get.stderr).toContain('run `payouts sandbox` in another terminal');
+    const home = mkdtempSync(join(tmpdir(), 'payouts-reconcile-'));
+    try {
+      // A home that has paid into the sandbox on purpose, then looked back at.
+      const env = { PAYOUTS_HOME: home, PAYOUTS_INBOX_SETTLE: '1ms', PAYOUTS_LOG_LEVEL: 'silent' };
+      mkdirSync(join(home, 'inbox'));
+      writeFileSync(join(home, 'inbox', 'pay.csv'), payrollFile('sbx', 1));
+      expect((await runCli(['run', '--sandbox'], { env })).code).not.toBe(1);
+      const reconcile = await runCli(['reconcile', '--days', '7', '--sandbox'], { env });
+      expect(reconcile.code).toBe(1);
+      expect(reconcile.stderr).toMatch(
+        /payouts reconcile: nothing to read back: the embedded sandbox starts empty .* Nothing was changed\.$/m,
+      );
+      expect(reconcile.stderr).not.toMatch(/again once/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('--help works on every command, each with an example', async () => {
     const commands = [...(await runCli(['--help'])).stdout.matchAll(/^ {2}(\w+)\b/gm)]
       .map((match) => match[1] as string)
@@ -242,6 +268,7 @@ describe('with no baseUrl', () => {
         'reject',
         'retry',
         'reconcile',
+        'doctor',
         'sandbox',
         'balance',
         'get',

@@ -1,6 +1,11 @@
 import { Command, Option, InvalidArgumentError } from 'commander';
 import { GatewayError } from '../../gateway/errors.js';
-import { openContext, openGateway, type GlobalOptions } from '../context.js';
+import {
+  EMBEDDED_SANDBOX_FORGETS,
+  openContext,
+  openGateway,
+  type GlobalOptions,
+} from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { formatCents } from '../../csv/amount.js';
 import { keyValueLines } from '../format.js';
@@ -61,7 +66,12 @@ export function getCommand(): Command {
         );
       } catch (error) {
         if (error instanceof GatewayError && error.kind === 'not-found') {
-          throw new ExitError(1, `payouts get: the gateway has no transaction with ${what}`);
+          throw new ExitError(
+            1,
+            gateway.embedded
+              ? `payouts get: no transaction with ${what}: ${EMBEDDED_SANDBOX_FORGETS}`
+              : `payouts get: the gateway has no transaction with ${what}`,
+          );
         }
         throw error;
       } finally {

@@ -7,7 +7,12 @@ import { engineFor } from '../../inbox/pass.js';
 import { resultFileNames } from '../../results/names.js';
 import { writeResultFile } from '../../results/result-file.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
-import { openContext, openGateway, type GlobalOptions } from '../context.js';
+import {
+  EMBEDDED_SANDBOX_FORGETS,
+  openContext,
+  openGateway,
+  type GlobalOptions,
+} from '../context.js';
 import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
@@ -42,6 +47,13 @@ export function reconcileCommand(): Command {
       void waitForStopSignal().then(() => stop.abort());
       try {
         const gateway = await openGateway(context, journal);
+        if (gateway.embedded) {
+          await gateway.close();
+          throw new ExitError(
+            1,
+            `payouts reconcile: nothing to read back: ${EMBEDDED_SANDBOX_FORGETS}. Nothing was changed.`,
+          );
+        }
         let report;
         try {
           const { deps, engine } = engineFor(journal, gateway.client, config, {
