@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { loadConfig } from '../config/load.js';
 import type { Config, ConfigKey } from '../config/schema.js';
-import { createLogger, type Logger } from '../runtime/logger.js';
+import { createLogger, logLevelOf, type Logger } from '../runtime/logger.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../sandbox/server.js';
 import type { Folders } from '../inbox/folders.js';
 import { explainJournalFailure } from '../journal/failures.js';
@@ -94,7 +94,12 @@ export function openContext(options: GlobalOptions, use: CommandUse = 'payouts')
   };
   // --sandbox is a command-line choice: it names itself as the source of `gateway`.
   const sourced = options.sandbox ? { ...sources, gateway: '--sandbox' } : sources;
-  return { config, sources: sourced, logger: createLogger(config.logLevel), out };
+  return {
+    config,
+    sources: sourced,
+    logger: createLogger(logLevelOf(config.logLevel, quiet)),
+    out,
+  };
 }
 
 /** Said before anything is touched: a cron job that lost its environment file lands here. */

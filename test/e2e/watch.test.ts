@@ -48,8 +48,8 @@ describe(
       await sandbox.close();
     });
 
-    const startDaemon = () => {
-      const child = spawn(process.execPath, [BIN, 'watch'], {
+    const startDaemon = (...args: string[]) => {
+      const child = spawn(process.execPath, [BIN, 'watch', ...args], {
         env: cleanEnv(env),
         stdio: ['ignore', 'ignore', 'pipe'],
       });
@@ -124,6 +124,37 @@ describe(
       );
       expectEachOnce(ids('d', 10));
       expect(existsSync(join(home, 'processing', 'b.csv'))).toBe(true);
+    });
+
+    it('logs JSON lines with ISO times, a held file at warn level; --quiet keeps only warnings', async () => {
+      writeFileSync(join(home, 'inbox', 'a.csv'), payroll('q', 3));
+      const payees = payroll('q', 3).split('\n').slice(1).join('\n');
+      writeFileSync(join(home, 'inbox', 'b.csv'), `${HEADER}\n${payees.replaceAll('q-', 'y-')}`);
+      const lines = (text: string) =>
+        text
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { level: number; time: string; msg: string });
+      const said = (daemon: { stderr: () => string }, file: string, what: RegExp) =>
+        lines(daemon.stderr()).find(
+          (line) => line.msg.startsWith(`${file}: `) && what.test(line.msg),
+        );
+      const loud = startDaemon();
+      await waitFor(
+        'a.csv archived and b.csv held, said',
+        () => !!said(loud, 'a.csv', /archived/) && !!said(loud, 'b.csv', / held/),
+      );
+      expect(await stopChild(loud.child)).toBe(0);
+      for (const line of lines(loud.stderr()))
+        expect(line.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(said(loud, 'a.csv', /archived/)?.level).toBe(30); // info: paid, nothing to do
+      expect(said(loud, 'b.csv', / held/)?.level).toBe(40); // warn: held for a person
+
+      // Quiet: the held file is said again at start (it is still held), nothing at info.
+      const quiet = startDaemon('--quiet');
+      await waitFor('the held file said', () => !!said(quiet, 'b.csv', / held/));
+      expect(await stopChild(quiet.child)).toBe(0);
+      expect(lines(quiet.stderr()).filter((line) => line.level < 40)).toEqual([]);
     });
 
     it('SIGTERM mid-batch loses nothing; a file left in processing/ is finished at the next start', async () => {

@@ -12,7 +12,7 @@ import {
   type Folders,
 } from '../../inbox/folders.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
-import { runPass, type PassMemory, type PassReport } from '../../inbox/pass.js';
+import { exitCodeOf, runPass, type PassMemory, type PassReport } from '../../inbox/pass.js';
 import { settledFiles } from '../../inbox/readiness.js';
 import type { Journal } from '../../journal/journal.js';
 import { SANDBOX_MARK } from '../../results/result-file.js';
@@ -206,11 +206,17 @@ async function serve(
       }
       // Each file said once per change, not once per pass; files gone are forgotten.
       const current = new Map(
-        pass.files.map((file) => [`${file.batchId ?? ''}:${file.file}`, describeFile(file)]),
+        pass.files.map((file) => [`${file.batchId ?? ''}:${file.file}`, file]),
       );
-      for (const [key, text] of current) if (told.get(key) !== text) logger.info(mark + text);
+      for (const [key, file] of current) {
+        const text = describeFile(file);
+        if (told.get(key) === text) continue;
+        // What needs a person (failed, held, refused: exit 2 for run) is a warning.
+        if (exitCodeOf([file], undefined) === 2) logger.warn(mark + text);
+        else logger.info(mark + text);
+      }
       told.clear();
-      for (const [key, text] of current) told.set(key, text);
+      for (const [key, file] of current) told.set(key, describeFile(file));
       if (pass.failed) {
         throw new ExitError(1, `payouts watch: stopped: ${pass.stopped ?? 'the pass failed'}`);
       }
