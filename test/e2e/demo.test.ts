@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { BIN, cleanEnv } from '../support/cli.js';
+import { cleanEnv, runCliOnTerminal } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -63,21 +63,8 @@ describe('npm start (the demo)', { timeout: 90_000 }, () => {
   });
 
   it('draws a progress bar in place on a terminal, and the same table', async () => {
-    // `script` (util-linux) gives the demo a real pseudo-terminal; both streams reach it.
-    const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-    const { code, output } = await new Promise<{ code: number; output: string }>((resolve) => {
-      execFile(
-        'script',
-        [
-          '--quiet',
-          '--return',
-          '--command',
-          `${quote(process.execPath)} ${quote(BIN)} demo`,
-          '/dev/null',
-        ],
-        { env: cleanEnv({ PAYOUTS_HOME: folder() }), timeout: 60_000 },
-        (error, out) => resolve({ code: error ? Number(error.code ?? 1) : 0, output: out }),
-      );
+    const { code, output } = await runCliOnTerminal(['demo'], {
+      env: { PAYOUTS_HOME: folder() },
     });
     expect(code, output).toBe(0);
     // Redrawn over itself (a carriage return, the line erased after it), ending full.

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openJournal } from '../../src/journal/journal.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runCliOnTerminal } from '../support/cli.js';
 import { useTempFolder, dated } from '../support/files.js';
 import { sandboxHome } from '../support/home.js';
 import {
@@ -71,6 +71,8 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
     expect(sandbox.ledger()).toHaveLength(14);
     expect(duplicates()).toEqual([]);
     expect(first.stderr).not.toContain(TOKEN);
+    // Not a terminal (cron's log): no progress, only the summary.
+    expect(first.stderr).not.toContain(' sent · ');
 
     const again = await runCli(['run', '--json'], { env });
     expect(again.code).toBe(2);
@@ -80,6 +82,17 @@ describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
       'payroll-2026-11.csv',
       'payroll-with-mistakes.csv',
     ]);
+  });
+
+  it('on a terminal, shows a progress bar of this run alone, redrawn in place', async () => {
+    drop('payroll-2026-11.csv');
+    expect((await runCli(['run'], { env })).code).toBe(3); // 6 pending, not followed
+    drop('bonus-2026-11.csv');
+    const { code, output } = await runCliOnTerminal(['run'], { env });
+    expect(code, output).toBe(3);
+    // The 6 of last run are pending still: in play; the 3 new ones sent now.
+    expect(output).toMatch(/\r\[-{24}\] 9\/9 sent · 0 settled · [\d.]+ rows\/s\x1b\[K\r?\n/);
+    expect(output).toMatch(/^bonus-2026-11\.csv: journaled/m);
   });
 
   it('the corrected-copy workflow: fixed rows are paid, paid rows are not paid again', async () => {

@@ -98,3 +98,23 @@ export function stopChild(
     child.kill(signal);
   });
 }
+
+/**
+ * Runs the CLI on a real pseudo-terminal (`script`, from util-linux), as a person at a
+ * terminal does: stdout and stderr both reach it, and its output is what they would see.
+ */
+export function runCliOnTerminal(
+  args: readonly string[],
+  options: { env?: Record<string, string> } = {},
+): Promise<{ code: number; output: string }> {
+  const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+  return new Promise((resolve) => {
+    execFile(
+      'script',
+      ['--quiet', '--return', '--command', command, '/dev/null'],
+      { env: cleanEnv(options.env), timeout: 60_000 },
+      (error, output) => resolve({ code: error ? Number(error.code ?? 1) : 0, output }),
+    );
+  });
+}

@@ -12,6 +12,7 @@ import { openJournal, type Journal } from '../../journal/journal.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../../sandbox/server.js';
 import { openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
+import { startProgress } from '../progress.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../samples/', import.meta.url));
 /** The demo's gateway: a few dropped answers and a 429 burst on creates, settling fast. */
@@ -25,7 +26,6 @@ const DEMO_FAULTS = {
 const SETTLE_DELAY_MS = 800;
 /** The demo ends within this, settled or not. */
 const FOLLOW_MS = 30_000;
-const PROGRESS_EVERY_MS = 200;
 const INVALID_SHOWN = 4;
 
 export function demoCommand(): Command {
@@ -89,7 +89,11 @@ export function demoCommand(): Command {
       out.note(`Demo home: ${home}; ${files.length} sample files dropped in its inbox.`);
       const progress = startProgress(
         journal,
-        out.json || out.quiet || context.config.logLevel === 'silent',
+        out.json || out.quiet || context.config.logLevel === 'silent'
+          ? 'off'
+          : process.stderr.isTTY
+            ? 'bar'
+            : 'lines',
       );
       let filesDone: FileSummary[];
       try {
@@ -174,41 +178,4 @@ function table(files: readonly FileSummary[]): string {
         .trimEnd(),
     )
     .join('\n');
-}
-
-/**
- * Progress on stderr: a bar redrawn in place on a terminal, a plain line now and then
- * otherwise. Read from the journal, the one place that knows.
- */
-function startProgress(journal: Journal, quiet: boolean): { stop(): void } {
-  if (quiet) return { stop: () => undefined };
-  const tty = process.stderr.isTTY === true;
-  const began = Date.now();
-  let lastLine = 0;
-  const draw = (final: boolean) => {
-    const counts = journal.countsByState();
-    const count = (state: keyof typeof counts) => counts[state]?.count ?? 0;
-    const total = Object.values(counts).reduce((sum, entry) => sum + (entry?.count ?? 0), 0);
-    const settled = count('paid') + count('failed') + count('canceled') + count('refunded');
-    const sent = settled + count('pending') + count('unknown') + count('sending');
-    const perSecond = (sent / Math.max(0.001, (Date.now() - began) / 1000)).toFixed(1);
-    const text = `${sent}/${total} sent · ${settled} settled · ${perSecond} rows/s`;
-    if (tty) {
-      const width = 24;
-      const filled = total === 0 ? 0 : Math.round((settled / total) * width);
-      // Back to the line's start, redraw, and erase what a longer earlier line left.
-      process.stderr.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${text}\x1b[K`);
-      if (final) process.stderr.write('\n');
-    } else if (final || Date.now() - lastLine >= 2_000) {
-      process.stderr.write(`progress: ${text}\n`);
-      lastLine = Date.now();
-    }
-  };
-  const timer = setInterval(() => draw(false), PROGRESS_EVERY_MS);
-  return {
-    stop() {
-      clearInterval(timer);
-      draw(true);
-    },
-  };
 }

@@ -23,6 +23,7 @@ import {
   type GlobalOptions,
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
+import { startProgress } from '../progress.js';
 import { journalLossOf, openWorkJournal } from '../work-journal.js';
 import { describeFile } from '../format.js';
 
@@ -131,6 +132,11 @@ export function runCommand(): Command {
         );
         const gateway = await openGateway(context, journal);
         let pass: PassReport;
+        // A bar on a terminal only: cron's log gets the summary, not a line every 2 s.
+        const progress = startProgress(
+          journal,
+          process.stderr.isTTY && !out.json && !out.quiet ? 'bar' : 'off',
+        );
         // Closed whatever happens: an embedded sandbox left listening would keep cron's run alive.
         try {
           pass = await runPass(journal, gateway.client, folders, config, {
@@ -142,6 +148,7 @@ export function runCommand(): Command {
             note: out.note,
           });
         } finally {
+          progress.stop();
           await gateway.close();
         }
         const { files: final, stopped, failed } = pass;

@@ -1,0 +1,82 @@
+/**
+ * Progress of a pass on stderr, read from the journal (the one place that knows): a bar
+ * redrawn in place on a terminal, or a plain `progress:` line now and then (the demo's,
+ * whose output people read in a log). Counted from the pass's start, so months of paid
+ * payouts in the journal are not this run's.
+ */
+import type { Journal } from '../journal/journal.js';
+import type { RowState } from '../journal/states.js';
+
+const EVERY_MS = 200;
+const LINE_EVERY_MS = 2_000;
+const BAR_WIDTH = 24;
+
+export type StateCounts = Partial<Record<RowState, { count: number }>>;
+
+const SETTLED: readonly RowState[] = ['paid', 'failed', 'canceled', 'refunded'];
+const IN_FLIGHT: readonly RowState[] = ['sending', 'unknown', 'pending'];
+
+export interface Progress {
+  /** Rows this pass has in play: not settled when it began, or journaled since. */
+  total: number;
+  /** Of those, sent at least once (settled, or at the gateway). */
+  sent: number;
+  settled: number;
+  /** Rows sent by this pass a second, since it began. */
+  perSecond: number;
+}
+
+/** Pure: the progress between the counts at the start and now. */
+export function progressOf(start: StateCounts, now: StateCounts, elapsedMs: number): Progress {
+  const sum = (counts: StateCounts, states?: readonly RowState[]) =>
+    Object.entries(counts)
+      .filter(([state]) => states === undefined || states.includes(state as RowState))
+      .reduce((total, [, entry]) => total + (entry?.count ?? 0), 0);
+  const settledBefore = sum(start, SETTLED);
+  const settled = sum(now, SETTLED) - settledBefore;
+  const sent = settled + sum(now, IN_FLIGHT);
+  const sentByThisPass = sent - sum(start, IN_FLIGHT);
+  return {
+    total: sum(now) - settledBefore,
+    sent,
+    settled,
+    perSecond: Math.max(0, sentByThisPass) / Math.max(0.001, elapsedMs / 1000),
+  };
+}
+
+/** `10/17 sent · 4 settled · 50.0 rows/s`, and on a terminal a bar of what settled. */
+export function progressText(progress: Progress, bar: boolean): string {
+  const text = `${progress.sent}/${progress.total} sent · ${progress.settled} settled · ${progress.perSecond.toFixed(1)} rows/s`;
+  if (!bar) return text;
+  const filled =
+    progress.total === 0 ? 0 : Math.round((progress.settled / progress.total) * BAR_WIDTH);
+  return `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${text}`;
+}
+
+/** `off`; `bar`, redrawn in place (a terminal); `lines`, one every 2 s and at the end. */
+export function startProgress(journal: Journal, mode: 'off' | 'bar' | 'lines'): { stop(): void } {
+  if (mode === 'off') return { stop: () => undefined };
+  const began = Date.now();
+  const start = journal.countsByState();
+  let lastLine = 0;
+  const draw = (final: boolean) => {
+    const text = progressText(
+      progressOf(start, journal.countsByState(), Date.now() - began),
+      mode === 'bar',
+    );
+    if (mode === 'bar') {
+      // Back to the line's start, redraw, and erase what a longer earlier line left.
+      process.stderr.write(`\r${text}\x1b[K${final ? '\n' : ''}`);
+    } else if (final || Date.now() - lastLine >= LINE_EVERY_MS) {
+      process.stderr.write(`progress: ${text}\n`);
+      lastLine = Date.now();
+    }
+  };
+  const timer = setInterval(() => draw(false), EVERY_MS);
+  return {
+    stop() {
+      clearInterval(timer);
+      draw(true);
+    },
+  };
+}
