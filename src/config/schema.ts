@@ -115,7 +115,7 @@ export const ConfigSchema = z.strictObject({
   resultDialect: z
     .enum(RESULT_DIALECTS)
     .describe(
-      'dialect of result files and `validate --report`: `excel` (`;`, UTF-8 with BOM, CRLF, decimal commas, CPF/CNPJ punctuated so they stay text: opens right in a Brazilian Excel) or `rfc4180` (`,`, UTF-8 without BOM, CRLF, decimal points, bare digits: for programs)',
+      'dialect of result files and `validate --report`: `excel` (`;`, UTF-8 with BOM, CRLF, decimal commas, CPF/CNPJ punctuated and phone keys as `(11) 98765-4321` so they stay text: opens right in a Brazilian Excel) or `rfc4180` (`,`, UTF-8 without BOM, CRLF, decimal points, bare digits: for programs)',
     ),
   timeZone: z
     .string()

@@ -72,7 +72,15 @@ export type RowOutcome =
       /** Contacts the row left out, and where they came from instead. */
       filled?: ContactsFilled;
     }
-  | { kind: 'invalid'; line: number; column: string; message: string; cells: RowCells }
+  | {
+      kind: 'invalid';
+      line: number;
+      column: string;
+      message: string;
+      cells: RowCells;
+      /** Its amount, when that could be read (the row is invalid for another reason). */
+      valueCents?: number;
+    }
   | { kind: 'skipped'; line: number; reason: string; cells: RowCells }
   | { kind: 'blank'; line: number };
 
@@ -326,6 +334,7 @@ export function createRowValidator(options: RowValidatorOptions) {
         column: first.column,
         message: first.message + also,
         cells: raw,
+        ...(amount.ok ? { valueCents: amount.cents } : {}),
       };
     }
     if (!key?.ok || !document.ok || !amount.ok || !phone) {

@@ -1,4 +1,6 @@
 /** The per-row report of `payouts validate --report`: one line per row of the input. */
+import { punctuatedDocument, shownPixKey } from '../results/cells.js';
+import { amountIn, type ResultDialect } from '../results/result-file.js';
 import type { RowOutcome } from './row.js';
 import { safeCell } from './safe-cell.js';
 
@@ -10,14 +12,25 @@ export const VALIDATION_REPORT_COLUMNS = [
   'cpfCnpj',
   'pixKeyType',
   'pixKey',
-  'valueCents',
+  'value',
   'amountAsWritten',
   'column',
   'message',
 ] as const;
 
-/** A report line, every cell formula-safe; undefined for blank lines, which are not reported. */
-export function validationReportLine(row: RowOutcome): string[] | undefined {
+/**
+ * A report line in the result files' dialect, every cell formula-safe; undefined for
+ * blank lines, which are not reported. `value` is the amount as read, in reais. In
+ * `excel` documents and keys are written as the result file writes them, so a Brazilian
+ * Excel keeps them as text, and a row not read shows its cells as written, but for a
+ * document of 11 or 14 digits, punctuated so its leading zeros stay.
+ */
+export function validationReportLine(
+  row: RowOutcome,
+  dialect: ResultDialect,
+): string[] | undefined {
+  const excel = dialect === 'excel';
+  const document = (text: string) => (excel ? punctuatedDocument(text) : text);
   let cells: string[];
   switch (row.kind) {
     case 'blank':
@@ -29,10 +42,10 @@ export function validationReportLine(row: RowOutcome): string[] | undefined {
         'valid',
         payout.orderId,
         payout.name,
-        payout.cpfCnpj,
+        document(payout.cpfCnpj),
         payout.pixKeyType,
-        payout.pixKey,
-        String(payout.valueCents),
+        excel ? shownPixKey(payout.pixKeyType, payout.pixKey) : payout.pixKey,
+        amountIn(payout.valueCents, dialect),
         row.cells.valueCents ?? row.cells.amountReais ?? '',
         notes.map((note) => note.column).join(', '),
         notes.map((note) => note.message).join('; '),
@@ -42,15 +55,16 @@ export function validationReportLine(row: RowOutcome): string[] | undefined {
     case 'invalid':
     case 'skipped': {
       const raw = row.cells;
+      const readCents = row.kind === 'invalid' ? row.valueCents : undefined;
       cells = [
         String(row.line),
         row.kind,
         raw.orderId ?? '',
         raw.name ?? '',
-        raw.cpfCnpj ?? '',
+        document((raw.cpfCnpj ?? '').trim()),
         raw.pixKeyType ?? '',
         raw.pixKey ?? '',
-        '',
+        readCents === undefined ? '' : amountIn(readCents, dialect),
         raw.valueCents ?? raw.amountReais ?? '',
         row.kind === 'invalid' ? row.column : '',
         row.kind === 'invalid' ? row.message : row.reason,

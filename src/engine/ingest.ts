@@ -76,12 +76,16 @@ export async function ingestFile(
         });
       else if (row.kind === 'invalid') {
         const orderId = row.cells.orderId?.trim() || null;
+        const written = (row.cells.valueCents ?? row.cells.amountReais ?? '').trim();
         lines.push({
           line: row.line,
           kind: 'invalid',
           orderId,
           column: row.column,
           message: row.message,
+          name: row.cells.name?.replace(/\s+/g, ' ').trim() || null,
+          valueCents: row.valueCents ?? null,
+          valueWritten: row.valueCents === undefined ? written || null : null,
         });
       } else if (row.kind === 'skipped') {
         lines.push({

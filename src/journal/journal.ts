@@ -99,6 +99,11 @@ export interface BatchLine {
   orderId: string | null;
   column: string | null;
   message: string;
+  /** The row's name and amount, for its result line (none for a total line). */
+  name?: string | null;
+  valueCents?: number | null;
+  /** The amount as written, when it could not be read as one. */
+  valueWritten?: string | null;
 }
 
 export interface PayoutInput {
@@ -238,6 +243,10 @@ export interface ResultEntry {
   /** Why a line is not a payout of its own (invalid, skipped, replay, conflict). */
   note: string | null;
   column: string | null;
+  /** A line's own name and amount (null for a payout, whose request has them). */
+  name: string | null;
+  valueCents: number | null;
+  valueWritten: string | null;
   /**
    * For a covered row or line, the payout that covered it, as it is now: a row covered by
    * a payout that was returned (refunded) or failed was not paid after all.
@@ -377,8 +386,10 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       WHERE batch_id = @batchId AND state = 'held' AND hold_reason = @reason
       RETURNING order_id, value_cents`),
     insertLine: db.prepare(`
-      INSERT OR REPLACE INTO batch_lines (batch_id, line, kind, order_id, column_heading, message)
-      VALUES (?, ?, ?, ?, ?, ?)`),
+      INSERT OR REPLACE INTO batch_lines (batch_id, line, kind, order_id, column_heading, message,
+        name, value_cents, value_written)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    requestOf: db.prepare(`SELECT request FROM payouts WHERE order_id = ?`),
     linesOfBatch: db.prepare(`SELECT * FROM batch_lines WHERE batch_id = ? ORDER BY line`),
     known: db.prepare(`
       SELECT p.payload_hash, p.state, p.batch_id, p.line, p.admitted_at, b.file_name, b.name_key
@@ -580,14 +591,16 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     // covered row or line to the payout that covers it (its state now).
     resultEntries: db.prepare(`
       SELECT p.line AS entry_line, 'payout' AS entry_kind, p.order_id AS entry_order_id,
-        NULL AS note, NULL AS column_heading, c.order_id AS cover_order_id,
+        NULL AS note, NULL AS column_heading, NULL AS line_name, NULL AS line_value_cents,
+        NULL AS line_value_written, c.order_id AS cover_order_id,
         c.state AS cover_state, cb.file_name AS cover_file_name, c.line AS cover_line, p.*
       FROM payouts p
         LEFT JOIN payouts c ON p.state = 'covered' AND c.order_id = p.covered_by
         LEFT JOIN batches cb ON cb.id = c.batch_id
       WHERE p.batch_id = @batchId AND p.line > @after
       UNION ALL
-      SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, c.order_id, c.state,
+      SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, l.name, l.value_cents,
+        l.value_written, c.order_id, c.state,
         cb.file_name, c.line, p.*
       FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
         LEFT JOIN payouts c ON l.kind = 'covered' AND c.order_id = l.order_id
@@ -711,6 +724,9 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         line.orderId,
         line.column,
         line.message,
+        line.name ?? null,
+        line.valueCents ?? null,
+        line.valueWritten ?? null,
       );
     }
   }
@@ -1503,7 +1519,10 @@ export function openJournal(path: string, options: JournalOptions = {}) {
               );
               covering = admission.kind === 'duplicate' ? admission.covering : undefined;
               break;
-            case 'retry':
+            case 'retry': {
+              // The earlier row's own request, before the new one takes its place.
+              const earlier = statements.requestOf.get(request.orderId) as
+                { request: string } | undefined;
               statements.replacePayout.run(params);
               audit(
                 request.orderId,
@@ -1513,26 +1532,34 @@ export function openJournal(path: string, options: JournalOptions = {}) {
               );
               if (admission.previous.batchId !== batchId) {
                 // The earlier file keeps a line for it, so its result still has every row.
-                statements.insertLine.run(
-                  admission.previous.batchId,
-                  admission.previous.line,
-                  'superseded',
-                  request.orderId,
-                  null,
-                  `was ${admission.previous.state}, never sent; taken over by line ${line} of ${batch.file_name}`,
-                );
+                const was = earlier && (JSON.parse(earlier.request) as CashOutRequest);
+                insertLines(admission.previous.batchId, [
+                  {
+                    line: admission.previous.line,
+                    kind: 'superseded',
+                    orderId: request.orderId,
+                    column: null,
+                    message: `was ${admission.previous.state}, never sent; taken over by line ${line} of ${batch.file_name}`,
+                    name: was ? was.person.name : null,
+                    valueCents: was ? was.value : null,
+                  },
+                ]);
               }
               covering = admission.covering;
               break;
+            }
             case 'journaled':
-              statements.insertLine.run(
-                batchId,
-                line,
-                'held',
-                request.orderId,
-                null,
-                journaledMessage(request.orderId, admission.previous, rules.hintFlags),
-              );
+              insertLines(batchId, [
+                {
+                  line,
+                  kind: 'held',
+                  orderId: request.orderId,
+                  column: null,
+                  message: journaledMessage(request.orderId, admission.previous, rules.hintFlags),
+                  name: request.person.name,
+                  valueCents: request.value,
+                },
+              ]);
               break;
           }
           if (covering) {
@@ -1778,6 +1805,9 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         entry_order_id: string | null;
         note: string | null;
         column_heading: string | null;
+        line_name: string | null;
+        line_value_cents: number | null;
+        line_value_written: string | null;
         cover_order_id: string | null;
         cover_state: string | null;
         cover_file_name: string | null;
@@ -1790,6 +1820,9 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         payout: row.order_id === null ? null : toPayout(row),
         note: row.note,
         column: row.column_heading,
+        name: row.line_name,
+        valueCents: row.line_value_cents,
+        valueWritten: row.line_value_written,
         cover:
           row.cover_order_id === null
             ? null

@@ -227,4 +227,15 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX payouts_by_batch_document ON payouts (batch_id, document, line);
     `,
   },
+  {
+    version: 14,
+    sql: `
+      -- A line that is not a payout (invalid, held, superseded) keeps its row's name and
+      -- amount, so its result line shows them: the amount in cents when it could be read,
+      -- else as written. Lines journaled before this show them empty.
+      ALTER TABLE batch_lines ADD COLUMN name TEXT;
+      ALTER TABLE batch_lines ADD COLUMN value_cents INTEGER;
+      ALTER TABLE batch_lines ADD COLUMN value_written TEXT;
+    `,
+  },
 ];

@@ -16,6 +16,17 @@ export function punctuatedDocument(document: string): string {
   return document;
 }
 
+/**
+ * A Pix key as a Brazilian Excel keeps it as text: a CPF or CNPJ key punctuated, a phone
+ * key as it is written in Brazil, `(11) 98765-4321` (every Pix phone key is +55; as
+ * `+5511…` Excel reads a number or a formula, and made inert it shows a leading `'`).
+ */
+export function shownPixKey(type: string, key: string): string {
+  if (type === 'CPF' || type === 'CNPJ') return punctuatedDocument(key);
+  const phone = type === 'TELEFONE' ? /^\+55(\d{2})(\d{4,5})(\d{4})$/.exec(key) : null;
+  return phone ? `(${phone[1]}) ${phone[2]}-${phone[3]}` : key;
+}
+
 /** The gateway's numeric text (`0.50`) with a decimal comma (`0,50`); anything else as it came. */
 export function decimalComma(text: string): string {
   return /^-?\d+\.\d+$/.test(text) ? text.replace('.', ',') : text;

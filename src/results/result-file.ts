@@ -8,7 +8,7 @@ import { safeCell } from '../csv/safe-cell.js';
 import { PIX_KEY_TYPES } from '../gateway/contract.js';
 import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
-import { decimalComma, inTimeZone, punctuatedDocument } from './cells.js';
+import { decimalComma, inTimeZone, punctuatedDocument, shownPixKey } from './cells.js';
 
 /** Starts whatever is written or printed from a journal bound to the embedded sandbox. */
 export const SANDBOX_MARK = 'SANDBOX: no real money moved';
@@ -106,17 +106,18 @@ export function resultRecord(
   const keyType = request
     ? (PIX_KEY_TYPES[request.pixKeyType] ?? String(request.pixKeyType))
     : undefined;
+  // A line that is no payout of its own (invalid, held, superseded) still shows the name
+  // and amount its row had, so a person finds it and a sum of the column adds up.
+  const valueCents = request?.value ?? entry.valueCents;
   return {
     line: String(entry.line),
     orderId: entry.orderId ?? '',
-    name: request?.person.name ?? '',
+    name: request?.person.name ?? entry.name ?? '',
     pixKeyType: keyType ?? '',
     pixKey:
-      keyType === 'CPF' || keyType === 'CNPJ'
-        ? shown(request?.pixKey ?? '')
-        : (request?.pixKey ?? ''),
+      request && keyType && excel ? shownPixKey(keyType, request.pixKey) : (request?.pixKey ?? ''),
     cpfCnpj: shown(request?.cpfCnpj ?? ''),
-    value: request ? decimal(request.value, DIALECTS[dialect].decimal) : '',
+    value: valueCents === null ? (entry.valueWritten ?? '') : amountIn(valueCents, dialect),
     status,
     transactionId: payout?.transactionId?.toString() ?? '',
     endToEndId: payout?.endToEndId ?? '',
@@ -138,7 +139,9 @@ export function resultLine(
   return RESULT_COLUMNS.map((column) => safeCell(record[column]));
 }
 
-function decimal(cents: number, separator: string): string {
+/** Cents as reais in the dialect: `1234,56` (excel) or `1234.56`. */
+export function amountIn(cents: number, dialect: ResultDialect): string {
+  const separator = DIALECTS[dialect].decimal;
   return `${Math.trunc(cents / 100)}${separator}${String(cents % 100).padStart(2, '0')}`;
 }
 

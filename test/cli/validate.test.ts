@@ -160,6 +160,36 @@ describe('payouts validate', () => {
     }
   });
 
+  it.each([
+    // dialect, first bytes, the line of ref-003 (CPF with its zero restored), of ref-002 (invalid)
+    [
+      'excel',
+      '\ufeffline;status;orderId;name;cpfCnpj;pixKeyType;pixKey;value;amountAsWritten;column;message\r\n',
+      'ref-003;Isabela Rocha;012.345.678-90;EMAIL;isabela.rocha@example.com;2100,00;2.100,00;',
+      '3;invalid;ref-002;Heitor Batista;321.654.987-90;CPF;321.654.987-90;980,00;980,00;CPF;',
+    ],
+    [
+      'rfc4180',
+      'line,status,orderId,name,cpfCnpj,pixKeyType,pixKey,value,amountAsWritten,column,message\r\n',
+      'ref-003,Isabela Rocha,01234567890,EMAIL,isabela.rocha@example.com,2100.00,"2.100,00",',
+      '3,invalid,ref-002,Heitor Batista,321.654.987-90,CPF,321.654.987-90,980.00,"980,00",CPF,',
+    ],
+  ])(
+    '--report in the %s dialect: amounts in reais with its decimal mark, documents as it writes them',
+    async (dialect, head, valid, invalid) => {
+      const reportPath = join(folder(), `report.${dialect}.csv`);
+      const result = await runCli(
+        ['validate', join(SAMPLES, 'payroll-with-mistakes.csv'), '--report', reportPath],
+        { env: { PAYOUTS_RESULT_DIALECT: dialect } },
+      );
+      expect(result.code).toBe(2);
+      const text = readFileSync(reportPath, 'utf8');
+      expect(text.startsWith(head)).toBe(true);
+      expect(text).toContain(valid);
+      expect(text).toContain(invalid);
+    },
+  );
+
   it('--json carries the strict readings of amounts, documents and keys by line and column, good rows kept', async () => {
     const path = writeFile(
       folder(),

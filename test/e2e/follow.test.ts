@@ -91,7 +91,7 @@ describe('payouts run follows payouts to the end and writes results (child proce
     expect(files.stdout).toMatch(/^batch 1 {2}pay\.csv .* done: /m);
     expect(files.stdout).toContain('1 failed (R$ 20,00), 2 paid (R$ 40,00), 3 invalid');
     const byLine = await runCli(['status', 'pay.csv'], { env });
-    expect(byLine.stdout).toMatch(/^ {4}3 {2}r-2 +invalid +- {2}- +name: "=cmd/m);
+    expect(byLine.stdout).toMatch(/^ {4}3 {2}r-2 +invalid +R\$ 11,00 {2}- +name: "=cmd/m);
     expect(byLine.stdout).toMatch(/^ {4}4 {2}r-3 +failed +R\$ 20,00 {2}\d+/m);
     expect(byLine.stdout).toMatch(/^ line {2}orderId +status +value {2}transactionId {2}message$/m);
     // A long orderId widens its column: every status starts where the heading's does.
@@ -106,10 +106,11 @@ describe('payouts run follows payouts to the end and writes results (child proce
     const [batch] = JSON.parse(byLineJson.stdout) as { rows: Record<string, unknown>[] }[];
     expect(batch?.rows.map((r) => [r['line'], r['status'], r['valueCents']])).toEqual([
       [2, 'paid', 1000],
-      [3, 'invalid', null],
+      // An invalid row still says the amount it had, as its result line does.
+      [3, 'invalid', 1100],
       [4, 'failed', 2000],
-      [5, 'invalid', null],
-      [6, 'invalid', null],
+      [5, 'invalid', 1200],
+      [6, 'invalid', 1300],
       [7, 'paid', 3000],
     ]);
     expect(batch?.rows[0]?.['transactionId']).toEqual(expect.any(Number));
@@ -227,10 +228,11 @@ describe('payouts run follows payouts to the end and writes results (child proce
     expect(existsSync(join(home, 'archive', dated('pay.csv')))).toBe(true);
     expect(existsSync(join(home, 'archive', dated('pay (corrigida).csv')))).toBe(true);
     const old = readResult(join(home, 'results', dated('pay.csv', 'result')));
-    expect(old.map((r) => [r['line'], r['orderId'], r['status']])).toEqual([
-      ['2', 'h-1', 'superseded'],
-      ['3', 'h-2', 'superseded'],
-      ['4', '', 'skipped'],
+    // Each superseded line keeps the name and value its row had; a total line has none.
+    expect(old.map((r) => [r['line'], r['orderId'], r['status'], r['name'], r['value']])).toEqual([
+      ['2', 'h-1', 'superseded', 'Ana', '10,00'],
+      ['3', 'h-2', 'superseded', 'Bia', '20,00'],
+      ['4', '', 'skipped', '', ''],
     ]);
     expect(old[0]?.['message']).toContain('taken over by line 2 of pay (corrigida).csv');
     expect([...ledgerCounts(sandbox)].sort()).toEqual([

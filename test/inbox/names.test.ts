@@ -157,7 +157,11 @@ describe('reconcile rewrites every result that shows a payout it updates', () =>
     expect(h.sandbox.refund(anaOrderId)).toBe(true);
     const reconciled = await runCli(['reconcile', '--days', '9999'], { env: h.env() });
     expect(reconciled.code, reconciled.stdout + reconciled.stderr).toBe(2);
-    expect(readResult(first).map((row) => row['status'])).toEqual(['refunded', 'superseded']);
+    // Every line keeps its row's name and value, the superseded one its amount as written.
+    expect(readResult(first).map((row) => [row['status'], row['name'], row['value']])).toEqual([
+      ['refunded', 'Ana Souza', '3000,00'],
+      ['superseded', 'Bruno Lima', 'abc'],
+    ]);
     const covered = readResult(copy);
     expect(covered.map((row) => row['status'])).toEqual(['refunded', 'paid']);
     expect(covered[0]?.['message']).toMatch(
@@ -177,7 +181,10 @@ describe('reconcile rewrites every result that shows a payout it updates', () =>
     const corrected = await h.run();
     expect(corrected.exit).toBe(0);
     const copy = join(h.folders.results, 'folha.2026-11-23 [2].result.csv');
-    expect(readResult(copy).map((row) => row['status'])).toEqual(['covered', 'paid']);
+    expect(readResult(copy).map((row) => [row['status'], row['name'], row['value']])).toEqual([
+      ['covered', 'Ana Souza', '3000,00'],
+      ['paid', 'Bruno Lima', '2500,00'],
+    ]);
 
     expect(h.sandbox.refund('p-1')).toBe(true);
     const reconciled = await runCli(['reconcile', '--days', '9999'], { env: h.env() });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decimalComma, inTimeZone, punctuatedDocument } from '../../src/results/cells.js';
+import {
+  decimalComma,
+  inTimeZone,
+  punctuatedDocument,
+  shownPixKey,
+} from '../../src/results/cells.js';
 
 describe('cells for a Brazilian Excel', () => {
   it.each([
@@ -36,5 +41,18 @@ describe('cells for a Brazilian Excel', () => {
     ['', 'America/Sao_Paulo', ''],
   ])('inTimeZone(%j, %j) = %j', (iso, zone, shown) => {
     expect(inTimeZone(iso, zone)).toBe(shown);
+  });
+});
+
+describe('shownPixKey', () => {
+  it.each([
+    ['CPF', '01234567890', '012.345.678-90'],
+    ['CNPJ', '04252011000110', '04.252.011/0001-10'],
+    ['TELEFONE', '+5511987654321', '(11) 98765-4321'],
+    ['TELEFONE', '+551134567890', '(11) 3456-7890'],
+    ['EMAIL', 'ana@example.com', 'ana@example.com'],
+    ['RANDOM_KEY', '123e4567-e89b-12d3-a456-426614174000', '123e4567-e89b-12d3-a456-426614174000'],
+  ])('a %s key %j is shown %j', (type, key, shown) => {
+    expect(shownPixKey(type, key)).toBe(shown);
   });
 });

@@ -35,6 +35,9 @@ const entry = (overrides: Partial<ResultEntry> = {}): ResultEntry => ({
   payout: payout(),
   note: null,
   column: null,
+  name: null,
+  valueCents: null,
+  valueWritten: null,
   cover: null,
   ...overrides,
 });
@@ -74,6 +77,37 @@ describe('resultLine', () => {
       '2026-11-23T12:00:00+00:00',
     ]);
   });
+
+  const uuid = '123e4567-e89b-12d3-a456-426614174000';
+  it.each([
+    // type, key, excel cell, rfc4180 cell (a leading + made inert)
+    [1, '11222333000181', '11.222.333/0001-81', '11222333000181'],
+    [3, '+5511987654321', '(11) 98765-4321', "'+5511987654321"],
+    [2, 'ana@example.com', 'ana@example.com', 'ana@example.com'],
+    [4, uuid, uuid, uuid],
+  ] as const)('a Pix key of type %i, %s, is written %s in excel', (type, key, excel, rfc) => {
+    const request = { ...cashOutRequest('p-1'), pixKeyType: type, pixKey: key };
+    const line = entry({ payout: payout({ request }) });
+    expect(resultLine(line, EXCEL, '')[4]).toBe(excel);
+    expect(resultLine(line, { dialect: 'rfc4180', timeZone: 'UTC' }, '')[4]).toBe(rfc);
+  });
+
+  it.each([
+    ['invalid', 'João Silva', 5000, null, '50,00'],
+    ['invalid', 'Maria', null, '12,3,4', '12,3,4'],
+    ['superseded', 'Ana Souza', 123456, null, '1234,56'],
+    ['held', 'Ana Souza', 99, null, '0,99'],
+  ] as const)(
+    "a %s line carries its row's name and value: %s",
+    (kind, name, valueCents, valueWritten, value) => {
+      const cells = resultLine(
+        entry({ kind, payout: null, note: 'why', name, valueCents, valueWritten }),
+        EXCEL,
+        '',
+      );
+      expect([cells[2], cells[6]]).toEqual([name, value]);
+    },
+  );
 
   it.each([
     [

@@ -18,11 +18,13 @@ if (!SOFFICE && !required) {
   console.warn('LibreOffice is not installed: the spreadsheet read-back tests are skipped');
 }
 
+// A CPF and a CNPJ starting with 0, a phone key, accents, and an invalid row (its CPF).
 const PAYROLL = [
-  'Nome;CPF;E-mail;Celular;Chave Pix;Valor',
-  'João Conceição;012.345.678-90;joao@example.com;(11) 98765-4321;012.345.678-90;1.234,56',
-  'Empresa Ltda;11.222.333/0001-81;fin@example.com;(11) 3333-4444;11.222.333/0001-81;10,00',
-  'Ana Souza;123;ana@example.com;(11) 98765-4321;ana@example.com;5,00',
+  'Nome;CPF;E-mail;Celular;Tipo;Chave Pix;Valor',
+  'João Conceição;012.345.678-90;joao@example.com;(11) 98765-4321;CPF;012.345.678-90;1.234,56',
+  'Empresa Ltda;04.252.011/0001-10;fin@example.com;(11) 3333-4444;CNPJ;04.252.011/0001-10;10,00',
+  'Ana Souza;123;ana@example.com;(11) 98765-4321;E-mail;ana@example.com;5,00',
+  'Padaria Pão de Mel;11.222.333/0001-81;pao@example.com;(85) 98800-1122;Telefone;(85) 98800-1122;980,00',
 ];
 
 /** The sheet's rows as records by heading, each cell with the type Calc gave it. */
@@ -56,8 +58,9 @@ describe.skipIf(!SOFFICE && !required)(
         [2, 'paid'],
         [3, 'paid'],
         [4, 'invalid'],
+        [5, 'paid'],
       ]);
-      const [joao, empresa] = rows;
+      const [joao, empresa, ana, padaria] = rows;
       expect(joao?.['name']).toEqual({ type: 'string', value: 'João Conceição' });
       expect(joao?.['cpfCnpj']).toEqual({ type: 'string', value: '012.345.678-90' });
       expect(joao?.['pixKey']).toEqual({ type: 'string', value: '012.345.678-90' });
@@ -67,8 +70,29 @@ describe.skipIf(!SOFFICE && !required)(
       expect(String(joao?.['createdAt']?.value)).toMatch(
         /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}-03:00$/,
       );
-      expect(empresa?.['cpfCnpj']).toEqual({ type: 'string', value: '11.222.333/0001-81' });
+      expect(empresa?.['cpfCnpj']).toEqual({ type: 'string', value: '04.252.011/0001-10' });
+      expect(empresa?.['pixKey']).toEqual({ type: 'string', value: '04.252.011/0001-10' });
       expect(empresa?.['value']).toEqual({ type: 'float', value: 10 });
+      // An invalid line still has its row's name and value.
+      expect(ana?.['name']).toEqual({ type: 'string', value: 'Ana Souza' });
+      expect(ana?.['value']).toEqual({ type: 'float', value: 5 });
+      // A phone key stays text, never a number and never with a visible apostrophe.
+      expect(padaria?.['pixKey']).toEqual({ type: 'string', value: '(85) 98800-1122' });
+      expect(padaria?.['name']).toEqual({ type: 'string', value: 'Padaria Pão de Mel' });
+      expect(padaria?.['value']).toEqual({ type: 'float', value: 980 });
+    });
+
+    // The reading is strict enough to fail: the bare digits rfc4180 writes for programs
+    // lose a CPF's leading zero in a spreadsheet.
+    it('an rfc4180 result is for programs: Calc reads its bare CPF as a number, zero lost', async () => {
+      const home = await passHome();
+      home.drop('folha.csv', PAYROLL);
+      expect((await home.run({ resultDialect: 'rfc4180' })).exit).toBe(2);
+      const [result] = readdirSync(home.folders.results).filter((name) => name.endsWith('.csv'));
+      const [joao] = byHeading(
+        await readAsBrazilianSpreadsheet(join(home.folders.results, result ?? ''), ','),
+      );
+      expect(joao?.['cpfCnpj']).toEqual({ type: 'float', value: 1234567890 });
     });
 
     it('a validation report: every value in its own column, accents intact', async () => {
@@ -82,7 +106,16 @@ describe.skipIf(!SOFFICE && !required)(
         [2, 'valid', 'João Conceição'],
         [3, 'valid', 'Empresa Ltda'],
         [4, 'invalid', 'Ana Souza'],
+        [5, 'valid', 'Padaria Pão de Mel'],
       ]);
+      const [joao, empresa, ana, padaria] = rows;
+      expect(joao?.['cpfCnpj']).toEqual({ type: 'string', value: '012.345.678-90' });
+      expect(joao?.['pixKey']).toEqual({ type: 'string', value: '012.345.678-90' });
+      expect(joao?.['value']).toEqual({ type: 'float', value: 1234.56 });
+      expect(empresa?.['cpfCnpj']).toEqual({ type: 'string', value: '04.252.011/0001-10' });
+      expect(ana?.['value']).toEqual({ type: 'float', value: 5 });
+      expect(padaria?.['pixKey']).toEqual({ type: 'string', value: '(85) 98800-1122' });
+      expect(padaria?.['value']).toEqual({ type: 'float', value: 980 });
     });
   },
 );

@@ -20,7 +20,11 @@ export interface Cell {
   value: number | string;
 }
 
-export async function readAsBrazilianSpreadsheet(csvPath: string): Promise<Cell[][]> {
+/** The cells of `csvPath` as Calc reads it in pt-BR, split on `separator`. */
+export async function readAsBrazilianSpreadsheet(
+  csvPath: string,
+  separator = ';',
+): Promise<Cell[][]> {
   if (!SOFFICE)
     throw new Error('LibreOffice is not installed (apt-get install libreoffice-calc-nogui)');
   const work = mkdtempSync(join(tmpdir(), 'payouts-calc-'));
@@ -33,8 +37,10 @@ export async function readAsBrazilianSpreadsheet(csvPath: string): Promise<Cell[
           '--norestore',
           // A profile of its own: two conversions at once never share one.
           `-env:UserInstallation=${pathToFileURL(join(work, 'profile')).href}`,
-          // Separator ; (59), quote " (34), UTF-8 (76), from line 1, Portuguese (Brazil).
-          '--infilter=CSV:59,34,76,1,,1046',
+          // Separator, quote " (34), UTF-8 (76), from line 1, Portuguese (Brazil), quoted
+          // cells not forced to text, special numbers (dates, 1E5) detected: every cell
+          // read as if typed, as Excel reads a CSV.
+          `--infilter=CSV:${separator.charCodeAt(0)},34,76,1,,1046,false,true`,
           '--convert-to',
           'fods',
           '--outdir',

@@ -163,7 +163,7 @@ function jsonRow(record: ResultRecord, entry: ResultEntry) {
   return {
     line: entry.line,
     ...text,
-    valueCents: entry.payout?.request.value ?? null,
+    valueCents: entry.payout?.request.value ?? entry.valueCents ?? null,
     transactionId: entry.payout?.transactionId ?? null,
   };
 }
@@ -222,7 +222,7 @@ function listRows(
           { dialect: 'rfc4180', timeZone },
           held,
         );
-        const cents = entry.payout?.request.value;
+        const cents = entry.payout?.request.value ?? entry.valueCents ?? undefined;
         out.line(
           rowLine(
             [

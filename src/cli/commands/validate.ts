@@ -69,7 +69,7 @@ export function validateCommand(): Command {
         } else if (row.kind === 'skipped' && skipped.length < KEEP_MESSAGES) {
           skipped.push({ line: row.line, reason: row.reason });
         }
-        const line = validationReportLine(row);
+        const line = validationReportLine(row, config.resultDialect);
         if (line && report) await report.write(line);
       };
 
