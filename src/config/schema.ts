@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ENCODING_SETTINGS } from '../csv/encoding.js';
+import { headingMapProblems } from '../csv/header.js';
 import { isEmail } from '../csv/pix-key.js';
 import { readPersonPhone } from '../csv/row.js';
 import { BALANCE_CHECKS } from '../engine/balance.js';
@@ -175,6 +176,14 @@ export const ConfigSchema = z.strictObject({
     .enum(ENCODING_SETTINGS)
     .describe(
       'text encoding of input files: `auto` (UTF-8 when the bytes are valid UTF-8, else Windows-1252; a byte-order mark always wins), `utf-8`, `windows-1252` or `latin1`',
+    ),
+  headings: z
+    .record(z.string(), z.string())
+    .superRefine((map, ctx) => {
+      for (const message of headingMapProblems(map)) ctx.addIssue({ code: 'custom', message });
+    })
+    .describe(
+      'headings of your own read as our columns, such as `{"Valor Líquido": "amount", "Favorecido": "name"}`: each heading (matched as ours are, case, accents and spacing aside) to one of `orderId`, `name`, `email`, `phone`, `cpfCnpj`, `pixKeyType`, `pixKey`, `amount` (reais) or `value` (cents); a heading that is already ours for another column is refused. In the environment, as JSON: `PAYOUTS_HEADINGS=\'{"Valor Líquido":"amount"}\'`',
     ),
   recipientEmail: z
     .string()

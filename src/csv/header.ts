@@ -2,6 +2,7 @@
  * Which column holds what: headings matched against English and Portuguese aliases
  * after folding case, accents, units in parentheses, punctuation and spacing.
  */
+import { nearestOf } from '../config/near-miss.js';
 import { foldHeading } from './fold.js';
 
 export const PAYOUT_FIELDS = [
@@ -32,6 +33,51 @@ export const FIELD_ALIASES: Readonly<Record<PayoutField, readonly string[]>> = {
   amountReais: ['amount', 'valor', 'valor R$', 'valor em R$', 'valor reais'],
 };
 
+/**
+ * The name a `headings` setting gives each of our columns: its first alias, the heading
+ * docs and the template use (`amount` for reais, `value` for cents).
+ */
+export const COLUMN_NAMES: Readonly<Record<string, PayoutField>> = Object.fromEntries(
+  PAYOUT_FIELDS.map((field) => [FIELD_ALIASES[field][0] as string, field]),
+);
+
+/**
+ * What is wrong with a `headings` setting (an accountant's heading to one of our column
+ * names), a sentence each; none when it can be used. A heading that is already one of
+ * ours for another column would make a file mean two things, so it is refused.
+ */
+export function headingMapProblems(map: Readonly<Record<string, string>>): string[] {
+  const problems: string[] = [];
+  const names = Object.keys(COLUMN_NAMES);
+  const seen = new Map<string, string>();
+  for (const [heading, name] of Object.entries(map)) {
+    const field = COLUMN_NAMES[name];
+    if (heading.trim() === '')
+      problems.push(`a heading may not be empty (it is read as "${name}")`);
+    if (field === undefined) {
+      const meant = nearestOf(name, names);
+      problems.push(
+        `"${heading}": "${name}" is not one of our columns${meant ? `; did you mean ${meant}?` : ''} (one of: ${names.join(', ')})`,
+      );
+      continue;
+    }
+    const folded = foldHeading(heading);
+    const builtIn = BY_FOLDED.get(folded);
+    if (builtIn !== undefined && builtIn !== field) {
+      problems.push(
+        `"${heading}" is already a heading of ours for ${LABELS[builtIn]}; it cannot also be read as ${name}`,
+      );
+    }
+    const twin = seen.get(folded);
+    if (twin !== undefined)
+      problems.push(
+        `"${twin}" and "${heading}" are the same heading (case, accents and spacing aside): keep one`,
+      );
+    seen.set(folded, heading);
+  }
+  return problems;
+}
+
 const BY_FOLDED = new Map<string, PayoutField>(
   PAYOUT_FIELDS.flatMap((field) =>
     FIELD_ALIASES[field].map((alias) => [foldHeading(alias), field] as const),
@@ -58,6 +104,8 @@ export interface Column {
   index: number;
   /** The heading as the file writes it, for messages. */
   heading: string;
+  /** Read by the `headings` setting, not by a heading of ours. */
+  configured?: true;
 }
 export type ColumnMap = Partial<Record<PayoutField, Column>>;
 
@@ -68,7 +116,17 @@ function accepted(field: PayoutField): string {
   return `${LABELS[field]} (accepted headings: ${FIELD_ALIASES[field].join(', ')})`;
 }
 
-export function mapHeader(headings: readonly string[]): HeaderReading {
+/**
+ * The columns of a header. `own`: the `headings` setting, an accountant's headings to our
+ * column names (checked by headingMapProblems when the config is read).
+ */
+export function mapHeader(
+  headings: readonly string[],
+  own: Readonly<Record<string, string>> = {},
+): HeaderReading {
+  const configured = new Map(
+    Object.entries(own).map(([heading, name]) => [foldHeading(heading), COLUMN_NAMES[name]]),
+  );
   if (headings.length > MAX_COLUMNS) {
     return {
       ok: false,
@@ -81,7 +139,8 @@ export function mapHeader(headings: readonly string[]): HeaderReading {
   const ignored: string[] = [];
   const problems: string[] = [];
   headings.forEach((heading, index) => {
-    const field = BY_FOLDED.get(foldHeading(heading));
+    const folded = foldHeading(heading);
+    const field = configured.get(folded) ?? BY_FOLDED.get(folded);
     if (field === undefined) {
       if (heading.trim() !== '') ignored.push(heading.trim());
       return;
@@ -93,7 +152,9 @@ export function mapHeader(headings: readonly string[]): HeaderReading {
       );
       return;
     }
-    columns[field] = { index, heading: heading.trim() };
+    columns[field] = configured.has(folded)
+      ? { index, heading: heading.trim(), configured: true }
+      : { index, heading: heading.trim() };
   });
   if (columns.valueCents && columns.amountReais) {
     problems.push(

@@ -28,6 +28,8 @@ export interface ReadOptions {
   maxFileBytes: number;
   maxPayoutCents: number;
   maxFileCents: number;
+  /** The accountant's own headings, read as our columns (the `headings` setting). */
+  headings?: Readonly<Record<string, string>>;
   /** Contacts for rows that give none (see the row's check). */
   recipientEmail?: string | null;
   recipientPhone?: string | null;
@@ -49,7 +51,7 @@ export interface FileReport {
   header:
     | {
         line: number;
-        columns: { field: PayoutField; heading: string }[];
+        columns: { field: PayoutField; heading: string; configured?: boolean }[];
         ignored: string[];
         orderIdsDerived: boolean;
       }
@@ -206,7 +208,7 @@ export async function readPayoutFile(
         nextLine += 1 + breaks;
         if (!validator) {
           if (record.every((cell) => cell.trim() === '')) continue;
-          const header = mapHeader(record);
+          const header = mapHeader(record, options.headings);
           if (!header.ok) {
             for (const problem of header.problems) {
               unusable(`has a header (line ${line}) that cannot be used: ${problem}`);
@@ -232,6 +234,7 @@ export async function readPayoutFile(
             columns: Object.entries(header.columns).map(([field, column]) => ({
               field: field as PayoutField,
               heading: column.heading,
+              ...(column.configured ? { configured: true } : {}),
             })),
             ignored: header.ignored,
             orderIdsDerived: !header.columns.orderId,

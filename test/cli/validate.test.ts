@@ -87,6 +87,40 @@ describe('payouts validate', () => {
     );
   });
 
+  it("reads the accountant's own headings through the headings setting, from a --config file or the environment", async () => {
+    const file = writeFile(
+      folder(),
+      'fornecedores.csv',
+      [
+        'Favorecido;CPF/CNPJ;Chave Pix;Valor Líquido;E-mail;Celular',
+        'Ana Souza;529.982.247-25;ana@example.com;3.000,00;ana@example.com;(11) 98765-4321',
+      ].join('\r\n') + '\r\n',
+    );
+    const without = await runCli(['validate', file]);
+    expect(without.code).toBe(1);
+    expect(without.stdout + without.stderr).toMatch(/missing columns: the amount/);
+    const config = writeFile(
+      folder(),
+      'payouts.json',
+      JSON.stringify({ headings: { 'Valor Líquido': 'amount' } }),
+    );
+    const viaFile = await runCli(['validate', file, '--config', config]);
+    expect(viaFile.code, viaFile.stdout + viaFile.stderr).toBe(0);
+    expect(viaFile.stdout).toContain('valid rows total R$ 3.000,00');
+    expect(viaFile.stdout).toContain('  read by the headings setting: "Valor Líquido" as amount');
+    const viaEnv = await runCli(['validate', file], {
+      env: { PAYOUTS_HEADINGS: '{"Valor Líquido":"amount"}' },
+    });
+    expect(viaEnv.code).toBe(0);
+    const mistaken = await runCli(['validate', file], {
+      env: { PAYOUTS_HEADINGS: '{"Valor Líquido":"amout"}' },
+    });
+    expect(mistaken.code).toBe(1);
+    expect(mistaken.stderr).toContain(
+      'config: headings = {"Valor Líquido":"amout"} (from PAYOUTS_HEADINGS): "Valor Líquido": "amout" is not one of our columns; did you mean amount?',
+    );
+  });
+
   it('explains every mistake by line and column, exit 2', async () => {
     const result = await runCli(['validate', join(SAMPLES, 'payroll-with-mistakes.csv')]);
     expect(result.code).toBe(2);

@@ -115,6 +115,7 @@ describe('config', () => {
       concurrency: 16,
       maxRequestsPerSecond: null,
       encoding: 'auto',
+      headings: {},
       recipientEmail: null,
       recipientPhone: null,
       maxPayoutCents: 10_000_000,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { foldHeading } from '../../src/csv/fold.js';
-import { MAX_COLUMNS, mapHeader } from '../../src/csv/header.js';
+import { MAX_COLUMNS, headingMapProblems, mapHeader } from '../../src/csv/header.js';
 
 describe('foldHeading', () => {
   it.each([
@@ -130,5 +130,61 @@ describe('mapHeader', () => {
       ok: false,
       problems: [`the header has 100000 columns; a payout file has at most ${MAX_COLUMNS}`],
     });
+  });
+});
+
+describe("the headings setting: an accountant's headings read as ours", () => {
+  const EXPORT = ['Favorecido', 'CPF', 'Chave Pix', 'Valor Líquido', 'Valor Bruto'];
+
+  it('reads a configured heading as our column, matched as ours are, and says it was the setting', () => {
+    const reading = mapHeader(EXPORT, { 'valor liquido': 'amount' });
+    expect(reading).toMatchObject({
+      ok: true,
+      columns: {
+        name: { index: 0, heading: 'Favorecido' },
+        amountReais: { index: 3, heading: 'Valor Líquido', configured: true },
+      },
+      ignored: ['Valor Bruto'],
+    });
+    expect(mapHeader(EXPORT)).toMatchObject({
+      ok: false,
+      problems: [expect.stringMatching(/^missing columns: the amount/)],
+    });
+  });
+
+  it('two configured headings for one column in one file: keep one', () => {
+    const reading = mapHeader(EXPORT, { 'Valor Líquido': 'amount', 'Valor Bruto': 'amount' });
+    expect(reading).toMatchObject({
+      ok: false,
+      problems: [expect.stringContaining('"Valor Líquido" and "Valor Bruto" both give')],
+    });
+  });
+
+  it.each([
+    [{ 'Valor Líquido': 'amount', Favorecido: 'name' }, []],
+    [
+      { 'Valor Líquido': 'amout' },
+      [
+        '"Valor Líquido": "amout" is not one of our columns; did you mean amount? (one of: orderId, name, email, phone, cpfCnpj, pixKeyType, pixKey, value, amount)',
+      ],
+    ],
+    [
+      { 'Valor Líquido': 'cents' },
+      [expect.stringMatching(/^"Valor Líquido": "cents" is not one of our columns \(one of: /)],
+    ],
+    [
+      { Valor: 'name' },
+      ['"Valor" is already a heading of ours for amount in reais; it cannot also be read as name'],
+    ],
+    [{ Valor: 'amount' }, []],
+    [{ ' ': 'name' }, ['a heading may not be empty (it is read as "name")']],
+    [
+      { 'Valor Líquido': 'amount', 'VALOR  LIQUIDO': 'value' },
+      [
+        '"Valor Líquido" and "VALOR  LIQUIDO" are the same heading (case, accents and spacing aside): keep one',
+      ],
+    ],
+  ])('headingMapProblems(%j)', (map, problems) => {
+    expect(headingMapProblems(map as Record<string, string>)).toEqual(problems);
   });
 });

@@ -5,6 +5,7 @@ import { openAtomicCsv, type CsvDialect } from '../../csv/atomic-csv.js';
 import { csvDialectOf } from '../../results/result-file.js';
 import { formatCents } from '../../csv/amount.js';
 import { readPayoutFile, type FileReport } from '../../csv/reader.js';
+import { COLUMN_NAMES } from '../../csv/header.js';
 import type { RowOutcome } from '../../csv/row.js';
 import { VALIDATION_REPORT_COLUMNS, validationReportLine } from '../../csv/validation-report.js';
 import { planRun, type DryRunFile } from '../../engine/dry-run.js';
@@ -184,6 +185,13 @@ function printSummary(
       fallback > 0 ? `${fallback} from ${setting} (${contacts[setting] ?? ''})` : '',
     ].filter(Boolean);
     print(`  ${label}: not in the file for ${count(key + fallback, 'row')}: ${from.join(', ')}`);
+  }
+  const configured = result.header?.columns.filter((column) => column.configured) ?? [];
+  if (configured.length > 0) {
+    const names = new Map(Object.entries(COLUMN_NAMES).map(([name, field]) => [field, name]));
+    print(
+      `  read by the headings setting: ${configured.map((c) => `"${c.heading}" as ${names.get(c.field) ?? c.field}`).join(', ')}`,
+    );
   }
   if (result.header && result.header.ignored.length > 0) {
     print(`  columns not used: ${result.header.ignored.map((h) => `"${h}"`).join(', ')}`);
