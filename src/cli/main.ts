@@ -18,6 +18,7 @@ import { reconcileCommand } from './commands/reconcile.js';
 import { retryCommand } from './commands/retry.js';
 import { watchCommand } from './commands/watch.js';
 import { statusCommand } from './commands/status.js';
+import { templateCommand } from './commands/template.js';
 import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { validateCommand } from './commands/validate.js';
@@ -60,6 +61,7 @@ function buildProgram(): Command {
     .exitOverride();
   for (const command of [
     validateCommand(),
+    templateCommand(),
     runCommand(),
     statusCommand(),
     watchCommand(),

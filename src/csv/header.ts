@@ -78,6 +78,21 @@ export function headingMapProblems(map: Readonly<Record<string, string>>): strin
   return problems;
 }
 
+/**
+ * The headings of `payouts template`: every column we read, as a Brazilian payroll names
+ * it; each is one of FIELD_ALIASES (a test holds them to it). The amount is in reais.
+ */
+export const TEMPLATE_HEADINGS: Readonly<Partial<Record<PayoutField, string>>> = {
+  orderId: 'ID do pagamento',
+  name: 'Nome',
+  cpfCnpj: 'CPF/CNPJ',
+  pixKeyType: 'Tipo de chave',
+  pixKey: 'Chave Pix',
+  amountReais: 'Valor',
+  email: 'E-mail',
+  phone: 'Telefone',
+};
+
 const BY_FOLDED = new Map<string, PayoutField>(
   PAYOUT_FIELDS.flatMap((field) =>
     FIELD_ALIASES[field].map((alias) => [foldHeading(alias), field] as const),

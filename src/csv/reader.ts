@@ -23,6 +23,13 @@ import { batchStem } from './order-id.js';
 import { createRowValidator, type RowOutcome } from './row.js';
 import { checkControlTotals, parseControlFile, type ControlTotal } from './totals.js';
 
+/**
+ * How to save a file as CSV, in the menus a Brazilian Excel really has: "CSV UTF-8"
+ * keeps every accent; "CSV (separado por vírgulas)" writes Windows-1252, which we read too.
+ */
+export const SAVE_AS_CSV =
+  'save it again from Excel with Arquivo > Salvar como > "CSV UTF-8 (delimitado por vírgulas)" (or "CSV (separado por vírgulas)")';
+
 export interface ReadOptions {
   encoding: EncodingSetting;
   maxFileBytes: number;
@@ -136,7 +143,7 @@ export async function readPayoutFile(
   const bom = readBom(sniffed.head);
   if (!bom && looksBinary(sniffed.head)) {
     return unusable(
-      'is not a CSV text file: it holds NUL bytes (is it an .xlsx workbook, or UTF-16 without a byte-order mark?); save it as "CSV UTF-8" or "CSV (separated by semicolons)"',
+      `is not a CSV text file: it holds NUL bytes (is it an .xlsx workbook, or UTF-16 without a byte-order mark?); ${SAVE_AS_CSV}`,
     );
   }
   let encoding: TextEncoding;
@@ -145,7 +152,7 @@ export async function readPayoutFile(
     if (sniffed.invalidUtf8At !== undefined) {
       const bad = await byteAt(path, sniffed.invalidUtf8At);
       return unusable(
-        `is not valid UTF-8 (${bad}) but encoding is set to utf-8: use auto or windows-1252, or save it again as "CSV UTF-8"`,
+        `is not valid UTF-8 (${bad}) but encoding is set to utf-8: use auto or windows-1252, or ${SAVE_AS_CSV}`,
       );
     }
     encoding = 'utf-8';
@@ -160,7 +167,7 @@ export async function readPayoutFile(
     if (utf8At !== undefined) {
       const [good, bad] = [await byteAt(path, utf8At), await byteAt(path, sniffed.invalidUtf8At)];
       return unusable(
-        `mixes encodings: UTF-8 characters (${good}) and bytes that are not UTF-8 (${bad}); save it again as "CSV UTF-8", or set encoding to the one it is in`,
+        `mixes encodings: UTF-8 characters (${good}) and bytes that are not UTF-8 (${bad}); ${SAVE_AS_CSV}, or set encoding to the one it is in`,
       );
     }
     encoding = 'windows-1252';

@@ -261,6 +261,7 @@ describe('with no baseUrl', () => {
     expect(commands).toEqual(
       expect.arrayContaining([
         'validate',
+        'template',
         'run',
         'status',
         'watch',

@@ -354,7 +354,8 @@ describe('hostile files: a clear error or per-row messages, never a crash or a h
     const bytes = Uint8Array.from({ length: 64 * 1024 }, () => Math.floor(random() * 256));
     await unusable(
       writeFile(folder(), 'random.csv', bytes),
-      /not a CSV text file: it holds NUL bytes/,
+      // Names the menus a Brazilian Excel has, as the accountant sees them.
+      /not a CSV text file: it holds NUL bytes .*; save it again from Excel with Arquivo > Salvar como > "CSV UTF-8 \(delimitado por vírgulas\)" \(or "CSV \(separado por vírgulas\)"\)$/,
     );
   });
 
