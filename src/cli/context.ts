@@ -8,6 +8,7 @@ import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { loadConfig } from '../config/load.js';
 import type { Config, ConfigKey } from '../config/schema.js';
 import { createLogger, logLevelOf, type Logger } from '../runtime/logger.js';
+import { languageOf } from '../messages/language.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../sandbox/server.js';
 import type { Folders } from '../inbox/folders.js';
 import { explainJournalFailure } from '../journal/failures.js';
@@ -72,7 +73,12 @@ export function openContext(options: GlobalOptions, use: CommandUse = 'payouts')
       'payouts: --sandbox asks for the embedded sandbox, but baseUrl is set (PAYOUTS_BASE_URL or "baseUrl" in the --config file): drop one of the two. Nothing was done.',
     );
   }
-  const config: Config = options.sandbox ? { ...loaded, gateway: 'sandbox' } : loaded;
+  const config: Config = {
+    ...loaded,
+    ...(options.sandbox ? { gateway: 'sandbox' as const } : {}),
+    // Resolved once, here: what every command writes for people speaks one language.
+    language: languageOf(loaded.language, process.env),
+  };
   if (use === 'payouts' && config.baseUrl === null && config.gateway !== 'sandbox') {
     throw new ExitError(1, NO_GATEWAY);
   }

@@ -9,6 +9,7 @@ import { headingMapProblems } from '../csv/header.js';
 import { isEmail } from '../csv/pix-key.js';
 import { readPersonPhone } from '../csv/row.js';
 import { BALANCE_CHECKS } from '../engine/balance.js';
+import { LANGUAGES } from '../messages/language.js';
 import { RESULT_DIALECTS } from '../results/result-file.js';
 import { parseDurationMs } from './duration.js';
 
@@ -130,6 +131,12 @@ export const ConfigSchema = z.strictObject({
     }, 'expected an IANA time zone, like America/Sao_Paulo or America/Manaus')
     .describe(
       "time zone of the times in result files (`createdAt`, with its offset, e.g. `2026-11-23T17:41:07-03:00`); the gateway's `processedAt` has no zone and is written as it came",
+    ),
+  language: z
+    .enum(LANGUAGES)
+    .nullable()
+    .describe(
+      'language of what accountants read: `pt-BR` or `en`; `null`: from the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`: Portuguese for a `pt` locale, else English). So far it covers result files and `validate --report` in the `excel` dialect (headings and status words; the `rfc4180` dialect is for programs and stays English), and the first lines of `validate` and `run`; row messages and operator logs are English',
     ),
   requireApproval: z
     .boolean()

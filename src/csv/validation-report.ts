@@ -1,22 +1,15 @@
 /** The per-row report of `payouts validate --report`: one line per row of the input. */
 import { punctuatedDocument, shownPixKey } from '../results/cells.js';
-import { amountIn, type ResultDialect } from '../results/result-file.js';
+import { amountIn, catalogFor, type ResultFormat } from '../results/result-file.js';
+import { REPORT_COLUMNS } from '../messages/catalog.js';
 import type { RowOutcome } from './row.js';
 import { safeCell } from './safe-cell.js';
 
-export const VALIDATION_REPORT_COLUMNS = [
-  'line',
-  'status',
-  'orderId',
-  'name',
-  'cpfCnpj',
-  'pixKeyType',
-  'pixKey',
-  'value',
-  'amountAsWritten',
-  'column',
-  'message',
-] as const;
+/** The report's headings, in the words of its format (see catalogFor). */
+export function validationReportHeadings(format: Pick<ResultFormat, 'dialect' | 'language'>) {
+  const words = catalogFor(format);
+  return REPORT_COLUMNS.map((column) => words.heading[column]);
+}
 
 /**
  * A report line in the result files' dialect, every cell formula-safe; undefined for
@@ -27,9 +20,11 @@ export const VALIDATION_REPORT_COLUMNS = [
  */
 export function validationReportLine(
   row: RowOutcome,
-  dialect: ResultDialect,
+  format: Pick<ResultFormat, 'dialect' | 'language'>,
 ): string[] | undefined {
+  const { dialect } = format;
   const excel = dialect === 'excel';
+  const status = catalogFor(format).state;
   const document = (text: string) => (excel ? punctuatedDocument(text) : text);
   let cells: string[];
   switch (row.kind) {
@@ -39,7 +34,7 @@ export function validationReportLine(
       const { payout, notes } = row;
       cells = [
         String(row.line),
-        'valid',
+        status.valid,
         payout.orderId,
         payout.name,
         document(payout.cpfCnpj),
@@ -58,7 +53,7 @@ export function validationReportLine(
       const readCents = row.kind === 'invalid' ? row.valueCents : undefined;
       cells = [
         String(row.line),
-        row.kind,
+        status[row.kind],
         raw.orderId ?? '',
         raw.name ?? '',
         document((raw.cpfCnpj ?? '').trim()),

@@ -627,6 +627,7 @@ async function finishFile(
       await writeResultFile(journal, batch, result, {
         dialect: config.resultDialect,
         timeZone: config.timeZone,
+        language: config.language ?? 'en',
       });
     } catch (error) {
       // The payouts are journaled whatever happens here; the file waits in processing/

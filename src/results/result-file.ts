@@ -8,10 +8,12 @@ import { safeCell } from '../csv/safe-cell.js';
 import { PIX_KEY_TYPES } from '../gateway/contract.js';
 import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
+import { CATALOGS, RESULT_COLUMNS, type Catalog, type StatusWord } from '../messages/catalog.js';
+import type { Language } from '../messages/language.js';
 import { decimalComma, inTimeZone, punctuatedDocument, shownPixKey } from './cells.js';
 
 /** Starts whatever is written or printed from a journal bound to the embedded sandbox. */
-export const SANDBOX_MARK = 'SANDBOX: no real money moved';
+export const SANDBOX_MARK = CATALOGS.en.sandboxMoved;
 
 export const RESULT_DIALECTS = ['excel', 'rfc4180'] as const;
 export type ResultDialect = (typeof RESULT_DIALECTS)[number];
@@ -20,6 +22,16 @@ export type ResultDialect = (typeof RESULT_DIALECTS)[number];
 export interface ResultFormat {
   dialect: ResultDialect;
   timeZone: string;
+  /**
+   * Of the headings and status words in the `excel` dialect, which is for people;
+   * `rfc4180` is for programs and keeps English whatever the language. English when absent.
+   */
+  language?: Language;
+}
+
+/** The catalog a file in this format speaks: English unless written for people. */
+export function catalogFor(format: Pick<ResultFormat, 'dialect' | 'language'>): Catalog {
+  return CATALOGS[format.dialect === 'excel' ? (format.language ?? 'en') : 'en'];
 }
 
 const DIALECTS: Readonly<Record<ResultDialect, CsvDialect & { decimal: string }>> = {
@@ -33,24 +45,6 @@ export function csvDialectOf(dialect: ResultDialect): CsvDialect {
   const { delimiter, bom, recordDelimiter } = DIALECTS[dialect];
   return { delimiter, bom, recordDelimiter };
 }
-
-const RESULT_COLUMNS = [
-  'line',
-  'orderId',
-  'name',
-  'pixKeyType',
-  'pixKey',
-  'cpfCnpj',
-  'value',
-  'status',
-  'transactionId',
-  'endToEndId',
-  'fee',
-  'net',
-  'createdAt',
-  'processedAt',
-  'message',
-] as const;
 
 /** Why a batch's held rows are held, for their message. */
 export function holdMessage(
@@ -136,7 +130,9 @@ export function resultLine(
   heldBecause: string,
 ): string[] {
   const record = resultRecord(entry, format, heldBecause);
-  return RESULT_COLUMNS.map((column) => safeCell(record[column]));
+  const words = catalogFor(format);
+  const status = words.state[record.status as StatusWord] ?? record.status;
+  return RESULT_COLUMNS.map((column) => safeCell(column === 'status' ? status : record[column]));
 }
 
 /** Cents as reais in the dialect: `1234,56` (excel) or `1234.56`. */
@@ -162,13 +158,11 @@ export function* entriesOf(journal: Journal, batchId: number): Generator<ResultE
 }
 
 /**
- * The first column of a result made against the embedded sandbox, on every line: a
- * `paid` there moved no money, and a column survives sorting, filtering and copying rows
- * in a spreadsheet where a title line would not. Results of a real gateway have none.
+ * Writes the whole result file of a batch to `path`, replacing it only once complete. A
+ * result made against the embedded sandbox has a first column saying so on every line:
+ * a `paid` there moved no money, and a column survives sorting, filtering and copying
+ * rows in a spreadsheet where a title line would not. Results of a real gateway have none.
  */
-export const SANDBOX_COLUMN = { name: 'sandbox', cell: SANDBOX_MARK } as const;
-
-/** Writes the whole result file of a batch to `path`, replacing it only once complete. */
 export async function writeResultFile(
   journal: Journal,
   batch: BatchRecord,
@@ -176,13 +170,15 @@ export async function writeResultFile(
   format: ResultFormat,
 ): Promise<void> {
   const sandbox = journal.gatewayKind() === 'sandbox';
-  const columns = sandbox ? [SANDBOX_COLUMN.name, ...RESULT_COLUMNS] : RESULT_COLUMNS;
+  const words = catalogFor(format);
+  const headings = RESULT_COLUMNS.map((column) => words.heading[column]);
+  const columns = sandbox ? [words.heading.sandbox, ...headings] : headings;
   const file = openAtomicCsv(path, columns, DIALECTS[format.dialect]);
   const heldBecause = holdMessage(batch);
   try {
     for (const entry of entriesOf(journal, batch.id)) {
       const line = resultLine(entry, format, heldBecause);
-      await file.write(sandbox ? [SANDBOX_COLUMN.cell, ...line] : line);
+      await file.write(sandbox ? [words.sandboxMoved, ...line] : line);
     }
     await file.commit();
   } catch (error) {

@@ -107,6 +107,7 @@ describe('config', () => {
       postbackPublicUrl: null,
       resultDialect: 'excel',
       timeZone: 'America/Sao_Paulo',
+      language: null,
       requireApproval: false,
       balanceCheck: 'block',
       feePerPayoutCents: 0,

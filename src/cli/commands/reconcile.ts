@@ -87,6 +87,7 @@ export function reconcileCommand(): Command {
           await writeResultFile(journal, batch, path, {
             dialect: config.resultDialect,
             timeZone: config.timeZone,
+            language: config.language ?? 'en',
           });
           rewritten.push(path);
         }

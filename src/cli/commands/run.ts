@@ -11,7 +11,6 @@ import { exitCodeOf, readBalance, runPass, type PassReport } from '../../inbox/p
 import { describeHolder, lockHome } from '../../inbox/lock.js';
 import { settledOnOurClock } from '../../inbox/readiness.js';
 import { warnPendingTooLong } from '../../inbox/pending-alert.js';
-import { SANDBOX_MARK } from '../../results/result-file.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import {
   hintFlagsOf,
@@ -24,6 +23,7 @@ import {
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { startProgress } from '../progress.js';
+import { CATALOGS } from '../../messages/catalog.js';
 import { journalLossOf, openWorkJournal } from '../work-journal.js';
 import { describeFile } from '../format.js';
 
@@ -155,8 +155,9 @@ export function runCommand(): Command {
         const sandbox = journal.gatewayKind() === 'sandbox';
         out.data({ sandbox, files: final, stopped: stopped ?? null });
         // In the summary itself, not only on stderr: cron's log may keep stdout alone.
-        if (sandbox) out.line(`${SANDBOX_MARK}: these payouts went to the embedded sandbox`);
-        for (const summary of final) out.line(describeFile(summary));
+        const words = CATALOGS[config.language ?? 'en'];
+        if (sandbox) out.line(words.sandboxRun);
+        for (const summary of final) out.line(describeFile(summary, words));
         if (final.length === 0) out.line('The inbox is empty: nothing to do.');
         if (stopped)
           out.line(`\nStopped early: ${stopped}. Rows not sent stay queued for the next run.`);

@@ -2,12 +2,14 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { openAtomicCsv, type CsvDialect } from '../../csv/atomic-csv.js';
-import { csvDialectOf } from '../../results/result-file.js';
+import { csvDialectOf, type ResultFormat } from '../../results/result-file.js';
+import { CATALOGS } from '../../messages/catalog.js';
+import type { Language } from '../../messages/language.js';
 import { formatCents } from '../../csv/amount.js';
 import { readPayoutFile, type FileReport } from '../../csv/reader.js';
 import { COLUMN_NAMES } from '../../csv/header.js';
 import type { RowOutcome } from '../../csv/row.js';
-import { VALIDATION_REPORT_COLUMNS, validationReportLine } from '../../csv/validation-report.js';
+import { validationReportHeadings, validationReportLine } from '../../csv/validation-report.js';
 import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { homeFolders } from '../../inbox/folders.js';
 import { openContext, openHomeJournal, type GlobalOptions } from '../context.js';
@@ -44,6 +46,7 @@ export function validateCommand(): Command {
     .action(async (file: string, options: ValidateOptions, command: Command) => {
       const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'offline');
       const { config, out } = context;
+      const format = { dialect: config.resultDialect, language: config.language ?? 'en' } as const;
       const errors: Message[] = [];
       const notes: Message[] = [];
       const skipped: { line: number; reason: string }[] = [];
@@ -52,9 +55,7 @@ export function validateCommand(): Command {
       // Rows a run would hold for a person: identical to an earlier row of the file.
       let identical = 0;
       const report =
-        options.report === undefined
-          ? undefined
-          : openReport(resolve(options.report), csvDialectOf(config.resultDialect));
+        options.report === undefined ? undefined : openReport(resolve(options.report), format);
 
       const onRow = async (row: RowOutcome) => {
         if (row.kind === 'invalid') {
@@ -70,7 +71,7 @@ export function validateCommand(): Command {
         } else if (row.kind === 'skipped' && skipped.length < KEEP_MESSAGES) {
           skipped.push({ line: row.line, reason: row.reason });
         }
-        const line = validationReportLine(row, config.resultDialect);
+        const line = validationReportLine(row, format);
         if (line && report) await report.write(line);
       };
 
@@ -146,7 +147,11 @@ export function validateCommand(): Command {
 
 function printSummary(
   result: FileReport,
-  contacts: { recipientEmail: string | null; recipientPhone: string | null },
+  contacts: {
+    recipientEmail: string | null;
+    recipientPhone: string | null;
+    language: Language | null;
+  },
   found: {
     errors: Message[];
     notes: Message[];
@@ -158,6 +163,7 @@ function printSummary(
   reportPath: string | undefined,
   print: (text: string) => void,
 ): void {
+  const words = CATALOGS[contacts.language ?? 'en'];
   const name = basename(result.file);
   const unusable = result.problems.filter((p) => p.kind === 'unusable');
   if (unusable.length > 0) {
@@ -166,7 +172,14 @@ function printSummary(
     return;
   }
   print(
-    `${name}: ${count(result.rows, 'row')}: ${result.valid} valid, ${result.invalid} invalid, ${result.skipped} skipped; valid rows total ${formatCents(result.totalCents)}`,
+    words.validated({
+      file: name,
+      rows: result.rows,
+      valid: result.valid,
+      invalid: result.invalid,
+      skipped: result.skipped,
+      total: formatCents(result.totalCents),
+    }),
   );
   const idSource = result.header?.orderIdsDerived
     ? 'orderIds derived from each row (the file has no orderId column)'
@@ -249,7 +262,7 @@ async function weighAgainstJournal(
 }
 
 /** The report is written beside its final name and renamed into place once complete. */
-function openReport(path: string, dialect: CsvDialect) {
+function openReport(path: string, format: Pick<ResultFormat, 'dialect' | 'language'>) {
   if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
     throw new ExitError(
       1,
@@ -257,7 +270,10 @@ function openReport(path: string, dialect: CsvDialect) {
     );
   }
   try {
-    return { path, ...openAtomicCsv(path, VALIDATION_REPORT_COLUMNS, dialect) };
+    return {
+      path,
+      ...openAtomicCsv(path, validationReportHeadings(format), csvDialectOf(format.dialect)),
+    };
   } catch (error) {
     throw cannotWrite(path, error);
   }

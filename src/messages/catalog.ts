@@ -1,0 +1,78 @@
+/**
+ * What accountants read, one catalog per language (en.ts, pt-BR.ts). Each catalog is
+ * typed as a Catalog, so a message missing from one is a compile error; a test also
+ * renders every message of both.
+ */
+import type { FileState } from '../inbox/pass.js';
+import type { RowState } from '../journal/states.js';
+import type { Language } from './language.js';
+import { en } from './en.js';
+import { ptBR } from './pt-BR.js';
+
+/** The columns of a result file, and of a `validate --report`, in the file's order. */
+export const RESULT_COLUMNS = [
+  'line',
+  'orderId',
+  'name',
+  'pixKeyType',
+  'pixKey',
+  'cpfCnpj',
+  'value',
+  'status',
+  'transactionId',
+  'endToEndId',
+  'fee',
+  'net',
+  'createdAt',
+  'processedAt',
+  'message',
+] as const;
+export type ResultColumn = (typeof RESULT_COLUMNS)[number];
+
+export const REPORT_COLUMNS = [
+  'line',
+  'status',
+  'orderId',
+  'name',
+  'cpfCnpj',
+  'pixKeyType',
+  'pixKey',
+  'value',
+  'amountAsWritten',
+  'column',
+  'message',
+] as const;
+export type ReportColumn = (typeof REPORT_COLUMNS)[number];
+
+/** What a status cell may say: a row's state, a line's kind, or (a report) `valid`. */
+export type StatusWord = RowState | 'skipped' | 'replay' | 'valid';
+
+export interface Catalog {
+  /** Headings of a result file (excel dialect) and of a validation report. */
+  heading: Record<ResultColumn | ReportColumn | 'sandbox', string>;
+  /** A row's state, as its status cell and the summaries say it. */
+  state: Record<StatusWord, string>;
+  /** A file's outcome in a run's summary: its state, or the sentence that says it in English. */
+  outcome(p: { state: FileState; sentence: string }): string;
+  /** Marks what was made against the embedded sandbox. */
+  sandboxMoved: string;
+  /** A run's first line when it sent to the embedded sandbox. */
+  sandboxRun: string;
+  /** `payouts validate`'s first line. */
+  validated(p: {
+    file: string;
+    rows: number;
+    valid: number;
+    invalid: number;
+    skipped: number;
+    total: string;
+  }): string;
+  /** Rows and cents of one state in a summary: `2 paid (R$ 40,00)`. */
+  rowsIn(p: { count: number; state: string; amount: string | null }): string;
+  noRows: string;
+  /** A file's line in a run's summary. */
+  fileSummary(p: { file: string; outcome: string; totals: string; total: string }): string;
+  resultAt(p: { path: string }): string;
+}
+
+export const CATALOGS: Readonly<Record<Language, Catalog>> = { en, 'pt-BR': ptBR };
