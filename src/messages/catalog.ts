@@ -67,12 +67,26 @@ export interface Catalog {
     skipped: number;
     total: string;
   }): string;
+  /** How `validate` read the file: its encoding, delimiter and where orderIds come from. */
+  readAs(p: { encoding: string; delimiter: string; orderIdColumn: string | null }): string;
   /** Rows and cents of one state in a summary: `2 paid (R$ 40,00)`. */
   rowsIn(p: { count: number; state: string; amount: string | null }): string;
   noRows: string;
   /** A file's line in a run's summary. */
   fileSummary(p: { file: string; outcome: string; totals: string; total: string }): string;
   resultAt(p: { path: string }): string;
+  /** `validate`'s lists: a row's problem, by line and column (the message itself is English). */
+  atLineColumn(p: { line: number; column: string; message: string }): string;
+  invalidRowsTitle: string;
+  warningsTitle: string;
+  /** More than the list shows; `report`: whether --report was given to hold them all. */
+  andMore(p: { count: number; report: boolean }): string;
+  fileHeld(p: { message: string }): string;
+  wouldHold(p: { note: string }): string;
+  heldByRulesTitle(p: { journal: string }): string;
+  heldRow(p: { line: number; rule: string; message: string }): string;
+  andMoreHeld(p: { count: number }): string;
+  skipped(p: { lines: { line: number; reason: string }[] }): string;
 }
 
 export const CATALOGS: Readonly<Record<Language, Catalog>> = { en, 'pt-BR': ptBR };

@@ -63,10 +63,30 @@ export const ptBR: Catalog = {
     'SANDBOX: nenhum dinheiro real foi movido: estes pagamentos foram para o sandbox embutido',
   validated: ({ file, rows, valid, invalid, skipped, total }) =>
     `${file}: ${many(rows, 'linha', 'linhas')}: ${many(valid, 'válida', 'válidas')}, ${many(invalid, 'inválida', 'inválidas')}, ${many(skipped, 'ignorada', 'ignoradas')}; total das linhas válidas ${total}`,
+  readAs: ({ encoding, delimiter, orderIdColumn }) =>
+    `lido como ${encoding}, delimitador ${JSON.stringify(delimiter)}, ${
+      orderIdColumn === null
+        ? 'IDs de pagamento criados a partir de cada linha (o arquivo não tem coluna de ID)'
+        : `IDs de pagamento da coluna "${orderIdColumn}"`
+    }`,
   rowsIn: ({ count, state, amount }) =>
     amount === null ? `${state}: ${count}` : `${state}: ${count} (${amount})`,
   noRows: 'nenhuma linha',
   fileSummary: ({ file, outcome, totals, total }) =>
     `${file}: ${outcome}; ${totals}; total das linhas válidas ${total}`,
   resultAt: ({ path }) => `resultado: ${path}`,
+  atLineColumn: ({ line, column, message }) => `linha ${line}, coluna ${column}: ${message}`,
+  invalidRowsTitle:
+    'Linhas inválidas (corrija-as e envie o arquivo de novo; as linhas válidas não esperam por elas):',
+  warningsTitle: 'Avisos (a linha é válida; confira se foi lida como queria):',
+  andMore: ({ count, report }) =>
+    `… e mais ${count}${report ? '' : ' (todas com --report ARQUIVO)'}`,
+  fileHeld: ({ message }) => `Retido, nada deste arquivo será pago: ${message}`,
+  wouldHold: ({ note }) => `Uma execução o reteria para uma pessoa decidir: ${note}`,
+  heldByRulesTitle: ({ journal }) =>
+    `Retidas para uma pessoa decidir, pelas regras de quem é pago (contra o diário ${journal}):`,
+  heldRow: ({ line, rule, message }) => `linha ${line} (${rule}): ${message}`,
+  andMoreHeld: ({ count }) => `… e mais ${count} (payouts run --dry-run --json lista todas)`,
+  skipped: ({ lines }) =>
+    `Ignoradas: ${lines.map(({ line, reason }) => `linha ${line} (${reason})`).join(', ')}`,
 };

@@ -18,6 +18,17 @@ function rendered(catalog: Catalog): Record<string, string> {
     totals: '2 paid',
     path: 'results/folha.result.csv',
     sentence: 'journaled',
+    line: 3,
+    column: '"CPF"',
+    message: 'is not a valid CPF',
+    report: false,
+    note: 'it has the same name as folha.csv',
+    journal: '/srv/payouts/journal.db',
+    rule: 'possible duplicate',
+    lines: [{ line: 9, reason: 'a total line' }],
+    encoding: 'UTF-8',
+    delimiter: ';',
+    orderIdColumn: null,
   };
   const texts: Record<string, string> = {};
   for (const [key, value] of Object.entries(catalog)) {

@@ -47,6 +47,20 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     expect(rows.map((row) => row['Situação'])).toEqual(Array(6).fill('válida'));
   });
 
+  it('validate names each mistake by linha and coluna, under Portuguese titles', async () => {
+    const result = await runCli(['validate', join(SAMPLES, 'payroll-with-mistakes.csv')], {
+      env: { PAYOUTS_LANGUAGE: 'pt-BR' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain(
+      '\nLinhas inválidas (corrija-as e envie o arquivo de novo; as linhas válidas não esperam por elas):\n',
+    );
+    expect(result.stdout).toMatch(/^ {2}linha 3, coluna "CPF": /m);
+    expect(result.stdout).toContain(
+      '  lido como UTF-8, delimitador ";", IDs de pagamento da coluna "ID do pagamento"\n',
+    );
+  });
+
   it('English stays English: the setting wins over the locale', async () => {
     const result = await runCli(['validate', join(SAMPLES, 'payroll-2026-11.csv')], {
       env: { PAYOUTS_LANGUAGE: 'en', LANG: 'pt_BR.UTF-8' },

@@ -181,11 +181,17 @@ function printSummary(
       total: formatCents(result.totalCents),
     }),
   );
-  const idSource = result.header?.orderIdsDerived
-    ? 'orderIds derived from each row (the file has no orderId column)'
-    : `orderIds from column "${result.header?.columns.find((c) => c.field === 'orderId')?.heading ?? ''}"`;
   print(
-    `  read as ${result.encoding === 'windows-1252' ? 'Windows-1252' : result.encoding?.toUpperCase()}, delimiter ${JSON.stringify(result.delimiter)}, ${idSource}`,
+    `  ${words.readAs({
+      encoding:
+        result.encoding === 'windows-1252'
+          ? 'Windows-1252'
+          : (result.encoding?.toUpperCase() ?? '?'),
+      delimiter: result.delimiter ?? '?',
+      orderIdColumn: result.header?.orderIdsDerived
+        ? null
+        : (result.header?.columns.find((c) => c.field === 'orderId')?.heading ?? ''),
+    })}`,
   );
   for (const [contact, label, setting] of [
     ['email', 'e-mail', 'recipientEmail'],
@@ -209,39 +215,29 @@ function printSummary(
   if (result.header && result.header.ignored.length > 0) {
     print(`  columns not used: ${result.header.ignored.map((h) => `"${h}"`).join(', ')}`);
   }
-  for (const problem of result.problems)
-    print(`\nHeld, nothing in this file will be paid: ${problem.message}`);
+  for (const problem of result.problems) print(`\n${words.fileHeld({ message: problem.message })}`);
   const list = (title: string, items: Message[], more: number) => {
     if (items.length === 0) return;
     print(`\n${title}`);
     for (const item of items.slice(0, SHOW_MESSAGES)) {
-      print(
-        `  line ${item.line}, column ${item.column.startsWith('column ') ? item.column.slice(7) : `"${item.column}"`}: ${item.message}`,
-      );
+      const column = item.column.startsWith('column ') ? item.column.slice(7) : `"${item.column}"`;
+      print(`  ${words.atLineColumn({ line: item.line, column, message: item.message })}`);
     }
     const hidden = items.length - Math.min(items.length, SHOW_MESSAGES) + more;
     if (hidden > 0)
-      print(`  … and ${hidden} more${reportPath ? '' : ' (write them all with --report FILE)'}`);
+      print(`  ${words.andMore({ count: hidden, report: reportPath !== undefined })}`);
   };
-  list(
-    'Invalid rows (fix them and drop the file again; valid rows are not held back by them):',
-    found.errors,
-    found.moreErrors,
-  );
-  list('Warnings (the row is valid; check it was read as meant):', found.notes, found.moreNotes);
-  for (const note of weighed?.notes ?? []) print(`\nA run would hold it for a person: ${note}`);
+  list(words.invalidRowsTitle, found.errors, found.moreErrors);
+  list(words.warningsTitle, found.notes, found.moreNotes);
+  for (const note of weighed?.notes ?? []) print(`\n${words.wouldHold({ note })}`);
   if (weighed && weighed.held > 0) {
-    print(
-      `\nHeld for a person by the rules on who is paid (against the journal ${weighed.journal}):`,
-    );
-    for (const hold of weighed.holds.slice(0, SHOW_MESSAGES)) {
-      print(`  line ${hold.line} (${hold.rule}): ${hold.message}`);
-    }
+    print(`\n${words.heldByRulesTitle({ journal: weighed.journal })}`);
+    for (const hold of weighed.holds.slice(0, SHOW_MESSAGES)) print(`  ${words.heldRow(hold)}`);
     const hidden = weighed.held - Math.min(weighed.holds.length, SHOW_MESSAGES);
-    if (hidden > 0) print(`  … and ${hidden} more (payouts run --dry-run --json lists them)`);
+    if (hidden > 0) print(`  ${words.andMoreHeld({ count: hidden })}`);
   }
   if (found.skipped.length > 0) {
-    print(`\nSkipped: ${found.skipped.map((s) => `line ${s.line} (${s.reason})`).join(', ')}`);
+    print(`\n${words.skipped({ lines: found.skipped })}`);
   }
   if (reportPath) print(`\nReport: ${reportPath}`);
 }
