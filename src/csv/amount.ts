@@ -9,11 +9,12 @@
  * digits, one kind per amount; the decimal mark (`,` or `.`, the other one) comes once,
  * last, before one or two digits. Anything else is refused with what to write instead.
  */
+import type { Said } from '../messages/said.js';
 import { SCIENTIFIC_NOTATION } from './documents.js';
 
-export type AmountReading = { ok: true; cents: number } | { ok: false; problem: string };
+export type AmountReading = { ok: true; cents: number } | { ok: false; problem: Said };
 
-const fail = (problem: string): AmountReading => ({ ok: false, problem });
+const fail = (problem: Said): AmountReading => ({ ok: false, problem });
 
 /** The spaces a spreadsheet puts in numbers: normal, non-breaking (U+00A0), narrow (U+202F). */
 const SPACE = /[ \u00a0\u202f]/;
@@ -21,8 +22,8 @@ const isSpace = (character: string) => SPACE.test(character);
 
 function toCents(whole: string, fraction: string, shown: string): AmountReading {
   const cents = BigInt(whole || '0') * 100n + BigInt(fraction.padEnd(2, '0') || '0');
-  if (cents === 0n) return fail(`${shown} is zero: a payout must be more than zero`);
-  if (cents > BigInt(Number.MAX_SAFE_INTEGER)) return fail(`${shown} is too large`);
+  if (cents === 0n) return fail({ code: 'amountZero', shown });
+  if (cents > BigInt(Number.MAX_SAFE_INTEGER)) return fail({ code: 'amountTooLarge', shown });
   return { ok: true, cents: Number(cents) };
 }
 
@@ -32,9 +33,7 @@ function show(text: string): string {
 }
 
 function scientific(shown: string): AmountReading {
-  return fail(
-    `"${shown}" was turned into scientific notation by the spreadsheet: format the column as text or number with 2 decimals`,
-  );
+  return fail({ code: 'amountScientific', shown });
 }
 
 // The shapes nearly every cell has (`1.234,56`, `R$ 1234,56`, `1234.56`), read without
@@ -54,7 +53,7 @@ export function parseReais(text: string): AmountReading {
     if (cents > 0) return { ok: true, cents };
   }
   const shown = show(text);
-  if (shown === '') return fail('is empty');
+  if (shown === '') return fail({ code: 'empty' });
   if (SCIENTIFIC_NOTATION.test(shown)) return scientific(shown);
 
   // Accounting writes a negative amount with a sign on either side or in parentheses,
@@ -63,10 +62,12 @@ export function parseReais(text: string): AmountReading {
   if (negative) {
     const magnitude = readMagnitude(negative.body, shown);
     if (!magnitude.ok) return magnitude;
-    const how = negative.parentheses ? ': parentheses mark a negative amount in accounting' : '';
-    return fail(
-      `${shown} is negative (R$ -${formatCents(magnitude.cents).slice(3)})${how}; a payout must be more than zero`,
-    );
+    return fail({
+      code: 'amountNegative',
+      shown,
+      cents: magnitude.cents,
+      parentheses: negative.parentheses,
+    });
   }
   return readMagnitude(text.trim().replace(CURRENCY_PREFIX, ''), shown);
 }
@@ -92,14 +93,14 @@ function unwrapNegative(text: string): { body: string; parentheses: boolean } | 
 
 /** A positive amount, its R$ and any sign already taken off; `shown` is the cell for messages. */
 function readMagnitude(body: string, shown: string): AmountReading {
-  const notAmount = (hint = 'write it like 1234,56 or R$ 1.234,56') =>
-    fail(`"${shown}" is not an amount in reais (${hint})`);
-  if (OTHER_CURRENCY.test(body)) {
-    return fail(
-      `"${shown}" is not in reais: payouts are paid in reais; write the amount in R$, like 1.234,56`,
+  const notAmount = (wholeReaisMissing?: string) =>
+    fail(
+      wholeReaisMissing === undefined
+        ? { code: 'notAnAmount', shown }
+        : { code: 'notAnAmount', shown, wholeReaisMissing },
     );
-  }
-  if (/^[.,]\d/.test(body)) return notAmount(`write the whole reais too, like 0${body}`);
+  if (OTHER_CURRENCY.test(body)) return fail({ code: 'notInReais', shown });
+  if (/^[.,]\d/.test(body)) return notAmount(body);
   if (!/^\d[\d., \u00a0\u202f]*$/.test(body) || !/\d$/.test(body)) return notAmount();
 
   // Runs of digits and what stands between them. Two marks in a row (`1.,5`) are no amount;
@@ -132,52 +133,33 @@ function readMagnitude(body: string, shown: string): AmountReading {
       first.length <= 3 &&
       /[1-9]/.test(first)
     ) {
-      return fail(
-        `${shown} could mean thousands or decimals: write ${groups.join('')} for whole reais, or use two decimals (1.234,00)`,
-      );
+      return fail({ code: 'thousandsOrDecimals', shown, digits: groups.join('') });
     }
     if (once) decimal = last;
   }
   const fraction = decimal === undefined ? '' : lastGroup;
   const wholeGroups = decimal === undefined ? groups : groups.slice(0, -1);
   const thousands = decimal === undefined ? marks : marks.slice(0, -1);
-  if (fraction.length > 2)
-    return fail(
-      `${shown} has more than two decimal places: amounts are reais and cents, like 1.234,56`,
-    );
+  if (fraction.length > 2) return fail({ code: 'tooManyDecimals', shown });
 
   const kinds = new Set(thousands);
   if (kinds.size > 1) {
-    return fail(
-      `${shown} mixes thousands separators (${[...kinds].map(name).join(' and ')}): use one kind, like 1.234.567,89`,
-    );
+    return fail({ code: 'mixedThousands', shown, separators: [...kinds] });
   }
   const [separator] = kinds;
   if (separator !== undefined) {
     const wellGrouped =
       (wholeGroups[0]?.length ?? 0) <= 3 && wholeGroups.slice(1).every((g) => g.length === 3);
     if (separator === ' ' && !wellGrouped) return misplacedSpace(shown);
-    if (separator === decimal || !wellGrouped) {
-      return fail(
-        `${shown} has its thousands separators in the wrong places: they stand between groups of three digits, like 1.234.567,89`,
-      );
-    }
+    if (separator === decimal || !wellGrouped) return fail({ code: 'misplacedThousands', shown });
   } else if (decimal === undefined && marks.length > 0) {
-    return fail(
-      `${shown} has its thousands separators in the wrong places: they stand between groups of three digits, like 1.234.567,89`,
-    );
+    return fail({ code: 'misplacedThousands', shown });
   }
   return toCents(wholeGroups.join(''), fraction, shown);
 }
 
 function misplacedSpace(shown: string): AmountReading {
-  return fail(
-    `"${shown}" has a space that does not separate thousands: a space may only stand between groups of three digits (1 234,56); remove it, or check the amount`,
-  );
-}
-
-function name(separator: string): string {
-  return separator === ' ' ? 'space' : `"${separator}"`;
+  return fail({ code: 'misplacedSpace', shown });
 }
 
 /** Whole cents, as the interface's `value` (1250 is R$ 12,50). */
@@ -186,17 +168,15 @@ export function parseCents(text: string): AmountReading {
   if (/^\d{1,15}$/.test(trimmed) && Number(trimmed) > 0)
     return { ok: true, cents: Number(trimmed) };
   const shown = show(text);
-  if (shown === '') return fail('is empty');
+  if (shown === '') return fail({ code: 'empty' });
   if (SCIENTIFIC_NOTATION.test(shown)) return scientific(shown);
-  if (unwrapNegative(trimmed)) return fail(`${shown} is negative: a payout must be more than zero`);
+  if (unwrapNegative(trimmed)) return fail({ code: 'centsNegative', shown });
   if (/^\d+$/.test(shown))
     return toCents(shown.slice(0, -2), shown.slice(-2).padStart(2, '0'), shown);
   if (/^\d+[.,]\d+$/.test(shown)) {
-    return fail(
-      `${shown} is not whole cents: this column holds cents (1250 for R$ 12,50); for reais, name the column "amount" or "valor"`,
-    );
+    return fail({ code: 'centsWithDecimals', shown });
   }
-  return fail(`"${shown}" is not a whole number of cents (1250 for R$ 12,50)`);
+  return fail({ code: 'notCents', shown });
 }
 
 /** `R$ 1.234,56`: how amounts are shown to people. */

@@ -3,12 +3,12 @@
  * the alphanumeric form in use since July 2026) with their check digits, read from what
  * spreadsheets make of them.
  */
-
-export type DocumentKind = 'CPF' | 'CNPJ';
+import type { Said } from '../messages/said.js';
+import type { DocumentKind } from './fields.js';
 
 export type DocumentReading =
   | { ok: true; kind: DocumentKind; value: string; restoredZeros: number }
-  | { ok: false; problem: string };
+  | { ok: false; problem: Said };
 
 /** A number a spreadsheet turned into scientific notation: `1,23457E+10`, `5.29982E+10`. */
 export const SCIENTIFIC_NOTATION = /^\s*\d+(?:[.,]\d+)?\s*e\s*[+-]?\d+\s*$/i;
@@ -77,11 +77,10 @@ let lastRead: {
   text: string | undefined;
   expected: DocumentKind | undefined;
   reading: DocumentReading;
-} = { text: undefined, expected: undefined, reading: { ok: false, problem: 'is empty' } };
+} = { text: undefined, expected: undefined, reading: { ok: false, problem: { code: 'empty' } } };
 
 /** CPF punctuation, or part of it, around 11 digits: `529.982.247-25`, `529982247-25`. */
 const WRITTEN_AS_CPF = /^\d{3}\.?\d{3}\.?\d{3}-?\d{2}$/;
-const KEEP_ZEROS = 'format the column as text so the leading zeros stay';
 
 function readDocumentText(text: string, expected: DocumentKind | undefined): DocumentReading {
   const trimmed = text.trim();
@@ -89,40 +88,32 @@ function readDocumentText(text: string, expected: DocumentKind | undefined): Doc
   if (WRITTEN_AS_CPF.test(trimmed)) {
     const value = trimmed.length === 11 ? trimmed : trimmed.replace(/[.-]/g, '');
     if (isValidCpf(value)) return { ok: true, kind: 'CPF', value, restoredZeros: 0 };
-    if (value !== trimmed) return invalidCpf(trimmed, "check it against the person's CPF");
+    if (value !== trimmed) return invalidCpf(trimmed, 'checkPerson');
   }
-  if (trimmed === '') return { ok: false, problem: 'is empty' };
+  if (trimmed === '') return { ok: false, problem: { code: 'empty' } };
   if (SCIENTIFIC_NOTATION.test(trimmed)) {
-    return {
-      ok: false,
-      problem: `"${trimmed}" was turned into scientific notation by the spreadsheet: format the column as text and type the number again`,
-    };
+    return { ok: false, problem: { code: 'documentScientific', text: trimmed } };
   }
   if (!/^[0-9A-Za-z.\-/\s]+$/.test(trimmed)) {
-    return {
-      ok: false,
-      problem: `"${trimmed}" is not a CPF or CNPJ (only digits, with . - / allowed)`,
-    };
+    return { ok: false, problem: { code: 'documentCharacters', text: trimmed } };
   }
   const value = trimmed.replace(/[.\-/\s]/g, '').toUpperCase();
   if (value.length === 14) {
     return isValidCnpj(value)
       ? { ok: true, kind: 'CNPJ', value, restoredZeros: 0 }
-      : { ok: false, problem: `${trimmed} is not a valid CNPJ (the check digits do not match)` };
+      : { ok: false, problem: { code: 'cnpjCheckDigits', text: trimmed } };
   }
   // Only a bare number lost zeros: a spreadsheet keeps the text it shows.
   if (/^\d+$/.test(trimmed) && value.length < 14) return readBareNumber(trimmed, expected);
   if (value.length === 11) return invalidCpf(trimmed);
-  return {
-    ok: false,
-    problem: `${trimmed} is not a CPF (11 digits) or a CNPJ (14 characters) with valid check digits`,
-  };
+  return { ok: false, problem: { code: 'notCpfOrCnpj', text: trimmed } };
 }
 
 /** A number of 13 digits or fewer (an 11-digit valid CPF was read before). */
 function readBareNumber(digits: string, expected: DocumentKind | undefined): DocumentReading {
   const asCpf = digits.length <= 11 && isValidCpf(digits.padStart(11, '0'));
   const asCnpj = isValidCnpj(digits.padStart(14, '0'));
+  const restoredCnpj = digits.padStart(14, '0');
   const restored = (kind: DocumentKind): DocumentReading => {
     const length = kind === 'CPF' ? 11 : 14;
     const value = digits.padStart(length, '0');
@@ -134,43 +125,37 @@ function readBareNumber(digits: string, expected: DocumentKind | undefined): Doc
       ? restored('CNPJ')
       : {
           ok: false,
-          problem: `${digits} is not a CNPJ with valid check digits, even with its leading zeros restored (${digits.padStart(14, '0')})`,
+          problem: { code: 'cnpjEvenRestored', digits, restored: restoredCnpj, keepZeros: false },
         };
   }
   if (expected === 'CNPJ' && asCnpj) return restored('CNPJ');
   if (asCpf && (expected === 'CPF' || !asCnpj)) return restored('CPF');
   if (asCpf) {
-    return {
-      ok: false,
-      problem: `${digits} lost its leading zeros and could be a CPF or a CNPJ: format the column as text and type it in full`,
-    };
+    return { ok: false, problem: { code: 'cpfOrCnpjWithoutZeros', digits } };
   }
   if (expected === 'CNPJ') {
     return {
       ok: false,
-      problem: `${digits} is not a valid CNPJ, even with its leading zeros restored (${digits.padStart(14, '0')}): check it, and ${KEEP_ZEROS}`,
+      problem: { code: 'cnpjEvenRestored', digits, restored: restoredCnpj, keepZeros: true },
     };
   }
-  const hint =
-    asCnpj && expected === undefined
-      ? `check it; if it is a CNPJ, write all 14 digits (${KEEP_ZEROS})`
-      : undefined;
-  if (digits.length === 11) return invalidCpf(digits, hint);
-  if (hint === undefined && expected === undefined) {
-    return {
-      ok: false,
-      problem: `${digits} is not a CPF (11 digits) or a CNPJ (14 characters) with valid check digits`,
-    };
+  const maybeCnpj = asCnpj && expected === undefined;
+  if (digits.length === 11) return invalidCpf(digits, maybeCnpj ? 'maybeCnpj' : undefined);
+  if (!maybeCnpj && expected === undefined) {
+    return { ok: false, problem: { code: 'notCpfOrCnpj', text: digits } };
   }
   return {
     ok: false,
-    problem: `${digits} is not a valid CPF with its leading zeros restored (${digits.padStart(11, '0')}): ${hint ?? 'check it'}`,
+    problem: { code: 'cpfRestored', digits, restored: digits.padStart(11, '0'), maybeCnpj },
   };
 }
 
-function invalidCpf(shown: string, hint?: string): DocumentReading {
+function invalidCpf(text: string, hint?: 'checkPerson' | 'maybeCnpj'): DocumentReading {
   return {
     ok: false,
-    problem: `${shown} is not a valid CPF (the check digits do not match)${hint ? `: ${hint}` : ''}`,
+    problem:
+      hint === undefined
+        ? { code: 'cpfCheckDigits', text }
+        : { code: 'cpfCheckDigits', text, hint },
   };
 }

@@ -3,20 +3,9 @@
  * after folding case, accents, units in parentheses, punctuation and spacing.
  */
 import { nearestOf } from '../config/near-miss.js';
+import { PAYOUT_FIELDS, type PayoutField } from './fields.js';
 import { foldHeading } from './fold.js';
-
-export const PAYOUT_FIELDS = [
-  'orderId',
-  'name',
-  'email',
-  'phone',
-  'cpfCnpj',
-  'pixKeyType',
-  'pixKey',
-  'valueCents',
-  'amountReais',
-] as const;
-export type PayoutField = (typeof PAYOUT_FIELDS)[number];
+import type { Said } from '../messages/said.js';
 
 /** Aliases as people write them; matched after folding (see foldHeading). */
 export const FIELD_ALIASES: Readonly<Record<PayoutField, readonly string[]>> = {
@@ -65,7 +54,7 @@ export function headingMapProblems(map: Readonly<Record<string, string>>): strin
     const builtIn = BY_FOLDED.get(folded);
     if (builtIn !== undefined && builtIn !== field) {
       problems.push(
-        `"${heading}" is already a heading of ours for ${LABELS[builtIn]}; it cannot also be read as ${name}`,
+        `"${heading}" is already a heading of ours for ${FIELD_LABELS[builtIn]}; it cannot also be read as ${name}`,
       );
     }
     const twin = seen.get(folded);
@@ -101,7 +90,8 @@ const BY_FOLDED = new Map<string, PayoutField>(
 
 // E-mail and phone may come from the Pix key or the configuration (see the row's check).
 const REQUIRED: readonly PayoutField[] = ['name', 'cpfCnpj', 'pixKey'];
-const LABELS: Readonly<Record<PayoutField, string>> = {
+/** What each column gives, in English (the catalogs say it in each language). */
+export const FIELD_LABELS: Readonly<Record<PayoutField, string>> = {
   orderId: 'order reference',
   name: "recipient's name",
   email: "recipient's e-mail",
@@ -125,11 +115,7 @@ export interface Column {
 export type ColumnMap = Partial<Record<PayoutField, Column>>;
 
 export type HeaderReading =
-  { ok: true; columns: ColumnMap; ignored: string[] } | { ok: false; problems: string[] };
-
-function accepted(field: PayoutField): string {
-  return `${LABELS[field]} (accepted headings: ${FIELD_ALIASES[field].join(', ')})`;
-}
+  { ok: true; columns: ColumnMap; ignored: string[] } | { ok: false; problems: Said[] };
 
 /**
  * The columns of a header. `own`: the `headings` setting, an accountant's headings to our
@@ -145,14 +131,12 @@ export function mapHeader(
   if (headings.length > MAX_COLUMNS) {
     return {
       ok: false,
-      problems: [
-        `the header has ${headings.length} columns; a payout file has at most ${MAX_COLUMNS}`,
-      ],
+      problems: [{ code: 'tooManyColumns', count: headings.length, max: MAX_COLUMNS }],
     };
   }
   const columns: ColumnMap = {};
   const ignored: string[] = [];
-  const problems: string[] = [];
+  const problems: Said[] = [];
   headings.forEach((heading, index) => {
     const folded = foldHeading(heading);
     const field = configured.get(folded) ?? BY_FOLDED.get(folded);
@@ -162,9 +146,12 @@ export function mapHeader(
     }
     const earlier = columns[field];
     if (earlier) {
-      problems.push(
-        `columns "${earlier.heading}" and "${heading.trim()}" both give the ${LABELS[field]}: keep one`,
-      );
+      problems.push({
+        code: 'sameColumnTwice',
+        first: earlier.heading,
+        second: heading.trim(),
+        field,
+      });
       return;
     }
     columns[field] = configured.has(folded)
@@ -172,21 +159,16 @@ export function mapHeader(
       : { index, heading: heading.trim() };
   });
   if (columns.valueCents && columns.amountReais) {
-    problems.push(
-      `both "${columns.valueCents.heading}" (cents) and "${columns.amountReais.heading}" (reais) give the amount: keep one`,
-    );
+    problems.push({
+      code: 'twoAmountColumns',
+      cents: columns.valueCents.heading,
+      reais: columns.amountReais.heading,
+    });
   }
   const missing = REQUIRED.filter((field) => !columns[field]);
   if (!columns.valueCents && !columns.amountReais) {
     missing.push('amountReais');
   }
-  if (missing.length > 0) {
-    const list = missing.map((field) =>
-      field === 'amountReais'
-        ? `the amount: ${accepted('amountReais')}, or ${accepted('valueCents')}`
-        : accepted(field),
-    );
-    problems.push(`missing columns: ${list.join('; ')}`);
-  }
+  if (missing.length > 0) problems.push({ code: 'missingColumns', fields: missing });
   return problems.length > 0 ? { ok: false, problems } : { ok: true, columns, ignored };
 }

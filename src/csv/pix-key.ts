@@ -5,9 +5,10 @@
 import { PIX_KEY_TYPES, type PixKeyTypeName } from '../gateway/contract.js';
 import { SCIENTIFIC_NOTATION, isValidCnpj, isValidCpf, readDocument } from './documents.js';
 import { foldText } from './fold.js';
+import type { Said } from '../messages/said.js';
 
 export type KeyReading =
-  { ok: true; type: PixKeyTypeName; key: string; note?: string } | { ok: false; problem: string };
+  { ok: true; type: PixKeyTypeName; key: string; note?: Said } | { ok: false; problem: Said };
 
 const TYPE_NAMES: Readonly<Record<string, PixKeyTypeName>> = {
   cpf: 'CPF',
@@ -24,9 +25,6 @@ const TYPE_NAMES: Readonly<Record<string, PixKeyTypeName>> = {
   aleatoria: 'RANDOM_KEY',
   'chave aleatoria': 'RANDOM_KEY',
 };
-
-export const KEY_TYPES_ACCEPTED =
-  '0-4 or CPF, CNPJ, EMAIL, TELEFONE (PHONE), RANDOM_KEY (EVP, aleatória)';
 
 /** `0`..`4` or a name; undefined when the text names no type. */
 export function parseKeyType(text: string): PixKeyTypeName | undefined {
@@ -96,44 +94,42 @@ const EMAIL_KEY_MAX = 77;
 const EMAIL_NAME_CHARACTER = /[a-z0-9!#$&'*+/=?^_`{|}~.-]/;
 
 /** Why `key` (already in lower case) is not a Pix e-mail key; undefined when it is one. */
-function emailKeyProblem(key: string): string | undefined {
+function emailKeyProblem(key: string): Said | undefined {
   if (key.length > EMAIL_KEY_MAX) {
-    return `is ${key.length} characters long; a Pix e-mail key has at most ${EMAIL_KEY_MAX}`;
+    return { code: 'emailKeyTooLong', length: key.length, max: EMAIL_KEY_MAX };
   }
-  if (/\s/.test(key)) return 'has a space: an e-mail address has none';
+  if (/\s/.test(key)) return { code: 'emailKeySpace' };
   const foreign = /[^\x21-\x7e]/u.exec(key)?.[0];
   if (foreign !== undefined) {
-    return `has "${foreign}", a character outside plain ASCII: Pix e-mail keys are ASCII only (no accents); check the key with the payee`;
+    return { code: 'emailKeyNotAscii', character: foreign };
   }
   const parts = key.split('@');
   const [name = '', domain = ''] = parts;
   if (parts.length !== 2 || name === '' || domain === '') {
-    return 'is not an e-mail address: it needs a name, one @ and a domain (like name@example.com)';
+    return { code: 'emailKeyShape' };
   }
-  if (key.includes('..')) return 'has two dots in a row';
+  if (key.includes('..')) return { code: 'emailKeyTwoDots' };
   if (/^\.|\.$/.test(name) || /^\.|\.$/.test(domain)) {
-    return 'starts or ends with a dot, before or after the @';
+    return { code: 'emailKeyDotAtEdge' };
   }
   const badInName = [...name].find((character) => !EMAIL_NAME_CHARACTER.test(character));
   if (badInName !== undefined) {
-    return `has "${badInName}" before the @, which a Pix e-mail key cannot hold`;
+    return { code: 'emailKeyNameCharacter', character: badInName };
   }
   const labels = domain.split('.');
-  if (labels.length < 2) return 'has no domain after the @ (like example.com)';
+  if (labels.length < 2) return { code: 'emailKeyNoDomain' };
   for (const label of labels) {
-    if (label.includes('_'))
-      return 'has "_" in its domain (after the @), which a domain cannot hold';
+    if (label.includes('_')) return { code: 'emailKeyDomainUnderscore' };
     if (label.startsWith('-') || label.endsWith('-')) {
-      return `has a domain part starting or ending with "-" ("${label}")`;
+      return { code: 'emailKeyDomainHyphen', label };
     }
-    if (label.length > 63) return 'has a domain part longer than 63 characters';
+    if (label.length > 63) return { code: 'emailKeyDomainPartLong' };
     const bad = /[^a-z0-9-]/.exec(label)?.[0];
-    if (bad !== undefined)
-      return `has "${bad}" in its domain (after the @), which a domain cannot hold`;
+    if (bad !== undefined) return { code: 'emailKeyDomainCharacter', character: bad };
   }
   // Every label is well formed by now; the last one must be a name, not a number.
   if (!/^[a-z]/.test(labels[labels.length - 1] ?? '')) {
-    return 'does not end in a domain name (like .com or .com.br)';
+    return { code: 'emailKeyNoDomainName' };
   }
   return undefined;
 }
@@ -141,30 +137,30 @@ function emailKeyProblem(key: string): string | undefined {
 /** Checks a key against its stated type, and writes it the way the scheme stores it. */
 export function readKey(type: PixKeyTypeName, text: string): KeyReading {
   const key = text.trim();
-  if (key === '') return { ok: false, problem: 'is empty' };
+  if (key === '') return { ok: false, problem: { code: 'empty' } };
   const numeric = type === 'CPF' || type === 'CNPJ' || type === 'TELEFONE';
   if (numeric && SCIENTIFIC_NOTATION.test(key)) {
-    return {
-      ok: false,
-      problem: `"${key}" was turned into scientific notation by the spreadsheet: format the column as text and type the key again`,
-    };
+    return { ok: false, problem: { code: 'keyScientific', key } };
   }
   switch (type) {
     case 'CPF':
     case 'CNPJ': {
       // The key type says which document this is: a CNPJ key that lost its zeros is a CNPJ.
       const document = readDocument(key, type);
-      if (!document.ok) return { ok: false, problem: `is a ${type} key, but ${document.problem}` };
-      if (document.kind !== type) {
-        return { ok: false, problem: `is a ${type} key, but ${key} is a ${document.kind}` };
+      if (!document.ok) {
+        return { ok: false, problem: { code: 'keyDocument', type, problem: document.problem } };
       }
-      const note =
-        document.restoredZeros > 0
-          ? `leading zeros restored: ${key} read as ${document.value}`
-          : undefined;
-      return note === undefined
-        ? { ok: true, type, key: document.value }
-        : { ok: true, type, key: document.value, note };
+      if (document.kind !== type) {
+        return { ok: false, problem: { code: 'keyDocumentKind', type, key, kind: document.kind } };
+      }
+      return document.restoredZeros > 0
+        ? {
+            ok: true,
+            type,
+            key: document.value,
+            note: { code: 'zerosRestored', written: key, read: document.value },
+          }
+        : { ok: true, type, key: document.value };
     }
     case 'EMAIL': {
       // DICT stores e-mail keys in lower case: `Ana@Example.com` is the key `ana@example.com`.
@@ -172,24 +168,18 @@ export function readKey(type: PixKeyTypeName, text: string): KeyReading {
       const problem = emailKeyProblem(lower);
       return problem === undefined
         ? { ok: true, type, key: lower }
-        : { ok: false, problem: `is an EMAIL key, but "${key}" ${problem}` };
+        : { ok: false, problem: { code: 'keyEmail', key, problem } };
     }
     case 'TELEFONE': {
       const phone = normalisePhone(key, false);
       return phone
         ? { ok: true, type, key: phone }
-        : {
-            ok: false,
-            problem: `is a TELEFONE key, but "${key}" is not a mobile number with area code (e.g. +55 11 98765-4321)`,
-          };
+        : { ok: false, problem: { code: 'keyPhone', key } };
     }
     case 'RANDOM_KEY':
       return UUID.test(key)
         ? { ok: true, type, key: key.toLowerCase() }
-        : {
-            ok: false,
-            problem: `is a RANDOM_KEY, but "${key}" is not one (36 characters like 123e4567-e89b-12d3-a456-426614174000)`,
-          };
+        : { ok: false, problem: { code: 'keyRandom', key } };
   }
 }
 
@@ -199,7 +189,7 @@ export function readKey(type: PixKeyTypeName, text: string): KeyReading {
  */
 export function inferKey(text: string): KeyReading {
   const key = text.trim();
-  if (key === '') return { ok: false, problem: 'is empty' };
+  if (key === '') return { ok: false, problem: { code: 'empty' } };
   if (key.includes('@')) return readKey('EMAIL', key);
   if (UUID.test(key)) return readKey('RANDOM_KEY', key);
   if (key.startsWith('+') || /^\(\d{2,3}\)/.test(key)) return readKey('TELEFONE', key);
@@ -212,16 +202,10 @@ export function inferKey(text: string): KeyReading {
     const cpf = compact.length <= 11 && isValidCpf(compact.padStart(11, '0'));
     const phone = normalisePhone(compact, false) !== undefined;
     if (cpf && phone) {
-      return {
-        ok: false,
-        problem: `${key} could be a CPF or a phone number: give its type (CPF or TELEFONE) in the key type column`,
-      };
+      return { ok: false, problem: { code: 'keyCpfOrPhone', key } };
     }
     if (cpf) return readKey('CPF', key);
     if (phone) return readKey('TELEFONE', key);
   }
-  return {
-    ok: false,
-    problem: `the type of key "${key}" cannot be told: give it in the key type column (${KEY_TYPES_ACCEPTED})`,
-  };
+  return { ok: false, problem: { code: 'keyTypeUntold', key } };
 }

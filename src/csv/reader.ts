@@ -18,17 +18,12 @@ import { parse, type CsvError, type Options, type Parser } from 'csv-parse';
 import { formatCents } from './amount.js';
 import { detectDelimiter, type Delimiter } from './delimiter.js';
 import { looksBinary, readBom, type EncodingSetting, type TextEncoding } from './encoding.js';
-import { mapHeader, type PayoutField } from './header.js';
+import type { PayoutField } from './fields.js';
+import { mapHeader } from './header.js';
+import type { BytePosition, Said } from '../messages/said.js';
 import { batchStem } from './order-id.js';
 import { createRowValidator, type RowOutcome } from './row.js';
 import { checkControlTotals, parseControlFile, type ControlTotal } from './totals.js';
-
-/**
- * How to save a file as CSV, in the menus a Brazilian Excel really has: "CSV UTF-8"
- * keeps every accent; "CSV (separado por vírgulas)" writes Windows-1252, which we read too.
- */
-export const SAVE_AS_CSV =
-  'save it again from Excel with Arquivo > Salvar como > "CSV UTF-8 (delimitado por vírgulas)" (or "CSV (separado por vírgulas)")';
 
 export interface ReadOptions {
   encoding: EncodingSetting;
@@ -45,7 +40,7 @@ export interface ReadOptions {
 export interface FileProblem {
   /** `unusable`: the file cannot be read as payouts. `held`: readable, but nothing may be paid. */
   kind: 'unusable' | 'held';
-  message: string;
+  message: Said;
 }
 
 export interface FileReport {
@@ -110,7 +105,7 @@ export async function readPayoutFile(
     filled: { email: { key: 0, default: 0 }, phone: { key: 0, default: 0 } },
     problems: [],
   };
-  const unusable = (message: string) => {
+  const unusable = (message: Said) => {
     report.problems.push({ kind: 'unusable', message });
     return report;
   };
@@ -118,22 +113,20 @@ export async function readPayoutFile(
   let size: number;
   try {
     const info = await stat(path);
-    if (!info.isFile()) return unusable('is not a file');
+    if (!info.isFile()) return unusable({ code: 'notAFile' });
     size = info.size;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return unusable(
       code === 'ENOENT'
-        ? 'does not exist: check its name and folder'
-        : `cannot be read (${code ?? 'error'})`,
+        ? { code: 'fileMissing' }
+        : { code: 'fileUnreadable', errorCode: code ?? 'error' },
     );
   }
   report.bytes = size;
-  if (size === 0) return unusable('is empty (0 bytes)');
+  if (size === 0) return unusable({ code: 'fileEmpty' });
   if (size > options.maxFileBytes) {
-    return unusable(
-      `is ${size} bytes, over the limit of ${options.maxFileBytes} (maxFileBytes): split it, or raise the limit`,
-    );
+    return unusable({ code: 'fileTooLarge', bytes: size, limit: options.maxFileBytes });
   }
 
   const sniffed = await sniff(path);
@@ -142,18 +135,13 @@ export async function readPayoutFile(
   if (batchNumber === false) return report;
   const bom = readBom(sniffed.head);
   if (!bom && looksBinary(sniffed.head)) {
-    return unusable(
-      `is not a CSV text file: it holds NUL bytes (is it an .xlsx workbook, or UTF-16 without a byte-order mark?); ${SAVE_AS_CSV}`,
-    );
+    return unusable({ code: 'fileBinary' });
   }
   let encoding: TextEncoding;
   if (bom) encoding = bom.encoding;
   else if (options.encoding === 'utf-8') {
     if (sniffed.invalidUtf8At !== undefined) {
-      const bad = await byteAt(path, sniffed.invalidUtf8At);
-      return unusable(
-        `is not valid UTF-8 (${bad}) but encoding is set to utf-8: use auto or windows-1252, or ${SAVE_AS_CSV}`,
-      );
+      return unusable({ code: 'notUtf8', at: await byteAt(path, sniffed.invalidUtf8At) });
     }
     encoding = 'utf-8';
   } else if (options.encoding === 'windows-1252' || options.encoding === 'latin1') {
@@ -166,18 +154,14 @@ export async function readPayoutFile(
     const utf8At = await findUtf8Sequence(path);
     if (utf8At !== undefined) {
       const [good, bad] = [await byteAt(path, utf8At), await byteAt(path, sniffed.invalidUtf8At)];
-      return unusable(
-        `mixes encodings: UTF-8 characters (${good}) and bytes that are not UTF-8 (${bad}); ${SAVE_AS_CSV}, or set encoding to the one it is in`,
-      );
+      return unusable({ code: 'mixedEncodings', good, bad });
     }
     encoding = 'windows-1252';
   }
   report.encoding = encoding;
 
   if (sniffed.longLine) {
-    return unusable(
-      `has a line of ${sniffed.longLine.bytes} bytes (line ${sniffed.longLine.line}), over ${MAX_LINE_CHARACTERS}: this is not a payout file`,
-    );
+    return unusable({ code: 'lineTooLong', ...sniffed.longLine, max: MAX_LINE_CHARACTERS });
   }
   const headText = new TextDecoder(encoding).decode(sniffed.head.subarray(bom?.length ?? 0));
   const { delimiter, hintLine } = detectDelimiter(headText);
@@ -218,7 +202,7 @@ export async function readPayoutFile(
           const header = mapHeader(record, options.headings);
           if (!header.ok) {
             for (const problem of header.problems) {
-              unusable(`has a header (line ${line}) that cannot be used: ${problem}`);
+              unusable({ code: 'headerUnusable', line, problem });
             }
             return report;
           }
@@ -269,9 +253,7 @@ export async function readPayoutFile(
         else report.blank++;
         blankRun = outcome.kind === 'blank' ? blankRun + 1 : 0;
         if (blankRun > MAX_BLANK_RUN) {
-          return unusable(
-            `has more than ${MAX_BLANK_RUN} blank lines in a row from line ${line - MAX_BLANK_RUN}: this is not a payout file`,
-          );
+          return unusable({ code: 'blankRun', max: MAX_BLANK_RUN, line: line - MAX_BLANK_RUN });
         }
         try {
           // Awaited only when it is a promise: a tick per row is measurable on a million rows.
@@ -294,18 +276,18 @@ export async function readPayoutFile(
   }
   report.rows = report.valid + report.invalid;
 
-  if (!validator) return unusable('has no header row (only blank lines)');
-  if (report.rows === 0) return unusable('has a header but no payout rows');
+  if (!validator) return unusable({ code: 'noHeader' });
+  if (report.rows === 0) return unusable({ code: 'noRows' });
 
   const controls: ControlTotal[] = [];
   const totals = validator.totals();
   const totalLine = totals.trailingTotal;
   if (totalLine?.cents !== undefined) {
-    controls.push({ source: `the total line (line ${totalLine.line})`, cents: totalLine.cents });
+    controls.push({ source: { totalLine: totalLine.line }, cents: totalLine.cents });
   } else if (totalLine?.unreadable !== undefined) {
     report.problems.push({
       kind: 'held',
-      message: `the total line (line ${totalLine.line}) gives an amount that cannot be read ("${totalLine.unreadable}"), so the file cannot be checked against it`,
+      message: { code: 'totalLineUnreadable', line: totalLine.line, text: totalLine.unreadable },
     });
   }
   for (const suffix of ['.total', '.done']) {
@@ -321,7 +303,11 @@ export async function readPayoutFile(
   if (report.totalCents > options.maxFileCents) {
     report.problems.push({
       kind: 'held',
-      message: `its valid rows add up to ${formatCents(report.totalCents)}, over the limit of ${formatCents(options.maxFileCents)} per file (maxFileCents)`,
+      message: {
+        code: 'overFileLimit',
+        cents: report.totalCents,
+        limitCents: options.maxFileCents,
+      },
     });
   }
   return report;
@@ -445,7 +431,7 @@ function firstBadUtf8(bytes: Uint8Array): number {
 }
 
 /** Where a byte is, for people: "line 3, byte 0xE7 at offset 112". */
-async function byteAt(path: string, offset: number): Promise<string> {
+async function byteAt(path: string, offset: number): Promise<BytePosition> {
   let line = 1;
   let read = 0;
   for await (const chunk of createReadStream(path, {
@@ -456,12 +442,11 @@ async function byteAt(path: string, offset: number): Promise<string> {
     for (let at = before.indexOf(10); at >= 0; at = before.indexOf(10, at + 1)) line++;
     const byte = read + chunk.length > offset ? chunk[offset - read] : undefined;
     if (byte !== undefined) {
-      const hex = byte.toString(16).toUpperCase().padStart(2, '0');
-      return `line ${line}, byte 0x${hex} at offset ${offset}`;
+      return { line, offset, byte: byte.toString(16).toUpperCase().padStart(2, '0') };
     }
     read += chunk.length;
   }
-  return `line ${line}, at offset ${offset}`;
+  return { line, offset };
 }
 
 /** Offset of the first well-formed multi-byte UTF-8 character, if any (within a chunk). */
@@ -654,16 +639,15 @@ async function* inBatches<T>(stream: Readable): AsyncGenerator<T[]> {
   }
 }
 
-function describeParseError(error: unknown, line: number): string {
+function describeParseError(error: unknown, line: number): Said {
   const code = (error as CsvError).code;
   if (typeof code === 'string' && !code.startsWith('CSV_') && code !== 'INVALID_OPENING_QUOTE') {
-    return `cannot be read (${code})`;
+    return { code: 'fileUnreadable', errorCode: code };
   }
-  if (code === 'CSV_QUOTE_NOT_CLOSED') {
-    return `has a quote opened on line ${line} that is never closed, so the rest of the file cannot be read (was the file cut short?)`;
-  }
+  if (code === 'CSV_QUOTE_NOT_CLOSED') return { code: 'quoteNotClosed', line };
   if (code === 'CSV_MAX_RECORD_SIZE') {
-    return `has a record from line ${line} longer than ${MAX_LINE_CHARACTERS} characters: this is not a payout file, or a quote is missing`;
+    return { code: 'recordTooLong', line, max: MAX_LINE_CHARACTERS };
   }
-  return `cannot be read as CSV from line ${line}: ${error instanceof Error ? error.message : String(error)}`;
+  const detail = error instanceof Error ? error.message : String(error);
+  return { code: 'notCsv', line, detail };
 }

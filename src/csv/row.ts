@@ -6,14 +6,15 @@
  * cash-out it becomes; a *batch* is the payouts of one file.
  */
 import { PIX_KEY_TYPES, type CashOutRequest, type PixKeyTypeName } from '../gateway/contract.js';
-import { formatCents, parseCents, parseReais, type AmountReading } from './amount.js';
-import { readDocument, type DocumentKind } from './documents.js';
+import { parseCents, parseReais, type AmountReading } from './amount.js';
+import { readDocument } from './documents.js';
+import type { DocumentKind, PayoutField } from './fields.js';
 import { FingerprintTable, fingerprint } from './fingerprints.js';
 import { CONTROL_CHARACTER, foldText } from './fold.js';
-import type { ColumnMap, PayoutField } from './header.js';
+import type { ColumnMap } from './header.js';
 import { batchKey, batchSlug, contentFingerprint, deriveOrderId } from './order-id.js';
+import type { Said } from '../messages/said.js';
 import {
-  KEY_TYPES_ACCEPTED,
   inferKey,
   isEmail,
   normalisePhone,
@@ -59,7 +60,7 @@ export type RowCells = Partial<Record<PayoutField, string>>;
 export interface RowNote {
   /** The heading of the column, as the file writes it. */
   column: string;
-  message: string;
+  message: Said;
 }
 
 export type RowOutcome =
@@ -76,12 +77,13 @@ export type RowOutcome =
       kind: 'invalid';
       line: number;
       column: string;
-      message: string;
+      /** The first problem's, and the other columns that have one. */
+      message: Said;
       cells: RowCells;
       /** Its amount, when that could be read (the row is invalid for another reason). */
       valueCents?: number;
     }
-  | { kind: 'skipped'; line: number; reason: string; cells: RowCells }
+  | { kind: 'skipped'; line: number; reason: Said; cells: RowCells }
   | { kind: 'blank'; line: number };
 
 /**
@@ -124,7 +126,7 @@ const MAX_NAME_LENGTH = 140;
 
 interface Problem {
   column: string;
-  message: string;
+  message: Said;
 }
 
 export function createRowValidator(options: RowValidatorOptions) {
@@ -144,7 +146,7 @@ export function createRowValidator(options: RowValidatorOptions) {
     documentHeading === 'cnpj' ? 'CNPJ' : documentHeading === 'cpf' ? 'CPF' : undefined;
   // Reused by every row: only the first problem's text outlives the row's check.
   const problems: Problem[] = [];
-  const problem = (field: PayoutField, message: string) =>
+  const problem = (field: PayoutField, message: Said) =>
     problems.push({ column: heading(field), message });
   const mapped = Object.entries(columns) as [PayoutField, { index: number }][];
   const headingCount = options.headings.length;
@@ -164,7 +166,7 @@ export function createRowValidator(options: RowValidatorOptions) {
         cents: amount.ok ? amount.cents : undefined,
         unreadable: !amount.ok && text !== '' ? text : undefined,
       };
-      return { kind: 'skipped', line, reason: 'a total line, not a payout', cells: raw };
+      return { kind: 'skipped', line, reason: { code: 'totalLine' }, cells: raw };
     }
     totals.rows++;
     totals.trailingTotal = undefined;
@@ -180,7 +182,7 @@ export function createRowValidator(options: RowValidatorOptions) {
       const at = cells.findIndex((cell) => /[\r\n]/.test(cell));
       problems.push({
         column: headingAt(at),
-        message: `this row runs over lines ${line}–${lastLine}: if the cell's line break is meant, put it on one line; if not, a quote (") is missing and rows may have been swallowed`,
+        message: { code: 'rowSpansLines', line, lastLine },
       });
     }
     const stray = strayValue(cells);
@@ -196,40 +198,33 @@ export function createRowValidator(options: RowValidatorOptions) {
         column: `column ${stray + 1}`,
         message:
           stray >= headingCount
-            ? `this line has ${cells.length} values but the header has ${headingCount} columns: a value holding the delimiter must be in quotes`
-            : `holds a value under a blank heading: a value holding the delimiter must be in quotes`,
+            ? { code: 'moreValuesThanColumns', values: cells.length, columns: headingCount }
+            : { code: 'valueUnderBlankHeading' },
       });
     }
     const control = cells.findIndex((cell) => CONTROL_CHARACTER.test(cell));
     if (control >= 0) {
       problems.push({
         column: headingAt(control),
-        message: 'holds an invisible control character (NUL or similar): retype the cell',
+        message: { code: 'controlCharacter' },
       });
     }
 
     let orderId: string | undefined;
     if (columns.orderId) {
       orderId = (raw.orderId ?? '').trim();
-      if (orderId === '') problem('orderId', 'is empty: each row needs its own order reference');
+      if (orderId === '') problem('orderId', { code: 'orderIdEmpty' });
       else if (!ORDER_ID.test(orderId)) {
-        problem(
-          'orderId',
-          `"${orderId}" is not usable as an order reference: up to 64 letters, digits, spaces and . _ : # -, starting with a letter or digit`,
-        );
+        problem('orderId', { code: 'orderIdUnusable', orderId });
         orderId = undefined;
       }
     }
 
     const name = (raw.name ?? '').replace(/\s+/g, ' ').trim();
-    if (name === '') problem('name', "is empty: the recipient's name is required");
-    else if (!startsWithLetterOrDigit(name)) {
-      problem(
-        'name',
-        `"${name}" does not look like a name: it must start with a letter or digit (a cell starting with = + - @ may be a spreadsheet formula)`,
-      );
-    } else if (name.length > MAX_NAME_LENGTH) {
-      problem('name', `is ${name.length} characters long; at most ${MAX_NAME_LENGTH}`);
+    if (name === '') problem('name', { code: 'nameEmpty' });
+    else if (!startsWithLetterOrDigit(name)) problem('name', { code: 'nameNotAName', name });
+    else if (name.length > MAX_NAME_LENGTH) {
+      problem('name', { code: 'nameTooLong', length: name.length, max: MAX_NAME_LENGTH });
     }
 
     const typeText = (raw.pixKeyType ?? '').trim();
@@ -251,21 +246,27 @@ export function createRowValidator(options: RowValidatorOptions) {
     else if (document.restoredZeros > 0) {
       notes.push({
         column: heading('cpfCnpj'),
-        message: `leading zeros restored: ${(raw.cpfCnpj ?? '').trim()} read as ${document.value}`,
+        message: {
+          code: 'zerosRestored',
+          written: (raw.cpfCnpj ?? '').trim(),
+          read: document.value,
+        },
       });
     }
     if (!typeKnown) {
-      problem('pixKeyType', `"${typeText}" is not a key type: use ${KEY_TYPES_ACCEPTED}`);
+      problem('pixKeyType', { code: 'keyTypeUnknown', text: typeText });
     } else if (key && !key.ok) problem('pixKey', key.problem);
     else if (key?.ok) {
       if (key.note) notes.push({ column: heading('pixKey'), message: key.note });
       // A CPF or CNPJ key is its owner's document: another document here is a mix-up.
-      const ownDocument = key.type === 'CPF' || key.type === 'CNPJ';
+      const ownDocument = key.type === 'CPF' || key.type === 'CNPJ' ? key.type : undefined;
       if (ownDocument && document.ok && key.key !== document.value) {
-        problem(
-          'pixKey',
-          `the ${key.type} key ${key.key} is not this row's document ${document.value}: a ${key.type} key is its owner's own document`,
-        );
+        problem('pixKey', {
+          code: 'keyNotRowDocument',
+          type: ownDocument,
+          key: key.key,
+          document: document.value,
+        });
       }
     }
 
@@ -278,9 +279,9 @@ export function createRowValidator(options: RowValidatorOptions) {
     else if (email === '' && options.recipientEmail) {
       [email, filled.email] = [options.recipientEmail, 'default'];
     }
-    if (email === '') problem('email', noContact('e-mail', 'recipientEmail', !columns.email));
-    else if (!isEmail(email))
-      problem('email', `"${email}" is not an e-mail address (like name@example.com)`);
+    if (email === '')
+      problem('email', { code: 'noContact', contact: 'email', noColumn: !columns.email });
+    else if (!isEmail(email)) problem('email', { code: 'emailInvalid', email });
 
     let phoneText = (raw.phone ?? '').trim();
     if (phoneText === '' && key?.ok && key.type === 'TELEFONE') {
@@ -289,36 +290,30 @@ export function createRowValidator(options: RowValidatorOptions) {
       [phoneText, filled.phone] = [options.recipientPhone, 'default'];
     }
     const phone = phoneText === '' ? undefined : readPersonPhone(phoneText);
-    if (phoneText === '') problem('phone', noContact('phone', 'recipientPhone', !columns.phone));
-    else if (!phone) {
-      problem(
-        'phone',
-        `"${phoneText}" is not a phone number with area code (like (11) 98765-4321 or +55 11 98765-4321)`,
-      );
-    }
+    if (phoneText === '')
+      problem('phone', { code: 'noContact', contact: 'phone', noColumn: !columns.phone });
+    else if (!phone) problem('phone', { code: 'phoneInvalid', phone: phoneText });
 
     if (!amount.ok) problem(amountField, amount.problem);
     else if (amount.cents > options.maxPayoutCents) {
-      problem(
-        amountField,
-        `${formatCents(amount.cents)} is over the limit of ${formatCents(options.maxPayoutCents)} per payout (maxPayoutCents)`,
-      );
+      problem(amountField, {
+        code: 'amountOverLimit',
+        cents: amount.cents,
+        limitCents: options.maxPayoutCents,
+      });
     }
 
     if (orderId !== undefined && /^\d{1,6}$/.test(orderId)) {
       notes.push({
         column: heading('orderId'),
-        message: `orderId "${orderId}" looks like a row number: orderIds must be unique across every file, so next month's "${orderId}" would be refused as a conflict`,
+        message: { code: 'orderIdLikeRowNumber', orderId },
       });
     }
     if (orderId !== undefined) {
       const idPrint = fingerprint(orderId);
       const earlier = seenOrderIds.get(idPrint);
       if (earlier !== undefined) {
-        problem(
-          'orderId',
-          `"${orderId}" is already used on line ${earlier}: each row needs its own order reference`,
-        );
+        problem('orderId', { code: 'orderIdRepeated', orderId, line: earlier });
       } else {
         seenOrderIds.set(idPrint, line);
       }
@@ -326,13 +321,15 @@ export function createRowValidator(options: RowValidatorOptions) {
 
     const [first, ...others] = problems;
     if (first) {
-      const also =
-        others.length > 0 ? ` (also: ${[...new Set(others.map((p) => p.column))].join(', ')})` : '';
+      const columnsAlso = [...new Set(others.map((p) => p.column))];
       return {
         kind: 'invalid',
         line,
         column: first.column,
-        message: first.message + also,
+        message:
+          columnsAlso.length > 0
+            ? { code: 'alsoWrong', first: first.message, columns: columnsAlso }
+            : first.message,
         cells: raw,
         ...(amount.ok ? { valueCents: amount.cents } : {}),
       };
@@ -355,7 +352,7 @@ export function createRowValidator(options: RowValidatorOptions) {
     if (identicalTo !== undefined) {
       notes.push({
         column: heading('name'),
-        message: `identical to line ${identicalTo} (the same name, document, Pix key and amount): held until a person confirms both are due (payouts approve FILE --identical)`,
+        message: { code: 'identicalRows', line: identicalTo },
       });
     }
     let orderIdDerived = false;
@@ -428,22 +425,14 @@ function documentKind(
  * `1234,56` unquoted in a comma file arrives as "1234" and "56", which must not pay
  * R$ 1.234,00: the message when the amount cell and the next one make an amount together.
  */
-function splitAmount(cells: readonly string[], at: number): string | undefined {
+function splitAmount(cells: readonly string[], at: number): Said | undefined {
   const whole = (cells[at] ?? '').trim();
   const decimals = (cells[at + 1] ?? '').trim();
   if (!/^(R\$\s*)?[\d.]+$/.test(whole) || !/^\d{1,2}$/.test(decimals)) return undefined;
   const joined = parseReais(`${whole},${decimals}`);
   if (!joined.ok) return undefined;
   const plain = `${Math.trunc(joined.cents / 100)}.${String(joined.cents % 100).padStart(2, '0')}`;
-  return `"${whole},${decimals}" looks split by the comma delimiter: put the amount in quotes, or write it as ${plain}`;
-}
-
-/** Why a row has no e-mail or phone, and where one could come from. */
-function noContact(contact: 'e-mail' | 'phone', setting: string, noColumn: boolean): string {
-  const key = contact === 'e-mail' ? 'an e-mail' : 'a phone';
-  return noColumn
-    ? `no ${contact} for the recipient, which the gateway requires: the file has no ${contact} column, the Pix key is not ${key}, and ${setting} is not set`
-    : `is empty: the recipient's ${contact} is required (the Pix key is not ${key}, and ${setting} is not set)`;
+  return { code: 'amountSplit', written: `${whole},${decimals}`, plain };
 }
 
 /** A contact phone: a Brazilian number (mobile or landline) in +55 form, or another country's +number. */

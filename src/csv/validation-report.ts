@@ -2,6 +2,7 @@
 import { punctuatedDocument, shownPixKey } from '../results/cells.js';
 import { amountIn, catalogFor, type ResultFormat } from '../results/result-file.js';
 import { REPORT_COLUMNS } from '../messages/catalog.js';
+import { say } from '../messages/say.js';
 import type { RowOutcome } from './row.js';
 import { safeCell } from './safe-cell.js';
 
@@ -24,7 +25,8 @@ export function validationReportLine(
 ): string[] | undefined {
   const { dialect } = format;
   const excel = dialect === 'excel';
-  const status = catalogFor(format).state;
+  const words = catalogFor(format);
+  const status = words.state;
   const document = (text: string) => (excel ? punctuatedDocument(text) : text);
   let cells: string[];
   switch (row.kind) {
@@ -43,7 +45,7 @@ export function validationReportLine(
         amountIn(payout.valueCents, dialect),
         row.cells.valueCents ?? row.cells.amountReais ?? '',
         notes.map((note) => note.column).join(', '),
-        notes.map((note) => note.message).join('; '),
+        notes.map((note) => say(words, note.message)).join('; '),
       ];
       break;
     }
@@ -62,7 +64,7 @@ export function validationReportLine(
         readCents === undefined ? '' : amountIn(readCents, dialect),
         raw.valueCents ?? raw.amountReais ?? '',
         row.kind === 'invalid' ? row.column : '',
-        row.kind === 'invalid' ? row.message : row.reason,
+        say(words, row.kind === 'invalid' ? row.message : row.reason),
       ];
       break;
     }

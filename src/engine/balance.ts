@@ -44,7 +44,7 @@ export function planFunding(
     const described =
       fees === 0
         ? formatCents(needs)
-        : `${formatCents(needs)} (${formatCents(batch.cents)} in ${batch.count} payouts and ${formatCents(fees)} in fees at ${formatCents(feePerPayoutCents)} each, feePerPayoutCents)`;
+        : `${formatCents(needs)} (${formatCents(batch.cents)} in ${batch.count === 1 ? '1 payout' : `${batch.count} payouts`} and ${formatCents(fees)} in fees at ${formatCents(feePerPayoutCents)} each, feePerPayoutCents)`;
     let why: string | undefined;
     if (check !== 'off') {
       if (balanceCents === undefined) {

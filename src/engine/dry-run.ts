@@ -11,6 +11,7 @@ import { batchStem } from '../csv/order-id.js';
 import { foldText } from '../csv/fold.js';
 import { duplicateMessage, failedBeforeMessage, journaledMessage } from '../journal/admission.js';
 import type { Journal } from '../journal/journal.js';
+import { sayInEnglish } from '../messages/say.js';
 
 export interface DryRunHold {
   line: number;
@@ -114,7 +115,7 @@ export async function planRun(
       },
       onFingerprint,
     );
-    plan.problems = report.problems.map((problem) => problem.message);
+    plan.problems = report.problems.map((problem) => sayInEnglish(problem.message));
     const earlier =
       batchId === undefined ? journal?.latestOfName(foldText(batchStem(file))) : undefined;
     if (earlier) {

@@ -11,6 +11,7 @@ import { foldText } from '../csv/fold.js';
 import { readPayoutFile, type FileReport, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest } from '../csv/row.js';
 import type { BatchLine, Journal, PayoutInput } from '../journal/journal.js';
+import { sayInEnglish } from '../messages/say.js';
 
 export type IngestResult =
   | { kind: 'open' | 'awaiting-approval' | 'held'; batchId: number; report: FileReport }
@@ -82,7 +83,7 @@ export async function ingestFile(
           kind: 'invalid',
           orderId,
           column: row.column,
-          message: row.message,
+          message: sayInEnglish(row.message),
           name: row.cells.name?.replace(/\s+/g, ' ').trim() || null,
           valueCents: row.valueCents ?? null,
           valueWritten: row.valueCents === undefined ? written || null : null,
@@ -93,7 +94,7 @@ export async function ingestFile(
           kind: 'skipped',
           orderId: null,
           column: null,
-          message: row.reason,
+          message: sayInEnglish(row.reason),
         });
       }
       if (payouts.length + lines.length >= CHUNK_ROWS) flush();
@@ -119,8 +120,7 @@ export async function ingestFile(
   if (after?.size !== before?.size || after?.mtimeMs !== before?.mtimeMs) {
     report.problems.push({
       kind: 'held',
-      message:
-        'the file changed while it was being read (still being written?): nothing of it is sent; it is read again as a new file once it stops changing',
+      message: { code: 'fileChanged' },
     });
   }
   const unusable = report.problems.some((problem) => problem.kind === 'unusable');
@@ -133,9 +133,9 @@ export async function ingestFile(
       valid: report.valid,
       invalid: report.invalid,
       totalCents: report.totalCents,
-      problems: report.problems.map((problem) => problem.message),
+      problems: report.problems.map((problem) => sayInEnglish(problem.message)),
     },
-    `the file ${unusable ? 'cannot be used' : 'is held'}: ${report.problems[0]?.message ?? ''}`,
+    `the file ${unusable ? 'cannot be used' : 'is held'}: ${report.problems[0] ? sayInEnglish(report.problems[0].message) : ''}`,
     { ...rules, sameNameNewBatchAfterMs: options.sameNameNewBatchAfter },
   );
   return { kind, batchId: batch.batchId, report };

@@ -13,6 +13,8 @@ import { appendFileSync, createReadStream, rmSync, writeFileSync } from 'node:fs
 import { basename } from 'node:path';
 import { formatCents } from '../csv/amount.js';
 import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
+import { CATALOGS, type Catalog } from '../messages/catalog.js';
+import type { Language } from '../messages/language.js';
 import { maskPersonalData } from '../runtime/mask.js';
 import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
 
@@ -38,7 +40,7 @@ export function awaitApproval(
   folders: Folders,
   file: string,
   batchId: number,
-  hintFlags = '',
+  { hintFlags = '', language = 'en' }: { hintFlags?: string; language?: Language } = {},
 ): string | undefined {
   const moved = moveInto(file, folders.awaiting);
   if (!moved) return undefined;
@@ -50,31 +52,34 @@ export function awaitApproval(
   const invalid = lines.filter((line) => line.kind === 'invalid');
   const notSent = lines.filter((line) => line.kind === 'held' || line.kind === 'covered');
   const holds = journal.holdsOfBatch(batchId);
+  const words = CATALOGS[language];
+  const say = words.approval;
   const report = [
     // A sandbox's approval must never pass for a real one, printed or forwarded.
-    ...(journal.gatewayKind() === 'sandbox'
-      ? ['SANDBOX: no real money moves: this file went through the embedded sandbox']
-      : []),
-    `${name} (batch ${batchId}): waiting for approval; nothing of it is sent until then`,
-    `Once approved, ${sent.count} payouts are sent, ${formatCents(sent.cents)} in all.`,
-    `Not sent: ${totals.rows.invalid ?? 0} invalid rows, ${totals.rows.held ?? 0} rows held by the rules on who is paid, ${totals.rows.covered ?? 0} covered by payouts already made.`,
+    ...(journal.gatewayKind() === 'sandbox' ? [say.sandbox] : []),
+    say.waiting({ file: name, batchId }),
+    say.onceApproved({ count: sent.count, amount: formatCents(sent.cents) }),
+    say.notSent({
+      invalid: totals.rows.invalid ?? 0,
+      held: totals.rows.held ?? 0,
+      covered: totals.rows.covered ?? 0,
+    }),
     ...holds.map(
       (hold) =>
-        `  ${hold.rows} held (${formatCents(hold.cents)})${hold.message ? `, e.g. ${hold.message}` : ''}`,
+        `  ${say.heldByRule({ rows: hold.rows, amount: formatCents(hold.cents), example: hold.message || null })}`,
     ),
     ...[...invalid, ...notSent]
       .slice(0, REPORT_ERRORS)
       .map(
-        (line) => `  line ${line.line}${line.column ? `, ${line.column}` : ''}: ${line.message}`,
+        (line) =>
+          `  ${say.atLine({ line: line.line, column: line.column || null, message: line.message })}`,
       ),
-    ...(invalid.length + notSent.length > REPORT_ERRORS
-      ? ['  … (the result file has them all)']
-      : []),
+    ...(invalid.length + notSent.length > REPORT_ERRORS ? [`  ${say.more}`] : []),
     '',
-    `To approve: move ${name} into approved/, or run: payouts approve "${name}"${hintFlags}`,
-    `To turn it down: payouts reject "${name}" --reason "why"${hintFlags}`,
+    say.toApprove({ file: name, hintFlags }),
+    say.toReject({ file: name, hintFlags }),
     '',
-    'Every payout of the file (documents and keys masked), and what becomes of it:',
+    say.payeesTitle,
   ];
   const path = `${moved}.report.txt`;
   writeFileSync(path, `${report.join('\n')}\n`);
@@ -83,7 +88,7 @@ export function awaitApproval(
     const page = journal.resultEntries(batchId, after, PAGE);
     const last = page.at(-1);
     if (!last) break;
-    const listed = page.flatMap((entry) => payeeLine(entry) ?? []);
+    const listed = page.flatMap((entry) => payeeLine(entry, words) ?? []);
     if (listed.length > 0) appendFileSync(path, `${listed.join('\n')}\n`);
     after = last.line;
   }
@@ -94,15 +99,20 @@ export function awaitApproval(
 const PAGE = 500;
 
 /** `  line 2: Ana Souza, document ***25, Pix key a***@example.com, R$ 3.000,00: to be sent` */
-function payeeLine(entry: ResultEntry): string | undefined {
+function payeeLine(entry: ResultEntry, words: Catalog): string | undefined {
   const payout = entry.payout;
   if (!payout || entry.kind !== 'payout') return undefined;
   const request = payout.request;
-  const fate =
-    payout.state === 'queued'
-      ? 'to be sent'
-      : `${payout.state}${payout.message ? ` (${payout.message})` : ''}`;
-  return `  line ${entry.line}: ${request.person.name}, document ${maskPersonalData(request.cpfCnpj)}, Pix key ${maskPersonalData(request.pixKey)}, ${formatCents(request.value)}: ${fate}`;
+  const waiting = payout.state === 'queued';
+  return `  ${words.approval.payee({
+    line: entry.line,
+    name: request.person.name,
+    document: maskPersonalData(request.cpfCnpj),
+    key: maskPersonalData(request.pixKey),
+    amount: formatCents(request.value),
+    state: waiting ? null : words.state[payout.state],
+    message: waiting ? null : payout.message || null,
+  })}`;
 }
 
 export type Release =

@@ -35,6 +35,7 @@ import { describePendingTooLong, pendingTooLong, type PendingTooLong } from './p
 import { settledByAge } from './readiness.js';
 import { skippedFiles } from './skipped.js';
 import { workerName } from '../runtime/worker-name.js';
+import { sayInEnglish } from '../messages/say.js';
 
 /**
  * What became of a file in a pass, for programs (`run --json`); `outcome` says it for
@@ -281,6 +282,7 @@ async function intake(
     }
   }
   const memory = options.memory;
+  const approvalWords = { hintFlags: options.hintFlags ?? '', language: config.language ?? 'en' };
   for (const file of payoutFiles(folders.processing)) {
     if (options.signal.aborted) break;
     const known = memory?.seen.get(file);
@@ -322,7 +324,7 @@ async function intake(
       journal.batch(result.batchId)?.state === 'awaiting-approval'
     ) {
       // Its bytes wait for approval (left here by a crash, or dropped again): back to wait.
-      awaitApproval(journal, folders, file, result.batchId, options.hintFlags);
+      awaitApproval(journal, folders, file, result.batchId, approvalWords);
       continue;
     }
     if (result.kind === 'same-file') {
@@ -339,7 +341,7 @@ async function intake(
       );
       continue;
     }
-    const problems = result.report.problems.map((p) => p.message);
+    const problems = result.report.problems.map((p) => sayInEnglish(p.message));
     if (result.kind === 'unusable') {
       reject(file, folders.rejected, problems);
       summaries.push({
@@ -356,7 +358,7 @@ async function intake(
     }
     if (result.kind === 'awaiting-approval') {
       // Listed below with every file waiting for a person's approval.
-      if (!awaitApproval(journal, folders, file, result.batchId, options.hintFlags))
+      if (!awaitApproval(journal, folders, file, result.batchId, approvalWords))
         remember(result.batchId);
       continue;
     }

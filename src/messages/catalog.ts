@@ -8,6 +8,7 @@ import type { RowState } from '../journal/states.js';
 import type { Language } from './language.js';
 import { en } from './en.js';
 import { ptBR } from './pt-BR.js';
+import type { SaidTexts } from './said.js';
 
 /** The columns of a result file, and of a `validate --report`, in the file's order. */
 export const RESULT_COLUMNS = [
@@ -48,6 +49,8 @@ export type ReportColumn = (typeof REPORT_COLUMNS)[number];
 export type StatusWord = RowState | 'skipped' | 'replay' | 'valid';
 
 export interface Catalog {
+  /** What the reading of a file says of it and its rows. */
+  said: SaidTexts;
   /** Headings of a result file (excel dialect) and of a validation report. */
   heading: Record<ResultColumn | ReportColumn | 'sandbox', string>;
   /** A row's state, as its status cell and the summaries say it. */
@@ -87,6 +90,42 @@ export interface Catalog {
   heldRow(p: { line: number; rule: string; message: string }): string;
   andMoreHeld(p: { count: number }): string;
   skipped(p: { lines: { line: number; reason: string }[] }): string;
+  /** `validate`'s last word on a file it cannot read. */
+  nothingPayable: string;
+  /** Rows whose e-mail or phone came from their Pix key or a setting. */
+  contactsFilled(p: {
+    contact: 'email' | 'phone';
+    fromKey: number;
+    fromSetting: number;
+    setting: string;
+    value: string;
+  }): string;
+  readByHeadings(p: { columns: { heading: string; as: string }[] }): string;
+  columnsNotUsed(p: { headings: string[] }): string;
+  reportAt(p: { path: string }): string;
+  /** The report beside a file in awaiting-approval/ (`requireApproval`). */
+  approval: {
+    sandbox: string;
+    waiting(p: { file: string; batchId: number }): string;
+    onceApproved(p: { count: number; amount: string }): string;
+    notSent(p: { invalid: number; held: number; covered: number }): string;
+    heldByRule(p: { rows: number; amount: string; example: string | null }): string;
+    atLine(p: { line: number; column: string | null; message: string }): string;
+    more: string;
+    toApprove(p: { file: string; hintFlags: string }): string;
+    toReject(p: { file: string; hintFlags: string }): string;
+    payeesTitle: string;
+    /** A payee, documents and keys masked; `state` null when it is still to be sent. */
+    payee(p: {
+      line: number;
+      name: string;
+      document: string;
+      key: string;
+      amount: string;
+      state: string | null;
+      message: string | null;
+    }): string;
+  };
 }
 
 export const CATALOGS: Readonly<Record<Language, Catalog>> = { en, 'pt-BR': ptBR };

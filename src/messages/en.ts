@@ -1,9 +1,214 @@
 /** English: the words the result files, summaries and tests have always used. */
+import { formatCents } from '../csv/amount.js';
+import type { PayoutField } from '../csv/fields.js';
+import { FIELD_ALIASES, FIELD_LABELS } from '../csv/header.js';
 import type { Catalog } from './catalog.js';
+import type { BytePosition, ControlSource, SaidTexts } from './said.js';
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
+/**
+ * How to save a file as CSV, in the menus a Brazilian Excel really has: "CSV UTF-8"
+ * keeps every accent; "CSV (separado por vírgulas)" writes Windows-1252, which we read too.
+ */
+export const SAVE_AS_CSV =
+  'save it again from Excel with Arquivo > Salvar como > "CSV UTF-8 (delimitado por vírgulas)" (or "CSV (separado por vírgulas)")';
+const KEY_TYPES = '0-4 or CPF, CNPJ, EMAIL, TELEFONE (PHONE), RANDOM_KEY (EVP, aleatória)';
+const KEEP_ZEROS = 'format the column as text so the leading zeros stay';
+const THOUSANDS_PLACES =
+  'has its thousands separators in the wrong places: they stand between groups of three digits, like 1.234.567,89';
+
+const accepted = (field: PayoutField) =>
+  `${FIELD_LABELS[field]} (accepted headings: ${FIELD_ALIASES[field].join(', ')})`;
+const position = ({ line, offset, byte }: BytePosition) =>
+  byte === undefined
+    ? `line ${line}, at offset ${offset}`
+    : `line ${line}, byte 0x${byte} at offset ${offset}`;
+const source = (from: ControlSource) =>
+  'totalLine' in from ? `the total line (line ${from.totalLine})` : from.sidecar;
+const rowsAndSum = ({ rows, cents }: { rows?: number; cents?: number }) =>
+  [rows === undefined ? '' : plural(rows, 'row'), cents === undefined ? '' : formatCents(cents)]
+    .filter(Boolean)
+    .join(' and ');
+
+const said: SaidTexts = {
+  empty: () => 'is empty',
+  rowSpansLines: ({ line, lastLine }) =>
+    `this row runs over lines ${line}–${lastLine}: if the cell's line break is meant, put it on one line; if not, a quote (") is missing and rows may have been swallowed`,
+  moreValuesThanColumns: ({ values, columns }) =>
+    `this line has ${values} values but the header has ${columns} columns: a value holding the delimiter must be in quotes`,
+  valueUnderBlankHeading: () =>
+    'holds a value under a blank heading: a value holding the delimiter must be in quotes',
+  controlCharacter: () => 'holds an invisible control character (NUL or similar): retype the cell',
+  alsoWrong: ({ first, columns }, say) => `${say(first)} (also: ${columns.join(', ')})`,
+  totalLine: () => 'a total line, not a payout',
+  identicalRows: ({ line }) =>
+    `identical to line ${line} (the same name, document, Pix key and amount): held until a person confirms both are due (payouts approve FILE --identical)`,
+  orderIdEmpty: () => 'is empty: each row needs its own order reference',
+  orderIdUnusable: ({ orderId }) =>
+    `"${orderId}" is not usable as an order reference: up to 64 letters, digits, spaces and . _ : # -, starting with a letter or digit`,
+  orderIdRepeated: ({ orderId, line }) =>
+    `"${orderId}" is already used on line ${line}: each row needs its own order reference`,
+  orderIdLikeRowNumber: ({ orderId }) =>
+    `orderId "${orderId}" looks like a row number: orderIds must be unique across every file, so next month's "${orderId}" would be refused as a conflict`,
+  nameEmpty: () => "is empty: the recipient's name is required",
+  nameNotAName: ({ name }) =>
+    `"${name}" does not look like a name: it must start with a letter or digit (a cell starting with = + - @ may be a spreadsheet formula)`,
+  nameTooLong: ({ length, max }) => `is ${length} characters long; at most ${max}`,
+  noContact: ({ contact, noColumn }) => {
+    const [word, key, setting] =
+      contact === 'email'
+        ? ['e-mail', 'an e-mail', 'recipientEmail']
+        : ['phone', 'a phone', 'recipientPhone'];
+    return noColumn
+      ? `no ${word} for the recipient, which the gateway requires: the file has no ${word} column, the Pix key is not ${key}, and ${setting} is not set`
+      : `is empty: the recipient's ${word} is required (the Pix key is not ${key}, and ${setting} is not set)`;
+  },
+  emailInvalid: ({ email }) => `"${email}" is not an e-mail address (like name@example.com)`,
+  phoneInvalid: ({ phone }) =>
+    `"${phone}" is not a phone number with area code (like (11) 98765-4321 or +55 11 98765-4321)`,
+  amountSplit: ({ written, plain }) =>
+    `"${written}" looks split by the comma delimiter: put the amount in quotes, or write it as ${plain}`,
+  amountOverLimit: ({ cents, limitCents }) =>
+    `${formatCents(cents)} is over the limit of ${formatCents(limitCents)} per payout (maxPayoutCents)`,
+  amountZero: ({ shown }) => `${shown} is zero: a payout must be more than zero`,
+  amountTooLarge: ({ shown }) => `${shown} is too large`,
+  amountScientific: ({ shown }) =>
+    `"${shown}" was turned into scientific notation by the spreadsheet: format the column as text or number with 2 decimals`,
+  amountNegative: ({ shown, cents, parentheses }) =>
+    `${shown} is negative (R$ -${formatCents(cents).slice(3)})${parentheses ? ': parentheses mark a negative amount in accounting' : ''}; a payout must be more than zero`,
+  notAnAmount: ({ shown, wholeReaisMissing }) =>
+    `"${shown}" is not an amount in reais (${wholeReaisMissing === undefined ? 'write it like 1234,56 or R$ 1.234,56' : `write the whole reais too, like 0${wholeReaisMissing}`})`,
+  notInReais: ({ shown }) =>
+    `"${shown}" is not in reais: payouts are paid in reais; write the amount in R$, like 1.234,56`,
+  thousandsOrDecimals: ({ shown, digits }) =>
+    `${shown} could mean thousands or decimals: write ${digits} for whole reais, or use two decimals (1.234,00)`,
+  tooManyDecimals: ({ shown }) =>
+    `${shown} has more than two decimal places: amounts are reais and cents, like 1.234,56`,
+  mixedThousands: ({ shown, separators }) =>
+    `${shown} mixes thousands separators (${separators.map((s) => (s === ' ' ? 'space' : `"${s}"`)).join(' and ')}): use one kind, like 1.234.567,89`,
+  misplacedThousands: ({ shown }) => `${shown} ${THOUSANDS_PLACES}`,
+  misplacedSpace: ({ shown }) =>
+    `"${shown}" has a space that does not separate thousands: a space may only stand between groups of three digits (1 234,56); remove it, or check the amount`,
+  centsNegative: ({ shown }) => `${shown} is negative: a payout must be more than zero`,
+  centsWithDecimals: ({ shown }) =>
+    `${shown} is not whole cents: this column holds cents (1250 for R$ 12,50); for reais, name the column "amount" or "valor"`,
+  notCents: ({ shown }) => `"${shown}" is not a whole number of cents (1250 for R$ 12,50)`,
+  zerosRestored: ({ written, read }) => `leading zeros restored: ${written} read as ${read}`,
+  documentScientific: ({ text }) =>
+    `"${text}" was turned into scientific notation by the spreadsheet: format the column as text and type the number again`,
+  documentCharacters: ({ text }) =>
+    `"${text}" is not a CPF or CNPJ (only digits, with . - / allowed)`,
+  cnpjCheckDigits: ({ text }) => `${text} is not a valid CNPJ (the check digits do not match)`,
+  notCpfOrCnpj: ({ text }) =>
+    `${text} is not a CPF (11 digits) or a CNPJ (14 characters) with valid check digits`,
+  cnpjEvenRestored: ({ digits, restored, keepZeros }) =>
+    keepZeros
+      ? `${digits} is not a valid CNPJ, even with its leading zeros restored (${restored}): check it, and ${KEEP_ZEROS}`
+      : `${digits} is not a CNPJ with valid check digits, even with its leading zeros restored (${restored})`,
+  cpfOrCnpjWithoutZeros: ({ digits }) =>
+    `${digits} lost its leading zeros and could be a CPF or a CNPJ: format the column as text and type it in full`,
+  cpfRestored: ({ digits, restored, maybeCnpj }) =>
+    `${digits} is not a valid CPF with its leading zeros restored (${restored}): ${maybeCnpj ? `check it; if it is a CNPJ, write all 14 digits (${KEEP_ZEROS})` : 'check it'}`,
+  cpfCheckDigits: ({ text, hint }) =>
+    `${text} is not a valid CPF (the check digits do not match)${
+      hint === 'checkPerson'
+        ? ": check it against the person's CPF"
+        : hint === 'maybeCnpj'
+          ? `: check it; if it is a CNPJ, write all 14 digits (${KEEP_ZEROS})`
+          : ''
+    }`,
+  keyTypeUnknown: ({ text }) => `"${text}" is not a key type: use ${KEY_TYPES}`,
+  keyNotRowDocument: ({ type, key, document }) =>
+    `the ${type} key ${key} is not this row's document ${document}: a ${type} key is its owner's own document`,
+  keyScientific: ({ key }) =>
+    `"${key}" was turned into scientific notation by the spreadsheet: format the column as text and type the key again`,
+  keyDocument: ({ type, problem }, say) => `is a ${type} key, but ${say(problem)}`,
+  keyDocumentKind: ({ type, key, kind }) => `is a ${type} key, but ${key} is a ${kind}`,
+  keyEmail: ({ key, problem }, say) => `is an EMAIL key, but "${key}" ${say(problem)}`,
+  keyPhone: ({ key }) =>
+    `is a TELEFONE key, but "${key}" is not a mobile number with area code (e.g. +55 11 98765-4321)`,
+  keyRandom: ({ key }) =>
+    `is a RANDOM_KEY, but "${key}" is not one (36 characters like 123e4567-e89b-12d3-a456-426614174000)`,
+  keyCpfOrPhone: ({ key }) =>
+    `${key} could be a CPF or a phone number: give its type (CPF or TELEFONE) in the key type column`,
+  keyTypeUntold: ({ key }) =>
+    `the type of key "${key}" cannot be told: give it in the key type column (${KEY_TYPES})`,
+  emailKeyTooLong: ({ length, max }) =>
+    `is ${length} characters long; a Pix e-mail key has at most ${max}`,
+  emailKeySpace: () => 'has a space: an e-mail address has none',
+  emailKeyNotAscii: ({ character }) =>
+    `has "${character}", a character outside plain ASCII: Pix e-mail keys are ASCII only (no accents); check the key with the payee`,
+  emailKeyShape: () =>
+    'is not an e-mail address: it needs a name, one @ and a domain (like name@example.com)',
+  emailKeyTwoDots: () => 'has two dots in a row',
+  emailKeyDotAtEdge: () => 'starts or ends with a dot, before or after the @',
+  emailKeyNameCharacter: ({ character }) =>
+    `has "${character}" before the @, which a Pix e-mail key cannot hold`,
+  emailKeyNoDomain: () => 'has no domain after the @ (like example.com)',
+  emailKeyDomainUnderscore: () => 'has "_" in its domain (after the @), which a domain cannot hold',
+  emailKeyDomainHyphen: ({ label }) => `has a domain part starting or ending with "-" ("${label}")`,
+  emailKeyDomainPartLong: () => 'has a domain part longer than 63 characters',
+  emailKeyDomainCharacter: ({ character }) =>
+    `has "${character}" in its domain (after the @), which a domain cannot hold`,
+  emailKeyNoDomainName: () => 'does not end in a domain name (like .com or .com.br)',
+  notAFile: () => 'is not a file',
+  fileMissing: () => 'does not exist: check its name and folder',
+  fileUnreadable: ({ errorCode }) => `cannot be read (${errorCode})`,
+  fileEmpty: () => 'is empty (0 bytes)',
+  fileTooLarge: ({ bytes, limit }) =>
+    `is ${bytes} bytes, over the limit of ${limit} (maxFileBytes): split it, or raise the limit`,
+  fileBinary: () =>
+    `is not a CSV text file: it holds NUL bytes (is it an .xlsx workbook, or UTF-16 without a byte-order mark?); ${SAVE_AS_CSV}`,
+  notUtf8: ({ at }) =>
+    `is not valid UTF-8 (${position(at)}) but encoding is set to utf-8: use auto or windows-1252, or ${SAVE_AS_CSV}`,
+  mixedEncodings: ({ good, bad }) =>
+    `mixes encodings: UTF-8 characters (${position(good)}) and bytes that are not UTF-8 (${position(bad)}); ${SAVE_AS_CSV}, or set encoding to the one it is in`,
+  lineTooLong: ({ bytes, line, max }) =>
+    `has a line of ${bytes} bytes (line ${line}), over ${max}: this is not a payout file`,
+  headerUnusable: ({ line, problem }, say) =>
+    `has a header (line ${line}) that cannot be used: ${say(problem)}`,
+  tooManyColumns: ({ count, max }) =>
+    `the header has ${count} columns; a payout file has at most ${max}`,
+  sameColumnTwice: ({ first, second, field }) =>
+    `columns "${first}" and "${second}" both give the ${FIELD_LABELS[field]}: keep one`,
+  twoAmountColumns: ({ cents, reais }) =>
+    `both "${cents}" (cents) and "${reais}" (reais) give the amount: keep one`,
+  missingColumns: ({ fields }) =>
+    `missing columns: ${fields
+      .map((field) =>
+        field === 'amountReais'
+          ? `the amount: ${accepted('amountReais')}, or ${accepted('valueCents')}`
+          : accepted(field),
+      )
+      .join('; ')}`,
+  blankRun: ({ max, line }) =>
+    `has more than ${max} blank lines in a row from line ${line}: this is not a payout file`,
+  quoteNotClosed: ({ line }) =>
+    `has a quote opened on line ${line} that is never closed, so the rest of the file cannot be read (was the file cut short?)`,
+  recordTooLong: ({ line, max }) =>
+    `has a record from line ${line} longer than ${max} characters: this is not a payout file, or a quote is missing`,
+  notCsv: ({ line, detail }) => `cannot be read as CSV from line ${line}: ${detail}`,
+  noHeader: () => 'has no header row (only blank lines)',
+  noRows: () => 'has a header but no payout rows',
+  totalLineUnreadable: ({ line, text }) =>
+    `the total line (line ${line}) gives an amount that cannot be read ("${text}"), so the file cannot be checked against it`,
+  sidecarLine: ({ sidecar, line, text }) =>
+    `${sidecar} line ${line} ("${text}") is not "rows: N", "total: 1.234,56" or "cents: 123456"`,
+  sidecarSaysNothing: ({ sidecar }) =>
+    `${sidecar} gives neither a row count ("rows: N") nor a sum ("total: 1.234,56")`,
+  controlUncheckable: ({ source: from, cents, lines }) =>
+    `${source(from)} gives a sum of ${formatCents(cents)}, which cannot be checked while the amounts on line ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? '…' : ''} cannot be read: fix them and drop the file again`,
+  controlMismatch: ({ source: from, file, control }) =>
+    `control total mismatch: the file has ${rowsAndSum(file)}, but ${source(from)} says ${rowsAndSum(control)}; the file may be truncated or edited, so none of it is paid: export it again, or fix the rows or the total, and drop the corrected file in the inbox`,
+  overFileLimit: ({ cents, limitCents }) =>
+    `its valid rows add up to ${formatCents(cents)}, over the limit of ${formatCents(limitCents)} per file (maxFileCents)`,
+  fileChanged: () =>
+    'the file changed while it was being read (still being written?): nothing of it is sent; it is read again as a new file once it stops changing',
+};
+
 export const en: Catalog = {
+  said,
   heading: {
     sandbox: 'sandbox',
     line: 'line',
@@ -75,4 +280,40 @@ export const en: Catalog = {
   andMoreHeld: ({ count }) => `… and ${count} more (payouts run --dry-run --json lists them)`,
   skipped: ({ lines }) =>
     `Skipped: ${lines.map(({ line, reason }) => `line ${line} (${reason})`).join(', ')}`,
+  nothingPayable: 'Nothing in it can be paid: fix the file and check it again.',
+  contactsFilled: ({ contact, fromKey, fromSetting, setting, value }) =>
+    `${contact === 'email' ? 'e-mail' : 'phone'}: not in the file for ${plural(fromKey + fromSetting, 'row')}: ${[
+      fromKey > 0 ? `${fromKey} from ${fromKey === 1 ? 'its' : 'their'} Pix key` : '',
+      fromSetting > 0 ? `${fromSetting} from ${setting} (${value})` : '',
+    ]
+      .filter(Boolean)
+      .join(', ')}`,
+  readByHeadings: ({ columns }) =>
+    `read by the headings setting: ${columns.map((c) => `"${c.heading}" as ${c.as}`).join(', ')}`,
+  columnsNotUsed: ({ headings }) =>
+    `columns not used: ${headings.map((heading) => `"${heading}"`).join(', ')}`,
+  reportAt: ({ path }) => `Report: ${path}`,
+  approval: {
+    sandbox: 'SANDBOX: no real money moves: this file went through the embedded sandbox',
+    waiting: ({ file, batchId }) =>
+      `${file} (batch ${batchId}): waiting for approval; nothing of it is sent until then`,
+    onceApproved: ({ count, amount }) =>
+      `Once approved, ${plural(count, 'payout')} ${count === 1 ? 'is' : 'are'} sent, ${amount} in all.`,
+    notSent: ({ invalid, held, covered }) =>
+      `Not sent: ${plural(invalid, 'invalid row')}, ${plural(held, 'row')} held by the rules on who is paid, ${covered} covered by payouts already made.`,
+    heldByRule: ({ rows, amount, example }) =>
+      `${rows} held (${amount})${example === null ? '' : `, e.g. ${example}`}`,
+    atLine: ({ line, column, message }) =>
+      `line ${line}${column === null ? '' : `, ${column}`}: ${message}`,
+    more: '… (the result file has them all)',
+    toApprove: ({ file, hintFlags }) =>
+      `To approve: move ${file} into approved/, or run: payouts approve "${file}"${hintFlags}`,
+    toReject: ({ file, hintFlags }) =>
+      `To turn it down: payouts reject "${file}" --reason "why"${hintFlags}`,
+    payeesTitle: 'Every payout of the file (documents and keys masked), and what becomes of it:',
+    payee: ({ line, name, document, key, amount, state, message }) =>
+      `line ${line}: ${name}, document ${document}, Pix key ${key}, ${amount}: ${
+        state === null ? 'to be sent' : `${state}${message === null ? '' : ` (${message})`}`
+      }`,
+  },
 };

@@ -1,9 +1,228 @@
 /** Português do Brasil, para a contabilidade: as palavras dos resultados e dos resumos. */
+import { formatCents } from '../csv/amount.js';
+import type { PayoutField } from '../csv/fields.js';
+import { FIELD_ALIASES } from '../csv/header.js';
 import type { Catalog } from './catalog.js';
+import type { BytePosition, ControlSource, SaidTexts } from './said.js';
 
 const many = (n: number, one: string, more: string) => `${n} ${n === 1 ? one : more}`;
 
+const SALVAR_COMO_CSV =
+  'salve-o de novo no Excel em Arquivo > Salvar como > "CSV UTF-8 (delimitado por vírgulas)" (ou "CSV (separado por vírgulas)")';
+const TIPOS_DE_CHAVE = '0-4 ou CPF, CNPJ, EMAIL, TELEFONE (CELULAR), RANDOM_KEY (EVP, aleatória)';
+const MANTER_ZEROS = 'formate a coluna como texto para manter os zeros à esquerda';
+
+const CAMPOS: Readonly<Record<PayoutField, string>> = {
+  orderId: 'ID do pagamento',
+  name: 'nome do favorecido',
+  email: 'e-mail do favorecido',
+  phone: 'telefone do favorecido',
+  cpfCnpj: 'CPF/CNPJ do favorecido',
+  pixKeyType: 'tipo de chave Pix',
+  pixKey: 'chave Pix',
+  valueCents: 'valor em centavos',
+  amountReais: 'valor em reais',
+};
+
+const aceitos = (field: PayoutField) =>
+  `${CAMPOS[field]} (títulos aceitos: ${FIELD_ALIASES[field].join(', ')})`;
+const posicao = ({ line, offset, byte }: BytePosition) =>
+  byte === undefined
+    ? `linha ${line}, na posição ${offset}`
+    : `linha ${line}, byte 0x${byte} na posição ${offset}`;
+const origem = (from: ControlSource) =>
+  'totalLine' in from ? `a linha de total (linha ${from.totalLine})` : from.sidecar;
+const linhasESoma = ({ rows, cents }: { rows?: number; cents?: number }) =>
+  [
+    rows === undefined ? '' : many(rows, 'linha', 'linhas'),
+    cents === undefined ? '' : formatCents(cents),
+  ]
+    .filter(Boolean)
+    .join(' e ');
+
+const said: SaidTexts = {
+  empty: () => 'está vazio',
+  rowSpansLines: ({ line, lastLine }) =>
+    `esta linha ocupa as linhas ${line}–${lastLine}: se a quebra de linha na célula é proposital, deixe o texto numa linha só; se não, falta uma aspa (") e linhas podem ter sido engolidas`,
+  moreValuesThanColumns: ({ values, columns }) =>
+    `esta linha tem ${values} valores, mas o cabeçalho tem ${columns} colunas: um valor que contém o delimitador precisa estar entre aspas`,
+  valueUnderBlankHeading: () =>
+    'tem um valor sob um título em branco: um valor que contém o delimitador precisa estar entre aspas',
+  controlCharacter: () =>
+    'tem um caractere de controle invisível (NUL ou parecido): digite a célula de novo',
+  alsoWrong: ({ first, columns }, say) => `${say(first)} (também: ${columns.join(', ')})`,
+  totalLine: () => 'uma linha de total, não um pagamento',
+  identicalRows: ({ line }) =>
+    `idêntica à linha ${line} (mesmo nome, documento, chave Pix e valor): retida até uma pessoa confirmar que as duas são devidas (payouts approve ARQUIVO --identical)`,
+  orderIdEmpty: () => 'está vazio: cada linha precisa do seu próprio ID de pagamento',
+  orderIdUnusable: ({ orderId }) =>
+    `"${orderId}" não serve como ID de pagamento: até 64 letras, dígitos, espaços e . _ : # -, começando por letra ou dígito`,
+  orderIdRepeated: ({ orderId, line }) =>
+    `"${orderId}" já foi usado na linha ${line}: cada linha precisa do seu próprio ID de pagamento`,
+  orderIdLikeRowNumber: ({ orderId }) =>
+    `o ID de pagamento "${orderId}" parece um número de linha: os IDs precisam ser únicos entre todos os arquivos, então o "${orderId}" do mês que vem seria recusado como conflito`,
+  nameEmpty: () => 'está vazio: o nome do favorecido é obrigatório',
+  nameNotAName: ({ name }) =>
+    `"${name}" não parece um nome: precisa começar por letra ou dígito (uma célula que começa com = + - @ pode ser uma fórmula da planilha)`,
+  nameTooLong: ({ length, max }) => `tem ${length} caracteres; no máximo ${max}`,
+  noContact: ({ contact, noColumn }) => {
+    const [palavra, chave, setting] =
+      contact === 'email'
+        ? ['e-mail', 'um e-mail', 'recipientEmail']
+        : ['telefone', 'um telefone', 'recipientPhone'];
+    return noColumn
+      ? `falta o ${palavra} do favorecido, que o gateway exige: o arquivo não tem coluna de ${palavra}, a chave Pix não é ${chave} e ${setting} não está configurado`
+      : `está vazio: o ${palavra} do favorecido é obrigatório (a chave Pix não é ${chave} e ${setting} não está configurado)`;
+  },
+  emailInvalid: ({ email }) => `"${email}" não é um endereço de e-mail (como nome@exemplo.com.br)`,
+  phoneInvalid: ({ phone }) =>
+    `"${phone}" não é um telefone com DDD (como (11) 98765-4321 ou +55 11 98765-4321)`,
+  amountSplit: ({ written, plain }) =>
+    `"${written}" parece cortado pelo delimitador vírgula: ponha o valor entre aspas, ou escreva-o como ${plain}`,
+  amountOverLimit: ({ cents, limitCents }) =>
+    `${formatCents(cents)} passa do limite de ${formatCents(limitCents)} por pagamento (maxPayoutCents)`,
+  amountZero: ({ shown }) => `${shown} é zero: um pagamento precisa ser maior que zero`,
+  amountTooLarge: ({ shown }) => `${shown} é grande demais`,
+  amountScientific: ({ shown }) =>
+    `"${shown}" foi convertido em notação científica pela planilha: formate a coluna como texto ou número com 2 casas decimais`,
+  amountNegative: ({ shown, cents, parentheses }) =>
+    `${shown} é negativo (R$ -${formatCents(cents).slice(3)})${parentheses ? ': na contabilidade, parênteses marcam um valor negativo' : ''}; um pagamento precisa ser maior que zero`,
+  notAnAmount: ({ shown, wholeReaisMissing }) =>
+    `"${shown}" não é um valor em reais (${wholeReaisMissing === undefined ? 'escreva como 1234,56 ou R$ 1.234,56' : `escreva também os reais, como 0${wholeReaisMissing}`})`,
+  notInReais: ({ shown }) =>
+    `"${shown}" não está em reais: os pagamentos são em reais; escreva o valor em R$, como 1.234,56`,
+  thousandsOrDecimals: ({ shown, digits }) =>
+    `${shown} pode ser milhar ou decimais: escreva ${digits} para reais inteiros, ou use duas casas decimais (1.234,00)`,
+  tooManyDecimals: ({ shown }) =>
+    `${shown} tem mais de duas casas decimais: valores são reais e centavos, como 1.234,56`,
+  mixedThousands: ({ shown, separators }) =>
+    `${shown} mistura separadores de milhar (${separators.map((s) => (s === ' ' ? 'espaço' : `"${s}"`)).join(' e ')}): use um só, como 1.234.567,89`,
+  misplacedThousands: ({ shown }) =>
+    `${shown} tem separadores de milhar fora do lugar: eles ficam entre grupos de três dígitos, como 1.234.567,89`,
+  misplacedSpace: ({ shown }) =>
+    `"${shown}" tem um espaço que não separa milhares: um espaço só pode ficar entre grupos de três dígitos (1 234,56); tire-o, ou confira o valor`,
+  centsNegative: ({ shown }) => `${shown} é negativo: um pagamento precisa ser maior que zero`,
+  centsWithDecimals: ({ shown }) =>
+    `${shown} não são centavos inteiros: esta coluna é em centavos (1250 para R$ 12,50); para reais, dê à coluna o título "valor" ou "amount"`,
+  notCents: ({ shown }) => `"${shown}" não é um número inteiro de centavos (1250 para R$ 12,50)`,
+  zerosRestored: ({ written, read }) =>
+    `zeros à esquerda recolocados: ${written} lido como ${read}`,
+  documentScientific: ({ text }) =>
+    `"${text}" foi convertido em notação científica pela planilha: formate a coluna como texto e digite o número de novo`,
+  documentCharacters: ({ text }) =>
+    `"${text}" não é um CPF ou CNPJ (só dígitos, com . - / permitidos)`,
+  cnpjCheckDigits: ({ text }) =>
+    `${text} não é um CNPJ válido (os dígitos verificadores não conferem)`,
+  notCpfOrCnpj: ({ text }) =>
+    `${text} não é um CPF (11 dígitos) nem um CNPJ (14 caracteres) com dígitos verificadores válidos`,
+  cnpjEvenRestored: ({ digits, restored, keepZeros }) =>
+    keepZeros
+      ? `${digits} não é um CNPJ válido, nem com os zeros à esquerda recolocados (${restored}): confira-o e ${MANTER_ZEROS}`
+      : `${digits} não é um CNPJ com dígitos verificadores válidos, nem com os zeros à esquerda recolocados (${restored})`,
+  cpfOrCnpjWithoutZeros: ({ digits }) =>
+    `${digits} perdeu os zeros à esquerda e pode ser um CPF ou um CNPJ: formate a coluna como texto e digite-o por inteiro`,
+  cpfRestored: ({ digits, restored, maybeCnpj }) =>
+    `${digits} não é um CPF válido com os zeros à esquerda recolocados (${restored}): ${maybeCnpj ? `confira-o; se for um CNPJ, escreva os 14 dígitos (${MANTER_ZEROS})` : 'confira-o'}`,
+  cpfCheckDigits: ({ text, hint }) =>
+    `${text} não é um CPF válido (os dígitos verificadores não conferem)${
+      hint === 'checkPerson'
+        ? ': confira com o CPF da pessoa'
+        : hint === 'maybeCnpj'
+          ? `: confira-o; se for um CNPJ, escreva os 14 dígitos (${MANTER_ZEROS})`
+          : ''
+    }`,
+  keyTypeUnknown: ({ text }) => `"${text}" não é um tipo de chave: use ${TIPOS_DE_CHAVE}`,
+  keyNotRowDocument: ({ type, key, document }) =>
+    `a chave ${type} ${key} não é o documento desta linha, ${document}: uma chave ${type} é o próprio documento do dono`,
+  keyScientific: ({ key }) =>
+    `"${key}" foi convertida em notação científica pela planilha: formate a coluna como texto e digite a chave de novo`,
+  keyDocument: ({ type, problem }, say) => `é uma chave ${type}, mas ${say(problem)}`,
+  keyDocumentKind: ({ type, key, kind }) => `é uma chave ${type}, mas ${key} é um ${kind}`,
+  keyEmail: ({ key, problem }, say) => `é uma chave EMAIL, mas "${key}" ${say(problem)}`,
+  keyPhone: ({ key }) =>
+    `é uma chave TELEFONE, mas "${key}" não é um celular com DDD (ex.: +55 11 98765-4321)`,
+  keyRandom: ({ key }) =>
+    `é uma chave aleatória (RANDOM_KEY), mas "${key}" não é uma (36 caracteres como 123e4567-e89b-12d3-a456-426614174000)`,
+  keyCpfOrPhone: ({ key }) =>
+    `${key} pode ser um CPF ou um telefone: informe o tipo (CPF ou TELEFONE) na coluna de tipo de chave`,
+  keyTypeUntold: ({ key }) =>
+    `não dá para saber o tipo da chave "${key}": informe-o na coluna de tipo de chave (${TIPOS_DE_CHAVE})`,
+  emailKeyTooLong: ({ length, max }) =>
+    `tem ${length} caracteres; uma chave Pix de e-mail tem no máximo ${max}`,
+  emailKeySpace: () => 'tem um espaço: um endereço de e-mail não tem espaços',
+  emailKeyNotAscii: ({ character }) =>
+    `tem "${character}", um caractere fora do ASCII simples: chaves Pix de e-mail são só ASCII (sem acentos); confira a chave com o favorecido`,
+  emailKeyShape: () =>
+    'não é um endereço de e-mail: precisa de um nome, uma @ e um domínio (como nome@exemplo.com.br)',
+  emailKeyTwoDots: () => 'tem dois pontos seguidos',
+  emailKeyDotAtEdge: () => 'começa ou termina com ponto, antes ou depois da @',
+  emailKeyNameCharacter: ({ character }) =>
+    `tem "${character}" antes da @, que uma chave Pix de e-mail não pode ter`,
+  emailKeyNoDomain: () => 'não tem domínio depois da @ (como exemplo.com.br)',
+  emailKeyDomainUnderscore: () => 'tem "_" no domínio (depois da @), que um domínio não pode ter',
+  emailKeyDomainHyphen: ({ label }) =>
+    `tem uma parte do domínio que começa ou termina com "-" ("${label}")`,
+  emailKeyDomainPartLong: () => 'tem uma parte do domínio com mais de 63 caracteres',
+  emailKeyDomainCharacter: ({ character }) =>
+    `tem "${character}" no domínio (depois da @), que um domínio não pode ter`,
+  emailKeyNoDomainName: () => 'não termina num nome de domínio (como .com ou .com.br)',
+  notAFile: () => 'não é um arquivo',
+  fileMissing: () => 'não existe: confira o nome e a pasta',
+  fileUnreadable: ({ errorCode }) => `não pode ser lido (${errorCode})`,
+  fileEmpty: () => 'está vazio (0 bytes)',
+  fileTooLarge: ({ bytes, limit }) =>
+    `tem ${bytes} bytes, acima do limite de ${limit} (maxFileBytes): divida-o, ou aumente o limite`,
+  fileBinary: () =>
+    `não é um arquivo de texto CSV: tem bytes NUL (é uma pasta de trabalho .xlsx, ou UTF-16 sem marca de ordem de bytes?); ${SALVAR_COMO_CSV}`,
+  notUtf8: ({ at }) =>
+    `não é UTF-8 válido (${posicao(at)}), mas encoding está configurado como utf-8: use auto ou windows-1252, ou ${SALVAR_COMO_CSV}`,
+  mixedEncodings: ({ good, bad }) =>
+    `mistura codificações: caracteres UTF-8 (${posicao(good)}) e bytes que não são UTF-8 (${posicao(bad)}); ${SALVAR_COMO_CSV}, ou configure encoding com a codificação em que ele está`,
+  lineTooLong: ({ bytes, line, max }) =>
+    `tem uma linha de ${bytes} bytes (linha ${line}), acima de ${max}: isto não é um arquivo de pagamentos`,
+  headerUnusable: ({ line, problem }, say) =>
+    `tem um cabeçalho (linha ${line}) que não pode ser usado: ${say(problem)}`,
+  tooManyColumns: ({ count, max }) =>
+    `o cabeçalho tem ${count} colunas; um arquivo de pagamentos tem no máximo ${max}`,
+  sameColumnTwice: ({ first, second, field }) =>
+    `as colunas "${first}" e "${second}" trazem as duas o ${CAMPOS[field]}: deixe uma`,
+  twoAmountColumns: ({ cents, reais }) =>
+    `"${cents}" (centavos) e "${reais}" (reais) trazem os dois o valor: deixe um`,
+  missingColumns: ({ fields }) =>
+    `faltam colunas: ${fields
+      .map((field) =>
+        field === 'amountReais'
+          ? `o valor: ${aceitos('amountReais')}, ou ${aceitos('valueCents')}`
+          : aceitos(field),
+      )
+      .join('; ')}`,
+  blankRun: ({ max, line }) =>
+    `tem mais de ${max} linhas em branco seguidas a partir da linha ${line}: isto não é um arquivo de pagamentos`,
+  quoteNotClosed: ({ line }) =>
+    `tem uma aspa aberta na linha ${line} que nunca se fecha, então o resto do arquivo não pode ser lido (o arquivo foi cortado?)`,
+  recordTooLong: ({ line, max }) =>
+    `tem um registro a partir da linha ${line} com mais de ${max} caracteres: isto não é um arquivo de pagamentos, ou falta uma aspa`,
+  notCsv: ({ line, detail }) => `não pode ser lido como CSV a partir da linha ${line}: ${detail}`,
+  noHeader: () => 'não tem linha de cabeçalho (só linhas em branco)',
+  noRows: () => 'tem cabeçalho, mas nenhuma linha de pagamento',
+  totalLineUnreadable: ({ line, text }) =>
+    `a linha de total (linha ${line}) traz um valor que não pode ser lido ("${text}"), então o arquivo não pode ser conferido com ela`,
+  sidecarLine: ({ sidecar, line, text }) =>
+    `${sidecar} linha ${line} ("${text}") não é "rows: N", "total: 1.234,56" nem "cents: 123456"`,
+  sidecarSaysNothing: ({ sidecar }) =>
+    `${sidecar} não traz nem a quantidade de linhas ("rows: N") nem a soma ("total: 1.234,56")`,
+  controlUncheckable: ({ source: from, cents, lines }) =>
+    `${origem(from)} traz a soma de ${formatCents(cents)}, que não pode ser conferida enquanto os valores da linha ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? '…' : ''} não puderem ser lidos: corrija-os e envie o arquivo de novo`,
+  controlMismatch: ({ source: from, file, control }) =>
+    `o total de controle não confere: o arquivo tem ${linhasESoma(file)}, mas ${origem(from)} diz ${linhasESoma(control)}; o arquivo pode ter sido cortado ou editado, então nada dele é pago: exporte-o de novo, ou corrija as linhas ou o total, e ponha o arquivo corrigido na entrada`,
+  overFileLimit: ({ cents, limitCents }) =>
+    `as linhas válidas somam ${formatCents(cents)}, acima do limite de ${formatCents(limitCents)} por arquivo (maxFileCents)`,
+  fileChanged: () =>
+    'o arquivo mudou enquanto era lido (ainda estava sendo gravado?): nada dele é enviado; ele é lido de novo como um arquivo novo quando parar de mudar',
+};
+
 export const ptBR: Catalog = {
+  said,
   heading: {
     sandbox: 'sandbox',
     line: 'Linha',
@@ -89,4 +308,41 @@ export const ptBR: Catalog = {
   andMoreHeld: ({ count }) => `… e mais ${count} (payouts run --dry-run --json lista todas)`,
   skipped: ({ lines }) =>
     `Ignoradas: ${lines.map(({ line, reason }) => `linha ${line} (${reason})`).join(', ')}`,
+  nothingPayable: 'Nada nele pode ser pago: corrija o arquivo e confira-o de novo.',
+  contactsFilled: ({ contact, fromKey, fromSetting, setting, value }) =>
+    `${contact === 'email' ? 'e-mail' : 'telefone'}: não está no arquivo em ${many(fromKey + fromSetting, 'linha', 'linhas')}: ${[
+      fromKey > 0 ? `${fromKey} da chave Pix` : '',
+      fromSetting > 0 ? `${fromSetting} de ${setting} (${value})` : '',
+    ]
+      .filter(Boolean)
+      .join(', ')}`,
+  readByHeadings: ({ columns }) =>
+    `lidas pela configuração headings: ${columns.map((c) => `"${c.heading}" como ${c.as}`).join(', ')}`,
+  columnsNotUsed: ({ headings }) =>
+    `colunas não usadas: ${headings.map((heading) => `"${heading}"`).join(', ')}`,
+  reportAt: ({ path }) => `Relatório: ${path}`,
+  approval: {
+    sandbox: 'SANDBOX: nenhum dinheiro real se move: este arquivo passou pelo sandbox embutido',
+    waiting: ({ file, batchId }) =>
+      `${file} (lote ${batchId}): aguardando aprovação; nada dele é enviado até lá`,
+    onceApproved: ({ count, amount }) =>
+      `Depois de aprovado, ${count === 1 ? 'é enviado 1 pagamento' : `são enviados ${count} pagamentos`}, ${amount} ao todo.`,
+    notSent: ({ invalid, held, covered }) =>
+      `Não enviadas: ${many(invalid, 'linha inválida', 'linhas inválidas')}, ${many(held, 'linha retida', 'linhas retidas')} pelas regras de quem é pago, ${many(covered, 'já coberta', 'já cobertas')} por pagamentos já feitos.`,
+    heldByRule: ({ rows, amount, example }) =>
+      `${many(rows, 'retida', 'retidas')} (${amount})${example === null ? '' : `, por exemplo: ${example}`}`,
+    atLine: ({ line, column, message }) =>
+      `linha ${line}${column === null ? '' : `, ${column}`}: ${message}`,
+    more: '… (o arquivo de resultado traz todas)',
+    toApprove: ({ file, hintFlags }) =>
+      `Para aprovar: mova ${file} para approved/, ou execute: payouts approve "${file}"${hintFlags}`,
+    toReject: ({ file, hintFlags }) =>
+      `Para recusar: payouts reject "${file}" --reason "motivo"${hintFlags}`,
+    payeesTitle:
+      'Todos os pagamentos do arquivo (documentos e chaves mascarados), e o que acontece com cada um:',
+    payee: ({ line, name, document, key, amount, state, message }) =>
+      `linha ${line}: ${name}, documento ${document}, chave Pix ${key}, ${amount}: ${
+        state === null ? 'a enviar' : `${state}${message === null ? '' : ` (${message})`}`
+      }`,
+  },
 };

@@ -160,6 +160,7 @@ describe('payouts validate', () => {
     expect(json.errors[0]).toEqual({
       line: 3,
       column: 'CPF',
+      code: 'cpfCheckDigits',
       message: expect.stringContaining('not a valid CPF'),
     });
 
@@ -252,21 +253,25 @@ describe('payouts validate', () => {
       {
         line: 3,
         column: 'Valor',
+        code: 'misplacedSpace',
         message: expect.stringMatching(/^"9 99" has a space that does not separate thousands/),
       },
       {
         line: 4,
         column: 'Valor',
+        code: 'amountNegative',
         message: expect.stringMatching(/^R\$ \(1\.234,56\) is negative \(R\$ -1\.234,56\)/),
       },
       {
         line: 5,
         column: 'CPF/CNPJ',
+        code: 'cpfCheckDigits',
         message: expect.stringMatching(/^505\.596\.314-60 is not a valid CPF/),
       },
       {
         line: 6,
         column: 'Chave Pix',
+        code: 'keyEmail',
         message: expect.stringMatching(/^is an EMAIL key, but "joão@example\.com" has "ã"/),
       },
     ]);
@@ -284,7 +289,7 @@ describe('payouts validate', () => {
     expect(missing.stdout).toContain('nope.csv does not exist: check its name and folder');
     const json = await runCli(['validate', empty, '--json']);
     expect(JSON.parse(json.stdout).fileErrors).toEqual([
-      { kind: 'unusable', message: 'is empty (0 bytes)' },
+      { kind: 'unusable', code: 'fileEmpty', message: 'is empty (0 bytes)' },
     ]);
   });
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseCents, parseReais } from '../../src/csv/amount.js';
 import { formatCents } from '../../src/csv/amount.js';
+import { inEnglish } from '../support/english.js';
 
 describe('parseReais', () => {
   it.each([
@@ -19,7 +20,7 @@ describe('parseReais', () => {
     [' 12.30 ', 1230],
     ['R$\u00a01.000,00', 100000],
   ])('%j -> %i cents', (text, cents) => {
-    expect(parseReais(text)).toEqual({ ok: true, cents });
+    expect(inEnglish(parseReais(text))).toEqual({ ok: true, cents });
   });
 
   it.each([
@@ -40,7 +41,7 @@ describe('parseReais', () => {
     ['abc', /not an amount/],
     ['99999999999999999999', /too large/],
   ])('%j is refused: %s', (text, problem) => {
-    const reading = parseReais(text);
+    const reading = inEnglish(parseReais(text));
     expect(reading.ok).toBe(false);
     if (!reading.ok) expect(reading.problem).toMatch(problem);
   });
@@ -50,11 +51,15 @@ describe('parseReais', () => {
       fc.property(fc.integer({ min: 1, max: 10_000_000_000 }), (cents) => {
         const reais = Math.trunc(cents / 100);
         const fraction = String(cents % 100).padStart(2, '0');
-        expect(parseReais(`${reais}.${fraction}`)).toEqual({ ok: true, cents });
-        expect(parseReais(`${reais},${fraction}`)).toEqual({ ok: true, cents });
-        expect(parseReais(formatCents(cents))).toEqual({ ok: true, cents });
-        expect(parseReais(formatCents(cents).replace('R$ ', ''))).toEqual({ ok: true, cents });
-        if (cents % 100 === 0) expect(parseReais(String(reais))).toEqual({ ok: true, cents });
+        expect(inEnglish(parseReais(`${reais}.${fraction}`))).toEqual({ ok: true, cents });
+        expect(inEnglish(parseReais(`${reais},${fraction}`))).toEqual({ ok: true, cents });
+        expect(inEnglish(parseReais(formatCents(cents)))).toEqual({ ok: true, cents });
+        expect(inEnglish(parseReais(formatCents(cents).replace('R$ ', '')))).toEqual({
+          ok: true,
+          cents,
+        });
+        if (cents % 100 === 0)
+          expect(inEnglish(parseReais(String(reais)))).toEqual({ ok: true, cents });
       }),
     );
   });
@@ -67,9 +72,9 @@ describe('parseReais, large amounts and less common shapes (the general path)', 
         const whole = Math.trunc(cents / 100);
         const fraction = String(cents % 100).padStart(2, '0');
         const us = `${whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${fraction}`;
-        expect(parseReais(us)).toEqual({ ok: true, cents });
-        expect(parseReais(formatCents(cents))).toEqual({ ok: true, cents });
-        expect(parseReais(`${whole},${fraction}`)).toEqual({ ok: true, cents });
+        expect(inEnglish(parseReais(us))).toEqual({ ok: true, cents });
+        expect(inEnglish(parseReais(formatCents(cents)))).toEqual({ ok: true, cents });
+        expect(inEnglish(parseReais(`${whole},${fraction}`))).toEqual({ ok: true, cents });
       }),
     );
   });
@@ -81,7 +86,7 @@ describe('parseCents', () => {
     ['5', 5],
     [' 100 ', 100],
   ])('%j -> %i', (text, cents) => {
-    expect(parseCents(text)).toEqual({ ok: true, cents });
+    expect(inEnglish(parseCents(text))).toEqual({ ok: true, cents });
   });
 
   it.each([
@@ -92,7 +97,7 @@ describe('parseCents', () => {
     ['1,25E+03', /scientific notation/],
     ['R$ 12', /not a whole number of cents/],
   ])('%j is refused: %s', (text, problem) => {
-    const reading = parseCents(text);
+    const reading = inEnglish(parseCents(text));
     expect(reading.ok).toBe(false);
     if (!reading.ok) expect(reading.problem).toMatch(problem);
   });
@@ -100,7 +105,7 @@ describe('parseCents', () => {
   it('reads back every whole number of cents', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (cents) => {
-        expect(parseCents(String(cents))).toEqual({ ok: true, cents });
+        expect(inEnglish(parseCents(String(cents)))).toEqual({ ok: true, cents });
       }),
     );
   });
@@ -155,7 +160,7 @@ describe('parseReais: separators read strictly', () => {
     ['12 345 678', 1234567800],
     ['0,5', 50],
   ])('%j -> %i cents', (text, cents) => {
-    expect(parseReais(text)).toEqual({ ok: true, cents });
+    expect(inEnglish(parseReais(text))).toEqual({ ok: true, cents });
   });
 
   it.each([
@@ -192,7 +197,7 @@ describe('parseReais: separators read strictly', () => {
     ['10,00 R$', /not an amount in reais/],
     ['R$ R$ 10,00', /not an amount in reais/],
   ])('%j is refused: %s', (text, problem) => {
-    const reading = parseReais(text);
+    const reading = inEnglish(parseReais(text));
     expect(reading).toEqual({ ok: false, problem: expect.stringMatching(problem) });
   });
 
@@ -216,7 +221,7 @@ describe('parseReais: separators read strictly', () => {
           else return;
           // One separator before three digits is the one shape refused as ambiguous.
           fc.pre(!/^\d{1,3}[.,]\d{3}$/.test(text));
-          expect(parseReais(`${prefix}${text}`)).toEqual({ ok: true, cents });
+          expect(inEnglish(parseReais(`${prefix}${text}`))).toEqual({ ok: true, cents });
         },
       ),
       { numRuns: 2000 },
@@ -235,7 +240,7 @@ describe('parseReais: separators read strictly', () => {
         (prefix, body) => {
           const text = prefix + body;
           const expected = referenceCents(text);
-          const reading = parseReais(text);
+          const reading = inEnglish(parseReais(text));
           if (expected === undefined) expect(reading.ok, JSON.stringify(text)).toBe(false);
           else expect(reading, JSON.stringify(text)).toEqual({ ok: true, cents: expected });
         },
@@ -257,7 +262,7 @@ describe('parseReais: separators read strictly', () => {
           // Only a cut leaving exactly three digits after it could be a thousands space.
           fc.pre((digits.length - at) % 3 !== 0);
           const text = `${digits.slice(0, at)}${space}${digits.slice(at)}${fraction}`;
-          expect(parseReais(text)).toEqual({
+          expect(inEnglish(parseReais(text))).toEqual({
             ok: false,
             problem: expect.stringMatching(/has a space that does not separate thousands/),
           });
@@ -273,7 +278,7 @@ describe('parseReais: separators read strictly', () => {
         fc.constantFrom('-%', '%-', '(%)', 'R$ (%)', '(R$ %)', '-R$ %', 'R$ -%', '- %'),
         (cents, shape) => {
           const text = shape.replace('%', formatCents(cents).replace('R$ ', ''));
-          expect(parseReais(text)).toEqual({
+          expect(inEnglish(parseReais(text))).toEqual({
             ok: false,
             problem: expect.stringMatching(
               new RegExp(`negative \\(R\\$ -${formatCents(cents).slice(3).replace(/\./g, '\\.')}`),

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isValidCnpj, isValidCpf, readDocument, withCheckDigits } from '../../src/csv/documents.js';
+import { inEnglish } from '../support/english.js';
 
 const digits = (n: number) =>
   fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((d) => d.join(''));
@@ -78,7 +79,7 @@ describe('readDocument', () => {
     // 12 or 13 digits can only be a CNPJ that lost its zeros.
     ['360305000104', { ok: true, kind: 'CNPJ', value: '00360305000104', restoredZeros: 2 }],
   ])('%j -> %j', (text, expected) => {
-    expect(readDocument(text)).toEqual(expected);
+    expect(inEnglish(readDocument(text))).toEqual(expected);
   });
 
   it.each([
@@ -100,7 +101,7 @@ describe('readDocument', () => {
     // Valid both as a CPF and as a CNPJ once the zeros are back: not guessed.
     ['123456797', /could be a CPF or a CNPJ/],
   ])('%j is refused: %s', (text, problem) => {
-    const reading = readDocument(text);
+    const reading = inEnglish(readDocument(text));
     expect(reading.ok).toBe(false);
     if (!reading.ok) expect(reading.problem).toMatch(problem);
   });
@@ -109,7 +110,7 @@ describe('readDocument', () => {
     fc.assert(
       fc.property(digits(9).filter(notAllSame), (base) => {
         const cpf = withCheckDigits(base);
-        const reading = readDocument(String(Number(cpf)));
+        const reading = inEnglish(readDocument(String(Number(cpf))));
         if (cpf.startsWith('0') && isValidCnpj(cpf.padStart(14, '0'))) {
           expect(reading).toMatchObject({
             ok: false,
@@ -141,7 +142,7 @@ describe('readDocument, where the column or the key type says which document it 
       { ok: true, kind: 'CNPJ', value: '11222333000181', restoredZeros: 0 },
     ],
   ] as const)('%j as a %s -> %j', (text, expected, reading) => {
-    expect(readDocument(text, expected)).toEqual(reading);
+    expect(inEnglish(readDocument(text, expected))).toEqual(reading);
   });
 
   it.each([
@@ -150,7 +151,7 @@ describe('readDocument, where the column or the key type says which document it 
     ['50559631460', 'CPF', /is not a valid CPF/],
     ['1234000153', 'CPF', /not a valid CPF with its leading zeros/],
   ] as const)('%j as a %s is refused: %s', (text, expected, problem) => {
-    const reading = readDocument(text, expected);
+    const reading = inEnglish(readDocument(text, expected));
     expect(reading).toEqual({ ok: false, problem: expect.stringMatching(problem) });
   });
 
@@ -160,7 +161,7 @@ describe('readDocument, where the column or the key type says which document it 
         const cnpj = withCheckDigits('0'.repeat(zeros) + base.slice(zeros));
         fc.pre(isValidCnpj(cnpj) && !/^0+$/.test(cnpj));
         const bare = cnpj.replace(/^0+/, '');
-        expect(readDocument(bare, 'CNPJ')).toEqual({
+        expect(inEnglish(readDocument(bare, 'CNPJ'))).toEqual({
           ok: true,
           kind: 'CNPJ',
           value: cnpj,
@@ -189,14 +190,14 @@ describe('a CPF with a one-digit typo is never accepted as another document', ()
           const cpf = withCheckDigits(base);
           const typo = cpf.slice(0, at) + ((Number(cpf[at]) + shift) % 10) + cpf.slice(at + 1);
           for (const text of writings(typo)) {
-            const reading = readDocument(text, expected);
+            const reading = inEnglish(readDocument(text, expected));
             // Check digits cannot see every typo (remainders 0 and 1 share a digit): such a
             // typo is itself a valid CPF, and is read as that CPF, never as a CNPJ.
             if (reading.ok) expect(reading).toMatchObject({ kind: 'CPF', value: typo });
             if (reading.ok) expect(isValidCpf(typo)).toBe(true);
           }
           // Written with CPF punctuation, not even a CNPJ column makes it a CNPJ.
-          const punctuated = readDocument(writings(typo)[1] ?? '', 'CNPJ');
+          const punctuated = inEnglish(readDocument(writings(typo)[1] ?? '', 'CNPJ'));
           if (punctuated.ok) expect(punctuated).toMatchObject({ kind: 'CPF', value: typo });
         },
       ),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { foldHeading } from '../../src/csv/fold.js';
 import { MAX_COLUMNS, headingMapProblems, mapHeader } from '../../src/csv/header.js';
+import { inEnglish } from '../support/english.js';
 
 describe('foldHeading', () => {
   it.each([
@@ -20,16 +21,9 @@ describe('foldHeading', () => {
 
 describe('mapHeader', () => {
   it('maps English headings', () => {
-    const reading = mapHeader([
-      'orderId',
-      'name',
-      'email',
-      'phone',
-      'cpfCnpj',
-      'pixKeyType',
-      'pixKey',
-      'value',
-    ]);
+    const reading = inEnglish(
+      mapHeader(['orderId', 'name', 'email', 'phone', 'cpfCnpj', 'pixKeyType', 'pixKey', 'value']),
+    );
     expect(reading).toEqual({
       ok: true,
       ignored: [],
@@ -47,17 +41,19 @@ describe('mapHeader', () => {
   });
 
   it('maps Portuguese headings from a Brazilian Excel export, keeping unknown columns aside', () => {
-    const reading = mapHeader([
-      'Favorecido',
-      'CPF/CNPJ',
-      'E-mail',
-      'Celular',
-      'Tipo de Chave',
-      'Chave PIX',
-      'Valor (R$)',
-      'Observação',
-      '',
-    ]);
+    const reading = inEnglish(
+      mapHeader([
+        'Favorecido',
+        'CPF/CNPJ',
+        'E-mail',
+        'Celular',
+        'Tipo de Chave',
+        'Chave PIX',
+        'Valor (R$)',
+        'Observação',
+        '',
+      ]),
+    );
     expect(reading.ok).toBe(true);
     if (!reading.ok) return;
     expect(reading.columns.amountReais).toEqual({ index: 6, heading: 'Valor (R$)' });
@@ -71,7 +67,9 @@ describe('mapHeader', () => {
   it.each(['ID', 'id', 'Ref', 'Referência', 'Pedido', 'Identificador'])(
     'does not take a %j column for orderIds',
     (heading) => {
-      const reading = mapHeader([heading, 'Nome', 'CPF', 'E-mail', 'Celular', 'Chave', 'Valor']);
+      const reading = inEnglish(
+        mapHeader([heading, 'Nome', 'CPF', 'E-mail', 'Celular', 'Chave', 'Valor']),
+      );
       expect(reading.ok).toBe(true);
       if (!reading.ok) return;
       expect(reading.columns.orderId).toBeUndefined();
@@ -82,13 +80,15 @@ describe('mapHeader', () => {
   it.each(['orderId', 'Order ID', 'ID do pagamento', 'Id do Pagamento'])(
     'takes an explicit %j heading for orderIds',
     (heading) => {
-      const reading = mapHeader([heading, 'Nome', 'CPF', 'E-mail', 'Celular', 'Chave', 'Valor']);
+      const reading = inEnglish(
+        mapHeader([heading, 'Nome', 'CPF', 'E-mail', 'Celular', 'Chave', 'Valor']),
+      );
       expect(reading.ok && reading.columns.orderId?.heading).toBe(heading);
     },
   );
 
   it('names every missing column and the headings it accepts', () => {
-    const reading = mapHeader(['nome', 'chave']);
+    const reading = inEnglish(mapHeader(['nome', 'chave']));
     expect(reading.ok).toBe(false);
     if (reading.ok) return;
     expect(reading.problems).toHaveLength(1);
@@ -105,16 +105,9 @@ describe('mapHeader', () => {
   });
 
   it('refuses two columns for one field, and two kinds of amount', () => {
-    const reading = mapHeader([
-      'nome',
-      'email',
-      'telefone',
-      'CPF',
-      'CNPJ',
-      'chave',
-      'valor',
-      'value',
-    ]);
+    const reading = inEnglish(
+      mapHeader(['nome', 'email', 'telefone', 'CPF', 'CNPJ', 'chave', 'valor', 'value']),
+    );
     expect(reading).toEqual({
       ok: false,
       problems: [
@@ -125,7 +118,7 @@ describe('mapHeader', () => {
   });
 
   it('refuses a header with too many columns', () => {
-    const reading = mapHeader(Array.from({ length: 100_000 }, (_, i) => `c${i}`));
+    const reading = inEnglish(mapHeader(Array.from({ length: 100_000 }, (_, i) => `c${i}`)));
     expect(reading).toEqual({
       ok: false,
       problems: [`the header has 100000 columns; a payout file has at most ${MAX_COLUMNS}`],
@@ -137,7 +130,7 @@ describe("the headings setting: an accountant's headings read as ours", () => {
   const EXPORT = ['Favorecido', 'CPF', 'Chave Pix', 'Valor Líquido', 'Valor Bruto'];
 
   it('reads a configured heading as our column, matched as ours are, and says it was the setting', () => {
-    const reading = mapHeader(EXPORT, { 'valor liquido': 'amount' });
+    const reading = inEnglish(mapHeader(EXPORT, { 'valor liquido': 'amount' }));
     expect(reading).toMatchObject({
       ok: true,
       columns: {
@@ -146,14 +139,16 @@ describe("the headings setting: an accountant's headings read as ours", () => {
       },
       ignored: ['Valor Bruto'],
     });
-    expect(mapHeader(EXPORT)).toMatchObject({
+    expect(inEnglish(mapHeader(EXPORT))).toMatchObject({
       ok: false,
       problems: [expect.stringMatching(/^missing columns: the amount/)],
     });
   });
 
   it('two configured headings for one column in one file: keep one', () => {
-    const reading = mapHeader(EXPORT, { 'Valor Líquido': 'amount', 'Valor Bruto': 'amount' });
+    const reading = inEnglish(
+      mapHeader(EXPORT, { 'Valor Líquido': 'amount', 'Valor Bruto': 'amount' }),
+    );
     expect(reading).toMatchObject({
       ok: false,
       problems: [expect.stringContaining('"Valor Líquido" and "Valor Bruto" both give')],

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isValidCnpj, isValidCpf } from '../../src/csv/documents.js';
 import { inferKey, normalisePhone, parseKeyType, readKey } from '../../src/csv/pix-key.js';
+import { inEnglish } from '../support/english.js';
 
 describe('parseKeyType', () => {
   it.each([
@@ -55,11 +56,11 @@ describe('readKey', () => {
     ['TELEFONE', '(11) 98765-4321', '+5511987654321'],
     ['RANDOM_KEY', '123E4567-E89B-12D3-A456-426614174000', '123e4567-e89b-12d3-a456-426614174000'],
   ] as const)('%s %j -> %s', (type, text, key) => {
-    expect(readKey(type, text)).toMatchObject({ ok: true, type, key });
+    expect(inEnglish(readKey(type, text))).toMatchObject({ ok: true, type, key });
   });
 
   it('restores a CPF key that lost its zeros, and says so', () => {
-    expect(readKey('CPF', '1234567890')).toEqual({
+    expect(inEnglish(readKey('CPF', '1234567890'))).toEqual({
       ok: true,
       type: 'CPF',
       key: '01234567890',
@@ -68,7 +69,7 @@ describe('readKey', () => {
   });
 
   it('restores a CNPJ key that lost its zeros: the key type says CNPJ', () => {
-    expect(readKey('CNPJ', '50559631460')).toEqual({
+    expect(inEnglish(readKey('CNPJ', '50559631460'))).toEqual({
       ok: true,
       type: 'CNPJ',
       key: '00050559631460',
@@ -93,7 +94,7 @@ describe('readKey', () => {
     ['TELEFONE', '1,19876E+10', /scientific notation/],
     ['EMAIL', '  ', /is empty/],
   ] as const)('%s %j is refused: %s', (type, text, problem) => {
-    const reading = readKey(type, text);
+    const reading = inEnglish(readKey(type, text));
     expect(reading.ok).toBe(false);
     if (!reading.ok) expect(reading.problem).toMatch(problem);
   });
@@ -113,14 +114,14 @@ describe('inferKey', () => {
     // A plausible mobile that is not a valid CPF.
     ['11987654321', 'TELEFONE', '+5511987654321'],
   ] as const)('%j -> %s', (text, type, key) => {
-    expect(inferKey(text)).toMatchObject({ ok: true, type, key });
+    expect(inEnglish(inferKey(text))).toMatchObject({ ok: true, type, key });
   });
 
   it('does not guess an 11-digit number that is both a valid CPF and a plausible mobile', () => {
     // Area code 11, then 9 and eight digits, and valid CPF check digits.
     const both = '11999999975';
     expect(normalisePhone(both, false)).toBeDefined();
-    const reading = inferKey(both);
+    const reading = inEnglish(inferKey(both));
     expect(reading).toEqual({
       ok: false,
       problem: `${both} could be a CPF or a phone number: give its type (CPF or TELEFONE) in the key type column`,
@@ -128,7 +129,7 @@ describe('inferKey', () => {
   });
 
   it('says when the type cannot be told', () => {
-    const reading = inferKey('abc');
+    const reading = inEnglish(inferKey('abc'));
     expect(reading.ok).toBe(false);
     if (!reading.ok)
       expect(reading.problem).toMatch(
@@ -159,8 +160,8 @@ describe('e-mail keys in the DICT format', () => {
     ['x1@xn--80ak6aa92e.com', 'x1@xn--80ak6aa92e.com'],
     [`${'a'.repeat(65)}@example.com`, `${'a'.repeat(65)}@example.com`], // 77 characters
   ])('%j -> %j', (text, key) => {
-    expect(readKey('EMAIL', text)).toEqual({ ok: true, type: 'EMAIL', key });
-    expect(inferKey(text)).toEqual({ ok: true, type: 'EMAIL', key });
+    expect(inEnglish(readKey('EMAIL', text))).toEqual({ ok: true, type: 'EMAIL', key });
+    expect(inEnglish(inferKey(text))).toEqual({ ok: true, type: 'EMAIL', key });
   });
 
   it.each([
@@ -185,11 +186,11 @@ describe('e-mail keys in the DICT format', () => {
     [`ana@${'d'.repeat(64)}.com`, /a domain part longer than 63/],
     [`${'a'.repeat(66)}@example.com`, /is 78 characters long; a Pix e-mail key has at most 77/],
   ])('%j is refused: %s', (text, problem) => {
-    expect(readKey('EMAIL', text)).toEqual({
+    expect(inEnglish(readKey('EMAIL', text))).toEqual({
       ok: false,
       problem: expect.stringMatching(new RegExp(`^is an EMAIL key, but .*${problem.source}`)),
     });
-    expect(inferKey(text)).toMatchObject({ ok: false });
+    expect(inEnglish(inferKey(text))).toMatchObject({ ok: false });
   });
 });
 
@@ -210,7 +211,7 @@ describe('every key accepted is in the DICT format of its type', () => {
   it('whatever the text and the stated type', () => {
     fc.assert(
       fc.property(fc.constantFrom(...TYPES), keyText, (type, text) => {
-        const reading = readKey(type, text);
+        const reading = inEnglish(readKey(type, text));
         if (!reading.ok) return;
         expect(reading.key).toMatch(DICT_FORMAT[type]);
         if (type === 'CPF') expect(isValidCpf(reading.key)).toBe(true);
@@ -223,7 +224,7 @@ describe('every key accepted is in the DICT format of its type', () => {
   it('and inferred types too', () => {
     fc.assert(
       fc.property(keyText, (text) => {
-        const reading = inferKey(text);
+        const reading = inEnglish(inferKey(text));
         if (reading.ok) expect(reading.key).toMatch(DICT_FORMAT[reading.type]);
       }),
       { numRuns: 5000 },
@@ -247,7 +248,7 @@ describe('every key accepted is in the DICT format of its type', () => {
         (local, domain, end) => {
           const text = `${local.join('.')}@${[...domain, end].join('.')}`;
           fc.pre(text.length <= 77);
-          expect(readKey('EMAIL', text)).toEqual({
+          expect(inEnglish(readKey('EMAIL', text))).toEqual({
             ok: true,
             type: 'EMAIL',
             key: text.toLowerCase(),

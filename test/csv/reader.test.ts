@@ -5,6 +5,7 @@ import { readPayoutFile, type ReadOptions } from '../../src/csv/reader.js';
 import type { RowOutcome } from '../../src/csv/row.js';
 import { createRandom } from '../../src/sandbox/faults.js';
 import { useTempFolder, writeFile } from '../support/files.js';
+import { inEnglish, type English } from '../support/english.js';
 
 const OPTIONS: ReadOptions = {
   encoding: 'auto',
@@ -18,7 +19,7 @@ async function readAll(path: string, options: Partial<ReadOptions> = {}) {
   const report = await readPayoutFile(path, { ...OPTIONS, ...options }, (row) => {
     rows.push(row);
   });
-  return { report, rows };
+  return inEnglish({ report, rows });
 }
 
 const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,value';
@@ -27,8 +28,9 @@ const ROW = (id: string, name = 'Ana Souza', cents = '1000') =>
 
 const openDescriptors = () => readdirSync('/proc/self/fd').length;
 
-const lines = (rows: RowOutcome[]) => rows.map((row) => `${row.line}:${row.kind}`);
-const valid = (rows: RowOutcome[]) =>
+const lines = (rows: readonly { line: number; kind: string }[]) =>
+  rows.map((row) => `${row.line}:${row.kind}`);
+const valid = (rows: English<RowOutcome>[]) =>
   rows.flatMap((row) => (row.kind === 'valid' ? [row.payout] : []));
 
 describe('readPayoutFile', () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { mapHeader } from '../../src/csv/header.js';
 import { createRowValidator, toCashOutRequest, type RowOutcome } from '../../src/csv/row.js';
+import { sayInEnglish } from '../../src/messages/say.js';
+import { inEnglish } from '../support/english.js';
 
 const HEADER = ['orderId', 'name', 'email', 'phone', 'cpfCnpj', 'pixKeyType', 'pixKey', 'amount'];
 const GOOD = [
@@ -16,7 +18,7 @@ const GOOD = [
 
 function validatorFor(header: string[] = HEADER, maxPayoutCents = 10_000_000) {
   const reading = mapHeader(header);
-  if (!reading.ok) throw new Error(reading.problems.join('; '));
+  if (!reading.ok) throw new Error(inEnglish(reading.problems).join('; '));
   return createRowValidator({
     columns: reading.columns,
     headings: header,
@@ -28,7 +30,7 @@ function validatorFor(header: string[] = HEADER, maxPayoutCents = 10_000_000) {
 
 function invalid(outcome: RowOutcome): { column: string; message: string } {
   if (outcome.kind !== 'invalid') throw new Error(`expected invalid, got ${outcome.kind}`);
-  return { column: outcome.column, message: outcome.message };
+  return { column: outcome.column, message: sayInEnglish(outcome.message) };
 }
 
 const withCell = (index: number, value: string) =>
@@ -102,7 +104,9 @@ describe('row validation', () => {
         'this line has 9 values but the header has 8 columns: a value holding the delimiter must be in quotes',
     });
     expect(validatorFor().check([...GOOD, ''], 2).kind).toBe('valid');
-    expect(invalid(validatorFor().check(withCell(1, 'Ana\u0000Souza'), 2))).toMatchObject({
+    expect(
+      inEnglish(invalid(validatorFor().check(withCell(1, 'Ana\u0000Souza'), 2))),
+    ).toMatchObject({
       column: 'name',
       message: expect.stringContaining('invisible control character'),
     });
@@ -122,7 +126,7 @@ describe('row validation', () => {
       ['p-1', 'Isa', 'i@example.com', '11987654321', '1234567890', '', 'i@example.com', '10'],
       2,
     );
-    expect(outcome).toMatchObject({
+    expect(inEnglish(outcome)).toMatchObject({
       kind: 'valid',
       payout: { pixKeyType: 'EMAIL', cpfCnpj: '01234567890' },
       notes: [
@@ -158,7 +162,7 @@ describe('row validation', () => {
     it('is a CNPJ that lost its zeros under a CNPJ heading, or with a CNPJ key, and says so', () => {
       const header = HEADER.map((heading) => (heading === 'cpfCnpj' ? 'CNPJ' : heading));
       expect(
-        validatorFor(header).check(row('50559631460', 'EMAIL', 'loja@example.com'), 2),
+        inEnglish(validatorFor(header).check(row('50559631460', 'EMAIL', 'loja@example.com'), 2)),
       ).toMatchObject({
         kind: 'valid',
         payout: { cpfCnpj: '00050559631460' },
@@ -166,7 +170,9 @@ describe('row validation', () => {
           { column: 'CNPJ', message: 'leading zeros restored: 50559631460 read as 00050559631460' },
         ],
       });
-      expect(validatorFor().check(row('50559631460', 'CNPJ', '50559631460'), 2)).toMatchObject({
+      expect(
+        inEnglish(validatorFor().check(row('50559631460', 'CNPJ', '50559631460'), 2)),
+      ).toMatchObject({
         kind: 'valid',
         payout: { cpfCnpj: '00050559631460', pixKeyType: 'CNPJ', pixKey: '00050559631460' },
       });
@@ -181,7 +187,9 @@ describe('row validation', () => {
         message: expect.stringMatching(/^505\.596\.314-60 is not a valid CPF/),
       });
       expect(
-        invalid(validatorFor().check(row('505.596.314-60', 'CNPJ', '505.596.314-60'), 2)),
+        inEnglish(
+          invalid(validatorFor().check(row('505.596.314-60', 'CNPJ', '505.596.314-60'), 2)),
+        ),
       ).toMatchObject({
         column: 'cpfCnpj',
         message: expect.stringMatching(/^505\.596\.314-60 is not a valid CPF.*\(also: pixKey\)$/),
@@ -202,7 +210,9 @@ describe('row validation', () => {
         4,
       ).kind,
     ).toBe('invalid');
-    expect(validator.check(['Total', '', '', '', '', '', '', 'R$ 1.234,56'], 5)).toMatchObject({
+    expect(
+      inEnglish(validator.check(['Total', '', '', '', '', '', '', 'R$ 1.234,56'], 5)),
+    ).toMatchObject({
       kind: 'skipped',
       reason: 'a total line, not a payout',
     });
@@ -271,7 +281,7 @@ describe('row validation', () => {
     ])(
       '%j then %j under Valor,Parcela is the amount and the installment',
       (amount, next, cents) => {
-        expect(validatorFor(header).check([...person, amount, next], 2)).toMatchObject({
+        expect(inEnglish(validatorFor(header).check([...person, amount, next], 2))).toMatchObject({
           kind: 'valid',
           payout: { valueCents: cents },
         });
@@ -333,7 +343,9 @@ describe('row validation', () => {
         3,
       ).kind,
     ).toBe('invalid');
-    expect(validator.check(['Total', '', '', '', '', '', '', '#VALUE!'], 4)).toMatchObject({
+    expect(
+      inEnglish(validator.check(['Total', '', '', '', '', '', '', '#VALUE!'], 4)),
+    ).toMatchObject({
       kind: 'skipped',
     });
     expect(validator.totals().trailingTotal).toEqual({
@@ -345,7 +357,7 @@ describe('row validation', () => {
 
   it('warns of orderIds that look like row numbers', () => {
     const outcome = validatorFor().check(withCell(0, '12'), 2);
-    expect(outcome).toMatchObject({
+    expect(inEnglish(outcome)).toMatchObject({
       kind: 'valid',
       notes: [{ column: 'orderId', message: expect.stringContaining('looks like a row number') }],
     });
@@ -356,7 +368,7 @@ describe('contacts a payroll export leaves out (Nome, CPF, Chave Pix, Valor)', (
   const SHORT = ['Nome', 'CPF', 'Chave Pix', 'Valor'];
   const validator = (defaults: { recipientEmail?: string; recipientPhone?: string } = {}) => {
     const reading = mapHeader(SHORT);
-    if (!reading.ok) throw new Error(reading.problems.join('; '));
+    if (!reading.ok) throw new Error(inEnglish(reading.problems).join('; '));
     return createRowValidator({
       columns: reading.columns,
       headings: SHORT,
@@ -429,7 +441,7 @@ describe('contacts a payroll export leaves out (Nome, CPF, Chave Pix, Valor)', (
   it('keeps what the file says over the key and the default', () => {
     const header = ['Nome', 'CPF', 'E-mail', 'Chave Pix', 'Valor'];
     const reading = mapHeader(header);
-    if (!reading.ok) throw new Error(reading.problems.join('; '));
+    if (!reading.ok) throw new Error(inEnglish(reading.problems).join('; '));
     const outcome = createRowValidator({
       columns: reading.columns,
       headings: header,

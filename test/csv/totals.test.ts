@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkControlTotals, parseControlFile } from '../../src/csv/totals.js';
+import { inEnglish } from '../support/english.js';
 
 describe('parseControlFile', () => {
   it.each([
@@ -8,7 +9,10 @@ describe('parseControlFile', () => {
     ['cents;1234567', { cents: 1_234_567 }],
     ['Quantidade: 7', { rows: 7 }],
   ])('%j -> %j', (text, figures) => {
-    expect(parseControlFile('f.csv.total', text)).toEqual({ source: 'f.csv.total', ...figures });
+    expect(parseControlFile('f.csv.total', text)).toEqual({
+      source: { sidecar: 'f.csv.total' },
+      ...figures,
+    });
   });
 
   it.each([
@@ -16,7 +20,7 @@ describe('parseControlFile', () => {
     ['hello', /line 1 \("hello"\)/],
     ['\n\n', /gives neither a row count/],
   ])('%j is refused', (text, problem) => {
-    expect(parseControlFile('f.csv.total', text)).toEqual({
+    expect(inEnglish(parseControlFile('f.csv.total', text))).toEqual({
       problem: expect.stringMatching(problem),
     });
   });
@@ -26,18 +30,24 @@ describe('checkControlTotals', () => {
   const totals = { rows: 3, readableCents: 150_000, unreadableAmountLines: [] };
 
   it('agrees when the figures match', () => {
-    expect(checkControlTotals(totals, [{ source: 'x', rows: 3, cents: 150_000 }])).toEqual([]);
-    expect(checkControlTotals(totals, [{ source: 'x', rows: 3 }])).toEqual([]);
+    expect(
+      checkControlTotals(totals, [{ source: { sidecar: 'x' }, rows: 3, cents: 150_000 }]),
+    ).toEqual([]);
+    expect(checkControlTotals(totals, [{ source: { sidecar: 'x' }, rows: 3 }])).toEqual([]);
   });
 
   it('gives both figures when they differ', () => {
     expect(
-      checkControlTotals(totals, [{ source: 'payroll.csv.total', rows: 4, cents: 160_000 }]),
+      inEnglish(
+        checkControlTotals(totals, [
+          { source: { sidecar: 'payroll.csv.total' }, rows: 4, cents: 160_000 },
+        ]),
+      ),
     ).toEqual([
       'control total mismatch: the file has 3 rows and R$ 1.500,00, but payroll.csv.total says 4 rows and R$ 1.600,00; the file may be truncated or edited, so none of it is paid: export it again, or fix the rows or the total, and drop the corrected file in the inbox',
     ]);
     expect(
-      checkControlTotals(totals, [{ source: 'the total line (line 5)', cents: 150_001 }]),
+      inEnglish(checkControlTotals(totals, [{ source: { totalLine: 5 }, cents: 150_001 }])),
     ).toEqual([
       expect.stringContaining(
         'the file has R$ 1.500,00, but the total line (line 5) says R$ 1.500,01',
@@ -47,7 +57,9 @@ describe('checkControlTotals', () => {
 
   it('cannot check a sum while an amount is unreadable, and says which line', () => {
     const unreadable = { ...totals, unreadableAmountLines: [7] };
-    expect(checkControlTotals(unreadable, [{ source: 'x', cents: 150_000 }])).toEqual([
+    expect(
+      inEnglish(checkControlTotals(unreadable, [{ source: { sidecar: 'x' }, cents: 150_000 }])),
+    ).toEqual([
       expect.stringContaining('cannot be checked while the amounts on line 7 cannot be read'),
     ]);
   });

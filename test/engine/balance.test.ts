@@ -65,4 +65,9 @@ describe('planFunding', () => {
       "the balance leaves R$ 600,00 for this batch's R$ 603,00 (R$ 600,00 in 3 payouts and R$ 3,00 in fees at R$ 1,00 each, feePerPayoutCents) (balanceCheck: block): nothing of it is sent",
     );
   });
+
+  it('counts one payout as one payout', () => {
+    const plan = planFunding([{ batchId: 1, cents: 600, count: 1 }], 600, 'block', undefined, 100);
+    expect(plan.underfunded[0]?.why).toContain('(R$ 6,00 in 1 payout and R$ 1,00 in fees');
+  });
 });

@@ -26,19 +26,38 @@ function rendered(catalog: Catalog): Record<string, string> {
     journal: '/srv/payouts/journal.db',
     rule: 'possible duplicate',
     lines: [{ line: 9, reason: 'a total line' }],
+    contact: 'email',
+    fromKey: 1,
+    fromSetting: 2,
+    setting: 'recipientEmail',
+    value: 'folha@empresa.com.br',
+    columns: [{ heading: 'Valor Líquido', as: 'amount' }],
+    headings: ['Centro de custo'],
+    batchId: 7,
+    held: 1,
+    covered: 0,
+    example: null,
+    hintFlags: '',
+    name: 'Ana Souza',
+    document: '***25',
+    key: 'a***@example.com',
     encoding: 'UTF-8',
     delimiter: ';',
     orderIdColumn: null,
   };
   const texts: Record<string, string> = {};
-  for (const [key, value] of Object.entries(catalog)) {
-    if (typeof value === 'string') texts[key] = value;
-    else if (typeof value === 'function')
-      texts[key] = (value as (p: object) => string)({ ...sample, state: 'taken' });
-    else
-      for (const [inner, text] of Object.entries(value as Record<string, string>))
-        texts[`${key}.${inner}`] = text;
-  }
+  const add = (prefix: string, entries: [string, unknown][]) => {
+    for (const [key, value] of entries) {
+      const name = `${prefix}${key}`;
+      // What the reading of a file says has its own samples (said.test.ts).
+      if (name === 'said') continue;
+      if (typeof value === 'string') texts[name] = value;
+      else if (typeof value === 'function')
+        texts[name] = (value as (p: object) => string)({ ...sample, state: 'taken' });
+      else add(`${name}.`, Object.entries(value as object));
+    }
+  };
+  add('', Object.entries(catalog));
   return texts;
 }
 
@@ -60,6 +79,22 @@ describe('the message catalogs', () => {
     const same = new Set(['heading.sandbox', 'heading.endToEndId']);
     for (const key of Object.keys(en).filter((k) => /^(heading|state)\./.test(k)))
       if (!same.has(key)) expect(pt[key], key).not.toBe(en[key]);
+  });
+
+  it('count in both languages: 1 payout, 2 payouts; 1 linha, 2 linhas', () => {
+    const [en, pt] = [CATALOGS.en.approval, CATALOGS['pt-BR'].approval];
+    expect(en.onceApproved({ count: 1, amount: 'R$ 1,00' })).toBe(
+      'Once approved, 1 payout is sent, R$ 1,00 in all.',
+    );
+    expect(en.onceApproved({ count: 2, amount: 'R$ 2,00' })).toBe(
+      'Once approved, 2 payouts are sent, R$ 2,00 in all.',
+    );
+    expect(en.notSent({ invalid: 1, held: 2, covered: 0 })).toBe(
+      'Not sent: 1 invalid row, 2 rows held by the rules on who is paid, 0 covered by payouts already made.',
+    );
+    expect(pt.notSent({ invalid: 2, held: 1, covered: 1 })).toBe(
+      'Não enviadas: 2 linhas inválidas, 1 linha retida pelas regras de quem é pago, 1 já coberta por pagamentos já feitos.',
+    );
   });
 
   it.each([

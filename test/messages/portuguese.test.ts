@@ -55,9 +55,45 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     expect(result.stdout).toContain(
       '\nLinhas inválidas (corrija-as e envie o arquivo de novo; as linhas válidas não esperam por elas):\n',
     );
-    expect(result.stdout).toMatch(/^ {2}linha 3, coluna "CPF": /m);
+    // Each row's own message too, and what it holds (the CPF's, then the other columns).
+    expect(result.stdout).toContain(
+      '  linha 3, coluna "CPF": 321.654.987-90 não é um CPF válido (os dígitos verificadores não conferem): confira com o CPF da pessoa (também: Chave Pix)\n',
+    );
+    expect(result.stdout).toContain(
+      '  linha 12, coluna "Valor": 1.234 pode ser milhar ou decimais: escreva 1234 para reais inteiros, ou use duas casas decimais (1.234,00)\n',
+    );
+    expect(result.stdout).toContain(
+      '  linha 4, coluna "CPF": zeros à esquerda recolocados: 1234567890 lido como 01234567890\n',
+    );
     expect(result.stdout).toContain(
       '  lido como UTF-8, delimitador ";", IDs de pagamento da coluna "ID do pagamento"\n',
+    );
+  });
+
+  it('validate --report says each row message in Portuguese; --json keeps English and codes', async () => {
+    const report = join(folder(), 'relatorio.csv');
+    const file = join(SAMPLES, 'payroll-with-mistakes.csv');
+    const env = { PAYOUTS_LANGUAGE: 'pt-BR' };
+    expect((await runCli(['validate', file, '--report', report], { env })).code).toBe(2);
+    const rows = readCsv(report, ';');
+    expect(rows.find((row) => row['Linha'] === '6')?.['Mensagem']).toBe(
+      'está vazio: o nome do favorecido é obrigatório',
+    );
+    const json = JSON.parse((await runCli(['validate', file, '--json'], { env })).stdout);
+    expect(json.errors[2]).toEqual({
+      line: 6,
+      column: 'Nome',
+      code: 'nameEmpty',
+      message: "is empty: the recipient's name is required",
+    });
+  });
+
+  it('validate of a file that cannot be used says why in Portuguese', async () => {
+    const empty = writeFile(folder(), 'vazio.csv', '');
+    const result = await runCli(['validate', empty], { env: { PAYOUTS_LANGUAGE: 'pt-BR' } });
+    expect(result.code).toBe(1);
+    expect(result.stdout.trim()).toBe(
+      'vazio.csv está vazio (0 bytes)\nNada nele pode ser pago: corrija o arquivo e confira-o de novo.',
     );
   });
 
@@ -66,6 +102,37 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
       env: { PAYOUTS_LANGUAGE: 'en', LANG: 'pt_BR.UTF-8' },
     });
     expect(result.stdout).toMatch(/^payroll-2026-11\.csv: 6 rows: 6 valid, 0 invalid, 0 skipped/m);
+  });
+
+  it('the approval report speaks Portuguese: what is sent once approved, and every payee', async () => {
+    const home = join(folder(), 'aprovacao');
+    mkdirSync(join(home, 'inbox'), { recursive: true });
+    writeFile(join(home, 'inbox'), 'folha.csv', PAYROLL);
+    const run = await runCli(['run', '--sandbox'], {
+      env: {
+        PAYOUTS_HOME: home,
+        PAYOUTS_LANGUAGE: 'pt-BR',
+        PAYOUTS_REQUIRE_APPROVAL: 'true',
+        PAYOUTS_INBOX_SETTLE: '1ms',
+        PAYOUTS_LOG_LEVEL: 'silent',
+      },
+    });
+    expect(run.stdout).toContain('folha.csv: aguardando aprovação em awaiting-approval/');
+    const report = readFileSync(join(home, 'awaiting-approval', 'folha.csv.report.txt'), 'utf8');
+    expect(report.split('\n').slice(0, 4)).toEqual([
+      'SANDBOX: nenhum dinheiro real se move: este arquivo passou pelo sandbox embutido',
+      expect.stringMatching(
+        /^folha\.csv \(lote \d+\): aguardando aprovação; nada dele é enviado até lá$/,
+      ),
+      'Depois de aprovado, é enviado 1 pagamento, R$ 100,00 ao todo.',
+      'Não enviadas: 1 linha inválida, 0 linhas retidas pelas regras de quem é pago, 0 já cobertas por pagamentos já feitos.',
+    ]);
+    expect(report).toContain(
+      'Para aprovar: mova folha.csv para approved/, ou execute: payouts approve "folha.csv"',
+    );
+    expect(report).toMatch(
+      /^ {2}linha 2: Ana Souza, documento \*+25, chave Pix a\*+@example\.com, R\$ 100,00: a enviar$/m,
+    );
   });
 
   it('run: the summary and the result file (excel) in Portuguese; rfc4180 stays English', async () => {

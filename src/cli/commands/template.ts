@@ -7,7 +7,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { TEMPLATE_HEADINGS } from '../../csv/header.js';
-import { SAVE_AS_CSV } from '../../csv/reader.js';
+import { SAVE_AS_CSV } from '../../messages/en.js';
 import { ExitError } from '../exit-error.js';
 import { openContext, type GlobalOptions } from '../context.js';
 

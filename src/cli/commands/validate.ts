@@ -14,7 +14,16 @@ import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { homeFolders } from '../../inbox/folders.js';
 import { openContext, openHomeJournal, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
-import { count } from '../format.js';
+import { say, sayInEnglish } from '../../messages/say.js';
+import type { Said } from '../../messages/said.js';
+
+/** For programs: the English message, and the code of the first problem it names. */
+const inEnglish = ({ line, column, message }: Message) => ({
+  line,
+  column,
+  code: message.code === 'alsoWrong' ? message.first.code : message.code,
+  message: sayInEnglish(message),
+});
 
 interface ValidateOptions {
   report?: string;
@@ -27,7 +36,7 @@ const SHOW_MESSAGES = 50;
 interface Message {
   line: number;
   column: string;
-  message: string;
+  message: Said;
 }
 
 export function validateCommand(): Command {
@@ -49,7 +58,7 @@ export function validateCommand(): Command {
       const format = { dialect: config.resultDialect, language: config.language ?? 'en' } as const;
       const errors: Message[] = [];
       const notes: Message[] = [];
-      const skipped: { line: number; reason: string }[] = [];
+      const skipped: { line: number; reason: Said }[] = [];
       let moreErrors = 0;
       let moreNotes = 0;
       // Rows a run would hold for a person: identical to an earlier row of the file.
@@ -98,7 +107,7 @@ export function validateCommand(): Command {
           : undefined;
       const held = weighed?.held ?? identical;
       // What the journal says of the file as a whole (its name is an earlier batch's).
-      const fileMessages = new Set(result.problems.map((problem) => problem.message));
+      const fileMessages = new Set(result.problems.map((problem) => sayInEnglish(problem.message)));
       const journalNotes = weighed?.problems.filter((problem) => !fileMessages.has(problem)) ?? [];
       const exitCode =
         unusable.length > 0
@@ -124,12 +133,21 @@ export function validateCommand(): Command {
         held,
         holds: weighed?.holds ?? [],
         journalNotes,
-        errors,
+        // Programs read English, and each message's code.
+        errors: errors.map(inEnglish),
         moreErrors,
-        warnings: notes,
+        warnings: notes.map(inEnglish),
         moreWarnings: moreNotes,
-        skippedLines: skipped,
-        fileErrors: result.problems,
+        skippedLines: skipped.map(({ line, reason }) => ({
+          line,
+          code: reason.code,
+          reason: sayInEnglish(reason),
+        })),
+        fileErrors: result.problems.map(({ kind, message }) => ({
+          kind,
+          code: message.code,
+          message: sayInEnglish(message),
+        })),
         report: report?.path ?? null,
       });
       if (!out.json)
@@ -155,7 +173,7 @@ function printSummary(
   found: {
     errors: Message[];
     notes: Message[];
-    skipped: { line: number; reason: string }[];
+    skipped: { line: number; reason: Said }[];
     moreErrors: number;
     moreNotes: number;
   },
@@ -167,8 +185,8 @@ function printSummary(
   const name = basename(result.file);
   const unusable = result.problems.filter((p) => p.kind === 'unusable');
   if (unusable.length > 0) {
-    for (const problem of unusable) print(`${name} ${problem.message}`);
-    print('Nothing in it can be paid: fix the file and check it again.');
+    for (const problem of unusable) print(`${name} ${say(words, problem.message)}`);
+    print(words.nothingPayable);
     return;
   }
   print(
@@ -193,35 +211,35 @@ function printSummary(
         : (result.header?.columns.find((c) => c.field === 'orderId')?.heading ?? ''),
     })}`,
   );
-  for (const [contact, label, setting] of [
-    ['email', 'e-mail', 'recipientEmail'],
-    ['phone', 'phone', 'recipientPhone'],
+  for (const [contact, setting] of [
+    ['email', 'recipientEmail'],
+    ['phone', 'recipientPhone'],
   ] as const) {
     const { key, default: fallback } = result.filled[contact];
     if (key + fallback === 0) continue;
-    const from = [
-      key > 0 ? `${key} from ${key === 1 ? 'its' : 'their'} Pix key` : '',
-      fallback > 0 ? `${fallback} from ${setting} (${contacts[setting] ?? ''})` : '',
-    ].filter(Boolean);
-    print(`  ${label}: not in the file for ${count(key + fallback, 'row')}: ${from.join(', ')}`);
+    print(
+      `  ${words.contactsFilled({ contact, fromKey: key, fromSetting: fallback, setting, value: contacts[setting] ?? '' })}`,
+    );
   }
   const configured = result.header?.columns.filter((column) => column.configured) ?? [];
   if (configured.length > 0) {
     const names = new Map(Object.entries(COLUMN_NAMES).map(([name, field]) => [field, name]));
     print(
-      `  read by the headings setting: ${configured.map((c) => `"${c.heading}" as ${names.get(c.field) ?? c.field}`).join(', ')}`,
+      `  ${words.readByHeadings({ columns: configured.map((c) => ({ heading: c.heading, as: names.get(c.field) ?? c.field })) })}`,
     );
   }
   if (result.header && result.header.ignored.length > 0) {
-    print(`  columns not used: ${result.header.ignored.map((h) => `"${h}"`).join(', ')}`);
+    print(`  ${words.columnsNotUsed({ headings: result.header.ignored })}`);
   }
-  for (const problem of result.problems) print(`\n${words.fileHeld({ message: problem.message })}`);
+  for (const problem of result.problems)
+    print(`\n${words.fileHeld({ message: say(words, problem.message) })}`);
   const list = (title: string, items: Message[], more: number) => {
     if (items.length === 0) return;
     print(`\n${title}`);
     for (const item of items.slice(0, SHOW_MESSAGES)) {
       const column = item.column.startsWith('column ') ? item.column.slice(7) : `"${item.column}"`;
-      print(`  ${words.atLineColumn({ line: item.line, column, message: item.message })}`);
+      const message = say(words, item.message);
+      print(`  ${words.atLineColumn({ line: item.line, column, message })}`);
     }
     const hidden = items.length - Math.min(items.length, SHOW_MESSAGES) + more;
     if (hidden > 0)
@@ -237,9 +255,10 @@ function printSummary(
     if (hidden > 0) print(`  ${words.andMoreHeld({ count: hidden })}`);
   }
   if (found.skipped.length > 0) {
-    print(`\n${words.skipped({ lines: found.skipped })}`);
+    const lines = found.skipped.map(({ line, reason }) => ({ line, reason: say(words, reason) }));
+    print(`\n${words.skipped({ lines })}`);
   }
-  if (reportPath) print(`\nReport: ${reportPath}`);
+  if (reportPath) print(`\n${words.reportAt({ path: reportPath })}`);
 }
 
 /** What a run would hold of this file's valid rows, weighed against the journal, which is left as it was. */

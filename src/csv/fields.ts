@@ -1,0 +1,15 @@
+/** The fields a payout row gives, and the documents that name a recipient. */
+export const PAYOUT_FIELDS = [
+  'orderId',
+  'name',
+  'email',
+  'phone',
+  'cpfCnpj',
+  'pixKeyType',
+  'pixKey',
+  'valueCents',
+  'amountReais',
+] as const;
+export type PayoutField = (typeof PAYOUT_FIELDS)[number];
+
+export type DocumentKind = 'CPF' | 'CNPJ';

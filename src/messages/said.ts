@@ -1,0 +1,132 @@
+/**
+ * What the reading of a file says of it and of its rows, as values: a code and what the
+ * sentence needs. The catalogs (en.ts, pt-BR.ts) turn them into words, so `validate` and
+ * its report speak the accountant's language while the journal keeps English.
+ */
+import type { DocumentKind, PayoutField } from '../csv/fields.js';
+
+/** Where a control total comes from: the file's own total line, or a sidecar file. */
+export type ControlSource = { totalLine: number } | { sidecar: string };
+
+/** Where a byte not in UTF-8 sits. */
+export interface BytePosition {
+  line: number;
+  offset: number;
+  /** The byte in hex (`E3`), where it is known. */
+  byte?: string;
+}
+
+/** What a cell, a row or a file is told: one of these, rendered by a catalog. */
+export type Said =
+  // Any cell.
+  | { code: 'empty' }
+  // A row as a whole.
+  | { code: 'rowSpansLines'; line: number; lastLine: number }
+  | { code: 'moreValuesThanColumns'; values: number; columns: number }
+  | { code: 'valueUnderBlankHeading' }
+  | { code: 'controlCharacter' }
+  | { code: 'alsoWrong'; first: Said; columns: string[] }
+  | { code: 'totalLine' }
+  | { code: 'identicalRows'; line: number }
+  // orderId, name, contacts.
+  | { code: 'orderIdEmpty' }
+  | { code: 'orderIdUnusable'; orderId: string }
+  | { code: 'orderIdRepeated'; orderId: string; line: number }
+  | { code: 'orderIdLikeRowNumber'; orderId: string }
+  | { code: 'nameEmpty' }
+  | { code: 'nameNotAName'; name: string }
+  | { code: 'nameTooLong'; length: number; max: number }
+  | { code: 'noContact'; contact: 'email' | 'phone'; noColumn: boolean }
+  | { code: 'emailInvalid'; email: string }
+  | { code: 'phoneInvalid'; phone: string }
+  // Amounts.
+  | { code: 'amountSplit'; written: string; plain: string }
+  | { code: 'amountOverLimit'; cents: number; limitCents: number }
+  | { code: 'amountZero'; shown: string }
+  | { code: 'amountTooLarge'; shown: string }
+  | { code: 'amountScientific'; shown: string }
+  | { code: 'amountNegative'; shown: string; cents: number; parentheses: boolean }
+  | { code: 'notAnAmount'; shown: string; wholeReaisMissing?: string }
+  | { code: 'notInReais'; shown: string }
+  | { code: 'thousandsOrDecimals'; shown: string; digits: string }
+  | { code: 'tooManyDecimals'; shown: string }
+  | { code: 'mixedThousands'; shown: string; separators: string[] }
+  | { code: 'misplacedThousands'; shown: string }
+  | { code: 'misplacedSpace'; shown: string }
+  | { code: 'centsNegative'; shown: string }
+  | { code: 'centsWithDecimals'; shown: string }
+  | { code: 'notCents'; shown: string }
+  // Documents.
+  | { code: 'zerosRestored'; written: string; read: string }
+  | { code: 'documentScientific'; text: string }
+  | { code: 'documentCharacters'; text: string }
+  | { code: 'cnpjCheckDigits'; text: string }
+  | { code: 'notCpfOrCnpj'; text: string }
+  | { code: 'cnpjEvenRestored'; digits: string; restored: string; keepZeros: boolean }
+  | { code: 'cpfOrCnpjWithoutZeros'; digits: string }
+  | { code: 'cpfRestored'; digits: string; restored: string; maybeCnpj: boolean }
+  | { code: 'cpfCheckDigits'; text: string; hint?: 'checkPerson' | 'maybeCnpj' }
+  // Pix keys.
+  | { code: 'keyTypeUnknown'; text: string }
+  | { code: 'keyNotRowDocument'; type: DocumentKind; key: string; document: string }
+  | { code: 'keyScientific'; key: string }
+  | { code: 'keyDocument'; type: DocumentKind; problem: Said }
+  | { code: 'keyDocumentKind'; type: DocumentKind; key: string; kind: DocumentKind }
+  | { code: 'keyEmail'; key: string; problem: Said }
+  | { code: 'keyPhone'; key: string }
+  | { code: 'keyRandom'; key: string }
+  | { code: 'keyCpfOrPhone'; key: string }
+  | { code: 'keyTypeUntold'; key: string }
+  | { code: 'emailKeyTooLong'; length: number; max: number }
+  | { code: 'emailKeySpace' }
+  | { code: 'emailKeyNotAscii'; character: string }
+  | { code: 'emailKeyShape' }
+  | { code: 'emailKeyTwoDots' }
+  | { code: 'emailKeyDotAtEdge' }
+  | { code: 'emailKeyNameCharacter'; character: string }
+  | { code: 'emailKeyNoDomain' }
+  | { code: 'emailKeyDomainUnderscore' }
+  | { code: 'emailKeyDomainHyphen'; label: string }
+  | { code: 'emailKeyDomainPartLong' }
+  | { code: 'emailKeyDomainCharacter'; character: string }
+  | { code: 'emailKeyNoDomainName' }
+  // The file as a whole.
+  | { code: 'notAFile' }
+  | { code: 'fileMissing' }
+  | { code: 'fileUnreadable'; errorCode: string }
+  | { code: 'fileEmpty' }
+  | { code: 'fileTooLarge'; bytes: number; limit: number }
+  | { code: 'fileBinary' }
+  | { code: 'notUtf8'; at: BytePosition }
+  | { code: 'mixedEncodings'; good: BytePosition; bad: BytePosition }
+  | { code: 'lineTooLong'; bytes: number; line: number; max: number }
+  | { code: 'headerUnusable'; line: number; problem: Said }
+  | { code: 'tooManyColumns'; count: number; max: number }
+  | { code: 'sameColumnTwice'; first: string; second: string; field: PayoutField }
+  | { code: 'twoAmountColumns'; cents: string; reais: string }
+  | { code: 'missingColumns'; fields: PayoutField[] }
+  | { code: 'blankRun'; max: number; line: number }
+  | { code: 'quoteNotClosed'; line: number }
+  | { code: 'recordTooLong'; line: number; max: number }
+  | { code: 'notCsv'; line: number; detail: string }
+  | { code: 'noHeader' }
+  | { code: 'noRows' }
+  | { code: 'totalLineUnreadable'; line: number; text: string }
+  | { code: 'sidecarLine'; sidecar: string; line: number; text: string }
+  | { code: 'sidecarSaysNothing'; sidecar: string }
+  | { code: 'controlUncheckable'; source: ControlSource; cents: number; lines: number[] }
+  | {
+      code: 'controlMismatch';
+      source: ControlSource;
+      file: { rows?: number; cents?: number };
+      control: { rows?: number; cents?: number };
+    }
+  | { code: 'overFileLimit'; cents: number; limitCents: number }
+  | { code: 'fileChanged' };
+
+export type SaidCode = Said['code'];
+
+/** One catalog's words for every Said: `say` renders what one holds inside it. */
+export type SaidTexts = {
+  [C in SaidCode]: (said: Extract<Said, { code: C }>, say: (said: Said) => string) => string;
+};

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { CATALOGS } from '../../src/messages/catalog.js';
+import type { Said, SaidCode } from '../../src/messages/said.js';
+import { say } from '../../src/messages/say.js';
+
+/** One of every Said, typed so that a code added without a sample does not compile. */
+const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
+  empty: { code: 'empty' },
+  rowSpansLines: { code: 'rowSpansLines', line: 4, lastLine: 6 },
+  moreValuesThanColumns: { code: 'moreValuesThanColumns', values: 9, columns: 8 },
+  valueUnderBlankHeading: { code: 'valueUnderBlankHeading' },
+  controlCharacter: { code: 'controlCharacter' },
+  alsoWrong: { code: 'alsoWrong', first: { code: 'nameEmpty' }, columns: ['CPF', 'Valor'] },
+  totalLine: { code: 'totalLine' },
+  identicalRows: { code: 'identicalRows', line: 3 },
+  orderIdEmpty: { code: 'orderIdEmpty' },
+  orderIdUnusable: { code: 'orderIdUnusable', orderId: '=1+1' },
+  orderIdRepeated: { code: 'orderIdRepeated', orderId: 'nov-01', line: 2 },
+  orderIdLikeRowNumber: { code: 'orderIdLikeRowNumber', orderId: '12' },
+  nameEmpty: { code: 'nameEmpty' },
+  nameNotAName: { code: 'nameNotAName', name: '=HYPERLINK()' },
+  nameTooLong: { code: 'nameTooLong', length: 141, max: 140 },
+  noContact: { code: 'noContact', contact: 'phone', noColumn: true },
+  emailInvalid: { code: 'emailInvalid', email: 'ana@' },
+  phoneInvalid: { code: 'phoneInvalid', phone: '1234' },
+  amountSplit: { code: 'amountSplit', written: '1234,56', plain: '1234.56' },
+  amountOverLimit: { code: 'amountOverLimit', cents: 2_000_000, limitCents: 1_000_000 },
+  amountZero: { code: 'amountZero', shown: '0,00' },
+  amountTooLarge: { code: 'amountTooLarge', shown: '9'.repeat(20) },
+  amountScientific: { code: 'amountScientific', shown: '1,23E+05' },
+  amountNegative: { code: 'amountNegative', shown: '(10,00)', cents: 1000, parentheses: true },
+  notAnAmount: { code: 'notAnAmount', shown: ',50', wholeReaisMissing: ',50' },
+  notInReais: { code: 'notInReais', shown: 'US$ 10' },
+  thousandsOrDecimals: { code: 'thousandsOrDecimals', shown: '1.234', digits: '1234' },
+  tooManyDecimals: { code: 'tooManyDecimals', shown: '1,234' },
+  mixedThousands: { code: 'mixedThousands', shown: '1.234 567,00', separators: ['.', ' '] },
+  misplacedThousands: { code: 'misplacedThousands', shown: '12.34,00' },
+  misplacedSpace: { code: 'misplacedSpace', shown: '9 99' },
+  centsNegative: { code: 'centsNegative', shown: '-100' },
+  centsWithDecimals: { code: 'centsWithDecimals', shown: '12,50' },
+  notCents: { code: 'notCents', shown: 'dez' },
+  zerosRestored: { code: 'zerosRestored', written: '1234567890', read: '01234567890' },
+  documentScientific: { code: 'documentScientific', text: '5,29982E+10' },
+  documentCharacters: { code: 'documentCharacters', text: '529#982' },
+  cnpjCheckDigits: { code: 'cnpjCheckDigits', text: '11.222.333/0001-00' },
+  notCpfOrCnpj: { code: 'notCpfOrCnpj', text: '123' },
+  cnpjEvenRestored: {
+    code: 'cnpjEvenRestored',
+    digits: '1222333000181',
+    restored: '01222333000181',
+    keepZeros: true,
+  },
+  cpfOrCnpjWithoutZeros: { code: 'cpfOrCnpjWithoutZeros', digits: '1234567890' },
+  cpfRestored: { code: 'cpfRestored', digits: '123', restored: '00000000123', maybeCnpj: true },
+  cpfCheckDigits: { code: 'cpfCheckDigits', text: '529.982.247-26', hint: 'checkPerson' },
+  keyTypeUnknown: { code: 'keyTypeUnknown', text: 'PIX' },
+  keyNotRowDocument: {
+    code: 'keyNotRowDocument',
+    type: 'CPF',
+    key: '52998224725',
+    document: '11144477735',
+  },
+  keyScientific: { code: 'keyScientific', key: '1,1E+10' },
+  keyDocument: { code: 'keyDocument', type: 'CPF', problem: { code: 'notCpfOrCnpj', text: '1' } },
+  keyDocumentKind: { code: 'keyDocumentKind', type: 'CPF', key: '11222333000181', kind: 'CNPJ' },
+  keyEmail: { code: 'keyEmail', key: 'ana@@x.com', problem: { code: 'emailKeyShape' } },
+  keyPhone: { code: 'keyPhone', key: '1234' },
+  keyRandom: { code: 'keyRandom', key: 'abc' },
+  keyCpfOrPhone: { code: 'keyCpfOrPhone', key: '11987654321' },
+  keyTypeUntold: { code: 'keyTypeUntold', key: 'abc' },
+  emailKeyTooLong: { code: 'emailKeyTooLong', length: 80, max: 77 },
+  emailKeySpace: { code: 'emailKeySpace' },
+  emailKeyNotAscii: { code: 'emailKeyNotAscii', character: 'ã' },
+  emailKeyShape: { code: 'emailKeyShape' },
+  emailKeyTwoDots: { code: 'emailKeyTwoDots' },
+  emailKeyDotAtEdge: { code: 'emailKeyDotAtEdge' },
+  emailKeyNameCharacter: { code: 'emailKeyNameCharacter', character: '%' },
+  emailKeyNoDomain: { code: 'emailKeyNoDomain' },
+  emailKeyDomainUnderscore: { code: 'emailKeyDomainUnderscore' },
+  emailKeyDomainHyphen: { code: 'emailKeyDomainHyphen', label: '-x' },
+  emailKeyDomainPartLong: { code: 'emailKeyDomainPartLong' },
+  emailKeyDomainCharacter: { code: 'emailKeyDomainCharacter', character: '!' },
+  emailKeyNoDomainName: { code: 'emailKeyNoDomainName' },
+  notAFile: { code: 'notAFile' },
+  fileMissing: { code: 'fileMissing' },
+  fileUnreadable: { code: 'fileUnreadable', errorCode: 'EACCES' },
+  fileEmpty: { code: 'fileEmpty' },
+  fileTooLarge: { code: 'fileTooLarge', bytes: 600, limit: 500 },
+  fileBinary: { code: 'fileBinary' },
+  notUtf8: { code: 'notUtf8', at: { line: 3, offset: 112, byte: 'E7' } },
+  mixedEncodings: {
+    code: 'mixedEncodings',
+    good: { line: 2, offset: 40, byte: 'C3' },
+    bad: { line: 5, offset: 200 },
+  },
+  lineTooLong: { code: 'lineTooLong', bytes: 2_000_000, line: 1, max: 1_000_000 },
+  headerUnusable: {
+    code: 'headerUnusable',
+    line: 1,
+    problem: { code: 'missingColumns', fields: ['cpfCnpj', 'amountReais'] },
+  },
+  tooManyColumns: { code: 'tooManyColumns', count: 2000, max: 1000 },
+  sameColumnTwice: { code: 'sameColumnTwice', first: 'CPF', second: 'Documento', field: 'cpfCnpj' },
+  twoAmountColumns: { code: 'twoAmountColumns', cents: 'centavos', reais: 'Valor' },
+  missingColumns: { code: 'missingColumns', fields: ['name'] },
+  blankRun: { code: 'blankRun', max: 1000, line: 4 },
+  quoteNotClosed: { code: 'quoteNotClosed', line: 7 },
+  recordTooLong: { code: 'recordTooLong', line: 2, max: 1_000_000 },
+  notCsv: { code: 'notCsv', line: 3, detail: 'Invalid Closing Quote' },
+  noHeader: { code: 'noHeader' },
+  noRows: { code: 'noRows' },
+  totalLineUnreadable: { code: 'totalLineUnreadable', line: 9, text: '#VALUE!' },
+  sidecarLine: { code: 'sidecarLine', sidecar: 'folha.csv.total', line: 1, text: 'hello' },
+  sidecarSaysNothing: { code: 'sidecarSaysNothing', sidecar: 'folha.csv.total' },
+  controlUncheckable: {
+    code: 'controlUncheckable',
+    source: { totalLine: 9 },
+    cents: 150_000,
+    lines: [2, 3, 4, 5, 6, 7],
+  },
+  controlMismatch: {
+    code: 'controlMismatch',
+    source: { sidecar: 'folha.csv.total' },
+    file: { rows: 3, cents: 150_000 },
+    control: { rows: 1, cents: 160_000 },
+  },
+  overFileLimit: { code: 'overFileLimit', cents: 2_000_000, limitCents: 1_000_000 },
+  fileChanged: { code: 'fileChanged' },
+};
+
+describe('what the reading of a file says', () => {
+  const en = CATALOGS.en;
+  const pt = CATALOGS['pt-BR'];
+
+  it.each(Object.values(SAMPLES))('says $code in English and in Portuguese', (said) => {
+    const [english, portuguese] = [say(en, said), say(pt, said)];
+    for (const text of [english, portuguese]) {
+      expect(text).not.toMatch(/undefined|\[object|NaN/);
+      expect(text.trim()).not.toBe('');
+    }
+    expect(portuguese).not.toBe(english);
+  });
+
+  it('renders what a Said holds in the same language', () => {
+    const nested = SAMPLES.headerUnusable;
+    expect(say(pt, nested)).toMatch(/^tem um cabeçalho \(linha 1\).*: faltam colunas: CPF\/CNPJ/);
+    expect(say(en, nested)).toMatch(/^has a header \(line 1\).*: missing columns: recipient's CPF/);
+    expect(say(pt, SAMPLES.alsoWrong)).toBe(
+      'está vazio: o nome do favorecido é obrigatório (também: CPF, Valor)',
+    );
+  });
+
+  it('says 1 linha, not 1 linhas, and R$ with a decimal comma', () => {
+    const mismatch = say(pt, SAMPLES.controlMismatch);
+    expect(mismatch).toContain('o arquivo tem 3 linhas e R$ 1.500,00');
+    expect(mismatch).toContain('diz 1 linha e R$ 1.600,00');
+    expect(say(en, SAMPLES.controlMismatch)).toContain('says 1 row and R$ 1.600,00');
+  });
+});
