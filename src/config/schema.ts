@@ -136,7 +136,7 @@ export const ConfigSchema = z.strictObject({
     .enum(LANGUAGES)
     .nullable()
     .describe(
-      'language of what accountants read: `pt-BR` or `en`; `null`: from the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`: Portuguese for a `pt` locale, else English). So far it covers result files and `validate --report` in the `excel` dialect (headings and status words; the `rfc4180` dialect is for programs and stays English), and the summaries of `validate` and `run`; the message of each row and operator logs are English',
+      'language of what accountants read: `pt-BR` or `en`; `null`: from the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`: Portuguese for a `pt` locale, else English). It covers `validate` (its summary, the message of each row and file, and its `--report`), the approval report, the first lines of `run`, and result files in the `excel` dialect (headings and status words; the `rfc4180` dialect is for programs and stays English, as does `--json`). The message column of result files, the sentences under a file in the summary of `run`, and operator logs are English',
     ),
   requireApproval: z
     .boolean()
