@@ -3,6 +3,7 @@ import { formatCents } from '../csv/amount.js';
 import type { FileSummary } from '../inbox/pass.js';
 import type { RowTotals } from '../journal/journal.js';
 import { CATALOGS, type Catalog, type StatusWord } from '../messages/catalog.js';
+import { say } from '../messages/say.js';
 
 /** "1 row", "2 rows": `noun` is the singular; its plural takes an s. */
 export function count(n: number, noun: string): string {
@@ -32,7 +33,7 @@ export function describeTotals(totals: RowTotals, words: Catalog = CATALOGS.en):
 
 /** A file's summary: its outcome, rows and cents per state, problems, result file. */
 export function describeFile(summary: FileSummary, words: Catalog = CATALOGS.en): string {
-  const problems = summary.problems.map((p) => `\n  ${p}`).join('');
+  const problems = summary.problems.map((p) => `\n  ${say(words, p)}`).join('');
   const result = summary.result ? `\n  ${words.resultAt({ path: summary.result })}` : '';
   const line = words.fileSummary({
     file: summary.file,

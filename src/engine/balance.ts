@@ -3,7 +3,8 @@
  * first; a batch the balance does not cover is not sent (`block`), or sent with a warning
  * (`warn`). A pure plan; the caller reads the balance and applies it.
  */
-import { formatCents } from '../csv/amount.js';
+import type { Said } from '../messages/said.js';
+import { sayInEnglish } from '../messages/say.js';
 
 export const BALANCE_CHECKS = ['block', 'warn', 'off'] as const;
 export type BalanceCheck = (typeof BALANCE_CHECKS)[number];
@@ -20,7 +21,7 @@ export interface FundingPlan {
   /** Batches that may be sent. */
   open: number[];
   /** Batches that may not, with why. */
-  underfunded: { batchId: number; why: string }[];
+  underfunded: { batchId: number; why: Said }[];
   warnings: string[];
 }
 
@@ -39,30 +40,35 @@ export function planFunding(
   const plan: FundingPlan = { open: [], underfunded: [], warnings: [] };
   let committed = 0;
   for (const batch of batches) {
-    const fees = feePerPayoutCents * (batch.count ?? 0);
-    const needs = batch.cents + fees;
-    const described =
-      fees === 0
-        ? formatCents(needs)
-        : `${formatCents(needs)} (${formatCents(batch.cents)} in ${batch.count === 1 ? '1 payout' : `${batch.count} payouts`} and ${formatCents(fees)} in fees at ${formatCents(feePerPayoutCents)} each, feePerPayoutCents)`;
-    let why: string | undefined;
+    const count = batch.count ?? 0;
+    const needs = batch.cents + feePerPayoutCents * count;
+    const wanted = { cents: batch.cents, count, feeCents: feePerPayoutCents };
+    let why: Said | undefined;
     if (check !== 'off') {
       if (balanceCents === undefined) {
-        why = `the balance could not be read (${readError ?? 'no answer'}), so ${described} cannot be checked against it`;
+        why = {
+          code: 'balanceShortfall',
+          ...wanted,
+          ...(readError === undefined ? {} : { readError }),
+        };
       } else if (committed + needs > balanceCents) {
-        const available = Math.max(0, balanceCents - committed);
-        why = `the balance leaves ${formatCents(available)} for this batch's ${described}`;
+        const availableCents = Math.max(0, balanceCents - committed);
+        why = { code: 'balanceShortfall', ...wanted, availableCents };
       }
     }
     if (why && check === 'block') {
       plan.underfunded.push({
         batchId: batch.batchId,
-        why: `${why} (balanceCheck: block): nothing of it is sent`,
+        why: { code: 'balanceBlocks', shortfall: why },
       });
       continue;
     }
-    if (why)
-      plan.warnings.push(`batch ${batch.batchId}: ${why} (balanceCheck: warn): sending anyway`);
+    // An operator's log line, in English.
+    if (why) {
+      plan.warnings.push(
+        `batch ${batch.batchId}: ${sayInEnglish(why)} (balanceCheck: warn): sending anyway`,
+      );
+    }
     committed += needs;
     plan.open.push(batch.batchId);
   }

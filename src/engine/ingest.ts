@@ -133,7 +133,7 @@ export async function ingestFile(
       valid: report.valid,
       invalid: report.invalid,
       totalCents: report.totalCents,
-      problems: report.problems.map((problem) => sayInEnglish(problem.message)),
+      problems: report.problems.map((problem) => problem.message),
     },
     `the file ${unusable ? 'cannot be used' : 'is held'}: ${report.problems[0] ? sayInEnglish(report.problems[0].message) : ''}`,
     { ...rules, sameNameNewBatchAfterMs: options.sameNameNewBatchAfter },

@@ -17,6 +17,8 @@ import { CATALOGS, type Catalog } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
 import { maskPersonalData } from '../runtime/mask.js';
 import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
+import type { Said } from '../messages/said.js';
+import { say } from '../messages/say.js';
 
 /** Invalid rows listed in a report; the result file has them all. */
 const REPORT_ERRORS = 200;
@@ -116,8 +118,7 @@ function payeeLine(entry: ResultEntry, words: Catalog): string | undefined {
 }
 
 export type Release =
-  | { file: string; released: true; batchId: number }
-  | { file: string; released: false; why: string };
+  { file: string; released: true; batchId: number } | { file: string; released: false; why: Said };
 
 /**
  * Files a person moved into approved/ (once settled): each opens its waiting batch and
@@ -128,6 +129,7 @@ export async function releaseApproved(
   journal: Journal,
   folders: Folders,
   isReady: (path: string) => boolean,
+  language: Language = 'en',
 ): Promise<Release[]> {
   const outcomes: Release[] = [];
   for (const file of payoutFiles(folders.approved)) {
@@ -141,7 +143,8 @@ export async function releaseApproved(
     const batch = waiting ?? released;
     if (!batch || (waiting && !journal.approveBatch(waiting.id))) {
       const why = refusalOf(batches);
-      reject(file, folders.rejected, [why]);
+      // Its reason file is read by the person who released it: in their language.
+      reject(file, folders.rejected, [say(CATALOGS[language], why)]);
       outcomes.push({ file: basename(file), released: false, why });
       continue;
     }
@@ -156,12 +159,10 @@ export async function releaseApproved(
   return outcomes;
 }
 
-function refusalOf(batches: readonly BatchRecord[]): string {
-  if (batches.some((batch) => batch.state === 'refused')) {
-    return 'it was turned down (payouts reject); to send it after all, drop it in the inbox to be validated again';
-  }
-  if (batches.length > 0) return 'these bytes were already released: nothing is sent twice';
-  return 'its bytes match no file awaiting approval (changed since it was validated?): drop it in the inbox to be validated again';
+function refusalOf(batches: readonly BatchRecord[]): Said {
+  if (batches.some((batch) => batch.state === 'refused')) return { code: 'releaseTurnedDown' };
+  if (batches.length > 0) return { code: 'releaseAlreadyReleased' };
+  return { code: 'releaseUnknownBytes' };
 }
 
 /** A file in awaiting-approval/ and the waiting batch its bytes are, if any. */

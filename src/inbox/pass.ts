@@ -36,6 +36,9 @@ import { settledByAge } from './readiness.js';
 import { skippedFiles } from './skipped.js';
 import { workerName } from '../runtime/worker-name.js';
 import { sayInEnglish } from '../messages/say.js';
+import { CATALOGS } from '../messages/catalog.js';
+import type { Said } from '../messages/said.js';
+import { say } from '../messages/say.js';
 
 /**
  * What became of a file in a pass, for programs (`run --json`); `outcome` says it for
@@ -72,7 +75,8 @@ export interface FileSummary {
   totalCents: number;
   /** Where its result file was written, when it has one. */
   result: string | null;
-  problems: string[];
+  /** Why it waits for a person, as values: said in the reader's language, English in --json. */
+  problems: Said[];
   /** The file itself needs a person (unusable, or its reading cut short and the file gone). */
   fileNeedsAPerson: boolean;
   /** The file could not be taken in yet: run again later. */
@@ -217,7 +221,7 @@ async function intake(
   const summaries: FileSummary[] = [];
   // A file still being written is never read half: taken once it has settled.
   const isReady = options.isReady ?? settledByAge(config.inboxSettle, options.now ?? Date.now);
-  for (const release of await releaseApproved(journal, folders, isReady)) {
+  for (const release of await releaseApproved(journal, folders, isReady, config.language ?? 'en')) {
     if (release.released) options.note(`${release.file}: approved; it is sent now`);
     else {
       summaries.push({
@@ -257,7 +261,11 @@ async function intake(
           undefined,
           ['waiting', 'left in the inbox for a later run'],
           [
-            `it may still be being written: it is taken once it has not changed for ${formatDuration(config.inboxSettle)} (inboxSettle), or when a ${basename(file)}.done beside it says it is complete`,
+            {
+              code: 'mayStillBeWritten',
+              settle: formatDuration(config.inboxSettle),
+              file: basename(file),
+            },
           ],
         ),
         fileWaits: true,
@@ -273,9 +281,7 @@ async function intake(
           file,
           undefined,
           ['waiting', 'left in the inbox for a later run'],
-          [
-            'nine files of that name are still in processing/: it is taken once one of them is archived',
-          ],
+          [{ code: 'processingFull' }],
         ),
         fileWaits: true,
       });
@@ -341,9 +347,15 @@ async function intake(
       );
       continue;
     }
-    const problems = result.report.problems.map((p) => sayInEnglish(p.message));
+    const problems = result.report.problems.map((p) => p.message);
     if (result.kind === 'unusable') {
-      reject(file, folders.rejected, problems);
+      // Its reason file is read by whoever dropped it: in their language.
+      const words = CATALOGS[config.language ?? 'en'];
+      reject(
+        file,
+        folders.rejected,
+        problems.map((problem) => say(words, problem)),
+      );
       summaries.push({
         ...summarise(
           journal,
@@ -381,9 +393,7 @@ async function intake(
         name,
         batch.id,
         ['awaiting-approval', 'waiting for approval in awaiting-approval/'],
-        [
-          `nothing of it is sent until a person moves it into approved/ or runs: payouts approve "${name}"${options.hintFlags ?? ''} (its .report.txt says what would be sent)`,
-        ],
+        [{ code: 'awaitingApproval', file: name, hintFlags: options.hintFlags ?? '' }],
       ),
       fileNeedsAPerson: true,
     });
@@ -417,9 +427,7 @@ async function intake(
           batch.fileName,
           batch.id,
           ['cut-short', 'reading cut short'],
-          [
-            `a run stopped while reading ${batch.fileName}, and the file is no longer in processing/: none of its rows is sent until the same file is dropped in the inbox again`,
-          ],
+          [{ code: 'cutShort', file: batch.fileName }],
         ),
         fileNeedsAPerson: true,
       });
@@ -463,7 +471,7 @@ function setAside(journal: Journal, folders: Folders, file: string, error: unkno
           ? 'cannot be read: moved to rejected/'
           : `cannot be read, nor moved to rejected/ (${notMoved}): left in ${where}/`,
       ],
-      [why],
+      [{ code: 'english', text: why }],
     ),
     fileNeedsAPerson: true,
   };
@@ -514,7 +522,7 @@ export function engineFor(
  * A resumed file's problems (a control total that does not match, say), said again on
  * every run while they hold it back. The balance check adds its own reason each pass.
  */
-function stillTrue(journal: Journal, batchId: number): string[] {
+function stillTrue(journal: Journal, batchId: number): Said[] {
   return [...(journal.batch(batchId)?.problems ?? [])];
 }
 
@@ -523,7 +531,7 @@ function summarise(
   file: string,
   batchId: number | undefined,
   [state, outcome]: [FileState, string],
-  problems: string[],
+  problems: Said[],
 ): FileSummary {
   const batch = batchId === undefined ? undefined : journal.batch(batchId);
   return {
@@ -638,10 +646,7 @@ async function finishFile(
       return {
         ...summary,
         ...totals,
-        problems: [
-          ...summary.problems,
-          `its result file ${result} could not be written (${why}); it is written again on the next run`,
-        ],
+        problems: [...summary.problems, { code: 'resultNotWritten', path: result, why }],
         fileNeedsAPerson: true,
       };
     }
@@ -685,37 +690,27 @@ async function finishFile(
  * Why a batch's rows are held by the rules on who is paid, a sentence per reason, so the
  * summary says what a person must decide (the result file has every row's own words).
  */
-function whyHeld(journal: Journal, batchId: number, hintFlags: string): string[] {
-  const notes: string[] = [];
-  for (const hold of journal.holdsOfBatch(batchId)) {
-    if (hold.reason === 'same-name' && hold.message) notes.push(hold.message);
-    if (hold.reason === 'identical') {
-      notes.push(
-        `${hold.rows === 1 ? '1 row repeats' : `${hold.rows} rows repeat`} an earlier row of the same file exactly (${formatCents(hold.cents)}), held for a person: ${hold.message ?? ''}`,
-      );
+function whyHeld(journal: Journal, batchId: number, hintFlags: string): Said[] {
+  const notes: Said[] = [];
+  // A row's own words (`example`) are the journal's, in English.
+  for (const { reason, rows, cents, message } of journal.holdsOfBatch(batchId)) {
+    const example = message ?? '';
+    if (reason === 'same-name' && message) notes.push({ code: 'english', text: message });
+    if (reason === 'identical') notes.push({ code: 'rowsRepeatInFile', rows, cents, example });
+    if (reason === 'changes-paid') notes.push({ code: 'rowsChangePaid', rows, example });
+    if (reason === 'failed-before') {
+      const file = journal.batch(batchId)?.fileName ?? '';
+      notes.push({ code: 'rowsRepeatFailed', rows, cents, file, hintFlags, example });
     }
-    if (hold.reason === 'changes-paid') {
-      notes.push(
-        `${hold.rows === 1 ? '1 row changes' : `${hold.rows} rows change`} a payout the file it corrects already made, held for a person: ${hold.message ?? ''}`,
-      );
-    }
-    if (hold.reason === 'failed-before') {
-      const name = journal.batch(batchId)?.fileName ?? '';
-      notes.push(
-        `${hold.rows === 1 ? '1 row repeats' : `${hold.rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(hold.cents)}): a failed payout is never sent again because a file repeats it; to send it again on purpose, run: payouts retry "${name}"${hintFlags} (e.g. ${hold.message ?? ''})`,
-      );
-    }
-    if (hold.reason === 'duplicate') {
-      notes.push(
-        `${hold.rows === 1 ? '1 row repeats' : `${hold.rows} rows repeat`} the document and amount of a payout of another file (${formatCents(hold.cents)}), e.g. ${hold.message ?? ''}`,
-      );
-    }
+    if (reason === 'duplicate') notes.push({ code: 'rowsRepeatOtherFile', rows, cents, example });
   }
   const lines = journal.linesOfBatch(batchId).filter((line) => line.kind === 'held');
   if (lines.length > 0) {
-    notes.push(
-      `${lines.length === 1 ? '1 row has an orderId' : `${lines.length} rows have orderIds`} already journaled from another file: not sent (${lines[0]?.message ?? ''})`,
-    );
+    notes.push({
+      code: 'orderIdsJournaled',
+      rows: lines.length,
+      example: lines[0]?.message ?? '',
+    });
   }
   return notes;
 }
@@ -781,7 +776,7 @@ function fundBatches(
     if (journal.batch(batchId)?.state === 'underfunded') journal.fundBatch(batchId);
   }
   for (const { batchId, why } of plan.underfunded) {
-    journal.underfundBatch(batchId, why);
+    journal.underfundBatch(batchId, sayInEnglish(why));
     const summary = summaries.find((candidate) => candidate.batchId === batchId);
     if (summary) {
       summary.state = 'held';

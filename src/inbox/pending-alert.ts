@@ -6,6 +6,7 @@
  */
 import { formatElapsed } from '../config/duration.js';
 import type { Journal } from '../journal/journal.js';
+import type { Said } from '../messages/said.js';
 
 /** A batch's payouts pending longer than the alert age. */
 export interface PendingTooLong {
@@ -34,12 +35,15 @@ export function pendingTooLong(
 }
 
 /** "1 pending for 2h 05m since it was sent: look it up at the gateway (payouts get --order-id X)" */
-export function describePendingTooLong(pending: PendingTooLong, hintFlags = ''): string {
-  const age = formatElapsed(pending.oldestAgeMs);
-  const lookUp = `payouts get --order-id ${pending.orderId}${hintFlags}`;
-  return pending.rows === 1
-    ? `1 pending for ${age} since it was sent: look it up at the gateway (${lookUp}); Pix settles in seconds`
-    : `${pending.rows} pending for up to ${age} since they were sent: look them up at the gateway (the oldest: ${lookUp}); Pix settles in seconds`;
+export function describePendingTooLong(pending: PendingTooLong, hintFlags = ''): Said {
+  const { rows, orderId } = pending;
+  return {
+    code: 'pendingTooLong',
+    rows,
+    age: formatElapsed(pending.oldestAgeMs),
+    orderId,
+    hintFlags,
+  };
 }
 
 /**

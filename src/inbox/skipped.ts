@@ -6,13 +6,14 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Said } from '../messages/said.js';
 
 export interface SkippedFile {
   name: string;
   /** Why it is not taken. */
   why: string;
   /** What to do about it, when anything. */
-  advice: string | undefined;
+  advice: Said | undefined;
   /** A file that may hold payouts no run will pay: a person must look (exit 2). */
   needsAPerson: boolean;
   /** A file still being written: it is taken once it has its final name (exit 3). */
@@ -37,7 +38,7 @@ export function whySkipped(name: string): Omit<SkippedFile, 'name'> | undefined 
   if (TEMPORARY.test(name)) {
     return {
       why: 'skipped: a temporary file, still being written or downloaded',
-      advice: 'it is taken once it is renamed to its final name',
+      advice: { code: 'takenOnceRenamed' },
       needsAPerson: false,
       waits: true,
     };
@@ -46,9 +47,7 @@ export function whySkipped(name: string): Omit<SkippedFile, 'name'> | undefined 
     const table = TABLE.test(name);
     return {
       why: 'skipped: a hidden file (its name starts with a dot)',
-      advice: table
-        ? 'none of its rows is paid: rename it without the leading dot to have it paid, or remove it'
-        : undefined,
+      advice: table ? { code: 'hiddenPayoutFile' } : undefined,
       needsAPerson: table,
       waits: false,
     };
@@ -58,7 +57,7 @@ export function whySkipped(name: string): Omit<SkippedFile, 'name'> | undefined 
 
 const NOT_A_FILE: Omit<SkippedFile, 'name'> = {
   why: 'not read: not a regular file (a folder, a pipe, or a link to a file that is gone)',
-  advice: 'put the payout file itself in the inbox',
+  advice: { code: 'notARegularFile' },
   needsAPerson: true,
   waits: false,
 };

@@ -34,6 +34,7 @@ import {
   type HoldReason,
   type RowState,
 } from './states.js';
+import type { Said } from '../messages/said.js';
 
 /** The embedded sandbox (no baseUrl), or a gateway the config names. */
 export type GatewayKind = 'sandbox' | 'configured';
@@ -46,7 +47,8 @@ export interface BatchInput {
   valid: number;
   invalid: number;
   totalCents: number;
-  problems: readonly string[];
+  /** Why the file is held or cannot be used, as values: said in the reader's language. */
+  problems: readonly Said[];
 }
 
 /**
@@ -2096,7 +2098,10 @@ function toBatch(row: BatchRow): BatchRecord {
     valid: row.valid,
     invalid: row.invalid,
     totalCents: row.total_cents,
-    problems: JSON.parse(row.problems) as string[],
+    // Journals before problems were values kept English sentences.
+    problems: (JSON.parse(row.problems) as (string | Said)[]).map((problem) =>
+      typeof problem === 'string' ? { code: 'english', text: problem } : problem,
+    ),
     awaitingName: row.awaiting_name,
     heldBecause: row.held_because,
     nameKey: row.name_key,

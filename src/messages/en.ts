@@ -205,6 +205,54 @@ const said: SaidTexts = {
     `its valid rows add up to ${formatCents(cents)}, over the limit of ${formatCents(limitCents)} per file (maxFileCents)`,
   fileChanged: () =>
     'the file changed while it was being read (still being written?): nothing of it is sent; it is read again as a new file once it stops changing',
+  english: ({ text }) => text,
+  rowsRepeatInFile: ({ rows, cents, example }) =>
+    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} an earlier row of the same file exactly (${formatCents(cents)}), held for a person: ${example}`,
+  rowsChangePaid: ({ rows, example }) =>
+    `${rows === 1 ? '1 row changes' : `${rows} rows change`} a payout the file it corrects already made, held for a person: ${example}`,
+  rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }) =>
+    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(cents)}): a failed payout is never sent again because a file repeats it; to send it again on purpose, run: payouts retry "${file}"${hintFlags} (e.g. ${example})`,
+  rowsRepeatOtherFile: ({ rows, cents, example }) =>
+    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} the document and amount of a payout of another file (${formatCents(cents)}), e.g. ${example}`,
+  orderIdsJournaled: ({ rows, example }) =>
+    `${rows === 1 ? '1 row has an orderId' : `${rows} rows have orderIds`} already journaled from another file: not sent (${example})`,
+  pendingTooLong: ({ rows, age, orderId, hintFlags }) => {
+    const lookUp = `payouts get --order-id ${orderId}${hintFlags}`;
+    return rows === 1
+      ? `1 pending for ${age} since it was sent: look it up at the gateway (${lookUp}); Pix settles in seconds`
+      : `${rows} pending for up to ${age} since they were sent: look them up at the gateway (the oldest: ${lookUp}); Pix settles in seconds`;
+  },
+  resultNotWritten: ({ path, why }) =>
+    `its result file ${path} could not be written (${why}); it is written again on the next run`,
+  balanceShortfall: ({ cents, count, feeCents, availableCents, readError }) => {
+    const fees = feeCents * count;
+    const described =
+      fees === 0
+        ? formatCents(cents)
+        : `${formatCents(cents + fees)} (${formatCents(cents)} in ${plural(count, 'payout')} and ${formatCents(fees)} in fees at ${formatCents(feeCents)} each, feePerPayoutCents)`;
+    return availableCents === undefined
+      ? `the balance could not be read (${readError ?? 'no answer'}), so ${described} cannot be checked against it`
+      : `the balance leaves ${formatCents(availableCents)} for this batch's ${described}`;
+  },
+  balanceBlocks: ({ shortfall }, say) =>
+    `${say(shortfall)} (balanceCheck: block): nothing of it is sent`,
+  mayStillBeWritten: ({ settle, file }) =>
+    `it may still be being written: it is taken once it has not changed for ${settle} (inboxSettle), or when a ${file}.done beside it says it is complete`,
+  processingFull: () =>
+    'nine files of that name are still in processing/: it is taken once one of them is archived',
+  awaitingApproval: ({ file, hintFlags }) =>
+    `nothing of it is sent until a person moves it into approved/ or runs: payouts approve "${file}"${hintFlags} (its .report.txt says what would be sent)`,
+  cutShort: ({ file }) =>
+    `a run stopped while reading ${file}, and the file is no longer in processing/: none of its rows is sent until the same file is dropped in the inbox again`,
+  takenOnceRenamed: () => 'it is taken once it is renamed to its final name',
+  hiddenPayoutFile: () =>
+    'none of its rows is paid: rename it without the leading dot to have it paid, or remove it',
+  notARegularFile: () => 'put the payout file itself in the inbox',
+  releaseTurnedDown: () =>
+    'it was turned down (payouts reject); to send it after all, drop it in the inbox to be validated again',
+  releaseAlreadyReleased: () => 'these bytes were already released: nothing is sent twice',
+  releaseUnknownBytes: () =>
+    'its bytes match no file awaiting approval (changed since it was validated?): drop it in the inbox to be validated again',
 };
 
 export const en: Catalog = {

@@ -219,6 +219,57 @@ const said: SaidTexts = {
     `as linhas válidas somam ${formatCents(cents)}, acima do limite de ${formatCents(limitCents)} por arquivo (maxFileCents)`,
   fileChanged: () =>
     'o arquivo mudou enquanto era lido (ainda estava sendo gravado?): nada dele é enviado; ele é lido de novo como um arquivo novo quando parar de mudar',
+  // O diário guarda estas frases em inglês.
+  english: ({ text }) => text,
+  rowsRepeatInFile: ({ rows, cents, example }) =>
+    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} exatamente uma linha anterior do mesmo arquivo (${formatCents(cents)}), retida para uma pessoa decidir: ${example}`,
+  rowsChangePaid: ({ rows, example }) =>
+    `${rows === 1 ? '1 linha muda' : `${rows} linhas mudam`} um pagamento que o arquivo corrigido já fez, retida para uma pessoa decidir: ${example}`,
+  rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }) =>
+    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} sem mudança um pagamento que falhou no gateway (${formatCents(cents)}): um pagamento que falhou nunca é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry "${file}"${hintFlags} (por exemplo: ${example})`,
+  rowsRepeatOtherFile: ({ rows, cents, example }) =>
+    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} o documento e o valor de um pagamento de outro arquivo (${formatCents(cents)}), por exemplo: ${example}`,
+  orderIdsJournaled: ({ rows, example }) =>
+    rows === 1
+      ? `1 linha tem um ID de pagamento já registrado por outro arquivo: não enviada (${example})`
+      : `${rows} linhas têm IDs de pagamento já registrados por outro arquivo: não enviadas (${example})`,
+  pendingTooLong: ({ rows, age, orderId, hintFlags }) => {
+    const consulta = `payouts get --order-id ${orderId}${hintFlags}`;
+    return rows === 1
+      ? `1 pendente há ${age} desde o envio: consulte-o no gateway (${consulta}); um Pix se liquida em segundos`
+      : `${rows} pendentes há até ${age} desde o envio: consulte-os no gateway (o mais antigo: ${consulta}); um Pix se liquida em segundos`;
+  },
+  resultNotWritten: ({ path, why }) =>
+    `o arquivo de resultado ${path} não pôde ser gravado (${why}); ele é gravado de novo na próxima execução`,
+  balanceShortfall: ({ cents, count, feeCents, availableCents, readError }) => {
+    const tarifas = feeCents * count;
+    const descrito =
+      tarifas === 0
+        ? formatCents(cents)
+        : `${formatCents(cents + tarifas)} (${formatCents(cents)} em ${many(count, 'pagamento', 'pagamentos')} e ${formatCents(tarifas)} de tarifas a ${formatCents(feeCents)} cada, feePerPayoutCents)`;
+    return availableCents === undefined
+      ? `o saldo não pôde ser lido (${readError ?? 'sem resposta'}), então ${descrito} não pode ser conferido com ele`
+      : `o saldo deixa ${formatCents(availableCents)} para os ${descrito} deste lote`;
+  },
+  balanceBlocks: ({ shortfall }, say) =>
+    `${say(shortfall)} (balanceCheck: block): nada dele é enviado`,
+  mayStillBeWritten: ({ settle, file }) =>
+    `ele pode ainda estar sendo gravado: é recebido quando ficar ${settle} sem mudar (inboxSettle), ou quando um ${file}.done ao lado disser que está completo`,
+  processingFull: () =>
+    'nove arquivos com esse nome ainda estão em processing/: ele é recebido quando um deles for arquivado',
+  awaitingApproval: ({ file, hintFlags }) =>
+    `nada dele é enviado até uma pessoa movê-lo para approved/ ou executar: payouts approve "${file}"${hintFlags} (o .report.txt dele diz o que seria enviado)`,
+  cutShort: ({ file }) =>
+    `uma execução parou enquanto lia ${file}, e o arquivo não está mais em processing/: nenhuma linha dele é enviada até o mesmo arquivo ser posto na entrada de novo`,
+  takenOnceRenamed: () => 'ele é recebido quando for renomeado para o nome final',
+  hiddenPayoutFile: () =>
+    'nenhuma linha dele é paga: renomeie-o sem o ponto inicial para que seja pago, ou remova-o',
+  notARegularFile: () => 'ponha na entrada o próprio arquivo de pagamentos',
+  releaseTurnedDown: () =>
+    'ele foi recusado (payouts reject); para enviá-lo mesmo assim, ponha-o na entrada para ser conferido de novo',
+  releaseAlreadyReleased: () => 'estes bytes já foram liberados: nada é enviado duas vezes',
+  releaseUnknownBytes: () =>
+    'os bytes dele não batem com nenhum arquivo aguardando aprovação (mudou desde que foi conferido?): ponha-o na entrada para ser conferido de novo',
 };
 
 export const ptBR: Catalog = {

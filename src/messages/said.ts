@@ -122,7 +122,45 @@ export type Said =
       control: { rows?: number; cents?: number };
     }
   | { code: 'overFileLimit'; cents: number; limitCents: number }
-  | { code: 'fileChanged' };
+  | { code: 'fileChanged' }
+  // A file in a run's summary: why its rows wait for a person.
+  | { code: 'english'; text: string }
+  | { code: 'rowsRepeatInFile'; rows: number; cents: number; example: string }
+  | { code: 'rowsChangePaid'; rows: number; example: string }
+  | {
+      code: 'rowsRepeatFailed';
+      rows: number;
+      cents: number;
+      file: string;
+      hintFlags: string;
+      example: string;
+    }
+  | { code: 'rowsRepeatOtherFile'; rows: number; cents: number; example: string }
+  | { code: 'orderIdsJournaled'; rows: number; example: string }
+  | { code: 'pendingTooLong'; rows: number; age: string; orderId: string; hintFlags: string }
+  | { code: 'resultNotWritten'; path: string; why: string }
+  // The balance check: what a batch needs, and what the balance leaves it.
+  | {
+      code: 'balanceShortfall';
+      cents: number;
+      count: number;
+      feeCents: number;
+      /** What the balance leaves this batch; absent when it could not be read. */
+      availableCents?: number;
+      readError?: string;
+    }
+  | { code: 'balanceBlocks'; shortfall: Said }
+  // Files that wait, or cannot be taken.
+  | { code: 'mayStillBeWritten'; settle: string; file: string }
+  | { code: 'processingFull' }
+  | { code: 'awaitingApproval'; file: string; hintFlags: string }
+  | { code: 'cutShort'; file: string }
+  | { code: 'takenOnceRenamed' }
+  | { code: 'hiddenPayoutFile' }
+  | { code: 'notARegularFile' }
+  | { code: 'releaseTurnedDown' }
+  | { code: 'releaseAlreadyReleased' }
+  | { code: 'releaseUnknownBytes' };
 
 export type SaidCode = Said['code'];
 

@@ -11,6 +11,7 @@ import type { RowState } from '../journal/states.js';
 import { CATALOGS, RESULT_COLUMNS, type Catalog, type StatusWord } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
 import { decimalComma, inTimeZone, punctuatedDocument, shownPixKey } from './cells.js';
+import { sayInEnglish } from '../messages/say.js';
 
 /** Starts whatever is written or printed from a journal bound to the embedded sandbox. */
 export const SANDBOX_MARK = CATALOGS.en.sandboxMoved;
@@ -53,7 +54,7 @@ export function holdMessage(
   if (batch.state === 'underfunded') {
     return `held: ${batch.heldBecause ?? 'the balance did not cover this file'}; checked again on every run`;
   }
-  return `held, nothing in this file is sent: ${batch.problems.join('; ') || batch.state}`;
+  return `held, nothing in this file is sent: ${batch.problems.map(sayInEnglish).join('; ') || batch.state}`;
 }
 
 /** States of a covering payout that leave the row it covered unpaid, and how to say it. */

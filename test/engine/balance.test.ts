@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planFunding } from '../../src/engine/balance.js';
+import { sayInEnglish } from '../../src/messages/say.js';
+import { inEnglish } from '../support/english.js';
 
 const batches = [
   { batchId: 1, cents: 60_000 },
@@ -9,7 +11,7 @@ const batches = [
 
 describe('planFunding', () => {
   it('funds batches oldest first, and blocks the one the balance does not cover', () => {
-    expect(planFunding(batches, 100_000, 'block')).toEqual({
+    expect(inEnglish(planFunding(batches, 100_000, 'block'))).toEqual({
       open: [1, 3],
       underfunded: [
         {
@@ -35,7 +37,9 @@ describe('planFunding', () => {
   it('blocks everything when the balance cannot be read', () => {
     const plan = planFunding(batches, undefined, 'block', 'unavailable: no connection');
     expect(plan.open).toEqual([]);
-    expect(plan.underfunded[0]?.why).toMatch(/could not be read \(unavailable: no connection\)/);
+    expect(sayInEnglish(plan.underfunded[0]?.why ?? { code: 'empty' })).toMatch(
+      /could not be read \(unavailable: no connection\)/,
+    );
   });
 
   it.each([
@@ -61,13 +65,15 @@ describe('planFunding', () => {
       undefined,
       100,
     );
-    expect(plan.underfunded[0]?.why).toBe(
+    expect(sayInEnglish(plan.underfunded[0]?.why ?? { code: 'empty' })).toBe(
       "the balance leaves R$ 600,00 for this batch's R$ 603,00 (R$ 600,00 in 3 payouts and R$ 3,00 in fees at R$ 1,00 each, feePerPayoutCents) (balanceCheck: block): nothing of it is sent",
     );
   });
 
   it('counts one payout as one payout', () => {
     const plan = planFunding([{ batchId: 1, cents: 600, count: 1 }], 600, 'block', undefined, 100);
-    expect(plan.underfunded[0]?.why).toContain('(R$ 6,00 in 1 payout and R$ 1,00 in fees');
+    expect(sayInEnglish(plan.underfunded[0]?.why ?? { code: 'empty' })).toContain(
+      '(R$ 6,00 in 1 payout and R$ 1,00 in fees',
+    );
   });
 });

@@ -16,6 +16,7 @@ import { openJournal } from '../../src/journal/journal.js';
 import { entriesOf } from '../../src/results/result-file.js';
 import { clientFor } from '../support/gateway.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
+import { sayInEnglish } from '../../src/messages/say.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
@@ -143,7 +144,7 @@ describe('next month', () => {
     expect(held.exit).toBe(2);
     const summary = summaryOf(held.files, 'folha.csv');
     expect(summary.rows).toEqual({ held: 2 });
-    expect(summary.problems.join(' ')).toMatch(/same name as folha\.csv/);
+    expect(summary.problems.map(sayInEnglish).join(' ')).toMatch(/same name as folha\.csv/);
     expect(m.sent().size).toBe(2);
 
     const journal = openJournal(m.folders.journal, { now: m.now });
@@ -281,7 +282,9 @@ describe('corrections', () => {
     expect(corrected.exit).toBe(2);
     const summary = summaryOf(corrected.files, 'folha.csv');
     expect(summary.rows).toEqual({ covered: 1, paid: 1, held: 1 });
-    expect(summary.problems.join(' ')).toMatch(/changes a row folha\.csv already paid/);
+    expect(summary.problems.map(sayInEnglish).join(' ')).toMatch(
+      /changes a row folha\.csv already paid/,
+    );
     expect(m.paidCents()).toBe(550_000 + 150_000);
     noDuplicates(m.sent());
   });
@@ -407,7 +410,7 @@ describe('identical rows, and copies approved together', () => {
     expect(first.exit).toBe(2);
     const summary = summaryOf(first.files, 'bonus.csv');
     expect(summary.rows).toEqual({ paid: 2, held: 1 });
-    expect(summary.problems.join(' ')).toMatch(
+    expect(summary.problems.map(sayInEnglish).join(' ')).toMatch(
       /1 row repeats an earlier row of the same file exactly/,
     );
     expect(m.paidCents()).toBe(550_000);
@@ -447,14 +450,16 @@ describe('nothing waits unseen', () => {
     m.advance(30 * 60 * 1000);
     const soon = await m.run({}, { followMs: 0 });
     expect(soon.exit).toBe(3);
-    expect(summaryOf(soon.files, 'folha.csv').problems.join(' ')).not.toMatch(/pending for/);
+    expect(summaryOf(soon.files, 'folha.csv').problems.map(sayInEnglish).join(' ')).not.toMatch(
+      /pending for/,
+    );
 
     m.advance(HOUR + 35 * 60 * 1000);
     const late = await m.run({}, { followMs: 0 });
     expect(late.exit).toBe(2);
     const summary = summaryOf(late.files, 'folha.csv');
     expect(summary.rows).toEqual({ pending: 2 });
-    expect(summary.problems.join(' ')).toMatch(
+    expect(summary.problems.map(sayInEnglish).join(' ')).toMatch(
       /2 pending for up to 2h 05m since they were sent: look them up at the gateway/,
     );
     // Seen, never sent again.
@@ -471,7 +476,7 @@ describe('nothing waits unseen', () => {
     m.advance(HOUR + 60_000);
     const late = await m.run({ pendingAlertAfter: 3 * HOUR }, { followMs: 0 });
     expect(late.exit).toBe(2);
-    expect(summaryOf(late.files, 'folha.csv').problems.join(' ')).toMatch(
+    expect(summaryOf(late.files, 'folha.csv').problems.map(sayInEnglish).join(' ')).toMatch(
       /1 pending for 3h 01m since it was sent: look it up at the gateway/,
     );
   });
@@ -508,7 +513,7 @@ describe('retry on purpose', () => {
     expect(again.exit).toBe(2);
     const copy = summaryOf(again.files, 'folha.csv');
     expect(copy.rows).toEqual({ covered: 1, held: 1 });
-    expect(copy.problems.join(' ')).toMatch(/payouts retry "folha\.csv"/);
+    expect(copy.problems.map(sayInEnglish).join(' ')).toMatch(/payouts retry "folha\.csv"/);
     expect(m.sent().size).toBe(2);
 
     // Dropped again two days later (same name, held whole): still nothing sent.
@@ -559,7 +564,7 @@ describe('retry on purpose', () => {
     expect(again.exit).toBe(2);
     const copy = summaryOf(again.files, 'folha_reenvio.csv');
     expect(copy.rows).toEqual({ held: 2 });
-    expect(copy.problems.join(' ')).toMatch(
+    expect(copy.problems.map(sayInEnglish).join(' ')).toMatch(
       /failed at the gateway.*payouts retry "folha_reenvio\.csv"/,
     );
     expect(m.sent().size).toBe(2);

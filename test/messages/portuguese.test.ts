@@ -135,6 +135,35 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     );
   });
 
+  it('run says why a file waits in Portuguese, and the reason file of a rejected one; --json stays English', async () => {
+    const home = join(folder(), 'motivos');
+    const inbox = join(home, 'inbox');
+    mkdirSync(inbox, { recursive: true });
+    writeFile(inbox, 'folha.csv', PAYROLL);
+    writeFile(inbox, 'folha.csv.total', 'linhas: 3\n');
+    writeFile(inbox, 'vazio.csv', '');
+    const env = {
+      PAYOUTS_HOME: home,
+      PAYOUTS_LANGUAGE: 'pt-BR',
+      PAYOUTS_INBOX_SETTLE: '1ms',
+      PAYOUTS_LOG_LEVEL: 'silent',
+    };
+    const run = await runCli(['run', '--sandbox'], { env });
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    expect(run.stdout).toContain(
+      '\n  o total de controle não confere: o arquivo tem 2 linhas, mas folha.csv.total diz 3 linhas;',
+    );
+    expect(run.stdout).toMatch(/^vazio\.csv: não pode ser usado; .*\n {2}está vazio \(0 bytes\)$/m);
+    expect(readFileSync(join(home, 'rejected', 'vazio.csv.reason.txt'), 'utf8')).toBe(
+      'está vazio (0 bytes)\n',
+    );
+    // Told again on the next run, from the journal, still in Portuguese.
+    const again = await runCli(['run', '--sandbox'], { env });
+    expect(again.stdout).toContain('o total de controle não confere');
+    const json = JSON.parse((await runCli(['run', '--sandbox', '--json'], { env })).stdout);
+    expect(json.files[0].problems[0]).toMatch(/^control total mismatch: the file has 2 rows/);
+  });
+
   it('run: the summary and the result file (excel) in Portuguese; rfc4180 stays English', async () => {
     const home = join(folder(), 'casa');
     mkdirSync(join(home, 'inbox'), { recursive: true });

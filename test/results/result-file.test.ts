@@ -158,7 +158,7 @@ describe('resultLine', () => {
   it('a held row says why', () => {
     const why = holdMessage({
       state: 'held',
-      problems: ['the control total does not match'],
+      problems: [{ code: 'english', text: 'the control total does not match' }],
       heldBecause: null,
     });
     const cells = resultLine(entry({ payout: payout({ state: 'held' }) }), EXCEL, why);

@@ -13,6 +13,7 @@ import { SANDBOX_DEFAULTS, startSandbox } from '../../sandbox/server.js';
 import { openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { startProgress } from '../progress.js';
+import { sayInEnglish } from '../../messages/say.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../samples/', import.meta.url));
 /** The demo's gateway: a few dropped answers and a 429 burst on creates, settling fast. */
@@ -119,7 +120,11 @@ export function demoCommand(): Command {
           seconds: Number(seconds),
           gatewayTransactions: ledger.length,
           duplicates: ledger.length - orderIds.size,
-          files: filesDone.map((file) => ({ ...file, invalid: invalidReasons(journal, file) })),
+          files: filesDone.map((file) => ({
+            ...file,
+            problems: file.problems.map(sayInEnglish),
+            invalid: invalidReasons(journal, file),
+          })),
         });
         out.line(table(filesDone));
         for (const file of filesDone) {

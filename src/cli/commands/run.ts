@@ -26,6 +26,7 @@ import { startProgress } from '../progress.js';
 import { CATALOGS } from '../../messages/catalog.js';
 import { journalLossOf, openWorkJournal } from '../work-journal.js';
 import { describeFile } from '../format.js';
+import { sayInEnglish } from '../../messages/say.js';
 
 interface RunOptions {
   inbox?: string;
@@ -153,7 +154,9 @@ export function runCommand(): Command {
         }
         const { files: final, stopped, failed } = pass;
         const sandbox = journal.gatewayKind() === 'sandbox';
-        out.data({ sandbox, files: final, stopped: stopped ?? null });
+        // Programs read English sentences (the state codes are what to act on).
+        const files = final.map((file) => ({ ...file, problems: file.problems.map(sayInEnglish) }));
+        out.data({ sandbox, files, stopped: stopped ?? null });
         // In the summary itself, not only on stderr: cron's log may keep stdout alone.
         const words = CATALOGS[config.language ?? 'en'];
         if (sandbox) out.line(words.sandboxRun);
@@ -218,7 +221,8 @@ async function dryRun(context: Context, folders: Folders): Promise<void> {
       await gateway.close();
     }
   }
-  for (const { batchId, why } of funding.underfunded) plan[batchId]?.problems.push(why);
+  for (const { batchId, why } of funding.underfunded)
+    plan[batchId]?.problems.push(sayInEnglish(why));
   out.data({ dryRun: true, files: plan });
   for (const file of plan) {
     const problems = [

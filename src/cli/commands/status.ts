@@ -29,6 +29,7 @@ import {
 import { ExitError } from '../exit-error.js';
 import { journalLossOf } from '../work-journal.js';
 import { describeTotals, keyValueLines } from '../format.js';
+import { sayInEnglish } from '../../messages/say.js';
 
 export function statusCommand(): Command {
   return new Command('status')
@@ -117,7 +118,7 @@ function listBatches(
       `batch ${batch.id}  ${batch.fileName}  received ${new Date(batch.receivedAt).toISOString()}  ${batch.state}: ${describeTotals(journal.rowTotalsOfBatch(batch.id))}`,
     );
     const pending = tooLong(batch.id);
-    if (pending) out.line(`  ${describePendingTooLong(pending)}`);
+    if (pending) out.line(`  ${sayInEnglish(describePendingTooLong(pending))}`);
   }
 }
 
@@ -127,7 +128,7 @@ function listSkipped(inbox: string, out: Output): void {
   if (skipped.length === 0) return;
   out.line('\nIn the inbox, not taken:');
   for (const file of skipped) {
-    out.line(`  ${file.name}: ${file.why}${file.advice ? `; ${file.advice}` : ''}`);
+    out.line(`  ${file.name}: ${file.why}${file.advice ? `; ${sayInEnglish(file.advice)}` : ''}`);
   }
 }
 
@@ -192,7 +193,7 @@ function listRows(
     );
     if (batch.resultName) out.line(`  result: results/${batch.resultName}`);
     // Why a whole file is held, refused or unusable: said here, not only in rejected/.
-    for (const problem of batch.problems) out.line(`  ${problem}`);
+    for (const problem of batch.problems) out.line(`  ${sayInEnglish(problem)}`);
     // What people decided about it, with who and when (an approval, a release).
     for (const event of journal.batchEvents(batch.id)) {
       out.line(
@@ -200,7 +201,7 @@ function listRows(
       );
     }
     const pending = tooLong(batch.id);
-    if (pending) out.line(`  ${describePendingTooLong(pending)}`);
+    if (pending) out.line(`  ${sayInEnglish(describePendingTooLong(pending))}`);
     const held = holdMessage(batch);
     const rows: ReturnType<typeof jsonRow>[] = [];
     if (out.json) {
