@@ -84,6 +84,7 @@ export async function ingestFile(
           orderId,
           column: row.column,
           message: sayInEnglish(row.message),
+          said: row.message,
           name: row.cells.name?.replace(/\s+/g, ' ').trim() || null,
           valueCents: row.valueCents ?? null,
           valueWritten: row.valueCents === undefined ? written || null : null,
@@ -95,6 +96,7 @@ export async function ingestFile(
           orderId: null,
           column: null,
           message: sayInEnglish(row.reason),
+          said: row.reason,
         });
       }
       if (payouts.length + lines.length >= CHUNK_ROWS) flush();

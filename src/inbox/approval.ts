@@ -55,33 +55,35 @@ export function awaitApproval(
   const notSent = lines.filter((line) => line.kind === 'held' || line.kind === 'covered');
   const holds = journal.holdsOfBatch(batchId);
   const words = CATALOGS[language];
-  const say = words.approval;
+  const approval = words.approval;
   const report = [
     // A sandbox's approval must never pass for a real one, printed or forwarded.
-    ...(journal.gatewayKind() === 'sandbox' ? [say.sandbox] : []),
-    say.waiting({ file: name, batchId }),
-    say.onceApproved({ count: sent.count, amount: formatCents(sent.cents) }),
-    say.notSent({
+    ...(journal.gatewayKind() === 'sandbox' ? [approval.sandbox] : []),
+    approval.waiting({ file: name, batchId }),
+    approval.onceApproved({ count: sent.count, amount: formatCents(sent.cents) }),
+    approval.notSent({
       invalid: totals.rows.invalid ?? 0,
       held: totals.rows.held ?? 0,
       covered: totals.rows.covered ?? 0,
     }),
     ...holds.map(
       (hold) =>
-        `  ${say.heldByRule({ rows: hold.rows, amount: formatCents(hold.cents), example: hold.message || null })}`,
+        `  ${approval.heldByRule({ rows: hold.rows, amount: formatCents(hold.cents), example: hold.message || null })}`,
     ),
-    ...[...invalid, ...notSent]
-      .slice(0, REPORT_ERRORS)
-      .map(
-        (line) =>
-          `  ${say.atLine({ line: line.line, column: line.column || null, message: line.message })}`,
-      ),
-    ...(invalid.length + notSent.length > REPORT_ERRORS ? [`  ${say.more}`] : []),
+    ...[...invalid, ...notSent].slice(0, REPORT_ERRORS).map(
+      (line) =>
+        `  ${approval.atLine({
+          line: line.line,
+          column: line.column || null,
+          message: line.said ? say(words, line.said) : line.message,
+        })}`,
+    ),
+    ...(invalid.length + notSent.length > REPORT_ERRORS ? [`  ${approval.more}`] : []),
     '',
-    say.toApprove({ file: name, hintFlags }),
-    say.toReject({ file: name, hintFlags }),
+    approval.toApprove({ file: name, hintFlags }),
+    approval.toReject({ file: name, hintFlags }),
     '',
-    say.payeesTitle,
+    approval.payeesTitle,
   ];
   const path = `${moved}.report.txt`;
   writeFileSync(path, `${report.join('\n')}\n`);

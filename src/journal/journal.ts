@@ -101,6 +101,8 @@ export interface BatchLine {
   orderId: string | null;
   column: string | null;
   message: string;
+  /** The message as a value, for an invalid or skipped line: said in the reader's language. */
+  said?: Said | null;
   /** The row's name and amount, for its result line (none for a total line). */
   name?: string | null;
   valueCents?: number | null;
@@ -249,6 +251,8 @@ export interface ResultEntry {
   name: string | null;
   valueCents: number | null;
   valueWritten: string | null;
+  /** A line's message as a value, where the journal has it (see BatchLine). */
+  said: Said | null;
   /**
    * For a covered row or line, the payout that covered it, as it is now: a row covered by
    * a payout that was returned (refunded) or failed was not paid after all.
@@ -389,8 +393,8 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       RETURNING order_id, value_cents`),
     insertLine: db.prepare(`
       INSERT OR REPLACE INTO batch_lines (batch_id, line, kind, order_id, column_heading, message,
-        name, value_cents, value_written)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        name, value_cents, value_written, said)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     requestOf: db.prepare(`SELECT request FROM payouts WHERE order_id = ?`),
     linesOfBatch: db.prepare(`SELECT * FROM batch_lines WHERE batch_id = ? ORDER BY line`),
     known: db.prepare(`
@@ -460,7 +464,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       WHERE l.batch_id = @copy AND l.kind = 'held' AND p.batch_id = @corrected
         AND p.state IN (${inList(SENT)})`),
     setLine: db.prepare(
-      `UPDATE batch_lines SET kind = ?, message = ? WHERE batch_id = ? AND line = ?`,
+      `UPDATE batch_lines SET kind = ?, message = ?, said = NULL WHERE batch_id = ? AND line = ?`,
     ),
     unsentOf: db.prepare(
       `SELECT order_id, state FROM payouts WHERE batch_id = ? AND state IN ('queued', 'held') ORDER BY line`,
@@ -476,7 +480,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       `SELECT at, event, by, detail FROM batch_events WHERE batch_id = ? ORDER BY id`,
     ),
     supersedeInvalid: db.prepare(`
-      UPDATE batch_lines SET kind = 'superseded', message = message || ?
+      UPDATE batch_lines SET kind = 'superseded', message = message || ?, said = NULL
       WHERE batch_id = ? AND kind = 'invalid'`),
     supersededByWaiting: db.prepare(`
       SELECT COUNT(*) AS n FROM payouts p JOIN batches c ON c.id = p.superseded_by
@@ -594,7 +598,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     resultEntries: db.prepare(`
       SELECT p.line AS entry_line, 'payout' AS entry_kind, p.order_id AS entry_order_id,
         NULL AS note, NULL AS column_heading, NULL AS line_name, NULL AS line_value_cents,
-        NULL AS line_value_written, c.order_id AS cover_order_id,
+        NULL AS line_value_written, NULL AS line_said, c.order_id AS cover_order_id,
         c.state AS cover_state, cb.file_name AS cover_file_name, c.line AS cover_line, p.*
       FROM payouts p
         LEFT JOIN payouts c ON p.state = 'covered' AND c.order_id = p.covered_by
@@ -602,7 +606,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       WHERE p.batch_id = @batchId AND p.line > @after
       UNION ALL
       SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, l.name, l.value_cents,
-        l.value_written, c.order_id, c.state,
+        l.value_written, l.said, c.order_id, c.state,
         cb.file_name, c.line, p.*
       FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
         LEFT JOIN payouts c ON l.kind = 'covered' AND c.order_id = l.order_id
@@ -729,6 +733,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         line.name ?? null,
         line.valueCents ?? null,
         line.valueWritten ?? null,
+        line.said ? JSON.stringify(line.said) : null,
       );
     }
   }
@@ -1468,6 +1473,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         orderId: row.order_id,
         column: row.column_heading,
         message: row.message,
+        ...(row.said === null ? {} : { said: saidOf(row.said) }),
       })),
 
     /**
@@ -1810,6 +1816,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         line_name: string | null;
         line_value_cents: number | null;
         line_value_written: string | null;
+        line_said: string | null;
         cover_order_id: string | null;
         cover_state: string | null;
         cover_file_name: string | null;
@@ -1825,6 +1832,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         name: row.line_name,
         valueCents: row.line_value_cents,
         valueWritten: row.line_value_written,
+        said: saidOf(row.line_said),
         cover:
           row.cover_order_id === null
             ? null
@@ -2116,7 +2124,11 @@ interface LineRow {
   order_id: string | null;
   column_heading: string | null;
   message: string;
+  said: string | null;
 }
+
+const saidOf = (json: string | null): Said | null =>
+  json === null ? null : (JSON.parse(json) as Said);
 
 interface KnownRow {
   payload_hash: string;

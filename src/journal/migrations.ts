@@ -238,4 +238,13 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE batch_lines ADD COLUMN value_written TEXT;
     `,
   },
+  {
+    version: 15,
+    sql: `
+      -- An invalid or skipped line's message as a value (its code and what it needs, in
+      -- JSON), so its result line is said in the reader's language; message keeps the
+      -- English. NULL for lines journaled before, and once a line's kind changes.
+      ALTER TABLE batch_lines ADD COLUMN said TEXT;
+    `,
+  },
 ];

@@ -11,7 +11,7 @@ import type { RowState } from '../journal/states.js';
 import { CATALOGS, RESULT_COLUMNS, type Catalog, type StatusWord } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
 import { decimalComma, inTimeZone, punctuatedDocument, shownPixKey } from './cells.js';
-import { sayInEnglish } from '../messages/say.js';
+import { say, sayInEnglish } from '../messages/say.js';
 
 /** Starts whatever is written or printed from a journal bound to the embedded sandbox. */
 export const SANDBOX_MARK = CATALOGS.en.sandboxMoved;
@@ -74,9 +74,10 @@ export type ResultRecord = Record<(typeof RESULT_COLUMNS)[number], string>;
  */
 export function resultRecord(
   entry: ResultEntry,
-  { dialect, timeZone }: ResultFormat,
+  format: ResultFormat,
   heldBecause: string,
 ): ResultRecord {
+  const { dialect, timeZone } = format;
   const excel = dialect === 'excel';
   const shown = (document: string) => (excel ? punctuatedDocument(document) : document);
   const figure = (text: string) => (excel ? decimalComma(text) : text);
@@ -94,7 +95,9 @@ export function resultRecord(
       ? status === 'held'
         ? payout?.message || heldBecause
         : (payout?.message ?? '')
-      : [entry.column, entry.note].filter(Boolean).join(': ');
+      : [entry.column, entry.said ? say(catalogFor(format), entry.said) : entry.note]
+          .filter(Boolean)
+          .join(': ');
   const message = undone
     ? `not paid: the payout that covered it (${undone.orderId}, ${undone.fileName}, line ${undone.line}) ${UNDONE[undone.state] ?? ''}; it is paid again only by retrying that payout (payouts retry ${undone.orderId}), never this row. ${said}`
     : said;

@@ -56,6 +56,46 @@ describe('journal', () => {
     expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600);
   });
 
+  it("keeps an invalid line's message as a value beside its English, and its problems too", () => {
+    const journal = open();
+    const id = journal.recordBatch({ ...batch, state: 'held', problems: [{ code: 'noRows' }] }, [
+      {
+        line: 4,
+        kind: 'invalid',
+        orderId: null,
+        column: 'Nome',
+        message: "is empty: the recipient's name is required",
+        said: { code: 'nameEmpty' },
+      },
+      { line: 5, kind: 'skipped', orderId: null, column: null, message: 'a total line' },
+    ]);
+    expect(journal.linesOfBatch(id).map((line) => [line.line, line.message, line.said])).toEqual([
+      [4, "is empty: the recipient's name is required", { code: 'nameEmpty' }],
+      [5, 'a total line', undefined],
+    ]);
+    expect(journal.resultEntries(id, 0, 10).map((entry) => entry.said)).toEqual([
+      { code: 'nameEmpty' },
+      null,
+    ]);
+    expect(journal.batch(id)?.problems).toEqual([{ code: 'noRows' }]);
+  });
+
+  it("reads the English sentences an earlier version kept as a batch's problems", () => {
+    const journal = open();
+    const id = journal.recordBatch(batch, []);
+    const path = journal.path;
+    journal.close();
+    opened.pop();
+    const raw = new Database(path);
+    raw
+      .prepare('UPDATE batches SET problems = ? WHERE id = ?')
+      .run('["control total mismatch"]', id);
+    raw.close();
+    expect(open().batch(id)?.problems).toEqual([
+      { code: 'english', text: 'control total mismatch' },
+    ]);
+  });
+
   it('refuses a journal written by a newer version', () => {
     const journal = open();
     journal.close();

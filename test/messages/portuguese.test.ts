@@ -130,6 +130,9 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     expect(report).toContain(
       'Para aprovar: mova folha.csv para approved/, ou execute: payouts approve "folha.csv"',
     );
+    expect(report).toContain(
+      '\n  linha 3, CPF: 123 não é um CPF válido com os zeros à esquerda recolocados (00000000123): confira-o\n',
+    );
     expect(report).toMatch(
       /^ {2}linha 2: Ana Souza, documento \*+25, chave Pix a\*+@example\.com, R\$ 100,00: a enviar$/m,
     );
@@ -186,6 +189,10 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     expect(run.stdout).toMatch(/^ {2}resultado: .*folha\.\d{4}-\d\d-\d\d\.result\.csv$/m);
     const [name] = readdirSync(join(home, 'results'));
     const rows = readCsv(join(home, 'results', name ?? ''), ';');
+    // An invalid row's message as validate says it, in Portuguese.
+    expect(rows[1]?.['Mensagem']).toBe(
+      'CPF: 123 não é um CPF válido com os zeros à esquerda recolocados (00000000123): confira-o',
+    );
     expect(rows.map((row) => [row['sandbox'], row['Linha'], row['Nome'], row['Situação']])).toEqual(
       [
         ['SANDBOX: nenhum dinheiro real foi movido', '2', 'Ana Souza', 'pendente'],
@@ -198,9 +205,13 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     });
     expect(programs.code).toBe(2);
     const english = readCsv(join(home, 'results', name ?? ''), ',');
-    expect(english.map((row) => [row['line'], row['status']])).toEqual([
-      ['2', 'pending'],
-      ['3', 'invalid'],
+    expect(english.map((row) => [row['line'], row['status'], row['message']])).toEqual([
+      ['2', 'pending', ''],
+      [
+        '3',
+        'invalid',
+        expect.stringMatching(/^CPF: 123 is not a valid CPF with its leading zeros restored/),
+      ],
     ]);
   });
 });

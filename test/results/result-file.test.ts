@@ -38,6 +38,7 @@ const entry = (overrides: Partial<ResultEntry> = {}): ResultEntry => ({
   name: null,
   valueCents: null,
   valueWritten: null,
+  said: null,
   cover: null,
   ...overrides,
 });
