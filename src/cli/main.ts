@@ -22,10 +22,7 @@ import { templateCommand } from './commands/template.js';
 import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { validateCommand } from './commands/validate.js';
-import { ExitError } from './exit-error.js';
-
-/** The exit code of a command line that cannot be understood (sysexits' EX_USAGE). */
-export const USAGE_EXIT_CODE = 64;
+import { ExitError, USAGE_EXIT_CODE, usageError } from './exit-error.js';
 
 /** Commander's errors for a command line it cannot take: a usage error, not a failure. */
 const USAGE_ERRORS = new Set([
@@ -157,8 +154,20 @@ function explainSystemError(error: unknown): string | undefined {
   }
 }
 
+/** Whether the command line names no command: only the options every command takes. */
+function namesNoCommand(argv: readonly string[]): boolean {
+  const globals = argv.filter((arg, at) => arg.startsWith('-') || argv[at - 1] === '--config');
+  return (
+    globals.length === argv.length && !argv.some((arg) => /^(-h|--help|-V|--version)$/.test(arg))
+  );
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
   try {
+    // The whole help would push the mistake out of sight: one line, as for any usage error.
+    if (namesNoCommand(argv)) {
+      throw usageError('', 'payouts: say which command, e.g. payouts validate FILE or payouts run');
+    }
     await buildProgram().parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {

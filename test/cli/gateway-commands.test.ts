@@ -157,7 +157,7 @@ describe('gateway commands against a sandbox over HTTP', () => {
 
   it('get without --id or --order-id says what to do', async () => {
     const result = await runCli(['get'], { env });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(64);
     expect(result.stderr).toContain('with --id N or --order-id X');
   });
 

@@ -30,6 +30,22 @@ describe('the command line', () => {
       ['approve', 'folha.csv', '--by'],
       /^error: option '--by <name>' argument missing\n\(see payouts approve --help\)\n$/,
     ],
+    [
+      [],
+      /^payouts: say which command, e.g\. payouts validate FILE or payouts run \(see payouts --help\)\n$/,
+    ],
+    [
+      ['--json'],
+      /^payouts: say which command, e.g\. payouts validate FILE or payouts run \(see payouts --help\)\n$/,
+    ],
+    [
+      ['run', '--wait', 'banana'],
+      /^payouts run: --wait "banana" is not a duration \(e\.g\. 0, 30s, 5m\) \(see payouts run --help\)\n$/,
+    ],
+    [
+      ['get'],
+      /^payouts get: say which transaction, with --id N or --order-id X \(see payouts get --help\)\n$/,
+    ],
   ])('%j: exit 64, one line and where to read more', async (args, said) => {
     const result = await runCli(args);
     expect(result.code).toBe(64);

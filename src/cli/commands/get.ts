@@ -6,7 +6,7 @@ import {
   openGateway,
   type GlobalOptions,
 } from '../context.js';
-import { ExitError } from '../exit-error.js';
+import { ExitError, usageError } from '../exit-error.js';
 import { formatCents } from '../../csv/amount.js';
 import { keyValueLines } from '../format.js';
 
@@ -36,7 +36,7 @@ export function getCommand(): Command {
     )
     .action(async (options: GetOptions, command: Command) => {
       if (options.id === undefined && options.orderId === undefined) {
-        throw new ExitError(1, 'payouts get: say which transaction, with --id N or --order-id X');
+        throw usageError('get', 'payouts get: say which transaction, with --id N or --order-id X');
       }
       const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const gateway = await openGateway(context);

@@ -21,7 +21,7 @@ import {
   type Context,
   type GlobalOptions,
 } from '../context.js';
-import { ExitError } from '../exit-error.js';
+import { ExitError, usageError } from '../exit-error.js';
 import { startProgress } from '../progress.js';
 import { CATALOGS } from '../../messages/catalog.js';
 import { journalLossOf, openWorkJournal } from '../work-journal.js';
@@ -68,18 +68,20 @@ export function runCommand(): Command {
         '\nExample:\n  PAYOUTS_HOME=/srv/payouts payouts run --json',
     )
     .action(async (options: RunOptions, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>());
-      const { config, out } = context;
-      requireInbox('run', options.inbox);
-      const folders = homeFolders(config.home, options.inbox);
-      const followMs =
+      // The command line first: a usage error is said before the settings are read.
+      const followFlagMs =
         options.followTimeout === undefined
-          ? config.followTimeout
+          ? undefined
           : durationFlag('--follow-timeout', options.followTimeout);
       const waitMs =
         options.wait === undefined
           ? 0
           : durationFlag('--wait', options.wait === true ? DEFAULT_WAIT : options.wait);
+      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const { config, out } = context;
+      requireInbox('run', options.inbox);
+      const folders = homeFolders(config.home, options.inbox);
+      const followMs = followFlagMs ?? config.followTimeout;
       if (options.dryRun) {
         await dryRun(context, folders);
         return;
@@ -179,11 +181,11 @@ export function runCommand(): Command {
     });
 }
 
-/** A flag's duration in milliseconds, or exit 1 naming the flag. */
+/** A flag's duration in milliseconds, or a usage error naming the flag. */
 function durationFlag(flag: string, text: string): number {
   const ms = parseDurationMs(text);
   if (ms === undefined) {
-    throw new ExitError(1, `payouts run: ${flag} "${text}" is not a duration (e.g. 0, 30s, 5m)`);
+    throw usageError('run', `payouts run: ${flag} "${text}" is not a duration (e.g. 0, 30s, 5m)`);
   }
   return ms;
 }
