@@ -10,9 +10,21 @@ const EMAIL = /([\p{L}\p{N}])[\p{L}\p{N}._%+-]*@([\p{L}\p{N}.-]+\.\p{L}{2,})/gu;
 // The alphanumeric CNPJ (from July 2026), like 12.ABC.345/01DE-35: masked when its check
 // digits hold, so that an orderId of the same shape stays readable.
 const ALPHANUMERIC_CNPJ = /\b[0-9A-Z]{2}\.?[0-9A-Z]{3}\.?[0-9A-Z]{3}\/?[0-9A-Z]{4}-?\d{2}\b/g;
-// CNPJ (14 digits) and CPF (11 digits), written with or without dots, slash and dash,
-// and phone numbers of 10 to 13 digits with an optional +: runs of digits and separators.
-const DIGITS = /\+?\d[\d.\-/() ]{8,}\d/g;
+// CPF and CNPJ as written or as bare digits, and phone numbers as Brazil writes them:
+// only these shapes, so that the dates in a file name or an orderId
+// (payroll-2026-11.2026-11-25.csv, payroll-2026-11-0001) stay as the operator must find them.
+const DOCUMENT_OR_PHONE = new RegExp(
+  [
+    String.raw`\d{3}\.\d{3}\.\d{3}-\d{2}`, // CPF 529.982.247-25
+    String.raw`\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2}`, // CNPJ 11.222.333/0001-81
+    String.raw`(?:\+?55 ?)?\(\d{2}\) ?9?\d{4}[- ]?\d{4}`, // phone (11) 98765-4321
+    String.raw`(?:\+?55 ?)?\d{2} 9?\d{4}[- ]?\d{4}`, // phone 11 98765-4321
+    String.raw`\+?\d{10,14}`, // bare: a CPF, a CNPJ, a phone
+  ]
+    .map((shape) => `(?<!\\d)(?:${shape})(?!\\d)`)
+    .join('|'),
+  'g',
+);
 
 export function maskPersonalData(text: string): string {
   return text
@@ -21,9 +33,5 @@ export function maskPersonalData(text: string): string {
       const value = match.replace(/[./-]/g, '');
       return /[A-Z]/.test(value) && isValidCnpj(value) ? `***${value.slice(-2)}` : match;
     })
-    .replace(DIGITS, (match) => {
-      const digits = match.replace(/\D/g, '');
-      if (digits.length < 10 || digits.length > 14) return match;
-      return `***${digits.slice(-2)}`;
-    });
+    .replace(DOCUMENT_OR_PHONE, (match) => `***${match.replace(/\D/g, '').slice(-2)}`);
 }

@@ -23,6 +23,14 @@ describe('maskPersonalData', () => {
       'orderId pay-2026-11-001 at 2026-11-23T08:36:12Z',
     ],
     ['listening on http://127.0.0.1:40859', 'listening on http://127.0.0.1:40859'],
+    // File names and orderIds carry dates: an operator must find them as written.
+    ['archived as payroll-2026-11.2026-11-25.csv', 'archived as payroll-2026-11.2026-11-25.csv'],
+    ['orderId payroll-2026-11-0001 sent', 'orderId payroll-2026-11-0001 sent'],
+    ['results/bonus-25.2026-11-25 [2].result.csv', 'results/bonus-25.2026-11-25 [2].result.csv'],
+    // A document or phone beside a date is masked all the same.
+    ['CPF 52998224725 2026-11-25', 'CPF ***25 2026-11-25'],
+    ['fone (11) 98765-4321', 'fone ***21'],
+    ['fone 11 98765-4321, outro +55 11 3456-7890', 'fone ***21, outro ***90'],
   ])('%s', (text, masked) => {
     expect(maskPersonalData(text)).toBe(masked);
   });
