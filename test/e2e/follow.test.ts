@@ -114,9 +114,20 @@ describe('payouts run follows payouts to the end and writes results (child proce
       [7, 'paid', 3000],
     ]);
     expect(batch?.rows[0]?.['transactionId']).toEqual(expect.any(Number));
+    // The gateway's fee and net, numeric text, as numbers with the same digits.
+    expect([batch?.rows[0]?.['fee'], batch?.rows[0]?.['net']]).toEqual([
+      expect.any(Number),
+      expect.any(Number),
+    ]);
+    expect(batch?.rows[1]?.['fee']).toBeNull();
     const one = await runCli(['status', 'r-1', '--json'], { env });
-    const payout = JSON.parse(one.stdout) as { state: string; history: { to: string }[] };
+    const payout = JSON.parse(one.stdout) as {
+      state: string;
+      fee: unknown;
+      history: { to: string }[];
+    };
     expect(payout.state).toBe('paid');
+    expect(payout.fee).toEqual(expect.any(Number));
     expect(payout.history.map((entry) => entry.to)).toEqual([
       'queued',
       'sending',

@@ -155,9 +155,18 @@ function rowLine(
 }
 
 /**
+ * The gateway's fee or net for --json: its numeric text as a JSON number with the same
+ * digits (in the gateway's unit: the interface states none), its text verbatim should it
+ * ever not be numeric, null when it gave none.
+ */
+function gatewayFigure(text: string | null | undefined): number | string | null {
+  if (text === null || text === undefined || text === '') return null;
+  return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+}
+
+/**
  * A row of `status FILE --json`: the result file's record, with what is a number given
- * as one (line, value in cents, transactionId). `fee` and `net` stay the gateway's text,
- * verbatim: the interface gives them as text and states no unit.
+ * as one (line, value in cents, transactionId, the gateway's fee and net).
  */
 function jsonRow(record: ResultRecord, entry: ResultEntry) {
   const { line: _line, value: _value, transactionId: _transactionId, ...text } = record;
@@ -166,6 +175,8 @@ function jsonRow(record: ResultRecord, entry: ResultEntry) {
     ...text,
     valueCents: entry.payout?.request.value ?? entry.valueCents ?? null,
     transactionId: entry.payout?.transactionId ?? null,
+    fee: gatewayFigure(entry.payout?.fee),
+    net: gatewayFigure(entry.payout?.net),
   };
 }
 
@@ -257,7 +268,13 @@ function showPayout(journal: Journal, orderId: string, out: Output, sandbox: boo
   if (!payout) return;
   const history = journal.history(orderId);
   const batch = journal.batch(payout.batchId);
-  out.data({ sandbox, ...payout, history });
+  out.data({
+    sandbox,
+    ...payout,
+    fee: gatewayFigure(payout.fee),
+    net: gatewayFigure(payout.net),
+    history,
+  });
   out.line(
     keyValueLines([
       ['orderId', payout.orderId],
