@@ -8,7 +8,7 @@ import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
 import { loadConfig } from '../config/load.js';
 import type { Config, ConfigKey } from '../config/schema.js';
 import { createLogger, logLevelOf, type Logger } from '../runtime/logger.js';
-import { languageOf } from '../messages/language.js';
+import { languageOf, localeSource } from '../messages/language.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../sandbox/server.js';
 import type { Folders } from '../inbox/folders.js';
 import { explainJournalFailure } from '../journal/failures.js';
@@ -98,8 +98,13 @@ export function openContext(options: GlobalOptions, use: CommandUse = 'payouts')
     },
     warn: (text) => process.stderr.write(`${text}\n`),
   };
-  // --sandbox is a command-line choice: it names itself as the source of `gateway`.
-  const sourced = options.sandbox ? { ...sources, gateway: '--sandbox' } : sources;
+  // --sandbox is a command-line choice: it names itself as the source of `gateway`; a
+  // language left to the locale names the variable that chose it.
+  const sourced = {
+    ...sources,
+    ...(options.sandbox ? { gateway: '--sandbox' } : {}),
+    ...(loaded.language === null ? { language: localeSource(process.env) } : {}),
+  };
   return {
     config,
     sources: sourced,

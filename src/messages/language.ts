@@ -15,8 +15,27 @@ export function languageOf(
   env: Readonly<Record<string, string | undefined>>,
 ): Language {
   if (setting !== null) return setting;
-  const locale = [env['LC_ALL'], env['LC_MESSAGES'], env['LANG']].find(
-    (value) => value !== undefined && value !== '',
-  );
-  return locale !== undefined && /^pt([_.@-]|$)/i.test(locale) ? 'pt-BR' : 'en';
+  const locale = localeOf(env);
+  return locale !== undefined && /^pt([_.@-]|$)/i.test(locale.value) ? 'pt-BR' : 'en';
+}
+
+/**
+ * Where a language taken from the locale came from, as `payouts doctor` names a source:
+ * `the locale (LANG=pt_BR.UTF-8)`, or that none is set (cron's bare environment).
+ */
+export function localeSource(env: Readonly<Record<string, string | undefined>>): string {
+  const locale = localeOf(env);
+  return locale === undefined
+    ? 'no locale set (LC_ALL, LC_MESSAGES, LANG): English'
+    : `the locale (${locale.name}=${locale.value})`;
+}
+
+function localeOf(
+  env: Readonly<Record<string, string | undefined>>,
+): { name: string; value: string } | undefined {
+  for (const name of ['LC_ALL', 'LC_MESSAGES', 'LANG']) {
+    const value = env[name];
+    if (value !== undefined && value !== '') return { name, value };
+  }
+  return undefined;
 }

@@ -38,7 +38,7 @@ describe('payouts doctor', { timeout: 30_000 }, () => {
 
   it('is green for a reachable gateway, an accepted token, a new home; shows each value and its source, never the token', async () => {
     const { env } = sandboxHome(folder(), sandbox.url);
-    const { code, stdout, report, jsonCode } = await doctor(env);
+    const { code, stdout, report, jsonCode } = await doctor({ ...env, LC_ALL: 'pt_BR.UTF-8' });
     expect(code, stdout).toBe(0);
     expect(jsonCode).toBe(0);
     expect(report.ok).toBe(true);
@@ -50,6 +50,8 @@ describe('payouts doctor', { timeout: 30_000 }, () => {
     expect(stdout).toMatch(/^ok {4}journal: none yet: the first run makes .*journal\.db/m);
     expect(stdout).toContain('  token = (set, hidden)  (PAYOUTS_TOKEN)');
     expect(stdout).toContain('  concurrency = 16  (config/default.json)');
+    // A language left to the locale names the variable that chose it.
+    expect(stdout).toContain('  language = "pt-BR"  (the locale (LC_ALL=pt_BR.UTF-8))');
     expect(stdout + JSON.stringify(report)).not.toContain(TOKEN);
   });
 
