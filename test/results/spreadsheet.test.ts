@@ -82,6 +82,30 @@ describe.skipIf(!SOFFICE && !required)(
       expect(padaria?.['value']).toEqual({ type: 'float', value: 980 });
     });
 
+    it("a result file in Portuguese: headings, states and an invalid line's message as accounting reads them", async () => {
+      const home = await passHome();
+      home.drop('folha.csv', PAYROLL);
+      expect((await home.run({ language: 'pt-BR' })).exit).toBe(2);
+      const [result] = readdirSync(home.folders.results).filter((name) => name.endsWith('.csv'));
+      const rows = byHeading(
+        await readAsBrazilianSpreadsheet(join(home.folders.results, result ?? '')),
+      );
+      expect(
+        rows.map((row) => [row['Linha']?.value, row['Nome']?.value, row['Situação']?.value]),
+      ).toEqual([
+        [2, 'João Conceição', 'pago'],
+        [3, 'Empresa Ltda', 'pago'],
+        [4, 'Ana Souza', 'inválida'],
+        [5, 'Padaria Pão de Mel', 'pago'],
+      ]);
+      const [joao, , ana] = rows;
+      expect(joao?.['CPF/CNPJ']).toEqual({ type: 'string', value: '012.345.678-90' });
+      expect(joao?.['Valor']).toEqual({ type: 'float', value: 1234.56 });
+      expect(joao?.['Tarifa']).toEqual({ type: 'float', value: 0.5 });
+      expect(ana?.['Valor']).toEqual({ type: 'float', value: 5 });
+      expect(ana?.['Mensagem']?.value).toMatch(/^CPF: 123 não é um CPF válido/);
+    });
+
     // The reading is strict enough to fail: the bare digits rfc4180 writes for programs
     // lose a CPF's leading zero in a spreadsheet.
     it('an rfc4180 result is for programs: Calc reads its bare CPF as a number, zero lost', async () => {
