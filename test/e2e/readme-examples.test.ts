@@ -106,7 +106,7 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
   let srv: string;
   let usrLocal: string;
   let envFile: string;
-  /** A root shell as a person has it on the server: their HOME, a plain PATH. */
+  /** A root shell as a person has it on the server: their HOME, root's PATH. */
   let shell: NodeJS.ProcessEnv;
 
   const here = (text: string) =>
@@ -144,7 +144,8 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
     shell = {
       ...MACHINE,
       HOME: process.env['HOME'],
-      PATH: `${join(usrLocal, 'bin')}:/usr/bin:/bin`,
+      // root's PATH on Debian, with /usr/local standing in for the real one
+      PATH: `${join(usrLocal, 'sbin')}:${join(usrLocal, 'bin')}:/usr/sbin:/usr/bin:/sbin:/bin`,
       LANG: 'C.UTF-8',
     };
     // A fresh clone: the files git knows (with today's edits), no node_modules, no dist/.
@@ -203,10 +204,24 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
       const minuteAgo = new Date(Date.now() - 60_000);
       utimesSync(join(inbox, name), minuteAgo, minuteAgo);
     };
+    // The go-live checklist's lines, as root, in the checkout: payouts doctor is green.
+    const [doctorLine, dryRunLine] = (blocks('sh')[2] as string)
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map(here);
+    const doctor = await sh(doctorLine as string, { cwd: checkout, env: shell });
+    expect(doctor.code, doctor.output).toBe(0);
+    expect(doctor.output).toMatch(/^ok {4}gateway reached, token accepted/m);
+    expect(doctor.output).not.toContain(TOKEN);
     // payouts makes inbox/ on first use: the first cron turn, with an empty inbox.
     expect((await cronLine()).code).toBe(0);
     expect(statSync(inbox)).toMatchObject({ gid: NOBODY.gid, mode: 0o42770 });
     dropped('payroll.csv');
+    // The first file through --dry-run: weighed, nothing sent.
+    const rehearsal = await sh(dryRunLine as string, { cwd: checkout, env: shell });
+    expect(rehearsal.code, rehearsal.output).toBe(0);
+    expect(rehearsal.output).toContain('payroll.csv');
+    expect(sandbox.ledger()).toEqual([]);
     const { code, log } = await cronLine();
     expect(code, log).toBe(0);
     expect(existsSync(join(srv, 'archive', dated('payroll.csv')))).toBe(true);
