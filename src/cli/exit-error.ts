@@ -1,11 +1,13 @@
-/** Thrown by a command to end with a code; the entry point prints the message and exits. */
-export class ExitError extends Error {
+import { PayoutsError } from '../errors.js';
+
+/**
+ * Thrown by a command to end with a code: its verdict (2, 3) or its failure with the
+ * line to say. The entry point prints the message, if any, and exits with the code.
+ */
+export class ExitError extends PayoutsError {
   override readonly name = 'ExitError';
-  constructor(
-    readonly exitCode: number,
-    message = '',
-  ) {
-    super(message);
+  constructor(exitCode: number, message = '') {
+    super('command', message, { exitCode });
   }
 }
 

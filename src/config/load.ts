@@ -3,6 +3,7 @@
  * then `PAYOUTS_*` environment variables. `resolveConfig` is pure; `loadConfig` reads.
  */
 import { readFileSync } from 'node:fs';
+import { PayoutsError } from '../errors.js';
 import { FAILPOINT_VARIABLE } from '../runtime/failpoint.js';
 import { CONFIG_KEYS, ConfigSchema, envName, type Config, type ConfigKey } from './schema.js';
 import { nearestOf } from './near-miss.js';
@@ -15,10 +16,10 @@ export interface ConfigLayer {
   sourceOf?: (key: string) => string;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends PayoutsError {
   override readonly name = 'ConfigError';
   constructor(readonly problems: readonly string[]) {
-    super(problems.map((p) => `config: ${p}`).join('\n'));
+    super('config', problems.map((p) => `config: ${p}`).join('\n'));
   }
 }
 

@@ -3,6 +3,7 @@
  * interface gives no HTTP status codes for its errors, so the reading of status class
  * and message lives here and nowhere else.
  */
+import { PayoutsError } from '../errors.js';
 
 const GATEWAY_ERROR_KINDS = [
   /** The gateway refused the request (4xx with a message), or it was refused before sending; not retried. */
@@ -51,7 +52,7 @@ export interface GatewayErrorDetails {
   cause?: unknown;
 }
 
-export class GatewayError extends Error {
+export class GatewayError extends PayoutsError {
   override readonly name = 'GatewayError';
   readonly kind: GatewayErrorKind;
   readonly operation: Operation;
@@ -65,7 +66,7 @@ export class GatewayError extends Error {
     message: string,
     details: GatewayErrorDetails = {},
   ) {
-    super(message, { cause: details.cause });
+    super('gateway', message, { cause: details.cause });
     this.kind = kind;
     this.operation = operation;
     this.request = details.request;

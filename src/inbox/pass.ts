@@ -9,6 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { formatDuration } from '../config/duration.js';
+import { systemCodeOf } from '../errors.js';
 import { formatCents } from '../csv/amount.js';
 import type { Config } from '../config/schema.js';
 import { planFunding, type BalanceCheck } from '../engine/balance.js';
@@ -447,7 +448,7 @@ function isJournalError(error: unknown): boolean {
  * left where it is with why. Either way it needs a person, and the pass goes on.
  */
 function setAside(journal: Journal, folders: Folders, file: string, error: unknown): FileSummary {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = systemCodeOf(error);
   const why =
     code === 'EACCES' || code === 'EPERM'
       ? `cannot be read (${code}): the user running payouts may not read it; give it read access and drop it in the inbox again`
@@ -642,7 +643,7 @@ async function finishFile(
     } catch (error) {
       // The payouts are journaled whatever happens here; the file waits in processing/
       // and its result is written again by the next pass.
-      const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      const why = systemCodeOf(error) ?? (error as Error).message;
       return {
         ...summary,
         ...totals,

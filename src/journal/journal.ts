@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, openSync, closeSync, statfsSync, chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { PayoutsError } from '../errors.js';
 import type { CashOutRequest } from '../gateway/contract.js';
 import {
   admit,
@@ -267,8 +268,12 @@ export interface AuditEntry {
   reason: string;
 }
 
-export class JournalError extends Error {
+/** The journal refused a change, or cannot be used as it is; the message names what. */
+export class JournalError extends PayoutsError {
   override readonly name = 'JournalError';
+  constructor(message: string) {
+    super('journal', message);
+  }
 }
 
 // statfs magic numbers of filesystems that share one file between hosts: SQLite's

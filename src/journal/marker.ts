@@ -24,6 +24,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { PayoutsError } from '../errors.js';
 import { syncFolderOf } from '../runtime/sync-folder.js';
 
 export const MARKER_NAME = 'journal.marker';
@@ -39,8 +40,11 @@ const SLOT_BYTES = 512;
 const writeAsync = promisify(write);
 const fdatasyncAsync = promisify(fdatasync);
 
-export class MarkerError extends Error {
+export class MarkerError extends PayoutsError {
   override readonly name = 'MarkerError';
+  constructor(message: string) {
+    super('journal-marker', message);
+  }
 }
 
 /** The marker beside a journal. */

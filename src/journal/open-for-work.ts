@@ -5,6 +5,7 @@
  * chooses recovery (DESIGN.md section 5). A new home starts with no extra step.
  */
 import { readdirSync, statSync } from 'node:fs';
+import { PayoutsError } from '../errors.js';
 import { explainJournalFailure } from './failures.js';
 import { openJournal, type Journal } from './journal.js';
 import { Database } from './sqlite.js';
@@ -20,13 +21,13 @@ import {
 } from './marker.js';
 
 /** Why the journal may not be worked with: a sentence of what happened and what to do. */
-export class JournalLossError extends Error {
+export class JournalLossError extends PayoutsError {
   override readonly name = 'JournalLossError';
   constructor(
     readonly kind: LossKind | 'damaged' | 'marker',
     message: string,
   ) {
-    super(message);
+    super('journal-lost', message);
   }
 }
 

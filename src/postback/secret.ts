@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PayoutsError } from '../errors.js';
 
 /** Reads the secret, making it first when there is none. */
 export function postbackSecret(home: string): string {
@@ -22,7 +23,10 @@ export function postbackSecret(home: string): string {
   }
   const secret = readFileSync(path, 'utf8').trim();
   if (!/^[\w-]{32,}$/.test(secret)) {
-    throw new Error(`${path} does not hold a postback secret: delete it and one is made again`);
+    throw new PayoutsError(
+      'postback-secret',
+      `${path} does not hold a postback secret: delete it and one is made again`,
+    );
   }
   return secret;
 }
