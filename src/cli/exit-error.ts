@@ -1,4 +1,14 @@
-import { PayoutsError } from '../errors.js';
+/**
+ * Commands end by throwing, and this is where every error becomes what the person at the
+ * terminal reads and the exit code cron sees: the one mapping, used by main().
+ */
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { CommanderError } from 'commander';
+import { EXIT_CODES, PayoutsError } from '../errors.js';
+import { GatewayError } from '../gateway/errors.js';
+import { explainJournalFailure } from '../journal/failures.js';
+import { maskPersonalData } from '../runtime/mask.js';
 
 /**
  * Thrown by a command to end with a code: its verdict (2, 3) or its failure with the
@@ -11,14 +21,138 @@ export class ExitError extends PayoutsError {
   }
 }
 
-/** The exit code of a command line that cannot be understood (sysexits' EX_USAGE). */
-export const USAGE_EXIT_CODE = 64;
-
 /**
  * A command line that cannot be taken, found by the command rather than by the parser:
  * one line and where to read more, as the parser's own usage errors say it.
  */
 export function usageError(command: string, message: string): ExitError {
   const help = command === '' ? 'payouts --help' : `payouts ${command} --help`;
-  return new ExitError(USAGE_EXIT_CODE, `${message} (see ${help})`);
+  return new ExitError(EXIT_CODES.usage, `${message} (see ${help})`);
+}
+
+/** How a command ends: its exit code, and what stderr says ('' for nothing). */
+export interface Ending {
+  exitCode: number;
+  said: string;
+}
+
+/** Commander's errors for a command line it cannot take: a usage error, not a failure. */
+const USAGE_ERRORS = new Set([
+  'commander.unknownCommand',
+  'commander.unknownOption',
+  'commander.missingArgument',
+  'commander.optionMissingArgument',
+  'commander.missingMandatoryOptionValue',
+  'commander.excessArguments',
+  'commander.invalidArgument',
+  'commander.conflictingOption',
+]);
+
+/**
+ * The ending of a command that threw `error`: ours say what and what to do; a system or
+ * SQLite failure is named with what to check; anything else is a bug, said as one.
+ */
+export function endingOf(error: unknown): Ending {
+  // Commander printed it (and a suggestion for a near-miss command or option).
+  if (error instanceof CommanderError) {
+    return {
+      exitCode: USAGE_ERRORS.has(error.code) ? EXIT_CODES.usage : error.exitCode,
+      said: '',
+    };
+  }
+  if (error instanceof PayoutsError) return { exitCode: error.exitCode, said: sayError(error) };
+  // A journal failing mid-command (its disk full, its file damaged): what to do.
+  const known =
+    explainJournalFailure(error, '(journal.db in the home folder)', 'maybe') ??
+    explainSystemError(error);
+  if (known !== undefined) return { exitCode: EXIT_CODES.failed, said: `payouts: ${known}` };
+  return { exitCode: EXIT_CODES.internal, said: maskPersonalData(sayInternalError(error)) };
+}
+
+function sayError(error: PayoutsError): string {
+  // A command's and the config's messages are whole lines already ("payouts run: ...").
+  if (error.code === 'command' || error.code === 'config') return error.message;
+  if (error instanceof GatewayError) return `payouts: ${explainGatewayError(error)}`;
+  return `payouts: ${error.message}`;
+}
+
+/**
+ * A bug: one line that says so, then its stack, which is what a fix needs (a person
+ * reading a log sees the line first).
+ */
+function sayInternalError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const line = `payouts: internal error (exit ${EXIT_CODES.internal}), a bug in payouts and not in the files, the settings or the gateway: ${message}. Please report it with the stack below and the command that was run.`;
+  const stack = error instanceof Error ? error.stack?.split('\n').slice(1).join('\n') : undefined;
+  return stack ? `${line}\n${stack}` : line;
+}
+
+/** What the person at the terminal should read, and do, for a gateway failure. */
+function explainGatewayError(error: GatewayError): string {
+  switch (error.kind) {
+    case 'auth':
+      return `the gateway refused our credentials (${error.message}). Check the token (PAYOUTS_TOKEN) and authScheme.`;
+    case 'unavailable':
+      return `could not reach the gateway (${error.message}). Check baseUrl and the network, then try again.`;
+    case 'wrong-endpoint':
+      return `the address answered, but not as the gateway does (${error.message} for ${error.request ?? error.operation}). Check baseUrl.`;
+    case 'rate-limited': {
+      const wait =
+        error.retryAfterMs === undefined
+          ? ''
+          : ` Try again in ${Math.ceil(error.retryAfterMs / 1000)}s.`;
+      return `the gateway is limiting our requests (${error.message}).${wait}`;
+    }
+    case 'ambiguous':
+      return `no clear answer from the gateway (${error.message}). For a create, look it up (payouts get --order-id) before trying again.`;
+    case 'not-found':
+      return `not found at the gateway (${error.message})`;
+    case 'rejected':
+      return `the gateway refused the request (${error.message})`;
+  }
+}
+
+/** The first part of `path` that exists and is not a folder: what blocks an ENOTDIR. */
+function fileAlong(path: string): string {
+  for (let at = path; ; at = dirname(at)) {
+    let info: ReturnType<typeof statSync>;
+    try {
+      info = statSync(at, { throwIfNoEntry: false });
+    } catch {
+      continue; // under a file itself (ENOTDIR): look further up
+    }
+    if (info && !info.isDirectory()) return at;
+    if (dirname(at) === at) return path;
+  }
+}
+
+/**
+ * A system error (a folder, a file, a port) as a sentence that names what and says
+ * what to do; undefined for anything else.
+ */
+function explainSystemError(error: unknown): string | undefined {
+  const { code, syscall, path } = error as NodeJS.ErrnoException;
+  if (typeof code !== 'string') return undefined;
+  if (code.startsWith('SQLITE_')) {
+    return `the journal failed (${code}: ${(error as Error).message}): check the home folder's disk and journal.db, then run again`;
+  }
+  if (!/^E[A-Z0-9]+$/.test(code)) return undefined;
+  const what = path ?? 'a file';
+  switch (code) {
+    case 'ENOTDIR':
+      return `${fileAlong(what)} is a file, not a folder, so ${what} cannot be made or used: check home (PAYOUTS_HOME) and --inbox`;
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied on ${what} (${code}, ${syscall ?? 'access'}): the user running payouts needs read and write access to the home folder and everything in it`;
+    case 'ENOSPC':
+      return `the disk is full (${code}, writing ${what}): free some space, then run again`;
+    case 'EROFS':
+      return `${what} is on a read-only file system (${code}): the home folder must be writable`;
+    case 'EISDIR':
+      return `${what} is a folder where a file was expected (${code})`;
+    case 'ENOENT':
+      return `${what} does not exist (${code}, ${syscall ?? 'access'}): check home (PAYOUTS_HOME) and the paths given`;
+    default:
+      return `${syscall ?? 'a system call'}${path ? ` on ${path}` : ''} failed (${code}): ${(error as Error).message}`;
+  }
 }

@@ -2040,7 +2040,7 @@ function migrate(db: Database): void {
       const current = db.pragma('user_version', { simple: true }) as number;
       if (current > latest) {
         throw new JournalError(
-          `the journal is at schema version ${current}, newer than this program knows (${latest}): use a newer payouts`,
+          `the journal ${db.name} is at schema version ${current}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`,
         );
       }
       if (migration.version <= current) return;
