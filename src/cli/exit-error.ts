@@ -33,7 +33,7 @@ export function usageError(command: string, message: string): ExitError {
 /** How a command ends: its exit code, and what stderr says ('' for nothing). */
 export interface Ending {
   exitCode: number;
-  said: string;
+  stderr: string;
 }
 
 /** Commander's errors for a command line it cannot take: a usage error, not a failure. */
@@ -57,16 +57,19 @@ export function endingOf(error: unknown): Ending {
   if (error instanceof CommanderError) {
     return {
       exitCode: USAGE_ERRORS.has(error.code) ? EXIT_CODES.usage : error.exitCode,
-      said: '',
+      stderr: '',
     };
   }
-  if (error instanceof PayoutsError) return { exitCode: error.exitCode, said: sayError(error) };
+  if (error instanceof PayoutsError) return { exitCode: error.exitCode, stderr: sayError(error) };
   // A journal failing mid-command (its disk full, its file damaged): what to do.
   const known =
     explainJournalFailure(error, '(journal.db in the home folder)', 'maybe') ??
     explainSystemError(error);
-  if (known !== undefined) return { exitCode: EXIT_CODES.failed, said: `payouts: ${known}` };
-  return { exitCode: EXIT_CODES.internal, said: maskPersonalData(sayInternalError(error)) };
+  if (known !== undefined) return { exitCode: EXIT_CODES.failed, stderr: `payouts: ${known}` };
+  return {
+    exitCode: EXIT_CODES.internal,
+    stderr: maskPersonalData(sayInternalError(error)),
+  };
 }
 
 function sayError(error: PayoutsError): string {

@@ -86,8 +86,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     await buildProgram().parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    const { exitCode, said } = endingOf(error);
-    if (said) process.stderr.write(`${said}\n`);
+    const { exitCode, stderr } = endingOf(error);
+    if (stderr) process.stderr.write(`${stderr}\n`);
     return exitCode;
   }
 }

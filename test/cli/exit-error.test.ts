@@ -100,8 +100,8 @@ describe('endingOf', () => {
       0,
       '',
     ],
-  ])('%s', (_what, error, exitCode, said) => {
-    expect(endingOf(error)).toEqual({ exitCode, said });
+  ])('%s', (_what, error, exitCode, stderr) => {
+    expect(endingOf(error)).toEqual({ exitCode, stderr });
   });
 
   describe('real failures of the disk and the journal', () => {
@@ -113,7 +113,7 @@ describe('endingOf', () => {
       const error = thrownBy(() => mkdirSync(join(file, 'inbox'), { recursive: true }));
       expect(endingOf(error)).toEqual({
         exitCode: 1,
-        said: `payouts: ${file} is a file, not a folder, so ${join(file, 'inbox')} cannot be made or used: check home (PAYOUTS_HOME) and --inbox`,
+        stderr: `payouts: ${file} is a file, not a folder, so ${join(file, 'inbox')} cannot be made or used: check home (PAYOUTS_HOME) and --inbox`,
       });
     });
 
@@ -121,9 +121,9 @@ describe('endingOf', () => {
       const path = join(folder(), 'journal.db');
       writeFileSync(path, 'this is not a database, '.repeat(50));
       const error = thrownBy(() => new Database(path).prepare('SELECT 1').get());
-      const { exitCode, said } = endingOf(error);
+      const { exitCode, stderr } = endingOf(error);
       expect(exitCode).toBe(1);
-      expect(said).toMatch(
+      expect(stderr).toMatch(
         /^payouts: the journal \(journal\.db in the home folder\) is damaged \(file is not a database\): nothing more is sent; .* Do not delete it/,
       );
     });
@@ -131,8 +131,8 @@ describe('endingOf', () => {
 
   describe('anything else is a bug: exit 70, one line saying so, then the stack', () => {
     it('an Error', () => {
-      const { exitCode, said } = endingOf(new TypeError('x is undefined'));
-      const [line, ...stack] = said.split('\n');
+      const { exitCode, stderr } = endingOf(new TypeError('x is undefined'));
+      const [line, ...stack] = stderr.split('\n');
       expect(exitCode).toBe(70);
       expect(line).toBe(
         'payouts: internal error (exit 70), a bug in payouts and not in the files, the settings or the gateway: x is undefined. Please report it with the stack below and the command that was run.',
@@ -143,14 +143,15 @@ describe('endingOf', () => {
     it('a thrown value that is not an Error: the line alone', () => {
       expect(endingOf('gone')).toEqual({
         exitCode: 70,
-        said: 'payouts: internal error (exit 70), a bug in payouts and not in the files, the settings or the gateway: gone. Please report it with the stack below and the command that was run.',
+        stderr:
+          'payouts: internal error (exit 70), a bug in payouts and not in the files, the settings or the gateway: gone. Please report it with the stack below and the command that was run.',
       });
     });
 
     it('keeps personal data out, as the log does', () => {
-      const { said } = endingOf(new Error('no payout for ana.souza@example.com, 529.982.247-25'));
-      expect(said).toContain('no payout for a***@example.com, ***25.');
-      expect(said).not.toContain('ana.souza');
+      const { stderr } = endingOf(new Error('no payout for ana.souza@example.com, 529.982.247-25'));
+      expect(stderr).toContain('no payout for a***@example.com, ***25.');
+      expect(stderr).not.toContain('ana.souza');
     });
   });
 });
