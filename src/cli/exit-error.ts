@@ -84,10 +84,19 @@ function sayError(error: PayoutsError): string {
  * reading a log sees the line first).
  */
 function sayInternalError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const line = `payouts: internal error (exit ${EXIT_CODES.internal}), a bug in payouts and not in the files, the settings or the gateway: ${message}. Please report it with the stack below and the command that was run.`;
-  const stack = error instanceof Error ? error.stack?.split('\n').slice(1).join('\n') : undefined;
-  return stack ? `${line}\n${stack}` : line;
+  // One line whatever the message, so that the first line of stderr says it all.
+  const message = (error instanceof Error ? error.message : String(error)).replace(
+    /\s*\n\s*/g,
+    ' ',
+  );
+  const frames = error instanceof Error ? (error.stack ?? '').split('\n').filter(isFrame) : [];
+  const stack = frames.length > 0 ? 'the stack below and ' : '';
+  const line = `payouts: internal error (exit ${EXIT_CODES.internal}), a bug in payouts and not in the files, the settings or the gateway: ${message}. Please report it with ${stack}the command that was run.`;
+  return [line, ...frames].join('\n');
+}
+
+function isFrame(line: string): boolean {
+  return /^\s+at /.test(line);
 }
 
 /** What the person at the terminal should read, and do, for a gateway failure. */

@@ -140,11 +140,19 @@ describe('endingOf', () => {
       expect(stack[0]).toMatch(/^ {4}at .*exit-error\.test\.ts/);
     });
 
+    it('a message of several lines, on the one line', () => {
+      const [line, next] = endingOf(new Error('first\n  second')).stderr.split('\n');
+      expect(line).toMatch(
+        /^payouts: internal error \(exit 70\), .*: first second\. Please report/,
+      );
+      expect(next).toMatch(/^ {4}at /);
+    });
+
     it('a thrown value that is not an Error: the line alone', () => {
       expect(endingOf('gone')).toEqual({
         exitCode: 70,
         stderr:
-          'payouts: internal error (exit 70), a bug in payouts and not in the files, the settings or the gateway: gone. Please report it with the stack below and the command that was run.',
+          'payouts: internal error (exit 70), a bug in payouts and not in the files, the settings or the gateway: gone. Please report it with the command that was run.',
       });
     });
 
