@@ -74,6 +74,23 @@ describe('failures below a command reach the person as a sentence', { timeout: 6
     expect(sandbox.ledger()).toHaveLength(0);
   });
 
+  it('payouts doctor on a damaged journal: a failed journal check naming it, the other checks still made', async () => {
+    const path = join(home, 'journal.db');
+    writeFileSync(path, 'this is not a database, '.repeat(50));
+    const result = await runCli(['doctor'], { env });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^FAIL  journal: the journal ${path} is damaged \\(file is not a database\\): nothing was sent\\. Do not delete it`,
+        'm',
+      ),
+    );
+    expect(result.stdout).toMatch(/^ok {4}gateway:/m);
+    expect(result.stderr).toMatch(
+      /^payouts doctor: 1 of \d+ checks failed; nothing was changed\n$/,
+    );
+  });
+
   it('a damaged postback secret (once `unexpected error`): its path and what to do, exit 1', async () => {
     const secret = join(home, 'postback.secret');
     writeFileSync(secret, 'not a secret\n');

@@ -15,7 +15,14 @@ import { GatewayError } from '../../gateway/errors.js';
 import { homeFolders, SHARED_MODES, sharedGroupId, type Folders } from '../../inbox/folders.js';
 import { MIGRATIONS } from '../../journal/migrations.js';
 import { Database, SQLITE_BINDING } from '../../journal/sqlite.js';
-import { openContext, openGateway, type Context, type GlobalOptions } from '../context.js';
+import { explainJournalFailure } from '../../journal/failures.js';
+import {
+  journalProblem,
+  openContext,
+  openGateway,
+  type Context,
+  type GlobalOptions,
+} from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { journalLossOf } from '../work-journal.js';
 
@@ -189,8 +196,24 @@ function octal(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, '0');
 }
 
-/** The journal, read only: this home's own, its schema current, bound to this kind of gateway. */
+/**
+ * The journal, read only: this home's own, its schema current, bound to this kind of
+ * gateway; a damaged or unreadable one is a failed check that names it, not the end of
+ * the checks.
+ */
 function journalCheck(folders: Folders, context: Context): Check {
+  try {
+    return readJournalCheck(folders, context);
+  } catch (error) {
+    const why =
+      explainJournalFailure(error, folders.journal, 'nothing') ??
+      journalProblem(folders.journal, error);
+    if (why === undefined) throw error;
+    return { name: 'journal', ok: false, detail: why };
+  }
+}
+
+function readJournalCheck(folders: Folders, context: Context): Check {
   const name = 'journal';
   const loss = journalLossOf(folders);
   if (loss !== undefined) return { name, ok: false, detail: loss };
