@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { endingOf, ExitError } from '../../src/cli/exit-error.js';
+import { endingOf, ExitError, usageError } from '../../src/cli/exit-error.js';
 import { ConfigError } from '../../src/config/load.js';
 import { PayoutsError } from '../../src/errors.js';
 import { GatewayError } from '../../src/gateway/errors.js';
@@ -93,6 +93,12 @@ describe('endingOf', () => {
       new CommanderError(1, 'commander.unknownOption', "error: unknown option '--x'"),
       64,
       '',
+    ],
+    [
+      'a command line that cannot be taken, found by the command',
+      usageError('get', 'payouts get: say which transaction, with --id N or --order-id X'),
+      64,
+      'payouts get: say which transaction, with --id N or --order-id X (see payouts get --help)',
     ],
     [
       'help asked for (commander printed it)',
