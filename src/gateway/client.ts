@@ -19,6 +19,8 @@ import {
   type CashOut,
   type Transaction,
 } from './contract.js';
+import type { Clock } from '../runtime/clock.js';
+import { systemClock } from '../runtime/clock.js';
 import {
   GatewayError,
   classifyResponse,
@@ -62,7 +64,11 @@ export interface GatewayClient {
 // An answer larger than this is not one the interface describes.
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
-export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
+/** `clock` reads a Retry-After given as a date against our time (tests move it). */
+export function createGatewayClient(
+  options: GatewayClientOptions,
+  clock: Pick<Clock, 'now'> = systemClock,
+): GatewayClient {
   const base = new URL(options.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
   const pool = new Pool(base.origin, {
@@ -132,7 +138,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       });
     }
 
-    const failure = classifyResponse(statusCode, text, retryAfter, Date.now());
+    const failure = classifyResponse(statusCode, text, retryAfter, clock.now());
     if (failure) {
       const details = { request, httpStatus: statusCode, ...pickRetryAfter(failure.retryAfterMs) };
       throw new GatewayError(failure.kind, operation, `${operation}: ${failure.message}`, details);

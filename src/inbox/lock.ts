@@ -6,8 +6,8 @@
  * and the stalled holder, when it wakes and finds its lock gone, stops.
  */
 import { hostname } from 'node:os';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Journal, LockHolder } from '../journal/journal.js';
+import type { Clock } from '../runtime/clock.js';
 import { workerName } from '../runtime/worker-name.js';
 
 const LOCK = 'home';
@@ -40,6 +40,8 @@ export async function lockHome(
   options: {
     waitMs: number;
     signal: AbortSignal;
+    /** The process's clock, for the wait; the lock's own times are the journal's. */
+    clock: Clock;
     onWait?: (holder: LockHolder) => void;
     /** The lock was taken over (this process stalled past STALE_MS) or cannot be renewed. */
     onLost: (why: string) => void;
@@ -50,17 +52,16 @@ export async function lockHome(
     host: hostname(),
     pid: process.pid,
   };
-  const until = Date.now() + options.waitMs;
+  const { clock } = options;
+  const until = clock.now() + options.waitMs;
   let told = false;
   for (;;) {
     const attempt = journal.takeLock(LOCK, me, STALE_MS, isRunning);
     if (attempt.taken) break;
-    if (Date.now() >= until || options.signal.aborted) return { heldBy: attempt.heldBy };
+    if (clock.now() >= until || options.signal.aborted) return { heldBy: attempt.heldBy };
     if (!told) options.onWait?.(attempt.heldBy);
     told = true;
-    await delay(Math.min(RETRY_MS, until - Date.now()), undefined, {
-      signal: options.signal,
-    }).catch(() => undefined);
+    await clock.sleep(Math.min(RETRY_MS, until - clock.now()), options.signal);
   }
   const heartbeat = setInterval(() => {
     try {

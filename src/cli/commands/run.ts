@@ -11,6 +11,7 @@ import { exitCodeOf, readBalance, runPass, type PassReport } from '../../inbox/p
 import { describeHolder, lockHome } from '../../inbox/lock.js';
 import { settledOnOurClock } from '../../inbox/readiness.js';
 import { warnPendingTooLong } from '../../inbox/pending-alert.js';
+import { systemClock } from '../../runtime/clock.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import {
   hintFlagsOf,
@@ -99,6 +100,7 @@ export function runCommand(): Command {
         const lock = await lockHome(journal, {
           waitMs,
           signal: stop.signal,
+          clock: systemClock,
           onWait: (holder) => out.note(`waiting for ${describeHolder(holder)} to finish`),
           onLost: (why) => {
             out.note(`${why}: no new payouts will be sent; stopping`);

@@ -18,6 +18,7 @@ import type { Journal } from '../../journal/journal.js';
 import { SANDBOX_MARK } from '../../results/result-file.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../../postback/receiver.js';
 import { postbackSecret } from '../../postback/secret.js';
+import { systemClock } from '../../runtime/clock.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import {
   hintFlagsOf,
@@ -71,6 +72,7 @@ export function watchCommand(): Command {
         const lock = await lockHome(journal, {
           waitMs: Number.MAX_SAFE_INTEGER,
           signal: stop.signal,
+          clock: systemClock,
           onWait: (holder) =>
             logger.info(
               `another payouts process (${describeHolder(holder)}) is working on this home folder: waiting for it`,
