@@ -11,63 +11,37 @@
  */
 import type { GatewayClient } from '../gateway/client.js';
 import type { CashOutRequest } from '../gateway/contract.js';
-import { GatewayError } from '../gateway/errors.js';
 import type { AdmissionRules, Claim, Journal } from '../journal/journal.js';
+import type { Clock } from '../runtime/clock.js';
 import { failpoint } from '../runtime/failpoint.js';
-import type { RequestBudget } from './budget.js';
 import { decideLookup, decideSend, type Decision, type RunSignal } from './decisions.js';
 import { backoffMs, mayResend, pollDelayMs, type PollPolicy } from './policy.js';
+import type { GatewayPool } from './pool.js';
 
 /** How long answers wait to share a commit. */
 const GROUP_COMMIT_MS = 10;
 
-/**
- * How long requests in flight may still finish after a stop before they are abandoned:
- * an abandoned create is ambiguous (`unknown`), and the next run looks it up. So a stop
- * takes effect within this, whatever the gateway does.
- */
-export const STOP_GRACE_MS = 2_000;
-
-const inFlightSignals = new WeakMap<AbortSignal, AbortSignal>();
-
-/** For the requests of a run: aborts STOP_GRACE_MS after `stop` does. */
-export function inFlightSignal(stop: AbortSignal): AbortSignal {
-  let signal = inFlightSignals.get(stop);
-  if (!signal) {
-    const controller = new AbortController();
-    // unref: a finished run must not wait for this timer to exit.
-    const abandon = () => setTimeout(() => controller.abort(), STOP_GRACE_MS).unref();
-    if (stop.aborted) abandon();
-    else stop.addEventListener('abort', abandon, { once: true });
-    signal = controller.signal;
-    inFlightSignals.set(stop, signal);
-  }
-  return signal;
-}
-
 export interface EngineDeps {
   journal: Journal;
   gateway: GatewayClient;
-  now: () => number;
-  /** Resolves after `ms`, or early when `signal` aborts. */
-  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  clock: Clock;
   random: () => number;
-  /** Shared by every request of the run. */
-  budget: RequestBudget;
+  /**
+   * Every gateway request of the run starts through it: its concurrency, request budget,
+   * pause and stop are shared by sending, resolving, following and reconciling.
+   */
+  pool: GatewayPool;
 }
 
 export interface EngineOptions {
   /** This process's name in the journal's leases. */
   owner: string;
-  concurrency: number;
   /** How long a claim stays ours; longer than the request time-out, with margin. */
   leaseMs: number;
   /** Time after a send before a row not found twice may be sent again. */
   graceMs: number;
   /** Consecutive "nothing reached the gateway" answers after which the run gives up. */
   maxUnreachable: number;
-  /** Stop sending: in-flight requests finish and are journaled, nothing new leaves. */
-  signal: AbortSignal;
   /** When payouts that become pending are polled (following). */
   pollPolicy: PollPolicy;
   /**
@@ -95,12 +69,10 @@ export interface EngineReport {
 
 /** Sends every queued payout, until none is left or the run must stop. */
 export async function sendQueued(deps: EngineDeps, options: EngineOptions): Promise<EngineReport> {
-  const { journal, gateway } = deps;
-  const inFlight = new Set<Promise<void>>();
+  const { journal, gateway, pool } = deps;
   let sent = 0;
   let stopped: string | undefined;
   let failed = false;
-  let pausedUntil = 0;
   let unreachableInARow = 0;
 
   const react = (signal: RunSignal): void => {
@@ -115,7 +87,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
         signal.kind === 'pause' && signal.ms !== undefined
           ? signal.ms
           : backoffMs(Math.max(1, unreachableInARow), deps.random);
-      pausedUntil = Math.max(pausedUntil, deps.now() + wait);
+      pool.pause(wait);
       if (unreachableInARow >= options.maxUnreachable) {
         stopped ??= `the gateway could not be reached ${unreachableInARow} times in a row`;
       }
@@ -146,10 +118,8 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   const send = async (claim: Claim): Promise<void> => {
     // The journal's marker must know of the claim before its request leaves.
     await journal.sendable();
-    const answer = await answerOf(
-      gateway.createCashOut(withPostback(claim.request, options), {
-        signal: inFlightSignal(options.signal),
-      }),
+    const answer = await pool.ask((call) =>
+      gateway.createCashOut(withPostback(claim.request, options), call),
     );
     sent++;
     const decision = decideSend(answer);
@@ -159,61 +129,52 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     writeTimer ??= setTimeout(writeAnswers, GROUP_COMMIT_MS);
   };
 
-  // Woken by any request that ends: O(1), where racing every request in flight is O(n).
-  let wake: (() => void) | undefined;
-  const slotFreed = () => new Promise<void>((resolve) => (wake = resolve));
   const dispatch = (claim: Claim) => {
-    const flight = send(claim)
+    pool
+      .run(() => send(claim))
       // Anything but a gateway answer (a bug, the journal failing) ends the run after the
       // requests in flight are answered and written, never as an unhandled rejection.
       .catch((error: unknown) => {
         writeError ??= error;
-      })
-      .finally(() => {
-        inFlight.delete(flight);
-        wake?.();
       });
-    inFlight.add(flight);
   };
 
   try {
-    while (!stopped && !options.signal.aborted && writeError === undefined) {
-      const wait = pausedUntil - deps.now();
-      if (wait > 0) {
-        await deps.sleep(wait, options.signal);
+    while (!stopped && !pool.stop.aborted && writeError === undefined) {
+      if (pool.pausedUntil > deps.clock.now()) {
+        await pool.waitToStart();
         continue;
       }
-      if (inFlight.size > 0 && inFlight.size < options.concurrency) {
+      if (pool.running > 0 && pool.running < pool.concurrency) {
         // One turn for answers arriving together, so that their rows' successors share one
         // claim commit. Claims are sent the moment they are made: a claim never waits
         // (through a pause, say) while its lease and its last-sent time run down.
         await new Promise((resolve) => setImmediate(resolve));
       }
-      const free = deps.budget.available(deps.now(), options.concurrency - inFlight.size);
+      const free = pool.startable();
       if (free > 0) {
         const claims = journal.claimToSend(options.owner, free, options.leaseMs, options.admission);
-        deps.budget.take(claims.length, deps.now());
         if (claims.length > 0) failpoint('after-sending-commit');
         for (const claim of claims) dispatch(claim);
-        if (claims.length === 0 && inFlight.size === 0) {
+        if (claims.length === 0 && pool.running === 0) {
           // Answers not yet written may put rows back in the queue (a 429): write, then look again.
           if (unwritten.length === 0) break;
           writeAnswers();
           continue;
         }
-      } else if (inFlight.size < options.concurrency) {
-        // The request budget, not the pool, is spent: wait for its next start.
-        await deps.sleep(deps.budget.nextAt(deps.now()) - deps.now(), options.signal);
+      } else if (pool.running < pool.concurrency) {
+        // The request budget or a pause, not the places, keeps the next one: wait for it.
+        await pool.waitToStart();
         continue;
       }
-      if (inFlight.size > 0) await slotFreed();
+      if (pool.running > 0) await pool.taskEnded();
     }
   } finally {
-    await Promise.all(inFlight);
+    await pool.idle();
     writeAnswers();
   }
   if (writeError !== undefined) throw writeError;
-  if (!stopped && options.signal.aborted) stopped = 'asked to stop';
+  if (!stopped && pool.stop.aborted) stopped = 'asked to stop';
   return { sent, stopped, failed };
 }
 
@@ -237,7 +198,7 @@ export async function resolveUnknown(
   deps: EngineDeps,
   options: EngineOptions,
 ): Promise<ResolveReport> {
-  const { journal } = deps;
+  const { journal, pool } = deps;
   const report: ResolveReport = {
     adopted: 0,
     resent: 0,
@@ -251,23 +212,21 @@ export async function resolveUnknown(
   // Pages through the rows in file order: each is looked at once a pass, and a row left
   // unknown (released) never keeps the ones after it from their turn.
   let after: { batchId: number; line: number } | undefined;
-  while (!report.stopped && !options.signal.aborted) {
-    // No more claims than the budget lets start now: a claim must not wait out its lease.
-    const grant = await requestSlots(deps, options.signal, options.concurrency);
+  while (!report.stopped && !pool.stop.aborted) {
+    // No more claims than the pool lets start now: a claim must not wait out its lease.
+    const grant = await pool.grant();
+    if (grant === 0) break;
     const claims = journal.claimAbandoned(options.owner, grant, options.leaseMs, after);
-    deps.budget.take(claims.length, deps.now());
     const last = claims.at(-1);
     if (!last) break;
     after = { batchId: last.batchId, line: last.line };
-    await settleAll(
-      claims.map(async (claim) => {
-        const outcome = await resolveOne(deps, options, claim);
-        if (outcome.kind === 'stop') {
-          report.stopped ??= outcome.why;
-          report.failed = true;
-        } else report[outcome.kind]++;
-      }),
-    );
+    await pool.runAll(claims, async (claim) => {
+      const outcome = await resolveOne(deps, options, claim);
+      if (outcome.kind === 'stop') {
+        report.stopped ??= outcome.why;
+        report.failed = true;
+      } else report[outcome.kind]++;
+    });
   }
   return report;
 }
@@ -284,11 +243,9 @@ async function resolveOne(
   options: EngineOptions,
   claim: Claim,
 ): Promise<ResolveOutcome> {
-  const { journal, gateway } = deps;
-  // Its request slot was granted with its claim.
-  const answer = await answerOf(
-    gateway.getTransactionByOrderId(claim.orderId, { signal: inFlightSignal(options.signal) }),
-  );
+  const { journal, gateway, pool } = deps;
+  // Its request start was granted with its claim.
+  const answer = await pool.ask((call) => gateway.getTransactionByOrderId(claim.orderId, call));
   const decision = decideLookup(claim.request, answer, claim.notFound);
   switch (decision.kind) {
     case 'adopt':
@@ -297,8 +254,8 @@ async function resolveOne(
     case 'not-found': {
       const reason = `not found by lookup (${decision.notFound} time${decision.notFound === 1 ? '' : 's'})`;
       const again =
-        !options.signal.aborted &&
-        mayResend(decision.notFound, claim.lastSentAt, deps.now(), options.graceMs);
+        !pool.stop.aborted &&
+        mayResend(decision.notFound, claim.lastSentAt, deps.clock.now(), options.graceMs);
       // Kept leased when it goes again at once, so no other process picks it up between.
       journal.move(
         claim.orderId,
@@ -321,6 +278,10 @@ async function resolveOne(
         message: decision.message,
       });
       if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
+      // A 429 holds back every request of the pool, not only this row's next lookup.
+      if (decision.signal.kind === 'pause' && decision.signal.ms !== undefined) {
+        pool.pause(decision.signal.ms);
+      }
       return { kind: 'stillUnknown' };
   }
 }
@@ -331,19 +292,14 @@ async function resend(
   options: EngineOptions,
   claim: Claim,
 ): Promise<ResolveOutcome> {
-  const { journal, gateway } = deps;
-  await requestSlots(deps, options.signal, 1);
-  deps.budget.take(1, deps.now());
-  const reason = `not found ${claim.notFound} times, the last just now, ${Math.round((deps.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
+  const { journal, gateway, pool } = deps;
+  await pool.startAnother();
+  const reason = `not found ${claim.notFound} times, the last just now, ${Math.round((deps.clock.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
   if (!journal.markResending(claim, reason, options.leaseMs)) return { kind: 'stillUnknown' };
   failpoint('after-resend-commit');
   await journal.sendable();
   let decision = decideSend(
-    await answerOf(
-      gateway.createCashOut(withPostback(claim.request, options), {
-        signal: inFlightSignal(options.signal),
-      }),
-    ),
+    await pool.ask((call) => gateway.createCashOut(withPostback(claim.request, options), call)),
   );
   if (decision.to === 'rejected') {
     // A refusal now proves nothing about the first attempt, which may have been paid
@@ -354,44 +310,6 @@ async function resend(
   record(deps, options, [{ claim, decision }]);
   if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
   return { kind: decision.to === 'conflict' ? 'conflicts' : 'resent' };
-}
-
-/**
- * Waits until the request budget lets at least one request start, and says how many (up
- * to `wanted`) may; the caller takes what it uses. A stop does not wait: what follows is
- * at most one request per claim already made, to finish what it began.
- */
-export async function requestSlots(
-  deps: EngineDeps,
-  signal: AbortSignal,
-  wanted: number,
-): Promise<number> {
-  for (;;) {
-    const now = deps.now();
-    const free = deps.budget.available(now, wanted);
-    if (free > 0 || signal.aborted) return Math.max(free, 1);
-    await deps.sleep(deps.budget.nextAt(now) - now, signal);
-  }
-}
-
-/**
- * Waits for every task, then throws the first failure: no task is left writing to the
- * journal after its caller has moved on (and, say, closed it).
- */
-export async function settleAll(tasks: readonly Promise<void>[]): Promise<void> {
-  const outcomes = await Promise.allSettled(tasks);
-  const failure = outcomes.find((outcome) => outcome.status === 'rejected');
-  if (failure) throw failure.reason;
-}
-
-/** The gateway's answer, or the GatewayError it failed with: both are answers here. */
-export async function answerOf<T>(call: Promise<T>): Promise<T | GatewayError> {
-  try {
-    return await call;
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
 }
 
 /**
@@ -413,7 +331,7 @@ export function record(
         decision.to === 'pending' && decision.details.nextPollAt === undefined
           ? {
               ...decision.details,
-              nextPollAt: deps.now() + pollDelayMs(0, deps.random, options.pollPolicy),
+              nextPollAt: deps.clock.now() + pollDelayMs(0, deps.random, options.pollPolicy),
             }
           : decision.details,
     })),

@@ -8,14 +8,7 @@
 import { mapStatus } from '../gateway/status.js';
 import type { Claim, Journal } from '../journal/journal.js';
 import { decidePoll, type Decision } from './decisions.js';
-import {
-  answerOf,
-  record,
-  inFlightSignal,
-  requestSlots,
-  type EngineDeps,
-  type EngineOptions,
-} from './engine.js';
+import { record, type EngineDeps, type EngineOptions } from './engine.js';
 import { pollDelayMs } from './policy.js';
 
 export interface FollowOptions extends EngineOptions {
@@ -71,23 +64,14 @@ export async function followPending(
   deps: EngineDeps,
   options: FollowOptions,
 ): Promise<FollowReport> {
-  const { journal } = deps;
+  const { journal, pool, clock } = deps;
   const report: FollowReport = { polls: 0, moved: 0, stopped: undefined, failed: false };
   const warned = options.warned ?? new Set<string>();
-  let pausedUntil = 0;
-  const inFlight = new Set<Promise<void>>();
   let failure: { error: unknown } | undefined;
-  // Woken by any poll that ends.
-  let wake: (() => void) | undefined;
-  const slotFreed = () => new Promise<void>((resolve) => (wake = resolve));
 
   const poll = async (claim: Claim): Promise<void> => {
     const transactionId = claim.transactionId as number;
-    const answer = await answerOf(
-      deps.gateway.getTransactionById(transactionId, {
-        signal: inFlightSignal(options.signal),
-      }),
-    );
+    const answer = await pool.ask((call) => deps.gateway.getTransactionById(transactionId, call));
     report.polls++;
     const decision = decidePoll(claim.request, transactionId, answer);
     const word = decision.details.gatewayStatus;
@@ -101,7 +85,7 @@ export async function followPending(
       report.failed = true;
     }
     if (decision.signal.kind === 'pause' && decision.signal.ms !== undefined) {
-      pausedUntil = Math.max(pausedUntil, deps.now() + decision.signal.ms);
+      pool.pause(decision.signal.ms);
     }
     record(deps, options, [{ claim, decision: nextPoll(deps, options, claim, decision) }]);
   };
@@ -110,12 +94,12 @@ export async function followPending(
   const pause = async (ms: number, withDoorbell: boolean): Promise<void> => {
     const wakeSignal =
       withDoorbell && options.doorbell
-        ? AbortSignal.any([options.signal, options.doorbell.signal])
-        : options.signal;
-    if (inFlight.size === 0) return deps.sleep(ms, wakeSignal);
+        ? AbortSignal.any([pool.stop, options.doorbell.signal])
+        : pool.stop;
+    if (pool.running === 0) return clock.sleep(ms, wakeSignal);
     const early = new AbortController();
-    const slept = deps.sleep(ms, AbortSignal.any([wakeSignal, early.signal]));
-    await Promise.race([slept, slotFreed()]);
+    const slept = clock.sleep(ms, AbortSignal.any([wakeSignal, early.signal]));
+    await Promise.race([slept, pool.taskEnded()]);
     early.abort();
     await slept;
   };
@@ -123,29 +107,29 @@ export async function followPending(
   try {
     while (
       !report.stopped &&
-      !options.signal.aborted &&
-      deps.now() < options.until &&
+      !pool.stop.aborted &&
+      clock.now() < options.until &&
       failure === undefined
     ) {
-      if (inFlight.size >= options.concurrency) {
-        await slotFreed();
+      if (pool.running >= pool.concurrency) {
+        await pool.taskEnded();
         continue;
       }
-      const now = deps.now();
-      const dueAt = Math.max(journal.nextPollAt() ?? Infinity, pausedUntil);
+      const now = clock.now();
+      const dueAt = Math.max(journal.nextPollAt() ?? Infinity, pool.pausedUntil);
       if (dueAt === Infinity) {
-        if (inFlight.size === 0) break; // nothing pending
-        await slotFreed();
+        if (pool.running === 0) break; // nothing pending
+        await pool.taskEnded();
         continue;
       }
       if (dueAt > now) {
         await pause(Math.min(dueAt, options.until) - now, true);
         continue;
       }
-      // No more claims than the budget lets start now: a claim must not wait out its lease.
-      const grant = await requestSlots(deps, options.signal, options.concurrency - inFlight.size);
+      // No more claims than the pool lets start now: a claim must not wait out its lease.
+      const grant = await pool.grant();
+      if (grant === 0) continue; // stopped
       const claims = journal.claimDue(options.owner, grant, options.leaseMs);
-      deps.budget.take(claims.length, deps.now());
       if (claims.length === 0) {
         // Due, but leased: by this process (its poll in flight) or another. Look again
         // when a poll of ours ends, or shortly.
@@ -153,24 +137,20 @@ export async function followPending(
         continue;
       }
       for (const claim of claims) {
-        const flight: Promise<void> = poll(claim)
+        pool
+          .run(() => poll(claim))
           // Anything but a gateway answer (a bug, the journal failing) ends the loop once
           // the polls in flight are written, never as an unhandled rejection.
           .catch((error: unknown) => {
             failure ??= { error };
-          })
-          .finally(() => {
-            inFlight.delete(flight);
-            wake?.();
           });
-        inFlight.add(flight);
       }
     }
   } finally {
-    await Promise.all(inFlight);
+    await pool.idle();
   }
   if (failure) throw failure.error;
-  if (!report.stopped && options.signal.aborted) report.stopped = 'asked to stop';
+  if (!report.stopped && pool.stop.aborted) report.stopped = 'asked to stop';
   return report;
 }
 
@@ -183,6 +163,6 @@ function nextPoll(
 ): Decision {
   if (decision.to !== 'pending') return decision;
   const polls = claim.polls + 1;
-  const nextPollAt = deps.now() + pollDelayMs(polls, deps.random, options.pollPolicy);
+  const nextPollAt = deps.clock.now() + pollDelayMs(polls, deps.random, options.pollPolicy);
   return { ...decision, details: { ...decision.details, polls, nextPollAt } };
 }

@@ -5,14 +5,7 @@
  * moved: `paid` may only become `refunded`.
  */
 import { decidePoll } from './decisions.js';
-import {
-  answerOf,
-  inFlightSignal,
-  requestSlots,
-  settleAll,
-  type EngineDeps,
-  type EngineOptions,
-} from './engine.js';
+import type { EngineDeps, EngineOptions } from './engine.js';
 
 export interface ReconcileReport {
   checked: number;
@@ -40,58 +33,46 @@ export async function reconcilePaid(
     unexpected: [],
     stopped: undefined,
   };
+  const { pool } = deps;
   let after = '';
-  let pausedUntil = 0;
-  while (!report.stopped && !options.signal.aborted) {
-    if (pausedUntil > deps.now()) {
-      await deps.sleep(pausedUntil - deps.now(), options.signal);
-      continue;
-    }
-    const grant = await requestSlots(deps, options.signal, options.concurrency);
+  while (!report.stopped && !pool.stop.aborted) {
+    const grant = await pool.grant();
+    if (grant === 0) break; // stopped
     const claims = deps.journal.claimPaid(options.owner, grant, options.leaseMs, since, after);
-    deps.budget.take(claims.length, deps.now());
     const last = claims.at(-1);
     if (!last) break;
     after = last.orderId;
-    await settleAll(
-      claims.map(async (claim) => {
-        const transactionId = claim.transactionId as number;
-        const answer = await answerOf(
-          deps.gateway.getTransactionById(transactionId, {
-            signal: inFlightSignal(options.signal),
-          }),
+    await pool.runAll(claims, async (claim) => {
+      const transactionId = claim.transactionId as number;
+      const answer = await pool.ask((call) => deps.gateway.getTransactionById(transactionId, call));
+      const decision = decidePoll(claim.request, transactionId, answer);
+      if (decision.signal.kind === 'stop') report.stopped ??= decision.signal.why;
+      if (decision.signal.kind === 'pause') pool.pause(decision.signal.ms ?? 1_000);
+      if ('kind' in answer) {
+        // No answer: not checked, and the row is left as it was, for the next reconcile.
+        report.failed++;
+        report.lastFailure = answer.message;
+        deps.journal.move(claim.orderId, claim.fence, 'paid', 'reconcile: no answer', {});
+        return;
+      }
+      report.checked++;
+      if (decision.to === 'refunded') {
+        deps.journal.move(
+          claim.orderId,
+          claim.fence,
+          'refunded',
+          `reconcile: ${decision.reason}`,
+          decision.details,
         );
-        const decision = decidePoll(claim.request, transactionId, answer);
-        if (decision.signal.kind === 'stop') report.stopped ??= decision.signal.why;
-        if (decision.signal.kind === 'pause') {
-          pausedUntil = Math.max(pausedUntil, deps.now() + (decision.signal.ms ?? 1_000));
+        report.refunded.push({ orderId: claim.orderId, batchId: claim.batchId });
+      } else {
+        if (decision.to !== 'paid') {
+          report.unexpected.push({ orderId: claim.orderId, why: decision.reason });
         }
-        if ('kind' in answer) {
-          // No answer: not checked, and the row is left as it was, for the next reconcile.
-          report.failed++;
-          report.lastFailure = answer.message;
-          deps.journal.move(claim.orderId, claim.fence, 'paid', 'reconcile: no answer', {});
-          return;
-        }
-        report.checked++;
-        if (decision.to === 'refunded') {
-          deps.journal.move(
-            claim.orderId,
-            claim.fence,
-            'refunded',
-            `reconcile: ${decision.reason}`,
-            decision.details,
-          );
-          report.refunded.push({ orderId: claim.orderId, batchId: claim.batchId });
-        } else {
-          if (decision.to !== 'paid') {
-            report.unexpected.push({ orderId: claim.orderId, why: decision.reason });
-          }
-          // Still paid (or for a person): released as it was.
-          deps.journal.move(claim.orderId, claim.fence, 'paid', 'reconcile: unchanged', {});
-        }
-      }),
-    );
+        // Still paid (or for a person): released as it was.
+        deps.journal.move(claim.orderId, claim.fence, 'paid', 'reconcile: unchanged', {});
+      }
+    });
   }
   return report;
 }

@@ -7,13 +7,13 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { formatDuration } from '../config/duration.js';
 import { systemCodeOf } from '../errors.js';
 import { formatCents } from '../csv/amount.js';
 import type { Config } from '../config/schema.js';
 import { planFunding, type BalanceCheck } from '../engine/balance.js';
 import { requestBudget } from '../engine/budget.js';
+import { createGatewayPool } from '../engine/pool.js';
 import {
   resolveUnknown,
   sendQueued,
@@ -29,6 +29,7 @@ import type { Journal, RowTotals } from '../journal/journal.js';
 import { FINAL, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
 import { archiveFileName, resultFileNames } from '../results/names.js';
 import { writeResultFile } from '../results/result-file.js';
+import { systemClock } from '../runtime/clock.js';
 import { failpoint } from '../runtime/failpoint.js';
 import { awaitApproval, releaseApproved } from './approval.js';
 import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
@@ -496,25 +497,27 @@ export function engineFor(
     2_000;
   const engine: EngineOptions = {
     owner: workerName(),
-    concurrency: config.concurrency,
     // A claim must not end while its request may still be on its way.
     leaseMs: longestRequestMs,
     // Never shorter than a claim: a request must be over before its row may go again.
     graceMs: Math.max(config.resendGrace, longestRequestMs),
     maxUnreachable: 8,
-    signal: options.signal,
     pollPolicy: options.pollPolicy,
     ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),
     admission: { duplicateWindowMs: config.duplicateWindow, hintFlags: options.hintFlags ?? '' },
   };
+  const clock = options.now ? { ...systemClock, now: options.now } : systemClock;
   const deps: EngineDeps = {
     journal,
     gateway,
-    now: options.now ?? Date.now,
-    sleep: (ms: number, signal: AbortSignal) =>
-      delay(ms, undefined, { signal }).catch(() => undefined),
+    clock,
     random: Math.random,
-    budget: requestBudget(config.maxRequestsPerSecond),
+    pool: createGatewayPool({
+      concurrency: config.concurrency,
+      budget: requestBudget(config.maxRequestsPerSecond),
+      stop: options.signal,
+      clock,
+    }),
   };
   return { deps, engine: options.doorbell ? { ...engine, doorbell: options.doorbell } : engine };
 }
@@ -566,8 +569,8 @@ async function settle(
     note(
       `the gateway answered status "${word}" (first seen on ${orderId}), which payouts does not know: kept verbatim, and the row stays pending`,
     );
-  for (let round = 0; round < MAX_SETTLE_ROUNDS && deps.now() < until; round++) {
-    const roundEnd = Math.min(until, deps.now() + lookupEveryMs(options.graceMs));
+  for (let round = 0; round < MAX_SETTLE_ROUNDS && deps.clock.now() < until; round++) {
+    const roundEnd = Math.min(until, deps.clock.now() + lookupEveryMs(options.graceMs));
     const followed = await followPending(deps, {
       ...options,
       until: roundEnd,
@@ -585,7 +588,7 @@ async function settle(
     }
     // The rest of the round, when following ended it early (nothing due to poll): the
     // next lookups wait for the next round, never a busy loop.
-    await deps.sleep(roundEnd - deps.now(), options.signal);
+    await deps.clock.sleep(roundEnd - deps.clock.now(), deps.pool.stop);
   }
   return { stopped: undefined, failed: false };
 }

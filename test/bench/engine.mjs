@@ -10,10 +10,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as delay } from 'node:timers/promises';
 import { createGatewayClient } from '../../dist/gateway/client.js';
 import { requestBudget } from '../../dist/engine/budget.js';
 import { sendQueued } from '../../dist/engine/engine.js';
+import { createGatewayPool } from '../../dist/engine/pool.js';
+import { systemClock } from '../../dist/runtime/clock.js';
 import { POLLING } from '../../dist/engine/policy.js';
 import { openJournalForWork } from '../../dist/journal/open-for-work.js';
 import { request } from 'undici';
@@ -119,18 +120,20 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
       {
         journal,
         gateway,
-        now: Date.now,
-        sleep: (ms, signal) => delay(ms, undefined, { signal }).catch(() => {}),
+        clock: systemClock,
         random: Math.random,
-        budget: requestBudget(null),
+        pool: createGatewayPool({
+          concurrency,
+          budget: requestBudget(null),
+          stop: new AbortController().signal,
+          clock: systemClock,
+        }),
       },
       {
         owner: 'bench',
-        concurrency,
         leaseMs: 120_000,
         graceMs: 120_000,
         maxUnreachable: 8,
-        signal: new AbortController().signal,
         pollPolicy: POLLING,
       },
     );

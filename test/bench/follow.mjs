@@ -5,15 +5,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { requestBudget } from '../../dist/engine/budget.js';
 import { sendQueued } from '../../dist/engine/engine.js';
 import { Doorbell, followPending, nudgeOnPostback } from '../../dist/engine/follow.js';
 import { POLLING, POLLING_WITH_POSTBACKS } from '../../dist/engine/policy.js';
+import { createGatewayPool } from '../../dist/engine/pool.js';
 import { createGatewayClient } from '../../dist/gateway/client.js';
 import { openJournal } from '../../dist/journal/journal.js';
 import { startPostbackReceiver } from '../../dist/postback/receiver.js';
 import { startSandbox } from '../../dist/sandbox/server.js';
+import { systemClock } from '../../dist/runtime/clock.js';
 
 const TOKEN = 'bench-token';
 const PAYOUTS = 1_000;
@@ -83,18 +84,20 @@ async function follow(mode) {
     const deps = {
       journal,
       gateway,
-      now: Date.now,
-      sleep: (ms, signal) => delay(ms, undefined, { signal }).catch(() => {}),
+      clock: systemClock,
       random: Math.random,
-      budget: requestBudget(null),
+      pool: createGatewayPool({
+        concurrency: 16,
+        budget: requestBudget(null),
+        stop: new AbortController().signal,
+        clock: systemClock,
+      }),
     };
     const options = {
       owner: 'bench',
-      concurrency: 16,
       leaseMs: 120_000,
       graceMs: 120_000,
       maxUnreachable: 8,
-      signal: new AbortController().signal,
       pollPolicy: receiver ? POLLING_WITH_POSTBACKS : POLLING,
       postbackUrl: receiver ? `${receiver.url}/postback/${SECRET}` : undefined,
     };

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { GatewayClient } from '../../src/gateway/client.js';
 import { requestBudget } from '../../src/engine/budget.js';
 import { POLLING } from '../../src/engine/policy.js';
+import { createGatewayPool } from '../../src/engine/pool.js';
+import { systemClock } from '../../src/runtime/clock.js';
 import {
   resolveUnknown,
   sendQueued,
@@ -45,22 +46,30 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     return made;
   };
 
-  const deps = (gateway: GatewayClient): EngineDeps => ({
-    journal,
-    gateway,
-    now,
-    sleep: (ms, signal) => delay(ms, undefined, { signal }).catch(() => undefined),
-    random: createRandom(3),
-    budget: requestBudget(null),
-  });
+  const deps = (
+    gateway: GatewayClient,
+    pool: { concurrency?: number; stop?: AbortSignal; perSecond?: number } = {},
+  ): EngineDeps => {
+    const clock = { ...systemClock, now };
+    return {
+      journal,
+      gateway,
+      clock,
+      random: createRandom(3),
+      pool: createGatewayPool({
+        concurrency: pool.concurrency ?? 8,
+        budget: requestBudget(pool.perSecond ?? null),
+        stop: pool.stop ?? new AbortController().signal,
+        clock,
+      }),
+    };
+  };
 
   const options = (overrides: Partial<EngineOptions> = {}): EngineOptions => ({
     owner: 'test',
-    concurrency: 8,
     leaseMs: 30_000,
     graceMs: GRACE_MS,
     maxUnreachable: 4,
-    signal: new AbortController().signal,
     pollPolicy: POLLING,
     ...overrides,
   });
@@ -201,7 +210,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
         return gateway.createCashOut(request, callOptions);
       },
     };
-    const report = await sendQueued(deps(wrapped), options({ concurrency: 1 }));
+    const report = await sendQueued(deps(wrapped, { concurrency: 1 }), options());
     expect(report.stopped).toMatch(/refused our credentials/);
     expect(sandbox.ledger()).toHaveLength(14);
     expect(states().queued?.count).toBe(26);
@@ -226,7 +235,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
         return gateway.getTransactionByOrderId(orderId, callOptions);
       },
     };
-    const capped = { ...deps(counted), budget: requestBudget(8) };
+    const capped = deps(counted, { perSecond: 8 });
     await sendQueued(capped, options());
     const report = await resolveUnknown(capped, options());
     expect(report.adopted).toBeGreaterThan(3);
@@ -244,8 +253,8 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     const report = await sendQueued(
-      deps(client()),
-      options({ concurrency: 4, signal: controller.signal }),
+      deps(client(), { concurrency: 4, stop: controller.signal }),
+      options(),
     );
     expect(report.stopped).toBe('asked to stop');
     const counts = states();
@@ -277,7 +286,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     const gateway = client();
     await sendQueued(deps(gateway), options());
     sandbox.setFaults({ serverErrorRate: 0 });
-    const report = await resolveUnknown(deps(gateway), options({ concurrency: 8 }));
+    const report = await resolveUnknown(deps(gateway, { concurrency: 8 }), options());
     expect(report.stillUnknown).toBe(40);
     for (let i = 0; i < 40; i++) {
       expect(journal.payout(`p-${String(i).padStart(4, '0')}`)?.notFound).toBe(1);

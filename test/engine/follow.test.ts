@@ -10,6 +10,8 @@ import {
   type FollowOptions,
 } from '../../src/engine/follow.js';
 import { startPostbackReceiver } from '../../src/postback/receiver.js';
+import { createGatewayPool } from '../../src/engine/pool.js';
+import { systemClock } from '../../src/runtime/clock.js';
 import { POLLING_WITH_POSTBACKS, type PollPolicy } from '../../src/engine/policy.js';
 import type { GatewayClient } from '../../src/gateway/client.js';
 import { openJournal, type Journal } from '../../src/journal/journal.js';
@@ -47,21 +49,23 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     await sandbox.close();
   });
 
-  const deps = (): EngineDeps => ({
+  const deps = (stop = new AbortController().signal): EngineDeps => ({
     journal,
     gateway,
-    now: Date.now,
-    sleep: (ms, signal) => delay(ms, undefined, { signal }).catch(() => undefined),
+    clock: systemClock,
     random: createRandom(4),
-    budget: requestBudget(null),
+    pool: createGatewayPool({
+      concurrency: 8,
+      budget: requestBudget(null),
+      stop,
+      clock: systemClock,
+    }),
   });
   const options = (overrides: Partial<FollowOptions> = {}): FollowOptions => ({
     owner: 'test',
-    concurrency: 8,
     leaseMs: 30_000,
     graceMs: 60_000,
     maxUnreachable: 4,
-    signal: new AbortController().signal,
     pollPolicy: QUICK,
     until: Date.now() + 10_000,
     ...overrides,
@@ -164,7 +168,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
       },
     };
     const stop = new AbortController();
-    const following = followPending(deps(), options({ signal: stop.signal }));
+    const following = followPending(deps(stop.signal), options());
     for (let i = 0; i < 500 && journal.countsByState().paid?.count !== 2; i++) await delay(10);
     expect(journal.payout('f-1')?.state).toBe('paid');
     expect(journal.payout('f-2')?.state).toBe('paid');

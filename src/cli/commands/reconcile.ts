@@ -62,7 +62,7 @@ export function reconcileCommand(): Command {
             pollPolicy: POLLING,
             note: out.note,
           });
-          report = await reconcilePaid(deps, engine, Date.now() - options.days * DAY_MS);
+          report = await reconcilePaid(deps, engine, deps.clock.now() - options.days * DAY_MS);
         } finally {
           await gateway.close();
         }
