@@ -6,6 +6,7 @@ import { ensureFolders, homeFolders } from '../../inbox/folders.js';
 import { engineFor } from '../../inbox/pass.js';
 import { resultFileNames } from '../../results/names.js';
 import { writeResultFile } from '../../results/result-file.js';
+import { systemClock } from '../../runtime/clock.js';
 import { waitForStopSignal } from '../../runtime/signals.js';
 import {
   EMBEDDED_SANDBOX_FORGETS,
@@ -45,6 +46,7 @@ export function reconcileCommand(): Command {
       ensureFolders(folders, config.sharedGroup);
       const stop = new AbortController();
       void waitForStopSignal().then(() => stop.abort());
+      const since = systemClock.now() - options.days * DAY_MS;
       try {
         const gateway = await openGateway(context, journal);
         if (gateway.embedded) {
@@ -62,7 +64,7 @@ export function reconcileCommand(): Command {
             pollPolicy: POLLING,
             note: out.note,
           });
-          report = await reconcilePaid(deps, engine, deps.clock.now() - options.days * DAY_MS);
+          report = await reconcilePaid(deps, engine, since);
         } finally {
           await gateway.close();
         }
@@ -72,7 +74,7 @@ export function reconcileCommand(): Command {
         const batchIds = [
           ...new Set([
             ...report.refunded.map((payout) => payout.batchId),
-            ...journal.batchesShowingRefundedSince(Date.now() - options.days * DAY_MS),
+            ...journal.batchesShowingRefundedSince(since),
           ]),
         ];
         const rewritten: string[] = [];
