@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The compiled CLI lives in dist/ (built by `npm install` through the prepare script).
+import { processIo } from '../dist/runtime/io.js';
 import { main } from '../dist/cli/main.js';
 
 // A reader that stops early (`payouts status | head`) closes the pipe. The rest of the
@@ -11,7 +12,7 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const code = await main(process.argv.slice(2));
+const code = await main(process.argv.slice(2), processIo());
 // Everything written reaches its reader first (pipes are asynchronous on some systems).
 for (const stream of [process.stdout, process.stderr]) {
   await new Promise((resolve) => stream.write('', resolve));

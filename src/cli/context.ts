@@ -14,6 +14,7 @@ import type { Folders } from '../inbox/folders.js';
 import { explainJournalFailure } from '../journal/failures.js';
 import { openJournal, type GatewayKind, type Journal } from '../journal/journal.js';
 import { ExitError } from './exit-error.js';
+import type { CliIo } from '../runtime/io.js';
 
 export interface GlobalOptions {
   config?: string;
@@ -63,10 +64,16 @@ export interface Context {
   sources: Readonly<Record<ConfigKey, string>>;
   logger: Logger;
   out: Output;
+  /** The streams and environment the command was given. */
+  io: CliIo;
 }
 
-export function openContext(options: GlobalOptions, use: CommandUse = 'payouts'): Context {
-  const { config: loaded, sources } = loadConfig({ configFile: options.config, env: process.env });
+export function openContext(
+  io: CliIo,
+  options: GlobalOptions,
+  use: CommandUse = 'payouts',
+): Context {
+  const { config: loaded, sources } = loadConfig({ configFile: options.config, env: io.env });
   if (options.sandbox && loaded.baseUrl !== null) {
     throw new ExitError(
       1,
@@ -77,7 +84,7 @@ export function openContext(options: GlobalOptions, use: CommandUse = 'payouts')
     ...loaded,
     ...(options.sandbox ? { gateway: 'sandbox' as const } : {}),
     // Resolved once, here: what every command writes for people speaks one language.
-    language: languageOf(loaded.language, process.env),
+    language: languageOf(loaded.language, io.env),
   };
   if (use === 'payouts' && config.baseUrl === null && config.gateway !== 'sandbox') {
     throw new ExitError(1, NO_GATEWAY);
@@ -88,28 +95,29 @@ export function openContext(options: GlobalOptions, use: CommandUse = 'payouts')
     json,
     quiet,
     line: (text) => {
-      if (!json) process.stdout.write(`${text}\n`);
+      if (!json) io.stdout.write(`${text}\n`);
     },
     data: (value) => {
-      if (json) process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+      if (json) io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
     },
     note: (text) => {
-      if (!quiet) process.stderr.write(`${text}\n`);
+      if (!quiet) io.stderr.write(`${text}\n`);
     },
-    warn: (text) => process.stderr.write(`${text}\n`),
+    warn: (text) => io.stderr.write(`${text}\n`),
   };
   // --sandbox is a command-line choice: it names itself as the source of `gateway`; a
   // language left to the locale names the variable that chose it.
   const sourced = {
     ...sources,
     ...(options.sandbox ? { gateway: '--sandbox' } : {}),
-    ...(loaded.language === null ? { language: localeSource(process.env) } : {}),
+    ...(loaded.language === null ? { language: localeSource(io.env) } : {}),
   };
   return {
     config,
     sources: sourced,
-    logger: createLogger(logLevelOf(config.logLevel, quiet)),
+    logger: createLogger(logLevelOf(config.logLevel, quiet), io),
     out,
+    io,
   };
 }
 

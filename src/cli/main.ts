@@ -1,10 +1,10 @@
 /**
  * Builds the command tree, runs it, and turns every error into one clear line and an
- * exit code (endingOf). bin/payouts.js, the only caller, sets the process's exit code
- * from it.
+ * exit code (endingOf). bin/payouts.js sets the process's exit code from it; tests run
+ * it in their own process with an io of their own.
  */
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, type OutputConfiguration } from 'commander';
 import { balanceCommand } from './commands/balance.js';
 import { cashInCommand } from './commands/cashin.js';
 import { demoCommand } from './commands/demo.js';
@@ -20,6 +20,7 @@ import { runCommand } from './commands/run.js';
 import { sandboxCommand } from './commands/sandbox.js';
 import { validateCommand } from './commands/validate.js';
 import { endingOf, usageError } from './exit-error.js';
+import type { CliIo } from '../runtime/io.js';
 
 /** The package's version: src/cli and dist/cli are both two folders below it. */
 function version(): string {
@@ -27,7 +28,7 @@ function version(): string {
   return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
 }
 
-function buildProgram(): Command {
+function buildProgram(io: CliIo): Command {
   const program = new Command('payouts')
     .description('Batch Pix payouts from accounting CSV exports, each paid exactly once.')
     .version(version(), '-V, --version', 'the version of payouts')
@@ -40,33 +41,45 @@ function buildProgram(): Command {
     )
     // One line and where to read more, never the whole help: the error stays in sight.
     .showHelpAfterError('(see payouts --help)')
+    .configureOutput(outputTo(io))
     .exitOverride();
   for (const command of [
-    validateCommand(),
-    templateCommand(),
-    runCommand(),
-    statusCommand(),
-    watchCommand(),
-    approveCommand(),
-    rejectCommand(),
-    retryCommand(),
-    reconcileCommand(),
-    doctorCommand(),
-    sandboxCommand(),
-    balanceCommand(),
-    getCommand(),
-    cashInCommand(),
-    demoCommand(),
+    validateCommand(io),
+    templateCommand(io),
+    runCommand(io),
+    statusCommand(io),
+    watchCommand(io),
+    approveCommand(io),
+    rejectCommand(io),
+    retryCommand(io),
+    reconcileCommand(io),
+    doctorCommand(io),
+    sandboxCommand(io),
+    balanceCommand(io),
+    getCommand(io),
+    cashInCommand(io),
+    demoCommand(io),
   ]) {
     // Each command's help lists --config, --json and --quiet too: its examples use them.
     program.addCommand(
       command
+        .configureOutput(outputTo(io))
         .exitOverride()
         .showHelpAfterError(`(see payouts ${command.name()} --help)`)
         .configureHelp({ showGlobalOptions: true }),
     );
   }
   return program;
+}
+
+/** Commander's help and errors on the command's own streams, as wide as a terminal or 80. */
+function outputTo(io: CliIo): OutputConfiguration {
+  return {
+    writeOut: (text) => io.stdout.write(text),
+    writeErr: (text) => io.stderr.write(text),
+    getOutHelpWidth: () => (io.stdout.isTTY ? io.stdout.columns : undefined) ?? 80,
+    getErrHelpWidth: () => (io.stderr.isTTY ? io.stderr.columns : undefined) ?? 80,
+  };
 }
 
 /** Whether the command line names no command: only the options every command takes. */
@@ -77,17 +90,18 @@ function namesNoCommand(argv: readonly string[]): boolean {
   );
 }
 
-export async function main(argv: readonly string[]): Promise<number> {
+/** Runs one command line; what it says goes to `io`, and what it ends with is returned. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     // The whole help would push the mistake out of sight: one line, as for any usage error.
     if (namesNoCommand(argv)) {
       throw usageError('', 'payouts: say which command, e.g. payouts validate FILE or payouts run');
     }
-    await buildProgram().parseAsync(argv, { from: 'user' });
+    await buildProgram(io).parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
     const { exitCode, stderr } = endingOf(error);
-    if (stderr) process.stderr.write(`${stderr}\n`);
+    if (stderr) io.stderr.write(`${stderr}\n`);
     return exitCode;
   }
 }

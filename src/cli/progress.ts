@@ -6,6 +6,7 @@
  */
 import type { Journal } from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
+import type { TextOutput } from '../runtime/io.js';
 
 const EVERY_MS = 200;
 const LINE_EVERY_MS = 2_000;
@@ -53,8 +54,12 @@ export function progressText(progress: Progress, bar: boolean): string {
   return `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${text}`;
 }
 
-/** `off`; `bar`, redrawn in place (a terminal); `lines`, one every 2 s and at the end. */
-export function startProgress(journal: Journal, mode: 'off' | 'bar' | 'lines'): { stop(): void } {
+/** `off`; `bar`, redrawn in place (a terminal); `lines`, one every 2 s and at the end; on `stderr`. */
+export function startProgress(
+  journal: Journal,
+  mode: 'off' | 'bar' | 'lines',
+  stderr: TextOutput,
+): { stop(): void } {
   if (mode === 'off') return { stop: () => undefined };
   const began = Date.now();
   const start = journal.countsByState();
@@ -66,9 +71,9 @@ export function startProgress(journal: Journal, mode: 'off' | 'bar' | 'lines'): 
     );
     if (mode === 'bar') {
       // Back to the line's start, redraw, and erase what a longer earlier line left.
-      process.stderr.write(`\r${text}\x1b[K${final ? '\n' : ''}`);
+      stderr.write(`\r${text}\x1b[K${final ? '\n' : ''}`);
     } else if (final || Date.now() - lastLine >= LINE_EVERY_MS) {
-      process.stderr.write(`progress: ${text}\n`);
+      stderr.write(`progress: ${text}\n`);
       lastLine = Date.now();
     }
   };

@@ -1,9 +1,10 @@
 /**
- * pino JSON lines on stderr, with ISO times; pretty when stderr is a terminal. The token never appears,
+ * pino JSON lines on the command's stderr, with ISO times; pretty when it is a terminal. The token never appears,
  * and personal data is masked (src/runtime/mask.ts).
  */
 import { pino, type Logger } from 'pino';
-import pretty from 'pino-pretty';
+import { prettyFactory } from 'pino-pretty';
+import type { CliIo } from './io.js';
 import { maskPersonalData } from './mask.js';
 
 export type { Logger };
@@ -16,7 +17,7 @@ export function logLevelOf(level: string, quiet: boolean): string {
   return quiet && LEVELS.indexOf(level) < LEVELS.indexOf('warn') ? 'warn' : level;
 }
 
-export function createLogger(level: string): Logger {
+export function createLogger(level: string, io: Pick<CliIo, 'stderr' | 'env'>): Logger {
   const options = {
     level,
     // ISO 8601 in UTC (`"time":"2026-11-23T20:41:07.123Z"`), not epoch milliseconds: a log
@@ -51,17 +52,14 @@ export function createLogger(level: string): Logger {
       },
     },
   };
-  if (process.stderr.isTTY) {
-    return pino(
-      options,
-      pretty({
-        destination: 2,
-        colorize: !process.env['NO_COLOR'],
-        sync: true,
-        // The machine's local time with its offset, as the operator reads a clock.
-        translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l o',
-      }),
-    );
+  if (io.stderr.isTTY) {
+    const prettify = prettyFactory({
+      colorize: !io.env['NO_COLOR'],
+      // The machine's local time with its offset, as the operator reads a clock.
+      translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l o',
+    });
+    // Each line written as it is logged, in order with what the command prints.
+    return pino(options, { write: (line: string) => io.stderr.write(prettify(line)) });
   }
-  return pino(options, pino.destination({ dest: 2, sync: true }));
+  return pino(options, { write: (line: string) => io.stderr.write(line) });
 }

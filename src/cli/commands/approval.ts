@@ -18,6 +18,7 @@ import { openContext, type GlobalOptions, type Output } from '../context.js';
 import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
+import type { CliIo } from '../../runtime/io.js';
 
 type Awaiting = NonNullable<Awaited<ReturnType<typeof findAwaiting>>>;
 
@@ -26,12 +27,13 @@ type Awaiting = NonNullable<Awaited<ReturnType<typeof findAwaiting>>>;
  * naming the files that wait, so a mistyped name says what could have been meant.
  */
 async function onAwaitingFile(
+  io: CliIo,
   verb: string,
   name: string,
   command: Command,
   act: (found: Awaiting, journal: Journal, folders: Folders, out: Output) => Promise<void> | void,
 ): Promise<void> {
-  const { config, out } = openContext(command.optsWithGlobals<GlobalOptions>());
+  const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
   const folders = homeFolders(config.home);
   const journal = openWorkJournal(verb, folders, out, { mustExist: true });
   ensureFolders(folders, config.sharedGroup);
@@ -57,7 +59,7 @@ interface ApproveOptions {
   by?: string;
 }
 
-export function approveCommand(): Command {
+export function approveCommand(io: CliIo): Command {
   return new Command('approve')
     .description(
       'release a file waiting for approval, or answer for rows the rules on who is paid hold: new payments (--new-batch), or a corrected copy of an earlier batch (--corrects)',
@@ -103,8 +105,8 @@ export function approveCommand(): Command {
           : options.corrects !== undefined
             ? { corrects: options.corrects, by }
             : undefined;
-      if (answer) return answerHolds(name, answer, command);
-      return onAwaitingFile('approve', name, command, (found, journal, folders, out) => {
+      if (answer) return answerHolds(io, name, answer, command);
+      return onAwaitingFile(io, 'approve', name, command, (found, journal, folders, out) => {
         if (!found.batch) {
           throw new ExitError(
             1,
@@ -140,8 +142,8 @@ export function approveCommand(): Command {
 }
 
 /** `approve FILE --new-batch` or `--corrects BATCH`: a person's answer to held rows. */
-function answerHolds(name: string, answer: HoldAnswer, command: Command): void {
-  const { config, out } = openContext(command.optsWithGlobals<GlobalOptions>());
+function answerHolds(io: CliIo, name: string, answer: HoldAnswer, command: Command): void {
+  const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
   const folders = homeFolders(config.home);
   const journal = openWorkJournal('approve', folders, out, { mustExist: true });
   try {
@@ -166,7 +168,7 @@ function answerHolds(name: string, answer: HoldAnswer, command: Command): void {
   }
 }
 
-export function rejectCommand(): Command {
+export function rejectCommand(io: CliIo): Command {
   return new Command('reject')
     .description('turn down a file waiting for approval: nothing of it is ever sent')
     .argument('<file>', 'the file name in awaiting-approval/')
@@ -178,7 +180,7 @@ export function rejectCommand(): Command {
     .addHelpText('after', '\nExample:\n  payouts reject payroll-2026-11.csv --reason "wrong month"')
     .option('--by <name>', 'who turns it down, for the audit trail (default: the user running it)')
     .action((name: string, options: { reason: string; by?: string }, command: Command) =>
-      onAwaitingFile('reject', name, command, (found, journal, folders, out) => {
+      onAwaitingFile(io, 'reject', name, command, (found, journal, folders, out) => {
         // Changed in the folder since it was validated: the batch it waits as, by its name.
         const batch =
           found.batch ??

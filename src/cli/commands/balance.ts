@@ -2,13 +2,14 @@ import { Command } from 'commander';
 import { openContext, openGateway, type GlobalOptions } from '../context.js';
 import { formatCents } from '../../csv/amount.js';
 import { keyValueLines } from '../format.js';
+import type { CliIo } from '../../runtime/io.js';
 
-export function balanceCommand(): Command {
+export function balanceCommand(io: CliIo): Command {
   return new Command('balance')
     .description("show the account balance from the gateway's balance endpoint")
     .addHelpText('after', '\nExample:\n  payouts balance --json')
     .action(async (_options: object, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'trying-out');
+      const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const gateway = await openGateway(context);
       try {
         const balance = await gateway.client.getBalance();

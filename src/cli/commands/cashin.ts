@@ -7,6 +7,7 @@ import { readDocument } from '../../csv/documents.js';
 import { isEmail } from '../../csv/pix-key.js';
 import { ExitError } from '../exit-error.js';
 import { keyValueLines } from '../format.js';
+import type { CliIo } from '../../runtime/io.js';
 
 interface CashInOptions {
   value: number;
@@ -63,7 +64,7 @@ function unwritable(file: string): string | undefined {
   return undefined;
 }
 
-export function cashInCommand(): Command {
+export function cashInCommand(io: CliIo): Command {
   return new Command('cashin')
     .description(
       'create a cash-in (payment request): prints the Pix payment code and saves its QR image',
@@ -88,7 +89,7 @@ export function cashInCommand(): Command {
         '    --product-name "Invoice 42" --product-description "November services" --qr-out invoice-42.png',
     )
     .action(async (options: CashInOptions, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'trying-out');
+      const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const chosenQrFile = options.qrOut === undefined ? undefined : resolve(options.qrOut);
       const problem = chosenQrFile === undefined ? undefined : unwritable(chosenQrFile);
       if (problem) {

@@ -14,6 +14,7 @@ import { openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { startProgress } from '../progress.js';
 import { sayInEnglish } from '../../messages/say.js';
+import type { CliIo } from '../../runtime/io.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../samples/', import.meta.url));
 /** The demo's gateway: a few dropped answers and a 429 burst on creates, settling fast. */
@@ -29,7 +30,7 @@ const SETTLE_DELAY_MS = 800;
 const FOLLOW_MS = 30_000;
 const INVALID_SHOWN = 4;
 
-export function demoCommand(): Command {
+export function demoCommand(io: CliIo): Command {
   return new Command('demo')
     .description(
       'the whole journey against an embedded sandbox with faults switched on: the sample files paid exactly once, followed to the end, results written',
@@ -40,7 +41,7 @@ export function demoCommand(): Command {
         '\nExample:\n  npm start        # the same as: payouts demo',
     )
     .action(async (_options: object, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'trying-out');
+      const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const { out } = context;
       const started = Date.now();
       const home = resolve(
@@ -92,9 +93,10 @@ export function demoCommand(): Command {
         journal,
         out.json || out.quiet || context.config.logLevel === 'silent'
           ? 'off'
-          : process.stderr.isTTY
+          : io.stderr.isTTY
             ? 'bar'
             : 'lines',
+        io.stderr,
       );
       let filesDone: FileSummary[];
       try {

@@ -25,6 +25,7 @@ import {
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { journalLossOf } from '../work-journal.js';
+import type { CliIo } from '../../runtime/io.js';
 
 interface Check {
   name: string;
@@ -32,7 +33,7 @@ interface Check {
   detail: string;
 }
 
-export function doctorCommand(): Command {
+export function doctorCommand(io: CliIo): Command {
   return new Command('doctor')
     .description(
       'check that this machine is ready to pay: configuration, gateway and token, home folder and its modes, journal; changes nothing',
@@ -42,7 +43,7 @@ export function doctorCommand(): Command {
       '\nExit 0 when every check holds, 1 when one does not (each says what to do).\n\nExample:\n  PAYOUTS_HOME=/srv/payouts payouts doctor',
     )
     .action(async (_options: object, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'offline');
+      const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'offline');
       const folders = homeFolders(context.config.home);
       const checks = [
         ...(await gatewayChecks(context)),

@@ -9,6 +9,7 @@ import {
 import { ExitError, usageError } from '../exit-error.js';
 import { formatCents } from '../../csv/amount.js';
 import { keyValueLines } from '../format.js';
+import type { CliIo } from '../../runtime/io.js';
 
 interface GetOptions {
   id?: number;
@@ -21,7 +22,7 @@ function transactionIdArgument(value: string): number {
   return Number(value);
 }
 
-export function getCommand(): Command {
+export function getCommand(io: CliIo): Command {
   return new Command('get')
     .description('look one transaction up at the gateway, by its transactionId or your orderId')
     .addOption(
@@ -38,7 +39,7 @@ export function getCommand(): Command {
       if (options.id === undefined && options.orderId === undefined) {
         throw usageError('get', 'payouts get: say which transaction, with --id N or --order-id X');
       }
-      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'trying-out');
+      const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const gateway = await openGateway(context);
       const what =
         options.id !== undefined ? `transactionId ${options.id}` : `orderId "${options.orderId}"`;

@@ -7,7 +7,7 @@ import { engineFor } from '../../inbox/pass.js';
 import { resultFileNames } from '../../results/names.js';
 import { writeResultFile } from '../../results/result-file.js';
 import { systemClock } from '../../runtime/clock.js';
-import { waitForStopSignal } from '../../runtime/signals.js';
+import { listenForStopSignal } from '../../runtime/signals.js';
 import {
   EMBEDDED_SANDBOX_FORGETS,
   openContext,
@@ -17,6 +17,7 @@ import {
 import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
+import type { CliIo } from '../../runtime/io.js';
 
 const DAY_MS = 86_400_000;
 
@@ -27,7 +28,7 @@ function daysArgument(value: string): number {
   return Number(value);
 }
 
-export function reconcileCommand(): Command {
+export function reconcileCommand(io: CliIo): Command {
   return new Command('reconcile')
     .description(
       'read recent paid payouts again at the gateway: record the ones that came back (refunded) and rewrite their result files',
@@ -39,13 +40,13 @@ export function reconcileCommand(): Command {
         '\nExample:\n  payouts reconcile --days 7',
     )
     .action(async (options: { days: number }, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const { config, out } = context;
       const folders = homeFolders(config.home);
       const journal = openWorkJournal('reconcile', folders, out, { mustExist: true });
       ensureFolders(folders, config.sharedGroup);
       const stop = new AbortController();
-      void waitForStopSignal().then(() => stop.abort());
+      const stopSignal = listenForStopSignal(() => stop.abort());
       const since = systemClock.now() - options.days * DAY_MS;
       try {
         const gateway = await openGateway(context, journal);
@@ -117,6 +118,7 @@ export function reconcileCommand(): Command {
         }
         if (report.refunded.length > 0 || report.unexpected.length > 0) throw new ExitError(2);
       } finally {
+        stopSignal.close();
         journal.close();
       }
     });

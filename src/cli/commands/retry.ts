@@ -9,13 +9,14 @@ import { openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
 import { openWorkJournal } from '../work-journal.js';
+import type { CliIo } from '../../runtime/io.js';
 
 /**
  * `payouts retry FILE|ORDERID`: a person's request to send definitely failed payouts
  * again (the only way they are: dropping a file again never does). Exit codes as
  * approve's: 0 done, 1 nothing to send again (or the journal refused), with why.
  */
-export function retryCommand(): Command {
+export function retryCommand(io: CliIo): Command {
   return new Command('retry')
     .description(
       'send again, on purpose, payouts that definitely failed (failed, rejected, canceled, refunded): every such row of the newest batch of a file name, or one orderId; each goes under its orderId with an attempt suffix (-r2, -r3), sent by the next run',
@@ -27,7 +28,7 @@ export function retryCommand(): Command {
       '\nExamples:\n  payouts retry folha.csv --by "Maria (financeiro)"\n  payouts retry folha-1-3f9a2c71',
     )
     .action((target: string, options: { by?: string }, command: Command) => {
-      const { config, out } = openContext(command.optsWithGlobals<GlobalOptions>());
+      const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(config.home);
       const by = options.by?.trim() || userInfo().username;
       const journal = openWorkJournal('retry', folders, out, { mustExist: true });

@@ -12,7 +12,8 @@ import { describeHolder, lockHome } from '../../inbox/lock.js';
 import { settledOnOurClock } from '../../inbox/readiness.js';
 import { warnPendingTooLong } from '../../inbox/pending-alert.js';
 import { systemClock } from '../../runtime/clock.js';
-import { waitForStopSignal } from '../../runtime/signals.js';
+import { listenForStopSignal } from '../../runtime/signals.js';
+import type { Journal } from '../../journal/journal.js';
 import {
   hintFlagsOf,
   openContext,
@@ -28,6 +29,7 @@ import { CATALOGS } from '../../messages/catalog.js';
 import { journalLossOf, openWorkJournal } from '../work-journal.js';
 import { describeFile } from '../format.js';
 import { sayInEnglish } from '../../messages/say.js';
+import type { CliIo } from '../../runtime/io.js';
 
 interface RunOptions {
   inbox?: string;
@@ -40,7 +42,7 @@ interface RunOptions {
 /** How long `--wait` without a duration waits for another run to finish. */
 const DEFAULT_WAIT = '10m';
 
-export function runCommand(): Command {
+export function runCommand(io: CliIo): Command {
   return new Command('run')
     .description(
       'process every file in the inbox once: journal, send, and report (the cron entry point)',
@@ -78,7 +80,7 @@ export function runCommand(): Command {
         options.wait === undefined
           ? 0
           : durationFlag('--wait', options.wait === true ? DEFAULT_WAIT : options.wait);
-      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const { config, out } = context;
       requireInbox('run', options.inbox);
       const folders = homeFolders(config.home, options.inbox);
@@ -91,11 +93,17 @@ export function runCommand(): Command {
       // Listened for from the start: a signal while a file is read ends the run before
       // anything is sent; one while sending gives the requests in flight 2 s to finish and be journaled.
       const stop = new AbortController();
-      void waitForStopSignal().then((signal) => {
+      const stopSignal = listenForStopSignal((signal) => {
         out.note(`${signal}: no new payouts will be sent; waiting for the ones in flight`);
         stop.abort();
       });
-      const journal = openWorkJournal('run', folders, out, { recover: options.recover ?? false });
+      let journal: Journal;
+      try {
+        journal = openWorkJournal('run', folders, out, { recover: options.recover ?? false });
+      } catch (error) {
+        stopSignal.close();
+        throw error;
+      }
       try {
         const lock = await lockHome(journal, {
           waitMs,
@@ -125,6 +133,7 @@ export function runCommand(): Command {
         }
       } finally {
         journal.close();
+        stopSignal.close();
       }
 
       async function work(): Promise<void> {
@@ -140,7 +149,8 @@ export function runCommand(): Command {
         // A bar on a terminal only: cron's log gets the summary, not a line every 2 s.
         const progress = startProgress(
           journal,
-          process.stderr.isTTY && !out.json && !out.quiet ? 'bar' : 'off',
+          io.stderr.isTTY && !out.json && !out.quiet ? 'bar' : 'off',
+          io.stderr,
         );
         // Closed whatever happens: an embedded sandbox left listening would keep cron's run alive.
         try {

@@ -1,9 +1,10 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { parseDurationMs } from '../../config/duration.js';
-import { waitForStopSignal } from '../../runtime/signals.js';
+import { listenForStopSignal } from '../../runtime/signals.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../../sandbox/server.js';
 import { ExitError } from '../exit-error.js';
 import { openContext, type GlobalOptions } from '../context.js';
+import type { CliIo } from '../../runtime/io.js';
 
 interface SandboxCommandOptions {
   host: string;
@@ -56,7 +57,7 @@ function latency(value: string): number | { min: number; max: number } {
   return { min, max };
 }
 
-export function sandboxCommand(): Command {
+export function sandboxCommand(io: CliIo): Command {
   return new Command('sandbox')
     .description('run the gateway simulator as an HTTP server (until Ctrl-C); no real money moves')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
@@ -114,7 +115,7 @@ export function sandboxCommand(): Command {
         '  curl -H "Authorization: sandbox-token" http://127.0.0.1:8080/transaction/get/balance',
     )
     .action(async (options: SandboxCommandOptions, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'trying-out');
+      const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const token = context.config.token ?? SANDBOX_DEFAULTS.token;
       const sandbox = await startSandbox({
         token,
@@ -158,7 +159,7 @@ export function sandboxCommand(): Command {
           `Authorization: ${SANDBOX_DEFAULTS.token} (the sandbox's public default; set PAYOUTS_TOKEN for another)`,
         );
       }
-      const signal = await waitForStopSignal();
+      const signal = await new Promise<NodeJS.Signals>((resolve) => listenForStopSignal(resolve));
       context.out.note(`${signal}: stopping the sandbox`);
       await sandbox.close();
     });

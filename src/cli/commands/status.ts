@@ -30,8 +30,9 @@ import { ExitError } from '../exit-error.js';
 import { journalLossOf } from '../work-journal.js';
 import { describeTotals, keyValueLines } from '../format.js';
 import { sayInEnglish } from '../../messages/say.js';
+import type { CliIo } from '../../runtime/io.js';
 
-export function statusCommand(): Command {
+export function statusCommand(io: CliIo): Command {
   return new Command('status')
     .description(
       'what the journal knows: every file, one file row by row, or one payout with its history',
@@ -42,7 +43,7 @@ export function statusCommand(): Command {
       '\nExamples:\n  payouts status\n  payouts status payroll-2026-11.csv\n  payouts status pay-2026-11-001 --json',
     )
     .action((what: string | undefined, _options: unknown, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(context.config.home);
       // Said first, even with --quiet: what follows is not the whole truth of this home.
       const loss = journalLossOf(folders);

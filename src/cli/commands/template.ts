@@ -10,13 +10,14 @@ import { TEMPLATE_HEADINGS } from '../../csv/header.js';
 import { SAVE_AS_CSV } from '../../messages/en.js';
 import { ExitError } from '../exit-error.js';
 import { openContext, type GlobalOptions } from '../context.js';
+import type { CliIo } from '../../runtime/io.js';
 
 /** The template's bytes: a byte-order mark, the headings, CRLF. */
 export function templateFile(): Buffer {
   return Buffer.from(`\uFEFF${Object.values(TEMPLATE_HEADINGS).join(';')}\r\n`, 'utf8');
 }
 
-export function templateCommand(): Command {
+export function templateCommand(io: CliIo): Command {
   return new Command('template')
     .description(
       'write an empty payout file with every column we read, ready to fill in Excel (to FILE, or to stdout)',
@@ -24,9 +25,9 @@ export function templateCommand(): Command {
     .argument('[file]', 'where to write it; an existing file is never replaced')
     .addHelpText('after', '\nExample:\n  payouts template pagamentos-2026-12.csv')
     .action((file: string | undefined, _options: object, command: Command) => {
-      const { out } = openContext(command.optsWithGlobals<GlobalOptions>(), 'offline');
+      const { out } = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'offline');
       if (file === undefined) {
-        process.stdout.write(templateFile());
+        io.stdout.write(templateFile());
         return;
       }
       const path = resolve(file);

@@ -16,6 +16,7 @@ import { openContext, openHomeJournal, type GlobalOptions } from '../context.js'
 import { ExitError } from '../exit-error.js';
 import { say, sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
+import type { CliIo } from '../../runtime/io.js';
 
 /** For programs: the English message, and the code of the first problem it names. */
 const inEnglish = ({ line, column, message }: Message) => ({
@@ -39,7 +40,7 @@ interface Message {
   message: Said;
 }
 
-export function validateCommand(): Command {
+export function validateCommand(io: CliIo): Command {
   return new Command('validate')
     .description('check a payout file without sending anything: every row, with what to fix')
     .argument('<file>', 'the CSV file to check')
@@ -53,7 +54,7 @@ export function validateCommand(): Command {
         '  payouts validate payroll.csv --report payroll.report.csv --json',
     )
     .action(async (file: string, options: ValidateOptions, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>(), 'offline');
+      const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'offline');
       const { config, out } = context;
       const format = { dialect: config.resultDialect, language: config.language ?? 'en' } as const;
       const errors: Message[] = [];

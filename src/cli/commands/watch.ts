@@ -19,7 +19,7 @@ import { SANDBOX_MARK } from '../../results/result-file.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../../postback/receiver.js';
 import { postbackSecret } from '../../postback/secret.js';
 import { systemClock } from '../../runtime/clock.js';
-import { waitForStopSignal } from '../../runtime/signals.js';
+import { listenForStopSignal } from '../../runtime/signals.js';
 import {
   hintFlagsOf,
   openContext,
@@ -32,11 +32,12 @@ import { GatewayError, needsTheOperator } from '../../gateway/errors.js';
 import { ExitError } from '../exit-error.js';
 import { openWorkJournal } from '../work-journal.js';
 import { describeFile } from '../format.js';
+import type { CliIo } from '../../runtime/io.js';
 
 /** How often the daemon logs its health line (also on SIGUSR2). */
 const HEALTH_EVERY_MS = 60_000;
 
-export function watchCommand(): Command {
+export function watchCommand(io: CliIo): Command {
   return new Command('watch')
     .description(
       'the daemon: take every file that settles in the inbox, pay it exactly once, follow it to the end, write results; until SIGINT/SIGTERM',
@@ -50,7 +51,7 @@ export function watchCommand(): Command {
     )
     .option('--inbox <dir>', 'take files from this folder instead of <home>/inbox')
     .action(async (options: { inbox?: string }, command: Command) => {
-      const context = openContext(command.optsWithGlobals<GlobalOptions>());
+      const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const { config, logger } = context;
       requireInbox('watch', options.inbox);
       const folders = homeFolders(config.home, options.inbox);
@@ -60,13 +61,20 @@ export function watchCommand(): Command {
       const onHealthSignal = () => health();
       process.on('SIGUSR2', onHealthSignal);
       const stop = new AbortController();
-      void waitForStopSignal().then((signal) => {
+      const stopSignal = listenForStopSignal((signal) => {
         logger.info(
           `${signal}: taking no new file and sending nothing new; finishing what is in flight`,
         );
         stop.abort();
       });
-      const journal = openWorkJournal('watch', folders, context.out);
+      let journal: Journal;
+      try {
+        journal = openWorkJournal('watch', folders, context.out);
+      } catch (error) {
+        stopSignal.close();
+        process.off('SIGUSR2', onHealthSignal);
+        throw error;
+      }
       let lostLock = false;
       try {
         const lock = await lockHome(journal, {
@@ -97,6 +105,7 @@ export function watchCommand(): Command {
           lock.release();
         }
       } finally {
+        stopSignal.close();
         process.off('SIGUSR2', onHealthSignal);
         journal.close();
       }
