@@ -1,6 +1,13 @@
-/** Runs the built `payouts` binary as a child process, the way a person or cron would. */
+/**
+ * Runs `payouts` the way a person or cron would: in this process through main(argv, io) by
+ * default (a command costs what it does, not a node start of half a second), or as a
+ * child of the built bin/ where a test needs a process of its own: signals, crashes,
+ * another user, a terminal, or bin/ itself.
+ */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.js';
+import type { TextOutput } from '../../src/runtime/io.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/payouts.js', import.meta.url));
 
@@ -18,14 +25,39 @@ export function cleanEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...base, NO_COLOR: '1', ...env };
 }
 
-export function runCli(
+/** A stream that keeps what is written, read as UTF-8 once the command is done. */
+function captured(): TextOutput & { text(): string } {
+  const chunks: Buffer[] = [];
+  return {
+    write: (chunk) => chunks.push(Buffer.from(chunk)),
+    text: () => Buffer.concat(chunks).toString('utf8'),
+  };
+}
+
+/**
+ * Runs a command line in this process, with the environment of cleanEnv(env) and its
+ * output captured; as another user (only root may), in a child, since a process cannot
+ * change its user for one command.
+ */
+export async function runCli(
   args: readonly string[],
   options: {
     env?: Record<string, string>;
-    cwd?: string;
     /** Run as this user (the service user of a test that needs one; only root may). */
     user?: { uid: number; gid: number };
   } = {},
+): Promise<CliResult> {
+  if (options.user) return runBin(args, options);
+  const stdout = captured();
+  const stderr = captured();
+  const code = await main(args, { stdout, stderr, env: cleanEnv(options.env) });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** Runs the built bin/payouts.js as a child process, with the environment of cleanEnv(env). */
+export function runBin(
+  args: readonly string[],
+  options: { env?: Record<string, string>; user?: { uid: number; gid: number } } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
@@ -33,7 +65,6 @@ export function runCli(
       [BIN, ...args],
       {
         env: cleanEnv(options.env),
-        cwd: options.cwd,
         timeout: 20_000,
         encoding: 'utf8',
         ...options.user,
