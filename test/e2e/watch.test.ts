@@ -227,8 +227,15 @@ describe(
       expect(readFileSync(report, 'utf8')).toContain(
         'Once approved, 10 payouts are sent, R$ 10,00 in all.',
       );
-      await delay(1_500); // several passes: still nothing sent
+      // A pass after it was held, not a time: a file dropped later waits in its turn, and
+      // still nothing is sent. Turned down, so that it is not in what follows.
+      writeFileSync(join(home, 'inbox', 'later.csv'), payroll('l', 2));
+      await waitFor('later.csv awaiting approval', () =>
+        existsSync(join(home, 'awaiting-approval', 'later.csv.report.txt')),
+      );
       expect(sandbox.ledger()).toHaveLength(0);
+      const turnedDown = await runCli(['reject', 'later.csv', '--reason', 'a test'], { env });
+      expect(turnedDown.code, turnedDown.stderr).toBe(0);
 
       const approved = await runCli(['approve', 'pay.csv'], { env });
       expect(approved.code, approved.stderr).toBe(0);
@@ -294,8 +301,10 @@ describe(
       env = { ...env, PAYOUTS_INBOX_RESCAN: '60s' };
       writeFileSync(join(home, 'inbox', 'pay.csv'), payroll('i', 2));
       const daemon = startDaemon();
-      await waitFor('pay.csv archived', archived(dated('pay.csv')));
-      await delay(300); // asleep until the next rescan, a minute away
+      // Said once the pass is over, as the daemon goes to sleep until the next rescan.
+      await waitFor('pay.csv archived, said', () =>
+        /"msg":"pay\.csv: [^"]*archived/.test(daemon.stderr()),
+      );
       const started = Date.now();
       expect(await stopChild(daemon.child)).toBe(0);
       expect(Date.now() - started).toBeLessThan(5_000);
