@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { useTempFolder, writeFile } from '../support/files.js';
+import { useTranspiledSrc } from '../support/transpiled.js';
 
-const READER = fileURLToPath(new URL('../../dist/csv/reader.js', import.meta.url));
+const moduleUrl = useTranspiledSrc();
 const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount\n';
 
 /**
@@ -15,7 +15,7 @@ const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount\n';
  */
 function liveHeapGrowthAt(file: string, atLine: number): Promise<number> {
   const script = `
-    const { readPayoutFile } = await import(${JSON.stringify(READER)});
+    const { readPayoutFile } = await import(${JSON.stringify(moduleUrl('csv/reader.js'))});
     globalThis.gc();
     const before = process.memoryUsage().heapUsed;
     let live;

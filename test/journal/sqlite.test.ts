@@ -2,15 +2,16 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempFolder } from '../support/files.js';
+import { useTranspiledSrc } from '../support/transpiled.js';
 
-// The built module, as `payouts` loads it (the suite builds first).
-const SQLITE = new URL('../../dist/journal/sqlite.js', import.meta.url).href;
+// Our modules in a process of their own, as `payouts` loads them.
+const moduleUrl = useTranspiledSrc();
 
 // Many databases and statements, some never closed: the garbage collector frees them
 // while the process ends by itself. With better-sqlite3 12, Node 24 aborted here in
 // about four runs of five (exit 134, `Assertion failed: (env) != nullptr`).
-const LEAVE_TO_THE_COLLECTOR = `
-  const { Database } = await import(${JSON.stringify(SQLITE)});
+const leaveToTheCollector = () => `
+  const { Database } = await import(${JSON.stringify(moduleUrl('journal/sqlite.js'))});
   const open = [];
   for (let i = 0; i < 300; i++) {
     const db = new Database(':memory:');
@@ -24,7 +25,7 @@ function endOfProcess(): Promise<{ code: number | null; signal: string | null; s
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--input-type=module', '--eval', LEAVE_TO_THE_COLLECTOR],
+      ['--input-type=module', '--eval', leaveToTheCollector()],
       { timeout: 20_000, encoding: 'utf8' },
       (error, _stdout, stderr) => {
         resolve({
@@ -47,8 +48,8 @@ describe('the SQLite binding', () => {
 
 // Two processes opening one new journal at once (two daemons started together): before
 // the switch to WAL was retried, about one pair in ten failed with SQLITE_BUSY.
-const OPEN_JOURNAL = `
-  const { openJournal } = await import(${JSON.stringify(new URL('../../dist/journal/journal.js', import.meta.url).href)});
+const openJournalScript = () => `
+  const { openJournal } = await import(${JSON.stringify(moduleUrl('journal/journal.js'))});
   openJournal(process.argv[1]).close();
 `;
 
@@ -60,7 +61,7 @@ describe('a new journal opened by two processes at once', () => {
       new Promise<string>((resolve) =>
         execFile(
           process.execPath,
-          ['--input-type=module', '--eval', OPEN_JOURNAL, path],
+          ['--input-type=module', '--eval', openJournalScript(), path],
           { timeout: 20_000, encoding: 'utf8' },
           (error, _stdout, stderr) => resolve(error ? `exit ${String(error.code)}: ${stderr}` : ''),
         ),
