@@ -1,9 +1,18 @@
 import { defineConfig } from 'vitest/config';
 
+// Two projects, both run by `npm test`: `unit` (everything but test/e2e, commands run in
+// the test's process) and `e2e` (whole journeys, daemons and crashes as child processes):
+// `npx vitest run --project unit` for a quick loop.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**'] },
+      },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'] } },
+    ],
   },
 });
