@@ -7,6 +7,7 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    setupFiles: ['test/support/leaks.ts'],
     projects: [
       {
         extends: true,
