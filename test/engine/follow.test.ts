@@ -180,13 +180,27 @@ describe('following pending payouts against the sandbox over HTTP', () => {
   it('a doorbell brings a sleeping loop back at once to a poll made due', async () => {
     admitKeys(['a@example.com']);
     await send({ pollPolicy: { firstMs: 60_000, growth: 1, capMs: 60_000 } });
-    await delay(400); // settled at the gateway; our next poll is a minute away
+    // Settled at the gateway; our next poll is a minute away.
+    for (let i = 0; i < 500 && sandbox.ledger()[0]?.status !== 'paid'; i++) await delay(10);
+    expect(sandbox.ledger()[0]?.status).toBe('paid');
     const doorbell = new Doorbell();
+    // The state, not a time: the loop has gone to sleep until that poll.
+    let asleep: () => void = () => undefined;
+    const sleeping = new Promise<void>((resolve) => (asleep = resolve));
     const following = followPending(
-      deps(),
+      {
+        ...deps(),
+        clock: {
+          now: () => systemClock.now(),
+          sleep: (ms, signal) => {
+            asleep();
+            return systemClock.sleep(ms, signal);
+          },
+        },
+      },
       options({ doorbell, pollPolicy: { firstMs: 60_000, growth: 1, capMs: 60_000 } }),
     );
-    await delay(100);
+    await sleeping;
     const transactionId = journal.payout('f-0')?.transactionId as number;
     expect(journal.pollNow({ transactionId })).toBe(true);
     doorbell.ring();
