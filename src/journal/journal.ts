@@ -318,16 +318,23 @@ export function openJournal(path: string, options: JournalOptions = {}) {
   // The busy time-out first: two processes opening at once must wait for each other,
   // even for switching to WAL.
   const db = new Database(path, { timeout: BUSY_WAIT_MS });
-  switchToWal(db);
-  // FULL: a commit is on disk before it returns, so a `sending` mark survives a power cut.
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
-  migrate(db);
-  // A random identity, made once: a journal from elsewhere (or a new one) has another.
-  db.prepare(`INSERT OR IGNORE INTO identity (id, journal_id, created_at) VALUES (1, ?, ?)`).run(
-    randomUUID(),
-    now(),
-  );
+  // A damaged or unreadable file fails here: closed, so that a process that goes on (a
+  // daemon, a test running commands in its own process) does not keep it open.
+  try {
+    switchToWal(db);
+    // FULL: a commit is on disk before it returns, so a `sending` mark survives a power cut.
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    // A random identity, made once: a journal from elsewhere (or a new one) has another.
+    db.prepare(`INSERT OR IGNORE INTO identity (id, journal_id, created_at) VALUES (1, ?, ?)`).run(
+      randomUUID(),
+      now(),
+    );
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 
   const statements = {
     insertBatch: db.prepare(`
