@@ -12,7 +12,7 @@ const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount';
 const row = (orderId: string, name: string, key: string, amount: string) =>
   `${orderId},${name},${key},11987654321,52998224725,EMAIL,${key},"${amount}"`;
 
-describe('payouts run follows payouts to the end and writes results (child process, sandbox over HTTP)', () => {
+describe('payouts run follows payouts to the end and writes results (sandbox over HTTP)', () => {
   const folder = useTempFolder();
   let sandbox: Sandbox | undefined;
   afterEach(async () => {

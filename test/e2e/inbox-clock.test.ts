@@ -15,7 +15,7 @@ import { TOKEN } from '../support/gateway.js';
 const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
 const ANA = 'Ana Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"3.000,00"';
 
-describe('payouts run and a file share whose clock runs ahead (child process)', () => {
+describe('payouts run and a file share whose clock runs ahead', () => {
   const folder = useTempFolder();
   let sandbox: Sandbox | undefined;
   afterEach(async () => {

@@ -15,7 +15,7 @@ import { TOKEN } from '../support/gateway.js';
 const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
 const ANA = 'Ana Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"3.000,00"';
 
-describe('a payout pending too long, under --quiet (child process)', () => {
+describe('a payout pending too long, under --quiet', () => {
   const folder = useTempFolder();
   let sandbox: Sandbox | undefined;
   afterEach(async () => {

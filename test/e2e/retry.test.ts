@@ -17,7 +17,7 @@ const ANA = 'Ana Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@exampl
 // The sandbox fails every payout to this key.
 const EVA = 'Eva Rocha,390.533.447-05,eva@example.com,(31) 97654-3210,fail@example.com,"700,00"';
 
-describe('payouts retry (child process, sandbox over HTTP)', () => {
+describe('payouts retry (sandbox over HTTP)', () => {
   const folder = useTempFolder();
   let sandbox: Sandbox | undefined;
   afterEach(async () => {

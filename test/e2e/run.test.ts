@@ -25,7 +25,7 @@ import {
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 
-describe('payouts run (child process, sandbox over HTTP, real folders)', () => {
+describe('payouts run (sandbox over HTTP, real folders)', () => {
   const folder = useTempFolder();
   let sandbox: Sandbox;
   let env: Record<string, string>;

@@ -1,4 +1,4 @@
-/** A payouts home folder for a child process, pointed at a sandbox. */
+/** A payouts home folder for a command run by a test, pointed at a sandbox. */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOKEN } from './gateway.js';
