@@ -55,7 +55,7 @@ export async function runCli(
 }
 
 /** Runs the built bin/payouts.js as a child process, with the environment of cleanEnv(env). */
-export function runBin(
+function runBin(
   args: readonly string[],
   options: { env?: Record<string, string>; user?: { uid: number; gid: number } } = {},
 ): Promise<CliResult> {
