@@ -1,6 +1,6 @@
 /** Text for people: aligned key/value lines, row totals, file summaries. */
 import { formatCents } from '../csv/amount.js';
-import type { FileSummary } from '../inbox/pass.js';
+import type { FileSummary } from '../app/pass.js';
 import type { RowTotals } from '../journal/journal.js';
 import { CATALOGS, type Catalog, type StatusWord } from '../messages/catalog.js';
 import { say } from '../messages/say.js';

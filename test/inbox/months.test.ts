@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { planRun } from '../../src/engine/dry-run.js';
 import { releaseHolds } from '../../src/inbox/holds.js';
 import { retryPayouts } from '../../src/inbox/retry.js';
-import type { FileSummary } from '../../src/inbox/pass.js';
+import type { FileSummary } from '../../src/app/pass.js';
 import { openJournal } from '../../src/journal/journal.js';
 import { entriesOf } from '../../src/results/result-file.js';
 import { clientFor } from '../support/gateway.js';

@@ -10,7 +10,7 @@ import { afterEach } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { ensureFolders, homeFolders, type Folders } from '../../src/inbox/folders.js';
-import { exitCodeOf, runPass, type FileSummary } from '../../src/inbox/pass.js';
+import { exitCodeOf, runPass, type FileSummary } from '../../src/app/pass.js';
 import { openJournal, type Journal } from '../../src/journal/journal.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { TOKEN, clientFor } from './gateway.js';

@@ -7,7 +7,7 @@ import { formatCents } from '../../csv/amount.js';
 import { POLLING } from '../../engine/policy.js';
 import { createGatewayClient } from '../../gateway/client.js';
 import { ensureFolders, homeFolders } from '../../inbox/folders.js';
-import { runPass, type FileSummary } from '../../inbox/pass.js';
+import { runPass, type FileSummary } from '../../app/pass.js';
 import { openJournal, type Journal } from '../../journal/journal.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../../sandbox/server.js';
 import { openContext, type GlobalOptions } from '../context.js';

@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { POLLING } from '../../engine/policy.js';
 import { reconcilePaid } from '../../engine/reconcile.js';
 import { ensureFolders, homeFolders } from '../../inbox/folders.js';
-import { engineFor } from '../../inbox/pass.js';
+import { engineFor } from '../../app/engine-for.js';
 import { resultFileNames } from '../../results/names.js';
 import { writeResultFile } from '../../results/result-file.js';
 import { systemClock } from '../../runtime/clock.js';

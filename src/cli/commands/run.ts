@@ -7,7 +7,7 @@ import { planFunding } from '../../engine/balance.js';
 import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { POLLING } from '../../engine/policy.js';
 import { ensureFolders, homeFolders, payoutFiles, type Folders } from '../../inbox/folders.js';
-import { exitCodeOf, readBalance, runPass, type PassReport } from '../../inbox/pass.js';
+import { exitCodeOf, readBalance, runPass, type PassReport } from '../../app/pass.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
 import { settledOnOurClock } from '../../inbox/readiness.js';
 import { warnPendingTooLong } from '../../inbox/pending-alert.js';

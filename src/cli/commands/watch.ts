@@ -12,7 +12,7 @@ import {
   type Folders,
 } from '../../inbox/folders.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
-import { exitCodeOf, runPass, type PassMemory, type PassReport } from '../../inbox/pass.js';
+import { exitCodeOf, runPass, type PassMemory, type PassReport } from '../../app/pass.js';
 import { settledFiles } from '../../inbox/readiness.js';
 import type { Journal } from '../../journal/journal.js';
 import { SANDBOX_MARK } from '../../results/result-file.js';

@@ -5,15 +5,11 @@
  * answers, follow pending payouts for a while, then write each file's result and
  * archive the files whose rows are all final.
  */
-import { existsSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { formatDuration } from '../config/duration.js';
-import { systemCodeOf } from '../errors.js';
-import { formatCents } from '../csv/amount.js';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { Config } from '../config/schema.js';
+import { systemCodeOf } from '../errors.js';
 import { planFunding, type BalanceCheck } from '../engine/balance.js';
-import { requestBudget } from '../engine/budget.js';
-import { createGatewayPool } from '../engine/pool.js';
 import {
   resolveUnknown,
   sendQueued,
@@ -21,50 +17,24 @@ import {
   type EngineOptions,
 } from '../engine/engine.js';
 import { followPending, type Doorbell } from '../engine/follow.js';
-import { ingestFile } from '../engine/ingest.js';
 import type { PollPolicy } from '../engine/policy.js';
-import { requestDeadlineMs, type GatewayClient } from '../gateway/client.js';
+import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
+import type { FileState } from '../inbox/file-state.js';
+import { moveInto, type Folders } from '../inbox/folders.js';
+import {
+  describePendingTooLong,
+  pendingTooLong,
+  type PendingTooLong,
+} from '../inbox/pending-alert.js';
 import type { Journal, RowTotals } from '../journal/journal.js';
 import { FINAL, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
+import type { Said } from '../messages/said.js';
+import { sayInEnglish } from '../messages/say.js';
 import { archiveFileName, resultFileNames } from '../results/names.js';
 import { writeResultFile } from '../results/result-file.js';
-import { systemClock } from '../runtime/clock.js';
-import { failpoint } from '../runtime/failpoint.js';
-import { awaitApproval, releaseApproved } from './approval.js';
-import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
-import { describePendingTooLong, pendingTooLong, type PendingTooLong } from './pending-alert.js';
-import { settledByAge } from './readiness.js';
-import { skippedFiles } from './skipped.js';
-import { workerName } from '../runtime/worker-name.js';
-import { sayInEnglish } from '../messages/say.js';
-import { CATALOGS } from '../messages/catalog.js';
-import type { Said } from '../messages/said.js';
-import { say } from '../messages/say.js';
-
-/**
- * What became of a file in a pass, for programs (`run --json`); `outcome` says it for
- * people. `archived`: every row final, the file in archive/; `final`: every row final, the
- * file left where it is (sent again by a retry, or it could not be moved); `taken`:
- * journaled now, some rows not final yet; `resumed`: taken by an earlier run, worked on
- * again; `held`: nothing of it sent (a rule, a control total, the balance); `retried`:
- * sent again on purpose; `awaiting-approval`; `cut-short`: its reading was cut short and
- * the file is gone; `unusable`: it cannot be read or used (in rejected/ when it could be
- * moved there); `waiting`: left in the inbox for a later run; `skipped`: not a payout
- * file (hidden, temporary, a lock).
- */
-export type FileState =
-  | 'archived'
-  | 'final'
-  | 'taken'
-  | 'resumed'
-  | 'held'
-  | 'retried'
-  | 'awaiting-approval'
-  | 'cut-short'
-  | 'unusable'
-  | 'waiting'
-  | 'skipped';
+import { applyIntake } from './apply-intake.js';
+import { engineFor } from './engine-for.js';
 
 export interface FileSummary {
   file: string;
@@ -149,7 +119,7 @@ export async function runPass(
   options: PassOptions,
 ): Promise<PassReport> {
   const now = options.now ?? Date.now;
-  const summaries = await intake(journal, folders, config, options);
+  const summaries = await applyIntake(journal, folders, config, options);
   const { deps, engine } = engineFor(journal, gateway, config, options);
   let stopped: string | undefined;
   let failed = false;
@@ -211,346 +181,6 @@ export async function runPass(
     );
   }
   return { files, stopped, failed };
-}
-
-/** Moves ready inbox files into processing/ and journals every file there. */
-async function intake(
-  journal: Journal,
-  folders: Folders,
-  config: Config,
-  options: PassOptions,
-): Promise<FileSummary[]> {
-  const summaries: FileSummary[] = [];
-  // A file still being written is never read half: taken once it has settled.
-  const isReady = options.isReady ?? settledByAge(config.inboxSettle, options.now ?? Date.now);
-  for (const release of await releaseApproved(journal, folders, isReady, config.language ?? 'en')) {
-    if (release.released) options.note(`${release.file}: approved; it is sent now`);
-    else {
-      summaries.push({
-        ...summarise(
-          journal,
-          release.file,
-          undefined,
-          ['unusable', 'moved to rejected/'],
-          [release.why],
-        ),
-        fileNeedsAPerson: true,
-      });
-    }
-  }
-  // Never left unseen: hidden, temporary and lock files are named, with why, every run.
-  for (const skipped of skippedFiles(folders.inbox)) {
-    summaries.push({
-      ...summarise(
-        journal,
-        skipped.name,
-        undefined,
-        ['skipped', skipped.why],
-        skipped.advice ? [skipped.advice] : [],
-      ),
-      fileNeedsAPerson: skipped.needsAPerson,
-      fileWaits: skipped.waits,
-    });
-  }
-  // What arrived joins processing/, beside what an earlier run left there.
-  const arrived = new Set<string>();
-  for (const file of payoutFiles(folders.inbox)) {
-    if (!isReady(file)) {
-      summaries.push({
-        ...summarise(
-          journal,
-          file,
-          undefined,
-          ['waiting', 'left in the inbox for a later run'],
-          [
-            {
-              code: 'mayStillBeWritten',
-              settle: formatDuration(config.inboxSettle),
-              file: basename(file),
-            },
-          ],
-        ),
-        fileWaits: true,
-      });
-      continue;
-    }
-    const moved = moveInto(file, folders.processing);
-    if (moved) arrived.add(moved);
-    else {
-      summaries.push({
-        ...summarise(
-          journal,
-          file,
-          undefined,
-          ['waiting', 'left in the inbox for a later run'],
-          [{ code: 'processingFull' }],
-        ),
-        fileWaits: true,
-      });
-    }
-  }
-  const memory = options.memory;
-  const approvalWords = { hintFlags: options.hintFlags ?? '', language: config.language ?? 'en' };
-  for (const file of payoutFiles(folders.processing)) {
-    if (options.signal.aborted) break;
-    const known = memory?.seen.get(file);
-    const stat = statSync(file, { throwIfNoEntry: false });
-    if (known && stat?.size === known.size && stat.mtimeMs === known.mtimeMs) {
-      summaries.push(
-        summarise(
-          journal,
-          file,
-          known.batchId,
-          ['resumed', 'resumed'],
-          stillTrue(journal, known.batchId),
-        ),
-      );
-      continue;
-    }
-    const remember = (batchId: number) =>
-      stat && memory?.seen.set(file, { batchId, size: stat.size, mtimeMs: stat.mtimeMs });
-    let result: Awaited<ReturnType<typeof ingestFile>>;
-    try {
-      result = await ingestFile(
-        file,
-        journal,
-        { ...config, hintFlags: options.hintFlags ?? '' },
-        config.requireApproval ? 'awaiting-approval' : 'open',
-        arrived.has(file),
-      );
-    } catch (error) {
-      // The journal's own failure ends the pass; a file that cannot be opened or read
-      // (permissions, a disk error) is this file's problem, never the other files'.
-      if (isJournalError(error)) throw error;
-      summaries.push(setAside(journal, folders, file, error));
-      continue;
-    }
-    failpoint('between-files');
-    if (result.kind === 'gone') continue;
-    if (
-      result.kind === 'same-file' &&
-      journal.batch(result.batchId)?.state === 'awaiting-approval'
-    ) {
-      // Its bytes wait for approval (left here by a crash, or dropped again): back to wait.
-      awaitApproval(journal, folders, file, result.batchId, approvalWords);
-      continue;
-    }
-    if (result.kind === 'same-file') {
-      // Left here by an earlier run: its rows are followed, not journaled again.
-      remember(result.batchId);
-      summaries.push(
-        summarise(
-          journal,
-          file,
-          result.batchId,
-          ['resumed', 'resumed'],
-          stillTrue(journal, result.batchId),
-        ),
-      );
-      continue;
-    }
-    const problems = result.report.problems.map((p) => p.message);
-    if (result.kind === 'unusable') {
-      // Its reason file is read by whoever dropped it: in their language.
-      const words = CATALOGS[config.language ?? 'en'];
-      reject(
-        file,
-        folders.rejected,
-        problems.map((problem) => say(words, problem)),
-      );
-      summaries.push({
-        ...summarise(
-          journal,
-          file,
-          result.batchId,
-          ['unusable', 'cannot be used: moved to rejected/'],
-          problems,
-        ),
-        fileNeedsAPerson: true,
-      });
-      continue;
-    }
-    if (result.kind === 'awaiting-approval') {
-      // Listed below with every file waiting for a person's approval.
-      if (!awaitApproval(journal, folders, file, result.batchId, approvalWords))
-        remember(result.batchId);
-      continue;
-    }
-    remember(result.batchId);
-    summaries.push(
-      summarise(
-        journal,
-        file,
-        result.batchId,
-        result.kind === 'held' ? ['held', 'held: nothing sent'] : ['taken', 'journaled'],
-        problems,
-      ),
-    );
-  }
-  for (const batch of journal.batchesIn('awaiting-approval')) {
-    const name = batch.awaitingName ?? batch.fileName;
-    summaries.push({
-      ...summarise(
-        journal,
-        name,
-        batch.id,
-        ['awaiting-approval', 'waiting for approval in awaiting-approval/'],
-        [{ code: 'awaitingApproval', file: name, hintFlags: options.hintFlags ?? '' }],
-      ),
-      fileNeedsAPerson: true,
-    });
-  }
-
-  // Batches `payouts retry` opened again: their files are archived, their new payouts
-  // are sent, followed and written into their results like any file's.
-  for (const batch of journal.batchesIn('open')) {
-    if (summaries.some((summary) => summary.batchId === batch.id)) continue;
-    if (!journal.hasRetries(batch.id)) continue;
-    summaries.push({
-      ...summarise(
-        journal,
-        batch.fileName,
-        batch.id,
-        ['retried', 'sent again on purpose (payouts retry)'],
-        [],
-      ),
-      reopened: true,
-    });
-  }
-
-  if (!options.signal.aborted) {
-    // Every file in processing/ was read, so a batch still `admitting` lost its file
-    // while a run that was reading it died: its rows wait, unsent, for the same bytes.
-    for (const batch of journal.batchesIn('admitting')) {
-      if (summaries.some((summary) => summary.batchId === batch.id)) continue;
-      summaries.push({
-        ...summarise(
-          journal,
-          batch.fileName,
-          batch.id,
-          ['cut-short', 'reading cut short'],
-          [{ code: 'cutShort', file: batch.fileName }],
-        ),
-        fileNeedsAPerson: true,
-      });
-    }
-  }
-  return summaries;
-}
-
-/** better-sqlite3's errors carry a SQLITE_* code: the journal, not the file, failed. */
-function isJournalError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_');
-}
-
-/**
- * A file that failed to be read: moved to rejected/ with why, or, when even that fails,
- * left where it is with why. Either way it needs a person, and the pass goes on.
- */
-function setAside(journal: Journal, folders: Folders, file: string, error: unknown): FileSummary {
-  const code = systemCodeOf(error);
-  const why =
-    code === 'EACCES' || code === 'EPERM'
-      ? `cannot be read (${code}): the user running payouts may not read it; give it read access and drop it in the inbox again`
-      : `cannot be read (${code ?? (error as Error).message}): check the file and the disk, then drop it in the inbox again`;
-  let moved: string | undefined;
-  let notMoved = 'no free name in rejected/';
-  try {
-    moved = reject(file, folders.rejected, [why]);
-  } catch (moveError) {
-    notMoved = (moveError as NodeJS.ErrnoException).code ?? (moveError as Error).message;
-  }
-  const where = basename(dirname(file));
-  return {
-    ...summarise(
-      journal,
-      file,
-      undefined,
-      [
-        'unusable',
-        moved
-          ? 'cannot be read: moved to rejected/'
-          : `cannot be read, nor moved to rejected/ (${notMoved}): left in ${where}/`,
-      ],
-      [{ code: 'english', text: why }],
-    ),
-    fileNeedsAPerson: true,
-  };
-}
-
-/** The engine's dependencies and options for this process, from the config. */
-export function engineFor(
-  journal: Journal,
-  gateway: GatewayClient,
-  config: Config,
-  options: PassOptions,
-): { deps: EngineDeps; engine: EngineOptions & { doorbell?: Doorbell } } {
-  // Beyond the longest a request can take (its deadline: connect, then the whole answer),
-  // with a margin of another requestTimeout and 2 s.
-  const longestRequestMs =
-    requestDeadlineMs({
-      connectTimeoutMs: config.connectTimeout,
-      requestTimeoutMs: config.requestTimeout,
-    }) +
-    config.requestTimeout +
-    2_000;
-  const engine: EngineOptions = {
-    owner: workerName(),
-    // A claim must not end while its request may still be on its way.
-    leaseMs: longestRequestMs,
-    // Never shorter than a claim: a request must be over before its row may go again.
-    graceMs: Math.max(config.resendGrace, longestRequestMs),
-    maxUnreachable: 8,
-    pollPolicy: options.pollPolicy,
-    ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),
-    admission: { duplicateWindowMs: config.duplicateWindow, hintFlags: options.hintFlags ?? '' },
-  };
-  const clock = options.now ? { ...systemClock, now: options.now } : systemClock;
-  const deps: EngineDeps = {
-    journal,
-    gateway,
-    clock,
-    random: Math.random,
-    pool: createGatewayPool({
-      concurrency: config.concurrency,
-      budget: requestBudget(config.maxRequestsPerSecond),
-      stop: options.signal,
-      clock,
-    }),
-  };
-  return { deps, engine: options.doorbell ? { ...engine, doorbell: options.doorbell } : engine };
-}
-
-/**
- * A resumed file's problems (a control total that does not match, say), said again on
- * every run while they hold it back. The balance check adds its own reason each pass.
- */
-function stillTrue(journal: Journal, batchId: number): Said[] {
-  return [...(journal.batch(batchId)?.problems ?? [])];
-}
-
-function summarise(
-  journal: Journal,
-  file: string,
-  batchId: number | undefined,
-  [state, outcome]: [FileState, string],
-  problems: Said[],
-): FileSummary {
-  const batch = batchId === undefined ? undefined : journal.batch(batchId);
-  return {
-    file: basename(file),
-    batchId: batchId ?? null,
-    state,
-    outcome,
-    // Counted once, when the pass ends (finishFile): what the pass did changes them.
-    rows: {},
-    cents: {},
-    totalCents: batch?.totalCents ?? 0,
-    result: null,
-    problems,
-    fileNeedsAPerson: false,
-  };
 }
 
 /**

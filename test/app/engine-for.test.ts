@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { POLLING } from '../../src/engine/policy.js';
 import { requestDeadlineMs } from '../../src/gateway/client.js';
-import { engineFor } from '../../src/inbox/pass.js';
+import { engineFor } from '../../src/app/engine-for.js';
 import { openJournal } from '../../src/journal/journal.js';
 import { useTempFolder } from '../support/files.js';
 import { clientFor } from '../support/gateway.js';

@@ -1,0 +1,279 @@
+/**
+ * Intake, done: reads the home's folders and the journal, asks the plan (intake.ts) what
+ * to do with each file, and does it: files that settled move from the inbox into
+ * processing/, every file there is journaled (or found journaled), and each becomes a
+ * summary, with the batches only the journal knows of (approval, a retry, a reading cut
+ * short).
+ */
+import { basename, dirname } from 'node:path';
+import { statSync } from 'node:fs';
+import { formatDuration } from '../config/duration.js';
+import { systemCodeOf } from '../errors.js';
+import type { Config } from '../config/schema.js';
+import { ingestFile } from '../engine/ingest.js';
+import { awaitApproval, releaseApproved } from '../inbox/approval.js';
+import type { FileState } from '../inbox/file-state.js';
+import { moveInto, payoutFiles, reject, type Folders } from '../inbox/folders.js';
+import { settledByAge } from '../inbox/readiness.js';
+import { skippedFiles } from '../inbox/skipped.js';
+import type { Journal } from '../journal/journal.js';
+import { CATALOGS } from '../messages/catalog.js';
+import type { Said } from '../messages/said.js';
+import { say } from '../messages/say.js';
+import { failpoint } from '../runtime/failpoint.js';
+import { planFile, planListedBatches, type IntakeAction } from './intake.js';
+import type { FileSummary, PassOptions } from './pass.js';
+
+/** Moves ready inbox files into processing/ and journals every file there. */
+export async function applyIntake(
+  journal: Journal,
+  folders: Folders,
+  config: Config,
+  options: PassOptions,
+): Promise<FileSummary[]> {
+  const summaries: FileSummary[] = [];
+  const hintFlags = options.hintFlags ?? '';
+  const isReady = options.isReady ?? settledByAge(config.inboxSettle, options.now ?? Date.now);
+  for (const release of await releaseApproved(journal, folders, isReady, config.language ?? 'en')) {
+    if (release.released) options.note(`${release.file}: approved; it is sent now`);
+    else {
+      summaries.push({
+        ...summarise(
+          journal,
+          release.file,
+          undefined,
+          ['unusable', 'moved to rejected/'],
+          [release.why],
+        ),
+        fileNeedsAPerson: true,
+      });
+    }
+  }
+  // Never left unseen: hidden, temporary and lock files are named, with why, every run.
+  for (const skipped of skippedFiles(folders.inbox)) {
+    summaries.push({
+      ...summarise(
+        journal,
+        skipped.name,
+        undefined,
+        ['skipped', skipped.why],
+        skipped.advice ? [skipped.advice] : [],
+      ),
+      fileNeedsAPerson: skipped.needsAPerson,
+      fileWaits: skipped.waits,
+    });
+  }
+  // What arrived joins processing/, beside what an earlier run left there.
+  const arrived = new Set<string>();
+  const settle = formatDuration(config.inboxSettle);
+  for (const file of payoutFiles(folders.inbox)) {
+    const action = planFile({
+      where: 'inbox',
+      file,
+      name: basename(file),
+      ready: isReady(file),
+      settle,
+    });
+    const moved = action.kind === 'take' ? moveInto(file, folders.processing) : undefined;
+    if (moved) arrived.add(moved);
+    else {
+      const why: Said = action.kind === 'leave' ? action.why : { code: 'processingFull' };
+      summaries.push({
+        ...summarise(
+          journal,
+          file,
+          undefined,
+          ['waiting', 'left in the inbox for a later run'],
+          [why],
+        ),
+        fileWaits: true,
+      });
+    }
+  }
+  const memory = options.memory;
+  for (const file of payoutFiles(folders.processing)) {
+    if (options.signal.aborted) break;
+    const known = memory?.seen.get(file);
+    const stat = statSync(file, { throwIfNoEntry: false });
+    const unchanged = known && stat?.size === known.size && stat.mtimeMs === known.mtimeMs;
+    let action = planFile({
+      where: 'processing',
+      file,
+      seenAs: unchanged ? known.batchId : undefined,
+    });
+    if (action.kind === 'read') {
+      let read: Awaited<ReturnType<typeof ingestFile>>;
+      try {
+        read = await ingestFile(
+          file,
+          journal,
+          { ...config, hintFlags },
+          config.requireApproval ? 'awaiting-approval' : 'open',
+          arrived.has(file),
+        );
+      } catch (error) {
+        // The journal's own failure ends the pass; a file that cannot be opened or read
+        // (permissions, a disk error) is this file's problem, never the other files'.
+        if (isJournalError(error)) throw error;
+        summaries.push(setAside(journal, folders, file, error));
+        continue;
+      }
+      failpoint('between-files');
+      const batchState =
+        'batchId' in read && read.batchId !== undefined
+          ? journal.batch(read.batchId)?.state
+          : undefined;
+      action = planFile({ where: 'read', file, read, batchState });
+    }
+    const remember = (batchId: number) =>
+      stat && memory?.seen.set(file, { batchId, size: stat.size, mtimeMs: stat.mtimeMs });
+    const summary = apply(action);
+    if (summary) summaries.push(summary);
+
+    function apply(action: IntakeAction): FileSummary | undefined {
+      switch (action.kind) {
+        case 'resume':
+          remember(action.batchId);
+          return summarise(
+            journal,
+            file,
+            action.batchId,
+            ['resumed', 'resumed'],
+            stillTrue(journal, action.batchId),
+          );
+        case 'await-approval':
+          // Listed below with every file waiting for a person's approval.
+          if (
+            !awaitApproval(journal, folders, file, action.batchId, {
+              hintFlags,
+              language: config.language ?? 'en',
+            }) &&
+            action.remember
+          )
+            remember(action.batchId);
+          return undefined;
+        case 'reject': {
+          // Its reason file is read by whoever dropped it: in their language.
+          const words = CATALOGS[config.language ?? 'en'];
+          reject(
+            file,
+            folders.rejected,
+            action.problems.map((problem) => say(words, problem)),
+          );
+          return {
+            ...summarise(
+              journal,
+              file,
+              action.batchId,
+              ['unusable', 'cannot be used: moved to rejected/'],
+              action.problems,
+            ),
+            fileNeedsAPerson: true,
+          };
+        }
+        case 'journal':
+          remember(action.batchId);
+          return summarise(
+            journal,
+            file,
+            action.batchId,
+            action.state === 'held' ? ['held', 'held: nothing sent'] : ['taken', 'journaled'],
+            action.problems,
+          );
+        case 'forget':
+        case 'read':
+        case 'take':
+        case 'leave':
+          return undefined;
+      }
+    }
+  }
+  const listed = planListedBatches({
+    awaitingApproval: journal.batchesIn('awaiting-approval'),
+    retried: journal.batchesIn('open').filter((batch) => journal.hasRetries(batch.id)),
+    // Only once every file in processing/ was read: a stop may have cut the reading short.
+    admitting: options.signal.aborted ? [] : journal.batchesIn('admitting'),
+    handled: new Set(summaries.flatMap((summary) => summary.batchId ?? [])),
+    hintFlags,
+  });
+  for (const { file, batchId, state, outcome, problems, fileNeedsAPerson, reopened } of listed) {
+    summaries.push({
+      ...summarise(journal, file, batchId, [state, outcome], problems),
+      fileNeedsAPerson,
+      ...(reopened ? { reopened } : {}),
+    });
+  }
+  return summaries;
+}
+
+/** better-sqlite3's errors carry a SQLITE_* code: the journal, not the file, failed. */
+function isJournalError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
+}
+
+/**
+ * A file that failed to be read: moved to rejected/ with why, or, when even that fails,
+ * left where it is with why. Either way it needs a person, and the pass goes on.
+ */
+function setAside(journal: Journal, folders: Folders, file: string, error: unknown): FileSummary {
+  const code = systemCodeOf(error);
+  const why =
+    code === 'EACCES' || code === 'EPERM'
+      ? `cannot be read (${code}): the user running payouts may not read it; give it read access and drop it in the inbox again`
+      : `cannot be read (${code ?? (error as Error).message}): check the file and the disk, then drop it in the inbox again`;
+  let moved: string | undefined;
+  let notMoved = 'no free name in rejected/';
+  try {
+    moved = reject(file, folders.rejected, [why]);
+  } catch (moveError) {
+    notMoved = (moveError as NodeJS.ErrnoException).code ?? (moveError as Error).message;
+  }
+  const where = basename(dirname(file));
+  return {
+    ...summarise(
+      journal,
+      file,
+      undefined,
+      [
+        'unusable',
+        moved
+          ? 'cannot be read: moved to rejected/'
+          : `cannot be read, nor moved to rejected/ (${notMoved}): left in ${where}/`,
+      ],
+      [{ code: 'english', text: why }],
+    ),
+    fileNeedsAPerson: true,
+  };
+}
+
+/**
+ * A resumed file's problems (a control total that does not match, say), said again on
+ * every run while they hold it back. The balance check adds its own reason each pass.
+ */
+function stillTrue(journal: Journal, batchId: number): Said[] {
+  return [...(journal.batch(batchId)?.problems ?? [])];
+}
+
+function summarise(
+  journal: Journal,
+  file: string,
+  batchId: number | undefined,
+  [state, outcome]: [FileState, string],
+  problems: Said[],
+): FileSummary {
+  const batch = batchId === undefined ? undefined : journal.batch(batchId);
+  return {
+    file: basename(file),
+    batchId: batchId ?? null,
+    state,
+    outcome,
+    // Counted once, when the pass ends (finishFile): what the pass did changes them.
+    rows: {},
+    cents: {},
+    totalCents: batch?.totalCents ?? 0,
+    result: null,
+    problems,
+    fileNeedsAPerson: false,
+  };
+}

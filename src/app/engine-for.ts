@@ -1,0 +1,57 @@
+/**
+ * How the engine is wired for a process: its leases and grace periods sized from the
+ * gateway's timeouts, its gateway pool, clock and randomness. Used by a pass and by reconcile.
+ */
+import type { Config } from '../config/schema.js';
+import { requestBudget } from '../engine/budget.js';
+import type { EngineDeps, EngineOptions } from '../engine/engine.js';
+import { createGatewayPool } from '../engine/pool.js';
+import type { Doorbell } from '../engine/follow.js';
+import { requestDeadlineMs, type GatewayClient } from '../gateway/client.js';
+import type { Journal } from '../journal/journal.js';
+import { systemClock } from '../runtime/clock.js';
+import { workerName } from '../runtime/worker-name.js';
+import type { PassOptions } from './pass.js';
+
+/** The engine's dependencies and options for this process, from the config. */
+export function engineFor(
+  journal: Journal,
+  gateway: GatewayClient,
+  config: Config,
+  options: PassOptions,
+): { deps: EngineDeps; engine: EngineOptions & { doorbell?: Doorbell } } {
+  // Beyond the longest a request can take (its deadline: connect, then the whole answer),
+  // with a margin of another requestTimeout and 2 s.
+  const longestRequestMs =
+    requestDeadlineMs({
+      connectTimeoutMs: config.connectTimeout,
+      requestTimeoutMs: config.requestTimeout,
+    }) +
+    config.requestTimeout +
+    2_000;
+  const engine: EngineOptions = {
+    owner: workerName(),
+    // A claim must not end while its request may still be on its way.
+    leaseMs: longestRequestMs,
+    // Never shorter than a claim: a request must be over before its row may go again.
+    graceMs: Math.max(config.resendGrace, longestRequestMs),
+    maxUnreachable: 8,
+    pollPolicy: options.pollPolicy,
+    ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),
+    admission: { duplicateWindowMs: config.duplicateWindow, hintFlags: options.hintFlags ?? '' },
+  };
+  const clock = options.now ? { ...systemClock, now: options.now } : systemClock;
+  const deps: EngineDeps = {
+    journal,
+    gateway,
+    clock,
+    random: Math.random,
+    pool: createGatewayPool({
+      concurrency: config.concurrency,
+      budget: requestBudget(config.maxRequestsPerSecond),
+      stop: options.signal,
+      clock,
+    }),
+  };
+  return { deps, engine: options.doorbell ? { ...engine, doorbell: options.doorbell } : engine };
+}
