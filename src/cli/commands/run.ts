@@ -27,7 +27,7 @@ import { ExitError, usageError } from '../exit-error.js';
 import { startProgress } from '../progress.js';
 import { CATALOGS } from '../../messages/catalog.js';
 import { journalLossOf, openWorkJournal } from '../work-journal.js';
-import { describeFile } from '../format.js';
+import { describeFile } from '../../app/describe-file.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { CliIo } from '../../runtime/io.js';
 

@@ -28,7 +28,8 @@ import {
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { journalLossOf } from '../work-journal.js';
-import { describeTotals, keyValueLines } from '../format.js';
+import { describeTotals } from '../../app/describe-file.js';
+import { keyValueLines } from '../format.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { CliIo } from '../../runtime/io.js';
 

@@ -1,0 +1,175 @@
+/**
+ * The daemon's life (`payouts watch`): a pass, then a wait until a file arrives, a
+ * postback rings or the rescan falls due, again and again until stopped; with the
+ * postback receiver, the inbox watcher and the health line around it.
+ */
+import { basename } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { watch } from 'chokidar';
+import type { Config } from '../config/schema.js';
+import { Doorbell, nudgeOnPostback } from '../engine/follow.js';
+import { POLLING, POLLING_WITH_POSTBACKS } from '../engine/policy.js';
+import type { GatewayClient } from '../gateway/client.js';
+import { GatewayError, needsTheOperator } from '../gateway/errors.js';
+import { isPayoutFileName, payoutFiles, type Folders } from '../inbox/folders.js';
+import { settledFiles } from '../inbox/readiness.js';
+import type { Journal } from '../journal/journal.js';
+import { describeFile } from './describe-file.js';
+import { startPostbackReceiver, type PostbackReceiver } from '../postback/receiver.js';
+import { postbackSecret } from '../postback/secret.js';
+import { SANDBOX_MARK } from '../results/result-file.js';
+import type { Logger } from '../runtime/logger.js';
+import { exitCodeOf, runPass, type PassMemory, type PassReport } from './pass.js';
+
+/** How often the daemon logs its health line (also on SIGUSR2). */
+const HEALTH_EVERY_MS = 60_000;
+
+/** Pause after a pass that failed on something outside payouts (a disk error, say). */
+const FAILED_PASS_BACKOFF_MS = 30_000;
+
+export interface ServeDeps {
+  config: Config;
+  folders: Folders;
+  /** The home's journal, its lock held by this process. */
+  journal: Journal;
+  gateway: GatewayClient;
+  logger: Logger;
+  /** Milliseconds since the epoch: the journal's clock. */
+  now: () => number;
+  /** Stop: no new file is taken and no new payout sent; what is in flight is journaled. */
+  signal: AbortSignal;
+  /** Global flags the commands in hints need (see hintFlagsOf). */
+  hintFlags: string;
+  /** Given what logs a health line, once the daemon can say one (SIGUSR2). */
+  setHealth: (report: () => void) => void;
+}
+
+/** How the daemon ended: stopped by its signal, or failed on what does not mend itself. */
+export type ServeEnd = { failed: false } | { failed: true; why: string };
+
+export async function serve(deps: ServeDeps): Promise<ServeEnd> {
+  const { config, folders, journal, logger, signal: stop } = deps;
+  const mark = journal.gatewayKind() === 'sandbox' ? `${SANDBOX_MARK}: ` : '';
+  const doorbell = new Doorbell();
+  const health = () => ({
+    processing: payoutFiles(folders.processing).length,
+    inbox: payoutFiles(folders.inbox).length,
+    rows: Object.fromEntries(
+      Object.entries(journal.countsByState()).map(([state, { count }]) => [state, count]),
+    ),
+  });
+  let receiver: PostbackReceiver | undefined;
+  // Files events only wake the loop early; the rescan finds every file regardless.
+  const arrivals = new Doorbell();
+  const watcher = watch([folders.inbox, folders.approved], {
+    depth: 0,
+    ignoreInitial: true,
+    // A spreadsheet's lock file or a download in progress wakes nobody.
+    ignored: (path, stats) => stats?.isFile() === true && !isPayoutFileName(basename(path)),
+  });
+  watcher.on('all', () => arrivals.ring());
+  watcher.on('error', (error) =>
+    logger.warn(`watching the inbox: ${String(error)}; rescanning every ${config.inboxRescan} ms`),
+  );
+  const logHealth = () => {
+    try {
+      logger.info(health(), 'health');
+    } catch (error) {
+      logger.warn(`health: ${(error as Error).message}`);
+    }
+  };
+  const healthTimer = setInterval(logHealth, HEALTH_EVERY_MS);
+  deps.setHealth(logHealth);
+  try {
+    if (config.postbackListen) {
+      const [, host = '', port = ''] = /^\[?(.*?)\]?:(\d+)$/.exec(config.postbackListen) ?? [];
+      try {
+        receiver = await startPostbackReceiver({
+          host,
+          port: Number(port),
+          secret: postbackSecret(folders.home),
+          onPostback: nudgeOnPostback(journal, doorbell),
+          health,
+        });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        return {
+          failed: true,
+          why: `cannot listen for postbacks on ${config.postbackListen} (${code})`,
+        };
+      }
+      logger.info(`postback receiver listening on ${receiver.url} (GET /healthz for health)`);
+    }
+    const postbackUrl = receiver
+      ? `${config.postbackPublicUrl ?? receiver.url}/postback/${postbackSecret(folders.home)}`
+      : undefined;
+    const memory: PassMemory = {
+      seen: new Map(),
+      written: new Map(),
+      resolvedAt: 0,
+      warned: new Set(),
+    };
+    const isReady = settledFiles(config.inboxSettle, deps.now);
+    const told = new Map<string, string>();
+    logger.info(`watching ${folders.inbox}`);
+    // Until stopped: a daemon's life is bounded by its signals.
+    while (!stop.aborted) {
+      let pass: PassReport;
+      try {
+        pass = await runPass(journal, deps.gateway, folders, config, {
+          hintFlags: deps.hintFlags,
+          followMs: config.inboxRescan,
+          signal: stop,
+          pollPolicy: receiver ? POLLING_WITH_POSTBACKS : POLLING,
+          ...(postbackUrl === undefined ? {} : { postbackUrl }),
+          doorbell,
+          isReady,
+          memory,
+          now: deps.now,
+          note: (text) => logger.warn(text),
+        });
+      } catch (error) {
+        // A refused token or a wrong address does not mend itself: stop, and say what to
+        // check (a supervisor shows the exit, where a retried pass would only log).
+        if (error instanceof GatewayError && needsTheOperator(error)) throw error;
+        // A file or disk the daemon cannot handle now: said, and tried again later; what
+        // is journaled stays journaled.
+        logger.error(
+          `pass failed: ${(error as Error).message}; trying again in ${FAILED_PASS_BACKOFF_MS / 1000}s`,
+        );
+        await delay(FAILED_PASS_BACKOFF_MS, undefined, { signal: stop }).catch(() => undefined);
+        continue;
+      }
+      // Each file said once per change, not once per pass; files gone are forgotten.
+      const current = new Map(
+        pass.files.map((file) => [`${file.batchId ?? ''}:${file.file}`, file]),
+      );
+      for (const [key, file] of current) {
+        const text = describeFile(file);
+        if (told.get(key) === text) continue;
+        // What needs a person (failed, held, refused: exit 2 for run) is a warning.
+        if (exitCodeOf([file], undefined) === 2) logger.warn(mark + text);
+        else logger.info(mark + text);
+      }
+      told.clear();
+      for (const [key, file] of current) told.set(key, describeFile(file));
+      if (pass.failed) {
+        return { failed: true, why: `stopped: ${pass.stopped ?? 'the pass failed'}` };
+      }
+      if (pass.stopped && !stop.aborted) logger.warn(`pass stopped early: ${pass.stopped}`);
+      if (stop.aborted) break;
+      // A file waiting to settle is looked at again as soon as it may have.
+      const waiting = payoutFiles(folders.inbox).length + payoutFiles(folders.approved).length > 0;
+      await delay(
+        waiting ? Math.min(config.inboxSettle, config.inboxRescan) : config.inboxRescan,
+        undefined,
+        { signal: AbortSignal.any([stop, arrivals.signal, doorbell.signal]) },
+      ).catch(() => undefined);
+    }
+    return { failed: false };
+  } finally {
+    clearInterval(healthTimer);
+    await watcher.close();
+    await receiver?.close();
+  }
+}
