@@ -40,7 +40,7 @@ export function engineFor(
     ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),
     admission: { duplicateWindowMs: config.duplicateWindow, hintFlags: options.hintFlags ?? '' },
   };
-  const clock = options.now ? { ...systemClock, now: options.now } : systemClock;
+  const clock = { ...systemClock, now: options.now };
   const deps: EngineDeps = {
     journal,
     gateway,

@@ -72,7 +72,7 @@ export interface PassOptions {
   /** State kept between the passes of one process. */
   memory?: PassMemory;
   /** Milliseconds since the epoch: the journal's clock (tests move both). */
-  now?: () => number;
+  now: () => number;
   /** Global flags the commands in hints need (` --config "…"`), '' by default. */
   hintFlags?: string;
   note: (text: string) => void;
@@ -118,7 +118,7 @@ export async function runPass(
   config: Config,
   options: PassOptions,
 ): Promise<PassReport> {
-  const now = options.now ?? Date.now;
+  const { now } = options;
   const summaries = await applyIntake(journal, folders, config, options);
   const { deps, engine } = engineFor(journal, gateway, config, options);
   let stopped: string | undefined;

@@ -24,6 +24,7 @@ describe('a claim outlives its request', () => {
         followMs: 0,
         signal: new AbortController().signal,
         pollPolicy: POLLING,
+        now: Date.now,
         note: () => undefined,
       });
       const deadline = requestDeadlineMs({

@@ -104,6 +104,7 @@ export function demoCommand(io: CliIo): Command {
           followMs: FOLLOW_MS,
           signal: new AbortController().signal,
           pollPolicy: POLLING,
+          now: Date.now,
           note: () => undefined,
         });
         if (pass.failed) throw new ExitError(1, `payouts demo: stopped: ${pass.stopped}`);

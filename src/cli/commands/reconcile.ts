@@ -57,12 +57,15 @@ export function reconcileCommand(io: CliIo): Command {
             `payouts reconcile: nothing to read back: ${EMBEDDED_SANDBOX_FORGETS}. Nothing was changed.`,
           );
         }
+        // One window for both: the payouts read again, and the results that show a return.
+        const since = Date.now() - options.days * DAY_MS;
         let report;
         try {
           const { deps, engine } = engineFor(journal, gateway.client, config, {
             followMs: 0,
             signal: stop.signal,
             pollPolicy: POLLING,
+            now: Date.now,
             note: out.note,
           });
           report = await reconcilePaid(deps, engine, since);

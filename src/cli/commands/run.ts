@@ -160,6 +160,7 @@ export function runCommand(io: CliIo): Command {
             signal: stop.signal,
             pollPolicy: POLLING,
             isReady,
+            now: Date.now,
             note: out.note,
           });
         } finally {
