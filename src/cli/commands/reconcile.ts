@@ -1,11 +1,6 @@
-import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { POLLING } from '../../engine/policy.js';
-import { reconcilePaid } from '../../engine/reconcile.js';
+import { reconcileRecent, type Reconciled } from '../../app/reconcile.js';
 import { ensureFolders, homeFolders } from '../../inbox/folders.js';
-import { engineFor } from '../../app/engine-for.js';
-import { resultFileNames } from '../../results/names.js';
-import { writeResultFile } from '../../results/result-file.js';
 import { systemClock } from '../../runtime/clock.js';
 import { listenForStopSignal } from '../../runtime/signals.js';
 import {
@@ -18,8 +13,6 @@ import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
 import type { CliIo } from '../../runtime/io.js';
-
-const DAY_MS = 86_400_000;
 
 function daysArgument(value: string): number {
   if (!/^\d{1,4}$/.test(value) || Number(value) < 1) {
@@ -47,7 +40,6 @@ export function reconcileCommand(io: CliIo): Command {
       ensureFolders(folders, config.sharedGroup);
       const stop = new AbortController();
       const stopSignal = listenForStopSignal(() => stop.abort());
-      const since = systemClock.now() - options.days * DAY_MS;
       try {
         const gateway = await openGateway(context, journal);
         if (gateway.embedded) {
@@ -57,54 +49,31 @@ export function reconcileCommand(io: CliIo): Command {
             `payouts reconcile: nothing to read back: ${EMBEDDED_SANDBOX_FORGETS}. Nothing was changed.`,
           );
         }
-        // One window for both: the payouts read again, and the results that show a return.
-        const since = Date.now() - options.days * DAY_MS;
-        let report;
+        let report: Reconciled;
         try {
-          const { deps, engine } = engineFor(journal, gateway.client, config, {
-            followMs: 0,
-            signal: stop.signal,
-            pollPolicy: POLLING,
-            now: Date.now,
-            note: out.note,
-          });
-          report = await reconcilePaid(deps, engine, since);
+          report = await reconcileRecent(
+            {
+              config,
+              folders,
+              journal,
+              gateway: gateway.client,
+              now: systemClock.now,
+              signal: stop.signal,
+              note: out.note,
+            },
+            options.days,
+          );
         } finally {
           await gateway.close();
         }
-        // Every result that shows a returned payout: its own file's, and every later
-        // file's with a row it covered or a line naming it; also those of returns recorded
-        // by an earlier reconcile that died before it rewrote their results.
-        const batchIds = [
-          ...new Set([
-            ...report.refunded.map((payout) => payout.batchId),
-            ...journal.batchesShowingRefundedSince(since),
-          ]),
-        ];
-        const rewritten: string[] = [];
-        for (const batchId of batchIds) {
-          const batch = journal.batch(batchId);
-          if (!batch) continue;
-          const name = journal.resultName(
-            batchId,
-            resultFileNames(batch.fileName, batchId, batch.receivedAt),
-          );
-          const path = join(folders.results, name);
-          await writeResultFile(journal, batch, path, {
-            dialect: config.resultDialect,
-            timeZone: config.timeZone,
-            language: config.language ?? 'en',
-          });
-          rewritten.push(path);
-        }
-        out.data({ ...report, results: rewritten });
+        out.data(report);
         out.line(
           `Checked ${count(report.checked, 'paid payout')} sent in the last ${count(options.days, 'day')}: ${report.refunded.length} came back (refunded).`,
         );
         for (const { orderId } of report.refunded) out.line(`  refunded: ${orderId}`);
         for (const { orderId, why } of report.unexpected)
           out.line(`  for a person: ${orderId}: ${why}`);
-        for (const path of rewritten) out.line(`  result rewritten: ${path}`);
+        for (const path of report.results) out.line(`  result rewritten: ${path}`);
         if (report.failed > 0) {
           out.line(
             `  ${report.failed} could not be read from the gateway (${report.lastFailure}): run reconcile again once it answers`,

@@ -1,0 +1,72 @@
+/**
+ * `payouts reconcile`, wired: recent paid payouts read again at the gateway, the ones
+ * that came back recorded, and every result file that shows one written again.
+ */
+import { join } from 'node:path';
+import type { Config } from '../config/schema.js';
+import { POLLING } from '../engine/policy.js';
+import { reconcilePaid, type ReconcileReport } from '../engine/reconcile.js';
+import type { GatewayClient } from '../gateway/client.js';
+import type { Folders } from '../inbox/folders.js';
+import type { Journal } from '../journal/journal.js';
+import { resultFileNames } from '../results/names.js';
+import { writeResultFile } from '../results/result-file.js';
+import { engineFor } from './engine-for.js';
+
+const DAY_MS = 86_400_000;
+
+export interface ReconcileDeps {
+  config: Config;
+  folders: Folders;
+  journal: Journal;
+  gateway: GatewayClient;
+  /** Milliseconds since the epoch: the journal's clock. */
+  now: () => number;
+  /** Stop: no new payout is read. */
+  signal: AbortSignal;
+  note: (text: string) => void;
+}
+
+/** What reconcile found, and the result files it wrote again. */
+export type Reconciled = ReconcileReport & { results: string[] };
+
+/** Reads again the payouts paid in the last `days` days, and rewrites the results they change. */
+export async function reconcileRecent(deps: ReconcileDeps, days: number): Promise<Reconciled> {
+  const { config, folders, journal } = deps;
+  // One window for both: the payouts read again, and the results that show a return.
+  const since = deps.now() - days * DAY_MS;
+  const { deps: engineDeps, engine } = engineFor(journal, deps.gateway, config, {
+    followMs: 0,
+    signal: deps.signal,
+    pollPolicy: POLLING,
+    now: deps.now,
+    note: deps.note,
+  });
+  const report = await reconcilePaid(engineDeps, engine, since);
+  // Every result that shows a returned payout: its own file's, and every later file's
+  // with a row it covered or a line naming it; also those of returns recorded by an
+  // earlier reconcile that died before it rewrote their results.
+  const batchIds = [
+    ...new Set([
+      ...report.refunded.map((payout) => payout.batchId),
+      ...journal.batchesShowingRefundedSince(since),
+    ]),
+  ];
+  const results: string[] = [];
+  for (const batchId of batchIds) {
+    const batch = journal.batch(batchId);
+    if (!batch) continue;
+    const name = journal.resultName(
+      batchId,
+      resultFileNames(batch.fileName, batchId, batch.receivedAt),
+    );
+    const path = join(folders.results, name);
+    await writeResultFile(journal, batch, path, {
+      dialect: config.resultDialect,
+      timeZone: config.timeZone,
+      language: config.language ?? 'en',
+    });
+    results.push(path);
+  }
+  return { ...report, results };
+}
