@@ -3,11 +3,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Command } from 'commander';
 import { parseDurationMs } from '../../config/duration.js';
 import { formatCents } from '../../csv/amount.js';
-import { planFunding } from '../../engine/balance.js';
-import { planRun, type DryRunFile } from '../../engine/dry-run.js';
+import type { DryRunFile } from '../../engine/dry-run.js';
 import { POLLING } from '../../engine/policy.js';
 import { ensureFolders, homeFolders, payoutFiles, type Folders } from '../../inbox/folders.js';
-import { exitCodeOf, readBalance, runPass, type PassReport } from '../../app/pass.js';
+import { exitCodeOf, runPass, type PassReport } from '../../app/pass.js';
+import { rehearseRun } from '../../app/rehearse.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
 import { settledOnOurClock } from '../../inbox/readiness.js';
 import { warnPendingTooLong } from '../../inbox/pending-alert.js';
@@ -206,38 +206,21 @@ function durationFlag(flag: string, text: string): number {
 /** `run --dry-run`: the plan, with nothing moved, written or sent. Exit 2 when a person is needed. */
 async function dryRun(context: Context, folders: Folders): Promise<void> {
   const { config, out } = context;
-  const files = [...payoutFiles(folders.processing), ...payoutFiles(folders.inbox)];
   // A run would refuse a lost journal: so does its rehearsal, rather than promise to pay all.
   const loss = journalLossOf(folders);
   if (loss) throw new ExitError(1, `payouts run --dry-run: ${loss}`);
   const journal = existsSync(folders.journal) ? openHomeJournal(folders.journal) : undefined;
   let plan: DryRunFile[];
   try {
-    plan = await planRun(files, journal, config);
+    plan = await rehearseRun({
+      config,
+      folders,
+      journal,
+      openGateway: () => openGateway(context),
+    });
   } finally {
     journal?.close();
   }
-  const toSend = plan
-    .map((file, index) => ({ batchId: index, cents: file.wouldSendCents, count: file.wouldSend }))
-    .filter((batch) => batch.cents > 0);
-  let funding = planFunding(toSend, undefined, 'off');
-  if (toSend.length > 0 && config.balanceCheck !== 'off') {
-    const gateway = await openGateway(context);
-    try {
-      const balance = await readBalance(gateway.client, config.balanceCheck);
-      funding = planFunding(
-        toSend,
-        balance.cents,
-        config.balanceCheck,
-        balance.error,
-        config.feePerPayoutCents,
-      );
-    } finally {
-      await gateway.close();
-    }
-  }
-  for (const { batchId, why } of funding.underfunded)
-    plan[batchId]?.problems.push(sayInEnglish(why));
   out.data({ dryRun: true, files: plan });
   for (const file of plan) {
     const problems = [
