@@ -21,7 +21,7 @@ import { CATALOGS } from '../messages/catalog.js';
 import type { Said } from '../messages/said.js';
 import { say } from '../messages/say.js';
 import { failpoint } from '../runtime/failpoint.js';
-import { planFile, planListedBatches, type IntakeAction } from './intake.js';
+import { planFile, planListedBatches, type ReadAction } from './intake.js';
 import type { FileSummary, PassOptions } from './pass.js';
 
 /** Moves ready inbox files into processing/ and journals every file there. */
@@ -96,12 +96,14 @@ export async function applyIntake(
     const known = memory?.seen.get(file);
     const stat = statSync(file, { throwIfNoEntry: false });
     const unchanged = known && stat?.size === known.size && stat.mtimeMs === known.mtimeMs;
-    let action = planFile({
+    const found = planFile({
       where: 'processing',
       file,
       seenAs: unchanged ? known.batchId : undefined,
     });
-    if (action.kind === 'read') {
+    let action: ReadAction;
+    if (found.kind === 'resume') action = found;
+    else {
       let read: Awaited<ReturnType<typeof ingestFile>>;
       try {
         read = await ingestFile(
@@ -127,66 +129,8 @@ export async function applyIntake(
     }
     const remember = (batchId: number) =>
       stat && memory?.seen.set(file, { batchId, size: stat.size, mtimeMs: stat.mtimeMs });
-    const summary = apply(action);
+    const summary = applyToFile(action, { journal, folders, config, hintFlags, remember });
     if (summary) summaries.push(summary);
-
-    function apply(action: IntakeAction): FileSummary | undefined {
-      switch (action.kind) {
-        case 'resume':
-          remember(action.batchId);
-          return summarise(
-            journal,
-            file,
-            action.batchId,
-            ['resumed', 'resumed'],
-            stillTrue(journal, action.batchId),
-          );
-        case 'await-approval':
-          // Listed below with every file waiting for a person's approval.
-          if (
-            !awaitApproval(journal, folders, file, action.batchId, {
-              hintFlags,
-              language: config.language ?? 'en',
-            }) &&
-            action.remember
-          )
-            remember(action.batchId);
-          return undefined;
-        case 'reject': {
-          // Its reason file is read by whoever dropped it: in their language.
-          const words = CATALOGS[config.language ?? 'en'];
-          reject(
-            file,
-            folders.rejected,
-            action.problems.map((problem) => say(words, problem)),
-          );
-          return {
-            ...summarise(
-              journal,
-              file,
-              action.batchId,
-              ['unusable', 'cannot be used: moved to rejected/'],
-              action.problems,
-            ),
-            fileNeedsAPerson: true,
-          };
-        }
-        case 'journal':
-          remember(action.batchId);
-          return summarise(
-            journal,
-            file,
-            action.batchId,
-            action.state === 'held' ? ['held', 'held: nothing sent'] : ['taken', 'journaled'],
-            action.problems,
-          );
-        case 'forget':
-        case 'read':
-        case 'take':
-        case 'leave':
-          return undefined;
-      }
-    }
   }
   const listed = planListedBatches({
     awaitingApproval: journal.batchesIn('awaiting-approval'),
@@ -204,6 +148,79 @@ export async function applyIntake(
     });
   }
   return summaries;
+}
+
+/** Does what the plan says of a file of processing/, and says what became of it. */
+function applyToFile(
+  action: ReadAction,
+  {
+    journal,
+    folders,
+    config,
+    hintFlags,
+    remember,
+  }: {
+    journal: Journal;
+    folders: Folders;
+    config: Config;
+    hintFlags: string;
+    /** Notes the file as journaled as this batch, for this process's later passes. */
+    remember: (batchId: number) => void;
+  },
+): FileSummary | undefined {
+  const { file } = action;
+  switch (action.kind) {
+    case 'resume':
+      remember(action.batchId);
+      return summarise(
+        journal,
+        file,
+        action.batchId,
+        ['resumed', 'resumed'],
+        stillTrue(journal, action.batchId),
+      );
+    case 'await-approval':
+      // Listed below with every file waiting for a person's approval.
+      if (
+        !awaitApproval(journal, folders, file, action.batchId, {
+          hintFlags,
+          language: config.language ?? 'en',
+        }) &&
+        action.remember
+      )
+        remember(action.batchId);
+      return undefined;
+    case 'reject': {
+      // Its reason file is read by whoever dropped it: in their language.
+      const words = CATALOGS[config.language ?? 'en'];
+      reject(
+        file,
+        folders.rejected,
+        action.problems.map((problem) => say(words, problem)),
+      );
+      return {
+        ...summarise(
+          journal,
+          file,
+          action.batchId,
+          ['unusable', 'cannot be used: moved to rejected/'],
+          action.problems,
+        ),
+        fileNeedsAPerson: true,
+      };
+    }
+    case 'journal':
+      remember(action.batchId);
+      return summarise(
+        journal,
+        file,
+        action.batchId,
+        action.state === 'held' ? ['held', 'held: nothing sent'] : ['taken', 'journaled'],
+        action.problems,
+      );
+    case 'forget':
+      return undefined;
+  }
 }
 
 /** better-sqlite3's errors carry a SQLITE_* code: the journal, not the file, failed. */

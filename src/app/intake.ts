@@ -41,6 +41,16 @@ export type IntakeAction =
   /** Journaled now: its rows queued (`taken`), or every one held by its file (`held`). */
   | { kind: 'journal'; file: string; batchId: number; state: 'taken' | 'held'; problems: Said[] };
 
+/** What may become of a file once it is read, or known to be journaled. */
+export type ReadAction = Exclude<IntakeAction, { kind: 'leave' | 'take' | 'read' }>;
+
+type FactsIn<Where extends FileFacts['where']> = Extract<FileFacts, { where: Where }>;
+type ActionOf<Kind extends IntakeAction['kind']> = Extract<IntakeAction, { kind: Kind }>;
+
+export function planFile(facts: FactsIn<'inbox'>): ActionOf<'take' | 'leave'>;
+export function planFile(facts: FactsIn<'processing'>): ActionOf<'read' | 'resume'>;
+export function planFile(facts: FactsIn<'read'>): ReadAction;
+export function planFile(facts: FileFacts): IntakeAction;
 export function planFile(facts: FileFacts): IntakeAction {
   const { file } = facts;
   switch (facts.where) {
@@ -66,7 +76,7 @@ function planRead(
   file: string,
   read: IngestResult,
   batchState: BatchState | undefined,
-): IntakeAction {
+): ReadAction {
   switch (read.kind) {
     case 'gone':
       return { kind: 'forget', file };
