@@ -1,15 +1,12 @@
 import { existsSync } from 'node:fs';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Command } from 'commander';
 import { parseDurationMs } from '../../config/duration.js';
 import { formatCents } from '../../csv/amount.js';
 import type { DryRunFile } from '../../engine/dry-run.js';
-import { POLLING } from '../../engine/policy.js';
-import { ensureFolders, homeFolders, payoutFiles, type Folders } from '../../inbox/folders.js';
-import { exitCodeOf, runPass, type PassReport } from '../../app/pass.js';
+import { ensureFolders, homeFolders, type Folders } from '../../inbox/folders.js';
+import { runInbox } from '../../app/run.js';
 import { rehearseRun } from '../../app/rehearse.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
-import { settledOnOurClock } from '../../inbox/readiness.js';
 import { warnPendingTooLong } from '../../inbox/pending-alert.js';
 import { systemClock } from '../../runtime/clock.js';
 import { listenForStopSignal } from '../../runtime/signals.js';
@@ -137,37 +134,28 @@ export function runCommand(io: CliIo): Command {
       }
 
       async function work(): Promise<void> {
-        // Which inbox (and approved/) files have settled, on our clock: looked at twice
-        // inboxSettle apart when their time does not prove it (a share's clock may run ahead).
-        const isReady = await settledOnOurClock(
-          [...payoutFiles(folders.inbox), ...payoutFiles(folders.approved)],
-          config.inboxSettle,
-          (ms) => delay(ms, undefined, { signal: stop.signal }).catch(() => undefined),
-        );
-        const gateway = await openGateway(context, journal);
-        let pass: PassReport;
-        // A bar on a terminal only: cron's log gets the summary, not a line every 2 s.
-        const progress = startProgress(
+        const {
+          files: final,
+          stopped,
+          exitCode,
+        } = await runInbox({
+          config,
+          folders,
           journal,
-          io.stderr.isTTY && !out.json && !out.quiet ? 'bar' : 'off',
-          io.stderr,
-        );
-        // Closed whatever happens: an embedded sandbox left listening would keep cron's run alive.
-        try {
-          pass = await runPass(journal, gateway.client, folders, config, {
-            hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
-            followMs,
-            signal: stop.signal,
-            pollPolicy: POLLING,
-            isReady,
-            now: Date.now,
-            note: out.note,
-          });
-        } finally {
-          progress.stop();
-          await gateway.close();
-        }
-        const { files: final, stopped, failed } = pass;
+          openGateway: () => openGateway(context, journal),
+          // A bar on a terminal only: cron's log gets the summary, not a line every 2 s.
+          showProgress: () =>
+            startProgress(
+              journal,
+              io.stderr.isTTY && !out.json && !out.quiet ? 'bar' : 'off',
+              io.stderr,
+            ),
+          now: systemClock.now,
+          signal: stop.signal,
+          followMs,
+          hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+          note: out.note,
+        });
         const sandbox = journal.gatewayKind() === 'sandbox';
         // Programs read English sentences (the state codes are what to act on).
         const files = final.map((file) => ({ ...file, problems: file.problems.map(sayInEnglish) }));
@@ -188,7 +176,6 @@ export function runCommand(io: CliIo): Command {
           }
         }
 
-        const exitCode = failed ? 1 : exitCodeOf(final, stopped);
         if (exitCode !== 0) throw new ExitError(exitCode);
       }
     });

@@ -1,0 +1,63 @@
+/**
+ * `payouts run`, wired: which inbox files have settled on our clock, then one pass
+ * against the gateway, and the run's exit code (DESIGN.md section 8).
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Config } from '../config/schema.js';
+import { POLLING } from '../engine/policy.js';
+import type { GatewayClient } from '../gateway/client.js';
+import { payoutFiles, type Folders } from '../inbox/folders.js';
+import { settledOnOurClock } from '../inbox/readiness.js';
+import type { Journal } from '../journal/journal.js';
+import { exitCodeOf, runPass, type PassReport } from './pass.js';
+
+export interface RunDeps {
+  config: Config;
+  folders: Folders;
+  /** The home's journal, its lock held by this process. */
+  journal: Journal;
+  /** Opened once the inbox was looked at, closed when the pass ends, whatever happens. */
+  openGateway: () => Promise<{ client: GatewayClient; close(): Promise<void> }>;
+  /** Shown while the pass works (a progress bar), stopped before the gateway closes. */
+  showProgress: () => { stop(): void };
+  /** Milliseconds since the epoch: the journal's clock. */
+  now: () => number;
+  /** Stop: no new file is read and no new payout sent; what is in flight is journaled. */
+  signal: AbortSignal;
+  /** How long to follow pending payouts after sending (0: not at all). */
+  followMs: number;
+  /** Global flags the commands in hints need (see hintFlagsOf). */
+  hintFlags: string;
+  note: (text: string) => void;
+}
+
+export async function runInbox(deps: RunDeps): Promise<PassReport & { exitCode: number }> {
+  const { config, folders, signal } = deps;
+  // Which inbox (and approved/) files have settled, on our clock: looked at twice
+  // inboxSettle apart when their time does not prove it (a share's clock may run ahead).
+  const isReady = await settledOnOurClock(
+    [...payoutFiles(folders.inbox), ...payoutFiles(folders.approved)],
+    config.inboxSettle,
+    (ms) => delay(ms, undefined, { signal }).catch(() => undefined),
+    deps.now,
+  );
+  const gateway = await deps.openGateway();
+  let pass: PassReport;
+  const progress = deps.showProgress();
+  // Closed whatever happens: an embedded sandbox left listening would keep cron's run alive.
+  try {
+    pass = await runPass(deps.journal, gateway.client, folders, config, {
+      hintFlags: deps.hintFlags,
+      followMs: deps.followMs,
+      signal,
+      pollPolicy: POLLING,
+      isReady,
+      now: deps.now,
+      note: deps.note,
+    });
+  } finally {
+    progress.stop();
+    await gateway.close();
+  }
+  return { ...pass, exitCode: pass.failed ? 1 : exitCodeOf(pass.files, pass.stopped) };
+}
