@@ -33,7 +33,7 @@ export async function applyIntake(
 ): Promise<FileSummary[]> {
   const summaries: FileSummary[] = [];
   const hintFlags = options.hintFlags ?? '';
-  const isReady = options.isReady ?? settledByAge(config.inboxSettle, options.now);
+  const isReady = options.isReady ?? settledByAge(config.inboxSettle, () => options.clock.now());
   for (const release of await releaseApproved(journal, folders, isReady, config.language ?? 'en')) {
     if (release.released) options.note(`${release.file}: approved; it is sent now`);
     else {

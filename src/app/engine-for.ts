@@ -9,7 +9,6 @@ import { createGatewayPool } from '../engine/pool.js';
 import type { Doorbell } from '../engine/follow.js';
 import { requestDeadlineMs, type GatewayClient } from '../gateway/client.js';
 import type { Journal } from '../journal/journal.js';
-import { systemClock } from '../runtime/clock.js';
 import { workerName } from '../runtime/worker-name.js';
 import type { PassOptions } from './pass.js';
 
@@ -40,17 +39,16 @@ export function engineFor(
     ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),
     admission: { duplicateWindowMs: config.duplicateWindow, hintFlags: options.hintFlags ?? '' },
   };
-  const clock = { ...systemClock, now: options.now };
   const deps: EngineDeps = {
     journal,
     gateway,
-    clock,
+    clock: options.clock,
     random: Math.random,
     pool: createGatewayPool({
       concurrency: config.concurrency,
       budget: requestBudget(config.maxRequestsPerSecond),
       stop: options.signal,
-      clock,
+      clock: options.clock,
     }),
   };
   return { deps, engine: options.doorbell ? { ...engine, doorbell: options.doorbell } : engine };

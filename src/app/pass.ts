@@ -35,6 +35,7 @@ import { archiveFileName, resultFileNames } from '../results/names.js';
 import { writeResultFile } from '../results/result-file.js';
 import { applyIntake } from './apply-intake.js';
 import { engineFor } from './engine-for.js';
+import type { Clock } from '../runtime/clock.js';
 
 export interface FileSummary {
   file: string;
@@ -71,8 +72,8 @@ export interface PassOptions {
   isReady?: (path: string) => boolean;
   /** State kept between the passes of one process. */
   memory?: PassMemory;
-  /** Milliseconds since the epoch: the journal's clock (tests move both). */
-  now: () => number;
+  /** The journal's clock, which the engine reads and sleeps on (tests move both). */
+  clock: Clock;
   /** Global flags the commands in hints need (` --config "…"`), '' by default. */
   hintFlags?: string;
   note: (text: string) => void;
@@ -118,7 +119,7 @@ export async function runPass(
   config: Config,
   options: PassOptions,
 ): Promise<PassReport> {
-  const { now } = options;
+  const now = () => options.clock.now();
   const summaries = await applyIntake(journal, folders, config, options);
   const { deps, engine } = engineFor(journal, gateway, config, options);
   let stopped: string | undefined;

@@ -12,6 +12,7 @@ import type { Journal } from '../journal/journal.js';
 import { resultFileNames } from '../results/names.js';
 import { writeResultFile } from '../results/result-file.js';
 import { engineFor } from './engine-for.js';
+import type { Clock } from '../runtime/clock.js';
 
 const DAY_MS = 86_400_000;
 
@@ -20,8 +21,8 @@ export interface ReconcileDeps {
   folders: Folders;
   journal: Journal;
   gateway: GatewayClient;
-  /** Milliseconds since the epoch: the journal's clock. */
-  now: () => number;
+  /** The journal's clock. */
+  clock: Clock;
   /** Stop: no new payout is read. */
   signal: AbortSignal;
   note: (text: string) => void;
@@ -34,12 +35,12 @@ export type Reconciled = ReconcileReport & { results: string[] };
 export async function reconcileRecent(deps: ReconcileDeps, days: number): Promise<Reconciled> {
   const { config, folders, journal } = deps;
   // One window for both: the payouts read again, and the results that show a return.
-  const since = deps.now() - days * DAY_MS;
+  const since = deps.clock.now() - days * DAY_MS;
   const { deps: engineDeps, engine } = engineFor(journal, deps.gateway, config, {
     followMs: 0,
     signal: deps.signal,
     pollPolicy: POLLING,
-    now: deps.now,
+    clock: deps.clock,
     note: deps.note,
   });
   const report = await reconcilePaid(engineDeps, engine, since);

@@ -2,12 +2,12 @@
  * `payouts run`, wired: which inbox files have settled on our clock, then one pass
  * against the gateway, and the run's exit code (DESIGN.md section 8).
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Config } from '../config/schema.js';
 import { POLLING } from '../engine/policy.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { payoutFiles, type Folders } from '../inbox/folders.js';
 import { settledOnOurClock } from '../inbox/readiness.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Journal } from '../journal/journal.js';
 import { exitCodeOf, runPass, type PassReport } from './pass.js';
 
@@ -20,8 +20,8 @@ export interface RunDeps {
   openGateway: () => Promise<{ client: GatewayClient; close(): Promise<void> }>;
   /** Shown while the pass works (a progress bar), stopped before the gateway closes. */
   showProgress: () => { stop(): void };
-  /** Milliseconds since the epoch: the journal's clock. */
-  now: () => number;
+  /** The journal's clock, read and slept on. */
+  clock: Clock;
   /** Stop: no new file is read and no new payout sent; what is in flight is journaled. */
   signal: AbortSignal;
   /** How long to follow pending payouts after sending (0: not at all). */
@@ -38,8 +38,8 @@ export async function runInbox(deps: RunDeps): Promise<PassReport & { exitCode: 
   const isReady = await settledOnOurClock(
     [...payoutFiles(folders.inbox), ...payoutFiles(folders.approved)],
     config.inboxSettle,
-    (ms) => delay(ms, undefined, { signal }).catch(() => undefined),
-    deps.now,
+    (ms) => deps.clock.sleep(ms, signal),
+    () => deps.clock.now(),
   );
   const gateway = await deps.openGateway();
   let pass: PassReport;
@@ -52,7 +52,7 @@ export async function runInbox(deps: RunDeps): Promise<PassReport & { exitCode: 
       signal,
       pollPolicy: POLLING,
       isReady,
-      now: deps.now,
+      clock: deps.clock,
       note: deps.note,
     });
   } finally {

@@ -4,7 +4,6 @@
  * postback receiver, the inbox watcher and the health line around it.
  */
 import { basename } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { watch } from 'chokidar';
 import type { Config } from '../config/schema.js';
 import { Doorbell, nudgeOnPostback } from '../engine/follow.js';
@@ -18,6 +17,7 @@ import { describeFile } from './describe-file.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../postback/receiver.js';
 import { postbackSecret } from '../postback/secret.js';
 import { SANDBOX_MARK } from '../results/result-file.js';
+import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
 import { exitCodeOf, runPass, type PassMemory, type PassReport } from './pass.js';
 
@@ -34,8 +34,8 @@ export interface ServeDeps {
   journal: Journal;
   gateway: GatewayClient;
   logger: Logger;
-  /** Milliseconds since the epoch: the journal's clock. */
-  now: () => number;
+  /** The journal's clock, read and slept on (a rescan's wait, a failed pass's pause). */
+  clock: Clock;
   /** Stop: no new file is taken and no new payout sent; what is in flight is journaled. */
   signal: AbortSignal;
   /** Global flags the commands in hints need (see hintFlagsOf). */
@@ -109,7 +109,7 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
       resolvedAt: 0,
       warned: new Set(),
     };
-    const isReady = settledFiles(config.inboxSettle, deps.now);
+    const isReady = settledFiles(config.inboxSettle, () => deps.clock.now());
     const told = new Map<string, string>();
     logger.info(`watching ${folders.inbox}`);
     // Until stopped: a daemon's life is bounded by its signals.
@@ -125,7 +125,7 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
           doorbell,
           isReady,
           memory,
-          now: deps.now,
+          clock: deps.clock,
           note: (text) => logger.warn(text),
         });
       } catch (error) {
@@ -137,7 +137,7 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
         logger.error(
           `pass failed: ${(error as Error).message}; trying again in ${FAILED_PASS_BACKOFF_MS / 1000}s`,
         );
-        await delay(FAILED_PASS_BACKOFF_MS, undefined, { signal: stop }).catch(() => undefined);
+        await deps.clock.sleep(FAILED_PASS_BACKOFF_MS, stop);
         continue;
       }
       // Each file said once per change, not once per pass; files gone are forgotten.
@@ -160,11 +160,10 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
       if (stop.aborted) break;
       // A file waiting to settle is looked at again as soon as it may have.
       const waiting = payoutFiles(folders.inbox).length + payoutFiles(folders.approved).length > 0;
-      await delay(
+      await deps.clock.sleep(
         waiting ? Math.min(config.inboxSettle, config.inboxRescan) : config.inboxRescan,
-        undefined,
-        { signal: AbortSignal.any([stop, arrivals.signal, doorbell.signal]) },
-      ).catch(() => undefined);
+        AbortSignal.any([stop, arrivals.signal, doorbell.signal]),
+      );
     }
     return { failed: false };
   } finally {

@@ -7,6 +7,7 @@ import { engineFor } from '../../src/app/engine-for.js';
 import { openJournal } from '../../src/journal/journal.js';
 import { useTempFolder } from '../support/files.js';
 import { clientFor } from '../support/gateway.js';
+import { systemClock } from '../../src/runtime/clock.js';
 
 describe('a claim outlives its request', () => {
   const folder = useTempFolder();
@@ -24,7 +25,7 @@ describe('a claim outlives its request', () => {
         followMs: 0,
         signal: new AbortController().signal,
         pollPolicy: POLLING,
-        now: Date.now,
+        clock: systemClock,
         note: () => undefined,
       });
       const deadline = requestDeadlineMs({

@@ -13,6 +13,7 @@ import { ensureFolders, homeFolders, type Folders } from '../../src/inbox/folder
 import { exitCodeOf, runPass, type FileSummary } from '../../src/app/pass.js';
 import { openJournal, type Journal } from '../../src/journal/journal.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { systemClock } from '../../src/runtime/clock.js';
 import { TOKEN, clientFor } from './gateway.js';
 
 export interface PassHome {
@@ -88,7 +89,7 @@ export async function passHome(
           pollPolicy: { firstMs: 20, growth: 1, capMs: 20 },
           isReady: () => true,
           note: pass.note ?? (() => undefined),
-          now,
+          clock: { now, sleep: systemClock.sleep },
         });
         return { files: report.files, exit: exitCodeOf(report.files, report.stopped) };
       } finally {

@@ -15,6 +15,7 @@ import { ExitError } from '../exit-error.js';
 import { startProgress } from '../progress.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { CliIo } from '../../runtime/io.js';
+import { systemClock } from '../../runtime/clock.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../samples/', import.meta.url));
 /** The demo's gateway: a few dropped answers and a 429 burst on creates, settling fast. */
@@ -43,7 +44,7 @@ export function demoCommand(io: CliIo): Command {
     .action(async (_options: object, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const { out } = context;
-      const started = Date.now();
+      const started = systemClock.now();
       const home = resolve(
         context.config.home,
         'demo',
@@ -104,7 +105,7 @@ export function demoCommand(io: CliIo): Command {
           followMs: FOLLOW_MS,
           signal: new AbortController().signal,
           pollPolicy: POLLING,
-          now: Date.now,
+          clock: systemClock,
           note: () => undefined,
         });
         if (pass.failed) throw new ExitError(1, `payouts demo: stopped: ${pass.stopped}`);
@@ -115,7 +116,7 @@ export function demoCommand(io: CliIo): Command {
         await sandbox.close();
       }
       try {
-        const seconds = ((Date.now() - started) / 1000).toFixed(1);
+        const seconds = ((systemClock.now() - started) / 1000).toFixed(1);
         const ledger = sandbox.ledger().filter((entry) => entry.object === 'cashout');
         const orderIds = new Set(ledger.map((entry) => entry.orderId));
         out.data({

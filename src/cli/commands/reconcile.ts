@@ -57,7 +57,7 @@ export function reconcileCommand(io: CliIo): Command {
               folders,
               journal,
               gateway: gateway.client,
-              now: systemClock.now,
+              clock: systemClock,
               signal: stop.signal,
               note: out.note,
             },

@@ -150,7 +150,7 @@ export function runCommand(io: CliIo): Command {
               io.stderr.isTTY && !out.json && !out.quiet ? 'bar' : 'off',
               io.stderr,
             ),
-          now: systemClock.now,
+          clock: systemClock,
           signal: stop.signal,
           followMs,
           hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),

@@ -31,6 +31,7 @@ import { journalLossOf } from '../work-journal.js';
 import { describeTotals } from '../../app/describe-file.js';
 import { keyValueLines } from '../format.js';
 import { sayInEnglish } from '../../messages/say.js';
+import { systemClock } from '../../runtime/clock.js';
 import type { CliIo } from '../../runtime/io.js';
 
 export function statusCommand(io: CliIo): Command {
@@ -55,7 +56,7 @@ export function statusCommand(io: CliIo): Command {
         const sandbox = journal.gatewayKind() === 'sandbox';
         // Payouts pending longer than pendingAlertAfter, shown beside their file.
         const tooLong = (batchId: number) =>
-          pendingTooLong(journal, batchId, context.config.pendingAlertAfter, Date.now());
+          pendingTooLong(journal, batchId, context.config.pendingAlertAfter, systemClock.now());
         if (sandbox)
           context.out.line(`${SANDBOX_MARK}: this journal has only sent to the embedded sandbox`);
         if (what === undefined) {

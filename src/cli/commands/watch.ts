@@ -81,7 +81,7 @@ export function watchCommand(io: CliIo): Command {
               journal,
               gateway: gateway.client,
               logger,
-              now: Date.now,
+              clock: systemClock,
               signal: stop.signal,
               hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
               setHealth: (report) => (health = report),
