@@ -5,6 +5,7 @@
  */
 import { basename } from 'node:path';
 import { watch } from 'chokidar';
+import { systemCodeOf } from '../errors.js';
 import type { Config } from '../config/schema.js';
 import { Doorbell, nudgeOnPostback } from '../engine/follow.js';
 import { POLLING, POLLING_WITH_POSTBACKS } from '../engine/policy.js';
@@ -83,16 +84,18 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
   try {
     if (config.postbackListen) {
       const [, host = '', port = ''] = /^\[?(.*?)\]?:(\d+)$/.exec(config.postbackListen) ?? [];
+      // A damaged secret file is its own error, with its path: not a failure to listen.
+      const secret = postbackSecret(folders.home);
       try {
         receiver = await startPostbackReceiver({
           host,
           port: Number(port),
-          secret: postbackSecret(folders.home),
+          secret,
           onPostback: nudgeOnPostback(journal, doorbell),
           health,
         });
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        const code = systemCodeOf(error) ?? (error as Error).message;
         return {
           failed: true,
           why: `cannot listen for postbacks on ${config.postbackListen} (${code})`,
