@@ -78,19 +78,10 @@ const MAX_BLANK_RUN = 100_000;
 const HEAD_BYTES = 64 * 1024;
 const CHUNK_BYTES = 256 * 1024;
 
-/**
- * `onFingerprint`, when given, hears the file's SHA-256 once its bytes are read and
- * before any row is; it answers the batch's number among the batches of its name (for
- * derived orderIds), or false to stop there (a caller that knows these bytes).
- */
-export async function readPayoutFile(
-  path: string,
-  options: ReadOptions,
-  onRow: (row: RowOutcome) => void | Promise<void>,
-  onFingerprint?: (sha256: string) => number | false,
-): Promise<FileReport> {
-  const report: FileReport = {
-    file: path,
+/** A file's report before anything of it is read: nothing counted, these problems. */
+export function emptyFileReport(file: string, problems: FileProblem[]): FileReport {
+  return {
+    file,
     bytes: 0,
     sha256: undefined,
     encoding: undefined,
@@ -103,8 +94,22 @@ export async function readPayoutFile(
     blank: 0,
     totalCents: 0,
     filled: { email: { key: 0, default: 0 }, phone: { key: 0, default: 0 } },
-    problems: [],
+    problems,
   };
+}
+
+/**
+ * `onFingerprint`, when given, hears the file's SHA-256 once its bytes are read and
+ * before any row is; it answers the batch's number among the batches of its name (for
+ * derived orderIds), or false to stop there (a caller that knows these bytes).
+ */
+export async function readPayoutFile(
+  path: string,
+  options: ReadOptions,
+  onRow: (row: RowOutcome) => void | Promise<void>,
+  onFingerprint?: (sha256: string) => number | false,
+): Promise<FileReport> {
+  const report = emptyFileReport(path, []);
   const unusable = (message: Said) => {
     report.problems.push({ kind: 'unusable', message });
     return report;

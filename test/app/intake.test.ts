@@ -6,7 +6,7 @@ import {
   type FileFacts,
   type IntakeAction,
 } from '../../src/app/intake.js';
-import type { FileProblem, FileReport } from '../../src/csv/reader.js';
+import { emptyFileReport, type FileProblem, type FileReport } from '../../src/csv/reader.js';
 
 const FILE = '/home/processing/folha.csv';
 const TOTAL: FileProblem = {
@@ -15,24 +15,7 @@ const TOTAL: FileProblem = {
 };
 const EMPTY: FileProblem = { kind: 'unusable', message: { code: 'english', text: 'empty' } };
 
-function report(problems: FileProblem[]): FileReport {
-  return {
-    file: FILE,
-    bytes: 0,
-    sha256: undefined,
-    encoding: undefined,
-    delimiter: undefined,
-    header: undefined,
-    rows: 0,
-    valid: 0,
-    invalid: 0,
-    skipped: 0,
-    blank: 0,
-    totalCents: 0,
-    filled: { email: { key: 0, default: 0 }, phone: { key: 0, default: 0 } },
-    problems,
-  };
-}
+const report = (problems: FileProblem[]): FileReport => emptyFileReport(FILE, problems);
 
 describe('what a pass does with a file', () => {
   it.each<[string, FileFacts, IntakeAction]>([
