@@ -27,6 +27,7 @@ import {
 } from './admission.js';
 import { MIGRATIONS } from './migrations.js';
 import { Database } from './sqlite.js';
+import { canMoveBatch, type BatchState } from './batch-states.js';
 import {
   canMove,
   MAY_MOVE_MONEY,
@@ -36,6 +37,8 @@ import {
   type RowState,
 } from './states.js';
 import type { Said } from '../messages/said.js';
+
+export type { BatchState } from './batch-states.js';
 
 /** The embedded sandbox (no baseUrl), or a gateway the config names. */
 export type GatewayKind = 'sandbox' | 'configured';
@@ -51,28 +54,6 @@ export interface BatchInput {
   /** Why the file is held or cannot be used, as values: said in the reader's language. */
   problems: readonly Said[];
 }
-
-/**
- * `admitting`: its rows are being journaled as the file streams in, and none may be sent
- * until the whole file has been read and found usable. `awaiting-approval`: read and
- * usable, its rows queued, and nothing sent until a person approves it (`refused` when a
- * person turns it down: its rows held). `open`: its queued rows are sent.
- * `underfunded`: the balance did not cover it (balanceCheck: block); its rows stay queued
- * and it is checked again on every run. `held`: nothing of it is sent until a new copy
- * of its file takes its rows over. `unusable`: the file could
- * not be read as payouts. `done`: every row is final.
- */
-const BATCH_STATES = [
-  'admitting',
-  'awaiting-approval',
-  'open',
-  'underfunded',
-  'held',
-  'refused',
-  'unusable',
-  'done',
-] as const;
-export type BatchState = (typeof BATCH_STATES)[number];
 
 export interface BatchRecord extends BatchInput {
   id: number;
@@ -364,18 +345,12 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     setAwaitingName: db.prepare(`UPDATE batches SET awaiting_name = ? WHERE id = ?`),
     batchesNamed: db.prepare(`SELECT * FROM batches WHERE file_name = ? ORDER BY id`),
     allBatches: db.prepare(`SELECT * FROM batches ORDER BY id`),
-    setBatchState: db.prepare(`UPDATE batches SET state = ? WHERE id = ?`),
+    moveBatch: db.prepare(`UPDATE batches SET state = @to WHERE id = @batchId AND state = @from`),
     setHeldBecause: db.prepare(`UPDATE batches SET held_because = ? WHERE id = ?`),
     bindGateway: db.prepare(`INSERT OR IGNORE INTO gateway (id, kind) VALUES (1, ?)`),
     boundGateway: db.prepare(`SELECT kind FROM gateway WHERE id = 1`),
-    approveBatch: db.prepare(
-      `UPDATE batches SET state = 'open' WHERE id = ? AND state = 'awaiting-approval'`,
-    ),
-    refuseBatch: db.prepare(
-      `UPDATE batches SET state = 'refused' WHERE id = ? AND state = 'awaiting-approval'`,
-    ),
     finishBatch: db.prepare(`
-      UPDATE batches SET state = @state, rows = @rows, valid = @valid, invalid = @invalid,
+      UPDATE batches SET rows = @rows, valid = @valid, invalid = @invalid,
         total_cents = @totalCents, problems = @problems
       WHERE id = @id`),
     queuedCentsByBatch: db.prepare(`
@@ -684,7 +659,6 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     heldAsFailedBefore: db.prepare(`
       SELECT order_id FROM payouts
       WHERE covered_by = ? AND state = 'held' AND hold_reason = 'failed-before'`),
-    reopenBatch: db.prepare(`UPDATE batches SET state = 'open' WHERE id = ? AND state = 'done'`),
     retryTargetsOf: db.prepare(`
       SELECT order_id FROM payouts
       WHERE batch_id = ? AND (state IN (${inList(RETRYABLE)})
@@ -730,6 +704,26 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     if (statements.move.run(params).changes !== 1) return false;
     if (from !== move.to) audit(move.orderId, from, move.to, move.reason);
     return true;
+  }
+
+  /**
+   * One guarded batch move, inside the caller's transaction: checked against the batch
+   * transition table, and guarded by the state it was read in.
+   */
+  function moveBatch(batchId: number, to: BatchState): void {
+    const from = batchStateOf(batchId);
+    if (!canMoveBatch(from, to)) {
+      throw new JournalError(`batch ${batchId}: a move from ${from} to ${to} is not allowed`);
+    }
+    if (statements.moveBatch.run({ batchId, from, to }).changes !== 1) {
+      throw new JournalError(`batch ${batchId}: not ${from} any more`);
+    }
+  }
+
+  function batchStateOf(batchId: number): BatchState {
+    const batch = statements.batchById.get(batchId) as BatchRow | undefined;
+    if (!batch) throw new JournalError(`batch ${batchId} is not in the journal`);
+    return batch.state as BatchState;
   }
 
   /** Records lines of a batch that are not payouts, inside the caller's transaction. */
@@ -1098,7 +1092,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       by,
       `line ${row.line}: ${row.order_id} (${row.state}) sent again as ${retryId} (payouts retry)`,
     );
-    statements.reopenBatch.run(row.batch_id);
+    if (batchStateOf(row.batch_id) === 'done') moveBatch(row.batch_id, 'open');
     return {
       kind: 'retried',
       orderId: retryId,
@@ -1277,9 +1271,10 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     batchesIn: (state: BatchState): BatchRecord[] =>
       (statements.batchesInState.all(state) as BatchRow[]).map(toBatch),
 
-    setBatchState: (batchId: number, state: BatchState): void => {
-      statements.setBatchState.run(state, batchId);
-    },
+    /** Moves a batch to `state`, if the batch transition table allows it. */
+    setBatchState: writing((batchId: number, state: BatchState): void => {
+      moveBatch(batchId, state);
+    }),
 
     /**
      * The batch for a file's bytes, in one transaction so that two runs cannot both start
@@ -1348,6 +1343,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
             holdRepeatsOfFailed(batchId, { since }, rules.hintFlags ?? '');
           }
         }
+        moveBatch(batchId, figures.state);
         statements.finishBatch.run({
           ...figures,
           id: batchId,
@@ -1432,16 +1428,25 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       (statements.batchesBySha256.all(sha256) as BatchRow[]).map(toBatch),
 
     /** A person approved a waiting batch: it opens. False when it was not waiting (any more). */
-    approveBatch: writing(
-      (batchId: number): boolean => statements.approveBatch.run(batchId).changes === 1,
-    ),
+    approveBatch: writing((batchId: number): boolean => {
+      if (
+        (statements.batchById.get(batchId) as BatchRow | undefined)?.state !== 'awaiting-approval'
+      )
+        return false;
+      moveBatch(batchId, 'open');
+      return true;
+    }),
 
     /**
      * A person turned a waiting batch down: its rows held, never sent (a later file may
      * take them over). False when it was not waiting (any more): nothing changes then.
      */
     refuseBatch: writing((batchId: number, why: string): boolean => {
-      if (statements.refuseBatch.run(batchId).changes !== 1) return false;
+      if (
+        (statements.batchById.get(batchId) as BatchRow | undefined)?.state !== 'awaiting-approval'
+      )
+        return false;
+      moveBatch(batchId, 'refused');
       holdQueuedRows(batchId, 'file', why);
       giveBack(batchId, `the copy that had taken it over was turned down (${why})`);
       return true;
@@ -1452,14 +1457,14 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       const rows = statements.releaseHeld.all(now(), batchId) as { order_id: string }[];
       for (const row of rows)
         audit(row.order_id, 'held', 'queued', 'the balance now covers its batch');
-      statements.setBatchState.run('open', batchId);
+      moveBatch(batchId, 'open');
       statements.setHeldBecause.run(null, batchId);
     }),
 
     /** A batch the balance does not cover: its queued rows held, checked again every run. */
     underfundBatch: writing((batchId: number, why: string): void => {
       holdQueuedRows(batchId, 'balance', why);
-      statements.setBatchState.run('underfunded', batchId);
+      moveBatch(batchId, 'underfunded');
       statements.setHeldBecause.run(why, batchId);
     }),
 

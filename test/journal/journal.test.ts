@@ -492,8 +492,12 @@ describe('journal', () => {
       journal.admitPayouts(id, again, { duplicateWindowMs: 0 }).map((a) => a.admission),
     ).toEqual(['same', 'same', 'new']);
     expect(journal.linesOfBatch(id)).toEqual([]);
-    journal.setBatchState(id, 'held');
+    // A held file's rows are never sent (it never opens: a new copy takes them over).
+    const held = journal.recordBatch({ ...batch, state: 'admitting' }, []);
+    journal.admitPayouts(held, [{ line: 2, request: request('h-2') }], { duplicateWindowMs: 0 });
+    journal.setBatchState(held, 'held');
     expect(journal.claimToSend('a', 10, 60_000)).toEqual([]);
+    expect(() => journal.setBatchState(held, 'open')).toThrow(JournalError);
     journal.setBatchState(id, 'open');
     expect(journal.claimToSend('a', 10, 60_000).map((c) => c.orderId)).toEqual([
       'p-2',
