@@ -397,7 +397,7 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         gateway_status = NULL, message = NULL, fee = NULL, net = NULL, gateway_created_at = NULL,
         end_to_end_id = NULL, processed_at = NULL, lease_owner = NULL, lease_until = NULL,
         hold_reason = NULL, covered_by = NULL, updated_at = @now
-      WHERE order_id = @orderId`),
+      WHERE order_id = @orderId AND state = @from`),
     // The oldest payout of another file with this document and amount that may have
     // moved money within the window, and covers no other row yet.
     covering: db.prepare(`
@@ -542,8 +542,9 @@ export function openJournal(path: string, options: JournalOptions = {}) {
         last_sent_at = @now, updated_at = @now, lease_until = @leaseUntil
       WHERE order_id = @orderId AND fence = @fence AND state = 'unknown' AND lease_until > @now`),
     markSending: db.prepare(`
-      UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0, last_sent_at = ?, updated_at = ?
-      WHERE order_id = ? AND fence = ? AND state IN ('queued', 'unknown')`),
+      UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0,
+        last_sent_at = @now, updated_at = @now
+      WHERE order_id = @orderId AND fence = @fence AND state = @from`),
     rowForMove: db.prepare(`SELECT state, fence FROM payouts WHERE order_id = ?`),
     move: db.prepare(`
       UPDATE payouts SET state = @to, updated_at = @now,
@@ -681,17 +682,68 @@ export function openJournal(path: string, options: JournalOptions = {}) {
   const audit = (orderId: string, from: RowState | null, to: RowState, reason: string) =>
     statements.audit.run(orderId, now(), from, to, reason);
 
-  /** One guarded, audited move, inside the caller's transaction. */
+  /**
+   * The one guarded, audited move of a row, inside the caller's transaction: refused
+   * unless the transition table allows it (a state repeats only where it says so),
+   * written by `write` (an UPDATE guarded by the row's state, and by its fence where it
+   * has one), audited, unless `reason` is null: an answer that leaves a row where it was
+   * records what it said, not a move. False when no row changed (the caller says whether
+   * that is an error).
+   */
+  function guardedMove(
+    orderId: string,
+    from: RowState,
+    to: RowState,
+    reason: string | null,
+    write: () => { changes: number },
+  ): boolean {
+    if (!canMove(from, to)) {
+      throw new JournalError(
+        `${orderId}: a move from ${from} to ${to} is not allowed (${reason ?? 'an answer'})`,
+      );
+    }
+    if (write().changes !== 1) return false;
+    if (reason !== null) audit(orderId, from, to, reason);
+    return true;
+  }
+
+  /**
+   * Rows moved together by one guarded UPDATE ... RETURNING (all of a batch's queued rows
+   * held, say), inside the caller's transaction: the move checked once, each row audited.
+   */
+  function movedTogether<R extends { order_id: string }>(
+    from: RowState,
+    to: RowState,
+    reason: string,
+    write: () => R[],
+  ): R[] {
+    if (!canMove(from, to)) {
+      throw new JournalError(`a move from ${from} to ${to} is not allowed (${reason})`);
+    }
+    const rows = write();
+    for (const row of rows) audit(row.order_id, from, to, reason);
+    return rows;
+  }
+
+  /** A guarded move of a row this transaction has just read in `from`: it must happen. */
+  function mustMove(
+    orderId: string,
+    from: RowState,
+    to: RowState,
+    reason: string,
+    write: () => { changes: number },
+  ): void {
+    if (!guardedMove(orderId, from, to, reason, write)) {
+      throw new JournalError(`${orderId}: not ${from} any more (${reason})`);
+    }
+  }
+
+  /** A move of a claimed row, written only while its fence is still the row's. */
   function applyMove(move: Move): boolean {
     const row = statements.rowForMove.get(move.orderId) as
       { state: string; fence: number } | undefined;
     if (!row || row.fence !== move.fence) return false;
     const from = row.state as RowState;
-    if (from !== move.to && !canMove(from, move.to)) {
-      throw new JournalError(
-        `${move.orderId}: a move from ${from} to ${move.to} is not allowed (${move.reason})`,
-      );
-    }
     const params = moveParams(
       move.orderId,
       move.fence,
@@ -701,9 +753,9 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       move.release ?? true,
       now(),
     );
-    if (statements.move.run(params).changes !== 1) return false;
-    if (from !== move.to) audit(move.orderId, from, move.to, move.reason);
-    return true;
+    return guardedMove(move.orderId, from, move.to, from === move.to ? null : move.reason, () =>
+      statements.move.run(params),
+    );
   }
 
   /**
@@ -751,13 +803,15 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     reason: string,
     message: string | null = null,
   ): void {
-    const rows = statements.holdQueued.all({
-      now: now(),
-      batchId,
-      reason: kind,
-      message,
-    }) as { order_id: string }[];
-    for (const row of rows) audit(row.order_id, 'queued', 'held', reason);
+    movedTogether(
+      'queued',
+      'held',
+      reason,
+      () =>
+        statements.holdQueued.all({ now: now(), batchId, reason: kind, message }) as {
+          order_id: string;
+        }[],
+    );
   }
 
   /**
@@ -774,8 +828,9 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     if (!covering) return false;
     const batch = statements.batchById.get(row.batch_id) as BatchRow;
     const message = duplicateMessage(covering, batch.file_name, rules.hintFlags ?? '');
-    statements.holdAsDuplicate.run({ orderId, coveredBy: covering.orderId, message, now: now() });
-    audit(orderId, 'queued', 'held', `checked again as it was claimed: ${message}`);
+    mustMove(orderId, 'queued', 'held', `checked again as it was claimed: ${message}`, () =>
+      statements.holdAsDuplicate.run({ orderId, coveredBy: covering.orderId, message, now: now() }),
+    );
     return true;
   }
 
@@ -861,21 +916,18 @@ export function openJournal(path: string, options: JournalOptions = {}) {
     },
     reason: string,
   ): void {
-    if (!canMove(from, to)) {
-      throw new JournalError(`${orderId}: a move from ${from} to ${to} is not allowed (${reason})`);
-    }
-    const changed = statements.setRow.run({
-      orderId,
-      from,
-      to,
-      holdReason: fields.holdReason ?? null,
-      coveredBy: fields.coveredBy ?? null,
-      message: fields.message ?? null,
-      supersededBy: fields.supersededBy ?? null,
-      now: now(),
-    }).changes;
-    if (changed !== 1) throw new JournalError(`${orderId}: not ${from} any more (${reason})`);
-    audit(orderId, from, to, reason);
+    mustMove(orderId, from, to, reason, () =>
+      statements.setRow.run({
+        orderId,
+        from,
+        to,
+        holdReason: fields.holdReason ?? null,
+        coveredBy: fields.coveredBy ?? null,
+        message: fields.message ?? null,
+        supersededBy: fields.supersededBy ?? null,
+        now: now(),
+      }),
+    );
   }
 
   /**
@@ -944,21 +996,8 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       const from = row.state as RowState;
       if (sent) {
         const message = changesPaidMessage(toCovering(sent), row.value_cents);
-        if (from === 'queued') {
-          moveRow(row.order_id, 'queued', 'held', { holdReason: 'changes-paid', message }, message);
-        } else {
-          statements.setRow.run({
-            orderId: row.order_id,
-            from,
-            to: 'held',
-            holdReason: 'changes-paid',
-            coveredBy: null,
-            message,
-            supersededBy: null,
-            now: now(),
-          });
-          audit(row.order_id, from, 'held', message);
-        }
+        // Held already (its name an earlier batch's): held now for the paid row it changes.
+        moveRow(row.order_id, from, 'held', { holdReason: 'changes-paid', message }, message);
       } else if (from === 'held') {
         moveRow(row.order_id, 'held', 'queued', {}, `${why}: replaces a row that needed a person`);
       }
@@ -1003,13 +1042,14 @@ export function openJournal(path: string, options: JournalOptions = {}) {
       if (held.has(row.row_id)) continue;
       held.add(row.row_id);
       const message = failedBeforeMessage(toCovering(row), hintFlags);
-      statements.holdFailedBefore.run({
-        orderId: row.row_id,
-        coveredBy: row.order_id,
-        message,
-        now: now(),
-      });
-      audit(row.row_id, 'queued', 'held', message);
+      mustMove(row.row_id, 'queued', 'held', message, () =>
+        statements.holdFailedBefore.run({
+          orderId: row.row_id,
+          coveredBy: row.order_id,
+          message,
+          now: now(),
+        }),
+      );
     }
   }
 
@@ -1137,15 +1177,14 @@ export function openJournal(path: string, options: JournalOptions = {}) {
   /** The re-send mark itself, in one transaction; see markResending below. */
   const markResending = writing((claim: Claim, reason: string, leaseMs: number): boolean => {
     const at = now();
-    const changed =
+    return guardedMove(claim.orderId, 'unknown', 'sending', reason, () =>
       statements.markResending.run({
         now: at,
         leaseUntil: at + leaseMs,
         orderId: claim.orderId,
         fence: claim.fence,
-      }).changes === 1;
-    if (changed) audit(claim.orderId, 'unknown', 'sending', reason);
-    return changed;
+      }),
+    );
   });
 
   const identity = (): JournalIdentity | undefined => {
@@ -1203,18 +1242,13 @@ export function openJournal(path: string, options: JournalOptions = {}) {
      */
     lookUpNeverSent: writing((): number => {
       if (recoverySince === null) return 0;
-      const rows = statements.neverSent.all({ since: recoverySince, now: now() }) as {
-        order_id: string;
-      }[];
-      for (const row of rows) {
-        audit(
-          row.order_id,
-          'queued',
-          'unknown',
-          'recovery: looked up at the gateway before its first send from this journal (the lost journal may have sent it)',
-        );
-      }
-      return rows.length;
+      const since = recoverySince;
+      return movedTogether(
+        'queued',
+        'unknown',
+        'recovery: looked up at the gateway before its first send from this journal (the lost journal may have sent it)',
+        () => statements.neverSent.all({ since, now: now() }) as { order_id: string }[],
+      ).length;
     }),
 
     /** Records a file as a batch, with the lines that are not payouts. */
@@ -1410,11 +1444,16 @@ export function openJournal(path: string, options: JournalOptions = {}) {
      */
     releaseHolds: writing(
       (batchId: number, reason: HoldReason, why: string): { rows: number; cents: number } => {
-        const rows = statements.releaseHolds.all({ now: now(), batchId, reason }) as {
-          order_id: string;
-          value_cents: number;
-        }[];
-        for (const row of rows) audit(row.order_id, 'held', 'queued', why);
+        const rows = movedTogether(
+          'held',
+          'queued',
+          why,
+          () =>
+            statements.releaseHolds.all({ now: now(), batchId, reason }) as {
+              order_id: string;
+              value_cents: number;
+            }[],
+        );
         return { rows: rows.length, cents: rows.reduce((sum, row) => sum + row.value_cents, 0) };
       },
     ),
@@ -1454,9 +1493,12 @@ export function openJournal(path: string, options: JournalOptions = {}) {
 
     /** An underfunded batch the balance now covers: its rows queued again, and it opens. */
     fundBatch: writing((batchId: number): void => {
-      const rows = statements.releaseHeld.all(now(), batchId) as { order_id: string }[];
-      for (const row of rows)
-        audit(row.order_id, 'held', 'queued', 'the balance now covers its batch');
+      movedTogether(
+        'held',
+        'queued',
+        'the balance now covers its batch',
+        () => statements.releaseHeld.all(now(), batchId) as { order_id: string }[],
+      );
       moveBatch(batchId, 'open');
       statements.setHeldBecause.run(null, batchId);
     }),
@@ -1548,10 +1590,15 @@ export function openJournal(path: string, options: JournalOptions = {}) {
               // The earlier row's own request, before the new one takes its place.
               const earlier = statements.requestOf.get(request.orderId) as
                 { request: string } | undefined;
-              statements.replacePayout.run(params);
+              // Not a move: a new payload takes the place of one the gateway never saw
+              // (admission decided), guarded by the state admission read.
+              const from = admission.previous.state;
+              if (statements.replacePayout.run({ ...params, from }).changes !== 1) {
+                throw new JournalError(`${request.orderId}: not ${from} any more`);
+              }
               audit(
                 request.orderId,
-                admission.previous.state,
+                from,
                 'queued',
                 `replaced by batch ${batchId}, line ${line}: the earlier payload never reached the gateway`,
               );
@@ -1589,17 +1636,19 @@ export function openJournal(path: string, options: JournalOptions = {}) {
           }
           if (covering) {
             const message = duplicateMessage(covering, batch.file_name, rules.hintFlags ?? '');
-            statements.holdAsDuplicate.run({
-              orderId: request.orderId,
-              coveredBy: covering.orderId,
-              message,
-              now: at,
-            });
-            audit(request.orderId, 'queued', 'held', message);
+            mustMove(request.orderId, 'queued', 'held', message, () =>
+              statements.holdAsDuplicate.run({
+                orderId: request.orderId,
+                coveredBy: covering.orderId,
+                message,
+                now: at,
+              }),
+            );
           } else if (identicalTo !== undefined && admission.kind !== 'journaled') {
             const message = `identical to line ${identicalTo} of this file (the same name, document, Pix key and amount): not sent until a person confirms both are due: payouts approve "${batch.file_name}" --identical${rules.hintFlags ?? ''}`;
-            statements.holdIdentical.run({ orderId: request.orderId, message, now: at });
-            audit(request.orderId, 'queued', 'held', message);
+            mustMove(request.orderId, 'queued', 'held', message, () =>
+              statements.holdIdentical.run({ orderId: request.orderId, message, now: at }),
+            );
           }
           return { orderId: request.orderId, line, admission: admission.kind };
         });
@@ -1626,12 +1675,13 @@ export function openJournal(path: string, options: JournalOptions = {}) {
           const claims = lease(ids, owner, leaseMs);
           const at = now();
           for (const claim of claims) {
-            statements.markSending.run(at, at, claim.orderId, claim.fence);
-            audit(
-              claim.orderId,
-              'queued',
+            const { orderId, fence, state: from } = claim;
+            mustMove(
+              orderId,
+              from,
               'sending',
               `claimed by ${owner} (attempt ${claim.attempts + 1})`,
+              () => statements.markSending.run({ now: at, orderId, fence, from }),
             );
           }
           return claims.map((claim) => ({
@@ -1665,14 +1715,15 @@ export function openJournal(path: string, options: JournalOptions = {}) {
           const ids = rows.map((r) => r.order_id);
           return lease(ids, owner, leaseMs).map((claim) => {
             if (claim.state !== 'sending') return claim;
-            statements.move.run(
-              moveParams(claim.orderId, claim.fence, 'sending', 'unknown', {}, false, now()),
-            );
-            audit(
+            mustMove(
               claim.orderId,
               'sending',
               'unknown',
               `no answer recorded before its lease ended: resolving by lookup (${owner})`,
+              () =>
+                statements.move.run(
+                  moveParams(claim.orderId, claim.fence, 'sending', 'unknown', {}, false, now()),
+                ),
             );
             return { ...claim, state: 'unknown' as const };
           });

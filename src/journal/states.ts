@@ -2,10 +2,7 @@
  * The states of a payout row in the journal, and which moves between them are allowed.
  * Every change the journal makes is checked against this table, so a bug elsewhere
  * cannot, say, move a `paid` row back to `queued` and send it again.
- *
- * Terminology: a *row* is one line of an input file; a *payout* is a valid row, keyed by
- * its orderId; an *attempt* is one cash-out request for it; the *journal* is the SQLite
- * file that records every payout and every move; the *inbox* is where files arrive.
+ * (The words batch, file, line, row, payout and attempt are defined in types.ts.)
  */
 
 export const ROW_STATES = [
@@ -56,15 +53,17 @@ const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
   invalid: [],
   // Unknown: a recovered journal looks a row up before its first send (DESIGN.md section 5).
   queued: ['sending', 'held', 'unknown', 'superseded'],
-  held: ['queued', 'covered', 'superseded'],
+  // Held again for another reason: a row held with its file's name that changes a paid row.
+  held: ['queued', 'held', 'covered', 'superseded'],
   // Back to queued only on answers that prove nothing was created (429, refused connection).
   sending: ['queued', 'unknown', 'pending', 'rejected', 'conflict', ...SETTLED],
-  // Found by lookup (adopted), or proven absent twice after the grace period (sent again).
-  unknown: ['sending', 'pending', 'conflict', ...SETTLED],
+  // Found by lookup (adopted), or proven absent twice after the grace period (sent again);
+  // unknown again: a lookup that did not settle it records what it saw.
+  unknown: ['sending', 'unknown', 'pending', 'conflict', ...SETTLED],
   // Conflict: a poll finds the transaction is not this payout after all.
   pending: ['pending', 'conflict', ...SETTLED],
-  // A Pix return, seen by a later lookup.
-  paid: ['refunded'],
+  // A Pix return, seen by a later lookup; paid again: a reconcile that found it unchanged.
+  paid: ['paid', 'refunded'],
   // Sent again only by a person's `payouts retry`, as a new payout.
   failed: ['retried'],
   canceled: ['retried'],

@@ -385,6 +385,22 @@ describe('journal', () => {
     expect(journal.payout('p-1')?.state).toBe('paid');
   });
 
+  it('refuses a same-state move where the table says the state cannot repeat', () => {
+    const journal = open();
+    const id = journal.recordBatch(batch, []);
+    journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], { duplicateWindowMs: 0 });
+    const [claim] = journal.claimToSend('a', 1, 60_000);
+    const fence = claim?.fence ?? 0;
+    expect(() => journal.move('p-1', fence, 'sending', 'again', {}, { release: false })).toThrow(
+      /a move from sending to sending is not allowed/,
+    );
+    expect(journal.move('p-1', fence, 'unknown', 'no answer', {}, { release: false })).toBe(true);
+    // A lookup that did not settle it records what it saw, unaudited: not a move.
+    expect(journal.move('p-1', fence, 'unknown', 'not found', { notFound: 1 })).toBe(true);
+    expect(journal.payout('p-1')?.notFound).toBe(1);
+    expect(journal.history('p-1').map((h) => h.to)).toEqual(['queued', 'sending', 'unknown']);
+  });
+
   it('keeps a sending mark across a reopen, and resolves it as unknown once its lease ends', () => {
     const journal = open();
     const id = journal.recordBatch(batch, []);
