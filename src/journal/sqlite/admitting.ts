@@ -1,0 +1,238 @@
+/** Admission of payouts into the SQLite journal, by the rules on who is paid (admission.ts). */
+import type { CashOutRequest } from '../../gateway/contract.js';
+import {
+  admit,
+  documentKey,
+  duplicateMessage,
+  journaledMessage,
+  payloadHash,
+  type Covering,
+} from '../admission.js';
+import { JournalError } from '../journal-error.js';
+import type { JournalPayouts } from '../journal.js';
+import type { RowState } from '../states.js';
+import type { AdmissionRules, AdmittedPayout, PayoutInput } from '../types.js';
+import { RETRYABLE } from '../states.js';
+import { inList, toCovering, type Context, type CoveringRow } from './context.js';
+import type { Rows } from './rows.js';
+
+type Admitting = Pick<JournalPayouts, 'admitPayouts' | 'known' | 'weigh' | 'failedRepeatOf'>;
+
+interface PayoutParams {
+  orderId: string;
+  batchId: number;
+  line: number;
+  request: string;
+  hash: string;
+  value: number;
+  document: string;
+  now: number;
+}
+
+export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admitting {
+  const statements = {
+    insertPayout: db.prepare<PayoutParams>(`
+      INSERT INTO payouts (order_id, batch_id, line, request, payload_hash, value_cents, document, admitted_at, state, updated_at)
+      VALUES (@orderId, @batchId, @line, @request, @hash, @value, @document, @now, 'queued', @now)`),
+    // Not a move: a new payload takes the place of one the gateway never saw (admission
+    // decided), guarded by the state admission read.
+    replacePayout: db.prepare<PayoutParams & { from: RowState }>(`
+      UPDATE payouts SET batch_id = @batchId, line = @line, request = @request, payload_hash = @hash,
+        value_cents = @value, document = @document, admitted_at = @now,
+        state = 'queued', attempts = 0, not_found = 0, last_sent_at = NULL, transaction_id = NULL,
+        gateway_status = NULL, message = NULL, fee = NULL, net = NULL, gateway_created_at = NULL,
+        end_to_end_id = NULL, processed_at = NULL, lease_owner = NULL, lease_until = NULL,
+        hold_reason = NULL, covered_by = NULL, updated_at = @now
+      WHERE order_id = @orderId AND state = @from`),
+    holdIdentical: db.prepare<{ orderId: string; message: string; now: number }>(`
+      UPDATE payouts SET state = 'held', hold_reason = 'identical', message = @message,
+        updated_at = @now
+      WHERE order_id = @orderId AND state = 'queued'`),
+    holdAsDuplicate: db.prepare<{
+      orderId: string;
+      coveredBy: string;
+      message: string;
+      now: number;
+    }>(`
+      UPDATE payouts SET state = 'held', hold_reason = 'duplicate', covered_by = @coveredBy,
+        message = @message, updated_at = @now
+      WHERE order_id = @orderId AND state = 'queued'`),
+    failedRepeated: db.prepare<
+      { document: string; value: number; pixKey: string; since: number },
+      CoveringRow
+    >(`
+      SELECT p.order_id, p.batch_id, p.line, p.state, p.admitted_at, p.transaction_id,
+        p.value_cents, b.file_name
+      FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= @since
+        AND json_extract(p.request, '$.pixKey') = @pixKey AND p.state IN (${inList(RETRYABLE)})
+      ORDER BY p.admitted_at, p.line LIMIT 1`),
+  };
+
+  function admitOne(
+    batch: { id: number; fileName: string; nameKey: string | null },
+    { line, request, identicalTo }: PayoutInput,
+    rules: AdmissionRules,
+  ): AdmittedPayout {
+    const batchId = batch.id;
+    const hash = payloadHash(request);
+    const previous = rows.knownOf(request.orderId, batch.nameKey);
+    // The same row of the same batch again: an interrupted admission resuming.
+    if (
+      previous &&
+      previous.batchId === batchId &&
+      previous.line === line &&
+      previous.payloadHash === hash
+    ) {
+      return { orderId: request.orderId, line, admission: 'same' };
+    }
+    const at = now();
+    const admission = admit(previous, rows.coveringOf(request, batchId, rules), hash);
+    const params: PayoutParams = {
+      orderId: request.orderId,
+      batchId,
+      line,
+      request: JSON.stringify(request),
+      hash,
+      value: request.value,
+      document: documentKey(request.cpfCnpj),
+      now: at,
+    };
+    let covering: Covering | undefined;
+    switch (admission.kind) {
+      case 'new':
+      case 'duplicate':
+        statements.insertPayout.run(params);
+        rows.audit(
+          request.orderId,
+          null,
+          'queued',
+          `journaled from batch ${batchId}, line ${line}`,
+        );
+        covering = admission.kind === 'duplicate' ? admission.covering : undefined;
+        break;
+      case 'retry': {
+        // The earlier row's own request, before the new one takes its place.
+        const earlier = rows.payoutRow(request.orderId);
+        const from = admission.previous.state;
+        if (statements.replacePayout.run({ ...params, from }).changes !== 1) {
+          throw new JournalError(`${request.orderId}: not ${from} any more`);
+        }
+        rows.audit(
+          request.orderId,
+          from,
+          'queued',
+          `replaced by batch ${batchId}, line ${line}: the earlier payload never reached the gateway`,
+        );
+        if (admission.previous.batchId !== batchId) {
+          // The earlier file keeps a line for it, so its result still has every row.
+          const was = earlier && (JSON.parse(earlier.request) as CashOutRequest);
+          rows.insertLines(admission.previous.batchId, [
+            {
+              line: admission.previous.line,
+              kind: 'superseded',
+              orderId: request.orderId,
+              column: null,
+              message: `was ${admission.previous.state}, never sent; taken over by line ${line} of ${batch.fileName}`,
+              name: was ? was.person.name : null,
+              valueCents: was ? was.value : null,
+            },
+          ]);
+        }
+        covering = admission.covering;
+        break;
+      }
+      case 'journaled':
+        rows.insertLines(batchId, [
+          {
+            line,
+            kind: 'held',
+            orderId: request.orderId,
+            column: null,
+            message: journaledMessage(request.orderId, admission.previous, rules.hintFlags),
+            name: request.person.name,
+            valueCents: request.value,
+          },
+        ]);
+        break;
+    }
+    if (covering) {
+      const coveredBy = covering.orderId;
+      const message = duplicateMessage(covering, batch.fileName, rules.hintFlags ?? '');
+      rows.mustMove(request.orderId, 'queued', 'held', message, () =>
+        statements.holdAsDuplicate.run({ orderId: request.orderId, coveredBy, message, now: at }),
+      );
+    } else if (identicalTo !== undefined && admission.kind !== 'journaled') {
+      const message = `identical to line ${identicalTo} of this file (the same name, document, Pix key and amount): not sent until a person confirms both are due: payouts approve "${batch.fileName}" --identical${rules.hintFlags ?? ''}`;
+      rows.mustMove(request.orderId, 'queued', 'held', message, () =>
+        statements.holdIdentical.run({ orderId: request.orderId, message, now: at }),
+      );
+    }
+    return { orderId: request.orderId, line, admission: admission.kind };
+  }
+
+  return {
+    admitPayouts: writing(
+      (
+        batchId: number,
+        payouts: readonly PayoutInput[],
+        rules: AdmissionRules,
+      ): AdmittedPayout[] => {
+        const row = rows.batchRow(batchId);
+        if (!row) throw new JournalError(`batch ${batchId} is not in the journal`);
+        const batch = { id: batchId, fileName: row.file_name, nameKey: row.name_key };
+        return payouts.map((payout) => admitOne(batch, payout, rules));
+      },
+    ),
+
+    known: (orderId) => rows.knownOf(orderId, null),
+
+    weigh: (request, nameKey, rules) =>
+      admit(
+        rows.knownOf(request.orderId, nameKey),
+        rows.coveringOf(request, 0, rules),
+        payloadHash(request),
+      ),
+
+    failedRepeatOf: (request, rules) => {
+      const row = statements.failedRepeated.get({
+        document: documentKey(request.cpfCnpj),
+        value: request.value,
+        pixKey: request.pixKey,
+        since: now() - rules.duplicateWindowMs,
+      });
+      return row && toCovering(row);
+    },
+  };
+}
+
+/** The cover rule once more, for a queued row about to be claimed (see claimToSend). */
+export function createClaimCheck({ db, now }: Context, rows: Rows) {
+  const holdAsDuplicate = db.prepare<{
+    orderId: string;
+    coveredBy: string;
+    message: string;
+    now: number;
+  }>(`
+      UPDATE payouts SET state = 'held', hold_reason = 'duplicate', covered_by = @coveredBy,
+        message = @message, updated_at = @now
+      WHERE order_id = @orderId AND state = 'queued'`);
+  /**
+   * Inside the claim's transaction: a queued row that an earlier payout of another file
+   * now covers (two copies approved together, say) is held, not sent. A row a person
+   * released as a new payment is left be.
+   */
+  return function heldAtClaim(orderId: string, rules: AdmissionRules): boolean {
+    const row = rows.payoutRow(orderId);
+    if (!row || row.released_at !== null) return false;
+    const request = JSON.parse(row.request) as CashOutRequest;
+    const covering = rows.coveringOf(request, row.batch_id, rules, row.admitted_at ?? now());
+    if (!covering) return false;
+    const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
+    const message = duplicateMessage(covering, fileName, rules.hintFlags ?? '');
+    rows.mustMove(orderId, 'queued', 'held', `checked again as it was claimed: ${message}`, () =>
+      holdAsDuplicate.run({ orderId, coveredBy: covering.orderId, message, now: now() }),
+    );
+    return true;
+  };
+}

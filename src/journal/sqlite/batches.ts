@@ -1,0 +1,285 @@
+/** The batches aggregate of the SQLite journal: files, their lines and their states. */
+import type { BatchState } from '../batch-states.js';
+import { JournalError } from '../journal-error.js';
+import type { HoldReason } from '../states.js';
+import type { JournalBatches } from '../journal.js';
+import type { ArrivingFile, BatchEvent, BatchInput, BatchLine, BatchOfFile } from '../types.js';
+import { saidOf, toBatch, type BatchRow, type Context, type LineRow } from './context.js';
+import type { Corrections } from './corrections.js';
+import type { Rows } from './rows.js';
+
+export function createBatches(
+  { db, now, writing }: Context,
+  rows: Rows,
+  corrections: Corrections,
+): JournalBatches {
+  const statements = {
+    insertBatch: db.prepare<{
+      fileName: string;
+      sha256: string;
+      receivedAt: number;
+      state: BatchState;
+      rows: number;
+      valid: number;
+      invalid: number;
+      totalCents: number;
+      problems: string;
+      nameKey: string | null;
+      nameNumber: number;
+    }>(`
+      INSERT INTO batches (file_name, sha256, received_at, state, rows, valid, invalid, total_cents, problems, name_key, name_number)
+      VALUES (@fileName, @sha256, @receivedAt, @state, @rows, @valid, @invalid, @totalCents, @problems, @nameKey, @nameNumber)`),
+    lastNameNumber: db.prepare<[string], { n: number }>(
+      `SELECT COALESCE(MAX(name_number), 0) AS n FROM batches WHERE name_key = ?`,
+    ),
+    batchesBySha256: db.prepare<[string], BatchRow>(
+      `SELECT * FROM batches WHERE sha256 = ? ORDER BY id`,
+    ),
+    batchesInState: db.prepare<[BatchState], BatchRow>(
+      `SELECT * FROM batches WHERE state = ? ORDER BY id`,
+    ),
+    resultNameTaken: db.prepare<[string], object>(`SELECT 1 FROM batches WHERE result_name = ?`),
+    setResultName: db.prepare<[string, number]>(`UPDATE batches SET result_name = ? WHERE id = ?`),
+    setAwaitingName: db.prepare<[string, number]>(
+      `UPDATE batches SET awaiting_name = ? WHERE id = ?`,
+    ),
+    batchesNamed: db.prepare<[string], BatchRow>(
+      `SELECT * FROM batches WHERE file_name = ? ORDER BY id`,
+    ),
+    allBatches: db.prepare<[], BatchRow>(`SELECT * FROM batches ORDER BY id`),
+    setHeldBecause: db.prepare<[string | null, number]>(
+      `UPDATE batches SET held_because = ? WHERE id = ?`,
+    ),
+    finishBatch: db.prepare<{
+      id: number;
+      rows: number;
+      valid: number;
+      invalid: number;
+      totalCents: number;
+      problems: string;
+    }>(`
+      UPDATE batches SET rows = @rows, valid = @valid, invalid = @invalid,
+        total_cents = @totalCents, problems = @problems
+      WHERE id = @id`),
+    queuedCentsByBatch: db.prepare<[], { batch_id: number; cents: number; count: number }>(`
+      SELECT p.batch_id AS batch_id, SUM(p.value_cents) AS cents, COUNT(*) AS count
+      FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE (p.state = 'queued' AND b.state = 'open')
+        OR (p.state = 'held' AND b.state = 'underfunded'
+          AND (p.hold_reason = 'balance' OR p.hold_reason IS NULL))
+      GROUP BY p.batch_id ORDER BY p.batch_id`),
+    // Only what the balance check held (rows held before reasons were kept have none).
+    releaseHeld: db.prepare<[number, number], { order_id: string }>(`
+      UPDATE payouts SET state = 'queued', hold_reason = NULL, updated_at = ?
+      WHERE batch_id = ? AND state = 'held' AND (hold_reason = 'balance' OR hold_reason IS NULL)
+      RETURNING order_id`),
+    releaseHolds: db.prepare<
+      { now: number; batchId: number; reason: HoldReason },
+      { order_id: string; value_cents: number }
+    >(`
+      UPDATE payouts SET state = 'queued', hold_reason = NULL, covered_by = NULL, message = NULL,
+        released_at = @now, updated_at = @now
+      WHERE batch_id = @batchId AND state = 'held' AND hold_reason = @reason
+      RETURNING order_id, value_cents`),
+    linesOfBatch: db.prepare<[number], LineRow>(
+      `SELECT * FROM batch_lines WHERE batch_id = ? ORDER BY line`,
+    ),
+    batchEvents: db.prepare<[number], BatchEvent>(
+      `SELECT at, event, by, detail FROM batch_events WHERE batch_id = ? ORDER BY id`,
+    ),
+    supersededByWaiting: db.prepare<[number], { n: number }>(`
+      SELECT COUNT(*) AS n FROM payouts p JOIN batches c ON c.id = p.superseded_by
+      WHERE p.batch_id = ? AND p.state = 'superseded' AND c.state = 'awaiting-approval'`),
+  };
+
+  return {
+    recordBatch: writing((batch: BatchInput, lines: readonly BatchLine[]): number => {
+      const { lastInsertRowid } = statements.insertBatch.run({
+        ...batch,
+        receivedAt: now(),
+        problems: JSON.stringify(batch.problems),
+        // Recorded whole, not read from a named file: no part in the same-name rule.
+        nameKey: null,
+        nameNumber: 1,
+      });
+      const batchId = Number(lastInsertRowid);
+      rows.insertLines(batchId, lines);
+      return batchId;
+    }),
+
+    batch: (batchId) => {
+      const row = rows.batchRow(batchId);
+      return row ? toBatch(row) : undefined;
+    },
+
+    batches: (fileName) =>
+      (fileName === undefined
+        ? statements.allBatches.all()
+        : statements.batchesNamed.all(fileName)
+      ).map(toBatch),
+
+    batchesOf: (sha256) => statements.batchesBySha256.all(sha256).map(toBatch),
+
+    batchesIn: (state) => statements.batchesInState.all(state).map(toBatch),
+
+    latestOfName: (nameKey) => {
+      const [latest] = corrections.batchesOfName(nameKey, 0);
+      return latest && toBatch(latest);
+    },
+
+    resultName: writing((batchId: number, candidates: readonly string[]): string => {
+      const row = rows.batchRow(batchId);
+      if (row?.result_name) return row.result_name;
+      const name = candidates.find((candidate) => !statements.resultNameTaken.get(candidate));
+      if (name === undefined) throw new JournalError(`batch ${batchId}: no free result file name`);
+      statements.setResultName.run(name, batchId);
+      return name;
+    }),
+
+    setAwaitingName: (batchId, name) => {
+      statements.setAwaitingName.run(name, batchId);
+    },
+
+    setBatchState: writing((batchId: number, state: BatchState): void => {
+      rows.moveBatch(batchId, state);
+    }),
+
+    batchForFile: writing((file: ArrivingFile): BatchOfFile => {
+      const earlier = statements.batchesBySha256.all(file.sha256).map(toBatch);
+      const resuming = earlier.find((batch) => batch.state === 'admitting');
+      if (resuming)
+        return { kind: 'resume', batchId: resuming.id, nameNumber: resuming.nameNumber };
+      // A file an earlier run left in processing/: its rows are followed, not journaled
+      // again. One that has just arrived is a batch of its own whatever its bytes (next
+      // month's fixed payroll may be byte for byte this month's): the rules on who is
+      // paid judge its rows.
+      const made = earlier.findLast(
+        (batch) => !file.arrived && !['unusable', 'refused', 'done'].includes(batch.state),
+      );
+      if (made) return { kind: 'same-file', batchId: made.id, nameNumber: made.nameNumber };
+      const nameNumber = (statements.lastNameNumber.get(file.nameKey)?.n ?? 0) + 1;
+      const { lastInsertRowid } = statements.insertBatch.run({
+        fileName: file.name,
+        sha256: file.sha256,
+        receivedAt: now(),
+        state: 'admitting',
+        rows: 0,
+        valid: 0,
+        invalid: 0,
+        totalCents: 0,
+        problems: '[]',
+        nameKey: file.nameKey,
+        nameNumber,
+      });
+      return { kind: 'new', batchId: Number(lastInsertRowid), nameNumber };
+    }),
+
+    finishBatch: writing(
+      (...[batchId, figures, holdReason, rules]: Parameters<JournalBatches['finishBatch']>) => {
+        if (figures.state === 'held' || figures.state === 'unusable') {
+          rows.holdQueuedRows(batchId, 'file', holdReason ?? figures.state);
+        } else if (rules) {
+          const corrected = corrections.correctionCandidate(batchId);
+          if (corrected !== undefined && corrections.isCorrectionOf(batchId, corrected)) {
+            corrections.applyCorrection(
+              batchId,
+              corrected,
+              `a corrected copy of batch ${corrected}`,
+            );
+            corrections.holdRepeatsOfFailed(batchId, { corrected }, rules.hintFlags ?? '');
+          } else {
+            corrections.holdIfNamedAsEarlier(
+              batchId,
+              rules.sameNameNewBatchAfterMs,
+              rules.hintFlags ?? '',
+            );
+            // Another file repeating a failed payout is a drop, not a person's request.
+            const since = now() - rules.duplicateWindowMs;
+            corrections.holdRepeatsOfFailed(batchId, { since }, rules.hintFlags ?? '');
+          }
+        }
+        rows.moveBatch(batchId, figures.state);
+        statements.finishBatch.run({
+          ...figures,
+          id: batchId,
+          problems: JSON.stringify(figures.problems),
+        });
+      },
+    ),
+
+    recordLines: writing((batchId: number, lines: readonly BatchLine[]): void => {
+      rows.insertLines(batchId, lines);
+    }),
+
+    linesOfBatch: (batchId) =>
+      statements.linesOfBatch.all(batchId).map((row) => ({
+        line: row.line,
+        kind: row.kind,
+        orderId: row.order_id,
+        column: row.column_heading,
+        message: row.message,
+        ...(row.said === null ? {} : { said: saidOf(row.said) }),
+      })),
+
+    recordBatchEvent: writing(
+      (batchId: number, event: BatchEvent['event'], by: string, detail: string): void => {
+        rows.addBatchEvent(batchId, event, by, detail);
+      },
+    ),
+
+    batchEvents: (batchId) => statements.batchEvents.all(batchId),
+
+    approveBatch: writing((batchId: number): boolean => {
+      if (rows.batchRow(batchId)?.state !== 'awaiting-approval') return false;
+      rows.moveBatch(batchId, 'open');
+      return true;
+    }),
+
+    refuseBatch: writing((batchId: number, why: string): boolean => {
+      if (rows.batchRow(batchId)?.state !== 'awaiting-approval') return false;
+      rows.moveBatch(batchId, 'refused');
+      rows.holdQueuedRows(batchId, 'file', why);
+      corrections.giveBack(batchId, `the copy that had taken it over was turned down (${why})`);
+      return true;
+    }),
+
+    fundBatch: writing((batchId: number): void => {
+      rows.movedTogether('held', 'queued', 'the balance now covers its batch', () =>
+        statements.releaseHeld.all(now(), batchId),
+      );
+      rows.moveBatch(batchId, 'open');
+      statements.setHeldBecause.run(null, batchId);
+    }),
+
+    underfundBatch: writing((batchId: number, why: string): void => {
+      rows.holdQueuedRows(batchId, 'balance', why);
+      rows.moveBatch(batchId, 'underfunded');
+      statements.setHeldBecause.run(why, batchId);
+    }),
+
+    queuedByBatch: () =>
+      statements.queuedCentsByBatch.all().map((row) => ({
+        batchId: row.batch_id,
+        cents: row.cents,
+        count: row.count,
+      })),
+
+    correctBatch: writing((copy: number, corrected: number, why: string): number => {
+      corrections.applyCorrection(copy, corrected, why);
+      corrections.holdRepeatsOfFailed(copy, { corrected }, '');
+      return corrections.sendableOfCopy(copy);
+    }),
+
+    releaseHolds: writing((batchId: number, reason: HoldReason, why: string) => {
+      const released = rows.movedTogether('held', 'queued', why, () =>
+        statements.releaseHolds.all({ now: now(), batchId, reason }),
+      );
+      return {
+        rows: released.length,
+        cents: released.reduce((sum, row) => sum + row.value_cents, 0),
+      };
+    }),
+
+    supersededByWaiting: (batchId) => statements.supersededByWaiting.get(batchId)?.n ?? 0,
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * What every part of the SQLite journal shares: the database, the clock, write
+ * transactions, and the shapes of the rows its statements read.
+ */
+import type { CashOutRequest } from '../../gateway/contract.js';
+import type { Said } from '../../messages/said.js';
+import type { Covering } from '../admission.js';
+import type { BatchState } from '../batch-states.js';
+import type { HoldReason, RowState } from '../states.js';
+import type { BatchRecord, Claim, LineKind, PayoutRecord } from '../types.js';
+import type { Database } from '../sqlite.js';
+
+export interface Context {
+  db: Database;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+  /**
+   * A write transaction that takes the write lock at BEGIN: a deferred one that reads
+   * first would fail at once, not wait, when another process writes meanwhile.
+   */
+  writing: <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A) => R;
+}
+
+export function contextOf(db: Database, now: () => number): Context {
+  return {
+    db,
+    now,
+    writing: <A extends unknown[], R>(fn: (...args: A) => R) => {
+      const transaction = db.transaction(fn);
+      return (...args: A): R => transaction.immediate(...args);
+    },
+  };
+}
+
+/** States as an SQL list: constants of ours, never input. */
+export function inList(states: readonly RowState[]): string {
+  return states.map((state) => `'${state}'`).join(', ');
+}
+
+export interface BatchRow {
+  id: number;
+  file_name: string;
+  sha256: string;
+  received_at: number;
+  state: BatchState;
+  rows: number;
+  valid: number;
+  invalid: number;
+  total_cents: number;
+  problems: string;
+  result_name: string | null;
+  awaiting_name: string | null;
+  held_because: string | null;
+  name_key: string | null;
+  name_number: number | null;
+}
+
+export function toBatch(row: BatchRow): BatchRecord {
+  return {
+    id: row.id,
+    fileName: row.file_name,
+    sha256: row.sha256,
+    receivedAt: row.received_at,
+    state: row.state,
+    rows: row.rows,
+    valid: row.valid,
+    invalid: row.invalid,
+    totalCents: row.total_cents,
+    // Journals before problems were values kept English sentences.
+    problems: (JSON.parse(row.problems) as (string | Said)[]).map((problem) =>
+      typeof problem === 'string' ? { code: 'english', text: problem } : problem,
+    ),
+    awaitingName: row.awaiting_name,
+    heldBecause: row.held_because,
+    nameKey: row.name_key,
+    nameNumber: row.name_number ?? 1,
+    resultName: row.result_name,
+  };
+}
+
+export interface LineRow {
+  line: number;
+  kind: LineKind;
+  order_id: string | null;
+  column_heading: string | null;
+  message: string;
+  said: string | null;
+}
+
+export const saidOf = (json: string | null): Said | null =>
+  json === null ? null : (JSON.parse(json) as Said);
+
+export interface CoveringRow {
+  order_id: string;
+  batch_id: number;
+  line: number;
+  state: RowState;
+  admitted_at: number;
+  transaction_id: number | null;
+  value_cents: number;
+  file_name: string;
+}
+
+export function toCovering(row: CoveringRow): Covering {
+  return {
+    orderId: row.order_id,
+    batchId: row.batch_id,
+    line: row.line,
+    state: row.state,
+    fileName: row.file_name,
+    admittedAt: row.admitted_at,
+    transactionId: row.transaction_id,
+    valueCents: row.value_cents,
+  };
+}
+
+export interface ClaimRow {
+  order_id: string;
+  batch_id: number;
+  line: number;
+  fence: number;
+  state: RowState;
+  request: string;
+  attempts: number;
+  not_found: number;
+  last_sent_at: number | null;
+  transaction_id: number | null;
+  polls: number;
+}
+
+export function toClaim(row: ClaimRow): Claim {
+  return {
+    orderId: row.order_id,
+    batchId: row.batch_id,
+    line: row.line,
+    fence: row.fence,
+    state: row.state,
+    request: JSON.parse(row.request) as CashOutRequest,
+    attempts: row.attempts,
+    notFound: row.not_found,
+    lastSentAt: row.last_sent_at,
+    transactionId: row.transaction_id,
+    polls: row.polls,
+  };
+}
+
+/** A row of `payouts` as `SELECT *` reads it (the columns we use). */
+export interface PayoutRow extends ClaimRow {
+  value_cents: number;
+  gateway_status: string | null;
+  message: string | null;
+  fee: string | null;
+  net: string | null;
+  gateway_created_at: string | null;
+  end_to_end_id: string | null;
+  processed_at: string | null;
+  lease_owner: string | null;
+  lease_until: number | null;
+  hold_reason: HoldReason | null;
+  admitted_at: number | null;
+  released_at: number | null;
+}
+
+export function toPayout(row: PayoutRow): PayoutRecord {
+  return {
+    ...toClaim(row),
+    batchId: row.batch_id,
+    line: row.line,
+    valueCents: row.value_cents,
+    gatewayStatus: row.gateway_status,
+    message: row.message,
+    fee: row.fee,
+    net: row.net,
+    gatewayCreatedAt: row.gateway_created_at,
+    endToEndId: row.end_to_end_id,
+    processedAt: row.processed_at,
+    leaseOwner: row.lease_owner,
+    leaseUntil: row.lease_until,
+  };
+}

@@ -1,0 +1,317 @@
+/**
+ * The rules on who is paid that weigh a whole batch against earlier ones, inside the
+ * caller's transaction: a file named as an earlier batch, a corrected copy, a copy that
+ * repeats a payout that failed.
+ */
+import { changesPaidMessage, coveredMessage, failedBeforeMessage } from '../admission.js';
+import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
+import { inList, toCovering, type BatchRow, type Context, type CoveringRow } from './context.js';
+import type { Rows } from './rows.js';
+
+export type Corrections = ReturnType<typeof createCorrections>;
+
+/** A file of the same name this soon after a batch may be its corrected copy. */
+const CORRECTION_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+interface MaySendRow {
+  order_id: string;
+  document: string;
+  value_cents: number;
+  state: RowState;
+}
+
+type Repeat = CoveringRow & { row_id: string };
+
+export function createCorrections({ db, now }: Context, rows: Rows) {
+  const statements = {
+    batchesOfName: db.prepare<[string, number], BatchRow>(
+      `SELECT * FROM batches WHERE name_key = ? AND id <> ? AND state NOT IN ('unusable', 'refused') ORDER BY id DESC`,
+    ),
+    // Does a row of this batch repeat (same document and amount) a row of an earlier
+    // batch of its name?
+    repeatsEarlierOfName: db.prepare<{ batchId: number; nameKey: string }, object>(`
+      SELECT 1 FROM payouts p
+      WHERE p.batch_id = @batchId AND EXISTS (
+        SELECT 1 FROM payouts q JOIN batches qb ON qb.id = q.batch_id
+        WHERE q.document = p.document AND q.value_cents = p.value_cents
+          AND qb.name_key = @nameKey AND qb.id < @batchId
+          AND qb.state NOT IN ('unusable', 'refused'))
+      LIMIT 1`),
+    copyRepeats: db.prepare<{ copy: number; corrected: number }, Repeat>(`
+      SELECT r.order_id AS row_id, p.order_id, p.batch_id, p.line, p.state, p.admitted_at,
+        p.transaction_id, p.value_cents, b.file_name
+      FROM payouts r JOIN payouts p ON p.order_id = r.covered_by JOIN batches b ON b.id = p.batch_id
+      WHERE r.batch_id = @copy AND r.state = 'held' AND r.hold_reason = 'duplicate'
+        AND p.batch_id = @corrected
+      ORDER BY r.line`),
+    copyMaySend: db.prepare<[number], MaySendRow>(`
+      SELECT order_id, document, value_cents, state FROM payouts
+      WHERE batch_id = ? AND (state = 'queued' OR (state = 'held' AND hold_reason = 'same-name'))
+      ORDER BY line`),
+    sentOfDocument: db.prepare<[number, string], CoveringRow>(`
+      SELECT p.order_id, p.batch_id, p.line, p.state, p.admitted_at, p.transaction_id,
+        p.value_cents, b.file_name
+      FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE p.batch_id = ? AND p.document = ? AND p.state IN (${inList(SENT)})
+      ORDER BY p.line LIMIT 1`),
+    // Rows of a batch a correction may replace: invalid lines and payouts that need a
+    // person or were never sent.
+    replaceableIn: db.prepare<{ batchId: number }, { n: number }>(`
+      SELECT (SELECT COUNT(*) FROM batch_lines WHERE batch_id = @batchId AND kind = 'invalid')
+        + (SELECT COUNT(*) FROM payouts WHERE batch_id = @batchId
+           AND state IN ('failed', 'rejected', 'canceled', 'conflict', 'refunded', 'queued', 'held'))
+        AS n`),
+    // Rows of `corrected` a copy took over by their orderId, or repeats by orderId.
+    takenOverBy: db.prepare<{ copy: number; corrected: number }, { n: number }>(`
+      SELECT (SELECT COUNT(*) FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id
+              WHERE l.batch_id = @corrected AND l.kind = 'superseded' AND p.batch_id = @copy)
+        + (SELECT COUNT(*) FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id
+           WHERE l.batch_id = @copy AND l.kind = 'held' AND p.batch_id = @corrected) AS n`),
+    heldLinesOf: db.prepare<{ copy: number; corrected: number }, CoveringRow & { p_line: number }>(`
+      SELECT l.line, p.order_id, p.batch_id, p.line AS p_line, p.state, p.admitted_at,
+        p.transaction_id, p.value_cents, b.file_name
+      FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id JOIN batches b ON b.id = p.batch_id
+      WHERE l.batch_id = @copy AND l.kind = 'held' AND p.batch_id = @corrected
+        AND p.state IN (${inList(SENT)})`),
+    setLine: db.prepare<['covered', string, number, number]>(
+      `UPDATE batch_lines SET kind = ?, message = ?, said = NULL WHERE batch_id = ? AND line = ?`,
+    ),
+    unsentOf: db.prepare<[number], { order_id: string; state: RowState }>(
+      `SELECT order_id, state FROM payouts WHERE batch_id = ? AND state IN ('queued', 'held') ORDER BY line`,
+    ),
+    supersededBy: db.prepare<[number], { order_id: string; hold_reason: HoldReason | null }>(
+      `SELECT order_id, hold_reason FROM payouts WHERE superseded_by = ? AND state = 'superseded'`,
+    ),
+    setCorrects: db.prepare<[number, number]>(`UPDATE batches SET corrects = ? WHERE id = ?`),
+    supersedeInvalid: db.prepare<[string, number]>(`
+      UPDATE batch_lines SET kind = 'superseded', message = message || ?, said = NULL
+      WHERE batch_id = ? AND kind = 'invalid'`),
+    // Retry on purpose. Rows of a copy that repeat unchanged (document, amount, Pix key)
+    // a payout of the batch it corrects that definitely failed.
+    repeatsOfFailed: db.prepare<{ copy: number; corrected: number }, Repeat>(
+      repeatsOfFailedIn('p.batch_id = @corrected'),
+    ),
+    repeatsOfFailedSince: db.prepare<{ copy: number; since: number }, Repeat>(
+      repeatsOfFailedIn('p.admitted_at >= @since AND p.batch_id <> @copy'),
+    ),
+    holdFailedBefore: db.prepare<{
+      orderId: string;
+      coveredBy: string;
+      message: string;
+      now: number;
+    }>(`
+      UPDATE payouts SET state = 'held', hold_reason = 'failed-before', covered_by = @coveredBy,
+        message = @message, updated_at = @now
+      WHERE order_id = @orderId AND state = 'queued'`),
+  };
+
+  /** Batches of a name but `except`, newest first (refused and unusable ones left out). */
+  const batchesOfName = (nameKey: string, except: number): BatchRow[] =>
+    statements.batchesOfName.all(nameKey, except);
+
+  /** The batch of the same name a file arrived within 24 hours of, which it may correct. */
+  function correctionCandidate(batchId: number): number | undefined {
+    const batch = rows.batchRow(batchId);
+    if (!batch?.name_key) return undefined;
+    const [latest] = batchesOfName(batch.name_key, batchId);
+    if (!latest || latest.id > batchId) return undefined;
+    return batch.received_at - latest.received_at < CORRECTION_WINDOW_MS ? latest.id : undefined;
+  }
+
+  /**
+   * The same-name rule, once a file has been read: a file named as an earlier batch that
+   * repeats any of its rows (same document and amount) is held whole, whatever its age,
+   * until a person says whether it is a new payroll. Next month's payroll and last
+   * month's file dropped again by mistake look the same; only a person can tell.
+   */
+  function holdIfNamedAsEarlier(
+    batchId: number,
+    newBatchAfterMs: number | null,
+    hintFlags: string,
+  ): void {
+    const batch = rows.batchRow(batchId);
+    if (!batch?.name_key) return;
+    const [latest] = batchesOfName(batch.name_key, batchId);
+    if (!latest || latest.id > batchId) return;
+    if (newBatchAfterMs !== null && batch.received_at - latest.received_at >= newBatchAfterMs) {
+      return;
+    }
+    if (!statements.repeatsEarlierOfName.get({ batchId, nameKey: batch.name_key })) return;
+    const when = new Date(latest.received_at).toISOString().slice(0, 10);
+    const message = `held with its whole file: it has the same name as ${latest.file_name} (batch ${latest.id}, ${when}) and repeats some of its rows, so it may be that file again or the next payroll; if it is a new payroll, run: payouts approve "${batch.file_name}" --new-batch${hintFlags}`;
+    rows.holdQueuedRows(batchId, 'same-name', message, message);
+  }
+
+  /**
+   * Whether a batch corrects `corrected`: at least one of its rows repeats a row of it,
+   * and it has no more new rows than `corrected` has rows a correction may replace
+   * (invalid, failed, refused, never sent). A row that changes a payout `corrected` made
+   * does not count: it is held, never sent.
+   */
+  function isCorrectionOf(copy: number, corrected: number): boolean {
+    const repeats =
+      statements.copyRepeats.all({ copy, corrected }).length +
+      (statements.takenOverBy.get({ copy, corrected })?.n ?? 0);
+    if (repeats === 0) return false;
+    const fresh = statements.copyMaySend
+      .all(copy)
+      .filter((row) => !statements.sentOfDocument.get(corrected, row.document)).length;
+    return fresh <= (statements.replaceableIn.get({ batchId: corrected })?.n ?? 0);
+  }
+
+  /**
+   * Links a copy to the batch it corrects. Its repeats of rows that batch paid or has in
+   * flight are `covered`; its repeats of rows it never sent take them over (the earlier
+   * rows are closed, superseded); its other rows are sent, except those that change a
+   * payout that batch made (held: changes a paid row). Every row of that batch still
+   * unsent is closed: nothing of it is ever sent because a copy arrived.
+   */
+  function applyCorrection(copy: number, corrected: number, why: string): void {
+    const copyFile = rows.batchRow(copy)?.file_name ?? `batch ${copy}`;
+    for (const row of statements.copyRepeats.all({ copy, corrected })) {
+      const covering = toCovering(row);
+      if (SENT.includes(covering.state)) {
+        rows.moveRow(
+          row.row_id,
+          'held',
+          'covered',
+          { coveredBy: covering.orderId, message: coveredMessage(covering) },
+          `${why}: ${coveredMessage(covering)}`,
+        );
+      } else {
+        rows.moveRow(
+          covering.orderId,
+          covering.state,
+          'superseded',
+          {
+            holdReason: covering.state === 'held' ? rows.holdReasonOf(covering.orderId) : null,
+            supersededBy: copy,
+            message: `never sent; taken over by ${copyFile}`,
+          },
+          `${why}: taken over by ${row.row_id}`,
+        );
+        rows.moveRow(row.row_id, 'held', 'queued', {}, `${why}: takes over ${covering.orderId}`);
+      }
+    }
+    for (const line of statements.heldLinesOf.all({ copy, corrected })) {
+      const covering = toCovering({ ...line, line: line.p_line });
+      statements.setLine.run('covered', coveredMessage(covering), copy, line.line);
+    }
+    for (const row of statements.copyMaySend.all(copy)) {
+      const sent = statements.sentOfDocument.get(corrected, row.document);
+      if (sent) {
+        const message = changesPaidMessage(toCovering(sent), row.value_cents);
+        // Held already (its name an earlier batch's): held now for the paid row it changes.
+        rows.moveRow(
+          row.order_id,
+          row.state,
+          'held',
+          { holdReason: 'changes-paid', message },
+          message,
+        );
+      } else if (row.state === 'held') {
+        rows.moveRow(
+          row.order_id,
+          'held',
+          'queued',
+          {},
+          `${why}: replaces a row that needed a person`,
+        );
+      }
+    }
+    for (const row of statements.unsentOf.all(corrected)) {
+      rows.moveRow(
+        row.order_id,
+        row.state,
+        'superseded',
+        {
+          holdReason: row.state === 'held' ? rows.holdReasonOf(row.order_id) : null,
+          supersededBy: copy,
+          message: `never sent; changed or left out by its corrected copy ${copyFile}`,
+        },
+        `${why}: changed or left out by ${copyFile}`,
+      );
+    }
+    // Its invalid rows were the reason for the copy: the copy's rows stand for them now.
+    statements.supersedeInvalid.run(`; corrected in ${copyFile}`, corrected);
+    statements.setCorrects.run(corrected, copy);
+  }
+
+  /**
+   * A batch's rows that repeat, unchanged, a payout that failed at the gateway (of the
+   * batch a copy corrects, or of any batch within duplicateWindow) are held: a failed
+   * payout is sent again only when a person asks (`payouts retry`), never because a file
+   * repeats it. A row that changes it (another key, say) is a fix, and is sent.
+   */
+  function holdRepeatsOfFailed(
+    copy: number,
+    failedIn: { corrected: number } | { since: number },
+    hintFlags: string,
+  ): void {
+    const held = new Set<string>();
+    const repeats =
+      'corrected' in failedIn
+        ? statements.repeatsOfFailed.all({ copy, corrected: failedIn.corrected })
+        : statements.repeatsOfFailedSince.all({ copy, since: failedIn.since });
+    for (const row of repeats) {
+      if (held.has(row.row_id)) continue;
+      held.add(row.row_id);
+      const message = failedBeforeMessage(toCovering(row), hintFlags);
+      rows.mustMove(row.row_id, 'queued', 'held', message, () =>
+        statements.holdFailedBefore.run({
+          orderId: row.row_id,
+          coveredBy: row.order_id,
+          message,
+          now: now(),
+        }),
+      );
+    }
+  }
+
+  /** Rows a copy turned down had closed go back to where they were. */
+  function giveBack(copy: number, why: string): void {
+    for (const row of statements.supersededBy.all(copy)) {
+      rows.moveRow(
+        row.order_id,
+        'superseded',
+        row.hold_reason === null ? 'queued' : 'held',
+        { holdReason: row.hold_reason },
+        `given back: ${why}`,
+      );
+    }
+  }
+
+  /** The rows of a copy that may now be sent (see correctBatch). */
+  const sendableOfCopy = (copy: number): number =>
+    statements.copyMaySend.all(copy).filter((row) => row.state === 'queued').length;
+
+  return {
+    batchesOfName,
+    correctionCandidate,
+    holdIfNamedAsEarlier,
+    isCorrectionOf,
+    applyCorrection,
+    holdRepeatsOfFailed,
+    giveBack,
+    sendableOfCopy,
+  };
+}
+
+/**
+ * Queued rows of batch @copy that repeat, unchanged (document, amount, Pix key), a payout
+ * that definitely failed, among the payouts `failedWhere` names (of the batch a copy
+ * corrects, or of any other batch journaled since @since); first the oldest.
+ */
+function repeatsOfFailedIn(failedWhere: string): string {
+  return `
+    SELECT r.order_id AS row_id, p.order_id, p.batch_id, p.line, p.state, p.admitted_at,
+      p.transaction_id, p.value_cents, b.file_name
+    FROM payouts r
+    JOIN payouts p ON ${failedWhere} AND p.document = r.document
+      AND p.value_cents = r.value_cents
+      AND json_extract(p.request, '$.pixKey') = json_extract(r.request, '$.pixKey')
+      AND p.state IN (${inList(RETRYABLE)})
+    JOIN batches b ON b.id = p.batch_id
+    WHERE r.batch_id = @copy AND r.state = 'queued'
+    ORDER BY r.line, p.admitted_at, p.line`;
+}

@@ -1,0 +1,64 @@
+/** The locks aggregate of the SQLite journal: who holds the home folder. */
+import type { JournalLocks } from '../journal.js';
+import type { LockHolder } from '../types.js';
+import type { Context } from './context.js';
+
+interface LockRow {
+  holder: string;
+  host: string;
+  pid: number;
+  since: number;
+  heartbeat_at: number;
+}
+
+export function createLocks({ db, now, writing }: Context): JournalLocks {
+  const statements = {
+    lock: db.prepare<[string], LockRow>(`SELECT * FROM locks WHERE name = ?`),
+    setLock: db.prepare<{ name: string; holder: string; host: string; pid: number; now: number }>(`
+      INSERT OR REPLACE INTO locks (name, holder, host, pid, since, heartbeat_at)
+      VALUES (@name, @holder, @host, @pid, @now, @now)`),
+    renewLock: db.prepare<[number, string, string]>(
+      `UPDATE locks SET heartbeat_at = ? WHERE name = ? AND holder = ?`,
+    ),
+    releaseLock: db.prepare<[string, string]>(`DELETE FROM locks WHERE name = ? AND holder = ?`),
+  };
+
+  return {
+    takeLock: writing(
+      (
+        name: string,
+        me: { holder: string; host: string; pid: number },
+        staleMs: number,
+        isRunning: (pid: number) => boolean,
+      ): { taken: true } | { taken: false; heldBy: LockHolder } => {
+        const row = statements.lock.get(name);
+        const at = now();
+        const gone =
+          !row || row.heartbeat_at <= at - staleMs || (row.host === me.host && !isRunning(row.pid));
+        if (!gone) {
+          return {
+            taken: false,
+            heldBy: {
+              holder: row.holder,
+              host: row.host,
+              pid: row.pid,
+              since: row.since,
+              heartbeatAt: row.heartbeat_at,
+            },
+          };
+        }
+        statements.setLock.run({ name, ...me, now: at });
+        return { taken: true };
+      },
+    ),
+
+    renewLock: writing(
+      (name: string, holder: string): boolean =>
+        statements.renewLock.run(now(), name, holder).changes === 1,
+    ),
+
+    releaseLock: writing((name: string, holder: string): void => {
+      statements.releaseLock.run(name, holder);
+    }),
+  };
+}

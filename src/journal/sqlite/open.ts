@@ -1,0 +1,185 @@
+/**
+ * Opens the SQLite journal: a file (WAL, synchronous=FULL) that holds every orderId once
+ * and every move of every payout. Rows are claimed inside BEGIN IMMEDIATE with a lease
+ * and a fencing token, so two processes on one home folder never send the same row, and
+ * a process whose lease was taken over can write nothing more for that row.
+ *
+ * One prepared statement per query, typed by its row; every state change is guarded by
+ * the row's fence and current state, checked against the transition table, and audited.
+ */
+import { randomUUID } from 'node:crypto';
+import { chmodSync, closeSync, mkdirSync, openSync, statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { JournalError } from '../journal-error.js';
+import type { Journal } from '../journal.js';
+import { MIGRATIONS } from '../migrations.js';
+import { Database } from '../sqlite.js';
+import type { GatewayKind, JournalIdentity } from '../types.js';
+import { createBatches } from './batches.js';
+import { contextOf } from './context.js';
+import { createCorrections } from './corrections.js';
+import { createLocks } from './locks.js';
+import { createPayouts } from './payouts.js';
+import { createReports } from './reports.js';
+import { createRows } from './rows.js';
+
+// statfs magic numbers of filesystems that share one file between hosts: SQLite's
+// locks are not to be trusted there (NFS, SMB/CIFS, FUSE mounts such as sshfs, 9P).
+const NETWORK_FILESYSTEMS = new Set([
+  0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x65735546, 0x01021997,
+]);
+
+export interface JournalOptions {
+  /** Milliseconds since the epoch; injected by tests. */
+  now?: () => number;
+  /**
+   * Told the highest audit id after each commit before which requests leave (claims,
+   * re-sends); requests wait for what it returns (see `sendable`). The journal's marker.
+   */
+  onSending?: (highWater: number) => Promise<void>;
+}
+
+export function openJournal(path: string, options: JournalOptions = {}): Journal {
+  const now = options.now ?? Date.now;
+  const folder = dirname(path);
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const { type } = statfsSync(folder);
+  if (NETWORK_FILESYSTEMS.has(type)) {
+    throw new JournalError(
+      `the journal folder ${folder} is on a network filesystem (type 0x${type.toString(16)}): SQLite locking is not safe there; put the home folder on a local disk`,
+    );
+  }
+  // Created owner-only before SQLite opens it; its -wal and -shm files take the same mode.
+  closeSync(openSync(path, 'a', 0o600));
+  chmodSync(path, 0o600);
+
+  // The busy time-out first: two processes opening at once must wait for each other,
+  // even for switching to WAL.
+  const db = new Database(path, { timeout: BUSY_WAIT_MS });
+  // A damaged or unreadable file fails here: closed, so that a process that goes on (a
+  // daemon, a test running commands in its own process) does not keep it open.
+  try {
+    switchToWal(db);
+    // FULL: a commit is on disk before it returns, so a `sending` mark survives a power cut.
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+    // A random identity, made once: a journal from elsewhere (or a new one) has another.
+    db.prepare<[string, number]>(
+      `INSERT OR IGNORE INTO identity (id, journal_id, created_at) VALUES (1, ?, ?)`,
+    ).run(randomUUID(), now());
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+
+  const context = contextOf(db, now);
+  const { writing } = context;
+  const statements = {
+    identity: db.prepare<
+      [],
+      {
+        journal_id: string;
+        created_at: number;
+        recovery_since: number | null;
+        recovery_reason: string | null;
+      }
+    >(`SELECT * FROM identity WHERE id = 1`),
+    startRecovery: db.prepare<{ now: number; reason: string }>(
+      `UPDATE identity SET recovery_since = @now, recovery_reason = @reason WHERE id = 1`,
+    ),
+    highWater: db.prepare<[], { id: number }>(`SELECT COALESCE(MAX(id), 0) AS id FROM audit`),
+    bindGateway: db.prepare<[GatewayKind]>(
+      `INSERT OR IGNORE INTO gateway (id, kind) VALUES (1, ?)`,
+    ),
+    boundGateway: db.prepare<[], { kind: GatewayKind }>(`SELECT kind FROM gateway WHERE id = 1`),
+  };
+
+  const identity = (): JournalIdentity | undefined => {
+    const row = statements.identity.get();
+    return (
+      row && {
+        journalId: row.journal_id,
+        createdAt: row.created_at,
+        recoverySince: row.recovery_since,
+        recoveryReason: row.recovery_reason,
+      }
+    );
+  };
+  let recoverySince = identity()?.recoverySince ?? null;
+  const highWater = (): number => statements.highWater.get()?.id ?? 0;
+  // What requests must wait for: the marker saying what the last sending commit wrote.
+  let sendingSaved: Promise<void> = Promise.resolve();
+  const sending = {
+    recoverySince: () => recoverySince,
+    committed: (): void => {
+      if (options.onSending) sendingSaved = options.onSending(highWater());
+    },
+  };
+
+  const rows = createRows(context);
+  const corrections = createCorrections(context, rows);
+  return {
+    path,
+    identity,
+    highWater,
+    startRecovery: writing((reason: string): void => {
+      const at = now();
+      statements.startRecovery.run({ now: at, reason });
+      recoverySince = at;
+    }),
+    sendable: () => sendingSaved,
+    bindGateway: writing((kind: GatewayKind): GatewayKind => {
+      statements.bindGateway.run(kind);
+      return statements.boundGateway.get()?.kind ?? kind;
+    }),
+    gatewayKind: () => statements.boundGateway.get()?.kind,
+    close: () => {
+      db.close();
+    },
+    ...createBatches(context, rows, corrections),
+    ...createPayouts(context, rows, sending),
+    ...createLocks(context),
+    ...createReports(context),
+  };
+}
+
+const BUSY_WAIT_MS = 10_000;
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Switching a new journal to WAL takes the whole file, and SQLite answers SQLITE_BUSY at
+ * once instead of waiting as it does for a write: two processes opening a new journal
+ * together (two daemons started at once) would have one fail. So it is tried again, for
+ * as long as a write would wait.
+ */
+function switchToWal(db: Database): void {
+  const until = Date.now() + BUSY_WAIT_MS;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= until) throw error;
+      Atomics.wait(PAUSE, 0, 0, 20); // a synchronous pause: the open is synchronous
+    }
+  }
+}
+
+function migrate(db: Database): void {
+  const latest = MIGRATIONS.at(-1)?.version ?? 0;
+  for (const migration of MIGRATIONS) {
+    db.transaction(() => {
+      // Read inside the write lock: another process may have migrated meanwhile.
+      const current = db.pragma('user_version', { simple: true }) as number;
+      if (current > latest) {
+        throw new JournalError(
+          `the journal ${db.name} is at schema version ${current}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`,
+        );
+      }
+      if (migration.version <= current) return;
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,326 @@
+/**
+ * The payouts aggregate of the SQLite journal: admission (admitting.ts), claims under a
+ * lease and a fence, the moves answers make, and retries (retries.ts).
+ */
+import { JournalError } from '../journal-error.js';
+import type { JournalPayouts } from '../journal.js';
+import type { RowState } from '../states.js';
+import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
+import { createAdmitting, createClaimCheck } from './admitting.js';
+import { toClaim, toPayout, type ClaimRow, type Context } from './context.js';
+import { createRetries } from './retries.js';
+import type { Rows } from './rows.js';
+
+/** What claims need of the journal's opening: recovery, and the marker (see sendable). */
+export interface Sending {
+  /** When a person chose recovery after a loss; null outside recovery. */
+  recoverySince: () => number | null;
+  /** Called after each commit before which requests leave (claims, re-sends). */
+  committed: () => void;
+}
+
+export function createPayouts(context: Context, rows: Rows, sending: Sending): JournalPayouts {
+  const { db, now, writing } = context;
+  const statements = {
+    // Only rows of open batches: a file still being read, or held, sends nothing.
+    queued: db.prepare<[number], { order_id: string }>(`
+      SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE p.state = 'queued' AND b.state = 'open'
+      ORDER BY p.batch_id, p.line LIMIT ?`),
+    // A recovering journal sends directly only rows it has sent before (a 429 put back).
+    queuedSentBefore: db.prepare<[number], { order_id: string }>(`
+      SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE p.state = 'queued' AND b.state = 'open' AND p.attempts > 0
+      ORDER BY p.batch_id, p.line LIMIT ?`),
+    neverSent: db.prepare<{ since: number; now: number }, { order_id: string }>(`
+      UPDATE payouts SET state = 'unknown', not_found = 0, last_sent_at = @since, updated_at = @now
+      WHERE state = 'queued' AND attempts = 0
+        AND batch_id IN (SELECT id FROM batches WHERE state = 'open')
+      RETURNING order_id`),
+    abandoned: db.prepare<[number, number, number, number], { order_id: string }>(`
+      SELECT order_id FROM payouts
+      WHERE state IN ('sending', 'unknown') AND (lease_until IS NULL OR lease_until <= ?)
+        AND (batch_id, line) > (?, ?)
+      ORDER BY batch_id, line LIMIT ?`),
+    takeLease: db.prepare<[string, number, number, string], ClaimRow>(`
+      UPDATE payouts SET lease_owner = ?, lease_until = ?, fence = fence + 1, updated_at = ?
+      WHERE order_id = ?
+      RETURNING order_id, batch_id, line, fence, state, request, attempts, not_found, last_sent_at, transaction_id, polls`),
+    // Pending payouts whose poll is due, soonest first, not leased by a live process.
+    due: db.prepare<{ now: number; limit: number }, { order_id: string }>(`
+      SELECT order_id FROM payouts
+      WHERE state = 'pending' AND transaction_id IS NOT NULL
+        AND (next_poll_at IS NULL OR next_poll_at <= @now)
+        AND (lease_until IS NULL OR lease_until <= @now)
+      ORDER BY next_poll_at LIMIT @limit`),
+    paidSince: db.prepare<
+      { now: number; since: number; after: string; limit: number },
+      { order_id: string }
+    >(`
+      SELECT order_id FROM payouts
+      WHERE state = 'paid' AND transaction_id IS NOT NULL AND last_sent_at >= @since
+        AND (lease_until IS NULL OR lease_until <= @now) AND order_id > @after
+      ORDER BY order_id LIMIT @limit`),
+    nextPollAt: db.prepare<[], { at: number | null }>(`
+      SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts
+      WHERE state = 'pending' AND transaction_id IS NOT NULL`),
+    pollPendingNow: db.prepare<PollHint>(`
+      UPDATE payouts SET next_poll_at = @now, fence = fence + 1, lease_owner = NULL, lease_until = NULL
+      WHERE state = 'pending'
+        AND (transaction_id = @transactionId OR (@transactionId IS NULL AND order_id = @orderId))`),
+    pollSoon: db.prepare<PollHint>(`
+      UPDATE payouts SET next_poll_at = @now
+      WHERE state IN ('sending', 'unknown')
+        AND (transaction_id = @transactionId OR order_id = @orderId)`),
+    markResending: db.prepare<{ now: number; leaseUntil: number; orderId: string; fence: number }>(`
+      UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0,
+        last_sent_at = @now, updated_at = @now, lease_until = @leaseUntil
+      WHERE order_id = @orderId AND fence = @fence AND state = 'unknown' AND lease_until > @now`),
+    markSending: db.prepare<{ now: number; orderId: string; fence: number; from: RowState }>(`
+      UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0,
+        last_sent_at = @now, updated_at = @now
+      WHERE order_id = @orderId AND fence = @fence AND state = @from`),
+    rowForMove: db.prepare<[string], { state: RowState; fence: number }>(
+      `SELECT state, fence FROM payouts WHERE order_id = ?`,
+    ),
+    move: db.prepare<MoveParams>(`
+      UPDATE payouts SET state = @to, updated_at = @now,
+        transaction_id = COALESCE(@transactionId, transaction_id),
+        gateway_status = COALESCE(@gatewayStatus, gateway_status),
+        -- A poll that gets through clears what a failed one said.
+        message = CASE WHEN @setMessage THEN @message
+          WHEN @pollFailed = 0 AND poll_failed = 1 THEN NULL
+          ELSE message END,
+        poll_failed = COALESCE(@pollFailed, poll_failed),
+        fee = COALESCE(@fee, fee),
+        net = COALESCE(@net, net),
+        gateway_created_at = COALESCE(@gatewayCreatedAt, gateway_created_at),
+        end_to_end_id = COALESCE(@endToEndId, end_to_end_id),
+        processed_at = COALESCE(@processedAt, processed_at),
+        not_found = COALESCE(@notFound, not_found),
+        polls = COALESCE(@polls, polls),
+        -- A row that becomes pending keeps an earlier poll time a postback asked for.
+        next_poll_at = CASE WHEN @from <> 'pending' AND next_poll_at IS NOT NULL
+          THEN MIN(next_poll_at, COALESCE(@nextPollAt, next_poll_at))
+          ELSE COALESCE(@nextPollAt, next_poll_at) END,
+        lease_owner = CASE WHEN @release THEN NULL ELSE lease_owner END,
+        lease_until = CASE WHEN @release THEN NULL ELSE lease_until END
+      WHERE order_id = @orderId AND fence = @fence AND state = @from`),
+  };
+
+  const heldAtClaim = createClaimCheck(context, rows);
+
+  /** A move of a claimed row, written only while its fence is still the row's. */
+  function applyMove(move: Move): boolean {
+    const row = statements.rowForMove.get(move.orderId);
+    if (!row || row.fence !== move.fence) return false;
+    const from = row.state;
+    const params = moveParams(
+      move.orderId,
+      move.fence,
+      from,
+      move.to,
+      move.details ?? {},
+      move.release ?? true,
+      now(),
+    );
+    return rows.guardedMove(
+      move.orderId,
+      from,
+      move.to,
+      from === move.to ? null : move.reason,
+      () => statements.move.run(params),
+    );
+  }
+
+  const moveOne = writing((move: Move) => applyMove(move));
+  const moveAll = writing((moves: readonly Move[]) => moves.map(applyMove));
+
+  /** Takes leases on these rows (a fresh fence each), inside the caller's transaction. */
+  function lease(orderIds: readonly string[], owner: string, leaseMs: number): Claim[] {
+    const at = now();
+    return orderIds.map((orderId) => {
+      const row = statements.takeLease.get(owner, at + leaseMs, at, orderId);
+      // Read in this very transaction: a row cannot have gone.
+      if (!row) throw new JournalError(`${orderId}: not in the journal any more`);
+      return toClaim(row);
+    });
+  }
+
+  /** The re-send mark itself, in one transaction; see markResending below. */
+  const markResending = writing((claim: Claim, reason: string, leaseMs: number): boolean => {
+    const at = now();
+    return rows.guardedMove(claim.orderId, 'unknown', 'sending', reason, () =>
+      statements.markResending.run({
+        now: at,
+        leaseUntil: at + leaseMs,
+        orderId: claim.orderId,
+        fence: claim.fence,
+      }),
+    );
+  });
+
+  return {
+    payout: (orderId) => {
+      const row = rows.payoutRow(orderId);
+      return row ? toPayout(row) : undefined;
+    },
+
+    lookUpNeverSent: writing((): number => {
+      const since = sending.recoverySince();
+      if (since === null) return 0;
+      return rows.movedTogether(
+        'queued',
+        'unknown',
+        'recovery: looked up at the gateway before its first send from this journal (the lost journal may have sent it)',
+        () => statements.neverSent.all({ since, now: now() }),
+      ).length;
+    }),
+
+    claimToSend: (
+      owner: string,
+      limit: number,
+      leaseMs: number,
+      rules?: AdmissionRules,
+    ): Claim[] => {
+      const claims = db
+        .transaction(() => {
+          const candidates =
+            sending.recoverySince() === null ? statements.queued : statements.queuedSentBefore;
+          const ids = candidates
+            .all(limit)
+            .map((r) => r.order_id)
+            .filter((orderId) => !rules || !heldAtClaim(orderId, rules));
+          const claims = lease(ids, owner, leaseMs);
+          const at = now();
+          for (const { orderId, fence, state: from, attempts } of claims) {
+            rows.mustMove(
+              orderId,
+              from,
+              'sending',
+              `claimed by ${owner} (attempt ${attempts + 1})`,
+              () => statements.markSending.run({ now: at, orderId, fence, from }),
+            );
+          }
+          return claims.map((claim) => ({
+            ...claim,
+            state: 'sending' as const,
+            attempts: claim.attempts + 1,
+            notFound: 0,
+            lastSentAt: at,
+          }));
+        })
+        .immediate();
+      if (claims.length > 0) sending.committed();
+      return claims;
+    },
+
+    claimAbandoned: (owner, limit, leaseMs, after = { batchId: 0, line: 0 }) =>
+      db
+        .transaction(() => {
+          const ids = statements.abandoned
+            .all(now(), after.batchId, after.line, limit)
+            .map((r) => r.order_id);
+          return lease(ids, owner, leaseMs).map((claim) => {
+            if (claim.state !== 'sending') return claim;
+            rows.mustMove(
+              claim.orderId,
+              'sending',
+              'unknown',
+              `no answer recorded before its lease ended: resolving by lookup (${owner})`,
+              () =>
+                statements.move.run(
+                  moveParams(claim.orderId, claim.fence, 'sending', 'unknown', {}, false, now()),
+                ),
+            );
+            return { ...claim, state: 'unknown' as const };
+          });
+        })
+        .immediate(),
+
+    claimDue: (owner, limit, leaseMs) =>
+      db
+        .transaction(() => {
+          const ids = statements.due.all({ now: now(), limit }).map((r) => r.order_id);
+          return lease(ids, owner, leaseMs);
+        })
+        .immediate(),
+
+    claimPaid: (owner, limit, leaseMs, since, after = '') =>
+      db
+        .transaction(() => {
+          const ids = statements.paidSince
+            .all({ now: now(), since, after, limit })
+            .map((r) => r.order_id);
+          return lease(ids, owner, leaseMs);
+        })
+        .immediate(),
+
+    nextPollAt: () => statements.nextPollAt.get()?.at ?? undefined,
+
+    pollNow: writing((hint: { transactionId?: number; orderId?: string }): boolean => {
+      const params = {
+        now: now(),
+        transactionId: hint.transactionId ?? null,
+        orderId: hint.orderId ?? null,
+      };
+      return (
+        statements.pollPendingNow.run(params).changes + statements.pollSoon.run(params).changes > 0
+      );
+    }),
+
+    markResending: (claim, reason, leaseMs) => {
+      const changed = markResending(claim, reason, leaseMs);
+      if (changed) sending.committed();
+      return changed;
+    },
+
+    move: (orderId, fence, to, reason, details = {}, options = {}) =>
+      moveOne({ orderId, fence, to, reason, details, release: options.release ?? true }),
+
+    moveMany: (moves) => moveAll(moves),
+
+    ...createAdmitting(context, rows),
+    ...createRetries(context, rows),
+  };
+}
+
+interface PollHint {
+  now: number;
+  transactionId: number | null;
+  orderId: string | null;
+}
+
+type MoveParams = ReturnType<typeof moveParams>;
+
+function moveParams(
+  orderId: string,
+  fence: number,
+  from: RowState,
+  to: RowState,
+  details: AnswerDetails,
+  release: boolean,
+  at: number,
+) {
+  return {
+    orderId,
+    fence,
+    from,
+    to,
+    now: at,
+    transactionId: details.transactionId ?? null,
+    gatewayStatus: details.gatewayStatus ?? null,
+    setMessage: details.message === undefined ? 0 : 1,
+    message: details.message ?? null,
+    fee: details.fee ?? null,
+    net: details.net ?? null,
+    gatewayCreatedAt: details.gatewayCreatedAt ?? null,
+    endToEndId: details.endToEndId ?? null,
+    processedAt: details.processedAt ?? null,
+    notFound: details.notFound ?? null,
+    polls: details.polls ?? null,
+    nextPollAt: details.nextPollAt ?? null,
+    pollFailed: details.pollFailed === undefined ? null : Number(details.pollFailed),
+    release: release ? 1 : 0,
+  };
+}

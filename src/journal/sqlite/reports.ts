@@ -1,0 +1,161 @@
+/**
+ * The reports aggregate of the SQLite journal: what became of a batch's lines, counted in
+ * SQL (a file may have a million rows), its result lines a page at a time, and a payout's
+ * history.
+ */
+import type { JournalReports } from '../journal.js';
+import type { HoldReason, RowState } from '../states.js';
+import type { LineKind, LineOutcome, RowTotals } from '../types.js';
+import { saidOf, toPayout, type Context, type PayoutRow } from './context.js';
+
+/** A line of a result: a payout, or a line joined to the payout it names (if any). */
+type ResultRow = Omit<PayoutRow, 'order_id'> & {
+  order_id: string | null;
+  entry_line: number;
+  entry_kind: 'payout' | LineKind;
+  entry_order_id: string | null;
+  note: string | null;
+  column_heading: string | null;
+  line_name: string | null;
+  line_value_cents: number | null;
+  line_value_written: string | null;
+  line_said: string | null;
+  cover_order_id: string | null;
+  cover_state: RowState | null;
+  cover_file_name: string | null;
+  cover_line: number | null;
+};
+
+export function createReports({ db }: Context): JournalReports {
+  const statements = {
+    // A line that is not a payout counts as its kind: a replay or a held orderId of another
+    // file never counts as what became of that file's payout (it was not paid by this one).
+    rowTotalsOfBatch: db.prepare<
+      { batchId: number },
+      { key: LineOutcome; n: number; cents: number }
+    >(`
+      SELECT state AS key, COUNT(*) AS n, SUM(value_cents) AS cents
+      FROM payouts WHERE batch_id = @batchId GROUP BY state
+      UNION ALL
+      SELECT kind AS key, COUNT(*) AS n, 0 AS cents
+      FROM batch_lines WHERE batch_id = @batchId GROUP BY kind`),
+    // Every line of a batch in file order, a replay joined to the payout it repeats, a
+    // covered row or line to the payout that covers it (its state now).
+    resultEntries: db.prepare<{ batchId: number; after: number; limit: number }, ResultRow>(`
+      SELECT p.line AS entry_line, 'payout' AS entry_kind, p.order_id AS entry_order_id,
+        NULL AS note, NULL AS column_heading, NULL AS line_name, NULL AS line_value_cents,
+        NULL AS line_value_written, NULL AS line_said, c.order_id AS cover_order_id,
+        c.state AS cover_state, cb.file_name AS cover_file_name, c.line AS cover_line, p.*
+      FROM payouts p
+        LEFT JOIN payouts c ON p.state = 'covered' AND c.order_id = p.covered_by
+        LEFT JOIN batches cb ON cb.id = c.batch_id
+      WHERE p.batch_id = @batchId AND p.line > @after
+      UNION ALL
+      SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, l.name, l.value_cents,
+        l.value_written, l.said, c.order_id, c.state,
+        cb.file_name, c.line, p.*
+      FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
+        LEFT JOIN payouts c ON l.kind = 'covered' AND c.order_id = l.order_id
+        LEFT JOIN batches cb ON cb.id = c.batch_id
+      WHERE l.batch_id = @batchId AND l.line > @after
+      ORDER BY entry_line LIMIT @limit`),
+    // Batches whose results show a payout returned since then: its own, those with a row
+    // it covers, those with a line naming it (a covered, held or replayed orderId).
+    batchesShowingRefundedSince: db.prepare<[number], { batch_id: number }>(`
+      WITH r AS (SELECT order_id, batch_id FROM payouts WHERE state = 'refunded' AND updated_at >= ?)
+      SELECT batch_id FROM r
+      UNION SELECT p.batch_id FROM payouts p JOIN r ON p.covered_by = r.order_id
+      UNION SELECT l.batch_id FROM batch_lines l JOIN r ON l.order_id = r.order_id
+      ORDER BY batch_id`),
+    history: db.prepare<
+      [string],
+      { at: number; from_state: RowState | null; to_state: RowState; reason: string }
+    >(`SELECT at, from_state, to_state, reason FROM audit WHERE order_id = ? ORDER BY id`),
+    countsByState: db.prepare<[], { state: RowState; count: number; cents: number }>(
+      `SELECT state, COUNT(*) AS count, SUM(value_cents) AS cents FROM payouts GROUP BY state`,
+    ),
+    // Pending payouts of a batch sent at or before @before, and the oldest of them (SQLite
+    // gives a bare column the row MIN chose).
+    pendingSentBefore: db.prepare<
+      { batchId: number; before: number },
+      { n: number; oldest: number | null; order_id: string | null }
+    >(`
+      SELECT COUNT(*) AS n, MIN(sent_at) AS oldest, order_id FROM (
+        SELECT order_id, COALESCE(last_sent_at, admitted_at, updated_at) AS sent_at
+        FROM payouts WHERE batch_id = @batchId AND state = 'pending')
+      WHERE sent_at <= @before`),
+    holdsOfBatch: db.prepare<
+      [number],
+      { hold_reason: HoldReason | null; n: number; cents: number; message: string | null }
+    >(`
+      SELECT hold_reason, COUNT(*) AS n, SUM(value_cents) AS cents, MIN(message) AS message
+      FROM payouts WHERE batch_id = ? AND state = 'held' GROUP BY hold_reason ORDER BY hold_reason`),
+  };
+
+  return {
+    rowTotalsOfBatch: (batchId) => {
+      const totals: RowTotals = { rows: {}, cents: {} };
+      for (const row of statements.rowTotalsOfBatch.all({ batchId })) {
+        totals.rows[row.key] = (totals.rows[row.key] ?? 0) + row.n;
+        totals.cents[row.key] = (totals.cents[row.key] ?? 0) + row.cents;
+      }
+      return totals;
+    },
+
+    resultEntries: (batchId, after, limit) =>
+      statements.resultEntries.all({ batchId, after, limit }).map((row) => ({
+        line: row.entry_line,
+        kind: row.entry_kind,
+        orderId: row.entry_order_id,
+        payout: row.order_id === null ? null : toPayout({ ...row, order_id: row.order_id }),
+        note: row.note,
+        column: row.column_heading,
+        name: row.line_name,
+        valueCents: row.line_value_cents,
+        valueWritten: row.line_value_written,
+        said: saidOf(row.line_said),
+        cover:
+          row.cover_order_id === null || row.cover_state === null
+            ? null
+            : {
+                orderId: row.cover_order_id,
+                state: row.cover_state,
+                fileName: row.cover_file_name ?? '',
+                line: row.cover_line ?? 0,
+              },
+      })),
+
+    batchesShowingRefundedSince: (since) =>
+      statements.batchesShowingRefundedSince.all(since).map((row) => row.batch_id),
+
+    history: (orderId) =>
+      statements.history.all(orderId).map((row) => ({
+        at: row.at,
+        from: row.from_state,
+        to: row.to_state,
+        reason: row.reason,
+      })),
+
+    countsByState: () =>
+      Object.fromEntries(
+        statements.countsByState
+          .all()
+          .map((row) => [row.state, { count: row.count, cents: row.cents }]),
+      ),
+
+    pendingSentBefore: (batchId, before) => {
+      const row = statements.pendingSentBefore.get({ batchId, before });
+      return !row || row.n === 0 || row.oldest === null || row.order_id === null
+        ? undefined
+        : { rows: row.n, oldestSentAt: row.oldest, oldestOrderId: row.order_id };
+    },
+
+    holdsOfBatch: (batchId) =>
+      statements.holdsOfBatch.all(batchId).map((row) => ({
+        reason: row.hold_reason,
+        rows: row.n,
+        cents: row.cents,
+        message: row.message,
+      })),
+  };
+}

@@ -1,0 +1,164 @@
+/** A person's request to send definitely failed payouts again (`payouts retry`). */
+import type { CashOutRequest } from '../../gateway/contract.js';
+import { payloadHash } from '../admission.js';
+import { JournalError } from '../journal-error.js';
+import type { JournalPayouts } from '../journal.js';
+import { RETRYABLE, type HoldReason, type RowState } from '../states.js';
+import type { RetryResult } from '../types.js';
+import { inList, type Context } from './context.js';
+import type { Rows } from './rows.js';
+
+interface RetryRow {
+  order_id: string;
+  batch_id: number;
+  line: number;
+  request: string;
+  value_cents: number;
+  document: string;
+  state: RowState;
+  message: string | null;
+  covered_by: string | null;
+  hold_reason: HoldReason | null;
+  retry_of: string | null;
+  attempt_number: number | null;
+}
+
+type Retries = Pick<JournalPayouts, 'retryPayouts' | 'retryTargetsOf' | 'hasRetries'>;
+
+export function createRetries({ db, now, writing }: Context, rows: Rows): Retries {
+  const statements = {
+    retryOf: db.prepare<[string], RetryRow>(`
+      SELECT order_id, batch_id, line, request, value_cents, document, state, message,
+        covered_by, hold_reason, retry_of, attempt_number
+      FROM payouts WHERE order_id = ?`),
+    retriesOf: db.prepare<[string], { order_id: string }>(
+      `SELECT order_id FROM payouts WHERE retry_of = ? ORDER BY order_id`,
+    ),
+    // Released as it is made: a person asked for it, so the cover rule checked at claim
+    // time leaves it be (a held copy of the row it sends again must not hold it back).
+    insertRetry: db.prepare<{
+      orderId: string;
+      batchId: number;
+      line: number;
+      request: string;
+      hash: string;
+      value: number;
+      document: string;
+      now: number;
+      retryOf: string;
+      attempt: number;
+    }>(`
+      INSERT INTO payouts (order_id, batch_id, line, request, payload_hash, value_cents, document,
+        admitted_at, state, updated_at, retry_of, attempt_number, released_at)
+      VALUES (@orderId, @batchId, @line, @request, @hash, @value, @document, @now, 'queued', @now,
+        @retryOf, @attempt, @now)`),
+    heldAsFailedBefore: db.prepare<[string], { order_id: string }>(`
+      SELECT order_id FROM payouts
+      WHERE covered_by = ? AND state = 'held' AND hold_reason = 'failed-before'`),
+    retryTargetsOf: db.prepare<[number], { order_id: string }>(`
+      SELECT order_id FROM payouts
+      WHERE batch_id = ? AND (state IN (${inList(RETRYABLE)})
+        OR (state = 'held' AND hold_reason = 'failed-before'))
+      ORDER BY line, order_id`),
+    batchHasRetries: db.prepare<[number], object>(
+      `SELECT 1 FROM payouts WHERE batch_id = ? AND retry_of IS NOT NULL LIMIT 1`,
+    ),
+  };
+
+  /**
+   * Sends a definitely failed payout again, inside the caller's transaction: a new row on
+   * its line, under its orderId with the next attempt suffix (-r2, -r3), queued; the
+   * failed one becomes `retried`, naming it; copies held because they repeat it are
+   * covered by it; its batch, if done, opens again to send it.
+   */
+  function retryOne(orderId: string, by: string): RetryResult {
+    let row = statements.retryOf.get(orderId);
+    if (!row) return { kind: 'absent', orderId };
+    // A copy's row held because it repeats a failed payout: that payout is sent again.
+    if (row.state === 'held' && row.hold_reason === 'failed-before' && row.covered_by) {
+      row = statements.retryOf.get(row.covered_by);
+      if (!row) return { kind: 'absent', orderId };
+    }
+    if (!RETRYABLE.includes(row.state)) {
+      const [latest] = statements.retriesOf.all(row.order_id);
+      return {
+        kind: 'not-failed',
+        orderId: row.order_id,
+        state: row.state,
+        ...(latest ? { retriedAs: latest.order_id } : {}),
+      };
+    }
+    const attempt = (row.attempt_number ?? 1) + 1;
+    const base = row.retry_of === null ? row.order_id : row.order_id.replace(/-r\d+$/, '');
+    const retryId = `${base}-r${attempt}`;
+    if (rows.payoutRow(retryId)) {
+      throw new JournalError(
+        `${row.order_id}: cannot be sent again as ${retryId}: that orderId is already in the journal (from another file); nothing changed`,
+      );
+    }
+    const request = { ...(JSON.parse(row.request) as CashOutRequest), orderId: retryId };
+    const at = now();
+    statements.insertRetry.run({
+      orderId: retryId,
+      batchId: row.batch_id,
+      line: row.line,
+      request: JSON.stringify(request),
+      hash: payloadHash(request),
+      value: row.value_cents,
+      document: row.document,
+      now: at,
+      retryOf: row.order_id,
+      attempt,
+    });
+    const day = new Date(at).toISOString().slice(0, 10);
+    const why = `sent again on purpose by ${by} on ${day} (payouts retry)`;
+    rows.audit(
+      retryId,
+      null,
+      'queued',
+      `attempt ${attempt} of ${base}, after ${row.order_id} ${row.state}: ${why}`,
+    );
+    rows.moveRow(
+      row.order_id,
+      row.state,
+      'retried',
+      { message: [row.message, `${why}, as ${retryId}`].filter(Boolean).join('; ') },
+      `${why}, as ${retryId}`,
+    );
+    for (const copy of statements.heldAsFailedBefore.all(row.order_id)) {
+      rows.moveRow(
+        copy.order_id,
+        'held',
+        'covered',
+        {
+          coveredBy: retryId,
+          message: `the payout it repeats is ${why}, as ${retryId}: not sent from this file`,
+        },
+        `covered by ${retryId}, ${why}`,
+      );
+    }
+    rows.addBatchEvent(
+      row.batch_id,
+      'retried',
+      by,
+      `line ${row.line}: ${row.order_id} (${row.state}) sent again as ${retryId} (payouts retry)`,
+    );
+    if (rows.batchRow(row.batch_id)?.state === 'done') rows.moveBatch(row.batch_id, 'open');
+    return {
+      kind: 'retried',
+      orderId: retryId,
+      retryOf: row.order_id,
+      batchId: row.batch_id,
+      line: row.line,
+      valueCents: row.value_cents,
+    };
+  }
+
+  return {
+    retryPayouts: writing((orderIds: readonly string[], by: string): RetryResult[] =>
+      orderIds.map((orderId) => retryOne(orderId, by)),
+    ),
+    retryTargetsOf: (batchId) => statements.retryTargetsOf.all(batchId).map((row) => row.order_id),
+    hasRetries: (batchId) => statements.batchHasRetries.get(batchId) !== undefined,
+  };
+}

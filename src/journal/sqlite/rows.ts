@@ -1,0 +1,303 @@
+/**
+ * What the parts of the SQLite journal share to change rows: the one guarded, audited
+ * move of a row, the guarded move of a batch, the lines of a batch that are not payouts, and the reads every rule needs (a
+ * payout, a batch, what covers a row, what is known of an orderId).
+ */
+import type { CashOutRequest } from '../../gateway/contract.js';
+import { documentKey, type Covering, type Known } from '../admission.js';
+import { canMoveBatch, type BatchState } from '../batch-states.js';
+import { JournalError } from '../journal-error.js';
+import { canMove, MAY_MOVE_MONEY, type HoldReason, type RowState } from '../states.js';
+import type { AdmissionRules, BatchEvent, BatchLine } from '../types.js';
+import {
+  inList,
+  toCovering,
+  type BatchRow,
+  type Context,
+  type CoveringRow,
+  type PayoutRow,
+} from './context.js';
+
+export type Rows = ReturnType<typeof createRows>;
+
+/** Fields a move by the rules on who is paid sets (never an answer of the gateway). */
+export interface RuleFields {
+  holdReason?: HoldReason | null;
+  coveredBy?: string | null;
+  message?: string | null;
+  supersededBy?: number | null;
+}
+
+export function createRows({ db, now }: Context) {
+  const statements = {
+    audit: db.prepare<[string, number, RowState | null, RowState, string]>(
+      `INSERT INTO audit (order_id, at, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?)`,
+    ),
+    payout: db.prepare<[string], PayoutRow>(`SELECT * FROM payouts WHERE order_id = ?`),
+    batchById: db.prepare<[number], BatchRow>(`SELECT * FROM batches WHERE id = ?`),
+    addBatchEvent: db.prepare<[number, number, string, string, string]>(
+      `INSERT INTO batch_events (batch_id, at, event, by, detail) VALUES (?, ?, ?, ?, ?)`,
+    ),
+    moveBatch: db.prepare<{ batchId: number; from: BatchState; to: BatchState }>(
+      `UPDATE batches SET state = @to WHERE id = @batchId AND state = @from`,
+    ),
+    // A row moved by the rules on who is paid (never by an answer of the gateway).
+    setRow: db.prepare<{
+      orderId: string;
+      from: RowState;
+      to: RowState;
+      holdReason: HoldReason | null;
+      coveredBy: string | null;
+      message: string | null;
+      supersededBy: number | null;
+      now: number;
+    }>(`
+      UPDATE payouts SET state = @to, hold_reason = @holdReason, covered_by = @coveredBy,
+        message = @message, superseded_by = @supersededBy, updated_at = @now
+      WHERE order_id = @orderId AND state = @from`),
+    holdQueued: db.prepare<
+      { now: number; batchId: number; reason: HoldReason; message: string | null },
+      { order_id: string }
+    >(`
+      UPDATE payouts SET state = 'held', hold_reason = @reason,
+        message = COALESCE(@message, message), updated_at = @now
+      WHERE batch_id = @batchId AND state = 'queued'
+      RETURNING order_id`),
+    insertLine: db.prepare<
+      [
+        number,
+        number,
+        BatchLine['kind'],
+        string | null,
+        string | null,
+        string,
+        string | null,
+        number | null,
+        string | null,
+        string | null,
+      ]
+    >(`
+      INSERT OR REPLACE INTO batch_lines (batch_id, line, kind, order_id, column_heading, message,
+        name, value_cents, value_written, said)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    known: db.prepare<
+      [string],
+      {
+        payload_hash: string;
+        state: RowState;
+        batch_id: number;
+        line: number;
+        admitted_at: number | null;
+        file_name: string;
+        name_key: string | null;
+      }
+    >(`
+      SELECT p.payload_hash, p.state, p.batch_id, p.line, p.admitted_at, b.file_name, b.name_key
+      FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = ?`),
+    // The oldest payout of another file with this document and amount that may have
+    // moved money within the window, and covers no other row yet.
+    covering: db.prepare<
+      {
+        document: string;
+        value: number;
+        since: number;
+        batchId: number;
+        orderId: string;
+        admittedAt: number;
+      },
+      CoveringRow
+    >(`
+      SELECT p.order_id, p.batch_id, p.line, p.state, p.admitted_at, p.transaction_id,
+        p.value_cents, b.file_name
+      FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= @since
+        AND p.batch_id <> @batchId AND p.order_id <> @orderId
+        -- Only what came first covers: a claim's check never holds the older of two rows.
+        AND (p.admitted_at < @admittedAt OR (p.admitted_at = @admittedAt AND p.batch_id < @batchId))
+        AND p.state IN (${inList(MAY_MOVE_MONEY)})
+        AND b.state NOT IN ('refused', 'unusable')
+        AND NOT EXISTS (
+          SELECT 1 FROM payouts c WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered'))
+      ORDER BY p.admitted_at, p.batch_id, p.line LIMIT 1`),
+  };
+
+  const audit = (orderId: string, from: RowState | null, to: RowState, reason: string) =>
+    statements.audit.run(orderId, now(), from, to, reason);
+
+  /**
+   * The one guarded, audited move of a row, inside the caller's transaction: refused
+   * unless the transition table allows it (a state repeats only where it says so),
+   * written by `write` (an UPDATE guarded by the row's state, and by its fence where it
+   * has one), audited, unless `reason` is null: an answer that leaves a row where it was
+   * records what it said, not a move. False when no row changed (the caller says whether
+   * that is an error).
+   */
+  function guardedMove(
+    orderId: string,
+    from: RowState,
+    to: RowState,
+    reason: string | null,
+    write: () => { changes: number },
+  ): boolean {
+    if (!canMove(from, to)) {
+      throw new JournalError(
+        `${orderId}: a move from ${from} to ${to} is not allowed (${reason ?? 'an answer'})`,
+      );
+    }
+    if (write().changes !== 1) return false;
+    if (reason !== null) audit(orderId, from, to, reason);
+    return true;
+  }
+
+  /** A guarded move of a row this transaction has just read in `from`: it must happen. */
+  function mustMove(
+    orderId: string,
+    from: RowState,
+    to: RowState,
+    reason: string,
+    write: () => { changes: number },
+  ): void {
+    if (!guardedMove(orderId, from, to, reason, write)) {
+      throw new JournalError(`${orderId}: not ${from} any more (${reason})`);
+    }
+  }
+
+  /**
+   * Rows moved together by one guarded UPDATE ... RETURNING (all of a batch's queued rows
+   * held, say), inside the caller's transaction: the move checked once, each row audited.
+   */
+  function movedTogether<R extends { order_id: string }>(
+    from: RowState,
+    to: RowState,
+    reason: string,
+    write: () => R[],
+  ): R[] {
+    if (!canMove(from, to)) {
+      throw new JournalError(`a move from ${from} to ${to} is not allowed (${reason})`);
+    }
+    const rows = write();
+    for (const row of rows) audit(row.order_id, from, to, reason);
+    return rows;
+  }
+
+  /**
+   * One guarded batch move, inside the caller's transaction: checked against the batch
+   * transition table, and guarded by the state it was read in.
+   */
+  function moveBatch(batchId: number, to: BatchState): void {
+    const from = statements.batchById.get(batchId)?.state;
+    if (from === undefined) throw new JournalError(`batch ${batchId} is not in the journal`);
+    if (!canMoveBatch(from, to)) {
+      throw new JournalError(`batch ${batchId}: a move from ${from} to ${to} is not allowed`);
+    }
+    if (statements.moveBatch.run({ batchId, from, to }).changes !== 1) {
+      throw new JournalError(`batch ${batchId}: not ${from} any more`);
+    }
+  }
+
+  /** Moves a row for a rule on who is paid, inside the caller's transaction. */
+  function moveRow(
+    orderId: string,
+    from: RowState,
+    to: RowState,
+    fields: RuleFields,
+    reason: string,
+  ): void {
+    mustMove(orderId, from, to, reason, () =>
+      statements.setRow.run({
+        orderId,
+        from,
+        to,
+        holdReason: fields.holdReason ?? null,
+        coveredBy: fields.coveredBy ?? null,
+        message: fields.message ?? null,
+        supersededBy: fields.supersededBy ?? null,
+        now: now(),
+      }),
+    );
+  }
+
+  /** Holds a batch's queued rows, inside the caller's transaction. */
+  function holdQueuedRows(
+    batchId: number,
+    kind: HoldReason,
+    reason: string,
+    message: string | null = null,
+  ): void {
+    movedTogether('queued', 'held', reason, () =>
+      statements.holdQueued.all({ now: now(), batchId, reason: kind, message }),
+    );
+  }
+
+  /** Records lines of a batch that are not payouts, inside the caller's transaction. */
+  function insertLines(batchId: number, lines: readonly BatchLine[]): void {
+    for (const line of lines) {
+      statements.insertLine.run(
+        batchId,
+        line.line,
+        line.kind,
+        line.orderId,
+        line.column,
+        line.message,
+        line.name ?? null,
+        line.valueCents ?? null,
+        line.valueWritten ?? null,
+        line.said ? JSON.stringify(line.said) : null,
+      );
+    }
+  }
+
+  /** The payout that would cover a row of this batch (see the `covering` statement). */
+  function coveringOf(
+    request: CashOutRequest,
+    batchId: number,
+    rules: AdmissionRules,
+    admittedAt = now(),
+  ): Covering | undefined {
+    const row = statements.covering.get({
+      document: documentKey(request.cpfCnpj),
+      value: request.value,
+      since: now() - rules.duplicateWindowMs,
+      batchId,
+      orderId: request.orderId,
+      admittedAt,
+    });
+    return row && toCovering(row);
+  }
+
+  /** What admission weighs a row of this orderId against, in a batch named `nameKey`. */
+  function knownOf(orderId: string, nameKey: string | null): Known | undefined {
+    const row = statements.known.get(orderId);
+    return (
+      row && {
+        payloadHash: row.payload_hash,
+        state: row.state,
+        batchId: row.batch_id,
+        line: row.line,
+        fileName: row.file_name,
+        admittedAt: row.admitted_at,
+        sameName: nameKey !== null && row.name_key === nameKey,
+      }
+    );
+  }
+
+  return {
+    audit,
+    guardedMove,
+    mustMove,
+    movedTogether,
+    moveRow,
+    moveBatch,
+    /** Records a person's decision about a batch, with who and when. */
+    addBatchEvent: (batchId: number, event: BatchEvent['event'], by: string, detail: string) =>
+      statements.addBatchEvent.run(batchId, now(), event, by, detail),
+    holdQueuedRows,
+    insertLines,
+    coveringOf,
+    knownOf,
+    payoutRow: (orderId: string): PayoutRow | undefined => statements.payout.get(orderId),
+    batchRow: (batchId: number): BatchRow | undefined => statements.batchById.get(batchId),
+    holdReasonOf: (orderId: string): HoldReason | null =>
+      statements.payout.get(orderId)?.hold_reason ?? null,
+  };
+}

@@ -1,0 +1,280 @@
+/**
+ * The journal's domain types, shared by every implementation of `Journal`.
+ *
+ * Terminology:
+ * - a *file* is what arrives in the inbox, a CSV of an accountant's;
+ * - a *batch* is a file as the journal keeps it (one per arrival), in a `BatchState`;
+ * - a *line* is one line of a file, by its number; a *row* is a line that holds a record
+ *   (not a heading, a blank or a total line);
+ * - a *payout* is a valid row, journaled under its orderId, in a `RowState`; a line that
+ *   is not a payout of its own (invalid, skipped, an orderId of another file) is kept as
+ *   a `BatchLine` of a `LineKind`;
+ * - an *attempt* is one cash-out request for a payout; a *claim* is a process's
+ *   right, under a lease and a fence, to make one or to follow its answer;
+ * - a *line outcome* is what became of a line: its payout's state, or its line's kind;
+ * - the *journal* is what records every batch, payout and move; the *inbox* is the
+ *   folder files arrive in.
+ */
+import type { CashOutRequest } from '../gateway/contract.js';
+import type { Said } from '../messages/said.js';
+import type { Admission } from './admission.js';
+import type { BatchState } from './batch-states.js';
+import type { HoldReason, RowState } from './states.js';
+
+/** The embedded sandbox (no baseUrl), or a gateway the config names. */
+export type GatewayKind = 'sandbox' | 'configured';
+
+export interface BatchInput {
+  fileName: string;
+  sha256: string;
+  state: BatchState;
+  rows: number;
+  valid: number;
+  invalid: number;
+  totalCents: number;
+  /** Why the file is held or cannot be used, as values: said in the reader's language. */
+  problems: readonly Said[];
+}
+
+export interface BatchRecord extends BatchInput {
+  id: number;
+  receivedAt: number;
+  /** The file's name in awaiting-approval/, while it waits there. */
+  awaitingName: string | null;
+  /** Why the balance check holds it, while it is `underfunded`. */
+  heldBecause: string | null;
+  /** Its name as it names a payroll (copy marks dropped); null for batches of old journals. */
+  nameKey: string | null;
+  /** Its number among the batches of that name (1 for the first). */
+  nameNumber: number;
+  /** Its result file's name in results/, once chosen (see resultName). */
+  resultName: string | null;
+}
+
+/**
+ * What a line that is not a payout of its own is. `superseded`: a row a later file took
+ * over (it was held or refused, never sent). `held`: its orderId is journaled from
+ * another file: never sent under it again. `covered`: the same, in a corrected copy, of a
+ * payout the file it corrects made. `replay` and `conflict`: written by earlier versions,
+ * read as they were.
+ */
+export type LineKind =
+  'invalid' | 'skipped' | 'held' | 'covered' | 'replay' | 'conflict' | 'superseded';
+
+/** What became of a line: its payout's state, or the kind of line it is. */
+export type LineOutcome = RowState | LineKind;
+
+/** A file as it is read, to find or make its batch (see `batchForFile`). */
+export interface ArrivingFile {
+  name: string;
+  /** Its name as it names a payroll (copy marks dropped). */
+  nameKey: string;
+  sha256: string;
+  /** Just arrived in the inbox (not left in processing/ by an earlier run). */
+  arrived: boolean;
+}
+
+/** The batch for a file's bytes: a new one, an admission to resume, or the one they made. */
+export interface BatchOfFile {
+  kind: 'new' | 'resume' | 'same-file';
+  batchId: number;
+  nameNumber: number;
+}
+
+/** A line of a file that is not a payout of its own. */
+export interface BatchLine {
+  line: number;
+  kind: LineKind;
+  orderId: string | null;
+  column: string | null;
+  message: string;
+  /** The message as a value, for an invalid or skipped line: said in the reader's language. */
+  said?: Said | null;
+  /** The row's name and amount, for its result line (none for a total line). */
+  name?: string | null;
+  valueCents?: number | null;
+  /** The amount as written, when it could not be read as one. */
+  valueWritten?: string | null;
+}
+
+export interface PayoutInput {
+  line: number;
+  request: CashOutRequest;
+  /** An earlier line of its file with the same content: held until a person confirms. */
+  identicalTo?: number;
+}
+
+export interface AdmittedPayout {
+  orderId: string;
+  line: number;
+  /** `same`: already journaled from this very line of this batch (a resumed admission). */
+  admission: Admission['kind'] | 'same';
+}
+
+/** What the rules on who is paid weigh a file's rows against. */
+export interface AdmissionRules {
+  /** duplicateWindow: payouts journaled this long ago or less cover a row. */
+  duplicateWindowMs: number;
+  /** Global flags the commands in hints need (see hintFlagsOf), '' by default. */
+  hintFlags?: string;
+}
+
+/** A person's decision about a batch. */
+export interface BatchEvent {
+  at: number;
+  /** `approved`, `refused`, `released`, `corrects`, `retried`. */
+  event: string;
+  by: string;
+  detail: string;
+}
+
+/** Held rows of a batch by reason: how many, and what one of them says. */
+export interface HoldSummary {
+  reason: HoldReason | null;
+  rows: number;
+  cents: number;
+  message: string | null;
+}
+
+/** A row this process may act on until `leaseUntil`, and only with this `fence`. */
+export interface Claim {
+  orderId: string;
+  /** Where the row sits, in file order: resolution pages through rows by it. */
+  batchId: number;
+  line: number;
+  fence: number;
+  state: RowState;
+  request: CashOutRequest;
+  attempts: number;
+  notFound: number;
+  lastSentAt: number | null;
+  transactionId: number | null;
+  /** Polls of its transaction so far (following). */
+  polls: number;
+}
+
+/** What an answer from the gateway adds to a row. */
+export interface AnswerDetails {
+  transactionId?: number;
+  gatewayStatus?: string;
+  message?: string | null;
+  fee?: string;
+  net?: string;
+  gatewayCreatedAt?: string;
+  endToEndId?: string | null;
+  processedAt?: string | null;
+  /** Not-found answers seen since the last send (for the re-send rule). */
+  notFound?: number;
+  /** Polls of its transaction so far, and when the next one is due (following). */
+  polls?: number;
+  nextPollAt?: number;
+  /**
+   * A poll got no answer (its message says why), or got one: a message a failed poll
+   * left is cleared by the next poll that gets through.
+   */
+  pollFailed?: boolean;
+}
+
+/** A move of a claimed row to `to`, written only while `fence` is still the row's. */
+export interface Move {
+  orderId: string;
+  fence: number;
+  to: RowState;
+  reason: string;
+  details?: AnswerDetails;
+  /** Drops the lease with the move (the default). */
+  release?: boolean;
+}
+
+export interface PayoutRecord {
+  orderId: string;
+  batchId: number;
+  line: number;
+  request: CashOutRequest;
+  valueCents: number;
+  state: RowState;
+  attempts: number;
+  notFound: number;
+  lastSentAt: number | null;
+  transactionId: number | null;
+  gatewayStatus: string | null;
+  message: string | null;
+  fee: string | null;
+  net: string | null;
+  gatewayCreatedAt: string | null;
+  endToEndId: string | null;
+  processedAt: string | null;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  fence: number;
+}
+
+/** Who holds the home folder's lock. */
+export interface LockHolder {
+  holder: string;
+  host: string;
+  pid: number;
+  since: number;
+  heartbeatAt: number;
+}
+
+/** Rows of a batch per state (other lines per kind), and their cents. */
+export interface RowTotals {
+  rows: Partial<Record<LineOutcome, number>>;
+  cents: Partial<Record<LineOutcome, number>>;
+}
+
+/** One input line as the result file shows it: a payout, or a line that is not one. */
+export interface ResultEntry {
+  line: number;
+  kind: 'payout' | LineKind;
+  orderId: string | null;
+  /** The payout, or for a replay the payout it repeats; null for other lines. */
+  payout: PayoutRecord | null;
+  /** Why a line is not a payout of its own (invalid, skipped, replay, conflict). */
+  note: string | null;
+  column: string | null;
+  /** A line's own name and amount (null for a payout, whose request has them). */
+  name: string | null;
+  valueCents: number | null;
+  valueWritten: string | null;
+  /** A line's message as a value, where the journal has it (see BatchLine). */
+  said: Said | null;
+  /**
+   * For a covered row or line, the payout that covered it, as it is now: a row covered by
+   * a payout that was returned (refunded) or failed was not paid after all.
+   */
+  cover: { orderId: string; state: RowState; fileName: string; line: number } | null;
+}
+
+export interface AuditEntry {
+  at: number;
+  from: RowState | null;
+  to: RowState;
+  reason: string;
+}
+
+/** Which journal this is, and since when it is recovering from a lost one. */
+export interface JournalIdentity {
+  journalId: string;
+  createdAt: number;
+  /** When a person chose recovery after a loss: every first send is looked up first. */
+  recoverySince: number | null;
+  recoveryReason: string | null;
+}
+
+/** What a request to send a payout again did (`payouts retry`). */
+export type RetryResult =
+  | {
+      kind: 'retried';
+      /** The new payout: the orderId with its attempt suffix. */
+      orderId: string;
+      /** The payout that failed. */
+      retryOf: string;
+      batchId: number;
+      line: number;
+      valueCents: number;
+    }
+  /** It did not definitely fail (paid, pending, or already sent again as `retriedAs`). */
+  | { kind: 'not-failed'; orderId: string; state: RowState; retriedAs?: string }
+  | { kind: 'absent'; orderId: string };
