@@ -28,7 +28,7 @@ import {
   type PendingTooLong,
 } from '../inbox/pending-alert.js';
 import type { Journal, RowTotals } from '../journal/journal.js';
-import { FINAL, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
+import { isFinalOutcome, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
 import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
 import { archiveFileName, resultFileNames } from '../results/names.js';
@@ -290,7 +290,7 @@ async function finishFile(
   // A held line (an orderId of another file) is closed for good: it never holds its file
   // back from the archive. Held payouts do, until a person releases or refuses them.
   const finished =
-    Object.keys(totals.rows).every((key) => [...FINAL, 'skipped', 'held'].includes(key)) &&
+    Object.keys(totals.rows).every(isFinalOutcome) &&
     journal.holdsOfBatch(batch.id).length === 0 &&
     journal.supersededByWaiting(batch.id) === 0;
   let { outcome, state } = summary;

@@ -92,8 +92,11 @@ export type RowOutcome =
  */
 export type ContactsFilled = Partial<Record<'email' | 'phone', 'key' | 'default'>>;
 
-/** What the rows add up to, for control totals. */
-export interface RowTotals {
+/**
+ * What the rows of a file add up to as it is read, for control totals (what became of
+ * them is the journal's RowTotals).
+ */
+export interface ReadTotals {
   /** Data rows: valid and invalid, not blank or skipped. */
   rows: number;
   /** Sum of every data row whose amount could be read, valid or not. */
@@ -134,7 +137,7 @@ export function createRowValidator(options: RowValidatorOptions) {
   const seenOrderIds = new FingerprintTable();
   const occurrences = new FingerprintTable();
   const firstLines = new FingerprintTable();
-  const totals: RowTotals = { rows: 0, readableCents: 0, unreadableAmountLines: [] };
+  const totals: ReadTotals = { rows: 0, readableCents: 0, unreadableAmountLines: [] };
   // mapHeader guarantees exactly one amount column.
   const amountField: PayoutField = columns.valueCents ? 'valueCents' : 'amountReais';
   const readAmount: (text: string) => AmountReading = columns.valueCents ? parseCents : parseReais;
@@ -408,7 +411,7 @@ export function createRowValidator(options: RowValidatorOptions) {
     return text ? text : `column ${at + 1}`;
   }
 
-  return { check, totals: (): Readonly<RowTotals> => totals };
+  return { check, totals: (): Readonly<ReadTotals> => totals };
 }
 
 /** The document the key type and the heading agree on; none when they disagree or say nothing. */

@@ -6,7 +6,7 @@
 import { formatCents, parseCents, parseReais } from './amount.js';
 import { foldHeading } from './fold.js';
 import type { ControlSource, Said } from '../messages/said.js';
-import type { RowTotals } from './row.js';
+import type { ReadTotals } from './row.js';
 
 export interface ControlTotal {
   /** Where the figures came from, for messages: a sidecar such as `payroll.csv.total`, or the total line. */
@@ -52,7 +52,7 @@ export function parseControlFile(sidecar: string, text: string): ControlTotal | 
 }
 
 /** Problems that hold the file; empty when every control total agrees with the rows. */
-export function checkControlTotals(totals: RowTotals, controls: readonly ControlTotal[]): Said[] {
+export function checkControlTotals(totals: ReadTotals, controls: readonly ControlTotal[]): Said[] {
   const problems: Said[] = [];
   for (const control of controls) {
     const rowsDiffer = control.rows !== undefined && control.rows !== totals.rows;

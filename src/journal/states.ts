@@ -4,6 +4,7 @@
  * cannot, say, move a `paid` row back to `queued` and send it again.
  * (The words batch, file, line, row, payout and attempt are defined in types.ts.)
  */
+import type { LineOutcome } from './types.js';
 
 export const ROW_STATES = [
   /** Refused by local validation; never sent. */
@@ -90,6 +91,17 @@ export const FINAL: readonly RowState[] = [
   'retried',
   ...SETTLED,
 ];
+
+/**
+ * Line outcomes that never change again: a final payout, a skipped line, an orderId of
+ * another file (a held line, closed for good). A batch whose lines all have one, and no
+ * held payout (counted under the same word: see holdsOfBatch), is done.
+ */
+export const FINAL_OUTCOMES: readonly LineOutcome[] = [...FINAL, 'skipped', 'held'];
+
+export function isFinalOutcome(outcome: string): boolean {
+  return FINAL_OUTCOMES.some((final) => final === outcome);
+}
 
 /** States a person must look at (DESIGN.md section 8, exit code 2). */
 export const NEEDS_A_PERSON: readonly RowState[] = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { admit, type Covering, type Known } from '../../src/journal/admission.js';
-import { ROW_STATES, canMove, type RowState } from '../../src/journal/states.js';
+import { ROW_STATES, canMove, isFinalOutcome, type RowState } from '../../src/journal/states.js';
 
 describe('transition table', () => {
   it.each([
@@ -53,6 +53,21 @@ describe('transition table', () => {
       expect(canMove(from, 'queued'), from).toBe(false);
     }
     expect(ROW_STATES).toHaveLength(15);
+  });
+});
+
+describe('final line outcomes', () => {
+  it.each([
+    ['paid', true],
+    ['superseded', true],
+    ['invalid', true],
+    ['skipped', true],
+    ['held', true],
+    ['pending', false],
+    ['queued', false],
+    ['replay', false],
+  ])('%s: %s', (outcome, final) => {
+    expect(isFinalOutcome(outcome)).toBe(final);
   });
 });
 
