@@ -10,9 +10,8 @@ import {
 } from '../admission.js';
 import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
-import type { RowState } from '../states.js';
 import type { AdmissionRules, AdmittedPayout, PayoutInput } from '../types.js';
-import { RETRYABLE } from '../states.js';
+import { RETRYABLE, type RowState } from '../states.js';
 import { inList, toCovering, type Context, type CoveringRow } from './context.js';
 import type { Rows } from './rows.js';
 
@@ -47,15 +46,6 @@ export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admi
     holdIdentical: db.prepare<{ orderId: string; message: string; now: number }>(`
       UPDATE payouts SET state = 'held', hold_reason = 'identical', message = @message,
         updated_at = @now
-      WHERE order_id = @orderId AND state = 'queued'`),
-    holdAsDuplicate: db.prepare<{
-      orderId: string;
-      coveredBy: string;
-      message: string;
-      now: number;
-    }>(`
-      UPDATE payouts SET state = 'held', hold_reason = 'duplicate', covered_by = @coveredBy,
-        message = @message, updated_at = @now
       WHERE order_id = @orderId AND state = 'queued'`),
     failedRepeated: db.prepare<
       { document: string; value: number; pixKey: string; since: number },
@@ -159,9 +149,7 @@ export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admi
     if (covering) {
       const coveredBy = covering.orderId;
       const message = duplicateMessage(covering, batch.fileName, rules.hintFlags ?? '');
-      rows.mustMove(request.orderId, 'queued', 'held', message, () =>
-        statements.holdAsDuplicate.run({ orderId: request.orderId, coveredBy, message, now: at }),
-      );
+      rows.holdAsDuplicate(request.orderId, coveredBy, message, message);
     } else if (identicalTo !== undefined && admission.kind !== 'journaled') {
       const message = `identical to line ${identicalTo} of this file (the same name, document, Pix key and amount): not sent until a person confirms both are due: payouts approve "${batch.fileName}" --identical${rules.hintFlags ?? ''}`;
       rows.mustMove(request.orderId, 'queued', 'held', message, () =>
@@ -206,33 +194,29 @@ export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admi
   };
 }
 
-/** The cover rule once more, for a queued row about to be claimed (see claimToSend). */
-export function createClaimCheck({ db, now }: Context, rows: Rows) {
-  const holdAsDuplicate = db.prepare<{
-    orderId: string;
-    coveredBy: string;
-    message: string;
-    now: number;
-  }>(`
-      UPDATE payouts SET state = 'held', hold_reason = 'duplicate', covered_by = @coveredBy,
-        message = @message, updated_at = @now
-      WHERE order_id = @orderId AND state = 'queued'`);
-  /**
-   * Inside the claim's transaction: a queued row that an earlier payout of another file
-   * now covers (two copies approved together, say) is held, not sent. A row a person
-   * released as a new payment is left be.
-   */
-  return function heldAtClaim(orderId: string, rules: AdmissionRules): boolean {
-    const row = rows.payoutRow(orderId);
-    if (!row || row.released_at !== null) return false;
-    const request = JSON.parse(row.request) as CashOutRequest;
-    const covering = rows.coveringOf(request, row.batch_id, rules, row.admitted_at ?? now());
-    if (!covering) return false;
-    const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
-    const message = duplicateMessage(covering, fileName, rules.hintFlags ?? '');
-    rows.mustMove(orderId, 'queued', 'held', `checked again as it was claimed: ${message}`, () =>
-      holdAsDuplicate.run({ orderId, coveredBy: covering.orderId, message, now: now() }),
-    );
-    return true;
-  };
+/**
+ * The cover rule once more, inside a claim's transaction: a queued row that an earlier
+ * payout of another file now covers (two copies approved together, say) is held, not
+ * sent. A row a person released as a new payment is left be.
+ */
+export function heldAtClaim(
+  { now }: Context,
+  rows: Rows,
+  orderId: string,
+  rules: AdmissionRules,
+): boolean {
+  const row = rows.payoutRow(orderId);
+  if (!row || row.released_at !== null) return false;
+  const request = JSON.parse(row.request) as CashOutRequest;
+  const covering = rows.coveringOf(request, row.batch_id, rules, row.admitted_at ?? now());
+  if (!covering) return false;
+  const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
+  const message = duplicateMessage(covering, fileName, rules.hintFlags ?? '');
+  rows.holdAsDuplicate(
+    orderId,
+    covering.orderId,
+    message,
+    `checked again as it was claimed: ${message}`,
+  );
+  return true;
 }

@@ -6,7 +6,7 @@ import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import type { RowState } from '../states.js';
 import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
-import { createAdmitting, createClaimCheck } from './admitting.js';
+import { createAdmitting, heldAtClaim } from './admitting.js';
 import { toClaim, toPayout, type ClaimRow, type Context } from './context.js';
 import { createRetries } from './retries.js';
 import type { Rows } from './rows.js';
@@ -108,8 +108,6 @@ export function createPayouts(context: Context, rows: Rows, sending: Sending): J
       WHERE order_id = @orderId AND fence = @fence AND state = @from`),
   };
 
-  const heldAtClaim = createClaimCheck(context, rows);
-
   /** A move of a claimed row, written only while its fence is still the row's. */
   function applyMove(move: Move): boolean {
     const row = statements.rowForMove.get(move.orderId);
@@ -190,7 +188,7 @@ export function createPayouts(context: Context, rows: Rows, sending: Sending): J
           const ids = candidates
             .all(limit)
             .map((r) => r.order_id)
-            .filter((orderId) => !rules || !heldAtClaim(orderId, rules));
+            .filter((orderId) => !rules || !heldAtClaim(context, rows, orderId, rules));
           const claims = lease(ids, owner, leaseMs);
           const at = now();
           for (const { orderId, fence, state: from, attempts } of claims) {

@@ -55,6 +55,15 @@ export function createRows({ db, now }: Context) {
       UPDATE payouts SET state = @to, hold_reason = @holdReason, covered_by = @coveredBy,
         message = @message, superseded_by = @supersededBy, updated_at = @now
       WHERE order_id = @orderId AND state = @from`),
+    holdAsDuplicate: db.prepare<{
+      orderId: string;
+      coveredBy: string;
+      message: string;
+      now: number;
+    }>(`
+      UPDATE payouts SET state = 'held', hold_reason = 'duplicate', covered_by = @coveredBy,
+        message = @message, updated_at = @now
+      WHERE order_id = @orderId AND state = 'queued'`),
     holdQueued: db.prepare<
       { now: number; batchId: number; reason: HoldReason; message: string | null },
       { order_id: string }
@@ -229,6 +238,13 @@ export function createRows({ db, now }: Context) {
     );
   }
 
+  /** Holds a queued row as a possible duplicate of `coveredBy`, inside the caller's transaction. */
+  function holdAsDuplicate(orderId: string, coveredBy: string, message: string, reason: string) {
+    mustMove(orderId, 'queued', 'held', reason, () =>
+      statements.holdAsDuplicate.run({ orderId, coveredBy, message, now: now() }),
+    );
+  }
+
   /** Records lines of a batch that are not payouts, inside the caller's transaction. */
   function insertLines(batchId: number, lines: readonly BatchLine[]): void {
     for (const line of lines) {
@@ -292,6 +308,7 @@ export function createRows({ db, now }: Context) {
     addBatchEvent: (batchId: number, event: BatchEvent['event'], by: string, detail: string) =>
       statements.addBatchEvent.run(batchId, now(), event, by, detail),
     holdQueuedRows,
+    holdAsDuplicate,
     insertLines,
     coveringOf,
     knownOf,
