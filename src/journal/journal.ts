@@ -3,8 +3,9 @@
  * of a payout, declared by aggregate so that another store can stand in for SQLite (see
  * test/journal/conformance.ts, run against each). `openJournal` opens the SQLite one.
  *
- * The methods answer synchronously today, and every caller and the conformance suite
- * await them, so they can become async for a network database without a change of shape.
+ * The methods answer synchronously today; they are to become async (a network database
+ * answers later), and the conformance suite already awaits every call, so it runs
+ * unchanged then. `sendable` is async already.
  * Lists (`admitPayouts`, `moveMany`) are written in one commit: a batch of rows admitted
  * or moved together is the unit a bulk store would write.
  */
