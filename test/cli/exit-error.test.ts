@@ -126,7 +126,9 @@ describe('endingOf', () => {
     it('a journal damaged under a command says so and what to do, exit 1', () => {
       const path = join(folder(), 'journal.db');
       writeFileSync(path, 'this is not a database, '.repeat(50));
-      const error = thrownBy(() => new Database(path).prepare('SELECT 1').get());
+      const db = new Database(path);
+      const error = thrownBy(() => db.prepare('SELECT 1').get());
+      db.close();
       const { exitCode, stderr } = endingOf(error);
       expect(exitCode).toBe(1);
       expect(stderr).toMatch(
