@@ -126,8 +126,12 @@ export async function runPass(
   let failed = false;
   const toFund = journal.queuedByBatch();
   if (toFund.length > 0) {
-    const balance = await readBalance(gateway, config.balanceCheck);
-    if (balance.outage && config.balanceCheck === 'block') {
+    const balance = await readBalance(gateway, config.balanceCheck, options.signal);
+    if (options.signal.aborted) {
+      // Stopped while the balance was read: nothing is funded or held on an answer cut
+      // short; the rows stay queued for the next pass, which reads it again.
+      stopped = 'stopped while the balance was read: nothing was sent';
+    } else if (balance.outage && config.balanceCheck === 'block') {
       // Nobody needs to top anything up: the batches stay as they are, their rows queued,
       // and the next pass reads the balance again. Nothing else can reach the gateway now.
       stopped = `the gateway could not be reached to read the balance (${balance.error}): nothing was sent; run again later`;
@@ -377,10 +381,12 @@ const OUTAGE_KINDS: ReadonlySet<string> = new Set(['unavailable', 'ambiguous', '
 export async function readBalance(
   gateway: GatewayClient,
   check: BalanceCheck,
+  signal?: AbortSignal,
 ): Promise<{ cents: number | undefined; error?: string; outage?: boolean }> {
   if (check === 'off') return { cents: undefined };
   try {
-    return { cents: (await gateway.getBalance()).balance };
+    // A stop ends the read at once, not after the request's whole time-out.
+    return { cents: (await gateway.getBalance(signal ? { signal } : undefined)).balance };
   } catch (error) {
     if (!(error instanceof GatewayError) || needsTheOperator(error)) throw error;
     return {

@@ -12,7 +12,7 @@ import type { Config } from '../../src/config/schema.js';
 import { ensureFolders, homeFolders, type Folders } from '../../src/inbox/folders.js';
 import { exitCodeOf, runPass, type FileSummary } from '../../src/app/pass.js';
 import { openJournal, type Journal } from '../../src/journal/journal.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { systemClock } from '../../src/runtime/clock.js';
 import { TOKEN, clientFor } from './gateway.js';
 
@@ -30,7 +30,13 @@ export interface PassHome {
   drop(name: string, lines: readonly string[], lineEnd?: string): void;
   run(
     settings?: Partial<Config>,
-    pass?: { followMs?: number; note?: (text: string) => void },
+    pass?: {
+      followMs?: number;
+      note?: (text: string) => void;
+      signal?: AbortSignal;
+      /** The client's request time-out (2 s unless told). */
+      requestTimeoutMs?: number;
+    },
   ): Promise<{ files: FileSummary[]; exit: number }>;
   /** Opens the journal on our clock for `use`, and closes it once `use` is done. */
   withJournal<T>(use: (journal: Journal) => T | Promise<T>): Promise<T>;
@@ -43,13 +49,18 @@ afterEach(async () => {
 
 /** A new home and sandbox, both ended after the test that made them. */
 export async function passHome(
-  options: { balanceCents?: number; settleDelayMs?: number } = {},
+  options: {
+    balanceCents?: number;
+    settleDelayMs?: number;
+    onRequest?: SandboxOptions['onRequest'];
+  } = {},
 ): Promise<PassHome> {
   const folder = mkdtempSync(join(tmpdir(), 'payouts-pass-'));
   const sandbox = await startSandbox({
     token: TOKEN,
     settleDelayMs: options.settleDelayMs ?? 20,
     ...(options.balanceCents === undefined ? {} : { initialBalanceCents: options.balanceCents }),
+    ...(options.onRequest === undefined ? {} : { onRequest: options.onRequest }),
   });
   cleanups.push(async () => {
     await sandbox.close();
@@ -81,11 +92,14 @@ export async function passHome(
     },
     async run(settings = {}, pass = {}) {
       const journal = openJournal(folders.journal, { now });
-      const gateway = clientFor(sandbox.url);
+      const gateway = clientFor(
+        sandbox.url,
+        pass.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: pass.requestTimeoutMs },
+      );
       try {
         const report = await runPass(journal, gateway, folders, config(settings), {
           followMs: pass.followMs ?? 10_000,
-          signal: new AbortController().signal,
+          signal: pass.signal ?? new AbortController().signal,
           pollPolicy: { firstMs: 20, growth: 1, capMs: 20 },
           isReady: () => true,
           note: pass.note ?? (() => undefined),
