@@ -331,10 +331,12 @@ async function finishFile(
  */
 function whyHeld(journal: Journal, batchId: number, hintFlags: string): Said[] {
   const notes: Said[] = [];
-  // A row's own words (`example`) are the journal's, in English.
-  for (const { reason, rows, cents, message } of journal.holdsOfBatch(batchId)) {
-    const example = message ?? '';
-    if (reason === 'same-name' && message) notes.push({ code: 'english', text: message });
+  // A row's own words (`example`): the journal's value, or its English where it kept none.
+  const wordsOf = (said: Said | null, message: string | null): Said =>
+    said ?? { code: 'english', text: message ?? '' };
+  for (const { reason, rows, cents, message, said } of journal.holdsOfBatch(batchId)) {
+    const example = wordsOf(said, message);
+    if (reason === 'same-name' && message) notes.push(example);
     if (reason === 'identical') notes.push({ code: 'rowsRepeatInFile', rows, cents, example });
     if (reason === 'changes-paid') notes.push({ code: 'rowsChangePaid', rows, example });
     if (reason === 'failed-before') {
@@ -348,7 +350,7 @@ function whyHeld(journal: Journal, batchId: number, hintFlags: string): Said[] {
     notes.push({
       code: 'orderIdsJournaled',
       rows: lines.length,
-      example: lines[0]?.message ?? '',
+      example: wordsOf(lines[0]?.said ?? null, lines[0]?.message ?? null),
     });
   }
   return notes;

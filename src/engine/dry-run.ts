@@ -9,7 +9,7 @@ import { readPayoutFile, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest } from '../csv/row.js';
 import { batchStem } from '../csv/order-id.js';
 import { foldText } from '../csv/fold.js';
-import { duplicateMessage, failedBeforeMessage, journaledMessage } from '../journal/admission.js';
+import { duplicateSaid, failedBeforeSaid, journaledSaid } from '../journal/admission.js';
 import type { Journal } from '../journal/journal.js';
 import { sayInEnglish } from '../messages/say.js';
 
@@ -95,16 +95,16 @@ export async function planRun(
             hold(
               row.line,
               'orderId of another file',
-              journaledMessage(request.orderId, admission.previous),
+              sayInEnglish(journaledSaid(request.orderId, admission.previous)),
             );
           } else if (admission?.kind === 'duplicate') {
             hold(
               row.line,
               'possible duplicate',
-              duplicateMessage(admission.covering, basename(file)),
+              sayInEnglish(duplicateSaid(admission.covering, basename(file))),
             );
           } else if (failed) {
-            hold(row.line, 'repeats a failed payout', failedBeforeMessage(failed));
+            hold(row.line, 'repeats a failed payout', sayInEnglish(failedBeforeSaid(failed)));
           } else if (row.payout.identicalTo !== undefined) {
             hold(row.line, 'identical rows', `identical to line ${row.payout.identicalTo}`);
           } else {

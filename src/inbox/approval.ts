@@ -66,10 +66,10 @@ export function awaitApproval(
       held: totals.rows.held ?? 0,
       covered: totals.rows.covered ?? 0,
     }),
-    ...holds.map(
-      (hold) =>
-        `  ${approval.heldByRule({ rows: hold.rows, amount: formatCents(hold.cents), example: hold.message || null })}`,
-    ),
+    ...holds.map((hold) => {
+      const example = hold.said ? say(words, hold.said) : hold.message || null;
+      return `  ${approval.heldByRule({ rows: hold.rows, amount: formatCents(hold.cents), example })}`;
+    }),
     ...[...invalid, ...notSent].slice(0, REPORT_ERRORS).map(
       (line) =>
         `  ${approval.atLine({

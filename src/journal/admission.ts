@@ -10,8 +10,8 @@
  * - anything else is new, and queued.
  */
 import { createHash } from 'node:crypto';
-import { formatCents } from '../csv/amount.js';
 import type { CashOutRequest } from '../gateway/contract.js';
+import type { Said } from '../messages/said.js';
 import { NEVER_REACHED_GATEWAY, RETRYABLE, type RowState } from './states.js';
 
 /** What the journal holds for an orderId, as far as admission cares. */
@@ -88,40 +88,70 @@ export function admit(
   return covering ? { kind: 'duplicate', covering } : { kind: 'new' };
 }
 
-/** `2026-10-05`, the day a payout was journaled (UTC). */
-function day(ms: number | null): string {
-  return ms === null ? 'an earlier run' : new Date(ms).toISOString().slice(0, 10);
-}
-
-export function journaledMessage(orderId: string, previous: Known, hintFlags = ''): string {
-  const retry = RETRYABLE.includes(previous.state)
-    ? `; to send that payment again on purpose, run: payouts retry ${orderId}${hintFlags}`
-    : '';
-  return `orderId ${orderId} is already journaled from ${previous.fileName}, line ${previous.line}, on ${day(previous.admittedAt)} (now ${previous.state}): not sent again${retry}. If this is another payment, give it an orderId of its own`;
+/**
+ * Why a row is held by these rules, as values the journal keeps beside their English
+ * (the catalogs say them: en.ts is the English the journal, logs and `--json` read).
+ */
+export function journaledSaid(orderId: string, previous: Known, hintFlags = ''): Said {
+  return {
+    code: 'heldJournaled',
+    orderId,
+    file: previous.fileName,
+    line: previous.line,
+    at: previous.admittedAt,
+    state: previous.state,
+    retry: RETRYABLE.includes(previous.state),
+    hintFlags,
+  };
 }
 
 /** Why a row is held as a possible duplicate, and the command that says it is new. */
-export function duplicateMessage(covering: Covering, fileName: string, hintFlags = ''): string {
-  const transaction =
-    covering.transactionId === null ? '' : `, transaction ${covering.transactionId}`;
-  return `possible duplicate: the same document and amount as ${covering.fileName}, line ${covering.line}, journaled on ${day(covering.admittedAt)} (now ${covering.state}${transaction}); not sent. If it is a new payment, run: payouts approve "${fileName}" --new-batch${hintFlags}`;
+export function duplicateSaid(covering: Covering, fileName: string, hintFlags = ''): Said {
+  return {
+    code: 'heldDuplicate',
+    file: covering.fileName,
+    line: covering.line,
+    at: covering.admittedAt,
+    state: covering.state,
+    transactionId: covering.transactionId,
+    newFile: fileName,
+    hintFlags,
+  };
 }
 
 /** Why a row of a corrected copy is not sent: the batch it corrects has sent or paid it. */
-export function coveredMessage(covering: Covering): string {
-  const transaction =
-    covering.transactionId === null ? '' : `, transaction ${covering.transactionId}`;
-  const verb = covering.state === 'paid' ? 'paid' : 'sent';
-  return `already ${verb} by ${covering.fileName}, line ${covering.line}, on ${day(covering.admittedAt)}${transaction}: not sent again`;
+export function coveredSaid(covering: Covering): Said {
+  return {
+    code: 'heldCovered',
+    file: covering.fileName,
+    line: covering.line,
+    at: covering.admittedAt,
+    state: covering.state,
+    transactionId: covering.transactionId,
+  };
 }
 
 /** Why a row of a corrected copy is held: it changes a payout the batch it corrects made. */
-export function changesPaidMessage(paid: Covering, valueCents: number): string {
-  return `changes a row ${paid.fileName} already ${paid.state === 'paid' ? 'paid' : 'sent'} (line ${paid.line}, the same document, ${formatCents(paid.valueCents)} there, ${formatCents(valueCents)} here): not sent as a new payment; pay a difference in a file of its own`;
+export function changesPaidSaid(paid: Covering, valueCents: number): Said {
+  return {
+    code: 'heldChangesPaid',
+    file: paid.fileName,
+    line: paid.line,
+    state: paid.state,
+    paidCents: paid.valueCents,
+    cents: valueCents,
+  };
 }
 
 /** Why a row that repeats a failed payout unchanged is held, and what sends it again. */
-export function failedBeforeMessage(failed: Covering, hintFlags = ''): string {
-  const transaction = failed.transactionId === null ? '' : `, transaction ${failed.transactionId}`;
-  return `repeats ${failed.fileName}, line ${failed.line} (orderId ${failed.orderId}${transaction}), which ${failed.state === 'rejected' ? 'the gateway refused' : `ended ${failed.state} at the gateway`}: a failed payout is not sent again because a file repeats it; to send it again on purpose, run: payouts retry ${failed.orderId}${hintFlags}`;
+export function failedBeforeSaid(failed: Covering, hintFlags = ''): Said {
+  return {
+    code: 'heldFailedBefore',
+    file: failed.fileName,
+    line: failed.line,
+    orderId: failed.orderId,
+    transactionId: failed.transactionId,
+    state: failed.state,
+    hintFlags,
+  };
 }

@@ -247,4 +247,14 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE batch_lines ADD COLUMN said TEXT;
     `,
   },
+  {
+    version: 16,
+    sql: `
+      -- Why a payout is held by the rules on who is paid, as a value (JSON, as
+      -- batch_lines.said), so its result line and the summaries say it in the reader's
+      -- language; message keeps the English. NULL for payouts held before, for other
+      -- messages (a gateway's answer), and once the message is cleared or changed.
+      ALTER TABLE payouts ADD COLUMN said TEXT;
+    `,
+  },
 ];

@@ -88,7 +88,7 @@ export interface BatchLine {
   orderId: string | null;
   column: string | null;
   message: string;
-  /** The message as a value, for an invalid or skipped line: said in the reader's language. */
+  /** The message as a value (an invalid, skipped or held line): said in the reader's language. */
   said?: Said | null;
   /** The row's name and amount, for its result line (none for a total line). */
   name?: string | null;
@@ -134,6 +134,8 @@ export interface HoldSummary {
   rows: number;
   cents: number;
   message: string | null;
+  /** That message as a value, where the journal has it. */
+  said: Said | null;
 }
 
 /** A row this process may act on until `leaseUntil`, and only with this `fence`. */
@@ -199,6 +201,8 @@ export interface PayoutRecord {
   transactionId: number | null;
   gatewayStatus: string | null;
   message: string | null;
+  /** Why a rule holds it, as a value beside `message`, where the journal has it. */
+  said: Said | null;
   fee: string | null;
   net: string | null;
   gatewayCreatedAt: string | null;

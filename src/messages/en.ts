@@ -31,6 +31,11 @@ const rowsAndSum = ({ rows, cents }: { rows?: number; cents?: number }) =>
     .filter(Boolean)
     .join(' and ');
 
+/** `2026-10-05`, the day a payout was journaled (UTC). */
+const day = (ms: number | null) =>
+  ms === null ? 'an earlier run' : new Date(ms).toISOString().slice(0, 10);
+const transaction = (id: number | null) => (id === null ? '' : `, transaction ${id}`);
+
 const said: SaidTexts = {
   empty: () => 'is empty',
   rowSpansLines: ({ line, lastLine }) =>
@@ -205,17 +210,31 @@ const said: SaidTexts = {
     `its valid rows add up to ${formatCents(cents)}, over the limit of ${formatCents(limitCents)} per file (maxFileCents)`,
   fileChanged: () =>
     'the file changed while it was being read (still being written?): nothing of it is sent; it is read again as a new file once it stops changing',
+  heldJournaled: ({ orderId, file, line, at, state, retry, hintFlags }) =>
+    `orderId ${orderId} is already journaled from ${file}, line ${line}, on ${day(at)} (now ${state}): not sent again${retry ? `; to send that payment again on purpose, run: payouts retry ${orderId}${hintFlags}` : ''}. If this is another payment, give it an orderId of its own`,
+  heldDuplicate: ({ file, line, at, state, transactionId, newFile, hintFlags }) =>
+    `possible duplicate: the same document and amount as ${file}, line ${line}, journaled on ${day(at)} (now ${state}${transaction(transactionId)}); not sent. If it is a new payment, run: payouts approve "${newFile}" --new-batch${hintFlags}`,
+  heldCovered: ({ file, line, at, state, transactionId }) =>
+    `already ${state === 'paid' ? 'paid' : 'sent'} by ${file}, line ${line}, on ${day(at)}${transaction(transactionId)}: not sent again`,
+  heldChangesPaid: ({ file, line, state, paidCents, cents }) =>
+    `changes a row ${file} already ${state === 'paid' ? 'paid' : 'sent'} (line ${line}, the same document, ${formatCents(paidCents)} there, ${formatCents(cents)} here): not sent as a new payment; pay a difference in a file of its own`,
+  heldFailedBefore: ({ file, line, orderId, transactionId, state, hintFlags }) =>
+    `repeats ${file}, line ${line} (orderId ${orderId}${transaction(transactionId)}), which ${state === 'rejected' ? 'the gateway refused' : `ended ${state} at the gateway`}: a failed payout is not sent again because a file repeats it; to send it again on purpose, run: payouts retry ${orderId}${hintFlags}`,
+  heldIdentical: ({ line, file, hintFlags }) =>
+    `identical to line ${line} of this file (the same name, document, Pix key and amount): not sent until a person confirms both are due: payouts approve "${file}" --identical${hintFlags}`,
+  heldSameName: ({ file, batchId, at, newFile, hintFlags }) =>
+    `held with its whole file: it has the same name as ${file} (batch ${batchId}, ${day(at)}) and repeats some of its rows, so it may be that file again or the next payroll; if it is a new payroll, run: payouts approve "${newFile}" --new-batch${hintFlags}`,
   english: ({ text }) => text,
-  rowsRepeatInFile: ({ rows, cents, example }) =>
-    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} an earlier row of the same file exactly (${formatCents(cents)}), held for a person: ${example}`,
-  rowsChangePaid: ({ rows, example }) =>
-    `${rows === 1 ? '1 row changes' : `${rows} rows change`} a payout the file it corrects already made, held for a person: ${example}`,
-  rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }) =>
-    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(cents)}): a failed payout is never sent again because a file repeats it; to send it again on purpose, run: payouts retry "${file}"${hintFlags} (e.g. ${example})`,
-  rowsRepeatOtherFile: ({ rows, cents, example }) =>
-    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} the document and amount of a payout of another file (${formatCents(cents)}), e.g. ${example}`,
-  orderIdsJournaled: ({ rows, example }) =>
-    `${rows === 1 ? '1 row has an orderId' : `${rows} rows have orderIds`} already journaled from another file: not sent (${example})`,
+  rowsRepeatInFile: ({ rows, cents, example }, say) =>
+    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} an earlier row of the same file exactly (${formatCents(cents)}), held for a person: ${say(example)}`,
+  rowsChangePaid: ({ rows, example }, say) =>
+    `${rows === 1 ? '1 row changes' : `${rows} rows change`} a payout the file it corrects already made, held for a person: ${say(example)}`,
+  rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
+    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(cents)}): a failed payout is never sent again because a file repeats it; to send it again on purpose, run: payouts retry "${file}"${hintFlags} (e.g. ${say(example)})`,
+  rowsRepeatOtherFile: ({ rows, cents, example }, say) =>
+    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} the document and amount of a payout of another file (${formatCents(cents)}), e.g. ${say(example)}`,
+  orderIdsJournaled: ({ rows, example }, say) =>
+    `${rows === 1 ? '1 row has an orderId' : `${rows} rows have orderIds`} already journaled from another file: not sent (${say(example)})`,
   pendingTooLong: ({ rows, age, orderId, hintFlags }) => {
     const lookUp = `payouts get --order-id ${orderId}${hintFlags}`;
     return rows === 1

@@ -2,7 +2,7 @@
 import { formatCents } from '../csv/amount.js';
 import type { PayoutField } from '../csv/fields.js';
 import { FIELD_ALIASES } from '../csv/header.js';
-import type { Catalog } from './catalog.js';
+import type { Catalog, StatusWord } from './catalog.js';
 import type { BytePosition, ControlSource, SaidTexts } from './said.js';
 
 const many = (n: number, one: string, more: string) => `${n} ${n === 1 ? one : more}`;
@@ -39,6 +39,34 @@ const linhasESoma = ({ rows, cents }: { rows?: number; cents?: number }) =>
   ]
     .filter(Boolean)
     .join(' e ');
+
+const ESTADOS: Readonly<Record<StatusWord, string>> = {
+  valid: 'válida',
+  invalid: 'inválida',
+  skipped: 'ignorada',
+  replay: 'repetida',
+  queued: 'na fila',
+  held: 'retida',
+  sending: 'enviando',
+  unknown: 'sem resposta',
+  pending: 'pendente',
+  paid: 'pago',
+  failed: 'falhou',
+  canceled: 'cancelado',
+  refunded: 'devolvido',
+  rejected: 'recusado',
+  covered: 'já pago',
+  superseded: 'substituída',
+  conflict: 'conflito',
+  retried: 'reenviado',
+};
+
+/** O dia em que um pagamento entrou no diário, como a contabilidade escreve datas. */
+const dia = (ms: number | null) =>
+  ms === null
+    ? 'numa execução anterior'
+    : `em ${new Date(ms).toISOString().slice(0, 10).split('-').reverse().join('/')}`;
+const transacao = (id: number | null) => (id === null ? '' : `, transação ${id}`);
 
 const said: SaidTexts = {
   empty: () => 'está vazio',
@@ -219,20 +247,34 @@ const said: SaidTexts = {
     `as linhas válidas somam ${formatCents(cents)}, acima do limite de ${formatCents(limitCents)} por arquivo (maxFileCents)`,
   fileChanged: () =>
     'o arquivo mudou enquanto era lido (ainda estava sendo gravado?): nada dele é enviado; ele é lido de novo como um arquivo novo quando parar de mudar',
-  // O diário guarda estas frases em inglês.
+  heldJournaled: ({ orderId, file, line, at, state, retry, hintFlags }) =>
+    `o ID de pagamento ${orderId} já está no diário, vindo de ${file}, linha ${line}, ${dia(at)} (agora ${ESTADOS[state]}): não é enviado de novo${retry ? `; para enviar esse pagamento de novo de propósito, execute: payouts retry ${orderId}${hintFlags}` : ''}. Se for outro pagamento, dê a ele um ID de pagamento próprio`,
+  heldDuplicate: ({ file, line, at, state, transactionId, newFile, hintFlags }) =>
+    `possível duplicata: o mesmo documento e valor de ${file}, linha ${line}, registrado no diário ${dia(at)} (agora ${ESTADOS[state]}${transacao(transactionId)}); não enviado. Se for um pagamento novo, execute: payouts approve "${newFile}" --new-batch${hintFlags}`,
+  heldCovered: ({ file, line, at, state, transactionId }) =>
+    `já ${state === 'paid' ? 'pago' : 'enviado'} por ${file}, linha ${line}, ${dia(at)}${transacao(transactionId)}: não é enviado de novo`,
+  heldChangesPaid: ({ file, line, state, paidCents, cents }) =>
+    `muda uma linha que ${file} já ${state === 'paid' ? 'pagou' : 'enviou'} (linha ${line}, o mesmo documento, ${formatCents(paidCents)} lá, ${formatCents(cents)} aqui): não é enviada como pagamento novo; pague a diferença num arquivo próprio`,
+  heldFailedBefore: ({ file, line, orderId, transactionId, state, hintFlags }) =>
+    `repete ${file}, linha ${line} (ID de pagamento ${orderId}${transacao(transactionId)}), que ${state === 'rejected' ? 'o gateway recusou' : `terminou ${ESTADOS[state]} no gateway`}: um pagamento que falhou não é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry ${orderId}${hintFlags}`,
+  heldIdentical: ({ line, file, hintFlags }) =>
+    `idêntica à linha ${line} deste arquivo (o mesmo nome, documento, chave Pix e valor): não é enviada até que uma pessoa confirme que as duas são devidas: payouts approve "${file}" --identical${hintFlags}`,
+  heldSameName: ({ file, batchId, at, newFile, hintFlags }) =>
+    `retida com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas, então pode ser aquele arquivo de novo ou a próxima folha; se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags}`,
+  // Um problema de arquivo que o diário guardou só em inglês.
   english: ({ text }) => text,
-  rowsRepeatInFile: ({ rows, cents, example }) =>
-    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} exatamente uma linha anterior do mesmo arquivo (${formatCents(cents)}), retida para uma pessoa decidir: ${example}`,
-  rowsChangePaid: ({ rows, example }) =>
-    `${rows === 1 ? '1 linha muda' : `${rows} linhas mudam`} um pagamento que o arquivo corrigido já fez, retida para uma pessoa decidir: ${example}`,
-  rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }) =>
-    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} sem mudança um pagamento que falhou no gateway (${formatCents(cents)}): um pagamento que falhou nunca é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry "${file}"${hintFlags} (por exemplo: ${example})`,
-  rowsRepeatOtherFile: ({ rows, cents, example }) =>
-    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} o documento e o valor de um pagamento de outro arquivo (${formatCents(cents)}), por exemplo: ${example}`,
-  orderIdsJournaled: ({ rows, example }) =>
+  rowsRepeatInFile: ({ rows, cents, example }, say) =>
+    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} exatamente uma linha anterior do mesmo arquivo (${formatCents(cents)}), retida para uma pessoa decidir: ${say(example)}`,
+  rowsChangePaid: ({ rows, example }, say) =>
+    `${rows === 1 ? '1 linha muda' : `${rows} linhas mudam`} um pagamento que o arquivo corrigido já fez, retida para uma pessoa decidir: ${say(example)}`,
+  rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
+    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} sem mudança um pagamento que falhou no gateway (${formatCents(cents)}): um pagamento que falhou nunca é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry "${file}"${hintFlags} (por exemplo: ${say(example)})`,
+  rowsRepeatOtherFile: ({ rows, cents, example }, say) =>
+    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} o documento e o valor de um pagamento de outro arquivo (${formatCents(cents)}), por exemplo: ${say(example)}`,
+  orderIdsJournaled: ({ rows, example }, say) =>
     rows === 1
-      ? `1 linha tem um ID de pagamento já registrado por outro arquivo: não enviada (${example})`
-      : `${rows} linhas têm IDs de pagamento já registrados por outro arquivo: não enviadas (${example})`,
+      ? `1 linha tem um ID de pagamento já registrado por outro arquivo: não enviada (${say(example)})`
+      : `${rows} linhas têm IDs de pagamento já registrados por outro arquivo: não enviadas (${say(example)})`,
   pendingTooLong: ({ rows, age, orderId, hintFlags }) => {
     const consulta = `payouts get --order-id ${orderId}${hintFlags}`;
     return rows === 1
@@ -294,26 +336,7 @@ export const ptBR: Catalog = {
     amountAsWritten: 'Valor como escrito',
     column: 'Coluna',
   },
-  state: {
-    valid: 'válida',
-    invalid: 'inválida',
-    skipped: 'ignorada',
-    replay: 'repetida',
-    queued: 'na fila',
-    held: 'retida',
-    sending: 'enviando',
-    unknown: 'sem resposta',
-    pending: 'pendente',
-    paid: 'pago',
-    failed: 'falhou',
-    canceled: 'cancelado',
-    refunded: 'devolvido',
-    rejected: 'recusado',
-    covered: 'já pago',
-    superseded: 'substituída',
-    conflict: 'conflito',
-    retried: 'reenviado',
-  },
+  state: ESTADOS,
   outcome: ({ state }) =>
     ({
       archived: 'todas as linhas concluídas: arquivado em archive/',

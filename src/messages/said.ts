@@ -4,6 +4,7 @@
  * its report speak the accountant's language while the journal keeps English.
  */
 import type { DocumentKind, PayoutField } from '../csv/fields.js';
+import type { RowState } from '../journal/states.js';
 
 /** Where a control total comes from: the file's own total line, or a sidecar file. */
 export type ControlSource = { totalLine: number } | { sidecar: string };
@@ -123,20 +124,76 @@ export type Said =
     }
   | { code: 'overFileLimit'; cents: number; limitCents: number }
   | { code: 'fileChanged' }
-  // A file in a run's summary: why its rows wait for a person.
+  // A row held by the rules on who is paid, and why: the journal keeps these beside the
+  // English. `at` is when the payout it names was journaled (ms; null if not kept).
+  | {
+      code: 'heldJournaled';
+      orderId: string;
+      file: string;
+      line: number;
+      at: number | null;
+      state: RowState;
+      retry: boolean;
+      hintFlags: string;
+    }
+  | {
+      code: 'heldDuplicate';
+      file: string;
+      line: number;
+      at: number;
+      state: RowState;
+      transactionId: number | null;
+      newFile: string;
+      hintFlags: string;
+    }
+  | {
+      code: 'heldCovered';
+      file: string;
+      line: number;
+      at: number;
+      state: RowState;
+      transactionId: number | null;
+    }
+  | {
+      code: 'heldChangesPaid';
+      file: string;
+      line: number;
+      state: RowState;
+      paidCents: number;
+      cents: number;
+    }
+  | {
+      code: 'heldFailedBefore';
+      file: string;
+      line: number;
+      orderId: string;
+      transactionId: number | null;
+      state: RowState;
+      hintFlags: string;
+    }
+  | { code: 'heldIdentical'; line: number; file: string; hintFlags: string }
+  | {
+      code: 'heldSameName';
+      file: string;
+      batchId: number;
+      at: number;
+      newFile: string;
+      hintFlags: string;
+    }
+  // A file in a run's summary: why its rows wait for a person, with one row's reason.
   | { code: 'english'; text: string }
-  | { code: 'rowsRepeatInFile'; rows: number; cents: number; example: string }
-  | { code: 'rowsChangePaid'; rows: number; example: string }
+  | { code: 'rowsRepeatInFile'; rows: number; cents: number; example: Said }
+  | { code: 'rowsChangePaid'; rows: number; example: Said }
   | {
       code: 'rowsRepeatFailed';
       rows: number;
       cents: number;
       file: string;
       hintFlags: string;
-      example: string;
+      example: Said;
     }
-  | { code: 'rowsRepeatOtherFile'; rows: number; cents: number; example: string }
-  | { code: 'orderIdsJournaled'; rows: number; example: string }
+  | { code: 'rowsRepeatOtherFile'; rows: number; cents: number; example: Said }
+  | { code: 'orderIdsJournaled'; rows: number; example: Said }
   | { code: 'pendingTooLong'; rows: number; age: string; orderId: string; hintFlags: string }
   | { code: 'resultNotWritten'; path: string; why: string }
   // The balance check: what a batch needs, and what the balance leaves it.

@@ -88,13 +88,15 @@ export function resultRecord(
   const undone = entry.cover && UNDONE[entry.cover.state] ? entry.cover : null;
   const own = entry.kind === 'payout' ? (payout?.state ?? entry.kind) : entry.kind;
   const status = undone ? undone.state : own;
-  // A row held by a rule on who is paid says why itself; one held with its whole batch
-  // (the balance, a control total) says what holds the batch.
+  // A row held (or covered) by a rule on who is paid says why itself, in the reader's
+  // language where the journal kept it as a value; one held with its whole batch (the
+  // balance, a control total) says what holds the batch.
+  const why = payout?.said ? say(catalogFor(format), payout.said) : payout?.message;
   const said =
     entry.kind === 'payout'
       ? status === 'held'
-        ? payout?.message || heldBecause
-        : (payout?.message ?? '')
+        ? why || heldBecause
+        : (why ?? '')
       : [entry.column, entry.said ? say(catalogFor(format), entry.said) : entry.note]
           .filter(Boolean)
           .join(': ');

@@ -110,6 +110,8 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
           column: null,
           message:
             'orderId p-1 is already journaled from payroll.csv, line 2, on 1970-01-01 (now queued): not sent again. If this is another payment, give it an orderId of its own',
+          // The same, as a value a reader's language says.
+          said: expect.objectContaining({ code: 'heldJournaled', orderId: 'p-1', line: 2 }),
         },
         expect.objectContaining({ line: 3, kind: 'held', orderId: 'p-2' }),
         { line: 4, kind: 'invalid', orderId: null, column: 'name', message: 'is empty' },
@@ -274,7 +276,20 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
         await admitIn(journal, 'folha.csv', [request('a-1')]);
         await admitIn(journal, 'folha_final.csv', [request('b-1')]);
         const copy = (await journal.batches('folha_final.csv'))[0]?.id ?? 0;
+        // Why it is held, as a value beside the English, for the reader's language.
+        expect((await journal.payout('b-1'))?.said).toEqual({
+          code: 'heldDuplicate',
+          file: 'folha.csv',
+          line: 2,
+          at: clock,
+          state: 'queued',
+          transactionId: null,
+          newFile: 'folha_final.csv',
+          hintFlags: '',
+        });
         expect((await journal.releaseHolds(copy, 'duplicate', 'released by maria')).rows).toBe(1);
+        // Released, it says nothing: neither the English nor the value is left behind.
+        expect(await journal.payout('b-1')).toMatchObject({ message: null, said: null });
         const claimed = (await journal.claimToSend('w', 10, 60_000, rules)).map(
           (claim) => claim.orderId,
         );

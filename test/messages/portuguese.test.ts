@@ -214,4 +214,57 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
       ],
     ]);
   });
+  it('run says why a row is held in Portuguese: a possible duplicate of another file', async () => {
+    const home = join(folder(), 'duplicata');
+    const inbox = join(home, 'inbox');
+    mkdirSync(inbox, { recursive: true });
+    const header = 'ID do pagamento;Nome;CPF;Chave Pix;Valor;E-mail;Celular';
+    const ana = 'Ana Souza;529.982.247-25;ana@example.com;100,00;ana@example.com;(11) 98765-4321';
+    writeFile(inbox, 'folha.csv', [header, `folha-1;${ana}`].join('\r\n'));
+    const env = {
+      PAYOUTS_HOME: home,
+      PAYOUTS_LANGUAGE: 'pt-BR',
+      PAYOUTS_INBOX_SETTLE: '1ms',
+      PAYOUTS_FOLLOW_TIMEOUT: '0',
+      PAYOUTS_LOG_LEVEL: 'silent',
+    };
+    expect((await runCli(['run', '--sandbox'], { env })).stdout).toContain('folha.csv: recebido');
+    // Ana's document and amount again, in a file of another name: held for a person.
+    writeFile(inbox, 'adiantamento.csv', [header, `adiant-1;${ana}`].join('\r\n'));
+    const run = await runCli(['run', '--sandbox'], { env });
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    const today = new Date().toISOString().slice(0, 10).split('-').reverse().join('/');
+    const why = `possível duplicata: o mesmo documento e valor de folha.csv, linha 2, registrado no diário em ${today} (agora pendente, transação `;
+    expect(run.stdout).toMatch(
+      /^adiantamento\.csv: recebido; retida: 1 \(R\$ 100,00\); total das linhas válidas R\$ 100,00$/m,
+    );
+    const summary = run.stdout.slice(run.stdout.indexOf('adiantamento.csv:'));
+    expect(summary).toContain(
+      `  1 linha repete o documento e o valor de um pagamento de outro arquivo (R$ 100,00), por exemplo: ${why}`,
+    );
+    expect(summary).toContain(
+      '; não enviado. Se for um pagamento novo, execute: payouts approve "adiantamento.csv" --new-batch',
+    );
+    expect(summary).not.toMatch(/possible duplicate|not sent|journaled|run:/);
+    const result = readdirSync(join(home, 'results')).find((name) =>
+      name.startsWith('adiantamento.'),
+    );
+    const rows = readCsv(join(home, 'results', result ?? ''), ';');
+    expect(rows.map((row) => [row['Linha'], row['Situação']])).toEqual([['2', 'retida']]);
+    expect(rows[0]?.['Mensagem']).toMatch(
+      new RegExp(
+        `^${why.replace(/[.()$]/g, '\\$&')}\\d+\\); não enviado\\. Se for um pagamento novo, execute: payouts approve "adiantamento\\.csv" --new-batch`,
+      ),
+    );
+
+    // For programs, the result (rfc4180) and --json keep the journal's English.
+    const programs = await runCli(['run', '--sandbox'], {
+      env: { ...env, PAYOUTS_RESULT_DIALECT: 'rfc4180' },
+    });
+    expect(programs.code).toBe(2);
+    const english = readCsv(join(home, 'results', result ?? ''), ',');
+    expect(english[0]?.['message']).toMatch(
+      /^possible duplicate: the same document and amount as folha\.csv, line 2, journaled on \d{4}-\d\d-\d\d \(now pending, transaction \d+\); not sent\./,
+    );
+  });
 });

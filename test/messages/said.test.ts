@@ -126,24 +126,91 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   },
   overFileLimit: { code: 'overFileLimit', cents: 2_000_000, limitCents: 1_000_000 },
   fileChanged: { code: 'fileChanged' },
+  heldJournaled: {
+    code: 'heldJournaled',
+    orderId: 'folha-1',
+    file: 'folha-outubro.csv',
+    line: 2,
+    at: Date.UTC(2026, 9, 5),
+    state: 'rejected',
+    retry: true,
+    hintFlags: '',
+  },
+  heldDuplicate: {
+    code: 'heldDuplicate',
+    file: 'folha-outubro.csv',
+    line: 2,
+    at: Date.UTC(2026, 9, 5),
+    state: 'paid',
+    transactionId: 1001,
+    newFile: 'folha-outubro-2.csv',
+    hintFlags: ' --config "/etc/payouts.json"',
+  },
+  heldCovered: {
+    code: 'heldCovered',
+    file: 'folha.csv',
+    line: 3,
+    at: Date.UTC(2026, 10, 1),
+    state: 'paid',
+    transactionId: null,
+  },
+  heldChangesPaid: {
+    code: 'heldChangesPaid',
+    file: 'folha.csv',
+    line: 3,
+    state: 'paid',
+    paidCents: 100_000,
+    cents: 110_000,
+  },
+  heldFailedBefore: {
+    code: 'heldFailedBefore',
+    file: 'folha.csv',
+    line: 4,
+    orderId: 'folha-4',
+    transactionId: 1002,
+    state: 'failed',
+    hintFlags: '',
+  },
+  heldIdentical: { code: 'heldIdentical', line: 2, file: 'folha.csv', hintFlags: '' },
+  heldSameName: {
+    code: 'heldSameName',
+    file: 'folha.csv',
+    batchId: 1,
+    at: Date.UTC(2026, 10, 1),
+    newFile: 'folha (1).csv',
+    hintFlags: '',
+  },
   english: { code: 'english', text: 'held: it has the same name as folha.csv' },
   rowsRepeatInFile: {
     code: 'rowsRepeatInFile',
     rows: 1,
     cents: 1000,
-    example: 'identical to line 2',
+    example: { code: 'heldIdentical', line: 2, file: 'folha.csv', hintFlags: '' },
   },
-  rowsChangePaid: { code: 'rowsChangePaid', rows: 2, example: 'changes R$ 10,00' },
+  rowsChangePaid: {
+    code: 'rowsChangePaid',
+    rows: 2,
+    example: { code: 'english', text: 'changes R$ 10,00' },
+  },
   rowsRepeatFailed: {
     code: 'rowsRepeatFailed',
     rows: 1,
     cents: 1000,
     file: 'folha.csv',
     hintFlags: '',
-    example: 'failed on 2026-11-01',
+    example: { code: 'english', text: 'failed on 2026-11-01' },
   },
-  rowsRepeatOtherFile: { code: 'rowsRepeatOtherFile', rows: 3, cents: 3000, example: 'like ana' },
-  orderIdsJournaled: { code: 'orderIdsJournaled', rows: 2, example: 'from folha.csv' },
+  rowsRepeatOtherFile: {
+    code: 'rowsRepeatOtherFile',
+    rows: 3,
+    cents: 3000,
+    example: { code: 'english', text: 'like ana' },
+  },
+  orderIdsJournaled: {
+    code: 'orderIdsJournaled',
+    rows: 2,
+    example: { code: 'english', text: 'from folha.csv' },
+  },
   pendingTooLong: {
     code: 'pendingTooLong',
     rows: 2,
@@ -206,6 +273,21 @@ describe('what the reading of a file says', () => {
     );
     expect(say(pt, SAMPLES.balanceBlocks)).toBe(
       'o saldo não pôde ser lido (503), então R$ 6,00 não pode ser conferido com ele (balanceCheck: block): nada dele é enviado',
+    );
+  });
+
+  it('says why a row is held in Portuguese, and in English as the journal always has', () => {
+    expect(say(en, SAMPLES.heldDuplicate)).toBe(
+      'possible duplicate: the same document and amount as folha-outubro.csv, line 2, journaled on 2026-10-05 (now paid, transaction 1001); not sent. If it is a new payment, run: payouts approve "folha-outubro-2.csv" --new-batch --config "/etc/payouts.json"',
+    );
+    expect(say(pt, SAMPLES.heldDuplicate)).toBe(
+      'possível duplicata: o mesmo documento e valor de folha-outubro.csv, linha 2, registrado no diário em 05/10/2026 (agora pago, transação 1001); não enviado. Se for um pagamento novo, execute: payouts approve "folha-outubro-2.csv" --new-batch --config "/etc/payouts.json"',
+    );
+    expect(say(en, { ...SAMPLES.heldJournaled, at: null })).toContain(
+      'on an earlier run (now rejected): not sent again; to send that payment again on purpose, run: payouts retry folha-1.',
+    );
+    expect(say(pt, SAMPLES.rowsRepeatInFile)).toContain(
+      'retida para uma pessoa decidir: idêntica à linha 2 deste arquivo',
     );
   });
 

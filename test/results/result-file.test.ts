@@ -17,6 +17,7 @@ const payout = (overrides: Partial<PayoutRecord> = {}): PayoutRecord => ({
   transactionId: 1001,
   gatewayStatus: 'paid',
   message: null,
+  said: null,
   fee: '0.50',
   net: '1234.06',
   gatewayCreatedAt: '2026-11-23T12:00:00.000Z',

@@ -3,17 +3,19 @@ import type { CashOutRequest } from '../../gateway/contract.js';
 import {
   admit,
   documentKey,
-  duplicateMessage,
-  journaledMessage,
+  duplicateSaid,
+  journaledSaid,
   payloadHash,
   type Covering,
 } from '../admission.js';
+import { sayInEnglish } from '../../messages/say.js';
+import type { Said } from '../../messages/said.js';
 import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import type { AdmissionRules, AdmittedPayout, PayoutInput } from '../types.js';
 import { RETRYABLE, type RowState } from '../states.js';
 import { inList, toCovering, type Context, type CoveringRow } from './context.js';
-import type { Rows } from './rows.js';
+import { saidJson, type Rows } from './rows.js';
 
 type Admitting = Pick<JournalPayouts, 'admitPayouts' | 'known' | 'weigh' | 'failedRepeatOf'>;
 
@@ -39,13 +41,18 @@ export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admi
       UPDATE payouts SET batch_id = @batchId, line = @line, request = @request, payload_hash = @hash,
         value_cents = @value, document = @document, admitted_at = @now,
         state = 'queued', attempts = 0, not_found = 0, last_sent_at = NULL, transaction_id = NULL,
-        gateway_status = NULL, message = NULL, fee = NULL, net = NULL, gateway_created_at = NULL,
+        gateway_status = NULL, message = NULL, said = NULL, fee = NULL, net = NULL, gateway_created_at = NULL,
         end_to_end_id = NULL, processed_at = NULL, lease_owner = NULL, lease_until = NULL,
         hold_reason = NULL, covered_by = NULL, updated_at = @now
       WHERE order_id = @orderId AND state = @from`),
-    holdIdentical: db.prepare<{ orderId: string; message: string; now: number }>(`
+    holdIdentical: db.prepare<{
+      orderId: string;
+      message: string;
+      said: string | null;
+      now: number;
+    }>(`
       UPDATE payouts SET state = 'held', hold_reason = 'identical', message = @message,
-        updated_at = @now
+        said = @said, updated_at = @now
       WHERE order_id = @orderId AND state = 'queued'`),
     failedRepeated: db.prepare<
       { document: string; value: number; pixKey: string; since: number },
@@ -132,28 +139,42 @@ export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admi
         covering = admission.covering;
         break;
       }
-      case 'journaled':
+      case 'journaled': {
+        const said = journaledSaid(request.orderId, admission.previous, rules.hintFlags);
         rows.insertLines(batchId, [
           {
             line,
             kind: 'held',
             orderId: request.orderId,
             column: null,
-            message: journaledMessage(request.orderId, admission.previous, rules.hintFlags),
+            message: sayInEnglish(said),
+            said,
             name: request.person.name,
             valueCents: request.value,
           },
         ]);
         break;
+      }
     }
     if (covering) {
       const coveredBy = covering.orderId;
-      const message = duplicateMessage(covering, batch.fileName, rules.hintFlags ?? '');
-      rows.holdAsDuplicate(request.orderId, coveredBy, message, message);
+      const said = duplicateSaid(covering, batch.fileName, rules.hintFlags ?? '');
+      rows.holdAsDuplicate(request.orderId, coveredBy, said, sayInEnglish(said));
     } else if (identicalTo !== undefined && admission.kind !== 'journaled') {
-      const message = `identical to line ${identicalTo} of this file (the same name, document, Pix key and amount): not sent until a person confirms both are due: payouts approve "${batch.fileName}" --identical${rules.hintFlags ?? ''}`;
+      const said: Said = {
+        code: 'heldIdentical',
+        line: identicalTo,
+        file: batch.fileName,
+        hintFlags: rules.hintFlags ?? '',
+      };
+      const message = sayInEnglish(said);
       rows.mustMove(request.orderId, 'queued', 'held', message, () =>
-        statements.holdIdentical.run({ orderId: request.orderId, message, now: at }),
+        statements.holdIdentical.run({
+          orderId: request.orderId,
+          message,
+          said: saidJson(said),
+          now: at,
+        }),
       );
     }
     return { orderId: request.orderId, line, admission: admission.kind };
@@ -211,12 +232,12 @@ export function heldAtClaim(
   const covering = rows.coveringOf(request, row.batch_id, rules, row.admitted_at ?? now());
   if (!covering) return false;
   const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
-  const message = duplicateMessage(covering, fileName, rules.hintFlags ?? '');
+  const said = duplicateSaid(covering, fileName, rules.hintFlags ?? '');
   rows.holdAsDuplicate(
     orderId,
     covering.orderId,
-    message,
-    `checked again as it was claimed: ${message}`,
+    said,
+    `checked again as it was claimed: ${sayInEnglish(said)}`,
   );
   return true;
 }

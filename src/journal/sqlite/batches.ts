@@ -77,7 +77,7 @@ export function createBatches(
       { now: number; batchId: number; reason: HoldReason },
       { order_id: string; value_cents: number }
     >(`
-      UPDATE payouts SET state = 'queued', hold_reason = NULL, covered_by = NULL, message = NULL,
+      UPDATE payouts SET state = 'queued', hold_reason = NULL, covered_by = NULL, message = NULL, said = NULL,
         released_at = @now, updated_at = @now
       WHERE batch_id = @batchId AND state = 'held' AND hold_reason = @reason
       RETURNING order_id, value_cents`),

@@ -149,6 +149,7 @@ export interface PayoutRow extends ClaimRow {
   value_cents: number;
   gateway_status: string | null;
   message: string | null;
+  said: string | null;
   fee: string | null;
   net: string | null;
   gateway_created_at: string | null;
@@ -169,6 +170,7 @@ export function toPayout(row: PayoutRow): PayoutRecord {
     valueCents: row.value_cents,
     gatewayStatus: row.gateway_status,
     message: row.message,
+    said: saidOf(row.said),
     fee: row.fee,
     net: row.net,
     gatewayCreatedAt: row.gateway_created_at,

@@ -3,10 +3,12 @@
  * caller's transaction: a file named as an earlier batch, a corrected copy, a copy that
  * repeats a payout that failed.
  */
-import { changesPaidMessage, coveredMessage, failedBeforeMessage } from '../admission.js';
+import { sayInEnglish } from '../../messages/say.js';
+import type { Said } from '../../messages/said.js';
+import { changesPaidSaid, coveredSaid, failedBeforeSaid } from '../admission.js';
 import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
 import { inList, toCovering, type BatchRow, type Context, type CoveringRow } from './context.js';
-import type { Rows } from './rows.js';
+import { saidJson, type Rows } from './rows.js';
 
 export type Corrections = ReturnType<typeof createCorrections>;
 
@@ -73,8 +75,8 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id JOIN batches b ON b.id = p.batch_id
       WHERE l.batch_id = @copy AND l.kind = 'held' AND p.batch_id = @corrected
         AND p.state IN (${inList(SENT)})`),
-    setLine: db.prepare<['covered', string, number, number]>(
-      `UPDATE batch_lines SET kind = ?, message = ?, said = NULL WHERE batch_id = ? AND line = ?`,
+    setLine: db.prepare<['covered', string, string | null, number, number]>(
+      `UPDATE batch_lines SET kind = ?, message = ?, said = ? WHERE batch_id = ? AND line = ?`,
     ),
     unsentOf: db.prepare<[number], { order_id: string; state: RowState }>(
       `SELECT order_id, state FROM payouts WHERE batch_id = ? AND state IN ('queued', 'held') ORDER BY line`,
@@ -98,10 +100,11 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       orderId: string;
       coveredBy: string;
       message: string;
+      said: string | null;
       now: number;
     }>(`
       UPDATE payouts SET state = 'held', hold_reason = 'failed-before', covered_by = @coveredBy,
-        message = @message, updated_at = @now
+        message = @message, said = @said, updated_at = @now
       WHERE order_id = @orderId AND state = 'queued'`),
   };
 
@@ -137,9 +140,15 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       return;
     }
     if (!statements.repeatsEarlierOfName.get({ batchId, nameKey: batch.name_key })) return;
-    const when = new Date(latest.received_at).toISOString().slice(0, 10);
-    const message = `held with its whole file: it has the same name as ${latest.file_name} (batch ${latest.id}, ${when}) and repeats some of its rows, so it may be that file again or the next payroll; if it is a new payroll, run: payouts approve "${batch.file_name}" --new-batch${hintFlags}`;
-    rows.holdQueuedRows(batchId, 'same-name', message, message);
+    const said: Said = {
+      code: 'heldSameName',
+      file: latest.file_name,
+      batchId: latest.id,
+      at: latest.received_at,
+      newFile: batch.file_name,
+      hintFlags,
+    };
+    rows.holdQueuedRows(batchId, 'same-name', sayInEnglish(said), said);
   }
 
   /**
@@ -171,12 +180,14 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     for (const row of statements.copyRepeats.all({ copy, corrected })) {
       const covering = toCovering(row);
       if (SENT.includes(covering.state)) {
+        const said = coveredSaid(covering);
+        const message = sayInEnglish(said);
         rows.moveRow(
           row.row_id,
           'held',
           'covered',
-          { coveredBy: covering.orderId, message: coveredMessage(covering) },
-          `${why}: ${coveredMessage(covering)}`,
+          { coveredBy: covering.orderId, message, said },
+          `${why}: ${message}`,
         );
       } else {
         rows.moveRow(
@@ -195,18 +206,20 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     }
     for (const line of statements.heldLinesOf.all({ copy, corrected })) {
       const covering = toCovering({ ...line, line: line.p_line });
-      statements.setLine.run('covered', coveredMessage(covering), copy, line.line);
+      const said = coveredSaid(covering);
+      statements.setLine.run('covered', sayInEnglish(said), saidJson(said), copy, line.line);
     }
     for (const row of statements.copyMaySend.all(copy)) {
       const sent = statements.sentOfDocument.get(corrected, row.document);
       if (sent) {
-        const message = changesPaidMessage(toCovering(sent), row.value_cents);
+        const said = changesPaidSaid(toCovering(sent), row.value_cents);
+        const message = sayInEnglish(said);
         // Held already (its name an earlier batch's): held now for the paid row it changes.
         rows.moveRow(
           row.order_id,
           row.state,
           'held',
-          { holdReason: 'changes-paid', message },
+          { holdReason: 'changes-paid', message, said },
           message,
         );
       } else if (row.state === 'held') {
@@ -256,12 +269,14 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     for (const row of repeats) {
       if (held.has(row.row_id)) continue;
       held.add(row.row_id);
-      const message = failedBeforeMessage(toCovering(row), hintFlags);
+      const said = failedBeforeSaid(toCovering(row), hintFlags);
+      const message = sayInEnglish(said);
       rows.mustMove(row.row_id, 'queued', 'held', message, () =>
         statements.holdFailedBefore.run({
           orderId: row.row_id,
           coveredBy: row.order_id,
           message,
+          said: saidJson(said),
           now: now(),
         }),
       );

@@ -91,6 +91,8 @@ export function createPayouts(context: Context, rows: Rows, sending: Sending): J
         message = CASE WHEN @setMessage THEN @message
           WHEN @pollFailed = 0 AND poll_failed = 1 THEN NULL
           ELSE message END,
+        -- What a rule said is no longer the row's message once an answer's replaces it.
+        said = CASE WHEN @setMessage THEN NULL ELSE said END,
         poll_failed = COALESCE(@pollFailed, poll_failed),
         fee = COALESCE(@fee, fee),
         net = COALESCE(@net, net),

@@ -86,9 +86,16 @@ export function createReports({ db }: Context): JournalReports {
       WHERE sent_at <= @before`),
     holdsOfBatch: db.prepare<
       [number],
-      { hold_reason: HoldReason | null; n: number; cents: number; message: string | null }
+      {
+        hold_reason: HoldReason | null;
+        n: number;
+        cents: number;
+        message: string | null;
+        said: string | null;
+      }
     >(`
-      SELECT hold_reason, COUNT(*) AS n, SUM(value_cents) AS cents, MIN(message) AS message
+      -- SQLite takes the bare column (said) from the row MIN() picked: one row's words.
+      SELECT hold_reason, COUNT(*) AS n, SUM(value_cents) AS cents, MIN(message) AS message, said
       FROM payouts WHERE batch_id = ? AND state = 'held' GROUP BY hold_reason ORDER BY hold_reason`),
   };
 
@@ -156,6 +163,7 @@ export function createReports({ db }: Context): JournalReports {
         rows: row.n,
         cents: row.cents,
         message: row.message,
+        said: saidOf(row.said),
       })),
   };
 }

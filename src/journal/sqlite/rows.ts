@@ -8,6 +8,8 @@ import { documentKey, type Covering, type Known } from '../admission.js';
 import { canMoveBatch, type BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import { canMove, MAY_MOVE_MONEY, type HoldReason, type RowState } from '../states.js';
+import type { Said } from '../../messages/said.js';
+import { sayInEnglish } from '../../messages/say.js';
 import type { AdmissionRules, BatchEvent, BatchLine } from '../types.js';
 import {
   inList,
@@ -25,8 +27,14 @@ export interface RuleFields {
   holdReason?: HoldReason | null;
   coveredBy?: string | null;
   message?: string | null;
+  /** The message as a value, where a rule says why (see migration 16). */
+  said?: Said | null;
   supersededBy?: number | null;
 }
+
+/** A Said as its journal column holds it. */
+export const saidJson = (said: Said | null | undefined): string | null =>
+  said ? JSON.stringify(said) : null;
 
 export function createRows({ db, now }: Context) {
   const statements = {
@@ -49,27 +57,36 @@ export function createRows({ db, now }: Context) {
       holdReason: HoldReason | null;
       coveredBy: string | null;
       message: string | null;
+      said: string | null;
       supersededBy: number | null;
       now: number;
     }>(`
       UPDATE payouts SET state = @to, hold_reason = @holdReason, covered_by = @coveredBy,
-        message = @message, superseded_by = @supersededBy, updated_at = @now
+        message = @message, said = @said, superseded_by = @supersededBy, updated_at = @now
       WHERE order_id = @orderId AND state = @from`),
     holdAsDuplicate: db.prepare<{
       orderId: string;
       coveredBy: string;
       message: string;
+      said: string | null;
       now: number;
     }>(`
       UPDATE payouts SET state = 'held', hold_reason = 'duplicate', covered_by = @coveredBy,
-        message = @message, updated_at = @now
+        message = @message, said = @said, updated_at = @now
       WHERE order_id = @orderId AND state = 'queued'`),
     holdQueued: db.prepare<
-      { now: number; batchId: number; reason: HoldReason; message: string | null },
+      {
+        now: number;
+        batchId: number;
+        reason: HoldReason;
+        message: string | null;
+        said: string | null;
+      },
       { order_id: string }
     >(`
       UPDATE payouts SET state = 'held', hold_reason = @reason,
-        message = COALESCE(@message, message), updated_at = @now
+        message = COALESCE(@message, message),
+        said = CASE WHEN @message IS NULL THEN said ELSE @said END, updated_at = @now
       WHERE batch_id = @batchId AND state = 'queued'
       RETURNING order_id`),
     insertLine: db.prepare<
@@ -220,28 +237,41 @@ export function createRows({ db, now }: Context) {
         holdReason: fields.holdReason ?? null,
         coveredBy: fields.coveredBy ?? null,
         message: fields.message ?? null,
+        said: saidJson(fields.said),
         supersededBy: fields.supersededBy ?? null,
         now: now(),
       }),
     );
   }
 
-  /** Holds a batch's queued rows, inside the caller's transaction. */
-  function holdQueuedRows(
-    batchId: number,
-    kind: HoldReason,
-    reason: string,
-    message: string | null = null,
-  ): void {
+  /**
+   * Holds a batch's queued rows, inside the caller's transaction; `said`, where a rule
+   * says why, becomes each row's message (its English) and its value.
+   */
+  function holdQueuedRows(batchId: number, kind: HoldReason, reason: string, said?: Said): void {
+    const message = said ? sayInEnglish(said) : null;
     movedTogether('queued', 'held', reason, () =>
-      statements.holdQueued.all({ now: now(), batchId, reason: kind, message }),
+      statements.holdQueued.all({
+        now: now(),
+        batchId,
+        reason: kind,
+        message,
+        said: saidJson(said),
+      }),
     );
   }
 
   /** Holds a queued row as a possible duplicate of `coveredBy`, inside the caller's transaction. */
-  function holdAsDuplicate(orderId: string, coveredBy: string, message: string, reason: string) {
+  function holdAsDuplicate(orderId: string, coveredBy: string, said: Said, reason: string) {
+    const message = sayInEnglish(said);
     mustMove(orderId, 'queued', 'held', reason, () =>
-      statements.holdAsDuplicate.run({ orderId, coveredBy, message, now: now() }),
+      statements.holdAsDuplicate.run({
+        orderId,
+        coveredBy,
+        message,
+        said: saidJson(said),
+        now: now(),
+      }),
     );
   }
 
@@ -258,7 +288,7 @@ export function createRows({ db, now }: Context) {
         line.name ?? null,
         line.valueCents ?? null,
         line.valueWritten ?? null,
-        line.said ? JSON.stringify(line.said) : null,
+        saidJson(line.said),
       );
     }
   }
