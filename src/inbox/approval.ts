@@ -115,7 +115,7 @@ function payeeLine(entry: ResultEntry, words: Catalog): string | undefined {
     key: maskPersonalData(request.pixKey),
     amount: formatCents(request.value),
     state: waiting ? null : words.state[payout.state],
-    message: waiting ? null : payout.message || null,
+    message: waiting ? null : (payout.said ? say(words, payout.said) : payout.message) || null,
   })}`;
 }
 

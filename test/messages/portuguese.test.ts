@@ -214,13 +214,14 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
       ],
     ]);
   });
-  it('run says why a row is held in Portuguese: a possible duplicate of another file', async () => {
-    const home = join(folder(), 'duplicata');
+  const HEADER = 'ID do pagamento;Nome;CPF;Chave Pix;Valor;E-mail;Celular';
+  const ANA = 'Ana Souza;529.982.247-25;ana@example.com;100,00;ana@example.com;(11) 98765-4321';
+  /** A home where folha.csv paid Ana (pending), and adiantamento.csv repeats her payout. */
+  const paidThenRepeated = async (name: string, settings: Record<string, string> = {}) => {
+    const home = join(folder(), name);
     const inbox = join(home, 'inbox');
     mkdirSync(inbox, { recursive: true });
-    const header = 'ID do pagamento;Nome;CPF;Chave Pix;Valor;E-mail;Celular';
-    const ana = 'Ana Souza;529.982.247-25;ana@example.com;100,00;ana@example.com;(11) 98765-4321';
-    writeFile(inbox, 'folha.csv', [header, `folha-1;${ana}`].join('\r\n'));
+    writeFile(inbox, 'folha.csv', [HEADER, `folha-1;${ANA}`].join('\r\n'));
     const env = {
       PAYOUTS_HOME: home,
       PAYOUTS_LANGUAGE: 'pt-BR',
@@ -230,11 +231,16 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     };
     expect((await runCli(['run', '--sandbox'], { env })).stdout).toContain('folha.csv: recebido');
     // Ana's document and amount again, in a file of another name: held for a person.
-    writeFile(inbox, 'adiantamento.csv', [header, `adiant-1;${ana}`].join('\r\n'));
-    const run = await runCli(['run', '--sandbox'], { env });
-    expect(run.code, run.stdout + run.stderr).toBe(2);
+    writeFile(inbox, 'adiantamento.csv', [HEADER, `adiant-1;${ANA}`].join('\r\n'));
+    const run = await runCli(['run', '--sandbox'], { env: { ...env, ...settings } });
     const today = new Date().toISOString().slice(0, 10).split('-').reverse().join('/');
     const why = `possível duplicata: o mesmo documento e valor de folha.csv, linha 2, registrado no diário em ${today} (agora pendente, transação `;
+    return { home, env, run, why };
+  };
+
+  it('run says why a row is held in Portuguese: a possible duplicate of another file', async () => {
+    const { home, env, run, why } = await paidThenRepeated('duplicata');
+    expect(run.code, run.stdout + run.stderr).toBe(2);
     expect(run.stdout).toMatch(
       /^adiantamento\.csv: recebido; retida: 1 \(R\$ 100,00\); total das linhas válidas R\$ 100,00$/m,
     );
@@ -266,5 +272,18 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     expect(english[0]?.['message']).toMatch(
       /^possible duplicate: the same document and amount as folha\.csv, line 2, journaled on \d{4}-\d\d-\d\d \(now pending, transaction \d+\); not sent\./,
     );
+  });
+
+  it('the approval report says why a row is held in Portuguese', async () => {
+    const { home, run, why } = await paidThenRepeated('aprovar-duplicata', {
+      PAYOUTS_REQUIRE_APPROVAL: 'true',
+    });
+    expect(run.stdout).toContain('adiantamento.csv: aguardando aprovação em awaiting-approval/');
+    const report = readFileSync(
+      join(home, 'awaiting-approval', 'adiantamento.csv.report.txt'),
+      'utf8',
+    );
+    expect(report).toContain(`\n  1 retida (R$ 100,00), por exemplo: ${why}`);
+    expect(report).not.toMatch(/possible duplicate|not sent|journaled/);
   });
 });
