@@ -84,8 +84,9 @@ const WRITTEN_AS_CPF = /^\d{3}\.?\d{3}\.?\d{3}-?\d{2}$/;
 
 function readDocumentText(text: string, expected: DocumentKind | undefined): DocumentReading {
   const trimmed = text.trim();
-  // The common case, a full CPF with or without its punctuation, without the general path.
-  if (WRITTEN_AS_CPF.test(trimmed)) {
+  // The common case, a full CPF with or without its punctuation, without the general path;
+  // but 11 bare digits in a CNPJ column may be a CNPJ that lost its zeros: the general path.
+  if (WRITTEN_AS_CPF.test(trimmed) && !(expected === 'CNPJ' && /^\d{11}$/.test(trimmed))) {
     const value = trimmed.length === 11 ? trimmed : trimmed.replace(/[.-]/g, '');
     if (isValidCpf(value)) return { ok: true, kind: 'CPF', value, restoredZeros: 0 };
     if (value !== trimmed) return invalidCpf(trimmed, 'checkPerson');

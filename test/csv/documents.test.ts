@@ -155,6 +155,19 @@ describe('readDocument, where the column or the key type says which document it 
     expect(reading).toEqual({ ok: false, problem: expect.stringMatching(problem) });
   });
 
+  // Found by the property below: 11 digits left of a CNPJ that are a valid CPF too.
+  it('takes 11 bare digits in a CNPJ column as the CNPJ that lost its zeros, though a valid CPF', () => {
+    expect(inEnglish(readDocument('43600687000', 'CNPJ'))).toEqual({
+      ok: true,
+      kind: 'CNPJ',
+      value: '00043600687000',
+      restoredZeros: 3,
+    });
+    // Without a column that says which, 11 digits that hold as a CPF are the CPF.
+    expect(inEnglish(readDocument('43600687000'))).toMatchObject({ ok: true, kind: 'CPF' });
+    expect(inEnglish(readDocument('43600687000', 'CPF'))).toMatchObject({ ok: true, kind: 'CPF' });
+  });
+
   it('restores the lost zeros of any CNPJ in a CNPJ column', () => {
     fc.assert(
       fc.property(digits(12).filter(notAllSame), fc.integer({ min: 1, max: 8 }), (base, zeros) => {
