@@ -11,13 +11,17 @@ import { batchStem } from '../csv/order-id.js';
 import { foldText } from '../csv/fold.js';
 import { duplicateSaid, failedBeforeSaid, journaledSaid } from '../journal/admission.js';
 import type { Journal } from '../journal/journal.js';
+import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
 
 export interface DryRunHold {
   line: number;
   rule:
     'orderId of another file' | 'possible duplicate' | 'repeats a failed payout' | 'identical rows';
+  /** Why, in English (the journal's words, `--json`'s). */
   message: string;
+  /** Why, as a value: said in the reader's language. */
+  said: Said;
 }
 
 /** Held rows listed per file; the count covers them all. */
@@ -67,9 +71,11 @@ export async function planRun(
       skipped: 0,
       problems: [],
     };
-    const hold = (line: number, rule: DryRunHold['rule'], message: string) => {
+    const hold = (line: number, rule: DryRunHold['rule'], said: Said) => {
       plan.held++;
-      if (plan.holds.length < LISTED_HOLDS) plan.holds.push({ line, rule, message });
+      if (plan.holds.length < LISTED_HOLDS) {
+        plan.holds.push({ line, rule, message: sayInEnglish(said), said });
+      }
     };
     let batchId: number | undefined;
     const onFingerprint = (sha256: string): number => {
@@ -95,18 +101,17 @@ export async function planRun(
             hold(
               row.line,
               'orderId of another file',
-              sayInEnglish(journaledSaid(request.orderId, admission.previous)),
+              journaledSaid(request.orderId, admission.previous),
             );
           } else if (admission?.kind === 'duplicate') {
-            hold(
-              row.line,
-              'possible duplicate',
-              sayInEnglish(duplicateSaid(admission.covering, basename(file))),
-            );
+            hold(row.line, 'possible duplicate', duplicateSaid(admission.covering, basename(file)));
           } else if (failed) {
-            hold(row.line, 'repeats a failed payout', sayInEnglish(failedBeforeSaid(failed)));
+            hold(row.line, 'repeats a failed payout', failedBeforeSaid(failed));
           } else if (row.payout.identicalTo !== undefined) {
-            hold(row.line, 'identical rows', `identical to line ${row.payout.identicalTo}`);
+            hold(row.line, 'identical rows', {
+              code: 'identicalRows',
+              line: row.payout.identicalTo,
+            });
           } else {
             plan.wouldSend++;
             plan.wouldSendCents += request.value;

@@ -314,6 +314,14 @@ const said: SaidTexts = {
     'os bytes dele não batem com nenhum arquivo aguardando aprovação (mudou desde que foi conferido?): ponha-o na entrada para ser conferido de novo',
 };
 
+/** The rules that hold a row, as `run --dry-run` and `validate` name them. */
+const REGRA: Readonly<Record<string, string>> = {
+  'orderId of another file': 'ID de pagamento de outro arquivo',
+  'possible duplicate': 'possível duplicata',
+  'repeats a failed payout': 'repete um pagamento que falhou',
+  'identical rows': 'linhas idênticas',
+};
+
 export const ptBR: Catalog = {
   said,
   heading: {
@@ -378,7 +386,7 @@ export const ptBR: Catalog = {
   wouldHold: ({ note }) => `Uma execução o reteria para uma pessoa decidir: ${note}`,
   heldByRulesTitle: ({ journal }) =>
     `Retidas para uma pessoa decidir, pelas regras de quem é pago (contra o diário ${journal}):`,
-  heldRow: ({ line, rule, message }) => `linha ${line} (${rule}): ${message}`,
+  heldRow: ({ line, rule, message }) => `linha ${line} (${REGRA[rule] ?? rule}): ${message}`,
   andMoreHeld: ({ count }) => `… e mais ${count} (payouts run --dry-run --json lista todas)`,
   skipped: ({ lines }) =>
     `Ignoradas: ${lines.map(({ line, reason }) => `linha ${line} (${reason})`).join(', ')}`,

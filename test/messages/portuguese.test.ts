@@ -274,6 +274,31 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     );
   });
 
+  it('validate says in Portuguese which rows a run would hold, and why', async () => {
+    const { home, env } = await paidThenRepeated('validar-duplicata');
+    const file = writeFile(home, 'bonus.csv', [HEADER, `bonus-1;${ANA}`].join('\r\n'));
+    const checked = await runCli(['validate', file], { env });
+    expect(checked.stdout).toMatch(
+      /\n {2}linha 2 \(possível duplicata\): possível duplicata: o mesmo documento e valor de adiantamento\.csv, linha 2, registrado no diário em .*; não enviado\. Se for um pagamento novo, execute: payouts approve "bonus\.csv" --new-batch\n/,
+    );
+    expect(checked.stdout).not.toMatch(/possible duplicate|not sent|journaled/);
+    // --json keeps the English, with the message's code for programs.
+    const json = await runCli(['validate', file, '--json'], { env });
+    const { holds } = JSON.parse(json.stdout) as {
+      holds: { line: number; rule: string; message: string; code: string }[];
+    };
+    expect(holds).toEqual([
+      {
+        line: 2,
+        rule: 'possible duplicate',
+        code: 'heldDuplicate',
+        message: expect.stringMatching(
+          /^possible duplicate: the same document and amount as adiantamento\.csv, line 2/,
+        ),
+      },
+    ]);
+  });
+
   it('the approval report says why a row is held in Portuguese', async () => {
     const { home, run, why } = await paidThenRepeated('aprovar-duplicata', {
       PAYOUTS_REQUIRE_APPROVAL: 'true',

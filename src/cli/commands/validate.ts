@@ -132,7 +132,8 @@ export function validateCommand(io: CliIo): Command {
         identical,
         journal: weighed ? journalPath : null,
         held,
-        holds: weighed?.holds ?? [],
+        // Programs read English, and each hold's code.
+        holds: (weighed?.holds ?? []).map(({ said, ...hold }) => ({ ...hold, code: said.code })),
         journalNotes,
         // Programs read English, and each message's code.
         errors: errors.map(inEnglish),
@@ -251,7 +252,9 @@ function printSummary(
   for (const note of weighed?.notes ?? []) print(`\n${words.wouldHold({ note })}`);
   if (weighed && weighed.held > 0) {
     print(`\n${words.heldByRulesTitle({ journal: weighed.journal })}`);
-    for (const hold of weighed.holds.slice(0, SHOW_MESSAGES)) print(`  ${words.heldRow(hold)}`);
+    for (const hold of weighed.holds.slice(0, SHOW_MESSAGES)) {
+      print(`  ${words.heldRow({ ...hold, message: say(words, hold.said) })}`);
+    }
     const hidden = weighed.held - Math.min(weighed.holds.length, SHOW_MESSAGES);
     if (hidden > 0) print(`  ${words.andMoreHeld({ count: hidden })}`);
   }
