@@ -208,7 +208,14 @@ async function dryRun(context: Context, folders: Folders): Promise<void> {
   } finally {
     journal?.close();
   }
-  out.data({ dryRun: true, files: plan });
+  // Programs read English, and each hold's code.
+  out.data({
+    dryRun: true,
+    files: plan.map((file) => ({
+      ...file,
+      holds: file.holds.map(({ said, ...hold }) => ({ ...hold, code: said.code })),
+    })),
+  });
   for (const file of plan) {
     const problems = [
       ...file.holds.map((hold) => `line ${hold.line}: held (${hold.rule}): ${hold.message}`),
