@@ -86,6 +86,23 @@ const TRUTH_OPERATORS = new Set([
   ts.SyntaxKind.QuestionQuestionToken,
 ]);
 
+// Where the caller takes any value at all (out.data, a logger), a promise passes unseen.
+const takesAnything = (node) => {
+  const contextual = checker.getContextualType(node);
+  return (
+    contextual !== undefined && (contextual.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0
+  );
+};
+// A `return` in a try (or its catch) that has a catch or finally, in the same function.
+const insideTryOfItsFunction = (node) => {
+  for (let at = node; at.parent !== undefined; at = at.parent) {
+    if (ts.isFunctionLike(at.parent)) return false;
+    if (ts.isTryStatement(at.parent) && at === at.parent.tryBlock) return true;
+    if (ts.isCatchClause(at.parent) && at.parent.parent.finallyBlock !== undefined) return true;
+  }
+  return false;
+};
+
 const findings = [];
 const report = (node, what) => {
   const file = node.getSourceFile();
@@ -126,11 +143,57 @@ function visit(node) {
     report(node.expression, 'a promise written into text: await it');
   }
   if (
+    (ts.isSpreadAssignment(node) || ts.isSpreadElement(node)) &&
+    alwaysThenableAt(node.expression)
+  ) {
+    report(node.expression, 'a promise spread (its fields are not there yet): await it');
+  }
+  if (
+    ts.isExpression(node) &&
+    (ts.isCallExpression(node.parent) ||
+      ts.isPropertyAssignment(node.parent) ||
+      ts.isShorthandPropertyAssignment(node.parent)) &&
+    node.parent.expression !== node &&
+    node.parent.name !== node &&
+    takesAnything(node) &&
+    alwaysThenableAt(node)
+  ) {
+    report(node, 'a promise given where any value is taken (data, a log): await it');
+  }
+  if (
+    ts.isReturnStatement(node) &&
+    node.expression &&
+    !ts.isAwaitExpression(node.expression) &&
+    insideTryOfItsFunction(node) &&
+    thenableAt(node.expression)
+  ) {
+    report(
+      node,
+      'a promise returned from inside a try: its failure and its end escape the try; return await it',
+    );
+  }
+  if (
     (ts.isArrowFunction(node) || ts.isFunctionExpression(node)) &&
     returnsThenable(node) &&
     expectsNoPromise(node)
   ) {
     report(node, 'a promise returned where the caller drops it or reads it as a truth');
+  }
+  if (
+    ts.isCallExpression(node) &&
+    ts.isIdentifier(node.expression) &&
+    node.expression.text === 'expect' &&
+    node.arguments[0] !== undefined &&
+    !(
+      ts.isPropertyAccessExpression(node.parent) &&
+      ['resolves', 'rejects'].includes(node.parent.name.text)
+    ) &&
+    alwaysThenableAt(node.arguments[0])
+  ) {
+    report(
+      node.arguments[0],
+      'a promise checked as a value (`expect(promise).toBeTruthy()` passes): await it, or use .resolves',
+    );
   }
   ts.forEachChild(node, visit);
 }

@@ -16,7 +16,7 @@ import type { FileState } from '../inbox/file-state.js';
 import { moveInto, payoutFiles, reject, type Folders } from '../inbox/folders.js';
 import { settledByAge } from '../inbox/readiness.js';
 import { skippedFiles } from '../inbox/skipped.js';
-import type { Journal } from '../journal/journal.js';
+import type { BatchRecord, Journal } from '../journal/journal.js';
 import { CATALOGS } from '../messages/catalog.js';
 import type { Said } from '../messages/said.js';
 import { say } from '../messages/say.js';
@@ -38,13 +38,13 @@ export async function applyIntake(
     if (release.released) options.note(`${release.file}: approved; it is sent now`);
     else {
       summaries.push({
-        ...summarise(
+        ...(await summarise(
           journal,
           release.file,
           undefined,
           ['unusable', 'moved to rejected/'],
           [release.why],
-        ),
+        )),
         fileNeedsAPerson: true,
       });
     }
@@ -52,13 +52,13 @@ export async function applyIntake(
   // Never left unseen: hidden, temporary and lock files are named, with why, every run.
   for (const skipped of skippedFiles(folders.inbox)) {
     summaries.push({
-      ...summarise(
+      ...(await summarise(
         journal,
         skipped.name,
         undefined,
         ['skipped', skipped.why],
         skipped.advice ? [skipped.advice] : [],
-      ),
+      )),
       fileNeedsAPerson: skipped.needsAPerson,
       fileWaits: skipped.waits,
     });
@@ -79,13 +79,13 @@ export async function applyIntake(
     else {
       const why: Said = action.kind === 'leave' ? action.why : { code: 'processingFull' };
       summaries.push({
-        ...summarise(
+        ...(await summarise(
           journal,
           file,
           undefined,
           ['waiting', 'left in the inbox for a later run'],
           [why],
-        ),
+        )),
         fileWaits: true,
       });
     }
@@ -117,32 +117,32 @@ export async function applyIntake(
         // The journal's own failure ends the pass; a file that cannot be opened or read
         // (permissions, a disk error) is this file's problem, never the other files'.
         if (isJournalError(error)) throw error;
-        summaries.push(setAside(journal, folders, file, error));
+        summaries.push(await setAside(journal, folders, file, error));
         continue;
       }
       failpoint('between-files');
       const batchState =
         'batchId' in read && read.batchId !== undefined
-          ? journal.batch(read.batchId)?.state
+          ? (await journal.batch(read.batchId))?.state
           : undefined;
       action = planFile({ where: 'read', file, read, batchState });
     }
     const remember = (batchId: number) =>
       stat && memory?.seen.set(file, { batchId, size: stat.size, mtimeMs: stat.mtimeMs });
-    const summary = applyToFile(action, { journal, folders, config, hintFlags, remember });
+    const summary = await applyToFile(action, { journal, folders, config, hintFlags, remember });
     if (summary) summaries.push(summary);
   }
   const listed = planListedBatches({
-    awaitingApproval: journal.batchesIn('awaiting-approval'),
-    retried: journal.batchesIn('open').filter((batch) => journal.hasRetries(batch.id)),
+    awaitingApproval: await journal.batchesIn('awaiting-approval'),
+    retried: await retriedOf(journal),
     // Only once every file in processing/ was read: a stop may have cut the reading short.
-    admitting: options.signal.aborted ? [] : journal.batchesIn('admitting'),
+    admitting: options.signal.aborted ? [] : await journal.batchesIn('admitting'),
     handled: new Set(summaries.flatMap((summary) => summary.batchId ?? [])),
     hintFlags,
   });
   for (const { file, batchId, state, outcome, problems, fileNeedsAPerson, reopened } of listed) {
     summaries.push({
-      ...summarise(journal, file, batchId, [state, outcome], problems),
+      ...(await summarise(journal, file, batchId, [state, outcome], problems)),
       fileNeedsAPerson,
       ...(reopened ? { reopened } : {}),
     });
@@ -150,8 +150,17 @@ export async function applyIntake(
   return summaries;
 }
 
+/** Open batches of which some payout was sent again by `payouts retry`, oldest first. */
+async function retriedOf(journal: Journal): Promise<BatchRecord[]> {
+  const retried: BatchRecord[] = [];
+  for (const batch of await journal.batchesIn('open')) {
+    if (await journal.hasRetries(batch.id)) retried.push(batch);
+  }
+  return retried;
+}
+
 /** Does what the plan says of a file of processing/, and says what became of it. */
-function applyToFile(
+async function applyToFile(
   action: ReadAction,
   {
     journal,
@@ -167,25 +176,25 @@ function applyToFile(
     /** Notes the file as journaled as this batch, for this process's later passes. */
     remember: (batchId: number) => void;
   },
-): FileSummary | undefined {
+): Promise<FileSummary | undefined> {
   const { file } = action;
   switch (action.kind) {
     case 'resume':
       remember(action.batchId);
-      return summarise(
+      return await summarise(
         journal,
         file,
         action.batchId,
         ['resumed', 'resumed'],
-        stillTrue(journal, action.batchId),
+        await stillTrue(journal, action.batchId),
       );
     case 'await-approval':
       // Listed below with every file waiting for a person's approval.
       if (
-        !awaitApproval(journal, folders, file, action.batchId, {
+        !(await awaitApproval(journal, folders, file, action.batchId, {
           hintFlags,
           language: config.language ?? 'en',
-        }) &&
+        })) &&
         action.remember
       )
         remember(action.batchId);
@@ -199,19 +208,19 @@ function applyToFile(
         action.problems.map((problem) => say(words, problem)),
       );
       return {
-        ...summarise(
+        ...(await summarise(
           journal,
           file,
           action.batchId,
           ['unusable', 'cannot be used: moved to rejected/'],
           action.problems,
-        ),
+        )),
         fileNeedsAPerson: true,
       };
     }
     case 'journal':
       remember(action.batchId);
-      return summarise(
+      return await summarise(
         journal,
         file,
         action.batchId,
@@ -233,7 +242,12 @@ function isJournalError(error: unknown): boolean {
  * A file that failed to be read: moved to rejected/ with why, or, when even that fails,
  * left where it is with why. Either way it needs a person, and the pass goes on.
  */
-function setAside(journal: Journal, folders: Folders, file: string, error: unknown): FileSummary {
+async function setAside(
+  journal: Journal,
+  folders: Folders,
+  file: string,
+  error: unknown,
+): Promise<FileSummary> {
   const code = systemCodeOf(error);
   const why =
     code === 'EACCES' || code === 'EPERM'
@@ -248,7 +262,7 @@ function setAside(journal: Journal, folders: Folders, file: string, error: unkno
   }
   const where = basename(dirname(file));
   return {
-    ...summarise(
+    ...(await summarise(
       journal,
       file,
       undefined,
@@ -259,7 +273,7 @@ function setAside(journal: Journal, folders: Folders, file: string, error: unkno
           : `cannot be read, nor moved to rejected/ (${notMoved}): left in ${where}/`,
       ],
       [{ code: 'english', text: why }],
-    ),
+    )),
     fileNeedsAPerson: true,
   };
 }
@@ -268,18 +282,18 @@ function setAside(journal: Journal, folders: Folders, file: string, error: unkno
  * A resumed file's problems (a control total that does not match, say), said again on
  * every run while they hold it back. The balance check adds its own reason each pass.
  */
-function stillTrue(journal: Journal, batchId: number): Said[] {
-  return [...(journal.batch(batchId)?.problems ?? [])];
+async function stillTrue(journal: Journal, batchId: number): Promise<Said[]> {
+  return [...((await journal.batch(batchId))?.problems ?? [])];
 }
 
-function summarise(
+async function summarise(
   journal: Journal,
   file: string,
   batchId: number | undefined,
   [state, outcome]: [FileState, string],
   problems: Said[],
-): FileSummary {
-  const batch = batchId === undefined ? undefined : journal.batch(batchId);
+): Promise<FileSummary> {
+  const batch = batchId === undefined ? undefined : await journal.batch(batchId);
   return {
     file: basename(file),
     batchId: batchId ?? null,

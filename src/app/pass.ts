@@ -124,7 +124,7 @@ export async function runPass(
   const { deps, engine } = engineFor(journal, gateway, config, options);
   let stopped: string | undefined;
   let failed = false;
-  const toFund = journal.queuedByBatch();
+  const toFund = await journal.queuedByBatch();
   if (toFund.length > 0) {
     const balance = await readBalance(gateway, config.balanceCheck, options.signal);
     if (options.signal.aborted) {
@@ -136,7 +136,7 @@ export async function runPass(
       // and the next pass reads the balance again. Nothing else can reach the gateway now.
       stopped = `the gateway could not be reached to read the balance (${balance.error}): nothing was sent; run again later`;
     } else {
-      fundBatches(toFund, balance, journal, config, summaries, options.note);
+      await fundBatches(toFund, balance, journal, config, summaries, options.note);
     }
   }
   const resolveDue = () => {
@@ -213,7 +213,7 @@ async function settle(
       warned,
     });
     if (followed.stopped) return followed;
-    const counts = deps.journal.countsByState();
+    const counts = await deps.journal.countsByState();
     if (!counts.unknown && !counts.sending && !counts.pending) break;
     if ((counts.unknown || counts.sending) && resolveDue()) {
       const resolved = await resolveUnknown(deps, options);
@@ -242,15 +242,15 @@ async function finishFile(
   now: number,
   hintFlags: string,
 ): Promise<FileSummary> {
-  const batch = summary.batchId === null ? undefined : journal.batch(summary.batchId);
+  const batch = summary.batchId === null ? undefined : await journal.batch(summary.batchId);
   // No batch: the file could not even be read, so it has no rows to count.
   if (!batch) return summary;
-  const totals = journal.rowTotalsOfBatch(batch.id);
+  const totals = await journal.rowTotalsOfBatch(batch.id);
   summary = {
     ...summary,
-    problems: [...summary.problems, ...whyHeld(journal, batch.id, hintFlags)],
+    problems: [...summary.problems, ...(await whyHeld(journal, batch.id, hintFlags))],
   };
-  const overdue = pendingTooLong(journal, batch.id, config.pendingAlertAfter, now);
+  const overdue = await pendingTooLong(journal, batch.id, config.pendingAlertAfter, now);
   if (overdue) {
     summary = {
       ...summary,
@@ -265,7 +265,7 @@ async function finishFile(
   }
   // Named once, with the day the batch arrived: next week's file of the same name gets
   // its own result and archive, and this one's stay as they are.
-  const resultName = journal.resultName(
+  const resultName = await journal.resultName(
     batch.id,
     resultFileNames(summary.file, batch.id, batch.receivedAt),
   );
@@ -295,13 +295,13 @@ async function finishFile(
   // back from the archive. Held payouts do, until a person releases or refuses them.
   const finished =
     Object.keys(totals.rows).every(isFinalOutcome) &&
-    journal.holdsOfBatch(batch.id).length === 0 &&
-    journal.supersededByWaiting(batch.id) === 0;
+    (await journal.holdsOfBatch(batch.id)).length === 0 &&
+    (await journal.supersededByWaiting(batch.id)) === 0;
   let { outcome, state } = summary;
   if (finished && !inProcessing) {
     state = 'final';
     // Reopened by a retry: its file is archived already.
-    journal.setBatchState(batch.id, 'done');
+    await journal.setBatchState(batch.id, 'done');
     memory?.written.delete(batch.id);
     outcome = `${outcome}; every row final`;
   } else if (finished) {
@@ -312,7 +312,7 @@ async function finishFile(
       archiveFileName(resultName, summary.file),
     );
     if (archived) {
-      journal.setBatchState(batch.id, 'done');
+      await journal.setBatchState(batch.id, 'done');
       memory?.seen.delete(path);
       memory?.written.delete(batch.id);
       outcome = `${outcome}; every row final: archived as ${basename(archived)}`;
@@ -329,23 +329,23 @@ async function finishFile(
  * Why a batch's rows are held by the rules on who is paid, a sentence per reason, so the
  * summary says what a person must decide (the result file has every row's own words).
  */
-function whyHeld(journal: Journal, batchId: number, hintFlags: string): Said[] {
+async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Promise<Said[]> {
   const notes: Said[] = [];
   // A row's own words (`example`): the journal's value, or its English where it kept none.
   const wordsOf = (said: Said | null, message: string | null): Said =>
     said ?? { code: 'english', text: message ?? '' };
-  for (const { reason, rows, cents, message, said } of journal.holdsOfBatch(batchId)) {
+  for (const { reason, rows, cents, message, said } of await journal.holdsOfBatch(batchId)) {
     const example = wordsOf(said, message);
     if (reason === 'same-name' && message) notes.push(example);
     if (reason === 'identical') notes.push({ code: 'rowsRepeatInFile', rows, cents, example });
     if (reason === 'changes-paid') notes.push({ code: 'rowsChangePaid', rows, example });
     if (reason === 'failed-before') {
-      const file = journal.batch(batchId)?.fileName ?? '';
+      const file = (await journal.batch(batchId))?.fileName ?? '';
       notes.push({ code: 'rowsRepeatFailed', rows, cents, file, hintFlags, example });
     }
     if (reason === 'duplicate') notes.push({ code: 'rowsRepeatOtherFile', rows, cents, example });
   }
-  const lines = journal.linesOfBatch(batchId).filter((line) => line.kind === 'held');
+  const lines = (await journal.linesOfBatch(batchId)).filter((line) => line.kind === 'held');
   if (lines.length > 0) {
     notes.push({
       code: 'orderIdsJournaled',
@@ -400,14 +400,14 @@ export async function readBalance(
 }
 
 /** Opens the batches the balance covers, oldest first, and holds the others (DESIGN.md section 6). */
-function fundBatches(
-  toFund: ReturnType<Journal['queuedByBatch']>,
+async function fundBatches(
+  toFund: Awaited<ReturnType<Journal['queuedByBatch']>>,
   balance: { cents: number | undefined; error?: string },
   journal: Journal,
   config: Pick<Config, 'balanceCheck' | 'feePerPayoutCents'>,
   summaries: FileSummary[],
   note: (text: string) => void,
-): void {
+): Promise<void> {
   const plan = planFunding(
     toFund,
     balance.cents,
@@ -416,10 +416,10 @@ function fundBatches(
     config.feePerPayoutCents,
   );
   for (const batchId of plan.open) {
-    if (journal.batch(batchId)?.state === 'underfunded') journal.fundBatch(batchId);
+    if ((await journal.batch(batchId))?.state === 'underfunded') await journal.fundBatch(batchId);
   }
   for (const { batchId, why } of plan.underfunded) {
-    journal.underfundBatch(batchId, sayInEnglish(why));
+    await journal.underfundBatch(batchId, sayInEnglish(why));
     const summary = summaries.find((candidate) => candidate.batchId === batchId);
     if (summary) {
       summary.state = 'held';

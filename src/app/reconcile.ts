@@ -50,14 +50,14 @@ export async function reconcileRecent(deps: ReconcileDeps, days: number): Promis
   const batchIds = [
     ...new Set([
       ...report.refunded.map((payout) => payout.batchId),
-      ...journal.batchesShowingRefundedSince(since),
+      ...(await journal.batchesShowingRefundedSince(since)),
     ]),
   ];
   const results: string[] = [];
   for (const batchId of batchIds) {
-    const batch = journal.batch(batchId);
+    const batch = await journal.batch(batchId);
     if (!batch) continue;
-    const name = journal.resultName(
+    const name = await journal.resultName(
       batchId,
       resultFileNames(batch.fileName, batchId, batch.receivedAt),
     );

@@ -19,7 +19,7 @@ export interface RunDeps {
   /** Opened once the inbox was looked at, closed when the pass ends, whatever happens. */
   openGateway: () => Promise<{ client: GatewayClient; close(): Promise<void> }>;
   /** Shown while the pass works (a progress bar), stopped before the gateway closes. */
-  showProgress: () => { stop(): void };
+  showProgress: () => Promise<{ stop(): Promise<void> }>;
   /** The journal's clock, read and slept on. */
   clock: Clock;
   /** Stop: no new file is read and no new payout sent; what is in flight is journaled. */
@@ -43,7 +43,7 @@ export async function runInbox(deps: RunDeps): Promise<PassReport & { exitCode: 
   );
   const gateway = await deps.openGateway();
   let pass: PassReport;
-  const progress = deps.showProgress();
+  const progress = await deps.showProgress();
   // Closed whatever happens: an embedded sandbox left listening would keep cron's run alive.
   try {
     pass = await runPass(deps.journal, gateway.client, folders, config, {
@@ -56,7 +56,7 @@ export async function runInbox(deps: RunDeps): Promise<PassReport & { exitCode: 
       note: deps.note,
     });
   } finally {
-    progress.stop();
+    await progress.stop();
     await gateway.close();
   }
   return { ...pass, exitCode: pass.failed ? 1 : exitCodeOf(pass.files, pass.stopped) };

@@ -50,13 +50,13 @@ export type ServeEnd = { failed: false } | { failed: true; why: string };
 
 export async function serve(deps: ServeDeps): Promise<ServeEnd> {
   const { config, folders, journal, logger, signal: stop } = deps;
-  const mark = journal.gatewayKind() === 'sandbox' ? `${SANDBOX_MARK}: ` : '';
+  const mark = (await journal.gatewayKind()) === 'sandbox' ? `${SANDBOX_MARK}: ` : '';
   const doorbell = new Doorbell();
-  const health = () => ({
+  const health = async () => ({
     processing: payoutFiles(folders.processing).length,
     inbox: payoutFiles(folders.inbox).length,
     rows: Object.fromEntries(
-      Object.entries(journal.countsByState()).map(([state, { count }]) => [state, count]),
+      Object.entries(await journal.countsByState()).map(([state, { count }]) => [state, count]),
     ),
   });
   let receiver: PostbackReceiver | undefined;
@@ -72,15 +72,16 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
   watcher.on('error', (error) =>
     logger.warn(`watching the inbox: ${String(error)}; rescanning every ${config.inboxRescan} ms`),
   );
-  const logHealth = () => {
+  const logHealth = async (): Promise<void> => {
     try {
-      logger.info(health(), 'health');
+      logger.info(await health(), 'health');
     } catch (error) {
       logger.warn(`health: ${(error as Error).message}`);
     }
   };
-  const healthTimer = setInterval(logHealth, HEALTH_EVERY_MS);
-  deps.setHealth(logHealth);
+  // Not awaited by the timer or the signal: logHealth says its own failure.
+  const healthTimer = setInterval(() => void logHealth(), HEALTH_EVERY_MS);
+  deps.setHealth(() => void logHealth());
   try {
     if (config.postbackListen) {
       const [, host = '', port = ''] = /^\[?(.*?)\]?:(\d+)$/.exec(config.postbackListen) ?? [];

@@ -145,7 +145,7 @@ export async function openGateway(context: Context, journal?: Journal): Promise<
   const { config } = context;
   if (journal) {
     const kind = config.baseUrl === null ? 'sandbox' : 'configured';
-    const bound = journal.bindGateway(kind);
+    const bound = await journal.bindGateway(kind);
     if (bound !== kind) throw new ExitError(1, mixedGateways(bound, config.home));
   }
   const clientOptions = {

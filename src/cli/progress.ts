@@ -55,18 +55,18 @@ export function progressText(progress: Progress, bar: boolean): string {
 }
 
 /** `off`; `bar`, redrawn in place (a terminal); `lines`, one every 2 s and at the end; on `stderr`. */
-export function startProgress(
+export async function startProgress(
   journal: Journal,
   mode: 'off' | 'bar' | 'lines',
   stderr: TextOutput,
-): { stop(): void } {
-  if (mode === 'off') return { stop: () => undefined };
+): Promise<{ stop(): Promise<void> }> {
+  if (mode === 'off') return { stop: async () => undefined };
   const began = Date.now();
-  const start = journal.countsByState();
+  const start = await journal.countsByState();
   let lastLine = 0;
-  const draw = (final: boolean) => {
+  const draw = async (final: boolean): Promise<void> => {
     const text = progressText(
-      progressOf(start, journal.countsByState(), Date.now() - began),
+      progressOf(start, await journal.countsByState(), Date.now() - began),
       mode === 'bar',
     );
     if (mode === 'bar') {
@@ -77,11 +77,12 @@ export function startProgress(
       lastLine = Date.now();
     }
   };
-  const timer = setInterval(() => draw(false), EVERY_MS);
+  // Not awaited by the timer: a journal that fails ends the pass, which stops the bar.
+  const timer = setInterval(() => void draw(false), EVERY_MS);
   return {
-    stop() {
+    async stop() {
       clearInterval(timer);
-      draw(true);
+      await draw(true);
     },
   };
 }

@@ -20,18 +20,19 @@ function historyFolders(folders: Folders): string[] {
   return [folders.processing, folders.archive, folders.results];
 }
 
-export function openWorkJournal(
+export async function openWorkJournal(
   verb: string,
   folders: Folders,
   out: Output,
   options: { recover?: boolean; mustExist?: boolean } = {},
-): Journal {
+): Promise<Journal> {
   // A home with a marker has had a journal: its absence is a loss, not a typo.
   if (options.mustExist && !existsSync(markerPathOf(folders.journal))) {
     requireJournal(verb, folders);
   }
   try {
-    return openJournalForWork(folders.journal, {
+    // Awaited here: a loss the opening finds is its rejection, said as this command's.
+    return await openJournalForWork(folders.journal, {
       historyFolders: historyFolders(folders),
       recover: options.recover ?? false,
       // Said even with --quiet: a recovery changes how every payout is sent from now on.

@@ -107,7 +107,7 @@ export async function readPayoutFile(
   path: string,
   options: ReadOptions,
   onRow: (row: RowOutcome) => void | Promise<void>,
-  onFingerprint?: (sha256: string) => number | false,
+  onFingerprint?: (sha256: string) => Promise<number | false>,
 ): Promise<FileReport> {
   const report = emptyFileReport(path, []);
   const unusable = (message: Said) => {
@@ -136,7 +136,7 @@ export async function readPayoutFile(
 
   const sniffed = await sniff(path);
   report.sha256 = sniffed.sha256;
-  const batchNumber = onFingerprint ? onFingerprint(sniffed.sha256) : 1;
+  const batchNumber = onFingerprint ? await onFingerprint(sniffed.sha256) : 1;
   if (batchNumber === false) return report;
   const bom = readBom(sniffed.head);
   if (!bom && looksBinary(sniffed.head)) {

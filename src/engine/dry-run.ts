@@ -56,7 +56,7 @@ export async function planRun(
   options: ReadOptions & { duplicateWindow: number },
 ): Promise<DryRunFile[]> {
   const unsent = new Map(
-    (journal?.queuedByBatch() ?? []).map((batch) => [batch.batchId, batch] as const),
+    ((await journal?.queuedByBatch()) ?? []).map((batch) => [batch.batchId, batch] as const),
   );
   const journaled: DryRunFile[] = [];
   const planned: DryRunFile[] = [];
@@ -78,25 +78,25 @@ export async function planRun(
       }
     };
     let batchId: number | undefined;
-    const onFingerprint = (sha256: string): number => {
+    const onFingerprint = async (sha256: string): Promise<number> => {
       // Bytes a run would resume (or reject as a copy), not journal again.
-      batchId = journal
-        ?.batchesOf(sha256)
-        .find((batch) => batch.state !== 'unusable' && batch.state !== 'refused')?.id;
+      batchId = (await journal?.batchesOf(sha256))?.find(
+        (batch) => batch.state !== 'unusable' && batch.state !== 'refused',
+      )?.id;
       return 1;
     };
     const report = await readPayoutFile(
       file,
       options,
-      (row) => {
+      async (row) => {
         if (row.kind === 'invalid') plan.invalid++;
         else if (row.kind === 'skipped') plan.skipped++;
         else if (row.kind === 'valid') {
           const request = toCashOutRequest(row.payout);
           const rules = { duplicateWindowMs: options.duplicateWindow };
-          const admission = journal?.weigh(request, foldText(batchStem(file)), rules);
+          const admission = await journal?.weigh(request, foldText(batchStem(file)), rules);
           const failed =
-            admission?.kind === 'new' ? journal?.failedRepeatOf(request, rules) : undefined;
+            admission?.kind === 'new' ? await journal?.failedRepeatOf(request, rules) : undefined;
           if (admission?.kind === 'journaled') {
             hold(
               row.line,
@@ -122,7 +122,7 @@ export async function planRun(
     );
     plan.problems = report.problems.map((problem) => sayInEnglish(problem.message));
     const earlier =
-      batchId === undefined ? journal?.latestOfName(foldText(batchStem(file))) : undefined;
+      batchId === undefined ? await journal?.latestOfName(foldText(batchStem(file))) : undefined;
     if (earlier) {
       const when = new Date(earlier.receivedAt).toISOString().slice(0, 10);
       plan.problems.push(
@@ -139,7 +139,7 @@ export async function planRun(
     if (batch) {
       // Its rows are journaled (weighed above against themselves): those never sent go now.
       unsent.delete(batch.batchId);
-      plan.held = journal?.rowTotalsOfBatch(batch.batchId).rows.held ?? 0;
+      plan.held = (await journal?.rowTotalsOfBatch(batch.batchId))?.rows.held ?? 0;
       plan.wouldSend = batch.count;
       plan.wouldSendCents = batch.cents;
       journaled.push(plan);
@@ -148,7 +148,7 @@ export async function planRun(
   // Batches whose file is no longer here still send their queued rows.
   for (const batch of unsent.values()) {
     journaled.push({
-      file: `${journal?.batch(batch.batchId)?.fileName ?? '?'} (batch ${batch.batchId}, journaled)`,
+      file: `${(await journal?.batch(batch.batchId))?.fileName ?? '?'} (batch ${batch.batchId}, journaled)`,
       batchId: batch.batchId,
       wouldSend: batch.count,
       wouldSendCents: batch.cents,

@@ -102,14 +102,14 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   const unwritten: { claim: Claim; decision: Decision }[] = [];
   let writeTimer: NodeJS.Timeout | undefined;
   let writeError: unknown;
-  const writeAnswers = (): void => {
+  const writeAnswers = async (): Promise<void> => {
     clearTimeout(writeTimer);
     writeTimer = undefined;
     const answers = unwritten.splice(0);
     if (answers.length === 0) return;
     failpoint('before-answer-commit');
     try {
-      record(deps, options, answers);
+      await record(deps, options, answers);
     } catch (error) {
       writeError ??= error;
     }
@@ -126,7 +126,8 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     // The run reacts at once (a 401 stops the very next claim), before the write.
     react(decision.signal);
     unwritten.push({ claim, decision });
-    writeTimer ??= setTimeout(writeAnswers, GROUP_COMMIT_MS);
+    // Not awaited by the timer: what the write throws is kept in writeError, which ends the run.
+    writeTimer ??= setTimeout(() => void writeAnswers(), GROUP_COMMIT_MS);
   };
 
   const dispatch = (claim: Claim) => {
@@ -153,13 +154,18 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
       }
       const free = pool.startable();
       if (free > 0) {
-        const claims = journal.claimToSend(options.owner, free, options.leaseMs, options.admission);
+        const claims = await journal.claimToSend(
+          options.owner,
+          free,
+          options.leaseMs,
+          options.admission,
+        );
         if (claims.length > 0) failpoint('after-sending-commit');
         for (const claim of claims) dispatch(claim);
         if (claims.length === 0 && pool.running === 0) {
           // Answers not yet written may put rows back in the queue (a 429): write, then look again.
           if (unwritten.length === 0) break;
-          writeAnswers();
+          await writeAnswers();
           continue;
         }
       } else if (pool.running < pool.concurrency) {
@@ -171,7 +177,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     }
   } finally {
     await pool.idle();
-    writeAnswers();
+    await writeAnswers();
   }
   if (writeError !== undefined) throw writeError;
   if (!stopped && pool.stop.aborted) stopped = 'asked to stop';
@@ -208,7 +214,7 @@ export async function resolveUnknown(
     failed: false,
   };
   // A recovering journal looks up every row it has never sent before its first send.
-  journal.lookUpNeverSent();
+  await journal.lookUpNeverSent();
   // Pages through the rows in file order: each is looked at once a pass, and a row left
   // unknown (released) never keeps the ones after it from their turn.
   let after: { batchId: number; line: number } | undefined;
@@ -216,7 +222,7 @@ export async function resolveUnknown(
     // No more claims than the pool lets start now: a claim must not wait out its lease.
     const grant = await pool.grant();
     if (grant === 0) break;
-    const claims = journal.claimAbandoned(options.owner, grant, options.leaseMs, after);
+    const claims = await journal.claimAbandoned(options.owner, grant, options.leaseMs, after);
     const last = claims.at(-1);
     if (!last) break;
     after = { batchId: last.batchId, line: last.line };
@@ -249,7 +255,7 @@ async function resolveOne(
   const decision = decideLookup(claim.request, answer, claim.notFound);
   switch (decision.kind) {
     case 'adopt':
-      record(deps, options, [{ claim, decision: decision.decision }]);
+      await record(deps, options, [{ claim, decision: decision.decision }]);
       return { kind: 'adopted' };
     case 'not-found': {
       const reason = `not found by lookup (${decision.notFound} time${decision.notFound === 1 ? '' : 's'})`;
@@ -257,7 +263,7 @@ async function resolveOne(
         !pool.stop.aborted &&
         mayResend(decision.notFound, claim.lastSentAt, deps.clock.now(), options.graceMs);
       // Kept leased when it goes again at once, so no other process picks it up between.
-      journal.move(
+      await journal.move(
         claim.orderId,
         claim.fence,
         'unknown',
@@ -269,12 +275,12 @@ async function resolveOne(
       return { kind: 'stillUnknown' };
     }
     case 'conflict':
-      journal.move(claim.orderId, claim.fence, 'conflict', decision.message, {
+      await journal.move(claim.orderId, claim.fence, 'conflict', decision.message, {
         message: decision.message,
       });
       return { kind: 'conflicts' };
     case 'keep':
-      journal.move(claim.orderId, claim.fence, 'unknown', decision.message, {
+      await journal.move(claim.orderId, claim.fence, 'unknown', decision.message, {
         message: decision.message,
       });
       if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
@@ -295,7 +301,8 @@ async function resend(
   const { journal, gateway, pool } = deps;
   await pool.startAnother();
   const reason = `not found ${claim.notFound} times, the last just now, ${Math.round((deps.clock.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
-  if (!journal.markResending(claim, reason, options.leaseMs)) return { kind: 'stillUnknown' };
+  if (!(await journal.markResending(claim, reason, options.leaseMs)))
+    return { kind: 'stillUnknown' };
   failpoint('after-resend-commit');
   await journal.sendable();
   let decision = decideSend(
@@ -307,7 +314,7 @@ async function resend(
     const message = `refused on a re-send (${decision.reason}); the first attempt may have been paid: a person must look`;
     decision = { ...decision, to: 'conflict', reason: message, details: { message } };
   }
-  record(deps, options, [{ claim, decision }]);
+  await record(deps, options, [{ claim, decision }]);
   if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
   return { kind: decision.to === 'conflict' ? 'conflicts' : 'resent' };
 }
@@ -316,12 +323,12 @@ async function resend(
  * Writes the decisions of claimed rows in one commit, each only while its fence holds. A
  * row that becomes pending gets its first poll time.
  */
-export function record(
+export async function record(
   deps: EngineDeps,
   options: EngineOptions,
   answers: readonly { claim: Claim; decision: Decision }[],
-): void {
-  deps.journal.moveMany(
+): Promise<void> {
+  await deps.journal.moveMany(
     answers.map(({ claim, decision }) => ({
       orderId: claim.orderId,
       fence: claim.fence,

@@ -49,9 +49,9 @@ export class Doorbell {
 export function nudgeOnPostback(
   journal: Journal,
   doorbell: Doorbell,
-): (hint: { transactionId?: number; orderId?: string }) => void {
-  return (hint) => {
-    if (journal.pollNow(hint)) doorbell.ring();
+): (hint: { transactionId?: number; orderId?: string }) => Promise<void> {
+  return async (hint) => {
+    if (await journal.pollNow(hint)) doorbell.ring();
   };
 }
 
@@ -87,7 +87,7 @@ export async function followPending(
     if (decision.signal.kind === 'pause' && decision.signal.ms !== undefined) {
       pool.pause(decision.signal.ms);
     }
-    record(deps, options, [{ claim, decision: nextPoll(deps, options, claim, decision) }]);
+    await record(deps, options, [{ claim, decision: nextPoll(deps, options, claim, decision) }]);
   };
 
   /** Until `ms` from now, a stop, the doorbell, or (with polls in flight) one of them ends. */
@@ -116,7 +116,7 @@ export async function followPending(
         continue;
       }
       const now = clock.now();
-      const dueAt = Math.max(journal.nextPollAt() ?? Infinity, pool.pausedUntil);
+      const dueAt = Math.max((await journal.nextPollAt()) ?? Infinity, pool.pausedUntil);
       if (dueAt === Infinity) {
         if (pool.running === 0) break; // nothing pending
         await pool.taskEnded();
@@ -129,7 +129,7 @@ export async function followPending(
       // No more claims than the pool lets start now: a claim must not wait out its lease.
       const grant = await pool.grant();
       if (grant === 0) continue; // stopped
-      const claims = journal.claimDue(options.owner, grant, options.leaseMs);
+      const claims = await journal.claimDue(options.owner, grant, options.leaseMs);
       if (claims.length === 0) {
         // Due, but leased: by this process (its poll in flight) or another. Look again
         // when a poll of ours ends, or shortly.

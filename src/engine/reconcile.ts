@@ -38,7 +38,13 @@ export async function reconcilePaid(
   while (!report.stopped && !pool.stop.aborted) {
     const grant = await pool.grant();
     if (grant === 0) break; // stopped
-    const claims = deps.journal.claimPaid(options.owner, grant, options.leaseMs, since, after);
+    const claims = await deps.journal.claimPaid(
+      options.owner,
+      grant,
+      options.leaseMs,
+      since,
+      after,
+    );
     const last = claims.at(-1);
     if (!last) break;
     after = last.orderId;
@@ -52,12 +58,12 @@ export async function reconcilePaid(
         // No answer: not checked, and the row is left as it was, for the next reconcile.
         report.failed++;
         report.lastFailure = answer.message;
-        deps.journal.move(claim.orderId, claim.fence, 'paid', 'reconcile: no answer', {});
+        await deps.journal.move(claim.orderId, claim.fence, 'paid', 'reconcile: no answer', {});
         return;
       }
       report.checked++;
       if (decision.to === 'refunded') {
-        deps.journal.move(
+        await deps.journal.move(
           claim.orderId,
           claim.fence,
           'refunded',
@@ -70,7 +76,7 @@ export async function reconcilePaid(
           report.unexpected.push({ orderId: claim.orderId, why: decision.reason });
         }
         // Still paid (or for a person): released as it was.
-        deps.journal.move(claim.orderId, claim.fence, 'paid', 'reconcile: unchanged', {});
+        await deps.journal.move(claim.orderId, claim.fence, 'paid', 'reconcile: unchanged', {});
       }
     });
   }

@@ -31,34 +31,37 @@ async function sha256Of(path: string): Promise<string> {
 }
 
 /** What a waiting batch would send once approved: its queued payouts. */
-export function toBeSent(journal: Journal, batchId: number): { count: number; cents: number } {
-  const totals = journal.rowTotalsOfBatch(batchId);
+export async function toBeSent(
+  journal: Journal,
+  batchId: number,
+): Promise<{ count: number; cents: number }> {
+  const totals = await journal.rowTotalsOfBatch(batchId);
   return { count: totals.rows.queued ?? 0, cents: totals.cents.queued ?? 0 };
 }
 
 /** Moves a journaled file into awaiting-approval/, with its report beside it. */
-export function awaitApproval(
+export async function awaitApproval(
   journal: Journal,
   folders: Folders,
   file: string,
   batchId: number,
   { hintFlags = '', language = 'en' }: { hintFlags?: string; language?: Language } = {},
-): string | undefined {
+): Promise<string | undefined> {
   const moved = moveInto(file, folders.awaiting);
   if (!moved) return undefined;
   const name = basename(moved);
-  journal.setAwaitingName(batchId, name);
-  const totals = journal.rowTotalsOfBatch(batchId);
-  const sent = toBeSent(journal, batchId);
-  const lines = journal.linesOfBatch(batchId);
+  await journal.setAwaitingName(batchId, name);
+  const totals = await journal.rowTotalsOfBatch(batchId);
+  const sent = await toBeSent(journal, batchId);
+  const lines = await journal.linesOfBatch(batchId);
   const invalid = lines.filter((line) => line.kind === 'invalid');
   const notSent = lines.filter((line) => line.kind === 'held' || line.kind === 'covered');
-  const holds = journal.holdsOfBatch(batchId);
+  const holds = await journal.holdsOfBatch(batchId);
   const words = CATALOGS[language];
   const approval = words.approval;
   const report = [
     // A sandbox's approval must never pass for a real one, printed or forwarded.
-    ...(journal.gatewayKind() === 'sandbox' ? [approval.sandbox] : []),
+    ...((await journal.gatewayKind()) === 'sandbox' ? [approval.sandbox] : []),
     approval.waiting({ file: name, batchId }),
     approval.onceApproved({ count: sent.count, amount: formatCents(sent.cents) }),
     approval.notSent({
@@ -89,7 +92,7 @@ export function awaitApproval(
   writeFileSync(path, `${report.join('\n')}\n`);
   // Every payee, a page at a time: a finance control checks who is paid, not only totals.
   for (let after = 0; ;) {
-    const page = journal.resultEntries(batchId, after, PAGE);
+    const page = await journal.resultEntries(batchId, after, PAGE);
     const last = page.at(-1);
     if (!last) break;
     const listed = page.flatMap((entry) => payeeLine(entry, words) ?? []);
@@ -136,14 +139,14 @@ export async function releaseApproved(
   const outcomes: Release[] = [];
   for (const file of payoutFiles(folders.approved)) {
     if (!isReady(file)) continue;
-    const batches = journal.batchesOf(await sha256Of(file));
+    const batches = await journal.batchesOf(await sha256Of(file));
     const waiting = batches.find((batch) => batch.state === 'awaiting-approval');
     // Approved before a crash, the file not yet moved on: it goes on now.
     const released = batches.find(
       (batch) => batch.state === 'open' || batch.state === 'underfunded',
     );
     const batch = waiting ?? released;
-    if (!batch || (waiting && !journal.approveBatch(waiting.id))) {
+    if (!batch || (waiting && !(await journal.approveBatch(waiting.id)))) {
       const why = refusalOf(batches);
       // Its reason file is read by the person who released it: in their language.
       reject(file, folders.rejected, [say(CATALOGS[language], why)]);
@@ -151,8 +154,8 @@ export async function releaseApproved(
       continue;
     }
     if (!moveInto(file, folders.processing)) continue; // names all taken: next pass
-    if (waiting && journal.batchEvents(waiting.id).at(-1)?.event !== 'approved') {
-      journal.recordBatchEvent(waiting.id, 'approved', 'a person', 'moved into approved/');
+    if (waiting && (await journal.batchEvents(waiting.id)).at(-1)?.event !== 'approved') {
+      await journal.recordBatchEvent(waiting.id, 'approved', 'a person', 'moved into approved/');
     }
     if (batch.awaitingName)
       rmSync(`${folders.awaiting}/${batch.awaitingName}.report.txt`, { force: true });
@@ -175,6 +178,6 @@ export async function findAwaiting(
 ): Promise<{ file: string; batch: BatchRecord | undefined } | undefined> {
   const file = payoutFiles(folders.awaiting).find((path) => basename(path) === basename(name));
   if (!file) return undefined;
-  const batches = journal.batchesOf(await sha256Of(file));
+  const batches = await journal.batchesOf(await sha256Of(file));
   return { file, batch: batches.find((batch) => batch.state === 'awaiting-approval') };
 }

@@ -5,7 +5,7 @@
  * reasons it names, and every row it frees records who released it and when.
  */
 import { basename } from 'node:path';
-import type { Journal } from '../journal/journal.js';
+import type { BatchRecord, Journal } from '../journal/journal.js';
 import type { HoldReason } from '../journal/states.js';
 
 export interface HoldRelease {
@@ -32,28 +32,28 @@ export type HoldAnswer =
  * the rules on who is paid; undefined when none has (nothing changes then). `rows`: how
  * many of its rows may now be sent.
  */
-export function releaseHolds(
+export async function releaseHolds(
   journal: Journal,
   fileName: string,
   answer: HoldAnswer,
-): HoldRelease | undefined {
+): Promise<HoldRelease | undefined> {
   const name = basename(fileName);
-  const batch = journal
-    .batches(name)
-    .reverse()
-    .find((candidate) =>
-      journal
-        .holdsOfBatch(candidate.id)
-        .some((hold) => hold.reason !== null && ANSWERED.includes(hold.reason)),
-    );
+  let batch: BatchRecord | undefined;
+  for (const candidate of (await journal.batches(name)).reverse()) {
+    const holds = await journal.holdsOfBatch(candidate.id);
+    if (holds.some((hold) => hold.reason !== null && ANSWERED.includes(hold.reason))) {
+      batch = candidate;
+      break;
+    }
+  }
   if (!batch) return undefined;
   if ('identical' in answer) {
-    const freed = journal.releaseHolds(
+    const freed = await journal.releaseHolds(
       batch.id,
       'identical',
       `released by ${answer.by}: both identical rows are due (payouts approve --identical)`,
     );
-    journal.recordBatchEvent(
+    await journal.recordBatchEvent(
       batch.id,
       'released',
       answer.by,
@@ -63,8 +63,8 @@ export function releaseHolds(
   }
   if ('corrects' in answer) {
     const why = `linked by ${answer.by} as a corrected copy of batch ${answer.corrects} (payouts approve --corrects)`;
-    const rows = journal.correctBatch(batch.id, answer.corrects, why);
-    journal.recordBatchEvent(
+    const rows = await journal.correctBatch(batch.id, answer.corrects, why);
+    await journal.recordBatchEvent(
       batch.id,
       'corrects',
       answer.by,
@@ -76,10 +76,15 @@ export function releaseHolds(
   let rows = 0;
   let cents = 0;
   for (const reason of NEW_BATCH_REASONS) {
-    const freed = journal.releaseHolds(batch.id, reason, why);
+    const freed = await journal.releaseHolds(batch.id, reason, why);
     rows += freed.rows;
     cents += freed.cents;
   }
-  journal.recordBatchEvent(batch.id, 'released', answer.by, `${rows} held rows are new payments`);
+  await journal.recordBatchEvent(
+    batch.id,
+    'released',
+    answer.by,
+    `${rows} held rows are new payments`,
+  );
   return { batchId: batch.id, rows, cents };
 }

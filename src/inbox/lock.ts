@@ -17,7 +17,7 @@ const HEARTBEAT_MS = 5_000;
 const RETRY_MS = 1_000;
 
 export interface HomeLock {
-  release(): void;
+  release(): Promise<void>;
 }
 
 /** Whether a process of this host is still running. */
@@ -56,16 +56,16 @@ export async function lockHome(
   const until = clock.now() + options.waitMs;
   let told = false;
   for (;;) {
-    const attempt = journal.takeLock(LOCK, me, STALE_MS, isRunning);
+    const attempt = await journal.takeLock(LOCK, me, STALE_MS, isRunning);
     if (attempt.taken) break;
     if (clock.now() >= until || options.signal.aborted) return { heldBy: attempt.heldBy };
     if (!told) options.onWait?.(attempt.heldBy);
     told = true;
     await clock.sleep(Math.min(RETRY_MS, until - clock.now()), options.signal);
   }
-  const heartbeat = setInterval(() => {
+  const renew = async (): Promise<void> => {
     try {
-      if (journal.renewLock(LOCK, me.holder)) return;
+      if (await journal.renewLock(LOCK, me.holder)) return;
       options.onLost(
         'the home folder lock was taken over by another process while this one stalled',
       );
@@ -73,13 +73,15 @@ export async function lockHome(
       options.onLost(`the home folder lock could not be renewed (${(error as Error).message})`);
     }
     clearInterval(heartbeat);
-  }, HEARTBEAT_MS);
+  };
+  // Not awaited by the timer: renew catches what fails and says it through onLost.
+  const heartbeat = setInterval(() => void renew(), HEARTBEAT_MS);
   heartbeat.unref();
   return {
-    release() {
+    async release() {
       clearInterval(heartbeat);
       try {
-        journal.releaseLock(LOCK, me.holder);
+        await journal.releaseLock(LOCK, me.holder);
       } catch {
         // It ends with its heartbeat anyway, STALE_MS from now.
       }

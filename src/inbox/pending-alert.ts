@@ -18,13 +18,13 @@ export interface PendingTooLong {
 }
 
 /** The batch's payouts pending for `alertAfterMs` or longer at `now`, if any. */
-export function pendingTooLong(
+export async function pendingTooLong(
   journal: Journal,
   batchId: number,
   alertAfterMs: number,
   now: number,
-): PendingTooLong | undefined {
-  const found = journal.pendingSentBefore(batchId, now - alertAfterMs);
+): Promise<PendingTooLong | undefined> {
+  const found = await journal.pendingSentBefore(batchId, now - alertAfterMs);
   return (
     found && {
       rows: found.rows,

@@ -6,7 +6,7 @@
  * Dropping a file again never does it.
  */
 import { basename } from 'node:path';
-import type { Journal, RetryResult } from '../journal/journal.js';
+import type { BatchRecord, Journal, RetryResult } from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
 
 export type RetryOutcome =
@@ -18,13 +18,13 @@ export type RetryOutcome =
   | { kind: 'nothing' };
 
 /** Sends again what `target` (an orderId, or a file name) names; see RetryOutcome. */
-export function retryPayouts(
+export async function retryPayouts(
   journal: Journal,
   target: string,
   asked: { by: string },
-): RetryOutcome {
-  if (journal.payout(target)) {
-    const [result] = journal.retryPayouts([target], asked.by);
+): Promise<RetryOutcome> {
+  if (await journal.payout(target)) {
+    const [result] = await journal.retryPayouts([target], asked.by);
     if (result?.kind === 'retried') {
       return { kind: 'retried', batchId: result.batchId, payouts: [result] };
     }
@@ -32,13 +32,16 @@ export function retryPayouts(
     return { kind: 'nothing' };
   }
   // The newest batch of that name with something to send again.
-  const batch = journal
-    .batches(basename(target))
-    .reverse()
-    .find((candidate) => journal.retryTargetsOf(candidate.id).length > 0);
+  let batch: BatchRecord | undefined;
+  for (const candidate of (await journal.batches(basename(target))).reverse()) {
+    if ((await journal.retryTargetsOf(candidate.id)).length > 0) {
+      batch = candidate;
+      break;
+    }
+  }
   if (!batch) return { kind: 'nothing' };
-  const payouts = journal
-    .retryPayouts(journal.retryTargetsOf(batch.id), asked.by)
-    .filter((result) => result.kind === 'retried');
+  const payouts = (
+    await journal.retryPayouts(await journal.retryTargetsOf(batch.id), asked.by)
+  ).filter((result) => result.kind === 'retried');
   return payouts.length > 0 ? { kind: 'retried', batchId: batch.id, payouts } : { kind: 'nothing' };
 }

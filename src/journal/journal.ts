@@ -3,9 +3,12 @@
  * of a payout, declared by aggregate so that another store can stand in for SQLite (see
  * test/journal/conformance.ts, run against each). `openJournal` opens the SQLite one.
  *
- * The methods answer synchronously today; they are to become async (a network database
- * answers later), and the conformance suite already awaits every call, so it runs
- * unchanged then. `sendable` is async already.
+ * Every method answers with a promise: a network database (several hosts on one inbox)
+ * answers later, and its callers must wait for it, so the engine does not change when one
+ * stands in. SQLite answers at once: its journal is synchronous inside (a claim and its
+ * audit are one synchronous better-sqlite3 transaction) and answers through one adapter
+ * (sqlite/open.ts). `npm run lint` refuses a promise nobody waits for: a `sending` mark
+ * not awaited would let its request leave before the mark is durable.
  * Lists (`admitPayouts`, `moveMany`) are written in one commit: a batch of rows admitted
  * or moved together is the unit a bulk store would write.
  */
@@ -49,42 +52,42 @@ export interface Journal
 /** The journal as a store: which one it is, its recovery, its gateway, its closing. */
 export interface JournalFile {
   path: string;
-  identity(): JournalIdentity | undefined;
+  identity(): Promise<JournalIdentity | undefined>;
   /** The highest audit id: it only grows, so an older copy of this journal has a lower one. */
-  highWater(): number;
+  highWater(): Promise<number>;
   /**
    * A person chose to go on after a lost, replaced or older journal: from now on every
    * payout not yet sent from this journal is looked up before its first send, and the
    * re-send grace counts from now (a request of the lost journal may still be landing).
    */
-  startRecovery(reason: string): void;
+  startRecovery(reason: string): Promise<void>;
   /** Resolves when requests of the rows claimed so far may leave (the marker is written). */
   sendable(): Promise<void>;
   /** The kind of gateway this journal sends to: the first caller's, kept from then on. */
-  bindGateway(kind: GatewayKind): GatewayKind;
+  bindGateway(kind: GatewayKind): Promise<GatewayKind>;
   /** The kind of gateway this journal has been bound to, if any yet. */
-  gatewayKind(): GatewayKind | undefined;
-  close(): void;
+  gatewayKind(): Promise<GatewayKind | undefined>;
+  close(): Promise<void>;
 }
 
 /** Batches: one per file that arrived, its lines that are not payouts, and its state. */
 export interface JournalBatches {
   /** Records a file as a batch, with the lines that are not payouts. */
-  recordBatch(batch: BatchInput, lines: readonly BatchLine[]): number;
-  batch(batchId: number): BatchRecord | undefined;
+  recordBatch(batch: BatchInput, lines: readonly BatchLine[]): Promise<number>;
+  batch(batchId: number): Promise<BatchRecord | undefined>;
   /** Every batch, oldest first; or those of one file name. */
-  batches(fileName?: string): BatchRecord[];
+  batches(fileName?: string): Promise<BatchRecord[]>;
   /** The batches these bytes made, oldest first. */
-  batchesOf(sha256: string): BatchRecord[];
-  batchesIn(state: BatchState): BatchRecord[];
+  batchesOf(sha256: string): Promise<BatchRecord[]>;
+  batchesIn(state: BatchState): Promise<BatchRecord[]>;
   /** The newest batch of a name (copy marks dropped), if any: `run --dry-run` says so. */
-  latestOfName(nameKey: string): BatchRecord | undefined;
+  latestOfName(nameKey: string): Promise<BatchRecord | undefined>;
   /**
    * The batch for a file's bytes, in one transaction so that two runs cannot both start
    * one: a new `admitting` batch, the `admitting` one a dead run left (to resume), or the
    * batch these bytes already made (`same-file`: nothing is admitted again).
    */
-  batchForFile(file: ArrivingFile): BatchOfFile;
+  batchForFile(file: ArrivingFile): Promise<BatchOfFile>;
   /**
    * Records what reading the whole file found, in one commit with its consequence:
    * open, or every queued row held (`holdReason`) when it may not be sent.
@@ -94,50 +97,59 @@ export interface JournalBatches {
     figures: Omit<BatchInput, 'fileName' | 'sha256'>,
     holdReason?: string,
     rules?: AdmissionRules & { sameNameNewBatchAfterMs: number | null },
-  ): void;
+  ): Promise<void>;
   /** Moves a batch to `state`, if the batch transition table allows it. */
-  setBatchState(batchId: number, state: BatchState): void;
+  setBatchState(batchId: number, state: BatchState): Promise<void>;
   /**
    * A batch's result file name: the one it has, or the first of `candidates` no other
    * batch has, kept from then on.
    */
-  resultName(batchId: number, candidates: readonly string[]): string;
-  setAwaitingName(batchId: number, name: string): void;
+  resultName(batchId: number, candidates: readonly string[]): Promise<string>;
+  setAwaitingName(batchId: number, name: string): Promise<void>;
   /** Adds lines of a batch that are not payouts (invalid rows, skipped lines). */
-  recordLines(batchId: number, lines: readonly BatchLine[]): void;
-  linesOfBatch(batchId: number): BatchLine[];
+  recordLines(batchId: number, lines: readonly BatchLine[]): Promise<void>;
+  linesOfBatch(batchId: number): Promise<BatchLine[]>;
   /** Records a person's decision about a batch, with who and when. */
-  recordBatchEvent(batchId: number, event: BatchEvent['event'], by: string, detail: string): void;
-  batchEvents(batchId: number): BatchEvent[];
+  recordBatchEvent(
+    batchId: number,
+    event: BatchEvent['event'],
+    by: string,
+    detail: string,
+  ): Promise<void>;
+  batchEvents(batchId: number): Promise<BatchEvent[]>;
   /** A person approved a waiting batch: it opens. False when it was not waiting (any more). */
-  approveBatch(batchId: number): boolean;
+  approveBatch(batchId: number): Promise<boolean>;
   /**
    * A person turned a waiting batch down: its rows held, never sent (a later file may
    * take them over). False when it was not waiting (any more): nothing changes then.
    */
-  refuseBatch(batchId: number, why: string): boolean;
+  refuseBatch(batchId: number, why: string): Promise<boolean>;
   /** An underfunded batch the balance now covers: its rows queued again, and it opens. */
-  fundBatch(batchId: number): void;
+  fundBatch(batchId: number): Promise<void>;
   /** A batch the balance does not cover: its queued rows held, checked again every run. */
-  underfundBatch(batchId: number, why: string): void;
+  underfundBatch(batchId: number, why: string): Promise<void>;
   /** What each open or underfunded batch still has to send, oldest batch first. */
-  queuedByBatch(): { batchId: number; cents: number; count: number }[];
+  queuedByBatch(): Promise<{ batchId: number; cents: number; count: number }[]>;
   /**
    * A person's answer that a batch corrects `corrected` (another name, or later than a
    * day): the corrected-copy rules applied by hand. Returns how many of its rows may now
    * be sent.
    */
-  correctBatch(copy: number, corrected: number, why: string): number;
+  correctBatch(copy: number, corrected: number, why: string): Promise<number>;
   /**
    * A person's release of a batch's rows held for `reason`: queued, to be sent, each move
    * audited with who released it and why.
    */
-  releaseHolds(batchId: number, reason: HoldReason, why: string): { rows: number; cents: number };
+  releaseHolds(
+    batchId: number,
+    reason: HoldReason,
+    why: string,
+  ): Promise<{ rows: number; cents: number }>;
   /**
    * Rows of a batch closed by a corrected copy that still waits for approval: turning
    * the copy down gives them back, so the batch is not finished while it waits.
    */
-  supersededByWaiting(batchId: number): number;
+  supersededByWaiting(batchId: number): Promise<number>;
 }
 
 /** Payouts: admission by the rules on who is paid, claims, the moves answers make, retries. */
@@ -151,32 +163,37 @@ export interface JournalPayouts {
     batchId: number,
     payouts: readonly PayoutInput[],
     rules: AdmissionRules,
-  ): AdmittedPayout[];
+  ): Promise<AdmittedPayout[]>;
   /** What admission would weigh a new row of this orderId against. */
-  known(orderId: string): Known | undefined;
+  known(orderId: string): Promise<Known | undefined>;
   /**
    * What admitting this row in a new batch of this name would decide, writing nothing
    * (`run --dry-run`).
    */
-  weigh(request: CashOutRequest, nameKey: string, rules: AdmissionRules): Admission;
+  weigh(request: CashOutRequest, nameKey: string, rules: AdmissionRules): Promise<Admission>;
   /**
    * A payout of duplicateWindow that definitely failed and that this row repeats
    * unchanged, writing nothing (`run --dry-run`): a run would hold the row for
    * `payouts retry`.
    */
-  failedRepeatOf(request: CashOutRequest, rules: AdmissionRules): Covering | undefined;
-  payout(orderId: string): PayoutRecord | undefined;
+  failedRepeatOf(request: CashOutRequest, rules: AdmissionRules): Promise<Covering | undefined>;
+  payout(orderId: string): Promise<PayoutRecord | undefined>;
   /**
    * In a recovering journal, the queued rows never sent from it become `unknown`, as if
    * sent when recovery began: resolution looks each up (found: adopted; not found twice
    * after the grace period: sent). Returns how many; none outside recovery.
    */
-  lookUpNeverSent(): number;
+  lookUpNeverSent(): Promise<number>;
   /**
    * Claims up to `limit` queued rows and marks them `sending`, durably, in one commit:
    * a request may leave the process only after this returns.
    */
-  claimToSend(owner: string, limit: number, leaseMs: number, rules?: AdmissionRules): Claim[];
+  claimToSend(
+    owner: string,
+    limit: number,
+    leaseMs: number,
+    rules?: AdmissionRules,
+  ): Promise<Claim[]>;
   /**
    * Claims rows left `sending` or `unknown` by a process that is gone (its lease
    * expired), to be resolved by lookup; `sending` ones become `unknown` first.
@@ -186,29 +203,35 @@ export interface JournalPayouts {
     limit: number,
     leaseMs: number,
     after?: { batchId: number; line: number },
-  ): Claim[];
+  ): Promise<Claim[]>;
   /** Claims pending payouts whose poll is due, to be followed by their transactionId. */
-  claimDue(owner: string, limit: number, leaseMs: number): Claim[];
+  claimDue(owner: string, limit: number, leaseMs: number): Promise<Claim[]>;
   /**
    * Claims `paid` payouts sent since `since`, after orderId `after` (paging), to be read
    * again: a Pix payment can come back (refunded) after it was paid.
    */
-  claimPaid(owner: string, limit: number, leaseMs: number, since: number, after?: string): Claim[];
+  claimPaid(
+    owner: string,
+    limit: number,
+    leaseMs: number,
+    since: number,
+    after?: string,
+  ): Promise<Claim[]>;
   /** When the next poll falls due (0: now), or undefined when nothing is pending. */
-  nextPollAt(): number | undefined;
+  nextPollAt(): Promise<number | undefined>;
   /**
    * A postback named this payout: its poll falls due now. A poll already in flight for
    * it loses its fence (its answer may be older than the news) and the row is polled
    * again; a row still `sending` or `unknown` is polled as soon as it is pending. False
    * when it names no payout we follow.
    */
-  pollNow(hint: { transactionId?: number; orderId?: string }): boolean;
+  pollNow(hint: { transactionId?: number; orderId?: string }): Promise<boolean>;
   /**
    * Marks a claimed `unknown` row `sending` again, for a re-send with its own orderId,
    * and renews its lease; false when the row is no longer ours or its lease has ended.
    * The marker is told after the commit (see sendable).
    */
-  markResending(claim: Claim, reason: string, leaseMs: number): boolean;
+  markResending(claim: Claim, reason: string, leaseMs: number): Promise<boolean>;
   /**
    * Moves a claimed row to `to`, if this process still holds it (same fence) and the
    * move is allowed. False when the lease was taken over: write nothing more then.
@@ -220,21 +243,21 @@ export interface JournalPayouts {
     reason: string,
     details?: AnswerDetails,
     options?: { release?: boolean },
-  ): boolean;
+  ): Promise<boolean>;
   /**
    * Several moves in one commit (the group commit of answers): each is written only if
    * its row is still held with its fence, as `move` does; returns which were written.
    */
-  moveMany(moves: readonly Move[]): boolean[];
+  moveMany(moves: readonly Move[]): Promise<boolean[]>;
   /**
    * A person's request to send definitely failed payouts again (`payouts retry`), each
    * by its orderId (or a copy's row held because it repeats one), in one commit.
    */
-  retryPayouts(orderIds: readonly string[], by: string): RetryResult[];
+  retryPayouts(orderIds: readonly string[], by: string): Promise<RetryResult[]>;
   /** A batch's payouts a retry of its file would send again, by orderId, in file order. */
-  retryTargetsOf(batchId: number): string[];
+  retryTargetsOf(batchId: number): Promise<string[]>;
   /** Whether some payout of a batch was sent again by `payouts retry`. */
-  hasRetries(batchId: number): boolean;
+  hasRetries(batchId: number): Promise<boolean>;
 }
 
 /** Locks: which process holds the home folder, with a heartbeat. */
@@ -249,10 +272,10 @@ export interface JournalLocks {
     me: { holder: string; host: string; pid: number },
     staleMs: number,
     isRunning: (pid: number) => boolean,
-  ): { taken: true } | { taken: false; heldBy: LockHolder };
+  ): Promise<{ taken: true } | { taken: false; heldBy: LockHolder }>;
   /** Keeps the lock ours; false when another process has taken it over. */
-  renewLock(name: string, holder: string): boolean;
-  releaseLock(name: string, holder: string): void;
+  renewLock(name: string, holder: string): Promise<boolean>;
+  releaseLock(name: string, holder: string): Promise<void>;
 }
 
 /** Reports: what became of a batch's lines, its result lines, a payout's history. */
@@ -261,19 +284,19 @@ export interface JournalReports {
    * How many lines of a batch have each outcome, and their cents: payouts by state,
    * other lines by kind, replays by their payout's state.
    */
-  rowTotalsOfBatch(batchId: number): RowTotals;
+  rowTotalsOfBatch(batchId: number): Promise<RowTotals>;
   /**
    * Up to `limit` lines of a batch after line `after`, in file order: read a page at a
    * time (a file may be large), never holding a cursor open across the caller's awaits.
    */
-  resultEntries(batchId: number, after: number, limit: number): ResultEntry[];
+  resultEntries(batchId: number, after: number, limit: number): Promise<ResultEntry[]>;
   /**
    * Batches whose results show a payout that became refunded since `since`: its own
    * batch, and every later one with a row it covered or a line naming its orderId.
    */
-  batchesShowingRefundedSince(since: number): number[];
-  history(orderId: string): AuditEntry[];
-  countsByState(): Partial<Record<RowState, { count: number; cents: number }>>;
+  batchesShowingRefundedSince(since: number): Promise<number[]>;
+  history(orderId: string): Promise<AuditEntry[]>;
+  countsByState(): Promise<Partial<Record<RowState, { count: number; cents: number }>>>;
   /**
    * A batch's payouts still pending that were sent at or before `before`: how many, and
    * the oldest (when it was sent, and its orderId); undefined when there are none.
@@ -281,7 +304,7 @@ export interface JournalReports {
   pendingSentBefore(
     batchId: number,
     before: number,
-  ): { rows: number; oldestSentAt: number; oldestOrderId: string } | undefined;
+  ): Promise<{ rows: number; oldestSentAt: number; oldestOrderId: string } | undefined>;
   /** Held rows of a batch by reason, with what one of them says. */
-  holdsOfBatch(batchId: number): HoldSummary[];
+  holdsOfBatch(batchId: number): Promise<HoldSummary[]>;
 }

@@ -40,7 +40,10 @@ export interface OpenForWorkOptions {
   note?: (text: string) => void;
 }
 
-export function openJournalForWork(path: string, options: OpenForWorkOptions): Journal {
+export async function openJournalForWork(
+  path: string,
+  options: OpenForWorkOptions,
+): Promise<Journal> {
   const note = options.note ?? (() => undefined);
   const markerPath = markerPathOf(path);
   let marker: MarkerState | undefined;
@@ -75,9 +78,9 @@ export function openJournalForWork(path: string, options: OpenForWorkOptions): J
     throw error;
   }
   try {
-    const identity = journal.identity();
+    const identity = await journal.identity();
     if (!identity) throw new Error('the journal has no identity after its migrations');
-    const highWater = journal.highWater();
+    const highWater = await journal.highWater();
     const after =
       before ??
       judgeOpened({
@@ -96,7 +99,7 @@ export function openJournalForWork(path: string, options: OpenForWorkOptions): J
     }
     if (after) {
       const what = describeLoss(after, path, { marker, journalId: identity.journalId, highWater });
-      journal.startRecovery(what);
+      await journal.startRecovery(what);
       note(
         `recovery: ${what}. From now on every payout is looked up at the gateway by its orderId before its first send from this journal: found, its transaction is adopted; not found twice and resendGrace after now, it is sent.`,
       );
@@ -115,7 +118,7 @@ export function openJournalForWork(path: string, options: OpenForWorkOptions): J
         ? createMarker(markerPath, state)
         : openMarker(markerPath, marker);
   } catch (error) {
-    journal.close();
+    await journal.close();
     if (error instanceof JournalLossError) throw error;
     const damaged = explainJournalFailure(error, path, 'nothing');
     if (damaged) throw new JournalLossError('damaged', damaged);
@@ -124,9 +127,9 @@ export function openJournalForWork(path: string, options: OpenForWorkOptions): J
   const markerFile = open;
   return {
     ...journal,
-    close: () => {
+    close: async () => {
       try {
-        return journal.close();
+        await journal.close();
       } finally {
         markerFile.close();
       }

@@ -29,10 +29,10 @@ export interface PostbackReceiverOptions {
   /** 0 picks a free port. */
   port: number;
   secret: string;
-  /** Told of every postback that came through the secret door. */
-  onPostback: (hint: PostbackHint) => void;
+  /** Told of every postback that came through the secret door; answered once it is taken. */
+  onPostback: (hint: PostbackHint) => void | Promise<void>;
   /** When given, GET /healthz answers it as JSON (no secret needed: it names no payout). */
-  health?: () => unknown;
+  health?: () => Promise<unknown>;
 }
 
 export async function startPostbackReceiver(
@@ -47,18 +47,24 @@ export async function startPostbackReceiver(
   const server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0] ?? '';
     if (options.health && request.method === 'GET' && path === '/healthz') {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(options.health()));
+      options.health().then(
+        (health) => {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(JSON.stringify(health));
+        },
+        // Our side could not say it now (the journal busy): asked again, it may.
+        () => answer(response, 503, 'try again later'),
+      );
       return;
     }
     if (request.method !== 'POST' || !isDoor(path)) return answer(response, 404, 'not found');
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) return answer(response, 413, 'too large', true);
     readBody(request).then(
-      (body) => {
+      async (body) => {
         if (body === undefined) return answer(response, 413, 'too large', true);
         try {
-          options.onPostback(hintOf(body));
+          await options.onPostback(hintOf(body));
         } catch {
           // Our side could not take it now (the journal busy): the sender may try again,
           // and the poll schedule covers it if it does not.

@@ -153,9 +153,9 @@ const PAGE = 2_000;
  * Every line of a batch in file order, read from the journal a page at a time: memory
  * stays flat for a large file, and no cursor stays open while the caller awaits.
  */
-export function* entriesOf(journal: Journal, batchId: number): Generator<ResultEntry> {
+export async function* entriesOf(journal: Journal, batchId: number): AsyncGenerator<ResultEntry> {
   for (let after = 0; ;) {
-    const page = journal.resultEntries(batchId, after, PAGE);
+    const page = await journal.resultEntries(batchId, after, PAGE);
     yield* page;
     const last = page.at(-1);
     if (!last) return;
@@ -175,14 +175,14 @@ export async function writeResultFile(
   path: string,
   format: ResultFormat,
 ): Promise<void> {
-  const sandbox = journal.gatewayKind() === 'sandbox';
+  const sandbox = (await journal.gatewayKind()) === 'sandbox';
   const words = catalogFor(format);
   const headings = RESULT_COLUMNS.map((column) => words.heading[column]);
   const columns = sandbox ? [words.heading.sandbox, ...headings] : headings;
   const file = openAtomicCsv(path, columns, DIALECTS[format.dialect]);
   const heldBecause = holdMessage(batch);
   try {
-    for (const entry of entriesOf(journal, batch.id)) {
+    for await (const entry of entriesOf(journal, batch.id)) {
       const line = resultLine(entry, format, heldBecause);
       await file.write(sandbox ? [words.sandboxMoved, ...line] : line);
     }

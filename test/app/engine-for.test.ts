@@ -36,7 +36,7 @@ describe('a claim outlives its request', () => {
       expect(engine.graceMs).toBeGreaterThanOrEqual(engine.leaseMs);
     } finally {
       await client.close();
-      journal.close();
+      await journal.close();
     }
   });
 });

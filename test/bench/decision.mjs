@@ -48,8 +48,8 @@ const batchAt = (batch) => NOW - SPAN + Math.round((batch * SPAN) / BATCHES);
 const nameOf = (batch) => `fornecedores-${batch % NAMES}`;
 
 /** A journal of PAYOUTS payouts, written in one transaction through SQL (bulk, fast). */
-function buildJournal(path) {
-  openJournal(path, { now: () => NOW - SPAN }).close();
+async function buildJournal(path) {
+  await openJournal(path, { now: () => NOW - SPAN }).close();
   const db = new Database(path);
   db.pragma('synchronous = OFF');
   const insertBatch = db.prepare(`
@@ -127,10 +127,10 @@ async function timeIngest(folder, journalPath, file, at) {
     const started = performance.now();
     const result = await ingestFile(file, journal, config, 'open', true);
     const ms = performance.now() - started;
-    const totals = journal.rowTotalsOfBatch(result.batchId);
+    const totals = await journal.rowTotalsOfBatch(result.batchId);
     return { ms, rows: totals.rows };
   } finally {
-    journal.close();
+    await journal.close();
   }
 }
 
@@ -188,7 +188,7 @@ try {
   const empty = await timeBoth(folder, join(folder, 'empty.db'), file);
   const bigPath = join(folder, 'big.db');
   const building = performance.now();
-  buildJournal(bigPath);
+  await buildJournal(bigPath);
   const buildMs = performance.now() - building;
   const big = await timeBoth(folder, bigPath, file);
   const perRow = (ms) => Number((ms / FILE_ROWS).toFixed(4));

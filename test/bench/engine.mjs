@@ -78,7 +78,7 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-engine-'));
   const sandbox = await startSandboxProcess(latencyMs);
   // As the CLI opens it: with its marker, written before each claim's requests leave.
-  const journal = openJournalForWork(join(folder, 'journal.db'), { historyFolders: [] });
+  const journal = await openJournalForWork(join(folder, 'journal.db'), { historyFolders: [] });
   const gateway = createGatewayClient({
     baseUrl: sandbox.url,
     token: TOKEN,
@@ -89,7 +89,7 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
     connections: concurrency,
   });
   try {
-    const batchId = journal.recordBatch(
+    const batchId = await journal.recordBatch(
       {
         fileName: 'bench.csv',
         sha256: 'x',
@@ -114,7 +114,9 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
       },
     }));
     for (let at = 0; at < payouts.length; at += 1000)
-      journal.admitPayouts(batchId, payouts.slice(at, at + 1000), { duplicateWindowMs: 0 });
+      await journal.admitPayouts(batchId, payouts.slice(at, at + 1000), {
+        duplicateWindowMs: 0,
+      });
     const started = performance.now();
     const report = await sendQueued(
       {
@@ -155,7 +157,7 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
     };
   } finally {
     await gateway.close();
-    journal.close();
+    await journal.close();
     sandbox.close();
     rmSync(folder, { recursive: true, force: true });
   }

@@ -53,7 +53,7 @@ async function follow(mode) {
         })
       : undefined;
   try {
-    const batchId = journal.recordBatch(
+    const batchId = await journal.recordBatch(
       {
         fileName: 'bench.csv',
         sha256: mode,
@@ -66,7 +66,7 @@ async function follow(mode) {
       },
       [],
     );
-    journal.admitPayouts(
+    await journal.admitPayouts(
       batchId,
       Array.from({ length: PAYOUTS }, (_, i) => ({
         line: i + 2,
@@ -108,7 +108,7 @@ async function follow(mode) {
       doorbell,
       until: started + 10 * SETTLE_MS,
     });
-    const settled = journal.countsByState().paid?.count ?? 0;
+    const settled = (await journal.countsByState()).paid?.count ?? 0;
     return {
       bench: 'follow',
       mode,
@@ -124,7 +124,7 @@ async function follow(mode) {
     };
   } finally {
     await receiver?.close();
-    journal.close();
+    await journal.close();
     await gateway.close();
     await sandbox.close();
     rmSync(folder, { recursive: true, force: true });

@@ -217,15 +217,17 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
     expect(duplicates()).toEqual([]);
     const journal = openJournal(join(home, 'journal.db'));
     try {
-      const orderId = journal.batches('folha_final.csv')[0]?.id;
-      const released = journal
-        .resultEntries(orderId ?? 0, 0, 10)
-        .flatMap((entry) => journal.history(entry.orderId ?? ''))
-        .filter((move) => move.from === 'held' && move.to === 'queued');
+      const orderId = (await journal.batches('folha_final.csv'))[0]?.id;
+      const released = [];
+      for (const entry of await journal.resultEntries(orderId ?? 0, 0, 10)) {
+        for (const move of await journal.history(entry.orderId ?? '')) {
+          if (move.from === 'held' && move.to === 'queued') released.push(move);
+        }
+      }
       expect(released).toHaveLength(2);
       expect(released[0]?.reason).toContain('released by Maria');
     } finally {
-      journal.close();
+      await journal.close();
     }
     const status = await runCli(['status', 'folha_final.csv'], { env });
     expect(status.stdout).toMatch(
@@ -259,19 +261,19 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
     // What a run killed while reading lost.csv leaves, after someone removed the file.
     const journal = openJournal(join(home, 'journal.db'));
     const sha256 = createHash('sha256').update(content).digest('hex');
-    const { batchId } = journal.batchForFile({
+    const { batchId } = await journal.batchForFile({
       name: 'lost.csv',
       nameKey: 'lost',
       sha256,
       arrived: true,
     });
     const person = { name: 'Ana', email: 'ana@example.com', phone: '+5511987654321' };
-    journal.admitPayouts(
+    await journal.admitPayouts(
       batchId,
       [{ line: 2, request: cashOutRequest('lost-1', { value: 1000, person }) }],
       { duplicateWindowMs: 0 },
     );
-    journal.close();
+    await journal.close();
 
     const reported = await runCli(['run'], { env });
     expect(reported.code, reported.stderr).toBe(2);

@@ -35,7 +35,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     journal = openJournal(join(folder(), 'journal.db'), { now });
   });
   afterEach(async () => {
-    journal.close();
+    await journal.close();
     await Promise.all(clients.map((c) => c.close()));
     await sandbox.close();
   });
@@ -74,8 +74,8 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     ...overrides,
   });
 
-  const admit = (count: number) => {
-    const batchId = journal.recordBatch(
+  const admit = async (count: number) => {
+    const batchId = await journal.recordBatch(
       {
         fileName: 'payroll.csv',
         sha256: 'x',
@@ -89,7 +89,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
       [],
     );
     const ids = Array.from({ length: count }, (_, i) => `p-${String(i).padStart(4, '0')}`);
-    journal.admitPayouts(
+    await journal.admitPayouts(
       batchId,
       ids.map((id, i) => ({ line: i + 2, request: cashOutRequest(id) })),
       { duplicateWindowMs: 0 },
@@ -108,19 +108,19 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
 
   /** Resolution passes, moving the clock past the grace period between them. */
   const resolveAll = async (gateway: GatewayClient) => {
-    for (let pass = 0; pass < 4 && (states().unknown?.count ?? 0) > 0; pass++) {
+    for (let pass = 0; pass < 4 && ((await states()).unknown?.count ?? 0) > 0; pass++) {
       await resolveUnknown(deps(gateway), options());
       offset += GRACE_MS;
     }
   };
 
   it('sends every queued payout once', async () => {
-    const ids = admit(60);
+    const ids = await admit(60);
     const report = await sendQueued(deps(client()), options());
     expect(report).toEqual({ sent: 60, stopped: undefined, failed: false });
-    expect(states()).toEqual({ pending: { count: 60, cents: 60 * 1234 } });
+    expect(await states()).toEqual({ pending: { count: 60, cents: 60 * 1234 } });
     expectLedgerHoldsEachOnce(ids);
-    expect(journal.payout('p-0000')).toMatchObject({
+    expect(await journal.payout('p-0000')).toMatchObject({
       transactionId: expect.any(Number),
       gatewayStatus: '0',
       fee: '0.50',
@@ -128,20 +128,20 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
   });
 
   it('drop-response-after-commit: unknown rows are found by lookup and adopted, never sent twice', async () => {
-    const ids = admit(60);
+    const ids = await admit(60);
     sandbox.setFaults({ seed: 5, dropAfterCommitRate: 0.3, operations: ['createCashOut'] });
     const gateway = client();
     await sendQueued(deps(gateway), options());
-    const unknown = states().unknown?.count ?? 0;
+    const unknown = (await states()).unknown?.count ?? 0;
     expect(unknown).toBeGreaterThan(5);
     const report = await resolveUnknown(deps(gateway), options());
     expect(report).toMatchObject({ adopted: unknown, resent: 0, conflicts: 0, stillUnknown: 0 });
-    expect(states()).toEqual({ pending: { count: 60, cents: 60 * 1234 } });
+    expect(await states()).toEqual({ pending: { count: 60, cents: 60 * 1234 } });
     expectLedgerHoldsEachOnce(ids);
   });
 
   it('5xx before and after the commit: adopted when created, sent again after the grace period when not', async () => {
-    const ids = admit(60);
+    const ids = await admit(60);
     sandbox.setFaults({
       seed: 6,
       serverErrorRate: 0.2,
@@ -156,24 +156,24 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     expect(first.stillUnknown).toBeGreaterThan(0); // not found once: not yet sent again
     expect(first.resent).toBe(0);
     await resolveAll(gateway);
-    expect(states()).toEqual({ pending: { count: 60, cents: 60 * 1234 } });
+    expect(await states()).toEqual({ pending: { count: 60, cents: 60 * 1234 } });
     expectLedgerHoldsEachOnce(ids);
   });
 
   it('hangs past the client time-out: nothing is sent twice', async () => {
-    const ids = admit(30);
+    const ids = await admit(30);
     sandbox.setFaults({ seed: 7, hangRate: 0.3, operations: ['createCashOut'] });
     const gateway = client({ requestTimeoutMs: 200 });
     await sendQueued(deps(gateway), options());
-    expect(states().unknown?.count ?? 0).toBeGreaterThan(3);
+    expect((await states()).unknown?.count ?? 0).toBeGreaterThan(3);
     sandbox.setFaults({ hangRate: 0 });
     await resolveAll(gateway);
-    expect(states()).toEqual({ pending: { count: 30, cents: 30 * 1234 } });
+    expect(await states()).toEqual({ pending: { count: 30, cents: 30 * 1234 } });
     expectLedgerHoldsEachOnce(ids);
   });
 
   it('429 bursts: the pool backs off and every payout goes once', async () => {
-    const ids = admit(40);
+    const ids = await admit(40);
     sandbox.setFaults({
       seed: 8,
       rateLimitRate: 0.4,
@@ -183,24 +183,24 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     const report = await sendQueued(deps(client()), options());
     expect(report.stopped).toBeUndefined();
     expect(report.sent).toBeGreaterThan(40);
-    expect(states()).toEqual({ pending: { count: 40, cents: 40 * 1234 } });
+    expect(await states()).toEqual({ pending: { count: 40, cents: 40 * 1234 } });
     expectLedgerHoldsEachOnce(ids);
   });
 
   it('connection refused: the run gives up with rows queued, and a later run sends them', async () => {
-    const ids = admit(10);
+    const ids = await admit(10);
     const nowhere = clientFor(`http://127.0.0.1:${await closedPort()}`);
     clients.push(nowhere);
     const down = await sendQueued(deps(nowhere), options({ maxUnreachable: 3 }));
     expect(down.stopped).toMatch(/could not be reached 3 times in a row/);
-    expect(states()).toEqual({ queued: { count: 10, cents: 10 * 1234 } });
+    expect(await states()).toEqual({ queued: { count: 10, cents: 10 * 1234 } });
     expect(sandbox.ledger()).toHaveLength(0);
     await sendQueued(deps(client()), options());
     expectLedgerHoldsEachOnce(ids);
   });
 
   it('401 in the middle of a batch stops sending; a rerun with the right token finishes', async () => {
-    const ids = admit(40);
+    const ids = await admit(40);
     let answered = 0;
     const gateway = client();
     const wrapped: GatewayClient = {
@@ -213,14 +213,14 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     const report = await sendQueued(deps(wrapped, { concurrency: 1 }), options());
     expect(report.stopped).toMatch(/refused our credentials/);
     expect(sandbox.ledger()).toHaveLength(14);
-    expect(states().queued?.count).toBe(26);
+    expect((await states()).queued?.count).toBe(26);
     const fixed = client({ token: 'rotated' });
     await sendQueued(deps(fixed), options());
     expectLedgerHoldsEachOnce(ids);
   });
 
   it('maxRequestsPerSecond: creates and lookups together never start more than the cap in any second', async () => {
-    const ids = admit(24);
+    const ids = await admit(24);
     sandbox.setFaults({ seed: 9, dropAfterCommitRate: 0.4, operations: ['createCashOut'] });
     const gateway = client();
     const starts: number[] = [];
@@ -248,7 +248,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
   });
 
   it('stops sending when asked, journaling what was in flight', async () => {
-    admit(50);
+    await admit(50);
     sandbox.setFaults({ latencyMs: 30 });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
@@ -257,21 +257,21 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
       options(),
     );
     expect(report.stopped).toBe('asked to stop');
-    const counts = states();
+    const counts = await states();
     expect(counts.sending).toBeUndefined(); // every request that left was answered and journaled
     expect(counts.pending?.count).toBe(sandbox.ledger().length);
     expect((counts.queued?.count ?? 0) + (counts.pending?.count ?? 0)).toBe(50);
   });
 
   it('never re-sends on old not-found answers: a request that landed late is found and adopted', async () => {
-    const ids = admit(1);
+    const ids = await admit(1);
     sandbox.setFaults({ serverErrorRate: 1, operations: ['createCashOut'] });
     const gateway = client();
     await sendQueued(deps(gateway), options());
     sandbox.setFaults({ serverErrorRate: 0 });
     await resolveUnknown(deps(gateway), options()); // not found (1)
     await resolveUnknown(deps(gateway), options()); // not found (2), still within the grace period
-    expect(journal.payout('p-0000')).toMatchObject({ state: 'unknown', notFound: 2 });
+    expect(await journal.payout('p-0000')).toMatchObject({ state: 'unknown', notFound: 2 });
     // The first request lands at the gateway late, after both lookups missed it.
     await gateway.createCashOut(cashOutRequest('p-0000'));
     offset += GRACE_MS;
@@ -281,7 +281,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
   });
 
   it('looks at every unknown row in a pass, not only the first few', async () => {
-    admit(40);
+    await admit(40);
     sandbox.setFaults({ serverErrorRate: 1, operations: ['createCashOut'] });
     const gateway = client();
     await sendQueued(deps(gateway), options());
@@ -289,12 +289,12 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     const report = await resolveUnknown(deps(gateway, { concurrency: 8 }), options());
     expect(report.stillUnknown).toBe(40);
     for (let i = 0; i < 40; i++) {
-      expect(journal.payout(`p-${String(i).padStart(4, '0')}`)?.notFound).toBe(1);
+      expect((await journal.payout(`p-${String(i).padStart(4, '0')}`))?.notFound).toBe(1);
     }
   });
 
   it('a lookup that finds another amount under our orderId makes a conflict for a person, never adopted', async () => {
-    admit(1);
+    await admit(1);
     sandbox.setFaults({ serverErrorRate: 1, operations: ['createCashOut'] });
     const gateway = client();
     await sendQueued(deps(gateway), options());
@@ -302,7 +302,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     await gateway.createCashOut(cashOutRequest('p-0000', { value: 999 }));
     const report = await resolveUnknown(deps(gateway), options());
     expect(report).toMatchObject({ adopted: 0, resent: 0, conflicts: 1 });
-    expect(journal.payout('p-0000')).toMatchObject({
+    expect(await journal.payout('p-0000')).toMatchObject({
       state: 'conflict',
       message: expect.stringContaining('a person must look'),
     });

@@ -44,7 +44,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     };
   });
   afterEach(async () => {
-    journal.close();
+    await journal.close();
     await gateway.close();
     await sandbox.close();
   });
@@ -72,8 +72,8 @@ describe('following pending payouts against the sandbox over HTTP', () => {
   });
 
   /** Admits one payout per Pix key (an e-mail key: `fail@…` fails, `review@…` shows an unknown word). */
-  const admitKeys = (keys: string[], prefix = 'f') => {
-    const batchId = journal.recordBatch(
+  const admitKeys = async (keys: string[], prefix = 'f') => {
+    const batchId = await journal.recordBatch(
       {
         fileName: 'payroll.csv',
         sha256: 'x',
@@ -86,7 +86,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
       },
       [],
     );
-    journal.admitPayouts(
+    await journal.admitPayouts(
       batchId,
       keys.map((pixKey, i) => ({
         line: i + 2,
@@ -100,19 +100,19 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     sendQueued(deps(), { ...options(), ...overrides });
 
   it('follows each payout to paid or failed, polling by transactionId', async () => {
-    admitKeys(['a@example.com', 'b@example.com', 'fail@example.com']);
+    await admitKeys(['a@example.com', 'b@example.com', 'fail@example.com']);
     await send();
-    expect(journal.countsByState().pending?.count).toBe(3);
+    expect((await journal.countsByState()).pending?.count).toBe(3);
     const report = await followPending(deps(), options());
     expect(report).toMatchObject({ moved: 3, stopped: undefined, failed: false });
-    expect(journal.payout('f-0')).toMatchObject({
+    expect(await journal.payout('f-0')).toMatchObject({
       state: 'paid',
       gatewayStatus: 'paid',
       endToEndId: expect.stringMatching(/^E/),
       processedAt: expect.any(String),
     });
-    expect(journal.payout('f-2')).toMatchObject({ state: 'failed', gatewayStatus: 'failed' });
-    expect(journal.history('f-0').map((entry) => entry.to)).toEqual([
+    expect(await journal.payout('f-2')).toMatchObject({ state: 'failed', gatewayStatus: 'failed' });
+    expect((await journal.history('f-0')).map((entry) => entry.to)).toEqual([
       'queued',
       'sending',
       'pending',
@@ -124,7 +124,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
   });
 
   it('an unknown status word is kept verbatim, not final, told once, and the row settles later', async () => {
-    admitKeys(['review@example.com', 'review+2@example.com']);
+    await admitKeys(['review@example.com', 'review+2@example.com']);
     await send();
     const told: string[] = [];
     const report = await followPending(
@@ -134,24 +134,24 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     // Seen on both rows (the sandbox shows it for 300 ms), told once.
     expect(told).toEqual(['in_review']);
     expect(report.moved).toBe(2);
-    expect(journal.payout('f-0')).toMatchObject({ state: 'paid' });
+    expect(await journal.payout('f-0')).toMatchObject({ state: 'paid' });
   });
 
   it('stops at the end of its window with rows still pending; a later pass settles them', async () => {
-    admitKeys(['a@example.com', 'b@example.com']);
+    await admitKeys(['a@example.com', 'b@example.com']);
     await send();
     const first = await followPending(deps(), options({ until: Date.now() + 150 }));
     expect(first.moved).toBe(0);
-    expect(journal.countsByState().pending?.count).toBe(2);
+    expect((await journal.countsByState()).pending?.count).toBe(2);
     const second = await followPending(deps(), options());
     expect(second.moved).toBe(2);
-    expect(journal.countsByState()).toEqual({ paid: { count: 2, cents: 2 * 1234 } });
+    expect(await journal.countsByState()).toEqual({ paid: { count: 2, cents: 2 * 1234 } });
   });
 
   it('a slow answer holds only its own slot: the other payouts are polled on to paid meanwhile', async () => {
-    admitKeys(['slow@example.com', 'a@example.com', 'b@example.com']);
+    await admitKeys(['slow@example.com', 'a@example.com', 'b@example.com']);
     await send();
-    const slowId = journal.payout('f-0')?.transactionId as number;
+    const slowId = (await journal.payout('f-0'))?.transactionId as number;
     const fast = gateway;
     let slowPolls = 0;
     // The first poll of one transaction gets no answer until the run stops (a gateway
@@ -169,16 +169,17 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     };
     const stop = new AbortController();
     const following = followPending(deps(stop.signal), options());
-    for (let i = 0; i < 500 && journal.countsByState().paid?.count !== 2; i++) await delay(10);
-    expect(journal.payout('f-1')?.state).toBe('paid');
-    expect(journal.payout('f-2')?.state).toBe('paid');
+    for (let i = 0; i < 500 && (await journal.countsByState()).paid?.count !== 2; i++)
+      await delay(10);
+    expect((await journal.payout('f-1'))?.state).toBe('paid');
+    expect((await journal.payout('f-2'))?.state).toBe('paid');
     expect(slowPolls).toBe(1); // still in flight
     stop.abort();
     await following.catch(() => undefined);
   });
 
   it('a doorbell brings a sleeping loop back at once to a poll made due', async () => {
-    admitKeys(['a@example.com']);
+    await admitKeys(['a@example.com']);
     await send({ pollPolicy: { firstMs: 60_000, growth: 1, capMs: 60_000 } });
     // Settled at the gateway; our next poll is a minute away.
     for (let i = 0; i < 500 && sandbox.ledger()[0]?.status !== 'paid'; i++) await delay(10);
@@ -201,12 +202,12 @@ describe('following pending payouts against the sandbox over HTTP', () => {
       options({ doorbell, pollPolicy: { firstMs: 60_000, growth: 1, capMs: 60_000 } }),
     );
     await sleeping;
-    const transactionId = journal.payout('f-0')?.transactionId as number;
-    expect(journal.pollNow({ transactionId })).toBe(true);
+    const transactionId = (await journal.payout('f-0'))?.transactionId as number;
+    expect(await journal.pollNow({ transactionId })).toBe(true);
     doorbell.ring();
     const report = await following;
     expect(report).toMatchObject({ polls: 1, moved: 1 });
-    expect(journal.pollNow({ transactionId: 999_999 })).toBe(false); // a transaction we do not follow
+    expect(await journal.pollNow({ transactionId: 999_999 })).toBe(false); // a transaction we do not follow
   });
 
   describe('with the postback receiver', () => {
@@ -227,16 +228,16 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     it('postbacks bring each poll forward: fewer polls than polling alone', async () => {
       await settleAfter(1_500);
       const keys = Array.from({ length: 6 }, (_, i) => `k${i}@example.com`);
-      admitKeys(keys);
+      await admitKeys(keys);
       await send();
       await followPending(deps(), options());
       const pollingAlone = polls;
-      expect(journal.countsByState()).toEqual({ paid: { count: 6, cents: 6 * 1234 } });
+      expect(await journal.countsByState()).toEqual({ paid: { count: 6, cents: 6 * 1234 } });
 
       // The same payouts under new orderIds (the sandbox is shared), with the receiver on.
-      journal.close();
+      await journal.close();
       journal = openJournal(join(folder(), 'journal-2.db'));
-      admitKeys(keys, 'g');
+      await admitKeys(keys, 'g');
       polls = 0;
       const doorbell = new Doorbell();
       const receiver = await startPostbackReceiver({
@@ -265,7 +266,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
 
     it("a forged postback changes nothing: the gateway's answer is the only truth", async () => {
       await settleAfter(3_600_000);
-      admitKeys(['a@example.com']);
+      await admitKeys(['a@example.com']);
       await send({ pollPolicy: POLLING_WITH_POSTBACKS });
       const doorbell = new Doorbell();
       const receiver = await startPostbackReceiver({
@@ -275,7 +276,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
         onPostback: nudgeOnPostback(journal, doorbell),
       });
       try {
-        const transactionId = journal.payout('f-0')?.transactionId as number;
+        const transactionId = (await journal.payout('f-0'))?.transactionId as number;
         const forged = await fetch(`${receiver.url}/postback/${SECRET}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
@@ -287,7 +288,10 @@ describe('following pending payouts against the sandbox over HTTP', () => {
           options({ pollPolicy: POLLING_WITH_POSTBACKS, doorbell, until: Date.now() + 500 }),
         );
         expect(report).toMatchObject({ polls: 1, moved: 0 }); // looked, and believed the gateway
-        expect(journal.payout('f-0')).toMatchObject({ state: 'pending', gatewayStatus: 'pending' });
+        expect(await journal.payout('f-0')).toMatchObject({
+          state: 'pending',
+          gatewayStatus: 'pending',
+        });
       } finally {
         await receiver.close();
       }

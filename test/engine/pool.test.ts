@@ -138,7 +138,7 @@ describe('the stop reaches lookups and polls in flight, over HTTP', () => {
     gateway = clientFor(sandbox.url, { requestTimeoutMs: REQUEST_TIMEOUT_MS });
   });
   afterEach(async () => {
-    journal.close();
+    await journal.close();
     await gateway.close();
     await sandbox.close();
   });
@@ -163,8 +163,8 @@ describe('the stop reaches lookups and polls in flight, over HTTP', () => {
     pollPolicy: { firstMs: 0, growth: 1, capMs: 0 },
   };
 
-  const admitOne = () => {
-    const batchId = journal.recordBatch(
+  const admitOne = async () => {
+    const batchId = await journal.recordBatch(
       {
         fileName: 'payroll.csv',
         sha256: 'x',
@@ -177,7 +177,7 @@ describe('the stop reaches lookups and polls in flight, over HTTP', () => {
       },
       [],
     );
-    journal.admitPayouts(batchId, [{ line: 2, request: cashOutRequest('s-1') }], {
+    await journal.admitPayouts(batchId, [{ line: 2, request: cashOutRequest('s-1') }], {
       duplicateWindowMs: 0,
     });
   };
@@ -199,30 +199,30 @@ describe('the stop reaches lookups and polls in flight, over HTTP', () => {
   };
 
   it('a poll that never gets its answer ends STOP_GRACE_MS after a stop, not at its time-out', async () => {
-    admitOne();
+    await admitOne();
     await sendQueued(deps(new AbortController().signal), { ...options, pollPolicy: POLLING });
-    journal.pollNow({ orderId: 's-1' });
+    await journal.pollNow({ orderId: 's-1' });
     const { report, tookMs } = await stopWhileHanging('getTransactionById', (d) =>
       followPending(d, { ...options, until: Date.now() + REQUEST_TIMEOUT_MS }),
     );
     expect(report.stopped).toBe('asked to stop');
     expect(tookMs).toBeGreaterThanOrEqual(STOP_GRACE_MS - 50);
     expect(tookMs).toBeLessThan(STOP_GRACE_MS + 3_000);
-    expect(journal.payout('s-1')?.state).toBe('pending');
+    expect((await journal.payout('s-1'))?.state).toBe('pending');
   });
 
   it('a lookup that never gets its answer ends STOP_GRACE_MS after a stop, not at its time-out', async () => {
-    admitOne();
+    await admitOne();
     sandbox.setFaults({ serverErrorRate: 1, operations: ['createCashOut'] });
     await sendQueued(deps(new AbortController().signal), options);
-    expect(journal.payout('s-1')?.state).toBe('unknown');
+    expect((await journal.payout('s-1'))?.state).toBe('unknown');
     const { report, tookMs } = await stopWhileHanging('getTransactionByOrderId', (d) =>
       resolveUnknown(d, options),
     );
     expect(report.stopped).toBeUndefined(); // a resolve pass ends early and quietly
     expect(tookMs).toBeGreaterThanOrEqual(STOP_GRACE_MS - 50);
     expect(tookMs).toBeLessThan(STOP_GRACE_MS + 3_000);
-    expect(journal.payout('s-1')).toMatchObject({ state: 'unknown', notFound: 0 });
+    expect(await journal.payout('s-1')).toMatchObject({ state: 'unknown', notFound: 0 });
     expect(sandbox.ledger()).toHaveLength(0); // and nothing was sent again
   });
 });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { entriesOf } from '../../src/results/result-file.js';
+import { collect } from '../support/collect.js';
 import { passHome } from '../support/pass-home.js';
 
 const EXPORT = [
@@ -24,8 +25,8 @@ describe('a payroll export without e-mail and phone columns', () => {
     });
     expect(run.exit).toBe(0);
     expect(run.files[0]?.rows).toEqual({ paid: 3 });
-    const sent = await home.withJournal((journal) =>
-      [...entriesOf(journal, journal.batches('folha.csv')[0]?.id ?? 0)].map(
+    const sent = await home.withJournal(async (journal) =>
+      (await collect(entriesOf(journal, (await journal.batches('folha.csv'))[0]?.id ?? 0))).map(
         (entry) => entry.payout?.request,
       ),
     );

@@ -27,7 +27,7 @@ describe('the home folders', () => {
 
   it.each([['by name'], ['by number']])(
     'with a shared group (%s) each folder has the group and its mode; the journal stays owner-only',
-    (how) => {
+    async (how) => {
       const folders = homeFolders(join(folder(), 'home'));
       const gid = process.getgid?.() as number;
       const group = how === 'by name' ? ownGroup() : String(gid);
@@ -35,7 +35,7 @@ describe('the home folders', () => {
       ensureFolders(folders);
       chmodSync(folders.results, 0o777);
       const journal = openJournal(folders.journal);
-      journal.close();
+      await journal.close();
       ensureFolders(folders, group);
       const expected = {
         home: '750',

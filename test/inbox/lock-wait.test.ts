@@ -9,13 +9,13 @@ import { useTempFolder } from '../support/files.js';
 describe('waiting for the home folder lock', () => {
   const folder = useTempFolder();
   let journal: Journal;
-  afterEach(() => journal.close());
+  afterEach(async () => await journal.close());
 
   it('waits on the clock it is given: a minute of waiting takes no real minute', async () => {
     journal = openJournal(join(folder(), 'journal.db'));
     // Held by a running process of this host (this one, under another name): never stale.
     const holder = { holder: 'the other run', host: hostname(), pid: process.pid };
-    expect(journal.takeLock('home', holder, 30_000, () => true)).toEqual({ taken: true });
+    expect(await journal.takeLock('home', holder, 30_000, () => true)).toEqual({ taken: true });
     let now = 1_000_000;
     const slept: number[] = [];
     const clock: Clock = {

@@ -7,53 +7,53 @@ describe('the home folder lock in the journal', () => {
   const folder = useTempFolder();
   let journal: Journal;
   let clock = 1_000_000;
-  afterEach(() => journal.close());
+  afterEach(async () => await journal.close());
   const open = () => (journal = openJournal(join(folder(), 'journal.db'), { now: () => clock }));
   const running = () => true;
   const gone = () => false;
   const a = { holder: 'a', host: 'h1', pid: 1 };
   const b = { holder: 'b', host: 'h1', pid: 2 };
 
-  it('is held by one holder at a time, and says who holds it', () => {
+  it('is held by one holder at a time, and says who holds it', async () => {
     open();
-    expect(journal.takeLock('home', a, 30_000, running)).toEqual({ taken: true });
-    expect(journal.takeLock('home', b, 30_000, running)).toMatchObject({
+    expect(await journal.takeLock('home', a, 30_000, running)).toEqual({ taken: true });
+    expect(await journal.takeLock('home', b, 30_000, running)).toMatchObject({
       taken: false,
       heldBy: { holder: 'a', pid: 1, host: 'h1' },
     });
-    journal.releaseLock('home', 'a');
-    expect(journal.takeLock('home', b, 30_000, running)).toEqual({ taken: true });
+    await journal.releaseLock('home', 'a');
+    expect(await journal.takeLock('home', b, 30_000, running)).toEqual({ taken: true });
   });
 
-  it('is taken over when its holder is silent past the stale time, and the holder learns it lost it', () => {
+  it('is taken over when its holder is silent past the stale time, and the holder learns it lost it', async () => {
     open();
-    journal.takeLock('home', a, 30_000, running);
+    await journal.takeLock('home', a, 30_000, running);
     clock += 29_999;
-    expect(journal.takeLock('home', b, 30_000, running).taken).toBe(false);
+    expect((await journal.takeLock('home', b, 30_000, running)).taken).toBe(false);
     clock += 1;
-    expect(journal.takeLock('home', b, 30_000, running).taken).toBe(true);
-    expect(journal.renewLock('home', 'a')).toBe(false); // a stalled holder wakes: not its lock
-    expect(journal.renewLock('home', 'b')).toBe(true);
+    expect((await journal.takeLock('home', b, 30_000, running)).taken).toBe(true);
+    expect(await journal.renewLock('home', 'a')).toBe(false); // a stalled holder wakes: not its lock
+    expect(await journal.renewLock('home', 'b')).toBe(true);
   });
 
-  it('is taken over at once when its holder on this host is no longer running', () => {
+  it('is taken over at once when its holder on this host is no longer running', async () => {
     open();
-    journal.takeLock('home', a, 30_000, running);
-    expect(journal.takeLock('home', b, 30_000, gone).taken).toBe(true);
+    await journal.takeLock('home', a, 30_000, running);
+    expect((await journal.takeLock('home', b, 30_000, gone)).taken).toBe(true);
     // A holder on another host is never judged by a pid of ours.
     clock += 30_000;
-    expect(journal.takeLock('home', { holder: 'c', host: 'h2', pid: 3 }, 30_000, gone).taken).toBe(
-      true,
-    );
-    expect(journal.takeLock('home', a, 30_000, gone).taken).toBe(false);
+    expect(
+      (await journal.takeLock('home', { holder: 'c', host: 'h2', pid: 3 }, 30_000, gone)).taken,
+    ).toBe(true);
+    expect((await journal.takeLock('home', a, 30_000, gone)).taken).toBe(false);
   });
 
-  it('a renewed lock stays held', () => {
+  it('a renewed lock stays held', async () => {
     open();
-    journal.takeLock('home', a, 30_000, running);
+    await journal.takeLock('home', a, 30_000, running);
     clock += 20_000;
-    journal.renewLock('home', 'a');
+    await journal.renewLock('home', 'a');
     clock += 20_000;
-    expect(journal.takeLock('home', b, 30_000, running).taken).toBe(false);
+    expect((await journal.takeLock('home', b, 30_000, running)).taken).toBe(false);
   });
 });

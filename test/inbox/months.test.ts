@@ -14,6 +14,7 @@ import { retryPayouts } from '../../src/inbox/retry.js';
 import type { FileSummary } from '../../src/app/pass.js';
 import { openJournal } from '../../src/journal/journal.js';
 import { entriesOf } from '../../src/results/result-file.js';
+import { collect } from '../support/collect.js';
 import { clientFor } from '../support/gateway.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
 import { sayInEnglish } from '../../src/messages/say.js';
@@ -109,10 +110,13 @@ describe('the same rows again', () => {
     // A person says they are new payments after all: sent once each.
     const journal = openJournal(m.folders.journal, { now: m.now });
     try {
-      const released = releaseHolds(journal, 'folha_final.csv', { newBatch: true, by: 'maria' });
+      const released = await releaseHolds(journal, 'folha_final.csv', {
+        newBatch: true,
+        by: 'maria',
+      });
       expect(released?.rows).toBe(2);
     } finally {
-      journal.close();
+      await journal.close();
     }
     const after = await m.run();
     expect(after.exit).toBe(0);
@@ -149,9 +153,9 @@ describe('next month', () => {
 
     const journal = openJournal(m.folders.journal, { now: m.now });
     try {
-      releaseHolds(journal, 'folha.csv', { newBatch: true, by: 'maria' });
+      await releaseHolds(journal, 'folha.csv', { newBatch: true, by: 'maria' });
     } finally {
-      journal.close();
+      await journal.close();
     }
     const paid = await m.run();
     expect(paid.exit).toBe(0);
@@ -238,12 +242,12 @@ const DANI_BROKEN =
 const DANI = DANI_BROKEN.replace('"abc"', '"800,00"');
 const ANA_RAISE = ANA.replace('"3.000,00"', '"3.100,00"');
 
-function release(m: Month, file: string, how: Parameters<typeof releaseHolds>[2]) {
+async function release(m: Month, file: string, how: Parameters<typeof releaseHolds>[2]) {
   const journal = openJournal(m.folders.journal, { now: m.now });
   try {
-    return releaseHolds(journal, file, how);
+    return await releaseHolds(journal, file, how);
   } finally {
-    journal.close();
+    await journal.close();
   }
 }
 
@@ -324,9 +328,11 @@ describe('corrections', () => {
     expect(m.sent().size).toBe(2);
 
     const first = openJournal(m.folders.journal, { now: m.now });
-    const batchId = first.batches('fornecedores.csv')[0]?.id ?? 0;
-    first.close();
-    expect(release(m, 'fornecedores.csv', { corrects: batchId, by: 'maria' })?.rows).toBe(1);
+    const batchId = (await first.batches('fornecedores.csv'))[0]?.id ?? 0;
+    await first.close();
+    expect((await release(m, 'fornecedores.csv', { corrects: batchId, by: 'maria' }))?.rows).toBe(
+      1,
+    );
     const after = await m.run();
     expect(after.exit).toBe(2);
     expect(summaryOf(after.files, 'fornecedores.csv').rows).toEqual({
@@ -345,13 +351,15 @@ function approveFile(m: Month, name: string): void {
 }
 
 /** `payouts reject NAME`: the batch turned down, the file moved to rejected/. */
-function rejectFile(m: Month, name: string, why: string): void {
+async function rejectFile(m: Month, name: string, why: string): Promise<void> {
   const journal = openJournal(m.folders.journal, { now: m.now });
   try {
-    const batch = journal.batchesIn('awaiting-approval').find((b) => b.awaitingName === name);
-    expect(journal.refuseBatch(batch?.id ?? 0, why)).toBe(true);
+    const batch = (await journal.batchesIn('awaiting-approval')).find(
+      (b) => b.awaitingName === name,
+    );
+    expect(await journal.refuseBatch(batch?.id ?? 0, why)).toBe(true);
   } finally {
-    journal.close();
+    await journal.close();
   }
   renameSync(join(m.folders.awaiting, name), join(m.folders.rejected, name));
 }
@@ -376,7 +384,7 @@ describe('corrections awaiting approval', () => {
     expect(report).toContain('line 4: Caio Reis, document ***05');
     expect(report).not.toMatch(/529\.?982\.?247-?25/);
     approveFile(m, 'folha [2].csv');
-    rejectFile(m, 'folha.csv', 'the corrected copy replaces it');
+    await rejectFile(m, 'folha.csv', 'the corrected copy replaces it');
     expect((await m.run({ requireApproval: true })).exit).toBe(0);
     expect(m.paidCents()).toBe(300_000 + 270_000 + 150_000);
     expect(m.sent().size).toBe(3);
@@ -393,7 +401,7 @@ describe('corrections awaiting approval', () => {
     m.drop('folha.csv', [HEADER, ANA, BRUNO], '\n');
     expect((await m.run({ requireApproval: true })).exit).toBe(2);
     // It arrived while the approved file was in processing/: it waits under another name.
-    rejectFile(m, 'folha [2].csv', 'a copy of the approved file');
+    await rejectFile(m, 'folha [2].csv', 'a copy of the approved file');
     await m.topUp(100_000_00);
     expect((await m.run({ requireApproval: true })).exit).toBe(0);
     expect(m.paidCents()).toBe(550_000);
@@ -414,7 +422,7 @@ describe('identical rows, and copies approved together', () => {
       /1 row repeats an earlier row of the same file exactly/,
     );
     expect(m.paidCents()).toBe(550_000);
-    expect(release(m, 'bonus.csv', { identical: true, by: 'maria' })?.rows).toBe(1);
+    expect((await release(m, 'bonus.csv', { identical: true, by: 'maria' }))?.rows).toBe(1);
     expect((await m.run()).exit).toBe(0);
     expect(m.paidCents()).toBe(850_000);
     noDuplicates(m.sent());
@@ -486,12 +494,12 @@ describe('retry on purpose', () => {
   // The sandbox fails every payout to this key.
   const EVA = 'Eva Rocha,390.533.447-05,eva@example.com,(31) 97654-3210,fail@example.com,"700,00"';
 
-  function retry(m: Month, target: string) {
+  async function retry(m: Month, target: string) {
     const journal = openJournal(m.folders.journal, { now: m.now });
     try {
-      return retryPayouts(journal, target, { by: 'maria' });
+      return await retryPayouts(journal, target, { by: 'maria' });
     } finally {
-      journal.close();
+      await journal.close();
     }
   }
 
@@ -523,7 +531,7 @@ describe('retry on purpose', () => {
     expect(m.sent().size).toBe(2);
 
     // A person asks: sent once, as -r2.
-    const asked = retry(m, 'folha.csv');
+    const asked = await retry(m, 'folha.csv');
     expect(asked).toMatchObject({ kind: 'retried' });
     if (asked.kind !== 'retried') return;
     expect(asked.payouts.map((p) => p.orderId)).toEqual([expect.stringMatching(/-r2$/)]);
@@ -534,7 +542,7 @@ describe('retry on purpose', () => {
     expect(after.exit).toBe(2);
 
     // Asking again sends -r3, once; runs alone never send anything more.
-    expect(retry(m, asked.payouts[0]?.orderId ?? '')).toMatchObject({ kind: 'retried' });
+    expect(await retry(m, asked.payouts[0]?.orderId ?? '')).toMatchObject({ kind: 'retried' });
     await m.run();
     await m.run();
     expect(retries(m, '-r2')).toHaveLength(1);
@@ -571,15 +579,17 @@ describe('retry on purpose', () => {
 
     // The retry the hint names sends the failed payout again, once; the copy's row is
     // covered by it, and no later run sends anything more.
-    expect(retry(m, 'folha_reenvio.csv')).toMatchObject({ kind: 'retried' });
+    expect(await retry(m, 'folha_reenvio.csv')).toMatchObject({ kind: 'retried' });
     await m.run();
     await m.run();
     expect(retries(m, '-r2')).toHaveLength(1);
     expect(m.sent().size).toBe(3);
     const journal = openJournal(m.folders.journal, { now: m.now });
-    const copyBatch = journal.batches('folha_reenvio.csv')[0]?.id ?? 0;
-    const states = [...entriesOf(journal, copyBatch)].map((entry) => entry.payout?.state);
-    journal.close();
+    const copyBatch = (await journal.batches('folha_reenvio.csv'))[0]?.id ?? 0;
+    const states = (await collect(entriesOf(journal, copyBatch))).map(
+      (entry) => entry.payout?.state,
+    );
+    await journal.close();
     expect(states.sort()).toEqual(['covered', 'held']);
     noDuplicates(m.sent());
   });
@@ -599,13 +609,18 @@ describe('retry on purpose', () => {
     m.drop('folha.csv', [HEADER, ANA, EVA]);
     await m.run();
     const journal = openJournal(m.folders.journal, { now: m.now });
-    const batchId = journal.batches('folha.csv')[0]?.id ?? 0;
-    const paid = [...entriesOf(journal, batchId)].find((e) => e.payout?.state === 'paid');
-    journal.close();
-    expect(retry(m, paid?.orderId ?? '')).toMatchObject({ kind: 'not-failed', state: 'paid' });
-    expect(retry(m, 'folha.csv')).toMatchObject({ kind: 'retried' });
+    const batchId = (await journal.batches('folha.csv'))[0]?.id ?? 0;
+    const paid = (await collect(entriesOf(journal, batchId))).find(
+      (e) => e.payout?.state === 'paid',
+    );
+    await journal.close();
+    expect(await retry(m, paid?.orderId ?? '')).toMatchObject({
+      kind: 'not-failed',
+      state: 'paid',
+    });
+    expect(await retry(m, 'folha.csv')).toMatchObject({ kind: 'retried' });
     // Asked twice before a run: the second finds nothing failed left to send again.
-    expect(retry(m, 'folha.csv')).toMatchObject({ kind: 'nothing' });
+    expect(await retry(m, 'folha.csv')).toMatchObject({ kind: 'nothing' });
     await m.run();
     expect(retries(m, '-r2')).toHaveLength(1);
     expect(m.sent().size).toBe(3);

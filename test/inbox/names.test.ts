@@ -97,11 +97,11 @@ describe('result and archive names carry the batch date', () => {
         false,
       );
       if (ingested.kind !== 'open') throw new Error(`not open: ${ingested.kind}`);
-      expect(journal.resultName(ingested.batchId, ['fornecedores.result.csv'])).toBe(
+      expect(await journal.resultName(ingested.batchId, ['fornecedores.result.csv'])).toBe(
         'fornecedores.result.csv',
       );
     } finally {
-      journal.close();
+      await journal.close();
     }
     expect((await h.run()).exit).toBe(0);
     expect(readdirSync(h.folders.results)).toEqual(['fornecedores.result.csv']);

@@ -77,8 +77,8 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
       const journal = await open();
       const first = await journal.recordBatch(batch, []);
       expect(
-        journal
-          .admitPayouts(
+        (
+          await journal.admitPayouts(
             first,
             [
               { line: 2, request: request('p-1') },
@@ -86,7 +86,7 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
             ],
             { duplicateWindowMs: 0 },
           )
-          .map((a) => a.admission),
+        ).map((a) => a.admission),
       ).toEqual(['new', 'new']);
       const second = await journal.recordBatch({ ...batch, fileName: 'outro.csv' }, [
         { line: 4, kind: 'invalid', orderId: null, column: 'name', message: 'is empty' },
@@ -184,13 +184,13 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
       const rules = { duplicateWindowMs: 20 * DAY };
       const admitIn = async (journal: Journal, fileName: string, requests: CashOutRequest[]) => {
         const id = await journal.recordBatch({ ...batch, fileName }, []);
-        return journal
-          .admitPayouts(
+        return (
+          await journal.admitPayouts(
             id,
             requests.map((r, index) => ({ line: index + 2, request: r })),
             rules,
           )
-          .map((a) => a.admission);
+        ).map((a) => a.admission);
       };
 
       it('holds a row as a possible duplicate, naming the payout, within the window only', async () => {
@@ -348,8 +348,8 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
       );
       const seen: string[] = [];
       for (let round = 0; round < 30; round++) {
-        seen.push(...a.claimToSend('a', 4, 60_000).map((c) => c.orderId));
-        seen.push(...b.claimToSend('b', 3, 60_000).map((c) => c.orderId));
+        seen.push(...(await a.claimToSend('a', 4, 60_000)).map((c) => c.orderId));
+        seen.push(...(await b.claimToSend('b', 3, 60_000)).map((c) => c.orderId));
       }
       expect(seen).toHaveLength(200);
       expect(new Set(seen).size).toBe(200);
@@ -398,7 +398,7 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
           gatewayStatus: 'paid',
         }),
       ).toBe(true);
-      await expect(async () => journal.move('p-1', fence, 'queued', 'oops')).rejects.toThrow(
+      await expect(async () => await journal.move('p-1', fence, 'queued', 'oops')).rejects.toThrow(
         /a move from paid to queued is not allowed/,
       );
       expect((await journal.payout('p-1'))?.state).toBe('paid');
@@ -412,8 +412,8 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
       });
       const [claim] = await journal.claimToSend('a', 1, 60_000);
       const fence = claim?.fence ?? 0;
-      await expect(async () =>
-        journal.move('p-1', fence, 'sending', 'again', {}, { release: false }),
+      await expect(
+        async () => await journal.move('p-1', fence, 'sending', 'again', {}, { release: false }),
       ).rejects.toThrow(/a move from sending to sending is not allowed/);
       expect(await journal.move('p-1', fence, 'unknown', 'no answer', {}, { release: false })).toBe(
         true,
@@ -548,7 +548,9 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
       });
       await journal.setBatchState(held, 'held');
       expect(await journal.claimToSend('a', 10, 60_000)).toEqual([]);
-      await expect(async () => journal.setBatchState(held, 'open')).rejects.toThrow(JournalError);
+      await expect(async () => await journal.setBatchState(held, 'open')).rejects.toThrow(
+        JournalError,
+      );
       await journal.setBatchState(id, 'open');
       expect((await journal.claimToSend('a', 10, 60_000)).map((c) => c.orderId)).toEqual([
         'p-2',

@@ -31,16 +31,16 @@ describe('the SQLite journal', () => {
       opened.push(journal);
       return journal;
     };
-    afterEach(() => {
-      for (const journal of opened.splice(0)) journal.close();
+    afterEach(async () => {
+      for (const journal of opened.splice(0)) await journal.close();
     });
 
-    it('is created owner-only, in WAL mode with synchronous FULL, and migrates once', () => {
+    it('is created owner-only, in WAL mode with synchronous FULL, and migrates once', async () => {
       const journal = open();
       const path = journal.path;
       expect(statSync(path).mode & 0o777).toBe(0o600);
       expect(statSync(join(folder(), 'home')).mode & 0o777).toBe(0o700);
-      journal.close();
+      await journal.close();
       opened.pop();
       const raw = new Database(path);
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -51,25 +51,25 @@ describe('the SQLite journal', () => {
       expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600);
     });
 
-    it("reads the English sentences an earlier version kept as a batch's problems", () => {
+    it("reads the English sentences an earlier version kept as a batch's problems", async () => {
       const journal = open();
-      const id = journal.recordBatch(batch, []);
+      const id = await journal.recordBatch(batch, []);
       const path = journal.path;
-      journal.close();
+      await journal.close();
       opened.pop();
       const raw = new Database(path);
       raw
         .prepare('UPDATE batches SET problems = ? WHERE id = ?')
         .run('["control total mismatch"]', id);
       raw.close();
-      expect(open().batch(id)?.problems).toEqual([
+      expect((await open().batch(id))?.problems).toEqual([
         { code: 'english', text: 'control total mismatch' },
       ]);
     });
 
-    it('refuses a journal written by a newer version', () => {
+    it('refuses a journal written by a newer version', async () => {
       const journal = open();
-      journal.close();
+      await journal.close();
       opened.pop();
       const raw = new Database(journal.path);
       raw.pragma('user_version = 99');

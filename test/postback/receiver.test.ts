@@ -23,7 +23,9 @@ describe('postback receiver over HTTP on loopback', () => {
       host: '127.0.0.1',
       port: 0,
       secret: SECRET,
-      onPostback: (hint) => hints.push(hint),
+      onPostback: (hint) => {
+        hints.push(hint);
+      },
     });
   });
   afterEach(() => receiver.close());

@@ -108,7 +108,7 @@ export async function passHome(
         return { files: report.files, exit: exitCodeOf(report.files, report.stopped) };
       } finally {
         await gateway.close();
-        journal.close();
+        await journal.close();
       }
     },
     async withJournal(use) {
@@ -116,7 +116,7 @@ export async function passHome(
       try {
         return await use(journal);
       } finally {
-        journal.close();
+        await journal.close();
       }
     },
   };

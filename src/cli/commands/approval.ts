@@ -35,7 +35,7 @@ async function onAwaitingFile(
 ): Promise<void> {
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
   const folders = homeFolders(config.home);
-  const journal = openWorkJournal(verb, folders, out, { mustExist: true });
+  const journal = await openWorkJournal(verb, folders, out, { mustExist: true });
   ensureFolders(folders, config.sharedGroup);
   try {
     const found = await findAwaiting(journal, folders, name);
@@ -48,7 +48,7 @@ async function onAwaitingFile(
     }
     await act(found, journal, folders, out);
   } finally {
-    journal.close();
+    await journal.close();
   }
 }
 
@@ -106,16 +106,16 @@ export function approveCommand(io: CliIo): Command {
             ? { corrects: options.corrects, by }
             : undefined;
       if (answer) return answerHolds(io, name, answer, command);
-      return onAwaitingFile(io, 'approve', name, command, (found, journal, folders, out) => {
+      return onAwaitingFile(io, 'approve', name, command, async (found, journal, folders, out) => {
         if (!found.batch) {
           throw new ExitError(
             1,
             `payouts approve: ${basename(found.file)} changed since it was validated (its bytes match no waiting batch): nothing approved; drop it in the inbox to be validated again`,
           );
         }
-        const sent = toBeSent(journal, found.batch.id);
+        const sent = await toBeSent(journal, found.batch.id);
         // Recorded before the move: the run that opens the batch finds who approved it.
-        journal.recordBatchEvent(
+        await journal.recordBatchEvent(
           found.batch.id,
           'approved',
           by,
@@ -142,15 +142,20 @@ export function approveCommand(io: CliIo): Command {
 }
 
 /** `approve FILE --new-batch` or `--corrects BATCH`: a person's answer to held rows. */
-function answerHolds(io: CliIo, name: string, answer: HoldAnswer, command: Command): void {
+async function answerHolds(
+  io: CliIo,
+  name: string,
+  answer: HoldAnswer,
+  command: Command,
+): Promise<void> {
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
   const folders = homeFolders(config.home);
-  const journal = openWorkJournal('approve', folders, out, { mustExist: true });
+  const journal = await openWorkJournal('approve', folders, out, { mustExist: true });
   try {
-    if ('corrects' in answer && !journal.batch(answer.corrects)) {
+    if ('corrects' in answer && !(await journal.batch(answer.corrects))) {
       throw new ExitError(1, `payouts approve: there is no batch ${answer.corrects}`);
     }
-    const released = releaseHolds(journal, name, answer);
+    const released = await releaseHolds(journal, name, answer);
     if (!released) {
       throw new ExitError(
         1,
@@ -164,7 +169,7 @@ function answerHolds(io: CliIo, name: string, answer: HoldAnswer, command: Comma
         : `${basename(name)} (batch ${released.batchId}): ${count(released.rows, 'payout')}, ${formatCents(released.cents)}, released by ${answer.by} as ${'identical' in answer ? 'due besides their identical rows' : 'new payments'}; the next run sends them.`,
     );
   } finally {
-    journal.close();
+    await journal.close();
   }
 }
 
@@ -180,22 +185,22 @@ export function rejectCommand(io: CliIo): Command {
     .addHelpText('after', '\nExample:\n  payouts reject payroll-2026-11.csv --reason "wrong month"')
     .option('--by <name>', 'who turns it down, for the audit trail (default: the user running it)')
     .action((name: string, options: { reason: string; by?: string }, command: Command) =>
-      onAwaitingFile(io, 'reject', name, command, (found, journal, folders, out) => {
+      onAwaitingFile(io, 'reject', name, command, async (found, journal, folders, out) => {
         // Changed in the folder since it was validated: the batch it waits as, by its name.
         const batch =
           found.batch ??
-          journal
-            .batchesIn('awaiting-approval')
-            .find((candidate) => candidate.awaitingName === basename(found.file));
+          (await journal.batchesIn('awaiting-approval')).find(
+            (candidate) => candidate.awaitingName === basename(found.file),
+          );
         const why = `turned down by a person: ${options.reason}`;
-        if (batch && !journal.refuseBatch(batch.id, why)) {
+        if (batch && !(await journal.refuseBatch(batch.id, why))) {
           throw new ExitError(
             1,
             `payouts reject: ${basename(found.file)} is no longer waiting (approved meanwhile?): nothing changed`,
           );
         }
         if (batch) {
-          journal.recordBatchEvent(
+          await journal.recordBatchEvent(
             batch.id,
             'refused',
             options.by?.trim() || userInfo().username,

@@ -85,12 +85,12 @@ export function demoCommand(io: CliIo): Command {
       });
       const journal = openJournal(folders.journal);
       // Its results and status then say SANDBOX, like any sandbox home's.
-      journal.bindGateway('sandbox');
+      await journal.bindGateway('sandbox');
       out.warn(
         `SANDBOX: no real money moves (embedded sandbox at ${sandbox.url}, with some answers dropped and a 429 burst switched on)`,
       );
       out.note(`Demo home: ${home}; ${files.length} sample files dropped in its inbox.`);
-      const progress = startProgress(
+      const progress = await startProgress(
         journal,
         out.json || out.quiet || context.config.logLevel === 'silent'
           ? 'off'
@@ -111,13 +111,15 @@ export function demoCommand(io: CliIo): Command {
         if (pass.failed) throw new ExitError(1, `payouts demo: stopped: ${pass.stopped}`);
         filesDone = pass.files;
       } finally {
-        progress.stop();
+        await progress.stop();
         await gateway.close();
         await sandbox.close();
       }
       try {
         const seconds = ((systemClock.now() - started) / 1000).toFixed(1);
         const ledger = sandbox.ledger().filter((entry) => entry.object === 'cashout');
+        const invalid = new Map<FileSummary, string[]>();
+        for (const file of filesDone) invalid.set(file, await invalidReasons(journal, file));
         const orderIds = new Set(ledger.map((entry) => entry.orderId));
         out.data({
           home,
@@ -127,12 +129,12 @@ export function demoCommand(io: CliIo): Command {
           files: filesDone.map((file) => ({
             ...file,
             problems: file.problems.map(sayInEnglish),
-            invalid: invalidReasons(journal, file),
+            invalid: invalid.get(file) ?? [],
           })),
         });
         out.line(table(filesDone));
         for (const file of filesDone) {
-          const reasons = invalidReasons(journal, file);
+          const reasons = invalid.get(file) ?? [];
           if (reasons.length === 0) continue;
           out.line(`\n${file.file}, invalid rows (never sent; fix and drop the file again):`);
           for (const reason of reasons.slice(0, INVALID_SHOWN)) out.line(`  ${reason}`);
@@ -146,15 +148,14 @@ export function demoCommand(io: CliIo): Command {
           `\n${ledger.length} payouts reached the gateway, ${ledger.length - orderIds.size} of them twice, in ${seconds}s, through ${faults.get('drop-after-commit') ?? 0} dropped answers and ${faults.get('rate-limit') ?? 0} answers 429. Nothing is left running.`,
         );
       } finally {
-        journal.close();
+        await journal.close();
       }
     });
 }
 
-function invalidReasons(journal: Journal, file: FileSummary): string[] {
+async function invalidReasons(journal: Journal, file: FileSummary): Promise<string[]> {
   if (file.batchId === null) return [];
-  return journal
-    .linesOfBatch(file.batchId)
+  return (await journal.linesOfBatch(file.batchId))
     .filter((line) => line.kind === 'invalid')
     .map((line) => `line ${line.line}${line.column ? `, ${line.column}` : ''}: ${line.message}`);
 }

@@ -36,7 +36,7 @@ export function reconcileCommand(io: CliIo): Command {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const { config, out } = context;
       const folders = homeFolders(config.home);
-      const journal = openWorkJournal('reconcile', folders, out, { mustExist: true });
+      const journal = await openWorkJournal('reconcile', folders, out, { mustExist: true });
       ensureFolders(folders, config.sharedGroup);
       const stop = new AbortController();
       const stopSignal = listenForStopSignal(() => stop.abort());
@@ -91,7 +91,7 @@ export function reconcileCommand(io: CliIo): Command {
         if (report.refunded.length > 0 || report.unexpected.length > 0) throw new ExitError(2);
       } finally {
         stopSignal.close();
-        journal.close();
+        await journal.close();
       }
     });
 }

@@ -27,15 +27,15 @@ export function retryCommand(io: CliIo): Command {
       'after',
       '\nExamples:\n  payouts retry folha.csv --by "Maria (financeiro)"\n  payouts retry folha-1-3f9a2c71',
     )
-    .action((target: string, options: { by?: string }, command: Command) => {
+    .action(async (target: string, options: { by?: string }, command: Command) => {
       const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(config.home);
       const by = options.by?.trim() || userInfo().username;
-      const journal = openWorkJournal('retry', folders, out, { mustExist: true });
+      const journal = await openWorkJournal('retry', folders, out, { mustExist: true });
       try {
-        let outcome: ReturnType<typeof retryPayouts>;
+        let outcome: Awaited<ReturnType<typeof retryPayouts>>;
         try {
-          outcome = retryPayouts(journal, target, { by });
+          outcome = await retryPayouts(journal, target, { by });
         } catch (error) {
           if (error instanceof JournalError)
             throw new ExitError(1, `payouts retry: ${error.message}`);
@@ -57,7 +57,7 @@ export function retryCommand(io: CliIo): Command {
           );
         }
         const cents = outcome.payouts.reduce((sum, payout) => sum + payout.valueCents, 0);
-        const file = journal.batch(outcome.batchId)?.fileName ?? basename(target);
+        const file = (await journal.batch(outcome.batchId))?.fileName ?? basename(target);
         out.data({ file, batchId: outcome.batchId, by, payouts: outcome.payouts, cents });
         out.line(
           `${file} (batch ${outcome.batchId}): ${count(outcome.payouts.length, 'payout')}, ${formatCents(cents)}, to be sent again, asked by ${by}; the next run sends ${outcome.payouts.length === 1 ? 'it' : 'them'}:`,
@@ -66,7 +66,7 @@ export function retryCommand(io: CliIo): Command {
           out.line(`  line ${payout.line}: ${payout.retryOf} -> ${payout.orderId}`);
         }
       } finally {
-        journal.close();
+        await journal.close();
       }
     });
 }

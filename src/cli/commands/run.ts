@@ -96,7 +96,7 @@ export function runCommand(io: CliIo): Command {
       });
       let journal: Journal;
       try {
-        journal = openWorkJournal('run', folders, out, { recover: options.recover ?? false });
+        journal = await openWorkJournal('run', folders, out, { recover: options.recover ?? false });
       } catch (error) {
         stopSignal.close();
         throw error;
@@ -126,10 +126,10 @@ export function runCommand(io: CliIo): Command {
         try {
           await work();
         } finally {
-          lock.release();
+          await lock.release();
         }
       } finally {
-        journal.close();
+        await journal.close();
         stopSignal.close();
       }
 
@@ -156,7 +156,7 @@ export function runCommand(io: CliIo): Command {
           hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
           note: out.note,
         });
-        const sandbox = journal.gatewayKind() === 'sandbox';
+        const sandbox = (await journal.gatewayKind()) === 'sandbox';
         // Programs read English sentences (the state codes are what to act on).
         const files = final.map((file) => ({ ...file, problems: file.problems.map(sayInEnglish) }));
         out.data({ sandbox, files, stopped: stopped ?? null });
@@ -206,7 +206,7 @@ async function dryRun(context: Context, folders: Folders): Promise<void> {
       openGateway: () => openGateway(context),
     });
   } finally {
-    journal?.close();
+    await journal?.close();
   }
   // Programs read English, and each hold's code.
   out.data({

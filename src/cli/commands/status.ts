@@ -44,7 +44,7 @@ export function statusCommand(io: CliIo): Command {
       'after',
       '\nExamples:\n  payouts status\n  payouts status payroll-2026-11.csv\n  payouts status pay-2026-11-001 --json',
     )
-    .action((what: string | undefined, _options: unknown, command: Command) => {
+    .action(async (what: string | undefined, _options: unknown, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(context.config.home);
       // Said first, even with --quiet: what follows is not the whole truth of this home.
@@ -53,26 +53,34 @@ export function statusCommand(io: CliIo): Command {
       requireJournal('status', folders);
       const journal = openHomeJournal(folders.journal);
       try {
-        const sandbox = journal.gatewayKind() === 'sandbox';
+        const sandbox = (await journal.gatewayKind()) === 'sandbox';
         // Payouts pending longer than pendingAlertAfter, shown beside their file.
         const tooLong = (batchId: number) =>
           pendingTooLong(journal, batchId, context.config.pendingAlertAfter, systemClock.now());
         if (sandbox)
           context.out.line(`${SANDBOX_MARK}: this journal has only sent to the embedded sandbox`);
         if (what === undefined) {
-          listBatches(journal, context.out, sandbox, tooLong);
+          await listBatches(journal, context.out, sandbox, tooLong);
           return listSkipped(folders.inbox, context.out);
         }
-        const batches = batchesNamed(journal, basename(what));
+        const batches = await batchesNamed(journal, basename(what));
         if (batches.length > 0)
-          return listRows(journal, batches, context.out, sandbox, tooLong, context.config.timeZone);
-        if (journal.payout(what)) return showPayout(journal, what, context.out, sandbox);
+          return await listRows(
+            journal,
+            batches,
+            context.out,
+            sandbox,
+            tooLong,
+            context.config.timeZone,
+          );
+        if (await journal.payout(what))
+          return await showPayout(journal, what, context.out, sandbox);
         throw new ExitError(
           1,
           `payouts status: no file and no orderId named "${what}" in the journal (payouts status lists the files)`,
         );
       } finally {
-        journal.close();
+        await journal.close();
       }
     });
 }
@@ -82,9 +90,9 @@ export function statusCommand(io: CliIo): Command {
  * `(corrigida)` dropped, as the rules on who is paid read names), or the one whose result
  * or archive file bears it (`fornecedores.2026-11-23.csv`).
  */
-function batchesNamed(journal: Journal, name: string): BatchRecord[] {
+async function batchesNamed(journal: Journal, name: string): Promise<BatchRecord[]> {
   const key = foldText(batchStem(name));
-  const all = journal.batches();
+  const all = await journal.batches();
   const bearing = all.filter(
     (batch) =>
       batch.resultName !== null &&
@@ -96,31 +104,33 @@ function batchesNamed(journal: Journal, name: string): BatchRecord[] {
   );
 }
 
-function listBatches(
+async function listBatches(
   journal: Journal,
   out: Output,
   sandbox: boolean,
-  tooLong: (batchId: number) => PendingTooLong | undefined,
-): void {
-  const batches = journal.batches();
-  out.data(
-    batches.map((batch) => ({
+  tooLong: (batchId: number) => Promise<PendingTooLong | undefined>,
+): Promise<void> {
+  const batches = await journal.batches();
+  const data = [];
+  for (const batch of batches) {
+    data.push({
       sandbox,
       batchId: batch.id,
       file: batch.fileName,
       receivedAt: new Date(batch.receivedAt).toISOString(),
       state: batch.state,
       totalCents: batch.totalCents,
-      ...journal.rowTotalsOfBatch(batch.id),
-      pendingTooLong: tooLong(batch.id) ?? null,
-    })),
-  );
+      ...(await journal.rowTotalsOfBatch(batch.id)),
+      pendingTooLong: (await tooLong(batch.id)) ?? null,
+    });
+  }
+  out.data(data);
   if (batches.length === 0) out.line('The journal has no files yet.');
   for (const batch of batches) {
     out.line(
-      `batch ${batch.id}  ${batch.fileName}  received ${new Date(batch.receivedAt).toISOString()}  ${batch.state}: ${describeTotals(journal.rowTotalsOfBatch(batch.id))}`,
+      `batch ${batch.id}  ${batch.fileName}  received ${new Date(batch.receivedAt).toISOString()}  ${batch.state}: ${describeTotals(await journal.rowTotalsOfBatch(batch.id))}`,
     );
-    const pending = tooLong(batch.id);
+    const pending = await tooLong(batch.id);
     if (pending) out.line(`  ${sayInEnglish(describePendingTooLong(pending))}`);
   }
 }
@@ -184,14 +194,14 @@ function jsonRow(record: ResultRecord, entry: ResultEntry) {
 }
 
 /** Every line of the file's batches, in file order. */
-function listRows(
+async function listRows(
   journal: Journal,
   batches: BatchRecord[],
   out: Output,
   sandbox: boolean,
-  tooLong: (batchId: number) => PendingTooLong | undefined,
+  tooLong: (batchId: number) => Promise<PendingTooLong | undefined>,
   timeZone: string,
-): void {
+): Promise<void> {
   const all: {
     sandbox: boolean;
     batchId: number;
@@ -203,35 +213,35 @@ function listRows(
   }[] = [];
   for (const batch of batches) {
     out.line(
-      `batch ${batch.id}  ${batch.fileName}  ${batchTime(batch.receivedAt)}  ${batch.state}: ${describeTotals(journal.rowTotalsOfBatch(batch.id))}`,
+      `batch ${batch.id}  ${batch.fileName}  ${batchTime(batch.receivedAt)}  ${batch.state}: ${describeTotals(await journal.rowTotalsOfBatch(batch.id))}`,
     );
     if (batch.resultName) out.line(`  result: results/${batch.resultName}`);
     // Why a whole file is held, refused or unusable: said here, not only in rejected/.
     for (const problem of batch.problems) out.line(`  ${sayInEnglish(problem)}`);
     // What people decided about it, with who and when (an approval, a release).
-    for (const event of journal.batchEvents(batch.id)) {
+    for (const event of await journal.batchEvents(batch.id)) {
       out.line(
         `  ${event.event} by ${event.by} at ${new Date(event.at).toISOString()}: ${event.detail}`,
       );
     }
-    const pending = tooLong(batch.id);
+    const pending = await tooLong(batch.id);
     if (pending) out.line(`  ${sayInEnglish(describePendingTooLong(pending))}`);
     const held = holdMessage(batch);
     const rows: ReturnType<typeof jsonRow>[] = [];
     if (out.json) {
-      for (const entry of entriesOf(journal, batch.id))
+      for await (const entry of entriesOf(journal, batch.id))
         rows.push(jsonRow(resultRecord(entry, { dialect: 'rfc4180', timeZone }, held), entry));
     } else {
       // Measured first, read again to print: a long orderId keeps every column in line.
       const widths: Widths = { orderId: 'orderId'.length, transactionId: 'transactionId'.length };
-      for (const entry of entriesOf(journal, batch.id)) {
+      for await (const entry of entriesOf(journal, batch.id)) {
         widths.orderId = Math.max(widths.orderId, entry.orderId?.length ?? 1);
         const transactionId = entry.payout?.transactionId;
         if (transactionId != null)
           widths.transactionId = Math.max(widths.transactionId, String(transactionId).length);
       }
       out.line(rowLine(['line', 'orderId', 'status', 'value', 'transactionId', 'message'], widths));
-      for (const entry of entriesOf(journal, batch.id)) {
+      for await (const entry of entriesOf(journal, batch.id)) {
         const { line, orderId, status, transactionId, message } = resultRecord(
           entry,
           { dialect: 'rfc4180', timeZone },
@@ -266,11 +276,16 @@ function listRows(
   out.data(all);
 }
 
-function showPayout(journal: Journal, orderId: string, out: Output, sandbox: boolean): void {
-  const payout = journal.payout(orderId);
+async function showPayout(
+  journal: Journal,
+  orderId: string,
+  out: Output,
+  sandbox: boolean,
+): Promise<void> {
+  const payout = await journal.payout(orderId);
   if (!payout) return;
-  const history = journal.history(orderId);
-  const batch = journal.batch(payout.batchId);
+  const history = await journal.history(orderId);
+  const batch = await journal.batch(payout.batchId);
   out.data({
     sandbox,
     ...payout,

@@ -276,7 +276,7 @@ async function weighAgainstJournal(
     const [plan] = await planRun([file], journal, options);
     return plan;
   } finally {
-    journal.close();
+    await journal.close();
   }
 }
 

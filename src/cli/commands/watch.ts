@@ -48,7 +48,7 @@ export function watchCommand(io: CliIo): Command {
       });
       let journal: Journal;
       try {
-        journal = openWorkJournal('watch', folders, context.out);
+        journal = await openWorkJournal('watch', folders, context.out);
       } catch (error) {
         stopSignal.close();
         process.off('SIGUSR2', onHealthSignal);
@@ -91,12 +91,12 @@ export function watchCommand(io: CliIo): Command {
           }
           if (end.failed) throw new ExitError(1, `payouts watch: ${end.why}`);
         } finally {
-          lock.release();
+          await lock.release();
         }
       } finally {
         stopSignal.close();
         process.off('SIGUSR2', onHealthSignal);
-        journal.close();
+        await journal.close();
       }
       if (lostLock) throw new ExitError(1, 'payouts watch: stopped: the home folder lock was lost');
       logger.info('stopped');

@@ -14,10 +14,13 @@ import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import type { AdmissionRules, AdmittedPayout, PayoutInput } from '../types.js';
 import { RETRYABLE, type RowState } from '../states.js';
-import { inList, toCovering, type Context, type CoveringRow } from './context.js';
+import { inList, toCovering, type Context, type CoveringRow, type Synchronous } from './context.js';
 import { saidJson, type Rows } from './rows.js';
 
-type Admitting = Pick<JournalPayouts, 'admitPayouts' | 'known' | 'weigh' | 'failedRepeatOf'>;
+type Admitting = Pick<
+  Synchronous<JournalPayouts>,
+  'admitPayouts' | 'known' | 'weigh' | 'failedRepeatOf'
+>;
 
 interface PayoutParams {
   orderId: string;

@@ -4,7 +4,14 @@ import { JournalError } from '../journal-error.js';
 import type { HoldReason } from '../states.js';
 import type { JournalBatches } from '../journal.js';
 import type { ArrivingFile, BatchEvent, BatchInput, BatchLine, BatchOfFile } from '../types.js';
-import { saidOf, toBatch, type BatchRow, type Context, type LineRow } from './context.js';
+import {
+  saidOf,
+  toBatch,
+  type BatchRow,
+  type Context,
+  type LineRow,
+  type Synchronous,
+} from './context.js';
 import type { Corrections } from './corrections.js';
 import type { Rows } from './rows.js';
 
@@ -12,7 +19,7 @@ export function createBatches(
   { db, now, writing }: Context,
   rows: Rows,
   corrections: Corrections,
-): JournalBatches {
+): Synchronous<JournalBatches> {
   const statements = {
     insertBatch: db.prepare<{
       fileName: string;

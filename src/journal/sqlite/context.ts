@@ -32,6 +32,14 @@ export function contextOf(db: Database, now: () => number): Context {
   };
 }
 
+/**
+ * A part of the journal as SQLite answers it: at once, each method returning what the
+ * declared one resolves to. open.ts makes the whole the async `Journal` in one place.
+ */
+export type Synchronous<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K];
+};
+
 /** States as an SQL list: constants of ours, never input. */
 export function inList(states: readonly RowState[]): string {
   return states.map((state) => `'${state}'`).join(', ');

@@ -1,7 +1,7 @@
 /** The locks aggregate of the SQLite journal: who holds the home folder. */
 import type { JournalLocks } from '../journal.js';
 import type { LockHolder } from '../types.js';
-import type { Context } from './context.js';
+import type { Context, Synchronous } from './context.js';
 
 interface LockRow {
   holder: string;
@@ -11,7 +11,7 @@ interface LockRow {
   heartbeat_at: number;
 }
 
-export function createLocks({ db, now, writing }: Context): JournalLocks {
+export function createLocks({ db, now, writing }: Context): Synchronous<JournalLocks> {
   const statements = {
     lock: db.prepare<[string], LockRow>(`SELECT * FROM locks WHERE name = ?`),
     setLock: db.prepare<{ name: string; holder: string; host: string; pid: number; now: number }>(`

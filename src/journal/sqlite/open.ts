@@ -16,7 +16,7 @@ import { MIGRATIONS } from '../migrations.js';
 import { Database } from '../sqlite.js';
 import type { GatewayKind, JournalIdentity } from '../types.js';
 import { createBatches } from './batches.js';
-import { contextOf } from './context.js';
+import { contextOf, type Synchronous } from './context.js';
 import { createCorrections } from './corrections.js';
 import { createLocks } from './locks.js';
 import { createPayouts } from './payouts.js';
@@ -119,7 +119,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
 
   const rows = createRows(context);
   const corrections = createCorrections(context, rows);
-  return {
+  const journal: SqliteJournal = {
     path,
     identity,
     highWater,
@@ -142,6 +142,33 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     ...createLocks(context),
     ...createReports(context),
   };
+  return answering(journal);
+}
+
+/** The journal as SQLite answers it: at once, but for `sendable` (the marker's write). */
+type SqliteJournal = Omit<Synchronous<Journal>, 'sendable'> & Pick<Journal, 'sendable'>;
+
+/** Each method of `T` answering through a promise; its other properties as they are. */
+type Answering<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R
+    ? (...args: A) => Promise<Awaited<R>>
+    : T[K];
+};
+
+/**
+ * The one place the SQLite journal becomes the async `Journal`: each method answers at
+ * once, through a promise, and what it throws is that promise's rejection, as a store
+ * that answers later would fail. A method's transaction is still one synchronous call.
+ */
+function answering<T extends object>(journal: T): Answering<T> {
+  const entries = Object.entries(journal).map(([name, value]: [string, unknown]) => [
+    name,
+    typeof value === 'function'
+      ? async (...args: unknown[]): Promise<unknown> =>
+          (value as (...a: unknown[]) => unknown)(...args)
+      : value,
+  ]);
+  return Object.fromEntries(entries) as Answering<T>;
 }
 
 const BUSY_WAIT_MS = 10_000;

@@ -7,7 +7,7 @@ import type { JournalPayouts } from '../journal.js';
 import type { RowState } from '../states.js';
 import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
 import { createAdmitting, heldAtClaim } from './admitting.js';
-import { toClaim, toPayout, type ClaimRow, type Context } from './context.js';
+import { toClaim, toPayout, type ClaimRow, type Context, type Synchronous } from './context.js';
 import { createRetries } from './retries.js';
 import type { Rows } from './rows.js';
 
@@ -19,7 +19,11 @@ export interface Sending {
   committed: () => void;
 }
 
-export function createPayouts(context: Context, rows: Rows, sending: Sending): JournalPayouts {
+export function createPayouts(
+  context: Context,
+  rows: Rows,
+  sending: Sending,
+): Synchronous<JournalPayouts> {
   const { db, now, writing } = context;
   const statements = {
     // Only rows of open batches: a file still being read, or held, sends nothing.

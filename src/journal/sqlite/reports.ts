@@ -6,7 +6,7 @@
 import type { JournalReports } from '../journal.js';
 import type { HoldReason, RowState } from '../states.js';
 import type { LineKind, LineOutcome, RowTotals } from '../types.js';
-import { saidOf, toPayout, type Context, type PayoutRow } from './context.js';
+import { saidOf, toPayout, type Context, type PayoutRow, type Synchronous } from './context.js';
 
 /** A line of a result: a payout, or a line joined to the payout it names (if any). */
 type ResultRow = Omit<PayoutRow, 'order_id'> & {
@@ -26,7 +26,7 @@ type ResultRow = Omit<PayoutRow, 'order_id'> & {
   cover_line: number | null;
 };
 
-export function createReports({ db }: Context): JournalReports {
+export function createReports({ db }: Context): Synchronous<JournalReports> {
   const statements = {
     // A line that is not a payout counts as its kind: a replay or a held orderId of another
     // file never counts as what became of that file's payout (it was not paid by this one).

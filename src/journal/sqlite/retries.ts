@@ -5,7 +5,7 @@ import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import { RETRYABLE, type HoldReason, type RowState } from '../states.js';
 import type { RetryResult } from '../types.js';
-import { inList, type Context } from './context.js';
+import { inList, type Context, type Synchronous } from './context.js';
 import type { Rows } from './rows.js';
 
 interface RetryRow {
@@ -23,7 +23,7 @@ interface RetryRow {
   attempt_number: number | null;
 }
 
-type Retries = Pick<JournalPayouts, 'retryPayouts' | 'retryTargetsOf' | 'hasRetries'>;
+type Retries = Pick<Synchronous<JournalPayouts>, 'retryPayouts' | 'retryTargetsOf' | 'hasRetries'>;
 
 export function createRetries({ db, now, writing }: Context, rows: Rows): Retries {
   const statements = {
