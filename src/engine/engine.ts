@@ -102,17 +102,23 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   const unwritten: { claim: Claim; decision: Decision }[] = [];
   let writeTimer: NodeJS.Timeout | undefined;
   let writeError: unknown;
-  const writeAnswers = async (): Promise<void> => {
+  // One write after another, and the last one awaited before the run ends: with a store
+  // that answers later, a group the timer started may still be on its way.
+  let writing: Promise<void> = Promise.resolve();
+  const writeAnswers = (): Promise<void> => {
     clearTimeout(writeTimer);
     writeTimer = undefined;
     const answers = unwritten.splice(0);
-    if (answers.length === 0) return;
-    failpoint('before-answer-commit');
-    try {
-      await record(deps, options, answers);
-    } catch (error) {
-      writeError ??= error;
-    }
+    if (answers.length === 0) return writing;
+    writing = writing.then(async () => {
+      failpoint('before-answer-commit');
+      try {
+        await record(deps, options, answers);
+      } catch (error) {
+        writeError ??= error;
+      }
+    });
+    return writing;
   };
 
   const send = async (claim: Claim): Promise<void> => {
