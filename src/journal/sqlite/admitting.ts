@@ -22,7 +22,8 @@ type Admitting = Pick<
   'admitPayouts' | 'known' | 'weigh' | 'failedRepeatOf'
 >;
 
-interface PayoutParams {
+/** A payout's row as admission writes it (a retry's too, with what it retries). */
+export interface PayoutParams {
   orderId: string;
   batchId: number;
   line: number;

@@ -5,6 +5,7 @@ import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import { RETRYABLE, type HoldReason, type RowState } from '../states.js';
 import type { RetryResult } from '../types.js';
+import type { PayoutParams } from './admitting.js';
 import { inList, type Context, type Synchronous } from './context.js';
 import type { Rows } from './rows.js';
 
@@ -36,18 +37,7 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
     ),
     // Released as it is made: a person asked for it, so the cover rule checked at claim
     // time leaves it be (a held copy of the row it sends again must not hold it back).
-    insertRetry: db.prepare<{
-      orderId: string;
-      batchId: number;
-      line: number;
-      request: string;
-      hash: string;
-      value: number;
-      document: string;
-      now: number;
-      retryOf: string;
-      attempt: number;
-    }>(`
+    insertRetry: db.prepare<PayoutParams & { retryOf: string; attempt: number }>(`
       INSERT INTO payouts (order_id, batch_id, line, request, payload_hash, value_cents, document,
         admitted_at, state, updated_at, retry_of, attempt_number, released_at)
       VALUES (@orderId, @batchId, @line, @request, @hash, @value, @document, @now, 'queued', @now,
