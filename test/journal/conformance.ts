@@ -19,7 +19,8 @@ const request = (orderId: string, value = 1000): CashOutRequest => ({
   orderId,
 });
 
-const batch = {
+/** A batch of three rows, as a test records it. */
+export const batch = {
   fileName: 'payroll.csv',
   sha256: 'ab',
   state: 'open' as const,

@@ -4,19 +4,8 @@ import { Database } from '../../src/journal/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/journal/migrations.js';
 import { JournalError, openJournal, type Journal } from '../../src/journal/journal.js';
-import { describeJournal } from './conformance.js';
+import { batch, describeJournal } from './conformance.js';
 import { useTempFolder } from '../support/files.js';
-
-const batch = {
-  fileName: 'payroll.csv',
-  sha256: 'ab',
-  state: 'open' as const,
-  rows: 3,
-  valid: 3,
-  invalid: 0,
-  totalCents: 3000,
-  problems: [],
-};
 
 describe('the SQLite journal', () => {
   const folder = useTempFolder();

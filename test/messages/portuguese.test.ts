@@ -21,6 +21,15 @@ const PAYROLL = [
 const readCsv = (path: string, delimiter: string) =>
   parse(readFileSync(path), { bom: true, columns: true, delimiter }) as Record<string, string>[];
 
+/** A home's environment for a run in Portuguese against the embedded sandbox, quiet. */
+const portugueseHome = (home: string, settings: Record<string, string> = {}) => ({
+  PAYOUTS_HOME: home,
+  PAYOUTS_LANGUAGE: 'pt-BR',
+  PAYOUTS_INBOX_SETTLE: '1ms',
+  PAYOUTS_LOG_LEVEL: 'silent',
+  ...settings,
+});
+
 describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
   const folder = useTempFolder();
 
@@ -109,13 +118,7 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     mkdirSync(join(home, 'inbox'), { recursive: true });
     writeFile(join(home, 'inbox'), 'folha.csv', PAYROLL);
     const run = await runCli(['run', '--sandbox'], {
-      env: {
-        PAYOUTS_HOME: home,
-        PAYOUTS_LANGUAGE: 'pt-BR',
-        PAYOUTS_REQUIRE_APPROVAL: 'true',
-        PAYOUTS_INBOX_SETTLE: '1ms',
-        PAYOUTS_LOG_LEVEL: 'silent',
-      },
+      env: portugueseHome(home, { PAYOUTS_REQUIRE_APPROVAL: 'true' }),
     });
     expect(run.stdout).toContain('folha.csv: aguardando aprovação em awaiting-approval/');
     const report = readFileSync(join(home, 'awaiting-approval', 'folha.csv.report.txt'), 'utf8');
@@ -145,12 +148,7 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     writeFile(inbox, 'folha.csv', PAYROLL);
     writeFile(inbox, 'folha.csv.total', 'linhas: 3\n');
     writeFile(inbox, 'vazio.csv', '');
-    const env = {
-      PAYOUTS_HOME: home,
-      PAYOUTS_LANGUAGE: 'pt-BR',
-      PAYOUTS_INBOX_SETTLE: '1ms',
-      PAYOUTS_LOG_LEVEL: 'silent',
-    };
+    const env = portugueseHome(home);
     const run = await runCli(['run', '--sandbox'], { env });
     expect(run.code, run.stdout + run.stderr).toBe(2);
     expect(run.stdout).toContain(
@@ -171,13 +169,7 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     const home = join(folder(), 'casa');
     mkdirSync(join(home, 'inbox'), { recursive: true });
     writeFile(join(home, 'inbox'), 'folha.csv', PAYROLL);
-    const env = {
-      PAYOUTS_HOME: home,
-      PAYOUTS_LANGUAGE: 'pt-BR',
-      PAYOUTS_INBOX_SETTLE: '1ms',
-      PAYOUTS_FOLLOW_TIMEOUT: '0',
-      PAYOUTS_LOG_LEVEL: 'silent',
-    };
+    const env = portugueseHome(home, { PAYOUTS_FOLLOW_TIMEOUT: '0' });
     const run = await runCli(['run', '--sandbox'], { env });
     expect(run.code, run.stdout + run.stderr).toBe(2); // the invalid CPF needs a person
     expect(run.stdout).toMatch(
@@ -222,13 +214,7 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     const inbox = join(home, 'inbox');
     mkdirSync(inbox, { recursive: true });
     writeFile(inbox, 'folha.csv', [HEADER, `folha-1;${ANA}`].join('\r\n'));
-    const env = {
-      PAYOUTS_HOME: home,
-      PAYOUTS_LANGUAGE: 'pt-BR',
-      PAYOUTS_INBOX_SETTLE: '1ms',
-      PAYOUTS_FOLLOW_TIMEOUT: '0',
-      PAYOUTS_LOG_LEVEL: 'silent',
-    };
+    const env = portugueseHome(home, { PAYOUTS_FOLLOW_TIMEOUT: '0' });
     expect((await runCli(['run', '--sandbox'], { env })).stdout).toContain('folha.csv: recebido');
     // Ana's document and amount again, in a file of another name: held for a person.
     writeFile(inbox, 'adiantamento.csv', [HEADER, `adiant-1;${ANA}`].join('\r\n'));
