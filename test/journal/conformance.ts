@@ -41,6 +41,15 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
       opened.push(journal);
       return journal;
     };
+    /** A journal with one payout, p-1, queued: where most moves start. */
+    const openWithOnePayout = async () => {
+      const journal = await open();
+      const id = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
+        duplicateWindowMs: 0,
+      });
+      return { journal, id };
+    };
     afterEach(async () => {
       for (const journal of opened.splice(0)) await journal.close();
     });
@@ -357,11 +366,7 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
     });
 
     it('writes only with the current fence: a process whose lease was taken over writes nothing', async () => {
-      const journal = await open();
-      const id = await journal.recordBatch(batch, []);
-      await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
-        duplicateWindowMs: 0,
-      });
+      const { journal } = await openWithOnePayout();
       const [mine] = await journal.claimToSend('old', 1, 60_000);
       expect(await journal.claimAbandoned('new', 10, 60_000)).toEqual([]); // lease still running
       clock += 60_001;
@@ -386,11 +391,7 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
     });
 
     it('refuses a move the transition table does not allow', async () => {
-      const journal = await open();
-      const id = await journal.recordBatch(batch, []);
-      await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
-        duplicateWindowMs: 0,
-      });
+      const { journal } = await openWithOnePayout();
       const [claim] = await journal.claimToSend('a', 1, 60_000);
       const fence = claim?.fence ?? 0;
       expect(
@@ -406,11 +407,7 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
     });
 
     it('refuses a same-state move where the table says the state cannot repeat', async () => {
-      const journal = await open();
-      const id = await journal.recordBatch(batch, []);
-      await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
-        duplicateWindowMs: 0,
-      });
+      const { journal } = await openWithOnePayout();
       const [claim] = await journal.claimToSend('a', 1, 60_000);
       const fence = claim?.fence ?? 0;
       await expect(
@@ -430,11 +427,7 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
     });
 
     it('keeps a sending mark across a reopen, and resolves it as unknown once its lease ends', async () => {
-      const journal = await open();
-      const id = await journal.recordBatch(batch, []);
-      await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
-        duplicateWindowMs: 0,
-      });
+      const { journal } = await openWithOnePayout();
       await journal.claimToSend('crashed', 1, 30_000);
       await journal.close();
       opened.pop();
@@ -478,11 +471,7 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
     });
 
     it('never marks a re-send on a claim whose lease has ended', async () => {
-      const journal = await open();
-      const id = await journal.recordBatch(batch, []);
-      await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
-        duplicateWindowMs: 0,
-      });
+      const { journal } = await openWithOnePayout();
       await journal.claimToSend('crashed', 1, 30_000);
       clock += 30_000;
       const [claim] = await journal.claimAbandoned('slow', 10, 1_000);
