@@ -14,8 +14,15 @@ import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import type { AdmissionRules, AdmittedPayout, PayoutInput } from '../types.js';
 import { RETRYABLE, type RowState } from '../states.js';
-import { inList, toCovering, type Context, type CoveringRow, type Synchronous } from './context.js';
-import { saidJson, type Rows } from './rows.js';
+import {
+  COVERING_COLUMNS,
+  inList,
+  toCovering,
+  type Context,
+  type CoveringRow,
+  type Synchronous,
+} from './context.js';
+import type { Rows } from './rows.js';
 
 type Admitting = Pick<
   Synchronous<JournalPayouts>,
@@ -49,21 +56,11 @@ export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admi
         end_to_end_id = NULL, processed_at = NULL, lease_owner = NULL, lease_until = NULL,
         hold_reason = NULL, covered_by = NULL, updated_at = @now
       WHERE order_id = @orderId AND state = @from`),
-    holdIdentical: db.prepare<{
-      orderId: string;
-      message: string;
-      said: string | null;
-      now: number;
-    }>(`
-      UPDATE payouts SET state = 'held', hold_reason = 'identical', message = @message,
-        said = @said, updated_at = @now
-      WHERE order_id = @orderId AND state = 'queued'`),
     failedRepeated: db.prepare<
       { document: string; value: number; pixKey: string; since: number },
       CoveringRow
     >(`
-      SELECT p.order_id, p.batch_id, p.line, p.state, p.admitted_at, p.transaction_id,
-        p.value_cents, b.file_name
+      SELECT ${COVERING_COLUMNS}
       FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= @since
         AND json_extract(p.request, '$.pixKey') = @pixKey AND p.state IN (${inList(RETRYABLE)})
@@ -163,7 +160,7 @@ export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admi
     if (covering) {
       const coveredBy = covering.orderId;
       const said = duplicateSaid(covering, batch.fileName, rules.hintFlags ?? '');
-      rows.holdAsDuplicate(request.orderId, coveredBy, said, sayInEnglish(said));
+      rows.holdQueuedRow(request.orderId, 'duplicate', said, { coveredBy });
     } else if (identicalTo !== undefined && admission.kind !== 'journaled') {
       const said: Said = {
         code: 'heldIdentical',
@@ -171,15 +168,7 @@ export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admi
         file: batch.fileName,
         hintFlags: rules.hintFlags ?? '',
       };
-      const message = sayInEnglish(said);
-      rows.mustMove(request.orderId, 'queued', 'held', message, () =>
-        statements.holdIdentical.run({
-          orderId: request.orderId,
-          message,
-          said: saidJson(said),
-          now: at,
-        }),
-      );
+      rows.holdQueuedRow(request.orderId, 'identical', said, { at });
     }
     return { orderId: request.orderId, line, admission: admission.kind };
   }
@@ -237,11 +226,9 @@ export function heldAtClaim(
   if (!covering) return false;
   const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
   const said = duplicateSaid(covering, fileName, rules.hintFlags ?? '');
-  rows.holdAsDuplicate(
-    orderId,
-    covering.orderId,
-    said,
-    `checked again as it was claimed: ${sayInEnglish(said)}`,
-  );
+  rows.holdQueuedRow(orderId, 'duplicate', said, {
+    coveredBy: covering.orderId,
+    reason: `checked again as it was claimed: ${sayInEnglish(said)}`,
+  });
   return true;
 }

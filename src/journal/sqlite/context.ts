@@ -109,6 +109,10 @@ export interface CoveringRow {
   file_name: string;
 }
 
+/** A CoveringRow's columns, read from `payouts p` joined to its batch `b`. */
+export const COVERING_COLUMNS =
+  'p.order_id, p.batch_id, p.line, p.state, p.admitted_at, p.transaction_id, p.value_cents, b.file_name';
+
 export function toCovering(row: CoveringRow): Covering {
   return {
     orderId: row.order_id,

@@ -7,7 +7,14 @@ import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
 import { changesPaidSaid, coveredSaid, failedBeforeSaid } from '../admission.js';
 import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
-import { inList, toCovering, type BatchRow, type Context, type CoveringRow } from './context.js';
+import {
+  COVERING_COLUMNS,
+  inList,
+  toCovering,
+  type BatchRow,
+  type Context,
+  type CoveringRow,
+} from './context.js';
 import { saidJson, type Rows } from './rows.js';
 
 export type Corrections = ReturnType<typeof createCorrections>;
@@ -24,7 +31,7 @@ interface MaySendRow {
 
 type Repeat = CoveringRow & { row_id: string };
 
-export function createCorrections({ db, now }: Context, rows: Rows) {
+export function createCorrections({ db }: Context, rows: Rows) {
   const statements = {
     batchesOfName: db.prepare<[string, number], BatchRow>(
       `SELECT * FROM batches WHERE name_key = ? AND id <> ? AND state NOT IN ('unusable', 'refused') ORDER BY id DESC`,
@@ -40,8 +47,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
           AND qb.state NOT IN ('unusable', 'refused'))
       LIMIT 1`),
     copyRepeats: db.prepare<{ copy: number; corrected: number }, Repeat>(`
-      SELECT r.order_id AS row_id, p.order_id, p.batch_id, p.line, p.state, p.admitted_at,
-        p.transaction_id, p.value_cents, b.file_name
+      SELECT r.order_id AS row_id, ${COVERING_COLUMNS}
       FROM payouts r JOIN payouts p ON p.order_id = r.covered_by JOIN batches b ON b.id = p.batch_id
       WHERE r.batch_id = @copy AND r.state = 'held' AND r.hold_reason = 'duplicate'
         AND p.batch_id = @corrected
@@ -51,8 +57,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       WHERE batch_id = ? AND (state = 'queued' OR (state = 'held' AND hold_reason = 'same-name'))
       ORDER BY line`),
     sentOfDocument: db.prepare<[number, string], CoveringRow>(`
-      SELECT p.order_id, p.batch_id, p.line, p.state, p.admitted_at, p.transaction_id,
-        p.value_cents, b.file_name
+      SELECT ${COVERING_COLUMNS}
       FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE p.batch_id = ? AND p.document = ? AND p.state IN (${inList(SENT)})
       ORDER BY p.line LIMIT 1`),
@@ -96,16 +101,6 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     repeatsOfFailedSince: db.prepare<{ copy: number; since: number }, Repeat>(
       repeatsOfFailedIn('p.admitted_at >= @since AND p.batch_id <> @copy'),
     ),
-    holdFailedBefore: db.prepare<{
-      orderId: string;
-      coveredBy: string;
-      message: string;
-      said: string | null;
-      now: number;
-    }>(`
-      UPDATE payouts SET state = 'held', hold_reason = 'failed-before', covered_by = @coveredBy,
-        message = @message, said = @said, updated_at = @now
-      WHERE order_id = @orderId AND state = 'queued'`),
   };
 
   /** Batches of a name but `except`, newest first (refused and unusable ones left out). */
@@ -269,16 +264,13 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     for (const row of repeats) {
       if (held.has(row.row_id)) continue;
       held.add(row.row_id);
-      const said = failedBeforeSaid(toCovering(row), hintFlags);
-      const message = sayInEnglish(said);
-      rows.mustMove(row.row_id, 'queued', 'held', message, () =>
-        statements.holdFailedBefore.run({
-          orderId: row.row_id,
+      rows.holdQueuedRow(
+        row.row_id,
+        'failed-before',
+        failedBeforeSaid(toCovering(row), hintFlags),
+        {
           coveredBy: row.order_id,
-          message,
-          said: saidJson(said),
-          now: now(),
-        }),
+        },
       );
     }
   }
@@ -319,8 +311,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
  */
 function repeatsOfFailedIn(failedWhere: string): string {
   return `
-    SELECT r.order_id AS row_id, p.order_id, p.batch_id, p.line, p.state, p.admitted_at,
-      p.transaction_id, p.value_cents, b.file_name
+    SELECT r.order_id AS row_id, ${COVERING_COLUMNS}
     FROM payouts r
     JOIN payouts p ON ${failedWhere} AND p.document = r.document
       AND p.value_cents = r.value_cents

@@ -16,6 +16,7 @@ import {
   toCovering,
   type BatchRow,
   type Context,
+  COVERING_COLUMNS,
   type CoveringRow,
   type PayoutRow,
 } from './context.js';
@@ -64,14 +65,15 @@ export function createRows({ db, now }: Context) {
       UPDATE payouts SET state = @to, hold_reason = @holdReason, covered_by = @coveredBy,
         message = @message, said = @said, superseded_by = @supersededBy, updated_at = @now
       WHERE order_id = @orderId AND state = @from`),
-    holdAsDuplicate: db.prepare<{
+    holdQueuedRow: db.prepare<{
       orderId: string;
-      coveredBy: string;
+      holdReason: HoldReason;
+      coveredBy: string | null;
       message: string;
       said: string | null;
       now: number;
     }>(`
-      UPDATE payouts SET state = 'held', hold_reason = 'duplicate', covered_by = @coveredBy,
+      UPDATE payouts SET state = 'held', hold_reason = @holdReason, covered_by = @coveredBy,
         message = @message, said = @said, updated_at = @now
       WHERE order_id = @orderId AND state = 'queued'`),
     holdQueued: db.prepare<
@@ -133,8 +135,7 @@ export function createRows({ db, now }: Context) {
       },
       CoveringRow
     >(`
-      SELECT p.order_id, p.batch_id, p.line, p.state, p.admitted_at, p.transaction_id,
-        p.value_cents, b.file_name
+      SELECT ${COVERING_COLUMNS}
       FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= @since
         AND p.batch_id <> @batchId AND p.order_id <> @orderId
@@ -261,16 +262,26 @@ export function createRows({ db, now }: Context) {
     );
   }
 
-  /** Holds a queued row as a possible duplicate of `coveredBy`, inside the caller's transaction. */
-  function holdAsDuplicate(orderId: string, coveredBy: string, said: Said, reason: string) {
+  /**
+   * Holds a queued row by a rule on who is paid (as a possible duplicate of `coveredBy`,
+   * identical to another row, a failed payout repeated), saying why; inside the caller's
+   * transaction. The audit says `reason`, by default the same words.
+   */
+  function holdQueuedRow(
+    orderId: string,
+    holdReason: HoldReason,
+    said: Said,
+    options: { coveredBy?: string; reason?: string; at?: number } = {},
+  ): void {
     const message = sayInEnglish(said);
-    mustMove(orderId, 'queued', 'held', reason, () =>
-      statements.holdAsDuplicate.run({
+    mustMove(orderId, 'queued', 'held', options.reason ?? message, () =>
+      statements.holdQueuedRow.run({
         orderId,
-        coveredBy,
+        holdReason,
+        coveredBy: options.coveredBy ?? null,
         message,
         said: saidJson(said),
-        now: now(),
+        now: options.at ?? now(),
       }),
     );
   }
@@ -338,7 +349,7 @@ export function createRows({ db, now }: Context) {
     addBatchEvent: (batchId: number, event: BatchEvent['event'], by: string, detail: string) =>
       statements.addBatchEvent.run(batchId, now(), event, by, detail),
     holdQueuedRows,
-    holdAsDuplicate,
+    holdQueuedRow,
     insertLines,
     coveringOf,
     knownOf,
