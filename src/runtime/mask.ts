@@ -15,10 +15,9 @@ const ALPHANUMERIC_CNPJ = /\b[0-9A-Z]{2}\.?[0-9A-Z]{3}\.?[0-9A-Z]{3}\/?[0-9A-Z]{
 // (payroll-2026-11.2026-11-25.csv, payroll-2026-11-0001) stay as the operator must find them.
 const DOCUMENT_OR_PHONE = new RegExp(
   [
-    String.raw`\d{3}\.\d{3}\.\d{3}-\d{2}`, // CPF 529.982.247-25
-    String.raw`\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2}`, // CNPJ 11.222.333/0001-81
-    String.raw`(?:\+?55 ?)?\(\d{2}\) ?9?\d{4}[- ]?\d{4}`, // phone (11) 98765-4321
-    String.raw`(?:\+?55 ?)?\d{2} 9?\d{4}[- ]?\d{4}`, // phone 11 98765-4321
+    String.raw`\d{3}[. ]?\d{3}[. ]?\d{3}[- ]?\d{2}`, // CPF 529.982.247-25, 529 982 247 25
+    String.raw`\d{2}\.?\d{3}\.?\d{3}/?\d{4}-?\d{2}`, // CNPJ 11.222.333/0001-81
+    String.raw`(?:\+?55[ -]?)?\(?\d{2}\)?[ -]?9?\d{4}[- ]?\d{4}`, // phone (11) 98765-4321
     String.raw`\+?\d{10,14}`, // bare: a CPF, a CNPJ, a phone
   ]
     .map((shape) => `(?<!\\d)(?:${shape})(?!\\d)`)

@@ -29,6 +29,10 @@ describe('maskPersonalData', () => {
     // A document or phone beside a date is masked all the same.
     ['CPF 52998224725 2026-11-25', 'CPF ***25 2026-11-25'],
     ['fone (11) 98765-4321', 'fone ***21'],
+    // Partly punctuated, or spaced, as people type them: masked as before.
+    ['CPF 529982247-25 e 529 982 247 25', 'CPF ***25 e ***25'],
+    ['CNPJ 11222333/0001-81 e 11.222.333/000181', 'CNPJ ***81 e ***81'],
+    ['fone 11-98765-4321', 'fone ***21'],
     ['fone 11 98765-4321, outro +55 11 3456-7890', 'fone ***21, outro ***90'],
   ])('%s', (text, masked) => {
     expect(maskPersonalData(text)).toBe(masked);
