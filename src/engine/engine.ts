@@ -105,17 +105,21 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   // One write after another, and the last one awaited before the run ends: with a store
   // that answers later, a group the timer started may still be on its way.
   let writing: Promise<void> = Promise.resolve();
+  let writesInFlight = 0;
   const writeAnswers = (): Promise<void> => {
     clearTimeout(writeTimer);
     writeTimer = undefined;
     const answers = unwritten.splice(0);
     if (answers.length === 0) return writing;
+    writesInFlight++;
     writing = writing.then(async () => {
       failpoint('before-answer-commit');
       try {
         await record(deps, options, answers);
       } catch (error) {
         writeError ??= error;
+      } finally {
+        writesInFlight--;
       }
     });
     return writing;
@@ -169,8 +173,9 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
         if (claims.length > 0) failpoint('after-sending-commit');
         for (const claim of claims) dispatch(claim);
         if (claims.length === 0 && pool.running === 0) {
-          // Answers not yet written may put rows back in the queue (a 429): write, then look again.
-          if (unwritten.length === 0) break;
+          // Answers not yet written, or still being written, may put rows back in the queue
+          // (a 429): write, then look again.
+          if (unwritten.length === 0 && writesInFlight === 0) break;
           await writeAnswers();
           continue;
         }
