@@ -43,20 +43,23 @@ export async function runInbox(deps: RunDeps): Promise<PassReport & { exitCode: 
   );
   const gateway = await deps.openGateway();
   let pass: PassReport;
-  const progress = await deps.showProgress();
   // Closed whatever happens: an embedded sandbox left listening would keep cron's run alive.
   try {
-    pass = await runPass(deps.journal, gateway.client, folders, config, {
-      hintFlags: deps.hintFlags,
-      followMs: deps.followMs,
-      signal,
-      pollPolicy: POLLING,
-      isReady,
-      clock: deps.clock,
-      note: deps.note,
-    });
+    const progress = await deps.showProgress();
+    try {
+      pass = await runPass(deps.journal, gateway.client, folders, config, {
+        hintFlags: deps.hintFlags,
+        followMs: deps.followMs,
+        signal,
+        pollPolicy: POLLING,
+        isReady,
+        clock: deps.clock,
+        note: deps.note,
+      });
+    } finally {
+      await progress.stop();
+    }
   } finally {
-    await progress.stop();
     await gateway.close();
   }
   return { ...pass, exitCode: pass.failed ? 1 : exitCodeOf(pass.files, pass.stopped) };

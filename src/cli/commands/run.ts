@@ -129,8 +129,9 @@ export function runCommand(io: CliIo): Command {
           await lock.release();
         }
       } finally {
-        await journal.close();
+        // The listeners first: a journal that fails to close must not leave them behind.
         stopSignal.close();
+        await journal.close();
       }
 
       async function work(): Promise<void> {
