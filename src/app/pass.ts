@@ -128,9 +128,9 @@ export async function runPass(
   if (toFund.length > 0) {
     const balance = await readBalance(gateway, config.balanceCheck, options.signal);
     if (options.signal.aborted) {
-      // Stopped while the balance was read: nothing is funded or held on an answer cut
-      // short; the rows stay queued for the next pass, which reads it again.
-      stopped = 'stopped while the balance was read: nothing was sent';
+      // Stopped before sending (while files were read, or the balance): nothing is funded
+      // or held on an answer cut short; the rows stay queued for the next pass.
+      stopped = 'stopped before sending: nothing was sent';
     } else if (balance.outage && config.balanceCheck === 'block') {
       // Nobody needs to top anything up: the batches stay as they are, their rows queued,
       // and the next pass reads the balance again. Nothing else can reach the gateway now.
