@@ -17,6 +17,7 @@ import { moveInto, payoutFiles, reject, type Folders } from '../inbox/folders.js
 import { settledByAge } from '../inbox/readiness.js';
 import { skippedFiles } from '../inbox/skipped.js';
 import type { BatchRecord, Journal } from '../journal/journal.js';
+import { JournalError } from '../journal/journal.js';
 import { CATALOGS } from '../messages/catalog.js';
 import type { Said } from '../messages/said.js';
 import { say } from '../messages/say.js';
@@ -232,8 +233,12 @@ async function applyToFile(
   }
 }
 
-/** better-sqlite3's errors carry a SQLITE_* code: the journal, not the file, failed. */
+/**
+ * The journal, not the file, failed: our own journal error, or better-sqlite3's (a
+ * SQLITE_* code).
+ */
 function isJournalError(error: unknown): boolean {
+  if (error instanceof JournalError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_');
 }
@@ -258,7 +263,7 @@ async function setAside(
   try {
     moved = reject(file, folders.rejected, [why]);
   } catch (moveError) {
-    notMoved = (moveError as NodeJS.ErrnoException).code ?? (moveError as Error).message;
+    notMoved = systemCodeOf(moveError) ?? (moveError as Error).message;
   }
   const where = basename(dirname(file));
   return {
