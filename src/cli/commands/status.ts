@@ -168,13 +168,14 @@ function rowLine(
 }
 
 /**
- * The gateway's fee or net for --json: its numeric text as a JSON number with the same
- * digits (in the gateway's unit: the interface states none), its text verbatim should it
- * ever not be numeric, null when it gave none.
+ * The gateway's fee or net for --json: its numeric text as a JSON number of the same value
+ * (`12.50` as 12.5; in the gateway's unit: the interface states none), as long as a number
+ * holds it exactly (up to 13 digits and 2 decimals); else its text verbatim; null when it
+ * gave none.
  */
 function gatewayFigure(text: string | null | undefined): number | string | null {
   if (text === null || text === undefined || text === '') return null;
-  return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+  return /^-?\d{1,13}(\.\d{1,2})?$/.test(text) ? Number(text) : text;
 }
 
 /**
