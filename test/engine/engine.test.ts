@@ -251,11 +251,21 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     await admit(50);
     sandbox.setFaults({ latencyMs: 30 });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
+    // The stop comes as the eighth request starts: requests are in flight when it lands.
+    const gateway = client();
+    let started = 0;
+    const stopping: typeof gateway = {
+      ...gateway,
+      createCashOut: (request, call) => {
+        if (++started === 8) controller.abort();
+        return gateway.createCashOut(request, call);
+      },
+    };
     const report = await sendQueued(
-      deps(client(), { concurrency: 4, stop: controller.signal }),
+      deps(stopping, { concurrency: 4, stop: controller.signal }),
       options(),
     );
+    expect(started).toBeLessThan(50);
     expect(report.stopped).toBe('asked to stop');
     const counts = await states();
     expect(counts.sending).toBeUndefined(); // every request that left was answered and journaled

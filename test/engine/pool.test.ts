@@ -91,6 +91,14 @@ describe('the gateway pool', () => {
       await slow.task();
       slowEnded = true;
     });
+    let settled = false;
+    void all.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    // The failing task has failed by now; runAll still waits for the slow one.
+    await new Promise(setImmediate);
+    expect(settled).toBe(false);
     slow.end();
     await expect(all).rejects.toThrow('the journal failed');
     expect(slowEnded).toBe(true);
