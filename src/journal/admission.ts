@@ -47,7 +47,11 @@ export type Admission =
   | { kind: 'journaled'; previous: Known }
   | { kind: 'duplicate'; covering: Covering };
 
-/** SHA-256 of the request as sent, with its keys in one order. */
+/**
+ * The first 64 bits of the SHA-256 of the request as sent, with its keys in one order, as
+ * 16 hex digits: it only tells an orderId's payload from its own earlier one, so 64 bits
+ * are plenty, and the journal keeps them as 8 bytes (migration 17).
+ */
 export function payloadHash(request: CashOutRequest): string {
   const canonical = JSON.stringify([
     request.orderId,
@@ -59,7 +63,7 @@ export function payloadHash(request: CashOutRequest): string {
     request.person.email,
     request.person.phone,
   ]);
-  return createHash('sha256').update(canonical).digest('hex');
+  return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 }
 
 /** The document a row is compared by: `529.982.247-25` and `52998224725` are one person. */

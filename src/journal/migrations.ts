@@ -257,4 +257,107 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE payouts ADD COLUMN said TEXT;
     `,
   },
+  {
+    version: 17,
+    sql: `
+      -- The payouts table rebuilt compact (a million rows took 700 bytes each, most of it
+      -- the orderId repeated in every index and the request kept whole as JSON):
+      -- - keyed by an integer, so each index holds a few bytes, not the orderId; the
+      --   orderId stays unique by its own index; rows stored in file order;
+      -- - the request kept as columns: pix_key_written and cpf_cnpj_written only when
+      --   they differ from the field they usually repeat; request_written only for a row
+      --   these columns cannot give back to the byte (none this program wrote). The
+      --   virtual columns (no storage) give pix_key, cpf_cnpj and request as before;
+      -- - payload_hash as the first 8 bytes of the SHA-256, not 64 hex digits: it only
+      --   compares an orderId's payload with its own earlier one;
+      -- - no (batch_id, document, line) index: (document, ...) finds a document's few
+      --   payouts, and the batch among them; the poll index holds pending rows only.
+      CREATE TABLE payouts_compact (
+        id INTEGER PRIMARY KEY,
+        order_id TEXT NOT NULL UNIQUE,
+        batch_id INTEGER NOT NULL REFERENCES batches (id),
+        line INTEGER NOT NULL,
+        value_cents INTEGER NOT NULL,
+        pix_key_type INTEGER NOT NULL,
+        pix_key_written TEXT,
+        document TEXT,
+        cpf_cnpj_written TEXT,
+        name TEXT NOT NULL,
+        email TEXT NOT NULL,
+        phone TEXT NOT NULL,
+        request_written TEXT,
+        payload_hash BLOB NOT NULL,
+        state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        not_found INTEGER NOT NULL DEFAULT 0,
+        last_sent_at INTEGER,
+        transaction_id INTEGER,
+        gateway_status TEXT,
+        message TEXT,
+        said TEXT,
+        fee TEXT,
+        net TEXT,
+        gateway_created_at TEXT,
+        end_to_end_id TEXT,
+        processed_at TEXT,
+        lease_owner TEXT,
+        lease_until INTEGER,
+        fence INTEGER NOT NULL DEFAULT 0,
+        updated_at INTEGER NOT NULL,
+        polls INTEGER NOT NULL DEFAULT 0,
+        poll_failed INTEGER NOT NULL DEFAULT 0,
+        next_poll_at INTEGER,
+        admitted_at INTEGER,
+        hold_reason TEXT,
+        covered_by TEXT,
+        superseded_by INTEGER REFERENCES batches (id),
+        released_at INTEGER,
+        retry_of TEXT,
+        attempt_number INTEGER,
+        cpf_cnpj TEXT AS (COALESCE(cpf_cnpj_written, document)) VIRTUAL,
+        pix_key TEXT AS (COALESCE(pix_key_written,
+          CASE pix_key_type WHEN 2 THEN email WHEN 3 THEN phone ELSE cpf_cnpj END)) VIRTUAL,
+        request TEXT AS (COALESCE(request_written, json_object('value', value_cents,
+          'pixKeyType', pix_key_type, 'pixKey', pix_key, 'cpfCnpj', cpf_cnpj,
+          'person', json_object('name', name, 'email', email, 'phone', phone),
+          'orderId', order_id))) VIRTUAL
+      );
+      INSERT INTO payouts_compact (order_id, batch_id, line, value_cents, pix_key_type,
+        pix_key_written, document, cpf_cnpj_written, name, email, phone, payload_hash, state,
+        attempts, not_found, last_sent_at, transaction_id, gateway_status, message, said, fee,
+        net, gateway_created_at, end_to_end_id, processed_at, lease_owner, lease_until, fence,
+        updated_at, polls, poll_failed, next_poll_at, admitted_at, hold_reason, covered_by,
+        superseded_by, released_at, retry_of, attempt_number)
+      SELECT order_id, batch_id, line, value_cents,
+        COALESCE(json_extract(request, '$.pixKeyType'), 4),
+        NULLIF(json_extract(request, '$.pixKey'), CASE json_extract(request, '$.pixKeyType')
+          WHEN 2 THEN json_extract(request, '$.person.email')
+          WHEN 3 THEN json_extract(request, '$.person.phone')
+          ELSE COALESCE(json_extract(request, '$.cpfCnpj'), document) END),
+        document, NULLIF(json_extract(request, '$.cpfCnpj'), document),
+        COALESCE(json_extract(request, '$.person.name'), ''),
+        COALESCE(json_extract(request, '$.person.email'), ''),
+        COALESCE(json_extract(request, '$.person.phone'), ''),
+        COALESCE(unhex(substr(payload_hash, 1, 16)), CAST(payload_hash AS BLOB)),
+        state, attempts, not_found, last_sent_at, transaction_id, gateway_status, message,
+        said, fee, net, gateway_created_at, end_to_end_id, processed_at, lease_owner,
+        lease_until, fence, updated_at, polls, poll_failed, next_poll_at, admitted_at,
+        hold_reason, covered_by, superseded_by, released_at, retry_of, attempt_number
+      FROM payouts ORDER BY batch_id, line, order_id;
+      -- A row whose columns do not give back its request's very text keeps the text.
+      UPDATE payouts_compact SET request_written = old.request
+      FROM payouts old
+      WHERE old.order_id = payouts_compact.order_id AND old.request <> payouts_compact.request;
+      DROP TABLE payouts;
+      ALTER TABLE payouts_compact RENAME TO payouts;
+      CREATE INDEX payouts_by_state ON payouts (state, batch_id, line);
+      CREATE INDEX payouts_by_batch ON payouts (batch_id, line);
+      CREATE INDEX payouts_by_next_poll ON payouts (next_poll_at) WHERE state = 'pending';
+      CREATE INDEX payouts_by_cover ON payouts (document, value_cents, admitted_at);
+      CREATE INDEX payouts_by_covered_by ON payouts (covered_by) WHERE covered_by IS NOT NULL;
+      CREATE INDEX payouts_by_superseded_by ON payouts (superseded_by)
+        WHERE superseded_by IS NOT NULL;
+      CREATE INDEX payouts_by_retry_of ON payouts (retry_of) WHERE retry_of IS NOT NULL;
+    `,
+  },
 ];

@@ -57,9 +57,10 @@ async function buildJournal(path) {
       total_cents, problems, name_key, name_number, result_name)
     VALUES (?, ?, ?, ?, 'done', ?, ?, 0, 0, '[]', ?, ?, ?)`);
   const insertPayout = db.prepare(`
-    INSERT INTO payouts (order_id, batch_id, line, request, payload_hash, value_cents, document,
-      admitted_at, state, attempts, transaction_id, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'paid', 1, ?, ?)`);
+    INSERT INTO payouts (order_id, batch_id, line, value_cents, pix_key_type, document, name,
+      email, phone, payload_hash, admitted_at, state, attempts, transaction_id, updated_at)
+    VALUES (?, ?, ?, ?, 0, ?, ?, ?, '+5511987654321', ?, ?, 'paid', 1, ?, ?)`);
+  const hash = Buffer.alloc(8);
   const perBatch = PAYOUTS / BATCHES;
   db.transaction(() => {
     for (let batch = 1; batch <= BATCHES; batch++) {
@@ -79,15 +80,15 @@ async function buildJournal(path) {
       for (let line = 0; line < perBatch; line++) {
         const person = (batch * perBatch + line) % PEOPLE;
         const orderId = `${name}-${batch}-${line}`;
-        const request = JSON.stringify({ orderId, value: centsOf(person), cpfCnpj: cpf(person) });
         insertPayout.run(
           orderId,
           batch,
           line + 2,
-          request,
-          orderId,
           centsOf(person),
           cpf(person),
+          `Pessoa ${person}`,
+          `p${person}@example.com`,
+          hash,
           at,
           batch * perBatch + line,
           at,
@@ -170,7 +171,7 @@ function plans(journalPath) {
       ),
       sentOfDocument: plan(
         `SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
-         WHERE p.batch_id = ? AND p.document = ? AND p.state IN ('paid', 'pending')
+         WHERE +p.batch_id = ? AND p.document = ? AND p.state IN ('paid', 'pending')
          ORDER BY p.line LIMIT 1`,
         [1, cpf(1)],
       ),

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database } from '../../src/journal/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { MIGRATIONS } from '../../src/journal/migrations.js';
 import { JournalError, openJournal, type Journal } from '../../src/journal/journal.js';
 import { batch, describeJournal } from './conformance.js';
@@ -54,6 +55,43 @@ describe('the SQLite journal', () => {
       expect((await open().batch(id))?.problems).toEqual([
         { code: 'english', text: 'control total mismatch' },
       ]);
+    });
+
+    it('gives every request back as it was journaled, to the byte, though kept as columns', async () => {
+      const person = { name: 'Ana Souza', email: 'ana@example.com', phone: '+5511987654321' };
+      // In the reader's key order (toCashOutRequest), as every journaled request is.
+      const request = (
+        orderId: string,
+        pixKeyType: number,
+        pixKey: string,
+        cpfCnpj = '52998224725',
+        who = person,
+      ): CashOutRequest => ({ value: 1234, pixKeyType, pixKey, cpfCnpj, person: who, orderId });
+      const requests: CashOutRequest[] = [
+        request('cpf-key', 0, '52998224725'),
+        request('another-cpf-key', 0, '11144477735'),
+        request('cnpj-key', 1, '12ABC34501DE35', '12.ABC.345/01DE-35'),
+        request('email-key', 2, 'ana@example.com'),
+        request('other-email-key', 2, 'other@example.com'),
+        request('phone-key', 3, '+5511987654321'),
+        request('random-key-as-cpf', 4, '52998224725'),
+        request('random-key ção', 4, '0c6f1e2a-7f3b-4c1d-9e8a-5b2d', '52998224725', {
+          name: 'Zoë "Zé" \\ Araújo \u2028 \t 😀 \u0001',
+          email: '',
+          phone: '+55',
+        }),
+      ];
+      const journal = open();
+      const id = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(
+        id,
+        requests.map((request, i) => ({ line: i + 2, request })),
+        { duplicateWindowMs: 0 },
+      );
+      const claims = await journal.claimToSend('run-1', 100, 60_000);
+      expect(claims.map((claim) => JSON.stringify(claim.request))).toEqual(
+        requests.map((request) => JSON.stringify(request)),
+      );
     });
 
     it('refuses a journal written by a newer version', async () => {

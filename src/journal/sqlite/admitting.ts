@@ -34,23 +34,62 @@ export interface PayoutParams {
   orderId: string;
   batchId: number;
   line: number;
-  request: string;
-  hash: string;
   value: number;
+  pixKeyType: number;
+  pixKey: string;
   document: string;
+  cpfCnpj: string;
+  name: string;
+  email: string;
+  phone: string;
+  hash: Buffer;
   now: number;
 }
+
+export function payoutParams(
+  request: CashOutRequest,
+  batchId: number,
+  line: number,
+  now: number,
+): PayoutParams {
+  return {
+    orderId: request.orderId,
+    batchId,
+    line,
+    value: request.value,
+    pixKeyType: request.pixKeyType,
+    pixKey: request.pixKey,
+    document: documentKey(request.cpfCnpj),
+    cpfCnpj: request.cpfCnpj,
+    name: request.person.name,
+    email: request.person.email,
+    phone: request.person.phone,
+    hash: Buffer.from(payloadHash(request), 'hex'),
+    now,
+  };
+}
+
+/**
+ * A request's columns (migration 17) and the values PayoutParams gives them: a Pix key
+ * that repeats the field its type names, or a cpfCnpj that is its document, is not written
+ * twice (the virtual columns pix_key and cpf_cnpj give them back, and request the whole).
+ */
+export const REQUEST_COLUMNS =
+  'value_cents, pix_key_type, pix_key_written, document, cpf_cnpj_written, name, email, phone';
+export const REQUEST_VALUES = `@value, @pixKeyType,
+  NULLIF(@pixKey, CASE @pixKeyType WHEN 2 THEN @email WHEN 3 THEN @phone ELSE @cpfCnpj END),
+  @document, NULLIF(@cpfCnpj, @document), @name, @email, @phone`;
 
 export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admitting {
   const statements = {
     insertPayout: db.prepare<PayoutParams>(`
-      INSERT INTO payouts (order_id, batch_id, line, request, payload_hash, value_cents, document, admitted_at, state, updated_at)
-      VALUES (@orderId, @batchId, @line, @request, @hash, @value, @document, @now, 'queued', @now)`),
+      INSERT INTO payouts (order_id, batch_id, line, ${REQUEST_COLUMNS}, payload_hash, admitted_at, state, updated_at)
+      VALUES (@orderId, @batchId, @line, ${REQUEST_VALUES}, @hash, @now, 'queued', @now)`),
     // Not a move: a new payload takes the place of one the gateway never saw (admission
     // decided), guarded by the state admission read.
     replacePayout: db.prepare<PayoutParams & { from: RowState }>(`
-      UPDATE payouts SET batch_id = @batchId, line = @line, request = @request, payload_hash = @hash,
-        value_cents = @value, document = @document, admitted_at = @now,
+      UPDATE payouts SET batch_id = @batchId, line = @line, (${REQUEST_COLUMNS}) = (${REQUEST_VALUES}),
+        request_written = NULL, payload_hash = @hash, admitted_at = @now,
         state = 'queued', attempts = 0, not_found = 0, last_sent_at = NULL, transaction_id = NULL,
         gateway_status = NULL, message = NULL, said = NULL, fee = NULL, net = NULL, gateway_created_at = NULL,
         end_to_end_id = NULL, processed_at = NULL, lease_owner = NULL, lease_until = NULL,
@@ -63,7 +102,7 @@ export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admi
       SELECT ${COVERING_COLUMNS}
       FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= @since
-        AND json_extract(p.request, '$.pixKey') = @pixKey AND p.state IN (${inList(RETRYABLE)})
+        AND p.pix_key = @pixKey AND p.state IN (${inList(RETRYABLE)})
       ORDER BY p.admitted_at, p.line LIMIT 1`),
   };
 
@@ -86,16 +125,7 @@ export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admi
     }
     const at = now();
     const admission = admit(previous, rows.coveringOf(request, batchId, rules), hash);
-    const params: PayoutParams = {
-      orderId: request.orderId,
-      batchId,
-      line,
-      request: JSON.stringify(request),
-      hash,
-      value: request.value,
-      document: documentKey(request.cpfCnpj),
-      now: at,
-    };
+    const params = payoutParams(request, batchId, line, at);
     let covering: Covering | undefined;
     switch (admission.kind) {
       case 'new':

@@ -56,10 +56,12 @@ export function createCorrections({ db }: Context, rows: Rows) {
       SELECT order_id, document, value_cents, state FROM payouts
       WHERE batch_id = ? AND (state = 'queued' OR (state = 'held' AND hold_reason = 'same-name'))
       ORDER BY line`),
+    // A document has few payouts, a batch may have a million: the unary + keeps SQLite
+    // from reading the batch whole (by payouts_by_batch) for every row of a copy.
     sentOfDocument: db.prepare<[number, string], CoveringRow>(`
       SELECT ${COVERING_COLUMNS}
       FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE p.batch_id = ? AND p.document = ? AND p.state IN (${inList(SENT)})
+      WHERE +p.batch_id = ? AND p.document = ? AND p.state IN (${inList(SENT)})
       ORDER BY p.line LIMIT 1`),
     // Rows of a batch a correction may replace: invalid lines and payouts that need a
     // person or were never sent.
@@ -96,7 +98,7 @@ export function createCorrections({ db }: Context, rows: Rows) {
     // Retry on purpose. Rows of a copy that repeat unchanged (document, amount, Pix key)
     // a payout of the batch it corrects that definitely failed.
     repeatsOfFailed: db.prepare<{ copy: number; corrected: number }, Repeat>(
-      repeatsOfFailedIn('p.batch_id = @corrected'),
+      repeatsOfFailedIn('+p.batch_id = @corrected'),
     ),
     repeatsOfFailedSince: db.prepare<{ copy: number; since: number }, Repeat>(
       repeatsOfFailedIn('p.admitted_at >= @since AND p.batch_id <> @copy'),
@@ -315,7 +317,7 @@ function repeatsOfFailedIn(failedWhere: string): string {
     FROM payouts r
     JOIN payouts p ON ${failedWhere} AND p.document = r.document
       AND p.value_cents = r.value_cents
-      AND json_extract(p.request, '$.pixKey') = json_extract(r.request, '$.pixKey')
+      AND p.pix_key = r.pix_key
       AND p.state IN (${inList(RETRYABLE)})
     JOIN batches b ON b.id = p.batch_id
     WHERE r.batch_id = @copy AND r.state = 'queued'

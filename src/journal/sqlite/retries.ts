@@ -1,11 +1,10 @@
 /** A person's request to send definitely failed payouts again (`payouts retry`). */
 import type { CashOutRequest } from '../../gateway/contract.js';
-import { payloadHash } from '../admission.js';
 import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import { RETRYABLE, type HoldReason, type RowState } from '../states.js';
 import type { RetryResult } from '../types.js';
-import type { PayoutParams } from './admitting.js';
+import { payoutParams, REQUEST_COLUMNS, REQUEST_VALUES, type PayoutParams } from './admitting.js';
 import { inList, type Context, type Synchronous } from './context.js';
 import type { Rows } from './rows.js';
 
@@ -38,9 +37,9 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
     // Released as it is made: a person asked for it, so the cover rule checked at claim
     // time leaves it be (a held copy of the row it sends again must not hold it back).
     insertRetry: db.prepare<PayoutParams & { retryOf: string; attempt: number }>(`
-      INSERT INTO payouts (order_id, batch_id, line, request, payload_hash, value_cents, document,
+      INSERT INTO payouts (order_id, batch_id, line, ${REQUEST_COLUMNS}, payload_hash,
         admitted_at, state, updated_at, retry_of, attempt_number, released_at)
-      VALUES (@orderId, @batchId, @line, @request, @hash, @value, @document, @now, 'queued', @now,
+      VALUES (@orderId, @batchId, @line, ${REQUEST_VALUES}, @hash, @now, 'queued', @now,
         @retryOf, @attempt, @now)`),
     heldAsFailedBefore: db.prepare<[string], { order_id: string }>(`
       SELECT order_id FROM payouts
@@ -89,14 +88,7 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
     const request = { ...(JSON.parse(row.request) as CashOutRequest), orderId: retryId };
     const at = now();
     statements.insertRetry.run({
-      orderId: retryId,
-      batchId: row.batch_id,
-      line: row.line,
-      request: JSON.stringify(request),
-      hash: payloadHash(request),
-      value: row.value_cents,
-      document: row.document,
-      now: at,
+      ...payoutParams(request, row.batch_id, row.line, at),
       retryOf: row.order_id,
       attempt,
     });

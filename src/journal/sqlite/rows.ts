@@ -111,7 +111,7 @@ export function createRows({ db, now }: Context) {
     known: db.prepare<
       [string],
       {
-        payload_hash: string;
+        payload_hash: Buffer;
         state: RowState;
         batch_id: number;
         line: number;
@@ -327,7 +327,7 @@ export function createRows({ db, now }: Context) {
     const row = statements.known.get(orderId);
     return (
       row && {
-        payloadHash: row.payload_hash,
+        payloadHash: row.payload_hash.toString('hex'),
         state: row.state,
         batchId: row.batch_id,
         line: row.line,
