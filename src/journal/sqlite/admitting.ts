@@ -80,7 +80,7 @@ export const REQUEST_VALUES = `@value, @pixKeyType,
   NULLIF(@pixKey, CASE @pixKeyType WHEN 2 THEN @email WHEN 3 THEN @phone ELSE @cpfCnpj END),
   @document, NULLIF(@cpfCnpj, @document), @name, @email, @phone`;
 
-export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admitting {
+export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Admitting {
   const statements = {
     insertPayout: db.prepare<PayoutParams>(`
       INSERT INTO payouts (order_id, batch_id, line, ${REQUEST_COLUMNS}, payload_hash, admitted_at, state, updated_at)
@@ -204,7 +204,7 @@ export function createAdmitting({ db, now, writing }: Context, rows: Rows): Admi
   }
 
   return {
-    admitPayouts: writing(
+    admitPayouts: admitting(
       (
         batchId: number,
         payouts: readonly PayoutInput[],

@@ -16,7 +16,7 @@ import type { Corrections } from './corrections.js';
 import type { Rows } from './rows.js';
 
 export function createBatches(
-  { db, now, writing }: Context,
+  { db, now, writing, admitting }: Context,
   rows: Rows,
   corrections: Corrections,
 ): Synchronous<JournalBatches> {
@@ -214,7 +214,7 @@ export function createBatches(
       },
     ),
 
-    recordLines: writing((batchId: number, lines: readonly BatchLine[]): void => {
+    recordLines: admitting((batchId: number, lines: readonly BatchLine[]): void => {
       rows.insertLines(batchId, lines);
     }),
 
