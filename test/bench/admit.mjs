@@ -4,7 +4,7 @@
 // chunks as ingest.ts writes them. Against bare SQLite in the same process: the same rows
 // inserted as (orderId, JSON) into a one-table journal with the same pragmas, a
 // transaction per chunk. Then where the journal's bytes go (SQLite's dbstat), per payout,
-// with and without the audit rows. Prints one JSON line per measure.
+// with and without the audit rows, and after VACUUM. Prints one JSON line per measure.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,9 +137,10 @@ function bareAll(path) {
 }
 
 /** Bytes of each table and index (whole pages, as the file pays for them). */
-function bytesOf(path) {
+function bytesOf(path, vacuum = false) {
   const db = new Database(path);
   db.pragma('wal_checkpoint(TRUNCATE)');
+  if (vacuum) db.exec('VACUUM');
   const parts = db
     .prepare(`SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC`)
     .all();
@@ -176,6 +177,9 @@ try {
     }),
   );
   console.log(JSON.stringify({ bench: 'admit-bytes', ...bytes }));
+  // VACUUM writes each table and index again in key order, its pages full.
+  const vacuumed = bytesOf(join(folder, 'journal.db'), true);
+  console.log(JSON.stringify({ bench: 'admit-bytes-after-vacuum', ...vacuumed }));
 } finally {
   rmSync(folder, { recursive: true, force: true });
 }
