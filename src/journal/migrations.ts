@@ -360,4 +360,28 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX payouts_by_retry_of ON payouts (retry_of) WHERE retry_of IS NOT NULL;
     `,
   },
+  {
+    version: 18,
+    sql: `
+      -- The audit names its payout by the payouts row's id (migration 17), not by the
+      -- orderId again: an entry and its index took 138 bytes, most of it the orderId twice,
+      -- and the index filled in the random order of orderIds. Entry ids are kept: the
+      -- marker's high water counts them. Every entry this program wrote has its payout; one
+      -- that had none would stop the migration here (NOT NULL), the journal left as it was.
+      CREATE TABLE audit_compact (
+        id INTEGER PRIMARY KEY,
+        payout_id INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        from_state TEXT,
+        to_state TEXT NOT NULL,
+        reason TEXT NOT NULL
+      );
+      INSERT INTO audit_compact (id, payout_id, at, from_state, to_state, reason)
+      SELECT a.id, p.id, a.at, a.from_state, a.to_state, a.reason
+      FROM audit a LEFT JOIN payouts p ON p.order_id = a.order_id ORDER BY a.id;
+      DROP TABLE audit;
+      ALTER TABLE audit_compact RENAME TO audit;
+      CREATE INDEX audit_by_payout ON audit (payout_id, id);
+    `,
+  },
 ];

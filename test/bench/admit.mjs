@@ -147,9 +147,7 @@ function bytesOf(path, vacuum = false) {
   const payouts = db.prepare('SELECT COUNT(*) AS n FROM payouts').get().n;
   db.close();
   const file = statSync(path).size;
-  const audit = parts
-    .filter((p) => p.name === 'audit' || p.name === 'audit_by_order')
-    .reduce((s, p) => s + p.bytes, 0);
+  const audit = parts.filter((p) => p.name.startsWith('audit')).reduce((s, p) => s + p.bytes, 0);
   return {
     payouts,
     fileBytes: file,

@@ -145,14 +145,23 @@ function payoutsOf(path: string): unknown[] {
   return rows;
 }
 
+/** The audit with each entry's orderId: kept in the entry until 18, by its payout since. */
 function auditOf(path: string): unknown[] {
   const db = new Database(path, { readonly: true });
-  const rows = db.prepare('SELECT * FROM audit ORDER BY id').all();
+  const version = db.pragma('user_version', { simple: true }) as number;
+  const rows = db
+    .prepare(
+      version < 18
+        ? 'SELECT id, order_id, at, from_state, to_state, reason FROM audit ORDER BY id'
+        : `SELECT a.id, p.order_id, a.at, a.from_state, a.to_state, a.reason
+           FROM audit a JOIN payouts p ON p.id = a.payout_id ORDER BY a.id`,
+    )
+    .all();
   db.close();
   return rows;
 }
 
-describe('migration 17: the compact payouts table', () => {
+describe('migrations 17 and 18: the compact payouts table and audit', () => {
   const folder = useTempFolder();
   const opened: Journal[] = [];
   afterEach(async () => {
@@ -179,6 +188,10 @@ describe('migration 17: the compact payouts table', () => {
     expect(auditOf(path)).toEqual(before.audit);
     expect(before.payouts).toHaveLength(ROW_STATES.length + 4);
     const reopened = open(path);
+    expect(await reopened.history('pay-6')).toEqual([
+      { at: NOW - 3_600_000, from: null, to: 'queued', reason: 'journaled from batch 1, line 8' },
+    ]);
+    expect(await reopened.highWater()).toBe(before.audit.length);
     for (const [orderId, json] of requests) {
       const payout = await reopened.payout(orderId);
       expect(payout?.request, orderId).toEqual(JSON.parse(json));

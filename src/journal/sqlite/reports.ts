@@ -70,7 +70,9 @@ export function createReports({ db }: Context): Synchronous<JournalReports> {
     history: db.prepare<
       [string],
       { at: number; from_state: RowState | null; to_state: RowState; reason: string }
-    >(`SELECT at, from_state, to_state, reason FROM audit WHERE order_id = ? ORDER BY id`),
+    >(`
+      SELECT at, from_state, to_state, reason FROM audit
+      WHERE payout_id = (SELECT id FROM payouts WHERE order_id = ?) ORDER BY id`),
     countsByState: db.prepare<[], { state: RowState; count: number; cents: number }>(
       `SELECT state, COUNT(*) AS count, SUM(value_cents) AS cents FROM payouts GROUP BY state`,
     ),

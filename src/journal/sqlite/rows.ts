@@ -39,8 +39,9 @@ export const saidJson = (said: Said | null | undefined): string | null =>
 
 export function createRows({ db, now }: Context) {
   const statements = {
-    audit: db.prepare<[string, number, RowState | null, RowState, string]>(
-      `INSERT INTO audit (order_id, at, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?)`,
+    audit: db.prepare<[number, RowState | null, RowState, string, string]>(
+      `INSERT INTO audit (payout_id, at, from_state, to_state, reason)
+       SELECT id, ?, ?, ?, ? FROM payouts WHERE order_id = ?`,
     ),
     payout: db.prepare<[string], PayoutRow>(`SELECT * FROM payouts WHERE order_id = ?`),
     batchById: db.prepare<[number], BatchRow>(`SELECT * FROM batches WHERE id = ?`),
@@ -148,8 +149,12 @@ export function createRows({ db, now }: Context) {
       ORDER BY p.admitted_at, p.batch_id, p.line LIMIT 1`),
   };
 
-  const audit = (orderId: string, from: RowState | null, to: RowState, reason: string) =>
-    statements.audit.run(orderId, now(), from, to, reason);
+  /** An entry of the audit for a payout in the journal, inside the caller's transaction. */
+  function audit(orderId: string, from: RowState | null, to: RowState, reason: string): void {
+    if (statements.audit.run(now(), from, to, reason, orderId).changes !== 1) {
+      throw new JournalError(`${orderId}: not in the journal, so its move cannot be audited`);
+    }
+  }
 
   /**
    * The one guarded, audited move of a row, inside the caller's transaction: refused
