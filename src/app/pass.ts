@@ -16,7 +16,7 @@ import {
   type EngineDeps,
   type EngineOptions,
 } from '../engine/engine.js';
-import { followPending, type Doorbell } from '../engine/follow.js';
+import { Settling, followPending, type Doorbell } from '../engine/follow.js';
 import type { PollPolicy } from '../engine/policy.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
@@ -92,6 +92,8 @@ export interface PassMemory {
   resolvedAt: number;
   /** Status words we do not know, already told (once per process). */
   warned: Set<string>;
+  /** What following learned of each batch's settle time (see followPending). */
+  settling: Settling;
 }
 
 export interface PassReport {
@@ -165,7 +167,7 @@ export async function runPass(
       engine,
       now() + options.followMs,
       resolveDue,
-      options.memory?.warned ?? new Set(),
+      options.memory ?? { warned: new Set(), settling: new Settling() },
       options.note,
     );
     stopped = report.stopped;
@@ -197,7 +199,7 @@ async function settle(
   options: EngineOptions & { doorbell?: Doorbell },
   until: number,
   resolveDue: () => boolean,
-  warned: Set<string>,
+  memory: Pick<PassMemory, 'warned' | 'settling'>,
   note: (text: string) => void,
 ): Promise<{ stopped: string | undefined; failed: boolean }> {
   const onUnknownStatus = (word: string, orderId: string) =>
@@ -210,7 +212,8 @@ async function settle(
       ...options,
       until: roundEnd,
       onUnknownStatus,
-      warned,
+      warned: memory.warned,
+      settling: memory.settling,
     });
     if (followed.stopped) return followed;
     const counts = await deps.journal.countsByState();

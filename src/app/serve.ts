@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { watch } from 'chokidar';
 import { systemCodeOf } from '../errors.js';
 import type { Config } from '../config/schema.js';
-import { Doorbell, nudgeOnPostback } from '../engine/follow.js';
+import { Doorbell, Settling, nudgeOnPostback } from '../engine/follow.js';
 import { POLLING, POLLING_WITH_POSTBACKS } from '../engine/policy.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
@@ -112,6 +112,7 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
       written: new Map(),
       resolvedAt: 0,
       warned: new Set(),
+      settling: new Settling(),
     };
     const isReady = settledFiles(config.inboxSettle, () => deps.clock.now());
     const told = new Map<string, string>();

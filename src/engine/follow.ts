@@ -1,15 +1,24 @@
 /**
- * Following: pending payouts are polled by transactionId, each on its own growing,
- * jittered schedule kept in the journal, until they settle (paid, failed, canceled,
- * refunded) or the follow window ends. Rows still pending then are picked up by the
- * next run, on the same schedule. A postback only brings a row's poll forward
+ * Following: pending payouts are polled by transactionId until they settle (paid, failed,
+ * canceled, refunded) or the follow window ends, each at the time kept in the journal.
+ * A batch's first payouts (its probes) are polled on the growing schedule, staggered;
+ * the others wait until one of the batch is seen settled, then are polled that long
+ * after their own send (`batchPollAt`), and on the growing, jittered schedule from
+ * there if still pending. Rows still pending at the end are picked up by the next run, which learns
+ * again from probes of its own. A postback only brings a row's poll forward
  * (`Doorbell`): the gateway's GET answer is the only truth.
  */
 import { mapStatus } from '../gateway/status.js';
 import type { Claim, Journal } from '../journal/journal.js';
 import { decidePoll, type Decision } from './decisions.js';
 import { record, type EngineDeps, type EngineOptions } from './engine.js';
-import { pollDelayMs } from './policy.js';
+import {
+  PROBES_PER_BATCH,
+  batchPollAt,
+  learnedPollAgeMs,
+  pollDelayMs,
+  probeDelayMs,
+} from './policy.js';
 
 export interface FollowOptions extends EngineOptions {
   /** Follow until this time (ms since the epoch), or until nothing is pending. */
@@ -20,6 +29,8 @@ export interface FollowOptions extends EngineOptions {
   onUnknownStatus?: (word: string, orderId: string) => void;
   /** Words already told, kept by the caller across calls (a daemon calls again and again). */
   warned?: Set<string>;
+  /** What was learned of each batch, kept by the caller across calls, as `warned` is. */
+  settling?: Settling;
 }
 
 export interface FollowReport {
@@ -30,15 +41,79 @@ export interface FollowReport {
   failed: boolean;
 }
 
-/** Wakes a sleeping follow loop early. */
+/** At most this many payouts named by postbacks are remembered until polled. */
+const MAX_NAMED = 10_000;
+
+/**
+ * Wakes a sleeping follow loop early, and remembers the payouts postbacks named, which
+ * are polled as soon as they are due whatever their batch has shown.
+ */
 export class Doorbell {
   #controller = new AbortController();
-  ring(): void {
+  #named = new Set<string>();
+  ring(named?: { transactionId?: number; orderId?: string }): void {
+    // Past the bound, a named payout is polled when its batch says, as if not named.
+    if (this.#named.size >= MAX_NAMED) this.#named.clear();
+    if (named?.transactionId !== undefined) this.#named.add(`#${named.transactionId}`);
+    if (named?.orderId !== undefined) this.#named.add(named.orderId);
     this.#controller.abort();
     this.#controller = new AbortController();
   }
+  /** Whether a postback named this payout since it was last asked (then forgotten). */
+  takeNamed(payout: { transactionId: number | null; orderId: string }): boolean {
+    const byId = this.#named.delete(`#${payout.transactionId}`);
+    return this.#named.delete(payout.orderId) || byId;
+  }
   get signal(): AbortSignal {
     return this.#controller.signal;
+  }
+}
+
+/** At most this many batches are remembered; the oldest is forgotten first. */
+const MAX_BATCHES = 1_000;
+
+/**
+ * What following has learned of each batch: its probes, and the shortest time from a
+ * send to a settlement seen. It lives in memory: a batch forgotten, or a process that
+ * starts again, learns again from new probes, the schedule itself being in the journal.
+ */
+export class Settling {
+  #batches = new Map<number, { probes: Map<string, number>; settledAgeMs: number | undefined }>();
+
+  #batch(batchId: number): { probes: Map<string, number>; settledAgeMs: number | undefined } {
+    let batch = this.#batches.get(batchId);
+    if (!batch) {
+      if (this.#batches.size >= MAX_BATCHES) {
+        const oldest = this.#batches.keys().next();
+        if (!oldest.done) this.#batches.delete(oldest.value);
+      }
+      batch = { probes: new Map(), settledAgeMs: undefined };
+      this.#batches.set(batchId, batch);
+    }
+    return batch;
+  }
+
+  /**
+   * This payout's number among its batch's probes (the first ones asked about), or
+   * undefined when it is not one.
+   */
+  probe(batchId: number, orderId: string): number | undefined {
+    const { probes } = this.#batch(batchId);
+    if (!probes.has(orderId) && probes.size < PROBES_PER_BATCH) probes.set(orderId, probes.size);
+    return probes.get(orderId);
+  }
+
+  /** The shortest time from a send to a settlement seen in this batch. */
+  settledAgeMs(batchId: number): number | undefined {
+    return this.#batches.get(batchId)?.settledAgeMs;
+  }
+
+  /** A payout was seen settled `ageMs` after its send: true when sooner than any before. */
+  sawSettled(batchId: number, ageMs: number): boolean {
+    const batch = this.#batch(batchId);
+    if (batch.settledAgeMs !== undefined && batch.settledAgeMs <= ageMs) return false;
+    batch.settledAgeMs = ageMs;
+    return true;
   }
 }
 
@@ -51,7 +126,7 @@ export function nudgeOnPostback(
   doorbell: Doorbell,
 ): (hint: { transactionId?: number; orderId?: string }) => Promise<void> {
   return async (hint) => {
-    if (await journal.pollNow(hint)) doorbell.ring();
+    if (await journal.pollNow(hint)) doorbell.ring(hint);
   };
 }
 
@@ -67,7 +142,26 @@ export async function followPending(
   const { journal, pool, clock } = deps;
   const report: FollowReport = { polls: 0, moved: 0, stopped: undefined, failed: false };
   const warned = options.warned ?? new Set<string>();
+  const settling = options.settling ?? new Settling();
   let failure: { error: unknown } | undefined;
+
+  /** When this payout's poll waits for its batch, or undefined: its own schedule. */
+  const batchSays = (claim: Claim, now: number): number | undefined => {
+    const settledAgeMs = settling.settledAgeMs(claim.batchId);
+    const probe =
+      settledAgeMs === undefined && settling.probe(claim.batchId, claim.orderId) !== undefined;
+    return batchPollAt({ sentAt: claim.lastSentAt, probe }, settledAgeMs, now, options.pollPolicy);
+  };
+  /** Its own schedule: a probe's staggered, any other payout's jittered. */
+  const pollDelay = (claim: Claim): number => {
+    const probe =
+      settling.settledAgeMs(claim.batchId) === undefined
+        ? settling.probe(claim.batchId, claim.orderId)
+        : undefined;
+    return probe === undefined
+      ? pollDelayMs(claim.polls + 1, deps.random, options.pollPolicy)
+      : probeDelayMs(claim.polls + 1, probe, options.pollPolicy);
+  };
 
   const poll = async (claim: Claim): Promise<void> => {
     const transactionId = claim.transactionId as number;
@@ -87,7 +181,21 @@ export async function followPending(
     if (decision.signal.kind === 'pause' && decision.signal.ms !== undefined) {
       pool.pause(decision.signal.ms);
     }
-    await record(deps, options, [{ claim, decision: nextPoll(deps, options, claim, decision) }]);
+    const now = clock.now();
+    const next =
+      decision.to === 'pending'
+        ? nextPoll(decision, claim.polls + 1, batchSays(claim, now) ?? now + pollDelay(claim))
+        : decision;
+    await record(deps, options, [{ claim, decision: next }]);
+    // A poll moves a row on to a settled state, or to a conflict, which tells no time.
+    const settled = decision.to !== 'pending' && decision.to !== 'conflict';
+    if (settled && claim.lastSentAt !== null) {
+      const ageMs = now - claim.lastSentAt;
+      // The batch's other payouts are likely settled as long after their own send.
+      if (settling.sawSettled(claim.batchId, ageMs)) {
+        await journal.pollBatchSooner(claim.batchId, learnedPollAgeMs(ageMs));
+      }
+    }
   };
 
   /** Until `ms` from now, a stop, the doorbell, or (with polls in flight) one of them ends. */
@@ -136,7 +244,17 @@ export async function followPending(
         await pause(Math.min(1_000, options.until - now), false);
         continue;
       }
+      // A payout whose batch says it is not settled yet waits, without a request; one a
+      // postback named is polled now.
+      const waiting: { claim: Claim; decision: Decision }[] = [];
+      const polled: Claim[] = [];
       for (const claim of claims) {
+        const at = options.doorbell?.takeNamed(claim) ? undefined : batchSays(claim, now);
+        if (at === undefined) polled.push(claim);
+        else waiting.push({ claim, decision: nextPoll(WAIT, claim.polls, at) });
+      }
+      if (waiting.length > 0) await record(deps, options, waiting);
+      for (const claim of polled) {
         pool
           .run(() => poll(claim))
           // Anything but a gateway answer (a bug, the journal failing) ends the loop once
@@ -154,15 +272,15 @@ export async function followPending(
   return report;
 }
 
-/** A row still pending after this poll is polled again later, a little later each time. */
-function nextPoll(
-  deps: EngineDeps,
-  options: EngineOptions,
-  claim: Claim,
-  decision: Decision,
-): Decision {
-  if (decision.to !== 'pending') return decision;
-  const polls = claim.polls + 1;
-  const nextPollAt = deps.clock.now() + pollDelayMs(polls, deps.random, options.pollPolicy);
+/** A claimed payout left pending, unpolled, until its batch says it may be settled. */
+const WAIT: Decision = {
+  to: 'pending',
+  reason: 'waits for its batch',
+  details: {},
+  signal: { kind: 'continue' },
+};
+
+/** A row still pending is polled again at `nextPollAt`, `polls` polls made so far. */
+function nextPoll(decision: Decision, polls: number, nextPollAt: number): Decision {
   return { ...decision, details: { ...decision.details, polls, nextPollAt } };
 }

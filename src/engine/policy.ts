@@ -1,7 +1,7 @@
 /**
  * Waiting rules, as pure functions of the attempt and a random draw: exponential
- * back-off with full jitter for answers that prove nothing was created, and the grace
- * period before an unknown row may be sent again.
+ * back-off with full jitter for answers that prove nothing was created, the grace
+ * period before an unknown row may be sent again, and when a pending payout is polled.
  */
 
 export interface RetryPolicy {
@@ -60,4 +60,60 @@ export const POLLING_WITH_POSTBACKS: PollPolicy = { firstMs: 60_000, growth: 2, 
 export function pollDelayMs(polls: number, random: () => number, policy = POLLING): number {
   const delay = Math.min(policy.capMs, policy.firstMs * policy.growth ** Math.max(0, polls));
   return Math.round(delay / 2 + (random() * delay) / 2);
+}
+
+/**
+ * Payouts of a batch polled on their own growing schedule until one of the batch is seen
+ * settled (the probes). The others wait for what the probes learn: a batch sent together
+ * mostly settles together, so polling every payout on its own schedule spends one
+ * request per step per payout to learn what a few payouts show.
+ */
+export const PROBES_PER_BATCH = 8;
+
+/**
+ * How long after its send a payout is polled once a payout of its batch was seen settled
+ * `settledAgeMs` after its own send: a little later, so that payouts whose request took
+ * longer to reach the gateway, or whose settlement ran a little late, are settled too.
+ */
+export function learnedPollAgeMs(settledAgeMs: number): number {
+  return Math.round(settledAgeMs * 1.02) + 250;
+}
+
+/**
+ * Delay before poll `polls + 1` of a batch's probe number `probe` (from 0): the growing
+ * schedule, each probe's stretched by its own factor between growth^-1/2 and growth^1/2
+ * rather than jittered, so that together the probes look at ages a fraction of a step
+ * apart (1.6^(1/8), 6%, with POLLING) and the batch's settle time is learned within
+ * that fraction, where jittered probes bunch up and learn it within most of a step.
+ */
+export function probeDelayMs(polls: number, probe: number, policy = POLLING): number {
+  const delay = Math.min(policy.capMs, policy.firstMs * policy.growth ** Math.max(0, polls));
+  return Math.round(delay * policy.growth ** (probe / PROBES_PER_BATCH - 1 / 2));
+}
+
+/**
+ * When a payout's next poll waits for its batch rather than its own schedule, or
+ * undefined when its own schedule applies (see `pollDelayMs`):
+ *   - its batch was seen settling `settledAgeMs` after a send: polled that long after its
+ *     own send (`learnedPollAgeMs`), unless that time has passed (a straggler: its own
+ *     schedule from there);
+ *   - nothing of its batch seen settled yet, and not a probe: polled `capMs` after its
+ *     send at the latest, so a batch whose probes tell nothing is still followed, at the
+ *     schedule's slowest pace;
+ *   - a probe, a payout past those times, or one with no send time: undefined.
+ */
+export function batchPollAt(
+  payout: { sentAt: number | null; probe: boolean },
+  settledAgeMs: number | undefined,
+  now: number,
+  policy = POLLING,
+): number | undefined {
+  if (payout.sentAt === null) return undefined;
+  const at =
+    settledAgeMs !== undefined
+      ? payout.sentAt + learnedPollAgeMs(settledAgeMs)
+      : payout.probe
+        ? undefined
+        : payout.sentAt + policy.capMs;
+  return at !== undefined && at > now ? at : undefined;
 }

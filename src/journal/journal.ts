@@ -227,6 +227,12 @@ export interface JournalPayouts {
    */
   pollNow(hint: { transactionId?: number; orderId?: string }): Promise<boolean>;
   /**
+   * Brings forward the polls of a batch's pending payouts to `afterSentMs` after each
+   * one's last send (now, for those already past it); a poll planned sooner stays.
+   * Returns how many were brought forward.
+   */
+  pollBatchSooner(batchId: number, afterSentMs: number): Promise<number>;
+  /**
    * Marks a claimed `unknown` row `sending` again, for a re-send with its own orderId,
    * and renews its lease; false when the row is no longer ours or its lease has ended.
    * The marker is told after the commit (see sendable).

@@ -12,7 +12,11 @@ import {
 import { startPostbackReceiver } from '../../src/postback/receiver.js';
 import { createGatewayPool } from '../../src/engine/pool.js';
 import { systemClock } from '../../src/runtime/clock.js';
-import { POLLING_WITH_POSTBACKS, type PollPolicy } from '../../src/engine/policy.js';
+import {
+  POLLING_WITH_POSTBACKS,
+  PROBES_PER_BATCH,
+  type PollPolicy,
+} from '../../src/engine/policy.js';
 import type { GatewayClient } from '../../src/gateway/client.js';
 import { openJournal, type Journal } from '../../src/journal/journal.js';
 import { createRandom } from '../../src/sandbox/faults.js';
@@ -208,6 +212,85 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     const report = await following;
     expect(report).toMatchObject({ polls: 1, moved: 1 });
     expect(await journal.pollNow({ transactionId: 999_999 })).toBe(false); // a transaction we do not follow
+  });
+
+  describe("learning a batch's settle time from its first payouts", () => {
+    /** Polls of each transaction, and a sandbox that settles `ms` after each create. */
+    const pollsOf = new Map<number, number>();
+    const settleAfter = async (ms: number) => {
+      await sandbox.close();
+      sandbox = await startSandbox({ token: TOKEN, settleDelayMs: ms });
+      const client = clientFor(sandbox.url, { requestTimeoutMs: 1000 });
+      pollsOf.clear();
+      gateway = {
+        ...client,
+        getTransactionById: (id, options) => {
+          polls++;
+          pollsOf.set(id, (pollsOf.get(id) ?? 0) + 1);
+          return client.getTransactionById(id, options);
+        },
+      };
+    };
+    /** Slower than QUICK, so that the growing schedule alone polls each payout 4 to 6 times. */
+    const GROWING: PollPolicy = { firstMs: 100, growth: 1.5, capMs: 2_000 };
+    const keys = (count: number, straggler = (_: number) => false) =>
+      Array.from({ length: count }, (_, i) =>
+        straggler(i) ? `review+${i}@example.com` : `k${i}@example.com`,
+      );
+
+    it('a batch settling together costs its probes their schedule and the others one poll each', async () => {
+      await settleAfter(600);
+      await admitKeys(keys(40));
+      await send({ pollPolicy: GROWING });
+      const report = await followPending(deps(), options({ pollPolicy: GROWING }));
+      expect(report.moved).toBe(40);
+      expect(await journal.countsByState()).toEqual({ paid: { count: 40, cents: 40 * 1234 } });
+      // The growing schedule alone: 100, 250, 475, 812 ms... about five polls each.
+      expect(polls).toBeLessThanOrEqual(2 * 40);
+      const polledAgain = [...pollsOf.values()].filter((n) => n > 1).length;
+      // The probes, and a few polled when their batch said, a little before they settled.
+      expect(polledAgain).toBeLessThanOrEqual(2 * PROBES_PER_BATCH);
+    });
+
+    it('a later run, which learned nothing, resumes a batch an earlier one was following', async () => {
+      await settleAfter(600);
+      await admitKeys(keys(40));
+      await send({ pollPolicy: GROWING });
+      // The first run ends before its probes see anything; the others wait in the journal.
+      const first = await followPending(
+        deps(),
+        options({ pollPolicy: GROWING, until: Date.now() + 150 }),
+      );
+      expect(first.moved).toBe(0);
+      const second = await followPending(deps(), options({ pollPolicy: GROWING }));
+      expect(second.moved).toBe(40);
+      expect(await journal.countsByState()).toEqual({ paid: { count: 40, cents: 40 * 1234 } });
+      expect(polls).toBeLessThanOrEqual(2 * 40);
+    });
+
+    it('a straggler, still pending when its batch says it should not be, is followed on to settlement', async () => {
+      // Every tenth payout (the sandbox's review@ key) settles twice as late as the rest:
+      // polled when its batch says, still pending (the unknown word), then followed on.
+      await settleAfter(400);
+      await admitKeys(keys(30, (i) => i % 10 === 9));
+      await send({ pollPolicy: GROWING });
+      const report = await followPending(deps(), options({ pollPolicy: GROWING }));
+      expect(report.moved).toBe(30);
+      expect(await journal.countsByState()).toEqual({ paid: { count: 30, cents: 30 * 1234 } });
+    });
+
+    it("no payout is left unpolled while its batch shows nothing: each is polled by its schedule's cap", async () => {
+      await settleAfter(3_600_000);
+      await admitKeys(keys(20));
+      const policy: PollPolicy = { firstMs: 100, growth: 1.5, capMs: 300 };
+      await send({ pollPolicy: policy });
+      const report = await followPending(
+        deps(),
+        options({ pollPolicy: policy, until: Date.now() + 1_000 }),
+      );
+      expect(report.moved).toBe(0);
+      expect(pollsOf.size).toBe(20);
+    });
   });
 
   describe('with the postback receiver', () => {

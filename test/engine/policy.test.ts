@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, mayResend, pollDelayMs } from '../../src/engine/policy.js';
+import {
+  backoffMs,
+  batchPollAt,
+  learnedPollAgeMs,
+  mayResend,
+  pollDelayMs,
+  probeDelayMs,
+} from '../../src/engine/policy.js';
 
 describe('backoffMs', () => {
   const policy = { baseMs: 100, capMs: 1000 };
@@ -44,5 +51,55 @@ describe('pollDelayMs', () => {
     [2, 0.5, 3000],
   ])('after %i polls, with draw %d, waits %i ms', (polls, draw, ms) => {
     expect(pollDelayMs(polls, () => draw, policy)).toBe(ms);
+  });
+});
+
+describe('learnedPollAgeMs', () => {
+  it.each([
+    [0, 250],
+    [1_000, 1_270],
+    [30_000, 30_850],
+  ])('a settlement seen %i ms after its send: the others polled %i ms after theirs', (seen, at) => {
+    expect(learnedPollAgeMs(seen)).toBe(at);
+  });
+});
+
+describe('batchPollAt', () => {
+  const policy = { firstMs: 1000, growth: 2, capMs: 60_000 };
+  const sentAt = 100_000;
+  it.each([
+    // Learned: polled as long after its own send as the batch settled, a little after.
+    [{ sentAt, probe: false }, 30_000, sentAt + 2_000, sentAt + 30_850],
+    [{ sentAt, probe: true }, 30_000, sentAt + 2_000, sentAt + 30_850],
+    // Learned, and that time has passed (a straggler): its own schedule.
+    [{ sentAt, probe: false }, 30_000, sentAt + 30_850, undefined],
+    // Nothing learned yet: a probe polls on its own schedule; the others wait, at most
+    // the schedule's cap after their send.
+    [{ sentAt, probe: true }, undefined, sentAt + 2_000, undefined],
+    [{ sentAt, probe: false }, undefined, sentAt + 2_000, sentAt + 60_000],
+    [{ sentAt, probe: false }, undefined, sentAt + 60_000, undefined],
+    // No send time to count from: its own schedule.
+    [{ sentAt: null, probe: false }, 30_000, sentAt, undefined],
+    [{ sentAt: null, probe: false }, undefined, sentAt, undefined],
+  ])('%j, batch settled after %j ms, at %i: %j', (payout, settledAgeMs, now, at) => {
+    expect(batchPollAt(payout, settledAgeMs, now, policy)).toBe(at);
+  });
+});
+
+describe('probeDelayMs', () => {
+  // Growth 4 over 8 probes: each probe's delays a factor of 4^(1/8) after the one before.
+  const policy = { firstMs: 1000, growth: 4, capMs: 64_000 };
+  it.each([
+    [0, 0, 500],
+    [0, 4, 1000],
+    [0, 7, 1682],
+    [1, 0, 2000],
+    [1, 4, 4000],
+    [2, 4, 16_000],
+    [3, 4, 64_000],
+    [9, 0, 32_000],
+    [9, 4, 64_000],
+  ])('after %i polls, probe %i waits %i ms', (polls, probe, ms) => {
+    expect(probeDelayMs(polls, probe, policy)).toBe(ms);
   });
 });

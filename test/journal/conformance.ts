@@ -517,6 +517,46 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
       expect(await journal.pollNow({ orderId: 'nobody' })).toBe(false);
     });
 
+    it("brings a batch's polls forward to a time after each payout's own send: never later than planned, never another batch's", async () => {
+      const journal = await open();
+      const id = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(
+        id,
+        [1, 2, 3].map((n) => ({ line: n + 1, request: request(`p-${n}`) })),
+        { duplicateWindowMs: 0 },
+      );
+      const other = await journal.recordBatch({ ...batch, sha256: 'cd' }, []);
+      await journal.admitPayouts(other, [{ line: 2, request: request('q-1', 2000) }], {
+        duplicateWindowMs: 0,
+      });
+      const sentAt = clock;
+      const [p1, p2, p3] = await journal.claimToSend('a', 3, 30_000);
+      clock += 1_000;
+      const [q1] = await journal.claimToSend('a', 1, 30_000);
+      for (const [claim, transactionId, nextPollAt] of [
+        [p1, 1, sentAt + 60_000],
+        [p2, 2, sentAt + 60_000],
+        [p3, 3, sentAt + 5_000],
+        [q1, 4, sentAt + 60_000],
+      ] as const) {
+        await journal.move(claim!.orderId, claim!.fence, 'pending', 'created', {
+          transactionId,
+          nextPollAt,
+        });
+      }
+      clock = sentAt + 10_000;
+      expect(await journal.pollBatchSooner(id, 30_000)).toBe(2); // p-3's poll is sooner
+      expect((await journal.claimDue('b', 10, 60_000)).map((c) => c.orderId)).toEqual(['p-3']);
+      clock = sentAt + 30_000;
+      expect((await journal.claimDue('b', 10, 60_000)).map((c) => c.orderId)).toEqual([
+        'p-1',
+        'p-2',
+      ]);
+      // Already past it: due now.
+      expect(await journal.pollBatchSooner(other, 5_000)).toBe(1);
+      expect((await journal.claimDue('b', 10, 60_000)).map((c) => c.orderId)).toEqual(['q-1']);
+    });
+
     it('sends nothing from a batch still being admitted or held, and resumes an interrupted admission', async () => {
       const journal = await open();
       const id = await journal.recordBatch({ ...batch, state: 'admitting' }, []);

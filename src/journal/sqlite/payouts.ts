@@ -76,6 +76,12 @@ export function createPayouts(
       UPDATE payouts SET next_poll_at = @now
       WHERE state IN ('sending', 'unknown')
         AND (transaction_id = @transactionId OR order_id = @orderId)`),
+    // Only ever sooner: a poll a postback brought forward, or a row already due, stays.
+    pollBatchSooner: db.prepare<{ now: number; batchId: number; afterSentMs: number }>(`
+      UPDATE payouts SET next_poll_at = MAX(@now, last_sent_at + @afterSentMs)
+      WHERE batch_id = @batchId AND state = 'pending' AND transaction_id IS NOT NULL
+        AND last_sent_at IS NOT NULL
+        AND next_poll_at > MAX(@now, last_sent_at + @afterSentMs)`),
     markResending: db.prepare<{ now: number; leaseUntil: number; orderId: string; fence: number }>(`
       UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0,
         last_sent_at = @now, updated_at = @now, lease_until = @leaseUntil
@@ -272,6 +278,9 @@ export function createPayouts(
         statements.pollPendingNow.run(params).changes + statements.pollSoon.run(params).changes > 0
       );
     }),
+
+    pollBatchSooner: (batchId, afterSentMs) =>
+      statements.pollBatchSooner.run({ now: now(), batchId, afterSentMs }).changes,
 
     markResending: (claim, reason, leaseMs) => {
       const changed = markResending(claim, reason, leaseMs);
