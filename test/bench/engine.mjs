@@ -3,10 +3,12 @@
 // elsewhere. Each scenario runs in its own process for a clean peak RSS (the engine's;
 // the sandbox's is not counted). With latency, the figure is compared with the ideal
 // concurrency / latency; with none, it is the cost of the journal and the client per
-// payout. Prints one JSON line per scenario.
+// payout. CPU time per payout is given for both processes (process.cpuUsage for the
+// engine's, /proc for the gateway's): a figure that holds on a busy machine, and that says
+// which of the two bounds the rate on two cores. Prints one JSON line per scenario.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +71,11 @@ async function startSandboxProcess(latencyMs) {
       });
       return (await response.body.json()).transactions.length;
     },
+    /** CPU time the gateway's process has used, in µs (Linux: /proc, in clock ticks). */
+    cpuMicros() {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10_000;
+    },
     close: () => child.kill('SIGTERM'),
   };
 }
@@ -117,6 +124,8 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
       await journal.admitPayouts(batchId, payouts.slice(at, at + 1000), {
         duplicateWindowMs: 0,
       });
+    const gatewayCpuBefore = sandbox.cpuMicros();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const report = await sendQueued(
       {
@@ -140,6 +149,8 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
       },
     );
     const seconds_ = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    const gatewayCpu = sandbox.cpuMicros() - gatewayCpuBefore;
     const ledger = await sandbox.ledgerSize();
     if (ledger !== count || report.sent !== count)
       throw new Error(`sent ${report.sent}, ledger ${ledger}, expected ${count}`);
@@ -153,6 +164,8 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
       payoutsPerSec: Math.round(perSec),
       idealPerSec: ideal === undefined ? null : Math.round(ideal),
       ofIdeal: ideal === undefined ? null : Number((perSec / ideal).toFixed(3)),
+      engineCpuUsPerPayout: Math.round((cpu.user + cpu.system) / count),
+      gatewayCpuUsPerPayout: Math.round(gatewayCpu / count),
       peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     };
   } finally {
@@ -166,7 +179,12 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
 if (process.argv[2] === 'measure') {
   console.log(JSON.stringify(await measure(JSON.parse(process.argv[3]))));
 } else {
-  for (const scenario of SCENARIOS) {
+  // `node engine.mjs 64/0 256/50` runs only those scenarios (concurrency/latency).
+  const only = process.argv.slice(2);
+  const chosen = SCENARIOS.filter(
+    (s) => only.length === 0 || only.includes(`${s.concurrency}/${s.latencyMs}`),
+  );
+  for (const scenario of chosen) {
     const child = spawnSync(
       process.execPath,
       [fileURLToPath(import.meta.url), 'measure', JSON.stringify(scenario)],
