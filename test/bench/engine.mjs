@@ -115,7 +115,9 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
         value: 100,
         pixKeyType: 2,
         pixKey: `p${i}@example.com`,
-        cpfCnpj: '52998224725',
+        // A payee each, as in a payroll: one document repeated would make the cover rule
+        // weigh every row against all the others.
+        cpfCnpj: String(10_000_000_000 + i),
         person: { name: `Pessoa ${i}`, email: `p${i}@example.com`, phone: '+5511987654321' },
         orderId: `b-${i}`,
       },
@@ -146,6 +148,8 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
         graceMs: 120_000,
         maxUnreachable: 8,
         pollPolicy: POLLING,
+        // As `payouts run` claims: the cover rule checked again for each row (20 days).
+        admission: { duplicateWindowMs: 20 * 86_400_000, hintFlags: '' },
       },
     );
     const seconds_ = (performance.now() - started) / 1000;
