@@ -4,6 +4,7 @@
  * transport's). Every failure is a GatewayError with a kind; every answer is parsed
  * against the shared contract.
  */
+import { setMaxListeners } from 'node:events';
 import { Pool } from 'undici';
 import type { z } from 'zod';
 import {
@@ -113,7 +114,12 @@ export function createGatewayClient(
     const abandon = () => ending.abort();
     const caller = callOptions?.signal;
     if (caller?.aborted) ending.abort();
-    else caller?.addEventListener('abort', abandon, { once: true });
+    else if (caller) {
+      // A run's one signal is heard by each of its requests in flight, each listener
+      // removed when its answer is read: many at once is the design, not a leak.
+      setMaxListeners(0, caller);
+      caller.addEventListener('abort', abandon, { once: true });
+    }
     try {
       const response = await pool.request({
         method,
