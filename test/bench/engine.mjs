@@ -3,9 +3,11 @@
 // elsewhere. Each scenario runs in its own process for a clean peak RSS (the engine's;
 // the sandbox's is not counted). With latency, the figure is compared with the ideal
 // concurrency / latency; with none, it is the cost of the journal and the client per
-// payout. CPU time per payout is given for both processes (process.cpuUsage for the
-// engine's, /proc for the gateway's): a figure that holds on a busy machine, and that says
-// which of the two bounds the rate on two cores. Prints one JSON line per scenario.
+// payout. Each is also compared with our client alone against the same gateway process,
+// just before (ofClientAlone). CPU time per payout is given for both processes
+// (process.cpuUsage for the engine's, /proc for the gateway's): a figure that holds on a
+// busy machine, and that says which of the two bounds the rate on two cores. Prints one
+// JSON line per scenario.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -126,6 +128,21 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
       await journal.admitPayouts(batchId, payouts.slice(at, at + 1000), {
         duplicateWindowMs: 0,
       });
+    // The baseline of the same run: our client alone, no journal, at the same concurrency
+    // against the same gateway process, for half as many creates: what the engine could
+    // reach here and now, so the engine's own cost reads as a ratio on a busy machine.
+    const alone = Math.round(count / 2);
+    let next = 0;
+    const aloneStarted = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < alone) {
+          const i = next++;
+          await gateway.createCashOut({ ...payouts[i].request, orderId: `alone-${i}` });
+        }
+      }),
+    );
+    const alonePerSec = alone / ((performance.now() - aloneStarted) / 1000);
     const gatewayCpuBefore = sandbox.cpuMicros();
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
@@ -156,8 +173,8 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
     const cpu = process.cpuUsage(cpuBefore);
     const gatewayCpu = sandbox.cpuMicros() - gatewayCpuBefore;
     const ledger = await sandbox.ledgerSize();
-    if (ledger !== count || report.sent !== count)
-      throw new Error(`sent ${report.sent}, ledger ${ledger}, expected ${count}`);
+    if (ledger !== count + alone || report.sent !== count)
+      throw new Error(`sent ${report.sent}, ledger ${ledger}, expected ${count} and ${alone}`);
     const perSec = count / seconds_;
     const ideal = latencyMs > 0 ? (concurrency / latencyMs) * 1000 : undefined;
     return {
@@ -168,6 +185,8 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
       payoutsPerSec: Math.round(perSec),
       idealPerSec: ideal === undefined ? null : Math.round(ideal),
       ofIdeal: ideal === undefined ? null : Number((perSec / ideal).toFixed(3)),
+      clientAlonePerSec: Math.round(alonePerSec),
+      ofClientAlone: Number((perSec / alonePerSec).toFixed(3)),
       engineCpuUsPerPayout: Math.round((cpu.user + cpu.system) / count),
       gatewayCpuUsPerPayout: Math.round(gatewayCpu / count),
       peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
