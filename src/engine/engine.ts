@@ -11,7 +11,7 @@
  */
 import type { GatewayClient } from '../gateway/client.js';
 import type { CashOutRequest } from '../gateway/contract.js';
-import type { AdmissionRules, Claim, Journal } from '../journal/journal.js';
+import type { AdmissionRules, Claim, Journal, Move } from '../journal/journal.js';
 import type { Clock } from '../runtime/clock.js';
 import { failpoint } from '../runtime/failpoint.js';
 import { decideLookup, decideSend, type Decision, type RunSignal } from './decisions.js';
@@ -96,9 +96,11 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     }
   };
 
-  // Answers are written in groups, one commit for all that arrive within GROUP_COMMIT_MS:
-  // a commit costs ~0.3 ms of blocked event loop here. An answer not yet written when the
-  // process dies leaves its row `sending`, which the next run resolves by lookup.
+  // Answers are written in groups: with the next claim, in its commit, or, when no claim
+  // comes within GROUP_COMMIT_MS (the queue is empty, a pause), in a commit of their own.
+  // A commit blocks the event loop for its fsync (~0.3 ms here, several on a busy disk).
+  // An answer not yet written when the process dies leaves its row `sending`, which the
+  // next run resolves by lookup.
   const unwritten: { claim: Claim; decision: Decision }[] = [];
   let writeTimer: NodeJS.Timeout | undefined;
   let writeError: unknown;
@@ -164,12 +166,24 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
       }
       const free = pool.startable();
       if (free > 0) {
-        const claims = await journal.claimToSend(
-          options.owner,
-          free,
-          options.leaseMs,
-          options.admission,
-        );
+        clearTimeout(writeTimer);
+        writeTimer = undefined;
+        const answers = unwritten.splice(0);
+        if (answers.length > 0) failpoint('before-answer-commit');
+        let claims: Claim[];
+        try {
+          claims = await journal.claimToSend(
+            options.owner,
+            free,
+            options.leaseMs,
+            options.admission,
+            movesOf(deps, options, answers),
+          );
+        } catch (error) {
+          // Nothing of that commit was written: the answers are tried again on their own.
+          unwritten.unshift(...answers);
+          throw error;
+        }
         if (claims.length > 0) failpoint('after-sending-commit');
         for (const claim of claims) dispatch(claim);
         if (claims.length === 0 && pool.running === 0) {
@@ -330,28 +344,32 @@ async function resend(
   return { kind: decision.to === 'conflict' ? 'conflicts' : 'resent' };
 }
 
-/**
- * Writes the decisions of claimed rows in one commit, each only while its fence holds. A
- * row that becomes pending gets its first poll time.
- */
+/** Writes the decisions of claimed rows in one commit, each only while its fence holds. */
 export async function record(
   deps: EngineDeps,
   options: EngineOptions,
   answers: readonly { claim: Claim; decision: Decision }[],
 ): Promise<void> {
-  await deps.journal.moveMany(
-    answers.map(({ claim, decision }) => ({
-      orderId: claim.orderId,
-      fence: claim.fence,
-      to: decision.to,
-      reason: decision.reason,
-      details:
-        decision.to === 'pending' && decision.details.nextPollAt === undefined
-          ? {
-              ...decision.details,
-              nextPollAt: deps.clock.now() + pollDelayMs(0, deps.random, options.pollPolicy),
-            }
-          : decision.details,
-    })),
-  );
+  await deps.journal.moveMany(movesOf(deps, options, answers));
+}
+
+/** The journal's moves for these decisions: a row that becomes pending gets its first poll time. */
+function movesOf(
+  deps: EngineDeps,
+  options: EngineOptions,
+  answers: readonly { claim: Claim; decision: Decision }[],
+): Move[] {
+  return answers.map(({ claim, decision }) => ({
+    orderId: claim.orderId,
+    fence: claim.fence,
+    to: decision.to,
+    reason: decision.reason,
+    details:
+      decision.to === 'pending' && decision.details.nextPollAt === undefined
+        ? {
+            ...decision.details,
+            nextPollAt: deps.clock.now() + pollDelayMs(0, deps.random, options.pollPolicy),
+          }
+        : decision.details,
+  }));
 }

@@ -186,13 +186,16 @@ export interface JournalPayouts {
   lookUpNeverSent(): Promise<number>;
   /**
    * Claims up to `limit` queued rows and marks them `sending`, durably, in one commit:
-   * a request may leave the process only after this returns.
+   * a request may leave the process only after this returns. `answers` (of rows sent
+   * before) are written first in the same commit, each as `moveMany` writes it: the
+   * engine's answers ride on its next claim rather than costing a commit of their own.
    */
   claimToSend(
     owner: string,
     limit: number,
     leaseMs: number,
     rules?: AdmissionRules,
+    answers?: readonly Move[],
   ): Promise<Claim[]>;
   /**
    * Claims rows left `sending` or `unknown` by a process that is gone (its lease

@@ -3,10 +3,14 @@
 // elsewhere. Each scenario runs in its own process for a clean peak RSS (the engine's;
 // the sandbox's is not counted). With latency, the figure is compared with the ideal
 // concurrency / latency; with none, it is the cost of the journal and the client per
-// payout. Prints one JSON line per scenario.
+// payout. Each is also compared with our client alone against the same gateway process,
+// just before (ofClientAlone). CPU time per payout is given for both processes
+// (process.cpuUsage for the engine's, /proc for the gateway's): a figure that holds on a
+// busy machine, and that says which of the two bounds the rate on two cores. Prints one
+// JSON line per scenario.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +73,11 @@ async function startSandboxProcess(latencyMs) {
       });
       return (await response.body.json()).transactions.length;
     },
+    /** CPU time the gateway's process has used, in µs (Linux: /proc, in clock ticks). */
+    cpuMicros() {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10_000;
+    },
     close: () => child.kill('SIGTERM'),
   };
 }
@@ -108,7 +117,9 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
         value: 100,
         pixKeyType: 2,
         pixKey: `p${i}@example.com`,
-        cpfCnpj: '52998224725',
+        // A payee each, as in a payroll: one document repeated would make the cover rule
+        // weigh every row against all the others.
+        cpfCnpj: String(10_000_000_000 + i),
         person: { name: `Pessoa ${i}`, email: `p${i}@example.com`, phone: '+5511987654321' },
         orderId: `b-${i}`,
       },
@@ -117,6 +128,23 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
       await journal.admitPayouts(batchId, payouts.slice(at, at + 1000), {
         duplicateWindowMs: 0,
       });
+    // The baseline of the same run: our client alone, no journal, at the same concurrency
+    // against the same gateway process, for half as many creates: what the engine could
+    // reach here and now, so the engine's own cost reads as a ratio on a busy machine.
+    const alone = Math.round(count / 2);
+    let next = 0;
+    const aloneStarted = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < alone) {
+          const i = next++;
+          await gateway.createCashOut({ ...payouts[i].request, orderId: `alone-${i}` });
+        }
+      }),
+    );
+    const alonePerSec = alone / ((performance.now() - aloneStarted) / 1000);
+    const gatewayCpuBefore = sandbox.cpuMicros();
+    const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const report = await sendQueued(
       {
@@ -137,12 +165,16 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
         graceMs: 120_000,
         maxUnreachable: 8,
         pollPolicy: POLLING,
+        // As `payouts run` claims: the cover rule checked again for each row (20 days).
+        admission: { duplicateWindowMs: 20 * 86_400_000, hintFlags: '' },
       },
     );
     const seconds_ = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    const gatewayCpu = sandbox.cpuMicros() - gatewayCpuBefore;
     const ledger = await sandbox.ledgerSize();
-    if (ledger !== count || report.sent !== count)
-      throw new Error(`sent ${report.sent}, ledger ${ledger}, expected ${count}`);
+    if (ledger !== count + alone || report.sent !== count)
+      throw new Error(`sent ${report.sent}, ledger ${ledger}, expected ${count} and ${alone}`);
     const perSec = count / seconds_;
     const ideal = latencyMs > 0 ? (concurrency / latencyMs) * 1000 : undefined;
     return {
@@ -153,6 +185,10 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
       payoutsPerSec: Math.round(perSec),
       idealPerSec: ideal === undefined ? null : Math.round(ideal),
       ofIdeal: ideal === undefined ? null : Number((perSec / ideal).toFixed(3)),
+      clientAlonePerSec: Math.round(alonePerSec),
+      ofClientAlone: Number((perSec / alonePerSec).toFixed(3)),
+      engineCpuUsPerPayout: Math.round((cpu.user + cpu.system) / count),
+      gatewayCpuUsPerPayout: Math.round(gatewayCpu / count),
       peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     };
   } finally {
@@ -166,7 +202,12 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
 if (process.argv[2] === 'measure') {
   console.log(JSON.stringify(await measure(JSON.parse(process.argv[3]))));
 } else {
-  for (const scenario of SCENARIOS) {
+  // `node engine.mjs 64/0 256/50` runs only those scenarios (concurrency/latency).
+  const only = process.argv.slice(2);
+  const chosen = SCENARIOS.filter(
+    (s) => only.length === 0 || only.includes(`${s.concurrency}/${s.latencyMs}`),
+  );
+  for (const scenario of chosen) {
     const child = spawnSync(
       process.execPath,
       [fileURLToPath(import.meta.url), 'measure', JSON.stringify(scenario)],

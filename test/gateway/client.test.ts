@@ -166,6 +166,27 @@ describe('gateway client against the sandbox over HTTP', () => {
     expect(decoded?.data).toBe(code);
   });
 
+  it('answers many requests in flight under one caller signal without a listener-leak warning', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const run = new AbortController();
+      const orderIds = Array.from({ length: 32 }, (_, i) => `shared-signal-${i}`);
+      await Promise.all(
+        orderIds.map((orderId) =>
+          client.createCashOut(cashOutRequest(orderId), { signal: run.signal }),
+        ),
+      );
+      expect(sandbox.ledger()).toHaveLength(32);
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((warning) => warning.name)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   describe('failure kinds', () => {
     it('rejected: the gateway refuses with a message', async () => {
       const error = await expectKind(

@@ -390,6 +390,37 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
       ]);
     });
 
+    it('writes the answers given with a claim in its commit, each only while its fence holds', async () => {
+      const journal = await open();
+      const id = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(
+        id,
+        ['p-1', 'p-2', 'p-3'].map((orderId, i) => ({ line: i + 2, request: request(orderId) })),
+        { duplicateWindowMs: 0 },
+      );
+      const [first, second] = await journal.claimToSend('a', 2, 60_000);
+      const answer = (orderId: string, fence: number, transactionId: number) => ({
+        orderId,
+        fence,
+        to: 'pending' as const,
+        reason: 'created',
+        details: { transactionId },
+      });
+      const next = await journal.claimToSend('a', 1, 60_000, undefined, [
+        answer('p-1', first?.fence ?? 0, 7),
+        // Its fence is not the row's: taken over meanwhile, written by no one.
+        answer('p-2', (second?.fence ?? 0) + 1, 8),
+      ]);
+      expect(next.map((claim) => claim.orderId)).toEqual(['p-3']);
+      expect(await journal.payout('p-1')).toMatchObject({ state: 'pending', transactionId: 7 });
+      expect(await journal.payout('p-2')).toMatchObject({ state: 'sending', transactionId: null });
+      expect((await journal.history('p-1')).map((h) => h.to)).toEqual([
+        'queued',
+        'sending',
+        'pending',
+      ]);
+    });
+
     it('refuses a move the transition table does not allow', async () => {
       const { journal } = await openWithOnePayout();
       const [claim] = await journal.claimToSend('a', 1, 60_000);

@@ -192,9 +192,11 @@ export function createPayouts(
       limit: number,
       leaseMs: number,
       rules?: AdmissionRules,
+      answers: readonly Move[] = [],
     ): Claim[] => {
       const claims = db
         .transaction(() => {
+          answers.forEach(applyMove);
           const candidates =
             sending.recoverySince() === null ? statements.queued : statements.queuedSentBefore;
           const ids = candidates
