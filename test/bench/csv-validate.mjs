@@ -3,49 +3,15 @@
 // process. Prints one JSON line per size. The ratio is the figure to watch; rows/s follows
 // the machine. Peak RSS is the child's own maximum after its first, cold validate.
 import { spawnSync } from 'node:child_process';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { once } from 'node:events';
+import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse';
 import { readPayoutFile } from '../../dist/csv/reader.js';
-import { withCheckDigits } from '../../dist/csv/documents.js';
+import { writePayoutFile } from './support/brazilian-excel.mjs';
 
 const SIZES = (process.env.BENCH_CSV_ROWS ?? '100000,1000000').split(',').map(Number);
-const NAMES = [
-  'Ana Souza',
-  'João Conceição',
-  'Maria das Graças',
-  'Açougue São Jorge Ltda',
-  'Bruno Lima',
-  'Zoë Araújo',
-];
-
-async function generate(path, rows) {
-  const out = createWriteStream(path);
-  const write = async (text) => {
-    if (!out.write(text)) await once(out, 'drain');
-  };
-  await write('Favorecido;CPF/CNPJ;E-mail;Celular;Tipo de Chave;Chave PIX;Valor (R$)\r\n');
-  for (let i = 0; i < rows; i++) {
-    const cpf = withCheckDigits(String(100_000_000 + i * 7).slice(0, 9));
-    const doc = `${cpf.slice(0, 3)}.${cpf.slice(3, 6)}.${cpf.slice(6, 9)}-${cpf.slice(9)}`;
-    const cents = 10_000 + ((i * 7919) % 900_000);
-    const reais = `${Math.trunc(cents / 100)
-      .toString()
-      .replace(/\B(?=(\d{3})+(?!\d))/g, '.')},${String(cents % 100).padStart(2, '0')}`;
-    const name = `${NAMES[i % NAMES.length]} ${i}`;
-    const key = i % 3 === 0 ? `pessoa${i}@example.com` : doc;
-    const type = i % 3 === 0 ? 'E-mail' : 'CPF';
-    await write(
-      `${name};${doc};pessoa${i}@example.com;(11) 9${String(8000_0000 + (i % 9999_9999)).slice(0, 8)};${type};${key};R$ ${reais}\r\n`,
-    );
-  }
-  out.end();
-  await once(out, 'finish');
-}
-
 async function validate(path) {
   let valid = 0;
   let invalid = 0;
@@ -99,7 +65,7 @@ if (process.argv[2] === 'measure') {
   try {
     for (const rows of SIZES) {
       const path = join(folder, `bench-${rows}.csv`);
-      await generate(path, rows);
+      await writePayoutFile(path, rows);
       const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), 'measure', path], {
         encoding: 'utf8',
       });
