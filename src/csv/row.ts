@@ -135,8 +135,10 @@ interface Problem {
 export function createRowValidator(options: RowValidatorOptions) {
   const { columns } = options;
   const seenOrderIds = new FingerprintTable();
-  const occurrences = new FingerprintTable();
+  // A row's content to the line it first came on; to how often it came, only once it
+  // repeats, so a file of different rows keeps one number a row.
   const firstLines = new FingerprintTable();
+  const repeats = new FingerprintTable();
   const totals: ReadTotals = { rows: 0, readableCents: 0, unreadableAmountLines: [] };
   // mapHeader guarantees exactly one amount column.
   const amountField: PayoutField = columns.valueCents ? 'valueCents' : 'amountReais';
@@ -348,10 +350,13 @@ export function createRowValidator(options: RowValidatorOptions) {
       valueCents: amount.cents,
       name,
     });
-    const occurrence = occurrences.get(contentPrint) ?? 0;
-    occurrences.set(contentPrint, occurrence + 1);
-    const identicalTo = occurrence === 0 ? undefined : firstLines.get(contentPrint);
-    if (occurrence === 0) firstLines.set(contentPrint, line);
+    const identicalTo = firstLines.get(contentPrint);
+    let occurrence = 0;
+    if (identicalTo === undefined) firstLines.set(contentPrint, line);
+    else {
+      occurrence = repeats.get(contentPrint) ?? 1;
+      repeats.set(contentPrint, occurrence + 1);
+    }
     if (identicalTo !== undefined) {
       notes.push({
         column: heading('name'),
