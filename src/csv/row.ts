@@ -101,7 +101,11 @@ export interface ReadTotals {
   rows: number;
   /** Sum of every data row whose amount could be read, valid or not. */
   readableCents: number;
-  /** Lines of data rows whose amount could not be read. */
+  /**
+   * The first lines of data rows whose amount could not be read: UNREADABLE_LINES_KEPT,
+   * as a message names five and says whether there are more; a list of every one would
+   * grow with the file (a million lines, 8 MB, then journaled with the batch).
+   */
   unreadableAmountLines: number[];
   /** The last total line, when no data row follows it; `unreadable` holds an amount it cannot read. */
   trailingTotal?: { line: number; cents: number | undefined; unreadable: string | undefined };
@@ -126,6 +130,7 @@ export interface RowValidatorOptions {
 const ORDER_ID = /^[A-Za-z0-9][A-Za-z0-9 ._:#-]{0,63}$/;
 const TOTAL_WORDS = /^(total|totais|subtotal|soma|sum)\b/;
 const MAX_NAME_LENGTH = 140;
+const UNREADABLE_LINES_KEPT = 6;
 
 interface Problem {
   column: string;
@@ -178,7 +183,9 @@ export function createRowValidator(options: RowValidatorOptions) {
 
     const amount = readAmount(raw[amountField] ?? '');
     if (amount.ok) totals.readableCents += amount.cents;
-    else totals.unreadableAmountLines.push(line);
+    else if (totals.unreadableAmountLines.length < UNREADABLE_LINES_KEPT) {
+      totals.unreadableAmountLines.push(line);
+    }
 
     problems.length = 0;
     const notes: RowNote[] = [];
