@@ -200,7 +200,9 @@ export async function readPayoutFile(
     for await (const batch of records) {
       for (const record of batch) {
         line = nextLine;
-        const breaks = lineBreaksWithin(record);
+        // A cell holds a line break only between quotes (a file's line ends are of one kind,
+        // or all three end records).
+        const breaks = sniffed.quoted ? lineBreaksWithin(record) : 0;
         nextLine += 1 + breaks;
         if (!validator) {
           if (record.every((cell) => cell.trim() === '')) continue;
