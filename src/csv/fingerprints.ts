@@ -5,8 +5,8 @@
  * well spread, not cryptographic. Nothing here defends against crafted input, and
  * nothing needs to: a collision (about 1 in 10^7 for a million rows) only makes two
  * different rows look alike, which callers report as a duplicate or a conflict, never
- * pay twice. The table keeps 12 bytes a row instead of the ~100 a Map of strings costs,
- * so a million-row file still fits in flat memory.
+ * pay twice. The table keeps 16 to 32 bytes a key instead of the ~100 a Map of strings
+ * costs, so a million-row file still fits in flat memory.
  */
 
 export interface Fingerprint {
