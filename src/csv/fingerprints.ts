@@ -70,18 +70,35 @@ export class FingerprintTable {
     return stored === 0 ? undefined : stored - 1;
   }
 
-  set(key: Fingerprint, value: number): void {
-    const shard = key.high >>> 24;
+  /**
+   * Stores `value` for a key not yet there and answers undefined; answers the value
+   * already stored otherwise, unchanged. One look where get then set take two.
+   */
+  claim(key: Fingerprint, value: number): number | undefined {
     const slots = this.shardOf(key.high);
     const at = this.find(slots, key.high, key.low);
-    const fresh = slots[at + 2] === 0;
+    const stored = slots[at + 2] ?? 0;
+    if (stored !== 0) return stored - 1;
+    this.fill(slots, at, key, value);
+    return undefined;
+  }
+
+  set(key: Fingerprint, value: number): void {
+    const slots = this.shardOf(key.high);
+    const at = this.find(slots, key.high, key.low);
+    if (slots[at + 2] === 0) this.fill(slots, at, key, value);
+    else slots[at + 2] = value + 1;
+  }
+
+  /** Puts a new key in its empty slot, and grows its shard past three quarters full. */
+  private fill(slots: Uint32Array, at: number, key: Fingerprint, value: number): void {
     slots[at] = key.high;
     slots[at + 1] = key.low;
     slots[at + 2] = value + 1;
-    if (!fresh) return;
+    const shard = key.high >>> 24;
     const size = (this.sizes[shard] ?? 0) + 1;
     this.sizes[shard] = size;
-    // Over three quarters full (a slot is three numbers): twice the slots.
+    // A slot is three numbers: over three quarters full, twice the slots.
     if (size * 4 > slots.length) this.grow(shard);
   }
 

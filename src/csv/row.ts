@@ -323,11 +323,9 @@ export function createRowValidator(options: RowValidatorOptions) {
     }
     if (orderId !== undefined) {
       const idPrint = fingerprint(orderId);
-      const earlier = seenOrderIds.get(idPrint);
+      const earlier = seenOrderIds.claim(idPrint, line);
       if (earlier !== undefined) {
         problem('orderId', { code: 'orderIdRepeated', orderId, line: earlier });
-      } else {
-        seenOrderIds.set(idPrint, line);
       }
     }
 
@@ -357,10 +355,9 @@ export function createRowValidator(options: RowValidatorOptions) {
       valueCents: amount.cents,
       name,
     });
-    const identicalTo = firstLines.get(contentPrint);
+    const identicalTo = firstLines.claim(contentPrint, line);
     let occurrence = 0;
-    if (identicalTo === undefined) firstLines.set(contentPrint, line);
-    else {
+    if (identicalTo !== undefined) {
       occurrence = repeats.get(contentPrint) ?? 1;
       repeats.set(contentPrint, occurrence + 1);
     }

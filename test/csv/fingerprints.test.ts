@@ -23,4 +23,13 @@ describe('FingerprintTable', () => {
     table.set(key, 41);
     expect(table.get(key)).toBe(41);
   });
+
+  it('claims a key once: the first value stays, and later claims answer it', () => {
+    const table = new FingerprintTable();
+    const answers = Array.from({ length: 3_000 }, (_, i) =>
+      table.claim(fingerprint(`o-${i % 1_000}`), i),
+    );
+    expect(answers.slice(0, 1_000).every((answer) => answer === undefined)).toBe(true);
+    expect(answers.slice(1_000).every((answer, i) => answer === i % 1_000)).toBe(true);
+  });
 });
