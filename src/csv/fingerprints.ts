@@ -5,8 +5,8 @@
  * well spread, not cryptographic. Nothing here defends against crafted input, and
  * nothing needs to: a collision (about 1 in 10^7 for a million rows) only makes two
  * different rows look alike, which callers report as a duplicate or a conflict, never
- * pay twice. The table keeps 12 bytes a row instead of the ~100 a Map of strings costs,
- * so a million-row file still fits in flat memory.
+ * pay twice. The table keeps 16 to 32 bytes a key instead of the ~100 a Map of strings
+ * costs, so a million-row file still fits in flat memory.
  */
 
 export interface Fingerprint {
@@ -45,51 +45,89 @@ export function fingerprintHex({ high, low }: Fingerprint): string {
   return hex32(high) + hex32(low);
 }
 
+/** Shards of the table: one grows at a time, so growing never holds two copies of it all. */
+const SHARDS = 256;
+/** Slots a shard starts with; each holds a key's two halves and its value. */
+const FIRST_SLOTS = 16;
+
+/**
+ * Fingerprints to small numbers (a line), in flat memory: 12 bytes a slot, filled to at
+ * most three quarters before a shard doubles, so 16 to 32 bytes a key (a million keys:
+ * 25 MB; three million: 50 MB), and never more than one shard's copy while growing.
+ */
 export class FingerprintTable {
-  private high = new Uint32Array(1024);
-  private low = new Uint32Array(1024);
-  /** Stored value + 1; 0 marks an empty slot. */
-  private values = new Uint32Array(1024);
-  private size = 0;
+  /** Per shard, [high, low, value + 1] a slot; value 0 marks an empty slot. */
+  private readonly slots: Uint32Array[] = Array.from(
+    { length: SHARDS },
+    () => new Uint32Array(FIRST_SLOTS * 3),
+  );
+  private readonly sizes = new Uint32Array(SHARDS);
 
   /** The value stored for this fingerprint, or undefined. */
   get(key: Fingerprint): number | undefined {
-    const stored = this.values[this.find(key.high, key.low)] ?? 0;
+    const slots = this.shardOf(key.high);
+    const stored = slots[this.find(slots, key.high, key.low) + 2] ?? 0;
     return stored === 0 ? undefined : stored - 1;
   }
 
+  /**
+   * Stores `value` for a key not yet there and answers undefined; answers the value
+   * already stored otherwise, unchanged. One look where get then set take two.
+   */
+  claim(key: Fingerprint, value: number): number | undefined {
+    const slots = this.shardOf(key.high);
+    const at = this.find(slots, key.high, key.low);
+    const stored = slots[at + 2] ?? 0;
+    if (stored !== 0) return stored - 1;
+    this.fill(slots, at, key, value);
+    return undefined;
+  }
+
   set(key: Fingerprint, value: number): void {
-    const slot = this.find(key.high, key.low);
-    if (this.values[slot] === 0) {
-      this.size++;
-      this.high[slot] = key.high;
-      this.low[slot] = key.low;
-    }
-    this.values[slot] = value + 1;
-    if (this.size * 2 > this.values.length) this.grow();
+    const slots = this.shardOf(key.high);
+    const at = this.find(slots, key.high, key.low);
+    if (slots[at + 2] === 0) this.fill(slots, at, key, value);
+    else slots[at + 2] = value + 1;
   }
 
-  private find(high: number, low: number): number {
-    const mask = this.values.length - 1;
-    let slot = low & mask;
-    while (this.values[slot] !== 0 && (this.high[slot] !== high || this.low[slot] !== low)) {
-      slot = (slot + 1) & mask;
-    }
-    return slot;
+  /** Puts a new key in its empty slot, and grows its shard past three quarters full. */
+  private fill(slots: Uint32Array, at: number, key: Fingerprint, value: number): void {
+    slots[at] = key.high;
+    slots[at + 1] = key.low;
+    slots[at + 2] = value + 1;
+    const shard = key.high >>> 24;
+    const size = (this.sizes[shard] ?? 0) + 1;
+    this.sizes[shard] = size;
+    // A slot is three numbers: over three quarters full, twice the slots.
+    if (size * 4 > slots.length) this.grow(shard);
   }
 
-  private grow(): void {
-    const { high, low, values } = this;
-    this.high = new Uint32Array(values.length * 2);
-    this.low = new Uint32Array(values.length * 2);
-    this.values = new Uint32Array(values.length * 2);
-    for (let i = 0; i < values.length; i++) {
-      const stored = values[i] ?? 0;
-      if (stored === 0) continue;
-      const slot = this.find(high[i] ?? 0, low[i] ?? 0);
-      this.high[slot] = high[i] ?? 0;
-      this.low[slot] = low[i] ?? 0;
-      this.values[slot] = stored;
+  private shardOf(high: number): Uint32Array {
+    return this.slots[high >>> 24] as Uint32Array;
+  }
+
+  /** The slot (its first index) holding this key, or the empty one where it would go. */
+  private find(slots: Uint32Array, high: number, low: number): number {
+    const mask = slots.length / 3 - 1;
+    // The shard took the high byte: the low word spreads keys over its slots.
+    for (let slot = low & mask; ; slot = (slot + 1) & mask) {
+      const at = slot * 3;
+      if (slots[at + 2] === 0 || (slots[at] === high && slots[at + 1] === low)) return at;
     }
+  }
+
+  private grow(shard: number): void {
+    const old = this.slots[shard] as Uint32Array;
+    const slots = new Uint32Array(old.length * 2);
+    for (let at = 0; at < old.length; at += 3) {
+      const high = old[at] ?? 0;
+      const low = old[at + 1] ?? 0;
+      if (old[at + 2] === 0) continue;
+      const to = this.find(slots, high, low);
+      slots[to] = high;
+      slots[to + 1] = low;
+      slots[to + 2] = old[at + 2] ?? 0;
+    }
+    this.slots[shard] = slots;
   }
 }

@@ -101,7 +101,11 @@ export interface ReadTotals {
   rows: number;
   /** Sum of every data row whose amount could be read, valid or not. */
   readableCents: number;
-  /** Lines of data rows whose amount could not be read. */
+  /**
+   * The first lines of data rows whose amount could not be read: UNREADABLE_LINES_KEPT,
+   * as a message names five and says whether there are more; a list of every one would
+   * grow with the file (a million lines, 8 MB, then journaled with the batch).
+   */
   unreadableAmountLines: number[];
   /** The last total line, when no data row follows it; `unreadable` holds an amount it cannot read. */
   trailingTotal?: { line: number; cents: number | undefined; unreadable: string | undefined };
@@ -126,6 +130,7 @@ export interface RowValidatorOptions {
 const ORDER_ID = /^[A-Za-z0-9][A-Za-z0-9 ._:#-]{0,63}$/;
 const TOTAL_WORDS = /^(total|totais|subtotal|soma|sum)\b/;
 const MAX_NAME_LENGTH = 140;
+const UNREADABLE_LINES_KEPT = 6;
 
 interface Problem {
   column: string;
@@ -135,8 +140,10 @@ interface Problem {
 export function createRowValidator(options: RowValidatorOptions) {
   const { columns } = options;
   const seenOrderIds = new FingerprintTable();
-  const occurrences = new FingerprintTable();
+  // A row's content to the line it first came on; to how often it came, only once it
+  // repeats, so a file of different rows keeps one number a row.
   const firstLines = new FingerprintTable();
+  const repeats = new FingerprintTable();
   const totals: ReadTotals = { rows: 0, readableCents: 0, unreadableAmountLines: [] };
   // mapHeader guarantees exactly one amount column.
   const amountField: PayoutField = columns.valueCents ? 'valueCents' : 'amountReais';
@@ -176,7 +183,9 @@ export function createRowValidator(options: RowValidatorOptions) {
 
     const amount = readAmount(raw[amountField] ?? '');
     if (amount.ok) totals.readableCents += amount.cents;
-    else totals.unreadableAmountLines.push(line);
+    else if (totals.unreadableAmountLines.length < UNREADABLE_LINES_KEPT) {
+      totals.unreadableAmountLines.push(line);
+    }
 
     problems.length = 0;
     const notes: RowNote[] = [];
@@ -314,11 +323,9 @@ export function createRowValidator(options: RowValidatorOptions) {
     }
     if (orderId !== undefined) {
       const idPrint = fingerprint(orderId);
-      const earlier = seenOrderIds.get(idPrint);
+      const earlier = seenOrderIds.claim(idPrint, line);
       if (earlier !== undefined) {
         problem('orderId', { code: 'orderIdRepeated', orderId, line: earlier });
-      } else {
-        seenOrderIds.set(idPrint, line);
       }
     }
 
@@ -348,10 +355,12 @@ export function createRowValidator(options: RowValidatorOptions) {
       valueCents: amount.cents,
       name,
     });
-    const occurrence = occurrences.get(contentPrint) ?? 0;
-    occurrences.set(contentPrint, occurrence + 1);
-    const identicalTo = occurrence === 0 ? undefined : firstLines.get(contentPrint);
-    if (occurrence === 0) firstLines.set(contentPrint, line);
+    const identicalTo = firstLines.claim(contentPrint, line);
+    let occurrence = 0;
+    if (identicalTo !== undefined) {
+      occurrence = repeats.get(contentPrint) ?? 1;
+      repeats.set(contentPrint, occurrence + 1);
+    }
     if (identicalTo !== undefined) {
       notes.push({
         column: heading('name'),

@@ -177,6 +177,42 @@ describe('readPayoutFile', () => {
     expect(lines(rows)).toEqual(['2:valid', '3:valid', '4:valid', '5:valid']);
   });
 
+  // A CRLF cut between the first two 256 KiB reads of a mixed file: its CR is the last byte read.
+  const straddling = () => {
+    const rows = Array.from({ length: 4000 }, (_, i) => ROW(`p-${i}`, `Ana ${i}`));
+    const text = `${HEADER}\n${rows.join('\r\n')}\r\n`;
+    const pad = 262_143 - text.lastIndexOf('\r', 262_143);
+    return text.replace('Ana 0', `Ana ${'a'.repeat(pad)}0`);
+  };
+  it.each([
+    [
+      'CRLF, blank lines, a last line without its end',
+      `${HEADER}\r\n${ROW('p-1')}\r\n\r\n,,,\r\n\r\n${ROW('p-2')}`,
+    ],
+    ['LF, ending in blank lines', `${HEADER}\n${ROW('p-1')}\n\n\n`],
+    ['CR only, and a total line', `${HEADER}\r${ROW('p-1')}\r${ROW('p-2')}\rTotal,,,,,,,20\r`],
+    [
+      'all three line ends, a lone CR last',
+      `${HEADER}\r\n${ROW('p-1')}\n${ROW('p-2')}\r\r\n${ROW('p-3')}\r`,
+    ],
+    [
+      'semicolons, Windows-1252, stray values',
+      `${HEADER.replaceAll(',', ';')};\r\n${ROW('p-1', 'João').replaceAll(',', ';')};x\r\n`,
+    ],
+    ['a CRLF cut between two reads of a mixed file', straddling()],
+  ])('reads a file without quotes as csv-parse reads it with one: %s', async (_, text) => {
+    // The header quoted names the same columns, and sends the file through csv-parse.
+    const quotedHeader = text.replace('orderId', '"orderId"');
+    const encode = (t: string) => (t.includes('João') ? Buffer.from(t, 'latin1') : t);
+    const plain = await readAll(writeFile(folder(), 'plain.csv', encode(text)));
+    const quoted = await readAll(writeFile(folder(), 'quoted.csv', encode(quotedHeader)));
+    const { sha256: _a, bytes: _b, file: _c, ...plainReport } = plain.report;
+    const { sha256: _d, bytes: _e, file: _f, ...quotedReport } = quoted.report;
+    expect(plainReport).toEqual(quotedReport);
+    expect(plain.rows).toEqual(quoted.rows);
+    expect(plain.rows.length).toBeGreaterThan(0);
+  });
+
   it('shows a missing closing quote as the rows it swallowed, never as a silent gap', async () => {
     const text = `${HEADER}\n${ROW('p-1')}\n${ROW('p-2', '"Ana')}\n${ROW('p-3')}\n${ROW('p-4', 'Bia"')}\n${ROW('p-5')}\n`;
     const { report, rows } = await readAll(writeFile(folder(), 'swallow.csv', text));

@@ -230,6 +230,20 @@ describe('row validation', () => {
     expect(validator.totals().trailingTotal).toBeUndefined();
   });
 
+  it('keeps the first six lines of unreadable amounts, not one a row, and counts them all', () => {
+    const validator = validatorFor();
+    for (let line = 2; line < 1_002; line++) {
+      validator.check(
+        withCell(7, 'abc').map((c, i) => (i === 0 ? `p-${line}` : c)),
+        line,
+      );
+    }
+    expect(validator.totals()).toMatchObject({
+      rows: 1_000,
+      unreadableAmountLines: [2, 3, 4, 5, 6, 7],
+    });
+  });
+
   it('derives orderIds from the content when the file has none, numbering identical rows', () => {
     const validator = validatorFor(HEADER.slice(1));
     const row = GOOD.slice(1);

@@ -67,7 +67,8 @@ export function validateCommand(io: CliIo): Command {
       const report =
         options.report === undefined ? undefined : openReport(resolve(options.report), format);
 
-      const onRow = async (row: RowOutcome) => {
+      // A promise only when a report line is written: a tick per row is measurable on a million rows.
+      const onRow = (row: RowOutcome): Promise<void> | undefined => {
         if (row.kind === 'invalid') {
           if (errors.length < KEEP_MESSAGES)
             errors.push({ line: row.line, column: row.column, message: row.message });
@@ -81,8 +82,9 @@ export function validateCommand(io: CliIo): Command {
         } else if (row.kind === 'skipped' && skipped.length < KEEP_MESSAGES) {
           skipped.push({ line: row.line, reason: row.reason });
         }
+        if (!report) return undefined;
         const line = validationReportLine(row, format);
-        if (line && report) await report.write(line);
+        return line ? report.write(line) : undefined;
       };
 
       let result: FileReport;

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { FingerprintTable, fingerprint, type Fingerprint } from '../../src/csv/fingerprints.js';
+
+describe('FingerprintTable', () => {
+  it('keeps every key apart through growth, in one shard and one slot as much as in many', () => {
+    const table = new FingerprintTable();
+    // Keys that share a shard (high byte) and a first slot (low bits), and keys that
+    // differ in one half only: each must keep its own value.
+    const keys: Fingerprint[] = [];
+    for (let i = 0; i < 5_000; i++) keys.push({ high: 0x7f00_0000 + (i % 7), low: i << 12 });
+    for (let i = 0; i < 5_000; i++) keys.push({ high: (i * 0x0101_0101) >>> 0, low: 1 });
+    for (let i = 0; i < 20_000; i++) keys.push(fingerprint(`o-${i}`));
+    keys.forEach((key, i) => table.set(key, i));
+    expect(keys.every((key, i) => table.get(key) === i)).toBe(true);
+    expect(table.get({ high: 0x7f00_0000, low: 1 })).toBeUndefined();
+    expect(table.get(fingerprint('o-20000'))).toBeUndefined();
+  });
+
+  it('overwrites the value of a key already there', () => {
+    const table = new FingerprintTable();
+    const key = fingerprint('payroll');
+    table.set(key, 0);
+    table.set(key, 41);
+    expect(table.get(key)).toBe(41);
+  });
+
+  it('claims a key once: the first value stays, and later claims answer it', () => {
+    const table = new FingerprintTable();
+    const answers = Array.from({ length: 3_000 }, (_, i) =>
+      table.claim(fingerprint(`o-${i % 1_000}`), i),
+    );
+    expect(answers.slice(0, 1_000).every((answer) => answer === undefined)).toBe(true);
+    expect(answers.slice(1_000).every((answer, i) => answer === i % 1_000)).toBe(true);
+  });
+});
