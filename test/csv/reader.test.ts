@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readPayoutFile, type ReadOptions } from '../../src/csv/reader.js';
 import type { RowOutcome } from '../../src/csv/row.js';
@@ -211,6 +212,35 @@ describe('readPayoutFile', () => {
     expect(plainReport).toEqual(quotedReport);
     expect(plain.rows).toEqual(quoted.rows);
     expect(plain.rows.length).toBeGreaterThan(0);
+  });
+
+  it('reads any file without quotes as csv-parse reads it (random files)', async () => {
+    // Rows of good and broken cells, stray delimiters, blank lines and every kind of
+    // line end: the split path must give what csv-parse gives, row for row and message
+    // for message, or a payout could be read differently by the path a file happens to take.
+    const cell = fc.constantFrom('p-1', 'p-2', 'Ana', ' Bia ', '', '1000', '10,50', 'x;y', 'ç');
+    const line = fc.oneof(
+      fc.constant(''),
+      fc.array(cell, { minLength: 1, maxLength: 10 }).map((cells) => cells.join(',')),
+      fc.constantFrom(ROW('p-1'), ROW('p-2', 'Bia', '2500'), ROW('p-1', 'Ana', '12,5')),
+    );
+    const end = fc.constantFrom('\n', '\r\n', '\r');
+    const body = fc.array(fc.tuple(line, end), { minLength: 1, maxLength: 12 });
+    await fc.assert(
+      fc.asyncProperty(body, fc.boolean(), async (lines, endless) => {
+        let text = `${HEADER}\n${lines.map(([l, e]) => l + e).join('')}`;
+        if (endless) text = text.replace(/(\r\n|\r|\n)$/, '');
+        const plain = await readAll(writeFile(folder(), 'plain.csv', text));
+        const quoted = await readAll(
+          writeFile(folder(), 'quoted.csv', text.replace('orderId', '"orderId"')),
+        );
+        const { sha256: _a, bytes: _b, file: _c, ...plainReport } = plain.report;
+        const { sha256: _d, bytes: _e, file: _f, ...quotedReport } = quoted.report;
+        expect(plainReport).toEqual(quotedReport);
+        expect(plain.rows).toEqual(quoted.rows);
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('shows a missing closing quote as the rows it swallowed, never as a silent gap', async () => {
