@@ -22,7 +22,7 @@ import {
   type CoveringRow,
   type Synchronous,
 } from './context.js';
-import type { Rows } from './rows.js';
+import { coverKeyOf, type Rows } from './rows.js';
 
 type Admitting = Pick<
   Synchronous<JournalPayouts>,
@@ -124,7 +124,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
       return { orderId: request.orderId, line, admission: 'same' };
     }
     const at = now();
-    const admission = admit(previous, rows.coveringOf(request, batchId, rules), hash);
+    const admission = admit(previous, rows.coveringOf(coverKeyOf(request), batchId, rules), hash);
     const params = payoutParams(request, batchId, line, at);
     let covering: Covering | undefined;
     switch (admission.kind) {
@@ -222,7 +222,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
     weigh: (request, nameKey, rules) =>
       admit(
         rows.knownOf(request.orderId, nameKey),
-        rows.coveringOf(request, 0, rules),
+        rows.coveringOf(coverKeyOf(request), 0, rules),
         payloadHash(request),
       ),
 
@@ -238,25 +238,38 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
   };
 }
 
+/** A queued row as a claim reads it: what the cover rule weighs it by, from its own columns. */
+export interface QueuedRow {
+  order_id: string;
+  batch_id: number;
+  document: string;
+  value_cents: number;
+  admitted_at: number | null;
+  released_at: number | null;
+}
+
+export const QUEUED_COLUMNS =
+  'p.order_id, p.batch_id, p.document, p.value_cents, p.admitted_at, p.released_at';
+
 /**
  * The cover rule once more, inside a claim's transaction: a queued row that an earlier
  * payout of another file now covers (two copies approved together, say) is held, not
- * sent. A row a person released as a new payment is left be.
+ * sent. A row a person released as a new payment is left be. The row's columns are all
+ * it needs: its request (a virtual column, built as JSON) is neither read nor parsed.
  */
 export function heldAtClaim(
   { now }: Context,
   rows: Rows,
-  orderId: string,
+  row: QueuedRow,
   rules: AdmissionRules,
 ): boolean {
-  const row = rows.payoutRow(orderId);
-  if (!row || row.released_at !== null) return false;
-  const request = JSON.parse(row.request) as CashOutRequest;
-  const covering = rows.coveringOf(request, row.batch_id, rules, row.admitted_at ?? now());
+  if (row.released_at !== null) return false;
+  const key = { orderId: row.order_id, document: row.document, valueCents: row.value_cents };
+  const covering = rows.coveringOf(key, row.batch_id, rules, row.admitted_at ?? now());
   if (!covering) return false;
   const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
   const said = duplicateSaid(covering, fileName, rules.hintFlags ?? '');
-  rows.holdQueuedRow(orderId, 'duplicate', said, {
+  rows.holdQueuedRow(row.order_id, 'duplicate', said, {
     coveredBy: covering.orderId,
     reason: `checked again as it was claimed: ${sayInEnglish(said)}`,
   });

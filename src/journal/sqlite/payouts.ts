@@ -6,7 +6,7 @@ import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import type { RowState } from '../states.js';
 import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
-import { createAdmitting, heldAtClaim } from './admitting.js';
+import { createAdmitting, heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import { toClaim, toPayout, type ClaimRow, type Context, type Synchronous } from './context.js';
 import { createRetries } from './retries.js';
 import type { Rows } from './rows.js';
@@ -27,13 +27,13 @@ export function createPayouts(
   const { db, now, writing } = context;
   const statements = {
     // Only rows of open batches: a file still being read, or held, sends nothing.
-    queued: db.prepare<[number], { order_id: string }>(`
-      SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
+    queued: db.prepare<[number], QueuedRow>(`
+      SELECT ${QUEUED_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE p.state = 'queued' AND b.state = 'open'
       ORDER BY p.batch_id, p.line LIMIT ?`),
     // A recovering journal sends directly only rows it has sent before (a 429 put back).
-    queuedSentBefore: db.prepare<[number], { order_id: string }>(`
-      SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
+    queuedSentBefore: db.prepare<[number], QueuedRow>(`
+      SELECT ${QUEUED_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE p.state = 'queued' AND b.state = 'open' AND p.attempts > 0
       ORDER BY p.batch_id, p.line LIMIT ?`),
     neverSent: db.prepare<{ since: number; now: number }, { order_id: string }>(`
@@ -201,8 +201,8 @@ export function createPayouts(
             sending.recoverySince() === null ? statements.queued : statements.queuedSentBefore;
           const ids = candidates
             .all(limit)
-            .map((r) => r.order_id)
-            .filter((orderId) => !rules || !heldAtClaim(context, rows, orderId, rules));
+            .filter((row) => !rules || !heldAtClaim(context, rows, row, rules))
+            .map((row) => row.order_id);
           const claims = lease(ids, owner, leaseMs);
           const at = now();
           for (const { orderId, fence, state: from, attempts } of claims) {

@@ -33,6 +33,19 @@ export interface RuleFields {
   supersededBy?: number | null;
 }
 
+/** What the cover rule weighs a row by: its document and amount, and its orderId (never its own cover). */
+export interface CoverKey {
+  orderId: string;
+  document: string;
+  valueCents: number;
+}
+
+export const coverKeyOf = (request: CashOutRequest): CoverKey => ({
+  orderId: request.orderId,
+  document: documentKey(request.cpfCnpj),
+  valueCents: request.value,
+});
+
 /** A Said as its journal column holds it. */
 export const saidJson = (said: Said | null | undefined): string | null =>
   said ? JSON.stringify(said) : null;
@@ -311,17 +324,17 @@ export function createRows({ db, now }: Context) {
 
   /** The payout that would cover a row of this batch (see the `covering` statement). */
   function coveringOf(
-    request: CashOutRequest,
+    key: CoverKey,
     batchId: number,
     rules: AdmissionRules,
     admittedAt = now(),
   ): Covering | undefined {
     const row = statements.covering.get({
-      document: documentKey(request.cpfCnpj),
-      value: request.value,
+      document: key.document,
+      value: key.valueCents,
       since: now() - rules.duplicateWindowMs,
       batchId,
-      orderId: request.orderId,
+      orderId: key.orderId,
       admittedAt,
     });
     return row && toCovering(row);
