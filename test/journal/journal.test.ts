@@ -6,6 +6,15 @@ import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { MIGRATIONS } from '../../src/journal/migrations.js';
 import { JournalError, openJournal, type Journal } from '../../src/journal/journal.js';
 import { batch, describeJournal } from './conformance.js';
+
+const requestOf = (n: number, cpfCnpj: string): CashOutRequest => ({
+  value: 1000,
+  pixKeyType: 0,
+  pixKey: cpfCnpj,
+  cpfCnpj,
+  person: { name: `Pessoa ${n}`, email: `p${n}@example.com`, phone: '+5511987654321' },
+  orderId: `o-${n}`,
+});
 import { useTempFolder } from '../support/files.js';
 
 describe('the SQLite journal', () => {
@@ -105,6 +114,138 @@ describe('the SQLite journal', () => {
       expect(() => open()).toThrow(
         `schema version 99, newer than this program knows (${MIGRATIONS.at(-1)?.version})`,
       );
+    });
+
+    it('holds at claim exactly the rows the cover query before migration 19 held, and weighs a new row as it did', async () => {
+      let clock = 1_000_000;
+      const journal = openJournal(join(folder(), 'home', 'journal.db'), { now: () => clock });
+      opened.push(journal);
+      const raw = new Database(journal.path);
+      // A fixed, seeded draw: the same journal every run.
+      let seed = 19;
+      const draw = (n: number) => {
+        seed = (seed + 0x6d2b79f5) | 0;
+        let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+        t ^= t + Math.imul(t ^ (t >>> 7), 61 | t);
+        return ((t ^ (t >>> 14)) >>> 0) % n;
+      };
+      const rules = { duplicateWindowMs: 40, hintFlags: '' };
+      const documents = ['52998224725', '11144477735'];
+      // Five files paying two people two amounts, admitted over shared milliseconds (ties
+      // between files), some rows answered or held since, one file turned down.
+      const batchIds: number[] = [];
+      let n = 0;
+      for (let file = 0; file < 5; file += 1) {
+        const id = await journal.recordBatch({ ...batch, fileName: `folha-${file}.csv` }, []);
+        batchIds.push(id);
+        for (let line = 2; line < 32; line += 1, n += 1) {
+          clock = 1_000_000 + 10 * draw(6);
+          const cpfCnpj = documents[draw(2)] ?? '';
+          await journal.admitPayouts(
+            id,
+            [{ line, request: { ...requestOf(n, cpfCnpj), value: 1000 + draw(2) } }],
+            { duplicateWindowMs: 0 },
+          );
+        }
+      }
+      const states = ['queued', 'queued', 'queued', 'paid', 'pending', 'sending', 'failed'];
+      const others = ['rejected', 'held', 'covered', 'canceled', 'unknown'];
+      for (let row = 0; row < n; row += 1) {
+        const state = draw(3) === 0 ? others[draw(others.length)] : states[draw(states.length)];
+        raw
+          .prepare(
+            `UPDATE payouts SET state = ?, covered_by = ?, released_at = ? WHERE order_id = ?`,
+          )
+          .run(
+            state,
+            state === 'held' || state === 'covered' ? `o-${draw(n)}` : null,
+            state === 'queued' && draw(8) === 0 ? clock : null,
+            `o-${row}`,
+          );
+      }
+      raw.prepare(`UPDATE batches SET state = 'refused' WHERE id = ?`).run(batchIds[3]);
+      clock = 1_000_050; // rows admitted at 1_000_000 are outside the window
+      // The cover query as it was before migration 19, the reference.
+      const before = raw.prepare<
+        { document: string; value: number; batchId: number; orderId: string; admittedAt: number },
+        { order_id: string }
+      >(`
+        SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
+        WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= ${clock - rules.duplicateWindowMs}
+          AND p.batch_id <> @batchId AND p.order_id <> @orderId
+          AND (p.admitted_at < @admittedAt OR (p.admitted_at = @admittedAt AND p.batch_id < @batchId))
+          AND p.state IN ('paid', 'pending', 'unknown', 'sending', 'covered', 'queued', 'held')
+          AND b.state NOT IN ('refused', 'unusable')
+          AND NOT EXISTS (
+            SELECT 1 FROM payouts c WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered'))
+        ORDER BY p.admitted_at, p.batch_id, p.line LIMIT 1`);
+      const nextQueued = raw.prepare<
+        [],
+        {
+          order_id: string;
+          batch_id: number;
+          document: string;
+          value_cents: number;
+          admitted_at: number;
+          released_at: number | null;
+        }
+      >(`
+        SELECT p.order_id, p.batch_id, p.document, p.value_cents, p.admitted_at, p.released_at
+        FROM payouts p JOIN batches b ON b.id = p.batch_id
+        WHERE p.state = 'queued' AND b.state = 'open' ORDER BY p.batch_id, p.line LIMIT 1`);
+
+      // A new row of each person and amount, in no batch yet: covered by the same payout.
+      const pairs = documents.flatMap((d) => [1000, 1001].map((value) => [d, value] as const));
+      for (const [document, value] of pairs) {
+        const request = { ...requestOf(n + 1, document), value };
+        const weighed = await journal.weigh(request, 'outra', rules);
+        const expected = before.get({
+          document,
+          value,
+          batchId: 0,
+          orderId: request.orderId,
+          admittedAt: clock,
+        });
+        expect(expected).toBeDefined();
+        expect(weighed.kind === 'duplicate' ? weighed.covering.orderId : undefined).toBe(
+          expected?.order_id,
+        );
+      }
+
+      const coverOf = raw.prepare<[string], { state: string; covered_by: string | null }>(
+        `SELECT state, covered_by FROM payouts WHERE order_id = ?`,
+      );
+      // One row a claim, each weighed by the reference first: a held row names the same cover.
+      let held = 0;
+      let sent = 0;
+      for (let claim = 0; claim <= n; claim += 1) {
+        const row = nextQueued.get();
+        if (!row) break;
+        const cover =
+          row.released_at === null
+            ? before.get({
+                document: row.document,
+                value: row.value_cents,
+                batchId: row.batch_id,
+                orderId: row.order_id,
+                admittedAt: row.admitted_at,
+              })
+            : undefined;
+        const claims = await journal.claimToSend('w', 1, 60_000, rules);
+        if (cover) {
+          expect(claims).toEqual([]);
+          expect(coverOf.get(row.order_id)).toEqual({ state: 'held', covered_by: cover.order_id });
+          held += 1;
+        } else {
+          expect(claims.map((c) => c.orderId)).toEqual([row.order_id]);
+          sent += 1;
+        }
+      }
+      expect(nextQueued.get()).toBeUndefined();
+      // Both answers were given, many times over.
+      expect(held).toBeGreaterThan(5);
+      expect(sent).toBeGreaterThan(5);
+      raw.close();
     });
   });
 });

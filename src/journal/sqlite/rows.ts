@@ -46,6 +46,23 @@ export const coverKeyOf = (request: CashOutRequest): CoverKey => ({
   valueCents: request.value,
 });
 
+/**
+ * The payouts of other files, in `files`, that may cover a row: only what came first
+ * covers (at the same time, the earlier file), so a claim's check never holds the older
+ * of two rows.
+ */
+function coveringIn(files: string, cameFirst: string): string {
+  return `
+    SELECT ${COVERING_COLUMNS}
+    FROM payouts p JOIN batches b ON b.id = p.batch_id
+    WHERE p.document = @document AND p.value_cents = @value AND ${files}
+      AND p.admitted_at >= @since AND ${cameFirst} AND p.order_id <> @orderId
+      AND p.state IN (${inList(MAY_MOVE_MONEY)})
+      AND b.state NOT IN ('refused', 'unusable')
+      AND NOT EXISTS (
+        SELECT 1 FROM payouts c WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered'))`;
+}
+
 /** A Said as its journal column holds it. */
 export const saidJson = (said: Said | null | undefined): string | null =>
   said ? JSON.stringify(said) : null;
@@ -137,7 +154,9 @@ export function createRows({ db, now }: Context) {
       SELECT p.payload_hash, p.state, p.batch_id, p.line, p.admitted_at, b.file_name, b.name_key
       FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = ?`),
     // The oldest payout of another file with this document and amount that may have
-    // moved money within the window, and covers no other row yet.
+    // moved money within the window, and covers no other row yet. Earlier files and later
+    // ones are two ranges of payouts_by_cover (migration 19): a file's own rows, however
+    // many share its document and amount, are never read.
     covering: db.prepare<
       {
         document: string;
@@ -149,17 +168,10 @@ export function createRows({ db, now }: Context) {
       },
       CoveringRow
     >(`
-      SELECT ${COVERING_COLUMNS}
-      FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= @since
-        AND p.batch_id <> @batchId AND p.order_id <> @orderId
-        -- Only what came first covers: a claim's check never holds the older of two rows.
-        AND (p.admitted_at < @admittedAt OR (p.admitted_at = @admittedAt AND p.batch_id < @batchId))
-        AND p.state IN (${inList(MAY_MOVE_MONEY)})
-        AND b.state NOT IN ('refused', 'unusable')
-        AND NOT EXISTS (
-          SELECT 1 FROM payouts c WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered'))
-      ORDER BY p.admitted_at, p.batch_id, p.line LIMIT 1`),
+      ${coveringIn('p.batch_id < @batchId', 'p.admitted_at <= @admittedAt')}
+      UNION ALL
+      ${coveringIn('p.batch_id > @batchId', 'p.admitted_at < @admittedAt')}
+      ORDER BY admitted_at, batch_id, line LIMIT 1`),
   };
 
   /** An entry of the audit for a payout in the journal, inside the caller's transaction. */
