@@ -151,15 +151,20 @@ function plans(journalPath) {
       .map((row) => row.detail);
   try {
     return {
+      // As rows.ts asks it: earlier files and later ones, two ranges of payouts_by_cover.
       covering: plan(
-        `SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
-         WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= @since
-           AND p.batch_id <> @batchId AND p.order_id <> @orderId
-           AND p.state IN ('paid', 'pending') AND b.state NOT IN ('refused', 'unusable')
-           AND NOT EXISTS (SELECT 1 FROM payouts c WHERE c.covered_by = p.order_id
-             AND c.state IN ('held', 'covered'))
-         ORDER BY p.admitted_at, p.batch_id, p.line LIMIT 1`,
-        { document: cpf(1), value: 100, since: 0, batchId: 0, orderId: '' },
+        ['<', '>']
+          .map(
+            (side) => `SELECT p.order_id, p.batch_id, p.line, p.admitted_at
+             FROM payouts p JOIN batches b ON b.id = p.batch_id
+             WHERE p.document = @document AND p.value_cents = @value AND p.batch_id ${side} @batchId
+               AND p.admitted_at >= @since AND p.admitted_at <= @admittedAt AND p.order_id <> @orderId
+               AND p.state IN ('paid', 'pending') AND b.state NOT IN ('refused', 'unusable')
+               AND NOT EXISTS (SELECT 1 FROM payouts c WHERE c.covered_by = p.order_id
+                 AND c.state IN ('held', 'covered'))`,
+          )
+          .join(' UNION ALL ') + ' ORDER BY admitted_at, batch_id, line LIMIT 1',
+        { document: cpf(1), value: 100, since: 0, batchId: 0, orderId: '', admittedAt: NOW },
       ),
       repeatsEarlierOfName: plan(
         `SELECT 1 FROM payouts p WHERE p.batch_id = @batchId AND EXISTS (
