@@ -24,7 +24,7 @@ export interface Context {
    * waiting for the disk (synchronous=NORMAL): a row admitted leaves only after a claim's
    * FULL commit, whose sync of the write-ahead log makes every commit before it durable
    * too. A power cut may lose the last chunks of a file still being admitted, which its
-   * next run admits again. A million rows are 2,000 commits: each sync costs a few ms.
+   * next run admits again. A million rows are 500 commits: each sync costs a few ms.
    * Nor does its commit copy the log into the database (a checkpoint) until the log holds
    * ADMITTING_CHECKPOINT_PAGES: see there.
    */
