@@ -13,7 +13,7 @@ import { openJournal } from '../../dist/journal/journal.js';
 import { Database } from '../../dist/journal/sqlite.js';
 
 const ROWS = Number(process.env.BENCH_ADMIT_ROWS ?? 1_000_000);
-const CHUNK = Number(process.env.BENCH_ADMIT_CHUNK ?? 500);
+const CHUNK = Number(process.env.BENCH_ADMIT_CHUNK ?? 2_000);
 const NAMES = ['Ana Souza', 'João Conceição', 'Maria das Graças', 'Açougue São Jorge Ltda'];
 const RULES = { duplicateWindowMs: 3 * 24 * 3_600_000, hintFlags: '' };
 

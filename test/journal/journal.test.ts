@@ -16,6 +16,7 @@ const requestOf = (n: number, cpfCnpj: string): CashOutRequest => ({
   orderId: `o-${n}`,
 });
 import { useTempFolder } from '../support/files.js';
+import { cashOutRequest } from '../support/gateway.js';
 
 describe('the SQLite journal', () => {
   const folder = useTempFolder();
@@ -101,6 +102,24 @@ describe('the SQLite journal', () => {
       expect(claims.map((claim) => JSON.stringify(claim.request))).toEqual(
         requests.map((request) => JSON.stringify(request)),
       );
+    });
+
+    it("leaves a file's admissions in the write-ahead log, copied into the database by the next other commit", async () => {
+      const journal = open();
+      const id = await journal.recordBatch(batch, []);
+      const empty = statSync(journal.path).size;
+      for (let chunk = 0; chunk < 20; chunk++) {
+        const payouts = Array.from({ length: 1_000 }, (_, i) => ({
+          line: chunk * 1_000 + i + 2,
+          request: cashOutRequest(`order-${chunk}-${i}`),
+        }));
+        await journal.admitPayouts(id, payouts, { duplicateWindowMs: 0 });
+      }
+      // More than the 1,000 pages at which any other commit checkpoints.
+      expect(statSync(`${journal.path}-wal`).size).toBeGreaterThan(1_000 * 4_096);
+      expect(statSync(journal.path).size).toBe(empty);
+      await journal.recordBatch({ ...batch, sha256: 'cd' }, []);
+      expect(statSync(journal.path).size).toBeGreaterThan(20_000 * 100);
     });
 
     it('refuses a journal written by a newer version', async () => {

@@ -46,11 +46,13 @@ export interface PayoutParams {
   now: number;
 }
 
+/** `hash` is the request's payloadHash, when the caller has it already. */
 export function payoutParams(
   request: CashOutRequest,
   batchId: number,
   line: number,
   now: number,
+  hash = payloadHash(request),
 ): PayoutParams {
   return {
     orderId: request.orderId,
@@ -64,7 +66,7 @@ export function payoutParams(
     name: request.person.name,
     email: request.person.email,
     phone: request.person.phone,
-    hash: Buffer.from(payloadHash(request), 'hex'),
+    hash: Buffer.from(hash, 'hex'),
     now,
   };
 }
@@ -125,16 +127,14 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
     }
     const at = now();
     const admission = admit(previous, rows.coveringOf(coverKeyOf(request), batchId, rules), hash);
-    const params = payoutParams(request, batchId, line, at);
+    const params = payoutParams(request, batchId, line, at, hash);
     let covering: Covering | undefined;
     switch (admission.kind) {
       case 'new':
       case 'duplicate':
-        statements.insertPayout.run(params);
-        rows.audit(
-          request.orderId,
-          null,
-          'queued',
+        // The audit names the row just inserted by its id: no lookup of its orderId.
+        rows.auditNew(
+          Number(statements.insertPayout.run(params).lastInsertRowid),
           `journaled from batch ${batchId}, line ${line}`,
         );
         covering = admission.kind === 'duplicate' ? admission.covering : undefined;

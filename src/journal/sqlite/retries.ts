@@ -87,17 +87,15 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
     }
     const request = { ...(JSON.parse(row.request) as CashOutRequest), orderId: retryId };
     const at = now();
-    statements.insertRetry.run({
+    const inserted = statements.insertRetry.run({
       ...payoutParams(request, row.batch_id, row.line, at),
       retryOf: row.order_id,
       attempt,
     });
     const day = new Date(at).toISOString().slice(0, 10);
     const why = `sent again on purpose by ${by} on ${day} (payouts retry)`;
-    rows.audit(
-      retryId,
-      null,
-      'queued',
+    rows.auditNew(
+      Number(inserted.lastInsertRowid),
       `attempt ${attempt} of ${base}, after ${row.order_id} ${row.state}: ${why}`,
     );
     rows.moveRow(

@@ -73,6 +73,9 @@ export function createRows({ db, now }: Context) {
       `INSERT INTO audit (payout_id, at, from_state, to_state, reason)
        SELECT id, ?, ?, ?, ? FROM payouts WHERE order_id = ?`,
     ),
+    auditNew: db.prepare<[number, number, string]>(
+      `INSERT INTO audit (payout_id, at, from_state, to_state, reason) VALUES (?, ?, NULL, 'queued', ?)`,
+    ),
     payout: db.prepare<[string], PayoutRow>(`SELECT * FROM payouts WHERE order_id = ?`),
     batchById: db.prepare<[number], BatchRow>(`SELECT * FROM batches WHERE id = ?`),
     addBatchEvent: db.prepare<[number, number, string, string, string]>(
@@ -179,6 +182,11 @@ export function createRows({ db, now }: Context) {
     if (statements.audit.run(now(), from, to, reason, orderId).changes !== 1) {
       throw new JournalError(`${orderId}: not in the journal, so its move cannot be audited`);
     }
+  }
+
+  /** The audit's first entry for a payout just inserted as `queued`, by its row id. */
+  function auditNew(payoutId: number, reason: string): void {
+    statements.auditNew.run(payoutId, now(), reason);
   }
 
   /**
@@ -370,6 +378,7 @@ export function createRows({ db, now }: Context) {
 
   return {
     audit,
+    auditNew,
     guardedMove,
     mustMove,
     movedTogether,
