@@ -4,12 +4,11 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createGatewayClient, type GatewayClient } from '../gateway/client.js';
+import type { GatewayClient } from '../gateway/client.js';
 import { loadConfig } from '../config/load.js';
 import type { Config, ConfigKey } from '../config/schema.js';
 import { createLogger, logLevelOf, type Logger } from '../runtime/logger.js';
 import { languageOf, localeSource } from '../messages/language.js';
-import { SANDBOX_DEFAULTS, startSandbox } from '../sandbox/server.js';
 import type { Folders } from '../inbox/folders.js';
 import { explainJournalFailure } from '../journal/failures.js';
 import { openJournal, type GatewayKind, type Journal } from '../journal/journal.js';
@@ -148,6 +147,9 @@ export async function openGateway(context: Context, journal?: Journal): Promise<
     const bound = await journal.bindGateway(kind);
     if (bound !== kind) throw new ExitError(1, mixedGateways(bound, config.home));
   }
+  // Loaded here, not with the command: undici and the sandbox's modules are tens of MB
+  // that an offline command (validate) never needs.
+  const { createGatewayClient } = await import('../gateway/client.js');
   const clientOptions = {
     authScheme: config.authScheme,
     getTransactionMethod: config.getTransactionMethod,
@@ -163,6 +165,7 @@ export async function openGateway(context: Context, journal?: Journal): Promise<
     });
     return { client, baseUrl: config.baseUrl, embedded: false, close: () => client.close() };
   }
+  const { SANDBOX_DEFAULTS, startSandbox } = await import('../sandbox/server.js');
   const token = config.token ?? SANDBOX_DEFAULTS.token;
   const sandbox = await startSandbox({ token });
   // Nobody should mistake this for a real payment.

@@ -5,20 +5,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, type OutputConfiguration } from 'commander';
-import { balanceCommand } from './commands/balance.js';
-import { cashInCommand } from './commands/cashin.js';
-import { demoCommand } from './commands/demo.js';
-import { doctorCommand } from './commands/doctor.js';
-import { getCommand } from './commands/get.js';
-import { approveCommand, rejectCommand } from './commands/approval.js';
-import { reconcileCommand } from './commands/reconcile.js';
-import { retryCommand } from './commands/retry.js';
-import { watchCommand } from './commands/watch.js';
-import { statusCommand } from './commands/status.js';
-import { templateCommand } from './commands/template.js';
-import { runCommand } from './commands/run.js';
-import { sandboxCommand } from './commands/sandbox.js';
-import { validateCommand } from './commands/validate.js';
 import { endingOf, usageError } from './exit-error.js';
 import type { CliIo } from '../runtime/io.js';
 
@@ -28,7 +14,45 @@ function version(): string {
   return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
 }
 
-function buildProgram(io: CliIo): Command {
+type CommandBuilder = (io: CliIo) => Command;
+
+/**
+ * Every command, in the order its help lists them, each loaded when it is needed: a command
+ * loads its own modules only (validate neither the sandbox, the HTTP client nor the log
+ * prettifier), which is most of a process's memory before it reads a line.
+ */
+const COMMANDS: Record<string, () => Promise<CommandBuilder>> = {
+  validate: async () => (await import('./commands/validate.js')).validateCommand,
+  template: async () => (await import('./commands/template.js')).templateCommand,
+  run: async () => (await import('./commands/run.js')).runCommand,
+  status: async () => (await import('./commands/status.js')).statusCommand,
+  watch: async () => (await import('./commands/watch.js')).watchCommand,
+  approve: async () => (await import('./commands/approval.js')).approveCommand,
+  reject: async () => (await import('./commands/approval.js')).rejectCommand,
+  retry: async () => (await import('./commands/retry.js')).retryCommand,
+  reconcile: async () => (await import('./commands/reconcile.js')).reconcileCommand,
+  doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
+  sandbox: async () => (await import('./commands/sandbox.js')).sandboxCommand,
+  balance: async () => (await import('./commands/balance.js')).balanceCommand,
+  get: async () => (await import('./commands/get.js')).getCommand,
+  cashin: async () => (await import('./commands/cashin.js')).cashInCommand,
+  demo: async () => (await import('./commands/demo.js')).demoCommand,
+};
+
+/**
+ * The command the line names, when it names one before any help flag; otherwise (the
+ * program's help, `help`, a mistyped name) every command, for the help to list them and
+ * a mistyped name to be answered with the nearest.
+ */
+async function buildersFor(argv: readonly string[]): Promise<CommandBuilder[]> {
+  const named = argv.find((arg, at) => !arg.startsWith('-') && argv[at - 1] !== '--config');
+  const before = named === undefined ? argv : argv.slice(0, argv.indexOf(named));
+  const load = named === undefined ? undefined : COMMANDS[named];
+  if (load && !before.some((arg) => /^(-h|--help)$/.test(arg))) return [await load()];
+  return Promise.all(Object.values(COMMANDS).map((loadOne) => loadOne()));
+}
+
+function buildProgram(io: CliIo, builders: readonly CommandBuilder[]): Command {
   const program = new Command('payouts')
     .description('Batch Pix payouts from accounting CSV exports, each paid exactly once.')
     .version(version(), '-V, --version', 'the version of payouts')
@@ -43,23 +67,7 @@ function buildProgram(io: CliIo): Command {
     .showHelpAfterError('(see payouts --help)')
     .configureOutput(outputTo(io))
     .exitOverride();
-  for (const command of [
-    validateCommand(io),
-    templateCommand(io),
-    runCommand(io),
-    statusCommand(io),
-    watchCommand(io),
-    approveCommand(io),
-    rejectCommand(io),
-    retryCommand(io),
-    reconcileCommand(io),
-    doctorCommand(io),
-    sandboxCommand(io),
-    balanceCommand(io),
-    getCommand(io),
-    cashInCommand(io),
-    demoCommand(io),
-  ]) {
+  for (const command of builders.map((build) => build(io))) {
     // Each command's help lists --config, --json and --quiet too: its examples use them.
     program.addCommand(
       command
@@ -97,7 +105,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (namesNoCommand(argv)) {
       throw usageError('', 'payouts: say which command, e.g. payouts validate FILE or payouts run');
     }
-    await buildProgram(io).parseAsync(argv, { from: 'user' });
+    await buildProgram(io, await buildersFor(argv)).parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
     const { exitCode, stderr } = endingOf(error);

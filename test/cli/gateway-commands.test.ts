@@ -280,6 +280,8 @@ describe('with no baseUrl', () => {
     for (const command of commands) {
       const result = await runCli([command, '--help']);
       expect(result.code, command).toBe(0);
+      // Each command is loaded by its name alone: the help must be that command's own.
+      expect(result.stdout, command).toMatch(new RegExp(`^Usage: payouts ${command} `));
       expect(result.stdout, command).toContain('Example');
       expect(result.stdout, command).toMatch(/Global Options:\n(.*\n)*? {2}--config <file>/);
     }
