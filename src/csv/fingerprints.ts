@@ -5,7 +5,7 @@
  * well spread, not cryptographic. Nothing here defends against crafted input, and
  * nothing needs to: a collision (about 1 in 10^7 for a million rows) only makes two
  * different rows look alike, which callers report as a duplicate or a conflict, never
- * pay twice. The table keeps 16 to 32 bytes a key instead of the ~100 a Map of strings
+ * pay twice. The table keeps 14 to 18 bytes a key instead of the ~100 a Map of strings
  * costs, so a million-row file still fits in flat memory.
  */
 
@@ -49,11 +49,19 @@ export function fingerprintHex({ high, low }: Fingerprint): string {
 const SHARDS = 256;
 /** Slots a shard starts with; each holds a key's two halves and its value. */
 const FIRST_SLOTS = 16;
+/**
+ * How full a shard may get, and by how much it grows past that: a quarter more at a time
+ * rather than twice, so a table is never far above its keys (doubling left a million keys
+ * in slots for two million, 25 MB, at every count just past a doubling).
+ */
+const MOST_FULL = 0.85;
+const GROWTH = 1.25;
+const TWO_32 = 2 ** 32;
 
 /**
  * Fingerprints to small numbers (a line), in flat memory: 12 bytes a slot, filled to at
- * most three quarters before a shard doubles, so 16 to 32 bytes a key (a million keys:
- * 25 MB; three million: 50 MB), and never more than one shard's copy while growing.
+ * most 85% before a shard grows by a quarter, so 14 to 18 bytes a key (a million keys:
+ * about 17 MB; three million: 50 MB), and never more than one shard's copy while growing.
  */
 export class FingerprintTable {
   /** Per shard, [high, low, value + 1] a slot; value 0 marks an empty slot. */
@@ -90,7 +98,7 @@ export class FingerprintTable {
     else slots[at + 2] = value + 1;
   }
 
-  /** Puts a new key in its empty slot, and grows its shard past three quarters full. */
+  /** Puts a new key in its empty slot, and grows its shard past MOST_FULL. */
   private fill(slots: Uint32Array, at: number, key: Fingerprint, value: number): void {
     slots[at] = key.high;
     slots[at + 1] = key.low;
@@ -98,8 +106,8 @@ export class FingerprintTable {
     const shard = key.high >>> 24;
     const size = (this.sizes[shard] ?? 0) + 1;
     this.sizes[shard] = size;
-    // A slot is three numbers: over three quarters full, twice the slots.
-    if (size * 4 > slots.length) this.grow(shard);
+    // A slot is three numbers.
+    if (size > (slots.length / 3) * MOST_FULL) this.grow(shard);
   }
 
   private shardOf(high: number): Uint32Array {
@@ -108,9 +116,13 @@ export class FingerprintTable {
 
   /** The slot (its first index) holding this key, or the empty one where it would go. */
   private find(slots: Uint32Array, high: number, low: number): number {
-    const mask = slots.length / 3 - 1;
-    // The shard took the high byte: the low word spreads keys over its slots.
-    for (let slot = low & mask; ; slot = (slot + 1) & mask) {
+    const count = slots.length / 3;
+    // The shard took the high byte: the low word spreads keys over its slots, of any count.
+    for (
+      let slot = Math.floor((low / TWO_32) * count);
+      ;
+      slot = slot + 1 === count ? 0 : slot + 1
+    ) {
       const at = slot * 3;
       if (slots[at + 2] === 0 || (slots[at] === high && slots[at + 1] === low)) return at;
     }
@@ -118,7 +130,7 @@ export class FingerprintTable {
 
   private grow(shard: number): void {
     const old = this.slots[shard] as Uint32Array;
-    const slots = new Uint32Array(old.length * 2);
+    const slots = new Uint32Array(Math.ceil((old.length / 3) * GROWTH) * 3);
     for (let at = 0; at < old.length; at += 3) {
       const high = old[at] ?? 0;
       const low = old[at + 1] ?? 0;

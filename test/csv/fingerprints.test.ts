@@ -5,8 +5,11 @@ describe('FingerprintTable', () => {
   it('keeps every key apart through growth, in one shard and one slot as much as in many', () => {
     const table = new FingerprintTable();
     // Keys that share a shard (high byte) and a first slot (low bits), and keys that
-    // differ in one half only: each must keep its own value.
+    // differ in one half only, and keys whose first slot is a shard's last (the search
+    // goes on from its first): each must keep its own value.
     const keys: Fingerprint[] = [];
+    for (let i = 0; i < 5_000; i++)
+      keys.push({ high: 0x3300_0000 + i, low: 0xffff_ffff - (i % 3) });
     for (let i = 0; i < 5_000; i++) keys.push({ high: 0x7f00_0000 + (i % 7), low: i << 12 });
     for (let i = 0; i < 5_000; i++) keys.push({ high: (i * 0x0101_0101) >>> 0, low: 1 });
     for (let i = 0; i < 20_000; i++) keys.push(fingerprint(`o-${i}`));
