@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openJournal } from '../../dist/journal/journal.js';
 import { Database } from '../../dist/journal/sqlite.js';
+import { withCheckDigits } from '../../dist/csv/documents.js';
 
 const ROWS = Number(process.env.BENCH_ADMIT_ROWS ?? 1_000_000);
 const CHUNK = Number(process.env.BENCH_ADMIT_CHUNK ?? 2_000);
@@ -18,17 +19,7 @@ const NAMES = ['Ana Souza', 'João Conceição', 'Maria das Graças', 'Açougue 
 const RULES = { duplicateWindowMs: 3 * 24 * 3_600_000, hintFlags: '' };
 
 /** A valid CPF (its check digits computed) for person n. */
-function cpf(n) {
-  const digits = String(100_000_000 + n)
-    .slice(-9)
-    .split('')
-    .map(Number);
-  for (const length of [9, 10]) {
-    const sum = digits.slice(0, length).reduce((s, d, i) => s + d * (length + 1 - i), 0);
-    digits.push(((sum * 10) % 11) % 10);
-  }
-  return digits.join('');
-}
+const cpf = (n) => withCheckDigits(String(100_000_000 + n).slice(-9));
 
 /** Row i of the file, as ingest.ts gives it to the journal. */
 function entry(i) {

@@ -17,6 +17,7 @@ import { loadConfig } from '../../dist/config/load.js';
 import { ingestFile } from '../../dist/engine/ingest.js';
 import { openJournal } from '../../dist/journal/journal.js';
 import { Database } from '../../dist/journal/sqlite.js';
+import { withCheckDigits } from '../../dist/csv/documents.js';
 
 const PAYOUTS = Number(process.env.BENCH_PAYOUTS ?? 1_000_000);
 const BATCHES = 1_000;
@@ -30,17 +31,7 @@ const NOW = Date.parse('2026-11-23T12:00:00Z');
 const SPAN = 730 * DAY;
 
 /** A valid CPF (its check digits computed) for person n. */
-function cpf(n) {
-  const digits = String(100_000_000 + n)
-    .slice(-9)
-    .split('')
-    .map(Number);
-  for (const length of [9, 10]) {
-    const sum = digits.slice(0, length).reduce((s, d, i) => s + d * (length + 1 - i), 0);
-    digits.push(((sum * 10) % 11) % 10);
-  }
-  return digits.join('');
-}
+const cpf = (n) => withCheckDigits(String(100_000_000 + n).slice(-9));
 /** A fixed salary per person: the same person, the same amount, every month. */
 const centsOf = (person) => 10_000 + (person % 5_000) * 10;
 const batchAt = (batch) => NOW - SPAN + Math.round((batch * SPAN) / BATCHES);
