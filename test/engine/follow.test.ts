@@ -255,11 +255,13 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     it('a later run, which learned nothing, resumes a batch an earlier one was following', async () => {
       await settleAfter(600);
       await admitKeys(keys(40));
+      // Counted from before the sends, so that however slow they are, the first run ends
+      // 200 ms before the first payout settles: its probes are polled, and see nothing.
+      const sendStarted = Date.now();
       await send({ pollPolicy: GROWING });
-      // The first run ends before its probes see anything; the others wait in the journal.
       const first = await followPending(
         deps(),
-        options({ pollPolicy: GROWING, until: Date.now() + 150 }),
+        options({ pollPolicy: GROWING, until: sendStarted + 400 }),
       );
       expect(first.moved).toBe(0);
       const second = await followPending(deps(), options({ pollPolicy: GROWING }));
