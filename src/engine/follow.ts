@@ -18,6 +18,7 @@ import {
   learnedPollAgeMs,
   pollDelayMs,
   probeDelayMs,
+  settleAgeLearned,
 } from './policy.js';
 
 export interface FollowOptions extends EngineOptions {
@@ -52,12 +53,22 @@ export class Doorbell {
   #controller = new AbortController();
   #named = new Set<string>();
   ring(named?: { transactionId?: number; orderId?: string }): void {
-    // Past the bound, a named payout is polled when its batch says, as if not named.
-    if (this.#named.size >= MAX_NAMED) this.#named.clear();
-    if (named?.transactionId !== undefined) this.#named.add(`#${named.transactionId}`);
-    if (named?.orderId !== undefined) this.#named.add(named.orderId);
+    if (named?.transactionId !== undefined) this.#remember(`#${named.transactionId}`);
+    if (named?.orderId !== undefined) this.#remember(named.orderId);
     this.#controller.abort();
     this.#controller = new AbortController();
+  }
+  /**
+   * Past the bound the oldest name is forgotten (a payout settled without a poll of this
+   * loop is never asked about): that payout is polled when its batch says, as if not named.
+   */
+  #remember(name: string): void {
+    this.#named.delete(name);
+    if (this.#named.size >= MAX_NAMED) {
+      const oldest = this.#named.values().next();
+      if (!oldest.done) this.#named.delete(oldest.value);
+    }
+    this.#named.add(name);
   }
   /** Whether a postback named this payout since it was last asked (then forgotten). */
   takeNamed(payout: { transactionId: number | null; orderId: string }): boolean {
@@ -187,11 +198,10 @@ export async function followPending(
         ? nextPoll(decision, claim.polls + 1, batchSays(claim, now) ?? now + pollDelay(claim))
         : decision;
     await record(deps, options, [{ claim, decision: next }]);
-    // A poll moves a row on to a settled state, or to a conflict, which tells no time.
-    const settled = decision.to !== 'pending' && decision.to !== 'conflict';
-    if (settled && claim.lastSentAt !== null) {
-      const ageMs = now - claim.lastSentAt;
-      // The batch's other payouts are likely settled as long after their own send.
+    const ageMs =
+      claim.lastSentAt === null ? undefined : settleAgeLearned(decision.to, now - claim.lastSentAt);
+    if (ageMs !== undefined) {
+      // The batch's other payouts are likely paid as long after their own send.
       if (settling.sawSettled(claim.batchId, ageMs)) {
         await journal.pollBatchSooner(claim.batchId, learnedPollAgeMs(ageMs));
       }
@@ -248,8 +258,10 @@ export async function followPending(
       // postback named is polled now.
       const waiting: { claim: Claim; decision: Decision }[] = [];
       const polled: Claim[] = [];
+      // The grant and the claim may have waited (a pause, the budget): the time is now.
+      const claimedAt = clock.now();
       for (const claim of claims) {
-        const at = options.doorbell?.takeNamed(claim) ? undefined : batchSays(claim, now);
+        const at = options.doorbell?.takeNamed(claim) ? undefined : batchSays(claim, claimedAt);
         if (at === undefined) polled.push(claim);
         else waiting.push({ claim, decision: nextPoll(WAIT, claim.polls, at) });
       }

@@ -3,6 +3,7 @@
  * back-off with full jitter for answers that prove nothing was created, the grace
  * period before an unknown row may be sent again, and when a pending payout is polled.
  */
+import type { RowState } from '../journal/states.js';
 
 export interface RetryPolicy {
   /** First delay, before jitter. */
@@ -88,7 +89,19 @@ export function learnedPollAgeMs(settledAgeMs: number): number {
  */
 export function probeDelayMs(polls: number, probe: number, policy = POLLING): number {
   const delay = Math.min(policy.capMs, policy.firstMs * policy.growth ** Math.max(0, polls));
-  return Math.round(delay * policy.growth ** (probe / PROBES_PER_BATCH - 1 / 2));
+  return Math.min(
+    policy.capMs,
+    Math.round(delay * policy.growth ** (probe / PROBES_PER_BATCH - 1 / 2)),
+  );
+}
+
+/**
+ * What a poll teaches its batch of when the others settle: the time from a send to a
+ * payout paid. A payout failed or canceled at once (a key refused) says nothing of when
+ * the others are paid, and a clock moved back gives no negative age.
+ */
+export function settleAgeLearned(to: RowState, ageMs: number): number | undefined {
+  return to === 'paid' ? Math.max(0, ageMs) : undefined;
 }
 
 /**

@@ -214,6 +214,14 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     expect(await journal.pollNow({ transactionId: 999_999 })).toBe(false); // a transaction we do not follow
   });
 
+  it('a doorbell full of names forgets the oldest, not the ones still waiting to be polled', () => {
+    const doorbell = new Doorbell();
+    for (let i = 0; i <= 10_000; i++) doorbell.ring({ orderId: `p-${i}` });
+    expect(doorbell.takeNamed({ transactionId: null, orderId: 'p-0' })).toBe(false);
+    expect(doorbell.takeNamed({ transactionId: null, orderId: 'p-1' })).toBe(true);
+    expect(doorbell.takeNamed({ transactionId: null, orderId: 'p-10000' })).toBe(true);
+  });
+
   describe("learning a batch's settle time from its first payouts", () => {
     /** Polls of each transaction, and a sandbox that settles `ms` after each create. */
     const pollsOf = new Map<number, number>();

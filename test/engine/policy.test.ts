@@ -6,6 +6,7 @@ import {
   mayResend,
   pollDelayMs,
   probeDelayMs,
+  settleAgeLearned,
 } from '../../src/engine/policy.js';
 
 describe('backoffMs', () => {
@@ -99,7 +100,25 @@ describe('probeDelayMs', () => {
     [3, 4, 64_000],
     [9, 0, 32_000],
     [9, 4, 64_000],
+    // Never past the cap, which the payouts waiting for the batch are promised.
+    [9, 7, 64_000],
   ])('after %i polls, probe %i waits %i ms', (polls, probe, ms) => {
     expect(probeDelayMs(polls, probe, policy)).toBe(ms);
+  });
+});
+
+describe('settleAgeLearned', () => {
+  it.each([
+    ['paid', 30_000, 30_000],
+    // A clock moved back gives no negative age.
+    ['paid', -5, 0],
+    // A payout refused at once (a bad key) says nothing of when the others are paid.
+    ['failed', 800, undefined],
+    ['canceled', 800, undefined],
+    ['refunded', 800, undefined],
+    ['pending', 800, undefined],
+    ['conflict', 800, undefined],
+  ] as const)('a poll that moves a payout to %s %i ms after its send teaches %j', (to, age, at) => {
+    expect(settleAgeLearned(to, age)).toBe(at);
   });
 });
