@@ -333,8 +333,8 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
         NULLIF(json_extract(request, '$.pixKey'), CASE json_extract(request, '$.pixKeyType')
           WHEN 2 THEN json_extract(request, '$.person.email')
           WHEN 3 THEN json_extract(request, '$.person.phone')
-          ELSE COALESCE(json_extract(request, '$.cpfCnpj'), document) END),
-        document, NULLIF(json_extract(request, '$.cpfCnpj'), document),
+          ELSE COALESCE(json_extract(request, '$.cpfCnpj'), document_key) END),
+        document_key, NULLIF(json_extract(request, '$.cpfCnpj'), document_key),
         COALESCE(json_extract(request, '$.person.name'), ''),
         COALESCE(json_extract(request, '$.person.email'), ''),
         COALESCE(json_extract(request, '$.person.phone'), ''),
@@ -343,7 +343,11 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
         said, fee, net, gateway_created_at, end_to_end_id, processed_at, lease_owner,
         lease_until, fence, updated_at, polls, poll_failed, next_poll_at, admitted_at,
         hold_reason, covered_by, superseded_by, released_at, retry_of, attempt_number
-      FROM payouts ORDER BY batch_id, line, order_id;
+      -- Rows journaled before version 9 had their document filled as upper(cpfCnpj), its
+      -- punctuation kept, where the cover rule looks for the digits (as documentKey).
+      FROM (SELECT *, upper(replace(replace(replace(replace(document, '.', ''), '-', ''),
+        '/', ''), ' ', '')) AS document_key FROM payouts)
+      ORDER BY batch_id, line, order_id;
       -- A row whose columns do not give back its request's very text keeps the text.
       UPDATE payouts_compact SET request_written = old.request
       FROM payouts old

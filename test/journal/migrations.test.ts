@@ -221,6 +221,27 @@ describe('migrations 17 and 18: the compact payouts table and audit', () => {
     });
   });
 
+  it("makes a document migration 9 copied with its punctuation the cover rule's key", async () => {
+    mkdirSync(join(folder(), 'home'), { recursive: true });
+    const path = join(folder(), 'home', 'journal.db');
+    const requests = writeVersion16(path);
+    // Rows journaled before version 9 had their document filled as upper(cpfCnpj), its
+    // punctuation kept, where the cover rule looks for the digits.
+    const queued = JSON.parse(requests.get('pay-1') ?? '') as CashOutRequest;
+    expect(queued.cpfCnpj).toBe('529.982.247-25');
+    const db = new Database(path);
+    db.prepare(`UPDATE payouts SET document = upper(json_extract(request, '$.cpfCnpj'))`).run();
+    db.close();
+    const journal = open(path);
+    const documents = new Database(path, { readonly: true });
+    const row = documents
+      .prepare(`SELECT document, cpf_cnpj FROM payouts WHERE order_id = 'pay-1'`)
+      .get();
+    documents.close();
+    expect(row).toEqual({ document: '52998224725', cpf_cnpj: '529.982.247-25' });
+    expect(JSON.stringify((await journal.payout('pay-1'))?.request)).toBe(JSON.stringify(queued));
+  });
+
   it('gives a claim the request as it was journaled', async () => {
     const { requests, journal } = migrated();
     const claims = await journal.claimToSend('run-2', 100, 60_000);
