@@ -4,6 +4,7 @@ import { Database } from '../../src/journal/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { MIGRATIONS } from '../../src/journal/migrations.js';
+import { contextOf } from '../../src/journal/sqlite/context.js';
 import { JournalError, openJournal, type Journal } from '../../src/journal/journal.js';
 import { batch, describeJournal } from './conformance.js';
 
@@ -120,6 +121,28 @@ describe('the SQLite journal', () => {
       expect(statSync(journal.path).size).toBe(empty);
       await journal.recordBatch({ ...batch, sha256: 'cd' }, []);
       expect(statSync(journal.path).size).toBeGreaterThan(20_000 * 100);
+    });
+
+    it("gives a connection back its own sync and checkpoint after a file's admission, even one that fails", () => {
+      const db = new Database(join(folder(), 'sync.db'));
+      try {
+        db.pragma('journal_mode = WAL');
+        // Not the FULL the journal opens with: what is given back is the connection's own.
+        db.pragma('synchronous = EXTRA');
+        const context = contextOf(db, () => 0);
+        const seen = context.admitting(() => db.pragma('synchronous', { simple: true }))();
+        expect(seen).toBe(1); // NORMAL while a file is admitted
+        expect(() =>
+          context.admitting(() => {
+            throw new Error('a chunk failed');
+          })(),
+        ).toThrow('a chunk failed');
+        // Never less than it had: the next claim's commit is on disk before its request leaves.
+        expect(db.pragma('synchronous', { simple: true })).toBe(3);
+        expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+      } finally {
+        db.close();
+      }
     });
 
     it('refuses a journal written by a newer version', async () => {

@@ -45,6 +45,9 @@ const ADMITTING_CHECKPOINT_PAGES = 20_000;
 
 export function contextOf(db: Database, now: () => number): Context {
   const checkpointPages = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+  // Given back as it was (FULL as the journal opens), so a claim after an admission
+  // never commits with less than the connection had.
+  const synchronous = db.pragma('synchronous', { simple: true }) as number;
   return {
     db,
     now,
@@ -60,7 +63,7 @@ export function contextOf(db: Database, now: () => number): Context {
         try {
           return transaction.immediate(...args);
         } finally {
-          db.pragma('synchronous = FULL');
+          db.pragma(`synchronous = ${synchronous}`);
           db.pragma(`wal_autocheckpoint = ${checkpointPages}`);
         }
       };
