@@ -362,7 +362,7 @@ async function sniff(path: string): Promise<{
   sha256: string;
   head: Uint8Array;
   invalidUtf8At: number | undefined;
-  /** The first line longer than MAX_LINE_CHARACTERS bytes (LF-separated), if any. */
+  /** The first line longer than MAX_LINE_CHARACTERS bytes, if any. */
   longLine: { line: number; bytes: number } | undefined;
   recordDelimiter: string | string[];
   /** Whether any byte is a double quote (0x22): in every encoding read, none means no `"`. */
@@ -374,8 +374,8 @@ async function sniff(path: string): Promise<{
   let invalidUtf8At: number | undefined;
   // A character cut between two chunks: its first bytes, checked with the next chunk.
   let carry: Buffer = Buffer.alloc(0);
-  let lineNumber = 1;
-  let lineBytes = 0;
+  const byLf = { number: 1, bytes: 0 };
+  const byCr = { number: 1, bytes: 0 };
   let longLine: { line: number; bytes: number } | undefined;
   const ends = { crlf: 0, lf: 0, cr: 0 };
   let previousByte = -1;
@@ -386,17 +386,34 @@ async function sniff(path: string): Promise<{
     hash.update(chunk);
     head ??= Buffer.from(chunk.subarray(0, HEAD_BYTES));
     quoted ||= chunk.includes(34);
-    for (let at = chunk.indexOf(13); at >= 0; at = chunk.indexOf(13, at + 1)) ends.cr++;
+    // Lines counted both ways, ended by LF and ended by CR: a line is too long only when
+    // it is by both, so a file of CR-only line ends (a Mac's "CSV") is not one long line.
+    let lf = chunk.indexOf(10);
+    let cr = chunk.indexOf(13);
     for (let start = 0; ;) {
-      const end = chunk.indexOf(10, start);
-      lineBytes += (end < 0 ? chunk.length : end) - start;
-      if (lineBytes > MAX_LINE_CHARACTERS) longLine ??= { line: lineNumber, bytes: lineBytes };
+      const end = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+      const bytes = (end < 0 ? chunk.length : end) - start;
+      byLf.bytes += bytes;
+      byCr.bytes += bytes;
+      if (byLf.bytes > MAX_LINE_CHARACTERS && byCr.bytes > MAX_LINE_CHARACTERS) {
+        const lines = ends.lf + ends.crlf > 0 ? byLf : byCr;
+        longLine ??= { line: lines.number, bytes: lines.bytes };
+      }
       if (end < 0) break;
-      const before = end > 0 ? chunk[end - 1] : previousByte;
-      if (before === 13) ends.crlf++;
-      else ends.lf++;
-      lineNumber++;
-      lineBytes = 0;
+      if (end === lf) {
+        const before = end > 0 ? chunk[end - 1] : previousByte;
+        if (before === 13) ends.crlf++;
+        else ends.lf++;
+        byLf.number++;
+        byLf.bytes = 0;
+        lf = chunk.indexOf(10, end + 1);
+      } else {
+        ends.cr++;
+        byCr.number++;
+        byCr.bytes = 0;
+        byLf.bytes++;
+        cr = chunk.indexOf(13, end + 1);
+      }
       start = end + 1;
     }
     previousByte = chunk[chunk.length - 1] ?? previousByte;

@@ -243,6 +243,20 @@ describe('readPayoutFile', () => {
     );
   });
 
+  it('reads a long file of CR-only line ends (a Mac CSV) line by line, and still finds its long line', async () => {
+    const rows = Array.from({ length: 2_000 }, (_, i) => ROW(`p-${i}`, `Ana ${i}`));
+    const text = `${HEADER}\r${rows.join('\r')}\r`;
+    expect(text.length).toBeGreaterThan(100_000);
+    const { report } = await readAll(writeFile(folder(), 'mac.csv', text));
+    expect(report).toMatchObject({ valid: 2_000, invalid: 0, problems: [] });
+
+    const long = `${HEADER}\r${ROW('p-1')}\r${ROW('p-2', 'a'.repeat(100_001))}\r${ROW('p-3')}\r`;
+    const refused = await readAll(writeFile(folder(), 'mac-long.csv', long));
+    expect(refused.report.problems).toEqual([
+      { kind: 'unusable', message: expect.stringContaining('line 3') },
+    ]);
+  });
+
   it('shows a missing closing quote as the rows it swallowed, never as a silent gap', async () => {
     const text = `${HEADER}\n${ROW('p-1')}\n${ROW('p-2', '"Ana')}\n${ROW('p-3')}\n${ROW('p-4', 'Bia"')}\n${ROW('p-5')}\n`;
     const { report, rows } = await readAll(writeFile(folder(), 'swallow.csv', text));
