@@ -178,7 +178,7 @@ describe('readPayoutFile', () => {
     expect(lines(rows)).toEqual(['2:valid', '3:valid', '4:valid', '5:valid']);
   });
 
-  // A CRLF cut between the first two 256 KiB reads of a mixed file: its CR is the last byte read.
+  // A CRLF cut at 256 KiB, a boundary between two reads (of 32 KiB each): its CR is the last byte of one.
   const straddling = () => {
     const rows = Array.from({ length: 4000 }, (_, i) => ROW(`p-${i}`, `Ana ${i}`));
     const text = `${HEADER}\n${rows.join('\r\n')}\r\n`;
