@@ -45,8 +45,9 @@ const COMMANDS: Record<string, () => Promise<CommandBuilder>> = {
  * a mistyped name to be answered with the nearest.
  */
 async function buildersFor(argv: readonly string[]): Promise<CommandBuilder[]> {
-  const named = argv.find((arg, at) => !arg.startsWith('-') && argv[at - 1] !== '--config');
-  const before = named === undefined ? argv : argv.slice(0, argv.indexOf(named));
+  const at = commandAt(argv);
+  const before = at < 0 ? argv : argv.slice(0, at);
+  const named = argv[at];
   const load = named === undefined ? undefined : COMMANDS[named];
   if (load && !before.some((arg) => /^(-h|--help)$/.test(arg))) return [await load()];
   return Promise.all(Object.values(COMMANDS).map((loadOne) => loadOne()));
@@ -90,12 +91,17 @@ function outputTo(io: CliIo): OutputConfiguration {
   };
 }
 
+/**
+ * Where the command line names its command: the first word that is neither an option nor
+ * the value of `--config` (the one option every command takes that has a value); -1: none.
+ */
+function commandAt(argv: readonly string[]): number {
+  return argv.findIndex((arg, at) => !arg.startsWith('-') && argv[at - 1] !== '--config');
+}
+
 /** Whether the command line names no command: only the options every command takes. */
 function namesNoCommand(argv: readonly string[]): boolean {
-  const globals = argv.filter((arg, at) => arg.startsWith('-') || argv[at - 1] === '--config');
-  return (
-    globals.length === argv.length && !argv.some((arg) => /^(-h|--help|-V|--version)$/.test(arg))
-  );
+  return commandAt(argv) < 0 && !argv.some((arg) => /^(-h|--help|-V|--version)$/.test(arg));
 }
 
 /** Runs one command line; what it says goes to `io`, and what it ends with is returned. */
