@@ -219,6 +219,71 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     expectLedgerHoldsEachOnce(ids);
   });
 
+  /** The gateway client, counting the creates sent for each orderId. */
+  const countingCreates = (
+    gateway: GatewayClient,
+    onCreate: (calls: number) => void = () => {},
+  ) => {
+    const creates = new Map<string, number>();
+    let calls = 0;
+    const counted: GatewayClient = {
+      ...gateway,
+      createCashOut: (request, callOptions) => {
+        creates.set(request.orderId, (creates.get(request.orderId) ?? 0) + 1);
+        onCreate(++calls);
+        return gateway.createCashOut(request, callOptions);
+      },
+    };
+    return { counted, creates };
+  };
+
+  /** Each row's attempts, as the journal counts them, are the creates sent for it. */
+  const expectAttemptsAreCreates = async (ids: string[], creates: Map<string, number>) => {
+    const attempts = await Promise.all(ids.map(async (id) => (await journal.payout(id))?.attempts));
+    expect(attempts).toEqual(ids.map((id) => creates.get(id) ?? 0));
+  };
+
+  const givenBack = async (ids: string[]) =>
+    (await Promise.all(ids.map((id) => journal.history(id))))
+      .flat()
+      .filter((entry) => entry.from === 'sending' && entry.to === 'queued')
+      .map((entry) => entry.reason);
+
+  it('rows claimed ahead of a free place are given back when the gateway asks us to wait, and go later, once each', async () => {
+    const ids = await admit(12);
+    const { counted, creates } = countingCreates(client(), (calls) => {
+      // One 429 (and those in flight with it) asking for a second's wait, then no more.
+      if (calls === 5) {
+        sandbox.setFaults({
+          rateLimitRate: 1,
+          retryAfterSeconds: 1,
+          operations: ['createCashOut'],
+        });
+      } else if (calls === 6) sandbox.setFaults({ rateLimitRate: 0 });
+    });
+    const report = await sendQueued(deps(counted, { concurrency: 4 }), options());
+    expect(report.stopped).toBeUndefined();
+    expect(await states()).toEqual({ pending: { count: 12, cents: 12 * 1234 } });
+    expectLedgerHoldsEachOnce(ids);
+    await expectAttemptsAreCreates(ids, creates);
+    expect(await givenBack(ids)).toContain(
+      'claimed ahead of its request and not sent (the gateway asked us to wait): queued again',
+    );
+  });
+
+  it('a row claimed ahead that waits too long for a place is given back, not sent on a lease run down; then none is claimed ahead', async () => {
+    const ids = await admit(6);
+    // Each answer takes longer than a claim made ahead may wait for a free place.
+    sandbox.setFaults({ latencyMs: 1_200 });
+    const { counted, creates } = countingCreates(client({ requestTimeoutMs: 5_000 }));
+    await sendQueued(deps(counted, { concurrency: 2 }), options());
+    expectLedgerHoldsEachOnce(ids);
+    await expectAttemptsAreCreates(ids, creates);
+    expect(await givenBack(ids)).toEqual([
+      'claimed ahead of its request and not sent (it waited too long for a free place): queued again',
+    ]);
+  });
+
   it('maxRequestsPerSecond: creates and lookups together never start more than the cap in any second', async () => {
     const ids = await admit(24);
     sandbox.setFaults({ seed: 9, dropAfterCommitRate: 0.4, operations: ['createCashOut'] });
@@ -241,6 +306,8 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     expect(report.adopted).toBeGreaterThan(3);
     expectLedgerHoldsEachOnce(ids);
     expect(starts.length).toBe(24 + report.adopted);
+    // Nothing claimed ahead under a budget: a claim would wait for its start, not a place.
+    expect(await givenBack(ids)).toEqual([]);
     // Any 9 starts in a row span a second at least (a few ms of slack: the time is read
     // just after the budget's own clock reading).
     const spans = starts.slice(8).map((at, i) => at - (starts[i] as number));
