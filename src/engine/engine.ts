@@ -186,16 +186,18 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
 
   try {
     while (!stopped && !pool.stop.aborted && writeError === undefined) {
-      if (pool.pausedUntil > deps.clock.now()) {
-        await giveBack('the gateway asked us to wait');
-        await pool.waitToStart();
-        continue;
-      }
       if (pool.running > 0 && pool.running < pool.concurrency) {
         // One turn for answers arriving together, so that their rows' successors share one
-        // claim commit. Claims are sent the moment they are made: a claim never waits
-        // (through a pause, say) while its lease and its last-sent time run down.
+        // claim commit.
         await new Promise((resolve) => setImmediate(resolve));
+      }
+      // After that turn, with no wait until the places are counted: a pause that an answer
+      // in it started is seen here, and the rows claimed ahead go back to the queue rather
+      // than wait through it.
+      if (pool.pausedUntil > deps.clock.now()) {
+        await giveBack('sending paused');
+        await pool.waitToStart();
+        continue;
       }
       const free = pool.startable();
       if (free > 0) {

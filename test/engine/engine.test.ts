@@ -246,7 +246,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
   const givenBack = async (ids: string[]) =>
     (await Promise.all(ids.map((id) => journal.history(id))))
       .flat()
-      .filter((entry) => entry.from === 'sending' && entry.to === 'queued')
+      .filter((entry) => entry.from === 'sending' && entry.reason.startsWith('claimed ahead'))
       .map((entry) => entry.reason);
 
   it('rows claimed ahead of a free place are given back when the gateway asks us to wait, and go later, once each', async () => {
@@ -267,8 +267,46 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     expectLedgerHoldsEachOnce(ids);
     await expectAttemptsAreCreates(ids, creates);
     expect(await givenBack(ids)).toContain(
-      'claimed ahead of its request and not sent (the gateway asked us to wait): queued again',
+      'claimed ahead of its request and not sent (sending paused): queued again',
     );
+  });
+
+  it('a pause that starts while the loop takes its turn for answers still gives back the rows claimed ahead at once', async () => {
+    const ids = await admit(12);
+    const gateway = client();
+    // The sixth create finds no gateway listening: refused, which pauses the pool (a back-off).
+    const nowhere = client({ baseUrl: `http://127.0.0.1:${await closedPort()}` });
+    type Created = ReturnType<GatewayClient['createCashOut']>;
+    let calls = 0;
+    let fifth: Created | undefined;
+    let answerFifth: (answer: Created) => void = () => {};
+    const ordered: GatewayClient = {
+      ...gateway,
+      createCashOut: (request, callOptions) => {
+        calls++;
+        if (calls === 5) {
+          fifth = gateway.createCashOut(request, callOptions);
+          return new Promise<Created>((resolve) => (answerFifth = resolve)).then(
+            (answer) => answer,
+          );
+        }
+        if (calls !== 6) return gateway.createCashOut(request, callOptions);
+        // Both answers are held back, then given out so that the fifth (a success) frees its
+        // place and the loop starts its turn for answers before the refusal is read, within
+        // that turn.
+        const sixth = nowhere.createCashOut(request, callOptions);
+        const both = Promise.allSettled([fifth, sixth]);
+        answerFifth(both.then(() => fifth as Created));
+        return both
+          .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+          .then(() => sixth);
+      },
+    };
+    await sendQueued(deps(ordered, { concurrency: 4 }), options());
+    expectLedgerHoldsEachOnce(ids);
+    expect(await givenBack(ids)).toEqual([
+      'claimed ahead of its request and not sent (sending paused): queued again',
+    ]);
   });
 
   it('a row claimed ahead that waits too long for a place is given back, not sent on a lease run down; then none is claimed ahead', async () => {
