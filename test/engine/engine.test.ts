@@ -309,6 +309,43 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     ]);
   });
 
+  it('a marker write that fails after a claim made only ahead ends the run with its error, not the process', async () => {
+    let commits = 0;
+    const marked = openJournal(join(folder(), 'marked.db'), {
+      now,
+      // The first sending commit's marker is written; every later one fails, as a full disk.
+      onSending: () =>
+        ++commits === 1 ? Promise.resolve() : Promise.reject(new Error('marker: no space left')),
+    });
+    try {
+      const batchId = await marked.recordBatch(
+        {
+          fileName: 'payroll.csv',
+          sha256: 'x',
+          state: 'open',
+          rows: 12,
+          valid: 12,
+          invalid: 0,
+          totalCents: 12 * 1234,
+          problems: [],
+        },
+        [],
+      );
+      await marked.admitPayouts(
+        batchId,
+        Array.from({ length: 12 }, (_, i) => ({ line: i + 2, request: cashOutRequest(`m-${i}`) })),
+        { duplicateWindowMs: 0 },
+      );
+      await expect(
+        sendQueued({ ...deps(client(), { concurrency: 4 }), journal: marked }, options()),
+      ).rejects.toThrow('marker: no space left');
+      // Nothing left the process after the failed write but what the first commit covered.
+      expect(sandbox.ledger().length).toBeLessThanOrEqual(5);
+    } finally {
+      await marked.close();
+    }
+  });
+
   it('a row claimed ahead that waits too long for a place is given back, not sent on a lease run down; then none is claimed ahead', async () => {
     const ids = await admit(6);
     // Each answer takes longer than a claim made ahead may wait for a free place.
