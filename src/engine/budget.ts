@@ -8,6 +8,8 @@
  */
 
 export interface RequestBudget {
+  /** False when it grants everything at once (no cap on requests per second). */
+  readonly capped: boolean;
   /** How many requests, up to `atMost`, may start at `now`. */
   available(now: number, atMost: number): number;
   /** Takes up to `wanted` request starts at `now`; returns how many were granted. */
@@ -21,13 +23,19 @@ const WINDOW_MS = 1_000;
 /** A budget of `perSecond` starts per second; `null` grants everything at once. */
 export function requestBudget(perSecond: number | null): RequestBudget {
   if (perSecond === null) {
-    return { available: (_now, atMost) => atMost, take: (wanted) => wanted, nextAt: (now) => now };
+    return {
+      capped: false,
+      available: (_now, atMost) => atMost,
+      take: (wanted) => wanted,
+      nextAt: (now) => now,
+    };
   }
   // A ring of the last `perSecond` start times; a slot is free once its time is a window old.
   const starts = new Array<number>(perSecond).fill(-Infinity);
   let oldest = 0;
   const isFree = (index: number, now: number) => (starts[index] as number) <= now - WINDOW_MS;
   return {
+    capped: true,
     available(now, atMost) {
       let free = 0;
       while (free < Math.min(atMost, perSecond) && isFree((oldest + free) % perSecond, now)) free++;

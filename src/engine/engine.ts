@@ -8,6 +8,8 @@
  *   3. commit the answer, only if the fence is still ours.
  * A crash between 1 and 3 leaves `sending`; the next run resolves it by lookup (found:
  * adopt; not found twice, after the grace period: send again with the same orderId).
+ * A row may be claimed a moment before a place is free for it (see sendQueued): given
+ * back to the queue if the run stops or pauses first, resolved by lookup after a crash.
  */
 import type { GatewayClient } from '../gateway/client.js';
 import type { CashOutRequest } from '../gateway/contract.js';
@@ -20,6 +22,14 @@ import type { GatewayPool } from './pool.js';
 
 /** How long answers wait to share a commit. */
 const GROUP_COMMIT_MS = 10;
+
+/**
+ * How long a row claimed ahead of a free place may wait for one before it is given back:
+ * well inside its lease's margin beyond the longest request (2 s and a request time-out),
+ * so its lease still covers its request, and its last-sent time (the re-send rule's
+ * grace period starts there) is at most this early.
+ */
+const AHEAD_MAX_WAIT_MS = 1_000;
 
 export interface EngineDeps {
   journal: Journal;
@@ -142,6 +152,29 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     writeTimer ??= setTimeout(() => void writeAnswers(), GROUP_COMMIT_MS);
   };
 
+  // Rows claimed ahead of a free place, so that a place that frees sends one at once
+  // rather than waiting for a claim's commit, whose fsync blocks the event loop: half as
+  // many as the places, topped up once half of them are sent (a quarter of the places
+  // claimed twice as often cost 30% more commits for the same rate). None under a request
+  // budget, whose pace, not the commits, is the ceiling: they would only wait.
+  let ahead = pool.paced ? 0 : Math.ceil(pool.concurrency / 2);
+  const ready: { claim: Claim; at: number }[] = [];
+  // The last claim found fewer rows than it asked for: none is claimed ahead until a claim
+  // for a free place finds the queue full again.
+  let queueDry = false;
+  /** Gives back the claims made ahead, or those claimed before `olderThan`; says how many. */
+  const giveBack = async (why: string, olderThan = Infinity): Promise<number> => {
+    const count = ready.findIndex(({ at }) => at >= olderThan);
+    const back = ready.splice(0, count < 0 ? ready.length : count).map(({ claim }) => claim);
+    if (back.length > 0) {
+      await journal.unclaim(
+        back,
+        `claimed ahead of its request and not sent (${why}): queued again`,
+      );
+    }
+    return back.length;
+  };
+
   const dispatch = (claim: Claim) => {
     pool
       .run(() => send(claim))
@@ -154,18 +187,29 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
 
   try {
     while (!stopped && !pool.stop.aborted && writeError === undefined) {
+      if (pool.running > 0 && pool.running < pool.concurrency) {
+        // One turn for answers arriving together, so that their rows' successors share one
+        // claim commit.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      // After that turn, with no wait until the places are counted: a pause that an answer
+      // in it started is seen here, and the rows claimed ahead go back to the queue rather
+      // than wait through it.
       if (pool.pausedUntil > deps.clock.now()) {
+        await giveBack('sending paused');
         await pool.waitToStart();
         continue;
       }
-      if (pool.running > 0 && pool.running < pool.concurrency) {
-        // One turn for answers arriving together, so that their rows' successors share one
-        // claim commit. Claims are sent the moment they are made: a claim never waits
-        // (through a pause, say) while its lease and its last-sent time run down.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
       const free = pool.startable();
       if (free > 0) {
+        const tooOld = deps.clock.now() - AHEAD_MAX_WAIT_MS;
+        // Requests take longer than a claim may wait: claiming ahead would only give back.
+        if ((await giveBack('it waited too long for a free place', tooOld)) > 0) ahead = 0;
+        const taken = ready.splice(0, free);
+        for (const { claim } of taken) dispatch(claim);
+        const places = free - taken.length;
+        const topUp: number = !queueDry && ready.length <= ahead / 2 ? ahead - ready.length : 0;
+        if (places === 0 && topUp === 0) continue;
         clearTimeout(writeTimer);
         writeTimer = undefined;
         const answers = unwritten.splice(0);
@@ -174,7 +218,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
         try {
           claims = await journal.claimToSend(
             options.owner,
-            free,
+            places + topUp,
             options.leaseMs,
             options.admission,
             movesOf(deps, options, answers),
@@ -185,7 +229,10 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
           throw error;
         }
         if (claims.length > 0) failpoint('after-sending-commit');
-        for (const claim of claims) dispatch(claim);
+        queueDry = claims.length < places + topUp;
+        for (const claim of claims.slice(0, places)) dispatch(claim);
+        const at = deps.clock.now();
+        for (const claim of claims.slice(places)) ready.push({ claim, at });
         if (claims.length === 0 && pool.running === 0) {
           // Answers not yet written, or still being written, may put rows back in the queue
           // (a 429): write, then look again.
@@ -203,6 +250,12 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   } finally {
     await pool.idle();
     await writeAnswers();
+    try {
+      await giveBack(stopped ?? 'the run stopped');
+    } catch (error) {
+      // Left `sending`: the next run resolves them by lookup.
+      writeError ??= error;
+    }
   }
   if (writeError !== undefined) throw writeError;
   if (!stopped && pool.stop.aborted) stopped = 'asked to stop';

@@ -31,6 +31,8 @@ export const STOP_GRACE_MS = 2_000;
 
 export interface GatewayPool {
   readonly concurrency: number;
+  /** True when a request budget caps how many requests start each second. */
+  readonly paced: boolean;
   /** The run's stop: nothing new starts after it. */
   readonly stop: AbortSignal;
   /** Tasks running now. */
@@ -123,6 +125,7 @@ export function createGatewayPool(options: {
 
   return {
     concurrency,
+    paced: budget.capped,
     stop,
     get running() {
       return running.size;

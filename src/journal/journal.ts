@@ -198,6 +198,12 @@ export interface JournalPayouts {
     answers?: readonly Move[],
   ): Promise<Claim[]>;
   /**
+   * Gives back claims whose request never left (made ahead of a free place, then the run
+   * stopped or paused): each row `queued` again, with the attempts it had, if its fence
+   * still holds; in one commit. Returns how many were given back.
+   */
+  unclaim(claims: readonly Claim[], reason: string): Promise<number>;
+  /**
    * Claims rows left `sending` or `unknown` by a process that is gone (its lease
    * expired), to be resolved by lookup; `sending` ones become `unknown` first.
    */

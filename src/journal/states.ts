@@ -17,7 +17,10 @@ export const ROW_STATES = [
    * that reason is released.
    */
   'held',
-  /** Claimed, and its request committed as about to leave: the answer is not known yet. */
+  /**
+   * Claimed, and its request committed as about to leave (within a second, or given back
+   * to the queue unsent): the answer is not known yet.
+   */
   'sending',
   /** Sent without a definite answer: resolved by lookup, never re-sent blindly. */
   'unknown',

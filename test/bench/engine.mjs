@@ -7,7 +7,9 @@
 // just before (ofClientAlone). CPU time per payout is given for both processes
 // (process.cpuUsage for the engine's, /proc for the gateway's): a figure that holds on a
 // busy machine, and that says which of the two bounds the rate on two cores. Prints one
-// JSON line per scenario.
+// JSON line per scenario. BENCH_GATEWAY=lean measures against a lean stand-in instead
+// (support/lean-gateway.mjs, also its own process): what the engine does when the gateway
+// does not share its two cores' CPU with it.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -24,6 +26,7 @@ import { openJournalForWork } from '../../dist/journal/open-for-work.js';
 import { request } from 'undici';
 
 const TOKEN = 'bench-token';
+const GATEWAY = process.env.BENCH_GATEWAY ?? 'sandbox';
 const SCENARIOS = [
   { concurrency: 16, latencyMs: 50, seconds: 10 },
   { concurrency: 64, latencyMs: 50, seconds: 10 },
@@ -31,28 +34,29 @@ const SCENARIOS = [
   { concurrency: 64, latencyMs: 0, rows: 30_000 },
 ];
 
-/** `payouts sandbox` as a child process; its address read from its first line. */
-async function startSandboxProcess(latencyMs) {
+/** The gateway as a child process (`payouts sandbox`, or the lean stand-in); its address read from its first line. */
+async function startGatewayProcess(latencyMs) {
   const bin = fileURLToPath(new URL('../../bin/payouts.js', import.meta.url));
-  const child = spawn(
-    process.execPath,
-    [
-      bin,
-      'sandbox',
-      '--port',
-      '0',
-      '--latency',
-      `${latencyMs}ms`,
-      '--settle-delay',
-      '1h',
-      '--balance',
-      '1000000000000',
-    ],
-    {
-      env: { ...process.env, PAYOUTS_TOKEN: TOKEN, PAYOUTS_LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
+  const lean = fileURLToPath(new URL('./support/lean-gateway.mjs', import.meta.url));
+  const args =
+    GATEWAY === 'lean'
+      ? [lean, String(latencyMs), TOKEN]
+      : [
+          bin,
+          'sandbox',
+          '--port',
+          '0',
+          '--latency',
+          `${latencyMs}ms`,
+          '--settle-delay',
+          '1h',
+          '--balance',
+          '1000000000000',
+        ];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, PAYOUTS_TOKEN: TOKEN, PAYOUTS_LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   let output = '';
   child.stdout.setEncoding('utf8');
   while (!/listening on (\S+)/.test(output)) {
@@ -71,7 +75,8 @@ async function startSandboxProcess(latencyMs) {
       const response = await request(`${url}/sandbox/ledger`, {
         headers: { authorization: TOKEN },
       });
-      return (await response.body.json()).transactions.length;
+      const ledger = await response.body.json();
+      return GATEWAY === 'lean' ? ledger.created : ledger.transactions.length;
     },
     /** CPU time the gateway's process has used, in µs (Linux: /proc, in clock ticks). */
     cpuMicros() {
@@ -85,7 +90,7 @@ async function startSandboxProcess(latencyMs) {
 async function measure({ concurrency, latencyMs, seconds, rows }) {
   const count = rows ?? Math.round((concurrency / latencyMs) * 1000 * seconds);
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-engine-'));
-  const sandbox = await startSandboxProcess(latencyMs);
+  const sandbox = await startGatewayProcess(latencyMs);
   // As the CLI opens it: with its marker, written before each claim's requests leave.
   const journal = await openJournalForWork(join(folder, 'journal.db'), { historyFolders: [] });
   const gateway = createGatewayClient({
@@ -179,6 +184,7 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
     const ideal = latencyMs > 0 ? (concurrency / latencyMs) * 1000 : undefined;
     return {
       bench: 'engine',
+      gateway: GATEWAY,
       concurrency,
       latencyMs,
       payouts: count,

@@ -219,6 +219,148 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     expectLedgerHoldsEachOnce(ids);
   });
 
+  /** The gateway client, counting the creates sent for each orderId. */
+  const countingCreates = (
+    gateway: GatewayClient,
+    onCreate: (calls: number) => void = () => {},
+  ) => {
+    const creates = new Map<string, number>();
+    let calls = 0;
+    const counted: GatewayClient = {
+      ...gateway,
+      createCashOut: (request, callOptions) => {
+        creates.set(request.orderId, (creates.get(request.orderId) ?? 0) + 1);
+        onCreate(++calls);
+        return gateway.createCashOut(request, callOptions);
+      },
+    };
+    return { counted, creates };
+  };
+
+  /** Each row's attempts, as the journal counts them, are the creates sent for it. */
+  const expectAttemptsAreCreates = async (ids: string[], creates: Map<string, number>) => {
+    const attempts = await Promise.all(ids.map(async (id) => (await journal.payout(id))?.attempts));
+    expect(attempts).toEqual(ids.map((id) => creates.get(id) ?? 0));
+  };
+
+  const givenBack = async (ids: string[]) =>
+    (await Promise.all(ids.map((id) => journal.history(id))))
+      .flat()
+      .filter((entry) => entry.from === 'sending' && entry.reason.startsWith('claimed ahead'))
+      .map((entry) => entry.reason);
+
+  it('rows claimed ahead of a free place are given back when the gateway asks us to wait, and go later, once each', async () => {
+    const ids = await admit(12);
+    const { counted, creates } = countingCreates(client(), (calls) => {
+      // One 429 (and those in flight with it) asking for a second's wait, then no more.
+      if (calls === 5) {
+        sandbox.setFaults({
+          rateLimitRate: 1,
+          retryAfterSeconds: 1,
+          operations: ['createCashOut'],
+        });
+      } else if (calls === 6) sandbox.setFaults({ rateLimitRate: 0 });
+    });
+    const report = await sendQueued(deps(counted, { concurrency: 4 }), options());
+    expect(report.stopped).toBeUndefined();
+    expect(await states()).toEqual({ pending: { count: 12, cents: 12 * 1234 } });
+    expectLedgerHoldsEachOnce(ids);
+    await expectAttemptsAreCreates(ids, creates);
+    expect(await givenBack(ids)).toContain(
+      'claimed ahead of its request and not sent (sending paused): queued again',
+    );
+  });
+
+  it('a pause that starts while the loop takes its turn for answers still gives back the rows claimed ahead at once', async () => {
+    const ids = await admit(12);
+    const gateway = client();
+    // The sixth create finds no gateway listening: refused, which pauses the pool (a back-off).
+    const nowhere = client({ baseUrl: `http://127.0.0.1:${await closedPort()}` });
+    type Created = ReturnType<GatewayClient['createCashOut']>;
+    let calls = 0;
+    let fifth: Created | undefined;
+    let answerFifth: (answer: Created) => void = () => {};
+    const ordered: GatewayClient = {
+      ...gateway,
+      createCashOut: (request, callOptions) => {
+        calls++;
+        if (calls === 5) {
+          fifth = gateway.createCashOut(request, callOptions);
+          return new Promise<Created>((resolve) => (answerFifth = resolve)).then(
+            (answer) => answer,
+          );
+        }
+        if (calls !== 6) return gateway.createCashOut(request, callOptions);
+        // Both answers are held back, then given out so that the fifth (a success) frees its
+        // place and the loop starts its turn for answers before the refusal is read, within
+        // that turn.
+        const sixth = nowhere.createCashOut(request, callOptions);
+        const both = Promise.allSettled([fifth, sixth]);
+        answerFifth(both.then(() => fifth as Created));
+        return both
+          .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+          .then(() => sixth);
+      },
+    };
+    await sendQueued(deps(ordered, { concurrency: 4 }), options());
+    expectLedgerHoldsEachOnce(ids);
+    const back = await givenBack(ids);
+    expect(back.length).toBeGreaterThan(0);
+    expect(new Set(back)).toEqual(
+      new Set(['claimed ahead of its request and not sent (sending paused): queued again']),
+    );
+  });
+
+  it('a marker write that fails after a claim made only ahead ends the run with its error, not the process', async () => {
+    let commits = 0;
+    const marked = openJournal(join(folder(), 'marked.db'), {
+      now,
+      // The first sending commit's marker is written; every later one fails, as a full disk.
+      onSending: () =>
+        ++commits === 1 ? Promise.resolve() : Promise.reject(new Error('marker: no space left')),
+    });
+    try {
+      const batchId = await marked.recordBatch(
+        {
+          fileName: 'payroll.csv',
+          sha256: 'x',
+          state: 'open',
+          rows: 12,
+          valid: 12,
+          invalid: 0,
+          totalCents: 12 * 1234,
+          problems: [],
+        },
+        [],
+      );
+      await marked.admitPayouts(
+        batchId,
+        Array.from({ length: 12 }, (_, i) => ({ line: i + 2, request: cashOutRequest(`m-${i}`) })),
+        { duplicateWindowMs: 0 },
+      );
+      await expect(
+        sendQueued({ ...deps(client(), { concurrency: 4 }), journal: marked }, options()),
+      ).rejects.toThrow('marker: no space left');
+      // Nothing left the process after the failed write but what the first commit covered.
+      expect(sandbox.ledger().length).toBeLessThanOrEqual(5);
+    } finally {
+      await marked.close();
+    }
+  });
+
+  it('a row claimed ahead that waits too long for a place is given back, not sent on a lease run down; then none is claimed ahead', async () => {
+    const ids = await admit(6);
+    // Each answer takes longer than a claim made ahead may wait for a free place.
+    sandbox.setFaults({ latencyMs: 1_200 });
+    const { counted, creates } = countingCreates(client({ requestTimeoutMs: 5_000 }));
+    await sendQueued(deps(counted, { concurrency: 2 }), options());
+    expectLedgerHoldsEachOnce(ids);
+    await expectAttemptsAreCreates(ids, creates);
+    expect(await givenBack(ids)).toEqual([
+      'claimed ahead of its request and not sent (it waited too long for a free place): queued again',
+    ]);
+  });
+
   it('maxRequestsPerSecond: creates and lookups together never start more than the cap in any second', async () => {
     const ids = await admit(24);
     sandbox.setFaults({ seed: 9, dropAfterCommitRate: 0.4, operations: ['createCashOut'] });
@@ -241,6 +383,8 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     expect(report.adopted).toBeGreaterThan(3);
     expectLedgerHoldsEachOnce(ids);
     expect(starts.length).toBe(24 + report.adopted);
+    // Nothing claimed ahead under a budget: a claim would wait for its start, not a place.
+    expect(await givenBack(ids)).toEqual([]);
     // Any 9 starts in a row span a second at least (a few ms of slack: the time is read
     // just after the budget's own clock reading).
     const spans = starts.slice(8).map((at, i) => at - (starts[i] as number));

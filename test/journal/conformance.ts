@@ -421,6 +421,56 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
       ]);
     });
 
+    it('gives back claims never sent: queued again with the attempts they had, each only while its fence holds', async () => {
+      const journal = await open();
+      const id = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(
+        id,
+        ['p-1', 'p-2', 'p-3'].map((orderId, i) => ({ line: i + 2, request: request(orderId) })),
+        { duplicateWindowMs: 0 },
+      );
+      // p-1 was sent once and put back by a 429: it keeps that attempt.
+      const [sentOnce] = await journal.claimToSend('a', 1, 60_000);
+      await journal.move('p-1', sentOnce?.fence ?? 0, 'queued', 'HTTP 429');
+      clock += 5_000;
+      const claims = await journal.claimToSend('a', 3, 60_000);
+      expect(claims.map((claim) => [claim.orderId, claim.attempts])).toEqual([
+        ['p-1', 2],
+        ['p-2', 1],
+        ['p-3', 1],
+      ]);
+      // p-3 was taken over meanwhile (its lease ended): not ours to give back.
+      clock += 60_001;
+      const [taken] = await journal.claimAbandoned('b', 1, 60_000, { batchId: id, line: 3 });
+      expect(taken).toMatchObject({ orderId: 'p-3', state: 'unknown' });
+      expect(await journal.unclaim(claims, 'not sent: the run stopped')).toBe(2);
+      expect(await journal.payout('p-1')).toMatchObject({
+        state: 'queued',
+        attempts: 1,
+        leaseOwner: null,
+        leaseUntil: null,
+      });
+      expect(await journal.payout('p-2')).toMatchObject({
+        state: 'queued',
+        attempts: 0,
+        lastSentAt: null,
+        leaseOwner: null,
+      });
+      expect(await journal.payout('p-3')).toMatchObject({ state: 'unknown', leaseOwner: 'b' });
+      expect((await journal.history('p-2')).at(-1)).toMatchObject({
+        from: 'sending',
+        to: 'queued',
+        reason: 'not sent: the run stopped',
+      });
+      // Claimed again as any queued row, by anyone.
+      expect(
+        (await journal.claimToSend('c', 5, 60_000)).map((c) => [c.orderId, c.attempts]),
+      ).toEqual([
+        ['p-1', 2],
+        ['p-2', 1],
+      ]);
+    });
+
     it('refuses a move the transition table does not allow', async () => {
       const { journal } = await openWithOnePayout();
       const [claim] = await journal.claimToSend('a', 1, 60_000);

@@ -113,7 +113,11 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
   const sending = {
     recoverySince: () => recoverySince,
     committed: (): void => {
-      if (options.onSending) sendingSaved = options.onSending(highWater());
+      if (!options.onSending) return;
+      sendingSaved = options.onSending(highWater());
+      // A failed write reaches the requests that wait for it; rows claimed ahead may wait
+      // for it later, or be given back unsent: meanwhile it must not end the process.
+      sendingSaved.catch(() => undefined);
     },
   };
 

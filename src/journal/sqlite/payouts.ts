@@ -90,6 +90,13 @@ export function createPayouts(
       UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0,
         last_sent_at = @now, updated_at = @now
       WHERE order_id = @orderId AND fence = @fence AND state = @from`),
+    // A row sent before keeps this claim's time as its last send: read only while it is
+    // `sending`, `unknown` or `pending`, and its next claim writes it again.
+    unclaim: db.prepare<{ now: number; orderId: string; fence: number }>(`
+      UPDATE payouts SET state = 'queued', attempts = attempts - 1,
+        last_sent_at = CASE WHEN attempts = 1 THEN NULL ELSE last_sent_at END,
+        lease_owner = NULL, lease_until = NULL, updated_at = @now
+      WHERE order_id = @orderId AND fence = @fence AND state = 'sending'`),
     rowForMove: db.prepare<[string], { state: RowState; fence: number }>(
       `SELECT state, fence FROM payouts WHERE order_id = ?`,
     ),
@@ -226,6 +233,15 @@ export function createPayouts(
       if (claims.length > 0) sending.committed();
       return claims;
     },
+
+    unclaim: writing(
+      (claims: readonly Claim[], reason: string): number =>
+        claims.filter(({ orderId, fence }) =>
+          rows.guardedMove(orderId, 'sending', 'queued', reason, () =>
+            statements.unclaim.run({ now: now(), orderId, fence }),
+          ),
+        ).length,
+    ),
 
     claimAbandoned: (owner, limit, leaseMs, after = { batchId: 0, line: 0 }) =>
       db

@@ -1,0 +1,57 @@
+// A lean stand-in for the gateway, for the engine benchmark only: a bare node:http server
+// that answers each cash-out as the contract says (pending, its orderId and value echoed)
+// after the latency asked for, and counts what it created. The sandbox does much more a
+// request (validation, a ledger, balances, settlement timers): on two cores its CPU is
+// taken from the engine measured beside it, which a real gateway, elsewhere, is not.
+// Run as its own process: `node lean-gateway.mjs LATENCY_MS TOKEN`, which prints
+// "listening on URL" and serves until killed.
+import { createServer } from 'node:http';
+
+const latencyMs = Number(process.argv[2] ?? 0);
+const token = process.argv[3] ?? '';
+let created = 0;
+
+const answer = (response, status, body) => {
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+};
+
+const server = createServer((req, response) => {
+  if (req.headers.authorization !== token) return answer(response, 401, { message: 'token' });
+  if (req.method === 'GET' && req.url === '/sandbox/ledger') {
+    return answer(response, 200, { created });
+  }
+  if (req.method !== 'POST' || req.url !== '/transaction/cashout') {
+    return answer(response, 404, { message: 'not found' });
+  }
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    const { orderId, value } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const transactionId = ++created;
+    const reply = () =>
+      answer(response, 200, {
+        transactionId,
+        orderId,
+        gross: value,
+        tax: '0',
+        liquid: String(value),
+        status: '0',
+        createdAt: new Date().toISOString(),
+        success: 'true',
+        description: null,
+      });
+    if (latencyMs > 0) setTimeout(reply, latencyMs);
+    else reply();
+  });
+});
+server.keepAliveTimeout = 60_000;
+// Bounded even if the benchmark that started it dies without killing it.
+setTimeout(() => process.exit(0), 15 * 60_000).unref();
+server.listen(0, '127.0.0.1', () => {
+  console.log(`listening on http://127.0.0.1:${server.address().port}`);
+});
