@@ -256,7 +256,7 @@ export async function readPayoutFile(
             maxPayoutCents: options.maxPayoutCents,
             recipientEmail: options.recipientEmail ?? null,
             recipientPhone: options.recipientPhone ?? null,
-            ...(options.memoryKeys === undefined ? {} : { memoryKeys: options.memoryKeys }),
+            memoryKeys: options.memoryKeys,
           });
           continue;
         }
