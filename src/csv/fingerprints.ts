@@ -1,13 +1,20 @@
 /**
- * 64-bit fingerprints of text, and a compact table from them to small numbers.
+ * 64-bit fingerprints of text, and compact tables from them to small numbers, in memory
+ * up to a bound and in a file of their own past it.
  *
  * The hash is cyrb53's two 32-bit lanes kept whole (64 bits): fast on short strings and
  * well spread, not cryptographic. Nothing here defends against crafted input, and
  * nothing needs to: a collision (about 1 in 10^7 for a million rows) only makes two
  * different rows look alike, which callers report as a duplicate or a conflict, never
  * pay twice. The table keeps 14 to 18 bytes a key instead of the ~100 a Map of strings
- * costs, so a million-row file still fits in flat memory.
+ * costs; past MEMORY_KEYS the keys of a reading go to a file, so memory is flat in the
+ * row count.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { sqliteBinding } from '../runtime/sqlite.js';
 
 export interface Fingerprint {
   high: number;
@@ -59,9 +66,57 @@ const GROWTH = 1.25;
 const TWO_32 = 2 ** 32;
 
 /**
- * Fingerprints to small numbers (a line), in flat memory: 12 bytes a slot, filled to at
- * most 85% before a shard grows by a quarter, so 14 to 18 bytes a key (a million keys:
- * about 17 MB; three million: 50 MB), and never more than one shard's copy while growing.
+ * Keys the tables of one reading keep in memory, all together: 21 to 27 MB at 14 to 18
+ * bytes a key, a million and a half rows without orderIds (one table) or 750,000 with
+ * them (two). Past it a table's new keys go to a file, 3 to 5 µs a key more: reading
+ * 1,000,000 rows with orderIds peaked at 145 MB with both tables in memory (34 MB), so
+ * two million keys leave no room under 150 MB for anything else.
+ */
+const MEMORY_KEYS = 1_500_000;
+
+/**
+ * The tables of one reading of a file: memory for MEMORY_KEYS keys between them, and past
+ * that one file in the temp folder (SpillFile), opened at the first key it takes. close()
+ * gives it back; a reading that never spilled has nothing to close.
+ */
+export class FingerprintTables {
+  #room: number;
+  #spill: SpillFile | undefined;
+  #made = 0;
+
+  /** `memoryKeys`: MEMORY_KEYS; smaller in tests, to read the spilled path on small files. */
+  constructor(memoryKeys = MEMORY_KEYS) {
+    this.#room = memoryKeys;
+  }
+
+  table(): FingerprintTable {
+    return new FingerprintTable(this, this.#made++);
+  }
+
+  /** Whether memory takes one more key, and if it does, one less room. */
+  takeRoom(): boolean {
+    if (this.#room === 0) return false;
+    this.#room--;
+    return true;
+  }
+
+  spill(): SpillFile {
+    this.#spill ??= new SpillFile();
+    return this.#spill;
+  }
+
+  close(): void {
+    this.#spill?.close();
+    this.#spill = undefined;
+  }
+}
+
+/**
+ * Fingerprints to small numbers (a line): in memory while its tables have room, 12 bytes
+ * a slot, filled to at most 85% before a shard grows by a quarter, so 14 to 18 bytes a key,
+ * never more than one shard's copy while growing; then new keys in the spill file. A key
+ * lives in one place only: memory, once full, takes no key again, so the file holds only
+ * keys memory does not.
  */
 export class FingerprintTable {
   /** Per shard, [high, low, value + 1] a slot; value 0 marks an empty slot. */
@@ -70,12 +125,23 @@ export class FingerprintTable {
     () => new Uint32Array(FIRST_SLOTS * 3),
   );
   private readonly sizes = new Uint32Array(SHARDS);
+  /** Room for every shard to grow in place, made when the first one needs it (see grow). */
+  private region: Uint32Array | undefined;
+  /** Set once memory has refused a key: from then on a key not in memory is in the file. */
+  private spill: SpillFile | undefined;
+
+  /** A table alone keeps every key in memory (tests of the table itself). */
+  constructor(
+    private readonly tables = new FingerprintTables(Number.POSITIVE_INFINITY),
+    private readonly id = 0,
+  ) {}
 
   /** The value stored for this fingerprint, or undefined. */
   get(key: Fingerprint): number | undefined {
     const slots = this.shardOf(key.high);
     const stored = slots[this.find(slots, key.high, key.low) + 2] ?? 0;
-    return stored === 0 ? undefined : stored - 1;
+    if (stored !== 0) return stored - 1;
+    return this.spill?.get(this.id, key);
   }
 
   /**
@@ -87,6 +153,7 @@ export class FingerprintTable {
     const at = this.find(slots, key.high, key.low);
     const stored = slots[at + 2] ?? 0;
     if (stored !== 0) return stored - 1;
+    if (this.spill || !this.tables.takeRoom()) return this.spilled().claim(this.id, key, value);
     this.fill(slots, at, key, value);
     return undefined;
   }
@@ -94,8 +161,14 @@ export class FingerprintTable {
   set(key: Fingerprint, value: number): void {
     const slots = this.shardOf(key.high);
     const at = this.find(slots, key.high, key.low);
-    if (slots[at + 2] === 0) this.fill(slots, at, key, value);
-    else slots[at + 2] = value + 1;
+    if (slots[at + 2] !== 0) slots[at + 2] = value + 1;
+    else if (this.spill || !this.tables.takeRoom()) this.spilled().set(this.id, key, value);
+    else this.fill(slots, at, key, value);
+  }
+
+  private spilled(): SpillFile {
+    this.spill ??= this.tables.spill();
+    return this.spill;
   }
 
   /** Puts a new key in its empty slot, and grows its shard past MOST_FULL. */
@@ -128,18 +201,146 @@ export class FingerprintTable {
     }
   }
 
+  /**
+   * A quarter more slots. Past its first few, a shard grows in place in its part of the
+   * table's region, its old slots copied aside into one scratch array shared by every
+   * shard: a new array a growth left the old one dead until a full collection, and the
+   * dead ones added up to 20 MB to the peak of a reading. A shard too big for its part
+   * (keys far from evenly spread) goes on in arrays of its own.
+   */
   private grow(shard: number): void {
     const old = this.slots[shard] as Uint32Array;
-    const slots = new Uint32Array(Math.ceil((old.length / 3) * GROWTH) * 3);
+    const length = Math.ceil((old.length / 3) * GROWTH) * 3;
+    let slots: Uint32Array;
+    let from = old;
+    if (length <= REGION_SLOTS * 3) {
+      this.region ??= new Uint32Array(SHARDS * REGION_SLOTS * 3);
+      const start = shard * REGION_SLOTS * 3;
+      slots = this.region.subarray(start, start + length);
+      if (old.buffer === this.region.buffer) {
+        if (scratch.length < old.length) scratch = new Uint32Array(length);
+        scratch.set(old);
+        from = scratch;
+        slots.fill(0, 0, old.length);
+      }
+    } else slots = new Uint32Array(length);
     for (let at = 0; at < old.length; at += 3) {
-      const high = old[at] ?? 0;
-      const low = old[at + 1] ?? 0;
-      if (old[at + 2] === 0) continue;
+      const high = from[at] ?? 0;
+      const low = from[at + 1] ?? 0;
+      if (from[at + 2] === 0) continue;
       const to = this.find(slots, high, low);
       slots[to] = high;
       slots[to + 1] = low;
-      slots[to + 2] = old[at + 2] ?? 0;
+      slots[to + 2] = from[at + 2] ?? 0;
     }
     this.slots[shard] = slots;
   }
 }
+
+/** Where a growing shard's slots wait to be put back: as large as the largest shard yet. */
+let scratch = new Uint32Array(0);
+
+/**
+ * Slots each shard has in its table's region: twice what MEMORY_KEYS spread over the
+ * shards need, in one array made at the first growth (48 MB for every shard, a plain
+ * allocation the OS maps lazily: only the pages a shard has filled are memory). A
+ * resizable buffer a shard did the same, but reading its slots cost 4% of validate's time.
+ */
+const REGION_SLOTS = 2 * Math.ceil((MEMORY_KEYS / SHARDS / MOST_FULL) * GROWTH);
+
+/** A table's statements in the spill file. */
+interface SpillTable {
+  claim: BetterSqlite3.Statement<[number, number, number]>;
+  put: BetterSqlite3.Statement<[number, number, number]>;
+  get: BetterSqlite3.Statement<[number, number], number>;
+}
+
+/**
+ * The keys memory has no room for, in a SQLite database of their own (a table per
+ * FingerprintTable): a file in a folder of the temp folder that only its owner may enter,
+ * both removed as soon as the file is open, so nothing is left behind whatever ends the
+ * process (an open file lives until it is closed). No journal, no sync: the file is
+ * nothing once closed. Writes are committed every COMMIT_EVERY, since a commit a key cost
+ * twice as much (6.6 µs a key against 3.0, a million random keys).
+ */
+class SpillFile {
+  private readonly db: BetterSqlite3.Database;
+  private readonly tables: SpillTable[] = [];
+  private writes = 0;
+
+  constructor() {
+    const Database = sqliteBinding();
+    const folder = mkdtempSync(join(tmpdir(), 'payouts-keys-'));
+    try {
+      this.db = new Database(join(folder, 'keys.db'));
+      try {
+        // better-sqlite3's defensive mode refuses OFF (and keeps a rollback journal, a
+        // second file and a copy of every page a commit changes): lifted for this only.
+        this.db.unsafeMode(true);
+        this.db.pragma('journal_mode = OFF');
+        this.db.unsafeMode(false);
+        this.db.pragma('synchronous = OFF');
+        // Held from the first write to the close: SQLite never looks for the file again.
+        this.db.pragma('locking_mode = EXCLUSIVE');
+        // SQLite's 2 MiB default: room for the inner pages, which every look reads again.
+        this.db.pragma('cache_size = -2048');
+        // The first write, while the file is still there to be found (after, its removal
+        // leaves nothing for SQLite to miss: without it, SQLITE_IOERR_FSTAT).
+        this.db.pragma('user_version = 1');
+        this.db.exec('BEGIN');
+      } catch (error) {
+        this.db.close();
+        throw error;
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }
+
+  get(table: number, key: Fingerprint): number | undefined {
+    return this.tableOf(table).get.get(key.high, key.low);
+  }
+
+  /** As FingerprintTable's: one write for a new key, a look only for a repeat. */
+  claim(table: number, key: Fingerprint, value: number): number | undefined {
+    const { changes } = this.tableOf(table).claim.run(key.high, key.low, value);
+    this.wrote();
+    return changes === 0 ? this.get(table, key) : undefined;
+  }
+
+  set(table: number, key: Fingerprint, value: number): void {
+    this.tableOf(table).put.run(key.high, key.low, value);
+    this.wrote();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private tableOf(id: number): SpillTable {
+    let table = this.tables[id];
+    if (!table) {
+      const name = `keys${id}`;
+      this.db.exec(
+        `CREATE TABLE ${name} (high INTEGER NOT NULL, low INTEGER NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (high, low)) WITHOUT ROWID`,
+      );
+      table = {
+        claim: this.db.prepare(`INSERT OR IGNORE INTO ${name} VALUES (?, ?, ?)`),
+        put: this.db.prepare(`INSERT OR REPLACE INTO ${name} VALUES (?, ?, ?)`),
+        get: this.db
+          .prepare<[number, number], number>(`SELECT value FROM ${name} WHERE high = ? AND low = ?`)
+          .pluck(),
+      };
+      this.tables[id] = table;
+    }
+    return table;
+  }
+
+  private wrote(): void {
+    if (++this.writes % COMMIT_EVERY !== 0) return;
+    this.db.exec('COMMIT');
+    this.db.exec('BEGIN');
+  }
+}
+
+const COMMIT_EVERY = 10_000;

@@ -35,6 +35,8 @@ export interface ReadOptions {
   /** Contacts for rows that give none (see the row's check). */
   recipientEmail?: string | null;
   recipientPhone?: string | null;
+  /** Tests only: fewer repeat keys in memory than MEMORY_KEYS, to read the spilled path. */
+  memoryKeys?: number;
 }
 
 export interface FileProblem {
@@ -254,6 +256,7 @@ export async function readPayoutFile(
             maxPayoutCents: options.maxPayoutCents,
             recipientEmail: options.recipientEmail ?? null,
             recipientPhone: options.recipientPhone ?? null,
+            memoryKeys: options.memoryKeys,
           });
           continue;
         }
@@ -286,6 +289,7 @@ export async function readPayoutFile(
     // The first line not yet handed over: where the record the parser choked on starts.
     return unusable(describeParseError(error, nextLine));
   } finally {
+    validator?.close();
     await records.return(undefined);
   }
   report.rows = report.valid + report.invalid;

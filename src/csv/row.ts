@@ -9,7 +9,7 @@ import { PIX_KEY_TYPES, type CashOutRequest, type PixKeyTypeName } from '../gate
 import { parseCents, parseReais, type AmountReading } from './amount.js';
 import { readDocument } from './documents.js';
 import type { DocumentKind, PayoutField } from './fields.js';
-import { FingerprintTable, fingerprint } from './fingerprints.js';
+import { FingerprintTables, fingerprint } from './fingerprints.js';
 import { CONTROL_CHARACTER, foldText } from './fold.js';
 import type { ColumnMap } from './header.js';
 import { batchKey, batchSlug, contentFingerprint, deriveOrderId } from './order-id.js';
@@ -125,6 +125,8 @@ export interface RowValidatorOptions {
   /** Contacts for rows that give none and whose Pix key is of another type. */
   recipientEmail?: string | null;
   recipientPhone?: string | null;
+  /** Keys the repeat tables keep in memory before the rest go to a file (MEMORY_KEYS). */
+  memoryKeys?: number;
 }
 
 const ORDER_ID = /^[A-Za-z0-9][A-Za-z0-9 ._:#-]{0,63}$/;
@@ -139,11 +141,12 @@ interface Problem {
 
 export function createRowValidator(options: RowValidatorOptions) {
   const { columns } = options;
-  const seenOrderIds = new FingerprintTable();
+  const tables = new FingerprintTables(options.memoryKeys);
+  const seenOrderIds = tables.table();
   // A row's content to the line it first came on; to how often it came, only once it
   // repeats, so a file of different rows keeps one number a row.
-  const firstLines = new FingerprintTable();
-  const repeats = new FingerprintTable();
+  const firstLines = tables.table();
+  const repeats = tables.table();
   const totals: ReadTotals = { rows: 0, readableCents: 0, unreadableAmountLines: [] };
   // mapHeader guarantees exactly one amount column.
   const amountField: PayoutField = columns.valueCents ? 'valueCents' : 'amountReais';
@@ -420,7 +423,12 @@ export function createRowValidator(options: RowValidatorOptions) {
     return text ? text : `column ${at + 1}`;
   }
 
-  return { check, totals: (): Readonly<ReadTotals> => totals };
+  return {
+    check,
+    totals: (): Readonly<ReadTotals> => totals,
+    /** Gives back the file the repeat tables spilled to, if they did. */
+    close: (): void => tables.close(),
+  };
 }
 
 /** The document the key type and the heading agree on; none when they disagree or say nothing. */

@@ -1,24 +1,9 @@
-/**
- * The SQLite binding, chosen for the running Node.
- *
- * better-sqlite3 12 aborts a process on Node 24 when the garbage collector frees its
- * statements after the runtime has begun tearing down (`Assertion failed: (env) !=
- * nullptr`, WiseLibs/better-sqlite3#1515): a finished run would exit 134, not with its
- * own code. 13 is built on Node-API 10 and does not, but it cannot load on Node 20
- * (Node-API 9), which we still support. So each runtime loads the newest one it can;
- * both read and write the same journal file.
- */
-import { createRequire } from 'node:module';
+/** The SQLite binding the journal opens its files with (chosen in runtime/sqlite.ts). */
 import type BetterSqlite3 from 'better-sqlite3';
+import { sqliteBinding, sqliteBindingName } from '../runtime/sqlite.js';
 
-const require = createRequire(import.meta.url);
-
-const BINDING = Number(process.versions.napi) >= 10 ? 'better-sqlite3-node-api' : 'better-sqlite3';
-
-export const Database: typeof BetterSqlite3 = require(BINDING);
+export const Database: typeof BetterSqlite3 = sqliteBinding();
 
 /** `better-sqlite3 12.11.1`: which binding this Node loaded, as `payouts doctor` reports it. */
-export const SQLITE_BINDING = `better-sqlite3 ${
-  (require(`${BINDING}/package.json`) as { version: string }).version
-}`;
+export const SQLITE_BINDING = sqliteBindingName();
 export type Database = BetterSqlite3.Database;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { FingerprintTable, fingerprint, type Fingerprint } from '../../src/csv/fingerprints.js';
+import {
+  FingerprintTable,
+  FingerprintTables,
+  fingerprint,
+  type Fingerprint,
+} from '../../src/csv/fingerprints.js';
+import { createRandom } from '../../src/sandbox/faults.js';
 
 describe('FingerprintTable', () => {
   it('keeps every key apart through growth, in one shard and one slot as much as in many', () => {
@@ -34,5 +40,36 @@ describe('FingerprintTable', () => {
     );
     expect(answers.slice(0, 1_000).every((answer) => answer === undefined)).toBe(true);
     expect(answers.slice(1_000).every((answer, i) => answer === i % 1_000)).toBe(true);
+  });
+});
+
+describe('FingerprintTables', () => {
+  it('answers past its memory as in memory: tables sharing it, keys new and repeated on both sides', () => {
+    const tables = new FingerprintTables(40);
+    try {
+      const spilled = [tables.table(), tables.table(), tables.table()];
+      const expected = spilled.map(() => new Map<number, number>());
+      const random = createRandom(19);
+      for (let step = 0; step < 3_000; step++) {
+        const which = Math.floor(random() * 3);
+        const id = Math.floor(random() * 400);
+        const [table, map] = [spilled[which], expected[which]];
+        if (!table || !map) throw new Error('three tables');
+        const key = fingerprint(`o-${id}`);
+        const op = random();
+        if (op < 0.5) {
+          expect(table.claim(key, step)).toBe(map.get(id));
+          if (!map.has(id)) map.set(id, step);
+        } else if (op < 0.8) {
+          table.set(key, step);
+          map.set(id, step);
+        } else expect(table.get(key)).toBe(map.get(id));
+      }
+      for (const [which, map] of expected.entries())
+        for (let id = 0; id < 400; id++)
+          expect(spilled[which]?.get(fingerprint(`o-${id}`))).toBe(map.get(id));
+    } finally {
+      tables.close();
+    }
   });
 });

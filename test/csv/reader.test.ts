@@ -1,4 +1,5 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -28,6 +29,16 @@ const ROW = (id: string, name = 'Ana Souza', cents = '1000') =>
   `${id},${name},ana@example.com,11987654321,52998224725,CPF,52998224725,${cents}`;
 
 const openDescriptors = () => readdirSync('/proc/self/fd').length;
+/** The repeat tables' spill files this process holds open (removed from the folder at once). */
+const keyFilesOpen = () =>
+  readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const path = readlinkSync(`/proc/self/fd/${fd}`);
+      return path.includes('payouts-keys-') ? [path] : [];
+    } catch {
+      return []; // closed while we looked (the listing's own descriptor)
+    }
+  });
 
 const lines = (rows: readonly { line: number; kind: string }[]) =>
   rows.map((row) => `${row.line}:${row.kind}`);
@@ -420,6 +431,55 @@ describe('readPayoutFile', () => {
     expect(after.slice(0, 2)).toEqual(before);
     expect(new Set(after).size).toBe(3);
     expect(after[1]).toBe(`${after[0]}-2`);
+  });
+
+  it('finds every repeat as in memory once its tables spill to a file, naming both lines', async () => {
+    // Ids and contents come back before and after the tables fill (at 5 keys here).
+    const people = ['Ana', 'Bia', 'Caio', 'Duda'];
+    const withIds = [HEADER];
+    const withoutIds = ['name,email,phone,cpfCnpj,pixKeyType,pixKey,value'];
+    for (let i = 0; i < 40; i++) {
+      const name = people[i % 4] ?? 'Ana';
+      withIds.push(ROW(`p-${i % 13}`, name, String(1000 + (i % 7))));
+      withoutIds.push(ROW('', name, String(1000 + (i % 7))).slice(1));
+    }
+    for (const text of [withIds, withoutIds]) {
+      const path = writeFile(folder(), 'payroll.csv', `${text.join('\n')}\n`);
+      let spilled = false;
+      const rows: RowOutcome[] = [];
+      const report = await readPayoutFile(path, { ...OPTIONS, memoryKeys: 5 }, (row) => {
+        rows.push(row);
+        spilled ||= keyFilesOpen().length > 0;
+      });
+      expect(spilled).toBe(true);
+      expect(keyFilesOpen()).toEqual([]);
+      expect(inEnglish({ report, rows })).toEqual(await readAll(path));
+    }
+    const { rows } = await readAll(`${folder()}/payroll.csv`, { memoryKeys: 5 });
+    // Line 41 is the 40th row: i = 39, the same content as i = 11 (line 13), its second.
+    expect(rows.at(-1)).toMatchObject({ kind: 'valid', payout: { identicalTo: 13 } });
+    expect(valid(rows).at(-1)?.orderId).toMatch(/-2$/);
+    const withIdsRead = await readAll(writeFile(folder(), 'ids.csv', `${withIds.join('\n')}\n`), {
+      memoryKeys: 5,
+    });
+    // i = 39 repeats p-0 of i = 0, line 2.
+    expect(withIdsRead.rows.at(-1)).toMatchObject({
+      kind: 'invalid',
+      column: 'orderId',
+      message: expect.stringContaining('line 2'),
+    });
+  });
+
+  it('leaves no key file open nor in the temp folder when the caller fails after a spill', async () => {
+    const path = writeFile(folder(), 'payroll.csv', `${HEADER}\n${ROW('p-1')}\n${ROW('p-2')}\n`);
+    await expect(
+      readPayoutFile(path, { ...OPTIONS, memoryKeys: 0 }, () => {
+        expect(keyFilesOpen()).toHaveLength(1);
+        throw new Error('SQLITE_BUSY: database is locked');
+      }),
+    ).rejects.toThrow('SQLITE_BUSY');
+    expect(keyFilesOpen()).toEqual([]);
+    expect(readdirSync(tmpdir()).filter((name) => name.startsWith('payouts-keys-'))).toEqual([]);
   });
 });
 
