@@ -41,15 +41,19 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
       opened.push(journal);
       return journal;
     };
-    /** A journal with one payout, p-1, queued: where most moves start. */
-    const openWithOnePayout = async () => {
+    /** A journal with these payouts queued, in one batch from line 2. */
+    const openWithPayouts = async (orderIds: readonly string[]) => {
       const journal = await open();
       const id = await journal.recordBatch(batch, []);
-      await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
-        duplicateWindowMs: 0,
-      });
+      await journal.admitPayouts(
+        id,
+        orderIds.map((orderId, i) => ({ line: i + 2, request: request(orderId) })),
+        { duplicateWindowMs: 0 },
+      );
       return { journal, id };
     };
+    /** A journal with one payout, p-1, queued: where most moves start. */
+    const openWithOnePayout = () => openWithPayouts(['p-1']);
     afterEach(async () => {
       for (const journal of opened.splice(0)) await journal.close();
     });
@@ -391,13 +395,7 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
     });
 
     it('writes the answers given with a claim in its commit, each only while its fence holds', async () => {
-      const journal = await open();
-      const id = await journal.recordBatch(batch, []);
-      await journal.admitPayouts(
-        id,
-        ['p-1', 'p-2', 'p-3'].map((orderId, i) => ({ line: i + 2, request: request(orderId) })),
-        { duplicateWindowMs: 0 },
-      );
+      const { journal } = await openWithPayouts(['p-1', 'p-2', 'p-3']);
       const [first, second] = await journal.claimToSend('a', 2, 60_000);
       const answer = (orderId: string, fence: number, transactionId: number) => ({
         orderId,
@@ -422,13 +420,7 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
     });
 
     it('gives back claims never sent: queued again with the attempts they had, each only while its fence holds', async () => {
-      const journal = await open();
-      const id = await journal.recordBatch(batch, []);
-      await journal.admitPayouts(
-        id,
-        ['p-1', 'p-2', 'p-3'].map((orderId, i) => ({ line: i + 2, request: request(orderId) })),
-        { duplicateWindowMs: 0 },
-      );
+      const { journal, id } = await openWithPayouts(['p-1', 'p-2', 'p-3']);
       // p-1 was sent once and put back by a 429: it keeps that attempt.
       const [sentOnce] = await journal.claimToSend('a', 1, 60_000);
       await journal.move('p-1', sentOnce?.fence ?? 0, 'queued', 'HTTP 429');
