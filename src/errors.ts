@@ -23,6 +23,8 @@ export const PAYOUTS_ERROR_CODES = [
   'journal-marker',
   /** The postback secret file holds something else. */
   'postback-secret',
+  /** The temp folder cannot hold a big file's repeat keys (see csv/fingerprints.ts). */
+  'temp-folder',
 ] as const;
 export type PayoutsErrorCode = (typeof PAYOUTS_ERROR_CODES)[number];
 

@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { PayoutsError } from '../errors.js';
 import { sqliteBinding } from '../runtime/sqlite.js';
 
 export interface Fingerprint {
@@ -101,7 +102,7 @@ export class FingerprintTables {
   }
 
   spill(): SpillFile {
-    this.#spill ??= new SpillFile();
+    this.#spill ??= spillSafely(() => new SpillFile());
     return this.#spill;
   }
 
@@ -298,19 +299,23 @@ class SpillFile {
   }
 
   get(table: number, key: Fingerprint): number | undefined {
-    return this.tableOf(table).get.get(key.high, key.low);
+    return spillSafely(() => this.tableOf(table).get.get(key.high, key.low));
   }
 
   /** As FingerprintTable's: one write for a new key, a look only for a repeat. */
   claim(table: number, key: Fingerprint, value: number): number | undefined {
-    const { changes } = this.tableOf(table).claim.run(key.high, key.low, value);
-    this.wrote();
-    return changes === 0 ? this.get(table, key) : undefined;
+    return spillSafely(() => {
+      const { changes } = this.tableOf(table).claim.run(key.high, key.low, value);
+      this.wrote();
+      return changes === 0 ? this.tableOf(table).get.get(key.high, key.low) : undefined;
+    });
   }
 
   set(table: number, key: Fingerprint, value: number): void {
-    this.tableOf(table).put.run(key.high, key.low, value);
-    this.wrote();
+    spillSafely(() => {
+      this.tableOf(table).put.run(key.high, key.low, value);
+      this.wrote();
+    });
   }
 
   close(): void {
@@ -344,3 +349,20 @@ class SpillFile {
 }
 
 const COMMIT_EVERY = 10_000;
+
+/**
+ * The spill file's work, its failure said as the temp folder's (full, missing, not ours):
+ * the file being read is not at fault, and the journal has nothing to do with it.
+ */
+function spillSafely<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    throw new PayoutsError(
+      'temp-folder',
+      `finding repeated rows needs room in the temp folder ${tmpdir()} (${String(code ?? 'error')}: ${String(message)}) in a file past ${MEMORY_KEYS.toLocaleString('en')} rows (half as many with an orderId column); free space there, or point TMPDIR at a folder that has it, then run again`,
+      { cause: error },
+    );
+  }
+}

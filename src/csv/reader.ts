@@ -15,6 +15,7 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Readable, pipeline } from 'node:stream';
 import { parse, type CsvError, type Options, type Parser } from 'csv-parse';
+import { PayoutsError } from '../errors.js';
 import { formatCents } from './amount.js';
 import { detectDelimiter, type Delimiter } from './delimiter.js';
 import { looksBinary, readBom, type EncodingSetting, type TextEncoding } from './encoding.js';
@@ -284,8 +285,9 @@ export async function readPayoutFile(
       }
     }
   } catch (error) {
-    // The caller's own failure (a journal error, say) is not a damaged file.
-    if (callerFailed) throw error;
+    // The caller's own failure (a journal error, say), or this machine's (the temp folder
+    // full), is not a damaged file.
+    if (callerFailed || error instanceof PayoutsError) throw error;
     // The first line not yet handed over: where the record the parser choked on starts.
     return unusable(describeParseError(error, nextLine));
   } finally {

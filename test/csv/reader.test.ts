@@ -1,5 +1,6 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -480,6 +481,26 @@ describe('readPayoutFile', () => {
     ).rejects.toThrow('SQLITE_BUSY');
     expect(keyFilesOpen()).toEqual([]);
     expect(readdirSync(tmpdir()).filter((name) => name.startsWith('payouts-keys-'))).toEqual([]);
+  });
+
+  it('says the temp folder cannot hold the repeat keys, rather than call a good file unreadable', async () => {
+    const path = writeFile(folder(), 'payroll.csv', `${HEADER}\n${ROW('p-1')}\n${ROW('p-2')}\n`);
+    const missing = join(folder(), 'no-such-tmp');
+    const tmpdirBefore = process.env.TMPDIR;
+    process.env.TMPDIR = missing;
+    try {
+      const reading = readPayoutFile(path, { ...OPTIONS, memoryKeys: 0 }, () => undefined);
+      await expect(reading).rejects.toMatchObject({
+        name: 'PayoutsError',
+        code: 'temp-folder',
+        message: expect.stringContaining(
+          `finding repeated rows needs room in the temp folder ${missing} (ENOENT`,
+        ),
+      });
+    } finally {
+      if (tmpdirBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdirBefore;
+    }
   });
 });
 
