@@ -16,8 +16,9 @@ const require = createRequire(import.meta.url);
 const BINDING = Number(process.versions.napi) >= 10 ? 'better-sqlite3-node-api' : 'better-sqlite3';
 
 /**
- * The binding, loaded at the first call: the reader opens a file of its own only past a
- * million keys (csv/fingerprints.ts), and a reading that never does never loads it.
+ * The binding, loaded at the first call: the reader opens a file of its own only past
+ * MEMORY_KEYS repeat keys (csv/fingerprints.ts), and a reading that never does never
+ * loads it.
  */
 export function sqliteBinding(): typeof BetterSqlite3 {
   return require(BINDING) as typeof BetterSqlite3;
