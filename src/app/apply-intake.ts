@@ -200,6 +200,18 @@ async function applyToFile(
       )
         remember(action.batchId);
       return undefined;
+    case 'wait':
+      // Its rows journaled so far stay unsent (the batch is still admitting) until it is read whole.
+      return {
+        ...(await summarise(
+          journal,
+          file,
+          action.batchId,
+          ['waiting', 'not read to its end: it stays in processing/ and is read again next run'],
+          [action.why],
+        )),
+        fileNeedsAPerson: true,
+      };
     case 'reject': {
       // Its reason file is read by whoever dropped it: in their language.
       const words = CATALOGS[config.language ?? 'en'];

@@ -36,6 +36,8 @@ export type IntakeAction =
    * process takes it as read (a file just journaled), rather than trying again next pass.
    */
   | { kind: 'await-approval'; file: string; batchId: number; remember: boolean }
+  /** Its reading stopped for a reason of the machine's: left in processing/, read again next pass. */
+  | { kind: 'wait'; file: string; batchId: number | undefined; why: Said }
   /** It cannot be used: moved to rejected/ with its reasons. */
   | { kind: 'reject'; file: string; batchId: number | undefined; problems: Said[] }
   /** Journaled now: its rows queued (`taken`), or every one held by its file (`held`). */
@@ -88,6 +90,8 @@ function planRead(
         : { kind: 'resume', file, batchId: read.batchId };
     case 'unusable':
       return { kind: 'reject', file, batchId: read.batchId, problems: problemsOf(read) };
+    case 'unfinished':
+      return { kind: 'wait', file, batchId: read.batchId, why: read.why };
     case 'awaiting-approval':
       return { kind: 'await-approval', file, batchId: read.batchId, remember: true };
     case 'held':

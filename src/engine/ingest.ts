@@ -10,7 +10,9 @@ import { batchStem } from '../csv/order-id.js';
 import { foldText } from '../csv/fold.js';
 import { readPayoutFile, type FileReport, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest } from '../csv/row.js';
+import { PayoutsError } from '../errors.js';
 import type { BatchLine, Journal, PayoutInput } from '../journal/journal.js';
+import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
 
 export type IngestResult =
@@ -20,7 +22,12 @@ export type IngestResult =
   /** These very bytes were journaled before, as this batch: nothing is admitted again. */
   | { kind: 'same-file'; batchId: number }
   /** Another run moved the file on while this one looked: it is that run's now. */
-  | { kind: 'gone' };
+  | { kind: 'gone' }
+  /**
+   * The temp folder could not hold the repeat keys of a big file: its reading stopped,
+   * what was journaled of it waits unsent, and the file is read again next run.
+   */
+  | { kind: 'unfinished'; batchId: number | undefined; why: Said };
 
 /**
  * Rows journaled per transaction while the file streams in. Each commit waits for the
@@ -72,55 +79,69 @@ export async function ingestFile(
     payouts = [];
     lines = [];
   };
-  const report = await readPayoutFile(
-    path,
-    options,
-    // A promise only when a chunk is written: a tick per row is measurable on a million rows.
-    (row): Promise<void> | undefined => {
-      if (row.kind === 'valid')
-        payouts.push({
-          line: row.line,
-          request: toCashOutRequest(row.payout),
-          ...(row.payout.identicalTo === undefined ? {} : { identicalTo: row.payout.identicalTo }),
+  let report: FileReport;
+  try {
+    report = await readPayoutFile(
+      path,
+      options,
+      // A promise only when a chunk is written: a tick per row is measurable on a million rows.
+      (row): Promise<void> | undefined => {
+        if (row.kind === 'valid')
+          payouts.push({
+            line: row.line,
+            request: toCashOutRequest(row.payout),
+            ...(row.payout.identicalTo === undefined
+              ? {}
+              : { identicalTo: row.payout.identicalTo }),
+          });
+        else if (row.kind === 'invalid') {
+          const orderId = row.cells.orderId?.trim() || null;
+          const written = (row.cells.valueCents ?? row.cells.amountReais ?? '').trim();
+          lines.push({
+            line: row.line,
+            kind: 'invalid',
+            orderId,
+            column: row.column,
+            message: sayInEnglish(row.message),
+            said: row.message,
+            name: row.cells.name?.replace(/\s+/g, ' ').trim() || null,
+            valueCents: row.valueCents ?? null,
+            valueWritten: row.valueCents === undefined ? written || null : null,
+          });
+        } else if (row.kind === 'skipped') {
+          lines.push({
+            line: row.line,
+            kind: 'skipped',
+            orderId: null,
+            column: null,
+            message: sayInEnglish(row.reason),
+            said: row.reason,
+          });
+        }
+        return payouts.length + lines.length >= CHUNK_ROWS ? flush() : undefined;
+      },
+      async (sha256) => {
+        const name = basename(path);
+        const found = await journal.batchForFile({
+          name,
+          nameKey: foldText(batchStem(name)),
+          sha256,
+          arrived,
         });
-      else if (row.kind === 'invalid') {
-        const orderId = row.cells.orderId?.trim() || null;
-        const written = (row.cells.valueCents ?? row.cells.amountReais ?? '').trim();
-        lines.push({
-          line: row.line,
-          kind: 'invalid',
-          orderId,
-          column: row.column,
-          message: sayInEnglish(row.message),
-          said: row.message,
-          name: row.cells.name?.replace(/\s+/g, ' ').trim() || null,
-          valueCents: row.valueCents ?? null,
-          valueWritten: row.valueCents === undefined ? written || null : null,
-        });
-      } else if (row.kind === 'skipped') {
-        lines.push({
-          line: row.line,
-          kind: 'skipped',
-          orderId: null,
-          column: null,
-          message: sayInEnglish(row.reason),
-          said: row.reason,
-        });
-      }
-      return payouts.length + lines.length >= CHUNK_ROWS ? flush() : undefined;
-    },
-    async (sha256) => {
-      const name = basename(path);
-      const found = await journal.batchForFile({
-        name,
-        nameKey: foldText(batchStem(name)),
-        sha256,
-        arrived,
-      });
-      batch = found;
-      return found.kind === 'same-file' ? false : found.nameNumber;
-    },
-  );
+        batch = found;
+        return found.kind === 'same-file' ? false : found.nameNumber;
+      },
+    );
+  } catch (error) {
+    // The machine's problem, not the file's: neither rejected nor called unreadable.
+    if (error instanceof PayoutsError && error.code === 'temp-folder')
+      return {
+        kind: 'unfinished',
+        batchId: batch?.batchId,
+        why: { code: 'english', text: error.message },
+      };
+    throw error;
+  }
   if (batch?.kind === 'same-file') return { kind: 'same-file', batchId: batch.batchId };
   if (!batch)
     return existsSync(path) ? { kind: 'unusable', batchId: undefined, report } : { kind: 'gone' };

@@ -6,7 +6,7 @@
  * again; `held`: nothing of it sent (a rule, a control total, the balance); `retried`:
  * sent again on purpose; `awaiting-approval`; `cut-short`: its reading was cut short and
  * the file is gone; `unusable`: it cannot be read or used (in rejected/ when it could be
- * moved there); `waiting`: left in the inbox for a later run; `skipped`: not a payout
+ * moved there); `waiting`: left in the inbox, or in processing/ half read, for a later run; `skipped`: not a payout
  * file (hidden, temporary, a lock).
  */
 export type FileState =

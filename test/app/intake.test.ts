@@ -7,6 +7,7 @@ import {
   type IntakeAction,
 } from '../../src/app/intake.js';
 import { emptyFileReport, type FileProblem, type FileReport } from '../../src/csv/reader.js';
+import type { Said } from '../../src/messages/said.js';
 
 const FILE = '/home/processing/folha.csv';
 const TOTAL: FileProblem = {
@@ -14,6 +15,7 @@ const TOTAL: FileProblem = {
   message: { code: 'english', text: 'the control total does not match' },
 };
 const EMPTY: FileProblem = { kind: 'unusable', message: { code: 'english', text: 'empty' } };
+const TEMP: Said = { code: 'english', text: 'finding repeated rows needs room in the temp folder' };
 
 const report = (problems: FileProblem[]): FileReport => emptyFileReport(FILE, problems);
 
@@ -82,6 +84,16 @@ describe('what a pass does with a file', () => {
         batchState: undefined,
       },
       { kind: 'reject', file: FILE, batchId: undefined, problems: [EMPTY.message] },
+    ],
+    [
+      'a file whose reading stopped for want of temp space waits in processing/, never rejected',
+      {
+        where: 'read',
+        file: FILE,
+        read: { kind: 'unfinished', batchId: 6, why: TEMP },
+        batchState: 'admitting',
+      },
+      { kind: 'wait', file: FILE, batchId: 6, why: TEMP },
     ],
     [
       'a file held by its control total is journaled as held, saying why',

@@ -2,7 +2,10 @@
  * A pass against the sandbox, in this process: what a stop does while the pass waits on
  * the gateway.
  */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config/schema.js';
 import { passHome } from '../support/pass-home.js';
 import { PAYROLL_HEADER, payrollRows } from '../support/payroll.js';
 
@@ -28,5 +31,52 @@ describe('a pass', () => {
     expect(home.sandbox.ledger()).toEqual([]);
     const counts = await home.withJournal((journal) => journal.countsByState());
     expect(counts).toEqual({ queued: { count: 2, cents: 200 } });
+  });
+
+  it("whose temp folder cannot hold a big file's repeat keys keeps the file and pays it once the folder is mended", async () => {
+    const home = await passHome();
+    const rows = 2_100;
+    home.drop('folha.csv', [PAYROLL_HEADER, ...payrollRows('folha', rows)]);
+    // The reader's in-memory limit, made small so this file spills past its first chunk of
+    // 2,000 rows journaled (two keys a row with an orderId column): a file of millions of
+    // rows reaches the real one. Not a setting; the pass hands its config to the reader.
+    const smallLimit = { memoryKeys: 4_100, concurrency: 64 } as Partial<Config>;
+    const missing = join(home.folders.home, 'no-such-tmp');
+    const tmpdirBefore = process.env.TMPDIR;
+    process.env.TMPDIR = missing;
+    let first;
+    try {
+      first = await home.run(smallLimit);
+    } finally {
+      if (tmpdirBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdirBefore;
+    }
+    expect(first.files).toMatchObject([
+      {
+        file: 'folha.csv',
+        fileNeedsAPerson: true,
+        outcome: expect.stringContaining('stays in processing/'),
+        problems: [
+          {
+            text: expect.stringContaining(
+              `finding repeated rows needs room in the temp folder ${missing} (ENOENT`,
+            ),
+          },
+        ],
+      },
+    ]);
+    expect(first.exit).toBe(2);
+    expect(readdirSync(home.folders.rejected)).toEqual([]);
+    expect(existsSync(join(home.folders.processing, 'folha.csv'))).toBe(true);
+    expect(home.sandbox.ledger()).toEqual([]);
+
+    const second = await home.run(smallLimit);
+    expect(second.files.map((file) => [file.file, file.state, file.rows])).toEqual([
+      ['folha.csv', 'archived', { paid: rows }],
+    ]);
+    expect(second.exit).toBe(0);
+    const ledger = home.sandbox.ledger();
+    expect(ledger).toHaveLength(rows);
+    expect(new Set(ledger.map((entry) => entry.orderId)).size).toBe(rows);
   });
 });
