@@ -23,12 +23,28 @@ export interface Fingerprint {
 }
 
 export function fingerprint(text: string): Fingerprint {
+  return joinedFingerprint([text], 0);
+}
+
+/**
+ * The fingerprint of `parts` joined by the character `separator` (a code), without
+ * joining them: a row's content is hashed part by part instead of as a string built and
+ * flattened first, on every row.
+ */
+export function joinedFingerprint(parts: readonly string[], separator: number): Fingerprint {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ code, 2654435761);
-    h2 = Math.imul(h2 ^ code, 1597334677);
+  for (let part = 0; part < parts.length; part++) {
+    if (part > 0) {
+      h1 = Math.imul(h1 ^ separator, 2654435761);
+      h2 = Math.imul(h2 ^ separator, 1597334677);
+    }
+    const text = parts[part] ?? '';
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ code, 2654435761);
+      h2 = Math.imul(h2 ^ code, 1597334677);
+    }
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
   h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);

@@ -3,7 +3,7 @@
  * stem and the row's normalised content, plus the occurrence of identical rows, so the
  * same file dropped again, or a corrected copy of it, gives unchanged rows the same ids.
  */
-import { fingerprint, fingerprintHex, type Fingerprint } from './fingerprints.js';
+import { fingerprintHex, joinedFingerprint, type Fingerprint } from './fingerprints.js';
 import { foldText } from './fold.js';
 
 export interface PayoutContent {
@@ -55,19 +55,17 @@ export function batchKey(stem: string, batchNumber = 1): string {
 
 /** A 64-bit fingerprint of the batch (see batchKey) and the content that identifies a payout in it. */
 export function contentFingerprint(batch: string, content: PayoutContent): Fingerprint {
-  const separator = '\u001f';
-  return fingerprint(
-    batch +
-      separator +
-      content.pixKeyType +
-      separator +
-      content.pixKey +
-      separator +
-      content.cpfCnpj +
-      separator +
-      String(content.valueCents) +
-      separator +
+  // The parts as one text joined by U+001F (unit separator), hashed without joining them.
+  return joinedFingerprint(
+    [
+      batch,
+      content.pixKeyType,
+      content.pixKey,
+      content.cpfCnpj,
+      String(content.valueCents),
       foldText(content.name),
+    ],
+    0x1f,
   );
 }
 

@@ -3,9 +3,34 @@ import {
   FingerprintTable,
   FingerprintTables,
   fingerprint,
+  fingerprintHex,
+  joinedFingerprint,
   type Fingerprint,
 } from '../../src/csv/fingerprints.js';
 import { createRandom } from '../../src/sandbox/faults.js';
+
+describe('fingerprint', () => {
+  it('is the fingerprint it always was', () => {
+    expect(fingerprintHex(fingerprint(''))).toBe('488bdcb81aee8d83');
+    expect(fingerprintHex(fingerprint('o-1'))).toBe('2df4c832812ccdfa');
+  });
+
+  it('of parts is the fingerprint of the parts joined by the separator', () => {
+    const cases: string[][] = [
+      [],
+      [''],
+      ['', ''],
+      ['a'],
+      ['folha', 'CPF', '52998224725', '52998224725', '1000', 'ana souza'],
+      ['a\u001f', '', 'b'],
+      ['😀', 'ç', '\u0000'],
+    ];
+    for (const parts of cases) {
+      expect(joinedFingerprint(parts, 0x1f)).toEqual(fingerprint(parts.join('\u001f')));
+      expect(joinedFingerprint(parts, 0x3b)).toEqual(fingerprint(parts.join(';')));
+    }
+  });
+});
 
 describe('FingerprintTable', () => {
   it('keeps every key apart through growth, in one shard and one slot as much as in many', () => {

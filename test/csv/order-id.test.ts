@@ -73,6 +73,40 @@ describe('deriveOrderId', () => {
     expect(contentFingerprint(slug, content)).toEqual(fingerprint);
   });
 
+  it('derives the orderIds it always has: a changed id would pay a file taken again as new', () => {
+    const cases: [string, number, typeof content, string][] = [
+      ['folha', 1, content, 'folha-7c942dee73d76774'],
+      [
+        'Folha Março',
+        2,
+        {
+          pixKeyType: 'EMAIL',
+          pixKey: 'joao@example.com',
+          cpfCnpj: '11222333000181',
+          valueCents: 123456789,
+          name: 'João  Conceição',
+        },
+        'folha-marco-b2-117818988152cc00',
+      ],
+      [
+        '',
+        1,
+        {
+          pixKeyType: 'TELEFONE',
+          pixKey: '+5511987654321',
+          cpfCnpj: '52998224725',
+          valueCents: 1,
+          name: 'Straße Łódź 😀',
+        },
+        'payout-c6ff04c6bbf4b69c',
+      ],
+    ];
+    for (const [stem, number, row, orderId] of cases) {
+      const print = contentFingerprint(batchKey(stem, number), row);
+      expect(deriveOrderId(batchSlug(stem, number), print, 0)).toBe(orderId);
+    }
+  });
+
   it('ignores accents, case and spacing of the name, but not the amount, key or batch', () => {
     const base = contentFingerprint('payroll', content);
     expect(contentFingerprint('payroll', { ...content, name: ' ANA  souza ' })).toEqual(base);
