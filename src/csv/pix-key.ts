@@ -92,6 +92,7 @@ export function isEmail(text: string): boolean {
  */
 const EMAIL_KEY_MAX = 77;
 const EMAIL_NAME_CHARACTER = /[a-z0-9!#$&'*+/=?^_`{|}~.-]/;
+const EMAIL_NAME = /^[a-z0-9!#$&'*+/=?^_`{|}~.-]*$/;
 
 /** Why `key` (already in lower case) is not a Pix e-mail key; undefined when it is one. */
 function emailKeyProblem(key: string): Said | undefined {
@@ -112,7 +113,11 @@ function emailKeyProblem(key: string): Said | undefined {
   if (/^\.|\.$/.test(name) || /^\.|\.$/.test(domain)) {
     return { code: 'emailKeyDotAtEdge' };
   }
-  const badInName = [...name].find((character) => !EMAIL_NAME_CHARACTER.test(character));
+  // One test of the whole name first: a key on every third row, its characters one by one
+  // only to say which is wrong.
+  const badInName = EMAIL_NAME.test(name)
+    ? undefined
+    : [...name].find((character) => !EMAIL_NAME_CHARACTER.test(character));
   if (badInName !== undefined) {
     return { code: 'emailKeyNameCharacter', character: badInName };
   }

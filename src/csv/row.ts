@@ -163,6 +163,8 @@ export function createRowValidator(options: RowValidatorOptions) {
     problems.push({ column: heading(field), message });
   const mapped = Object.entries(columns) as [PayoutField, { index: number }][];
   const headingCount = options.headings.length;
+  // Which positions have a heading, told once for the file rather than on every row.
+  const headed = options.headings.map((text) => text.trim() !== '');
   const slug = batchSlug(options.stem, options.batchNumber);
   const batch = batchKey(options.stem, options.batchNumber);
 
@@ -410,9 +412,7 @@ export function createRowValidator(options: RowValidatorOptions) {
   /** The first cell holding something where the header has nothing: -1 when none. */
   function strayValue(cells: readonly string[]): number {
     for (let at = 0; at < cells.length; at++) {
-      const heading = options.headings[at];
-      if ((heading === undefined || heading.trim() === '') && (cells[at] ?? '').trim() !== '')
-        return at;
+      if ((headed[at] ?? false) === false && (cells[at] ?? '').trim() !== '') return at;
     }
     return -1;
   }
