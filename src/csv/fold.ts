@@ -65,6 +65,32 @@ function foldGenerally(text: string): string {
   return plain.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
+/** Each run of white space one space, and none at either end: `text.replace(/\s+/g, ' ').trim()`. */
+export function singleSpaced(text: string): string {
+  return isSingleSpaced(text) ? text : text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Whether `text` is single-spaced already, as a name nearly always is: told by a look at
+ * each character, where the regex's replace built a new name on every row. A character
+ * that might be white space outside ASCII (U+0080 to U+00BF, U+1680 to U+3000, U+FEFF)
+ * answers false, for the regex to decide.
+ */
+function isSingleSpaced(text: string): boolean {
+  const last = text.length - 1;
+  for (let at = 0; at <= last; at++) {
+    const code = text.charCodeAt(at);
+    if (code <= 32) {
+      if (code !== 32 || at === 0 || at === last || text.charCodeAt(at + 1) === 32) return false;
+    } else if (
+      code >= 0x80 &&
+      (code < 0xc0 || (code >= 0x1680 && code <= 0x3000) || code === 0xfeff)
+    )
+      return false;
+  }
+  return true;
+}
+
 /**
  * A column heading reduced to letters and digits: accents, case, a unit in parentheses,
  * punctuation and spacing dropped (`Valor (R$)` -> `valor`, `CPF/CNPJ` -> `cpfcnpj`,

@@ -10,7 +10,7 @@ import { parseCents, parseReais, type AmountReading } from './amount.js';
 import { readDocument } from './documents.js';
 import type { DocumentKind, PayoutField } from './fields.js';
 import { FingerprintTables, fingerprint } from './fingerprints.js';
-import { CONTROL_CHARACTER, foldText } from './fold.js';
+import { CONTROL_CHARACTER, foldText, singleSpaced } from './fold.js';
 import type { ColumnMap } from './header.js';
 import { batchKey, batchSlug, contentFingerprint, deriveOrderId } from './order-id.js';
 import type { Said } from '../messages/said.js';
@@ -237,7 +237,7 @@ export function createRowValidator(options: RowValidatorOptions) {
       }
     }
 
-    const name = (raw.name ?? '').replace(/\s+/g, ' ').trim();
+    const name = singleSpaced(raw.name ?? '');
     if (name === '') problem('name', { code: 'nameEmpty' });
     else if (!startsWithLetterOrDigit(name)) problem('name', { code: 'nameNotAName', name });
     else if (name.length > MAX_NAME_LENGTH) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { foldText } from '../../src/csv/fold.js';
+import { foldText, singleSpaced } from '../../src/csv/fold.js';
 
 /** The definition foldText's fast paths must agree with. */
 const reference = (text: string) =>
@@ -45,5 +45,30 @@ describe('foldText', () => {
       ),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('singleSpaced', () => {
+  const reference = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+  it("is the regex's single spacing for every UTF-16 unit, wherever it stands", () => {
+    // The quick look answers for most characters; every one must agree with \s.
+    for (let code = 0; code <= 0xffff; code++) {
+      const c = String.fromCharCode(code);
+      for (const text of [c, `${c}Ab`, `Ab${c}`, `A${c}b`, `A ${c} b`, `A${c}${c}b`]) {
+        if (singleSpaced(text) !== reference(text))
+          expect([code, singleSpaced(text)]).toEqual([code, reference(text)]);
+      }
+    }
+  });
+
+  it.each([
+    ['Ana Souza', 'Ana Souza'],
+    ['  Ana\t\tSouza ', 'Ana Souza'],
+    ['Ana\u00a0Souza', 'Ana Souza'],
+    ['Ana\u2003 Souza', 'Ana Souza'],
+    ['', ''],
+  ])('%j -> %j', (text, spaced) => {
+    expect(singleSpaced(text)).toBe(spaced);
   });
 });
