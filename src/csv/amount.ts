@@ -36,9 +36,54 @@ function scientific(shown: string): AmountReading {
   return fail({ code: 'amountScientific', shown });
 }
 
-// The shapes nearly every cell has (`1.234,56`, `R$ 1234,56`, `1234.56`), read without
-// the general path's scanning; at most 12 whole digits keeps cents exact.
-const COMMON_REAIS = /^(?:R\$ ?)?(\d{1,3}(?:\.\d{3}){1,3}|\d{1,12}),(\d{2})$|^(\d{1,12})\.(\d{2})$/;
+/**
+ * The shapes nearly every cell has, read by a look at each character without the general
+ * path's scanning (a regex's groups, joined and converted, took 5% of validate's time):
+ * `1.234,56`, `1234,56` and `1234.56`, after `R$`, `R$ ` or nothing; at most 12 whole
+ * digits, so cents stay exact. The cents, or undefined for the general path.
+ */
+function commonReais(text: string): number | undefined {
+  const end = text.length;
+  let at = 0;
+  // R$
+  if (text.charCodeAt(0) === 82 && text.charCodeAt(1) === 36)
+    at = text.charCodeAt(2) === 32 ? 3 : 2;
+  let whole = 0;
+  const first = at;
+  while (at < end && isDigit(text.charCodeAt(at))) whole = whole * 10 + text.charCodeAt(at++) - 48;
+  const firstDigits = at - first;
+  if (firstDigits === 0) return undefined;
+  // `1234.56`: a point before the last two digits.
+  if (firstDigits <= 12 && at === end - 3 && text.charCodeAt(at) === 46) {
+    return twoDigits(text, at + 1, whole);
+  }
+  let groups = 0;
+  // `.234`, exactly three digits, up to three times after one to three digits.
+  while (text.charCodeAt(at) === 46 && groups < 3 && firstDigits <= 3) {
+    for (let digit = 1; digit <= 3; digit++) {
+      const code = text.charCodeAt(at + digit);
+      if (!isDigit(code)) return undefined;
+      whole = whole * 10 + code - 48;
+    }
+    at += 4;
+    groups++;
+  }
+  if (groups === 0 && firstDigits > 12) return undefined;
+  if (at !== end - 3 || text.charCodeAt(at) !== 44) return undefined;
+  return twoDigits(text, at + 1, whole);
+}
+
+/** The cents of `whole` reais and the two digits at `at`, when both are digits. */
+function twoDigits(text: string, at: number, whole: number): number | undefined {
+  const tens = text.charCodeAt(at);
+  const units = text.charCodeAt(at + 1);
+  if (!isDigit(tens) || !isDigit(units)) return undefined;
+  return whole * 100 + (tens - 48) * 10 + (units - 48);
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
 
 const CURRENCY_PREFIX = /^R\$[ \u00a0\u202f]*/i;
 // R$ is the only currency paid; a dollar or euro amount is not read as reais.
@@ -46,12 +91,8 @@ const OTHER_CURRENCY = /(?<!R)\$|€|£|¥|\b(?:USD|EUR)\b/i;
 
 /** Reais, as people and spreadsheets write them. */
 export function parseReais(text: string): AmountReading {
-  const common = COMMON_REAIS.exec(text.trim());
-  if (common) {
-    const whole = (common[1] ?? common[3] ?? '').replaceAll('.', '');
-    const cents = Number(whole) * 100 + Number(common[2] ?? common[4]);
-    if (cents > 0) return { ok: true, cents };
-  }
+  const common = commonReais(text.trim());
+  if (common !== undefined && common > 0) return { ok: true, cents: common };
   const shown = show(text);
   if (shown === '') return fail({ code: 'empty' });
   if (SCIENTIFIC_NOTATION.test(shown)) return scientific(shown);

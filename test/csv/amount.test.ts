@@ -249,6 +249,29 @@ describe('parseReais: separators read strictly', () => {
     );
   });
 
+  it('reads the common shapes, quickly read, as the grammar does, at every length and edge', () => {
+    // The quick path takes `1.234,56`, `1234,56` (after `R$` or `R$ `) and `1234.56`, up to
+    // 12 whole digits; every text near those shapes must read as the grammar says.
+    const texts: string[] = [];
+    for (let length = 1; length <= 14; length++) {
+      const digits = '9876543210987654'.slice(0, length);
+      for (const whole of [digits, grouped(digits, '.'), `0${digits}`]) {
+        for (const end of [',50', ',05', '.50', ',5', ',500', '', ',00', '.', ',']) {
+          for (const prefix of ['', 'R$', 'R$ ', 'R$  ', 'r$ ', ' R$ ']) {
+            texts.push(`${prefix}${whole}${end}`, `${prefix}${whole}${end} `);
+          }
+        }
+      }
+    }
+    texts.push('1.2345,67', '1.23,45', '12.34', '123.456,78', '1.234.567.890.123,45', '0,00');
+    for (const text of texts) {
+      const expected = referenceCents(text);
+      const reading = inEnglish(parseReais(text));
+      if (expected === undefined) expect(reading.ok, JSON.stringify(text)).toBe(false);
+      else expect(reading, JSON.stringify(text)).toEqual({ ok: true, cents: expected });
+    }
+  });
+
   it('refuses a space between digits that are not groups of three, naming the space', () => {
     fc.assert(
       fc.property(
