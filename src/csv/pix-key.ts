@@ -52,22 +52,48 @@ const AREA_CODES = new Set([
  */
 export function normalisePhone(text: string, allowLandline: boolean): string | undefined {
   const trimmed = text.trim();
-  if (!/^\+?[\d\s().\-]+$/.test(trimmed)) return undefined;
-  let digits = trimmed.replace(/\D/g, '');
   const international = trimmed.startsWith('+');
+  let digits = phoneDigits(trimmed, international ? 1 : 0);
+  if (digits === undefined) return undefined;
   if (international || (digits.startsWith('55') && digits.length >= 12)) {
     if (!digits.startsWith('55')) return undefined;
     digits = digits.slice(2);
   } else if (digits.startsWith('0')) {
     digits = digits.slice(1); // trunk prefix
   }
-  const area = Number(digits.slice(0, 2));
-  const subscriber = digits.slice(2);
+  if (digits.length < 2) return undefined;
+  const area = (digits.charCodeAt(0) - 48) * 10 + digits.charCodeAt(1) - 48;
   if (!AREA_CODES.has(area)) return undefined;
-  const mobile = /^9\d{8}$/.test(subscriber);
-  const landline = /^[2-5]\d{7}$/.test(subscriber);
+  // The subscriber's number, after the area code: 9 and eight digits, or 2 to 5 and seven.
+  const subscriber = digits.length - 2;
+  const lead = digits.charCodeAt(2);
+  const mobile = subscriber === 9 && lead === 57;
+  const landline = subscriber === 8 && lead >= 50 && lead <= 53;
   if (!mobile && !(allowLandline && landline)) return undefined;
   return `+55${digits}`;
+}
+
+/**
+ * The digits of `text` from `from` on, when every other character there is a space or
+ * `( ) . -` and there is at least one character; undefined otherwise. One look at each
+ * character, where a regex's test and then its replace took 4% of validate's time.
+ */
+function phoneDigits(text: string, from: number): string | undefined {
+  if (text.length <= from) return undefined;
+  let digits = '';
+  let run = -1;
+  for (let at = from; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code >= 48 && code <= 57) {
+      if (run < 0) run = at;
+      continue;
+    }
+    if (run >= 0) digits += text.slice(run, at);
+    run = -1;
+    const punctuation = code === 40 || code === 41 || code === 46 || code === 45 || code === 32;
+    if (!punctuation && !/\s/.test(text.charAt(at))) return undefined;
+  }
+  return run >= 0 ? digits + text.slice(run) : digits;
 }
 
 const EMAIL = /^[^\s@"(),:;<>[\]\\]+@[^\s@"(),:;<>[\]\\]+\.[a-z]{2,}$/i;
@@ -104,11 +130,13 @@ function emailKeyProblem(key: string): Said | undefined {
   if (foreign !== undefined) {
     return { code: 'emailKeyNotAscii', character: foreign };
   }
-  const parts = key.split('@');
-  const [name = '', domain = ''] = parts;
-  if (parts.length !== 2 || name === '' || domain === '') {
+  // One @, with something on either side.
+  const at = key.indexOf('@');
+  if (at <= 0 || at === key.length - 1 || key.includes('@', at + 1)) {
     return { code: 'emailKeyShape' };
   }
+  const name = key.slice(0, at);
+  const domain = key.slice(at + 1);
   if (key.includes('..')) return { code: 'emailKeyTwoDots' };
   if (/^\.|\.$/.test(name) || /^\.|\.$/.test(domain)) {
     return { code: 'emailKeyDotAtEdge' };

@@ -46,6 +46,67 @@ describe('normalisePhone', () => {
   it('takes landlines when asked', () => {
     expect(normalisePhone('(11) 3456-7890', true)).toBe('+551134567890');
   });
+
+  /** The definition the character-by-character reading must agree with. */
+  const reference = (text: string, allowLandline: boolean): string | undefined => {
+    const trimmed = text.trim();
+    if (!/^\+?[\d\s().\-]+$/.test(trimmed)) return undefined;
+    let digits = trimmed.replace(/\D/g, '');
+    if (trimmed.startsWith('+') || (digits.startsWith('55') && digits.length >= 12)) {
+      if (!digits.startsWith('55')) return undefined;
+      digits = digits.slice(2);
+    } else if (digits.startsWith('0')) digits = digits.slice(1);
+    const area = Number(digits.slice(0, 2));
+    const subscriber = digits.slice(2);
+    const inUse = AREAS.get(area);
+    if (inUse === undefined) return 'another area';
+    if (!inUse) return undefined;
+    const mobile = /^9\d{8}$/.test(subscriber);
+    const landline = /^[2-5]\d{7}$/.test(subscriber);
+    return mobile || (allowLandline && landline) ? `+55${digits}` : undefined;
+  };
+  // Area codes in use or not, of the function's own list: texts with another are left out.
+  const AREAS = new Map([
+    [11, true],
+    [21, true],
+    [55, true],
+    [99, true],
+    [10, false],
+    [20, false],
+  ]);
+
+  it('reads any text as the regex definition does, in every shape near a phone number', () => {
+    const character = fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom(...'0123456789'.split('')) },
+      { weight: 3, arbitrary: fc.constantFrom(' ', '(', ')', '.', '-', '+', '\u00a0', '\t') },
+      { weight: 1, arbitrary: fc.constantFrom('a', '/', '\u2003', '٣', '\u0000') },
+    );
+    const area = fc.constantFrom('11', '21', '55', '99', '10', '20');
+    const shaped = fc
+      .tuple(
+        fc.constantFrom('', '+55 ', '55', '0', '+', '+1 ', ' '),
+        area,
+        fc.constantFrom(' ', '', ') ', '-', '/', '\u00a0', 'a'),
+        fc.stringMatching(/^[0-9]{7,10}$/),
+        fc.constantFrom('', ' ', '-'),
+      )
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          shaped,
+          fc.array(character, { maxLength: 18 }).map((c) => c.join('')),
+        ),
+        fc.boolean(),
+        (text, allowLandline) => {
+          const expected = reference(text, allowLandline);
+          fc.pre(expected !== 'another area');
+          expect(normalisePhone(text, allowLandline), JSON.stringify(text)).toBe(expected);
+        },
+      ),
+      { numRuns: 20_000 },
+    );
+  });
 });
 
 describe('readKey', () => {
