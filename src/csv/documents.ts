@@ -87,7 +87,12 @@ function readDocumentText(text: string, expected: DocumentKind | undefined): Doc
   // The common case, a full CPF with or without its punctuation, without the general path;
   // but 11 bare digits in a CNPJ column may be a CNPJ that lost its zeros: the general path.
   if (WRITTEN_AS_CPF.test(trimmed) && !(expected === 'CNPJ' && /^\d{11}$/.test(trimmed))) {
-    const value = trimmed.length === 11 ? trimmed : trimmed.replace(/[.-]/g, '');
+    const value =
+      trimmed.length === 11
+        ? trimmed
+        : trimmed.length === 14 // 123.456.789-09, cut at its marks (a regex replace cost more)
+          ? trimmed.slice(0, 3) + trimmed.slice(4, 7) + trimmed.slice(8, 11) + trimmed.slice(12)
+          : trimmed.replace(/[.-]/g, '');
     if (isValidCpf(value)) return { ok: true, kind: 'CPF', value, restoredZeros: 0 };
     if (value !== trimmed) return invalidCpf(trimmed, 'checkPerson');
   }
