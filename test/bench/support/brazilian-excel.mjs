@@ -14,8 +14,12 @@ const NAMES = [
   'Zoë Araújo',
 ];
 
-/** Writes `rows` valid payout rows under their header to `path`. */
-export async function writePayoutFile(path, rows) {
+/**
+ * Writes `rows` valid payout rows under their header to `path`; with `quoted`, every name
+ * between double quotes, as a spreadsheet quotes a cell that holds the delimiter: a file
+ * with a quote anywhere is read by csv-parse, one without is split at its delimiter.
+ */
+export async function writePayoutFile(path, rows, { quoted = false } = {}) {
   const out = createWriteStream(path);
   const write = async (text) => {
     if (!out.write(text)) await once(out, 'drain');
@@ -28,7 +32,7 @@ export async function writePayoutFile(path, rows) {
     const reais = `${Math.trunc(cents / 100)
       .toString()
       .replace(/\B(?=(\d{3})+(?!\d))/g, '.')},${String(cents % 100).padStart(2, '0')}`;
-    const name = `${NAMES[i % NAMES.length]} ${i}`;
+    const name = quoted ? `"${NAMES[i % NAMES.length]} ${i}"` : `${NAMES[i % NAMES.length]} ${i}`;
     const key = i % 3 === 0 ? `pessoa${i}@example.com` : doc;
     const type = i % 3 === 0 ? 'E-mail' : 'CPF';
     await write(
