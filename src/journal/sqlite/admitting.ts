@@ -240,6 +240,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
 
 /** A queued row as a claim reads it: what the cover rule weighs it by, from its own columns. */
 export interface QueuedRow {
+  id: number;
   order_id: string;
   batch_id: number;
   document: string;
@@ -249,7 +250,7 @@ export interface QueuedRow {
 }
 
 export const QUEUED_COLUMNS =
-  'p.order_id, p.batch_id, p.document, p.value_cents, p.admitted_at, p.released_at';
+  'p.id, p.order_id, p.batch_id, p.document, p.value_cents, p.admitted_at, p.released_at';
 
 /**
  * The cover rule once more, inside a claim's transaction: a queued row that an earlier

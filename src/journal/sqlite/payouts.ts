@@ -4,7 +4,7 @@
  */
 import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
-import type { RowState } from '../states.js';
+import { canMove, type RowState } from '../states.js';
 import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
 import { createAdmitting, heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import { toClaim, toPayout, type ClaimRow, type Context, type Synchronous } from './context.js';
@@ -86,10 +86,18 @@ export function createPayouts(
       UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0,
         last_sent_at = @now, updated_at = @now, lease_until = @leaseUntil
       WHERE order_id = @orderId AND fence = @fence AND state = 'unknown' AND lease_until > @now`),
-    markSending: db.prepare<{ now: number; orderId: string; fence: number; from: RowState }>(`
+    // The rows a claim takes, all at once: leased with a fresh fence and marked `sending`.
+    // Found by id; `+state` keeps SQLite from reading every queued row of payouts_by_state
+    // instead (its plan on a journal without statistics).
+    claimQueued: db.prepare<
+      { ids: string; owner: string; leaseUntil: number; now: number },
+      ClaimRow & { id: number }
+    >(`
       UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0,
-        last_sent_at = @now, updated_at = @now
-      WHERE order_id = @orderId AND fence = @fence AND state = @from`),
+        last_sent_at = @now, updated_at = @now, lease_owner = @owner, lease_until = @leaseUntil,
+        fence = fence + 1
+      WHERE id IN (SELECT value FROM json_each(@ids)) AND +state = 'queued'
+      RETURNING id, order_id, batch_id, line, fence, state, request, attempts, not_found, last_sent_at, transaction_id, polls`),
     // A row sent before keeps this claim's time as its last send: read only while it is
     // `sending`, `unknown` or `pending`, and its next claim writes it again.
     unclaim: db.prepare<{ now: number; orderId: string; fence: number }>(`
@@ -206,28 +214,35 @@ export function createPayouts(
           answers.forEach(applyMove);
           const candidates =
             sending.recoverySince() === null ? statements.queued : statements.queuedSentBefore;
-          const ids = candidates
+          const queued = candidates
             .all(limit)
-            .filter((row) => !rules || !heldAtClaim(context, rows, row, rules))
-            .map((row) => row.order_id);
-          const claims = lease(ids, owner, leaseMs);
-          const at = now();
-          for (const { orderId, fence, state: from, attempts } of claims) {
-            rows.mustMove(
-              orderId,
-              from,
-              'sending',
-              `claimed by ${owner} (attempt ${attempts + 1})`,
-              () => statements.markSending.run({ now: at, orderId, fence, from }),
-            );
+            .filter((row) => !rules || !heldAtClaim(context, rows, row, rules));
+          if (queued.length === 0) return [];
+          if (!canMove('queued', 'sending')) {
+            throw new JournalError('a move from queued to sending is not allowed');
           }
-          return claims.map((claim) => ({
-            ...claim,
-            state: 'sending' as const,
-            attempts: claim.attempts + 1,
-            notFound: 0,
-            lastSentAt: at,
-          }));
+          const at = now();
+          // One statement for the claim's rows, not three a row: then each row's audit entry.
+          const claimed = statements.claimQueued.all({
+            ids: JSON.stringify(queued.map((row) => row.id)),
+            owner,
+            leaseUntil: at + leaseMs,
+            now: at,
+          });
+          const byId = new Map(claimed.map((row) => [row.id, row]));
+          // In the order they were read (file order): RETURNING gives none.
+          return queued.map(({ id, order_id: orderId }) => {
+            const row = byId.get(id);
+            // Read queued in this very transaction: it cannot have moved since.
+            if (!row) throw new JournalError(`${orderId}: not queued any more`);
+            rows.auditById(
+              id,
+              'queued',
+              'sending',
+              `claimed by ${owner} (attempt ${row.attempts})`,
+            );
+            return toClaim(row);
+          });
         })
         .immediate();
       if (claims.length > 0) sending.committed();

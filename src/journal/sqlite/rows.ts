@@ -73,8 +73,8 @@ export function createRows({ db, now }: Context) {
       `INSERT INTO audit (payout_id, at, from_state, to_state, reason)
        SELECT id, ?, ?, ?, ? FROM payouts WHERE order_id = ?`,
     ),
-    auditNew: db.prepare<[number, number, string]>(
-      `INSERT INTO audit (payout_id, at, from_state, to_state, reason) VALUES (?, ?, NULL, 'queued', ?)`,
+    auditById: db.prepare<[number, number, RowState | null, RowState, string]>(
+      `INSERT INTO audit (payout_id, at, from_state, to_state, reason) VALUES (?, ?, ?, ?, ?)`,
     ),
     payout: db.prepare<[string], PayoutRow>(`SELECT * FROM payouts WHERE order_id = ?`),
     batchById: db.prepare<[number], BatchRow>(`SELECT * FROM batches WHERE id = ?`),
@@ -184,9 +184,12 @@ export function createRows({ db, now }: Context) {
     }
   }
 
-  /** The audit's first entry for a payout just inserted as `queued`, by its row id. */
-  function auditNew(payoutId: number, reason: string): void {
-    statements.auditNew.run(payoutId, now(), reason);
+  /**
+   * An entry of the audit for a payout named by its row id, which the caller has from the
+   * statement that just inserted or moved it: no lookup of its orderId.
+   */
+  function auditById(payoutId: number, from: RowState | null, to: RowState, reason: string): void {
+    statements.auditById.run(payoutId, now(), from, to, reason);
   }
 
   /**
@@ -378,7 +381,9 @@ export function createRows({ db, now }: Context) {
 
   return {
     audit,
-    auditNew,
+    /** The audit's first entry for a payout just inserted as `queued`, by its row id. */
+    auditNew: (payoutId: number, reason: string) => auditById(payoutId, null, 'queued', reason),
+    auditById,
     guardedMove,
     mustMove,
     movedTogether,
