@@ -105,8 +105,8 @@ export function createPayouts(
         last_sent_at = CASE WHEN attempts = 1 THEN NULL ELSE last_sent_at END,
         lease_owner = NULL, lease_until = NULL, updated_at = @now
       WHERE order_id = @orderId AND fence = @fence AND state = 'sending'`),
-    rowForMove: db.prepare<[string], { state: RowState; fence: number }>(
-      `SELECT state, fence FROM payouts WHERE order_id = ?`,
+    rowForMove: db.prepare<[string], { id: number; state: RowState; fence: number }>(
+      `SELECT id, state, fence FROM payouts WHERE order_id = ?`,
     ),
     move: db.prepare<MoveParams>(`
       UPDATE payouts SET state = @to, updated_at = @now,
@@ -155,6 +155,7 @@ export function createPayouts(
       move.to,
       from === move.to ? null : move.reason,
       () => statements.move.run(params),
+      row.id,
     );
   }
 

@@ -198,7 +198,8 @@ export function createRows({ db, now }: Context) {
    * written by `write` (an UPDATE guarded by the row's state, and by its fence where it
    * has one), audited, unless `reason` is null: an answer that leaves a row where it was
    * records what it said, not a move. False when no row changed (the caller says whether
-   * that is an error).
+   * that is an error). `payoutId`, when the caller has read the row's id, names it in the
+   * audit without a lookup of its orderId.
    */
   function guardedMove(
     orderId: string,
@@ -206,6 +207,7 @@ export function createRows({ db, now }: Context) {
     to: RowState,
     reason: string | null,
     write: () => { changes: number },
+    payoutId?: number,
   ): boolean {
     if (!canMove(from, to)) {
       throw new JournalError(
@@ -213,7 +215,9 @@ export function createRows({ db, now }: Context) {
       );
     }
     if (write().changes !== 1) return false;
-    if (reason !== null) audit(orderId, from, to, reason);
+    if (reason === null) return true;
+    if (payoutId === undefined) audit(orderId, from, to, reason);
+    else auditById(payoutId, from, to, reason);
     return true;
   }
 
