@@ -4,8 +4,7 @@
  * transport's). Every failure is a GatewayError with a kind; every answer is parsed
  * against the shared contract.
  */
-import { setMaxListeners } from 'node:events';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { z } from 'zod';
 import {
   BalanceResponse,
@@ -101,39 +100,29 @@ export function createGatewayClient(
     let retryAfter: string | undefined;
     let text: string;
     // undici's time-outs restart at every byte: a body trickling in just under them would
-    // keep the request open for ever. The deadline ends it whatever the rate. One controller
-    // and a timer cleared at the end, not AbortSignal.timeout and .any: those cost ~15 µs a
-    // request and leave a live timer per request for the whole deadline.
+    // keep the request open for ever. The deadline ends it whatever the rate: a timer
+    // cleared at the end, not AbortSignal.timeout and .any, which cost ~15 µs a request
+    // and leave a live timer per request for the whole deadline.
     const deadlineMs = requestDeadlineMs(options);
-    const ending = new AbortController();
     let pastDeadline = false;
+    const exchange = startExchange(pool, {
+      method,
+      path: basePath + path,
+      headers,
+      body: payload,
+      headersTimeout: options.requestTimeoutMs,
+      bodyTimeout: options.requestTimeoutMs,
+    });
     const timer = setTimeout(() => {
       pastDeadline = true;
-      ending.abort();
+      exchange.end(new Error(`past its ${deadlineMs} ms deadline`));
     }, deadlineMs);
-    const abandon = () => ending.abort();
+    const abandon = () => exchange.end(new Error('abandoned: the run is stopping'));
     const caller = callOptions?.signal;
-    if (caller?.aborted) ending.abort();
-    else if (caller) {
-      // A run's one signal is heard by each of its requests in flight, each listener
-      // removed when its answer is read: many at once is the design, not a leak.
-      setMaxListeners(0, caller);
-      caller.addEventListener('abort', abandon, { once: true });
-    }
+    if (caller?.aborted) abandon();
+    else if (caller) endedWith(caller).add(abandon);
     try {
-      const response = await pool.request({
-        method,
-        path: basePath + path,
-        headers,
-        body: payload,
-        headersTimeout: options.requestTimeoutMs,
-        bodyTimeout: options.requestTimeoutMs,
-        signal: ending.signal,
-      });
-      statusCode = response.statusCode;
-      const header = response.headers['retry-after'];
-      retryAfter = Array.isArray(header) ? header[0] : header;
-      text = await readLimited(response.body, MAX_RESPONSE_BYTES);
+      ({ statusCode, retryAfter, text } = await exchange.reply);
     } catch (error) {
       // Cut by our deadline, or abandoned by a run that stops: no answer, so ambiguous (a
       // create may have landed), resolved by lookup like any other.
@@ -154,7 +143,7 @@ export function createGatewayClient(
       });
     } finally {
       clearTimeout(timer);
-      caller?.removeEventListener('abort', abandon);
+      if (caller) endedWith(caller).delete(abandon);
     }
 
     const failure = classifyResponse(statusCode, text, retryAfter, clock.now());
@@ -301,13 +290,71 @@ function pickRetryAfter(retryAfterMs: number | undefined): { retryAfterMs?: numb
   return retryAfterMs === undefined ? {} : { retryAfterMs };
 }
 
-async function readLimited(body: AsyncIterable<Buffer>, maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
-    chunks.push(chunk);
+/** What came back for a request: its status, its Retry-After, its body as text. */
+interface Reply {
+  statusCode: number;
+  retryAfter: string | undefined;
+  text: string;
+}
+
+/**
+ * One request through undici's dispatch with a handler of our own, rather than
+ * `request`'s: no AbortSignal, body stream or async scope a request, whose cost was a
+ * third of the client's (~8 µs of ~35 against the lean gateway). `end` cuts it with that
+ * error, at once or as soon as it is given a connection; so does an answer over MAX_RESPONSE_BYTES.
+ */
+function startExchange(
+  pool: Pool,
+  request: Dispatcher.DispatchOptions,
+): { reply: Promise<Reply>; end: (why: Error) => void } {
+  let controller: Dispatcher.DispatchController | undefined;
+  let endedBy: Error | undefined;
+  const reply = new Promise<Reply>((resolve, reject) => {
+    let statusCode = 0;
+    let retryAfter: string | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    pool.dispatch(request, {
+      onRequestStart: (started) => {
+        if (endedBy) started.abort(endedBy);
+        else controller = started;
+      },
+      onResponseStart: (_, status, headers) => {
+        statusCode = status;
+        const header = headers['retry-after'];
+        retryAfter = Array.isArray(header) ? header[0] : header;
+      },
+      onResponseData: (response, chunk) => {
+        size += chunk.length;
+        if (size <= MAX_RESPONSE_BYTES) chunks.push(chunk);
+        else response.abort(new Error(`answer larger than ${MAX_RESPONSE_BYTES} bytes`));
+      },
+      onResponseEnd: () =>
+        resolve({ statusCode, retryAfter, text: Buffer.concat(chunks, size).toString('utf8') }),
+      onResponseError: (_, error) => reject(error),
+    });
+  });
+  return {
+    reply,
+    end: (why) => {
+      endedBy ??= why;
+      controller?.abort(why);
+    },
+  };
+}
+
+/**
+ * What ends each request in flight under a caller's signal: one listener a signal (a
+ * run's one signal is shared by all its requests), not one a request.
+ */
+const endings = new WeakMap<AbortSignal, Set<() => void>>();
+function endedWith(signal: AbortSignal): Set<() => void> {
+  let ends = endings.get(signal);
+  if (!ends) {
+    const all = new Set<() => void>();
+    signal.addEventListener('abort', () => all.forEach((end) => end()), { once: true });
+    endings.set(signal, all);
+    ends = all;
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return ends;
 }
