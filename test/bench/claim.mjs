@@ -2,7 +2,10 @@
 // claims: 64 rows a claim, each committed with synchronous=FULL), without a gateway: for a
 // file of a payee each (the baseline of the same run), and for files whose every row has
 // one document and amount (one payee paid the same amount again and again), where the
-// cover rule's work a row must not grow with the file. Prints one JSON line per file.
+// cover rule's work a row must not grow with the file; and for the payee-each file with each
+// claim's commit also writing the answers to the claim before (pending, with a transaction),
+// as the engine writes them: a payout's whole journal work when sending. Prints one JSON
+// line per case.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +14,26 @@ import { openJournalForWork } from '../../dist/journal/open-for-work.js';
 const CLAIM = 64;
 const RULES = { duplicateWindowMs: 20 * 86_400_000, hintFlags: '' };
 
-async function claimCpu(rows, onePayee) {
+/** The moves the engine writes for creates answered `pending`, as decideSend makes them. */
+function answersTo(claims) {
+  return claims.map((claim, i) => ({
+    orderId: claim.orderId,
+    fence: claim.fence,
+    to: 'pending',
+    reason: `created as transaction ${i} (status PENDING)`,
+    details: {
+      transactionId: i,
+      gatewayStatus: 'PENDING',
+      fee: '0.00',
+      net: '1.00',
+      gatewayCreatedAt: '2026-11-25T10:00:00.000Z',
+      message: null,
+      nextPollAt: Date.now() + 2_000,
+    },
+  }));
+}
+
+async function claimCpu(rows, onePayee, withAnswers = false) {
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-claim-'));
   const journal = await openJournalForWork(join(folder, 'journal.db'), { historyFolders: [] });
   try {
@@ -48,8 +70,10 @@ async function claimCpu(rows, onePayee) {
       });
     const before = process.cpuUsage();
     let claimed = 0;
-    for (let claim = 0; claim <= rows / CLAIM; claim++) {
-      const claims = await journal.claimToSend('bench', CLAIM, 120_000, RULES);
+    let answers = [];
+    for (let claim = 0; claim <= rows / CLAIM + 1; claim++) {
+      const claims = await journal.claimToSend('bench', CLAIM, 120_000, RULES, answers);
+      answers = withAnswers ? answersTo(claims) : [];
       if (claims.length === 0) break;
       claimed += claims.length;
     }
@@ -69,6 +93,16 @@ console.log(
     file: 'a payee each',
     rows: 20_000,
     cpuUsPerRow: Number(baseline.toFixed(1)),
+  }),
+);
+const answered = await claimCpu(20_000, false, true);
+console.log(
+  JSON.stringify({
+    bench: 'claim',
+    file: 'a payee each, each claim writing the answers to the one before',
+    rows: 20_000,
+    cpuUsPerRow: Number(answered.toFixed(1)),
+    vsPayeeEach: Number((answered / baseline).toFixed(2)),
   }),
 );
 for (const rows of [2_000, 20_000]) {
