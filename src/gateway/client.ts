@@ -319,9 +319,10 @@ interface Reply {
 
 /**
  * One request through undici's dispatch with a handler of our own, rather than
- * `request`'s: no AbortSignal, body stream or async scope a request, whose cost was a
- * third of the client's (~8 µs of ~35 against the lean gateway). `end` cuts it with that
- * error, at once or as soon as it is given a connection; so does an answer over MAX_RESPONSE_BYTES.
+ * `request`'s: no AbortSignal with its listener, body stream or async scope a request
+ * (~3 µs of the client's ~34 against the lean gateway, and less garbage). `end` cuts it
+ * with that error, at once or as soon as it is given a connection; so does an answer over
+ * MAX_RESPONSE_BYTES.
  */
 function startExchange(
   pool: Pool,
@@ -344,10 +345,10 @@ function startExchange(
         const header = headers['retry-after'];
         retryAfter = Array.isArray(header) ? header[0] : header;
       },
-      onResponseData: (response, chunk) => {
+      onResponseData: (answering, chunk) => {
         size += chunk.length;
         if (size <= MAX_RESPONSE_BYTES) chunks.push(chunk);
-        else response.abort(new Error(`answer larger than ${MAX_RESPONSE_BYTES} bytes`));
+        else answering.abort(new Error(`answer larger than ${MAX_RESPONSE_BYTES} bytes`));
       },
       onResponseEnd: () =>
         resolve({ statusCode, retryAfter, text: Buffer.concat(chunks, size).toString('utf8') }),
