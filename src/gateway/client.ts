@@ -108,6 +108,9 @@ export function createGatewayClient(
     // cleared at the end, not AbortSignal.timeout and .any, which cost ~15 µs a request
     // and leave a live timer per request for the whole deadline.
     const deadlineMs = requestDeadlineMs(options);
+    const caller = callOptions?.signal;
+    // Never started for a run already stopping, whatever undici would do with a socket at hand.
+    if (caller?.aborted) throw abandoned(operation, request, caller.reason);
     let pastDeadline = false;
     const exchange = startExchange(pool, {
       method,
@@ -122,25 +125,19 @@ export function createGatewayClient(
       exchange.end(new Error(`past its ${deadlineMs} ms deadline`));
     }, deadlineMs);
     const abandon = () => exchange.end(new Error('abandoned: the run is stopping'));
-    const caller = callOptions?.signal;
-    if (caller?.aborted) abandon();
-    else if (caller) endedWith(caller).add(abandon);
+    if (caller) endedWith(caller).add(abandon);
     try {
       ({ statusCode, retryAfter, text } = await exchange.reply);
     } catch (error) {
       // Cut by our deadline, or abandoned by a run that stops: no answer, so ambiguous (a
       // create may have landed), resolved by lookup like any other.
+      if (!pastDeadline && caller?.aborted) throw abandoned(operation, request, error);
       const failure = pastDeadline
         ? {
             kind: 'ambiguous' as const,
             message: `no complete answer within its ${deadlineMs} ms deadline`,
           }
-        : callOptions?.signal?.aborted
-          ? {
-              kind: 'ambiguous' as const,
-              message: 'abandoned without an answer: the run is stopping',
-            }
-          : classifyTransportError(error);
+        : classifyTransportError(error);
       throw new GatewayError(failure.kind, operation, `${operation}: ${failure.message}`, {
         request,
         cause: error,
@@ -368,6 +365,16 @@ function startExchange(
  * What ends each request in flight under a caller's signal: one listener a signal (a
  * run's one signal is shared by all its requests), not one a request.
  */
+/** A request cut, or never started, because the run stops: ambiguous, resolved by lookup. */
+function abandoned(operation: Operation, request: string, cause: unknown): GatewayError {
+  return new GatewayError(
+    'ambiguous',
+    operation,
+    `${operation}: abandoned without an answer: the run is stopping`,
+    { request, cause },
+  );
+}
+
 const endings = new WeakMap<AbortSignal, Set<() => void>>();
 function endedWith(signal: AbortSignal): Set<() => void> {
   let ends = endings.get(signal);

@@ -307,6 +307,17 @@ describe('gateway client against the sandbox over HTTP', () => {
       await expectKind(client.getTransactionByOrderId('a.b/c d'), 'not-found');
     });
 
+    it('a create for a run already stopped never leaves, even on a kept-alive connection', async () => {
+      await client.createCashOut(cashOutRequest('before-stop'));
+      const stopped = AbortSignal.abort();
+      const error = await expectKind(
+        client.createCashOut(cashOutRequest('after-stop'), { signal: stopped }),
+        'ambiguous',
+      );
+      expect(error.message).toContain('abandoned without an answer: the run is stopping');
+      expect(sandbox.ledger().map((entry) => entry.orderId)).toEqual(['before-stop']);
+    });
+
     it('ambiguous: the caller aborts mid-flight', async () => {
       sandbox.setFaults({ latencyMs: 500 });
       const controller = new AbortController();
