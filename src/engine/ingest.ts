@@ -32,12 +32,20 @@ export type IngestResult =
 /**
  * Rows journaled per transaction while the file streams in. Each commit waits for the
  * disk, and each row of a chunk dirties its own index pages, held until the commit:
- * 300,000 rows took 22.5 s of CPU in chunks of 500, 18 s in 2,000 (peak RSS 170 MB,
- * then 150), and 15.5 s in 5,000 but at 188 MB (`node test/bench/ingest.mjs`). Since
- * a file's commits checkpoint every 20,000 pages (context.ts), a million rows take 23.5 s
- * in 2,000 and 21.6 s in 10,000, but at 218 MB instead of 180.
+ * 300,000 rows took 22.5 s of CPU in chunks of 500, 18 s in 2,000, and 15.5 s in 5,000
+ * but at 188 MB (`node test/bench/ingest.mjs`). Since a file's commits checkpoint every
+ * 20,000 pages (context.ts), a million rows took 23.5 s in 2,000 and 21.6 s in 10,000,
+ * but at 218 MB instead of 180, and 1,000 cost what 2,000 do (28-29 s both, in turn). Not
+ * more than 1,000: a chunk's rows wait in memory for its commit, and V8 collects its
+ * young objects every 13 MB or so of new ones, about 2,100 rows here. A chunk of 2,000
+ * rows could outlive two of those collections, which moves its rows into the old
+ * generation to die there, or be nearly all alive at one, which makes V8 allocate such
+ * objects in the old generation from then on: in some runs a megabyte a collection piled
+ * up until a full one (75 KB otherwise, `node --trace-gc-nvp`), and ingest of 3,000,000
+ * rows peaked at up to 172 MB. A chunk of 1,000 rows lives through at most one young
+ * collection.
  */
-const CHUNK_ROWS = 2_000;
+const CHUNK_ROWS = 1_000;
 
 export interface IngestOptions extends ReadOptions {
   /** duplicateWindow, in ms. */

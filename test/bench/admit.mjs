@@ -14,7 +14,7 @@ import { Database } from '../../dist/journal/sqlite.js';
 import { withCheckDigits } from '../../dist/csv/documents.js';
 
 const ROWS = Number(process.env.BENCH_ADMIT_ROWS ?? 1_000_000);
-const CHUNK = Number(process.env.BENCH_ADMIT_CHUNK ?? 2_000);
+const CHUNK = Number(process.env.BENCH_ADMIT_CHUNK ?? 1_000);
 const NAMES = ['Ana Souza', 'João Conceição', 'Maria das Graças', 'Açougue São Jorge Ltda'];
 const RULES = { duplicateWindowMs: 3 * 24 * 3_600_000, hintFlags: '' };
 
