@@ -97,12 +97,14 @@ const MEMORY_KEYS = 1_500_000;
  * gives it back; a reading that never spilled has nothing to close.
  */
 export class FingerprintTables {
+  readonly #memoryKeys: number;
   #room: number;
   #spill: SpillFile | undefined;
   #made = 0;
 
-  /** `memoryKeys`: MEMORY_KEYS; smaller in tests, to read the spilled path on small files. */
+  /** `memoryKeys`: MEMORY_KEYS, or fewer (ingest's; tests', to read the spilled path). */
   constructor(memoryKeys = MEMORY_KEYS) {
+    this.#memoryKeys = memoryKeys;
     this.#room = memoryKeys;
   }
 
@@ -118,7 +120,7 @@ export class FingerprintTables {
   }
 
   spill(): SpillFile {
-    this.#spill ??= spillSafely(() => new SpillFile());
+    this.#spill ??= spillSafely(this.#memoryKeys, () => new SpillFile(this.#memoryKeys));
     return this.#spill;
   }
 
@@ -285,7 +287,8 @@ class SpillFile {
   private readonly tables: SpillTable[] = [];
   private writes = 0;
 
-  constructor() {
+  /** `memoryKeys`: the bound past which a reading's keys come here, for its errors. */
+  constructor(private readonly memoryKeys: number) {
     const Database = sqliteBinding();
     const folder = mkdtempSync(join(tmpdir(), 'payouts-keys-'));
     try {
@@ -315,12 +318,12 @@ class SpillFile {
   }
 
   get(table: number, key: Fingerprint): number | undefined {
-    return spillSafely(() => this.tableOf(table).get.get(key.high, key.low));
+    return spillSafely(this.memoryKeys, () => this.tableOf(table).get.get(key.high, key.low));
   }
 
   /** As FingerprintTable's: one write for a new key, a look only for a repeat. */
   claim(table: number, key: Fingerprint, value: number): number | undefined {
-    return spillSafely(() => {
+    return spillSafely(this.memoryKeys, () => {
       const { changes } = this.tableOf(table).claim.run(key.high, key.low, value);
       this.wrote();
       return changes === 0 ? this.tableOf(table).get.get(key.high, key.low) : undefined;
@@ -328,7 +331,7 @@ class SpillFile {
   }
 
   set(table: number, key: Fingerprint, value: number): void {
-    spillSafely(() => {
+    spillSafely(this.memoryKeys, () => {
       this.tableOf(table).put.run(key.high, key.low, value);
       this.wrote();
     });
@@ -370,14 +373,14 @@ const COMMIT_EVERY = 10_000;
  * The spill file's work, its failure said as the temp folder's (full, missing, not ours):
  * the file being read is not at fault, and the journal has nothing to do with it.
  */
-function spillSafely<T>(work: () => T): T {
+function spillSafely<T>(memoryKeys: number, work: () => T): T {
   try {
     return work();
   } catch (error) {
     const { code, message } = error as { code?: unknown; message?: unknown };
     throw new PayoutsError(
       'temp-folder',
-      `finding repeated rows needs room in the temp folder ${tmpdir()} (${String(code ?? 'error')}: ${String(message)}) in a file past ${MEMORY_KEYS.toLocaleString('en')} rows (half as many with an orderId column); free space there, or point TMPDIR at a folder that has it, then run again`,
+      `finding repeated rows needs room in the temp folder ${tmpdir()} (${String(code ?? 'error')}: ${String(message)}) in a file past ${memoryKeys.toLocaleString('en')} rows (half as many with an orderId column); free space there, or point TMPDIR at a folder that has it, then run again`,
       { cause: error },
     );
   }

@@ -36,7 +36,10 @@ export interface ReadOptions {
   /** Contacts for rows that give none (see the row's check). */
   recipientEmail?: string | null;
   recipientPhone?: string | null;
-  /** Tests only: fewer repeat keys in memory than MEMORY_KEYS, to read the spilled path. */
+  /**
+   * Fewer repeat keys in memory than MEMORY_KEYS (fingerprints.ts): ingest's bound, and
+   * tests', to read the spilled path on small files.
+   */
   memoryKeys?: number;
 }
 

@@ -502,6 +502,22 @@ describe('readPayoutFile', () => {
       else process.env.TMPDIR = tmpdirBefore;
     }
   });
+
+  it('says past how many rows its own reading keeps repeat keys in a file', async () => {
+    const path = writeFile(folder(), 'payroll.csv', `${HEADER}\n${ROW('p-1')}\n${ROW('p-2')}\n`);
+    const tmpdirBefore = process.env.TMPDIR;
+    process.env.TMPDIR = join(folder(), 'no-such-tmp');
+    try {
+      const reading = readPayoutFile(path, { ...OPTIONS, memoryKeys: 2 }, () => undefined);
+      await expect(reading).rejects.toMatchObject({
+        code: 'temp-folder',
+        message: expect.stringContaining('in a file past 2 rows'),
+      });
+    } finally {
+      if (tmpdirBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdirBefore;
+    }
+  });
 });
 
 describe('hostile files: a clear error or per-row messages, never a crash or a hang', () => {
