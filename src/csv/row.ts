@@ -43,7 +43,13 @@ export interface Payout {
   identicalTo?: number;
 }
 
-export function toCashOutRequest(payout: Payout): CashOutRequest {
+/** A payout's request: only these of its fields go into it. */
+export function toCashOutRequest(
+  payout: Pick<
+    Payout,
+    'orderId' | 'valueCents' | 'pixKeyType' | 'pixKey' | 'cpfCnpj' | 'name' | 'email' | 'phone'
+  >,
+): CashOutRequest {
   return {
     value: payout.valueCents,
     pixKeyType: PIX_KEY_TYPES.indexOf(payout.pixKeyType),
