@@ -91,6 +91,7 @@ class WaitingPayout implements PayoutInput {
     this.phone = payout.phone;
   }
 
+  /** Made at each read, for admission to use at once: a spread copy would not have it. */
   get request(): CashOutRequest {
     return toCashOutRequest(this);
   }
