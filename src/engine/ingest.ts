@@ -56,7 +56,7 @@ const CHUNK_ROWS = 1_000;
  * keys go to the spill file at 3 to 5 µs each, next to the 28 µs of CPU a row's ingest
  * costs.
  */
-const MEMORY_KEYS = 1_000_000;
+const INGEST_MEMORY_KEYS = 1_000_000;
 
 /**
  * A valid row waiting for its chunk's commit, its request made when admission reads it.
@@ -141,7 +141,7 @@ export async function ingestFile(
   try {
     report = await readPayoutFile(
       path,
-      { ...options, memoryKeys: options.memoryKeys ?? MEMORY_KEYS },
+      { ...options, memoryKeys: options.memoryKeys ?? INGEST_MEMORY_KEYS },
       // A promise only when a chunk is written: a tick per row is measurable on a million rows.
       (row): Promise<void> | undefined => {
         if (row.kind === 'valid') payouts.push(new WaitingPayout(row.payout));
