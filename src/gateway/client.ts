@@ -361,10 +361,6 @@ function startExchange(
   };
 }
 
-/**
- * What ends each request in flight under a caller's signal: one listener a signal (a
- * run's one signal is shared by all its requests), not one a request.
- */
 /** A request cut, or never started, because the run stops: ambiguous, resolved by lookup. */
 function abandoned(operation: Operation, request: string, cause: unknown): GatewayError {
   return new GatewayError(
@@ -375,6 +371,10 @@ function abandoned(operation: Operation, request: string, cause: unknown): Gatew
   );
 }
 
+/**
+ * What ends each request in flight under a caller's signal: one listener a signal (a
+ * run's one signal is shared by all its requests), not one a request.
+ */
 const endings = new WeakMap<AbortSignal, Set<() => void>>();
 function endedWith(signal: AbortSignal): Set<() => void> {
   let ends = endings.get(signal);
