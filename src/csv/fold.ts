@@ -38,8 +38,7 @@ function foldPlainly(text: string): string | undefined {
     const code = text.charCodeAt(at);
     if (code < 0x80) {
       // A space only between two other characters; no other space or control.
-      if (code <= 32 && (code !== 32 || at === 0 || at === last || text.charCodeAt(at + 1) === 32))
-        return undefined;
+      if (code <= 32 && !isInnerLoneSpace(text, at)) return undefined;
     } else if (code >= 0xc0 && code <= 0xff && ACCENTED_TO_ASCII[code - 0xc0] !== undefined) {
       accented = true;
     } else return undefined;
@@ -54,6 +53,13 @@ function foldPlainly(text: string): string | undefined {
     from = at + 1;
   }
   return (plain + text.slice(from)).toLowerCase();
+}
+
+/** A space with another character on either side that is not a space. */
+function isInnerLoneSpace(text: string, at: number): boolean {
+  return (
+    text.charCodeAt(at) === 32 && at > 0 && at < text.length - 1 && text.charCodeAt(at + 1) !== 32
+  );
 }
 
 function foldGenerally(text: string): string {
@@ -81,7 +87,7 @@ function isSingleSpaced(text: string): boolean {
   for (let at = 0; at <= last; at++) {
     const code = text.charCodeAt(at);
     if (code <= 32) {
-      if (code !== 32 || at === 0 || at === last || text.charCodeAt(at + 1) === 32) return false;
+      if (!isInnerLoneSpace(text, at)) return false;
     } else if (
       code >= 0x80 &&
       (code < 0xc0 || (code >= 0x1680 && code <= 0x3000) || code === 0xfeff)

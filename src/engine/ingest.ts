@@ -7,7 +7,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { batchStem } from '../csv/order-id.js';
-import { foldText } from '../csv/fold.js';
+import { foldText, singleSpaced } from '../csv/fold.js';
 import { readPayoutFile, type FileReport, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest, type Payout } from '../csv/row.js';
 import type { CashOutRequest, PixKeyTypeName } from '../gateway/contract.js';
@@ -155,7 +155,7 @@ export async function ingestFile(
             column: row.column,
             message: sayInEnglish(row.message),
             said: row.message,
-            name: row.cells.name?.replace(/\s+/g, ' ').trim() || null,
+            name: singleSpaced(row.cells.name ?? '') || null,
             valueCents: row.valueCents ?? null,
             valueWritten: row.valueCents === undefined ? written || null : null,
           });
