@@ -174,6 +174,27 @@ export async function followPending(
       : probeDelayMs(claim.polls + 1, probe, options.pollPolicy);
   };
 
+  /**
+   * Writes decisions made by what the batches had learned when they were made. A batch
+   * that learned its settle time meanwhile has brought its pending polls forward already
+   * (pollBatchSooner), and a store answering later (the SQLite journal's sending thread,
+   * a network database) may land these writes after that, putting a payout back to wait
+   * a minute for news it already has: so its polls are brought forward again.
+   */
+  const recordLearning = async (
+    answers: readonly { claim: Claim; decision: Decision }[],
+  ): Promise<void> => {
+    const batchIds = [...new Set(answers.map(({ claim }) => claim.batchId))];
+    const knew = batchIds.map((batchId) => settling.settledAgeMs(batchId));
+    await record(deps, options, answers);
+    for (const [i, batchId] of batchIds.entries()) {
+      const learned = settling.settledAgeMs(batchId);
+      if (learned !== undefined && learned !== knew[i]) {
+        await journal.pollBatchSooner(batchId, learnedPollAgeMs(learned));
+      }
+    }
+  };
+
   const poll = async (claim: Claim): Promise<void> => {
     const transactionId = claim.transactionId as number;
     const answer = await pool.ask((call) => deps.gateway.getTransactionById(transactionId, call));
@@ -197,7 +218,7 @@ export async function followPending(
       decision.to === 'pending'
         ? nextPoll(decision, claim.polls + 1, batchSays(claim, now) ?? now + pollDelay(claim))
         : decision;
-    await record(deps, options, [{ claim, decision: next }]);
+    await recordLearning([{ claim, decision: next }]);
     const ageMs =
       claim.lastSentAt === null ? undefined : settleAgeLearned(decision.to, now - claim.lastSentAt);
     if (ageMs !== undefined) {
@@ -265,7 +286,7 @@ export async function followPending(
         if (at === undefined) polled.push(claim);
         else waiting.push({ claim, decision: nextPoll(WAIT, claim.polls, at) });
       }
-      if (waiting.length > 0) await record(deps, options, waiting);
+      if (waiting.length > 0) await recordLearning(waiting);
       for (const claim of polled) {
         pool
           .run(() => poll(claim))
