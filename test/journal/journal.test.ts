@@ -145,6 +145,31 @@ describe('the SQLite journal', () => {
       }
     });
 
+    it("waits for a claim's commit off the event loop: answers and timers are heard meanwhile", async () => {
+      const journal = open();
+      const id = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(id, [{ line: 2, request: cashOutRequest('o-1') }], {
+        duplicateWindowMs: 0,
+      });
+      // Another process holds the write lock, as a slow disk would hold the commit.
+      const other = new Database(journal.path);
+      try {
+        other.exec('BEGIN IMMEDIATE');
+        let settled = false;
+        const claiming = journal.claimToSend('run-1', 10, 60_000).finally(() => {
+          settled = true;
+        });
+        // The event loop turns while the claim waits for the lock.
+        for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+        expect(settled).toBe(false);
+        other.exec('COMMIT');
+        expect((await claiming).map((claim) => claim.orderId)).toEqual(['o-1']);
+        expect((await journal.payout('o-1'))?.state).toBe('sending');
+      } finally {
+        other.close();
+      }
+    });
+
     it('refuses a journal written by a newer version', async () => {
       const journal = open();
       await journal.close();

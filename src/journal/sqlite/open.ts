@@ -13,7 +13,8 @@ import { dirname } from 'node:path';
 import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { MIGRATIONS } from '../migrations.js';
-import { Database } from '../sqlite.js';
+import type { Database } from '../sqlite.js';
+import { connect } from './connection.js';
 import type { GatewayKind, JournalIdentity } from '../types.js';
 import { createBatches } from './batches.js';
 import { contextOf, type Synchronous } from './context.js';
@@ -22,6 +23,7 @@ import { createLocks } from './locks.js';
 import { createPayouts } from './payouts.js';
 import { createReports } from './reports.js';
 import { createRows } from './rows.js';
+import { sendingThread } from './sending-thread.js';
 
 // statfs magic numbers of filesystems that share one file between hosts: SQLite's
 // locks are not to be trusted there (NFS, SMB/CIFS, FUSE mounts such as sshfs, 9P).
@@ -53,17 +55,8 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
   closeSync(openSync(path, 'a', 0o600));
   chmodSync(path, 0o600);
 
-  // The busy time-out first: two processes opening at once must wait for each other,
-  // even for switching to WAL.
-  const db = new Database(path, { timeout: BUSY_WAIT_MS });
-  // A damaged or unreadable file fails here: closed, so that a process that goes on (a
-  // daemon, a test running commands in its own process) does not keep it open.
+  const db = connect(path);
   try {
-    switchToWal(db);
-    // FULL: a commit is on disk before it returns, so a `sending` mark survives a power cut.
-    db.pragma('synchronous = FULL');
-    db.pragma(`cache_size = -${CACHE_KIB}`);
-    db.pragma('foreign_keys = ON');
     migrate(db);
     // A random identity, made once: a journal from elsewhere (or a new one) has another.
     db.prepare<[string, number]>(
@@ -147,7 +140,25 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     ...createLocks(context),
     ...createReports(context),
   };
-  return answering(journal);
+  // The sending path's writes, committed on a thread of their own (see sending-thread.ts).
+  const thread = sendingThread(path, now, () => recoverySince);
+  return {
+    ...answering(journal),
+    claimToSend: async (...args) => {
+      const claims = await thread.call('claimToSend', args);
+      if (claims.length > 0) sending.committed();
+      return claims;
+    },
+    moveMany: (...args) => thread.call('moveMany', args),
+    unclaim: (...args) => thread.call('unclaim', args),
+    close: async () => {
+      try {
+        await thread.close();
+      } finally {
+        db.close();
+      }
+    },
+  };
 }
 
 /** The journal as SQLite answers it: at once, but for `sendable` (the marker's write). */
@@ -174,37 +185,6 @@ function answering<T extends object>(journal: T): Answering<T> {
       : value,
   ]);
   return Object.fromEntries(entries) as Answering<T>;
-}
-
-const BUSY_WAIT_MS = 10_000;
-/**
- * The connection's page cache, in KiB: 4 MiB, not the 16 MB better-sqlite3 builds SQLite
- * with (DEFAULT_CACHE_SIZE=-16000), which a file's admission fills, and which also bounds
- * a sort's memory (a batch's totals, grouped by state, sorted its million rows in 16 MB
- * more). Taking the 1M-row csv-validate file in peaked at 137-141 MB instead of 164-167,
- * for 2% more CPU (26.5 s against 25.3-26.4; the index pages a chunk dirties are read
- * back from the OS's cache), and claims cost the same (21.0 µs a row against 21.3).
- */
-const CACHE_KIB = 4_000;
-const PAUSE = new Int32Array(new SharedArrayBuffer(4));
-
-/**
- * Switching a new journal to WAL takes the whole file, and SQLite answers SQLITE_BUSY at
- * once instead of waiting as it does for a write: two processes opening a new journal
- * together (two daemons started at once) would have one fail. So it is tried again, for
- * as long as a write would wait.
- */
-function switchToWal(db: Database): void {
-  const until = Date.now() + BUSY_WAIT_MS;
-  for (;;) {
-    try {
-      db.pragma('journal_mode = WAL');
-      return;
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= until) throw error;
-      Atomics.wait(PAUSE, 0, 0, 20); // a synchronous pause: the open is synchronous
-    }
-  }
 }
 
 function migrate(db: Database): void {
