@@ -153,15 +153,20 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   };
 
   // Rows claimed ahead of a free place, so that a place that frees sends one at once
-  // rather than waiting for a claim's commit, whose fsync blocks the event loop: as many
-  // as the places, topped up once half of them are sent (half the places gave 0.92-0.93 of
-  // ideal at c=64 and 50 ms against 0.93-0.95, a quarter cost 30% more commits again).
-  // None under a request budget, whose pace, not the commits, is the ceiling.
+  // rather than waiting for a claim's commit: as many as the places, topped up once half
+  // of them are sent (half the places gave 0.92-0.93 of ideal at c=64 and 50 ms against
+  // 0.93-0.95, a quarter cost 30% more commits again). A top-up is claimed while the places
+  // go on sending: the journal commits it off the event loop, and its rows join the others
+  // when it returns. None under a request budget, whose pace, not the commits, is the
+  // ceiling.
   let ahead = pool.paced ? 0 : pool.concurrency;
   const ready: { claim: Claim; at: number }[] = [];
   // The last claim found fewer rows than it asked for: none is claimed ahead until a claim
   // for a free place finds the queue full again.
   let queueDry = false;
+  // The top-up on its way, if any: awaited before the rows claimed ahead are given back
+  // for a pause or the run's end, so that none of its rows is left claimed.
+  let toppingUp: Promise<void> | undefined;
   /** Gives back the claims made ahead, or those claimed before `olderThan`; says how many. */
   const giveBack = async (why: string, olderThan = Infinity): Promise<number> => {
     const count = ready.findIndex(({ at }) => at >= olderThan);
@@ -173,6 +178,49 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
       );
     }
     return back.length;
+  };
+
+  /** Claims `limit` rows, with the answers waiting written in the same commit. */
+  const claimRows = async (limit: number): Promise<Claim[]> => {
+    clearTimeout(writeTimer);
+    writeTimer = undefined;
+    const answers = unwritten.splice(0);
+    if (answers.length > 0) failpoint('before-answer-commit');
+    let claims: Claim[];
+    try {
+      claims = await journal.claimToSend(
+        options.owner,
+        limit,
+        options.leaseMs,
+        options.admission,
+        movesOf(deps, options, answers),
+      );
+    } catch (error) {
+      // Nothing of that commit was written: the answers are tried again on their own.
+      unwritten.unshift(...answers);
+      throw error;
+    }
+    if (claims.length > 0) failpoint('after-sending-commit');
+    queueDry = claims.length < limit;
+    return claims;
+  };
+
+  /** Claims `limit` rows ahead while the places go on sending; see toppingUp. */
+  const topUp = (limit: number): void => {
+    const claiming = claimRows(limit).then(
+      (claims) => {
+        const at = deps.clock.now();
+        for (const claimed of claims) ready.push({ claim: claimed, at });
+      },
+      (error: unknown) => {
+        // Ends the run, as a failed claim for a free place does.
+        writeError ??= error;
+      },
+    );
+    toppingUp = claiming;
+    void claiming.finally(() => {
+      if (toppingUp === claiming) toppingUp = undefined;
+    });
   };
 
   const dispatch = (claim: Claim) => {
@@ -196,6 +244,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
       // in it started is seen here, and the rows claimed ahead go back to the queue rather
       // than wait through it.
       if (pool.pausedUntil > deps.clock.now()) {
+        await toppingUp;
         await giveBack('sending paused');
         await pool.waitToStart();
         continue;
@@ -208,37 +257,28 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
         const taken = ready.splice(0, free);
         for (const { claim } of taken) dispatch(claim);
         const places = free - taken.length;
-        const topUp: number = !queueDry && ready.length <= ahead / 2 ? ahead - ready.length : 0;
-        if (places === 0 && topUp === 0) continue;
-        clearTimeout(writeTimer);
-        writeTimer = undefined;
-        const answers = unwritten.splice(0);
-        if (answers.length > 0) failpoint('before-answer-commit');
-        let claims: Claim[];
-        try {
-          claims = await journal.claimToSend(
-            options.owner,
-            places + topUp,
-            options.leaseMs,
-            options.admission,
-            movesOf(deps, options, answers),
-          );
-        } catch (error) {
-          // Nothing of that commit was written: the answers are tried again on their own.
-          unwritten.unshift(...answers);
-          throw error;
-        }
-        if (claims.length > 0) failpoint('after-sending-commit');
-        queueDry = claims.length < places + topUp;
-        for (const claim of claims.slice(0, places)) dispatch(claim);
-        const at = deps.clock.now();
-        for (const claim of claims.slice(places)) ready.push({ claim, at });
-        if (claims.length === 0 && pool.running === 0) {
-          // Answers not yet written, or still being written, may put rows back in the queue
-          // (a 429): write, then look again.
-          if (unwritten.length === 0 && writesInFlight === 0) break;
-          await writeAnswers();
+        const more: number =
+          !queueDry && toppingUp === undefined && ready.length <= ahead / 2
+            ? ahead - ready.length
+            : 0;
+        if (places === 0) {
+          if (more > 0) topUp(more);
+        } else if (toppingUp !== undefined) {
+          // The top-up on its way brings rows for these places.
+          await toppingUp;
           continue;
+        } else {
+          const claims = await claimRows(places + more);
+          for (const claimed of claims.slice(0, places)) dispatch(claimed);
+          const at = deps.clock.now();
+          for (const claimed of claims.slice(places)) ready.push({ claim: claimed, at });
+          if (claims.length === 0 && pool.running === 0) {
+            // Answers not yet written, or still being written, may put rows back in the
+            // queue (a 429): write, then look again.
+            if (unwritten.length === 0 && writesInFlight === 0) break;
+            await writeAnswers();
+            continue;
+          }
         }
       } else if (pool.running < pool.concurrency) {
         // The request budget or a pause, not the places, keeps the next one: wait for it.
@@ -251,6 +291,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     await pool.idle();
     await writeAnswers();
     try {
+      await toppingUp;
       await giveBack(stopped ?? 'the run stopped');
     } catch (error) {
       // Left `sending`: the next run resolves them by lookup.

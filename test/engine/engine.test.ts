@@ -12,6 +12,7 @@ import {
   type EngineOptions,
 } from '../../src/engine/engine.js';
 import { openJournal, type Journal } from '../../src/journal/journal.js';
+import { Database } from '../../src/journal/sqlite.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { createRandom } from '../../src/sandbox/faults.js';
 import { useTempFolder } from '../support/files.js';
@@ -269,6 +270,52 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     expect(await givenBack(ids)).toContain(
       'claimed ahead of its request and not sent (sending paused): queued again',
     );
+  });
+
+  it('places that free while a top-up waits for its commit are filled from the rows claimed ahead', async () => {
+    const ids = await admit(12);
+    const gateway = client();
+    // Each create's answer is held until the test lets it go, one at a time.
+    const held: (() => void)[] = [];
+    let creates = 0;
+    let holding = true;
+    const oneByOne: GatewayClient = {
+      ...gateway,
+      createCashOut: async (request, callOptions) => {
+        creates++;
+        if (holding) await new Promise<void>((resolve) => held.push(resolve));
+        return gateway.createCashOut(request, callOptions);
+      },
+    };
+    /** Waits, within a bound, for the run to have sent `count` creates. */
+    const sentUpTo = async (count: number) => {
+      for (let look = 0; look < 500 && creates < count; look++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(creates, `creates sent, waiting for ${count}`).toBe(count);
+    };
+    const running = sendQueued(deps(oneByOne, { concurrency: 4 }), options());
+    // Four places and four rows claimed ahead of them, in the first commit.
+    await sentUpTo(4);
+    // Another process takes the journal's write lock: the next claim waits for it.
+    const other = new Database(journal.path);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      // Each answer frees a place, filled at once from the rows claimed ahead; the second
+      // leaves two of them, and a top-up is claimed, waiting for the lock.
+      for (let answer = 0; answer < 4; answer++) {
+        held.shift()?.();
+        await sentUpTo(5 + answer);
+      }
+      other.exec('COMMIT');
+    } finally {
+      other.close();
+      holding = false;
+      for (const release of held.splice(0)) release();
+    }
+    const report = await running;
+    expect(report).toMatchObject({ sent: 12, stopped: undefined });
+    expectLedgerHoldsEachOnce(ids);
   });
 
   it('a pause that starts while the loop takes its turn for answers still gives back the rows claimed ahead at once', async () => {
