@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     setupFiles: ['test/support/leaks.ts'],
+    // dist/ as src/ is now, for what runs the build (the journal's sending thread, bin/).
+    globalSetup: ['test/support/fresh-build.ts'],
     // Most of a test's time is spent waiting (a sandbox settling, a child starting, a
     // lease running out), not computing: four files at once on two cores, where the
     // default (one fewer than the cores) ran them one at a time.

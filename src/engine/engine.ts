@@ -180,8 +180,14 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     return back.length;
   };
 
-  /** Claims `limit` rows, with the answers waiting written in the same commit. */
-  const claimRows = async (limit: number): Promise<Claim[]> => {
+  /**
+   * Claims `limit` rows, with the answers waiting written in the same commit; `at`, when it
+   * was asked for: the journal times the claim's lease from then, however long the commit
+   * then waits (for the disk, for another process's write lock), so a row claimed ahead
+   * counts its wait for a place from then too.
+   */
+  const claimRows = async (limit: number): Promise<{ claims: Claim[]; at: number }> => {
+    const at = deps.clock.now();
     clearTimeout(writeTimer);
     writeTimer = undefined;
     const answers = unwritten.splice(0);
@@ -202,14 +208,13 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     }
     if (claims.length > 0) failpoint('after-sending-commit');
     queueDry = claims.length < limit;
-    return claims;
+    return { claims, at };
   };
 
   /** Claims `limit` rows ahead while the places go on sending; see toppingUp. */
   const topUp = (limit: number): void => {
     const claiming = claimRows(limit).then(
-      (claims) => {
-        const at = deps.clock.now();
+      ({ claims, at }) => {
         for (const claimed of claims) ready.push({ claim: claimed, at });
       },
       (error: unknown) => {
@@ -268,9 +273,8 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
           await toppingUp;
           continue;
         } else {
-          const claims = await claimRows(places + more);
+          const { claims, at } = await claimRows(places + more);
           for (const claimed of claims.slice(0, places)) dispatch(claimed);
-          const at = deps.clock.now();
           for (const claimed of claims.slice(places)) ready.push({ claim: claimed, at });
           if (claims.length === 0 && pool.running === 0) {
             // Answers not yet written, or still being written, may put rows back in the
@@ -289,9 +293,10 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     }
   } finally {
     await pool.idle();
+    // First: answers that rode on a top-up which then failed are back in `unwritten`.
+    await toppingUp;
     await writeAnswers();
     try {
-      await toppingUp;
       await giveBack(stopped ?? 'the run stopped');
     } catch (error) {
       // Left `sending`: the next run resolves them by lookup.

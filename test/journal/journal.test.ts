@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database } from '../../src/journal/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -168,6 +168,27 @@ describe('the SQLite journal', () => {
       } finally {
         other.close();
       }
+    });
+
+    it("fails a claim with SQLite's own code when its thread cannot open the journal, every later one too, and still closes", async () => {
+      const journal = open();
+      const id = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(id, [{ line: 2, request: cashOutRequest('o-1') }], {
+        duplicateWindowMs: 0,
+      });
+      // The file is gone from its folder before the first claim starts the thread, which
+      // opens it then: a folder stands in its place.
+      rmSync(journal.path);
+      mkdirSync(journal.path);
+      const failure: unknown = await journal.claimToSend('run-1', 10, 60_000).catch((e) => e);
+      expect(failure).toMatchObject({ code: 'SQLITE_CANTOPEN' });
+      expect(failure).toMatchObject({ message: expect.stringMatching(/unable to open/) });
+      await expect(journal.unclaim([], 'given back')).rejects.toMatchObject({
+        code: 'SQLITE_CANTOPEN',
+      });
+      await journal.close();
+      await journal.close();
+      opened.pop();
     });
 
     it('refuses a journal written by a newer version', async () => {

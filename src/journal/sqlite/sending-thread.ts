@@ -12,7 +12,6 @@
  * it) and ends with the journal. Each call carries the journal's clock and recovery, so
  * the thread decides by the same time and the same rules as the journal that asked.
  */
-import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
@@ -28,6 +27,13 @@ export type SendingCall = {
     id: number;
     method: M;
     args: Parameters<SendingMethods[M]>;
+    /**
+     * The asking journal's time when it asked: the thread's transaction is timed by it,
+     * as the journal's own would be by its clock (tests move that clock). A claim that
+     * waits there (behind another call, for another process's lock) keeps the time it was
+     * asked at: its lease and last send start then, and the engine counts a row claimed
+     * ahead as waiting from that time (see claimRows in engine.ts).
+     */
     now: number;
     recoverySince: number | null;
   };
@@ -38,30 +44,31 @@ export interface FailureShape {
   name: string;
   message: string;
   code: unknown;
+  stack: string | undefined;
 }
 
 export type SendingReply = { id: number; result: unknown } | { id: number; failure: FailureShape };
 
 export function failureShape(error: unknown): FailureShape {
-  const { name, message, code } =
-    error instanceof Error
-      ? (error as Error & { code?: unknown })
-      : {
-          name: 'Error',
-          message: String(error),
-          code: undefined,
-        };
-  return { name, message, code };
+  if (!(error instanceof Error)) {
+    return { name: 'Error', message: String(error), code: undefined, stack: undefined };
+  }
+  const { name, message, code, stack } = error as Error & { code?: unknown };
+  return { name, message, code, stack };
 }
 
 /**
  * The failure as its caller acts on it: a JournalError as one (an intake tells a refusal
  * by its class), any other with SQLite's result code (a full disk, a damaged file, a
- * lock held too long are told by it).
+ * lock held too long are told by it); with the thread's stack, where it was thrown.
  */
 export function failureOf(shape: FailureShape): Error {
-  if (shape.name === 'JournalError') return new JournalError(shape.message);
-  return Object.assign(new Error(shape.message), { name: shape.name, code: shape.code });
+  const error =
+    shape.name === 'JournalError'
+      ? new JournalError(shape.message)
+      : Object.assign(new Error(shape.message), { name: shape.name, code: shape.code });
+  if (shape.stack !== undefined) error.stack = shape.stack;
+  return error;
 }
 
 export interface SendingThread {
@@ -69,7 +76,10 @@ export interface SendingThread {
     method: M,
     args: Parameters<SendingMethods[M]>,
   ): Promise<ReturnType<SendingMethods[M]>>;
-  /** Ends the thread once what was asked before is answered; its connection closed. */
+  /**
+   * Ends the thread once what was asked before is answered, its connection closed; at
+   * once when it never started or has already ended.
+   */
   close(): Promise<void>;
 }
 
@@ -79,6 +89,8 @@ export function sendingThread(
   recoverySince: () => number | null,
 ): SendingThread {
   let worker: Worker | undefined;
+  let exited: Promise<void> = Promise.resolve();
+  let closing = false;
   let ended: Error | undefined;
   let next = 0;
   const waiting = new Map<
@@ -91,15 +103,19 @@ export function sendingThread(
     for (const { reject } of waiting.values()) reject(ended);
     waiting.clear();
   };
+  // Only a call waiting for its answer, or the thread's closing, keeps the process alive.
+  const holdProcess = (thread: Worker): void => {
+    if (closing || waiting.size > 0) thread.ref();
+    else thread.unref();
+  };
 
   const start = (): Worker => {
     const started = new Worker(workerFile(), { workerData: { path } });
-    // Only a call waiting for its answer keeps the process alive.
-    started.unref();
+    exited = new Promise((resolve) => started.once('exit', () => resolve()));
     started.on('message', (reply: SendingReply) => {
       const call = waiting.get(reply.id);
       waiting.delete(reply.id);
-      if (waiting.size === 0) started.unref();
+      holdProcess(started);
       if (!call) return;
       if ('failure' in reply) call.reject(failureOf(reply.failure));
       else call.resolve(reply.result as never);
@@ -119,30 +135,41 @@ export function sendingThread(
       worker ??= start();
       const thread = worker;
       const id = next++;
-      thread.ref();
       return new Promise((resolve, reject) => {
+        const call = {
+          id,
+          method,
+          args,
+          now: now(),
+          recoverySince: recoverySince(),
+        } as SendingCall;
         waiting.set(id, { resolve, reject });
-        const call = { id, method, args, now: now(), recoverySince: recoverySince() };
-        thread.postMessage(call as SendingCall);
+        try {
+          thread.postMessage(call);
+        } catch (error) {
+          waiting.delete(id);
+          reject(error as Error);
+        }
+        holdProcess(thread);
       });
     },
     async close() {
-      const thread = worker;
       ended ??= new JournalError('the journal is closed');
-      if (!thread) return;
-      const exited = once(thread, 'exit');
+      if (!worker || closing) return exited;
+      closing = true;
       // Its end is awaited: the process must not end first (exit 13, a wait unfinished).
-      thread.ref();
-      thread.postMessage('close');
-      await exited;
+      holdProcess(worker);
+      // A thread already ended takes no message, and its exit has been seen.
+      worker.postMessage('close');
+      return exited;
     },
   };
 }
 
 /**
  * The thread's script: beside this module once built. Under the test runner this module
- * is its TypeScript source, which a thread cannot load: the thread runs the build of it
- * (`npm test` builds first).
+ * is its TypeScript source, which a thread cannot load: the thread runs the build of it,
+ * made afresh before the tests when a source is newer (test/support/fresh-build.ts).
  */
 function workerFile(): URL {
   const here = import.meta.url;

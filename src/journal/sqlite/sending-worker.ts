@@ -4,26 +4,48 @@
  * itself, at the asking journal's time and recovery.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { Database } from '../sqlite.js';
 import { connect } from './connection.js';
 import { contextOf } from './context.js';
 import { createPayouts } from './payouts.js';
 import { createRows } from './rows.js';
-import { failureShape, type SendingCall, type SendingReply } from './sending-thread.js';
+import {
+  failureShape,
+  type FailureShape,
+  type SendingCall,
+  type SendingReply,
+} from './sending-thread.js';
 
 const port = parentPort;
 if (!port) throw new Error('sending-worker.js runs as the journal sending thread only');
 
-const db = connect((workerData as { path: string }).path);
-let at = 0;
-let recoverySince: number | null = null;
-const context = contextOf(db, () => at);
-const payouts = createPayouts(context, createRows(context), {
-  recoverySince: () => recoverySince,
-  // The asking journal tells its marker once the answer reaches it.
-  committed: () => undefined,
-});
+type Payouts = ReturnType<typeof createPayouts>;
 
-function run(call: SendingCall): unknown {
+let asked = 0;
+let recoverySince: number | null = null;
+
+/**
+ * The connection and what runs on it; or why it could not be opened, told to every call
+ * as the journal failing (a thrown SQLite error would cross to the journal without its
+ * message: its class cannot be copied between threads).
+ */
+function opened(): { db: Database; payouts: Payouts } | FailureShape {
+  try {
+    const db = connect((workerData as { path: string }).path);
+    const context = contextOf(db, () => asked);
+    const payouts = createPayouts(context, createRows(context), {
+      recoverySince: () => recoverySince,
+      // The asking journal tells its marker once the answer reaches it.
+      committed: () => undefined,
+    });
+    return { db, payouts };
+  } catch (error) {
+    return failureShape(error);
+  }
+}
+const journal = opened();
+
+function run(payouts: Payouts, call: SendingCall): unknown {
   switch (call.method) {
     case 'claimToSend':
       return payouts.claimToSend(...call.args);
@@ -34,19 +56,22 @@ function run(call: SendingCall): unknown {
   }
 }
 
+function answer(call: SendingCall): SendingReply {
+  if (!('db' in journal)) return { id: call.id, failure: journal };
+  try {
+    return { id: call.id, result: run(journal.payouts, call) };
+  } catch (error) {
+    return { id: call.id, failure: failureShape(error) };
+  }
+}
+
 port.on('message', (call: SendingCall | 'close') => {
   if (call === 'close') {
-    db.close();
+    if ('db' in journal) journal.db.close();
     port.close();
     return;
   }
-  at = call.now;
+  asked = call.now;
   recoverySince = call.recoverySince;
-  let reply: SendingReply;
-  try {
-    reply = { id: call.id, result: run(call) };
-  } catch (error) {
-    reply = { id: call.id, failure: failureShape(error) };
-  }
-  port.postMessage(reply);
+  port.postMessage(answer(call));
 });
