@@ -3,8 +3,9 @@
 // elsewhere. Each scenario runs in its own process for a clean peak RSS (the engine's;
 // the sandbox's is not counted). With latency, the figure is compared with the ideal
 // concurrency / latency; with none, it is the cost of the journal and the client per
-// payout. Each is also compared with our client alone against the same gateway process,
-// just before (ofClientAlone). CPU time per payout is given for both processes
+// payout. Each is also compared, just before, with bare undici (ofBareUndici: what the
+// transport reaches against the same gateway process, the floor of the ideal's gap) and
+// with our client alone (ofClientAlone). CPU time per payout is given for both processes
 // (process.cpuUsage for the engine's, /proc for the gateway's): a figure that holds on a
 // busy machine, and that says which of the two bounds the rate on two cores. Prints one
 // JSON line per scenario. BENCH_GATEWAY=lean measures against a lean stand-in instead
@@ -23,7 +24,7 @@ import { createGatewayPool } from '../../dist/engine/pool.js';
 import { systemClock } from '../../dist/runtime/clock.js';
 import { POLLING } from '../../dist/engine/policy.js';
 import { openJournalForWork } from '../../dist/journal/open-for-work.js';
-import { request } from 'undici';
+import { Pool, request } from 'undici';
 
 const TOKEN = 'bench-token';
 const GATEWAY = process.env.BENCH_GATEWAY ?? 'sandbox';
@@ -133,21 +134,36 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
       await journal.admitPayouts(batchId, payouts.slice(at, at + 1000), {
         duplicateWindowMs: 0,
       });
-    // The baseline of the same run: our client alone, no journal, at the same concurrency
-    // against the same gateway process, for half as many creates: what the engine could
-    // reach here and now, so the engine's own cost reads as a ratio on a busy machine.
+    // The baselines of the same run, each for half as many creates, at the same
+    // concurrency against the same gateway process: bare undici (a Pool's request, the
+    // body read, nothing checked), what the transport itself reaches here and now; then
+    // our client alone, no journal. So the engine's own cost reads as a ratio on a busy
+    // machine, and the ideal's gap as the transport's part and ours.
     const alone = Math.round(count / 2);
-    let next = 0;
-    const aloneStarted = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < alone) {
-          const i = next++;
-          await gateway.createCashOut({ ...payouts[i].request, orderId: `alone-${i}` });
-        }
-      }),
+    const rate = async (create) => {
+      let next = 0;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < alone) await create(next++);
+        }),
+      );
+      return alone / ((performance.now() - started) / 1000);
+    };
+    const bare = new Pool(sandbox.url, { connections: concurrency });
+    const barePerSec = await rate(async (i) => {
+      const response = await bare.request({
+        path: '/transaction/cashout',
+        method: 'POST',
+        headers: { authorization: TOKEN, 'content-type': 'application/json' },
+        body: JSON.stringify({ ...payouts[i].request, orderId: `bare-${i}` }),
+      });
+      await response.body.json();
+    });
+    await bare.close();
+    const alonePerSec = await rate((i) =>
+      gateway.createCashOut({ ...payouts[i].request, orderId: `alone-${i}` }),
     );
-    const alonePerSec = alone / ((performance.now() - aloneStarted) / 1000);
     const gatewayCpuBefore = sandbox.cpuMicros();
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
@@ -178,8 +194,8 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
     const cpu = process.cpuUsage(cpuBefore);
     const gatewayCpu = sandbox.cpuMicros() - gatewayCpuBefore;
     const ledger = await sandbox.ledgerSize();
-    if (ledger !== count + alone || report.sent !== count)
-      throw new Error(`sent ${report.sent}, ledger ${ledger}, expected ${count} and ${alone}`);
+    if (ledger !== count + 2 * alone || report.sent !== count)
+      throw new Error(`sent ${report.sent}, ledger ${ledger}, expected ${count} and 2 × ${alone}`);
     const perSec = count / seconds_;
     const ideal = latencyMs > 0 ? (concurrency / latencyMs) * 1000 : undefined;
     return {
@@ -191,6 +207,9 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
       payoutsPerSec: Math.round(perSec),
       idealPerSec: ideal === undefined ? null : Math.round(ideal),
       ofIdeal: ideal === undefined ? null : Number((perSec / ideal).toFixed(3)),
+      bareUndiciPerSec: Math.round(barePerSec),
+      bareUndiciOfIdeal: ideal === undefined ? null : Number((barePerSec / ideal).toFixed(3)),
+      ofBareUndici: Number((perSec / barePerSec).toFixed(3)),
       clientAlonePerSec: Math.round(alonePerSec),
       ofClientAlone: Number((perSec / alonePerSec).toFixed(3)),
       engineCpuUsPerPayout: Math.round((cpu.user + cpu.system) / count),
