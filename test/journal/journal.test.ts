@@ -35,6 +35,15 @@ describe('the SQLite journal', () => {
     afterEach(async () => {
       for (const journal of opened.splice(0)) await journal.close();
     });
+    /** A journal with one payout, o-1, queued. */
+    const openWithOneQueued = async () => {
+      const journal = open();
+      const id = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(id, [{ line: 2, request: cashOutRequest('o-1') }], {
+        duplicateWindowMs: 0,
+      });
+      return journal;
+    };
 
     it('is created owner-only, in WAL mode with synchronous FULL, and migrates once', async () => {
       const journal = open();
@@ -146,11 +155,7 @@ describe('the SQLite journal', () => {
     });
 
     it("waits for a claim's commit off the event loop: answers and timers are heard meanwhile", async () => {
-      const journal = open();
-      const id = await journal.recordBatch(batch, []);
-      await journal.admitPayouts(id, [{ line: 2, request: cashOutRequest('o-1') }], {
-        duplicateWindowMs: 0,
-      });
+      const journal = await openWithOneQueued();
       // Another process holds the write lock, as a slow disk would hold the commit.
       const other = new Database(journal.path);
       try {
@@ -171,11 +176,7 @@ describe('the SQLite journal', () => {
     });
 
     it("fails a claim with SQLite's own code when its thread cannot open the journal, every later one too, and still closes", async () => {
-      const journal = open();
-      const id = await journal.recordBatch(batch, []);
-      await journal.admitPayouts(id, [{ line: 2, request: cashOutRequest('o-1') }], {
-        duplicateWindowMs: 0,
-      });
+      const journal = await openWithOneQueued();
       // The file is gone from its folder before the first claim starts the thread, which
       // opens it then: a folder stands in its place.
       rmSync(journal.path);
