@@ -72,5 +72,7 @@ describe('a new journal opened by two processes at once', () => {
       failures.push(...(await Promise.all([open(path), open(path)])).filter(Boolean));
     }
     expect(failures).toEqual([]);
-  });
+    // Sixty processes, two at a time: about 10 s alone, 18-30 s beside the suite's other
+    // files on two cores, where the default 30 s ended it once.
+  }, 90_000);
 });
