@@ -108,7 +108,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
 
   // Answers are written in groups: with the next claim, in its commit, or, when no claim
   // comes within GROUP_COMMIT_MS (the queue is empty, a pause), in a commit of their own.
-  // A commit blocks the event loop for its fsync (~0.3 ms here, several on a busy disk).
+  // The SQLite journal commits them on its sending thread, off the event loop.
   // An answer not yet written when the process dies leaves its row `sending`, which the
   // next run resolves by lookup.
   const unwritten: { claim: Claim; decision: Decision }[] = [];

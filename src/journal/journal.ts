@@ -7,7 +7,8 @@
  * answers later, and its callers must wait for it, so the engine does not change when one
  * stands in. SQLite answers at once: its journal is synchronous inside (a claim and its
  * audit are one synchronous better-sqlite3 transaction) and answers through one adapter
- * (sqlite/open.ts). `npm run lint` refuses a promise nobody waits for: a `sending` mark
+ * (sqlite/open.ts), but for the sending path's writes (claims, their answers, claims
+ * given back), which its sending thread commits (sqlite/sending-thread.ts). `npm run lint` refuses a promise nobody waits for: a `sending` mark
  * not awaited would let its request leave before the mark is durable.
  * Lists (`admitPayouts`, `moveMany`) are written in one commit: a batch of rows admitted
  * or moved together is the unit a bulk store would write.

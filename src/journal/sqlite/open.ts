@@ -161,7 +161,10 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
   };
 }
 
-/** The journal as SQLite answers it: at once, but for `sendable` (the marker's write). */
+/**
+ * The journal as SQLite answers it on this thread: at once, but for `sendable` (the
+ * marker's write); the sending path's writes are then handed to the sending thread.
+ */
 type SqliteJournal = Omit<Synchronous<Journal>, 'sendable'> & Pick<Journal, 'sendable'>;
 
 /** Each method of `T` answering through a promise; its other properties as they are. */
@@ -172,7 +175,7 @@ type Answering<T> = {
 };
 
 /**
- * The one place the SQLite journal becomes the async `Journal`: each method answers at
+ * Where the SQLite journal's own methods become the async `Journal`'s: each answers at
  * once, through a promise, and what it throws is that promise's rejection, as a store
  * that answers later would fail. A method's transaction is still one synchronous call.
  */

@@ -51,7 +51,13 @@ export type SendingReply = { id: number; result: unknown } | { id: number; failu
 
 export function failureShape(error: unknown): FailureShape {
   if (!(error instanceof Error)) {
-    return { name: 'Error', message: String(error), code: undefined, stack: undefined };
+    // What a thread that died of an error of another class sends: its own fields only.
+    const code = (error as { code?: unknown } | null)?.code;
+    const message =
+      typeof error === 'object' && error !== null
+        ? `the journal's sending thread failed${code === undefined ? '' : ` (${String(code)})`}`
+        : String(error);
+    return { name: 'Error', message, code, stack: undefined };
   }
   const { name, message, code, stack } = error as Error & { code?: unknown };
   return { name, message, code, stack };
