@@ -123,6 +123,8 @@ const said: SaidTexts = {
           ? `: check it; if it is a CNPJ, write all 14 digits (${KEEP_ZEROS})`
           : ''
     }`,
+  cpfWithSlash: ({ text, written }) =>
+    `${text} has the 11 digits of a valid CPF, with a slash a CPF does not have: write it ${written}`,
   keyTypeUnknown: ({ text }) => `"${text}" is not a key type: use ${KEY_TYPES}`,
   keyNotRowDocument: ({ type, key, document }) =>
     `the ${type} key ${key} is not this row's document ${document}: a ${type} key is its owner's own document`,

@@ -159,6 +159,8 @@ const said: SaidTexts = {
           ? `: confira-o; se for um CNPJ, escreva os 14 dígitos (${MANTER_ZEROS})`
           : ''
     }`,
+  cpfWithSlash: ({ text, written }) =>
+    `${text} tem os 11 dígitos de um CPF válido, com uma barra que um CPF não tem: escreva ${written}`,
   keyTypeUnknown: ({ text }) => `"${text}" não é um tipo de chave: use ${TIPOS_DE_CHAVE}`,
   keyNotRowDocument: ({ type, key, document }) =>
     `a chave ${type} ${key} não é o documento desta linha, ${document}: uma chave ${type} é o próprio documento do dono`,

@@ -67,6 +67,7 @@ export type Said =
   | { code: 'cpfOrCnpjWithoutZeros'; digits: string }
   | { code: 'cpfRestored'; digits: string; restored: string; maybeCnpj: boolean }
   | { code: 'cpfCheckDigits'; text: string; hint?: 'checkPerson' | 'maybeCnpj' }
+  | { code: 'cpfWithSlash'; text: string; written: string }
   // Pix keys.
   | { code: 'keyTypeUnknown'; text: string }
   | { code: 'keyNotRowDocument'; type: DocumentKind; key: string; document: string }

@@ -53,6 +53,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   cpfOrCnpjWithoutZeros: { code: 'cpfOrCnpjWithoutZeros', digits: '1234567890' },
   cpfRestored: { code: 'cpfRestored', digits: '123', restored: '00000000123', maybeCnpj: true },
   cpfCheckDigits: { code: 'cpfCheckDigits', text: '529.982.247-26', hint: 'checkPerson' },
+  cpfWithSlash: { code: 'cpfWithSlash', text: '656.393.827/24', written: '656.393.827-24' },
   keyTypeUnknown: { code: 'keyTypeUnknown', text: 'PIX' },
   keyNotRowDocument: {
     code: 'keyNotRowDocument',
