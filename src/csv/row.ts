@@ -1,6 +1,6 @@
 /**
- * One CSV record to one outcome: a payout ready to send, an invalid row with one clear
- * message naming its column, a skipped total line, or a blank line.
+ * One CSV record to one outcome: a payout ready to send, an invalid row with every mistake
+ * and its column, a skipped total line, or a blank line.
  *
  * Terminology: a *row* is one data record of a file; a *payout* is a valid row as the
  * cash-out it becomes; a *batch* is the payouts of one file.
@@ -69,6 +69,11 @@ export interface RowNote {
   message: Said;
 }
 
+/** An invalid row's mistakes as one message, for its one line: the first, then the others by column. */
+export function mistakesSaid([first, ...more]: readonly [RowNote, ...RowNote[]]): Said {
+  return more.length === 0 ? first.message : { code: 'moreMistakes', first: first.message, more };
+}
+
 export type RowOutcome =
   | {
       kind: 'valid';
@@ -82,9 +87,8 @@ export type RowOutcome =
   | {
       kind: 'invalid';
       line: number;
-      column: string;
-      /** The first problem's, and the other columns that have one. */
-      message: Said;
+      /** Every mistake of the row, in the order of its columns' checks. */
+      mistakes: [RowNote, ...RowNote[]];
       cells: RowCells;
       /** Its amount, when that could be read (the row is invalid for another reason). */
       valueCents?: number;
@@ -140,11 +144,6 @@ const TOTAL_WORDS = /^(total|totais|subtotal|soma|sum)\b/;
 const MAX_NAME_LENGTH = 140;
 const UNREADABLE_LINES_KEPT = 6;
 
-interface Problem {
-  column: string;
-  message: Said;
-}
-
 export function createRowValidator(options: RowValidatorOptions) {
   const { columns } = options;
   const tables = new FingerprintTables(options.memoryKeys);
@@ -163,8 +162,8 @@ export function createRowValidator(options: RowValidatorOptions) {
   const documentHeading = foldText(columns.cpfCnpj?.heading ?? '');
   const headingKind: DocumentKind | undefined =
     documentHeading === 'cnpj' ? 'CNPJ' : documentHeading === 'cpf' ? 'CPF' : undefined;
-  // Reused by every row: only the first problem's text outlives the row's check.
-  const problems: Problem[] = [];
+  // Reused by every row: an invalid row takes a copy.
+  const problems: RowNote[] = [];
   const problem = (field: PayoutField, message: Said) =>
     problems.push({ column: heading(field), message });
   const mapped = Object.entries(columns) as [PayoutField, { index: number }][];
@@ -342,15 +341,10 @@ export function createRowValidator(options: RowValidatorOptions) {
 
     const [first, ...others] = problems;
     if (first) {
-      const columnsAlso = [...new Set(others.map((p) => p.column))];
       return {
         kind: 'invalid',
         line,
-        column: first.column,
-        message:
-          columnsAlso.length > 0
-            ? { code: 'alsoWrong', first: first.message, columns: columnsAlso }
-            : first.message,
+        mistakes: [first, ...others],
         cells: raw,
         ...(amount.ok ? { valueCents: amount.cents } : {}),
       };

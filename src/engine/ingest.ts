@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { batchStem } from '../csv/order-id.js';
 import { foldText, singleSpaced } from '../csv/fold.js';
 import { readPayoutFile, type FileReport, type ReadOptions } from '../csv/reader.js';
-import { toCashOutRequest, type Payout } from '../csv/row.js';
+import { mistakesSaid, toCashOutRequest, type Payout } from '../csv/row.js';
 import type { CashOutRequest, PixKeyTypeName } from '../gateway/contract.js';
 import { PayoutsError } from '../errors.js';
 import type { BatchLine, Journal, PayoutInput } from '../journal/journal.js';
@@ -148,13 +148,14 @@ export async function ingestFile(
         else if (row.kind === 'invalid') {
           const orderId = row.cells.orderId?.trim() || null;
           const written = (row.cells.valueCents ?? row.cells.amountReais ?? '').trim();
+          const said = mistakesSaid(row.mistakes);
           lines.push({
             line: row.line,
             kind: 'invalid',
             orderId,
-            column: row.column,
-            message: sayInEnglish(row.message),
-            said: row.message,
+            column: row.mistakes[0].column,
+            message: sayInEnglish(said),
+            said,
             name: singleSpaced(row.cells.name ?? '') || null,
             valueCents: row.valueCents ?? null,
             valueWritten: row.valueCents === undefined ? written || null : null,

@@ -46,6 +46,8 @@ const said: SaidTexts = {
     'holds a value under a blank heading: a value holding the delimiter must be in quotes',
   controlCharacter: () => 'holds an invisible control character (NUL or similar): retype the cell',
   alsoWrong: ({ first, columns }, say) => `${say(first)} (also: ${columns.join(', ')})`,
+  moreMistakes: ({ first, more }, say) =>
+    [say(first), ...more.map(({ column, message }) => `${column}: ${say(message)}`)].join(' | '),
   totalLine: () => 'a total line, not a payout',
   identicalRows: ({ line }) =>
     `identical to line ${line} (the same name, document, Pix key and amount): held until a person confirms both are due (payouts approve FILE --identical)`,

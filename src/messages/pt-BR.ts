@@ -79,6 +79,8 @@ const said: SaidTexts = {
   controlCharacter: () =>
     'tem um caractere de controle invisível (NUL ou parecido): digite a célula de novo',
   alsoWrong: ({ first, columns }, say) => `${say(first)} (também: ${columns.join(', ')})`,
+  moreMistakes: ({ first, more }, say) =>
+    [say(first), ...more.map(({ column, message }) => `${column}: ${say(message)}`)].join(' | '),
   totalLine: () => 'uma linha de total, não um pagamento',
   identicalRows: ({ line }) =>
     `idêntica à linha ${line} (mesmo nome, documento, chave Pix e valor): retida até uma pessoa confirmar que as duas são devidas (payouts approve ARQUIVO --identical)`,

@@ -26,7 +26,9 @@ export type Said =
   | { code: 'moreValuesThanColumns'; values: number; columns: number }
   | { code: 'valueUnderBlankHeading' }
   | { code: 'controlCharacter' }
+  // Invalid lines of journals written before every mistake was said still hold it.
   | { code: 'alsoWrong'; first: Said; columns: string[] }
+  | { code: 'moreMistakes'; first: Said; more: { column: string; message: Said }[] }
   | { code: 'totalLine' }
   | { code: 'identicalRows'; line: number }
   // orderId, name, contacts.

@@ -64,9 +64,9 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     expect(result.stdout).toContain(
       '\nLinhas inválidas (corrija-as e envie o arquivo de novo; as linhas válidas não esperam por elas):\n',
     );
-    // Each row's own message too, and what it holds (the CPF's, then the other columns).
+    // Each row's own message too, and every mistake it holds (the CPF's, then the key's).
     expect(result.stdout).toContain(
-      '  linha 3, coluna "CPF": 321.654.987-90 não é um CPF válido (os dígitos verificadores não conferem): confira com o CPF da pessoa (também: Chave Pix)\n',
+      '  linha 3, coluna "CPF": 321.654.987-90 não é um CPF válido (os dígitos verificadores não conferem): confira com o CPF da pessoa | Chave Pix: é uma chave CPF, mas 321.654.987-90 não é um CPF válido (os dígitos verificadores não conferem): confira com o CPF da pessoa\n',
     );
     expect(result.stdout).toContain(
       '  linha 12, coluna "Valor": 1.234 pode ser milhar ou decimais: escreva 1234 para reais inteiros, ou use duas casas decimais (1.234,00)\n',
@@ -94,6 +94,13 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
       column: 'Nome',
       code: 'nameEmpty',
       message: "is empty: the recipient's name is required",
+      mistakes: [
+        {
+          column: 'Nome',
+          code: 'nameEmpty',
+          message: "is empty: the recipient's name is required",
+        },
+      ],
     });
   });
 

@@ -11,6 +11,11 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   valueUnderBlankHeading: { code: 'valueUnderBlankHeading' },
   controlCharacter: { code: 'controlCharacter' },
   alsoWrong: { code: 'alsoWrong', first: { code: 'nameEmpty' }, columns: ['CPF', 'Valor'] },
+  moreMistakes: {
+    code: 'moreMistakes',
+    first: { code: 'nameEmpty' },
+    more: [{ column: 'Valor', message: { code: 'amountZero', shown: '0,00' } }],
+  },
   totalLine: { code: 'totalLine' },
   identicalRows: { code: 'identicalRows', line: 3 },
   orderIdEmpty: { code: 'orderIdEmpty' },
@@ -265,6 +270,9 @@ describe('what the reading of a file says', () => {
     expect(say(en, nested)).toMatch(/^has a header \(line 1\).*: missing columns: recipient's CPF/);
     expect(say(pt, SAMPLES.alsoWrong)).toBe(
       'está vazio: o nome do favorecido é obrigatório (também: CPF, Valor)',
+    );
+    expect(say(pt, SAMPLES.moreMistakes)).toMatch(
+      /^está vazio: o nome do favorecido é obrigatório \| Valor: 0,00 é zero/,
     );
   });
 

@@ -8,7 +8,7 @@ import type { Language } from '../../messages/language.js';
 import { formatCents } from '../../csv/amount.js';
 import { readPayoutFile, type FileReport } from '../../csv/reader.js';
 import { COLUMN_NAMES } from '../../csv/header.js';
-import type { RowOutcome } from '../../csv/row.js';
+import { mistakesSaid, type RowNote, type RowOutcome } from '../../csv/row.js';
 import { validationReportHeadings, validationReportLine } from '../../csv/validation-report.js';
 import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { homeFolders } from '../../inbox/folders.js';
@@ -22,8 +22,18 @@ import type { CliIo } from '../../runtime/io.js';
 const inEnglish = ({ line, column, message }: Message) => ({
   line,
   column,
-  code: message.code === 'alsoWrong' ? message.first.code : message.code,
+  code: message.code === 'moreMistakes' ? message.first.code : message.code,
   message: sayInEnglish(message),
+});
+
+/** An invalid row for programs: its whole message, and each mistake with its column. */
+const errorInEnglish = ({ mistakes, ...error }: InvalidRow) => ({
+  ...inEnglish(error),
+  mistakes: mistakes.map(({ column, message }) => ({
+    column,
+    code: message.code,
+    message: sayInEnglish(message),
+  })),
 });
 
 interface ValidateOptions {
@@ -38,6 +48,10 @@ interface Message {
   line: number;
   column: string;
   message: Said;
+}
+
+interface InvalidRow extends Message {
+  mistakes: readonly RowNote[];
 }
 
 export function validateCommand(io: CliIo): Command {
@@ -57,7 +71,7 @@ export function validateCommand(io: CliIo): Command {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'offline');
       const { config, out } = context;
       const format = { dialect: config.resultDialect, language: config.language ?? 'en' } as const;
-      const errors: Message[] = [];
+      const errors: InvalidRow[] = [];
       const notes: Message[] = [];
       const skipped: { line: number; reason: Said }[] = [];
       let moreErrors = 0;
@@ -71,7 +85,12 @@ export function validateCommand(io: CliIo): Command {
       const onRow = (row: RowOutcome): Promise<void> | undefined => {
         if (row.kind === 'invalid') {
           if (errors.length < KEEP_MESSAGES)
-            errors.push({ line: row.line, column: row.column, message: row.message });
+            errors.push({
+              line: row.line,
+              column: row.mistakes[0].column,
+              message: mistakesSaid(row.mistakes),
+              mistakes: row.mistakes,
+            });
           else moreErrors++;
         } else if (row.kind === 'valid') {
           if (row.payout.identicalTo !== undefined) identical++;
@@ -138,7 +157,7 @@ export function validateCommand(io: CliIo): Command {
         holds: (weighed?.holds ?? []).map(({ said, ...hold }) => ({ ...hold, code: said.code })),
         journalNotes,
         // Programs read English, and each message's code.
-        errors: errors.map(inEnglish),
+        errors: errors.map(errorInEnglish),
         moreErrors,
         warnings: notes.map(inEnglish),
         moreWarnings: moreNotes,
