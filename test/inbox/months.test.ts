@@ -626,3 +626,37 @@ describe('retry on purpose', () => {
     expect(m.sent().size).toBe(3);
   });
 });
+
+describe('the duplicate window', () => {
+  it('counts from when a payout was paid: a re-export 6 days after a payment held 15 days for balance is held', async () => {
+    const m = await month({ balanceCents: 100_00 });
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(2); // held for balance
+    m.advance(15 * DAY);
+    await m.topUp(100_000_00);
+    expect((await m.run()).exit).toBe(0);
+    expect(m.paidCents()).toBe(550_000);
+
+    m.advance(6 * DAY);
+    m.drop('folha_final.csv', [HEADER, ANA, BRUNO]);
+    const copy = await m.run();
+    expect(copy.exit).toBe(2);
+    expect(summaryOf(copy.files, 'folha_final.csv').rows).toEqual({ held: 2 });
+    expect(m.paidCents()).toBe(550_000);
+    expect(m.sent().size).toBe(2);
+  });
+
+  it('orders payouts by the journal, not the clock: with the clock 30 s behind the first file, its re-export is held', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(0);
+
+    m.advance(-30_000);
+    m.drop('folha_final.csv', [HEADER, ANA, BRUNO]);
+    const copy = await m.run();
+    expect(copy.exit).toBe(2);
+    expect(summaryOf(copy.files, 'folha_final.csv').rows).toEqual({ held: 2 });
+    expect(m.paidCents()).toBe(550_000);
+    expect(m.sent().size).toBe(2);
+  });
+});

@@ -205,7 +205,7 @@ describe('the SQLite journal', () => {
       );
     });
 
-    it('holds at claim exactly the rows the cover query before migration 19 held, and weighs a new row as it did', async () => {
+    it('holds at claim exactly the rows the cover rule written plainly holds, and weighs a new row as it does', async () => {
       let clock = 1_000_000;
       const journal = openJournal(join(folder(), 'home', 'journal.db'), { now: () => clock });
       opened.push(journal);
@@ -220,8 +220,8 @@ describe('the SQLite journal', () => {
       };
       const rules = { duplicateWindowMs: 40, hintFlags: '' };
       const documents = ['52998224725', '11144477735'];
-      // Five files paying two people two amounts, admitted over shared milliseconds (ties
-      // between files), some rows answered or held since, one file turned down.
+      // Five files paying two people two amounts, admitted over shared milliseconds and out
+      // of the clock's order, some rows answered or held since, one file turned down.
       const batchIds: number[] = [];
       let n = 0;
       for (let file = 0; file < 5; file += 1) {
@@ -253,33 +253,34 @@ describe('the SQLite journal', () => {
           );
       }
       raw.prepare(`UPDATE batches SET state = 'refused' WHERE id = ?`).run(batchIds[3]);
-      clock = 1_000_050; // rows admitted at 1_000_000 are outside the window
-      // The cover query as it was before migration 19, the reference.
+      clock = 1_000_050; // rows last moved at 1_000_000 are outside the window
+      // The cover rule written plainly, the reference: within the window from each payout's
+      // own time, journaled before the row, the first in the journal.
       const before = raw.prepare<
-        { document: string; value: number; batchId: number; orderId: string; admittedAt: number },
+        { document: string; value: number; batchId: number; orderId: string; id: number },
         { order_id: string }
       >(`
         SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
-        WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= ${clock - rules.duplicateWindowMs}
-          AND p.batch_id <> @batchId AND p.order_id <> @orderId
-          AND (p.admitted_at < @admittedAt OR (p.admitted_at = @admittedAt AND p.batch_id < @batchId))
+        WHERE p.document = @document AND p.value_cents = @value
+          AND MAX(COALESCE(p.last_sent_at, 0), p.updated_at) >= ${clock - rules.duplicateWindowMs}
+          AND p.batch_id <> @batchId AND p.order_id <> @orderId AND p.id < @id
           AND p.state IN ('paid', 'pending', 'unknown', 'sending', 'covered', 'queued', 'held')
           AND b.state NOT IN ('refused', 'unusable')
           AND NOT EXISTS (
             SELECT 1 FROM payouts c WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered'))
-        ORDER BY p.admitted_at, p.batch_id, p.line LIMIT 1`);
+        ORDER BY p.id LIMIT 1`);
       const nextQueued = raw.prepare<
         [],
         {
+          id: number;
           order_id: string;
           batch_id: number;
           document: string;
           value_cents: number;
-          admitted_at: number;
           released_at: number | null;
         }
       >(`
-        SELECT p.order_id, p.batch_id, p.document, p.value_cents, p.admitted_at, p.released_at
+        SELECT p.id, p.order_id, p.batch_id, p.document, p.value_cents, p.released_at
         FROM payouts p JOIN batches b ON b.id = p.batch_id
         WHERE p.state = 'queued' AND b.state = 'open' ORDER BY p.batch_id, p.line LIMIT 1`);
 
@@ -293,7 +294,7 @@ describe('the SQLite journal', () => {
           value,
           batchId: 0,
           orderId: request.orderId,
-          admittedAt: clock,
+          id: Number.MAX_SAFE_INTEGER,
         });
         expect(expected).toBeDefined();
         expect(weighed.kind === 'duplicate' ? weighed.covering.orderId : undefined).toBe(
@@ -317,7 +318,7 @@ describe('the SQLite journal', () => {
                 value: row.value_cents,
                 batchId: row.batch_id,
                 orderId: row.order_id,
-                admittedAt: row.admitted_at,
+                id: row.id,
               })
             : undefined;
         const claims = await journal.claimToSend('w', 1, 60_000, rules);

@@ -217,7 +217,7 @@ export function createPayouts(
             sending.recoverySince() === null ? statements.queued : statements.queuedSentBefore;
           const queued = candidates
             .all(limit)
-            .filter((row) => !rules || !heldAtClaim(context, rows, row, rules));
+            .filter((row) => !rules || !heldAtClaim(rows, row, rules));
           if (queued.length === 0) return [];
           if (!canMove('queued', 'sending')) {
             throw new JournalError('a move from queued to sending is not allowed');

@@ -47,16 +47,23 @@ export const coverKeyOf = (request: CashOutRequest): CoverKey => ({
 });
 
 /**
- * The payouts of other files, in `files`, that may cover a row: only what came first
- * covers (at the same time, the earlier file), so a claim's check never holds the older
- * of two rows.
+ * A payout's own time, from which duplicateWindow counts: the later of when it was last
+ * sent and when it last moved (settled, say), never when its row was journaled; a row
+ * held for days and then paid counts from the day it was paid.
  */
-function coveringIn(files: string, cameFirst: string): string {
+export const WITHIN_WINDOW = 'MAX(COALESCE(p.last_sent_at, 0), p.updated_at) >= @since';
+
+/**
+ * The payouts of other files, in `files`, that may cover a row: only what the journal
+ * holds before it covers (its own sequence, never the clock, which may step back), so a
+ * claim's check never holds the older of two rows.
+ */
+function coveringIn(files: string): string {
   return `
-    SELECT ${COVERING_COLUMNS}
+    SELECT ${COVERING_COLUMNS}, p.id AS journal_order
     FROM payouts p JOIN batches b ON b.id = p.batch_id
     WHERE p.document = @document AND p.value_cents = @value AND ${files}
-      AND p.admitted_at >= @since AND ${cameFirst} AND p.order_id <> @orderId
+      AND p.id < @before AND ${WITHIN_WINDOW} AND p.order_id <> @orderId
       AND p.state IN (${inList(MAY_MOVE_MONEY)})
       AND b.state NOT IN ('refused', 'unusable')
       AND NOT EXISTS (
@@ -156,8 +163,8 @@ export function createRows({ db, now }: Context) {
     >(`
       SELECT p.payload_hash, p.state, p.batch_id, p.line, p.admitted_at, b.file_name, b.name_key
       FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = ?`),
-    // The oldest payout of another file with this document and amount that may have
-    // moved money within the window, and covers no other row yet. Earlier files and later
+    // The first payout in the journal of another file with this document and amount that
+    // may have moved money within the window, and covers no other row yet. Earlier files and later
     // ones are two ranges of payouts_by_cover (migration 19): a file's own rows, however
     // many share its document and amount, are never read.
     covering: db.prepare<
@@ -167,14 +174,14 @@ export function createRows({ db, now }: Context) {
         since: number;
         batchId: number;
         orderId: string;
-        admittedAt: number;
+        before: number;
       },
       CoveringRow
     >(`
-      ${coveringIn('p.batch_id < @batchId', 'p.admitted_at <= @admittedAt')}
+      ${coveringIn('p.batch_id < @batchId')}
       UNION ALL
-      ${coveringIn('p.batch_id > @batchId', 'p.admitted_at < @admittedAt')}
-      ORDER BY admitted_at, batch_id, line LIMIT 1`),
+      ${coveringIn('p.batch_id > @batchId')}
+      ORDER BY journal_order LIMIT 1`),
   };
 
   /** An entry of the audit for a payout in the journal, inside the caller's transaction. */
@@ -349,12 +356,15 @@ export function createRows({ db, now }: Context) {
     }
   }
 
-  /** The payout that would cover a row of this batch (see the `covering` statement). */
+  /**
+   * The payout that would cover a row of this batch (see the `covering` statement):
+   * journaled before the payout `before` (its row id), or before anything not yet journaled.
+   */
   function coveringOf(
     key: CoverKey,
     batchId: number,
     rules: AdmissionRules,
-    admittedAt = now(),
+    before = Number.MAX_SAFE_INTEGER,
   ): Covering | undefined {
     const row = statements.covering.get({
       document: key.document,
@@ -362,7 +372,7 @@ export function createRows({ db, now }: Context) {
       since: now() - rules.duplicateWindowMs,
       batchId,
       orderId: key.orderId,
-      admittedAt,
+      before,
     });
     return row && toCovering(row);
   }
