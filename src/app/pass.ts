@@ -341,7 +341,8 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
     const example = wordsOf(said, message);
     if (reason === 'same-name' && message) notes.push(example);
     if (reason === 'identical') notes.push({ code: 'rowsRepeatInFile', rows, cents, example });
-    if (reason === 'changes-paid') notes.push({ code: 'rowsChangePaid', rows, example });
+    if (reason === 'changes-paid' || reason === 'changes-payee')
+      notes.push({ code: 'rowsChangePaid', rows, example });
     if (reason === 'failed-before') {
       const file = (await journal.batch(batchId))?.fileName ?? '';
       notes.push({ code: 'rowsRepeatFailed', rows, cents, file, hintFlags, example });

@@ -14,8 +14,11 @@ export interface HoldRelease {
   cents: number;
 }
 
-/** The reasons `--new-batch` answers: "these are new payments, not copies". */
-const NEW_BATCH_REASONS: readonly HoldReason[] = ['duplicate', 'same-name'];
+/**
+ * The reasons `--new-batch` answers: "these are new payments, not copies" (a corrected
+ * key's too: the right person is paid once the wrong one returned the money).
+ */
+const NEW_BATCH_REASONS: readonly HoldReason[] = ['duplicate', 'same-name', 'changes-payee'];
 /** The reasons a person's answer may release, one answer each. */
 const ANSWERED: readonly HoldReason[] = [...NEW_BATCH_REASONS, 'identical'];
 

@@ -159,6 +159,11 @@ export const HOLD_REASONS = [
   'same-name',
   /** In a corrected copy, another amount or name for a document the batch it corrects paid. */
   'changes-paid',
+  /**
+   * In a corrected copy, another Pix key or name for a payout the batch it corrects made:
+   * the money may have gone to the wrong person; `--new-batch` pays the right one.
+   */
+  'changes-payee',
   /** The same name, document, key and amount as an earlier row of its own file. */
   'identical',
   /**

@@ -222,6 +222,21 @@ const said: SaidTexts = {
     `already ${state === 'paid' ? 'paid' : 'sent'} by ${file}, line ${line}, on ${day(at)}${transaction(transactionId)}: not sent again`,
   heldChangesPaid: ({ file, line, state, paidCents, cents }) =>
     `changes a row ${file} already ${state === 'paid' ? 'paid' : 'sent'} (line ${line}, the same document, ${formatCents(paidCents)} there, ${formatCents(cents)} here): not sent as a new payment; pay a difference in a file of its own`,
+  heldChangesPayee: ({
+    file,
+    line,
+    at,
+    state,
+    transactionId,
+    cents,
+    paidKey,
+    paidName,
+    key,
+    name,
+    newFile,
+    hintFlags,
+  }) =>
+    `changes the Pix key or name of ${file}, line ${line}: its ${formatCents(cents)} ${state === 'paid' ? 'went' : 'was sent'} to Pix key ${paidKey} (${paidName}) on ${day(at)}${transaction(transactionId)}; this row names ${key} (${name}). Not paid here, and not sent: if the money went to the wrong person, ask the receiver to return it through their bank, then pay the right key: payouts approve "${newFile}" --new-batch${hintFlags}`,
   heldFailedBefore: ({ file, line, orderId, transactionId, state, hintFlags }) =>
     `repeats ${file}, line ${line} (orderId ${orderId}${transaction(transactionId)}), which ${state === 'rejected' ? 'the gateway refused' : `ended ${state} at the gateway`}: a failed payout is not sent again because a file repeats it; to send it again on purpose, run: payouts retry ${orderId}${hintFlags}`,
   heldIdentical: ({ line, file, hintFlags }) =>

@@ -259,6 +259,21 @@ const said: SaidTexts = {
     `já ${state === 'paid' ? 'pago' : 'enviado'} por ${file}, linha ${line}, ${dia(at)}${transacao(transactionId)}: não é enviado de novo`,
   heldChangesPaid: ({ file, line, state, paidCents, cents }) =>
     `muda uma linha que ${file} já ${state === 'paid' ? 'pagou' : 'enviou'} (linha ${line}, o mesmo documento, ${formatCents(paidCents)} lá, ${formatCents(cents)} aqui): não é enviada como pagamento novo; pague a diferença num arquivo próprio`,
+  heldChangesPayee: ({
+    file,
+    line,
+    at,
+    state,
+    transactionId,
+    cents,
+    paidKey,
+    paidName,
+    key,
+    name,
+    newFile,
+    hintFlags,
+  }) =>
+    `muda a chave Pix ou o nome de ${file}, linha ${line}: ${formatCents(cents)} ${state === 'paid' ? 'foram pagos' : 'foram enviados'} à chave Pix ${paidKey} (${paidName}) ${dia(at)}${transacao(transactionId)}; esta linha traz ${key} (${name}). Não está paga aqui e não é enviada: se o dinheiro foi para a pessoa errada, peça a quem recebeu que o devolva pelo banco e depois pague a chave certa: payouts approve "${newFile}" --new-batch${hintFlags}`,
   heldFailedBefore: ({ file, line, orderId, transactionId, state, hintFlags }) =>
     `repete ${file}, linha ${line} (ID de pagamento ${orderId}${transacao(transactionId)}), que ${state === 'rejected' ? 'o gateway recusou' : `terminou ${ESTADOS[state]} no gateway`}: um pagamento que falhou não é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry ${orderId}${hintFlags}`,
   heldIdentical: ({ line, file, hintFlags }) =>

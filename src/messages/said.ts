@@ -166,6 +166,21 @@ export type Said =
       cents: number;
     }
   | {
+      code: 'heldChangesPayee';
+      file: string;
+      line: number;
+      at: number;
+      state: RowState;
+      transactionId: number | null;
+      cents: number;
+      paidKey: string;
+      paidName: string;
+      key: string;
+      name: string;
+      newFile: string;
+      hintFlags: string;
+    }
+  | {
       code: 'heldFailedBefore';
       file: string;
       line: number;

@@ -293,6 +293,41 @@ describe('corrections', () => {
     noDuplicates(m.sent());
   });
 
+  it("B3: a corrected copy that only fixes a paid row's Pix key holds it as changing a paid row, naming where the money went; never 'already paid'", async () => {
+    const m = await month();
+    // Bruno's row carried Ana's key: his R$ 2.500,00 went to her.
+    const brunoToAna = BRUNO.replace(',bruno@example.com,"', ',ana@example.com,"');
+    m.drop('folha.csv', [HEADER, ANA, brunoToAna, CAIO]);
+    expect((await m.run()).exit).toBe(0);
+    const wrong = m.sandbox.ledger().find((entry) => entry.valueCents === 250_000);
+    expect(wrong?.pixKey).toBe('ana@example.com');
+    m.advance(20 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO, CAIO]);
+    const corrected = await m.run();
+    expect(corrected.exit).toBe(2);
+    const summary = summaryOf(corrected.files, 'folha.csv');
+    expect(summary.rows).toEqual({ covered: 2, held: 1 });
+    expect(summary.problems.map(sayInEnglish).join(' ')).toMatch(
+      new RegExp(
+        `changes the Pix key or name of folha\\.csv, line 3: .*went to Pix key ana@example\\.com .*transaction ${wrong?.transactionId}.*return it through their bank.*payouts approve "folha\\.csv" --new-batch`,
+      ),
+    );
+    const result = readFileSync(summary.result ?? '', 'utf8');
+    const brunoLine = result.split('\n').find((line) => line.includes('Bruno Lima')) ?? '';
+    expect(brunoLine).toContain('ana@example.com');
+    expect(brunoLine).not.toMatch(/already paid/);
+    expect(m.sent().size).toBe(3);
+
+    // The money came back; a person pays the right key, once.
+    expect((await release(m, 'folha.csv', { newBatch: true, by: 'maria' }))?.rows).toBe(1);
+    expect((await m.run()).exit).toBe(0);
+    await m.run();
+    const bruno = m.sandbox.ledger().filter((entry) => entry.pixKey === 'bruno@example.com');
+    expect(bruno.map((entry) => entry.valueCents)).toEqual([250_000]);
+    expect(m.sent().size).toBe(4);
+    noDuplicates(m.sent());
+  });
+
   it('K: a corrected copy of a payroll held for balance pays exactly its own rows after a top-up, once; the changed and removed rows never', async () => {
     const m = await month({ balanceCents: 100_00 });
     m.drop('folha.csv', [HEADER, ANA, BRUNO, CAIO]);

@@ -67,7 +67,7 @@ export function approveCommand(io: CliIo): Command {
     .argument('<file>', 'the file name in awaiting-approval/, or as the summary names it')
     .option(
       '--new-batch',
-      'its rows held as possible duplicates, or held because the file is named as an earlier batch, are new payments: send them',
+      'its rows held as possible duplicates, held because the file is named as an earlier batch, or held for a changed Pix key or name in a corrected copy, are new payments: send them',
     )
     .option(
       '--identical',

@@ -192,6 +192,7 @@ export function createBatches(
               batchId,
               corrected,
               `a corrected copy of batch ${corrected}`,
+              rules.hintFlags ?? '',
             );
             corrections.holdRepeatsOfFailed(batchId, { corrected }, rules.hintFlags ?? '');
           } else {
@@ -272,7 +273,7 @@ export function createBatches(
       })),
 
     correctBatch: writing((copy: number, corrected: number, why: string): number => {
-      corrections.applyCorrection(copy, corrected, why);
+      corrections.applyCorrection(copy, corrected, why, '');
       corrections.holdRepeatsOfFailed(copy, { corrected }, '');
       return corrections.sendableOfCopy(copy);
     }),

@@ -5,7 +5,13 @@
  */
 import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
-import { changesPaidSaid, coveredSaid, failedBeforeSaid } from '../admission.js';
+import {
+  changesPaidSaid,
+  changesPayee,
+  changesPayeeSaid,
+  coveredSaid,
+  failedBeforeSaid,
+} from '../admission.js';
 import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
 import {
   COVERING_COLUMNS,
@@ -31,6 +37,14 @@ interface MaySendRow {
 
 type Repeat = CoveringRow & { row_id: string };
 
+/** A copy's row that repeats a payout, with both payees. */
+type CopyRepeat = Repeat & {
+  row_pix_key: string;
+  row_name: string;
+  paid_pix_key: string;
+  paid_name: string;
+};
+
 export function createCorrections({ db }: Context, rows: Rows) {
   const statements = {
     batchesOfName: db.prepare<[string, number], BatchRow>(
@@ -46,8 +60,9 @@ export function createCorrections({ db }: Context, rows: Rows) {
           AND qb.name_key = @nameKey AND qb.id < @batchId
           AND qb.state NOT IN ('unusable', 'refused'))
       LIMIT 1`),
-    copyRepeats: db.prepare<{ copy: number; corrected: number }, Repeat>(`
-      SELECT r.order_id AS row_id, ${COVERING_COLUMNS}
+    copyRepeats: db.prepare<{ copy: number; corrected: number }, CopyRepeat>(`
+      SELECT r.order_id AS row_id, ${COVERING_COLUMNS}, r.pix_key AS row_pix_key,
+        r.name AS row_name, p.pix_key AS paid_pix_key, p.name AS paid_name
       FROM payouts r JOIN payouts p ON p.order_id = r.covered_by JOIN batches b ON b.id = p.batch_id
       WHERE r.batch_id = @copy AND r.state = 'held' AND r.hold_reason = 'duplicate'
         AND p.batch_id = @corrected
@@ -167,16 +182,29 @@ export function createCorrections({ db }: Context, rows: Rows) {
 
   /**
    * Links a copy to the batch it corrects. Its repeats of rows that batch paid or has in
-   * flight are `covered`; its repeats of rows it never sent take them over (the earlier
+   * flight are `covered`, unless they pay another key or name (held: the money may have
+   * gone to the wrong person, and the right one is not paid); its repeats of rows it never sent take them over (the earlier
    * rows are closed, superseded); its other rows are sent, except those that change a
    * payout that batch made (held: changes a paid row). Every row of that batch still
    * unsent is closed: nothing of it is ever sent because a copy arrived.
    */
-  function applyCorrection(copy: number, corrected: number, why: string): void {
+  function applyCorrection(copy: number, corrected: number, why: string, hintFlags: string): void {
     const copyFile = rows.batchRow(copy)?.file_name ?? `batch ${copy}`;
     for (const row of statements.copyRepeats.all({ copy, corrected })) {
       const covering = toCovering(row);
-      if (SENT.includes(covering.state)) {
+      const paid = { pixKey: row.paid_pix_key, name: row.paid_name };
+      const payee = { pixKey: row.row_pix_key, name: row.row_name };
+      if (SENT.includes(covering.state) && changesPayee(paid, payee)) {
+        const said = changesPayeeSaid(covering, paid, payee, copyFile, hintFlags);
+        const message = sayInEnglish(said);
+        rows.moveRow(
+          row.row_id,
+          'held',
+          'held',
+          { holdReason: 'changes-payee', message, said },
+          message,
+        );
+      } else if (SENT.includes(covering.state)) {
         const said = coveredSaid(covering);
         const message = sayInEnglish(said);
         rows.moveRow(
