@@ -212,6 +212,7 @@ export type Said =
   | { code: 'processingFull' }
   | { code: 'awaitingApproval'; file: string; hintFlags: string }
   | { code: 'cutShort'; file: string }
+  | { code: 'fileNotInProcessing'; file: string }
   | { code: 'takenOnceRenamed' }
   | { code: 'hiddenPayoutFile' }
   | { code: 'notARegularFile' }
