@@ -54,8 +54,11 @@ export interface FileSummary {
   fileNeedsAPerson: boolean;
   /** The file could not be taken in yet: run again later. */
   fileWaits?: boolean;
-  /** Its batch was opened again by `payouts retry`: its file is no longer in processing/. */
-  reopened?: boolean;
+  /**
+   * Its batch is open and its file not in processing/ (archived before `payouts retry`
+   * opened it again, or moved away): followed, and its result written, from the journal.
+   */
+  fileElsewhere?: boolean;
   /** Payouts pending longer than pendingAlertAfter: a person must look (exit 2). */
   pendingTooLong?: PendingTooLong;
 }
@@ -263,7 +266,7 @@ async function finishFile(
   }
   const path = join(folders.processing, summary.file);
   const inProcessing = existsSync(path);
-  if (summary.fileNeedsAPerson || (!inProcessing && !summary.reopened)) {
+  if (summary.fileNeedsAPerson || (!inProcessing && !summary.fileElsewhere)) {
     return { ...summary, ...totals };
   }
   // Named once, with the day the batch arrived: next week's file of the same name gets
@@ -303,7 +306,7 @@ async function finishFile(
   let { outcome, state } = summary;
   if (finished && !inProcessing) {
     state = 'final';
-    // Reopened by a retry: its file is archived already.
+    // Its file is archived already (reopened by a retry), or not ours to move.
     await journal.setBatchState(batch.id, 'done');
     memory?.written.delete(batch.id);
     outcome = `${outcome}; every row final`;

@@ -399,4 +399,12 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX payouts_by_cover ON payouts (document, value_cents, batch_id, admitted_at);
     `,
   },
+  {
+    version: 20,
+    sql: `
+      -- Every pass of a daemon names the batches with rows not final, by their state: a
+      -- range of this index, not a read of every batch ever journaled.
+      CREATE INDEX batches_by_state ON batches (state, id);
+    `,
+  },
 ];

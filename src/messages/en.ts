@@ -282,6 +282,8 @@ const said: SaidTexts = {
     `nothing of it is sent until a person moves it into approved/ or runs: payouts approve "${file}"${hintFlags} (its .report.txt says what would be sent)`,
   cutShort: ({ file }) =>
     `a run stopped while reading ${file}, and the file is no longer in processing/: none of its rows is sent until the same file is dropped in the inbox again`,
+  fileNotInProcessing: ({ file }) =>
+    `${file} is no longer in processing/: its rows are still sent and followed, and its result is written in results/`,
   takenOnceRenamed: () => 'it is taken once it is renamed to its final name',
   hiddenPayoutFile: () =>
     'none of its rows is paid: rename it without the leading dot to have it paid, or remove it',

@@ -322,6 +322,8 @@ const said: SaidTexts = {
     `nada dele é enviado até uma pessoa movê-lo para approved/ ou executar: payouts approve "${file}"${hintFlags} (o .report.txt dele diz o que seria enviado)`,
   cutShort: ({ file }) =>
     `uma execução parou enquanto lia ${file}, e o arquivo não está mais em processing/: nenhuma linha dele é enviada até o mesmo arquivo ser posto na entrada de novo`,
+  fileNotInProcessing: ({ file }) =>
+    `${file} não está mais em processing/: as linhas dele continuam sendo enviadas e acompanhadas, e o resultado é gravado em results/`,
   takenOnceRenamed: () => 'ele é recebido quando for renomeado para o nome final',
   hiddenPayoutFile: () =>
     'nenhuma linha dele é paga: renomeie-o sem o ponto inicial para que seja pago, ou remova-o',

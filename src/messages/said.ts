@@ -230,6 +230,7 @@ export type Said =
   | { code: 'processingFull' }
   | { code: 'awaitingApproval'; file: string; hintFlags: string }
   | { code: 'cutShort'; file: string }
+  | { code: 'fileNotInProcessing'; file: string }
   | { code: 'takenOnceRenamed' }
   | { code: 'hiddenPayoutFile' }
   | { code: 'notARegularFile' }

@@ -255,6 +255,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   processingFull: { code: 'processingFull' },
   awaitingApproval: { code: 'awaitingApproval', file: 'folha.csv', hintFlags: '' },
   cutShort: { code: 'cutShort', file: 'folha.csv' },
+  fileNotInProcessing: { code: 'fileNotInProcessing', file: 'folha.csv' },
   takenOnceRenamed: { code: 'takenOnceRenamed' },
   hiddenPayoutFile: { code: 'hiddenPayoutFile' },
   notARegularFile: { code: 'notARegularFile' },
