@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { displayed } from '../../config/load.js';
 import { CONFIG_KEYS, envName, type Config } from '../../config/schema.js';
+import { ENV_FILE_VARIABLE, shellReadsOtherwise } from '../../config/env-file.js';
 import { formatCents } from '../../csv/amount.js';
 import { GatewayError } from '../../gateway/errors.js';
 import { homeFolders, SHARED_MODES, sharedGroupId, type Folders } from '../../inbox/folders.js';
@@ -55,6 +56,7 @@ export function doctorCommand(io: CliIo): Command {
         ...homeChecks(folders, context.config.sharedGroup),
         journalCheck(folders, context),
         contactsCheck(context.config),
+        ...(context.envFile === undefined ? [] : [envFileCheck(context.envFile)]),
       ];
       const settings = CONFIG_KEYS.map((key) => ({
         key,
@@ -297,6 +299,27 @@ function contactsCheck(config: Config): Check {
     name,
     level: 'warn',
     detail: `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set: a row with no ${missing.length === 1 ? (email === null ? 'e-mail' : 'phone') : 'e-mail or no phone'} in its file (an export such as Nome;CPF;Chave Pix;Valor has neither) is invalid and not paid, unless its Pix key is one: add ${add.join(' and ')} to the environment file, with your company's own contact`,
+  };
+}
+
+/**
+ * The file as payouts read it, and the lines a shell's `.` would read otherwise: said, so
+ * that a cron line or script that still loads the file that way is changed.
+ */
+function envFileCheck({ path, settings }: NonNullable<Context['envFile']>): Check {
+  const names = Object.keys(settings.values);
+  const read = `${path}: ${names.length} settings read as written`;
+  const otherwise = names
+    .filter((name) => shellReadsOtherwise(settings.values[name] ?? ''))
+    .map((name) => `${settings.lineOf[name]} (${name})`);
+  const lines = `${otherwise.slice(0, -1).join(', ')}${otherwise.length > 1 ? ' and ' : ''}${otherwise.at(-1)}`;
+  return {
+    name: 'environment file',
+    level: 'ok',
+    detail:
+      otherwise.length === 0
+        ? read
+        : `${read}; a shell's \`.\` would read ${otherwise.length === 1 ? 'line' : 'lines'} ${lines} otherwise (spaces, quotes, \`$\`): load the file with --env-file or ${ENV_FILE_VARIABLE} only, never with \`. ${path}\``,
   };
 }
 
