@@ -5,7 +5,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { GatewayClient } from '../gateway/client.js';
-import { loadConfig } from '../config/load.js';
+import { loadConfig, type SourcedConfig } from '../config/load.js';
+import { ENV_FILE_VARIABLE } from '../config/env-file.js';
 import type { Config, ConfigKey } from '../config/schema.js';
 import { createLogger, logLevelOf, type Logger } from '../runtime/logger.js';
 import { languageOf, localeSource } from '../messages/language.js';
@@ -17,6 +18,8 @@ import type { CliIo } from '../runtime/io.js';
 
 export interface GlobalOptions {
   config?: string;
+  /** The environment file, read as written (also `PAYOUTS_ENV_FILE`). */
+  envFile?: string;
   json?: boolean;
   quiet?: boolean;
   /** The embedded sandbox, asked for on purpose (as `"gateway": "sandbox"`). */
@@ -29,6 +32,7 @@ export interface GlobalOptions {
  */
 export function hintFlagsOf(options: GlobalOptions): string {
   return [
+    options.envFile === undefined ? '' : ` --env-file "${resolve(options.envFile)}"`,
     options.config === undefined ? '' : ` --config "${resolve(options.config)}"`,
     options.sandbox ? ' --sandbox' : '',
   ].join('');
@@ -65,6 +69,8 @@ export interface Context {
   out: Output;
   /** The streams and environment the command was given. */
   io: CliIo;
+  /** The environment file read, when one was named. */
+  envFile?: SourcedConfig['envFile'];
 }
 
 export function openContext(
@@ -72,7 +78,12 @@ export function openContext(
   options: GlobalOptions,
   use: CommandUse = 'payouts',
 ): Context {
-  const { config: loaded, sources } = loadConfig({ configFile: options.config, env: io.env });
+  const envFile = options.envFile ?? (io.env[ENV_FILE_VARIABLE] || undefined);
+  const {
+    config: loaded,
+    sources,
+    envFile: envFileRead,
+  } = loadConfig({ configFile: options.config, envFile, env: io.env });
   if (options.sandbox && loaded.baseUrl !== null) {
     throw new ExitError(
       1,
@@ -117,6 +128,7 @@ export function openContext(
     logger: createLogger(logLevelOf(config.logLevel, quiet), io),
     out,
     io,
+    ...(envFileRead === undefined ? {} : { envFile: envFileRead }),
   };
 }
 

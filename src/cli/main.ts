@@ -58,6 +58,10 @@ function buildProgram(io: CliIo, builders: readonly CommandBuilder[]): Command {
     .description('Batch Pix payouts from accounting CSV exports, each paid exactly once.')
     .version(version(), '-V, --version', 'the version of payouts')
     .option('--config <file>', 'JSON file of config keys, over config/default.json')
+    .option(
+      '--env-file <file>',
+      'file of PAYOUTS_* settings, NAME=value a line, read as written (also PAYOUTS_ENV_FILE); the environment wins over it',
+    )
     .option('--json', 'machine-readable output on stdout')
     .option('--quiet', 'no remarks on stderr, only results')
     .option(
@@ -93,10 +97,13 @@ function outputTo(io: CliIo): OutputConfiguration {
 
 /**
  * Where the command line names its command: the first word that is neither an option nor
- * the value of `--config` (the one option every command takes that has a value); -1: none.
+ * the value of `--config` or `--env-file` (the options every command takes that have a
+ * value); -1: none.
  */
 function commandAt(argv: readonly string[]): number {
-  return argv.findIndex((arg, at) => !arg.startsWith('-') && argv[at - 1] !== '--config');
+  return argv.findIndex(
+    (arg, at) => !arg.startsWith('-') && !['--config', '--env-file'].includes(argv[at - 1] ?? ''),
+  );
 }
 
 /** Whether the command line names no command: only the options every command takes. */
