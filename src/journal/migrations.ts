@@ -399,4 +399,14 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX payouts_by_cover ON payouts (document, value_cents, batch_id, admitted_at);
     `,
   },
+  {
+    version: 20,
+    sql: `
+      -- An invalid line keeps its row's CPF/CNPJ, key type and Pix key as written, so its
+      -- result line shows whom it was for. Lines journaled before this show them empty.
+      ALTER TABLE batch_lines ADD COLUMN cpf_cnpj TEXT;
+      ALTER TABLE batch_lines ADD COLUMN pix_key_type TEXT;
+      ALTER TABLE batch_lines ADD COLUMN pix_key TEXT;
+    `,
+  },
 ];
