@@ -159,6 +159,9 @@ export async function ingestFile(
             name: singleSpaced(row.cells.name ?? '') || null,
             valueCents: row.valueCents ?? null,
             valueWritten: row.valueCents === undefined ? written || null : null,
+            cpfCnpj: row.cells.cpfCnpj?.trim() || null,
+            pixKeyType: row.cells.pixKeyType?.trim() || null,
+            pixKey: row.cells.pixKey?.trim() || null,
           });
         } else if (row.kind === 'skipped') {
           lines.push({

@@ -407,4 +407,14 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX batches_by_state ON batches (state, id);
     `,
   },
+  {
+    version: 21,
+    sql: `
+      -- An invalid line keeps its row's CPF/CNPJ, key type and Pix key as written, so its
+      -- result line shows whom it was for. Lines journaled before this show them empty.
+      ALTER TABLE batch_lines ADD COLUMN cpf_cnpj TEXT;
+      ALTER TABLE batch_lines ADD COLUMN pix_key_type TEXT;
+      ALTER TABLE batch_lines ADD COLUMN pix_key TEXT;
+    `,
+  },
 ];

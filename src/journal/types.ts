@@ -95,6 +95,10 @@ export interface BatchLine {
   valueCents?: number | null;
   /** The amount as written, when it could not be read as one. */
   valueWritten?: string | null;
+  /** An invalid row's document, key type and key, as written. */
+  cpfCnpj?: string | null;
+  pixKeyType?: string | null;
+  pixKey?: string | null;
 }
 
 export interface PayoutInput {
@@ -242,6 +246,10 @@ export interface ResultEntry {
   name: string | null;
   valueCents: number | null;
   valueWritten: string | null;
+  /** An invalid line's document, key type and key, as written (see BatchLine). */
+  cpfCnpj: string | null;
+  pixKeyType: string | null;
+  pixKey: string | null;
   /** A line's message as a value, where the journal has it (see BatchLine). */
   said: Said | null;
   /**

@@ -120,6 +120,55 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     expect(result.stdout).toMatch(/^payroll-2026-11\.csv: 6 rows: 6 valid, 0 invalid, 0 skipped/m);
   });
 
+  it.each([
+    [
+      'excel',
+      ';',
+      {
+        'CPF/CNPJ': '529.982.247-26',
+        'Tipo de chave': 'EMAIL',
+        'Chave Pix': 'bruno@example.com',
+        Situação: 'inválida',
+        Mensagem: expect.stringMatching(
+          /^CPF: 52998224726 não é um CPF válido .* \| Valor: "9 99" tem um espaço que não separa milhares/,
+        ),
+      },
+    ],
+    [
+      'rfc4180',
+      ',',
+      {
+        cpfCnpj: '52998224726',
+        pixKeyType: 'EMAIL',
+        pixKey: 'bruno@example.com',
+        status: 'invalid',
+        message: expect.stringMatching(
+          /^CPF: 52998224726 is not a valid CPF .* \| Valor: "9 99" has a space that does not separate thousands/,
+        ),
+      },
+    ],
+  ] as const)(
+    "run (%s): an invalid row's result line says every mistake, with its CPF and key as written",
+    async (dialect, delimiter, expected) => {
+      const home = join(folder(), 'erros');
+      mkdirSync(join(home, 'inbox'), { recursive: true });
+      writeFile(
+        join(home, 'inbox'),
+        'folha.csv',
+        [
+          'Nome;CPF;Tipo de chave;Chave Pix;Valor;E-mail;Celular',
+          'Bruno Lima;52998224726;EMAIL;bruno@example.com;9 99;bruno@example.com;(11) 98765-4322',
+        ].join('\r\n'),
+      );
+      const env = portugueseHome(home, { PAYOUTS_RESULT_DIALECT: dialect });
+      expect((await runCli(['run', '--sandbox'], { env })).code).toBe(2);
+      const [name] = readdirSync(join(home, 'results'));
+      expect(readCsv(join(home, 'results', name ?? ''), delimiter)).toEqual([
+        expect.objectContaining(expected),
+      ]);
+    },
+  );
+
   it('the approval report speaks Portuguese: what is sent once approved, and every payee', async () => {
     const home = join(folder(), 'aprovacao');
     mkdirSync(join(home, 'inbox'), { recursive: true });

@@ -20,6 +20,9 @@ type ResultRow = Omit<PayoutRow, 'order_id'> & {
   line_value_cents: number | null;
   line_value_written: string | null;
   line_said: string | null;
+  line_cpf_cnpj: string | null;
+  line_pix_key_type: string | null;
+  line_pix_key: string | null;
   cover_order_id: string | null;
   cover_state: RowState | null;
   cover_file_name: string | null;
@@ -44,7 +47,8 @@ export function createReports({ db }: Context): Synchronous<JournalReports> {
     resultEntries: db.prepare<{ batchId: number; after: number; limit: number }, ResultRow>(`
       SELECT p.line AS entry_line, 'payout' AS entry_kind, p.order_id AS entry_order_id,
         NULL AS note, NULL AS column_heading, NULL AS line_name, NULL AS line_value_cents,
-        NULL AS line_value_written, NULL AS line_said, c.order_id AS cover_order_id,
+        NULL AS line_value_written, NULL AS line_said, NULL AS line_cpf_cnpj,
+        NULL AS line_pix_key_type, NULL AS line_pix_key, c.order_id AS cover_order_id,
         c.state AS cover_state, cb.file_name AS cover_file_name, c.line AS cover_line, p.*
       FROM payouts p
         LEFT JOIN payouts c ON p.state = 'covered' AND c.order_id = p.covered_by
@@ -52,7 +56,7 @@ export function createReports({ db }: Context): Synchronous<JournalReports> {
       WHERE p.batch_id = @batchId AND p.line > @after
       UNION ALL
       SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, l.name, l.value_cents,
-        l.value_written, l.said, c.order_id, c.state,
+        l.value_written, l.said, l.cpf_cnpj, l.pix_key_type, l.pix_key, c.order_id, c.state,
         cb.file_name, c.line, p.*
       FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
         LEFT JOIN payouts c ON l.kind = 'covered' AND c.order_id = l.order_id
@@ -122,6 +126,9 @@ export function createReports({ db }: Context): Synchronous<JournalReports> {
         name: row.line_name,
         valueCents: row.line_value_cents,
         valueWritten: row.line_value_written,
+        cpfCnpj: row.line_cpf_cnpj,
+        pixKeyType: row.line_pix_key_type,
+        pixKey: row.line_pix_key,
         said: saidOf(row.line_said),
         cover:
           row.cover_order_id === null || row.cover_state === null

@@ -144,11 +144,14 @@ export function createRows({ db, now }: Context) {
         number | null,
         string | null,
         string | null,
+        string | null,
+        string | null,
+        string | null,
       ]
     >(`
       INSERT OR REPLACE INTO batch_lines (batch_id, line, kind, order_id, column_heading, message,
-        name, value_cents, value_written, said)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        name, value_cents, value_written, said, cpf_cnpj, pix_key_type, pix_key)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     known: db.prepare<
       [string],
       {
@@ -352,6 +355,9 @@ export function createRows({ db, now }: Context) {
         line.valueCents ?? null,
         line.valueWritten ?? null,
         saidJson(line.said),
+        line.cpfCnpj ?? null,
+        line.pixKeyType ?? null,
+        line.pixKey ?? null,
       );
     }
   }
