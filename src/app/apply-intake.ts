@@ -22,7 +22,7 @@ import { CATALOGS } from '../messages/catalog.js';
 import type { Said } from '../messages/said.js';
 import { say } from '../messages/say.js';
 import { failpoint } from '../runtime/failpoint.js';
-import { planFile, planListedBatches, type ReadAction } from './intake.js';
+import { planFile, planListedBatches, type BatchFacts, type ReadAction } from './intake.js';
 import type { FileSummary, PassOptions } from './pass.js';
 
 /** Moves ready inbox files into processing/ and journals every file there. */
@@ -135,7 +135,7 @@ export async function applyIntake(
   }
   const listed = planListedBatches({
     awaitingApproval: await journal.batchesIn('awaiting-approval'),
-    retried: await retriedOf(journal),
+    ...(await reopenedOf(journal)),
     // Only once every file in processing/ was read: a stop may have cut the reading short.
     admitting: options.signal.aborted ? [] : await journal.batchesIn('admitting'),
     handled: new Set(summaries.flatMap((summary) => summary.batchId ?? [])),
@@ -151,13 +151,20 @@ export async function applyIntake(
   return summaries;
 }
 
-/** Open batches of which some payout was sent again by `payouts retry`, oldest first. */
-async function retriedOf(journal: Journal): Promise<BatchRecord[]> {
+/**
+ * Open batches of which some payout was sent again by `payouts retry`, and those with rows
+ * held for it (a payout that covered them did not pay), oldest first.
+ */
+async function reopenedOf(journal: Journal): Promise<Pick<BatchFacts, 'retried' | 'waitingRetry'>> {
   const retried: BatchRecord[] = [];
+  const waitingRetry: BatchRecord[] = [];
   for (const batch of await journal.batchesIn('open')) {
     if (await journal.hasRetries(batch.id)) retried.push(batch);
+    else if ((await journal.holdsOfBatch(batch.id)).some((h) => h.reason === 'failed-before')) {
+      waitingRetry.push(batch);
+    }
   }
-  return retried;
+  return { retried, waitingRetry };
 }
 
 /** Does what the plan says of a file of processing/, and says what became of it. */

@@ -128,6 +128,8 @@ export interface BatchFacts {
   awaitingApproval: readonly { id: number; fileName: string; awaitingName: string | null }[];
   /** Open batches with payouts `payouts retry` made. */
   retried: readonly { id: number; fileName: string }[];
+  /** Other open batches with rows held for `payouts retry`: a payout they repeat did not pay. */
+  waitingRetry: readonly { id: number; fileName: string }[];
   /** Batches still `admitting` once every file in processing/ was read. */
   admitting: readonly { id: number; fileName: string }[];
   /** Batches of the files this pass handled: named once. */
@@ -161,6 +163,19 @@ export function planListedBatches(facts: BatchFacts): ListedBatch[] {
       fileNeedsAPerson: false,
       reopened: true,
     }));
+  // Their files may be archived already (a covered row whose cover failed since): each
+  // is named until a person sends its rows again.
+  const waitingRetry = facts.waitingRetry
+    .filter((batch) => !facts.handled.has(batch.id))
+    .map((batch): ListedBatch => ({
+      file: batch.fileName,
+      batchId: batch.id,
+      state: 'waiting-retry',
+      outcome: 'rows wait for payouts retry: a payout they repeat did not pay',
+      problems: [],
+      fileNeedsAPerson: false,
+      reopened: true,
+    }));
   // Every file in processing/ was read, so a batch still `admitting` lost its file while
   // a run that was reading it died: its rows wait, unsent, for the same bytes.
   const cutShort = facts.admitting
@@ -174,5 +189,5 @@ export function planListedBatches(facts: BatchFacts): ListedBatch[] {
       fileNeedsAPerson: true,
       reopened: false,
     }));
-  return [...awaiting, ...retried, ...cutShort];
+  return [...awaiting, ...retried, ...waitingRetry, ...cutShort];
 }

@@ -124,6 +124,7 @@ describe('the batches a pass names from the journal alone', () => {
   const none: BatchFacts = {
     awaitingApproval: [],
     retried: [],
+    waitingRetry: [],
     admitting: [],
     handled: new Set(),
     hintFlags: '',
@@ -168,6 +169,28 @@ describe('the batches a pass names from the journal alone', () => {
         batchId: 3,
         state: 'retried',
         outcome: 'sent again on purpose (payouts retry)',
+        problems: [],
+        fileNeedsAPerson: false,
+        reopened: true,
+      },
+    ]);
+  });
+
+  it('names a batch whose rows wait for payouts retry once, as reopened, unless its file was handled', () => {
+    const listed = planListedBatches({
+      ...none,
+      waitingRetry: [
+        { id: 7, fileName: 'folha.csv' },
+        { id: 8, fileName: 'bonus.csv' },
+      ],
+      handled: new Set([8]),
+    });
+    expect(listed).toEqual([
+      {
+        file: 'folha.csv',
+        batchId: 7,
+        state: 'waiting-retry',
+        outcome: 'rows wait for payouts retry: a payout they repeat did not pay',
         problems: [],
         fileNeedsAPerson: false,
         reopened: true,
