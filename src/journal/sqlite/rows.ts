@@ -149,9 +149,14 @@ export function createRows({ db, now }: Context) {
       INSERT OR REPLACE INTO batch_lines (batch_id, line, kind, order_id, column_heading, message,
         name, value_cents, value_written, said)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    coveredBy: db.prepare<[string], { order_id: string; batch_id: number }>(
-      `SELECT order_id, batch_id FROM payouts WHERE covered_by = ? AND state = 'covered'`,
-    ),
+    // The rows a payout covers, and those they cover in turn (a copy of a copy).
+    coveredBy: db.prepare<[string], { order_id: string; batch_id: number }>(`
+      WITH RECURSIVE chain (order_id, batch_id) AS (
+        SELECT order_id, batch_id FROM payouts WHERE covered_by = ? AND state = 'covered'
+        UNION
+        SELECT p.order_id, p.batch_id FROM payouts p JOIN chain c ON p.covered_by = c.order_id
+        WHERE p.state = 'covered')
+      SELECT order_id, batch_id FROM chain`),
     coveringRow: db.prepare<[string], CoveringRow>(
       `SELECT ${COVERING_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = ?`,
     ),
@@ -384,10 +389,11 @@ export function createRows({ db, now }: Context) {
   }
 
   /**
-   * Covered follows its cover, inside the caller's transaction: the rows a payout covered
-   * need a person once it definitely did not pay (failed, refused, canceled, refunded).
-   * Each is held as a repeat of it, for `payouts retry`, and a batch already done opens
-   * again, so that every run names it until a person acts.
+   * Covered follows its cover, inside the caller's transaction: the rows a payout covered,
+   * directly or through a covered copy, need a person once it definitely did not pay
+   * (failed, refused, canceled, refunded). Each is held as a repeat of it, so that one
+   * `payouts retry` of it covers them all again, and a batch already done opens again,
+   * so that every run names it until a person acts.
    */
   function uncoverRowsOf(orderId: string): void {
     const covered = statements.coveredBy.all(orderId);
