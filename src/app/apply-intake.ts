@@ -167,10 +167,15 @@ async function openBatches(journal: Journal): Promise<BatchFacts['open'][number]
   const open: BatchFacts['open'][number][] = [];
   for (const state of ['open', 'underfunded', 'held'] as const) {
     for (const batch of await journal.batchesIn(state)) {
+      const retried = await journal.hasRetries(batch.id);
       open.push({
         id: batch.id,
         fileName: batch.fileName,
-        retried: await journal.hasRetries(batch.id),
+        retried,
+        waitingRetry:
+          !retried &&
+          state === 'open' &&
+          (await journal.holdsOfBatch(batch.id)).some((hold) => hold.reason === 'failed-before'),
         problems: batch.problems,
       });
     }

@@ -130,7 +130,14 @@ export interface BatchFacts {
    * Batches with rows not final (open, underfunded, held), with whether `payouts retry`
    * made payouts of theirs, and what holds them.
    */
-  open: readonly { id: number; fileName: string; retried: boolean; problems: readonly Said[] }[];
+  open: readonly {
+    id: number;
+    fileName: string;
+    retried: boolean;
+    /** Rows held for `payouts retry`: a payout they repeat did not pay. */
+    waitingRetry: boolean;
+    problems: readonly Said[];
+  }[];
   /** Batches still `admitting` once every file in processing/ was read. */
   admitting: readonly { id: number; fileName: string }[];
   /** Batches of the files this pass handled: named once. */
@@ -156,27 +163,39 @@ export function planListedBatches(facts: BatchFacts): ListedBatch[] {
   // are still sent, followed and written into its result like any file's.
   const open = facts.open
     .filter((batch) => !facts.handled.has(batch.id))
-    .map((batch): ListedBatch =>
-      batch.retried
-        ? {
-            file: batch.fileName,
-            batchId: batch.id,
-            state: 'retried',
-            outcome: 'sent again on purpose (payouts retry)',
-            problems: [...batch.problems],
-            fileNeedsAPerson: false,
-            fileElsewhere: true,
-          }
-        : {
-            file: batch.fileName,
-            batchId: batch.id,
-            state: 'resumed',
-            outcome: 'resumed from the journal: its file is not in processing/',
-            problems: [...batch.problems, { code: 'fileNotInProcessing', file: batch.fileName }],
-            fileNeedsAPerson: false,
-            fileElsewhere: true,
-          },
-    );
+    .map((batch): ListedBatch => {
+      if (batch.retried) {
+        return {
+          file: batch.fileName,
+          batchId: batch.id,
+          state: 'retried',
+          outcome: 'sent again on purpose (payouts retry)',
+          problems: [...batch.problems],
+          fileNeedsAPerson: false,
+          fileElsewhere: true,
+        };
+      }
+      if (batch.waitingRetry) {
+        return {
+          file: batch.fileName,
+          batchId: batch.id,
+          state: 'waiting-retry',
+          outcome: 'rows wait for payouts retry: a payout they repeat did not pay',
+          problems: [...batch.problems],
+          fileNeedsAPerson: false,
+          fileElsewhere: true,
+        };
+      }
+      return {
+        file: batch.fileName,
+        batchId: batch.id,
+        state: 'resumed',
+        outcome: 'resumed from the journal: its file is not in processing/',
+        problems: [...batch.problems, { code: 'fileNotInProcessing', file: batch.fileName }],
+        fileNeedsAPerson: false,
+        fileElsewhere: true,
+      };
+    });
   // Every file in processing/ was read, so a batch still `admitting` lost its file while
   // a run that was reading it died: its rows wait, unsent, for the same bytes.
   const cutShort = facts.admitting

@@ -74,7 +74,8 @@ const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
   refunded: ['retried'],
   rejected: ['retried'],
   conflict: [],
-  covered: [],
+  // Held for a person when the payout that covers it fails, is refused, canceled or refunded.
+  covered: ['held'],
   retried: [],
   // Rejecting the copy that superseded it gives it back, as it was.
   superseded: ['queued', 'held'],

@@ -374,6 +374,7 @@ export const ptBR: Catalog = {
       resumed: 'retomado',
       held: 'retido: nada enviado',
       retried: 'reenviado de propósito (payouts retry)',
+      'waiting-retry': 'linhas aguardam payouts retry: um pagamento que elas repetem não pagou',
       'awaiting-approval': 'aguardando aprovação em awaiting-approval/',
       'cut-short': 'leitura interrompida',
       unusable: 'não pode ser usado',

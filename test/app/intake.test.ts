@@ -158,9 +158,9 @@ describe('the batches a pass names from the journal alone', () => {
     const listed = planListedBatches({
       ...none,
       open: [
-        { id: 3, fileName: 'folha.csv', retried: true, problems: [] },
-        { id: 4, fileName: 'bonus.csv', retried: false, problems: [] },
-        { id: 7, fileName: 'extra.csv', retried: false, problems: [totals] },
+        { id: 3, fileName: 'folha.csv', retried: true, waitingRetry: false, problems: [] },
+        { id: 4, fileName: 'bonus.csv', retried: false, waitingRetry: false, problems: [] },
+        { id: 7, fileName: 'extra.csv', retried: false, waitingRetry: false, problems: [totals] },
       ],
       handled: new Set([4]),
     });
@@ -180,6 +180,28 @@ describe('the batches a pass names from the journal alone', () => {
         state: 'resumed',
         outcome: 'resumed from the journal: its file is not in processing/',
         problems: [totals, { code: 'fileNotInProcessing', file: 'extra.csv' }],
+        fileNeedsAPerson: false,
+        fileElsewhere: true,
+      },
+    ]);
+  });
+
+  it('names a batch whose rows wait for payouts retry once, as reopened, unless its file was handled', () => {
+    const listed = planListedBatches({
+      ...none,
+      open: [
+        { id: 7, fileName: 'folha.csv', retried: false, waitingRetry: true, problems: [] },
+        { id: 8, fileName: 'bonus.csv', retried: false, waitingRetry: true, problems: [] },
+      ],
+      handled: new Set([8]),
+    });
+    expect(listed).toEqual([
+      {
+        file: 'folha.csv',
+        batchId: 7,
+        state: 'waiting-retry',
+        outcome: 'rows wait for payouts retry: a payout they repeat did not pay',
+        problems: [],
         fileNeedsAPerson: false,
         fileElsewhere: true,
       },

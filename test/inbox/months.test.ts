@@ -15,6 +15,7 @@ import type { FileSummary } from '../../src/app/pass.js';
 import { openJournal } from '../../src/journal/journal.js';
 import { entriesOf } from '../../src/results/result-file.js';
 import { collect } from '../support/collect.js';
+import { runCli } from '../support/cli.js';
 import { clientFor } from '../support/gateway.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
 import { sayInEnglish } from '../../src/messages/say.js';
@@ -612,8 +613,9 @@ describe('retry on purpose', () => {
     );
     expect(m.sent().size).toBe(2);
 
-    // The retry the hint names sends the failed payout again, once; the copy's row is
-    // covered by it, and no later run sends anything more.
+    // The retry the hint names sends the failed payout again, once, and no later run
+    // sends anything more; it fails again (the key always fails), so the copy's row it
+    // covered needs a person once more.
     expect(await retry(m, 'folha_reenvio.csv')).toMatchObject({ kind: 'retried' });
     await m.run();
     await m.run();
@@ -625,7 +627,48 @@ describe('retry on purpose', () => {
       (entry) => entry.payout?.state,
     );
     await journal.close();
-    expect(states.sort()).toEqual(['covered', 'held']);
+    expect(states.sort()).toEqual(['held', 'held']);
+    noDuplicates(m.sent());
+  });
+
+  it("I: a copy's row covered by a retry that fails again needs a person: held in its summary, result and status, with payouts retry", async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, EVA]);
+    expect((await m.run()).exit).toBe(2);
+    // Its corrected copy: Ana covered by her payout, Eva's failed row held for a retry.
+    m.drop('folha.csv', [HEADER, ANA, EVA]);
+    const copy = summaryOf((await m.run()).files, 'folha.csv');
+    expect(copy.rows).toEqual({ covered: 1, held: 1 });
+    expect(await retry(m, 'folha.csv')).toMatchObject({ kind: 'retried' });
+
+    // -r2 fails at the gateway too: the copy's row it covered is not paid by anyone.
+    const failed = await m.run();
+    expect(retries(m, '-r2')).toHaveLength(1);
+    expect(failed.exit).toBe(2);
+    const evaOf = async () =>
+      m.withJournal(async (journal) => {
+        const entries = await collect(entriesOf(journal, copy.batchId ?? 0));
+        return entries.find((entry) => entry.line === 3)?.payout;
+      });
+    expect((await evaOf())?.state).toBe('held');
+    const again = await m.run();
+    expect(again.exit).toBe(2);
+    const named = again.files.filter((file) => file.batchId === copy.batchId);
+    expect(named.map((file) => file.rows)).toEqual([{ covered: 1, held: 1 }]);
+    expect(named[0]?.problems.map(sayInEnglish).join(' ')).toMatch(/payouts retry/);
+    expect(readFileSync(named[0]?.result ?? '', 'utf8')).toMatch(/ended failed.*payouts retry/);
+    const eva = (await evaOf())?.orderId ?? '';
+    const status = await runCli(['status', eva], { env: m.env() });
+    expect(status.stdout).toMatch(/held/);
+    expect(status.stdout).toMatch(/payouts retry/);
+    expect(m.sent().size).toBe(3);
+
+    // The retry it names sends Eva once more, as -r3, and nothing else.
+    expect(await retry(m, eva)).toMatchObject({ kind: 'retried' });
+    await m.run();
+    await m.run();
+    expect(retries(m, '-r3')).toHaveLength(1);
+    expect(m.sent().size).toBe(4);
     noDuplicates(m.sent());
   });
 

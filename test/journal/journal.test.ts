@@ -192,6 +192,54 @@ describe('the SQLite journal', () => {
       opened.pop();
     });
 
+    it('holds again every row a failed payout covered, through copies of copies, each for payouts retry of that payout', async () => {
+      const journal = open();
+      const rules = { duplicateWindowMs: 0 };
+      const ids: number[] = [];
+      for (const [n, fileName] of ['folha.csv', 'folha_2.csv', 'folha_3.csv'].entries()) {
+        const id = await journal.recordBatch({ ...batch, fileName }, []);
+        await journal.admitPayouts(id, [{ line: 2, request: cashOutRequest(`o-${n}`) }], rules);
+        ids.push(id);
+      }
+      // o-0 in flight; its copy o-1 covered by it, o-1's copy o-2 by o-1, their files done.
+      const raw = new Database(journal.path);
+      const coverOf = (orderId: string) =>
+        raw
+          .prepare(`SELECT state, hold_reason, covered_by FROM payouts WHERE order_id = ?`)
+          .get(orderId);
+      try {
+        const cover = raw.prepare(
+          `UPDATE payouts SET state = 'covered', covered_by = ? WHERE order_id = ?`,
+        );
+        cover.run('o-0', 'o-1');
+        cover.run('o-1', 'o-2');
+        raw.prepare(`UPDATE batches SET state = 'done' WHERE id IN (?, ?)`).run(ids[1], ids[2]);
+        const [claim] = await journal.claimToSend('w', 1, 60_000);
+        expect(claim?.orderId).toBe('o-0');
+        expect(await journal.move('o-0', claim?.fence ?? 0, 'failed', 'the gateway said so')).toBe(
+          true,
+        );
+        for (const orderId of ['o-1', 'o-2']) {
+          expect(coverOf(orderId)).toEqual({
+            state: 'held',
+            hold_reason: 'failed-before',
+            covered_by: 'o-0',
+          });
+        }
+        expect((await journal.batch(ids[1] ?? 0))?.state).toBe('open');
+        expect((await journal.batch(ids[2] ?? 0))?.state).toBe('open');
+        // One retry of the payout that failed covers both again, by the payout it sends.
+        expect(await journal.retryPayouts(['o-2'], 'maria')).toMatchObject([
+          { kind: 'retried', orderId: 'o-0-r2' },
+        ]);
+        for (const orderId of ['o-1', 'o-2']) {
+          expect(coverOf(orderId)).toMatchObject({ state: 'covered', covered_by: 'o-0-r2' });
+        }
+      } finally {
+        raw.close();
+      }
+    });
+
     it('refuses a journal written by a newer version', async () => {
       const journal = open();
       await journal.close();

@@ -4,7 +4,7 @@
  */
 import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
-import { canMove, type RowState } from '../states.js';
+import { canMove, RETRYABLE, type RowState } from '../states.js';
 import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
 import { createAdmitting, heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import { toClaim, toPayout, type ClaimRow, type Context, type Synchronous } from './context.js';
@@ -149,7 +149,7 @@ export function createPayouts(
       move.release ?? true,
       now(),
     );
-    return rows.guardedMove(
+    const moved = rows.guardedMove(
       move.orderId,
       from,
       move.to,
@@ -157,6 +157,8 @@ export function createPayouts(
       () => statements.move.run(params),
       row.id,
     );
+    if (moved && from !== move.to && RETRYABLE.includes(move.to)) rows.uncoverRowsOf(move.orderId);
+    return moved;
   }
 
   const moveOne = writing((move: Move) => applyMove(move));

@@ -4,7 +4,7 @@
  * payout, a batch, what covers a row, what is known of an orderId).
  */
 import type { CashOutRequest } from '../../gateway/contract.js';
-import { documentKey, type Covering, type Known } from '../admission.js';
+import { documentKey, failedBeforeSaid, type Covering, type Known } from '../admission.js';
 import { canMoveBatch, type BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import { canMove, MAY_MOVE_MONEY, type HoldReason, type RowState } from '../states.js';
@@ -152,6 +152,17 @@ export function createRows({ db, now }: Context) {
       INSERT OR REPLACE INTO batch_lines (batch_id, line, kind, order_id, column_heading, message,
         name, value_cents, value_written, said, cpf_cnpj, pix_key_type, pix_key)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    // The rows a payout covers, and those they cover in turn (a copy of a copy).
+    coveredBy: db.prepare<[string], { order_id: string; batch_id: number }>(`
+      WITH RECURSIVE chain (order_id, batch_id) AS (
+        SELECT order_id, batch_id FROM payouts WHERE covered_by = ? AND state = 'covered'
+        UNION
+        SELECT p.order_id, p.batch_id FROM payouts p JOIN chain c ON p.covered_by = c.order_id
+        WHERE p.state = 'covered')
+      SELECT order_id, batch_id FROM chain`),
+    coveringRow: db.prepare<[string], CoveringRow>(
+      `SELECT ${COVERING_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = ?`,
+    ),
     known: db.prepare<
       [string],
       {
@@ -383,6 +394,31 @@ export function createRows({ db, now }: Context) {
     return row && toCovering(row);
   }
 
+  /**
+   * Covered follows its cover, inside the caller's transaction: the rows a payout covered,
+   * directly or through a covered copy, need a person once it definitely did not pay
+   * (failed, refused, canceled, refunded). Each is held as a repeat of it, so that one
+   * `payouts retry` of it covers them all again, and a batch already done opens again,
+   * so that every run names it until a person acts.
+   */
+  function uncoverRowsOf(orderId: string): void {
+    const covered = statements.coveredBy.all(orderId);
+    const cover = covered.length > 0 ? statements.coveringRow.get(orderId) : undefined;
+    if (!cover) return;
+    const said = failedBeforeSaid(toCovering(cover));
+    const message = sayInEnglish(said);
+    for (const row of covered) {
+      moveRow(
+        row.order_id,
+        'covered',
+        'held',
+        { holdReason: 'failed-before', coveredBy: orderId, message, said },
+        `the payout that covered it, ${orderId}, ended ${cover.state}: ${message}`,
+      );
+      if (statements.batchById.get(row.batch_id)?.state === 'done') moveBatch(row.batch_id, 'open');
+    }
+  }
+
   /** What admission weighs a row of this orderId against, in a batch named `nameKey`. */
   function knownOf(orderId: string, nameKey: string | null): Known | undefined {
     const row = statements.known.get(orderId);
@@ -416,6 +452,7 @@ export function createRows({ db, now }: Context) {
     holdQueuedRow,
     insertLines,
     coveringOf,
+    uncoverRowsOf,
     knownOf,
     payoutRow: (orderId: string): PayoutRow | undefined => statements.payout.get(orderId),
     batchRow: (batchId: number): BatchRow | undefined => statements.batchById.get(batchId),
