@@ -342,7 +342,7 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
     said ?? { code: 'english', text: message ?? '' };
   for (const { reason, rows, cents, message, said } of await journal.holdsOfBatch(batchId)) {
     const example = wordsOf(said, message);
-    if (reason === 'same-name' && message) notes.push(example);
+    if ((reason === 'same-name' || reason === 'copy-waiting') && message) notes.push(example);
     if (reason === 'identical') notes.push({ code: 'rowsRepeatInFile', rows, cents, example });
     if (reason === 'changes-paid' || reason === 'changes-payee')
       notes.push({ code: 'rowsChangePaid', rows, example });
@@ -351,6 +351,11 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
       notes.push({ code: 'rowsRepeatFailed', rows, cents, file, hintFlags, example });
     }
     if (reason === 'duplicate') notes.push({ code: 'rowsRepeatOtherFile', rows, cents, example });
+  }
+  const newFile = (await journal.batch(batchId))?.fileName ?? '';
+  for (const frozen of await journal.frozenFor(batchId)) {
+    const { batchId: frozenId, fileName: file, rows, cents } = frozen;
+    notes.push({ code: 'copyFreezes', file, batchId: frozenId, rows, cents, newFile, hintFlags });
   }
   const lines = (await journal.linesOfBatch(batchId)).filter((line) => line.kind === 'held');
   if (lines.length > 0) {

@@ -151,6 +151,13 @@ export interface JournalBatches {
    * the copy down gives them back, so the batch is not finished while it waits.
    */
   supersededByWaiting(batchId: number): Promise<number>;
+  /**
+   * Earlier batches of a file's name frozen while it waits for a person (held whole: see
+   * the same-name rule), with what each holds back.
+   */
+  frozenFor(
+    copy: number,
+  ): Promise<{ batchId: number; fileName: string; rows: number; cents: number }[]>;
 }
 
 /** Payouts: admission by the rules on who is paid, claims, the moves answers make, retries. */

@@ -165,6 +165,11 @@ export const HOLD_REASONS = [
    * the money may have gone to the wrong person; `--new-batch` pays the right one.
    */
   'changes-payee',
+  /**
+   * Of a batch whose later file of the same name waits for a person (held whole): frozen,
+   * whatever held it before, until the answer to that file says what this one is.
+   */
+  'copy-waiting',
   /** The same name, document, key and amount as an earlier row of its own file. */
   'identical',
   /**

@@ -239,6 +239,8 @@ const said: SaidTexts = {
     `changes the Pix key or name of ${file}, line ${line}: its ${formatCents(cents)} ${state === 'paid' ? 'went' : 'was sent'} to Pix key ${paidKey} (${paidName}) on ${day(at)}${transaction(transactionId)}; this row names ${key} (${name}). Not paid here, and not sent: if the money went to the wrong person, ask the receiver to return it through their bank, then pay the right key: payouts approve "${newFile}" --new-batch${hintFlags}`,
   heldFailedBefore: ({ file, line, orderId, transactionId, state, hintFlags }) =>
     `repeats ${file}, line ${line} (orderId ${orderId}${transaction(transactionId)}), which ${state === 'rejected' ? 'the gateway refused' : `ended ${state} at the gateway`}: a failed payout is not sent again because a file repeats it; to send it again on purpose, run: payouts retry ${orderId}${hintFlags}`,
+  heldForCopy: ({ file, batchId, at, earlierBatchId, hintFlags }) =>
+    `not sent while a later file of the same name, ${file} (batch ${batchId}, ${day(at)}), waits for a person, even once the balance covers it: if it corrects this file, run: payouts approve "${file}" --corrects ${earlierBatchId}${hintFlags} (only its rows are paid); if it is a new payroll, run: payouts approve "${file}" --new-batch${hintFlags} (both are paid)`,
   heldIdentical: ({ line, file, hintFlags }) =>
     `identical to line ${line} of this file (the same name, document, Pix key and amount): not sent until a person confirms both are due: payouts approve "${file}" --identical${hintFlags}`,
   heldSameName: ({ file, batchId, at, newFile, hintFlags }) =>
@@ -248,6 +250,8 @@ const said: SaidTexts = {
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} an earlier row of the same file exactly (${formatCents(cents)}), held for a person: ${say(example)}`,
   rowsChangePaid: ({ rows, example }, say) =>
     `${rows === 1 ? '1 row changes' : `${rows} rows change`} a payout the file it corrects already made, held for a person: ${say(example)}`,
+  copyFreezes: ({ file, batchId, rows, cents, newFile, hintFlags }) =>
+    `while it waits, nothing of ${file} (batch ${batchId}: ${plural(rows, 'row')}, ${formatCents(cents)}) is sent, even once the balance covers it: if this file corrects it, run: payouts approve "${newFile}" --corrects ${batchId}${hintFlags} (only this file's rows are paid); if it is a new payroll, run: payouts approve "${newFile}" --new-batch${hintFlags} (both are paid)`,
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(cents)}): a failed payout is never sent again because a file repeats it; to send it again on purpose, run: payouts retry "${file}"${hintFlags} (e.g. ${say(example)})`,
   rowsRepeatOtherFile: ({ rows, cents, example }, say) =>

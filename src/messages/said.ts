@@ -189,6 +189,14 @@ export type Said =
       state: RowState;
       hintFlags: string;
     }
+  | {
+      code: 'heldForCopy';
+      file: string;
+      batchId: number;
+      at: number;
+      earlierBatchId: number;
+      hintFlags: string;
+    }
   | { code: 'heldIdentical'; line: number; file: string; hintFlags: string }
   | {
       code: 'heldSameName';
@@ -202,6 +210,15 @@ export type Said =
   | { code: 'english'; text: string }
   | { code: 'rowsRepeatInFile'; rows: number; cents: number; example: Said }
   | { code: 'rowsChangePaid'; rows: number; example: Said }
+  | {
+      code: 'copyFreezes';
+      file: string;
+      batchId: number;
+      rows: number;
+      cents: number;
+      newFile: string;
+      hintFlags: string;
+    }
   | {
       code: 'rowsRepeatFailed';
       rows: number;

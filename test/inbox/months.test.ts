@@ -242,6 +242,7 @@ const DANI_BROKEN =
   'Dani Melo,123.456.789-09,dani@example.com,(41) 99123-4567,dani@example.com,"abc"';
 const DANI = DANI_BROKEN.replace('"abc"', '"800,00"');
 const ANA_RAISE = ANA.replace('"3.000,00"', '"3.100,00"');
+const BRUNO_LOWER = BRUNO.replace('"2.500,00"', '"2.300,00"');
 
 async function release(m: Month, file: string, how: Parameters<typeof releaseHolds>[2]) {
   const journal = openJournal(m.folders.journal, { now: m.now });
@@ -347,6 +348,67 @@ describe('corrections', () => {
     expect(m.sent().size).toBe(2);
     noDuplicates(m.sent());
     expect(readdirSync(m.folders.processing)).toEqual([]);
+  });
+
+  it('K2: a payroll held for balance, its corrected copy 26 hours later: the top-up sends nothing until a person answers; --corrects pays the copy only, the old amount never', async () => {
+    const m = await month({ balanceCents: 100_00 });
+    m.drop('folha.csv', [HEADER, ANA, BRUNO, CAIO]);
+    expect((await m.run()).exit).toBe(2);
+    m.advance(26 * 60 * 60 * 1000);
+    // Bruno's amount lowered: too late to be taken as a correction on its own.
+    m.drop('folha.csv', [HEADER, ANA, BRUNO_LOWER, CAIO]);
+    const held = await m.run();
+    expect(held.exit).toBe(2);
+    const [first, copy] = await m.withJournal((journal) => journal.batches());
+    const said = (batchId: number | undefined, files: FileSummary[]) =>
+      files
+        .filter((file) => file.batchId === batchId)
+        .flatMap((file) => file.problems.map(sayInEnglish))
+        .join(' ');
+    expect(said(copy?.id, held.files)).toMatch(
+      new RegExp(
+        `nothing of folha\\.csv \\(batch ${first?.id}: 3 rows, R\\$ 7\\.000,00\\) is sent.*--corrects ${first?.id}.*--new-batch`,
+      ),
+    );
+    expect(said(first?.id, held.files)).toMatch(
+      new RegExp(`a later file of the same name, folha \\[2\\]\\.csv \\(batch ${copy?.id}`),
+    );
+
+    await m.topUp(100_000_00);
+    const frozen = await m.run();
+    expect(frozen.exit).toBe(2);
+    expect(m.sent().size).toBe(0);
+    expect(said(first?.id, frozen.files)).toMatch(/a later file of the same name/);
+
+    expect(
+      (await release(m, 'folha [2].csv', { corrects: first?.id ?? 0, by: 'maria' }))?.batchId,
+    ).toBe(copy?.id);
+    expect((await m.run()).exit).toBe(0);
+    await m.run();
+    expect(m.paidCents()).toBe(300_000 + 230_000 + 150_000);
+    expect(m.sandbox.ledger().some((entry) => entry.valueCents === 250_000)).toBe(false);
+    expect(m.sent().size).toBe(3);
+    noDuplicates(m.sent());
+  });
+
+  it('K3: a payroll held for balance, its copy of the same name waiting: --new-batch on the copy lets the first go out too', async () => {
+    const m = await month({ balanceCents: 100_00 });
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(2);
+    m.advance(26 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO_LOWER]);
+    expect((await m.run()).exit).toBe(2);
+    await m.topUp(100_000_00);
+    expect((await m.run()).exit).toBe(2);
+    expect(m.sent().size).toBe(0);
+    const [first] = await m.withJournal((journal) => journal.batches());
+    await release(m, 'folha [2].csv', { newBatch: true, by: 'maria' });
+    await m.run();
+    const firstSent = await m.withJournal(async (journal) =>
+      (await collect(entriesOf(journal, first?.id ?? 0))).map((entry) => entry.payout?.state),
+    );
+    expect(firstSent).toEqual(['paid', 'paid']);
+    noDuplicates(m.sent());
   });
 
   it("J: Wednesday's fornecedores.csv with A, B fixed and C is held whole; after approve --corrects, B is sent, A covered, C still held as covered by extra.csv", async () => {

@@ -192,6 +192,23 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     state: 'failed',
     hintFlags: '',
   },
+  heldForCopy: {
+    code: 'heldForCopy',
+    file: 'folha [2].csv',
+    batchId: 2,
+    at: Date.UTC(2026, 10, 2),
+    earlierBatchId: 1,
+    hintFlags: '',
+  },
+  copyFreezes: {
+    code: 'copyFreezes',
+    file: 'folha.csv',
+    batchId: 1,
+    rows: 3,
+    cents: 700_000,
+    newFile: 'folha [2].csv',
+    hintFlags: '',
+  },
   heldIdentical: { code: 'heldIdentical', line: 2, file: 'folha.csv', hintFlags: '' },
   heldSameName: {
     code: 'heldSameName',

@@ -15,6 +15,9 @@ import {
 import type { Corrections } from './corrections.js';
 import type { Rows } from './rows.js';
 
+/** Reasons whose release says a file's rows are new payments, not a copy of an earlier batch. */
+const NEW_PAYMENT_REASONS: readonly HoldReason[] = ['duplicate', 'same-name'];
+
 export function createBatches(
   { db, now, writing, admitting }: Context,
   rows: Rows,
@@ -248,6 +251,7 @@ export function createBatches(
       rows.moveBatch(batchId, 'refused');
       rows.holdQueuedRows(batchId, 'file', why);
       corrections.giveBack(batchId, `the copy that had taken it over was turned down (${why})`);
+      corrections.thaw(batchId, `the later file that froze it was turned down (${why})`);
       return true;
     }),
 
@@ -282,6 +286,10 @@ export function createBatches(
       const released = rows.movedTogether('held', 'queued', why, () =>
         statements.releaseHolds.all({ now: now(), batchId, reason }),
       );
+      // Its rows are new payments: what it froze of an earlier batch of its name is too.
+      if (NEW_PAYMENT_REASONS.includes(reason)) {
+        corrections.thaw(batchId, `unfrozen: ${why}`);
+      }
       return {
         rows: released.length,
         cents: released.reduce((sum, row) => sum + row.value_cents, 0),
@@ -289,5 +297,7 @@ export function createBatches(
     }),
 
     supersededByWaiting: (batchId) => statements.supersededByWaiting.get(batchId)?.n ?? 0,
+
+    frozenFor: (copy) => corrections.frozenFor(copy),
   };
 }

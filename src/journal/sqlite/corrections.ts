@@ -37,6 +37,19 @@ interface MaySendRow {
 
 type Repeat = CoveringRow & { row_id: string };
 
+interface FreezeParams {
+  batchId: number;
+  message: string;
+  said: string | null;
+  now: number;
+}
+
+interface ThawParams {
+  nameKey: string;
+  copy: number;
+  now: number;
+}
+
 /** A copy's row that repeats a payout, with both payees. */
 type CopyRepeat = Repeat & {
   row_pix_key: string;
@@ -45,7 +58,7 @@ type CopyRepeat = Repeat & {
   paid_name: string;
 };
 
-export function createCorrections({ db }: Context, rows: Rows) {
+export function createCorrections({ db, now }: Context, rows: Rows) {
   const statements = {
     batchesOfName: db.prepare<[string, number], BatchRow>(
       `SELECT * FROM batches WHERE name_key = ? AND id <> ? AND state NOT IN ('unusable', 'refused') ORDER BY id DESC`,
@@ -107,6 +120,44 @@ export function createCorrections({ db }: Context, rows: Rows) {
       `SELECT order_id, hold_reason FROM payouts WHERE superseded_by = ? AND state = 'superseded'`,
     ),
     setCorrects: db.prepare<[number, number]>(`UPDATE batches SET corrects = ? WHERE id = ?`),
+    // A batch frozen while a later file of its name waits: its unsent rows, and those only
+    // the balance held, are held for that file's answer.
+    freezeQueued: db.prepare<FreezeParams, { order_id: string }>(`
+      UPDATE payouts SET state = 'held', hold_reason = 'copy-waiting', message = @message,
+        said = @said, updated_at = @now
+      WHERE batch_id = @batchId AND state = 'queued' RETURNING order_id`),
+    freezeHeld: db.prepare<FreezeParams, { order_id: string }>(`
+      UPDATE payouts SET hold_reason = 'copy-waiting', message = @message, said = @said,
+        updated_at = @now
+      WHERE batch_id = @batchId AND state = 'held'
+        AND (hold_reason = 'balance' OR hold_reason IS NULL)
+      RETURNING order_id`),
+    // Thawed as its batch stands: queued to be sent, or held again for the balance (an
+    // underfunded batch) or the person who turned it down (a refused one).
+    thawQueued: db.prepare<ThawParams, { order_id: string }>(`
+      UPDATE payouts SET state = 'queued', hold_reason = NULL, message = NULL, said = NULL,
+        updated_at = @now
+      WHERE state = 'held' AND hold_reason = 'copy-waiting' AND batch_id IN (
+        SELECT id FROM batches WHERE name_key = @nameKey AND id < @copy
+          AND state NOT IN ('underfunded', 'refused'))
+      RETURNING order_id`),
+    thawHeld: db.prepare<ThawParams, { order_id: string }>(`
+      UPDATE payouts SET message = NULL, said = NULL, updated_at = @now,
+        hold_reason = CASE (SELECT state FROM batches WHERE id = batch_id)
+          WHEN 'underfunded' THEN 'balance' ELSE 'file' END
+      WHERE state = 'held' AND hold_reason = 'copy-waiting' AND batch_id IN (
+        SELECT id FROM batches WHERE name_key = @nameKey AND id < @copy
+          AND state IN ('underfunded', 'refused'))
+      RETURNING order_id`),
+    frozenFor: db.prepare<
+      { nameKey: string; copy: number },
+      { batch_id: number; file_name: string; n: number; cents: number }
+    >(`
+      SELECT p.batch_id, b.file_name, COUNT(*) AS n, SUM(p.value_cents) AS cents
+      FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE b.name_key = @nameKey AND b.id < @copy
+        AND p.state = 'held' AND p.hold_reason = 'copy-waiting'
+      GROUP BY p.batch_id ORDER BY p.batch_id`),
     supersedeInvalid: db.prepare<[string, number]>(`
       UPDATE batch_lines SET kind = 'superseded', message = message || ?, said = NULL
       WHERE batch_id = ? AND kind = 'invalid'`),
@@ -137,7 +188,9 @@ export function createCorrections({ db }: Context, rows: Rows) {
    * The same-name rule, once a file has been read: a file named as an earlier batch that
    * repeats any of its rows (same document and amount) is held whole, whatever its age,
    * until a person says whether it is a new payroll. Next month's payroll and last
-   * month's file dropped again by mistake look the same; only a person can tell.
+   * month's file dropped again by mistake look the same; only a person can tell. Until
+   * then nothing of that earlier batch is sent either, whatever held it: a corrected copy
+   * of a payroll held for the balance must not see the old amounts go out at the top-up.
    */
   function holdIfNamedAsEarlier(
     batchId: number,
@@ -152,6 +205,23 @@ export function createCorrections({ db }: Context, rows: Rows) {
       return;
     }
     if (!statements.repeatsEarlierOfName.get({ batchId, nameKey: batch.name_key })) return;
+    const frozen: Said = {
+      code: 'heldForCopy',
+      file: batch.file_name,
+      batchId,
+      at: batch.received_at,
+      earlierBatchId: latest.id,
+      hintFlags,
+    };
+    const params = {
+      batchId: latest.id,
+      message: sayInEnglish(frozen),
+      said: saidJson(frozen),
+      now: now(),
+    };
+    const why = `frozen: ${params.message}`;
+    rows.movedTogether('queued', 'held', why, () => statements.freezeQueued.all(params));
+    rows.movedTogether('held', 'held', why, () => statements.freezeHeld.all(params));
     const said: Said = {
       code: 'heldSameName',
       file: latest.file_name,
@@ -305,6 +375,29 @@ export function createCorrections({ db }: Context, rows: Rows) {
     }
   }
 
+  /** A person answered a file that froze earlier batches of its name (see holdIfNamedAsEarlier): they go on as they stand. */
+  function thaw(copy: number, why: string): void {
+    const nameKey = rows.batchRow(copy)?.name_key;
+    if (!nameKey) return;
+    const params = { nameKey, copy, now: now() };
+    rows.movedTogether('held', 'queued', why, () => statements.thawQueued.all(params));
+    rows.movedTogether('held', 'held', why, () => statements.thawHeld.all(params));
+  }
+
+  /** Batches frozen while `copy` waits for a person, with what each holds back. */
+  function frozenFor(
+    copy: number,
+  ): { batchId: number; fileName: string; rows: number; cents: number }[] {
+    const nameKey = rows.batchRow(copy)?.name_key;
+    if (!nameKey) return [];
+    return statements.frozenFor.all({ nameKey, copy }).map((row) => ({
+      batchId: row.batch_id,
+      fileName: row.file_name,
+      rows: row.n,
+      cents: row.cents,
+    }));
+  }
+
   /** Rows a copy turned down had closed go back to where they were. */
   function giveBack(copy: number, why: string): void {
     for (const row of statements.supersededBy.all(copy)) {
@@ -330,6 +423,8 @@ export function createCorrections({ db }: Context, rows: Rows) {
     applyCorrection,
     holdRepeatsOfFailed,
     giveBack,
+    thaw,
+    frozenFor,
     sendableOfCopy,
   };
 }
