@@ -22,6 +22,7 @@ import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import type { FileState } from '../inbox/file-state.js';
 import { moveInto, type Folders } from '../inbox/folders.js';
+import { readingsOf } from '../inbox/holds.js';
 import {
   describePendingTooLong,
   pendingTooLong,
@@ -340,9 +341,17 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
   // A row's own words (`example`): the journal's value, or its English where it kept none.
   const wordsOf = (said: Said | null, message: string | null): Said =>
     said ?? { code: 'english', text: message ?? '' };
-  for (const { reason, rows, cents, message, said } of await journal.holdsOfBatch(batchId)) {
+  const holds = await journal.holdsOfBatch(batchId);
+  let sameName: { batchId: number; rows: number } | undefined;
+  for (const { reason, rows, cents, message, said } of holds) {
     const example = wordsOf(said, message);
-    if ((reason === 'same-name' || reason === 'copy-waiting') && message) notes.push(example);
+    if (reason === 'same-name' && said?.code === 'heldSameName') {
+      const { file, batchId: earlier, at } = said;
+      notes.push({ code: 'namedAsEarlier', file, batchId: earlier, at });
+      sameName = { batchId: earlier, rows: (await journal.batch(earlier))?.valid ?? 0 };
+    } else if ((reason === 'same-name' || reason === 'copy-waiting') && message) {
+      notes.push(example);
+    }
     if (reason === 'identical') notes.push({ code: 'rowsRepeatInFile', rows, cents, example });
     if (reason === 'changes-paid' || reason === 'changes-payee')
       notes.push({ code: 'rowsChangePaid', rows, example });
@@ -350,7 +359,20 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
       const file = (await journal.batch(batchId))?.fileName ?? '';
       notes.push({ code: 'rowsRepeatFailed', rows, cents, file, hintFlags, example });
     }
-    if (reason === 'duplicate') notes.push({ code: 'rowsRepeatOtherFile', rows, cents, example });
+  }
+  const duplicates = holds.find((hold) => hold.reason === 'duplicate');
+  if (duplicates && !sameName) {
+    notes.push({ code: 'rowsRepeatOtherFile', rows: duplicates.rows, cents: duplicates.cents });
+  }
+  if (duplicates || sameName) {
+    notes.push(
+      ...readingsOf({
+        file: (await journal.batch(batchId))?.fileName ?? '',
+        hintFlags,
+        held: await journal.heldRowsOfBatch(batchId),
+        ...(sameName ? { sameName } : {}),
+      }),
+    );
   }
   const newFile = (await journal.batch(batchId))?.fileName ?? '';
   for (const frozen of await journal.frozenFor(batchId)) {

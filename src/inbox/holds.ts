@@ -2,17 +2,28 @@
  * A person's answer to the rules on who is paid: the rows of a file held as possible
  * duplicates, or held whole because the file is named as an earlier batch, are new
  * payments after all (`payouts approve FILE --new-batch`). Each release frees only the
- * reasons it names, and every row it frees records who released it and when.
+ * reasons it names, and every row it frees records who released it and when. A row that
+ * repeats a payout of duplicateWindow is freed only when the person gave the count of
+ * such rows the tool listed (`--repeats N`): money paid twice needs saying so.
  */
 import { basename } from 'node:path';
-import type { BatchRecord, Journal } from '../journal/journal.js';
+import { formatCents } from '../csv/amount.js';
+import type { BatchRecord, HeldRow, Journal } from '../journal/journal.js';
 import type { HoldReason } from '../journal/states.js';
+import type { Payees, Said } from '../messages/said.js';
 
-export interface HoldRelease {
-  batchId: number;
-  rows: number;
-  cents: number;
-}
+export type HoldRelease =
+  | {
+      kind: 'released';
+      batchId: number;
+      rows: number;
+      cents: number;
+      /** Rows that repeat a payout of duplicateWindow: freed only when `repeatsReleased`. */
+      repeating: HeldRow[];
+      repeatsReleased: boolean;
+    }
+  /** `--repeats N` named another count than the rows that repeat: nothing was freed. */
+  | { kind: 'repeats-differ'; batchId: number; repeating: HeldRow[]; given: number };
 
 /**
  * The reasons `--new-batch` answers: "these are new payments, not copies" (a corrected
@@ -23,12 +34,39 @@ const NEW_BATCH_REASONS: readonly HoldReason[] = ['duplicate', 'same-name', 'cha
 const ANSWERED: readonly HoldReason[] = [...NEW_BATCH_REASONS, 'identical'];
 
 export type HoldAnswer =
-  /** `approve FILE --new-batch`: its held rows are new payments. */
-  | { newBatch: true; by: string }
+  /**
+   * `approve FILE --new-batch`: its held rows are new payments; `repeats`: the count of
+   * those that repeat a payout of duplicateWindow, said by the person to free them too.
+   */
+  | { newBatch: true; by: string; repeats?: number }
   /** `approve FILE --identical`: its rows identical to an earlier row of it are both due. */
   | { identical: true; by: string }
   /** `approve FILE --corrects BATCH`: it is a corrected copy of that batch. */
   | { corrects: number; by: string };
+
+/**
+ * What `--new-batch` frees of a batch's held rows: the rows held for its name repeat
+ * nothing and are freed; the possible duplicates repeat a payout and are freed only when
+ * `repeats` is their count. Another count frees nothing (`differ`).
+ */
+export function newBatchRelease(
+  held: readonly HeldRow[],
+  repeats: number | undefined,
+): { free: HeldRow[]; repeating: HeldRow[]; differ: boolean } {
+  const fresh = held.filter((row) => row.reason === 'same-name');
+  const repeating = held.filter((row) => row.reason === 'duplicate');
+  if (repeats === undefined) return { free: fresh, repeating, differ: false };
+  if (repeats !== repeating.length) return { free: [], repeating, differ: true };
+  return { free: [...fresh, ...repeating], repeating, differ: false };
+}
+
+/** `line 2 (Ana Souza, R$ 3.500,00) repeats folha.csv line 2 (paid)`, for the audit trail. */
+const repeatOf = (row: HeldRow): string =>
+  `line ${row.line} (${row.name}, ${formatCents(row.cents)}) repeats ${
+    row.repeats
+      ? `${row.repeats.fileName} line ${row.repeats.line} (${row.repeats.orderId}, ${row.repeats.state})`
+      : 'an earlier payout'
+  }`;
 
 /**
  * Applies a person's answer to the newest batch of this file name that has rows held by
@@ -62,7 +100,7 @@ export async function releaseHolds(
       answer.by,
       `${freed.rows} identical rows are due`,
     );
-    return { batchId: batch.id, ...freed };
+    return { kind: 'released', batchId: batch.id, ...freed, repeating: [], repeatsReleased: false };
   }
   if ('corrects' in answer) {
     const why = `linked by ${answer.by} as a corrected copy of batch ${answer.corrects} (payouts approve --corrects)`;
@@ -73,21 +111,98 @@ export async function releaseHolds(
       answer.by,
       `a corrected copy of batch ${answer.corrects}`,
     );
-    return { batchId: batch.id, rows, cents: 0 };
+    return {
+      kind: 'released',
+      batchId: batch.id,
+      rows,
+      cents: 0,
+      repeating: [],
+      repeatsReleased: false,
+    };
   }
-  const why = `released by ${answer.by}: new payments, not copies of an earlier file (payouts approve --new-batch)`;
+  const held = await journal.heldRowsOfBatch(batch.id);
+  const { free, repeating, differ } = newBatchRelease(held, answer.repeats);
+  if (differ) {
+    return { kind: 'repeats-differ', batchId: batch.id, repeating, given: answer.repeats ?? 0 };
+  }
+  const repeatsReleased = answer.repeats !== undefined;
+  const why = `released by ${answer.by}: new payments, not copies of an earlier file (payouts approve --new-batch${repeatsReleased ? ` --repeats ${answer.repeats}` : ''})`;
   let rows = 0;
   let cents = 0;
   for (const reason of NEW_BATCH_REASONS) {
-    const freed = await journal.releaseHolds(batch.id, reason, why);
+    const only = free.filter((row) => row.reason === reason).map((row) => row.orderId);
+    if (only.length === 0) continue;
+    const freed = await journal.releaseHolds(batch.id, reason, why, only);
     rows += freed.rows;
     cents += freed.cents;
   }
+  const repeated = repeatsReleased
+    ? `; ${repeating.length} of them repeat payouts, as the person confirmed: ${repeating.map(repeatOf).join('; ')}`
+    : repeating.length > 0
+      ? `; ${repeating.length} rows that repeat payouts stay held`
+      : '';
   await journal.recordBatchEvent(
     batch.id,
     'released',
     answer.by,
-    `${rows} held rows are new payments`,
+    `${rows} held rows are new payments${repeated}`,
   );
-  return { batchId: batch.id, rows, cents };
+  return { kind: 'released', batchId: batch.id, rows, cents, repeating, repeatsReleased };
+}
+
+/** Payees a reading names; its count and sum cover them all. */
+const NAMED = 3;
+
+function payeesOf(rows: readonly HeldRow[]): Payees {
+  return {
+    rows: rows.length,
+    cents: rows.reduce((sum, row) => sum + row.cents, 0),
+    first: rows.slice(0, NAMED).map((row) => ({ name: row.name, cents: row.cents })),
+  };
+}
+
+/**
+ * The answers a person may give to a file's rows held as possible duplicates or for its
+ * name, each with what it pays. The correction comes first when the file repeats every
+ * row of the earlier batch of its name (`sameName`: that batch and its row count): it
+ * pays only the rows that repeat nothing. The new payments pay those too, and the
+ * repeats only when the person gives their count, which is said in words, never inside
+ * a command.
+ */
+export function readingsOf({
+  file,
+  hintFlags,
+  held,
+  sameName,
+}: {
+  file: string;
+  hintFlags: string;
+  held: readonly HeldRow[];
+  sameName?: { batchId: number; rows: number };
+}): Said[] {
+  const { free: fresh, repeating } = newBatchRelease(held, undefined);
+  if (fresh.length + repeating.length === 0) return [];
+  const readings: Said[] = [];
+  const repeated = new Set(
+    repeating.flatMap((row) =>
+      row.repeats?.batchId === sameName?.batchId ? [row.repeats?.orderId] : [],
+    ),
+  );
+  if (sameName && sameName.rows > 0 && repeated.size >= sameName.rows) {
+    readings.push({
+      code: 'readingCorrects',
+      file,
+      batchId: sameName.batchId,
+      pays: payeesOf(fresh),
+      hintFlags,
+    });
+  }
+  readings.push({
+    code: 'readingNewBatch',
+    file,
+    pays: payeesOf(fresh),
+    repeating: payeesOf(repeating),
+    hintFlags,
+  });
+  return readings;
 }

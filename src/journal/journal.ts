@@ -30,6 +30,7 @@ import type {
   BatchRecord,
   Claim,
   GatewayKind,
+  HeldRow,
   HoldSummary,
   JournalIdentity,
   LockHolder,
@@ -138,13 +139,14 @@ export interface JournalBatches {
    */
   correctBatch(copy: number, corrected: number, why: string): Promise<number>;
   /**
-   * A person's release of a batch's rows held for `reason`: queued, to be sent, each move
-   * audited with who released it and why.
+   * A person's release of a batch's rows held for `reason` (of those `only` names, when
+   * given): queued, to be sent, each move audited with who released it and why.
    */
   releaseHolds(
     batchId: number,
     reason: HoldReason,
     why: string,
+    only?: readonly string[],
   ): Promise<{ rows: number; cents: number }>;
   /**
    * Rows of a batch closed by a corrected copy that still waits for approval: turning
@@ -330,4 +332,6 @@ export interface JournalReports {
   ): Promise<{ rows: number; oldestSentAt: number; oldestOrderId: string } | undefined>;
   /** Held rows of a batch by reason, with what one of them says. */
   holdsOfBatch(batchId: number): Promise<HoldSummary[]>;
+  /** Every held row of a batch in file order, with the payout each repeats. */
+  heldRowsOfBatch(batchId: number): Promise<HeldRow[]>;
 }

@@ -142,6 +142,26 @@ export interface HoldSummary {
   said: Said | null;
 }
 
+/** A held row of a batch, and the payout of another file it repeats, if any. */
+export interface HeldRow {
+  orderId: string;
+  line: number;
+  name: string;
+  cents: number;
+  reason: HoldReason | null;
+  message: string | null;
+  said: Said | null;
+  /** The payout it repeats (a possible duplicate's, a failed one's), as it is now. */
+  repeats: {
+    orderId: string;
+    batchId: number;
+    fileName: string;
+    line: number;
+    at: number | null;
+    state: RowState;
+  } | null;
+}
+
 /** A row this process may act on until `leaseUntil`, and only with this `fence`. */
 export interface Claim {
   orderId: string;

@@ -103,6 +103,29 @@ export interface Catalog {
   readByHeadings(p: { columns: { heading: string; as: string }[] }): string;
   columnsNotUsed(p: { headings: string[] }): string;
   reportAt(p: { path: string }): string;
+  /** `payouts approve FILE --new-batch`: the repeats it lists before it releases, and what it did. */
+  release: {
+    repeatsTitle(p: { count: number }): string;
+    repeat(p: {
+      line: number;
+      name: string;
+      amount: string;
+      file: string;
+      fileLine: number;
+      at: number | null;
+      state: string;
+    }): string;
+    released(p: {
+      file: string;
+      batchId: number;
+      count: number;
+      amount: string;
+      by: string;
+    }): string;
+    repeatsStayHeld(p: { count: number }): string;
+    repeatsReleased(p: { count: number }): string;
+    repeatsDiffer(p: { given: number; count: number }): string;
+  };
   /** The report beside a file in awaiting-approval/ (`requireApproval`). */
   approval: {
     sandbox: string;

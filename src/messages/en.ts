@@ -3,7 +3,7 @@ import { formatCents } from '../csv/amount.js';
 import type { PayoutField } from '../csv/fields.js';
 import { FIELD_ALIASES, FIELD_LABELS } from '../csv/header.js';
 import type { Catalog } from './catalog.js';
-import type { BytePosition, ControlSource, SaidTexts } from './said.js';
+import type { BytePosition, ControlSource, Payees, SaidTexts } from './said.js';
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
@@ -34,6 +34,16 @@ const rowsAndSum = ({ rows, cents }: { rows?: number; cents?: number }) =>
 /** `2026-10-05`, the day a payout was journaled (UTC). */
 const day = (ms: number | null) =>
   ms === null ? 'an earlier run' : new Date(ms).toISOString().slice(0, 10);
+/** `2026-10-05 14:30 UTC`, when a payout was journaled. */
+const moment = (ms: number | null) =>
+  ms === null
+    ? 'in an earlier run'
+    : `on ${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** `R$ 5.500,00: Ana Souza R$ 3.000,00, Bruno Lima R$ 2.500,00`. */
+const payees = ({ rows, cents, first }: Payees) =>
+  `${formatCents(cents)}: ${first
+    .map((payee) => `${payee.name} ${formatCents(payee.cents)}`)
+    .join(', ')}${rows > first.length ? ', …' : ''}`;
 const transaction = (id: number | null) => (id === null ? '' : `, transaction ${id}`);
 
 const said: SaidTexts = {
@@ -217,7 +227,7 @@ const said: SaidTexts = {
   heldJournaled: ({ orderId, file, line, at, state, retry, hintFlags }) =>
     `orderId ${orderId} is already journaled from ${file}, line ${line}, on ${day(at)} (now ${state}): not sent again${retry ? `; to send that payment again on purpose, run: payouts retry ${orderId}${hintFlags}` : ''}. If this is another payment, give it an orderId of its own`,
   heldDuplicate: ({ file, line, at, state, transactionId, newFile, hintFlags }) =>
-    `possible duplicate: the same document and amount as ${file}, line ${line}, journaled on ${day(at)} (now ${state}${transaction(transactionId)}); not sent. If it is a new payment, run: payouts approve "${newFile}" --new-batch${hintFlags}`,
+    `possible duplicate: the same document and amount as ${file}, line ${line}, journaled on ${day(at)} (now ${state}${transaction(transactionId)}); not sent. If it is a new payment after all: payouts approve "${newFile}" --new-batch${hintFlags} lists it, and pays it again only when also given the option --repeats and the count of such rows it lists`,
   heldCovered: ({ file, line, at, state, transactionId }) =>
     `already ${state === 'paid' ? 'paid' : 'sent'} by ${file}, line ${line}, on ${day(at)}${transaction(transactionId)}: not sent again`,
   heldChangesPaid: ({ file, line, state, paidCents, cents }) =>
@@ -254,8 +264,28 @@ const said: SaidTexts = {
     `while it waits, nothing of ${file} (batch ${batchId}: ${plural(rows, 'row')}, ${formatCents(cents)}) is sent, even once the balance covers it: if this file corrects it, run: payouts approve "${newFile}" --corrects ${batchId}${hintFlags} (only this file's rows are paid); if it is a new payroll, run: payouts approve "${newFile}" --new-batch${hintFlags} (both are paid)`,
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(cents)}): a failed payout is never sent again because a file repeats it; to send it again on purpose, run: payouts retry "${file}"${hintFlags} (e.g. ${say(example)})`,
-  rowsRepeatOtherFile: ({ rows, cents, example }, say) =>
-    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} the document and amount of a payout of another file (${formatCents(cents)}), e.g. ${say(example)}`,
+  rowsRepeatOtherFile: ({ rows, cents }) =>
+    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} the document and amount of a payout of another file (${formatCents(cents)}): not sent until a person answers; each answer pays:`,
+  namedAsEarlier: ({ file, batchId, at }) =>
+    `held with its whole file: it has the same name as ${file} (batch ${batchId}, ${day(at)}) and repeats some of its rows; only a person can tell what it is, and each answer pays:`,
+  readingCorrects: ({ file, batchId, pays, hintFlags }) =>
+    `the same file, corrected (rows added or fixed): payouts approve "${file}" --corrects ${batchId}${hintFlags} pays ${plural(pays.rows, 'row')} (${payees(pays)}); what batch ${batchId} paid is not paid again`,
+  readingNewBatch: ({ file, pays, repeating, hintFlags }) => {
+    const command = `payouts approve "${file}" --new-batch${hintFlags}`;
+    const those =
+      repeating.rows === 1 ? 'the 1 row that repeats' : `the ${repeating.rows} rows that repeat`;
+    const again =
+      repeating.rows === 1
+        ? 'paid again only when you also give it the option --repeats with the number 1, once you have checked it is due twice'
+        : `paid again only when you also give it the option --repeats with their count, ${repeating.rows}, once you have checked each is due twice`;
+    if (pays.rows === 0) {
+      return `new payments after all: ${command} lists ${those} a payout already made or under way (${payees(repeating)}); ${repeating.rows === 1 ? 'it is' : 'they are'} ${again}`;
+    }
+    const fresh = `a new payroll: ${command} pays ${pays.rows === 1 ? 'the 1 row that repeats' : `the ${pays.rows} rows that repeat`} nothing (${payees(pays)})`;
+    return repeating.rows === 0
+      ? fresh
+      : `${fresh}; ${those} a payout already made or under way (${payees(repeating)}) ${repeating.rows === 1 ? 'is' : 'are'} ${again}`;
+  },
   orderIdsJournaled: ({ rows, example }, say) =>
     `${rows === 1 ? '1 row has an orderId' : `${rows} rows have orderIds`} already journaled from another file: not sent (${say(example)})`,
   pendingTooLong: ({ rows, age, orderId, hintFlags }) => {
@@ -385,6 +415,20 @@ export const en: Catalog = {
   columnsNotUsed: ({ headings }) =>
     `columns not used: ${headings.map((heading) => `"${heading}"`).join(', ')}`,
   reportAt: ({ path }) => `Report: ${path}`,
+  release: {
+    repeatsTitle: ({ count }) =>
+      `${count === 1 ? '1 held row repeats' : `${count} held rows repeat`} a payout already made or under way (the same document and amount):`,
+    repeat: ({ line, name, amount, file, fileLine, at, state }) =>
+      `line ${line}: ${name}, ${amount}: repeats ${file}, line ${fileLine}, journaled ${moment(at)} (now ${state})`,
+    released: ({ file, batchId, count, amount, by }) =>
+      `${file} (batch ${batchId}): ${plural(count, 'payout')}, ${amount}, released by ${by} as new payments; the next run sends them.`,
+    repeatsStayHeld: ({ count }) =>
+      `${count === 1 ? 'That row stays' : `Those ${count} rows stay`} held. If ${count === 1 ? 'it is' : 'each is'} due again, say so: the same command with the option --repeats and their count, ${count}.`,
+    repeatsReleased: ({ count }) =>
+      `${count === 1 ? 'That row was' : `Those ${count} rows were`} released too, as you said (--repeats ${count}): paid again.`,
+    repeatsDiffer: ({ given, count }) =>
+      `payouts approve: --repeats ${given} is not the count of held rows that repeat a payout (${count}, listed above): nothing released; check them and give their count`,
+  },
   approval: {
     sandbox: 'SANDBOX: no real money moves: this file went through the embedded sandbox',
     waiting: ({ file, batchId }) =>

@@ -3,7 +3,7 @@ import { formatCents } from '../csv/amount.js';
 import type { PayoutField } from '../csv/fields.js';
 import { FIELD_ALIASES } from '../csv/header.js';
 import type { Catalog, StatusWord } from './catalog.js';
-import type { BytePosition, ControlSource, SaidTexts } from './said.js';
+import type { BytePosition, ControlSource, Payees, SaidTexts } from './said.js';
 
 const many = (n: number, one: string, more: string) => `${n} ${n === 1 ? one : more}`;
 
@@ -66,6 +66,16 @@ const dia = (ms: number | null) =>
   ms === null
     ? 'numa execução anterior'
     : `em ${new Date(ms).toISOString().slice(0, 10).split('-').reverse().join('/')}`;
+/** `em 05/10/2026 às 14:30 (UTC)`, quando um pagamento entrou no diário. */
+const momento = (ms: number | null) =>
+  ms === null
+    ? 'numa execução anterior'
+    : `${dia(ms)} às ${new Date(ms).toISOString().slice(11, 16)} (UTC)`;
+/** `R$ 5.500,00: Ana Souza R$ 3.000,00, Bruno Lima R$ 2.500,00`. */
+const pagos = ({ rows, cents, first }: Payees) =>
+  `${formatCents(cents)}: ${first
+    .map((payee) => `${payee.name} ${formatCents(payee.cents)}`)
+    .join(', ')}${rows > first.length ? ', …' : ''}`;
 const transacao = (id: number | null) => (id === null ? '' : `, transação ${id}`);
 
 const said: SaidTexts = {
@@ -254,7 +264,7 @@ const said: SaidTexts = {
   heldJournaled: ({ orderId, file, line, at, state, retry, hintFlags }) =>
     `o ID de pagamento ${orderId} já está no diário, vindo de ${file}, linha ${line}, ${dia(at)} (agora ${ESTADOS[state]}): não é enviado de novo${retry ? `; para enviar esse pagamento de novo de propósito, execute: payouts retry ${orderId}${hintFlags}` : ''}. Se for outro pagamento, dê a ele um ID de pagamento próprio`,
   heldDuplicate: ({ file, line, at, state, transactionId, newFile, hintFlags }) =>
-    `possível duplicata: o mesmo documento e valor de ${file}, linha ${line}, registrado no diário ${dia(at)} (agora ${ESTADOS[state]}${transacao(transactionId)}); não enviado. Se for um pagamento novo, execute: payouts approve "${newFile}" --new-batch${hintFlags}`,
+    `possível duplicata: o mesmo documento e valor de ${file}, linha ${line}, registrado no diário ${dia(at)} (agora ${ESTADOS[state]}${transacao(transactionId)}); não enviado. Se for mesmo um pagamento novo: payouts approve "${newFile}" --new-batch${hintFlags} o lista, e só o paga de novo quando receber também a opção --repeats e a contagem dessas linhas que ele lista`,
   heldCovered: ({ file, line, at, state, transactionId }) =>
     `já ${state === 'paid' ? 'pago' : 'enviado'} por ${file}, linha ${line}, ${dia(at)}${transacao(transactionId)}: não é enviado de novo`,
   heldChangesPaid: ({ file, line, state, paidCents, cents }) =>
@@ -292,8 +302,27 @@ const said: SaidTexts = {
     `enquanto ele espera, nada de ${file} (lote ${batchId}: ${rows === 1 ? '1 linha' : `${rows} linhas`}, ${formatCents(cents)}) é enviado, mesmo quando o saldo o cobrir: se este arquivo o corrige, execute: payouts approve "${newFile}" --corrects ${batchId}${hintFlags} (só as linhas deste arquivo são pagas); se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags} (os dois são pagos)`,
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
     `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} sem mudança um pagamento que falhou no gateway (${formatCents(cents)}): um pagamento que falhou nunca é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry "${file}"${hintFlags} (por exemplo: ${say(example)})`,
-  rowsRepeatOtherFile: ({ rows, cents, example }, say) =>
-    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} o documento e o valor de um pagamento de outro arquivo (${formatCents(cents)}), por exemplo: ${say(example)}`,
+  rowsRepeatOtherFile: ({ rows, cents }) =>
+    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} o documento e o valor de um pagamento de outro arquivo (${formatCents(cents)}): não ${rows === 1 ? 'é enviada' : 'são enviadas'} até uma pessoa responder; cada resposta paga:`,
+  namedAsEarlier: ({ file, batchId, at }) =>
+    `retido com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas; só uma pessoa pode dizer o que ele é, e cada resposta paga:`,
+  readingCorrects: ({ file, batchId, pays, hintFlags }) =>
+    `o mesmo arquivo, corrigido (linhas acrescentadas ou corrigidas): payouts approve "${file}" --corrects ${batchId}${hintFlags} paga ${pays.rows === 1 ? '1 linha' : `${pays.rows} linhas`} (${pagos(pays)}); o que o lote ${batchId} pagou não é pago de novo`,
+  readingNewBatch: ({ file, pays, repeating, hintFlags }) => {
+    const comando = `payouts approve "${file}" --new-batch${hintFlags}`;
+    const umaSo = repeating.rows === 1;
+    const repetidas = umaSo ? 'a linha que repete' : `as ${repeating.rows} linhas que repetem`;
+    const deNovo = umaSo
+      ? 'é paga de novo só quando você der também a opção --repeats com o número 1, depois de conferir que ela é devida duas vezes'
+      : `são pagas de novo só quando você der também a opção --repeats com a contagem delas, ${repeating.rows}, depois de conferir que cada uma é devida duas vezes`;
+    if (pays.rows === 0) {
+      return `pagamentos novos mesmo assim: ${comando} lista ${repetidas} um pagamento já feito ou em andamento (${pagos(repeating)}); ${umaSo ? 'ela' : 'elas'} ${deNovo}`;
+    }
+    const novas = `uma folha nova: ${comando} paga ${pays.rows === 1 ? 'a linha que não repete' : `as ${pays.rows} linhas que não repetem`} nada (${pagos(pays)})`;
+    return repeating.rows === 0
+      ? novas
+      : `${novas}; ${repetidas} um pagamento já feito ou em andamento (${pagos(repeating)}) ${deNovo}`;
+  },
   orderIdsJournaled: ({ rows, example }, say) =>
     rows === 1
       ? `1 linha tem um ID de pagamento já registrado por outro arquivo: não enviada (${say(example)})`
@@ -429,6 +458,20 @@ export const ptBR: Catalog = {
   columnsNotUsed: ({ headings }) =>
     `colunas não usadas: ${headings.map((heading) => `"${heading}"`).join(', ')}`,
   reportAt: ({ path }) => `Relatório: ${path}`,
+  release: {
+    repeatsTitle: ({ count }) =>
+      `${count === 1 ? '1 linha retida repete' : `${count} linhas retidas repetem`} um pagamento já feito ou em andamento (o mesmo documento e valor):`,
+    repeat: ({ line, name, amount, file, fileLine, at, state }) =>
+      `linha ${line}: ${name}, ${amount}: repete ${file}, linha ${fileLine}, registrada no diário ${momento(at)} (agora ${state})`,
+    released: ({ file, batchId, count, amount, by }) =>
+      `${file} (lote ${batchId}): ${count === 1 ? '1 pagamento' : `${count} pagamentos`}, ${amount}, ${count === 1 ? 'liberado' : 'liberados'} por ${by} como pagamentos novos; a próxima execução os envia.`,
+    repeatsStayHeld: ({ count }) =>
+      `${count === 1 ? 'Essa linha continua retida' : `Essas ${count} linhas continuam retidas`}. Se ${count === 1 ? 'ela é devida' : 'cada uma é devida'} de novo, diga isso: o mesmo comando com a opção --repeats e a contagem delas, ${count}.`,
+    repeatsReleased: ({ count }) =>
+      `${count === 1 ? 'Essa linha também foi liberada' : `Essas ${count} linhas também foram liberadas`}, como você disse (--repeats ${count}): ${count === 1 ? 'é paga' : 'são pagas'} de novo.`,
+    repeatsDiffer: ({ given, count }) =>
+      `payouts approve: --repeats ${given} não é a contagem de linhas retidas que repetem um pagamento (${count}, listadas acima): nada foi liberado; confira-as e dê a contagem delas`,
+  },
   approval: {
     sandbox: 'SANDBOX: nenhum dinheiro real se move: este arquivo passou pelo sandbox embutido',
     waiting: ({ file, batchId }) =>

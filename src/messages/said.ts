@@ -17,6 +17,16 @@ export interface BytePosition {
   byte?: string;
 }
 
+/**
+ * Rows a reading of a held file pays or leaves held: how many, their sum, and the first
+ * few by name and amount.
+ */
+export interface Payees {
+  rows: number;
+  cents: number;
+  first: { name: string; cents: number }[];
+}
+
 /** What a cell, a row or a file is told: one of these, rendered by a catalog. */
 export type Said =
   // Any cell.
@@ -227,7 +237,11 @@ export type Said =
       hintFlags: string;
       example: Said;
     }
-  | { code: 'rowsRepeatOtherFile'; rows: number; cents: number; example: Said }
+  | { code: 'rowsRepeatOtherFile'; rows: number; cents: number }
+  | { code: 'namedAsEarlier'; file: string; batchId: number; at: number }
+  // What each answer a person may give to a held file pays (`file` as the accountant named it).
+  | { code: 'readingCorrects'; file: string; batchId: number; pays: Payees; hintFlags: string }
+  | { code: 'readingNewBatch'; file: string; pays: Payees; repeating: Payees; hintFlags: string }
   | { code: 'orderIdsJournaled'; rows: number; example: Said }
   | { code: 'pendingTooLong'; rows: number; age: string; orderId: string; hintFlags: string }
   | { code: 'resultNotWritten'; path: string; why: string }

@@ -108,14 +108,20 @@ describe('the same rows again', () => {
     expect(held.rows.paid).toBeUndefined();
     expect(m.paidCents()).toBe(550_000);
 
-    // A person says they are new payments after all: sent once each.
+    // New payments alone free nothing: both rows repeat payouts, freed when counted.
     const journal = openJournal(m.folders.journal, { now: m.now });
     try {
-      const released = await releaseHolds(journal, 'folha_final.csv', {
+      const unsaid = await releaseHolds(journal, 'folha_final.csv', {
         newBatch: true,
         by: 'maria',
       });
-      expect(released?.rows).toBe(2);
+      expect(unsaid).toMatchObject({ kind: 'released', rows: 0, repeatsReleased: false });
+      const released = await releaseHolds(journal, 'folha_final.csv', {
+        newBatch: true,
+        by: 'maria',
+        repeats: 2,
+      });
+      expect(released).toMatchObject({ kind: 'released', rows: 2, repeatsReleased: true });
     } finally {
       await journal.close();
     }
@@ -321,7 +327,10 @@ describe('corrections', () => {
     expect(m.sent().size).toBe(3);
 
     // The money came back; a person pays the right key, once.
-    expect((await release(m, 'folha.csv', { newBatch: true, by: 'maria' }))?.rows).toBe(1);
+    expect(await release(m, 'folha.csv', { newBatch: true, by: 'maria' })).toMatchObject({
+      kind: 'released',
+      rows: 1,
+    });
     expect((await m.run()).exit).toBe(0);
     await m.run();
     const bruno = m.sandbox.ledger().filter((entry) => entry.pixKey === 'bruno@example.com');
@@ -428,9 +437,9 @@ describe('corrections', () => {
     const first = openJournal(m.folders.journal, { now: m.now });
     const batchId = (await first.batches('fornecedores.csv'))[0]?.id ?? 0;
     await first.close();
-    expect((await release(m, 'fornecedores.csv', { corrects: batchId, by: 'maria' }))?.rows).toBe(
-      1,
-    );
+    expect(await release(m, 'fornecedores.csv', { corrects: batchId, by: 'maria' })).toMatchObject({
+      rows: 1,
+    });
     const after = await m.run();
     expect(after.exit).toBe(2);
     expect(summaryOf(after.files, 'fornecedores.csv').rows).toEqual({
@@ -520,7 +529,9 @@ describe('identical rows, and copies approved together', () => {
       /1 row repeats an earlier row of the same file exactly/,
     );
     expect(m.paidCents()).toBe(550_000);
-    expect((await release(m, 'bonus.csv', { identical: true, by: 'maria' }))?.rows).toBe(1);
+    expect(await release(m, 'bonus.csv', { identical: true, by: 'maria' })).toMatchObject({
+      rows: 1,
+    });
     expect((await m.run()).exit).toBe(0);
     expect(m.paidCents()).toBe(850_000);
     noDuplicates(m.sent());

@@ -214,7 +214,7 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
         expect(await admitIn(journal, 'folha-final.csv', [request('b-1')])).toEqual(['duplicate']);
         expect(await journal.payout('b-1')).toMatchObject({ state: 'held' });
         expect((await journal.payout('b-1'))?.message).toMatch(
-          /^possible duplicate: the same document and amount as folha\.csv, line 2, journaled on 1970-01-01 \(now queued\); not sent\. If it is a new payment, run: payouts approve "folha-final\.csv" --new-batch$/,
+          /^possible duplicate: the same document and amount as folha\.csv, line 2, journaled on 1970-01-01 \(now queued\); not sent\. If it is a new payment after all: payouts approve "folha-final\.csv" --new-batch lists it, and pays it again only when also given the option --repeats and the count of such rows it lists$/,
         );
         clock += 2 * DAY; // 21 days after folha.csv, 2 after folha-final.csv
         expect(await admitIn(journal, 'folha-2.csv', [request('c-1')])).toEqual(['duplicate']);
@@ -308,6 +308,29 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
           (claim) => claim.orderId,
         );
         expect(claimed.sort()).toEqual(['a-1', 'b-1']);
+      });
+
+      it('lists each held row with the payout it repeats, and releases only the rows named', async () => {
+        const journal = await open();
+        await admitIn(journal, 'folha.csv', [request('a-1'), request('a-2', 2000)]);
+        await admitIn(journal, 'folha_final.csv', [request('b-1'), request('b-2', 2000)]);
+        const copy = (await journal.batches('folha_final.csv'))[0]?.id ?? 0;
+        const held = await journal.heldRowsOfBatch(copy);
+        expect(held.map((row) => [row.line, row.name, row.cents, row.reason])).toEqual([
+          [2, 'Ana Souza', 1000, 'duplicate'],
+          [3, 'Ana Souza', 2000, 'duplicate'],
+        ]);
+        expect(held[1]?.repeats).toMatchObject({
+          orderId: 'a-2',
+          fileName: 'folha.csv',
+          line: 3,
+          state: 'queued',
+        });
+        expect(await journal.releaseHolds(copy, 'duplicate', 'by maria', ['b-2'])).toEqual({
+          rows: 1,
+          cents: 2000,
+        });
+        expect((await journal.heldRowsOfBatch(copy)).map((row) => row.orderId)).toEqual(['b-1']);
       });
 
       it('a file a person turned down covers nothing', async () => {

@@ -288,10 +288,10 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     );
     const summary = run.stdout.slice(run.stdout.indexOf('adiantamento.csv:'));
     expect(summary).toContain(
-      `  1 linha repete o documento e o valor de um pagamento de outro arquivo (R$ 100,00), por exemplo: ${why}`,
+      '  1 linha repete o documento e o valor de um pagamento de outro arquivo (R$ 100,00): não é enviada até uma pessoa responder; cada resposta paga:',
     );
     expect(summary).toContain(
-      '; não enviado. Se for um pagamento novo, execute: payouts approve "adiantamento.csv" --new-batch',
+      '  pagamentos novos mesmo assim: payouts approve "adiantamento.csv" --new-batch --sandbox lista a linha que repete um pagamento já feito ou em andamento (R$ 100,00: Ana Souza R$ 100,00); ela é paga de novo só quando você der também a opção --repeats com o número 1, depois de conferir que ela é devida duas vezes',
     );
     expect(summary).not.toMatch(/possible duplicate|not sent|journaled|run:/);
     const result = readdirSync(join(home, 'results')).find((name) =>
@@ -301,7 +301,7 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     expect(rows.map((row) => [row['Linha'], row['Situação']])).toEqual([['2', 'retida']]);
     expect(rows[0]?.['Mensagem']).toMatch(
       new RegExp(
-        `^${why.replace(/[.()$]/g, '\\$&')}\\d+\\); não enviado\\. Se for um pagamento novo, execute: payouts approve "adiantamento\\.csv" --new-batch`,
+        `^${why.replace(/[.()$]/g, '\\$&')}\\d+\\); não enviado\\. Se for mesmo um pagamento novo: payouts approve "adiantamento\\.csv" --new-batch --sandbox o lista`,
       ),
     );
 
@@ -321,7 +321,7 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     const file = writeFile(home, 'bonus.csv', [HEADER, `bonus-1;${ANA}`].join('\r\n'));
     const checked = await runCli(['validate', file], { env });
     expect(checked.stdout).toMatch(
-      /\n {2}linha 2 \(possível duplicata\): possível duplicata: o mesmo documento e valor de adiantamento\.csv, linha 2, registrado no diário em .*; não enviado\. Se for um pagamento novo, execute: payouts approve "bonus\.csv" --new-batch\n/,
+      /\n {2}linha 2 \(possível duplicata\): possível duplicata: o mesmo documento e valor de adiantamento\.csv, linha 2, registrado no diário em .*; não enviado\. Se for mesmo um pagamento novo: payouts approve "bonus\.csv" --new-batch o lista, e só o paga de novo quando receber também a opção --repeats e a contagem dessas linhas que ele lista\n/,
     );
     expect(checked.stdout).not.toMatch(/possible duplicate|not sent|journaled/);
     // --json keeps the English, with the message's code for programs.

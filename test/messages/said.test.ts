@@ -238,11 +238,34 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     hintFlags: '',
     example: { code: 'english', text: 'failed on 2026-11-01' },
   },
-  rowsRepeatOtherFile: {
-    code: 'rowsRepeatOtherFile',
-    rows: 3,
-    cents: 3000,
-    example: { code: 'english', text: 'like ana' },
+  rowsRepeatOtherFile: { code: 'rowsRepeatOtherFile', rows: 3, cents: 3000 },
+  namedAsEarlier: {
+    code: 'namedAsEarlier',
+    file: 'folha.csv',
+    batchId: 1,
+    at: Date.UTC(2026, 10, 27),
+  },
+  readingCorrects: {
+    code: 'readingCorrects',
+    file: 'folha.csv',
+    batchId: 1,
+    pays: { rows: 1, cents: 199_999, first: [{ name: 'Diego Reis', cents: 199_999 }] },
+    hintFlags: '',
+  },
+  readingNewBatch: {
+    code: 'readingNewBatch',
+    file: 'folha.csv',
+    pays: { rows: 1, cents: 199_999, first: [{ name: 'Diego Reis', cents: 199_999 }] },
+    repeating: {
+      rows: 4,
+      cents: 1_200_000,
+      first: [
+        { name: 'Ana Souza', cents: 350_000 },
+        { name: 'Bruno Lima', cents: 250_000 },
+        { name: 'Carla Dias', cents: 300_000 },
+      ],
+    },
+    hintFlags: ' --config "/etc/payouts.json"',
   },
   orderIdsJournaled: {
     code: 'orderIdsJournaled',
@@ -320,16 +343,28 @@ describe('what the reading of a file says', () => {
 
   it('says why a row is held in Portuguese, and in English as the journal always has', () => {
     expect(say(en, SAMPLES.heldDuplicate)).toBe(
-      'possible duplicate: the same document and amount as folha-outubro.csv, line 2, journaled on 2026-10-05 (now paid, transaction 1001); not sent. If it is a new payment, run: payouts approve "folha-outubro-2.csv" --new-batch --config "/etc/payouts.json"',
+      'possible duplicate: the same document and amount as folha-outubro.csv, line 2, journaled on 2026-10-05 (now paid, transaction 1001); not sent. If it is a new payment after all: payouts approve "folha-outubro-2.csv" --new-batch --config "/etc/payouts.json" lists it, and pays it again only when also given the option --repeats and the count of such rows it lists',
     );
     expect(say(pt, SAMPLES.heldDuplicate)).toBe(
-      'possível duplicata: o mesmo documento e valor de folha-outubro.csv, linha 2, registrado no diário em 05/10/2026 (agora pago, transação 1001); não enviado. Se for um pagamento novo, execute: payouts approve "folha-outubro-2.csv" --new-batch --config "/etc/payouts.json"',
+      'possível duplicata: o mesmo documento e valor de folha-outubro.csv, linha 2, registrado no diário em 05/10/2026 (agora pago, transação 1001); não enviado. Se for mesmo um pagamento novo: payouts approve "folha-outubro-2.csv" --new-batch --config "/etc/payouts.json" o lista, e só o paga de novo quando receber também a opção --repeats e a contagem dessas linhas que ele lista',
     );
     expect(say(en, { ...SAMPLES.heldJournaled, at: null })).toContain(
       'on an earlier run (now rejected): not sent again; to send that payment again on purpose, run: payouts retry folha-1.',
     );
     expect(say(pt, SAMPLES.rowsRepeatInFile)).toContain(
       'retida para uma pessoa decidir: idêntica à linha 2 deste arquivo',
+    );
+  });
+
+  it('says what each answer to a held file pays, the repeats named in words outside the command', () => {
+    expect(say(en, SAMPLES.readingNewBatch)).toBe(
+      'a new payroll: payouts approve "folha.csv" --new-batch --config "/etc/payouts.json" pays the 1 row that repeats nothing (R$ 1.999,99: Diego Reis R$ 1.999,99); the 4 rows that repeat a payout already made or under way (R$ 12.000,00: Ana Souza R$ 3.500,00, Bruno Lima R$ 2.500,00, Carla Dias R$ 3.000,00, …) are paid again only when you also give it the option --repeats with their count, 4, once you have checked each is due twice',
+    );
+    expect(say(pt, SAMPLES.readingCorrects)).toBe(
+      'o mesmo arquivo, corrigido (linhas acrescentadas ou corrigidas): payouts approve "folha.csv" --corrects 1 paga 1 linha (R$ 1.999,99: Diego Reis R$ 1.999,99); o que o lote 1 pagou não é pago de novo',
+    );
+    expect(say(pt, { ...SAMPLES.readingNewBatch, pays: { rows: 0, cents: 0, first: [] } })).toBe(
+      'pagamentos novos mesmo assim: payouts approve "folha.csv" --new-batch --config "/etc/payouts.json" lista as 4 linhas que repetem um pagamento já feito ou em andamento (R$ 12.000,00: Ana Souza R$ 3.500,00, Bruno Lima R$ 2.500,00, Carla Dias R$ 3.000,00, …); elas são pagas de novo só quando você der também a opção --repeats com a contagem delas, 4, depois de conferir que cada uma é devida duas vezes',
     );
   });
 

@@ -14,6 +14,7 @@ import {
   type Folders,
 } from '../../inbox/folders.js';
 import type { Journal } from '../../journal/journal.js';
+import { CATALOGS } from '../../messages/catalog.js';
 import { openContext, type GlobalOptions, type Output } from '../context.js';
 import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
@@ -54,6 +55,7 @@ async function onAwaitingFile(
 
 interface ApproveOptions {
   newBatch?: boolean;
+  repeats?: number;
   identical?: boolean;
   corrects?: number;
   by?: string;
@@ -68,6 +70,17 @@ export function approveCommand(io: CliIo): Command {
     .option(
       '--new-batch',
       'its rows held as possible duplicates, held because the file is named as an earlier batch, or held for a changed Pix key or name in a corrected copy, are new payments: send them',
+    )
+    .option(
+      '--repeats <count>',
+      'with --new-batch: its held rows that repeat a payout already made or under way, listed by --new-batch alone, are due again too; their count, as listed',
+      (text: string) => {
+        const count = Number(text);
+        if (!Number.isSafeInteger(count) || count < 1) {
+          throw new InvalidArgumentError('Expected the count of repeats listed, such as 3.');
+        }
+        return count;
+      },
     )
     .option(
       '--identical',
@@ -97,9 +110,16 @@ export function approveCommand(io: CliIo): Command {
           'payouts approve: give one of --new-batch, --identical and --corrects at a time',
         );
       }
+      if (options.repeats !== undefined && !options.newBatch) {
+        throw new ExitError(1, 'payouts approve: --repeats goes with --new-batch');
+      }
       const by = options.by?.trim() || userInfo().username;
       const answer: HoldAnswer | undefined = options.newBatch
-        ? { newBatch: true, by }
+        ? {
+            newBatch: true,
+            by,
+            ...(options.repeats === undefined ? {} : { repeats: options.repeats }),
+          }
         : options.identical
           ? { identical: true, by }
           : options.corrects !== undefined
@@ -149,6 +169,7 @@ async function answerHolds(
   command: Command,
 ): Promise<void> {
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+  const words = CATALOGS[config.language ?? 'en'];
   const folders = homeFolders(config.home);
   const journal = await openWorkJournal('approve', folders, out, { mustExist: true });
   try {
@@ -162,12 +183,59 @@ async function answerHolds(
         `payouts approve: no file named "${basename(name)}" has rows held as possible duplicates, for its name or as identical rows: nothing changed (payouts status lists every file)`,
       );
     }
+    // Before anything is said released: each row that would pay someone again.
+    if (released.repeating.length > 0) {
+      out.line(words.release.repeatsTitle({ count: released.repeating.length }));
+      for (const row of released.repeating) {
+        out.line(
+          `  ${words.release.repeat({
+            line: row.line,
+            name: row.name,
+            amount: formatCents(row.cents),
+            file: row.repeats?.fileName ?? '?',
+            fileLine: row.repeats?.line ?? 0,
+            at: row.repeats?.at ?? null,
+            state: row.repeats ? words.state[row.repeats.state] : '?',
+          })}`,
+        );
+      }
+    }
+    if (released.kind === 'repeats-differ') {
+      throw new ExitError(
+        1,
+        words.release.repeatsDiffer({ given: released.given, count: released.repeating.length }),
+      );
+    }
     out.data({ file: basename(name), ...released, by: answer.by });
-    out.line(
-      'corrects' in answer
-        ? `${basename(name)} (batch ${released.batchId}): linked as a corrected copy of batch ${answer.corrects} by ${answer.by}; ${count(released.rows, 'payout')} to be sent by the next run.`
-        : `${basename(name)} (batch ${released.batchId}): ${count(released.rows, 'payout')}, ${formatCents(released.cents)}, released by ${answer.by} as ${'identical' in answer ? 'due besides their identical rows' : 'new payments'}; the next run sends them.`,
-    );
+    if ('corrects' in answer) {
+      out.line(
+        `${basename(name)} (batch ${released.batchId}): linked as a corrected copy of batch ${answer.corrects} by ${answer.by}; ${count(released.rows, 'payout')} to be sent by the next run.`,
+      );
+    } else if ('identical' in answer) {
+      out.line(
+        `${basename(name)} (batch ${released.batchId}): ${count(released.rows, 'payout')}, ${formatCents(released.cents)}, released by ${answer.by} as due besides their identical rows; the next run sends them.`,
+      );
+    } else {
+      const repeats = released.repeating.length;
+      // Nothing freed but repeats left held: only that is said.
+      if (released.rows > 0 || repeats === 0)
+        out.line(
+          words.release.released({
+            file: basename(name),
+            batchId: released.batchId,
+            count: released.rows,
+            amount: formatCents(released.cents),
+            by: answer.by,
+          }),
+        );
+      if (repeats > 0) {
+        out.line(
+          released.repeatsReleased
+            ? words.release.repeatsReleased({ count: repeats })
+            : words.release.repeatsStayHeld({ count: repeats }),
+        );
+      }
+    }
   } finally {
     await journal.close();
   }

@@ -83,13 +83,15 @@ export function createBatches(
       UPDATE payouts SET state = 'queued', hold_reason = NULL, updated_at = ?
       WHERE batch_id = ? AND state = 'held' AND (hold_reason = 'balance' OR hold_reason IS NULL)
       RETURNING order_id`),
+    // @only: a JSON list of the orderIds to release, or null for every row held so.
     releaseHolds: db.prepare<
-      { now: number; batchId: number; reason: HoldReason },
+      { now: number; batchId: number; reason: HoldReason; only: string | null },
       { order_id: string; value_cents: number }
     >(`
       UPDATE payouts SET state = 'queued', hold_reason = NULL, covered_by = NULL, message = NULL, said = NULL,
         released_at = @now, updated_at = @now
       WHERE batch_id = @batchId AND state = 'held' AND hold_reason = @reason
+        AND (@only IS NULL OR order_id IN (SELECT value FROM json_each(@only)))
       RETURNING order_id, value_cents`),
     linesOfBatch: db.prepare<[number], LineRow>(
       `SELECT * FROM batch_lines WHERE batch_id = ? ORDER BY line`,
@@ -282,19 +284,26 @@ export function createBatches(
       return corrections.sendableOfCopy(copy);
     }),
 
-    releaseHolds: writing((batchId: number, reason: HoldReason, why: string) => {
-      const released = rows.movedTogether('held', 'queued', why, () =>
-        statements.releaseHolds.all({ now: now(), batchId, reason }),
-      );
-      // Its rows are new payments: what it froze of an earlier batch of its name is too.
-      if (NEW_PAYMENT_REASONS.includes(reason)) {
-        corrections.thaw(batchId, `unfrozen: ${why}`);
-      }
-      return {
-        rows: released.length,
-        cents: released.reduce((sum, row) => sum + row.value_cents, 0),
-      };
-    }),
+    releaseHolds: writing(
+      (batchId: number, reason: HoldReason, why: string, only?: readonly string[]) => {
+        const released = rows.movedTogether('held', 'queued', why, () =>
+          statements.releaseHolds.all({
+            now: now(),
+            batchId,
+            reason,
+            only: only === undefined ? null : JSON.stringify(only),
+          }),
+        );
+        // Its rows are new payments: what it froze of an earlier batch of its name is too.
+        if (NEW_PAYMENT_REASONS.includes(reason)) {
+          corrections.thaw(batchId, `unfrozen: ${why}`);
+        }
+        return {
+          rows: released.length,
+          cents: released.reduce((sum, row) => sum + row.value_cents, 0),
+        };
+      },
+    ),
 
     supersededByWaiting: (batchId) => statements.supersededByWaiting.get(batchId)?.n ?? 0,
 
