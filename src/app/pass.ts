@@ -16,6 +16,7 @@ import {
   type EngineDeps,
   type EngineOptions,
 } from '../engine/engine.js';
+import { checkFirstSends } from '../engine/first-send.js';
 import { Settling, followPending, type Doorbell } from '../engine/follow.js';
 import type { PollPolicy } from '../engine/policy.js';
 import type { GatewayClient } from '../gateway/client.js';
@@ -29,6 +30,7 @@ import {
   type PendingTooLong,
 } from '../inbox/pending-alert.js';
 import type { Journal, RowTotals } from '../journal/journal.js';
+import { behindTheGateway } from '../journal/open-for-work.js';
 import { isFinalOutcome, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
 import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
@@ -80,6 +82,11 @@ export interface PassOptions {
   clock: Clock;
   /** Global flags the commands in hints need (` --config "…"`), '' by default. */
   hintFlags?: string;
+  /**
+   * A person chose recovery (`run --recover`): a journal found behind the gateway starts
+   * recovering rather than stopping the command.
+   */
+  recover?: boolean;
   note: (text: string) => void;
 }
 
@@ -143,6 +150,15 @@ export async function runPass(
       stopped = `the gateway could not be reached to read the balance (${balance.error}): nothing was sent; run again later`;
     } else {
       await fundBatches(toFund, balance, journal, config, summaries, options.note);
+    }
+  }
+  if (!stopped) {
+    const check = await checkFirstSends(deps);
+    if (check.kind === 'behind') {
+      await behindTheGateway(journal, check, options);
+    } else if (check.kind === 'unchecked') {
+      stopped = check.why;
+      failed = check.failed;
     }
   }
   const resolveDue = () => {

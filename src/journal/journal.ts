@@ -29,6 +29,7 @@ import type {
   BatchOfFile,
   BatchRecord,
   Claim,
+  FirstSendSample,
   GatewayKind,
   HeldRow,
   HoldSummary,
@@ -194,6 +195,13 @@ export interface JournalPayouts {
    * after the grace period: sent). Returns how many; none outside recovery.
    */
   lookUpNeverSent(): Promise<number>;
+  /**
+   * For each open batch none of whose payouts was ever sent from this journal, a few of
+   * its queued orderIds (its first, middle and last: see sampleLines), to be looked up at
+   * the gateway before its first send. None in a recovering journal, which looks up every
+   * row before its first send.
+   */
+  firstSendSamples(): Promise<FirstSendSample[]>;
   /**
    * Claims up to `limit` queued rows and marks them `sending`, durably, in one commit:
    * a request may leave the process only after this returns. `answers` (of rows sent

@@ -295,6 +295,13 @@ export interface JournalIdentity {
   recoveryReason: string | null;
 }
 
+/** Queued payouts of a batch never sent from this journal, looked up before its first send. */
+export interface FirstSendSample {
+  batchId: number;
+  fileName: string;
+  payouts: { orderId: string; line: number }[];
+}
+
 /** What a request to send a payout again did (`payouts retry`). */
 export type RetryResult =
   | {

@@ -141,6 +141,34 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
       ]);
     });
 
+    it("samples a batch's first, middle and last queued rows until one of its rows is sent, and none in recovery", async () => {
+      const { journal, id } = await openWithPayouts(['p-1', 'p-2', 'p-3', 'p-4', 'p-5']);
+      expect(await journal.firstSendSamples()).toEqual([
+        {
+          batchId: id,
+          fileName: 'payroll.csv',
+          payouts: [
+            { orderId: 'p-1', line: 2 },
+            { orderId: 'p-3', line: 4 },
+            { orderId: 'p-5', line: 6 },
+          ],
+        },
+      ]);
+      const [claim] = await journal.claimToSend('a', 1, 60_000);
+      expect(claim?.orderId).toBe('p-1');
+      expect(await journal.firstSendSamples()).toEqual([]);
+
+      const other = await journal.recordBatch({ ...batch, fileName: 'bonus.csv' }, []);
+      await journal.admitPayouts(other, [{ line: 2, request: request('b-1', 2000) }], {
+        duplicateWindowMs: 0,
+      });
+      expect((await journal.firstSendSamples()).map((sample) => sample.payouts)).toEqual([
+        [{ orderId: 'b-1', line: 2 }],
+      ]);
+      await journal.startRecovery('a test');
+      expect(await journal.firstSendSamples()).toEqual([]);
+    });
+
     it('lets a fixed copy of the same file replace an orderId the gateway refused', async () => {
       const journal = await open();
       const file = { name: 'payroll.csv', nameKey: 'payroll', sha256: 'a1', arrived: true };

@@ -155,6 +155,7 @@ export function runCommand(io: CliIo): Command {
           signal: stop.signal,
           followMs,
           hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+          recover: options.recover ?? false,
           note: out.note,
         });
         const sandbox = (await journal.gatewayKind()) === 'sandbox';
