@@ -407,4 +407,12 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX batches_by_state ON batches (state, id);
     `,
   },
+  {
+    version: 21,
+    sql: `
+      -- Which command holds the home folder: a cron run beside the daemon names it, and
+      -- after an hour of it says the setup needs mending. NULL: a holder of an older version.
+      ALTER TABLE locks ADD COLUMN command TEXT;
+    `,
+  },
 ];
