@@ -302,7 +302,7 @@ export interface JournalLocks {
    */
   takeLock(
     name: string,
-    me: { holder: string; host: string; pid: number },
+    me: { holder: string; host: string; pid: number; command: string },
     staleMs: number,
     isRunning: (pid: number) => boolean,
   ): Promise<{ taken: true } | { taken: false; heldBy: LockHolder }>;

@@ -417,4 +417,12 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE batch_lines ADD COLUMN pix_key TEXT;
     `,
   },
+  {
+    version: 22,
+    sql: `
+      -- Which command holds the home folder: a cron run beside the daemon names it, and
+      -- after an hour of it says the setup needs mending. NULL: a holder of an older version.
+      ALTER TABLE locks ADD COLUMN command TEXT;
+    `,
+  },
 ];

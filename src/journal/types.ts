@@ -242,6 +242,8 @@ export interface LockHolder {
   holder: string;
   host: string;
   pid: number;
+  /** The command holding it (`run`, `watch`); null for a holder of an older version. */
+  command: string | null;
   since: number;
   heartbeatAt: number;
 }

@@ -123,6 +123,17 @@ describe('an open batch in every summary', () => {
     expect(payoutsSent(sandbox)).toEqual([1, 1, 1]);
   });
 
+  it('an approved payroll stays in processing/ when a copy of its very bytes arrives: only the copy waits for approval', async () => {
+    const { home, run, drop } = await approvalHome();
+    drop();
+    expect((await run()).code).toBe(2);
+    expect(readdirSync(join(home, 'processing'))).toEqual(['folha.csv']);
+    expect(readdirSync(join(home, 'awaiting-approval')).sort()).toEqual([
+      'folha [2].csv',
+      'folha [2].csv.report.txt',
+    ]);
+  });
+
   it('a payroll whose file a person moved out of processing/ is still named, paid and written', async () => {
     const { home, run, topUp } = await approvalHome();
     renameSync(join(home, 'processing', 'folha.csv'), join(folder(), 'folha.csv'));

@@ -203,11 +203,11 @@ describe(
       const beside = await runCli(['run', '--quiet'], { env });
       expect(beside.code).toBe(3);
       expect(beside.stderr).toMatch(
-        /^payouts run: another payouts process \(pid \d+ on .*\) is still working on this home folder: nothing done\. Run again later, or use --wait\.$/m,
+        /^payouts run: another payouts process \(the daemon, payouts watch, pid \d+ on .*\) is still working on this home folder: nothing done\. Run again later, or use --wait\.$/m,
       );
       const waited = await runCli(['run', '--wait', '1s'], { env });
       expect(waited.code).toBe(3);
-      expect(waited.stderr).toContain('waiting for pid');
+      expect(waited.stderr).toContain('waiting for the daemon, payouts watch, pid');
       expect(waited.stderr).toContain(
         'is still working on this home folder after waiting 1s: nothing done. Run again later, or wait longer with --wait.',
       );

@@ -6,7 +6,7 @@ import type { DryRunFile } from '../../engine/dry-run.js';
 import { ensureFolders, homeFolders, type Folders } from '../../inbox/folders.js';
 import { runInbox } from '../../app/run.js';
 import { rehearseRun } from '../../app/rehearse.js';
-import { describeHolder, lockHome } from '../../inbox/lock.js';
+import { daemonInTheWay, describeHolder, lockHome } from '../../inbox/lock.js';
 import { warnPendingTooLong } from '../../inbox/pending-alert.js';
 import { systemClock } from '../../runtime/clock.js';
 import { listenForStopSignal } from '../../runtime/signals.js';
@@ -103,6 +103,7 @@ export function runCommand(io: CliIo): Command {
       }
       try {
         const lock = await lockHome(journal, {
+          command: 'run',
           waitMs,
           signal: stop.signal,
           clock: systemClock,
@@ -113,6 +114,8 @@ export function runCommand(io: CliIo): Command {
           },
         });
         if ('heldBy' in lock) {
+          const inTheWay = daemonInTheWay(lock.heldBy, systemClock.now());
+          if (inTheWay) throw new ExitError(1, `payouts run: ${inTheWay}`);
           // Said even with --quiet (cron's logs): exit 3 alone does not say who holds it.
           const waited =
             options.wait === undefined

@@ -57,6 +57,7 @@ export function watchCommand(io: CliIo): Command {
       let lostLock = false;
       try {
         const lock = await lockHome(journal, {
+          command: 'watch',
           waitMs: Number.MAX_SAFE_INTEGER,
           signal: stop.signal,
           clock: systemClock,

@@ -164,9 +164,13 @@ export function createBatches(
       // A file an earlier run left in processing/: its rows are followed, not journaled
       // again. One that has just arrived is a batch of its own whatever its bytes (next
       // month's fixed payroll may be byte for byte this month's): the rules on who is
-      // paid judge its rows.
+      // paid judge its rows. A waiting batch whose file is in awaiting-approval/ already is
+      // not this one: an approved file's copy of its very bytes must not take it back there.
       const made = earlier.findLast(
-        (batch) => !file.arrived && !['unusable', 'refused', 'done'].includes(batch.state),
+        (batch) =>
+          !file.arrived &&
+          !['unusable', 'refused', 'done'].includes(batch.state) &&
+          !(batch.state === 'awaiting-approval' && batch.awaitingName !== null),
       );
       if (made) return { kind: 'same-file', batchId: made.id, nameNumber: made.nameNumber };
       const nameNumber = (statements.lastNameNumber.get(file.nameKey)?.n ?? 0) + 1;
