@@ -10,7 +10,7 @@ import { ENV_FILE_VARIABLE } from '../config/env-file.js';
 import type { Config, ConfigKey } from '../config/schema.js';
 import { createLogger, logLevelOf, type Logger } from '../runtime/logger.js';
 import { languageOf, localeSource } from '../messages/language.js';
-import type { Folders } from '../inbox/folders.js';
+import { userNameOf, type Folders } from '../inbox/folders.js';
 import { explainJournalFailure } from '../journal/failures.js';
 import { openJournal, type GatewayKind, type Journal } from '../journal/journal.js';
 import { ExitError } from './exit-error.js';
@@ -253,6 +253,25 @@ export function requireJournal(verb: string, folders: Folders): void {
       `payouts ${verb}: no journal at ${folders.journal}: nothing has run in this home folder yet (is home, or PAYOUTS_HOME, right?)`,
     );
   }
+}
+
+/**
+ * Why this user may not work in the home: it belongs to another user, who would find what
+ * this command wrote to be someone else's (a run as root leaves root's folders). Undefined
+ * when the home is not there yet (it is made this user's) or is this user's.
+ */
+export function homeOwnerProblem(verb: string, home: string): string | undefined {
+  const owner = statSync(home, { throwIfNoEntry: false })?.uid;
+  const runner = process.getuid?.();
+  if (owner === undefined || runner === undefined || owner === runner) return undefined;
+  const [ownerName, runnerName] = [userNameOf(owner), userNameOf(runner)];
+  return `the home folder ${home} belongs to ${ownerName} (uid ${owner}), but this command runs as ${runnerName} (uid ${runner}): what it wrote would be ${runnerName}'s, and ${ownerName}'s next run would fail on it. Run it as ${ownerName}: runuser -u ${ownerName} -- payouts ${verb} … (or, for ${runnerName} to own the home, chown -R ${runnerName}: ${home}). Nothing was done.`;
+}
+
+/** For a command that writes in the home: refused when the home is another user's. */
+export function requireOwnHome(verb: string, folders: Folders): void {
+  const problem = homeOwnerProblem(verb, folders.home);
+  if (problem !== undefined) throw new ExitError(1, `payouts ${verb}: ${problem}`);
 }
 
 /** An --inbox that is not there is a mistake, not an empty inbox. */

@@ -8,7 +8,7 @@ import type { Folders } from '../inbox/folders.js';
 import type { Journal } from '../journal/journal.js';
 import { JournalLossError, journalLoss, openJournalForWork } from '../journal/open-for-work.js';
 import { markerPathOf } from '../journal/marker.js';
-import { requireJournal, type Output } from './context.js';
+import { requireJournal, requireOwnHome, type Output } from './context.js';
 import { ExitError } from './exit-error.js';
 
 /** Read-only: why this home's journal is not its own (lost, emptied, replaced, older), if so. */
@@ -26,6 +26,7 @@ export async function openWorkJournal(
   out: Output,
   options: { recover?: boolean; mustExist?: boolean } = {},
 ): Promise<Journal> {
+  requireOwnHome(verb, folders);
   // A home with a marker has had a journal: its absence is a loss, not a typo.
   if (options.mustExist && !existsSync(markerPathOf(folders.journal))) {
     requireJournal(verb, folders);

@@ -91,8 +91,12 @@ export function ensureFolders(folders: Folders, sharedGroup: string | null = nul
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'EPERM') throw error;
+      const owner = statSync(folder).uid;
+      const runner = process.getuid?.();
       throw new ConfigError([
-        `sharedGroup "${sharedGroup}": cannot give ${folder} to that group (EPERM): the user running payouts must own the folder and be a member of the group (usermod -aG ${sharedGroup} USER, then start payouts again)`,
+        runner !== undefined && owner !== runner
+          ? `sharedGroup "${sharedGroup}": cannot give ${folder} to that group (EPERM): ${folder} belongs to ${userNameOf(owner)} (uid ${owner}), not to ${userNameOf(runner)} (uid ${runner}), who runs this command: a command run as ${userNameOf(owner)} left it. As root: chown -R ${userNameOf(runner)}: ${folders.home}`
+          : `sharedGroup "${sharedGroup}": cannot give ${folder} to that group (EPERM): the user running payouts must be a member of the group (usermod -aG ${sharedGroup} USER, then start payouts again)`,
       ]);
     }
   }
@@ -117,14 +121,30 @@ export function sharedGroupId(group: string): number | undefined {
 }
 
 function groupLine(group: string): string | undefined {
+  return databaseLine('group', group, (fields) => fields[0] === group);
+}
+
+/** A user's name from its id (through getent, so LDAP users count), or `uid N`. */
+export function userNameOf(uid: number): string {
+  return (
+    databaseLine('passwd', String(uid), (fields) => fields[2] === String(uid))?.split(':')[0] ??
+    `uid ${uid}`
+  );
+}
+
+function databaseLine(
+  database: 'group' | 'passwd',
+  key: string,
+  matches: (fields: string[]) => boolean,
+): string | undefined {
   try {
-    return execFileSync('getent', ['group', group], { encoding: 'utf8' }).split('\n')[0];
+    return execFileSync('getent', [database, key], { encoding: 'utf8' }).split('\n')[0];
   } catch (error) {
-    // getent exits 2 for an unknown group; without getent, /etc/group is what there is.
+    // getent exits 2 for an unknown key; without getent, /etc/group or /etc/passwd is what there is.
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
-    return readFileSync('/etc/group', 'utf8')
+    return readFileSync(`/etc/${database}`, 'utf8')
       .split('\n')
-      .find((line) => line.startsWith(`${group}:`));
+      .find((line) => matches(line.split(':')));
   }
 }
 

@@ -18,6 +18,7 @@ import { MIGRATIONS } from '../../journal/migrations.js';
 import { Database, SQLITE_BINDING } from '../../journal/sqlite.js';
 import { explainJournalFailure } from '../../journal/failures.js';
 import {
+  homeOwnerProblem,
   journalProblem,
   openContext,
   openGateway,
@@ -157,6 +158,8 @@ function homeChecks(folders: Folders, sharedGroup: string | null): Check[] {
       },
     ];
   }
+  const owner = homeOwnerProblem('doctor', folders.home);
+  if (owner !== undefined) return [{ name: 'home', level: 'fail', detail: owner }];
   const problems: string[] = [];
   const gid = sharedGroup === null ? undefined : sharedGroupId(sharedGroup);
   if (sharedGroup !== null && gid === undefined)

@@ -17,6 +17,7 @@ import {
   openHomeJournal,
   openGateway,
   requireInbox,
+  requireOwnHome,
   type Context,
   type GlobalOptions,
 } from '../context.js';
@@ -86,6 +87,7 @@ export function runCommand(io: CliIo): Command {
         await dryRun(context, folders);
         return;
       }
+      requireOwnHome('run', folders);
       ensureFolders(folders, config.sharedGroup);
       // Listened for from the start: a signal while a file is read ends the run before
       // anything is sent; one while sending gives the requests in flight 2 s to finish and be journaled.
