@@ -69,8 +69,14 @@ export interface RowNote {
   message: Said;
 }
 
+/** What is wrong in a row: `column` null when the file has no column for it (a contact). */
+export interface Mistake {
+  column: string | null;
+  message: Said;
+}
+
 /** An invalid row's mistakes as one message, for its one line: the first, then the others by column. */
-export function mistakesSaid([first, ...more]: readonly [RowNote, ...RowNote[]]): Said {
+export function mistakesSaid([first, ...more]: readonly [Mistake, ...Mistake[]]): Said {
   return more.length === 0 ? first.message : { code: 'moreMistakes', first: first.message, more };
 }
 
@@ -88,7 +94,7 @@ export type RowOutcome =
       kind: 'invalid';
       line: number;
       /** Every mistake of the row, in the order of its columns' checks. */
-      mistakes: [RowNote, ...RowNote[]];
+      mistakes: [Mistake, ...Mistake[]];
       cells: RowCells;
       /** Its amount, when that could be read (the row is invalid for another reason). */
       valueCents?: number;
@@ -163,9 +169,9 @@ export function createRowValidator(options: RowValidatorOptions) {
   const headingKind: DocumentKind | undefined =
     documentHeading === 'cnpj' ? 'CNPJ' : documentHeading === 'cpf' ? 'CPF' : undefined;
   // Reused by every row: an invalid row takes a copy.
-  const problems: RowNote[] = [];
+  const problems: Mistake[] = [];
   const problem = (field: PayoutField, message: Said) =>
-    problems.push({ column: heading(field), message });
+    problems.push({ column: columns[field]?.heading ?? null, message });
   const mapped = Object.entries(columns) as [PayoutField, { index: number }][];
   const headingCount = options.headings.length;
   // Which positions have a heading, told once for the file rather than on every row.

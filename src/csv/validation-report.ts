@@ -63,7 +63,9 @@ export function validationReportLine(
         raw.pixKey ?? '',
         readCents === undefined ? '' : amountIn(readCents, dialect),
         raw.valueCents ?? raw.amountReais ?? '',
-        row.kind === 'invalid' ? row.mistakes.map((mistake) => mistake.column).join(', ') : '',
+        row.kind === 'invalid'
+          ? row.mistakes.flatMap((mistake) => mistake.column ?? []).join(', ')
+          : '',
         say(words, row.kind === 'invalid' ? mistakesSaid(row.mistakes) : row.reason),
       ];
       break;

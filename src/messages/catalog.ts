@@ -79,7 +79,8 @@ export interface Catalog {
   fileSummary(p: { file: string; outcome: string; totals: string; total: string }): string;
   resultAt(p: { path: string }): string;
   /** `validate`'s lists: a row's problem, by line and column (the message itself is English). */
-  atLineColumn(p: { line: number; column: string; message: string }): string;
+  /** `column` null: the file has no column for it, and the message names what is missing. */
+  atLineColumn(p: { line: number; column: string | null; message: string }): string;
   invalidRowsTitle: string;
   warningsTitle: string;
   /** More than the list shows; `report`: whether --report was given to hold them all. */

@@ -57,7 +57,12 @@ const said: SaidTexts = {
   controlCharacter: () => 'holds an invisible control character (NUL or similar): retype the cell',
   alsoWrong: ({ first, columns }, say) => `${say(first)} (also: ${columns.join(', ')})`,
   moreMistakes: ({ first, more }, say) =>
-    [say(first), ...more.map(({ column, message }) => `${column}: ${say(message)}`)].join(' | '),
+    [
+      say(first),
+      ...more.map(({ column, message }) =>
+        column === null ? say(message) : `${column}: ${say(message)}`,
+      ),
+    ].join(' | '),
   totalLine: () => 'a total line, not a payout',
   identicalRows: ({ line }) =>
     `identical to line ${line} (the same name, document, Pix key and amount): held until a person confirms both are due (payouts approve FILE --identical)`,
@@ -78,7 +83,7 @@ const said: SaidTexts = {
         ? ['e-mail', 'an e-mail', 'recipientEmail']
         : ['phone', 'a phone', 'recipientPhone'];
     return noColumn
-      ? `no ${word} for the recipient, which the gateway requires: the file has no ${word} column, the Pix key is not ${key}, and ${setting} is not set`
+      ? `the file has no ${word} column (the gateway requires one, and the Pix key is not ${key}); the company can set a default ${word}: ${setting}`
       : `is empty: the recipient's ${word} is required (the Pix key is not ${key}, and ${setting} is not set)`;
   },
   emailInvalid: ({ email }) => `"${email}" is not an e-mail address (like name@example.com)`,
@@ -388,7 +393,8 @@ export const en: Catalog = {
   fileSummary: ({ file, outcome, totals, total }) =>
     `${file}: ${outcome}; ${totals}; valid rows total ${total}`,
   resultAt: ({ path }) => `result: ${path}`,
-  atLineColumn: ({ line, column, message }) => `line ${line}, column ${column}: ${message}`,
+  atLineColumn: ({ line, column, message }) =>
+    `line ${line}${column === null ? '' : `, column ${column}`}: ${message}`,
   invalidRowsTitle:
     'Invalid rows (fix them and drop the file again; valid rows are not held back by them):',
   warningsTitle: 'Warnings (the row is valid; check it was read as meant):',

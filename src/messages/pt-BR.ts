@@ -90,7 +90,12 @@ const said: SaidTexts = {
     'tem um caractere de controle invisível (NUL ou parecido): digite a célula de novo',
   alsoWrong: ({ first, columns }, say) => `${say(first)} (também: ${columns.join(', ')})`,
   moreMistakes: ({ first, more }, say) =>
-    [say(first), ...more.map(({ column, message }) => `${column}: ${say(message)}`)].join(' | '),
+    [
+      say(first),
+      ...more.map(({ column, message }) =>
+        column === null ? say(message) : `${column}: ${say(message)}`,
+      ),
+    ].join(' | '),
   totalLine: () => 'uma linha de total, não um pagamento',
   identicalRows: ({ line }) =>
     `idêntica à linha ${line} (mesmo nome, documento, chave Pix e valor): retida até uma pessoa confirmar que as duas são devidas (payouts approve ARQUIVO --identical)`,
@@ -111,7 +116,7 @@ const said: SaidTexts = {
         ? ['e-mail', 'um e-mail', 'recipientEmail']
         : ['telefone', 'um telefone', 'recipientPhone'];
     return noColumn
-      ? `falta o ${palavra} do favorecido, que o gateway exige: o arquivo não tem coluna de ${palavra}, a chave Pix não é ${chave} e ${setting} não está configurado`
+      ? `o arquivo não tem ${palavra} (o gateway exige um, e a chave Pix não é ${chave}); a empresa pode definir um ${palavra} padrão: ${setting}`
       : `está vazio: o ${palavra} do favorecido é obrigatório (a chave Pix não é ${chave} e ${setting} não está configurado)`;
   },
   emailInvalid: ({ email }) => `"${email}" não é um endereço de e-mail (como nome@exemplo.com.br)`,
@@ -431,7 +436,8 @@ export const ptBR: Catalog = {
   fileSummary: ({ file, outcome, totals, total }) =>
     `${file}: ${outcome}; ${totals}; total das linhas válidas ${total}`,
   resultAt: ({ path }) => `resultado: ${path}`,
-  atLineColumn: ({ line, column, message }) => `linha ${line}, coluna ${column}: ${message}`,
+  atLineColumn: ({ line, column, message }) =>
+    `linha ${line}${column === null ? '' : `, coluna ${column}`}: ${message}`,
   invalidRowsTitle:
     'Linhas inválidas (corrija-as e envie o arquivo de novo; as linhas válidas não esperam por elas):',
   warningsTitle: 'Avisos (a linha é válida; confira se foi lida como queria):',

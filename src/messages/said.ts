@@ -38,7 +38,8 @@ export type Said =
   | { code: 'controlCharacter' }
   // Invalid lines of journals written before every mistake was said still hold it.
   | { code: 'alsoWrong'; first: Said; columns: string[] }
-  | { code: 'moreMistakes'; first: Said; more: { column: string; message: Said }[] }
+  // A column null: the file has none for it, and its message names what is missing.
+  | { code: 'moreMistakes'; first: Said; more: { column: string | null; message: Said }[] }
   | { code: 'totalLine' }
   | { code: 'identicalRows'; line: number }
   // orderId, name, contacts.

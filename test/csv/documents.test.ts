@@ -7,6 +7,9 @@ const digits = (n: number) =>
   fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((d) => d.join(''));
 const alnum = fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split(''));
 const notAllSame = (s: string) => !/^(.)\1+$/.test(s);
+/** The digit at `at` changed by `shift`: a one-digit typo. */
+const withTypo = (digits: string, at: number, shift: number) =>
+  digits.slice(0, at) + ((Number(digits[at]) + shift) % 10) + digits.slice(at + 1);
 
 describe('CPF and CNPJ check digits', () => {
   it.each([
@@ -42,7 +45,7 @@ describe('CPF and CNPJ check digits', () => {
         (base, at, shift) => {
           const cpf = withCheckDigits(base);
           expect(isValidCpf(cpf)).toBe(true);
-          const changed = cpf.slice(0, at) + ((Number(cpf[at]) + shift) % 10) + cpf.slice(at + 1);
+          const changed = withTypo(cpf, at, shift);
           expect(isValidCpf(changed)).toBe(false);
         },
       ),
@@ -218,7 +221,7 @@ describe('a CPF with a one-digit typo is never accepted as another document', ()
         fc.constantFrom(undefined, 'CPF' as const),
         (base, at, shift, expected) => {
           const cpf = withCheckDigits(base);
-          const typo = cpf.slice(0, at) + ((Number(cpf[at]) + shift) % 10) + cpf.slice(at + 1);
+          const typo = withTypo(cpf, at, shift);
           for (const text of writings(typo)) {
             const reading = inEnglish(readDocument(text, expected));
             // Check digits cannot see every typo (remainders 0 and 1 share a digit): such a
@@ -246,7 +249,7 @@ describe('a CPF with a one-digit typo is never accepted as another document', ()
         fc.constantFrom(undefined, 'CPF' as const, 'CNPJ' as const),
         (rest, at, shift, expected) => {
           const cpf = withCheckDigits(`0${rest}`);
-          const typo = cpf.slice(0, at) + ((Number(cpf[at]) + shift) % 10) + cpf.slice(at + 1);
+          const typo = withTypo(cpf, at, shift);
           for (const text of writings(typo).slice(0, 2)) {
             const reading = inEnglish(readDocument(text, expected));
             if (reading.ok)

@@ -104,6 +104,33 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     });
   });
 
+  it("validate names a missing contact in the reader's words, not by a column the file lacks", async () => {
+    const file = writeFile(
+      folder(),
+      'folha.csv',
+      'Nome;CPF;Chave Pix;Valor\r\nAna Souza;529.982.247-25;529.982.247-25;100,00\r\n',
+    );
+    const pt = await runCli(['validate', file], { env: { PAYOUTS_LANGUAGE: 'pt-BR' } });
+    expect(pt.stdout).toContain(
+      '  linha 2: o arquivo não tem e-mail (o gateway exige um, e a chave Pix não é um e-mail); a empresa pode definir um e-mail padrão: recipientEmail | o arquivo não tem telefone (o gateway exige um, e a chave Pix não é um telefone); a empresa pode definir um telefone padrão: recipientPhone\n',
+    );
+    const en = await runCli(['validate', file], { env: { PAYOUTS_LANGUAGE: 'en' } });
+    expect(en.stdout).toContain(
+      '  line 2: the file has no e-mail column (the gateway requires one, and the Pix key is not an e-mail); the company can set a default e-mail: recipientEmail | the file has no phone column',
+    );
+    for (const text of [pt.stdout, en.stdout]) expect(text).not.toMatch(/"(email|phone)"/);
+    const json = JSON.parse((await runCli(['validate', file, '--json'])).stdout);
+    expect(json.errors[0]).toMatchObject({
+      line: 2,
+      column: null,
+      code: 'noContact',
+      mistakes: [
+        { column: null, code: 'noContact' },
+        { column: null, code: 'noContact' },
+      ],
+    });
+  });
+
   it('validate of a file that cannot be used says why in Portuguese', async () => {
     const empty = writeFile(folder(), 'vazio.csv', '');
     const result = await runCli(['validate', empty], { env: { PAYOUTS_LANGUAGE: 'pt-BR' } });

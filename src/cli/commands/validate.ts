@@ -8,7 +8,7 @@ import type { Language } from '../../messages/language.js';
 import { formatCents } from '../../csv/amount.js';
 import { readPayoutFile, type FileReport } from '../../csv/reader.js';
 import { COLUMN_NAMES } from '../../csv/header.js';
-import { mistakesSaid, type RowNote, type RowOutcome } from '../../csv/row.js';
+import { mistakesSaid, type Mistake, type RowOutcome } from '../../csv/row.js';
 import { validationReportHeadings, validationReportLine } from '../../csv/validation-report.js';
 import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { homeFolders } from '../../inbox/folders.js';
@@ -46,12 +46,13 @@ const SHOW_MESSAGES = 50;
 
 interface Message {
   line: number;
-  column: string;
+  /** Null: the file has no column for it, and the message names what is missing. */
+  column: string | null;
   message: Said;
 }
 
 interface InvalidRow extends Message {
-  mistakes: readonly RowNote[];
+  mistakes: readonly Mistake[];
 }
 
 export function validateCommand(io: CliIo): Command {
@@ -260,7 +261,12 @@ function printSummary(
     if (items.length === 0) return;
     print(`\n${title}`);
     for (const item of items.slice(0, SHOW_MESSAGES)) {
-      const column = item.column.startsWith('column ') ? item.column.slice(7) : `"${item.column}"`;
+      const column =
+        item.column === null
+          ? null
+          : item.column.startsWith('column ')
+            ? item.column.slice(7)
+            : `"${item.column}"`;
       const message = say(words, item.message);
       print(`  ${words.atLineColumn({ line: item.line, column, message })}`);
     }
