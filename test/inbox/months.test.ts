@@ -689,6 +689,22 @@ describe('the duplicate window', () => {
     expect(m.sent().size).toBe(2);
   });
 
+  it('holds a file held for balance beyond the window when, at its top-up, another file has paid its row since', async () => {
+    const m = await month({ balanceCents: 100_00 });
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(2); // held for balance
+    m.advance(21 * DAY);
+    // Ana's row again, in a file the balance covers: paid.
+    await m.topUp(300_000);
+    m.drop('folha_ana.csv', [HEADER, ANA]);
+    expect(summaryOf((await m.run()).files, 'folha_ana.csv').rows).toEqual({ paid: 1 });
+    await m.topUp(1_000_000);
+    const topped = await m.run();
+    expect(topped.exit).toBe(2);
+    expect(summaryOf(topped.files, 'folha.csv').rows).toEqual({ paid: 1, held: 1 });
+    expect(m.paidCents()).toBe(300_000 + 250_000);
+  });
+
   it('orders payouts by the journal, not the clock: with the clock 30 s behind the first file, its re-export is held', async () => {
     const m = await month();
     m.drop('folha.csv', [HEADER, ANA, BRUNO]);
