@@ -150,32 +150,31 @@ export function planListedBatches(facts: BatchFacts): ListedBatch[] {
       reopened: false,
     };
   });
-  // Their files are archived; their new payouts are sent, followed and written into
-  // their results like any file's.
-  const retried = facts.retried
-    .filter((batch) => !facts.handled.has(batch.id))
-    .map((batch): ListedBatch => ({
-      file: batch.fileName,
-      batchId: batch.id,
-      state: 'retried',
-      outcome: 'sent again on purpose (payouts retry)',
-      problems: [],
-      fileNeedsAPerson: false,
-      reopened: true,
-    }));
-  // Their files may be archived already (a covered row whose cover failed since): each
-  // is named until a person sends its rows again.
-  const waitingRetry = facts.waitingRetry
-    .filter((batch) => !facts.handled.has(batch.id))
-    .map((batch): ListedBatch => ({
-      file: batch.fileName,
-      batchId: batch.id,
-      state: 'waiting-retry',
-      outcome: 'rows wait for payouts retry: a payout they repeat did not pay',
-      problems: [],
-      fileNeedsAPerson: false,
-      reopened: true,
-    }));
+  // Their files may be archived already; their result is written again like any file's.
+  const reopened = (
+    batches: BatchFacts['retried'],
+    state: FileState,
+    outcome: string,
+  ): ListedBatch[] =>
+    batches
+      .filter((batch) => !facts.handled.has(batch.id))
+      .map((batch) => ({
+        file: batch.fileName,
+        batchId: batch.id,
+        state,
+        outcome,
+        problems: [],
+        fileNeedsAPerson: false,
+        reopened: true,
+      }));
+  // Their new payouts are sent and followed.
+  const retried = reopened(facts.retried, 'retried', 'sent again on purpose (payouts retry)');
+  // A covered row whose cover failed since: named until a person sends it again.
+  const waitingRetry = reopened(
+    facts.waitingRetry,
+    'waiting-retry',
+    'rows wait for payouts retry: a payout they repeat did not pay',
+  );
   // Every file in processing/ was read, so a batch still `admitting` lost its file while
   // a run that was reading it died: its rows wait, unsent, for the same bytes.
   const cutShort = facts.admitting

@@ -154,49 +154,37 @@ describe('the batches a pass names from the journal alone', () => {
     expect(listed.every((batch) => batch.fileNeedsAPerson)).toBe(true);
   });
 
-  it('names a retried batch once, as reopened, unless its file was handled', () => {
-    const listed = planListedBatches({
-      ...none,
-      retried: [
-        { id: 3, fileName: 'folha.csv' },
-        { id: 4, fileName: 'bonus.csv' },
-      ],
-      handled: new Set([4]),
-    });
-    expect(listed).toEqual([
-      {
-        file: 'folha.csv',
-        batchId: 3,
-        state: 'retried',
-        outcome: 'sent again on purpose (payouts retry)',
-        problems: [],
-        fileNeedsAPerson: false,
-        reopened: true,
-      },
-    ]);
-  });
-
-  it('names a batch whose rows wait for payouts retry once, as reopened, unless its file was handled', () => {
-    const listed = planListedBatches({
-      ...none,
-      waitingRetry: [
-        { id: 7, fileName: 'folha.csv' },
-        { id: 8, fileName: 'bonus.csv' },
-      ],
-      handled: new Set([8]),
-    });
-    expect(listed).toEqual([
-      {
-        file: 'folha.csv',
-        batchId: 7,
-        state: 'waiting-retry',
-        outcome: 'rows wait for payouts retry: a payout they repeat did not pay',
-        problems: [],
-        fileNeedsAPerson: false,
-        reopened: true,
-      },
-    ]);
-  });
+  it.each([
+    ['retried', 'retried', 'sent again on purpose (payouts retry)'],
+    [
+      'waitingRetry',
+      'waiting-retry',
+      'rows wait for payouts retry: a payout they repeat did not pay',
+    ],
+  ] as const)(
+    'names a batch of %s once, as reopened, unless its file was handled',
+    (fact, state, outcome) => {
+      const listed = planListedBatches({
+        ...none,
+        [fact]: [
+          { id: 3, fileName: 'folha.csv' },
+          { id: 4, fileName: 'bonus.csv' },
+        ],
+        handled: new Set([4]),
+      });
+      expect(listed).toEqual([
+        {
+          file: 'folha.csv',
+          batchId: 3,
+          state,
+          outcome,
+          problems: [],
+          fileNeedsAPerson: false,
+          reopened: true,
+        },
+      ]);
+    },
+  );
 
   it('names a batch whose reading was cut short, for a person, unless its file was handled', () => {
     const listed = planListedBatches({
