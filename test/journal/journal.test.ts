@@ -268,7 +268,7 @@ describe('the SQLite journal', () => {
       };
       const rules = { duplicateWindowMs: 40, hintFlags: '' };
       const documents = ['52998224725', '11144477735'];
-      // Five files paying two people two amounts, admitted over shared milliseconds and out
+      // Five files paying two people eight amounts, admitted over shared milliseconds and out
       // of the clock's order, some rows answered or held since, one file turned down.
       const batchIds: number[] = [];
       let n = 0;
@@ -280,7 +280,7 @@ describe('the SQLite journal', () => {
           const cpfCnpj = documents[draw(2)] ?? '';
           await journal.admitPayouts(
             id,
-            [{ line, request: { ...requestOf(n, cpfCnpj), value: 1000 + draw(2) } }],
+            [{ line, request: { ...requestOf(n, cpfCnpj), value: 1000 + draw(8) } }],
             { duplicateWindowMs: 0 },
           );
         }
@@ -303,7 +303,7 @@ describe('the SQLite journal', () => {
       raw.prepare(`UPDATE batches SET state = 'refused' WHERE id = ?`).run(batchIds[3]);
       clock = 1_000_050; // rows last moved at 1_000_000 are outside the window
       // The cover rule written plainly, the reference: within the window from each payout's
-      // own time, journaled before the row, the first in the journal.
+      // own time, journaled before the row or sent since, the first in the journal.
       const before = raw.prepare<
         { document: string; value: number; batchId: number; orderId: string; id: number },
         { order_id: string }
@@ -311,7 +311,8 @@ describe('the SQLite journal', () => {
         SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
         WHERE p.document = @document AND p.value_cents = @value
           AND MAX(COALESCE(p.last_sent_at, 0), p.updated_at) >= ${clock - rules.duplicateWindowMs}
-          AND p.batch_id <> @batchId AND p.order_id <> @orderId AND p.id < @id
+          AND p.batch_id <> @batchId AND p.order_id <> @orderId
+          AND (p.id < @id OR p.state IN ('paid', 'pending', 'unknown', 'sending', 'covered'))
           AND p.state IN ('paid', 'pending', 'unknown', 'sending', 'covered', 'queued', 'held')
           AND b.state NOT IN ('refused', 'unusable')
           AND NOT EXISTS (

@@ -7,7 +7,7 @@ import type { CashOutRequest } from '../../gateway/contract.js';
 import { documentKey, failedBeforeSaid, type Covering, type Known } from '../admission.js';
 import { canMoveBatch, type BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
-import { canMove, MAY_MOVE_MONEY, type HoldReason, type RowState } from '../states.js';
+import { canMove, MAY_MOVE_MONEY, SENT, type HoldReason, type RowState } from '../states.js';
 import type { Said } from '../../messages/said.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { AdmissionRules, BatchEvent, BatchLine } from '../types.js';
@@ -54,16 +54,18 @@ export const coverKeyOf = (request: CashOutRequest): CoverKey => ({
 export const WITHIN_WINDOW = 'MAX(COALESCE(p.last_sent_at, 0), p.updated_at) >= @since';
 
 /**
- * The payouts of other files, in `files`, that may cover a row: only what the journal
- * holds before it covers (its own sequence, never the clock, which may step back), so a
- * claim's check never holds the older of two rows.
+ * The payouts of other files, in `files`, that may cover a row: what the journal holds
+ * before it (its own sequence, never the clock, which may step back), so a claim's check
+ * never holds the older of two unsent rows; and what has left since (a row waiting for
+ * balance beyond the window, whose copy was paid meanwhile, is not paid again).
  */
 function coveringIn(files: string): string {
   return `
     SELECT ${COVERING_COLUMNS}, p.id AS journal_order
     FROM payouts p JOIN batches b ON b.id = p.batch_id
     WHERE p.document = @document AND p.value_cents = @value AND ${files}
-      AND p.id < @before AND ${WITHIN_WINDOW} AND p.order_id <> @orderId
+      AND (p.id < @before OR p.state IN (${inList(SENT)})) AND ${WITHIN_WINDOW}
+      AND p.order_id <> @orderId
       AND p.state IN (${inList(MAY_MOVE_MONEY)})
       AND b.state NOT IN ('refused', 'unusable')
       AND NOT EXISTS (
