@@ -53,7 +53,7 @@ export const ConfigSchema = z.strictObject({
     .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'expected a group name, like accounting, or its number')
     .nullable()
     .describe(
-      'group (name or number) that shares the home with the user running payouts, such as accounting: it may drop files in `inbox/` and move them through `awaiting-approval/` and `approved/` (mode 2770), and read `results/`, `archive/`, `rejected/` and `processing/` (2750); the home is 0750; the journal, its marker and the postback secret stay owner-only (0600). Set at every start, so a folder changed by hand is set right; an `--inbox` outside the home is left alone. `null`: every folder owner-only (0700), for homes reached only through the service user',
+      'group (name or number) that shares the home with the user running payouts, such as accounting: it may drop files in `inbox/` and move them through `awaiting-approval/` and `approved/` (mode 2770), and read `results/`, `archive/`, `rejected/` and `processing/` (2750); the home is 0750; the journal, its marker and the postback secret stay owner-only (0600). Set at every start, so a folder changed by hand is set right; an `--inbox` outside the home is left alone. `null`: every folder under the home owner-only (0700), also set at every start, for homes reached only through the service user',
     ),
   baseUrl: z
     .url({ protocol: /^https?$/ })

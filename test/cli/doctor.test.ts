@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder, writeFile } from '../support/files.js';
-import { TOKEN, closedPort } from '../support/gateway.js';
+import { TOKEN, closedPort, startLoopbackServer } from '../support/gateway.js';
 import { sandboxHome } from '../support/home.js';
 
 const PAYROLL =
@@ -117,6 +117,24 @@ describe('payouts doctor', { timeout: 30_000 }, () => {
     expect(code).toBe(1);
     expect(check(report, 'gateway reached, token accepted')).toMatchObject({ ok: false });
     expect(check(report, 'gateway reached, token accepted')?.detail).toMatch(said);
+  });
+
+  it('a gateway that never answers: says first what it waits for and how long, then fails the check', async () => {
+    const silent = await startLoopbackServer(() => undefined);
+    try {
+      const { env } = sandboxHome(folder(), silent.url, {
+        PAYOUTS_CONNECT_TIMEOUT: '1s',
+        PAYOUTS_REQUEST_TIMEOUT: '1s',
+      });
+      const { code, stdout, stderr } = await runCli(['doctor'], { env });
+      expect(code).toBe(1);
+      expect(stderr).toMatch(
+        /^payouts doctor: reading the balance at "http:\/\/127\.0\.0\.1:\d+", to check the address and the token; waiting up to 2s \(connectTimeout \+ requestTimeout\)\n/,
+      );
+      expect(stdout).toMatch(/^FAIL {2}gateway reached, token accepted: /m);
+    } finally {
+      await silent.close();
+    }
   });
 
   it('no gateway, or the sandbox on purpose: not ready to pay', async () => {

@@ -9,6 +9,7 @@ import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { displayed } from '../../config/load.js';
+import { formatDuration } from '../../config/duration.js';
 import { CONFIG_KEYS, envName, type Config } from '../../config/schema.js';
 import { ENV_FILE_VARIABLE, shellReadsOtherwise } from '../../config/env-file.js';
 import { formatCents } from '../../csv/amount.js';
@@ -112,6 +113,10 @@ async function gatewayChecks(context: Context): Promise<Check[]> {
     detail: `${displayed('baseUrl', config.baseUrl)} (real: payouts move money)`,
   };
   const session = await openGateway(context);
+  // A gateway that never answers would otherwise leave the terminal silent until its deadline.
+  context.out.note(
+    `payouts doctor: reading the balance at ${displayed('baseUrl', config.baseUrl)}, to check the address and the token; waiting up to ${formatDuration(config.connectTimeout + config.requestTimeout)} (connectTimeout + requestTimeout)`,
+  );
   try {
     const balance = await session.client.getBalance();
     return [
