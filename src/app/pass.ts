@@ -27,6 +27,7 @@ import {
   pendingTooLong,
   type PendingTooLong,
 } from '../inbox/pending-alert.js';
+import { refuseClockBehind } from '../journal/clock-behind.js';
 import type { Journal, RowTotals } from '../journal/journal.js';
 import { isFinalOutcome, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
 import type { Said } from '../messages/said.js';
@@ -122,6 +123,8 @@ export async function runPass(
   options: PassOptions,
 ): Promise<PassReport> {
   const now = () => options.clock.now();
+  // Each pass, not only each opening: a daemon's clock may step back while it runs.
+  await refuseClockBehind(journal, now(), config);
   const summaries = await applyIntake(journal, folders, config, options);
   const { deps, engine } = engineFor(journal, gateway, config, options);
   let stopped: string | undefined;
