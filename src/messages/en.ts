@@ -31,24 +31,11 @@ const rowsAndSum = ({ rows, cents }: { rows?: number; cents?: number }) =>
     .filter(Boolean)
     .join(' and ');
 
-/** `2026-11-27 09:00:00`, an instant in the home's time zone. */
-const instant = (ms: number, timeZone: string) => {
-  const part = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    })
-      .formatToParts(ms)
-      .map(({ type, value }) => [type, value]),
+/** `2026-11-27 09:00:00`, an instant in the home's time zone (Swedish writes ISO 8601's order). */
+const instant = (ms: number, timeZone: string) =>
+  new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short', timeStyle: 'medium' }).format(
+    ms,
   );
-  return `${part['year']}-${part['month']}-${part['day']} ${part['hour']}:${part['minute']}:${part['second']}`;
-};
 
 /** `2026-10-05`, the day a payout was journaled (UTC). */
 const day = (ms: number | null) =>
