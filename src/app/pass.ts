@@ -29,6 +29,7 @@ import {
   pendingTooLong,
   type PendingTooLong,
 } from '../inbox/pending-alert.js';
+import { refuseClockBehind } from '../journal/clock-behind.js';
 import type { Journal, RowTotals } from '../journal/journal.js';
 import { behindTheGateway } from '../journal/open-for-work.js';
 import { isFinalOutcome, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
@@ -133,6 +134,8 @@ export async function runPass(
   options: PassOptions,
 ): Promise<PassReport> {
   const now = () => options.clock.now();
+  // Each pass, not only each opening: a daemon's clock may step back while it runs.
+  await refuseClockBehind(journal, now(), config);
   const summaries = await applyIntake(journal, folders, config, options);
   const { deps, engine } = engineFor(journal, gateway, config, options);
   let stopped: string | undefined;

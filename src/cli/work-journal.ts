@@ -1,11 +1,14 @@
 /**
- * The journal of a command that works (run, watch, approve, reject, reconcile): opened
- * only when it is this home's own (see openJournalForWork), else exit 1 with what
- * happened and the two ways on.
+ * The journal of a command that works (run, watch, approve, reject, retry, reconcile):
+ * opened only when it is this home's own (see openJournalForWork), else exit 1 with what
+ * happened and the two ways on; and only on a clock not behind it (see refuseClockBehind).
  */
 import { existsSync } from 'node:fs';
 import type { Folders } from '../inbox/folders.js';
+import type { Config } from '../config/schema.js';
+import { ClockBehindError, refuseClockBehind } from '../journal/clock-behind.js';
 import type { Journal } from '../journal/journal.js';
+import { systemClock } from '../runtime/clock.js';
 import { JournalLossError, journalLoss, openJournalForWork } from '../journal/open-for-work.js';
 import { markerPathOf } from '../journal/marker.js';
 import { requireJournal, requireOwnHome, type Output } from './context.js';
@@ -24,6 +27,7 @@ export async function openWorkJournal(
   verb: string,
   folders: Folders,
   out: Output,
+  config: Pick<Config, 'language' | 'timeZone'>,
   options: { recover?: boolean; mustExist?: boolean } = {},
 ): Promise<Journal> {
   requireOwnHome(verb, folders);
@@ -31,9 +35,10 @@ export async function openWorkJournal(
   if (options.mustExist && !existsSync(markerPathOf(folders.journal))) {
     requireJournal(verb, folders);
   }
+  let journal: Journal;
   try {
     // Awaited here: a loss the opening finds is its rejection, said as this command's.
-    return await openJournalForWork(folders.journal, {
+    journal = await openJournalForWork(folders.journal, {
       historyFolders: historyFolders(folders),
       recover: options.recover ?? false,
       // Said even with --quiet: a recovery changes how every payout is sent from now on.
@@ -44,4 +49,13 @@ export async function openWorkJournal(
       throw new ExitError(1, `payouts ${verb}: ${error.message}`);
     throw error;
   }
+  try {
+    await refuseClockBehind(journal, systemClock.now(), config);
+  } catch (error) {
+    await journal.close();
+    if (error instanceof ClockBehindError)
+      throw new ExitError(1, `payouts ${verb}: ${error.message}`);
+    throw error;
+  }
+  return journal;
 }

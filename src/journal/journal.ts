@@ -58,6 +58,8 @@ export interface JournalFile {
   identity(): Promise<JournalIdentity | undefined>;
   /** The highest audit id: it only grows, so an older copy of this journal has a lower one. */
   highWater(): Promise<number>;
+  /** When the newest audit entry was written; undefined for a journal with none. */
+  latestAt(): Promise<number | undefined>;
   /**
    * A person chose to go on after a lost, replaced or older journal: from now on every
    * payout not yet sent from this journal is looked up before its first send, and the

@@ -31,6 +31,12 @@ const rowsAndSum = ({ rows, cents }: { rows?: number; cents?: number }) =>
     .filter(Boolean)
     .join(' and ');
 
+/** `2026-11-27 09:00:00`, an instant in the home's time zone (Swedish writes ISO 8601's order). */
+const instant = (ms: number, timeZone: string) =>
+  new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short', timeStyle: 'medium' }).format(
+    ms,
+  );
+
 /** `2026-10-05`, the day a payout was journaled (UTC). */
 const day = (ms: number | null) =>
   ms === null ? 'an earlier run' : new Date(ms).toISOString().slice(0, 10);
@@ -327,6 +333,8 @@ const said: SaidTexts = {
   hiddenPayoutFile: () =>
     'none of its rows is paid: rename it without the leading dot to have it paid, or remove it',
   notARegularFile: () => 'put the payout file itself in the inbox',
+  clockBehindJournal: ({ nowMs, latestMs, timeZone }) =>
+    `this computer's clock reads ${instant(nowMs, timeZone)} (${timeZone}), before ${instant(latestMs, timeZone)}, the latest time in the journal: nothing was done. The rules on who is paid compare these times, and a clock that went back could pay a file again. Set the host's clock right (turn on NTP time sync, e.g. timedatectl set-ntp true) and run again`,
   releaseTurnedDown: () =>
     'it was turned down (payouts reject); to send it after all, drop it in the inbox to be validated again',
   releaseAlreadyReleased: () => 'these bytes were already released: nothing is sent twice',

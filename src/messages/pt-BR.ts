@@ -61,6 +61,12 @@ const ESTADOS: Readonly<Record<StatusWord, string>> = {
   retried: 'reenviado',
 };
 
+/** `27/11/2026 09:00:00`, um instante no fuso horário da pasta. */
+const instante = (ms: number, timeZone: string) =>
+  new Intl.DateTimeFormat('pt-BR', { timeZone, dateStyle: 'short', timeStyle: 'medium' })
+    .format(ms)
+    .replace(', ', ' ');
+
 /** O dia em que um pagamento entrou no diário, como a contabilidade escreve datas. */
 const dia = (ms: number | null) =>
   ms === null
@@ -366,6 +372,8 @@ const said: SaidTexts = {
   hiddenPayoutFile: () =>
     'nenhuma linha dele é paga: renomeie-o sem o ponto inicial para que seja pago, ou remova-o',
   notARegularFile: () => 'ponha na entrada o próprio arquivo de pagamentos',
+  clockBehindJournal: ({ nowMs, latestMs, timeZone }) =>
+    `o relógio deste computador marca ${instante(nowMs, timeZone)} (${timeZone}), antes de ${instante(latestMs, timeZone)}, o horário mais recente do diário: nada foi feito. As regras de quem é pago comparam esses horários, e um relógio que voltou poderia pagar um arquivo de novo. Acerte o relógio do servidor (ative a sincronização por NTP, por exemplo timedatectl set-ntp true) e execute de novo`,
   releaseTurnedDown: () =>
     'ele foi recusado (payouts reject); para enviá-lo mesmo assim, ponha-o na entrada para ser conferido de novo',
   releaseAlreadyReleased: () => 'estes bytes já foram liberados: nada é enviado duas vezes',

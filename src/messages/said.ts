@@ -268,7 +268,9 @@ export type Said =
   | { code: 'notARegularFile' }
   | { code: 'releaseTurnedDown' }
   | { code: 'releaseAlreadyReleased' }
-  | { code: 'releaseUnknownBytes' };
+  | { code: 'releaseUnknownBytes' }
+  // A command that would write the journal.
+  | { code: 'clockBehindJournal'; nowMs: number; latestMs: number; timeZone: string };
 
 export type SaidCode = Said['code'];
 

@@ -372,6 +372,17 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
       });
     });
 
+    it('says when its newest audit entry was written, by its clock: none in a new journal', async () => {
+      const journal = await open();
+      expect(await journal.latestAt()).toBeUndefined();
+      clock += 1_000;
+      const id = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
+        duplicateWindowMs: 0,
+      });
+      expect(await journal.latestAt()).toBe(clock);
+    });
+
     it('claims queued rows in file order, marks them sending with a fence, and audits', async () => {
       const journal = await open();
       const id = await journal.recordBatch(batch, []);

@@ -302,6 +302,12 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   releaseTurnedDown: { code: 'releaseTurnedDown' },
   releaseAlreadyReleased: { code: 'releaseAlreadyReleased' },
   releaseUnknownBytes: { code: 'releaseUnknownBytes' },
+  clockBehindJournal: {
+    code: 'clockBehindJournal',
+    nowMs: Date.parse('2026-11-27T11:58:00Z'),
+    latestMs: Date.parse('2026-11-27T12:00:00Z'),
+    timeZone: 'America/Sao_Paulo',
+  },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */

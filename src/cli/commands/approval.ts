@@ -36,7 +36,7 @@ async function onAwaitingFile(
 ): Promise<void> {
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
   const folders = homeFolders(config.home);
-  const journal = await openWorkJournal(verb, folders, out, { mustExist: true });
+  const journal = await openWorkJournal(verb, folders, out, config, { mustExist: true });
   ensureFolders(folders, config.sharedGroup);
   try {
     const found = await findAwaiting(journal, folders, name);
@@ -171,7 +171,7 @@ async function answerHolds(
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
   const words = CATALOGS[config.language ?? 'en'];
   const folders = homeFolders(config.home);
-  const journal = await openWorkJournal('approve', folders, out, { mustExist: true });
+  const journal = await openWorkJournal('approve', folders, out, config, { mustExist: true });
   try {
     if ('corrects' in answer && !(await journal.batch(answer.corrects))) {
       throw new ExitError(1, `payouts approve: there is no batch ${answer.corrects}`);

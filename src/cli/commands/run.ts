@@ -98,7 +98,9 @@ export function runCommand(io: CliIo): Command {
       });
       let journal: Journal;
       try {
-        journal = await openWorkJournal('run', folders, out, { recover: options.recover ?? false });
+        journal = await openWorkJournal('run', folders, out, config, {
+          recover: options.recover ?? false,
+        });
       } catch (error) {
         stopSignal.close();
         throw error;

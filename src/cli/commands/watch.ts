@@ -50,7 +50,7 @@ export function watchCommand(io: CliIo): Command {
       });
       let journal: Journal;
       try {
-        journal = await openWorkJournal('watch', folders, context.out);
+        journal = await openWorkJournal('watch', folders, context.out, config);
       } catch (error) {
         stopSignal.close();
         process.off('SIGUSR2', onHealthSignal);
