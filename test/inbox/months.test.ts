@@ -691,6 +691,41 @@ describe('retry on purpose', () => {
     noDuplicates(m.sent());
   });
 
+  it('I: a failed row fixed in a corrected copy the same day is sent once; the copy is not held whole', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, EVA, CAIO_BROKEN]);
+    expect(summaryOf((await m.run()).files, 'folha.csv').rows).toEqual({
+      failed: 1,
+      invalid: 1,
+    });
+    m.advance(2 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, EVA.replace('fail@example.com', 'eva@example.com'), CAIO]);
+    const fixed = await m.run();
+    expect(fixed.exit).toBe(0);
+    expect(summaryOf(fixed.files, 'folha.csv').rows).toEqual({ paid: 2 });
+    const eva = m.sandbox.ledger().filter((entry) => entry.pixKey === 'eva@example.com');
+    expect(eva.map((entry) => entry.valueCents)).toEqual([70_000]);
+    expect(m.sent().size).toBe(3);
+    noDuplicates(m.sent());
+  });
+
+  it('I: a failed row repeated unchanged in a corrected copy the same day stays held for payouts retry; the fixed row is sent', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, EVA, CAIO_BROKEN]);
+    await m.run();
+    m.advance(2 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, EVA, CAIO]);
+    const again = await m.run();
+    expect(again.exit).toBe(2);
+    const copy = summaryOf(again.files, 'folha.csv');
+    expect(copy.rows).toEqual({ held: 1, paid: 1 });
+    const why = copy.problems.map(sayInEnglish).join(' ');
+    expect(why).toMatch(/repeats folha\.csv, line 2 \(orderId .*ended failed at the gateway/);
+    expect(why).toMatch(/payouts retry "folha\.csv"/);
+    expect(m.sent().size).toBe(2);
+    noDuplicates(m.sent());
+  });
+
   it('I: a failed row dropped again after duplicateWindow is a new payment, sent', async () => {
     const m = await month();
     m.drop('folha.csv', [HEADER, EVA]);

@@ -80,6 +80,14 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       WHERE r.batch_id = @copy AND r.state = 'held' AND r.hold_reason = 'duplicate'
         AND p.batch_id = @corrected
       ORDER BY r.line`),
+    // Rows of a copy with the document and amount of a payout of `corrected` that failed:
+    // like a fixed invalid row, a repeat of a row that needed a person.
+    copyRepeatsFailed: db.prepare<{ copy: number; corrected: number }, { n: number }>(`
+      SELECT COUNT(*) AS n FROM payouts r
+      WHERE r.batch_id = @copy AND r.state IN ('queued', 'held') AND EXISTS (
+        SELECT 1 FROM payouts p
+        WHERE +p.batch_id = @corrected AND p.document = r.document
+          AND p.value_cents = r.value_cents AND p.state IN (${inList(RETRYABLE)}))`),
     copyMaySend: db.prepare<[number], MaySendRow>(`
       SELECT order_id, document, value_cents, state FROM payouts
       WHERE batch_id = ? AND (state = 'queued' OR (state = 'held' AND hold_reason = 'same-name'))
@@ -234,15 +242,17 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   }
 
   /**
-   * Whether a batch corrects `corrected`: at least one of its rows repeats a row of it,
-   * and it has no more new rows than `corrected` has rows a correction may replace
+   * Whether a batch corrects `corrected`: at least one of its rows repeats a row of it
+   * (one it paid, never sent, or that failed: fixed or not, the row needs a person or
+   * `payouts retry`, never a whole file held), and it has no more new rows than `corrected` has rows a correction may replace
    * (invalid, failed, refused, never sent). A row that changes a payout `corrected` made
    * does not count: it is held, never sent.
    */
   function isCorrectionOf(copy: number, corrected: number): boolean {
     const repeats =
       statements.copyRepeats.all({ copy, corrected }).length +
-      (statements.takenOverBy.get({ copy, corrected })?.n ?? 0);
+      (statements.takenOverBy.get({ copy, corrected })?.n ?? 0) +
+      (statements.copyRepeatsFailed.get({ copy, corrected })?.n ?? 0);
     if (repeats === 0) return false;
     const fresh = statements.copyMaySend
       .all(copy)
