@@ -276,8 +276,8 @@ const said: SaidTexts = {
     `não é enviada enquanto um arquivo posterior de mesmo nome, ${file} (lote ${batchId}, ${dia(at)}), espera uma pessoa, mesmo quando o saldo a cobrir: se ele corrige este arquivo, execute: payouts approve "${file}" --corrects ${earlierBatchId}${hintFlags} (só as linhas dele são pagas); se for uma folha nova, execute: payouts approve "${file}" --new-batch${hintFlags} (os dois são pagos)`,
   heldIdentical: ({ line, file, hintFlags }) =>
     `idêntica à linha ${line} deste arquivo (o mesmo nome, documento, chave Pix e valor): não é enviada até que uma pessoa confirme que as duas são devidas: payouts approve "${file}" --identical${hintFlags}`,
-  heldSameName: ({ file, batchId, at, newFile, hintFlags }) =>
-    `retida com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas, então pode ser aquele arquivo de novo ou a próxima folha; se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags}`,
+  heldSameName: ({ file, batchId, at, newFile, hintFlags, repeats = [], moreRepeats = 0 }) =>
+    `retida com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas${repeats.length === 0 ? '' : ` (${repeats.map((pair) => `a linha ${pair.line} como a linha ${pair.earlierLine} dele`).join(', ')}${moreRepeats > 0 ? ` e mais ${moreRepeats === 1 ? '1 linha' : `${moreRepeats} linhas`}` : ''})`}, então pode ser aquele arquivo de novo ou a próxima folha; se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags}`,
   // Um problema de arquivo que o diário guardou só em inglês.
   english: ({ text }) => text,
   rowsRepeatInFile: ({ rows, cents, example }, say) =>

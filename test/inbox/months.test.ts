@@ -726,6 +726,20 @@ describe('retry on purpose', () => {
     noDuplicates(m.sent());
   });
 
+  it('I: a copy held whole for its name says which of its rows repeat which of the earlier file', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, EVA]);
+    await m.run();
+    m.advance(2 * DAY);
+    m.drop('folha.csv', [HEADER, EVA, CAIO, ANA]);
+    const held = await m.run();
+    expect(summaryOf(held.files, 'folha.csv').rows).toEqual({ held: 3 });
+    expect(summaryOf(held.files, 'folha.csv').problems.map(sayInEnglish).join(' ')).toMatch(
+      /repeats some of its rows \(line 2 as its line 3, line 4 as its line 2\)/,
+    );
+    expect(m.sent().size).toBe(2);
+  });
+
   it('I: a failed row dropped again after duplicateWindow is a new payment, sent', async () => {
     const m = await month();
     m.drop('folha.csv', [HEADER, EVA]);

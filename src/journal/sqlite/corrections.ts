@@ -73,6 +73,17 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
           AND qb.name_key = @nameKey AND qb.id < @batchId
           AND qb.state NOT IN ('unusable', 'refused'))
       LIMIT 1`),
+    // The first rows of a batch that repeat (same document and amount) a row of an
+    // earlier one, each with the first line it repeats, and how many there are in all.
+    repeatedLines: db.prepare<
+      { batchId: number; earlier: number; listed: number },
+      { line: number; earlier_line: number; total: number }
+    >(`
+      SELECT r.line, MIN(q.line) AS earlier_line, COUNT(*) OVER () AS total
+      FROM payouts r JOIN payouts q ON q.batch_id = @earlier AND q.document = r.document
+        AND q.value_cents = r.value_cents
+      WHERE r.batch_id = @batchId
+      GROUP BY r.line ORDER BY r.line LIMIT @listed`),
     copyRepeats: db.prepare<{ copy: number; corrected: number }, CopyRepeat>(`
       SELECT r.order_id AS row_id, ${COVERING_COLUMNS}, r.pix_key AS row_pix_key,
         r.name AS row_name, p.pix_key AS paid_pix_key, p.name AS paid_name
@@ -230,6 +241,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     const why = `frozen: ${params.message}`;
     rows.movedTogether('queued', 'held', why, () => statements.freezeQueued.all(params));
     rows.movedTogether('held', 'held', why, () => statements.freezeHeld.all(params));
+    const repeated = statements.repeatedLines.all({ batchId, earlier: latest.id, listed: 5 });
     const said: Said = {
       code: 'heldSameName',
       file: latest.file_name,
@@ -237,6 +249,8 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       at: latest.received_at,
       newFile: batch.file_name,
       hintFlags,
+      repeats: repeated.map((row) => ({ line: row.line, earlierLine: row.earlier_line })),
+      moreRepeats: (repeated[0]?.total ?? 0) - repeated.length,
     };
     rows.holdQueuedRows(batchId, 'same-name', sayInEnglish(said), said);
   }
