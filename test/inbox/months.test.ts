@@ -691,7 +691,8 @@ describe('retry on purpose', () => {
     noDuplicates(m.sent());
   });
 
-  it('I: a failed row fixed in a corrected copy the same day is sent once; the copy is not held whole', async () => {
+  /** Eva's row failed and Caio's was invalid; two hours later the copy with `eva` and Caio fixed. */
+  async function copyAfterFailure(eva: string) {
     const m = await month();
     m.drop('folha.csv', [HEADER, EVA, CAIO_BROKEN]);
     expect(summaryOf((await m.run()).files, 'folha.csv').rows).toEqual({
@@ -699,10 +700,17 @@ describe('retry on purpose', () => {
       invalid: 1,
     });
     m.advance(2 * 60 * 60 * 1000);
-    m.drop('folha.csv', [HEADER, EVA.replace('fail@example.com', 'eva@example.com'), CAIO]);
-    const fixed = await m.run();
-    expect(fixed.exit).toBe(0);
-    expect(summaryOf(fixed.files, 'folha.csv').rows).toEqual({ paid: 2 });
+    m.drop('folha.csv', [HEADER, eva, CAIO]);
+    const { exit, files } = await m.run();
+    return { m, exit, copy: summaryOf(files, 'folha.csv') };
+  }
+
+  it('I: a failed row fixed in a corrected copy the same day is sent once; the copy is not held whole', async () => {
+    const { m, exit, copy } = await copyAfterFailure(
+      EVA.replace('fail@example.com', 'eva@example.com'),
+    );
+    expect(exit).toBe(0);
+    expect(copy.rows).toEqual({ paid: 2 });
     const eva = m.sandbox.ledger().filter((entry) => entry.pixKey === 'eva@example.com');
     expect(eva.map((entry) => entry.valueCents)).toEqual([70_000]);
     expect(m.sent().size).toBe(3);
@@ -710,14 +718,8 @@ describe('retry on purpose', () => {
   });
 
   it('I: a failed row repeated unchanged in a corrected copy the same day stays held for payouts retry; the fixed row is sent', async () => {
-    const m = await month();
-    m.drop('folha.csv', [HEADER, EVA, CAIO_BROKEN]);
-    await m.run();
-    m.advance(2 * 60 * 60 * 1000);
-    m.drop('folha.csv', [HEADER, EVA, CAIO]);
-    const again = await m.run();
-    expect(again.exit).toBe(2);
-    const copy = summaryOf(again.files, 'folha.csv');
+    const { m, exit, copy } = await copyAfterFailure(EVA);
+    expect(exit).toBe(2);
     expect(copy.rows).toEqual({ held: 1, paid: 1 });
     const why = copy.problems.map(sayInEnglish).join(' ');
     expect(why).toMatch(/repeats folha\.csv, line 2 \(orderId .*ended failed at the gateway/);
