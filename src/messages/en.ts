@@ -264,8 +264,8 @@ const said: SaidTexts = {
     `not sent while a later file of the same name, ${file} (batch ${batchId}, ${day(at)}), waits for a person, even once the balance covers it: if it corrects this file, run: payouts approve "${file}" --corrects ${earlierBatchId}${hintFlags} (only its rows are paid); if it is a new payroll, run: payouts approve "${file}" --new-batch${hintFlags} (both are paid)`,
   heldIdentical: ({ line, file, hintFlags }) =>
     `identical to line ${line} of this file (the same name, document, Pix key and amount): not sent until a person confirms both are due: payouts approve "${file}" --identical${hintFlags}`,
-  heldSameName: ({ file, batchId, at, newFile, hintFlags }) =>
-    `held with its whole file: it has the same name as ${file} (batch ${batchId}, ${day(at)}) and repeats some of its rows, so it may be that file again or the next payroll; if it is a new payroll, run: payouts approve "${newFile}" --new-batch${hintFlags}`,
+  heldSameName: ({ file, batchId, at, newFile, hintFlags, repeats = [], moreRepeats = 0 }) =>
+    `held with its whole file: it has the same name as ${file} (batch ${batchId}, ${day(at)}) and repeats some of its rows${repeats.length === 0 ? '' : ` (${repeats.map((pair) => `line ${pair.line} as its line ${pair.earlierLine}`).join(', ')}${moreRepeats > 0 ? ` and ${plural(moreRepeats, 'more row')}` : ''})`}, so it may be that file again or the next payroll; if it is a new payroll, run: payouts approve "${newFile}" --new-batch${hintFlags}`,
   english: ({ text }) => text,
   rowsRepeatInFile: ({ rows, cents, example }, say) =>
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} an earlier row of the same file exactly (${formatCents(cents)}), held for a person: ${say(example)}`,

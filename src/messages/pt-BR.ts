@@ -298,11 +298,11 @@ const said: SaidTexts = {
   heldFailedBefore: ({ file, line, orderId, transactionId, state, hintFlags }) =>
     `repete ${file}, linha ${line} (ID de pagamento ${orderId}${transacao(transactionId)}), que ${state === 'rejected' ? 'o gateway recusou' : `terminou ${ESTADOS[state]} no gateway`}: um pagamento que falhou não é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry ${orderId}${hintFlags}`,
   heldForCopy: ({ file, batchId, at, earlierBatchId, hintFlags }) =>
-    `não é enviada enquanto um arquivo posterior de mesmo nome, ${file} (lote ${batchId}, ${dia(at)}), espera uma pessoa, mesmo quando o saldo a cobrir: se ele corrige este arquivo, execute: payouts approve "${file}" --corrects ${earlierBatchId}${hintFlags} (só as linhas dele são pagas); se for uma folha nova, execute: payouts approve "${file}" --new-batch${hintFlags} (os dois são pagos)`,
+    `não é enviada enquanto um arquivo posterior de mesmo nome, ${file} (lote ${batchId}, ${dia(at)}), espera uma pessoa, mesmo que o saldo a cubra: se ele corrige este arquivo, execute: payouts approve "${file}" --corrects ${earlierBatchId}${hintFlags} (só as linhas dele são pagas); se for uma folha nova, execute: payouts approve "${file}" --new-batch${hintFlags} (os dois são pagos)`,
   heldIdentical: ({ line, file, hintFlags }) =>
     `idêntica à linha ${line} deste arquivo (o mesmo nome, documento, chave Pix e valor): não é enviada até que uma pessoa confirme que as duas são devidas: payouts approve "${file}" --identical${hintFlags}`,
-  heldSameName: ({ file, batchId, at, newFile, hintFlags }) =>
-    `retida com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas, então pode ser aquele arquivo de novo ou a próxima folha; se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags}`,
+  heldSameName: ({ file, batchId, at, newFile, hintFlags, repeats = [], moreRepeats = 0 }) =>
+    `retida com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas${repeats.length === 0 ? '' : ` (${repeats.map((pair) => `a linha ${pair.line} como a linha ${pair.earlierLine} dele`).join(', ')}${moreRepeats > 0 ? ` e mais ${moreRepeats === 1 ? '1 linha' : `${moreRepeats} linhas`}` : ''})`}, então pode ser aquele arquivo de novo ou a próxima folha; se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags}`,
   // Um problema de arquivo que o diário guardou só em inglês.
   english: ({ text }) => text,
   rowsRepeatInFile: ({ rows, cents, example }, say) =>
@@ -310,7 +310,7 @@ const said: SaidTexts = {
   rowsChangePaid: ({ rows, example }, say) =>
     `${rows === 1 ? '1 linha muda' : `${rows} linhas mudam`} um pagamento que o arquivo corrigido já fez, retida para uma pessoa decidir: ${say(example)}`,
   copyFreezes: ({ file, batchId, rows, cents, newFile, hintFlags }) =>
-    `enquanto ele espera, nada de ${file} (lote ${batchId}: ${rows === 1 ? '1 linha' : `${rows} linhas`}, ${formatCents(cents)}) é enviado, mesmo quando o saldo o cobrir: se este arquivo o corrige, execute: payouts approve "${newFile}" --corrects ${batchId}${hintFlags} (só as linhas deste arquivo são pagas); se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags} (os dois são pagos)`,
+    `enquanto ele espera, nada de ${file} (lote ${batchId}: ${rows === 1 ? '1 linha' : `${rows} linhas`}, ${formatCents(cents)}) é enviado, mesmo que o saldo o cubra: se este arquivo o corrige, execute: payouts approve "${newFile}" --corrects ${batchId}${hintFlags} (só as linhas deste arquivo são pagas); se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags} (os dois são pagos)`,
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
     `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} sem mudança um pagamento que falhou no gateway (${formatCents(cents)}): um pagamento que falhou nunca é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry "${file}"${hintFlags} (por exemplo: ${say(example)})`,
   rowsRepeatOtherFile: ({ rows, cents }) =>

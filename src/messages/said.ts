@@ -216,6 +216,9 @@ export type Said =
       at: number;
       newFile: string;
       hintFlags: string;
+      /** Its first rows that repeat a row of that file, and how many more; absent in rows held before they were kept. */
+      repeats?: { line: number; earlierLine: number }[];
+      moreRepeats?: number;
     }
   // A file in a run's summary: why its rows wait for a person, with one row's reason.
   | { code: 'english'; text: string }

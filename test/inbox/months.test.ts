@@ -745,6 +745,57 @@ describe('retry on purpose', () => {
     noDuplicates(m.sent());
   });
 
+  /** Eva's row failed and Caio's was invalid; two hours later the copy with `eva` and Caio fixed. */
+  async function copyAfterFailure(eva: string) {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, EVA, CAIO_BROKEN]);
+    expect(summaryOf((await m.run()).files, 'folha.csv').rows).toEqual({
+      failed: 1,
+      invalid: 1,
+    });
+    m.advance(2 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, eva, CAIO]);
+    const { exit, files } = await m.run();
+    return { m, exit, copy: summaryOf(files, 'folha.csv') };
+  }
+
+  it('I: a failed row fixed in a corrected copy the same day is sent once; the copy is not held whole', async () => {
+    const { m, exit, copy } = await copyAfterFailure(
+      EVA.replace('fail@example.com', 'eva@example.com'),
+    );
+    expect(exit).toBe(0);
+    expect(copy.rows).toEqual({ paid: 2 });
+    const eva = m.sandbox.ledger().filter((entry) => entry.pixKey === 'eva@example.com');
+    expect(eva.map((entry) => entry.valueCents)).toEqual([70_000]);
+    expect(m.sent().size).toBe(3);
+    noDuplicates(m.sent());
+  });
+
+  it('I: a failed row repeated unchanged in a corrected copy the same day stays held for payouts retry; the fixed row is sent', async () => {
+    const { m, exit, copy } = await copyAfterFailure(EVA);
+    expect(exit).toBe(2);
+    expect(copy.rows).toEqual({ held: 1, paid: 1 });
+    const why = copy.problems.map(sayInEnglish).join(' ');
+    expect(why).toMatch(/repeats folha\.csv, line 2 \(orderId .*ended failed at the gateway/);
+    expect(why).toMatch(/payouts retry "folha\.csv"/);
+    expect(m.sent().size).toBe(2);
+    noDuplicates(m.sent());
+  });
+
+  it('I: a copy held whole for its name says which of its rows repeat which of the earlier file', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, EVA]);
+    await m.run();
+    m.advance(2 * DAY);
+    m.drop('folha.csv', [HEADER, EVA, CAIO, ANA]);
+    const held = await m.run();
+    expect(summaryOf(held.files, 'folha.csv').rows).toEqual({ held: 3 });
+    expect(summaryOf(held.files, 'folha.csv').problems.map(sayInEnglish).join(' ')).toMatch(
+      /repeats some of its rows \(line 2 as its line 3, line 4 as its line 2\)/,
+    );
+    expect(m.sent().size).toBe(2);
+  });
+
   it('I: a failed row dropped again after duplicateWindow is a new payment, sent', async () => {
     const m = await month();
     m.drop('folha.csv', [HEADER, EVA]);

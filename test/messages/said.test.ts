@@ -217,6 +217,11 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     at: Date.UTC(2026, 10, 1),
     newFile: 'folha (1).csv',
     hintFlags: '',
+    repeats: [
+      { line: 2, earlierLine: 3 },
+      { line: 4, earlierLine: 2 },
+    ],
+    moreRepeats: 1,
   },
   english: { code: 'english', text: 'held: it has the same name as folha.csv' },
   rowsRepeatInFile: {

@@ -73,6 +73,17 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
           AND qb.name_key = @nameKey AND qb.id < @batchId
           AND qb.state NOT IN ('unusable', 'refused'))
       LIMIT 1`),
+    // The first rows of a batch that repeat (same document and amount) a row of an
+    // earlier one, each with the first line it repeats, and how many there are in all.
+    repeatedLines: db.prepare<
+      { batchId: number; earlier: number; listed: number },
+      { line: number; earlier_line: number; total: number }
+    >(`
+      SELECT r.line, MIN(q.line) AS earlier_line, COUNT(*) OVER () AS total
+      FROM payouts r JOIN payouts q ON q.batch_id = @earlier AND q.document = r.document
+        AND q.value_cents = r.value_cents
+      WHERE r.batch_id = @batchId
+      GROUP BY r.line ORDER BY r.line LIMIT @listed`),
     copyRepeats: db.prepare<{ copy: number; corrected: number }, CopyRepeat>(`
       SELECT r.order_id AS row_id, ${COVERING_COLUMNS}, r.pix_key AS row_pix_key,
         r.name AS row_name, p.pix_key AS paid_pix_key, p.name AS paid_name
@@ -80,6 +91,14 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       WHERE r.batch_id = @copy AND r.state = 'held' AND r.hold_reason = 'duplicate'
         AND p.batch_id = @corrected
       ORDER BY r.line`),
+    // Rows of a copy with the document and amount of a payout of `corrected` that failed:
+    // like a fixed invalid row, a repeat of a row that needed a person.
+    copyRepeatsFailed: db.prepare<{ copy: number; corrected: number }, { n: number }>(`
+      SELECT COUNT(*) AS n FROM payouts r
+      WHERE r.batch_id = @copy AND r.state IN ('queued', 'held') AND EXISTS (
+        SELECT 1 FROM payouts p
+        WHERE +p.batch_id = @corrected AND p.document = r.document
+          AND p.value_cents = r.value_cents AND p.state IN (${inList(RETRYABLE)}))`),
     copyMaySend: db.prepare<[number], MaySendRow>(`
       SELECT order_id, document, value_cents, state FROM payouts
       WHERE batch_id = ? AND (state = 'queued' OR (state = 'held' AND hold_reason = 'same-name'))
@@ -222,6 +241,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     const why = `frozen: ${params.message}`;
     rows.movedTogether('queued', 'held', why, () => statements.freezeQueued.all(params));
     rows.movedTogether('held', 'held', why, () => statements.freezeHeld.all(params));
+    const repeated = statements.repeatedLines.all({ batchId, earlier: latest.id, listed: 5 });
     const said: Said = {
       code: 'heldSameName',
       file: latest.file_name,
@@ -229,20 +249,24 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       at: latest.received_at,
       newFile: batch.file_name,
       hintFlags,
+      repeats: repeated.map((row) => ({ line: row.line, earlierLine: row.earlier_line })),
+      moreRepeats: (repeated[0]?.total ?? 0) - repeated.length,
     };
     rows.holdQueuedRows(batchId, 'same-name', sayInEnglish(said), said);
   }
 
   /**
-   * Whether a batch corrects `corrected`: at least one of its rows repeats a row of it,
-   * and it has no more new rows than `corrected` has rows a correction may replace
+   * Whether a batch corrects `corrected`: at least one of its rows repeats a row of it
+   * (one it paid, never sent, or that failed: fixed or not, the row needs a person or
+   * `payouts retry`, never a whole file held), and it has no more new rows than `corrected` has rows a correction may replace
    * (invalid, failed, refused, never sent). A row that changes a payout `corrected` made
    * does not count: it is held, never sent.
    */
   function isCorrectionOf(copy: number, corrected: number): boolean {
     const repeats =
       statements.copyRepeats.all({ copy, corrected }).length +
-      (statements.takenOverBy.get({ copy, corrected })?.n ?? 0);
+      (statements.takenOverBy.get({ copy, corrected })?.n ?? 0) +
+      (statements.copyRepeatsFailed.get({ copy, corrected })?.n ?? 0);
     if (repeats === 0) return false;
     const fresh = statements.copyMaySend
       .all(copy)
