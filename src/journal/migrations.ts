@@ -399,4 +399,13 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX payouts_by_cover ON payouts (document, value_cents, batch_id, admitted_at);
     `,
   },
+  {
+    version: 20,
+    sql: `
+      -- The home's short identity that a batch's derived orderIds carry (homeTag), so two
+      -- homes on one gateway account never derive the same one. Null for batches
+      -- journaled before: resumed, they derive the orderIds they have.
+      ALTER TABLE batches ADD COLUMN order_id_home TEXT;
+    `,
+  },
 ];
