@@ -137,6 +137,8 @@ export interface RowValidatorOptions {
   stem: string;
   /** The batch's number among the batches of that name (1 where no journal is read). */
   batchNumber?: number;
+  /** The home's tag its derived orderIds carry (see homeTag); none where no journal is read. */
+  home?: string | null;
   maxPayoutCents: number;
   /** Contacts for rows that give none and whose Pix key is of another type. */
   recipientEmail?: string | null;
@@ -176,7 +178,7 @@ export function createRowValidator(options: RowValidatorOptions) {
   const headingCount = options.headings.length;
   // Which positions have a heading, told once for the file rather than on every row.
   const headed = options.headings.map((text) => text.trim() !== '');
-  const slug = batchSlug(options.stem, options.batchNumber);
+  const slug = batchSlug(options.stem, options.batchNumber, options.home ?? null);
   const batch = batchKey(options.stem, options.batchNumber);
 
   /** Checks one record starting on `line` and ending on `lastLine` (later when a cell holds a line break). */

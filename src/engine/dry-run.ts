@@ -5,9 +5,9 @@
  * Nothing is moved, written or sent.
  */
 import { basename } from 'node:path';
-import { readPayoutFile, type ReadOptions } from '../csv/reader.js';
+import { readPayoutFile, type OrderIdDerivation, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest } from '../csv/row.js';
-import { batchStem } from '../csv/order-id.js';
+import { batchStem, homeTag } from '../csv/order-id.js';
 import { foldText } from '../csv/fold.js';
 import { duplicateSaid, failedBeforeSaid, journaledSaid } from '../journal/admission.js';
 import type { Journal } from '../journal/journal.js';
@@ -60,6 +60,9 @@ export async function planRun(
   );
   const journaled: DryRunFile[] = [];
   const planned: DryRunFile[] = [];
+  // A new file's derived orderIds as a run would make them, with this home's tag.
+  const identity = await journal?.identity();
+  const home = identity ? homeTag(identity.journalId) : null;
   for (const file of files) {
     const plan: DryRunFile = {
       file: basename(file),
@@ -78,12 +81,12 @@ export async function planRun(
       }
     };
     let batchId: number | undefined;
-    const onFingerprint = async (sha256: string): Promise<number> => {
+    const onFingerprint = async (sha256: string): Promise<OrderIdDerivation> => {
       // Bytes a run would resume (or reject as a copy), not journal again.
       batchId = (await journal?.batchesOf(sha256))?.find(
         (batch) => batch.state !== 'unusable' && batch.state !== 'refused',
       )?.id;
-      return 1;
+      return { batchNumber: 1, home };
     };
     const report = await readPayoutFile(
       file,

@@ -184,7 +184,9 @@ export async function ingestFile(
           arrived,
         });
         batch = found;
-        return found.kind === 'same-file' ? false : found.nameNumber;
+        return found.kind === 'same-file'
+          ? false
+          : { batchNumber: found.nameNumber, home: found.orderIdHome };
       },
     );
   } catch (error) {

@@ -425,4 +425,13 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE locks ADD COLUMN command TEXT;
     `,
   },
+  {
+    version: 23,
+    sql: `
+      -- The home's short identity that a batch's derived orderIds carry (homeTag), so two
+      -- homes on one gateway account never derive the same one. Null for batches
+      -- journaled before: resumed, they derive the orderIds they have.
+      ALTER TABLE batches ADD COLUMN order_id_home TEXT;
+    `,
+  },
 ];

@@ -47,6 +47,8 @@ export interface BatchRecord extends BatchInput {
   nameKey: string | null;
   /** Its number among the batches of that name (1 for the first). */
   nameNumber: number;
+  /** The home's short identity its derived orderIds carry; null for batches from before. */
+  orderIdHome: string | null;
   /** Its result file's name in results/, once chosen (see resultName). */
   resultName: string | null;
 }
@@ -79,6 +81,8 @@ export interface BatchOfFile {
   kind: 'new' | 'resume' | 'same-file';
   batchId: number;
   nameNumber: number;
+  /** What its derived orderIds carry (see BatchRecord). */
+  orderIdHome: string | null;
 }
 
 /** A line of a file that is not a payout of its own. */

@@ -107,6 +107,18 @@ describe(
       return result;
     };
 
+    /** `run --recover` adopts what the gateway has: `paid` payouts there, each once. */
+    const expectRecovered = async (paid: number) => {
+      const recovered = await runCli(['run', '--recover', '--follow-timeout', '20s'], { env });
+      expect(recovered.code, recovered.stderr).toBe(0);
+      expect(recovered.stderr).toContain('recovery');
+      expect(duplicates()).toEqual([]);
+      expect(sandbox.ledger()).toHaveLength(paid);
+      // From then on the recovered journal runs as usual.
+      const after = await runCli(['run'], { env });
+      expect(after.code, after.stderr).toBe(0);
+    };
+
     /** Runs until the failpoint kills it; fails the test if the run ends any other way. */
     const crashAt = async (failpoint: string) => {
       const child = spawn(process.execPath, [BIN, 'run'], {
@@ -141,14 +153,7 @@ describe(
         const status = await runCli(['status'], { env });
         expect(status.stderr).toMatch(what);
 
-        const recovered = await runCli(['run', '--recover', '--follow-timeout', '20s'], { env });
-        expect(recovered.code, recovered.stderr).toBe(0);
-        expect(recovered.stderr).toContain('recovery');
-        expect(duplicates()).toEqual([]);
-        expect(sandbox.ledger()).toHaveLength(20);
-        // From then on the recovered journal runs as usual.
-        const after = await runCli(['run'], { env });
-        expect(after.code, after.stderr).toBe(0);
+        await expectRecovered(20);
       },
     );
 
@@ -253,13 +258,7 @@ describe(
       expect(refused.stderr).toContain('payouts run --recover');
       expect(sandbox.ledger()).toHaveLength(before);
 
-      const recovered = await runCli(['run', '--recover', '--follow-timeout', '20s'], { env });
-      expect(recovered.code, recovered.stderr).toBe(0);
-      expect(recovered.stderr).toContain('recovery');
-      expect(duplicates()).toEqual([]);
-      expect(sandbox.ledger()).toHaveLength(50);
-      const after = await runCli(['run'], { env });
-      expect(after.code, after.stderr).toBe(0);
+      await expectRecovered(50);
     });
 
     it('a new home starts with no extra step, and is not in recovery', async () => {

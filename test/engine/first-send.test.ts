@@ -8,6 +8,7 @@ import { openJournal, type Journal } from '../../src/journal/journal.js';
 import { systemClock } from '../../src/runtime/clock.js';
 import { createRandom } from '../../src/sandbox/faults.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { recordOpenBatch } from '../support/batch.js';
 import { useTempFolder } from '../support/files.js';
 import { TOKEN, cashOutRequest, clientFor } from '../support/gateway.js';
 
@@ -50,19 +51,7 @@ describe("the gateway asked before a batch's first send, over HTTP", () => {
     });
 
   const admit = async (count: number) => {
-    const batchId = await journal.recordBatch(
-      {
-        fileName: 'fornecedores.csv',
-        sha256: 'x',
-        state: 'open',
-        rows: count,
-        valid: count,
-        invalid: 0,
-        totalCents: count * 1234,
-        problems: [],
-      },
-      [],
-    );
+    const batchId = await recordOpenBatch(journal, 'fornecedores.csv', count);
     const ids = Array.from({ length: count }, (_, i) => `s-${i}`);
     await journal.admitPayouts(
       batchId,

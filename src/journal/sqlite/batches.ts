@@ -3,7 +3,15 @@ import type { BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import type { HoldReason } from '../states.js';
 import type { JournalBatches } from '../journal.js';
-import type { ArrivingFile, BatchEvent, BatchInput, BatchLine, BatchOfFile } from '../types.js';
+import { homeTag } from '../../csv/order-id.js';
+import type {
+  ArrivingFile,
+  BatchEvent,
+  BatchInput,
+  BatchLine,
+  BatchOfFile,
+  BatchRecord,
+} from '../types.js';
 import {
   saidOf,
   toBatch,
@@ -36,9 +44,13 @@ export function createBatches(
       problems: string;
       nameKey: string | null;
       nameNumber: number;
+      orderIdHome: string | null;
     }>(`
-      INSERT INTO batches (file_name, sha256, received_at, state, rows, valid, invalid, total_cents, problems, name_key, name_number)
-      VALUES (@fileName, @sha256, @receivedAt, @state, @rows, @valid, @invalid, @totalCents, @problems, @nameKey, @nameNumber)`),
+      INSERT INTO batches (file_name, sha256, received_at, state, rows, valid, invalid, total_cents, problems, name_key, name_number, order_id_home)
+      VALUES (@fileName, @sha256, @receivedAt, @state, @rows, @valid, @invalid, @totalCents, @problems, @nameKey, @nameNumber, @orderIdHome)`),
+    journalId: db.prepare<[], { journal_id: string }>(
+      `SELECT journal_id FROM identity WHERE id = 1`,
+    ),
     lastNameNumber: db.prepare<[string], { n: number }>(
       `SELECT COALESCE(MAX(name_number), 0) AS n FROM batches WHERE name_key = ?`,
     ),
@@ -113,6 +125,7 @@ export function createBatches(
         // Recorded whole, not read from a named file: no part in the same-name rule.
         nameKey: null,
         nameNumber: 1,
+        orderIdHome: null,
       });
       const batchId = Number(lastInsertRowid);
       rows.insertLines(batchId, lines);
@@ -159,8 +172,7 @@ export function createBatches(
     batchForFile: writing((file: ArrivingFile): BatchOfFile => {
       const earlier = statements.batchesBySha256.all(file.sha256).map(toBatch);
       const resuming = earlier.find((batch) => batch.state === 'admitting');
-      if (resuming)
-        return { kind: 'resume', batchId: resuming.id, nameNumber: resuming.nameNumber };
+      if (resuming) return { kind: 'resume', batchId: resuming.id, ...derivation(resuming) };
       // A file an earlier run left in processing/: its rows are followed, not journaled
       // again. One that has just arrived is a batch of its own whatever its bytes (next
       // month's fixed payroll may be byte for byte this month's): the rules on who is
@@ -172,8 +184,11 @@ export function createBatches(
           !['unusable', 'refused', 'done'].includes(batch.state) &&
           !(batch.state === 'awaiting-approval' && batch.awaitingName !== null),
       );
-      if (made) return { kind: 'same-file', batchId: made.id, nameNumber: made.nameNumber };
+      if (made) return { kind: 'same-file', batchId: made.id, ...derivation(made) };
       const nameNumber = (statements.lastNameNumber.get(file.nameKey)?.n ?? 0) + 1;
+      const journalId = statements.journalId.get()?.journal_id;
+      if (journalId === undefined) throw new JournalError('the journal has no identity');
+      const orderIdHome = homeTag(journalId);
       const { lastInsertRowid } = statements.insertBatch.run({
         fileName: file.name,
         sha256: file.sha256,
@@ -186,8 +201,9 @@ export function createBatches(
         problems: '[]',
         nameKey: file.nameKey,
         nameNumber,
+        orderIdHome,
       });
-      return { kind: 'new', batchId: Number(lastInsertRowid), nameNumber };
+      return { kind: 'new', batchId: Number(lastInsertRowid), nameNumber, orderIdHome };
     }),
 
     finishBatch: writing(
@@ -313,4 +329,9 @@ export function createBatches(
 
     frozenFor: (copy) => corrections.frozenFor(copy),
   };
+}
+
+/** What a batch's derived orderIds are made with, beside its name stem. */
+function derivation(batch: BatchRecord): Pick<BatchOfFile, 'nameNumber' | 'orderIdHome'> {
+  return { nameNumber: batch.nameNumber, orderIdHome: batch.orderIdHome };
 }
