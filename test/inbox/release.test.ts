@@ -3,6 +3,7 @@
  * sandbox's ledger is the judge: whatever printed command is followed, nobody is paid
  * twice and the new row is paid.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
@@ -35,20 +36,39 @@ function approveCommands(text: string): string[][] {
 }
 
 /** folha.csv paid; the same file again with one forgotten employee added, held. */
-async function forgottenEmployee(language: string): Promise<{ home: PassHome; summary: string }> {
+async function forgottenEmployee(language: string): Promise<{
+  home: PassHome;
+  summary: string;
+  /** What `validate` and `run --dry-run` said of the file before the run. */
+  validated: string;
+  rehearsed: string;
+}> {
   const home = await passHome();
   const env = { ...home.env(), PAYOUTS_LANGUAGE: language };
   home.drop('folha.csv', [HEADER, ANA, BRUNO, CARLA]);
   expect((await runCli(['run'], { env })).code).toBe(0);
   home.drop('folha.csv', [HEADER, ANA, BRUNO, CARLA, DIEGO]);
+  const validated = await runCli(['validate', join(home.folders.inbox, 'folha.csv')], { env });
+  const rehearsed = await runCli(['run', '--dry-run'], { env });
   const held = await runCli(['run'], { env });
   expect(held.code).toBe(2);
-  return { home, summary: held.stdout };
+  return { home, summary: held.stdout, validated: validated.stdout, rehearsed: rehearsed.stdout };
 }
+
+/** The lines that give an answer and what it pays (not a held row's own words). */
+const readings = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.includes('payouts approve') && !/^line \d|^linha \d/.test(line));
 
 describe.each(['en', 'pt-BR'])('the hints of a held file (%s)', (language) => {
   it('every approve command the summary prints pays the forgotten employee once and nobody twice', async () => {
-    const { home: first, summary } = await forgottenEmployee(language);
+    const { home: first, summary, validated, rehearsed } = await forgottenEmployee(language);
+    // validate and run --dry-run say the same answers and money before the file is run.
+    expect(readings(summary)).toHaveLength(2);
+    expect(readings(validated)).toEqual(readings(summary));
+    if (language === 'en') expect(readings(rehearsed)).toEqual(readings(summary));
     const commands = approveCommands(summary);
     expect(commands.length).toBeGreaterThan(0);
     for (const [index, command] of commands.entries()) {
