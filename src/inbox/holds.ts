@@ -8,7 +8,7 @@
  */
 import { basename } from 'node:path';
 import { formatCents } from '../csv/amount.js';
-import { newBatchRelease } from '../journal/answers.js';
+import { newBatchRelease, type LinePick } from '../journal/answers.js';
 import type { BatchRecord, HeldRow, Journal } from '../journal/journal.js';
 import type { HoldReason } from '../journal/states.js';
 
@@ -23,7 +23,9 @@ export type HoldRelease =
       repeatsReleased: boolean;
     }
   /** `--repeats N` named another count than the rows that repeat: nothing was freed. */
-  | { kind: 'repeats-differ'; batchId: number; repeating: HeldRow[]; given: number };
+  | { kind: 'repeats-differ'; batchId: number; repeating: HeldRow[]; given: number }
+  /** `--rows` or `--except` named lines not held for these answers: nothing was freed. */
+  | { kind: 'rows-not-held'; batchId: number; repeating: HeldRow[]; lines: number[] };
 
 /** The reasons `--new-batch` answers: "these are new payments, not copies". */
 const NEW_BATCH_REASONS: readonly HoldReason[] = ['duplicate', 'same-name'];
@@ -32,10 +34,11 @@ const ANSWERED: readonly HoldReason[] = [...NEW_BATCH_REASONS, 'identical'];
 
 export type HoldAnswer =
   /**
-   * `approve FILE --new-batch`: its held rows are new payments; `repeats`: the count of
-   * those that repeat a payout of duplicateWindow, said by the person to free them too.
+   * `approve FILE --new-batch`: its held rows are new payments (those of the lines `pick`
+   * names, when given); `repeats`: the count of those that repeat a payout of
+   * duplicateWindow, said by the person to free them too.
    */
-  | { newBatch: true; by: string; repeats?: number }
+  | { newBatch: true; by: string; repeats?: number; pick?: LinePick }
   /** `approve FILE --identical`: its rows identical to an earlier row of it are both due. */
   | { identical: true; by: string }
   /** `approve FILE --corrects BATCH`: it is a corrected copy of that batch. */
@@ -102,7 +105,10 @@ export async function releaseHolds(
     };
   }
   const held = await journal.heldRowsOfBatch(batch.id);
-  const { free, repeating, differ } = newBatchRelease(held, answer.repeats);
+  const { free, repeating, differ, notHeld } = newBatchRelease(held, answer.repeats, answer.pick);
+  if (notHeld.length > 0) {
+    return { kind: 'rows-not-held', batchId: batch.id, repeating, lines: notHeld };
+  }
   if (differ) {
     return { kind: 'repeats-differ', batchId: batch.id, repeating, given: answer.repeats ?? 0 };
   }

@@ -5,20 +5,35 @@
 import type { Payees, Said } from '../messages/said.js';
 import type { HeldRow } from './types.js';
 
+/** The lines a person names: only these (`--rows`), or all but these (`--except`). */
+export type LinePick = { rows: readonly number[] } | { except: readonly number[] };
+
 /**
- * What `--new-batch` frees of a batch's held rows: the rows held for its name repeat
- * nothing and are freed; the possible duplicates repeat a payout and are freed only when
- * `repeats` is their count. Another count frees nothing (`differ`).
+ * What `--new-batch` frees of a batch's held rows (of the lines `pick` names, when given):
+ * the rows held for its name repeat nothing and are freed; the possible duplicates repeat
+ * a payout and are freed only when `repeats` is their count. Another count frees nothing
+ * (`differ`), and so does a named line that is not held so (`notHeld`).
  */
 export function newBatchRelease(
   held: readonly HeldRow[],
   repeats: number | undefined,
-): { free: HeldRow[]; repeating: HeldRow[]; differ: boolean } {
-  const fresh = held.filter((row) => row.reason === 'same-name');
-  const repeating = held.filter((row) => row.reason === 'duplicate');
-  if (repeats === undefined) return { free: fresh, repeating, differ: false };
-  if (repeats !== repeating.length) return { free: [], repeating, differ: true };
-  return { free: [...fresh, ...repeating], repeating, differ: false };
+  pick?: LinePick,
+): { free: HeldRow[]; repeating: HeldRow[]; differ: boolean; notHeld: number[] } {
+  const answerable = held.filter((row) => row.reason === 'same-name' || row.reason === 'duplicate');
+  const named = pick && ('rows' in pick ? pick.rows : pick.except);
+  const notHeld = (named ?? []).filter((line) => !answerable.some((row) => row.line === line));
+  const inRows = pick !== undefined && 'rows' in pick;
+  const picked =
+    named === undefined
+      ? answerable
+      : answerable.filter((row) => named.includes(row.line) === inRows);
+  const fresh = picked.filter((row) => row.reason === 'same-name');
+  const repeating = picked.filter((row) => row.reason === 'duplicate');
+  const refused = { free: [], repeating, notHeld };
+  if (notHeld.length > 0) return { ...refused, differ: false };
+  if (repeats === undefined) return { free: fresh, repeating, differ: false, notHeld };
+  if (repeats !== repeating.length) return { ...refused, differ: true };
+  return { free: [...fresh, ...repeating], repeating, differ: false, notHeld };
 }
 
 /** Payees a reading names; its count and sum cover them all. */

@@ -125,6 +125,7 @@ export interface Catalog {
     repeatsStayHeld(p: { count: number }): string;
     repeatsReleased(p: { count: number }): string;
     repeatsDiffer(p: { given: number; count: number }): string;
+    rowsNotHeld(p: { notHeld: number[] }): string;
   };
   /** The report beside a file in awaiting-approval/ (`requireApproval`). */
   approval: {

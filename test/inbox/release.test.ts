@@ -139,3 +139,46 @@ describe('approve --new-batch', () => {
     );
   });
 });
+
+describe('approve --new-batch, row by row', () => {
+  it('a weekly file of false alarms and one real duplicate: all but that line are released, and only they are paid again', async () => {
+    const home = await passHome();
+    const env = home.env();
+    home.drop('semana-47.csv', [HEADER, ANA, BRUNO, CARLA, DIEGO]);
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    // Next week: the same four are due again, but line 4 (Carla) is last week's invoice sent again.
+    home.drop('semana-48.csv', [HEADER, ANA, BRUNO, CARLA, DIEGO]);
+    expect((await runCli(['run'], { env })).code).toBe(2);
+
+    const approved = await runCli(
+      ['approve', 'semana-48.csv', '--new-batch', '--except', '4', '--repeats', '3'],
+      { env },
+    );
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain('3 held rows repeat a payout');
+    expect(approved.stdout).not.toContain('Carla Dias');
+    await runCli(['run'], { env });
+    expect(paidTo(home)).toEqual(
+      new Map([
+        ['ana@example.com', 2],
+        ['bruno@example.com', 2],
+        ['carla@example.com', 1],
+        ['diego@example.com', 2],
+      ]),
+    );
+
+    // A line named that is not held, or the wrong count for the lines named: nothing freed.
+    const wrongLine = await runCli(['approve', 'semana-48.csv', '--new-batch', '--rows', '2,4'], {
+      env,
+    });
+    expect(wrongLine.code).toBe(1);
+    expect(wrongLine.stderr).toContain('line 2 is not held');
+    const carla = await runCli(
+      ['approve', 'semana-48.csv', '--new-batch', '--rows', '4', '--repeats', '1'],
+      { env },
+    );
+    expect(carla.code, carla.stderr).toBe(0);
+    await runCli(['run'], { env });
+    expect(paidTo(home).get('carla@example.com')).toBe(2);
+  });
+});

@@ -46,6 +46,24 @@ describe('newBatchRelease', () => {
   });
 });
 
+describe('newBatchRelease, row by row', () => {
+  const held = [row(2, 'duplicate', 1), row(3, 'duplicate', 1), row(4, 'same-name')];
+  it.each([
+    { pick: { rows: [2, 4] }, repeats: 1, free: [4, 2], repeating: [2], notHeld: [] },
+    { pick: { except: [3] }, repeats: undefined, free: [4], repeating: [2], notHeld: [] },
+    { pick: { except: [3] }, repeats: 2, free: [], repeating: [2], notHeld: [] },
+    { pick: { rows: [4, 9] }, repeats: undefined, free: [], repeating: [], notHeld: [9] },
+  ])(
+    '$pick with --repeats $repeats frees lines $free',
+    ({ pick, repeats, free, repeating, notHeld }) => {
+      const answer = newBatchRelease(held, repeats, pick);
+      expect(lines(answer.free)).toEqual(free);
+      expect(lines(answer.repeating)).toEqual(repeating);
+      expect(answer.notHeld).toEqual(notHeld);
+    },
+  );
+});
+
 describe('readingsOf', () => {
   const codes = (said: ReturnType<typeof readingsOf>) => said.map((reading) => reading.code);
   const base = { file: 'folha.csv', hintFlags: '' };
