@@ -182,3 +182,20 @@ describe('approve --new-batch, row by row', () => {
     expect(paidTo(home).get('carla@example.com')).toBe(2);
   });
 });
+
+describe('approve, twice', () => {
+  it('says the file was approved already, by whom, and what became of its rows', async () => {
+    const home = await passHome();
+    const env = { ...home.env(), PAYOUTS_REQUIRE_APPROVAL: 'true' };
+    home.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    // Waiting for a person: exit 2.
+    expect((await runCli(['run'], { env })).code).toBe(2);
+    expect((await runCli(['approve', 'folha.csv', '--by', 'maria'], { env })).code).toBe(0);
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    const again = await runCli(['approve', 'folha.csv'], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(
+      /^payouts approve: folha\.csv \(batch 1\) was approved by maria on \d{4}-\d\d-\d\d \d\d:\d\d UTC: 2 paid \(R\$ 6\.000,00\); nothing changed\n$/,
+    );
+  });
+});

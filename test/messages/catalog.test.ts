@@ -49,6 +49,7 @@ function rendered(catalog: Catalog): Record<string, string> {
     by: 'maria',
     given: 2,
     notHeld: [2, 4],
+    verb: 'approve',
   };
   const texts: Record<string, string> = {};
   const add = (prefix: string, entries: [string, unknown][]) => {

@@ -13,7 +13,8 @@ import {
   reject,
   type Folders,
 } from '../../inbox/folders.js';
-import type { Journal } from '../../journal/journal.js';
+import { describeTotals } from '../../app/describe-file.js';
+import type { BatchEvent, Journal } from '../../journal/journal.js';
 import { CATALOGS } from '../../messages/catalog.js';
 import { openContext, type GlobalOptions, type Output } from '../context.js';
 import { openWorkJournal } from '../work-journal.js';
@@ -40,6 +41,21 @@ async function onAwaitingFile(
   ensureFolders(folders, config.sharedGroup);
   try {
     const found = await findAwaiting(journal, folders, name);
+    const approved = found ? undefined : await approvedBatchOf(journal, basename(name));
+    if (approved) {
+      const words = CATALOGS[config.language ?? 'en'];
+      throw new ExitError(
+        1,
+        words.release.alreadyApproved({
+          verb,
+          file: basename(name),
+          batchId: approved.batchId,
+          by: approved.event.by,
+          at: approved.event.at,
+          totals: describeTotals(await journal.rowTotalsOfBatch(approved.batchId), words),
+        }),
+      );
+    }
     if (!found) {
       const waiting = payoutFiles(folders.awaiting).map((file) => basename(file));
       throw new ExitError(
@@ -51,6 +67,18 @@ async function onAwaitingFile(
   } finally {
     await journal.close();
   }
+}
+
+/** The newest batch of this file name a person approved, and that approval. */
+async function approvedBatchOf(
+  journal: Journal,
+  name: string,
+): Promise<{ batchId: number; event: BatchEvent } | undefined> {
+  for (const batch of (await journal.batches(name)).reverse()) {
+    const event = (await journal.batchEvents(batch.id)).findLast((e) => e.event === 'approved');
+    if (event) return { batchId: batch.id, event };
+  }
+  return undefined;
 }
 
 interface ApproveOptions {
