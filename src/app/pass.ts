@@ -23,12 +23,12 @@ import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import type { FileState } from '../inbox/file-state.js';
 import { moveInto, type Folders } from '../inbox/folders.js';
-import { readingsOf } from '../inbox/holds.js';
 import {
   describePendingTooLong,
   pendingTooLong,
   type PendingTooLong,
 } from '../inbox/pending-alert.js';
+import { newBatchRelease, payeesOf, readingsOf } from '../journal/answers.js';
 import { refuseClockBehind } from '../journal/clock-behind.js';
 import type { Journal, RowTotals } from '../journal/journal.js';
 import { behindTheGateway } from '../journal/open-for-work.js';
@@ -384,11 +384,13 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
     notes.push({ code: 'rowsRepeatOtherFile', rows: duplicates.rows, cents: duplicates.cents });
   }
   if (duplicates || sameName) {
+    const { free, repeating } = newBatchRelease(await journal.heldRowsOfBatch(batchId), undefined);
     notes.push(
       ...readingsOf({
         file: (await journal.batch(batchId))?.fileName ?? '',
         hintFlags,
-        held: await journal.heldRowsOfBatch(batchId),
+        fresh: payeesOf(free),
+        repeating,
         ...(sameName ? { sameName } : {}),
       }),
     );

@@ -8,9 +8,9 @@
  */
 import { basename } from 'node:path';
 import { formatCents } from '../csv/amount.js';
+import { newBatchRelease, type LinePick } from '../journal/answers.js';
 import type { BatchRecord, HeldRow, Journal } from '../journal/journal.js';
 import type { HoldReason } from '../journal/states.js';
-import type { Payees, Said } from '../messages/said.js';
 
 export type HoldRelease =
   | {
@@ -23,7 +23,9 @@ export type HoldRelease =
       repeatsReleased: boolean;
     }
   /** `--repeats N` named another count than the rows that repeat: nothing was freed. */
-  | { kind: 'repeats-differ'; batchId: number; repeating: HeldRow[]; given: number };
+  | { kind: 'repeats-differ'; batchId: number; repeating: HeldRow[]; given: number }
+  /** `--rows` or `--except` named lines not held for these answers: nothing was freed. */
+  | { kind: 'rows-not-held'; batchId: number; repeating: HeldRow[]; lines: number[] };
 
 /**
  * The reasons `--new-batch` answers: "these are new payments, not copies" (a corrected
@@ -35,30 +37,15 @@ const ANSWERED: readonly HoldReason[] = [...NEW_BATCH_REASONS, 'identical'];
 
 export type HoldAnswer =
   /**
-   * `approve FILE --new-batch`: its held rows are new payments; `repeats`: the count of
-   * those that repeat a payout of duplicateWindow, said by the person to free them too.
+   * `approve FILE --new-batch`: its held rows are new payments (those of the lines `pick`
+   * names, when given); `repeats`: the count of those that repeat a payout of
+   * duplicateWindow, said by the person to free them too.
    */
-  | { newBatch: true; by: string; repeats?: number }
+  | { newBatch: true; by: string; repeats?: number; pick?: LinePick }
   /** `approve FILE --identical`: its rows identical to an earlier row of it are both due. */
   | { identical: true; by: string }
   /** `approve FILE --corrects BATCH`: it is a corrected copy of that batch. */
   | { corrects: number; by: string };
-
-/**
- * What `--new-batch` frees of a batch's held rows: the rows held for its name repeat
- * nothing and are freed; the possible duplicates repeat a payout and are freed only when
- * `repeats` is their count. Another count frees nothing (`differ`).
- */
-export function newBatchRelease(
-  held: readonly HeldRow[],
-  repeats: number | undefined,
-): { free: HeldRow[]; repeating: HeldRow[]; differ: boolean } {
-  const fresh = held.filter((row) => row.reason === 'same-name');
-  const repeating = held.filter((row) => row.reason === 'duplicate');
-  if (repeats === undefined) return { free: fresh, repeating, differ: false };
-  if (repeats !== repeating.length) return { free: [], repeating, differ: true };
-  return { free: [...fresh, ...repeating], repeating, differ: false };
-}
 
 /** `line 2 (Ana Souza, R$ 3.500,00) repeats folha.csv line 2 (paid)`, for the audit trail. */
 const repeatOf = (row: HeldRow): string =>
@@ -121,7 +108,10 @@ export async function releaseHolds(
     };
   }
   const held = await journal.heldRowsOfBatch(batch.id);
-  const { free, repeating, differ } = newBatchRelease(held, answer.repeats);
+  const { free, repeating, differ, notHeld } = newBatchRelease(held, answer.repeats, answer.pick);
+  if (notHeld.length > 0) {
+    return { kind: 'rows-not-held', batchId: batch.id, repeating, lines: notHeld };
+  }
   if (differ) {
     return { kind: 'repeats-differ', batchId: batch.id, repeating, given: answer.repeats ?? 0 };
   }
@@ -148,61 +138,4 @@ export async function releaseHolds(
     `${rows} held rows are new payments${repeated}`,
   );
   return { kind: 'released', batchId: batch.id, rows, cents, repeating, repeatsReleased };
-}
-
-/** Payees a reading names; its count and sum cover them all. */
-const NAMED = 3;
-
-function payeesOf(rows: readonly HeldRow[]): Payees {
-  return {
-    rows: rows.length,
-    cents: rows.reduce((sum, row) => sum + row.cents, 0),
-    first: rows.slice(0, NAMED).map((row) => ({ name: row.name, cents: row.cents })),
-  };
-}
-
-/**
- * The answers a person may give to a file's rows held as possible duplicates or for its
- * name, each with what it pays. The correction comes first when the file repeats every
- * row of the earlier batch of its name (`sameName`: that batch and its row count): it
- * pays only the rows that repeat nothing. The new payments pay those too, and the
- * repeats only when the person gives their count, which is said in words, never inside
- * a command.
- */
-export function readingsOf({
-  file,
-  hintFlags,
-  held,
-  sameName,
-}: {
-  file: string;
-  hintFlags: string;
-  held: readonly HeldRow[];
-  sameName?: { batchId: number; rows: number };
-}): Said[] {
-  const { free: fresh, repeating } = newBatchRelease(held, undefined);
-  if (fresh.length + repeating.length === 0) return [];
-  const readings: Said[] = [];
-  const repeated = new Set(
-    repeating.flatMap((row) =>
-      row.repeats?.batchId === sameName?.batchId ? [row.repeats?.orderId] : [],
-    ),
-  );
-  if (sameName && sameName.rows > 0 && repeated.size >= sameName.rows) {
-    readings.push({
-      code: 'readingCorrects',
-      file,
-      batchId: sameName.batchId,
-      pays: payeesOf(fresh),
-      hintFlags,
-    });
-  }
-  readings.push({
-    code: 'readingNewBatch',
-    file,
-    pays: payeesOf(fresh),
-    repeating: payeesOf(repeating),
-    hintFlags,
-  });
-  return readings;
 }

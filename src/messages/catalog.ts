@@ -126,6 +126,16 @@ export interface Catalog {
     repeatsStayHeld(p: { count: number }): string;
     repeatsReleased(p: { count: number }): string;
     repeatsDiffer(p: { given: number; count: number }): string;
+    rowsNotHeld(p: { notHeld: number[] }): string;
+    /** `approve` or `reject` of a file a person approved already: who, when, its rows now. */
+    alreadyApproved(p: {
+      verb: string;
+      file: string;
+      batchId: number;
+      by: string;
+      at: number;
+      totals: string;
+    }): string;
   };
   /** The report beside a file in awaiting-approval/ (`requireApproval`). */
   approval: {

@@ -440,6 +440,10 @@ export const en: Catalog = {
       `${count === 1 ? 'That row stays' : `Those ${count} rows stay`} held. If ${count === 1 ? 'it is' : 'each is'} due again, say so: the same command with the option --repeats and their count, ${count}.`,
     repeatsReleased: ({ count }) =>
       `${count === 1 ? 'That row was' : `Those ${count} rows were`} released too, as you said (--repeats ${count}): paid again.`,
+    rowsNotHeld: ({ notHeld }) =>
+      `payouts approve: ${notHeld.length === 1 ? `line ${notHeld[0]} is not held` : `lines ${notHeld.join(', ')} are not held`} as a possible duplicate or for the file's name: nothing released; the run's summary lists the held lines`,
+    alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>
+      `payouts ${verb}: ${file} (batch ${batchId}) was approved by ${by} ${moment(at)}: ${totals}; nothing changed`,
     repeatsDiffer: ({ given, count }) =>
       `payouts approve: --repeats ${given} is not the count of held rows that repeat a payout (${count}, listed above): nothing released; check them and give their count`,
   },

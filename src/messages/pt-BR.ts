@@ -483,6 +483,10 @@ export const ptBR: Catalog = {
       `${count === 1 ? 'Essa linha continua retida' : `Essas ${count} linhas continuam retidas`}. Se ${count === 1 ? 'ela é devida' : 'cada uma é devida'} de novo, diga isso: o mesmo comando com a opção --repeats e a contagem delas, ${count}.`,
     repeatsReleased: ({ count }) =>
       `${count === 1 ? 'Essa linha também foi liberada' : `Essas ${count} linhas também foram liberadas`}, como você disse (--repeats ${count}): ${count === 1 ? 'é paga' : 'são pagas'} de novo.`,
+    rowsNotHeld: ({ notHeld }) =>
+      `payouts approve: ${notHeld.length === 1 ? `a linha ${notHeld[0]} não está retida` : `as linhas ${notHeld.join(', ')} não estão retidas`} como possível duplicata nem pelo nome do arquivo: nada foi liberado; o resumo da execução lista as linhas retidas`,
+    alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>
+      `payouts ${verb}: ${file} (lote ${batchId}) foi aprovado por ${by} ${momento(at)}: ${totals}; nada mudou`,
     repeatsDiffer: ({ given, count }) =>
       `payouts approve: --repeats ${given} não é a contagem de linhas retidas que repetem um pagamento (${count}, listadas acima): nada foi liberado; confira-as e dê a contagem delas`,
   },

@@ -3,6 +3,7 @@
  * sandbox's ledger is the judge: whatever printed command is followed, nobody is paid
  * twice and the new row is paid.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
@@ -35,20 +36,39 @@ function approveCommands(text: string): string[][] {
 }
 
 /** folha.csv paid; the same file again with one forgotten employee added, held. */
-async function forgottenEmployee(language: string): Promise<{ home: PassHome; summary: string }> {
+async function forgottenEmployee(language: string): Promise<{
+  home: PassHome;
+  summary: string;
+  /** What `validate` and `run --dry-run` said of the file before the run. */
+  validated: string;
+  rehearsed: string;
+}> {
   const home = await passHome();
   const env = { ...home.env(), PAYOUTS_LANGUAGE: language };
   home.drop('folha.csv', [HEADER, ANA, BRUNO, CARLA]);
   expect((await runCli(['run'], { env })).code).toBe(0);
   home.drop('folha.csv', [HEADER, ANA, BRUNO, CARLA, DIEGO]);
+  const validated = await runCli(['validate', join(home.folders.inbox, 'folha.csv')], { env });
+  const rehearsed = await runCli(['run', '--dry-run'], { env });
   const held = await runCli(['run'], { env });
   expect(held.code).toBe(2);
-  return { home, summary: held.stdout };
+  return { home, summary: held.stdout, validated: validated.stdout, rehearsed: rehearsed.stdout };
 }
+
+/** The lines that give an answer and what it pays (not a held row's own words). */
+const readings = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.includes('payouts approve') && !/^line \d|^linha \d/.test(line));
 
 describe.each(['en', 'pt-BR'])('the hints of a held file (%s)', (language) => {
   it('every approve command the summary prints pays the forgotten employee once and nobody twice', async () => {
-    const { home: first, summary } = await forgottenEmployee(language);
+    const { home: first, summary, validated, rehearsed } = await forgottenEmployee(language);
+    // validate and run --dry-run say the same answers and money before the file is run.
+    expect(readings(summary)).toHaveLength(2);
+    expect(readings(validated)).toEqual(readings(summary));
+    if (language === 'en') expect(readings(rehearsed)).toEqual(readings(summary));
     const commands = approveCommands(summary);
     expect(commands.length).toBeGreaterThan(0);
     for (const [index, command] of commands.entries()) {
@@ -116,6 +136,66 @@ describe('approve --new-batch', () => {
     const status = await runCli(['status', 'folha.csv'], { env });
     expect(status.stdout).toMatch(
       /released by maria at [\dT:.Z-]+: 3 held rows are new payments; 3 of them repeat payouts, as the person confirmed: line 2 \(Ana Souza, R\$ 3\.500,00\) repeats folha\.csv line 2/,
+    );
+  });
+});
+
+describe('approve --new-batch, row by row', () => {
+  it('a weekly file of false alarms and one real duplicate: all but that line are released, and only they are paid again', async () => {
+    const home = await passHome();
+    const env = home.env();
+    home.drop('semana-47.csv', [HEADER, ANA, BRUNO, CARLA, DIEGO]);
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    // Next week: the same four are due again, but line 4 (Carla) is last week's invoice sent again.
+    home.drop('semana-48.csv', [HEADER, ANA, BRUNO, CARLA, DIEGO]);
+    expect((await runCli(['run'], { env })).code).toBe(2);
+
+    const approved = await runCli(
+      ['approve', 'semana-48.csv', '--new-batch', '--except', '4', '--repeats', '3'],
+      { env },
+    );
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain('3 held rows repeat a payout');
+    expect(approved.stdout).not.toContain('Carla Dias');
+    await runCli(['run'], { env });
+    expect(paidTo(home)).toEqual(
+      new Map([
+        ['ana@example.com', 2],
+        ['bruno@example.com', 2],
+        ['carla@example.com', 1],
+        ['diego@example.com', 2],
+      ]),
+    );
+
+    // A line named that is not held, or the wrong count for the lines named: nothing freed.
+    const wrongLine = await runCli(['approve', 'semana-48.csv', '--new-batch', '--rows', '2,4'], {
+      env,
+    });
+    expect(wrongLine.code).toBe(1);
+    expect(wrongLine.stderr).toContain('line 2 is not held');
+    const carla = await runCli(
+      ['approve', 'semana-48.csv', '--new-batch', '--rows', '4', '--repeats', '1'],
+      { env },
+    );
+    expect(carla.code, carla.stderr).toBe(0);
+    await runCli(['run'], { env });
+    expect(paidTo(home).get('carla@example.com')).toBe(2);
+  });
+});
+
+describe('approve, twice', () => {
+  it('says the file was approved already, by whom, and what became of its rows', async () => {
+    const home = await passHome();
+    const env = { ...home.env(), PAYOUTS_REQUIRE_APPROVAL: 'true' };
+    home.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    // Waiting for a person: exit 2.
+    expect((await runCli(['run'], { env })).code).toBe(2);
+    expect((await runCli(['approve', 'folha.csv', '--by', 'maria'], { env })).code).toBe(0);
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    const again = await runCli(['approve', 'folha.csv'], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(
+      /^payouts approve: folha\.csv \(batch 1\) was approved by maria on \d{4}-\d\d-\d\d \d\d:\d\d UTC: 2 paid \(R\$ 6\.000,00\); nothing changed\n$/,
     );
   });
 });

@@ -84,7 +84,7 @@ export function runCommand(io: CliIo): Command {
       const folders = homeFolders(config.home, options.inbox);
       const followMs = followFlagMs ?? config.followTimeout;
       if (options.dryRun) {
-        await dryRun(context, folders);
+        await dryRun(context, folders, hintFlagsOf(command.optsWithGlobals<GlobalOptions>()));
         return;
       }
       requireOwnHome('run', folders);
@@ -200,7 +200,7 @@ function durationFlag(flag: string, text: string): number {
 }
 
 /** `run --dry-run`: the plan, with nothing moved, written or sent. Exit 2 when a person is needed. */
-async function dryRun(context: Context, folders: Folders): Promise<void> {
+async function dryRun(context: Context, folders: Folders, hintFlags: string): Promise<void> {
   const { config, out } = context;
   // A run would refuse a lost journal: so does its rehearsal, rather than promise to pay all.
   const loss = journalLossOf(folders);
@@ -212,6 +212,7 @@ async function dryRun(context: Context, folders: Folders): Promise<void> {
       config,
       folders,
       journal,
+      hintFlags,
       openGateway: () => openGateway(context),
     });
   } finally {
@@ -232,6 +233,7 @@ async function dryRun(context: Context, folders: Folders): Promise<void> {
         ? [`… and ${file.held - file.holds.length} more held`]
         : []),
       ...file.problems,
+      ...file.readings.map(sayInEnglish),
     ]
       .map((problem) => `\n  ${problem}`)
       .join('');

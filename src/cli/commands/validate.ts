@@ -12,7 +12,7 @@ import { mistakesSaid, type Mistake, type RowOutcome } from '../../csv/row.js';
 import { validationReportHeadings, validationReportLine } from '../../csv/validation-report.js';
 import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { homeFolders } from '../../inbox/folders.js';
-import { openContext, openHomeJournal, type GlobalOptions } from '../context.js';
+import { hintFlagsOf, openContext, openHomeJournal, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { say, sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
@@ -126,7 +126,10 @@ export function validateCommand(io: CliIo): Command {
       const journalPath = homeFolders(config.home).journal;
       const weighed =
         unusable.length === 0 && existsSync(journalPath)
-          ? await weighAgainstJournal(resolve(file), journalPath, config)
+          ? await weighAgainstJournal(resolve(file), journalPath, {
+              ...config,
+              hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+            })
           : undefined;
       const held = weighed?.held ?? identical;
       // What the journal says of the file as a whole (its name is an earlier batch's).
@@ -157,6 +160,7 @@ export function validateCommand(io: CliIo): Command {
         // Programs read English, and each hold's code.
         holds: (weighed?.holds ?? []).map(({ said, ...hold }) => ({ ...hold, code: said.code })),
         journalNotes,
+        readings: (weighed?.readings ?? []).map(sayInEnglish),
         // Programs read English, and each message's code.
         errors: errors.map(errorInEnglish),
         moreErrors,
@@ -285,6 +289,8 @@ function printSummary(
     const hidden = weighed.held - Math.min(weighed.holds.length, SHOW_MESSAGES);
     if (hidden > 0) print(`  ${words.andMoreHeld({ count: hidden })}`);
   }
+  // What each answer a person may give would pay, as a run's summary says it.
+  for (const reading of weighed?.readings ?? []) print(`  ${say(words, reading)}`);
   if (found.skipped.length > 0) {
     const lines = found.skipped.map(({ line, reason }) => ({ line, reason: say(words, reason) }));
     print(`\n${words.skipped({ lines })}`);

@@ -1,6 +1,6 @@
 /** What a person's answer frees of a file's held rows, and the answers a summary offers. */
 import { describe, expect, it } from 'vitest';
-import { newBatchRelease, readingsOf } from '../../src/inbox/holds.js';
+import { newBatchRelease, payeesOf, readingsOf } from '../../src/journal/answers.js';
 import type { HeldRow } from '../../src/journal/journal.js';
 
 const row = (line: number, reason: HeldRow['reason'], repeatsOf?: number): HeldRow => ({
@@ -46,9 +46,31 @@ describe('newBatchRelease', () => {
   });
 });
 
+describe('newBatchRelease, row by row', () => {
+  const held = [row(2, 'duplicate', 1), row(3, 'duplicate', 1), row(4, 'same-name')];
+  it.each([
+    { pick: { rows: [2, 4] }, repeats: 1, free: [4, 2], repeating: [2], notHeld: [] },
+    { pick: { except: [3] }, repeats: undefined, free: [4], repeating: [2], notHeld: [] },
+    { pick: { except: [3] }, repeats: 2, free: [], repeating: [2], notHeld: [] },
+    { pick: { rows: [4, 9] }, repeats: undefined, free: [], repeating: [], notHeld: [9] },
+  ])(
+    '$pick with --repeats $repeats frees lines $free',
+    ({ pick, repeats, free, repeating, notHeld }) => {
+      const answer = newBatchRelease(held, repeats, pick);
+      expect(lines(answer.free)).toEqual(free);
+      expect(lines(answer.repeating)).toEqual(repeating);
+      expect(answer.notHeld).toEqual(notHeld);
+    },
+  );
+});
+
 describe('readingsOf', () => {
   const codes = (said: ReturnType<typeof readingsOf>) => said.map((reading) => reading.code);
   const base = { file: 'folha.csv', hintFlags: '' };
+  const split = (held: HeldRow[]) => {
+    const { free, repeating } = newBatchRelease(held, undefined);
+    return { fresh: payeesOf(free), repeating };
+  };
   it.each([
     {
       case: 'every row of the earlier batch repeated, one added: the correction first',
@@ -81,15 +103,15 @@ describe('readingsOf', () => {
       readings: [],
     },
   ])('$case', ({ held, sameName, readings }) => {
-    expect(codes(readingsOf({ ...base, held, ...(sameName ? { sameName } : {}) }))).toEqual(
-      readings,
-    );
+    expect(
+      codes(readingsOf({ ...base, ...split(held), ...(sameName ? { sameName } : {}) })),
+    ).toEqual(readings);
   });
 
   it('counts and sums what each answer pays, the repeats apart', () => {
     const [corrects, newBatch] = readingsOf({
       ...base,
-      held: [row(2, 'duplicate', 1), row(3, 'same-name'), row(4, 'same-name')],
+      ...split([row(2, 'duplicate', 1), row(3, 'same-name'), row(4, 'same-name')]),
       sameName: { batchId: 1, rows: 1 },
     });
     expect(corrects).toMatchObject({ batchId: 1, pays: { rows: 2, cents: 700 } });
