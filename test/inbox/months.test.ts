@@ -15,7 +15,7 @@ import type { FileSummary } from '../../src/app/pass.js';
 import { openJournal } from '../../src/journal/journal.js';
 import { entriesOf } from '../../src/results/result-file.js';
 import { collect } from '../support/collect.js';
-import { clientFor } from '../support/gateway.js';
+import { topUp } from '../support/gateway.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
 import { sayInEnglish } from '../../src/messages/say.js';
 
@@ -51,27 +51,7 @@ async function month(
       }
       return counts;
     },
-    async topUp(cents) {
-      const gateway = clientFor(sandbox.url);
-      try {
-        const before = (await gateway.getBalance()).balance;
-        await gateway.createCashIn({
-          payerName: 'Empresa',
-          payerDocument: '11222333000181',
-          payerEmail: 'financeiro@example.com',
-          payerPhone: '+5511987654321',
-          productName: 'aporte',
-          productDescription: 'aporte de saldo',
-          value: cents,
-        });
-        for (let wait = 0; (await gateway.getBalance()).balance < before + cents; wait++) {
-          if (wait > 500) throw new Error('the top-up never reached the balance');
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-      } finally {
-        await gateway.close();
-      }
-    },
+    topUp: (cents) => topUp(sandbox.url, cents),
     paidCents() {
       return sandbox
         .ledger()
