@@ -110,7 +110,7 @@ export async function applyIntake(
         read = await ingestFile(
           file,
           journal,
-          { ...config, hintFlags },
+          { ...config, hintFlags, now: options.clock.now() },
           config.requireApproval ? 'awaiting-approval' : 'open',
           arrived.has(file),
         );

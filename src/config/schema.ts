@@ -157,7 +157,7 @@ export const ConfigSchema = z.strictObject({
       "your contract's Pix fee per payout, in cents; the balance check adds it to each payout's value, so a batch funded for its values but not its fees is held, not failed at its tail. The gateway's `tax` answers are reported verbatim and never computed with",
     ),
   duplicateWindow: duration.describe(
-    'how far back a row is compared with the payouts of other files: a row with the same document and amount as a payout that was paid or may still be paid within this time is not sent on its own (held as a possible duplicate, or `covered` in a corrected copy). The time counts from when that payout was sent or settled, whichever is later, not from when its file arrived. 20 days is shorter than the time between two monthly paydays and longer than the time in which a re-export is noticed; use `5d` for weekly routines and `12h` for daily ones',
+    'how far back a row is compared with the payouts of other files: a row with the same document and amount as a payout that was paid or may still be paid within this time is not sent on its own (held as a possible duplicate, or `covered` in a corrected copy). The time counts from when that payout was sent or settled, whichever is later, not from when its file arrived. A file last changed longer ago than this when it first arrives is held whole for a person, saying its age. 20 days is shorter than the time between two monthly paydays and longer than the time in which a re-export is noticed; use `5d` for weekly routines and `12h` for daily ones',
   ),
   sameNameNewBatchAfter: duration
     .nullable()

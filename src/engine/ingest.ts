@@ -104,6 +104,8 @@ export interface IngestOptions extends ReadOptions {
   sameNameNewBatchAfter: number | null;
   /** Global flags the commands in hints need (see hintFlagsOf). */
   hintFlags?: string;
+  /** The journal's clock, now: a file first seen last changed before duplicateWindow is held. */
+  now: number;
 }
 
 /**
@@ -209,6 +211,14 @@ export async function ingestFile(
     report.problems.push({
       kind: 'held',
       message: { code: 'fileChanged' },
+    });
+  }
+  // Last year's export dropped by mistake looks like this month's: a person says it is due.
+  const ageMs = before ? options.now - before.mtimeMs : 0;
+  if (arrived && batch.kind === 'new' && before && ageMs > options.duplicateWindow) {
+    report.problems.push({
+      kind: 'held',
+      message: { code: 'fileOld', changedAt: before.mtimeMs, ageMs },
     });
   }
   const unusable = report.problems.some((problem) => problem.kind === 'unusable');

@@ -37,6 +37,8 @@ const instant = (ms: number, timeZone: string) =>
     ms,
   );
 
+const DAY_MS = 86_400_000;
+
 /** `2026-10-05`, the day a payout was journaled (UTC). */
 const day = (ms: number | null) =>
   ms === null ? 'an earlier run' : new Date(ms).toISOString().slice(0, 10);
@@ -235,6 +237,8 @@ const said: SaidTexts = {
     `its valid rows add up to ${formatCents(cents)}, over the limit of ${formatCents(limitCents)} per file (maxFileCents)`,
   fileChanged: () =>
     'the file changed while it was being read (still being written?): nothing of it is sent; it is read again as a new file once it stops changing',
+  fileOld: ({ changedAt, ageMs }) =>
+    `it was last changed ${ageMs < DAY_MS ? plural(Math.floor(ageMs / 3_600_000), 'hour') : plural(Math.floor(ageMs / DAY_MS), 'day')} ago (on ${day(changedAt)}), longer ago than duplicateWindow: it may be an old file dropped again, so none of it is paid; if it is due now, save it again and drop it in the inbox`,
   heldJournaled: ({ orderId, file, line, at, state, retry, hintFlags }) =>
     `orderId ${orderId} is already journaled from ${file}, line ${line}, on ${day(at)} (now ${state}): not sent again${retry ? `; to send that payment again on purpose, run: payouts retry ${orderId}${hintFlags}` : ''}. If this is another payment, give it an orderId of its own`,
   heldDuplicate: ({ file, line, at, state, transactionId, newFile, hintFlags }) =>

@@ -67,6 +67,8 @@ const instante = (ms: number, timeZone: string) =>
     .format(ms)
     .replace(', ', ' ');
 
+const DIA_MS = 86_400_000;
+
 /** O dia em que um pagamento entrou no diário, como a contabilidade escreve datas. */
 const dia = (ms: number | null) =>
   ms === null
@@ -272,6 +274,8 @@ const said: SaidTexts = {
     `as linhas válidas somam ${formatCents(cents)}, acima do limite de ${formatCents(limitCents)} por arquivo (maxFileCents)`,
   fileChanged: () =>
     'o arquivo mudou enquanto era lido (ainda estava sendo gravado?): nada dele é enviado; ele é lido de novo como um arquivo novo quando parar de mudar',
+  fileOld: ({ changedAt, ageMs }) =>
+    `ele foi alterado pela última vez há ${ageMs < DIA_MS ? many(Math.floor(ageMs / 3_600_000), 'hora', 'horas') : many(Math.floor(ageMs / DIA_MS), 'dia', 'dias')} (${dia(changedAt)}), mais tempo que duplicateWindow: pode ser um arquivo antigo posto de novo, por isso nada dele é pago; se ele for devido agora, salve-o de novo e ponha-o na entrada`,
   heldJournaled: ({ orderId, file, line, at, state, retry, hintFlags }) =>
     `o ID de pagamento ${orderId} já está no diário, vindo de ${file}, linha ${line}, ${dia(at)} (agora ${ESTADOS[state]}): não é enviado de novo${retry ? `; para enviar esse pagamento de novo de propósito, execute: payouts retry ${orderId}${hintFlags}` : ''}. Se for outro pagamento, dê a ele um ID de pagamento próprio`,
   heldDuplicate: ({ file, line, at, state, transactionId, newFile, hintFlags }) =>

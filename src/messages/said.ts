@@ -138,6 +138,7 @@ export type Said =
     }
   | { code: 'overFileLimit'; cents: number; limitCents: number }
   | { code: 'fileChanged' }
+  | { code: 'fileOld'; changedAt: number; ageMs: number }
   // A row held by the rules on who is paid, and why: the journal keeps these beside the
   // English. `at` is when the payout it names was journaled (ms; null if not kept).
   | {

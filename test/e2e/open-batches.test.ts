@@ -11,7 +11,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 import { sandboxHome } from '../support/home.js';
-import { TOKEN, clientFor } from '../support/gateway.js';
+import { TOKEN, topUp } from '../support/gateway.js';
 
 const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
 const ROWS = [
@@ -51,27 +51,7 @@ describe('an open batch in every summary', () => {
     });
     const run = (...args: string[]) => runCli(['run', ...args], { env });
     const drop = () => writeFileSync(join(home, 'inbox', 'folha.csv'), PAYROLL);
-    const topUp = async () => {
-      const gateway = clientFor(gatewayUrl);
-      try {
-        const before = (await gateway.getBalance()).balance;
-        await gateway.createCashIn({
-          payerName: 'Empresa',
-          payerDocument: '11222333000181',
-          payerEmail: 'financeiro@example.com',
-          payerPhone: '+5511987654321',
-          productName: 'aporte',
-          productDescription: 'aporte de saldo',
-          value: 100_000_00,
-        });
-        for (let wait = 0; (await gateway.getBalance()).balance < before + 100_000_00; wait++) {
-          if (wait > 500) throw new Error('the top-up never reached the balance');
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-      } finally {
-        await gateway.close();
-      }
-    };
+    const topUpBig = () => topUp(gatewayUrl, 100_000_00);
     // Approved, then held for balance: its file in processing/, its batch underfunded.
     drop();
     expect((await run()).code).toBe(2);
@@ -80,7 +60,7 @@ describe('an open batch in every summary', () => {
     const held = await run();
     expect(held.code).toBe(2);
     expect(held.stdout).toContain('folha.csv: held: the balance does not cover it');
-    return { home, env, run, drop, topUp };
+    return { home, env, run, drop, topUp: topUpBig };
   }
 
   it('an approved payroll held for balance, its same-bytes re-export turned down: named by every run until paid, its result rewritten, its pending payouts alerted', async () => {

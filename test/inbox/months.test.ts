@@ -5,7 +5,7 @@
  * runs and never deduplicates orderIds. The ledger is the truth: every test counts what
  * the gateway really created.
  */
-import { readFileSync, readdirSync, renameSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planRun } from '../../src/engine/dry-run.js';
@@ -16,7 +16,7 @@ import { openJournal } from '../../src/journal/journal.js';
 import { entriesOf } from '../../src/results/result-file.js';
 import { collect } from '../support/collect.js';
 import { runCli } from '../support/cli.js';
-import { clientFor } from '../support/gateway.js';
+import { clientFor, topUp } from '../support/gateway.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
 import { sayInEnglish } from '../../src/messages/say.js';
 
@@ -52,27 +52,7 @@ async function month(
       }
       return counts;
     },
-    async topUp(cents) {
-      const gateway = clientFor(sandbox.url);
-      try {
-        const before = (await gateway.getBalance()).balance;
-        await gateway.createCashIn({
-          payerName: 'Empresa',
-          payerDocument: '11222333000181',
-          payerEmail: 'financeiro@example.com',
-          payerPhone: '+5511987654321',
-          productName: 'aporte',
-          productDescription: 'aporte de saldo',
-          value: cents,
-        });
-        for (let wait = 0; (await gateway.getBalance()).balance < before + cents; wait++) {
-          if (wait > 500) throw new Error('the top-up never reached the balance');
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-      } finally {
-        await gateway.close();
-      }
-    },
+    topUp: (cents) => topUp(sandbox.url, cents),
     paidCents() {
       return sandbox
         .ledger()
@@ -168,6 +148,27 @@ describe('next month', () => {
     expect(paid.exit).toBe(0);
     expect(m.sent().size).toBe(4);
     expect(m.paidCents()).toBe(550_000 + 570_000);
+    noDuplicates(m.sent());
+  });
+
+  it('P: a file last changed 17 months ago is held whole, saying its age; saved again, it is paid once', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    const changed = new Date(m.now() - 517 * DAY);
+    utimesSync(join(m.folders.inbox, 'folha.csv'), changed, changed);
+    const held = await m.run();
+    expect(held.exit).toBe(2);
+    const summary = summaryOf(held.files, 'folha.csv');
+    expect(summary.rows).toEqual({ held: 2 });
+    expect(summary.problems.map(sayInEnglish).join(' ')).toContain(
+      `it was last changed 517 days ago (on ${changed.toISOString().slice(0, 10)}), longer ago than duplicateWindow: it may be an old file dropped again, so none of it is paid`,
+    );
+    expect(m.sent().size).toBe(0);
+
+    m.advance(60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(0);
+    expect(m.paidCents()).toBe(550_000);
     noDuplicates(m.sent());
   });
 

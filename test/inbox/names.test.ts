@@ -92,7 +92,7 @@ describe('result and archive names carry the batch date', () => {
       const ingested = await ingestFile(
         join(h.folders.processing, 'fornecedores.csv'),
         journal,
-        config,
+        { ...config, now: Date.now() },
         'open',
         false,
       );

@@ -132,6 +132,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   },
   overFileLimit: { code: 'overFileLimit', cents: 2_000_000, limitCents: 1_000_000 },
   fileChanged: { code: 'fileChanged' },
+  fileOld: { code: 'fileOld', changedAt: Date.UTC(2025, 5, 27), ageMs: 517 * 86_400_000 },
   heldJournaled: {
     code: 'heldJournaled',
     orderId: 'folha-1',

@@ -178,12 +178,15 @@ export function createBatches(
       // month's fixed payroll may be byte for byte this month's): the rules on who is
       // paid judge its rows. A waiting batch whose file is in awaiting-approval/ already is
       // not this one: an approved file's copy of its very bytes must not take it back there.
-      const made = earlier.findLast(
+      // Of several batches of these bytes, the one read under this name in processing/.
+      const candidates = earlier.filter(
         (batch) =>
           !file.arrived &&
           !['unusable', 'refused', 'done'].includes(batch.state) &&
           !(batch.state === 'awaiting-approval' && batch.awaitingName !== null),
       );
+      const made =
+        candidates.findLast((batch) => batch.fileName === file.name) ?? candidates.at(-1);
       if (made) return { kind: 'same-file', batchId: made.id, ...derivation(made) };
       const nameNumber = (statements.lastNameNumber.get(file.nameKey)?.n ?? 0) + 1;
       const journalId = statements.journalId.get()?.journal_id;
