@@ -365,8 +365,15 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
   for (const { reason, rows, cents, message, said } of holds) {
     const example = wordsOf(said, message);
     if (reason === 'same-name' && said?.code === 'heldSameName') {
-      const { file, batchId: earlier, at } = said;
-      notes.push({ code: 'namedAsEarlier', file, batchId: earlier, at });
+      const { file, batchId: earlier, at, repeats, moreRepeats } = said;
+      notes.push({
+        code: 'namedAsEarlier',
+        file,
+        batchId: earlier,
+        at,
+        ...(repeats ? { repeats } : {}),
+        ...(moreRepeats ? { moreRepeats } : {}),
+      });
       sameName = { batchId: earlier, rows: (await journal.batch(earlier))?.valid ?? 0 };
     } else if ((reason === 'same-name' || reason === 'copy-waiting') && message) {
       notes.push(example);

@@ -3,15 +3,20 @@
  * would pay: the same rules for `approve`, a run's summary, `validate` and `run --dry-run`.
  */
 import type { Payees, Said } from '../messages/said.js';
+import type { HoldReason } from './states.js';
 import type { HeldRow } from './types.js';
+
+/** Held rows that repeat a payout: paying them pays that person again. */
+const REPEATING: readonly HoldReason[] = ['duplicate', 'changes-payee'];
 
 /** The lines a person names: only these (`--rows`), or all but these (`--except`). */
 export type LinePick = { rows: readonly number[] } | { except: readonly number[] };
 
 /**
  * What `--new-batch` frees of a batch's held rows (of the lines `pick` names, when given):
- * the rows held for its name repeat nothing and are freed; the possible duplicates repeat
- * a payout and are freed only when `repeats` is their count. Another count frees nothing
+ * the rows held for its name repeat nothing and are freed; the possible duplicates and a
+ * corrected copy's rows whose payout went to another key repeat a payout and are freed
+ * only when `repeats` is their count. Another count frees nothing
  * (`differ`), and so does a named line that is not held so (`notHeld`).
  */
 export function newBatchRelease(
@@ -19,7 +24,9 @@ export function newBatchRelease(
   repeats: number | undefined,
   pick?: LinePick,
 ): { free: HeldRow[]; repeating: HeldRow[]; differ: boolean; notHeld: number[] } {
-  const answerable = held.filter((row) => row.reason === 'same-name' || row.reason === 'duplicate');
+  const answerable = held.filter(
+    (row) => row.reason === 'same-name' || (row.reason !== null && REPEATING.includes(row.reason)),
+  );
   const named = pick && ('rows' in pick ? pick.rows : pick.except);
   const notHeld = (named ?? []).filter((line) => !answerable.some((row) => row.line === line));
   const inRows = pick !== undefined && 'rows' in pick;
@@ -28,7 +35,7 @@ export function newBatchRelease(
       ? answerable
       : answerable.filter((row) => named.includes(row.line) === inRows);
   const fresh = picked.filter((row) => row.reason === 'same-name');
-  const repeating = picked.filter((row) => row.reason === 'duplicate');
+  const repeating = picked.filter((row) => row.reason !== null && REPEATING.includes(row.reason));
   const refused = { free: [], repeating, notHeld };
   if (notHeld.length > 0) return { ...refused, differ: false };
   if (repeats === undefined) return { free: fresh, repeating, differ: false, notHeld };

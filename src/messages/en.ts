@@ -39,6 +39,12 @@ const instant = (ms: number, timeZone: string) =>
 
 const DAY_MS = 86_400_000;
 
+/** ` (line 2 as its line 3, line 4 as its line 2 and 1 more row)`: which rows of a copy repeat which. */
+const whichRepeat = (repeats: readonly { line: number; earlierLine: number }[], more: number) =>
+  repeats.length === 0
+    ? ''
+    : ` (${repeats.map((pair) => `line ${pair.line} as its line ${pair.earlierLine}`).join(', ')}${more > 0 ? ` and ${plural(more, 'more row')}` : ''})`;
+
 /** `2026-10-05`, the day a payout was journaled (UTC). */
 const day = (ms: number | null) =>
   ms === null ? 'an earlier run' : new Date(ms).toISOString().slice(0, 10);
@@ -261,7 +267,7 @@ const said: SaidTexts = {
     newFile,
     hintFlags,
   }) =>
-    `changes the Pix key or name of ${file}, line ${line}: its ${formatCents(cents)} ${state === 'paid' ? 'went' : 'was sent'} to Pix key ${paidKey} (${paidName}) on ${day(at)}${transaction(transactionId)}; this row names ${key} (${name}). Not paid here, and not sent: if the money went to the wrong person, ask the receiver to return it through their bank, then pay the right key: payouts approve "${newFile}" --new-batch${hintFlags}`,
+    `changes the Pix key or name of ${file}, line ${line}: its ${formatCents(cents)} ${state === 'paid' ? 'went' : 'was sent'} to Pix key ${paidKey} (${paidName}) on ${day(at)}${transaction(transactionId)}; this row names ${key} (${name}). Not paid here, and not sent: if the money went to the wrong person, ask the receiver to return it through their bank, then pay the right key: payouts approve "${newFile}" --new-batch${hintFlags} lists this row as a repeat of that payout, and pays it only when you also give it the option --repeats with the count it lists`,
   heldFailedBefore: ({ file, line, orderId, transactionId, state, hintFlags }) =>
     `repeats ${file}, line ${line} (orderId ${orderId}${transaction(transactionId)}), which ${state === 'rejected' ? 'the gateway refused' : `ended ${state} at the gateway`}: a failed payout is not sent again because a file repeats it; to send it again on purpose, run: payouts retry ${orderId}${hintFlags}`,
   heldForCopy: ({ file, batchId, at, earlierBatchId, hintFlags }) =>
@@ -269,7 +275,7 @@ const said: SaidTexts = {
   heldIdentical: ({ line, file, hintFlags }) =>
     `identical to line ${line} of this file (the same name, document, Pix key and amount): not sent until a person confirms both are due: payouts approve "${file}" --identical${hintFlags}`,
   heldSameName: ({ file, batchId, at, newFile, hintFlags, repeats = [], moreRepeats = 0 }) =>
-    `held with its whole file: it has the same name as ${file} (batch ${batchId}, ${day(at)}) and repeats some of its rows${repeats.length === 0 ? '' : ` (${repeats.map((pair) => `line ${pair.line} as its line ${pair.earlierLine}`).join(', ')}${moreRepeats > 0 ? ` and ${plural(moreRepeats, 'more row')}` : ''})`}, so it may be that file again or the next payroll; if it is a new payroll, run: payouts approve "${newFile}" --new-batch${hintFlags}`,
+    `held with its whole file: it has the same name as ${file} (batch ${batchId}, ${day(at)}) and repeats some of its rows${whichRepeat(repeats, moreRepeats)}, so it may be that file again or the next payroll; if it is a new payroll, run: payouts approve "${newFile}" --new-batch${hintFlags}`,
   english: ({ text }) => text,
   rowsRepeatInFile: ({ rows, cents, example }, say) =>
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} an earlier row of the same file exactly (${formatCents(cents)}), held for a person: ${say(example)}`,
@@ -281,8 +287,8 @@ const said: SaidTexts = {
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(cents)}): a failed payout is never sent again because a file repeats it; to send it again on purpose, run: payouts retry "${file}"${hintFlags} (e.g. ${say(example)})`,
   rowsRepeatOtherFile: ({ rows, cents }) =>
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} the document and amount of a payout of another file (${formatCents(cents)}): not sent until a person answers; each answer pays:`,
-  namedAsEarlier: ({ file, batchId, at }) =>
-    `held with its whole file: it has the same name as ${file} (batch ${batchId}, ${day(at)}) and repeats some of its rows; only a person can tell what it is, and each answer pays:`,
+  namedAsEarlier: ({ file, batchId, at, repeats = [], moreRepeats = 0 }) =>
+    `held with its whole file: it has the same name as ${file} (batch ${batchId}, ${day(at)}) and repeats some of its rows${whichRepeat(repeats, moreRepeats)}; only a person can tell what it is, and each answer pays:`,
   readingCorrects: ({ file, batchId, pays, hintFlags }) =>
     `the same file, corrected (rows added or fixed): payouts approve "${file}" --corrects ${batchId}${hintFlags} pays ${plural(pays.rows, 'row')} (${payees(pays)}); what batch ${batchId} paid is not paid again`,
   readingNewBatch: ({ file, pays, repeating, hintFlags }) => {

@@ -69,6 +69,15 @@ const instante = (ms: number, timeZone: string) =>
 
 const DIA_MS = 86_400_000;
 
+/** ` (a linha 2 como a linha 3 dele, ...)`: quais linhas de uma cópia repetem quais. */
+const quaisRepetem = (
+  repeticoes: readonly { line: number; earlierLine: number }[],
+  mais: number,
+) =>
+  repeticoes.length === 0
+    ? ''
+    : ` (${repeticoes.map((par) => `a linha ${par.line} como a linha ${par.earlierLine} dele`).join(', ')}${mais > 0 ? ` e mais ${mais === 1 ? '1 linha' : `${mais} linhas`}` : ''})`;
+
 /** O dia em que um pagamento entrou no diário, como a contabilidade escreve datas. */
 const dia = (ms: number | null) =>
   ms === null
@@ -298,7 +307,7 @@ const said: SaidTexts = {
     newFile,
     hintFlags,
   }) =>
-    `muda a chave Pix ou o nome de ${file}, linha ${line}: ${formatCents(cents)} ${state === 'paid' ? 'foram pagos' : 'foram enviados'} à chave Pix ${paidKey} (${paidName}) ${dia(at)}${transacao(transactionId)}; esta linha traz ${key} (${name}). Não está paga aqui e não é enviada: se o dinheiro foi para a pessoa errada, peça a quem recebeu que o devolva pelo banco e depois pague a chave certa: payouts approve "${newFile}" --new-batch${hintFlags}`,
+    `muda a chave Pix ou o nome de ${file}, linha ${line}: ${formatCents(cents)} ${state === 'paid' ? 'foram pagos' : 'foram enviados'} à chave Pix ${paidKey} (${paidName}) ${dia(at)}${transacao(transactionId)}; esta linha traz ${key} (${name}). Não está paga aqui e não é enviada: se o dinheiro foi para a pessoa errada, peça a quem recebeu que o devolva pelo banco e depois pague a chave certa: payouts approve "${newFile}" --new-batch${hintFlags} lista esta linha como repetição daquele pagamento e só a paga quando você der também a opção --repeats com a contagem listada`,
   heldFailedBefore: ({ file, line, orderId, transactionId, state, hintFlags }) =>
     `repete ${file}, linha ${line} (ID de pagamento ${orderId}${transacao(transactionId)}), que ${state === 'rejected' ? 'o gateway recusou' : `terminou ${ESTADOS[state]} no gateway`}: um pagamento que falhou não é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry ${orderId}${hintFlags}`,
   heldForCopy: ({ file, batchId, at, earlierBatchId, hintFlags }) =>
@@ -306,7 +315,7 @@ const said: SaidTexts = {
   heldIdentical: ({ line, file, hintFlags }) =>
     `idêntica à linha ${line} deste arquivo (o mesmo nome, documento, chave Pix e valor): não é enviada até que uma pessoa confirme que as duas são devidas: payouts approve "${file}" --identical${hintFlags}`,
   heldSameName: ({ file, batchId, at, newFile, hintFlags, repeats = [], moreRepeats = 0 }) =>
-    `retida com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas${repeats.length === 0 ? '' : ` (${repeats.map((pair) => `a linha ${pair.line} como a linha ${pair.earlierLine} dele`).join(', ')}${moreRepeats > 0 ? ` e mais ${moreRepeats === 1 ? '1 linha' : `${moreRepeats} linhas`}` : ''})`}, então pode ser aquele arquivo de novo ou a próxima folha; se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags}`,
+    `retida com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas${quaisRepetem(repeats, moreRepeats)}, então pode ser aquele arquivo de novo ou a próxima folha; se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags}`,
   // Um problema de arquivo que o diário guardou só em inglês.
   english: ({ text }) => text,
   rowsRepeatInFile: ({ rows, cents, example }, say) =>
@@ -319,8 +328,8 @@ const said: SaidTexts = {
     `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} sem mudança um pagamento que falhou no gateway (${formatCents(cents)}): um pagamento que falhou nunca é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry "${file}"${hintFlags} (por exemplo: ${say(example)})`,
   rowsRepeatOtherFile: ({ rows, cents }) =>
     `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} o documento e o valor de um pagamento de outro arquivo (${formatCents(cents)}): não ${rows === 1 ? 'é enviada' : 'são enviadas'} até uma pessoa responder; cada resposta paga:`,
-  namedAsEarlier: ({ file, batchId, at }) =>
-    `retido com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas; só uma pessoa pode dizer o que ele é, e cada resposta paga:`,
+  namedAsEarlier: ({ file, batchId, at, repeats = [], moreRepeats = 0 }) =>
+    `retido com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas${quaisRepetem(repeats, moreRepeats)}; só uma pessoa pode dizer o que ele é, e cada resposta paga:`,
   readingCorrects: ({ file, batchId, pays, hintFlags }) =>
     `o mesmo arquivo, corrigido (linhas acrescentadas ou corrigidas): payouts approve "${file}" --corrects ${batchId}${hintFlags} paga ${pays.rows === 1 ? '1 linha' : `${pays.rows} linhas`} (${pagos(pays)}); o que o lote ${batchId} pagou não é pago de novo`,
   readingNewBatch: ({ file, pays, repeating, hintFlags }) => {

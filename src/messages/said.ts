@@ -243,7 +243,14 @@ export type Said =
       example: Said;
     }
   | { code: 'rowsRepeatOtherFile'; rows: number; cents: number }
-  | { code: 'namedAsEarlier'; file: string; batchId: number; at: number }
+  | {
+      code: 'namedAsEarlier';
+      file: string;
+      batchId: number;
+      at: number;
+      repeats?: { line: number; earlierLine: number }[];
+      moreRepeats?: number;
+    }
   // What each answer a person may give to a held file pays (`file` as the accountant named it).
   | { code: 'readingCorrects'; file: string; batchId: number; pays: Payees; hintFlags: string }
   | { code: 'readingNewBatch'; file: string; pays: Payees; repeating: Payees; hintFlags: string }

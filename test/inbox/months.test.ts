@@ -327,11 +327,16 @@ describe('corrections', () => {
     expect(brunoLine).not.toMatch(/already paid/);
     expect(m.sent().size).toBe(3);
 
-    // The money came back; a person pays the right key, once.
+    // The money came back. The row repeats the payout that went to Ana's key: --new-batch
+    // alone lists it and frees nothing; said for that one repeat, the right key is paid once.
     expect(await release(m, 'folha.csv', { newBatch: true, by: 'maria' })).toMatchObject({
       kind: 'released',
-      rows: 1,
+      rows: 0,
+      repeating: [{ name: 'Bruno Lima', cents: 250_000 }],
     });
+    expect(
+      await release(m, 'folha.csv', { newBatch: true, repeats: 1, by: 'maria' }),
+    ).toMatchObject({ kind: 'released', rows: 1 });
     expect((await m.run()).exit).toBe(0);
     await m.run();
     const bruno = m.sandbox.ledger().filter((entry) => entry.pixKey === 'bruno@example.com');

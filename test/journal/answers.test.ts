@@ -46,6 +46,19 @@ describe('newBatchRelease', () => {
   });
 });
 
+describe('newBatchRelease, a corrected key', () => {
+  // Its payout went to another key: paying the right one pays that person again.
+  const held = [row(2, 'changes-payee', 1), row(3, 'same-name')];
+  it.each([
+    { repeats: undefined, free: [3] },
+    { repeats: 1, free: [3, 2] },
+  ])('with --repeats $repeats frees lines $free', ({ repeats, free }) => {
+    const answer = newBatchRelease(held, repeats);
+    expect(lines(answer.free)).toEqual(free);
+    expect(lines(answer.repeating)).toEqual([2]);
+  });
+});
+
 describe('newBatchRelease, row by row', () => {
   const held = [row(2, 'duplicate', 1), row(3, 'duplicate', 1), row(4, 'same-name')];
   it.each([

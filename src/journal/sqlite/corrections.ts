@@ -295,7 +295,8 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
           row.row_id,
           'held',
           'held',
-          { holdReason: 'changes-payee', message, said },
+          // Linked to the payout it repeats, so a release lists it as a repeat of that payout.
+          { holdReason: 'changes-payee', coveredBy: covering.orderId, message, said },
           message,
         );
       } else if (SENT.includes(covering.state)) {
