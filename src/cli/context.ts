@@ -18,8 +18,8 @@ import type { CliIo } from '../runtime/io.js';
 
 export interface GlobalOptions {
   config?: string;
-  /** The environment file, read as written (also `PAYOUTS_ENV_FILE`). */
-  envFile?: string;
+  /** The environment file, read as written (also `PAYOUTS_SETTINGS_FILE`). */
+  settingsFile?: string;
   json?: boolean;
   quiet?: boolean;
   /** The embedded sandbox, asked for on purpose (as `"gateway": "sandbox"`). */
@@ -32,7 +32,7 @@ export interface GlobalOptions {
  */
 export function hintFlagsOf(options: GlobalOptions): string {
   return [
-    options.envFile === undefined ? '' : ` --env-file "${resolve(options.envFile)}"`,
+    options.settingsFile === undefined ? '' : ` --settings-file "${resolve(options.settingsFile)}"`,
     options.config === undefined ? '' : ` --config "${resolve(options.config)}"`,
     options.sandbox ? ' --sandbox' : '',
   ].join('');
@@ -78,7 +78,7 @@ export function openContext(
   options: GlobalOptions,
   use: CommandUse = 'payouts',
 ): Context {
-  const envFile = options.envFile ?? (io.env[ENV_FILE_VARIABLE] || undefined);
+  const envFile = options.settingsFile ?? (io.env[ENV_FILE_VARIABLE] || undefined);
   const {
     config: loaded,
     sources,

@@ -58,9 +58,11 @@ function buildProgram(io: CliIo, builders: readonly CommandBuilder[]): Command {
     .description('Batch Pix payouts from accounting CSV exports, each paid exactly once.')
     .version(version(), '-v, --version', 'the version of payouts')
     .option('--config <file>', 'JSON file of config keys, over config/default.json')
+    // Not `--env-file`: Node 20 reads that option even after the script's name, and
+    // exits 9 before payouts runs when the file is missing.
     .option(
-      '--env-file <file>',
-      'file of PAYOUTS_* settings, NAME=value a line, read as written (also PAYOUTS_ENV_FILE); the environment wins over it',
+      '--settings-file <file>',
+      'file of PAYOUTS_* settings, NAME=value a line, read as written (also PAYOUTS_SETTINGS_FILE); the environment wins over it',
     )
     .option('--json', 'machine-readable output on stdout')
     .option('--quiet', 'no remarks on stderr, only results')
@@ -98,12 +100,13 @@ function outputTo(io: CliIo): OutputConfiguration {
 
 /**
  * Where the command line names its command: the first word that is neither an option nor
- * the value of `--config` or `--env-file` (the options every command takes that have a
+ * the value of `--config` or `--settings-file` (the options every command takes that have a
  * value); -1: none.
  */
 function commandAt(argv: readonly string[]): number {
   return argv.findIndex(
-    (arg, at) => !arg.startsWith('-') && !['--config', '--env-file'].includes(argv[at - 1] ?? ''),
+    (arg, at) =>
+      !arg.startsWith('-') && !['--config', '--settings-file'].includes(argv[at - 1] ?? ''),
   );
 }
 

@@ -5,8 +5,8 @@
  * skipped. `readEnvFileText` is pure.
  */
 
-/** The variable that names the file, as `--env-file` does (cron's line, a systemd unit). */
-export const ENV_FILE_VARIABLE = 'PAYOUTS_ENV_FILE';
+/** The variable that names the file, as `--settings-file` does (cron's line, a systemd unit). */
+export const ENV_FILE_VARIABLE = 'PAYOUTS_SETTINGS_FILE';
 
 /** What a file holds: each setting's value, and the line it is on. */
 export interface EnvFileSettings {

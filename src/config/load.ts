@@ -1,6 +1,6 @@
 /**
  * Config layers, later ones winning: config/default.json, then the `--config` file,
- * then the environment file (`--env-file`, `PAYOUTS_ENV_FILE`), then `PAYOUTS_*`
+ * then the environment file (`--settings-file`, `PAYOUTS_SETTINGS_FILE`), then `PAYOUTS_*`
  * environment variables. `resolveConfig` is pure; `loadConfig` reads.
  */
 import { readFileSync } from 'node:fs';
@@ -202,7 +202,7 @@ function readEnvFile(path: string): { path: string; settings: EnvFileSettings } 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new ConfigError([
-      `cannot open the environment file ${path} (${code}): check the path given by --env-file or ${ENV_FILE_VARIABLE}, and that the user running payouts may read it. Nothing was done`,
+      `cannot open the environment file ${path} (${code}): check the path given by --settings-file or ${ENV_FILE_VARIABLE}, and that the user running payouts may read it. Nothing was done`,
     ]);
   }
   const reading = readEnvFileText(text);

@@ -1,5 +1,5 @@
 /**
- * The environment file, read by payouts itself (`--env-file FILE` or `PAYOUTS_ENV_FILE`),
+ * The environment file, read by payouts itself (`--settings-file FILE` or `PAYOUTS_SETTINGS_FILE`),
  * as written: cron and systemd name it and read it alike, a phone with spaces and a token
  * with a `$` are kept whole, and a line it cannot take is said with its file and line.
  */
@@ -46,9 +46,9 @@ describe('the environment file', { timeout: 30_000 }, () => {
       'PAYOUTS_INBOX_SETTLE=1ms',
     ]);
 
-  it('named by --env-file or PAYOUTS_ENV_FILE: a phone with spaces and a token with a $ are read as written, and an export without contacts pays', async () => {
+  it('named by --settings-file or PAYOUTS_SETTINGS_FILE: a phone with spaces and a token with a $ are read as written, and an export without contacts pays', async () => {
     const { home, file } = goLive();
-    const doctor = await runCli(['--env-file', file, 'doctor']);
+    const doctor = await runCli(['--settings-file', file, 'doctor']);
     expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
     expect(doctor.stdout).toMatch(/^ok {4}gateway reached, token accepted: balance/m);
     expect(doctor.stdout).toContain(
@@ -59,7 +59,7 @@ describe('the environment file', { timeout: 30_000 }, () => {
 
     writeFile(join(home, 'inbox'), 'folha.csv', EXPORT);
     // As cron's line and the systemd unit have it: the variable names the file.
-    const run = await runCli(['run'], { env: { PAYOUTS_ENV_FILE: file } });
+    const run = await runCli(['run'], { env: { PAYOUTS_SETTINGS_FILE: file } });
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const paid = sandbox
       .ledger()
@@ -73,7 +73,7 @@ describe('the environment file', { timeout: 30_000 }, () => {
 
   it('the environment wins over the file, and says so', async () => {
     const { file } = goLive();
-    const { stdout } = await runCli(['--env-file', file, 'doctor'], {
+    const { stdout } = await runCli(['--settings-file', file, 'doctor'], {
       env: { PAYOUTS_CONCURRENCY: '4' },
     });
     expect(stdout).toContain('  concurrency = 4  (PAYOUTS_CONCURRENCY)');
@@ -108,7 +108,7 @@ describe('the environment file', { timeout: 30_000 }, () => {
     ],
   ])('%s: exit 1, naming the file and the line; nothing runs', async (_what, lines, said) => {
     const { file } = envFile(lines);
-    const result = await runCli(['--env-file', file, 'run']);
+    const result = await runCli(['--settings-file', file, 'run']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(said);
     expect(result.stderr).toContain(file);
@@ -116,7 +116,7 @@ describe('the environment file', { timeout: 30_000 }, () => {
 
   it('a missing file: exit 1, never a run without its settings', async () => {
     const file = join(folder(), 'nope.env');
-    const result = await runCli(['run'], { env: { PAYOUTS_ENV_FILE: file } });
+    const result = await runCli(['run'], { env: { PAYOUTS_SETTINGS_FILE: file } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`cannot open the environment file ${file} (ENOENT)`);
   });
@@ -124,7 +124,7 @@ describe('the environment file', { timeout: 30_000 }, () => {
   it('doctor names the lines a shell would read otherwise, for a script that still loads the file with `.`', async () => {
     const { file } = goLive();
     writeFileSync(file, `${'PAYOUTS_LANGUAGE=pt-BR\n'}`, { flag: 'a' });
-    const { code, stdout } = await runCli(['--env-file', file, 'doctor']);
+    const { code, stdout } = await runCli(['--settings-file', file, 'doctor']);
     expect(code, stdout).toBe(0);
     expect(stdout).toMatch(
       new RegExp(

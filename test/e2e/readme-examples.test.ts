@@ -368,7 +368,7 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
     expect(values('Wants')).toEqual(['network-online.target']);
     // systemd would read the file by rules of its own; payouts reads it, as from cron.
     expect(values('EnvironmentFile')).toEqual([]);
-    expect(values('ExecStart')[0]).toContain('--env-file /etc/payouts.env');
+    expect(values('ExecStart')[0]).toContain('--settings-file /etc/payouts.env');
     const env: Record<string, string> = {
       PATH: here(SYSTEMD_PATH),
       ...Object.fromEntries(

@@ -327,7 +327,7 @@ function envFileCheck({ path, settings }: NonNullable<Context['envFile']>): Chec
     detail:
       otherwise.length === 0
         ? read
-        : `${read}; a shell's \`.\` would read ${otherwise.length === 1 ? 'line' : 'lines'} ${lines} otherwise (spaces, quotes, \`$\`): load the file with --env-file or ${ENV_FILE_VARIABLE} only, never with \`. ${path}\``,
+        : `${read}; a shell's \`.\` would read ${otherwise.length === 1 ? 'line' : 'lines'} ${lines} otherwise (spaces, quotes, \`$\`): load the file with --settings-file or ${ENV_FILE_VARIABLE} only, never with \`. ${path}\``,
   };
 }
 
