@@ -32,6 +32,7 @@ export type HoldRelease =
  * key's too: the right person is paid once the wrong one returned the money).
  */
 const NEW_BATCH_REASONS: readonly HoldReason[] = ['duplicate', 'same-name', 'changes-payee'];
+const CLOSED: readonly BatchRecord['state'][] = ['refused', 'unusable', 'done'];
 /** The reasons a person's answer may release, one answer each. */
 const ANSWERED: readonly HoldReason[] = [...NEW_BATCH_REASONS, 'identical'];
 
@@ -68,6 +69,8 @@ export async function releaseHolds(
   const name = basename(fileName);
   let batch: BatchRecord | undefined;
   for (const candidate of (await journal.batches(name)).reverse()) {
+    // A batch turned down or closed sends nothing: an answer must not free (or supersede) for it.
+    if (CLOSED.includes(candidate.state)) continue;
     const holds = await journal.holdsOfBatch(candidate.id);
     if (holds.some((hold) => hold.reason !== null && ANSWERED.includes(hold.reason))) {
       batch = candidate;

@@ -523,6 +523,64 @@ describe('corrections awaiting approval', () => {
   });
 });
 
+describe('answers that must not reach past their file (a review of the merged rules)', () => {
+  it('R1: a re-export turned down no longer uses up the payout it repeated: a third copy within the window is held', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA]);
+    expect((await m.run({ requireApproval: true })).exit).toBe(2);
+    approveFile(m, 'folha.csv');
+    expect((await m.run({ requireApproval: true })).exit).toBe(0);
+    m.advance(60 * 60 * 1000);
+    m.drop('folha_final.csv', [HEADER, ANA]);
+    expect((await m.run({ requireApproval: true })).exit).toBe(2);
+    await rejectFile(m, 'folha_final.csv', 'a copy of folha.csv');
+    m.advance(60 * 60 * 1000);
+    m.drop('folha_v3.csv', [HEADER, ANA]);
+    await m.run({ requireApproval: true });
+    approveFile(m, 'folha_v3.csv');
+    const third = await m.run({ requireApproval: true });
+    expect(summaryOf(third.files, 'folha_v3.csv').rows).toEqual({ held: 1 });
+    expect(m.sent().size).toBe(1);
+  });
+
+  it('R2: a third file of a name answered as new leaves the first frozen while the second still waits', async () => {
+    const m = await month({ balanceCents: 100_00 });
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(2);
+    m.advance(26 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO_LOWER]);
+    expect((await m.run()).exit).toBe(2);
+    m.advance(26 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO_LOWER, CAIO]);
+    expect((await m.run()).exit).toBe(2);
+    await m.topUp(100_000_00);
+    // The tool names the third file folha [3].csv in processing/, and so do its hints.
+    await release(m, 'folha [3].csv', { newBatch: true, by: 'maria' });
+    await m.run();
+    // Bruno's old amount is the first file's: it waits for the answer to the second.
+    const brunoOld = m.sandbox.ledger().filter((entry) => entry.valueCents === 250_000);
+    expect(brunoOld).toEqual([]);
+    noDuplicates(m.sent());
+  });
+
+  it('R3: approve FILE answers the waiting batch of that name, never one turned down', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    await m.run({ requireApproval: true });
+    approveFile(m, 'folha.csv');
+    expect((await m.run({ requireApproval: true })).exit).toBe(0);
+    m.advance(30 * 24 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO_RAISE]);
+    expect((await m.run({ requireApproval: true })).exit).toBe(2);
+    await rejectFile(m, 'folha.csv', 'sent by mistake');
+    // Nothing of a name waits: an answer frees nothing, and nothing is sent.
+    const answer = await release(m, 'folha.csv', { newBatch: true, by: 'maria' });
+    expect(answer).toBeUndefined();
+    await m.run({ requireApproval: true });
+    expect(m.sent().size).toBe(2);
+  });
+});
+
 describe('identical rows, and copies approved together', () => {
   it('G: two identical rows in one file: validate flags the second; one is paid, both only when released', async () => {
     const m = await month();

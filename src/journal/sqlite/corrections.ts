@@ -58,6 +58,9 @@ type CopyRepeat = Repeat & {
   paid_name: string;
 };
 
+/** A frozen row names the copy that froze it: only that copy's answer unfreezes it. */
+const FROZEN_BY_COPY = "json_extract(said, '$.batchId') = @copy";
+
 export function createCorrections({ db, now }: Context, rows: Rows) {
   const statements = {
     batchesOfName: db.prepare<[string, number], BatchRow>(
@@ -156,7 +159,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     thawQueued: db.prepare<ThawParams, { order_id: string }>(`
       UPDATE payouts SET state = 'queued', hold_reason = NULL, message = NULL, said = NULL,
         updated_at = @now
-      WHERE state = 'held' AND hold_reason = 'copy-waiting' AND batch_id IN (
+      WHERE state = 'held' AND hold_reason = 'copy-waiting' AND ${FROZEN_BY_COPY} AND batch_id IN (
         SELECT id FROM batches WHERE name_key = @nameKey AND id < @copy
           AND state NOT IN ('underfunded', 'refused'))
       RETURNING order_id`),
@@ -164,7 +167,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       UPDATE payouts SET message = NULL, said = NULL, updated_at = @now,
         hold_reason = CASE (SELECT state FROM batches WHERE id = batch_id)
           WHEN 'underfunded' THEN 'balance' ELSE 'file' END
-      WHERE state = 'held' AND hold_reason = 'copy-waiting' AND batch_id IN (
+      WHERE state = 'held' AND hold_reason = 'copy-waiting' AND ${FROZEN_BY_COPY} AND batch_id IN (
         SELECT id FROM batches WHERE name_key = @nameKey AND id < @copy
           AND state IN ('underfunded', 'refused'))
       RETURNING order_id`),
@@ -176,6 +179,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE b.name_key = @nameKey AND b.id < @copy
         AND p.state = 'held' AND p.hold_reason = 'copy-waiting'
+        AND json_extract(p.said, '$.batchId') = @copy
       GROUP BY p.batch_id ORDER BY p.batch_id`),
     supersedeInvalid: db.prepare<[string, number]>(`
       UPDATE batch_lines SET kind = 'superseded', message = message || ?, said = NULL

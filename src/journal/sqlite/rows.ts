@@ -57,7 +57,8 @@ export const WITHIN_WINDOW = 'MAX(COALESCE(p.last_sent_at, 0), p.updated_at) >= 
  * The payouts of other files, in `files`, that may cover a row: what the journal holds
  * before it (its own sequence, never the clock, which may step back), so a claim's check
  * never holds the older of two unsent rows; and what has left since (a row waiting for
- * balance beyond the window, whose copy was paid meanwhile, is not paid again).
+ * balance beyond the window, whose copy was paid meanwhile, is not paid again). A row of a
+ * file turned down no longer uses its cover up: it will never be sent.
  */
 function coveringIn(files: string): string {
   return `
@@ -69,7 +70,9 @@ function coveringIn(files: string): string {
       AND p.state IN (${inList(MAY_MOVE_MONEY)})
       AND b.state NOT IN ('refused', 'unusable')
       AND NOT EXISTS (
-        SELECT 1 FROM payouts c WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered'))`;
+        SELECT 1 FROM payouts c JOIN batches cb ON cb.id = c.batch_id
+        WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered')
+          AND cb.state NOT IN ('refused', 'unusable'))`;
 }
 
 /** A Said as its journal column holds it. */
