@@ -16,13 +16,13 @@ import type { FileState } from '../inbox/file-state.js';
 import { moveInto, payoutFiles, reject, type Folders } from '../inbox/folders.js';
 import { settledByAge } from '../inbox/readiness.js';
 import { skippedFiles } from '../inbox/skipped.js';
-import type { BatchRecord, Journal } from '../journal/journal.js';
+import type { Journal } from '../journal/journal.js';
 import { JournalError } from '../journal/journal.js';
 import { CATALOGS } from '../messages/catalog.js';
 import type { Said } from '../messages/said.js';
 import { say } from '../messages/say.js';
 import { failpoint } from '../runtime/failpoint.js';
-import { planFile, planListedBatches, type ReadAction } from './intake.js';
+import { planFile, planListedBatches, type BatchFacts, type ReadAction } from './intake.js';
 import type { FileSummary, PassOptions } from './pass.js';
 
 /** Moves ready inbox files into processing/ and journals every file there. */
@@ -110,7 +110,7 @@ export async function applyIntake(
         read = await ingestFile(
           file,
           journal,
-          { ...config, hintFlags },
+          { ...config, hintFlags, now: options.clock.now() },
           config.requireApproval ? 'awaiting-approval' : 'open',
           arrived.has(file),
         );
@@ -135,29 +135,52 @@ export async function applyIntake(
   }
   const listed = planListedBatches({
     awaitingApproval: await journal.batchesIn('awaiting-approval'),
-    retried: await retriedOf(journal),
     // Only once every file in processing/ was read: a stop may have cut the reading short.
+    open: options.signal.aborted ? [] : await openBatches(journal),
     admitting: options.signal.aborted ? [] : await journal.batchesIn('admitting'),
     handled: new Set(summaries.flatMap((summary) => summary.batchId ?? [])),
     hintFlags,
   });
-  for (const { file, batchId, state, outcome, problems, fileNeedsAPerson, reopened } of listed) {
+  for (const {
+    file,
+    batchId,
+    state,
+    outcome,
+    problems,
+    fileNeedsAPerson,
+    fileElsewhere,
+  } of listed) {
     summaries.push({
       ...(await summarise(journal, file, batchId, [state, outcome], problems)),
       fileNeedsAPerson,
-      ...(reopened ? { reopened } : {}),
+      ...(fileElsewhere ? { fileElsewhere } : {}),
     });
   }
   return summaries;
 }
 
-/** Open batches of which some payout was sent again by `payouts retry`, oldest first. */
-async function retriedOf(journal: Journal): Promise<BatchRecord[]> {
-  const retried: BatchRecord[] = [];
-  for (const batch of await journal.batchesIn('open')) {
-    if (await journal.hasRetries(batch.id)) retried.push(batch);
+/**
+ * Batches with rows not final, by their state (an index, not a read of every payout),
+ * oldest first, with whether `payouts retry` made payouts of theirs.
+ */
+async function openBatches(journal: Journal): Promise<BatchFacts['open'][number][]> {
+  const open: BatchFacts['open'][number][] = [];
+  for (const state of ['open', 'underfunded', 'held'] as const) {
+    for (const batch of await journal.batchesIn(state)) {
+      const retried = await journal.hasRetries(batch.id);
+      open.push({
+        id: batch.id,
+        fileName: batch.fileName,
+        retried,
+        waitingRetry:
+          !retried &&
+          state === 'open' &&
+          (await journal.holdsOfBatch(batch.id)).some((hold) => hold.reason === 'failed-before'),
+        problems: batch.problems,
+      });
+    }
   }
-  return retried;
+  return open.sort((a, b) => a.id - b.id);
 }
 
 /** Does what the plan says of a file of processing/, and says what became of it. */

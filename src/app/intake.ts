@@ -119,15 +119,25 @@ export interface ListedBatch {
   problems: Said[];
   /** Waiting for a person (approval, a file gone while it was read). */
   fileNeedsAPerson: boolean;
-  /** Opened again by `payouts retry`: its file is no longer in processing/. */
-  reopened: boolean;
+  /** Open, its file not in processing/: its rows are followed and its result written from the journal. */
+  fileElsewhere: boolean;
 }
 
 /** The journal's batches a pass names beside the files it handled. */
 export interface BatchFacts {
   awaitingApproval: readonly { id: number; fileName: string; awaitingName: string | null }[];
-  /** Open batches with payouts `payouts retry` made. */
-  retried: readonly { id: number; fileName: string }[];
+  /**
+   * Batches with rows not final (open, underfunded, held), with whether `payouts retry`
+   * made payouts of theirs, and what holds them.
+   */
+  open: readonly {
+    id: number;
+    fileName: string;
+    retried: boolean;
+    /** Rows held for `payouts retry`: a payout they repeat did not pay. */
+    waitingRetry: boolean;
+    problems: readonly Said[];
+  }[];
   /** Batches still `admitting` once every file in processing/ was read. */
   admitting: readonly { id: number; fileName: string }[];
   /** Batches of the files this pass handled: named once. */
@@ -145,22 +155,47 @@ export function planListedBatches(facts: BatchFacts): ListedBatch[] {
       outcome: 'waiting for approval in awaiting-approval/',
       problems: [{ code: 'awaitingApproval', file: name, hintFlags: facts.hintFlags }],
       fileNeedsAPerson: true,
-      reopened: false,
+      fileElsewhere: false,
     };
   });
-  // Their files are archived; their new payouts are sent, followed and written into
-  // their results like any file's.
-  const retried = facts.retried
+  // Every file in processing/ was read, so an open batch not handled has its file
+  // elsewhere (archived before a retry opened it again, or moved away by hand): its rows
+  // are still sent, followed and written into its result like any file's.
+  const open = facts.open
     .filter((batch) => !facts.handled.has(batch.id))
-    .map((batch): ListedBatch => ({
-      file: batch.fileName,
-      batchId: batch.id,
-      state: 'retried',
-      outcome: 'sent again on purpose (payouts retry)',
-      problems: [],
-      fileNeedsAPerson: false,
-      reopened: true,
-    }));
+    .map((batch): ListedBatch => {
+      if (batch.retried) {
+        return {
+          file: batch.fileName,
+          batchId: batch.id,
+          state: 'retried',
+          outcome: 'sent again on purpose (payouts retry)',
+          problems: [...batch.problems],
+          fileNeedsAPerson: false,
+          fileElsewhere: true,
+        };
+      }
+      if (batch.waitingRetry) {
+        return {
+          file: batch.fileName,
+          batchId: batch.id,
+          state: 'waiting-retry',
+          outcome: 'rows wait for payouts retry: a payout they repeat did not pay',
+          problems: [...batch.problems],
+          fileNeedsAPerson: false,
+          fileElsewhere: true,
+        };
+      }
+      return {
+        file: batch.fileName,
+        batchId: batch.id,
+        state: 'resumed',
+        outcome: 'resumed from the journal: its file is not in processing/',
+        problems: [...batch.problems, { code: 'fileNotInProcessing', file: batch.fileName }],
+        fileNeedsAPerson: false,
+        fileElsewhere: true,
+      };
+    });
   // Every file in processing/ was read, so a batch still `admitting` lost its file while
   // a run that was reading it died: its rows wait, unsent, for the same bytes.
   const cutShort = facts.admitting
@@ -172,7 +207,7 @@ export function planListedBatches(facts: BatchFacts): ListedBatch[] {
       outcome: 'reading cut short',
       problems: [{ code: 'cutShort', file: batch.fileName }],
       fileNeedsAPerson: true,
-      reopened: false,
+      fileElsewhere: false,
     }));
-  return [...awaiting, ...retried, ...cutShort];
+  return [...awaiting, ...open, ...cutShort];
 }

@@ -16,6 +16,7 @@ import {
   type EngineDeps,
   type EngineOptions,
 } from '../engine/engine.js';
+import { checkFirstSends } from '../engine/first-send.js';
 import { Settling, followPending, type Doorbell } from '../engine/follow.js';
 import type { PollPolicy } from '../engine/policy.js';
 import type { GatewayClient } from '../gateway/client.js';
@@ -27,7 +28,10 @@ import {
   pendingTooLong,
   type PendingTooLong,
 } from '../inbox/pending-alert.js';
+import { newBatchRelease, payeesOf, readingsOf } from '../journal/answers.js';
+import { refuseClockBehind } from '../journal/clock-behind.js';
 import type { Journal, RowTotals } from '../journal/journal.js';
+import { behindTheGateway } from '../journal/open-for-work.js';
 import { isFinalOutcome, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
 import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
@@ -54,8 +58,11 @@ export interface FileSummary {
   fileNeedsAPerson: boolean;
   /** The file could not be taken in yet: run again later. */
   fileWaits?: boolean;
-  /** Its batch was opened again by `payouts retry`: its file is no longer in processing/. */
-  reopened?: boolean;
+  /**
+   * Its batch is open and its file not in processing/ (archived before `payouts retry`
+   * opened it again, or moved away): followed, and its result written, from the journal.
+   */
+  fileElsewhere?: boolean;
   /** Payouts pending longer than pendingAlertAfter: a person must look (exit 2). */
   pendingTooLong?: PendingTooLong;
 }
@@ -76,6 +83,11 @@ export interface PassOptions {
   clock: Clock;
   /** Global flags the commands in hints need (` --config "…"`), '' by default. */
   hintFlags?: string;
+  /**
+   * A person chose recovery (`run --recover`): a journal found behind the gateway starts
+   * recovering rather than stopping the command.
+   */
+  recover?: boolean;
   note: (text: string) => void;
 }
 
@@ -122,6 +134,8 @@ export async function runPass(
   options: PassOptions,
 ): Promise<PassReport> {
   const now = () => options.clock.now();
+  // Each pass, not only each opening: a daemon's clock may step back while it runs.
+  await refuseClockBehind(journal, now(), config);
   const summaries = await applyIntake(journal, folders, config, options);
   const { deps, engine } = engineFor(journal, gateway, config, options);
   let stopped: string | undefined;
@@ -139,6 +153,15 @@ export async function runPass(
       stopped = `the gateway could not be reached to read the balance (${balance.error}): nothing was sent; run again later`;
     } else {
       await fundBatches(toFund, balance, journal, config, summaries, options.note);
+    }
+  }
+  if (!stopped) {
+    const check = await checkFirstSends(deps);
+    if (check.kind === 'behind') {
+      await behindTheGateway(journal, check, options);
+    } else if (check.kind === 'unchecked') {
+      stopped = check.why;
+      failed = check.failed;
     }
   }
   const resolveDue = () => {
@@ -263,7 +286,7 @@ async function finishFile(
   }
   const path = join(folders.processing, summary.file);
   const inProcessing = existsSync(path);
-  if (summary.fileNeedsAPerson || (!inProcessing && !summary.reopened)) {
+  if (summary.fileNeedsAPerson || (!inProcessing && !summary.fileElsewhere)) {
     return { ...summary, ...totals };
   }
   // Named once, with the day the batch arrived: next week's file of the same name gets
@@ -303,7 +326,7 @@ async function finishFile(
   let { outcome, state } = summary;
   if (finished && !inProcessing) {
     state = 'final';
-    // Reopened by a retry: its file is archived already.
+    // Its file is archived already (reopened by a retry), or not ours to move.
     await journal.setBatchState(batch.id, 'done');
     memory?.written.delete(batch.id);
     outcome = `${outcome}; every row final`;
@@ -337,16 +360,52 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
   // A row's own words (`example`): the journal's value, or its English where it kept none.
   const wordsOf = (said: Said | null, message: string | null): Said =>
     said ?? { code: 'english', text: message ?? '' };
-  for (const { reason, rows, cents, message, said } of await journal.holdsOfBatch(batchId)) {
+  const holds = await journal.holdsOfBatch(batchId);
+  let sameName: { batchId: number; rows: number } | undefined;
+  for (const { reason, rows, cents, message, said } of holds) {
     const example = wordsOf(said, message);
-    if (reason === 'same-name' && message) notes.push(example);
+    if (reason === 'same-name' && said?.code === 'heldSameName') {
+      const { file, batchId: earlier, at, repeats, moreRepeats } = said;
+      notes.push({
+        code: 'namedAsEarlier',
+        file,
+        batchId: earlier,
+        at,
+        ...(repeats ? { repeats } : {}),
+        ...(moreRepeats ? { moreRepeats } : {}),
+      });
+      sameName = { batchId: earlier, rows: (await journal.batch(earlier))?.valid ?? 0 };
+    } else if ((reason === 'same-name' || reason === 'copy-waiting') && message) {
+      notes.push(example);
+    }
     if (reason === 'identical') notes.push({ code: 'rowsRepeatInFile', rows, cents, example });
-    if (reason === 'changes-paid') notes.push({ code: 'rowsChangePaid', rows, example });
+    if (reason === 'changes-paid' || reason === 'changes-payee')
+      notes.push({ code: 'rowsChangePaid', rows, example });
     if (reason === 'failed-before') {
       const file = (await journal.batch(batchId))?.fileName ?? '';
       notes.push({ code: 'rowsRepeatFailed', rows, cents, file, hintFlags, example });
     }
-    if (reason === 'duplicate') notes.push({ code: 'rowsRepeatOtherFile', rows, cents, example });
+  }
+  const duplicates = holds.find((hold) => hold.reason === 'duplicate');
+  if (duplicates && !sameName) {
+    notes.push({ code: 'rowsRepeatOtherFile', rows: duplicates.rows, cents: duplicates.cents });
+  }
+  if (duplicates || sameName) {
+    const { free, repeating } = newBatchRelease(await journal.heldRowsOfBatch(batchId), undefined);
+    notes.push(
+      ...readingsOf({
+        file: (await journal.batch(batchId))?.fileName ?? '',
+        hintFlags,
+        fresh: payeesOf(free),
+        repeating,
+        ...(sameName ? { sameName } : {}),
+      }),
+    );
+  }
+  const newFile = (await journal.batch(batchId))?.fileName ?? '';
+  for (const frozen of await journal.frozenFor(batchId)) {
+    const { batchId: frozenId, fileName: file, rows, cents } = frozen;
+    notes.push({ code: 'copyFreezes', file, batchId: frozenId, rows, cents, newFile, hintFlags });
   }
   const lines = (await journal.linesOfBatch(batchId)).filter((line) => line.kind === 'held');
   if (lines.length > 0) {

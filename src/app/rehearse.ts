@@ -16,6 +16,8 @@ export interface RehearsalDeps {
   folders: Folders;
   /** The home's journal, when it has one: without, nothing was paid before. */
   journal: Journal | undefined;
+  /** Global flags the commands in hints need (see hintFlagsOf). */
+  hintFlags: string;
   /** Opened only when something would be sent and the balance is checked. */
   openGateway: () => Promise<{ client: GatewayClient; close(): Promise<void> }>;
 }
@@ -24,7 +26,7 @@ export interface RehearsalDeps {
 export async function rehearseRun(deps: RehearsalDeps): Promise<DryRunFile[]> {
   const { config, folders } = deps;
   const files = [...payoutFiles(folders.processing), ...payoutFiles(folders.inbox)];
-  const plan = await planRun(files, deps.journal, config);
+  const plan = await planRun(files, deps.journal, { ...config, hintFlags: deps.hintFlags });
   const toSend = plan
     .map((file, index) => ({ batchId: index, cents: file.wouldSendCents, count: file.wouldSend }))
     .filter((batch) => batch.cents > 0);

@@ -28,6 +28,8 @@ export interface RunDeps {
   followMs: number;
   /** Global flags the commands in hints need (see hintFlagsOf). */
   hintFlags: string;
+  /** A person chose recovery (`run --recover`): see PassOptions. */
+  recover: boolean;
   note: (text: string) => void;
 }
 
@@ -49,6 +51,7 @@ export async function runInbox(deps: RunDeps): Promise<PassReport & { exitCode: 
     try {
       pass = await runPass(deps.journal, gateway.client, folders, config, {
         hintFlags: deps.hintFlags,
+        recover: deps.recover,
         followMs: deps.followMs,
         signal,
         pollPolicy: POLLING,

@@ -13,7 +13,9 @@ import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import { isPayoutFileName, payoutFiles, type Folders } from '../inbox/folders.js';
 import { settledFiles } from '../inbox/readiness.js';
+import { ClockBehindError } from '../journal/clock-behind.js';
 import type { Journal } from '../journal/journal.js';
+import { JournalLossError } from '../journal/open-for-work.js';
 import { describeFile } from './describe-file.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../postback/receiver.js';
 import { postbackSecret } from '../postback/secret.js';
@@ -137,6 +139,10 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
         // A refused token or a wrong address does not mend itself: stop, and say what to
         // check (a supervisor shows the exit, where a retried pass would only log).
         if (error instanceof GatewayError && needsTheOperator(error)) throw error;
+        // Nor does a journal behind the gateway: a person restores it or recovers.
+        if (error instanceof JournalLossError) throw error;
+        // Nor does a clock behind the journal: sending on it could pay a file again.
+        if (error instanceof ClockBehindError) throw error;
         // A file or disk the daemon cannot handle now: said, and tried again later; what
         // is journaled stays journaled.
         logger.error(

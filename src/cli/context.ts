@@ -5,11 +5,12 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { GatewayClient } from '../gateway/client.js';
-import { loadConfig } from '../config/load.js';
+import { loadConfig, type SourcedConfig } from '../config/load.js';
+import { ENV_FILE_VARIABLE } from '../config/env-file.js';
 import type { Config, ConfigKey } from '../config/schema.js';
 import { createLogger, logLevelOf, type Logger } from '../runtime/logger.js';
 import { languageOf, localeSource } from '../messages/language.js';
-import type { Folders } from '../inbox/folders.js';
+import { userNameOf, type Folders } from '../inbox/folders.js';
 import { explainJournalFailure } from '../journal/failures.js';
 import { openJournal, type GatewayKind, type Journal } from '../journal/journal.js';
 import { ExitError } from './exit-error.js';
@@ -17,6 +18,8 @@ import type { CliIo } from '../runtime/io.js';
 
 export interface GlobalOptions {
   config?: string;
+  /** The environment file, read as written (also `PAYOUTS_SETTINGS_FILE`). */
+  settingsFile?: string;
   json?: boolean;
   quiet?: boolean;
   /** The embedded sandbox, asked for on purpose (as `"gateway": "sandbox"`). */
@@ -29,6 +32,7 @@ export interface GlobalOptions {
  */
 export function hintFlagsOf(options: GlobalOptions): string {
   return [
+    options.settingsFile === undefined ? '' : ` --settings-file "${resolve(options.settingsFile)}"`,
     options.config === undefined ? '' : ` --config "${resolve(options.config)}"`,
     options.sandbox ? ' --sandbox' : '',
   ].join('');
@@ -65,6 +69,8 @@ export interface Context {
   out: Output;
   /** The streams and environment the command was given. */
   io: CliIo;
+  /** The environment file read, when one was named. */
+  envFile?: SourcedConfig['envFile'];
 }
 
 export function openContext(
@@ -72,7 +78,12 @@ export function openContext(
   options: GlobalOptions,
   use: CommandUse = 'payouts',
 ): Context {
-  const { config: loaded, sources } = loadConfig({ configFile: options.config, env: io.env });
+  const envFile = options.settingsFile ?? (io.env[ENV_FILE_VARIABLE] || undefined);
+  const {
+    config: loaded,
+    sources,
+    envFile: envFileRead,
+  } = loadConfig({ configFile: options.config, envFile, env: io.env });
   if (options.sandbox && loaded.baseUrl !== null) {
     throw new ExitError(
       1,
@@ -117,6 +128,7 @@ export function openContext(
     logger: createLogger(logLevelOf(config.logLevel, quiet), io),
     out,
     io,
+    ...(envFileRead === undefined ? {} : { envFile: envFileRead }),
   };
 }
 
@@ -241,6 +253,25 @@ export function requireJournal(verb: string, folders: Folders): void {
       `payouts ${verb}: no journal at ${folders.journal}: nothing has run in this home folder yet (is home, or PAYOUTS_HOME, right?)`,
     );
   }
+}
+
+/**
+ * Why this user may not work in the home: it belongs to another user, who would find what
+ * this command wrote to be someone else's (a run as root leaves root's folders). Undefined
+ * when the home is not there yet (it is made this user's) or is this user's.
+ */
+export function homeOwnerProblem(verb: string, home: string): string | undefined {
+  const owner = statSync(home, { throwIfNoEntry: false })?.uid;
+  const runner = process.getuid?.();
+  if (owner === undefined || runner === undefined || owner === runner) return undefined;
+  const [ownerName, runnerName] = [userNameOf(owner), userNameOf(runner)];
+  return `the home folder ${home} belongs to ${ownerName} (uid ${owner}), but this command runs as ${runnerName} (uid ${runner}): what it wrote would be ${runnerName}'s, and ${ownerName}'s next run would fail on it. Run it as ${ownerName}: runuser -u ${ownerName} -- payouts ${verb} … (or, for ${runnerName} to own the home, chown -R ${runnerName}: ${home}). Nothing was done.`;
+}
+
+/** For a command that writes in the home: refused when the home is another user's. */
+export function requireOwnHome(verb: string, folders: Folders): void {
+  const problem = homeOwnerProblem(verb, folders.home);
+  if (problem !== undefined) throw new ExitError(1, `payouts ${verb}: ${problem}`);
 }
 
 /** An --inbox that is not there is a mistake, not an empty inbox. */

@@ -51,14 +51,17 @@ const USAGE_ERRORS = new Set([
 /**
  * The ending of a command that threw `error`: ours say what and what to do; a system or
  * SQLite failure is named with what to check; anything else is a bug, said as one.
+ * `command`: the command the line named ('' for none), whose help a usage error names.
  */
-export function endingOf(error: unknown): Ending {
-  // Commander printed it (and a suggestion for a near-miss command or option).
+export function endingOf(error: unknown, command = ''): Ending {
   if (error instanceof CommanderError) {
-    return {
-      exitCode: USAGE_ERRORS.has(error.code) ? EXIT_CODES.usage : error.exitCode,
-      stderr: '',
-    };
+    if (!USAGE_ERRORS.has(error.code)) return { exitCode: error.exitCode, stderr: '' };
+    // One line, with the near miss commander suggests: the error stays in sight.
+    const said = error.message
+      .replace(/^error: /, '')
+      .replace(/\n\(Did you mean (.*)\)$/, '; did you mean $1');
+    const who = command === '' ? 'payouts' : `payouts ${command}`;
+    return { exitCode: EXIT_CODES.usage, stderr: usageError(command, `${who}: ${said}`).message };
   }
   if (error instanceof PayoutsError) return { exitCode: error.exitCode, stderr: sayError(error) };
   // A journal failing mid-command (its disk full, its file damaged): what to do.

@@ -56,16 +56,20 @@ async function buildersFor(argv: readonly string[]): Promise<CommandBuilder[]> {
 function buildProgram(io: CliIo, builders: readonly CommandBuilder[]): Command {
   const program = new Command('payouts')
     .description('Batch Pix payouts from accounting CSV exports, each paid exactly once.')
-    .version(version(), '-V, --version', 'the version of payouts')
+    .version(version(), '-v, --version', 'the version of payouts')
     .option('--config <file>', 'JSON file of config keys, over config/default.json')
+    // Not `--env-file`: Node 20 reads that option even after the script's name, and
+    // exits 9 before payouts runs when the file is missing.
+    .option(
+      '--settings-file <file>',
+      'file of PAYOUTS_* settings, NAME=value a line, read as written (also PAYOUTS_SETTINGS_FILE); the environment wins over it',
+    )
     .option('--json', 'machine-readable output on stdout')
     .option('--quiet', 'no remarks on stderr, only results')
     .option(
       '--sandbox',
       'run against the embedded sandbox on purpose, where no real money moves (as "gateway": "sandbox")',
     )
-    // One line and where to read more, never the whole help: the error stays in sight.
-    .showHelpAfterError('(see payouts --help)')
     .configureOutput(outputTo(io))
     .exitOverride();
   for (const command of builders.map((build) => build(io))) {
@@ -74,18 +78,21 @@ function buildProgram(io: CliIo, builders: readonly CommandBuilder[]): Command {
       command
         .configureOutput(outputTo(io))
         .exitOverride()
-        .showHelpAfterError(`(see payouts ${command.name()} --help)`)
         .configureHelp({ showGlobalOptions: true }),
     );
   }
   return program;
 }
 
-/** Commander's help and errors on the command's own streams, as wide as a terminal or 80. */
+/**
+ * Commander's help on the command's own streams, as wide as a terminal or 80; its errors
+ * are said by endingOf, in one line.
+ */
 function outputTo(io: CliIo): OutputConfiguration {
   return {
     writeOut: (text) => io.stdout.write(text),
     writeErr: (text) => io.stderr.write(text),
+    outputError: () => undefined,
     getOutHelpWidth: () => (io.stdout.isTTY ? io.stdout.columns : undefined) ?? 80,
     getErrHelpWidth: () => (io.stderr.isTTY ? io.stderr.columns : undefined) ?? 80,
   };
@@ -93,15 +100,25 @@ function outputTo(io: CliIo): OutputConfiguration {
 
 /**
  * Where the command line names its command: the first word that is neither an option nor
- * the value of `--config` (the one option every command takes that has a value); -1: none.
+ * the value of `--config` or `--settings-file` (the options every command takes that have a
+ * value); -1: none.
  */
 function commandAt(argv: readonly string[]): number {
-  return argv.findIndex((arg, at) => !arg.startsWith('-') && argv[at - 1] !== '--config');
+  return argv.findIndex(
+    (arg, at) =>
+      !arg.startsWith('-') && !['--config', '--settings-file'].includes(argv[at - 1] ?? ''),
+  );
 }
 
 /** Whether the command line names no command: only the options every command takes. */
 function namesNoCommand(argv: readonly string[]): boolean {
-  return commandAt(argv) < 0 && !argv.some((arg) => /^(-h|--help|-V|--version)$/.test(arg));
+  return commandAt(argv) < 0 && !argv.some((arg) => /^(-h|--help|-v|--version)$/.test(arg));
+}
+
+/** The command the line names, '' when it names none we have: whose help a usage error points to. */
+function commandNamed(argv: readonly string[]): string {
+  const named = argv[commandAt(argv)];
+  return named !== undefined && named in COMMANDS ? named : '';
 }
 
 /** Runs one command line; what it says goes to `io`, and what it ends with is returned. */
@@ -114,7 +131,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     await buildProgram(io, await buildersFor(argv)).parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    const { exitCode, stderr } = endingOf(error);
+    const { exitCode, stderr } = endingOf(error, commandNamed(argv));
     if (stderr) io.stderr.write(`${stderr}\n`);
     return exitCode;
   }

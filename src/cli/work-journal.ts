@@ -1,14 +1,17 @@
 /**
- * The journal of a command that works (run, watch, approve, reject, reconcile): opened
- * only when it is this home's own (see openJournalForWork), else exit 1 with what
- * happened and the two ways on.
+ * The journal of a command that works (run, watch, approve, reject, retry, reconcile):
+ * opened only when it is this home's own (see openJournalForWork), else exit 1 with what
+ * happened and the two ways on; and only on a clock not behind it (see refuseClockBehind).
  */
 import { existsSync } from 'node:fs';
 import type { Folders } from '../inbox/folders.js';
+import type { Config } from '../config/schema.js';
+import { ClockBehindError, refuseClockBehind } from '../journal/clock-behind.js';
 import type { Journal } from '../journal/journal.js';
+import { systemClock } from '../runtime/clock.js';
 import { JournalLossError, journalLoss, openJournalForWork } from '../journal/open-for-work.js';
 import { markerPathOf } from '../journal/marker.js';
-import { requireJournal, type Output } from './context.js';
+import { requireJournal, requireOwnHome, type Output } from './context.js';
 import { ExitError } from './exit-error.js';
 
 /** Read-only: why this home's journal is not its own (lost, emptied, replaced, older), if so. */
@@ -24,15 +27,18 @@ export async function openWorkJournal(
   verb: string,
   folders: Folders,
   out: Output,
+  config: Pick<Config, 'language' | 'timeZone'>,
   options: { recover?: boolean; mustExist?: boolean } = {},
 ): Promise<Journal> {
+  requireOwnHome(verb, folders);
   // A home with a marker has had a journal: its absence is a loss, not a typo.
   if (options.mustExist && !existsSync(markerPathOf(folders.journal))) {
     requireJournal(verb, folders);
   }
+  let journal: Journal;
   try {
     // Awaited here: a loss the opening finds is its rejection, said as this command's.
-    return await openJournalForWork(folders.journal, {
+    journal = await openJournalForWork(folders.journal, {
       historyFolders: historyFolders(folders),
       recover: options.recover ?? false,
       // Said even with --quiet: a recovery changes how every payout is sent from now on.
@@ -43,4 +49,13 @@ export async function openWorkJournal(
       throw new ExitError(1, `payouts ${verb}: ${error.message}`);
     throw error;
   }
+  try {
+    await refuseClockBehind(journal, systemClock.now(), config);
+  } catch (error) {
+    await journal.close();
+    if (error instanceof ClockBehindError)
+      throw new ExitError(1, `payouts ${verb}: ${error.message}`);
+    throw error;
+  }
+  return journal;
 }

@@ -1,12 +1,14 @@
 /**
  * Config layers, later ones winning: config/default.json, then the `--config` file,
- * then `PAYOUTS_*` environment variables. `resolveConfig` is pure; `loadConfig` reads.
+ * then the environment file (`--settings-file`, `PAYOUTS_SETTINGS_FILE`), then `PAYOUTS_*`
+ * environment variables. `resolveConfig` is pure; `loadConfig` reads.
  */
 import { readFileSync } from 'node:fs';
 import { PayoutsError } from '../errors.js';
 import { FAILPOINT_VARIABLE } from '../runtime/failpoint.js';
 import { CONFIG_KEYS, ConfigSchema, envName, type Config, type ConfigKey } from './schema.js';
 import { nearestOf } from './near-miss.js';
+import { ENV_FILE_VARIABLE, readEnvFileText, type EnvFileSettings } from './env-file.js';
 
 export interface ConfigLayer {
   /** Where the values came from, e.g. `config/default.json` or `--config prod.json`. */
@@ -52,6 +54,8 @@ export function resolveConfig(layers: readonly ConfigLayer[]): Config {
 export interface SourcedConfig {
   config: Config;
   sources: Readonly<Record<ConfigKey, string>>;
+  /** The environment file read, when one was named. */
+  envFile?: { path: string; settings: EnvFileSettings };
 }
 
 function resolveWithSources(layers: readonly ConfigLayer[]): SourcedConfig {
@@ -134,23 +138,27 @@ function unreachablePostback(config: Config): string | undefined {
 /**
  * Environment variables as a layer. Text that the key's schema takes is kept as text;
  * otherwise it is read as JSON (`16`, `null`). An empty variable counts as unset.
+ * `placeOf` names where a variable was set (a line of the environment file).
  */
-export function envLayer(env: Readonly<Record<string, string | undefined>>): ConfigLayer {
+export function envLayer(
+  env: Readonly<Record<string, string | undefined>>,
+  placeOf?: (name: string) => string,
+): ConfigLayer {
   const byEnvName = new Map(CONFIG_KEYS.map((key) => [envName(key), key]));
   const values: Record<string, unknown> = {};
   const names: Record<string, string> = {};
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith('PAYOUTS_') || raw === undefined || raw === '') continue;
-    if (name === FAILPOINT_VARIABLE) continue;
+    if (name === FAILPOINT_VARIABLE || name === ENV_FILE_VARIABLE) continue;
     const key = byEnvName.get(name);
     if (key === undefined) {
       // Reported as an unknown key: a misspelt variable must not pass silently.
       values[name] = raw;
-      names[name] = `the environment variable ${name}`;
+      names[name] = placeOf?.(name) ?? `the environment variable ${name}`;
       continue;
     }
     values[key] = fromEnvText(key, raw);
-    names[key] = name;
+    names[key] = placeOf?.(name) ?? name;
   }
   return { source: 'the environment', values, sourceOf: (key) => names[key] ?? 'the environment' };
 }
@@ -168,6 +176,8 @@ const DEFAULTS_FILE = new URL('../../config/default.json', import.meta.url);
 
 export function loadConfig(options: {
   configFile?: string | undefined;
+  /** The environment file; the real environment wins over it. */
+  envFile?: string | undefined;
   env: Readonly<Record<string, string | undefined>>;
 }): SourcedConfig {
   const layers: ConfigLayer[] = [
@@ -176,8 +186,28 @@ export function loadConfig(options: {
   if (options.configFile !== undefined) {
     layers.push({ source: `--config ${options.configFile}`, values: readJson(options.configFile) });
   }
+  const envFile = options.envFile === undefined ? undefined : readEnvFile(options.envFile);
+  if (envFile !== undefined) {
+    const { values, lineOf } = envFile.settings;
+    layers.push(envLayer(values, (name) => `${envFile.path} line ${lineOf[name]}`));
+  }
   layers.push(envLayer(options.env));
-  return resolveWithSources(layers);
+  return { ...resolveWithSources(layers), ...(envFile === undefined ? {} : { envFile }) };
+}
+
+function readEnvFile(path: string): { path: string; settings: EnvFileSettings } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ConfigError([
+      `cannot open the environment file ${path} (${code}): check the path given by --settings-file or ${ENV_FILE_VARIABLE}, and that the user running payouts may read it. Nothing was done`,
+    ]);
+  }
+  const reading = readEnvFileText(text);
+  if (!reading.ok) throw new ConfigError(reading.problems.map((problem) => `${path} ${problem}`));
+  return { path, settings: reading.settings };
 }
 
 function readJson(file: string | URL): Record<string, unknown> {

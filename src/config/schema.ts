@@ -53,7 +53,7 @@ export const ConfigSchema = z.strictObject({
     .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'expected a group name, like accounting, or its number')
     .nullable()
     .describe(
-      'group (name or number) that shares the home with the user running payouts, such as accounting: it may drop files in `inbox/` and move them through `awaiting-approval/` and `approved/` (mode 2770), and read `results/`, `archive/`, `rejected/` and `processing/` (2750); the home is 0750; the journal, its marker and the postback secret stay owner-only (0600). Set at every start, so a folder changed by hand is set right; an `--inbox` outside the home is left alone. `null`: every folder owner-only (0700), for homes reached only through the service user',
+      'group (name or number) that shares the home with the user running payouts, such as accounting: it may drop files in `inbox/` and move them through `awaiting-approval/` and `approved/` (mode 2770), and read `results/`, `archive/`, `rejected/` and `processing/` (2750); the home is 0750; the journal, its marker and the postback secret stay owner-only (0600). Set at every start, so a folder changed by hand is set right; an `--inbox` outside the home is left alone. `null`: every folder under the home owner-only (0700), also set at every start, for homes reached only through the service user',
     ),
   baseUrl: z
     .url({ protocol: /^https?$/ })
@@ -157,7 +157,7 @@ export const ConfigSchema = z.strictObject({
       "your contract's Pix fee per payout, in cents; the balance check adds it to each payout's value, so a batch funded for its values but not its fees is held, not failed at its tail. The gateway's `tax` answers are reported verbatim and never computed with",
     ),
   duplicateWindow: duration.describe(
-    'how far back a row is compared with the payouts of other files: a row with the same document and amount as a payout that was paid or may still be paid within this time is not sent on its own (held as a possible duplicate, or `covered` in a corrected copy). 20 days is shorter than the time between two monthly paydays and longer than the time in which a re-export is noticed; use `5d` for weekly routines and `12h` for daily ones',
+    'how far back a row is compared with the payouts of other files: a row with the same document and amount as a payout that was paid or may still be paid within this time is not sent on its own (held as a possible duplicate, or `covered` in a corrected copy). The time counts from when that payout was sent or settled, whichever is later, not from when its file arrived. A file last changed longer ago than this when it first arrives is held whole for a person, saying its age. 20 days is shorter than the time between two monthly paydays and longer than the time in which a re-export is noticed; use `5d` for weekly routines and `12h` for daily ones',
   ),
   sameNameNewBatchAfter: duration
     .nullable()

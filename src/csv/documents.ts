@@ -63,7 +63,8 @@ export function withCheckDigits(base: string): string {
  * CNPJ): only that lets a bare number of 11 digits or fewer become a CNPJ. Without it,
  * such a number that fails as a CPF is refused, because one CPF typo in about a hundred
  * passes as a CNPJ once zeros are added; and a value written as a CPF (`505.596.314-60`)
- * is a CPF whatever the file says.
+ * is a CPF whatever the file says. A number written with its leading `0` lost no zeros, so
+ * it is never padded: padded, one CPF typo in about a hundred holds as a CNPJ.
  */
 export function readDocument(text: string, expected?: DocumentKind): DocumentReading {
   // A row often gives the same document twice (its CPF and its CPF key): read it once.
@@ -86,7 +87,7 @@ function readDocumentText(text: string, expected: DocumentKind | undefined): Doc
   const trimmed = text.trim();
   // The common case, a full CPF with or without its punctuation, without the general path;
   // but 11 bare digits in a CNPJ column may be a CNPJ that lost its zeros: the general path.
-  if (WRITTEN_AS_CPF.test(trimmed) && !(expected === 'CNPJ' && /^\d{11}$/.test(trimmed))) {
+  if (WRITTEN_AS_CPF.test(trimmed) && !(expected === 'CNPJ' && /^[1-9]\d{10}$/.test(trimmed))) {
     const value =
       trimmed.length === 11
         ? trimmed
@@ -110,8 +111,8 @@ function readDocumentText(text: string, expected: DocumentKind | undefined): Doc
       : { ok: false, problem: { code: 'cnpjCheckDigits', text: trimmed } };
   }
   // Only a bare number lost zeros: a spreadsheet keeps the text it shows.
-  if (/^\d+$/.test(trimmed) && value.length < 14) return readBareNumber(trimmed, expected);
-  if (value.length === 11) return invalidCpf(trimmed);
+  if (/^[1-9]\d*$/.test(trimmed) && value.length < 14) return readBareNumber(trimmed, expected);
+  if (value.length === 11 && /^\d+$/.test(value)) return readCpfDigits(trimmed, value);
   return { ok: false, problem: { code: 'notCpfOrCnpj', text: trimmed } };
 }
 
@@ -154,6 +155,16 @@ function readBareNumber(digits: string, expected: DocumentKind | undefined): Doc
     ok: false,
     problem: { code: 'cpfRestored', digits, restored: digits.padStart(11, '0'), maybeCnpj },
   };
+}
+
+/** A CPF's 11 digits written some other way: grouped by spaces, or with a CNPJ's slash. */
+function readCpfDigits(text: string, digits: string): DocumentReading {
+  if (!isValidCpf(digits)) return invalidCpf(text);
+  if (text.includes('/')) {
+    const written = `${digits.slice(0, 3)}.${digits.slice(3, 6)}.${digits.slice(6, 9)}-${digits.slice(9)}`;
+    return { ok: false, problem: { code: 'cpfWithSlash', text, written } };
+  }
+  return { ok: true, kind: 'CPF', value: digits, restoredZeros: 0 };
 }
 
 function invalidCpf(text: string, hint?: 'checkPerson' | 'maybeCnpj'): DocumentReading {

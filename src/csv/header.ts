@@ -12,7 +12,17 @@ export const FIELD_ALIASES: Readonly<Record<PayoutField, readonly string[]>> = {
   // Only explicit headings: `id`, `ref`, `referência`, `pedido` name employees, suppliers
   // and purchase orders in accounting, which repeat every month.
   orderId: ['orderId', 'order id', 'id do pagamento'],
-  name: ['name', 'nome', 'favorecido', 'beneficiário', 'nome completo', 'recebedor'],
+  // Accounts payable names the payee by its supplier (`Fornecedor`, `Razão Social`).
+  name: [
+    'name',
+    'nome',
+    'favorecido',
+    'beneficiário',
+    'nome completo',
+    'recebedor',
+    'fornecedor',
+    'razão social',
+  ],
   email: ['email', 'e-mail'],
   phone: ['phone', 'telefone', 'celular', 'fone'],
   cpfCnpj: ['cpfCnpj', 'CPF/CNPJ', 'documento', 'CPF', 'CNPJ', 'CNPJ/CPF'],

@@ -31,15 +31,28 @@ export function batchStem(fileName: string): string {
 }
 
 /**
+ * The home's short identity in its derived orderIds: the first 8 hex digits of its
+ * journal's random id, so two homes on one gateway account never derive the same orderId.
+ */
+export function homeTag(journalId: string): string {
+  return journalId
+    .replace(/[^0-9a-f]/gi, '')
+    .slice(0, 8)
+    .toLowerCase();
+}
+
+/**
  * The stem as letters, digits and dashes, for people to read in an orderId, with the
- * batch's number for its name from the second on (`folha-b2`). It may be cut short; the
+ * batch's number for its name from the second on (`folha-b2`) and the home's tag when the
+ * batch has one (`folha-b2-1f0c9a2e`). It may be cut short, so that an orderId stays
+ * within 55 characters (before an identical row's number) as it did before the tag; the
  * fingerprint covers the whole stem, so two long names never share ids.
  */
-export function batchSlug(stem: string, batchNumber = 1): string {
+export function batchSlug(stem: string, batchNumber = 1, home: string | null = null): string {
   const text = foldText(stem)
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
-  const suffix = batchNumber === 1 ? '' : `-b${batchNumber}`;
+  const suffix = (batchNumber === 1 ? '' : `-b${batchNumber}`) + (home === null ? '' : `-${home}`);
   return (text.slice(0, 38 - suffix.length).replace(/-+$/, '') || 'payout') + suffix;
 }
 

@@ -112,16 +112,24 @@ export function emptyFileReport(file: string, problems: FileProblem[]): FileRepo
   };
 }
 
+/** What a batch's derived orderIds are made of, beside its name: see batchSlug. */
+export interface OrderIdDerivation {
+  /** The batch's number among the batches of its name. */
+  batchNumber: number;
+  /** The home's tag, or null for a batch journaled before homes had one. */
+  home: string | null;
+}
+
 /**
  * `onFingerprint`, when given, hears the file's SHA-256 once its bytes are read and
- * before any row is; it answers the batch's number among the batches of its name (for
- * derived orderIds), or false to stop there (a caller that knows these bytes).
+ * before any row is; it answers what the batch's derived orderIds are made of, or false
+ * to stop there (a caller that knows these bytes).
  */
 export async function readPayoutFile(
   path: string,
   options: ReadOptions,
   onRow: (row: RowOutcome) => void | Promise<void>,
-  onFingerprint?: (sha256: string) => Promise<number | false>,
+  onFingerprint?: (sha256: string) => Promise<OrderIdDerivation | false>,
 ): Promise<FileReport> {
   const report = emptyFileReport(path, []);
   const unusable = (message: Said) => {
@@ -150,8 +158,10 @@ export async function readPayoutFile(
 
   const sniffed = await sniff(path);
   report.sha256 = sniffed.sha256;
-  const batchNumber = onFingerprint ? await onFingerprint(sniffed.sha256) : 1;
-  if (batchNumber === false) return report;
+  const derivation = onFingerprint
+    ? await onFingerprint(sniffed.sha256)
+    : { batchNumber: 1, home: null };
+  if (derivation === false) return report;
   const bom = readBom(sniffed.head);
   if (!bom && looksBinary(sniffed.head)) {
     return unusable({ code: 'fileBinary' });
@@ -256,7 +266,7 @@ export async function readPayoutFile(
             headings: record,
             delimiter,
             stem,
-            batchNumber,
+            ...derivation,
             maxPayoutCents: options.maxPayoutCents,
             recipientEmail: options.recipientEmail ?? null,
             recipientPhone: options.recipientPhone ?? null,

@@ -1,6 +1,6 @@
 /**
- * One CSV record to one outcome: a payout ready to send, an invalid row with one clear
- * message naming its column, a skipped total line, or a blank line.
+ * One CSV record to one outcome: a payout ready to send, an invalid row with every mistake
+ * and its column, a skipped total line, or a blank line.
  *
  * Terminology: a *row* is one data record of a file; a *payout* is a valid row as the
  * cash-out it becomes; a *batch* is the payouts of one file.
@@ -69,6 +69,17 @@ export interface RowNote {
   message: Said;
 }
 
+/** What is wrong in a row: `column` null when the file has no column for it (a contact). */
+export interface Mistake {
+  column: string | null;
+  message: Said;
+}
+
+/** An invalid row's mistakes as one message, for its one line: the first, then the others by column. */
+export function mistakesSaid([first, ...more]: readonly [Mistake, ...Mistake[]]): Said {
+  return more.length === 0 ? first.message : { code: 'moreMistakes', first: first.message, more };
+}
+
 export type RowOutcome =
   | {
       kind: 'valid';
@@ -82,9 +93,8 @@ export type RowOutcome =
   | {
       kind: 'invalid';
       line: number;
-      column: string;
-      /** The first problem's, and the other columns that have one. */
-      message: Said;
+      /** Every mistake of the row, in the order of its columns' checks. */
+      mistakes: [Mistake, ...Mistake[]];
       cells: RowCells;
       /** Its amount, when that could be read (the row is invalid for another reason). */
       valueCents?: number;
@@ -127,6 +137,8 @@ export interface RowValidatorOptions {
   stem: string;
   /** The batch's number among the batches of that name (1 where no journal is read). */
   batchNumber?: number;
+  /** The home's tag its derived orderIds carry (see homeTag); none where no journal is read. */
+  home?: string | null;
   maxPayoutCents: number;
   /** Contacts for rows that give none and whose Pix key is of another type. */
   recipientEmail?: string | null;
@@ -139,11 +151,6 @@ const ORDER_ID = /^[A-Za-z0-9][A-Za-z0-9 ._:#-]{0,63}$/;
 const TOTAL_WORDS = /^(total|totais|subtotal|soma|sum)\b/;
 const MAX_NAME_LENGTH = 140;
 const UNREADABLE_LINES_KEPT = 6;
-
-interface Problem {
-  column: string;
-  message: Said;
-}
 
 export function createRowValidator(options: RowValidatorOptions) {
   const { columns } = options;
@@ -163,15 +170,15 @@ export function createRowValidator(options: RowValidatorOptions) {
   const documentHeading = foldText(columns.cpfCnpj?.heading ?? '');
   const headingKind: DocumentKind | undefined =
     documentHeading === 'cnpj' ? 'CNPJ' : documentHeading === 'cpf' ? 'CPF' : undefined;
-  // Reused by every row: only the first problem's text outlives the row's check.
-  const problems: Problem[] = [];
+  // Reused by every row: an invalid row takes a copy.
+  const problems: Mistake[] = [];
   const problem = (field: PayoutField, message: Said) =>
-    problems.push({ column: heading(field), message });
+    problems.push({ column: columns[field]?.heading ?? null, message });
   const mapped = Object.entries(columns) as [PayoutField, { index: number }][];
   const headingCount = options.headings.length;
   // Which positions have a heading, told once for the file rather than on every row.
   const headed = options.headings.map((text) => text.trim() !== '');
-  const slug = batchSlug(options.stem, options.batchNumber);
+  const slug = batchSlug(options.stem, options.batchNumber, options.home ?? null);
   const batch = batchKey(options.stem, options.batchNumber);
 
   /** Checks one record starting on `line` and ending on `lastLine` (later when a cell holds a line break). */
@@ -342,15 +349,10 @@ export function createRowValidator(options: RowValidatorOptions) {
 
     const [first, ...others] = problems;
     if (first) {
-      const columnsAlso = [...new Set(others.map((p) => p.column))];
       return {
         kind: 'invalid',
         line,
-        column: first.column,
-        message:
-          columnsAlso.length > 0
-            ? { code: 'alsoWrong', first: first.message, columns: columnsAlso }
-            : first.message,
+        mistakes: [first, ...others],
         cells: raw,
         ...(amount.ok ? { valueCents: amount.cents } : {}),
       };

@@ -3,7 +3,7 @@ import { punctuatedDocument, shownPixKey } from '../results/cells.js';
 import { amountIn, catalogFor, type ResultFormat } from '../results/result-file.js';
 import { REPORT_COLUMNS } from '../messages/catalog.js';
 import { say } from '../messages/say.js';
-import type { RowOutcome } from './row.js';
+import { mistakesSaid, type RowOutcome } from './row.js';
 import { safeCell } from './safe-cell.js';
 
 /** The report's headings, in the words of its format (see catalogFor). */
@@ -63,8 +63,10 @@ export function validationReportLine(
         raw.pixKey ?? '',
         readCents === undefined ? '' : amountIn(readCents, dialect),
         raw.valueCents ?? raw.amountReais ?? '',
-        row.kind === 'invalid' ? row.column : '',
-        say(words, row.kind === 'invalid' ? row.message : row.reason),
+        row.kind === 'invalid'
+          ? row.mistakes.flatMap((mistake) => mistake.column ?? []).join(', ')
+          : '',
+        say(words, row.kind === 'invalid' ? mistakesSaid(row.mistakes) : row.reason),
       ];
       break;
     }

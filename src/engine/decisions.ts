@@ -172,6 +172,24 @@ export function decideLookup(
   };
 }
 
+/** What a lookup before a batch's first send says of the journal. */
+export type FirstSendLookup =
+  /** The gateway has no payout of this orderId: nothing of it was sent. */
+  | { kind: 'absent' }
+  /** The gateway has it, and this journal never sent it: the journal is behind. */
+  | { kind: 'found'; transactionId: number; statusRaw: string }
+  /** Nothing learnt: the batch waits for a lookup that gets through. */
+  | { kind: 'unanswered'; message: string; signal: RunSignal };
+
+/** The answer to a lookup, by orderId, of a payout this journal never sent. */
+export function decideFirstSendLookup(answer: Transaction | GatewayError): FirstSendLookup {
+  if (!('kind' in answer)) {
+    return { kind: 'found', transactionId: answer.transactionId, statusRaw: answer.statusRaw };
+  }
+  if (answer.kind === 'not-found') return { kind: 'absent' };
+  return { kind: 'unanswered', message: answer.message, signal: readFailureSignal(answer) };
+}
+
 /**
  * The answer to a poll of a pending payout by its transactionId. Only the gateway's GET
  * answer moves a row on; an unrecognised status word keeps it pending, verbatim.

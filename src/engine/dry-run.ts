@@ -5,13 +5,14 @@
  * Nothing is moved, written or sent.
  */
 import { basename } from 'node:path';
-import { readPayoutFile, type ReadOptions } from '../csv/reader.js';
+import { readPayoutFile, type OrderIdDerivation, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest } from '../csv/row.js';
-import { batchStem } from '../csv/order-id.js';
+import { batchStem, homeTag } from '../csv/order-id.js';
 import { foldText } from '../csv/fold.js';
 import { duplicateSaid, failedBeforeSaid, journaledSaid } from '../journal/admission.js';
-import type { Journal } from '../journal/journal.js';
-import type { Said } from '../messages/said.js';
+import { addPayee, readingsOf } from '../journal/answers.js';
+import type { HeldRow, Journal } from '../journal/journal.js';
+import type { Payees, Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
 
 export interface DryRunHold {
@@ -41,6 +42,8 @@ export interface DryRunFile {
   invalid: number;
   skipped: number;
   problems: string[];
+  /** The answers a person may give to its held rows, each with what it pays (as a run says them). */
+  readings: Said[];
 }
 
 /**
@@ -53,13 +56,16 @@ export interface DryRunFile {
 export async function planRun(
   files: readonly string[],
   journal: Journal | undefined,
-  options: ReadOptions & { duplicateWindow: number },
+  options: ReadOptions & { duplicateWindow: number; hintFlags?: string },
 ): Promise<DryRunFile[]> {
   const unsent = new Map(
     ((await journal?.queuedByBatch()) ?? []).map((batch) => [batch.batchId, batch] as const),
   );
   const journaled: DryRunFile[] = [];
   const planned: DryRunFile[] = [];
+  // A new file's derived orderIds as a run would make them, with this home's tag.
+  const identity = await journal?.identity();
+  const home = identity ? homeTag(identity.journalId) : null;
   for (const file of files) {
     const plan: DryRunFile = {
       file: basename(file),
@@ -70,7 +76,12 @@ export async function planRun(
       invalid: 0,
       skipped: 0,
       problems: [],
+      readings: [],
     };
+    // What each answer would pay: the rows that would be sent (held if the file is named
+    // as an earlier batch), and the possible duplicates with the payout each repeats.
+    const fresh: Payees = { rows: 0, cents: 0, first: [] };
+    const repeating: Pick<HeldRow, 'name' | 'cents' | 'repeats'>[] = [];
     const hold = (line: number, rule: DryRunHold['rule'], said: Said) => {
       plan.held++;
       if (plan.holds.length < LISTED_HOLDS) {
@@ -78,12 +89,17 @@ export async function planRun(
       }
     };
     let batchId: number | undefined;
-    const onFingerprint = async (sha256: string): Promise<number> => {
+    const nameKey = foldText(batchStem(file));
+    const onFingerprint = async (sha256: string): Promise<OrderIdDerivation> => {
       // Bytes a run would resume (or reject as a copy), not journal again.
-      batchId = (await journal?.batchesOf(sha256))?.find(
+      const made = (await journal?.batchesOf(sha256))?.find(
         (batch) => batch.state !== 'unusable' && batch.state !== 'refused',
-      )?.id;
-      return 1;
+      );
+      batchId = made?.id;
+      // The batch number a run derives orderIds with: the next of its name, when new.
+      const batchNumber =
+        made?.nameNumber ?? ((await journal?.latestOfName(nameKey))?.nameNumber ?? 0) + 1;
+      return { batchNumber, home: made ? made.orderIdHome : home };
     };
     const report = await readPayoutFile(
       file,
@@ -94,7 +110,7 @@ export async function planRun(
         else if (row.kind === 'valid') {
           const request = toCashOutRequest(row.payout);
           const rules = { duplicateWindowMs: options.duplicateWindow };
-          const admission = await journal?.weigh(request, foldText(batchStem(file)), rules);
+          const admission = await journal?.weigh(request, nameKey, rules);
           const failed =
             admission?.kind === 'new' ? await journal?.failedRepeatOf(request, rules) : undefined;
           if (admission?.kind === 'journaled') {
@@ -105,6 +121,19 @@ export async function planRun(
             );
           } else if (admission?.kind === 'duplicate') {
             hold(row.line, 'possible duplicate', duplicateSaid(admission.covering, basename(file)));
+            const { covering } = admission;
+            repeating.push({
+              name: request.person.name,
+              cents: request.value,
+              repeats: {
+                orderId: covering.orderId,
+                batchId: covering.batchId,
+                fileName: covering.fileName,
+                line: covering.line,
+                at: covering.admittedAt,
+                state: covering.state,
+              },
+            });
           } else if (failed) {
             hold(row.line, 'repeats a failed payout', failedBeforeSaid(failed));
           } else if (row.payout.identicalTo !== undefined) {
@@ -115,19 +144,29 @@ export async function planRun(
           } else {
             plan.wouldSend++;
             plan.wouldSendCents += request.value;
+            addPayee(fresh, { name: request.person.name, cents: request.value });
           }
         }
       },
       onFingerprint,
     );
     plan.problems = report.problems.map((problem) => sayInEnglish(problem.message));
-    const earlier =
-      batchId === undefined ? await journal?.latestOfName(foldText(batchStem(file))) : undefined;
+    const earlier = batchId === undefined ? await journal?.latestOfName(nameKey) : undefined;
     if (earlier) {
       const when = new Date(earlier.receivedAt).toISOString().slice(0, 10);
       plan.problems.push(
-        `named as ${earlier.fileName} (batch ${earlier.id}, ${when}): a run takes it as that file's corrected copy when it comes within a day and only repeats or fixes its rows, and otherwise holds it whole if it repeats any of them, until a person answers (payouts approve FILE --new-batch or --corrects ${earlier.id})`,
+        `named as ${earlier.fileName} (batch ${earlier.id}, ${when}): a run takes it as that file's corrected copy when it comes within a day and only repeats or fixes its rows, and otherwise holds it whole if it repeats any of them, until a person answers`,
       );
+    }
+    if (earlier || repeating.length > 0) {
+      plan.readings = readingsOf({
+        file: basename(file),
+        hintFlags: options.hintFlags ?? '',
+        // Without its name an earlier batch's, only the repeats are held.
+        fresh: earlier ? fresh : { rows: 0, cents: 0, first: [] },
+        repeating,
+        ...(earlier ? { sameName: { batchId: earlier.id, rows: earlier.valid } } : {}),
+      });
     }
     if (plan.problems.length > 0) {
       // A held or unusable file sends nothing.
@@ -157,6 +196,7 @@ export async function planRun(
       invalid: 0,
       skipped: 0,
       problems: [],
+      readings: [],
     });
   }
   journaled.sort((a, b) => (a.batchId ?? 0) - (b.batchId ?? 0));

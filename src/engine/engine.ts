@@ -10,6 +10,8 @@
  * adopt; not found twice, after the grace period: send again with the same orderId).
  * A row may be claimed a moment before a place is free for it (see sendQueued): given
  * back to the queue if the run stops or pauses first, resolved by lookup after a crash.
+ * Every request checks its claim's age the moment before it leaves (claimFreshEnough): a
+ * process frozen since its claim gives the row back unsent, as another run may have it.
  */
 import type { GatewayClient } from '../gateway/client.js';
 import type { CashOutRequest } from '../gateway/contract.js';
@@ -17,7 +19,7 @@ import type { AdmissionRules, Claim, Journal, Move } from '../journal/journal.js
 import type { Clock } from '../runtime/clock.js';
 import { failpoint } from '../runtime/failpoint.js';
 import { decideLookup, decideSend, type Decision, type RunSignal } from './decisions.js';
-import { backoffMs, mayResend, pollDelayMs, type PollPolicy } from './policy.js';
+import { backoffMs, claimFreshEnough, mayResend, pollDelayMs, type PollPolicy } from './policy.js';
 import type { GatewayPool } from './pool.js';
 
 /** How long answers wait to share a commit. */
@@ -30,6 +32,10 @@ const GROUP_COMMIT_MS = 10;
  * grace period starts there) is at most this early.
  */
 const AHEAD_MAX_WAIT_MS = 1_000;
+
+/** The journal's reason for a row given back because its claim aged before its request left. */
+const FROZEN_REASON =
+  'not sent: its claim was older than half its lease when its request was to leave (the process was stopped or paused); given back';
 
 export interface EngineDeps {
   journal: Journal;
@@ -137,9 +143,14 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     return writing;
   };
 
-  const send = async (claim: Claim): Promise<void> => {
+  const send = async (claim: Claim, claimedAt: number): Promise<void> => {
     // The journal's marker must know of the claim before its request leaves.
     await journal.sendable();
+    if (!claimFreshEnough(claimedAt, performance.now(), options.leaseMs)) {
+      // Fenced: a row another run took over stays its own; one still ours is queued again.
+      await journal.unclaim([claim], FROZEN_REASON);
+      return;
+    }
     const answer = await pool.ask((call) =>
       gateway.createCashOut(withPostback(claim.request, options), call),
     );
@@ -182,12 +193,12 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
 
   /**
    * Claims `limit` rows, with the answers waiting written in the same commit; `at`, when it
-   * was asked for: the journal times the claim's lease from then, however long the commit
-   * then waits (for the disk, for another process's write lock), so a row claimed ahead
-   * counts its wait for a place from then too.
+   * was asked for, on the monotonic clock: the journal times the claim's lease from then,
+   * however long the commit then waits (for the disk, for another process's write lock),
+   * so a row's age before its request leaves counts from then too.
    */
   const claimRows = async (limit: number): Promise<{ claims: Claim[]; at: number }> => {
-    const at = deps.clock.now();
+    const at = performance.now();
     clearTimeout(writeTimer);
     writeTimer = undefined;
     const answers = unwritten.splice(0);
@@ -228,9 +239,9 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     });
   };
 
-  const dispatch = (claim: Claim) => {
+  const dispatch = (claim: Claim, at: number) => {
     pool
-      .run(() => send(claim))
+      .run(() => send(claim, at))
       // Anything but a gateway answer (a bug, the journal failing) ends the run after the
       // requests in flight are answered and written, never as an unhandled rejection.
       .catch((error: unknown) => {
@@ -256,11 +267,11 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
       }
       const free = pool.startable();
       if (free > 0) {
-        const tooOld = deps.clock.now() - AHEAD_MAX_WAIT_MS;
+        const tooOld = performance.now() - AHEAD_MAX_WAIT_MS;
         // Requests take longer than a claim may wait: claiming ahead would only give back.
         if ((await giveBack('it waited too long for a free place', tooOld)) > 0) ahead = 0;
         const taken = ready.splice(0, free);
-        for (const { claim } of taken) dispatch(claim);
+        for (const { claim, at } of taken) dispatch(claim, at);
         const places = free - taken.length;
         const more: number =
           !queueDry && toppingUp === undefined && ready.length <= ahead / 2
@@ -274,7 +285,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
           continue;
         } else {
           const { claims, at } = await claimRows(places + more);
-          for (const claimed of claims.slice(0, places)) dispatch(claimed);
+          for (const claimed of claims.slice(0, places)) dispatch(claimed, at);
           for (const claimed of claims.slice(places)) ready.push({ claim: claimed, at });
           if (claims.length === 0 && pool.running === 0) {
             // Answers not yet written, or still being written, may put rows back in the
@@ -424,11 +435,17 @@ async function resend(
 ): Promise<ResolveOutcome> {
   const { journal, gateway, pool } = deps;
   await pool.startAnother();
+  const markedAt = performance.now();
   const reason = `not found ${claim.notFound} times, the last just now, ${Math.round((deps.clock.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
   if (!(await journal.markResending(claim, reason, options.leaseMs)))
     return { kind: 'stillUnknown' };
   failpoint('after-resend-commit');
   await journal.sendable();
+  if (!claimFreshEnough(markedAt, performance.now(), options.leaseMs)) {
+    // Unknown again, its lookups from the start: a row another run took over stays its own.
+    await journal.move(claim.orderId, claim.fence, 'unknown', FROZEN_REASON, {}, { release: true });
+    return { kind: 'stillUnknown' };
+  }
   let decision = decideSend(
     await pool.ask((call) => gateway.createCashOut(withPostback(claim.request, options), call)),
   );

@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { batchStem } from '../csv/order-id.js';
 import { foldText, singleSpaced } from '../csv/fold.js';
 import { readPayoutFile, type FileReport, type ReadOptions } from '../csv/reader.js';
-import { toCashOutRequest, type Payout } from '../csv/row.js';
+import { mistakesSaid, toCashOutRequest, type Payout } from '../csv/row.js';
 import type { CashOutRequest, PixKeyTypeName } from '../gateway/contract.js';
 import { PayoutsError } from '../errors.js';
 import type { BatchLine, Journal, PayoutInput } from '../journal/journal.js';
@@ -104,6 +104,8 @@ export interface IngestOptions extends ReadOptions {
   sameNameNewBatchAfter: number | null;
   /** Global flags the commands in hints need (see hintFlagsOf). */
   hintFlags?: string;
+  /** The journal's clock, now: a file first seen last changed before duplicateWindow is held. */
+  now: number;
 }
 
 /**
@@ -148,16 +150,20 @@ export async function ingestFile(
         else if (row.kind === 'invalid') {
           const orderId = row.cells.orderId?.trim() || null;
           const written = (row.cells.valueCents ?? row.cells.amountReais ?? '').trim();
+          const said = mistakesSaid(row.mistakes);
           lines.push({
             line: row.line,
             kind: 'invalid',
             orderId,
-            column: row.column,
-            message: sayInEnglish(row.message),
-            said: row.message,
+            column: row.mistakes[0].column,
+            message: sayInEnglish(said),
+            said,
             name: singleSpaced(row.cells.name ?? '') || null,
             valueCents: row.valueCents ?? null,
             valueWritten: row.valueCents === undefined ? written || null : null,
+            cpfCnpj: row.cells.cpfCnpj?.trim() || null,
+            pixKeyType: row.cells.pixKeyType?.trim() || null,
+            pixKey: row.cells.pixKey?.trim() || null,
           });
         } else if (row.kind === 'skipped') {
           lines.push({
@@ -180,7 +186,9 @@ export async function ingestFile(
           arrived,
         });
         batch = found;
-        return found.kind === 'same-file' ? false : found.nameNumber;
+        return found.kind === 'same-file'
+          ? false
+          : { batchNumber: found.nameNumber, home: found.orderIdHome };
       },
     );
   } catch (error) {
@@ -203,6 +211,14 @@ export async function ingestFile(
     report.problems.push({
       kind: 'held',
       message: { code: 'fileChanged' },
+    });
+  }
+  // Last year's export dropped by mistake looks like this month's: a person says it is due.
+  const ageMs = before ? options.now - before.mtimeMs : 0;
+  if (arrived && batch.kind === 'new' && before && ageMs > options.duplicateWindow) {
+    report.problems.push({
+      kind: 'held',
+      message: { code: 'fileOld', changedAt: before.mtimeMs, ageMs },
     });
   }
   const unusable = report.problems.some((problem) => problem.kind === 'unusable');

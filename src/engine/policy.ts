@@ -37,6 +37,16 @@ export function mayResend(
   return notFoundAnswers >= 2 && lastSentAt !== null && nowMs - lastSentAt >= graceMs;
 }
 
+/**
+ * Whether a claimed row's request may still leave, checked the moment before it does: its
+ * claim younger than half its lease. A process frozen past that (SIGSTOP, a VM paused, a
+ * long GC) may have lost the row to another run, which sends it; so it gives the row back
+ * unsent. Ages are read on the process's monotonic clock, which no clock step moves.
+ */
+export function claimFreshEnough(claimedAtMs: number, nowMs: number, leaseMs: number): boolean {
+  return nowMs - claimedAtMs < leaseMs / 2;
+}
+
 export interface PollPolicy {
   /** Delay before the first poll, before jitter. */
   firstMs: number;

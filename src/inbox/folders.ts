@@ -70,11 +70,11 @@ export const SHARED_MODES = {
 } as const satisfies Partial<Record<keyof Folders, number>>;
 
 /**
- * Makes the home's folders. Without a shared group they are made owner-only (0700) and
- * folders that exist are left as they are. With one (`sharedGroup`), every folder under
- * the home is given that group and its mode in SHARED_MODES, at every start, so a
- * folder made before the setting, or changed by hand, is set right; an `--inbox`
- * elsewhere is the operator's and is left alone.
+ * Makes the home's folders, and sets their modes at every start, so a folder made before
+ * the first run, or changed by hand, is set right. Without a shared group every folder
+ * under the home is owner-only (0700); the home is left as it was made. With one
+ * (`sharedGroup`), every folder is given that group and its mode in SHARED_MODES. An
+ * `--inbox` elsewhere is the operator's and is left alone.
  */
 export function ensureFolders(folders: Folders, sharedGroup: string | null = null): void {
   const gid = sharedGroup === null ? undefined : groupId(sharedGroup);
@@ -84,18 +84,31 @@ export function ensureFolders(folders: Folders, sharedGroup: string | null = nul
   ][]) {
     const folder = folders[name];
     if (name !== 'home') mkdirSync(folder, { recursive: true, mode: 0o700 });
-    if (gid === undefined || (name === 'inbox' && dirname(folder) !== folders.home)) continue;
+    if (name === 'inbox' && dirname(folder) !== folders.home) continue;
+    if (gid === undefined && name === 'home') continue;
     try {
-      chownSync(folder, -1, gid);
-      chmodSync(folder, mode);
+      if (gid !== undefined) chownSync(folder, -1, gid);
+      chmodSync(folder, gid === undefined ? 0o700 : mode);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'EPERM') throw error;
-      throw new ConfigError([
-        `sharedGroup "${sharedGroup}": cannot give ${folder} to that group (EPERM): the user running payouts must own the folder and be a member of the group (usermod -aG ${sharedGroup} USER, then start payouts again)`,
-      ]);
+      throw new ConfigError([folderRefused(folder, folders.home, sharedGroup)]);
     }
   }
+}
+
+/** Why a folder's group or mode cannot be set: another user's folder, or a group we are not in. */
+function folderRefused(folder: string, home: string, sharedGroup: string | null): string {
+  const owner = statSync(folder).uid;
+  const runner = process.getuid?.();
+  const what =
+    sharedGroup === null
+      ? `cannot make ${folder} owner-only (EPERM)`
+      : `sharedGroup "${sharedGroup}": cannot give ${folder} to that group (EPERM)`;
+  if (runner !== undefined && owner !== runner)
+    return `${what}: ${folder} belongs to ${userNameOf(owner)} (uid ${owner}), not to ${userNameOf(runner)} (uid ${runner}), who runs this command: a command run as ${userNameOf(owner)} left it. As root: chown -R ${userNameOf(runner)}: ${home}`;
+  if (sharedGroup === null) return what;
+  return `${what}: the user running payouts must be a member of the group (usermod -aG ${sharedGroup} USER, then start payouts again)`;
 }
 
 /** A group's id from its name (through getent, so LDAP groups count) or its number. */
@@ -117,14 +130,30 @@ export function sharedGroupId(group: string): number | undefined {
 }
 
 function groupLine(group: string): string | undefined {
+  return databaseLine('group', group, (fields) => fields[0] === group);
+}
+
+/** A user's name from its id (through getent, so LDAP users count), or `uid N`. */
+export function userNameOf(uid: number): string {
+  return (
+    databaseLine('passwd', String(uid), (fields) => fields[2] === String(uid))?.split(':')[0] ??
+    `uid ${uid}`
+  );
+}
+
+function databaseLine(
+  database: 'group' | 'passwd',
+  key: string,
+  matches: (fields: string[]) => boolean,
+): string | undefined {
   try {
-    return execFileSync('getent', ['group', group], { encoding: 'utf8' }).split('\n')[0];
+    return execFileSync('getent', [database, key], { encoding: 'utf8' }).split('\n')[0];
   } catch (error) {
-    // getent exits 2 for an unknown group; without getent, /etc/group is what there is.
+    // getent exits 2 for an unknown key; without getent, /etc/group or /etc/passwd is what there is.
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
-    return readFileSync('/etc/group', 'utf8')
+    return readFileSync(`/etc/${database}`, 'utf8')
       .split('\n')
-      .find((line) => line.startsWith(`${group}:`));
+      .find((line) => matches(line.split(':')));
   }
 }
 

@@ -2,30 +2,59 @@
  * A person's answer to the rules on who is paid: the rows of a file held as possible
  * duplicates, or held whole because the file is named as an earlier batch, are new
  * payments after all (`payouts approve FILE --new-batch`). Each release frees only the
- * reasons it names, and every row it frees records who released it and when.
+ * reasons it names, and every row it frees records who released it and when. A row that
+ * repeats a payout of duplicateWindow is freed only when the person gave the count of
+ * such rows the tool listed (`--repeats N`): money paid twice needs saying so.
  */
 import { basename } from 'node:path';
-import type { BatchRecord, Journal } from '../journal/journal.js';
+import { formatCents } from '../csv/amount.js';
+import { newBatchRelease, type LinePick } from '../journal/answers.js';
+import type { BatchRecord, HeldRow, Journal } from '../journal/journal.js';
 import type { HoldReason } from '../journal/states.js';
 
-export interface HoldRelease {
-  batchId: number;
-  rows: number;
-  cents: number;
-}
+export type HoldRelease =
+  | {
+      kind: 'released';
+      batchId: number;
+      rows: number;
+      cents: number;
+      /** Rows that repeat a payout of duplicateWindow: freed only when `repeatsReleased`. */
+      repeating: HeldRow[];
+      repeatsReleased: boolean;
+    }
+  /** `--repeats N` named another count than the rows that repeat: nothing was freed. */
+  | { kind: 'repeats-differ'; batchId: number; repeating: HeldRow[]; given: number }
+  /** `--rows` or `--except` named lines not held for these answers: nothing was freed. */
+  | { kind: 'rows-not-held'; batchId: number; repeating: HeldRow[]; lines: number[] };
 
-/** The reasons `--new-batch` answers: "these are new payments, not copies". */
-const NEW_BATCH_REASONS: readonly HoldReason[] = ['duplicate', 'same-name'];
+/**
+ * The reasons `--new-batch` answers: "these are new payments, not copies" (a corrected
+ * key's too: the right person is paid once the wrong one returned the money).
+ */
+const NEW_BATCH_REASONS: readonly HoldReason[] = ['duplicate', 'same-name', 'changes-payee'];
+const CLOSED: readonly BatchRecord['state'][] = ['refused', 'unusable', 'done'];
 /** The reasons a person's answer may release, one answer each. */
 const ANSWERED: readonly HoldReason[] = [...NEW_BATCH_REASONS, 'identical'];
 
 export type HoldAnswer =
-  /** `approve FILE --new-batch`: its held rows are new payments. */
-  | { newBatch: true; by: string }
+  /**
+   * `approve FILE --new-batch`: its held rows are new payments (those of the lines `pick`
+   * names, when given); `repeats`: the count of those that repeat a payout of
+   * duplicateWindow, said by the person to free them too.
+   */
+  | { newBatch: true; by: string; repeats?: number; pick?: LinePick }
   /** `approve FILE --identical`: its rows identical to an earlier row of it are both due. */
   | { identical: true; by: string }
   /** `approve FILE --corrects BATCH`: it is a corrected copy of that batch. */
   | { corrects: number; by: string };
+
+/** `line 2 (Ana Souza, R$ 3.500,00) repeats folha.csv line 2 (paid)`, for the audit trail. */
+const repeatOf = (row: HeldRow): string =>
+  `line ${row.line} (${row.name}, ${formatCents(row.cents)}) repeats ${
+    row.repeats
+      ? `${row.repeats.fileName} line ${row.repeats.line} (${row.repeats.orderId}, ${row.repeats.state})`
+      : 'an earlier payout'
+  }`;
 
 /**
  * Applies a person's answer to the newest batch of this file name that has rows held by
@@ -40,6 +69,8 @@ export async function releaseHolds(
   const name = basename(fileName);
   let batch: BatchRecord | undefined;
   for (const candidate of (await journal.batches(name)).reverse()) {
+    // A batch turned down or closed sends nothing: an answer must not free (or supersede) for it.
+    if (CLOSED.includes(candidate.state)) continue;
     const holds = await journal.holdsOfBatch(candidate.id);
     if (holds.some((hold) => hold.reason !== null && ANSWERED.includes(hold.reason))) {
       batch = candidate;
@@ -59,7 +90,7 @@ export async function releaseHolds(
       answer.by,
       `${freed.rows} identical rows are due`,
     );
-    return { batchId: batch.id, ...freed };
+    return { kind: 'released', batchId: batch.id, ...freed, repeating: [], repeatsReleased: false };
   }
   if ('corrects' in answer) {
     const why = `linked by ${answer.by} as a corrected copy of batch ${answer.corrects} (payouts approve --corrects)`;
@@ -70,21 +101,44 @@ export async function releaseHolds(
       answer.by,
       `a corrected copy of batch ${answer.corrects}`,
     );
-    return { batchId: batch.id, rows, cents: 0 };
+    return {
+      kind: 'released',
+      batchId: batch.id,
+      rows,
+      cents: 0,
+      repeating: [],
+      repeatsReleased: false,
+    };
   }
-  const why = `released by ${answer.by}: new payments, not copies of an earlier file (payouts approve --new-batch)`;
+  const held = await journal.heldRowsOfBatch(batch.id);
+  const { free, repeating, differ, notHeld } = newBatchRelease(held, answer.repeats, answer.pick);
+  if (notHeld.length > 0) {
+    return { kind: 'rows-not-held', batchId: batch.id, repeating, lines: notHeld };
+  }
+  if (differ) {
+    return { kind: 'repeats-differ', batchId: batch.id, repeating, given: answer.repeats ?? 0 };
+  }
+  const repeatsReleased = answer.repeats !== undefined;
+  const why = `released by ${answer.by}: new payments, not copies of an earlier file (payouts approve --new-batch${repeatsReleased ? ` --repeats ${answer.repeats}` : ''})`;
   let rows = 0;
   let cents = 0;
   for (const reason of NEW_BATCH_REASONS) {
-    const freed = await journal.releaseHolds(batch.id, reason, why);
+    const only = free.filter((row) => row.reason === reason).map((row) => row.orderId);
+    if (only.length === 0) continue;
+    const freed = await journal.releaseHolds(batch.id, reason, why, only);
     rows += freed.rows;
     cents += freed.cents;
   }
+  const repeated = repeatsReleased
+    ? `; ${repeating.length} of them repeat payouts, as the person confirmed: ${repeating.map(repeatOf).join('; ')}`
+    : repeating.length > 0
+      ? `; ${repeating.length} rows that repeat payouts stay held`
+      : '';
   await journal.recordBatchEvent(
     batch.id,
     'released',
     answer.by,
-    `${rows} held rows are new payments`,
+    `${rows} held rows are new payments${repeated}`,
   );
-  return { batchId: batch.id, rows, cents };
+  return { kind: 'released', batchId: batch.id, rows, cents, repeating, repeatsReleased };
 }

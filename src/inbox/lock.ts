@@ -6,6 +6,7 @@
  * and the stalled holder, when it wakes and finds its lock gone, stops.
  */
 import { hostname } from 'node:os';
+import { formatElapsed } from '../config/duration.js';
 import type { Journal, LockHolder } from '../journal/journal.js';
 import type { Clock } from '../runtime/clock.js';
 import { workerName } from '../runtime/worker-name.js';
@@ -15,6 +16,11 @@ const LOCK = 'home';
 const STALE_MS = 30_000;
 const HEARTBEAT_MS = 5_000;
 const RETRY_MS = 1_000;
+/** A daemon holding the home this long is there to stay: a cron run beside it is a setup to mend. */
+const DAEMON_SETTLED_MS = 60 * 60 * 1000;
+
+/** The commands that work on a home folder, one at a time. */
+export type HomeCommand = 'run' | 'watch';
 
 export interface HomeLock {
   release(): Promise<void>;
@@ -38,6 +44,7 @@ function isRunning(pid: number): boolean {
 export async function lockHome(
   journal: Journal,
   options: {
+    command: HomeCommand;
     waitMs: number;
     signal: AbortSignal;
     /** The process's clock, for the wait; the lock's own times are the journal's. */
@@ -51,6 +58,7 @@ export async function lockHome(
     holder: workerName(),
     host: hostname(),
     pid: process.pid,
+    command: options.command,
   };
   const { clock } = options;
   const until = clock.now() + options.waitMs;
@@ -89,7 +97,23 @@ export async function lockHome(
   };
 }
 
-/** "pid 123 on host, since 2026-11-23T07:00:00.000Z" */
+/** "the daemon, payouts watch, pid 123 on host, since 2026-11-23T07:00:00.000Z" */
 export function describeHolder(holder: LockHolder): string {
-  return `pid ${holder.pid} on ${holder.host}, since ${new Date(holder.since).toISOString()}`;
+  const command =
+    holder.command === 'watch'
+      ? 'the daemon, payouts watch, '
+      : holder.command
+        ? `payouts ${holder.command}, `
+        : '';
+  return `${command}pid ${holder.pid} on ${holder.host}, since ${new Date(holder.since).toISOString()}`;
+}
+
+/**
+ * Why a run may not wait for the holder: the daemon has held the home for over an hour,
+ * so cron's run would step back for ever (one of the two, not both). Undefined otherwise.
+ */
+export function daemonInTheWay(holder: LockHolder, now: number): string | undefined {
+  const heldMs = now - holder.since;
+  if (holder.command !== 'watch' || heldMs < DAEMON_SETTLED_MS) return undefined;
+  return `another payouts process (${describeHolder(holder)}) has worked on this home folder for ${formatElapsed(heldMs)}: a cron payouts run never works beside the daemon. Use one of the two: remove the cron line, or stop the daemon. Nothing done.`;
 }

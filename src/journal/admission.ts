@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CashOutRequest } from '../gateway/contract.js';
+import { foldText } from '../csv/fold.js';
 import type { Said } from '../messages/said.js';
 import { NEVER_REACHED_GATEWAY, RETRYABLE, type RowState } from './states.js';
 
@@ -144,6 +145,42 @@ export function changesPaidSaid(paid: Covering, valueCents: number): Said {
     state: paid.state,
     paidCents: paid.valueCents,
     cents: valueCents,
+  };
+}
+
+/** Where a payout's money goes, and to whom. */
+export interface Payee {
+  pixKey: string;
+  name: string;
+}
+
+/** Whether a row pays someone else than a payout did: another Pix key, or another name (`João` is `Joao`). */
+export function changesPayee(paid: Payee, row: Payee): boolean {
+  return paid.pixKey !== row.pixKey || foldText(paid.name) !== foldText(row.name);
+}
+
+/** Why a row of a corrected copy is held: it pays another key or name than the payout it repeats. */
+export function changesPayeeSaid(
+  paid: Covering,
+  paidPayee: Payee,
+  row: Payee,
+  newFile: string,
+  hintFlags = '',
+): Said {
+  return {
+    code: 'heldChangesPayee',
+    file: paid.fileName,
+    line: paid.line,
+    at: paid.admittedAt,
+    state: paid.state,
+    transactionId: paid.transactionId,
+    cents: paid.valueCents,
+    paidKey: paidPayee.pixKey,
+    paidName: paidPayee.name,
+    key: row.pixKey,
+    name: row.name,
+    newFile,
+    hintFlags,
   };
 }
 

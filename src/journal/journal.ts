@@ -29,7 +29,9 @@ import type {
   BatchOfFile,
   BatchRecord,
   Claim,
+  FirstSendSample,
   GatewayKind,
+  HeldRow,
   HoldSummary,
   JournalIdentity,
   LockHolder,
@@ -56,6 +58,8 @@ export interface JournalFile {
   identity(): Promise<JournalIdentity | undefined>;
   /** The highest audit id: it only grows, so an older copy of this journal has a lower one. */
   highWater(): Promise<number>;
+  /** When the newest audit entry was written; undefined for a journal with none. */
+  latestAt(): Promise<number | undefined>;
   /**
    * A person chose to go on after a lost, replaced or older journal: from now on every
    * payout not yet sent from this journal is looked up before its first send, and the
@@ -138,19 +142,27 @@ export interface JournalBatches {
    */
   correctBatch(copy: number, corrected: number, why: string): Promise<number>;
   /**
-   * A person's release of a batch's rows held for `reason`: queued, to be sent, each move
-   * audited with who released it and why.
+   * A person's release of a batch's rows held for `reason` (of those `only` names, when
+   * given): queued, to be sent, each move audited with who released it and why.
    */
   releaseHolds(
     batchId: number,
     reason: HoldReason,
     why: string,
+    only?: readonly string[],
   ): Promise<{ rows: number; cents: number }>;
   /**
    * Rows of a batch closed by a corrected copy that still waits for approval: turning
    * the copy down gives them back, so the batch is not finished while it waits.
    */
   supersededByWaiting(batchId: number): Promise<number>;
+  /**
+   * Earlier batches of a file's name frozen while it waits for a person (held whole: see
+   * the same-name rule), with what each holds back.
+   */
+  frozenFor(
+    copy: number,
+  ): Promise<{ batchId: number; fileName: string; rows: number; cents: number }[]>;
 }
 
 /** Payouts: admission by the rules on who is paid, claims, the moves answers make, retries. */
@@ -185,6 +197,13 @@ export interface JournalPayouts {
    * after the grace period: sent). Returns how many; none outside recovery.
    */
   lookUpNeverSent(): Promise<number>;
+  /**
+   * For each open batch none of whose payouts was ever sent from this journal, a few of
+   * its queued orderIds (its first, middle and last: see sampleLines), to be looked up at
+   * the gateway before its first send. None in a recovering journal, which looks up every
+   * row before its first send.
+   */
+  firstSendSamples(): Promise<FirstSendSample[]>;
   /**
    * Claims up to `limit` queued rows and marks them `sending`, durably, in one commit:
    * a request may leave the process only after this returns. `answers` (of rows sent
@@ -285,7 +304,7 @@ export interface JournalLocks {
    */
   takeLock(
     name: string,
-    me: { holder: string; host: string; pid: number },
+    me: { holder: string; host: string; pid: number; command: string },
     staleMs: number,
     isRunning: (pid: number) => boolean,
   ): Promise<{ taken: true } | { taken: false; heldBy: LockHolder }>;
@@ -323,4 +342,6 @@ export interface JournalReports {
   ): Promise<{ rows: number; oldestSentAt: number; oldestOrderId: string } | undefined>;
   /** Held rows of a batch by reason, with what one of them says. */
   holdsOfBatch(batchId: number): Promise<HoldSummary[]>;
+  /** Every held row of a batch in file order, with the payout each repeats. */
+  heldRowsOfBatch(batchId: number): Promise<HeldRow[]>;
 }

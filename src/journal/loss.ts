@@ -62,6 +62,25 @@ export function describeLoss(
   }
 }
 
+/** A payout the gateway has and this journal never sent, found before its batch's first send. */
+export interface FoundAtGateway {
+  fileName: string;
+  orderId: string;
+  line: number;
+  transactionId: number;
+  statusRaw: string;
+}
+
+/** What happened when the gateway has a payout this journal never sent (see lossMessage). */
+export function describeBehind(found: FoundAtGateway): string {
+  return `the gateway already has payout ${found.orderId} (${found.fileName}, line ${found.line}: transaction ${found.transactionId}, status ${found.statusRaw}), which this journal never sent: the journal is behind the gateway (the home folder restored from a backup, or copied)`;
+}
+
+/** Said once recovery begins: how every payout is sent from now on. */
+export function recoveryNote(what: string): string {
+  return `recovery: ${what}. From now on every payout is looked up at the gateway by its orderId before its first send from this journal: found, its transaction is adopted; not found twice and resendGrace after now, it is sent.`;
+}
+
 /** The two ways on after a loss: restore the right journal, or recover. */
 export function waysOn(journalPath: string): string {
   return (

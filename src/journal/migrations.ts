@@ -399,4 +399,39 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX payouts_by_cover ON payouts (document, value_cents, batch_id, admitted_at);
     `,
   },
+  {
+    version: 20,
+    sql: `
+      -- Every pass of a daemon names the batches with rows not final, by their state: a
+      -- range of this index, not a read of every batch ever journaled.
+      CREATE INDEX batches_by_state ON batches (state, id);
+    `,
+  },
+  {
+    version: 21,
+    sql: `
+      -- An invalid line keeps its row's CPF/CNPJ, key type and Pix key as written, so its
+      -- result line shows whom it was for. Lines journaled before this show them empty.
+      ALTER TABLE batch_lines ADD COLUMN cpf_cnpj TEXT;
+      ALTER TABLE batch_lines ADD COLUMN pix_key_type TEXT;
+      ALTER TABLE batch_lines ADD COLUMN pix_key TEXT;
+    `,
+  },
+  {
+    version: 22,
+    sql: `
+      -- Which command holds the home folder: a cron run beside the daemon names it, and
+      -- after an hour of it says the setup needs mending. NULL: a holder of an older version.
+      ALTER TABLE locks ADD COLUMN command TEXT;
+    `,
+  },
+  {
+    version: 23,
+    sql: `
+      -- The home's short identity that a batch's derived orderIds carry (homeTag), so two
+      -- homes on one gateway account never derive the same one. Null for batches
+      -- journaled before: resumed, they derive the orderIds they have.
+      ALTER TABLE batches ADD COLUMN order_id_home TEXT;
+    `,
+  },
 ];

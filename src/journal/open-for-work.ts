@@ -9,7 +9,16 @@ import { PayoutsError } from '../errors.js';
 import { explainJournalFailure } from './failures.js';
 import { openJournal, type Journal } from './journal.js';
 import { Database } from './sqlite.js';
-import { describeLoss, judgeBeforeOpen, judgeOpened, waysOn, type LossKind } from './loss.js';
+import {
+  describeBehind,
+  describeLoss,
+  judgeBeforeOpen,
+  judgeOpened,
+  recoveryNote,
+  waysOn,
+  type FoundAtGateway,
+  type LossKind,
+} from './loss.js';
 import {
   createMarker,
   markerPathOf,
@@ -24,7 +33,7 @@ import {
 export class JournalLossError extends PayoutsError {
   override readonly name = 'JournalLossError';
   constructor(
-    readonly kind: LossKind | 'damaged' | 'marker',
+    readonly kind: LossKind | 'damaged' | 'marker' | 'behind',
     message: string,
   ) {
     super('journal-lost', message);
@@ -100,13 +109,11 @@ export async function openJournalForWork(
     if (after) {
       const what = describeLoss(after, path, { marker, journalId: identity.journalId, highWater });
       await journal.startRecovery(what);
-      note(
-        `recovery: ${what}. From now on every payout is looked up at the gateway by its orderId before its first send from this journal: found, its transaction is adopted; not found twice and resendGrace after now, it is sent.`,
-      );
+      note(recoveryNote(what));
     } else if (options.recover) {
       note(
         identity.recoverySince === null
-          ? '--recover: the journal is this home folder\u2019s own and up to date: nothing to recover, running as usual'
+          ? '--recover: the journal is this home folder\u2019s own and up to date by its marker: it recovers only if the gateway has a payout of a new batch it never sent'
           : '--recover: this journal is already recovering (every first send is looked up first): running as usual',
       );
     }
@@ -182,6 +189,24 @@ export function journalLoss(path: string, historyFolders: readonly string[]): st
   } finally {
     db.close();
   }
+}
+
+/**
+ * A batch about to be sent for the first time has a payout the gateway already has: the
+ * journal is behind it. Without `recover`, the error that stops the command; with it, the
+ * journal starts recovering, so every payout not yet sent is looked up first.
+ */
+export async function behindTheGateway(
+  journal: Journal,
+  found: FoundAtGateway,
+  options: Pick<OpenForWorkOptions, 'recover' | 'note'>,
+): Promise<void> {
+  const what = describeBehind(found);
+  if (!options.recover) {
+    throw new JournalLossError('behind', lossMessage(what, journal.path));
+  }
+  await journal.startRecovery(what);
+  options.note?.(recoveryNote(what));
 }
 
 function lossMessage(what: string, path: string): string {

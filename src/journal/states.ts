@@ -74,7 +74,8 @@ const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
   refunded: ['retried'],
   rejected: ['retried'],
   conflict: [],
-  covered: [],
+  // Held for a person when the payout that covers it fails, is refused, canceled or refunded.
+  covered: ['held'],
   retried: [],
   // Rejecting the copy that superseded it gives it back, as it was.
   superseded: ['queued', 'held'],
@@ -159,6 +160,16 @@ export const HOLD_REASONS = [
   'same-name',
   /** In a corrected copy, another amount or name for a document the batch it corrects paid. */
   'changes-paid',
+  /**
+   * In a corrected copy, another Pix key or name for a payout the batch it corrects made:
+   * the money may have gone to the wrong person; `--new-batch` pays the right one.
+   */
+  'changes-payee',
+  /**
+   * Of a batch whose later file of the same name waits for a person (held whole): frozen,
+   * whatever held it before, until the answer to that file says what this one is.
+   */
+  'copy-waiting',
   /** The same name, document, key and amount as an earlier row of its own file. */
   'identical',
   /**

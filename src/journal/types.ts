@@ -47,6 +47,8 @@ export interface BatchRecord extends BatchInput {
   nameKey: string | null;
   /** Its number among the batches of that name (1 for the first). */
   nameNumber: number;
+  /** The home's short identity its derived orderIds carry; null for batches from before. */
+  orderIdHome: string | null;
   /** Its result file's name in results/, once chosen (see resultName). */
   resultName: string | null;
 }
@@ -79,6 +81,8 @@ export interface BatchOfFile {
   kind: 'new' | 'resume' | 'same-file';
   batchId: number;
   nameNumber: number;
+  /** What its derived orderIds carry (see BatchRecord). */
+  orderIdHome: string | null;
 }
 
 /** A line of a file that is not a payout of its own. */
@@ -95,6 +99,10 @@ export interface BatchLine {
   valueCents?: number | null;
   /** The amount as written, when it could not be read as one. */
   valueWritten?: string | null;
+  /** An invalid row's document, key type and key, as written. */
+  cpfCnpj?: string | null;
+  pixKeyType?: string | null;
+  pixKey?: string | null;
 }
 
 export interface PayoutInput {
@@ -136,6 +144,26 @@ export interface HoldSummary {
   message: string | null;
   /** That message as a value, where the journal has it. */
   said: Said | null;
+}
+
+/** A held row of a batch, and the payout of another file it repeats, if any. */
+export interface HeldRow {
+  orderId: string;
+  line: number;
+  name: string;
+  cents: number;
+  reason: HoldReason | null;
+  message: string | null;
+  said: Said | null;
+  /** The payout it repeats (a possible duplicate's, a failed one's), as it is now. */
+  repeats: {
+    orderId: string;
+    batchId: number;
+    fileName: string;
+    line: number;
+    at: number | null;
+    state: RowState;
+  } | null;
 }
 
 /** A row this process may act on until `leaseUntil`, and only with this `fence`. */
@@ -218,6 +246,8 @@ export interface LockHolder {
   holder: string;
   host: string;
   pid: number;
+  /** The command holding it (`run`, `watch`); null for a holder of an older version. */
+  command: string | null;
   since: number;
   heartbeatAt: number;
 }
@@ -242,6 +272,10 @@ export interface ResultEntry {
   name: string | null;
   valueCents: number | null;
   valueWritten: string | null;
+  /** An invalid line's document, key type and key, as written (see BatchLine). */
+  cpfCnpj: string | null;
+  pixKeyType: string | null;
+  pixKey: string | null;
   /** A line's message as a value, where the journal has it (see BatchLine). */
   said: Said | null;
   /**
@@ -265,6 +299,13 @@ export interface JournalIdentity {
   /** When a person chose recovery after a loss: every first send is looked up first. */
   recoverySince: number | null;
   recoveryReason: string | null;
+}
+
+/** Queued payouts of a batch never sent from this journal, looked up before its first send. */
+export interface FirstSendSample {
+  batchId: number;
+  fileName: string;
+  payouts: { orderId: string; line: number }[];
 }
 
 /** What a request to send a payout again did (`payouts retry`). */

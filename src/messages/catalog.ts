@@ -79,7 +79,8 @@ export interface Catalog {
   fileSummary(p: { file: string; outcome: string; totals: string; total: string }): string;
   resultAt(p: { path: string }): string;
   /** `validate`'s lists: a row's problem, by line and column (the message itself is English). */
-  atLineColumn(p: { line: number; column: string; message: string }): string;
+  /** `column` null: the file has no column for it, and the message names what is missing. */
+  atLineColumn(p: { line: number; column: string | null; message: string }): string;
   invalidRowsTitle: string;
   warningsTitle: string;
   /** More than the list shows; `report`: whether --report was given to hold them all. */
@@ -103,6 +104,39 @@ export interface Catalog {
   readByHeadings(p: { columns: { heading: string; as: string }[] }): string;
   columnsNotUsed(p: { headings: string[] }): string;
   reportAt(p: { path: string }): string;
+  /** `payouts approve FILE --new-batch`: the repeats it lists before it releases, and what it did. */
+  release: {
+    repeatsTitle(p: { count: number }): string;
+    repeat(p: {
+      line: number;
+      name: string;
+      amount: string;
+      file: string;
+      fileLine: number;
+      at: number | null;
+      state: string;
+    }): string;
+    released(p: {
+      file: string;
+      batchId: number;
+      count: number;
+      amount: string;
+      by: string;
+    }): string;
+    repeatsStayHeld(p: { count: number }): string;
+    repeatsReleased(p: { count: number }): string;
+    repeatsDiffer(p: { given: number; count: number }): string;
+    rowsNotHeld(p: { notHeld: number[] }): string;
+    /** `approve` or `reject` of a file a person approved already: who, when, its rows now. */
+    alreadyApproved(p: {
+      verb: string;
+      file: string;
+      batchId: number;
+      by: string;
+      at: number;
+      totals: string;
+    }): string;
+  };
   /** The report beside a file in awaiting-approval/ (`requireApproval`). */
   approval: {
     sandbox: string;

@@ -3,7 +3,7 @@ import { formatCents } from '../csv/amount.js';
 import type { PayoutField } from '../csv/fields.js';
 import { FIELD_ALIASES, FIELD_LABELS } from '../csv/header.js';
 import type { Catalog } from './catalog.js';
-import type { BytePosition, ControlSource, SaidTexts } from './said.js';
+import type { BytePosition, ControlSource, Payees, SaidTexts } from './said.js';
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
@@ -31,9 +31,33 @@ const rowsAndSum = ({ rows, cents }: { rows?: number; cents?: number }) =>
     .filter(Boolean)
     .join(' and ');
 
+/** `2026-11-27 09:00:00`, an instant in the home's time zone (Swedish writes ISO 8601's order). */
+const instant = (ms: number, timeZone: string) =>
+  new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short', timeStyle: 'medium' }).format(
+    ms,
+  );
+
+const DAY_MS = 86_400_000;
+
+/** ` (line 2 as its line 3, line 4 as its line 2 and 1 more row)`: which rows of a copy repeat which. */
+const whichRepeat = (repeats: readonly { line: number; earlierLine: number }[], more: number) =>
+  repeats.length === 0
+    ? ''
+    : ` (${repeats.map((pair) => `line ${pair.line} as its line ${pair.earlierLine}`).join(', ')}${more > 0 ? ` and ${plural(more, 'more row')}` : ''})`;
+
 /** `2026-10-05`, the day a payout was journaled (UTC). */
 const day = (ms: number | null) =>
   ms === null ? 'an earlier run' : new Date(ms).toISOString().slice(0, 10);
+/** `2026-10-05 14:30 UTC`, when a payout was journaled. */
+const moment = (ms: number | null) =>
+  ms === null
+    ? 'in an earlier run'
+    : `on ${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** `R$ 5.500,00: Ana Souza R$ 3.000,00, Bruno Lima R$ 2.500,00`. */
+const payees = ({ rows, cents, first }: Payees) =>
+  `${formatCents(cents)}: ${first
+    .map((payee) => `${payee.name} ${formatCents(payee.cents)}`)
+    .join(', ')}${rows > first.length ? ', …' : ''}`;
 const transaction = (id: number | null) => (id === null ? '' : `, transaction ${id}`);
 
 const said: SaidTexts = {
@@ -46,6 +70,13 @@ const said: SaidTexts = {
     'holds a value under a blank heading: a value holding the delimiter must be in quotes',
   controlCharacter: () => 'holds an invisible control character (NUL or similar): retype the cell',
   alsoWrong: ({ first, columns }, say) => `${say(first)} (also: ${columns.join(', ')})`,
+  moreMistakes: ({ first, more }, say) =>
+    [
+      say(first),
+      ...more.map(({ column, message }) =>
+        column === null ? say(message) : `${column}: ${say(message)}`,
+      ),
+    ].join(' | '),
   totalLine: () => 'a total line, not a payout',
   identicalRows: ({ line }) =>
     `identical to line ${line} (the same name, document, Pix key and amount): held until a person confirms both are due (payouts approve FILE --identical)`,
@@ -66,7 +97,7 @@ const said: SaidTexts = {
         ? ['e-mail', 'an e-mail', 'recipientEmail']
         : ['phone', 'a phone', 'recipientPhone'];
     return noColumn
-      ? `no ${word} for the recipient, which the gateway requires: the file has no ${word} column, the Pix key is not ${key}, and ${setting} is not set`
+      ? `the file has no ${word} column (the gateway requires one, and the Pix key is not ${key}); the company can set a default ${word}: ${setting}`
       : `is empty: the recipient's ${word} is required (the Pix key is not ${key}, and ${setting} is not set)`;
   },
   emailInvalid: ({ email }) => `"${email}" is not an e-mail address (like name@example.com)`,
@@ -123,6 +154,8 @@ const said: SaidTexts = {
           ? `: check it; if it is a CNPJ, write all 14 digits (${KEEP_ZEROS})`
           : ''
     }`,
+  cpfWithSlash: ({ text, written }) =>
+    `${text} has the 11 digits of a valid CPF, with a slash a CPF does not have: write it ${written}`,
   keyTypeUnknown: ({ text }) => `"${text}" is not a key type: use ${KEY_TYPES}`,
   keyNotRowDocument: ({ type, key, document }) =>
     `the ${type} key ${key} is not this row's document ${document}: a ${type} key is its owner's own document`,
@@ -210,29 +243,70 @@ const said: SaidTexts = {
     `its valid rows add up to ${formatCents(cents)}, over the limit of ${formatCents(limitCents)} per file (maxFileCents)`,
   fileChanged: () =>
     'the file changed while it was being read (still being written?): nothing of it is sent; it is read again as a new file once it stops changing',
+  fileOld: ({ changedAt, ageMs }) =>
+    `it was last changed ${ageMs < DAY_MS ? plural(Math.floor(ageMs / 3_600_000), 'hour') : plural(Math.floor(ageMs / DAY_MS), 'day')} ago (on ${day(changedAt)}), longer ago than duplicateWindow: it may be an old file dropped again, so none of it is paid; if it is due now, save it again and drop it in the inbox`,
   heldJournaled: ({ orderId, file, line, at, state, retry, hintFlags }) =>
     `orderId ${orderId} is already journaled from ${file}, line ${line}, on ${day(at)} (now ${state}): not sent again${retry ? `; to send that payment again on purpose, run: payouts retry ${orderId}${hintFlags}` : ''}. If this is another payment, give it an orderId of its own`,
   heldDuplicate: ({ file, line, at, state, transactionId, newFile, hintFlags }) =>
-    `possible duplicate: the same document and amount as ${file}, line ${line}, journaled on ${day(at)} (now ${state}${transaction(transactionId)}); not sent. If it is a new payment, run: payouts approve "${newFile}" --new-batch${hintFlags}`,
+    `possible duplicate: the same document and amount as ${file}, line ${line}, journaled on ${day(at)} (now ${state}${transaction(transactionId)}); not sent. If it is a new payment after all: payouts approve "${newFile}" --new-batch${hintFlags} lists it, and pays it again only when also given the option --repeats and the count of such rows it lists`,
   heldCovered: ({ file, line, at, state, transactionId }) =>
     `already ${state === 'paid' ? 'paid' : 'sent'} by ${file}, line ${line}, on ${day(at)}${transaction(transactionId)}: not sent again`,
   heldChangesPaid: ({ file, line, state, paidCents, cents }) =>
     `changes a row ${file} already ${state === 'paid' ? 'paid' : 'sent'} (line ${line}, the same document, ${formatCents(paidCents)} there, ${formatCents(cents)} here): not sent as a new payment; pay a difference in a file of its own`,
+  heldChangesPayee: ({
+    file,
+    line,
+    at,
+    state,
+    transactionId,
+    cents,
+    paidKey,
+    paidName,
+    key,
+    name,
+    newFile,
+    hintFlags,
+  }) =>
+    `changes the Pix key or name of ${file}, line ${line}: its ${formatCents(cents)} ${state === 'paid' ? 'went' : 'was sent'} to Pix key ${paidKey} (${paidName}) on ${day(at)}${transaction(transactionId)}; this row names ${key} (${name}). Not paid here, and not sent: if the money went to the wrong person, ask the receiver to return it through their bank, then pay the right key: payouts approve "${newFile}" --new-batch${hintFlags} lists this row as a repeat of that payout, and pays it only when you also give it the option --repeats with the count it lists`,
   heldFailedBefore: ({ file, line, orderId, transactionId, state, hintFlags }) =>
     `repeats ${file}, line ${line} (orderId ${orderId}${transaction(transactionId)}), which ${state === 'rejected' ? 'the gateway refused' : `ended ${state} at the gateway`}: a failed payout is not sent again because a file repeats it; to send it again on purpose, run: payouts retry ${orderId}${hintFlags}`,
+  heldForCopy: ({ file, batchId, at, earlierBatchId, hintFlags }) =>
+    `not sent while a later file of the same name, ${file} (batch ${batchId}, ${day(at)}), waits for a person, even once the balance covers it: if it corrects this file, run: payouts approve "${file}" --corrects ${earlierBatchId}${hintFlags} (only its rows are paid); if it is a new payroll, run: payouts approve "${file}" --new-batch${hintFlags} (both are paid)`,
   heldIdentical: ({ line, file, hintFlags }) =>
     `identical to line ${line} of this file (the same name, document, Pix key and amount): not sent until a person confirms both are due: payouts approve "${file}" --identical${hintFlags}`,
-  heldSameName: ({ file, batchId, at, newFile, hintFlags }) =>
-    `held with its whole file: it has the same name as ${file} (batch ${batchId}, ${day(at)}) and repeats some of its rows, so it may be that file again or the next payroll; if it is a new payroll, run: payouts approve "${newFile}" --new-batch${hintFlags}`,
+  heldSameName: ({ file, batchId, at, newFile, hintFlags, repeats = [], moreRepeats = 0 }) =>
+    `held with its whole file: it has the same name as ${file} (batch ${batchId}, ${day(at)}) and repeats some of its rows${whichRepeat(repeats, moreRepeats)}, so it may be that file again or the next payroll; if it is a new payroll, run: payouts approve "${newFile}" --new-batch${hintFlags}`,
   english: ({ text }) => text,
   rowsRepeatInFile: ({ rows, cents, example }, say) =>
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} an earlier row of the same file exactly (${formatCents(cents)}), held for a person: ${say(example)}`,
   rowsChangePaid: ({ rows, example }, say) =>
     `${rows === 1 ? '1 row changes' : `${rows} rows change`} a payout the file it corrects already made, held for a person: ${say(example)}`,
+  copyFreezes: ({ file, batchId, rows, cents, newFile, hintFlags }) =>
+    `while it waits, nothing of ${file} (batch ${batchId}: ${plural(rows, 'row')}, ${formatCents(cents)}) is sent, even once the balance covers it: if this file corrects it, run: payouts approve "${newFile}" --corrects ${batchId}${hintFlags} (only this file's rows are paid); if it is a new payroll, run: payouts approve "${newFile}" --new-batch${hintFlags} (both are paid)`,
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(cents)}): a failed payout is never sent again because a file repeats it; to send it again on purpose, run: payouts retry "${file}"${hintFlags} (e.g. ${say(example)})`,
-  rowsRepeatOtherFile: ({ rows, cents, example }, say) =>
-    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} the document and amount of a payout of another file (${formatCents(cents)}), e.g. ${say(example)}`,
+  rowsRepeatOtherFile: ({ rows, cents }) =>
+    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} the document and amount of a payout of another file (${formatCents(cents)}): not sent until a person answers; each answer pays:`,
+  namedAsEarlier: ({ file, batchId, at, repeats = [], moreRepeats = 0 }) =>
+    `held with its whole file: it has the same name as ${file} (batch ${batchId}, ${day(at)}) and repeats some of its rows${whichRepeat(repeats, moreRepeats)}; only a person can tell what it is, and each answer pays:`,
+  readingCorrects: ({ file, batchId, pays, hintFlags }) =>
+    `the same file, corrected (rows added or fixed): payouts approve "${file}" --corrects ${batchId}${hintFlags} pays ${plural(pays.rows, 'row')} (${payees(pays)}); what batch ${batchId} paid is not paid again`,
+  readingNewBatch: ({ file, pays, repeating, hintFlags }) => {
+    const command = `payouts approve "${file}" --new-batch${hintFlags}`;
+    const those =
+      repeating.rows === 1 ? 'the 1 row that repeats' : `the ${repeating.rows} rows that repeat`;
+    const again =
+      repeating.rows === 1
+        ? 'paid again only when you also give it the option --repeats with the number 1, once you have checked it is due twice'
+        : `paid again only when you also give it the option --repeats with their count, ${repeating.rows}, once you have checked each is due twice`;
+    if (pays.rows === 0) {
+      return `new payments after all: ${command} lists ${those} a payout already made or under way (${payees(repeating)}); ${repeating.rows === 1 ? 'it is' : 'they are'} ${again}`;
+    }
+    const fresh = `a new payroll: ${command} pays ${pays.rows === 1 ? 'the 1 row that repeats' : `the ${pays.rows} rows that repeat`} nothing (${payees(pays)})`;
+    return repeating.rows === 0
+      ? fresh
+      : `${fresh}; ${those} a payout already made or under way (${payees(repeating)}) ${repeating.rows === 1 ? 'is' : 'are'} ${again}`;
+  },
   orderIdsJournaled: ({ rows, example }, say) =>
     `${rows === 1 ? '1 row has an orderId' : `${rows} rows have orderIds`} already journaled from another file: not sent (${say(example)})`,
   pendingTooLong: ({ rows, age, orderId, hintFlags }) => {
@@ -263,10 +337,14 @@ const said: SaidTexts = {
     `nothing of it is sent until a person moves it into approved/ or runs: payouts approve "${file}"${hintFlags} (its .report.txt says what would be sent)`,
   cutShort: ({ file }) =>
     `a run stopped while reading ${file}, and the file is no longer in processing/: none of its rows is sent until the same file is dropped in the inbox again`,
+  fileNotInProcessing: ({ file }) =>
+    `${file} is no longer in processing/: its rows are still sent and followed, and its result is written in results/`,
   takenOnceRenamed: () => 'it is taken once it is renamed to its final name',
   hiddenPayoutFile: () =>
     'none of its rows is paid: rename it without the leading dot to have it paid, or remove it',
   notARegularFile: () => 'put the payout file itself in the inbox',
+  clockBehindJournal: ({ nowMs, latestMs, timeZone }) =>
+    `this computer's clock reads ${instant(nowMs, timeZone)} (${timeZone}), before ${instant(latestMs, timeZone)}, the latest time in the journal: nothing was done. The rules on who is paid compare these times, and a clock that went back could pay a file again. Set the host's clock right (turn on NTP time sync, e.g. timedatectl set-ntp true) and run again`,
   releaseTurnedDown: () =>
     'it was turned down (payouts reject); to send it after all, drop it in the inbox to be validated again',
   releaseAlreadyReleased: () => 'these bytes were already released: nothing is sent twice',
@@ -333,7 +411,8 @@ export const en: Catalog = {
   fileSummary: ({ file, outcome, totals, total }) =>
     `${file}: ${outcome}; ${totals}; valid rows total ${total}`,
   resultAt: ({ path }) => `result: ${path}`,
-  atLineColumn: ({ line, column, message }) => `line ${line}, column ${column}: ${message}`,
+  atLineColumn: ({ line, column, message }) =>
+    `line ${line}${column === null ? '' : `, column ${column}`}: ${message}`,
   invalidRowsTitle:
     'Invalid rows (fix them and drop the file again; valid rows are not held back by them):',
   warningsTitle: 'Warnings (the row is valid; check it was read as meant):',
@@ -360,6 +439,24 @@ export const en: Catalog = {
   columnsNotUsed: ({ headings }) =>
     `columns not used: ${headings.map((heading) => `"${heading}"`).join(', ')}`,
   reportAt: ({ path }) => `Report: ${path}`,
+  release: {
+    repeatsTitle: ({ count }) =>
+      `${count === 1 ? '1 held row repeats' : `${count} held rows repeat`} a payout already made or under way (the same document and amount):`,
+    repeat: ({ line, name, amount, file, fileLine, at, state }) =>
+      `line ${line}: ${name}, ${amount}: repeats ${file}, line ${fileLine}, journaled ${moment(at)} (now ${state})`,
+    released: ({ file, batchId, count, amount, by }) =>
+      `${file} (batch ${batchId}): ${plural(count, 'payout')}, ${amount}, released by ${by} as new payments; the next run sends them.`,
+    repeatsStayHeld: ({ count }) =>
+      `${count === 1 ? 'That row stays' : `Those ${count} rows stay`} held. If ${count === 1 ? 'it is' : 'each is'} due again, say so: the same command with the option --repeats and their count, ${count}.`,
+    repeatsReleased: ({ count }) =>
+      `${count === 1 ? 'That row was' : `Those ${count} rows were`} released too, as you said (--repeats ${count}): paid again.`,
+    rowsNotHeld: ({ notHeld }) =>
+      `payouts approve: ${notHeld.length === 1 ? `line ${notHeld[0]} is not held` : `lines ${notHeld.join(', ')} are not held`} as a possible duplicate or for the file's name: nothing released; the run's summary lists the held lines`,
+    alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>
+      `payouts ${verb}: ${file} (batch ${batchId}) was approved by ${by} ${moment(at)}: ${totals}; nothing changed`,
+    repeatsDiffer: ({ given, count }) =>
+      `payouts approve: --repeats ${given} is not the count of held rows that repeat a payout (${count}, listed above): nothing released; check them and give their count`,
+  },
   approval: {
     sandbox: 'SANDBOX: no real money moves: this file went through the embedded sandbox',
     waiting: ({ file, batchId }) =>

@@ -3,7 +3,7 @@ import { formatCents } from '../csv/amount.js';
 import type { PayoutField } from '../csv/fields.js';
 import { FIELD_ALIASES } from '../csv/header.js';
 import type { Catalog, StatusWord } from './catalog.js';
-import type { BytePosition, ControlSource, SaidTexts } from './said.js';
+import type { BytePosition, ControlSource, Payees, SaidTexts } from './said.js';
 
 const many = (n: number, one: string, more: string) => `${n} ${n === 1 ? one : more}`;
 
@@ -61,11 +61,38 @@ const ESTADOS: Readonly<Record<StatusWord, string>> = {
   retried: 'reenviado',
 };
 
+/** `27/11/2026 09:00:00`, um instante no fuso horário da pasta. */
+const instante = (ms: number, timeZone: string) =>
+  new Intl.DateTimeFormat('pt-BR', { timeZone, dateStyle: 'short', timeStyle: 'medium' })
+    .format(ms)
+    .replace(', ', ' ');
+
+const DIA_MS = 86_400_000;
+
+/** ` (a linha 2 como a linha 3 dele, ...)`: quais linhas de uma cópia repetem quais. */
+const quaisRepetem = (
+  repeticoes: readonly { line: number; earlierLine: number }[],
+  mais: number,
+) =>
+  repeticoes.length === 0
+    ? ''
+    : ` (${repeticoes.map((par) => `a linha ${par.line} como a linha ${par.earlierLine} dele`).join(', ')}${mais > 0 ? ` e mais ${mais === 1 ? '1 linha' : `${mais} linhas`}` : ''})`;
+
 /** O dia em que um pagamento entrou no diário, como a contabilidade escreve datas. */
 const dia = (ms: number | null) =>
   ms === null
     ? 'numa execução anterior'
     : `em ${new Date(ms).toISOString().slice(0, 10).split('-').reverse().join('/')}`;
+/** `em 05/10/2026 às 14:30 (UTC)`, quando um pagamento entrou no diário. */
+const momento = (ms: number | null) =>
+  ms === null
+    ? 'numa execução anterior'
+    : `${dia(ms)} às ${new Date(ms).toISOString().slice(11, 16)} (UTC)`;
+/** `R$ 5.500,00: Ana Souza R$ 3.000,00, Bruno Lima R$ 2.500,00`. */
+const pagos = ({ rows, cents, first }: Payees) =>
+  `${formatCents(cents)}: ${first
+    .map((payee) => `${payee.name} ${formatCents(payee.cents)}`)
+    .join(', ')}${rows > first.length ? ', …' : ''}`;
 const transacao = (id: number | null) => (id === null ? '' : `, transação ${id}`);
 
 const said: SaidTexts = {
@@ -79,6 +106,13 @@ const said: SaidTexts = {
   controlCharacter: () =>
     'tem um caractere de controle invisível (NUL ou parecido): digite a célula de novo',
   alsoWrong: ({ first, columns }, say) => `${say(first)} (também: ${columns.join(', ')})`,
+  moreMistakes: ({ first, more }, say) =>
+    [
+      say(first),
+      ...more.map(({ column, message }) =>
+        column === null ? say(message) : `${column}: ${say(message)}`,
+      ),
+    ].join(' | '),
   totalLine: () => 'uma linha de total, não um pagamento',
   identicalRows: ({ line }) =>
     `idêntica à linha ${line} (mesmo nome, documento, chave Pix e valor): retida até uma pessoa confirmar que as duas são devidas (payouts approve ARQUIVO --identical)`,
@@ -99,7 +133,7 @@ const said: SaidTexts = {
         ? ['e-mail', 'um e-mail', 'recipientEmail']
         : ['telefone', 'um telefone', 'recipientPhone'];
     return noColumn
-      ? `falta o ${palavra} do favorecido, que o gateway exige: o arquivo não tem coluna de ${palavra}, a chave Pix não é ${chave} e ${setting} não está configurado`
+      ? `o arquivo não tem ${palavra} (o gateway exige um, e a chave Pix não é ${chave}); a empresa pode definir um ${palavra} padrão: ${setting}`
       : `está vazio: o ${palavra} do favorecido é obrigatório (a chave Pix não é ${chave} e ${setting} não está configurado)`;
   },
   emailInvalid: ({ email }) => `"${email}" não é um endereço de e-mail (como nome@exemplo.com.br)`,
@@ -159,6 +193,8 @@ const said: SaidTexts = {
           ? `: confira-o; se for um CNPJ, escreva os 14 dígitos (${MANTER_ZEROS})`
           : ''
     }`,
+  cpfWithSlash: ({ text, written }) =>
+    `${text} tem os 11 dígitos de um CPF válido, com uma barra que um CPF não tem: escreva ${written}`,
   keyTypeUnknown: ({ text }) => `"${text}" não é um tipo de chave: use ${TIPOS_DE_CHAVE}`,
   keyNotRowDocument: ({ type, key, document }) =>
     `a chave ${type} ${key} não é o documento desta linha, ${document}: uma chave ${type} é o próprio documento do dono`,
@@ -247,30 +283,70 @@ const said: SaidTexts = {
     `as linhas válidas somam ${formatCents(cents)}, acima do limite de ${formatCents(limitCents)} por arquivo (maxFileCents)`,
   fileChanged: () =>
     'o arquivo mudou enquanto era lido (ainda estava sendo gravado?): nada dele é enviado; ele é lido de novo como um arquivo novo quando parar de mudar',
+  fileOld: ({ changedAt, ageMs }) =>
+    `ele foi alterado pela última vez há ${ageMs < DIA_MS ? many(Math.floor(ageMs / 3_600_000), 'hora', 'horas') : many(Math.floor(ageMs / DIA_MS), 'dia', 'dias')} (${dia(changedAt)}), mais tempo que duplicateWindow: pode ser um arquivo antigo posto de novo, por isso nada dele é pago; se ele for devido agora, salve-o de novo e ponha-o na entrada`,
   heldJournaled: ({ orderId, file, line, at, state, retry, hintFlags }) =>
     `o ID de pagamento ${orderId} já está no diário, vindo de ${file}, linha ${line}, ${dia(at)} (agora ${ESTADOS[state]}): não é enviado de novo${retry ? `; para enviar esse pagamento de novo de propósito, execute: payouts retry ${orderId}${hintFlags}` : ''}. Se for outro pagamento, dê a ele um ID de pagamento próprio`,
   heldDuplicate: ({ file, line, at, state, transactionId, newFile, hintFlags }) =>
-    `possível duplicata: o mesmo documento e valor de ${file}, linha ${line}, registrado no diário ${dia(at)} (agora ${ESTADOS[state]}${transacao(transactionId)}); não enviado. Se for um pagamento novo, execute: payouts approve "${newFile}" --new-batch${hintFlags}`,
+    `possível duplicata: o mesmo documento e valor de ${file}, linha ${line}, registrado no diário ${dia(at)} (agora ${ESTADOS[state]}${transacao(transactionId)}); não enviado. Se for mesmo um pagamento novo: payouts approve "${newFile}" --new-batch${hintFlags} o lista, e só o paga de novo quando receber também a opção --repeats e a contagem dessas linhas que ele lista`,
   heldCovered: ({ file, line, at, state, transactionId }) =>
     `já ${state === 'paid' ? 'pago' : 'enviado'} por ${file}, linha ${line}, ${dia(at)}${transacao(transactionId)}: não é enviado de novo`,
   heldChangesPaid: ({ file, line, state, paidCents, cents }) =>
     `muda uma linha que ${file} já ${state === 'paid' ? 'pagou' : 'enviou'} (linha ${line}, o mesmo documento, ${formatCents(paidCents)} lá, ${formatCents(cents)} aqui): não é enviada como pagamento novo; pague a diferença num arquivo próprio`,
+  heldChangesPayee: ({
+    file,
+    line,
+    at,
+    state,
+    transactionId,
+    cents,
+    paidKey,
+    paidName,
+    key,
+    name,
+    newFile,
+    hintFlags,
+  }) =>
+    `muda a chave Pix ou o nome de ${file}, linha ${line}: ${formatCents(cents)} ${state === 'paid' ? 'foram pagos' : 'foram enviados'} à chave Pix ${paidKey} (${paidName}) ${dia(at)}${transacao(transactionId)}; esta linha traz ${key} (${name}). Não está paga aqui e não é enviada: se o dinheiro foi para a pessoa errada, peça a quem recebeu que o devolva pelo banco e depois pague a chave certa: payouts approve "${newFile}" --new-batch${hintFlags} lista esta linha como repetição daquele pagamento e só a paga quando você der também a opção --repeats com a contagem listada`,
   heldFailedBefore: ({ file, line, orderId, transactionId, state, hintFlags }) =>
     `repete ${file}, linha ${line} (ID de pagamento ${orderId}${transacao(transactionId)}), que ${state === 'rejected' ? 'o gateway recusou' : `terminou ${ESTADOS[state]} no gateway`}: um pagamento que falhou não é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry ${orderId}${hintFlags}`,
+  heldForCopy: ({ file, batchId, at, earlierBatchId, hintFlags }) =>
+    `não é enviada enquanto um arquivo posterior de mesmo nome, ${file} (lote ${batchId}, ${dia(at)}), espera uma pessoa, mesmo que o saldo a cubra: se ele corrige este arquivo, execute: payouts approve "${file}" --corrects ${earlierBatchId}${hintFlags} (só as linhas dele são pagas); se for uma folha nova, execute: payouts approve "${file}" --new-batch${hintFlags} (os dois são pagos)`,
   heldIdentical: ({ line, file, hintFlags }) =>
     `idêntica à linha ${line} deste arquivo (o mesmo nome, documento, chave Pix e valor): não é enviada até que uma pessoa confirme que as duas são devidas: payouts approve "${file}" --identical${hintFlags}`,
-  heldSameName: ({ file, batchId, at, newFile, hintFlags }) =>
-    `retida com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas, então pode ser aquele arquivo de novo ou a próxima folha; se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags}`,
+  heldSameName: ({ file, batchId, at, newFile, hintFlags, repeats = [], moreRepeats = 0 }) =>
+    `retida com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas${quaisRepetem(repeats, moreRepeats)}, então pode ser aquele arquivo de novo ou a próxima folha; se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags}`,
   // Um problema de arquivo que o diário guardou só em inglês.
   english: ({ text }) => text,
   rowsRepeatInFile: ({ rows, cents, example }, say) =>
     `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} exatamente uma linha anterior do mesmo arquivo (${formatCents(cents)}), retida para uma pessoa decidir: ${say(example)}`,
   rowsChangePaid: ({ rows, example }, say) =>
     `${rows === 1 ? '1 linha muda' : `${rows} linhas mudam`} um pagamento que o arquivo corrigido já fez, retida para uma pessoa decidir: ${say(example)}`,
+  copyFreezes: ({ file, batchId, rows, cents, newFile, hintFlags }) =>
+    `enquanto ele espera, nada de ${file} (lote ${batchId}: ${rows === 1 ? '1 linha' : `${rows} linhas`}, ${formatCents(cents)}) é enviado, mesmo que o saldo o cubra: se este arquivo o corrige, execute: payouts approve "${newFile}" --corrects ${batchId}${hintFlags} (só as linhas deste arquivo são pagas); se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags} (os dois são pagos)`,
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
     `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} sem mudança um pagamento que falhou no gateway (${formatCents(cents)}): um pagamento que falhou nunca é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry "${file}"${hintFlags} (por exemplo: ${say(example)})`,
-  rowsRepeatOtherFile: ({ rows, cents, example }, say) =>
-    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} o documento e o valor de um pagamento de outro arquivo (${formatCents(cents)}), por exemplo: ${say(example)}`,
+  rowsRepeatOtherFile: ({ rows, cents }) =>
+    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} o documento e o valor de um pagamento de outro arquivo (${formatCents(cents)}): não ${rows === 1 ? 'é enviada' : 'são enviadas'} até uma pessoa responder; cada resposta paga:`,
+  namedAsEarlier: ({ file, batchId, at, repeats = [], moreRepeats = 0 }) =>
+    `retido com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas${quaisRepetem(repeats, moreRepeats)}; só uma pessoa pode dizer o que ele é, e cada resposta paga:`,
+  readingCorrects: ({ file, batchId, pays, hintFlags }) =>
+    `o mesmo arquivo, corrigido (linhas acrescentadas ou corrigidas): payouts approve "${file}" --corrects ${batchId}${hintFlags} paga ${pays.rows === 1 ? '1 linha' : `${pays.rows} linhas`} (${pagos(pays)}); o que o lote ${batchId} pagou não é pago de novo`,
+  readingNewBatch: ({ file, pays, repeating, hintFlags }) => {
+    const comando = `payouts approve "${file}" --new-batch${hintFlags}`;
+    const umaSo = repeating.rows === 1;
+    const repetidas = umaSo ? 'a linha que repete' : `as ${repeating.rows} linhas que repetem`;
+    const deNovo = umaSo
+      ? 'é paga de novo só quando você der também a opção --repeats com o número 1, depois de conferir que ela é devida duas vezes'
+      : `são pagas de novo só quando você der também a opção --repeats com a contagem delas, ${repeating.rows}, depois de conferir que cada uma é devida duas vezes`;
+    if (pays.rows === 0) {
+      return `pagamentos novos mesmo assim: ${comando} lista ${repetidas} um pagamento já feito ou em andamento (${pagos(repeating)}); ${umaSo ? 'ela' : 'elas'} ${deNovo}`;
+    }
+    const novas = `uma folha nova: ${comando} paga ${pays.rows === 1 ? 'a linha que não repete' : `as ${pays.rows} linhas que não repetem`} nada (${pagos(pays)})`;
+    return repeating.rows === 0
+      ? novas
+      : `${novas}; ${repetidas} um pagamento já feito ou em andamento (${pagos(repeating)}) ${deNovo}`;
+  },
   orderIdsJournaled: ({ rows, example }, say) =>
     rows === 1
       ? `1 linha tem um ID de pagamento já registrado por outro arquivo: não enviada (${say(example)})`
@@ -303,10 +379,14 @@ const said: SaidTexts = {
     `nada dele é enviado até uma pessoa movê-lo para approved/ ou executar: payouts approve "${file}"${hintFlags} (o .report.txt dele diz o que seria enviado)`,
   cutShort: ({ file }) =>
     `uma execução parou enquanto lia ${file}, e o arquivo não está mais em processing/: nenhuma linha dele é enviada até o mesmo arquivo ser posto na entrada de novo`,
+  fileNotInProcessing: ({ file }) =>
+    `${file} não está mais em processing/: as linhas dele continuam sendo enviadas e acompanhadas, e o resultado é gravado em results/`,
   takenOnceRenamed: () => 'ele é recebido quando for renomeado para o nome final',
   hiddenPayoutFile: () =>
     'nenhuma linha dele é paga: renomeie-o sem o ponto inicial para que seja pago, ou remova-o',
   notARegularFile: () => 'ponha na entrada o próprio arquivo de pagamentos',
+  clockBehindJournal: ({ nowMs, latestMs, timeZone }) =>
+    `o relógio deste computador marca ${instante(nowMs, timeZone)} (${timeZone}), antes de ${instante(latestMs, timeZone)}, o horário mais recente do diário: nada foi feito. As regras de quem é pago comparam esses horários, e um relógio que voltou poderia pagar um arquivo de novo. Acerte o relógio do servidor (ative a sincronização por NTP, por exemplo timedatectl set-ntp true) e execute de novo`,
   releaseTurnedDown: () =>
     'ele foi recusado (payouts reject); para enviá-lo mesmo assim, ponha-o na entrada para ser conferido de novo',
   releaseAlreadyReleased: () => 'estes bytes já foram liberados: nada é enviado duas vezes',
@@ -353,6 +433,7 @@ export const ptBR: Catalog = {
       resumed: 'retomado',
       held: 'retido: nada enviado',
       retried: 'reenviado de propósito (payouts retry)',
+      'waiting-retry': 'linhas aguardam payouts retry: um pagamento que elas repetem não pagou',
       'awaiting-approval': 'aguardando aprovação em awaiting-approval/',
       'cut-short': 'leitura interrompida',
       unusable: 'não pode ser usado',
@@ -376,7 +457,8 @@ export const ptBR: Catalog = {
   fileSummary: ({ file, outcome, totals, total }) =>
     `${file}: ${outcome}; ${totals}; total das linhas válidas ${total}`,
   resultAt: ({ path }) => `resultado: ${path}`,
-  atLineColumn: ({ line, column, message }) => `linha ${line}, coluna ${column}: ${message}`,
+  atLineColumn: ({ line, column, message }) =>
+    `linha ${line}${column === null ? '' : `, coluna ${column}`}: ${message}`,
   invalidRowsTitle:
     'Linhas inválidas (corrija-as e envie o arquivo de novo; as linhas válidas não esperam por elas):',
   warningsTitle: 'Avisos (a linha é válida; confira se foi lida como queria):',
@@ -403,6 +485,24 @@ export const ptBR: Catalog = {
   columnsNotUsed: ({ headings }) =>
     `colunas não usadas: ${headings.map((heading) => `"${heading}"`).join(', ')}`,
   reportAt: ({ path }) => `Relatório: ${path}`,
+  release: {
+    repeatsTitle: ({ count }) =>
+      `${count === 1 ? '1 linha retida repete' : `${count} linhas retidas repetem`} um pagamento já feito ou em andamento (o mesmo documento e valor):`,
+    repeat: ({ line, name, amount, file, fileLine, at, state }) =>
+      `linha ${line}: ${name}, ${amount}: repete ${file}, linha ${fileLine}, registrada no diário ${momento(at)} (agora ${state})`,
+    released: ({ file, batchId, count, amount, by }) =>
+      `${file} (lote ${batchId}): ${count === 1 ? '1 pagamento' : `${count} pagamentos`}, ${amount}, ${count === 1 ? 'liberado' : 'liberados'} por ${by} como pagamentos novos; a próxima execução os envia.`,
+    repeatsStayHeld: ({ count }) =>
+      `${count === 1 ? 'Essa linha continua retida' : `Essas ${count} linhas continuam retidas`}. Se ${count === 1 ? 'ela é devida' : 'cada uma é devida'} de novo, diga isso: o mesmo comando com a opção --repeats e a contagem delas, ${count}.`,
+    repeatsReleased: ({ count }) =>
+      `${count === 1 ? 'Essa linha também foi liberada' : `Essas ${count} linhas também foram liberadas`}, como você disse (--repeats ${count}): ${count === 1 ? 'é paga' : 'são pagas'} de novo.`,
+    rowsNotHeld: ({ notHeld }) =>
+      `payouts approve: ${notHeld.length === 1 ? `a linha ${notHeld[0]} não está retida` : `as linhas ${notHeld.join(', ')} não estão retidas`} como possível duplicata nem pelo nome do arquivo: nada foi liberado; o resumo da execução lista as linhas retidas`,
+    alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>
+      `payouts ${verb}: ${file} (lote ${batchId}) foi aprovado por ${by} ${momento(at)}: ${totals}; nada mudou`,
+    repeatsDiffer: ({ given, count }) =>
+      `payouts approve: --repeats ${given} não é a contagem de linhas retidas que repetem um pagamento (${count}, listadas acima): nada foi liberado; confira-as e dê a contagem delas`,
+  },
   approval: {
     sandbox: 'SANDBOX: nenhum dinheiro real se move: este arquivo passou pelo sandbox embutido',
     waiting: ({ file, batchId }) =>

@@ -17,6 +17,16 @@ export interface BytePosition {
   byte?: string;
 }
 
+/**
+ * Rows a reading of a held file pays or leaves held: how many, their sum, and the first
+ * few by name and amount.
+ */
+export interface Payees {
+  rows: number;
+  cents: number;
+  first: { name: string; cents: number }[];
+}
+
 /** What a cell, a row or a file is told: one of these, rendered by a catalog. */
 export type Said =
   // Any cell.
@@ -26,7 +36,10 @@ export type Said =
   | { code: 'moreValuesThanColumns'; values: number; columns: number }
   | { code: 'valueUnderBlankHeading' }
   | { code: 'controlCharacter' }
+  // Invalid lines of journals written before every mistake was said still hold it.
   | { code: 'alsoWrong'; first: Said; columns: string[] }
+  // A column null: the file has none for it, and its message names what is missing.
+  | { code: 'moreMistakes'; first: Said; more: { column: string | null; message: Said }[] }
   | { code: 'totalLine' }
   | { code: 'identicalRows'; line: number }
   // orderId, name, contacts.
@@ -67,6 +80,7 @@ export type Said =
   | { code: 'cpfOrCnpjWithoutZeros'; digits: string }
   | { code: 'cpfRestored'; digits: string; restored: string; maybeCnpj: boolean }
   | { code: 'cpfCheckDigits'; text: string; hint?: 'checkPerson' | 'maybeCnpj' }
+  | { code: 'cpfWithSlash'; text: string; written: string }
   // Pix keys.
   | { code: 'keyTypeUnknown'; text: string }
   | { code: 'keyNotRowDocument'; type: DocumentKind; key: string; document: string }
@@ -124,6 +138,7 @@ export type Said =
     }
   | { code: 'overFileLimit'; cents: number; limitCents: number }
   | { code: 'fileChanged' }
+  | { code: 'fileOld'; changedAt: number; ageMs: number }
   // A row held by the rules on who is paid, and why: the journal keeps these beside the
   // English. `at` is when the payout it names was journaled (ms; null if not kept).
   | {
@@ -163,12 +178,35 @@ export type Said =
       cents: number;
     }
   | {
+      code: 'heldChangesPayee';
+      file: string;
+      line: number;
+      at: number;
+      state: RowState;
+      transactionId: number | null;
+      cents: number;
+      paidKey: string;
+      paidName: string;
+      key: string;
+      name: string;
+      newFile: string;
+      hintFlags: string;
+    }
+  | {
       code: 'heldFailedBefore';
       file: string;
       line: number;
       orderId: string;
       transactionId: number | null;
       state: RowState;
+      hintFlags: string;
+    }
+  | {
+      code: 'heldForCopy';
+      file: string;
+      batchId: number;
+      at: number;
+      earlierBatchId: number;
       hintFlags: string;
     }
   | { code: 'heldIdentical'; line: number; file: string; hintFlags: string }
@@ -179,11 +217,23 @@ export type Said =
       at: number;
       newFile: string;
       hintFlags: string;
+      /** Its first rows that repeat a row of that file, and how many more; absent in rows held before they were kept. */
+      repeats?: { line: number; earlierLine: number }[];
+      moreRepeats?: number;
     }
   // A file in a run's summary: why its rows wait for a person, with one row's reason.
   | { code: 'english'; text: string }
   | { code: 'rowsRepeatInFile'; rows: number; cents: number; example: Said }
   | { code: 'rowsChangePaid'; rows: number; example: Said }
+  | {
+      code: 'copyFreezes';
+      file: string;
+      batchId: number;
+      rows: number;
+      cents: number;
+      newFile: string;
+      hintFlags: string;
+    }
   | {
       code: 'rowsRepeatFailed';
       rows: number;
@@ -192,7 +242,18 @@ export type Said =
       hintFlags: string;
       example: Said;
     }
-  | { code: 'rowsRepeatOtherFile'; rows: number; cents: number; example: Said }
+  | { code: 'rowsRepeatOtherFile'; rows: number; cents: number }
+  | {
+      code: 'namedAsEarlier';
+      file: string;
+      batchId: number;
+      at: number;
+      repeats?: { line: number; earlierLine: number }[];
+      moreRepeats?: number;
+    }
+  // What each answer a person may give to a held file pays (`file` as the accountant named it).
+  | { code: 'readingCorrects'; file: string; batchId: number; pays: Payees; hintFlags: string }
+  | { code: 'readingNewBatch'; file: string; pays: Payees; repeating: Payees; hintFlags: string }
   | { code: 'orderIdsJournaled'; rows: number; example: Said }
   | { code: 'pendingTooLong'; rows: number; age: string; orderId: string; hintFlags: string }
   | { code: 'resultNotWritten'; path: string; why: string }
@@ -212,12 +273,15 @@ export type Said =
   | { code: 'processingFull' }
   | { code: 'awaitingApproval'; file: string; hintFlags: string }
   | { code: 'cutShort'; file: string }
+  | { code: 'fileNotInProcessing'; file: string }
   | { code: 'takenOnceRenamed' }
   | { code: 'hiddenPayoutFile' }
   | { code: 'notARegularFile' }
   | { code: 'releaseTurnedDown' }
   | { code: 'releaseAlreadyReleased' }
-  | { code: 'releaseUnknownBytes' };
+  | { code: 'releaseUnknownBytes' }
+  // A command that would write the journal.
+  | { code: 'clockBehindJournal'; nowMs: number; latestMs: number; timeZone: string };
 
 export type SaidCode = Said['code'];
 

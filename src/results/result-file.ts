@@ -113,10 +113,13 @@ export function resultRecord(
     line: String(entry.line),
     orderId: entry.orderId ?? '',
     name: request?.person.name ?? entry.name ?? '',
-    pixKeyType: keyType ?? '',
+    // A line that is no payout shows the document and key its row had, as written.
+    pixKeyType: keyType ?? entry.pixKeyType ?? '',
     pixKey:
-      request && keyType && excel ? shownPixKey(keyType, request.pixKey) : (request?.pixKey ?? ''),
-    cpfCnpj: shown(request?.cpfCnpj ?? ''),
+      request && keyType && excel
+        ? shownPixKey(keyType, request.pixKey)
+        : (request?.pixKey ?? entry.pixKey ?? ''),
+    cpfCnpj: shown(request?.cpfCnpj ?? entry.cpfCnpj ?? ''),
     value: valueCents === null ? (entry.valueWritten ?? '') : amountIn(valueCents, dialect),
     status,
     transactionId: payout?.transactionId?.toString() ?? '',

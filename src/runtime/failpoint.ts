@@ -1,9 +1,12 @@
 /**
  * Crash points, for the crash tests: with `PAYOUTS_FAILPOINT=name` (or `name:n`) the
  * process kills itself with SIGKILL the first (or n-th) time it reaches the point `name`,
- * so a test can crash a real run at an exact step rather than at a lucky moment. Without
- * the variable, reaching a point does nothing.
+ * so a test can crash a real run at an exact step rather than at a lucky moment. With
+ * `name:n:stop` it freezes there instead (SIGSTOP, as a VM pause would), after saying so
+ * on stderr, until the test sends SIGCONT. Without the variable, reaching a point does
+ * nothing.
  */
+import { writeSync } from 'node:fs';
 
 export const FAILPOINT_VARIABLE = 'PAYOUTS_FAILPOINT';
 
@@ -18,11 +21,16 @@ export type Failpoint =
   /** An unknown row just marked `sending` again for a re-send; the request has not left. */
   | 'after-resend-commit';
 
-const [armedName, armedCount] = (process.env[FAILPOINT_VARIABLE] ?? '').split(':');
+const [armedName, armedCount, armedAction] = (process.env[FAILPOINT_VARIABLE] ?? '').split(':');
 let reached = 0;
 
 export function failpoint(name: Failpoint): void {
   if (name !== armedName) return;
   reached++;
-  if (reached >= Number(armedCount ?? 1)) process.kill(process.pid, 'SIGKILL');
+  if (reached !== Number(armedCount ?? 1)) return;
+  if (armedAction === 'stop') {
+    // Written at once: the test waits for this line before it takes the rows over.
+    writeSync(2, `failpoint ${name}: stopped (SIGSTOP)\n`);
+    process.kill(process.pid, 'SIGSTOP');
+  } else process.kill(process.pid, 'SIGKILL');
 }

@@ -123,7 +123,7 @@ describe('what a pass does with a file', () => {
 describe('the batches a pass names from the journal alone', () => {
   const none: BatchFacts = {
     awaitingApproval: [],
-    retried: [],
+    open: [],
     admitting: [],
     handled: new Set(),
     hintFlags: '',
@@ -153,12 +153,14 @@ describe('the batches a pass names from the journal alone', () => {
     expect(listed.every((batch) => batch.fileNeedsAPerson)).toBe(true);
   });
 
-  it('names a retried batch once, as reopened, unless its file was handled', () => {
+  it('names every open batch whose file was not handled, retried or with its file elsewhere', () => {
+    const totals: Said = { code: 'totalLineUnreadable', line: 9, text: 'Total: R$ 1,00' };
     const listed = planListedBatches({
       ...none,
-      retried: [
-        { id: 3, fileName: 'folha.csv' },
-        { id: 4, fileName: 'bonus.csv' },
+      open: [
+        { id: 3, fileName: 'folha.csv', retried: true, waitingRetry: false, problems: [] },
+        { id: 4, fileName: 'bonus.csv', retried: false, waitingRetry: false, problems: [] },
+        { id: 7, fileName: 'extra.csv', retried: false, waitingRetry: false, problems: [totals] },
       ],
       handled: new Set([4]),
     });
@@ -170,7 +172,38 @@ describe('the batches a pass names from the journal alone', () => {
         outcome: 'sent again on purpose (payouts retry)',
         problems: [],
         fileNeedsAPerson: false,
-        reopened: true,
+        fileElsewhere: true,
+      },
+      {
+        file: 'extra.csv',
+        batchId: 7,
+        state: 'resumed',
+        outcome: 'resumed from the journal: its file is not in processing/',
+        problems: [totals, { code: 'fileNotInProcessing', file: 'extra.csv' }],
+        fileNeedsAPerson: false,
+        fileElsewhere: true,
+      },
+    ]);
+  });
+
+  it('names a batch whose rows wait for payouts retry once, as reopened, unless its file was handled', () => {
+    const listed = planListedBatches({
+      ...none,
+      open: [
+        { id: 7, fileName: 'folha.csv', retried: false, waitingRetry: true, problems: [] },
+        { id: 8, fileName: 'bonus.csv', retried: false, waitingRetry: true, problems: [] },
+      ],
+      handled: new Set([8]),
+    });
+    expect(listed).toEqual([
+      {
+        file: 'folha.csv',
+        batchId: 7,
+        state: 'waiting-retry',
+        outcome: 'rows wait for payouts retry: a payout they repeat did not pay',
+        problems: [],
+        fileNeedsAPerson: false,
+        fileElsewhere: true,
       },
     ]);
   });
@@ -192,7 +225,7 @@ describe('the batches a pass names from the journal alone', () => {
         outcome: 'reading cut short',
         problems: [{ code: 'cutShort', file: 'folha.csv' }],
         fileNeedsAPerson: true,
-        reopened: false,
+        fileElsewhere: false,
       },
     ]);
   });

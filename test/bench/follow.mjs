@@ -5,12 +5,15 @@
 // each against its own in-process sandbox and journal: run at once, the polls one mode
 // makes together (a batch polled when it settles) would slow the others' in this one
 // process. Each prints one JSON line: the polls, how long following took from the first
-// send to the last payout seen settled, and how long after the last settlement that was.
+// send to the last payout seen settled, and how long after the last settlement that was;
+// and the lookups by orderId asked before the batch's first send (checkFirstSends), with
+// every request of following and checking a payout.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { requestBudget } from '../../dist/engine/budget.js';
 import { sendQueued } from '../../dist/engine/engine.js';
+import { checkFirstSends } from '../../dist/engine/first-send.js';
 import { Doorbell, followPending, nudgeOnPostback } from '../../dist/engine/follow.js';
 import { POLLING, POLLING_WITH_POSTBACKS } from '../../dist/engine/policy.js';
 import { createGatewayPool } from '../../dist/engine/pool.js';
@@ -31,12 +34,14 @@ const pixKey = (mode, i) =>
 
 async function follow(mode) {
   let polls = 0;
+  let lookups = 0;
   const sandbox = await startSandbox({
     token: TOKEN,
     settleDelayMs: SETTLE_MS,
     initialBalanceCents: 1e12,
     onRequest: ({ path }) => {
       if (path.startsWith('/transaction/get/by/id/')) polls++;
+      if (path.startsWith('/transaction/get/by/orderId/')) lookups++;
     },
   });
   const folder = mkdtempSync(join(tmpdir(), `payouts-bench-follow-${mode}-`));
@@ -110,6 +115,8 @@ async function follow(mode) {
       postbackUrl: receiver ? `${receiver.url}/postback/${SECRET}` : undefined,
     };
     const started = Date.now();
+    const check = await checkFirstSends(deps);
+    if (check.kind !== 'clear') throw new Error(`first-send check: ${JSON.stringify(check)}`);
     await sendQueued(deps, options);
     const report = await followPending(deps, {
       ...options,
@@ -131,6 +138,8 @@ async function follow(mode) {
       pollRequests: polls,
       idealPollRequests: PAYOUTS,
       pollsPerPayout: Number((polls / PAYOUTS).toFixed(2)),
+      firstSendLookups: lookups,
+      lookupsPerPayout: Number(((polls + lookups) / PAYOUTS).toFixed(3)),
       // From the first send to the last settlement seen (the floor: just over 30 s, or 60).
       followMs: ended - started,
       // How long after the last settlement at the gateway it was seen.

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder, writeFile } from '../support/files.js';
-import { TOKEN, closedPort } from '../support/gateway.js';
+import { TOKEN, closedPort, startLoopbackServer } from '../support/gateway.js';
 import { sandboxHome } from '../support/home.js';
 
 const PAYROLL =
@@ -55,6 +55,31 @@ describe('payouts doctor', { timeout: 30_000 }, () => {
     expect(stdout + JSON.stringify(report)).not.toContain(TOKEN);
   });
 
+  it('warns, with the settings to add, when rows without contacts would have none; exit 0', async () => {
+    const { env } = sandboxHome(folder(), sandbox.url);
+    const bare = await doctor(env);
+    expect(bare.code, bare.stdout).toBe(0);
+    expect(check(bare.report, 'recipient contacts')).toMatchObject({ ok: true, level: 'warn' });
+    expect(bare.stdout).toMatch(
+      /^WARN {2}recipient contacts: recipientEmail and recipientPhone are not set: .*Nome;CPF;Chave Pix;Valor.* is invalid and not paid, unless its Pix key is one: add PAYOUTS_RECIPIENT_EMAIL=.* and PAYOUTS_RECIPIENT_PHONE=.* to the environment file/m,
+    );
+    expect(bare.stderr).toContain('payouts doctor: every check holds, 1 with a warning');
+    const phoneOnly = await doctor({ ...env, PAYOUTS_RECIPIENT_PHONE: '(11) 3333-4444' });
+    expect(check(phoneOnly.report, 'recipient contacts')?.detail).toMatch(
+      /^recipientEmail is not set: a row with no e-mail in its file .*: add PAYOUTS_RECIPIENT_EMAIL=folha@empresa\.com\.br to/,
+    );
+    const both = await doctor({
+      ...env,
+      PAYOUTS_RECIPIENT_EMAIL: 'folha@empresa.com.br',
+      PAYOUTS_RECIPIENT_PHONE: '(11) 3333-4444',
+    });
+    expect(check(both.report, 'recipient contacts')).toMatchObject({ ok: true, level: 'ok' });
+    expect(both.stdout).toMatch(
+      /^ok {4}recipient contacts: a row without an e-mail or a phone is sent with folha@empresa\.com\.br and \(11\) 3333-4444$/m,
+    );
+    expect(both.stderr).not.toContain('warning');
+  });
+
   it('after a run: the journal is this home own, its schema current; a lost journal is a failed check', async () => {
     const { home, env } = sandboxHome(folder(), sandbox.url, { PAYOUTS_INBOX_SETTLE: '1ms' });
     writeFile(join(home, 'inbox'), 'payroll.csv', PAYROLL);
@@ -69,7 +94,7 @@ describe('payouts doctor', { timeout: 30_000 }, () => {
     expect(lost.code).toBe(1);
     expect(check(lost.report, 'journal')).toMatchObject({ ok: false });
     expect(check(lost.report, 'journal')?.detail).toMatch(/journal .*journal\.db is missing/);
-    expect(lost.stderr).toContain('payouts doctor: 1 of 4 checks failed; nothing was changed');
+    expect(lost.stderr).toContain('payouts doctor: 1 of 5 checks failed; nothing was changed');
     expect(existsSync(join(home, 'journal.db'))).toBe(false);
   });
 
@@ -92,6 +117,24 @@ describe('payouts doctor', { timeout: 30_000 }, () => {
     expect(code).toBe(1);
     expect(check(report, 'gateway reached, token accepted')).toMatchObject({ ok: false });
     expect(check(report, 'gateway reached, token accepted')?.detail).toMatch(said);
+  });
+
+  it('a gateway that never answers: says first what it waits for and how long, then fails the check', async () => {
+    const silent = await startLoopbackServer(() => undefined);
+    try {
+      const { env } = sandboxHome(folder(), silent.url, {
+        PAYOUTS_CONNECT_TIMEOUT: '1s',
+        PAYOUTS_REQUEST_TIMEOUT: '1s',
+      });
+      const { code, stdout, stderr } = await runCli(['doctor'], { env });
+      expect(code).toBe(1);
+      expect(stderr).toMatch(
+        /^payouts doctor: reading the balance at "http:\/\/127\.0\.0\.1:\d+", to check the address and the token; waiting up to 2s \(connectTimeout \+ requestTimeout\)\n/,
+      );
+      expect(stdout).toMatch(/^FAIL {2}gateway reached, token accepted: /m);
+    } finally {
+      await silent.close();
+    }
   });
 
   it('no gateway, or the sandbox on purpose: not ready to pay', async () => {

@@ -89,10 +89,10 @@ describe('endingOf', () => {
       'payouts: /h/postback.secret does not hold a postback secret',
     ],
     [
-      'a command line that cannot be taken (commander said it)',
+      'a command line that cannot be taken, found by commander: one line',
       new CommanderError(1, 'commander.unknownOption', "error: unknown option '--x'"),
       64,
-      '',
+      "payouts: unknown option '--x' (see payouts --help)",
     ],
     [
       'a command line that cannot be taken, found by the command',

@@ -14,22 +14,26 @@ const VERSION = (
 ).version;
 
 describe('the command line', () => {
-  it('--version prints the version, exit 0', async () => {
-    const result = await runCli(['--version']);
+  it.each([['--version'], ['-v']])('%s prints the version, exit 0', async (flag) => {
+    const result = await runCli([flag]);
     expect([result.code, result.stdout.trim()]).toEqual([0, VERSION]);
   });
 
   it.each([
-    [['rn'], /^error: unknown command 'rn'\n\(Did you mean run\?\)\n\(see payouts --help\)\n$/],
+    [['rn'], /^payouts: unknown command 'rn'; did you mean run\? \(see payouts --help\)\n$/],
     [
       ['run', '--dry-rn'],
-      /^error: unknown option '--dry-rn'\n\(Did you mean --dry-run\?\)\n\(see payouts run --help\)\n$/,
+      /^payouts run: unknown option '--dry-rn'; did you mean --dry-run\? \(see payouts run --help\)\n$/,
     ],
-    [['validate'], /^error: missing required argument 'file'\n\(see payouts validate --help\)\n$/],
+    [
+      ['validate'],
+      /^payouts validate: missing required argument 'file' \(see payouts validate --help\)\n$/,
+    ],
     [
       ['approve', 'folha.csv', '--by'],
-      /^error: option '--by <name>' argument missing\n\(see payouts approve --help\)\n$/,
+      /^payouts approve: option '--by <name>' argument missing \(see payouts approve --help\)\n$/,
     ],
+    [['--bogus', 'run'], /^payouts run: unknown option '--bogus' \(see payouts run --help\)\n$/],
     [
       [],
       /^payouts: say which command, e.g\. payouts validate FILE or payouts run \(see payouts --help\)\n$/,

@@ -56,16 +56,18 @@ describe('payouts validate', () => {
     expect(bare.code).toBe(2);
     const bareReport = JSON.parse(bare.stdout) as {
       valid: number;
-      errors: { line: number; column: string; message: string }[];
+      errors: { line: number; column: string | null; message: string }[];
     };
     expect(bareReport.valid).toBe(0);
+    // No column of the file is to blame: the message names what is missing.
     expect(bareReport.errors.map((error) => [error.line, error.column])).toEqual([
-      [2, 'phone'],
-      [3, 'email'],
-      [4, 'email'],
+      [2, null],
+      [3, null],
+      [4, null],
     ]);
-    expect(bareReport.errors[2]?.message).toContain(
-      'the file has no e-mail column, the Pix key is not an e-mail, and recipientEmail is not set',
+    expect(bareReport.errors[0]?.message).toMatch(/^the file has no phone column/);
+    expect(bareReport.errors[2]?.message).toBe(
+      'the file has no e-mail column (the gateway requires one, and the Pix key is not an e-mail); the company can set a default e-mail: recipientEmail | the file has no phone column (the gateway requires one, and the Pix key is not a phone); the company can set a default phone: recipientPhone',
     );
 
     const env = {
@@ -162,6 +164,10 @@ describe('payouts validate', () => {
       column: 'CPF',
       code: 'cpfCheckDigits',
       message: expect.stringContaining('not a valid CPF'),
+      mistakes: [
+        { column: 'CPF', code: 'cpfCheckDigits', message: expect.stringContaining('not a valid') },
+        { column: 'Chave Pix', code: 'keyDocument', message: expect.stringContaining('CPF key') },
+      ],
     });
 
     // In the results' dialect (excel by default): a Brazilian Excel opens it in columns,
@@ -201,13 +207,13 @@ describe('payouts validate', () => {
       'excel',
       '\ufeffline;status;orderId;name;cpfCnpj;pixKeyType;pixKey;value;amountAsWritten;column;message\r\n',
       'ref-003;Isabela Rocha;012.345.678-90;EMAIL;isabela.rocha@example.com;2100,00;2.100,00;',
-      '3;invalid;ref-002;Heitor Batista;321.654.987-90;CPF;321.654.987-90;980,00;980,00;CPF;',
+      '3;invalid;ref-002;Heitor Batista;321.654.987-90;CPF;321.654.987-90;980,00;980,00;CPF, Chave Pix;',
     ],
     [
       'rfc4180',
       'line,status,orderId,name,cpfCnpj,pixKeyType,pixKey,value,amountAsWritten,column,message\r\n',
       'ref-003,Isabela Rocha,01234567890,EMAIL,isabela.rocha@example.com,2100.00,"2.100,00",',
-      '3,invalid,ref-002,Heitor Batista,321.654.987-90,CPF,321.654.987-90,980.00,"980,00",CPF,',
+      '3,invalid,ref-002,Heitor Batista,321.654.987-90,CPF,321.654.987-90,980.00,"980,00","CPF, Chave Pix",',
     ],
   ])(
     '--report in the %s dialect: amounts in reais with its decimal mark, documents as it writes them',
@@ -249,32 +255,103 @@ describe('payouts validate', () => {
       invalid: 4,
       total: 1000 + 123_456,
     });
+    // Each of these rows has one mistake, its whole message.
+    const one = ({
+      line,
+      ...mistake
+    }: {
+      line: number;
+      column: string;
+      code: string;
+      message: string;
+    }) => ({
+      line,
+      ...mistake,
+      mistakes: [mistake],
+    });
     expect(json.errors).toEqual([
-      {
+      one({
         line: 3,
         column: 'Valor',
         code: 'misplacedSpace',
         message: expect.stringMatching(/^"9 99" has a space that does not separate thousands/),
-      },
-      {
+      }),
+      one({
         line: 4,
         column: 'Valor',
         code: 'amountNegative',
         message: expect.stringMatching(/^R\$ \(1\.234,56\) is negative \(R\$ -1\.234,56\)/),
-      },
-      {
+      }),
+      one({
         line: 5,
         column: 'CPF/CNPJ',
         code: 'cpfCheckDigits',
         message: expect.stringMatching(/^505\.596\.314-60 is not a valid CPF/),
-      },
-      {
+      }),
+      one({
         line: 6,
         column: 'Chave Pix',
         code: 'keyEmail',
         message: expect.stringMatching(/^is an EMAIL key, but "joão@example\.com" has "ã"/),
+      }),
+    ]);
+  });
+
+  it('says every mistake of a row, in the summary, --json and --report, one line a row, in both languages', async () => {
+    const path = writeFile(
+      folder(),
+      'folha.csv',
+      [
+        'Nome;E-mail;Celular;CPF;Chave Pix;Valor',
+        'Bia;bia@example.com;98765;111.444.777-35;bia@example.com;9 99',
+      ].join('\n') + '\n',
+    );
+    const reportPath = join(folder(), 'report.csv');
+    const text = await runCli(['validate', path, '--report', reportPath]);
+    expect(text.code).toBe(2);
+    expect(text.stdout).toContain(
+      'line 2, column "Celular": "98765" is not a phone number with area code (like (11) 98765-4321 or +55 11 98765-4321) | Valor: "9 99" has a space that does not separate thousands',
+    );
+    const report = parse(readFileSync(reportPath), { columns: true, bom: true, delimiter: ';' });
+    expect(report).toHaveLength(1);
+    expect(report[0]).toMatchObject({
+      column: 'Celular, Valor',
+      message: expect.stringMatching(/^"98765" is not a phone .* \| Valor: "9 99" has a space/),
+    });
+
+    const json = JSON.parse((await runCli(['validate', path, '--json'])).stdout);
+    expect(json.errors).toEqual([
+      {
+        line: 2,
+        column: 'Celular',
+        code: 'phoneInvalid',
+        message: expect.stringMatching(/^"98765" is not a phone .* \| Valor: "9 99" has a space/),
+        mistakes: [
+          {
+            column: 'Celular',
+            code: 'phoneInvalid',
+            message: expect.stringMatching(/^"98765" is not a phone number/),
+          },
+          {
+            column: 'Valor',
+            code: 'misplacedSpace',
+            message: expect.stringMatching(/^"9 99" has a space/),
+          },
+        ],
       },
     ]);
+
+    const pt = await runCli(['validate', path, '--report', reportPath], {
+      env: { PAYOUTS_LANGUAGE: 'pt-BR' },
+    });
+    expect(pt.stdout).toMatch(
+      /linha 2, coluna "Celular": "98765" não é um telefone.* \| Valor: "9 99" tem um espaço/,
+    );
+    const relatorio = parse(readFileSync(reportPath), { columns: true, bom: true, delimiter: ';' });
+    expect(relatorio).toHaveLength(1);
+    expect(Object.values(relatorio[0] as object)).toContainEqual(
+      expect.stringMatching(/^"98765" não é um telefone.* \| Valor: "9 99" tem um espaço/),
+    );
   });
 
   it('exit 1 with the reason when the file cannot be used', async () => {

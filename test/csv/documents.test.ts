@@ -7,6 +7,9 @@ const digits = (n: number) =>
   fc.array(fc.integer({ min: 0, max: 9 }), { minLength: n, maxLength: n }).map((d) => d.join(''));
 const alnum = fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split(''));
 const notAllSame = (s: string) => !/^(.)\1+$/.test(s);
+/** The digit at `at` changed by `shift`: a one-digit typo. */
+const withTypo = (digits: string, at: number, shift: number) =>
+  digits.slice(0, at) + ((Number(digits[at]) + shift) % 10) + digits.slice(at + 1);
 
 describe('CPF and CNPJ check digits', () => {
   it.each([
@@ -42,7 +45,7 @@ describe('CPF and CNPJ check digits', () => {
         (base, at, shift) => {
           const cpf = withCheckDigits(base);
           expect(isValidCpf(cpf)).toBe(true);
-          const changed = cpf.slice(0, at) + ((Number(cpf[at]) + shift) % 10) + cpf.slice(at + 1);
+          const changed = withTypo(cpf, at, shift);
           expect(isValidCpf(changed)).toBe(false);
         },
       ),
@@ -78,6 +81,10 @@ describe('readDocument', () => {
     ['1234567890', { ok: true, kind: 'CPF', value: '01234567890', restoredZeros: 1 }],
     // 12 or 13 digits can only be a CNPJ that lost its zeros.
     ['360305000104', { ok: true, kind: 'CNPJ', value: '00360305000104', restoredZeros: 2 }],
+    // A CPF's 11 digits in groups split by spaces, as a CNPJ's 14 may be.
+    ['529 982 247 25', { ok: true, kind: 'CPF', value: '52998224725', restoredZeros: 0 }],
+    ['656 393 827 24', { ok: true, kind: 'CPF', value: '65639382724', restoredZeros: 0 }],
+    ['529 982 247-25', { ok: true, kind: 'CPF', value: '52998224725', restoredZeros: 0 }],
   ])('%j -> %j', (text, expected) => {
     expect(inEnglish(readDocument(text))).toEqual(expected);
   });
@@ -100,6 +107,13 @@ describe('readDocument', () => {
     ['=1+1', /not a CPF or CNPJ/],
     // Valid both as a CPF and as a CNPJ once the zeros are back: not guessed.
     ['123456797', /could be a CPF or a CNPJ/],
+    // A CNPJ's slash among a valid CPF's digits: said how to write it, not a false typo.
+    [
+      '656.393.827/24',
+      /^656\.393\.827\/24 has the 11 digits of a valid CPF, with a slash a CPF does not have: write it 656\.393\.827-24$/,
+    ],
+    ['656.393.827/25', /is not a valid CPF \(the check digits do not match\)/],
+    ['529 982 247 26', /is not a valid CPF \(the check digits do not match\)/],
   ])('%j is refused: %s', (text, problem) => {
     const reading = inEnglish(readDocument(text));
     expect(reading.ok).toBe(false);
@@ -135,6 +149,8 @@ describe('readDocument, where the column or the key type says which document it 
     ['123456797', 'CNPJ', { ok: true, kind: 'CNPJ', value: '00000123456797', restoredZeros: 5 }],
     ['123456797', 'CPF', { ok: true, kind: 'CPF', value: '00123456797', restoredZeros: 2 }],
     // Full-length documents are what they are, whatever the column says.
+    ['01234567890', 'CNPJ', { ok: true, kind: 'CPF', value: '01234567890', restoredZeros: 0 }],
+    ['529 982 247 25', 'CNPJ', { ok: true, kind: 'CPF', value: '52998224725', restoredZeros: 0 }],
     ['529.982.247-25', 'CNPJ', { ok: true, kind: 'CPF', value: '52998224725', restoredZeros: 0 }],
     [
       '11222333000181',
@@ -150,6 +166,10 @@ describe('readDocument, where the column or the key type says which document it 
     ['505.596.314-60', 'CNPJ', /is not a valid CPF/],
     ['50559631460', 'CPF', /is not a valid CPF/],
     ['1234000153', 'CPF', /not a valid CPF with its leading zeros/],
+    // Written with its leading zero, it did not lose zeros to a spreadsheet: never padded.
+    ['01234567891', 'CNPJ', /^01234567891 is not a valid CPF \(the check digits do not match\)$/],
+    ['0123456789', 'CNPJ', /is not a CPF \(11 digits\) or a CNPJ/],
+    ['0360305000104', 'CNPJ', /is not a CPF \(11 digits\) or a CNPJ/],
   ] as const)('%j as a %s is refused: %s', (text, expected, problem) => {
     const reading = inEnglish(readDocument(text, expected));
     expect(reading).toEqual({ ok: false, problem: expect.stringMatching(problem) });
@@ -201,7 +221,7 @@ describe('a CPF with a one-digit typo is never accepted as another document', ()
         fc.constantFrom(undefined, 'CPF' as const),
         (base, at, shift, expected) => {
           const cpf = withCheckDigits(base);
-          const typo = cpf.slice(0, at) + ((Number(cpf[at]) + shift) % 10) + cpf.slice(at + 1);
+          const typo = withTypo(cpf, at, shift);
           for (const text of writings(typo)) {
             const reading = inEnglish(readDocument(text, expected));
             // Check digits cannot see every typo (remainders 0 and 1 share a digit): such a
@@ -212,6 +232,29 @@ describe('a CPF with a one-digit typo is never accepted as another document', ()
           // Written with CPF punctuation, not even a CNPJ column makes it a CNPJ.
           const punctuated = inEnglish(readDocument(writings(typo)[1] ?? '', 'CNPJ'));
           if (punctuated.ok) expect(punctuated).toMatchObject({ kind: 'CPF', value: typo });
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
+  // A CPF that starts with 0, with a typo elsewhere, still shows its zero: no spreadsheet
+  // dropped it, so even a column headed CNPJ does not pad it into a CNPJ that happens to hold.
+  it('never pads a typo of a CPF written with its leading 0 into a CNPJ', () => {
+    fc.assert(
+      fc.property(
+        digits(8).filter(notAllSame),
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 1, max: 9 }),
+        fc.constantFrom(undefined, 'CPF' as const, 'CNPJ' as const),
+        (rest, at, shift, expected) => {
+          const cpf = withCheckDigits(`0${rest}`);
+          const typo = withTypo(cpf, at, shift);
+          for (const text of writings(typo).slice(0, 2)) {
+            const reading = inEnglish(readDocument(text, expected));
+            if (reading.ok)
+              expect(reading).toEqual({ ok: true, kind: 'CPF', value: typo, restoredZeros: 0 });
+          }
         },
       ),
       { numRuns: 5000 },

@@ -77,6 +77,23 @@ describe('mapHeader', () => {
     },
   );
 
+  // Accounts payable names the payee by its supplier; NF (the invoice) stays unused.
+  it.each([
+    'Fornecedor',
+    'FORNECEDOR',
+    'Razão Social',
+    'Razao Social',
+    'RAZÃO SOCIAL',
+    'razao social',
+  ])("takes a supplier export's %j heading for the name", (heading) => {
+    const reading = inEnglish(mapHeader([heading, 'CNPJ', 'Chave Pix', 'NF', 'Valor']));
+    expect(reading).toMatchObject({
+      ok: true,
+      columns: { name: { index: 0, heading } },
+      ignored: ['NF'],
+    });
+  });
+
   it.each(['orderId', 'Order ID', 'ID do pagamento', 'Id do Pagamento'])(
     'takes an explicit %j heading for orderIds',
     (heading) => {

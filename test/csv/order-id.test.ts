@@ -5,6 +5,7 @@ import {
   batchStem,
   contentFingerprint,
   deriveOrderId,
+  homeTag,
 } from '../../src/csv/order-id.js';
 
 /** One row's content, as the fingerprint reads it. */
@@ -49,6 +50,32 @@ describe('deriveOrderId with a batch number', () => {
     // The first batch of a name keeps the ids earlier versions gave it.
     expect(batchKey('folha', 1)).toBe(batchKey('folha'));
     expect(batchSlug('folha', 1)).toBe('folha');
+  });
+});
+
+describe("the home's tag in derived orderIds", () => {
+  it.each([
+    ['3f9a0c1b-2d4e-4f60-8a7b-9c0d1e2f3a4b', '3f9a0c1b'],
+    ['3F9A0C1B-2D4E-4F60-8A7B-9C0D1E2F3A4B', '3f9a0c1b'],
+    ['00ab-cd12-ef', '00abcd12'],
+  ])('homeTag(%j) is %j', (journalId, tag) => {
+    expect(homeTag(journalId)).toBe(tag);
+  });
+
+  it.each([
+    ['folha', 1, '3f9a0c1b', 'folha-3f9a0c1b'],
+    ['folha', 2, '3f9a0c1b', 'folha-b2-3f9a0c1b'],
+    ['x'.repeat(80), 1, '3f9a0c1b', `${'x'.repeat(29)}-3f9a0c1b`],
+    ['x'.repeat(80), 12, '3f9a0c1b', `${'x'.repeat(25)}-b12-3f9a0c1b`],
+    // A batch journaled before homes had a tag keeps the orderIds it has.
+    ['folha', 2, null, 'folha-b2'],
+  ] as const)('batchSlug(%j, %i, %j) is %j', (stem, batchNumber, home, slug) => {
+    expect(batchSlug(stem, batchNumber, home)).toBe(slug);
+  });
+
+  it('keeps a derived orderId within 55 characters with the tag, as long as before it', () => {
+    const slug = batchSlug('x'.repeat(80), 99, '3f9a0c1b');
+    expect(deriveOrderId(slug, contentFingerprint(batchKey('x'), content), 0)).toHaveLength(55);
   });
 });
 

@@ -177,8 +177,7 @@ describe('readPayoutFile', () => {
       '9:valid',
     ]);
     expect(rows[1]).toMatchObject({
-      column: 'name',
-      message: expect.stringContaining('runs over lines 4–5'),
+      mistakes: [{ column: 'name', message: expect.stringContaining('runs over lines 4–5') }],
     });
     expect(valid(rows).map((p) => p.name)).toEqual(['Souza, Ana', 'Ana Souza']);
     expect(report).toMatchObject({ rows: 4, valid: 2, invalid: 2, blank: 2 });
@@ -273,7 +272,12 @@ describe('readPayoutFile', () => {
     const text = `${HEADER}\n${ROW('p-1')}\n${ROW('p-2', '"Ana')}\n${ROW('p-3')}\n${ROW('p-4', 'Bia"')}\n${ROW('p-5')}\n`;
     const { report, rows } = await readAll(writeFile(folder(), 'swallow.csv', text));
     expect(lines(rows)).toEqual(['2:valid', '3:invalid', '6:valid']);
-    expect(rows[1]).toMatchObject({ message: expect.stringContaining('runs over lines 3–5') });
+    expect(rows[1]).toMatchObject({
+      mistakes: [
+        { column: 'name', message: expect.stringContaining('runs over lines 3–5') },
+        { column: 'name', message: 'is 147 characters long; at most 140' },
+      ],
+    });
     expect(report).toMatchObject({ valid: 2, invalid: 1 });
   });
 
@@ -466,8 +470,7 @@ describe('readPayoutFile', () => {
     // i = 39 repeats p-0 of i = 0, line 2.
     expect(withIdsRead.rows.at(-1)).toMatchObject({
       kind: 'invalid',
-      column: 'orderId',
-      message: expect.stringContaining('line 2'),
+      mistakes: [{ column: 'orderId', message: expect.stringContaining('line 2') }],
     });
   });
 
@@ -595,7 +598,9 @@ describe('hostile files: a clear error or per-row messages, never a crash or a h
     const { report, rows } = await readAll(writeFile(folder(), 'formula.csv', text));
     expect(report).toMatchObject({ valid: 1, invalid: 4, problems: [] });
     expect(
-      rows.filter((r) => r.kind === 'invalid').map((r) => r.kind === 'invalid' && r.column),
+      rows
+        .filter((r) => r.kind === 'invalid')
+        .map((r) => r.kind === 'invalid' && r.mistakes[0]?.column),
     ).toEqual(['name', 'name', 'name', 'name']);
   });
 
@@ -611,8 +616,7 @@ describe('hostile files: a clear error or per-row messages, never a crash or a h
     expect(rows.at(-1)).toMatchObject({
       kind: 'invalid',
       line: 202,
-      column: 'name',
-      message: expect.stringContaining('control character'),
+      mistakes: [{ column: 'name', message: expect.stringContaining('control character') }],
     });
   });
 

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { mapHeader } from '../../src/csv/header.js';
-import { createRowValidator, toCashOutRequest, type RowOutcome } from '../../src/csv/row.js';
+import {
+  createRowValidator,
+  mistakesSaid,
+  toCashOutRequest,
+  type RowOutcome,
+} from '../../src/csv/row.js';
 import { sayInEnglish } from '../../src/messages/say.js';
 import { inEnglish } from '../support/english.js';
 
@@ -28,9 +33,12 @@ function validatorFor(header: string[] = HEADER, maxPayoutCents = 10_000_000) {
   });
 }
 
-function invalid(outcome: RowOutcome): { column: string; message: string } {
+function invalid(outcome: RowOutcome): { column: string | null; message: string } {
   if (outcome.kind !== 'invalid') throw new Error(`expected invalid, got ${outcome.kind}`);
-  return { column: outcome.column, message: sayInEnglish(outcome.message) };
+  return {
+    column: outcome.mistakes[0].column,
+    message: sayInEnglish(mistakesSaid(outcome.mistakes)),
+  };
 }
 
 const withCell = (index: number, value: string) =>
@@ -79,13 +87,34 @@ describe('row validation', () => {
     expect(found.message).toMatch(message);
   });
 
-  it('gives one message per row, naming the other bad columns', () => {
+  it('gives one message per row, saying every mistake with its column', () => {
     const found = invalid(validatorFor().check(['p-1', '', 'x', '1', '1', 'CPF', '1', '0'], 2));
     expect(found).toEqual({
       column: 'name',
-      message:
-        "is empty: the recipient's name is required (also: cpfCnpj, pixKey, email, phone, amount)",
+      message: [
+        "is empty: the recipient's name is required",
+        'cpfCnpj: 1 is not a valid CPF with its leading zeros restored (00000000001): check it',
+        'pixKey: is a CPF key, but 1 is not a valid CPF with its leading zeros restored (00000000001): check it',
+        'email: "x" is not an e-mail address (like name@example.com)',
+        'phone: "1" is not a phone number with area code (like (11) 98765-4321 or +55 11 98765-4321)',
+        'amount: 0 is zero: a payout must be more than zero',
+      ].join(' | '),
     });
+  });
+
+  it('says why the amount is wrong too, not only that it is (issue 32)', () => {
+    const row = withCell(3, '98765').map((cell, i) => (i === 7 ? '9 99' : cell));
+    const outcome = validatorFor().check(row, 2);
+    expect(invalid(outcome)).toEqual({
+      column: 'phone',
+      message: expect.stringMatching(
+        /^"98765" is not a phone number .* \| amount: "9 99" has a space that does not separate thousands/,
+      ),
+    });
+    expect(outcome.kind === 'invalid' && inEnglish(outcome.mistakes)).toEqual([
+      { column: 'phone', message: expect.stringMatching(/^"98765" is not a phone number/) },
+      { column: 'amount', message: expect.stringMatching(/^"9 99" has a space/) },
+    ]);
   });
 
   it("refuses a CPF key that is not the row's own document", () => {
@@ -192,7 +221,9 @@ describe('row validation', () => {
         ),
       ).toMatchObject({
         column: 'cpfCnpj',
-        message: expect.stringMatching(/^505\.596\.314-60 is not a valid CPF.*\(also: pixKey\)$/),
+        message: expect.stringMatching(
+          /^505\.596\.314-60 is not a valid CPF.* \| pixKey: is a CNPJ key, but 505\.596\.314-60 is not a valid CPF/,
+        ),
       });
     });
   });
@@ -271,7 +302,7 @@ describe('row validation', () => {
     expect(invalid(validatorFor(header).check(row, 2))).toEqual({
       column: 'amount',
       message:
-        '"1234,56" looks split by the comma delimiter: put the amount in quotes, or write it as 1234.56 (also: column 7)',
+        '"1234,56" looks split by the comma delimiter: put the amount in quotes, or write it as 1234.56 | column 7: holds a value under a blank heading: a value holding the delimiter must be in quotes',
     });
     const withNotes = [...header.slice(0, 6), 'notes'];
     expect(validatorFor(withNotes).check([...row.slice(0, 6), 'paid in cash'], 2).kind).toBe(
@@ -432,10 +463,11 @@ describe('contacts a payroll export leaves out (Nome, CPF, Chave Pix, Valor)', (
     [
       ana('529.982.247-25'),
       {},
+      // Named in the reader's words, never by a column the file does not have.
       {
-        column: 'email',
+        column: null,
         message:
-          'no e-mail for the recipient, which the gateway requires: the file has no e-mail column, the Pix key is not an e-mail, and recipientEmail is not set (also: phone)',
+          'the file has no e-mail column (the gateway requires one, and the Pix key is not an e-mail); the company can set a default e-mail: recipientEmail | the file has no phone column (the gateway requires one, and the Pix key is not a phone); the company can set a default phone: recipientPhone',
       },
     ],
   ])('%j with %j', (cells, defaults, expected) => {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import {
   closeSync,
+  cpSync,
   existsSync,
   openSync,
   readdirSync,
@@ -106,6 +107,18 @@ describe(
       return result;
     };
 
+    /** `run --recover` adopts what the gateway has: `paid` payouts there, each once. */
+    const expectRecovered = async (paid: number) => {
+      const recovered = await runCli(['run', '--recover', '--follow-timeout', '20s'], { env });
+      expect(recovered.code, recovered.stderr).toBe(0);
+      expect(recovered.stderr).toContain('recovery');
+      expect(duplicates()).toEqual([]);
+      expect(sandbox.ledger()).toHaveLength(paid);
+      // From then on the recovered journal runs as usual.
+      const after = await runCli(['run'], { env });
+      expect(after.code, after.stderr).toBe(0);
+    };
+
     /** Runs until the failpoint kills it; fails the test if the run ends any other way. */
     const crashAt = async (failpoint: string) => {
       const child = spawn(process.execPath, [BIN, 'run'], {
@@ -140,14 +153,7 @@ describe(
         const status = await runCli(['status'], { env });
         expect(status.stderr).toMatch(what);
 
-        const recovered = await runCli(['run', '--recover', '--follow-timeout', '20s'], { env });
-        expect(recovered.code, recovered.stderr).toBe(0);
-        expect(recovered.stderr).toContain('recovery');
-        expect(duplicates()).toEqual([]);
-        expect(sandbox.ledger()).toHaveLength(20);
-        // From then on the recovered journal runs as usual.
-        const after = await runCli(['run'], { env });
-        expect(after.code, after.stderr).toBe(0);
+        await expectRecovered(20);
       },
     );
 
@@ -229,6 +235,30 @@ describe(
       await runToCompletion();
       expect(duplicates()).toEqual([]);
       expect(sandbox.ledger()).toHaveLength(60);
+    });
+
+    it("the whole home restored from last night's backup (journal and marker): the day's file dropped again is refused; --recover adopts it", async () => {
+      drop('payroll.csv', payrollFile('w', 20));
+      expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
+      // A backup of the home folder takes the journal and its marker together.
+      const backup = join(folder(), 'home-backup');
+      cpSync(home, backup, { recursive: true });
+      drop('fornecedores.csv', payrollFile('s', 30));
+      expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
+      expect(sandbox.ledger()).toHaveLength(50);
+      rmSync(home, { recursive: true });
+      cpSync(backup, home, { recursive: true });
+
+      drop('fornecedores.csv', payrollFile('s', 30));
+      const before = sandbox.ledger().length;
+      const refused = await runCli(['run', '--follow-timeout', '20s'], { env });
+      expect(refused.code, refused.stderr + refused.stdout).toBe(1);
+      expect(refused.stderr).toMatch(/the gateway already has payout s-\d+/);
+      expect(refused.stderr).toContain('nothing was sent');
+      expect(refused.stderr).toContain('payouts run --recover');
+      expect(sandbox.ledger()).toHaveLength(before);
+
+      await expectRecovered(50);
     });
 
     it('a new home starts with no extra step, and is not in recovery', async () => {

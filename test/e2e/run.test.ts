@@ -207,9 +207,18 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
     );
     expect(sandbox.ledger()).toHaveLength(2);
 
-    const approved = await runCli(['approve', 'folha_final.csv', '--new-batch', '--by', 'Maria'], {
+    // Both rows repeat payouts: listed, and released only once their count is given.
+    const listed = await runCli(['approve', 'folha_final.csv', '--new-batch', '--by', 'Maria'], {
       env,
     });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('2 held rows repeat a payout already made or under way');
+    expect(listed.stdout).toContain('Those 2 rows stay held.');
+    expect(listed.stdout).not.toContain('released by Maria');
+    const approved = await runCli(
+      ['approve', 'folha_final.csv', '--new-batch', '--repeats', '2', '--by', 'Maria'],
+      { env },
+    );
     expect(approved.code, approved.stderr).toBe(0);
     expect(approved.stdout).toContain('2 payouts, R$ 5.500,00, released by Maria as new payments');
     expect((await runCli(['run'], { env })).code).toBe(3);
@@ -231,7 +240,7 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
     }
     const status = await runCli(['status', 'folha_final.csv'], { env });
     expect(status.stdout).toMatch(
-      /released by Maria at \d{4}-\d\d-\d\dT[\d:.]+Z: 2 held rows are new payments/,
+      /released by Maria at \d{4}-\d\d-\d\dT[\d:.]+Z: 2 held rows are new payments; 2 of them repeat payouts, as the person confirmed: line 2 \(Ana Souza/,
     );
     const again = await runCli(['approve', 'folha_final.csv', '--new-batch'], { env });
     expect(again.code).toBe(1);

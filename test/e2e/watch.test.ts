@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
   openSync,
   readFileSync,
@@ -7,6 +8,7 @@ import {
   writeFileSync,
   writeSync,
   closeSync,
+  rmSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -91,6 +93,26 @@ describe(
         db.close();
       }
     };
+
+    it('a home restored whole from a backup: the daemon sends nothing of a file it forgot, and stops with exit 1', async () => {
+      writeFileSync(join(home, 'inbox', 'folha.csv'), payroll('a', 5));
+      expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
+      const backup = join(folder(), 'home-backup');
+      cpSync(home, backup, { recursive: true });
+      writeFileSync(join(home, 'inbox', 'fornecedores.csv'), payroll('f', 10));
+      const first = await runCli(['run', '--follow-timeout', '20s'], { env });
+      expect(first.code, first.stderr).toBe(0);
+      rmSync(home, { recursive: true });
+      cpSync(backup, home, { recursive: true });
+
+      writeFileSync(join(home, 'inbox', 'fornecedores.csv'), payroll('f', 10));
+      const daemon = startDaemon();
+      const [code] = (await once(daemon.child, 'exit')) as [number | null];
+      expect(code, daemon.stderr()).toBe(1);
+      expect(daemon.stderr()).toMatch(/the gateway already has payout f-\d+/);
+      expect(daemon.stderr()).toContain('payouts run --recover');
+      expectEachOnce([...ids('a', 5), ...ids('f', 10)]);
+    });
 
     it('takes files present at start, and a file copied in slowly only once it is whole', async () => {
       writeFileSync(join(home, 'inbox', 'before.csv'), payroll('b', 5));
@@ -203,11 +225,11 @@ describe(
       const beside = await runCli(['run', '--quiet'], { env });
       expect(beside.code).toBe(3);
       expect(beside.stderr).toMatch(
-        /^payouts run: another payouts process \(pid \d+ on .*\) is still working on this home folder: nothing done\. Run again later, or use --wait\.$/m,
+        /^payouts run: another payouts process \(the daemon, payouts watch, pid \d+ on .*\) is still working on this home folder: nothing done\. Run again later, or use --wait\.$/m,
       );
       const waited = await runCli(['run', '--wait', '1s'], { env });
       expect(waited.code).toBe(3);
-      expect(waited.stderr).toContain('waiting for pid');
+      expect(waited.stderr).toContain('waiting for the daemon, payouts watch, pid');
       expect(waited.stderr).toContain(
         'is still working on this home folder after waiting 1s: nothing done. Run again later, or wait longer with --wait.',
       );

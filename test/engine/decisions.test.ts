@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { CashOut, CashOutRequest, Transaction } from '../../src/gateway/contract.js';
 import { GatewayError, type GatewayErrorKind } from '../../src/gateway/errors.js';
-import { decideLookup, decidePoll, decideSend } from '../../src/engine/decisions.js';
+import {
+  decideFirstSendLookup,
+  decideLookup,
+  decidePoll,
+  decideSend,
+} from '../../src/engine/decisions.js';
 
 const request: CashOutRequest = {
   value: 1000,
@@ -76,6 +81,29 @@ const transaction = (overrides: Partial<Transaction> = {}): Transaction => ({
   endToEndId: 'E1',
   processedAt: '2026-11-23T12:00:00.000',
   ...overrides,
+});
+
+describe('decideFirstSendLookup: a payout this journal never sent, asked before its batch is sent', () => {
+  it('found: the journal is behind the gateway', () => {
+    expect(decideFirstSendLookup(transaction())).toEqual({
+      kind: 'found',
+      transactionId: 7,
+      statusRaw: 'paid',
+    });
+  });
+
+  it.each([
+    ['not-found', 'absent', undefined],
+    ['ambiguous', 'unanswered', 'continue'],
+    ['unavailable', 'unanswered', 'continue'],
+    ['rate-limited', 'unanswered', 'pause'],
+    ['auth', 'unanswered', 'stop'],
+    ['wrong-endpoint', 'unanswered', 'stop'],
+  ] as const)('%s: %s, run %s', (kind, answer, signal) => {
+    const lookup = decideFirstSendLookup(error(kind));
+    expect(lookup.kind).toBe(answer);
+    if (lookup.kind === 'unanswered') expect(lookup.signal.kind).toBe(signal);
+  });
 });
 
 describe('decideLookup', () => {

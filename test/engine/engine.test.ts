@@ -15,6 +15,7 @@ import { openJournal, type Journal } from '../../src/journal/journal.js';
 import { Database } from '../../src/journal/sqlite.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { createRandom } from '../../src/sandbox/faults.js';
+import { recordOpenBatch } from '../support/batch.js';
 import { useTempFolder } from '../support/files.js';
 import { TOKEN, cashOutRequest, clientFor, closedPort, ledgerCounts } from '../support/gateway.js';
 
@@ -76,19 +77,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
   });
 
   const admit = async (count: number) => {
-    const batchId = await journal.recordBatch(
-      {
-        fileName: 'payroll.csv',
-        sha256: 'x',
-        state: 'open',
-        rows: count,
-        valid: count,
-        invalid: 0,
-        totalCents: count * 1234,
-        problems: [],
-      },
-      [],
-    );
+    const batchId = await recordOpenBatch(journal, 'payroll.csv', count);
     const ids = Array.from({ length: count }, (_, i) => `p-${String(i).padStart(4, '0')}`);
     await journal.admitPayouts(
       batchId,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   backoffMs,
   batchPollAt,
+  claimFreshEnough,
   learnedPollAgeMs,
   mayResend,
   pollDelayMs,
@@ -35,6 +36,17 @@ describe('mayResend', () => {
     [2, null, 50_000, false],
   ])('%i not-found answers, sent at %j, now %i: %s', (notFound, sentAt, now, allowed) => {
     expect(mayResend(notFound, sentAt, now, 10_000)).toBe(allowed);
+  });
+});
+
+describe('claimFreshEnough', () => {
+  it.each([
+    [1_000, 1_000, true],
+    [1_000, 3_499, true],
+    [1_000, 3_500, false],
+    [1_000, 60_000, false],
+  ])('claimed at %i, its request leaving at %i, a lease of 5 s: %s', (claimedAt, now, fresh) => {
+    expect(claimFreshEnough(claimedAt, now, 5_000)).toBe(fresh);
   });
 });
 

@@ -25,6 +25,19 @@ describe('the home folders', () => {
       expect(modeOf(folders[name]).toString(8), name).toBe('700');
   });
 
+  it('without a shared group, a folder made before the first run is made owner-only too; the home is left as made', () => {
+    const folders = homeFolders(join(folder(), 'home'));
+    mkdirSync(folders.inbox, { recursive: true });
+    chmodSync(folders.home, 0o755);
+    chmodSync(folders.inbox, 0o755);
+    mkdirSync(folders.results, { mode: 0o2770 });
+    chmodSync(folders.results, 0o2770);
+    ensureFolders(folders);
+    expect(modeOf(folders.inbox).toString(8)).toBe('700');
+    expect(modeOf(folders.results).toString(8)).toBe('700');
+    expect(modeOf(folders.home).toString(8)).toBe('755');
+  });
+
   it.each([['by name'], ['by number']])(
     'with a shared group (%s) each folder has the group and its mode; the journal stays owner-only',
     async (how) => {

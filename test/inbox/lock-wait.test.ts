@@ -14,7 +14,7 @@ describe('waiting for the home folder lock', () => {
   it('waits on the clock it is given: a minute of waiting takes no real minute', async () => {
     journal = openJournal(join(folder(), 'journal.db'));
     // Held by a running process of this host (this one, under another name): never stale.
-    const holder = { holder: 'the other run', host: hostname(), pid: process.pid };
+    const holder = { holder: 'the other run', host: hostname(), pid: process.pid, command: 'run' };
     expect(await journal.takeLock('home', holder, 30_000, () => true)).toEqual({ taken: true });
     let now = 1_000_000;
     const slept: number[] = [];
@@ -27,6 +27,7 @@ describe('waiting for the home folder lock', () => {
     };
     const waitedFor: string[] = [];
     const result = await lockHome(journal, {
+      command: 'run',
       waitMs: 60_000,
       signal: new AbortController().signal,
       clock,

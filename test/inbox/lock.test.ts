@@ -11,15 +11,15 @@ describe('the home folder lock in the journal', () => {
   const open = () => (journal = openJournal(join(folder(), 'journal.db'), { now: () => clock }));
   const running = () => true;
   const gone = () => false;
-  const a = { holder: 'a', host: 'h1', pid: 1 };
-  const b = { holder: 'b', host: 'h1', pid: 2 };
+  const a = { holder: 'a', host: 'h1', pid: 1, command: 'run' };
+  const b = { holder: 'b', host: 'h1', pid: 2, command: 'run' };
 
   it('is held by one holder at a time, and says who holds it', async () => {
     open();
     expect(await journal.takeLock('home', a, 30_000, running)).toEqual({ taken: true });
     expect(await journal.takeLock('home', b, 30_000, running)).toMatchObject({
       taken: false,
-      heldBy: { holder: 'a', pid: 1, host: 'h1' },
+      heldBy: { holder: 'a', pid: 1, host: 'h1', command: 'run' },
     });
     await journal.releaseLock('home', 'a');
     expect(await journal.takeLock('home', b, 30_000, running)).toEqual({ taken: true });
@@ -43,7 +43,14 @@ describe('the home folder lock in the journal', () => {
     // A holder on another host is never judged by a pid of ours.
     clock += 30_000;
     expect(
-      (await journal.takeLock('home', { holder: 'c', host: 'h2', pid: 3 }, 30_000, gone)).taken,
+      (
+        await journal.takeLock(
+          'home',
+          { holder: 'c', host: 'h2', pid: 3, command: 'run' },
+          30_000,
+          gone,
+        )
+      ).taken,
     ).toBe(true);
     expect((await journal.takeLock('home', a, 30_000, gone)).taken).toBe(false);
   });

@@ -5,7 +5,7 @@
  * runs and never deduplicates orderIds. The ledger is the truth: every test counts what
  * the gateway really created.
  */
-import { readFileSync, readdirSync, renameSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planRun } from '../../src/engine/dry-run.js';
@@ -15,7 +15,8 @@ import type { FileSummary } from '../../src/app/pass.js';
 import { openJournal } from '../../src/journal/journal.js';
 import { entriesOf } from '../../src/results/result-file.js';
 import { collect } from '../support/collect.js';
-import { clientFor } from '../support/gateway.js';
+import { runCli } from '../support/cli.js';
+import { clientFor, topUp } from '../support/gateway.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
 import { sayInEnglish } from '../../src/messages/say.js';
 
@@ -51,27 +52,7 @@ async function month(
       }
       return counts;
     },
-    async topUp(cents) {
-      const gateway = clientFor(sandbox.url);
-      try {
-        const before = (await gateway.getBalance()).balance;
-        await gateway.createCashIn({
-          payerName: 'Empresa',
-          payerDocument: '11222333000181',
-          payerEmail: 'financeiro@example.com',
-          payerPhone: '+5511987654321',
-          productName: 'aporte',
-          productDescription: 'aporte de saldo',
-          value: cents,
-        });
-        for (let wait = 0; (await gateway.getBalance()).balance < before + cents; wait++) {
-          if (wait > 500) throw new Error('the top-up never reached the balance');
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-      } finally {
-        await gateway.close();
-      }
-    },
+    topUp: (cents) => topUp(sandbox.url, cents),
     paidCents() {
       return sandbox
         .ledger()
@@ -107,14 +88,20 @@ describe('the same rows again', () => {
     expect(held.rows.paid).toBeUndefined();
     expect(m.paidCents()).toBe(550_000);
 
-    // A person says they are new payments after all: sent once each.
+    // New payments alone free nothing: both rows repeat payouts, freed when counted.
     const journal = openJournal(m.folders.journal, { now: m.now });
     try {
-      const released = await releaseHolds(journal, 'folha_final.csv', {
+      const unsaid = await releaseHolds(journal, 'folha_final.csv', {
         newBatch: true,
         by: 'maria',
       });
-      expect(released?.rows).toBe(2);
+      expect(unsaid).toMatchObject({ kind: 'released', rows: 0, repeatsReleased: false });
+      const released = await releaseHolds(journal, 'folha_final.csv', {
+        newBatch: true,
+        by: 'maria',
+        repeats: 2,
+      });
+      expect(released).toMatchObject({ kind: 'released', rows: 2, repeatsReleased: true });
     } finally {
       await journal.close();
     }
@@ -161,6 +148,27 @@ describe('next month', () => {
     expect(paid.exit).toBe(0);
     expect(m.sent().size).toBe(4);
     expect(m.paidCents()).toBe(550_000 + 570_000);
+    noDuplicates(m.sent());
+  });
+
+  it('P: a file last changed 17 months ago is held whole, saying its age; saved again, it is paid once', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    const changed = new Date(m.now() - 517 * DAY);
+    utimesSync(join(m.folders.inbox, 'folha.csv'), changed, changed);
+    const held = await m.run();
+    expect(held.exit).toBe(2);
+    const summary = summaryOf(held.files, 'folha.csv');
+    expect(summary.rows).toEqual({ held: 2 });
+    expect(summary.problems.map(sayInEnglish).join(' ')).toContain(
+      `it was last changed 517 days ago (on ${changed.toISOString().slice(0, 10)}), longer ago than duplicateWindow: it may be an old file dropped again, so none of it is paid`,
+    );
+    expect(m.sent().size).toBe(0);
+
+    m.advance(60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(0);
+    expect(m.paidCents()).toBe(550_000);
     noDuplicates(m.sent());
   });
 
@@ -241,6 +249,7 @@ const DANI_BROKEN =
   'Dani Melo,123.456.789-09,dani@example.com,(41) 99123-4567,dani@example.com,"abc"';
 const DANI = DANI_BROKEN.replace('"abc"', '"800,00"');
 const ANA_RAISE = ANA.replace('"3.000,00"', '"3.100,00"');
+const BRUNO_LOWER = BRUNO.replace('"2.500,00"', '"2.300,00"');
 
 async function release(m: Month, file: string, how: Parameters<typeof releaseHolds>[2]) {
   const journal = openJournal(m.folders.journal, { now: m.now });
@@ -293,6 +302,49 @@ describe('corrections', () => {
     noDuplicates(m.sent());
   });
 
+  it("B3: a corrected copy that only fixes a paid row's Pix key holds it as changing a paid row, naming where the money went; never 'already paid'", async () => {
+    const m = await month();
+    // Bruno's row carried Ana's key: his R$ 2.500,00 went to her.
+    const brunoToAna = BRUNO.replace(',bruno@example.com,"', ',ana@example.com,"');
+    m.drop('folha.csv', [HEADER, ANA, brunoToAna, CAIO]);
+    expect((await m.run()).exit).toBe(0);
+    const wrong = m.sandbox.ledger().find((entry) => entry.valueCents === 250_000);
+    expect(wrong?.pixKey).toBe('ana@example.com');
+    m.advance(20 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO, CAIO]);
+    const corrected = await m.run();
+    expect(corrected.exit).toBe(2);
+    const summary = summaryOf(corrected.files, 'folha.csv');
+    expect(summary.rows).toEqual({ covered: 2, held: 1 });
+    expect(summary.problems.map(sayInEnglish).join(' ')).toMatch(
+      new RegExp(
+        `changes the Pix key or name of folha\\.csv, line 3: .*went to Pix key ana@example\\.com .*transaction ${wrong?.transactionId}.*return it through their bank.*payouts approve "folha\\.csv" --new-batch`,
+      ),
+    );
+    const result = readFileSync(summary.result ?? '', 'utf8');
+    const brunoLine = result.split('\n').find((line) => line.includes('Bruno Lima')) ?? '';
+    expect(brunoLine).toContain('ana@example.com');
+    expect(brunoLine).not.toMatch(/already paid/);
+    expect(m.sent().size).toBe(3);
+
+    // The money came back. The row repeats the payout that went to Ana's key: --new-batch
+    // alone lists it and frees nothing; said for that one repeat, the right key is paid once.
+    expect(await release(m, 'folha.csv', { newBatch: true, by: 'maria' })).toMatchObject({
+      kind: 'released',
+      rows: 0,
+      repeating: [{ name: 'Bruno Lima', cents: 250_000 }],
+    });
+    expect(
+      await release(m, 'folha.csv', { newBatch: true, repeats: 1, by: 'maria' }),
+    ).toMatchObject({ kind: 'released', rows: 1 });
+    expect((await m.run()).exit).toBe(0);
+    await m.run();
+    const bruno = m.sandbox.ledger().filter((entry) => entry.pixKey === 'bruno@example.com');
+    expect(bruno.map((entry) => entry.valueCents)).toEqual([250_000]);
+    expect(m.sent().size).toBe(4);
+    noDuplicates(m.sent());
+  });
+
   it('K: a corrected copy of a payroll held for balance pays exactly its own rows after a top-up, once; the changed and removed rows never', async () => {
     const m = await month({ balanceCents: 100_00 });
     m.drop('folha.csv', [HEADER, ANA, BRUNO, CAIO]);
@@ -313,6 +365,67 @@ describe('corrections', () => {
     expect(readdirSync(m.folders.processing)).toEqual([]);
   });
 
+  it('K2: a payroll held for balance, its corrected copy 26 hours later: the top-up sends nothing until a person answers; --corrects pays the copy only, the old amount never', async () => {
+    const m = await month({ balanceCents: 100_00 });
+    m.drop('folha.csv', [HEADER, ANA, BRUNO, CAIO]);
+    expect((await m.run()).exit).toBe(2);
+    m.advance(26 * 60 * 60 * 1000);
+    // Bruno's amount lowered: too late to be taken as a correction on its own.
+    m.drop('folha.csv', [HEADER, ANA, BRUNO_LOWER, CAIO]);
+    const held = await m.run();
+    expect(held.exit).toBe(2);
+    const [first, copy] = await m.withJournal((journal) => journal.batches());
+    const said = (batchId: number | undefined, files: FileSummary[]) =>
+      files
+        .filter((file) => file.batchId === batchId)
+        .flatMap((file) => file.problems.map(sayInEnglish))
+        .join(' ');
+    expect(said(copy?.id, held.files)).toMatch(
+      new RegExp(
+        `nothing of folha\\.csv \\(batch ${first?.id}: 3 rows, R\\$ 7\\.000,00\\) is sent.*--corrects ${first?.id}.*--new-batch`,
+      ),
+    );
+    expect(said(first?.id, held.files)).toMatch(
+      new RegExp(`a later file of the same name, folha \\[2\\]\\.csv \\(batch ${copy?.id}`),
+    );
+
+    await m.topUp(100_000_00);
+    const frozen = await m.run();
+    expect(frozen.exit).toBe(2);
+    expect(m.sent().size).toBe(0);
+    expect(said(first?.id, frozen.files)).toMatch(/a later file of the same name/);
+
+    expect(
+      (await release(m, 'folha [2].csv', { corrects: first?.id ?? 0, by: 'maria' }))?.batchId,
+    ).toBe(copy?.id);
+    expect((await m.run()).exit).toBe(0);
+    await m.run();
+    expect(m.paidCents()).toBe(300_000 + 230_000 + 150_000);
+    expect(m.sandbox.ledger().some((entry) => entry.valueCents === 250_000)).toBe(false);
+    expect(m.sent().size).toBe(3);
+    noDuplicates(m.sent());
+  });
+
+  it('K3: a payroll held for balance, its copy of the same name waiting: --new-batch on the copy lets the first go out too', async () => {
+    const m = await month({ balanceCents: 100_00 });
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(2);
+    m.advance(26 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO_LOWER]);
+    expect((await m.run()).exit).toBe(2);
+    await m.topUp(100_000_00);
+    expect((await m.run()).exit).toBe(2);
+    expect(m.sent().size).toBe(0);
+    const [first] = await m.withJournal((journal) => journal.batches());
+    await release(m, 'folha [2].csv', { newBatch: true, by: 'maria' });
+    await m.run();
+    const firstSent = await m.withJournal(async (journal) =>
+      (await collect(entriesOf(journal, first?.id ?? 0))).map((entry) => entry.payout?.state),
+    );
+    expect(firstSent).toEqual(['paid', 'paid']);
+    noDuplicates(m.sent());
+  });
+
   it("J: Wednesday's fornecedores.csv with A, B fixed and C is held whole; after approve --corrects, B is sent, A covered, C still held as covered by extra.csv", async () => {
     const m = await month();
     m.drop('fornecedores.csv', [HEADER, ANA, CAIO_BROKEN]);
@@ -330,9 +443,9 @@ describe('corrections', () => {
     const first = openJournal(m.folders.journal, { now: m.now });
     const batchId = (await first.batches('fornecedores.csv'))[0]?.id ?? 0;
     await first.close();
-    expect((await release(m, 'fornecedores.csv', { corrects: batchId, by: 'maria' }))?.rows).toBe(
-      1,
-    );
+    expect(await release(m, 'fornecedores.csv', { corrects: batchId, by: 'maria' })).toMatchObject({
+      rows: 1,
+    });
     const after = await m.run();
     expect(after.exit).toBe(2);
     expect(summaryOf(after.files, 'fornecedores.csv').rows).toEqual({
@@ -410,6 +523,64 @@ describe('corrections awaiting approval', () => {
   });
 });
 
+describe('answers that must not reach past their file (a review of the merged rules)', () => {
+  it('R1: a re-export turned down no longer uses up the payout it repeated: a third copy within the window is held', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA]);
+    expect((await m.run({ requireApproval: true })).exit).toBe(2);
+    approveFile(m, 'folha.csv');
+    expect((await m.run({ requireApproval: true })).exit).toBe(0);
+    m.advance(60 * 60 * 1000);
+    m.drop('folha_final.csv', [HEADER, ANA]);
+    expect((await m.run({ requireApproval: true })).exit).toBe(2);
+    await rejectFile(m, 'folha_final.csv', 'a copy of folha.csv');
+    m.advance(60 * 60 * 1000);
+    m.drop('folha_v3.csv', [HEADER, ANA]);
+    await m.run({ requireApproval: true });
+    approveFile(m, 'folha_v3.csv');
+    const third = await m.run({ requireApproval: true });
+    expect(summaryOf(third.files, 'folha_v3.csv').rows).toEqual({ held: 1 });
+    expect(m.sent().size).toBe(1);
+  });
+
+  it('R2: a third file of a name answered as new leaves the first frozen while the second still waits', async () => {
+    const m = await month({ balanceCents: 100_00 });
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(2);
+    m.advance(26 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO_LOWER]);
+    expect((await m.run()).exit).toBe(2);
+    m.advance(26 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO_LOWER, CAIO]);
+    expect((await m.run()).exit).toBe(2);
+    await m.topUp(100_000_00);
+    // The tool names the third file folha [3].csv in processing/, and so do its hints.
+    await release(m, 'folha [3].csv', { newBatch: true, by: 'maria' });
+    await m.run();
+    // Bruno's old amount is the first file's: it waits for the answer to the second.
+    const brunoOld = m.sandbox.ledger().filter((entry) => entry.valueCents === 250_000);
+    expect(brunoOld).toEqual([]);
+    noDuplicates(m.sent());
+  });
+
+  it('R3: approve FILE answers the waiting batch of that name, never one turned down', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    await m.run({ requireApproval: true });
+    approveFile(m, 'folha.csv');
+    expect((await m.run({ requireApproval: true })).exit).toBe(0);
+    m.advance(30 * 24 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, ANA, BRUNO_RAISE]);
+    expect((await m.run({ requireApproval: true })).exit).toBe(2);
+    await rejectFile(m, 'folha.csv', 'sent by mistake');
+    // Nothing of a name waits: an answer frees nothing, and nothing is sent.
+    const answer = await release(m, 'folha.csv', { newBatch: true, by: 'maria' });
+    expect(answer).toBeUndefined();
+    await m.run({ requireApproval: true });
+    expect(m.sent().size).toBe(2);
+  });
+});
+
 describe('identical rows, and copies approved together', () => {
   it('G: two identical rows in one file: validate flags the second; one is paid, both only when released', async () => {
     const m = await month();
@@ -422,7 +593,9 @@ describe('identical rows, and copies approved together', () => {
       /1 row repeats an earlier row of the same file exactly/,
     );
     expect(m.paidCents()).toBe(550_000);
-    expect((await release(m, 'bonus.csv', { identical: true, by: 'maria' }))?.rows).toBe(1);
+    expect(await release(m, 'bonus.csv', { identical: true, by: 'maria' })).toMatchObject({
+      rows: 1,
+    });
     expect((await m.run()).exit).toBe(0);
     expect(m.paidCents()).toBe(850_000);
     noDuplicates(m.sent());
@@ -577,8 +750,9 @@ describe('retry on purpose', () => {
     );
     expect(m.sent().size).toBe(2);
 
-    // The retry the hint names sends the failed payout again, once; the copy's row is
-    // covered by it, and no later run sends anything more.
+    // The retry the hint names sends the failed payout again, once, and no later run
+    // sends anything more; it fails again (the key always fails), so the copy's row it
+    // covered needs a person once more.
     expect(await retry(m, 'folha_reenvio.csv')).toMatchObject({ kind: 'retried' });
     await m.run();
     await m.run();
@@ -590,8 +764,100 @@ describe('retry on purpose', () => {
       (entry) => entry.payout?.state,
     );
     await journal.close();
-    expect(states.sort()).toEqual(['covered', 'held']);
+    expect(states.sort()).toEqual(['held', 'held']);
     noDuplicates(m.sent());
+  });
+
+  it("I: a copy's row covered by a retry that fails again needs a person: held in its summary, result and status, with payouts retry", async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, EVA]);
+    expect((await m.run()).exit).toBe(2);
+    // Its corrected copy: Ana covered by her payout, Eva's failed row held for a retry.
+    m.drop('folha.csv', [HEADER, ANA, EVA]);
+    const copy = summaryOf((await m.run()).files, 'folha.csv');
+    expect(copy.rows).toEqual({ covered: 1, held: 1 });
+    expect(await retry(m, 'folha.csv')).toMatchObject({ kind: 'retried' });
+
+    // -r2 fails at the gateway too: the copy's row it covered is not paid by anyone.
+    const failed = await m.run();
+    expect(retries(m, '-r2')).toHaveLength(1);
+    expect(failed.exit).toBe(2);
+    const evaOf = async () =>
+      m.withJournal(async (journal) => {
+        const entries = await collect(entriesOf(journal, copy.batchId ?? 0));
+        return entries.find((entry) => entry.line === 3)?.payout;
+      });
+    expect((await evaOf())?.state).toBe('held');
+    const again = await m.run();
+    expect(again.exit).toBe(2);
+    const named = again.files.filter((file) => file.batchId === copy.batchId);
+    expect(named.map((file) => file.rows)).toEqual([{ covered: 1, held: 1 }]);
+    expect(named[0]?.problems.map(sayInEnglish).join(' ')).toMatch(/payouts retry/);
+    expect(readFileSync(named[0]?.result ?? '', 'utf8')).toMatch(/ended failed.*payouts retry/);
+    const eva = (await evaOf())?.orderId ?? '';
+    const status = await runCli(['status', eva], { env: m.env() });
+    expect(status.stdout).toMatch(/held/);
+    expect(status.stdout).toMatch(/payouts retry/);
+    expect(m.sent().size).toBe(3);
+
+    // The retry it names sends Eva once more, as -r3, and nothing else.
+    expect(await retry(m, eva)).toMatchObject({ kind: 'retried' });
+    await m.run();
+    await m.run();
+    expect(retries(m, '-r3')).toHaveLength(1);
+    expect(m.sent().size).toBe(4);
+    noDuplicates(m.sent());
+  });
+
+  /** Eva's row failed and Caio's was invalid; two hours later the copy with `eva` and Caio fixed. */
+  async function copyAfterFailure(eva: string) {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, EVA, CAIO_BROKEN]);
+    expect(summaryOf((await m.run()).files, 'folha.csv').rows).toEqual({
+      failed: 1,
+      invalid: 1,
+    });
+    m.advance(2 * 60 * 60 * 1000);
+    m.drop('folha.csv', [HEADER, eva, CAIO]);
+    const { exit, files } = await m.run();
+    return { m, exit, copy: summaryOf(files, 'folha.csv') };
+  }
+
+  it('I: a failed row fixed in a corrected copy the same day is sent once; the copy is not held whole', async () => {
+    const { m, exit, copy } = await copyAfterFailure(
+      EVA.replace('fail@example.com', 'eva@example.com'),
+    );
+    expect(exit).toBe(0);
+    expect(copy.rows).toEqual({ paid: 2 });
+    const eva = m.sandbox.ledger().filter((entry) => entry.pixKey === 'eva@example.com');
+    expect(eva.map((entry) => entry.valueCents)).toEqual([70_000]);
+    expect(m.sent().size).toBe(3);
+    noDuplicates(m.sent());
+  });
+
+  it('I: a failed row repeated unchanged in a corrected copy the same day stays held for payouts retry; the fixed row is sent', async () => {
+    const { m, exit, copy } = await copyAfterFailure(EVA);
+    expect(exit).toBe(2);
+    expect(copy.rows).toEqual({ held: 1, paid: 1 });
+    const why = copy.problems.map(sayInEnglish).join(' ');
+    expect(why).toMatch(/repeats folha\.csv, line 2 \(orderId .*ended failed at the gateway/);
+    expect(why).toMatch(/payouts retry "folha\.csv"/);
+    expect(m.sent().size).toBe(2);
+    noDuplicates(m.sent());
+  });
+
+  it('I: a copy held whole for its name says which of its rows repeat which of the earlier file', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, EVA]);
+    await m.run();
+    m.advance(2 * DAY);
+    m.drop('folha.csv', [HEADER, EVA, CAIO, ANA]);
+    const held = await m.run();
+    expect(summaryOf(held.files, 'folha.csv').rows).toEqual({ held: 3 });
+    expect(summaryOf(held.files, 'folha.csv').problems.map(sayInEnglish).join(' ')).toMatch(
+      /repeats some of its rows \(line 2 as its line 3, line 4 as its line 2\)/,
+    );
+    expect(m.sent().size).toBe(2);
   });
 
   it('I: a failed row dropped again after duplicateWindow is a new payment, sent', async () => {
@@ -624,5 +890,58 @@ describe('retry on purpose', () => {
     await m.run();
     expect(retries(m, '-r2')).toHaveLength(1);
     expect(m.sent().size).toBe(3);
+  });
+});
+
+describe('the duplicate window', () => {
+  /** folha.csv, Ana and Bruno, held for balance. */
+  async function heldForBalance(): Promise<Month> {
+    const m = await month({ balanceCents: 100_00 });
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(2);
+    return m;
+  }
+
+  /** Its re-export under another name, after folha.csv was paid: held, nothing paid again. */
+  async function reExportHeld(m: Month): Promise<void> {
+    m.drop('folha_final.csv', [HEADER, ANA, BRUNO]);
+    const copy = await m.run();
+    expect(copy.exit).toBe(2);
+    expect(summaryOf(copy.files, 'folha_final.csv').rows).toEqual({ held: 2 });
+    expect(m.paidCents()).toBe(550_000);
+    expect(m.sent().size).toBe(2);
+  }
+
+  it('counts from when a payout was paid: a re-export 6 days after a payment held 15 days for balance is held', async () => {
+    const m = await heldForBalance();
+    m.advance(15 * DAY);
+    await m.topUp(100_000_00);
+    expect((await m.run()).exit).toBe(0);
+    expect(m.paidCents()).toBe(550_000);
+    m.advance(6 * DAY);
+    await reExportHeld(m);
+  });
+
+  it('holds a file held for balance beyond the window when, at its top-up, another file has paid its row since', async () => {
+    const m = await heldForBalance();
+    m.advance(21 * DAY);
+    // Ana's row again, in a file the balance covers: paid.
+    await m.topUp(300_000);
+    m.drop('folha_ana.csv', [HEADER, ANA]);
+    expect(summaryOf((await m.run()).files, 'folha_ana.csv').rows).toEqual({ paid: 1 });
+    await m.topUp(1_000_000);
+    const topped = await m.run();
+    expect(topped.exit).toBe(2);
+    expect(summaryOf(topped.files, 'folha.csv').rows).toEqual({ paid: 1, held: 1 });
+    expect(m.paidCents()).toBe(300_000 + 250_000);
+  });
+
+  it('orders payouts by the journal, not the clock: with the clock 30 s behind the first file, its re-export is held', async () => {
+    const m = await month();
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(0);
+
+    m.advance(-30_000);
+    await reExportHeld(m);
   });
 });

@@ -92,7 +92,7 @@ describe('result and archive names carry the batch date', () => {
       const ingested = await ingestFile(
         join(h.folders.processing, 'fornecedores.csv'),
         journal,
-        config,
+        { ...config, now: Date.now() },
         'open',
         false,
       );
@@ -140,7 +140,7 @@ describe('status NAME', () => {
 });
 
 describe('reconcile rewrites every result that shows a payout it updates', () => {
-  it("a covered row follows its covering payout to refunded, in its own file's result", async () => {
+  it("a covered row whose covering payout is refunded is held for retry, in its own file's result", async () => {
     const h = await home();
     h.at('2026-11-23T12:00:00Z');
     h.drop('folha.csv', [HEADER, ANA, BRUNO_BROKEN]);
@@ -163,9 +163,10 @@ describe('reconcile rewrites every result that shows a payout it updates', () =>
       ['superseded', 'Bruno Lima', 'abc'],
     ]);
     const covered = readResult(copy);
-    expect(covered.map((row) => row['status'])).toEqual(['refunded', 'paid']);
+    expect(covered.map((row) => row['status'])).toEqual(['held', 'paid']);
+    // Not "already paid" once its cover was returned: it waits for payouts retry.
     expect(covered[0]?.['message']).toMatch(
-      new RegExp(`the payout that covered it \\(${anaOrderId}.*\\) was returned`),
+      new RegExp(`\\(orderId ${anaOrderId}, .*ended refunded.*payouts retry ${anaOrderId}`),
     );
     expect(reconciled.stdout).toContain(`result rewritten: ${copy}`);
   });

@@ -141,6 +141,34 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
       ]);
     });
 
+    it("samples a batch's first, middle and last queued rows until one of its rows is sent, and none in recovery", async () => {
+      const { journal, id } = await openWithPayouts(['p-1', 'p-2', 'p-3', 'p-4', 'p-5']);
+      expect(await journal.firstSendSamples()).toEqual([
+        {
+          batchId: id,
+          fileName: 'payroll.csv',
+          payouts: [
+            { orderId: 'p-1', line: 2 },
+            { orderId: 'p-3', line: 4 },
+            { orderId: 'p-5', line: 6 },
+          ],
+        },
+      ]);
+      const [claim] = await journal.claimToSend('a', 1, 60_000);
+      expect(claim?.orderId).toBe('p-1');
+      expect(await journal.firstSendSamples()).toEqual([]);
+
+      const other = await journal.recordBatch({ ...batch, fileName: 'bonus.csv' }, []);
+      await journal.admitPayouts(other, [{ line: 2, request: request('b-1', 2000) }], {
+        duplicateWindowMs: 0,
+      });
+      expect((await journal.firstSendSamples()).map((sample) => sample.payouts)).toEqual([
+        [{ orderId: 'b-1', line: 2 }],
+      ]);
+      await journal.startRecovery('a test');
+      expect(await journal.firstSendSamples()).toEqual([]);
+    });
+
     it('lets a fixed copy of the same file replace an orderId the gateway refused', async () => {
       const journal = await open();
       const file = { name: 'payroll.csv', nameKey: 'payroll', sha256: 'a1', arrived: true };
@@ -214,7 +242,7 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
         expect(await admitIn(journal, 'folha-final.csv', [request('b-1')])).toEqual(['duplicate']);
         expect(await journal.payout('b-1')).toMatchObject({ state: 'held' });
         expect((await journal.payout('b-1'))?.message).toMatch(
-          /^possible duplicate: the same document and amount as folha\.csv, line 2, journaled on 1970-01-01 \(now queued\); not sent\. If it is a new payment, run: payouts approve "folha-final\.csv" --new-batch$/,
+          /^possible duplicate: the same document and amount as folha\.csv, line 2, journaled on 1970-01-01 \(now queued\); not sent\. If it is a new payment after all: payouts approve "folha-final\.csv" --new-batch lists it, and pays it again only when also given the option --repeats and the count of such rows it lists$/,
         );
         clock += 2 * DAY; // 21 days after folha.csv, 2 after folha-final.csv
         expect(await admitIn(journal, 'folha-2.csv', [request('c-1')])).toEqual(['duplicate']);
@@ -310,6 +338,29 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
         expect(claimed.sort()).toEqual(['a-1', 'b-1']);
       });
 
+      it('lists each held row with the payout it repeats, and releases only the rows named', async () => {
+        const journal = await open();
+        await admitIn(journal, 'folha.csv', [request('a-1'), request('a-2', 2000)]);
+        await admitIn(journal, 'folha_final.csv', [request('b-1'), request('b-2', 2000)]);
+        const copy = (await journal.batches('folha_final.csv'))[0]?.id ?? 0;
+        const held = await journal.heldRowsOfBatch(copy);
+        expect(held.map((row) => [row.line, row.name, row.cents, row.reason])).toEqual([
+          [2, 'Ana Souza', 1000, 'duplicate'],
+          [3, 'Ana Souza', 2000, 'duplicate'],
+        ]);
+        expect(held[1]?.repeats).toMatchObject({
+          orderId: 'a-2',
+          fileName: 'folha.csv',
+          line: 3,
+          state: 'queued',
+        });
+        expect(await journal.releaseHolds(copy, 'duplicate', 'by maria', ['b-2'])).toEqual({
+          rows: 1,
+          cents: 2000,
+        });
+        expect((await journal.heldRowsOfBatch(copy)).map((row) => row.orderId)).toEqual(['b-1']);
+      });
+
       it('a file a person turned down covers nothing', async () => {
         const journal = await open();
         const file = { name: 'folha.csv', nameKey: 'folha', sha256: 'f1', arrived: true };
@@ -319,6 +370,17 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
         expect(await journal.refuseBatch(first, 'wrong month')).toBe(true);
         expect(await admitIn(journal, 'outra.csv', [request('b-1')])).toEqual(['new']);
       });
+    });
+
+    it('says when its newest audit entry was written, by its clock: none in a new journal', async () => {
+      const journal = await open();
+      expect(await journal.latestAt()).toBeUndefined();
+      clock += 1_000;
+      const id = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
+        duplicateWindowMs: 0,
+      });
+      expect(await journal.latestAt()).toBe(clock);
     });
 
     it('claims queued rows in file order, marks them sending with a fence, and audits', async () => {

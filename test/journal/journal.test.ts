@@ -192,6 +192,54 @@ describe('the SQLite journal', () => {
       opened.pop();
     });
 
+    it('holds again every row a failed payout covered, through copies of copies, each for payouts retry of that payout', async () => {
+      const journal = open();
+      const rules = { duplicateWindowMs: 0 };
+      const ids: number[] = [];
+      for (const [n, fileName] of ['folha.csv', 'folha_2.csv', 'folha_3.csv'].entries()) {
+        const id = await journal.recordBatch({ ...batch, fileName }, []);
+        await journal.admitPayouts(id, [{ line: 2, request: cashOutRequest(`o-${n}`) }], rules);
+        ids.push(id);
+      }
+      // o-0 in flight; its copy o-1 covered by it, o-1's copy o-2 by o-1, their files done.
+      const raw = new Database(journal.path);
+      const coverOf = (orderId: string) =>
+        raw
+          .prepare(`SELECT state, hold_reason, covered_by FROM payouts WHERE order_id = ?`)
+          .get(orderId);
+      try {
+        const cover = raw.prepare(
+          `UPDATE payouts SET state = 'covered', covered_by = ? WHERE order_id = ?`,
+        );
+        cover.run('o-0', 'o-1');
+        cover.run('o-1', 'o-2');
+        raw.prepare(`UPDATE batches SET state = 'done' WHERE id IN (?, ?)`).run(ids[1], ids[2]);
+        const [claim] = await journal.claimToSend('w', 1, 60_000);
+        expect(claim?.orderId).toBe('o-0');
+        expect(await journal.move('o-0', claim?.fence ?? 0, 'failed', 'the gateway said so')).toBe(
+          true,
+        );
+        for (const orderId of ['o-1', 'o-2']) {
+          expect(coverOf(orderId)).toEqual({
+            state: 'held',
+            hold_reason: 'failed-before',
+            covered_by: 'o-0',
+          });
+        }
+        expect((await journal.batch(ids[1] ?? 0))?.state).toBe('open');
+        expect((await journal.batch(ids[2] ?? 0))?.state).toBe('open');
+        // One retry of the payout that failed covers both again, by the payout it sends.
+        expect(await journal.retryPayouts(['o-2'], 'maria')).toMatchObject([
+          { kind: 'retried', orderId: 'o-0-r2' },
+        ]);
+        for (const orderId of ['o-1', 'o-2']) {
+          expect(coverOf(orderId)).toMatchObject({ state: 'covered', covered_by: 'o-0-r2' });
+        }
+      } finally {
+        raw.close();
+      }
+    });
+
     it('refuses a journal written by a newer version', async () => {
       const journal = open();
       await journal.close();
@@ -205,7 +253,7 @@ describe('the SQLite journal', () => {
       );
     });
 
-    it('holds at claim exactly the rows the cover query before migration 19 held, and weighs a new row as it did', async () => {
+    it('holds at claim exactly the rows the cover rule written plainly holds, and weighs a new row as it does', async () => {
       let clock = 1_000_000;
       const journal = openJournal(join(folder(), 'home', 'journal.db'), { now: () => clock });
       opened.push(journal);
@@ -220,8 +268,8 @@ describe('the SQLite journal', () => {
       };
       const rules = { duplicateWindowMs: 40, hintFlags: '' };
       const documents = ['52998224725', '11144477735'];
-      // Five files paying two people two amounts, admitted over shared milliseconds (ties
-      // between files), some rows answered or held since, one file turned down.
+      // Five files paying two people eight amounts, admitted over shared milliseconds and out
+      // of the clock's order, some rows answered or held since, one file turned down.
       const batchIds: number[] = [];
       let n = 0;
       for (let file = 0; file < 5; file += 1) {
@@ -232,7 +280,7 @@ describe('the SQLite journal', () => {
           const cpfCnpj = documents[draw(2)] ?? '';
           await journal.admitPayouts(
             id,
-            [{ line, request: { ...requestOf(n, cpfCnpj), value: 1000 + draw(2) } }],
+            [{ line, request: { ...requestOf(n, cpfCnpj), value: 1000 + draw(8) } }],
             { duplicateWindowMs: 0 },
           );
         }
@@ -253,33 +301,35 @@ describe('the SQLite journal', () => {
           );
       }
       raw.prepare(`UPDATE batches SET state = 'refused' WHERE id = ?`).run(batchIds[3]);
-      clock = 1_000_050; // rows admitted at 1_000_000 are outside the window
-      // The cover query as it was before migration 19, the reference.
+      clock = 1_000_050; // rows last moved at 1_000_000 are outside the window
+      // The cover rule written plainly, the reference: within the window from each payout's
+      // own time, journaled before the row or sent since, the first in the journal.
       const before = raw.prepare<
-        { document: string; value: number; batchId: number; orderId: string; admittedAt: number },
+        { document: string; value: number; batchId: number; orderId: string; id: number },
         { order_id: string }
       >(`
         SELECT p.order_id FROM payouts p JOIN batches b ON b.id = p.batch_id
-        WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= ${clock - rules.duplicateWindowMs}
+        WHERE p.document = @document AND p.value_cents = @value
+          AND MAX(COALESCE(p.last_sent_at, 0), p.updated_at) >= ${clock - rules.duplicateWindowMs}
           AND p.batch_id <> @batchId AND p.order_id <> @orderId
-          AND (p.admitted_at < @admittedAt OR (p.admitted_at = @admittedAt AND p.batch_id < @batchId))
+          AND (p.id < @id OR p.state IN ('paid', 'pending', 'unknown', 'sending', 'covered'))
           AND p.state IN ('paid', 'pending', 'unknown', 'sending', 'covered', 'queued', 'held')
           AND b.state NOT IN ('refused', 'unusable')
           AND NOT EXISTS (
             SELECT 1 FROM payouts c WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered'))
-        ORDER BY p.admitted_at, p.batch_id, p.line LIMIT 1`);
+        ORDER BY p.id LIMIT 1`);
       const nextQueued = raw.prepare<
         [],
         {
+          id: number;
           order_id: string;
           batch_id: number;
           document: string;
           value_cents: number;
-          admitted_at: number;
           released_at: number | null;
         }
       >(`
-        SELECT p.order_id, p.batch_id, p.document, p.value_cents, p.admitted_at, p.released_at
+        SELECT p.id, p.order_id, p.batch_id, p.document, p.value_cents, p.released_at
         FROM payouts p JOIN batches b ON b.id = p.batch_id
         WHERE p.state = 'queued' AND b.state = 'open' ORDER BY p.batch_id, p.line LIMIT 1`);
 
@@ -293,7 +343,7 @@ describe('the SQLite journal', () => {
           value,
           batchId: 0,
           orderId: request.orderId,
-          admittedAt: clock,
+          id: Number.MAX_SAFE_INTEGER,
         });
         expect(expected).toBeDefined();
         expect(weighed.kind === 'duplicate' ? weighed.covering.orderId : undefined).toBe(
@@ -317,7 +367,7 @@ describe('the SQLite journal', () => {
                 value: row.value_cents,
                 batchId: row.batch_id,
                 orderId: row.order_id,
-                admittedAt: row.admitted_at,
+                id: row.id,
               })
             : undefined;
         const claims = await journal.claimToSend('w', 1, 60_000, rules);

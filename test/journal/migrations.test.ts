@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
+import { homeTag } from '../../src/csv/order-id.js';
 import { payloadHash } from '../../src/journal/admission.js';
 import { openJournal, type Journal } from '../../src/journal/journal.js';
 import { MIGRATIONS } from '../../src/journal/migrations.js';
@@ -179,6 +180,25 @@ describe('migrations 17 and 18: the compact payouts table and audit', () => {
     const before = { payouts: payoutsOf(path), audit: auditOf(path) };
     return { path, requests, before, journal: open(path) };
   };
+
+  it("migration 20: a file's batch from before derives the orderIds it has; a new one carries the home's tag", async () => {
+    const { journal } = migrated();
+    const file = { name: 'folha.csv', nameKey: 'folha', arrived: true };
+    // Batch 2 was being read when the older version stopped: resumed as it began.
+    expect(await journal.batchForFile({ ...file, sha256: 'bb' })).toEqual({
+      kind: 'resume',
+      batchId: 2,
+      nameNumber: 2,
+      orderIdHome: null,
+    });
+    const identity = await journal.identity();
+    const made = await journal.batchForFile({ ...file, sha256: 'cc' });
+    expect(made).toMatchObject({ kind: 'new', nameNumber: 3 });
+    expect(made.orderIdHome).toBe(homeTag(identity?.journalId ?? ''));
+    expect(made.orderIdHome).toMatch(/^[0-9a-f]{8}$/);
+    expect((await journal.batch(made.batchId))?.orderIdHome).toBe(made.orderIdHome);
+    expect((await journal.batch(1))?.orderIdHome).toBeNull();
+  });
 
   it('keeps every row, state, field and audit entry, and each request to the byte', async () => {
     const { path, requests, before, journal } = migrated();

@@ -44,6 +44,12 @@ function rendered(catalog: Catalog): Record<string, string> {
     encoding: 'UTF-8',
     delimiter: ';',
     orderIdColumn: null,
+    fileLine: 2,
+    at: Date.UTC(2026, 10, 27, 9, 30),
+    by: 'maria',
+    given: 2,
+    notHeld: [2, 4],
+    verb: 'approve',
   };
   const texts: Record<string, string> = {};
   const add = (prefix: string, entries: [string, unknown][]) => {

@@ -64,9 +64,9 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     expect(result.stdout).toContain(
       '\nLinhas inválidas (corrija-as e envie o arquivo de novo; as linhas válidas não esperam por elas):\n',
     );
-    // Each row's own message too, and what it holds (the CPF's, then the other columns).
+    // Each row's own message too, and every mistake it holds (the CPF's, then the key's).
     expect(result.stdout).toContain(
-      '  linha 3, coluna "CPF": 321.654.987-90 não é um CPF válido (os dígitos verificadores não conferem): confira com o CPF da pessoa (também: Chave Pix)\n',
+      '  linha 3, coluna "CPF": 321.654.987-90 não é um CPF válido (os dígitos verificadores não conferem): confira com o CPF da pessoa | Chave Pix: é uma chave CPF, mas 321.654.987-90 não é um CPF válido (os dígitos verificadores não conferem): confira com o CPF da pessoa\n',
     );
     expect(result.stdout).toContain(
       '  linha 12, coluna "Valor": 1.234 pode ser milhar ou decimais: escreva 1234 para reais inteiros, ou use duas casas decimais (1.234,00)\n',
@@ -94,6 +94,40 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
       column: 'Nome',
       code: 'nameEmpty',
       message: "is empty: the recipient's name is required",
+      mistakes: [
+        {
+          column: 'Nome',
+          code: 'nameEmpty',
+          message: "is empty: the recipient's name is required",
+        },
+      ],
+    });
+  });
+
+  it("validate names a missing contact in the reader's words, not by a column the file lacks", async () => {
+    const file = writeFile(
+      folder(),
+      'folha.csv',
+      'Nome;CPF;Chave Pix;Valor\r\nAna Souza;529.982.247-25;529.982.247-25;100,00\r\n',
+    );
+    const pt = await runCli(['validate', file], { env: { PAYOUTS_LANGUAGE: 'pt-BR' } });
+    expect(pt.stdout).toContain(
+      '  linha 2: o arquivo não tem e-mail (o gateway exige um, e a chave Pix não é um e-mail); a empresa pode definir um e-mail padrão: recipientEmail | o arquivo não tem telefone (o gateway exige um, e a chave Pix não é um telefone); a empresa pode definir um telefone padrão: recipientPhone\n',
+    );
+    const en = await runCli(['validate', file], { env: { PAYOUTS_LANGUAGE: 'en' } });
+    expect(en.stdout).toContain(
+      '  line 2: the file has no e-mail column (the gateway requires one, and the Pix key is not an e-mail); the company can set a default e-mail: recipientEmail | the file has no phone column',
+    );
+    for (const text of [pt.stdout, en.stdout]) expect(text).not.toMatch(/"(email|phone)"/);
+    const json = JSON.parse((await runCli(['validate', file, '--json'])).stdout);
+    expect(json.errors[0]).toMatchObject({
+      line: 2,
+      column: null,
+      code: 'noContact',
+      mistakes: [
+        { column: null, code: 'noContact' },
+        { column: null, code: 'noContact' },
+      ],
     });
   });
 
@@ -112,6 +146,55 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     });
     expect(result.stdout).toMatch(/^payroll-2026-11\.csv: 6 rows: 6 valid, 0 invalid, 0 skipped/m);
   });
+
+  it.each([
+    [
+      'excel',
+      ';',
+      {
+        'CPF/CNPJ': '529.982.247-26',
+        'Tipo de chave': 'EMAIL',
+        'Chave Pix': 'bruno@example.com',
+        Situação: 'inválida',
+        Mensagem: expect.stringMatching(
+          /^CPF: 52998224726 não é um CPF válido .* \| Valor: "9 99" tem um espaço que não separa milhares/,
+        ),
+      },
+    ],
+    [
+      'rfc4180',
+      ',',
+      {
+        cpfCnpj: '52998224726',
+        pixKeyType: 'EMAIL',
+        pixKey: 'bruno@example.com',
+        status: 'invalid',
+        message: expect.stringMatching(
+          /^CPF: 52998224726 is not a valid CPF .* \| Valor: "9 99" has a space that does not separate thousands/,
+        ),
+      },
+    ],
+  ] as const)(
+    "run (%s): an invalid row's result line says every mistake, with its CPF and key as written",
+    async (dialect, delimiter, expected) => {
+      const home = join(folder(), 'erros');
+      mkdirSync(join(home, 'inbox'), { recursive: true });
+      writeFile(
+        join(home, 'inbox'),
+        'folha.csv',
+        [
+          'Nome;CPF;Tipo de chave;Chave Pix;Valor;E-mail;Celular',
+          'Bruno Lima;52998224726;EMAIL;bruno@example.com;9 99;bruno@example.com;(11) 98765-4322',
+        ].join('\r\n'),
+      );
+      const env = portugueseHome(home, { PAYOUTS_RESULT_DIALECT: dialect });
+      expect((await runCli(['run', '--sandbox'], { env })).code).toBe(2);
+      const [name] = readdirSync(join(home, 'results'));
+      expect(readCsv(join(home, 'results', name ?? ''), delimiter)).toEqual([
+        expect.objectContaining(expected),
+      ]);
+    },
+  );
 
   it('the approval report speaks Portuguese: what is sent once approved, and every payee', async () => {
     const home = join(folder(), 'aprovacao');
@@ -232,10 +315,10 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     );
     const summary = run.stdout.slice(run.stdout.indexOf('adiantamento.csv:'));
     expect(summary).toContain(
-      `  1 linha repete o documento e o valor de um pagamento de outro arquivo (R$ 100,00), por exemplo: ${why}`,
+      '  1 linha repete o documento e o valor de um pagamento de outro arquivo (R$ 100,00): não é enviada até uma pessoa responder; cada resposta paga:',
     );
     expect(summary).toContain(
-      '; não enviado. Se for um pagamento novo, execute: payouts approve "adiantamento.csv" --new-batch',
+      '  pagamentos novos mesmo assim: payouts approve "adiantamento.csv" --new-batch --sandbox lista a linha que repete um pagamento já feito ou em andamento (R$ 100,00: Ana Souza R$ 100,00); ela é paga de novo só quando você der também a opção --repeats com o número 1, depois de conferir que ela é devida duas vezes',
     );
     expect(summary).not.toMatch(/possible duplicate|not sent|journaled|run:/);
     const result = readdirSync(join(home, 'results')).find((name) =>
@@ -245,7 +328,7 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     expect(rows.map((row) => [row['Linha'], row['Situação']])).toEqual([['2', 'retida']]);
     expect(rows[0]?.['Mensagem']).toMatch(
       new RegExp(
-        `^${why.replace(/[.()$]/g, '\\$&')}\\d+\\); não enviado\\. Se for um pagamento novo, execute: payouts approve "adiantamento\\.csv" --new-batch`,
+        `^${why.replace(/[.()$]/g, '\\$&')}\\d+\\); não enviado\\. Se for mesmo um pagamento novo: payouts approve "adiantamento\\.csv" --new-batch --sandbox o lista`,
       ),
     );
 
@@ -265,7 +348,7 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     const file = writeFile(home, 'bonus.csv', [HEADER, `bonus-1;${ANA}`].join('\r\n'));
     const checked = await runCli(['validate', file], { env });
     expect(checked.stdout).toMatch(
-      /\n {2}linha 2 \(possível duplicata\): possível duplicata: o mesmo documento e valor de adiantamento\.csv, linha 2, registrado no diário em .*; não enviado\. Se for um pagamento novo, execute: payouts approve "bonus\.csv" --new-batch\n/,
+      /\n {2}linha 2 \(possível duplicata\): possível duplicata: o mesmo documento e valor de adiantamento\.csv, linha 2, registrado no diário em .*; não enviado\. Se for mesmo um pagamento novo: payouts approve "bonus\.csv" --new-batch o lista, e só o paga de novo quando receber também a opção --repeats e a contagem dessas linhas que ele lista\n/,
     );
     expect(checked.stdout).not.toMatch(/possible duplicate|not sent|journaled/);
     // --json keeps the English, with the message's code for programs.

@@ -11,6 +11,11 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   valueUnderBlankHeading: { code: 'valueUnderBlankHeading' },
   controlCharacter: { code: 'controlCharacter' },
   alsoWrong: { code: 'alsoWrong', first: { code: 'nameEmpty' }, columns: ['CPF', 'Valor'] },
+  moreMistakes: {
+    code: 'moreMistakes',
+    first: { code: 'nameEmpty' },
+    more: [{ column: 'Valor', message: { code: 'amountZero', shown: '0,00' } }],
+  },
   totalLine: { code: 'totalLine' },
   identicalRows: { code: 'identicalRows', line: 3 },
   orderIdEmpty: { code: 'orderIdEmpty' },
@@ -53,6 +58,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   cpfOrCnpjWithoutZeros: { code: 'cpfOrCnpjWithoutZeros', digits: '1234567890' },
   cpfRestored: { code: 'cpfRestored', digits: '123', restored: '00000000123', maybeCnpj: true },
   cpfCheckDigits: { code: 'cpfCheckDigits', text: '529.982.247-26', hint: 'checkPerson' },
+  cpfWithSlash: { code: 'cpfWithSlash', text: '656.393.827/24', written: '656.393.827-24' },
   keyTypeUnknown: { code: 'keyTypeUnknown', text: 'PIX' },
   keyNotRowDocument: {
     code: 'keyNotRowDocument',
@@ -126,6 +132,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   },
   overFileLimit: { code: 'overFileLimit', cents: 2_000_000, limitCents: 1_000_000 },
   fileChanged: { code: 'fileChanged' },
+  fileOld: { code: 'fileOld', changedAt: Date.UTC(2025, 5, 27), ageMs: 517 * 86_400_000 },
   heldJournaled: {
     code: 'heldJournaled',
     orderId: 'folha-1',
@@ -162,6 +169,21 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     paidCents: 100_000,
     cents: 110_000,
   },
+  heldChangesPayee: {
+    code: 'heldChangesPayee',
+    file: 'folha.csv',
+    line: 3,
+    at: Date.UTC(2026, 10, 26),
+    state: 'paid',
+    transactionId: 1016,
+    cents: 340_000,
+    paidKey: 'ana@example.com',
+    paidName: 'Bruno Lima',
+    key: 'bruno@example.com',
+    name: 'Bruno Lima',
+    newFile: 'folha.csv',
+    hintFlags: '',
+  },
   heldFailedBefore: {
     code: 'heldFailedBefore',
     file: 'folha.csv',
@@ -169,6 +191,23 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     orderId: 'folha-4',
     transactionId: 1002,
     state: 'failed',
+    hintFlags: '',
+  },
+  heldForCopy: {
+    code: 'heldForCopy',
+    file: 'folha [2].csv',
+    batchId: 2,
+    at: Date.UTC(2026, 10, 2),
+    earlierBatchId: 1,
+    hintFlags: '',
+  },
+  copyFreezes: {
+    code: 'copyFreezes',
+    file: 'folha.csv',
+    batchId: 1,
+    rows: 3,
+    cents: 700_000,
+    newFile: 'folha [2].csv',
     hintFlags: '',
   },
   heldIdentical: { code: 'heldIdentical', line: 2, file: 'folha.csv', hintFlags: '' },
@@ -179,6 +218,11 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     at: Date.UTC(2026, 10, 1),
     newFile: 'folha (1).csv',
     hintFlags: '',
+    repeats: [
+      { line: 2, earlierLine: 3 },
+      { line: 4, earlierLine: 2 },
+    ],
+    moreRepeats: 1,
   },
   english: { code: 'english', text: 'held: it has the same name as folha.csv' },
   rowsRepeatInFile: {
@@ -200,11 +244,34 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     hintFlags: '',
     example: { code: 'english', text: 'failed on 2026-11-01' },
   },
-  rowsRepeatOtherFile: {
-    code: 'rowsRepeatOtherFile',
-    rows: 3,
-    cents: 3000,
-    example: { code: 'english', text: 'like ana' },
+  rowsRepeatOtherFile: { code: 'rowsRepeatOtherFile', rows: 3, cents: 3000 },
+  namedAsEarlier: {
+    code: 'namedAsEarlier',
+    file: 'folha.csv',
+    batchId: 1,
+    at: Date.UTC(2026, 10, 27),
+  },
+  readingCorrects: {
+    code: 'readingCorrects',
+    file: 'folha.csv',
+    batchId: 1,
+    pays: { rows: 1, cents: 199_999, first: [{ name: 'Diego Reis', cents: 199_999 }] },
+    hintFlags: '',
+  },
+  readingNewBatch: {
+    code: 'readingNewBatch',
+    file: 'folha.csv',
+    pays: { rows: 1, cents: 199_999, first: [{ name: 'Diego Reis', cents: 199_999 }] },
+    repeating: {
+      rows: 4,
+      cents: 1_200_000,
+      first: [
+        { name: 'Ana Souza', cents: 350_000 },
+        { name: 'Bruno Lima', cents: 250_000 },
+        { name: 'Carla Dias', cents: 300_000 },
+      ],
+    },
+    hintFlags: ' --config "/etc/payouts.json"',
   },
   orderIdsJournaled: {
     code: 'orderIdsJournaled',
@@ -234,12 +301,19 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   processingFull: { code: 'processingFull' },
   awaitingApproval: { code: 'awaitingApproval', file: 'folha.csv', hintFlags: '' },
   cutShort: { code: 'cutShort', file: 'folha.csv' },
+  fileNotInProcessing: { code: 'fileNotInProcessing', file: 'folha.csv' },
   takenOnceRenamed: { code: 'takenOnceRenamed' },
   hiddenPayoutFile: { code: 'hiddenPayoutFile' },
   notARegularFile: { code: 'notARegularFile' },
   releaseTurnedDown: { code: 'releaseTurnedDown' },
   releaseAlreadyReleased: { code: 'releaseAlreadyReleased' },
   releaseUnknownBytes: { code: 'releaseUnknownBytes' },
+  clockBehindJournal: {
+    code: 'clockBehindJournal',
+    nowMs: Date.parse('2026-11-27T11:58:00Z'),
+    latestMs: Date.parse('2026-11-27T12:00:00Z'),
+    timeZone: 'America/Sao_Paulo',
+  },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */
@@ -265,6 +339,9 @@ describe('what the reading of a file says', () => {
     expect(say(pt, SAMPLES.alsoWrong)).toBe(
       'está vazio: o nome do favorecido é obrigatório (também: CPF, Valor)',
     );
+    expect(say(pt, SAMPLES.moreMistakes)).toMatch(
+      /^está vazio: o nome do favorecido é obrigatório \| Valor: 0,00 é zero/,
+    );
   });
 
   it('says the balance check in both, with the fees, and 1 pagamento', () => {
@@ -278,16 +355,28 @@ describe('what the reading of a file says', () => {
 
   it('says why a row is held in Portuguese, and in English as the journal always has', () => {
     expect(say(en, SAMPLES.heldDuplicate)).toBe(
-      'possible duplicate: the same document and amount as folha-outubro.csv, line 2, journaled on 2026-10-05 (now paid, transaction 1001); not sent. If it is a new payment, run: payouts approve "folha-outubro-2.csv" --new-batch --config "/etc/payouts.json"',
+      'possible duplicate: the same document and amount as folha-outubro.csv, line 2, journaled on 2026-10-05 (now paid, transaction 1001); not sent. If it is a new payment after all: payouts approve "folha-outubro-2.csv" --new-batch --config "/etc/payouts.json" lists it, and pays it again only when also given the option --repeats and the count of such rows it lists',
     );
     expect(say(pt, SAMPLES.heldDuplicate)).toBe(
-      'possível duplicata: o mesmo documento e valor de folha-outubro.csv, linha 2, registrado no diário em 05/10/2026 (agora pago, transação 1001); não enviado. Se for um pagamento novo, execute: payouts approve "folha-outubro-2.csv" --new-batch --config "/etc/payouts.json"',
+      'possível duplicata: o mesmo documento e valor de folha-outubro.csv, linha 2, registrado no diário em 05/10/2026 (agora pago, transação 1001); não enviado. Se for mesmo um pagamento novo: payouts approve "folha-outubro-2.csv" --new-batch --config "/etc/payouts.json" o lista, e só o paga de novo quando receber também a opção --repeats e a contagem dessas linhas que ele lista',
     );
     expect(say(en, { ...SAMPLES.heldJournaled, at: null })).toContain(
       'on an earlier run (now rejected): not sent again; to send that payment again on purpose, run: payouts retry folha-1.',
     );
     expect(say(pt, SAMPLES.rowsRepeatInFile)).toContain(
       'retida para uma pessoa decidir: idêntica à linha 2 deste arquivo',
+    );
+  });
+
+  it('says what each answer to a held file pays, the repeats named in words outside the command', () => {
+    expect(say(en, SAMPLES.readingNewBatch)).toBe(
+      'a new payroll: payouts approve "folha.csv" --new-batch --config "/etc/payouts.json" pays the 1 row that repeats nothing (R$ 1.999,99: Diego Reis R$ 1.999,99); the 4 rows that repeat a payout already made or under way (R$ 12.000,00: Ana Souza R$ 3.500,00, Bruno Lima R$ 2.500,00, Carla Dias R$ 3.000,00, …) are paid again only when you also give it the option --repeats with their count, 4, once you have checked each is due twice',
+    );
+    expect(say(pt, SAMPLES.readingCorrects)).toBe(
+      'o mesmo arquivo, corrigido (linhas acrescentadas ou corrigidas): payouts approve "folha.csv" --corrects 1 paga 1 linha (R$ 1.999,99: Diego Reis R$ 1.999,99); o que o lote 1 pagou não é pago de novo',
+    );
+    expect(say(pt, { ...SAMPLES.readingNewBatch, pays: { rows: 0, cents: 0, first: [] } })).toBe(
+      'pagamentos novos mesmo assim: payouts approve "folha.csv" --new-batch --config "/etc/payouts.json" lista as 4 linhas que repetem um pagamento já feito ou em andamento (R$ 12.000,00: Ana Souza R$ 3.500,00, Bruno Lima R$ 2.500,00, Carla Dias R$ 3.000,00, …); elas são pagas de novo só quando você der também a opção --repeats com a contagem delas, 4, depois de conferir que cada uma é devida duas vezes',
     );
   });
 

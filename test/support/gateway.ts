@@ -85,3 +85,26 @@ export function ledgerCounts(sandbox: Sandbox): Map<string, number> {
   }
   return counts;
 }
+
+/** Adds to the balance as a payer would: a cash-in, paid; waits until the balance shows it. */
+export async function topUp(baseUrl: string, cents: number): Promise<void> {
+  const gateway = clientFor(baseUrl);
+  try {
+    const before = (await gateway.getBalance()).balance;
+    await gateway.createCashIn({
+      payerName: 'Empresa',
+      payerDocument: '11222333000181',
+      payerEmail: 'financeiro@example.com',
+      payerPhone: '+5511987654321',
+      productName: 'aporte',
+      productDescription: 'aporte de saldo',
+      value: cents,
+    });
+    for (let wait = 0; (await gateway.getBalance()).balance < before + cents; wait++) {
+      if (wait > 500) throw new Error('the top-up never reached the balance');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  } finally {
+    await gateway.close();
+  }
+}

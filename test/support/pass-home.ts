@@ -3,7 +3,7 @@
  * keeps its ledger across runs, with a clock of its own that a test moves: for money
  * paths over weeks and months, where a CLI spawn per run would cost half a second.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -26,7 +26,7 @@ export interface PassHome {
   /** The environment a CLI run of this home needs. */
   env(): Record<string, string>;
   config(settings?: Partial<Config>): Config;
-  /** Writes a file into the inbox, CRLF line ends unless told. */
+  /** Writes a file into the inbox, changed now on our clock, CRLF line ends unless told. */
   drop(name: string, lines: readonly string[], lineEnd?: string): void;
   run(
     settings?: Partial<Config>,
@@ -88,7 +88,10 @@ export async function passHome(
     env,
     config,
     drop(name, lines, lineEnd = '\r\n') {
-      writeFileSync(join(folders.inbox, name), lines.join(lineEnd) + lineEnd);
+      const path = join(folders.inbox, name);
+      writeFileSync(path, lines.join(lineEnd) + lineEnd);
+      // Written now on our clock, which a test may have moved months ahead.
+      utimesSync(path, new Date(now()), new Date(now()));
     },
     async run(settings = {}, pass = {}) {
       const journal = openJournal(folders.journal, { now });

@@ -13,7 +13,9 @@ import {
   reject,
   type Folders,
 } from '../../inbox/folders.js';
-import type { Journal } from '../../journal/journal.js';
+import { describeTotals } from '../../app/describe-file.js';
+import type { BatchEvent, Journal } from '../../journal/journal.js';
+import { CATALOGS } from '../../messages/catalog.js';
 import { openContext, type GlobalOptions, type Output } from '../context.js';
 import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
@@ -35,10 +37,25 @@ async function onAwaitingFile(
 ): Promise<void> {
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
   const folders = homeFolders(config.home);
-  const journal = await openWorkJournal(verb, folders, out, { mustExist: true });
+  const journal = await openWorkJournal(verb, folders, out, config, { mustExist: true });
   ensureFolders(folders, config.sharedGroup);
   try {
     const found = await findAwaiting(journal, folders, name);
+    const approved = found ? undefined : await approvedBatchOf(journal, basename(name));
+    if (approved) {
+      const words = CATALOGS[config.language ?? 'en'];
+      throw new ExitError(
+        1,
+        words.release.alreadyApproved({
+          verb,
+          file: basename(name),
+          batchId: approved.batchId,
+          by: approved.event.by,
+          at: approved.event.at,
+          totals: describeTotals(await journal.rowTotalsOfBatch(approved.batchId), words),
+        }),
+      );
+    }
     if (!found) {
       const waiting = payoutFiles(folders.awaiting).map((file) => basename(file));
       throw new ExitError(
@@ -52,11 +69,44 @@ async function onAwaitingFile(
   }
 }
 
+/** The newest batch of this file name a person approved, and that approval. */
+async function approvedBatchOf(
+  journal: Journal,
+  name: string,
+): Promise<{ batchId: number; event: BatchEvent } | undefined> {
+  for (const batch of (await journal.batches(name)).reverse()) {
+    const event = (await journal.batchEvents(batch.id)).findLast((e) => e.event === 'approved');
+    if (event) return { batchId: batch.id, event };
+  }
+  return undefined;
+}
+
 interface ApproveOptions {
   newBatch?: boolean;
+  repeats?: number;
+  rows?: number[];
+  except?: number[];
   identical?: boolean;
   corrects?: number;
   by?: string;
+}
+
+/** A parser of a whole number from 1, saying `expected` of anything else. */
+const positive =
+  (expected: string) =>
+  (text: string): number => {
+    const number = Number(text);
+    if (!Number.isSafeInteger(number) || number < 1) throw new InvalidArgumentError(expected);
+    return number;
+  };
+
+/** `2,5,9`: lines of a file, as its summary numbers them. */
+function lineList(text: string): number[] {
+  const lines = text.split(',').map((line) => Number(line.trim()));
+  if (lines.some((line) => !Number.isSafeInteger(line) || line < 1)) {
+    throw new InvalidArgumentError('Expected line numbers, such as 2,5,9.');
+  }
+  return lines;
 }
 
 export function approveCommand(io: CliIo): Command {
@@ -67,7 +117,22 @@ export function approveCommand(io: CliIo): Command {
     .argument('<file>', 'the file name in awaiting-approval/, or as the summary names it')
     .option(
       '--new-batch',
-      'its rows held as possible duplicates, or held because the file is named as an earlier batch, are new payments: send them',
+      'its rows held as possible duplicates, held because the file is named as an earlier batch, or held for a changed Pix key or name in a corrected copy, are new payments: send them',
+    )
+    .option(
+      '--repeats <count>',
+      'with --new-batch: its held rows that repeat a payout already made or under way, listed by --new-batch alone, are due again too; their count, as listed',
+      positive('Expected the count of repeats listed, such as 3.'),
+    )
+    .option(
+      '--rows <lines>',
+      'with --new-batch: only these lines of the file, as the summary lists them (2,5,9)',
+      lineList,
+    )
+    .option(
+      '--except <lines>',
+      'with --new-batch: every held line of the file but these (a real duplicate among false alarms)',
+      lineList,
     )
     .option(
       '--identical',
@@ -76,18 +141,12 @@ export function approveCommand(io: CliIo): Command {
     .option(
       '--corrects <batch>',
       'it is a corrected copy of this batch (its number in the summary): rows that batch paid are covered, the others sent, and what that batch never sent is closed',
-      (text: string) => {
-        const batch = Number(text);
-        if (!Number.isSafeInteger(batch) || batch < 1) {
-          throw new InvalidArgumentError('Expected a batch number, such as 12.');
-        }
-        return batch;
-      },
+      positive('Expected a batch number, such as 12.'),
     )
     .option('--by <name>', 'who answers, for the audit trail (default: the user running it)')
     .addHelpText(
       'after',
-      '\nExamples:\n  payouts approve payroll-2026-11.csv\n  payouts approve folha.csv --new-batch --by "Maria (financeiro)"\n  payouts approve fornecedores.csv --corrects 12',
+      '\nExamples:\n  payouts approve payroll-2026-11.csv\n  payouts approve folha.csv --new-batch --by "Maria (financeiro)"\n  payouts approve semanal.csv --new-batch --except 9\n  payouts approve fornecedores.csv --corrects 12',
     )
     .action((name: string, options: ApproveOptions, command: Command) => {
       const answers = [options.newBatch, options.identical, options.corrects !== undefined];
@@ -97,9 +156,31 @@ export function approveCommand(io: CliIo): Command {
           'payouts approve: give one of --new-batch, --identical and --corrects at a time',
         );
       }
+      if (
+        !options.newBatch &&
+        [options.repeats, options.rows, options.except].some((given) => given !== undefined)
+      ) {
+        throw new ExitError(
+          1,
+          'payouts approve: --repeats, --rows and --except go with --new-batch',
+        );
+      }
+      if (options.rows && options.except) {
+        throw new ExitError(1, 'payouts approve: give --rows or --except, not both');
+      }
+      const pick = options.rows
+        ? { pick: { rows: options.rows } }
+        : options.except
+          ? { pick: { except: options.except } }
+          : {};
       const by = options.by?.trim() || userInfo().username;
       const answer: HoldAnswer | undefined = options.newBatch
-        ? { newBatch: true, by }
+        ? {
+            newBatch: true,
+            by,
+            ...(options.repeats === undefined ? {} : { repeats: options.repeats }),
+            ...pick,
+          }
         : options.identical
           ? { identical: true, by }
           : options.corrects !== undefined
@@ -149,8 +230,9 @@ async function answerHolds(
   command: Command,
 ): Promise<void> {
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+  const words = CATALOGS[config.language ?? 'en'];
   const folders = homeFolders(config.home);
-  const journal = await openWorkJournal('approve', folders, out, { mustExist: true });
+  const journal = await openWorkJournal('approve', folders, out, config, { mustExist: true });
   try {
     if ('corrects' in answer && !(await journal.batch(answer.corrects))) {
       throw new ExitError(1, `payouts approve: there is no batch ${answer.corrects}`);
@@ -162,12 +244,62 @@ async function answerHolds(
         `payouts approve: no file named "${basename(name)}" has rows held as possible duplicates, for its name or as identical rows: nothing changed (payouts status lists every file)`,
       );
     }
+    // Before anything is said released: each row that would pay someone again.
+    if (released.repeating.length > 0) {
+      out.line(words.release.repeatsTitle({ count: released.repeating.length }));
+      for (const row of released.repeating) {
+        out.line(
+          `  ${words.release.repeat({
+            line: row.line,
+            name: row.name,
+            amount: formatCents(row.cents),
+            file: row.repeats?.fileName ?? '?',
+            fileLine: row.repeats?.line ?? 0,
+            at: row.repeats?.at ?? null,
+            state: row.repeats ? words.state[row.repeats.state] : '?',
+          })}`,
+        );
+      }
+    }
+    if (released.kind === 'rows-not-held') {
+      throw new ExitError(1, words.release.rowsNotHeld({ notHeld: released.lines }));
+    }
+    if (released.kind === 'repeats-differ') {
+      throw new ExitError(
+        1,
+        words.release.repeatsDiffer({ given: released.given, count: released.repeating.length }),
+      );
+    }
     out.data({ file: basename(name), ...released, by: answer.by });
-    out.line(
-      'corrects' in answer
-        ? `${basename(name)} (batch ${released.batchId}): linked as a corrected copy of batch ${answer.corrects} by ${answer.by}; ${count(released.rows, 'payout')} to be sent by the next run.`
-        : `${basename(name)} (batch ${released.batchId}): ${count(released.rows, 'payout')}, ${formatCents(released.cents)}, released by ${answer.by} as ${'identical' in answer ? 'due besides their identical rows' : 'new payments'}; the next run sends them.`,
-    );
+    if ('corrects' in answer) {
+      out.line(
+        `${basename(name)} (batch ${released.batchId}): linked as a corrected copy of batch ${answer.corrects} by ${answer.by}; ${count(released.rows, 'payout')} to be sent by the next run.`,
+      );
+    } else if ('identical' in answer) {
+      out.line(
+        `${basename(name)} (batch ${released.batchId}): ${count(released.rows, 'payout')}, ${formatCents(released.cents)}, released by ${answer.by} as due besides their identical rows; the next run sends them.`,
+      );
+    } else {
+      const repeats = released.repeating.length;
+      // Nothing freed but repeats left held: only that is said.
+      if (released.rows > 0 || repeats === 0)
+        out.line(
+          words.release.released({
+            file: basename(name),
+            batchId: released.batchId,
+            count: released.rows,
+            amount: formatCents(released.cents),
+            by: answer.by,
+          }),
+        );
+      if (repeats > 0) {
+        out.line(
+          released.repeatsReleased
+            ? words.release.repeatsReleased({ count: repeats })
+            : words.release.repeatsStayHeld({ count: repeats }),
+        );
+      }
+    }
   } finally {
     await journal.close();
   }

@@ -9,7 +9,9 @@ import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { displayed } from '../../config/load.js';
-import { CONFIG_KEYS } from '../../config/schema.js';
+import { formatDuration } from '../../config/duration.js';
+import { CONFIG_KEYS, envName, type Config } from '../../config/schema.js';
+import { ENV_FILE_VARIABLE, shellReadsOtherwise } from '../../config/env-file.js';
 import { formatCents } from '../../csv/amount.js';
 import { GatewayError } from '../../gateway/errors.js';
 import { homeFolders, SHARED_MODES, sharedGroupId, type Folders } from '../../inbox/folders.js';
@@ -17,6 +19,7 @@ import { MIGRATIONS } from '../../journal/migrations.js';
 import { Database, SQLITE_BINDING } from '../../journal/sqlite.js';
 import { explainJournalFailure } from '../../journal/failures.js';
 import {
+  homeOwnerProblem,
   journalProblem,
   openContext,
   openGateway,
@@ -27,11 +30,16 @@ import { ExitError } from '../exit-error.js';
 import { journalLossOf } from '../work-journal.js';
 import type { CliIo } from '../../runtime/io.js';
 
+/** `warn`: payouts runs, but something a person must read first (exit 0 still). */
+type Level = 'ok' | 'warn' | 'fail';
+
 interface Check {
   name: string;
-  ok: boolean;
+  level: Level;
   detail: string;
 }
+
+const PREFIX: Record<Level, string> = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' };
 
 export function doctorCommand(io: CliIo): Command {
   return new Command('doctor')
@@ -49,26 +57,37 @@ export function doctorCommand(io: CliIo): Command {
         ...(await gatewayChecks(context)),
         ...homeChecks(folders, context.config.sharedGroup),
         journalCheck(folders, context),
+        contactsCheck(context.config),
+        ...(context.envFile === undefined ? [] : [envFileCheck(context.envFile)]),
       ];
       const settings = CONFIG_KEYS.map((key) => ({
         key,
         value: displayed(key, context.config[key]),
         from: context.sources[key],
       }));
-      context.out.data({ ok: checks.every((check) => check.ok), checks, settings });
+      const failed = checks.filter((check) => check.level === 'fail').length;
+      const warned = checks.filter((check) => check.level === 'warn').length;
+      context.out.data({
+        ok: failed === 0,
+        checks: checks.map((check) => ({ ...check, ok: check.level !== 'fail' })),
+        settings,
+      });
       context.out.line(
         [
-          ...checks.map((check) => `${check.ok ? 'ok  ' : 'FAIL'}  ${check.name}: ${check.detail}`),
+          ...checks.map((check) => `${PREFIX[check.level]}  ${check.name}: ${check.detail}`),
           '',
           'configuration (value, and where it came from):',
           ...settings.map(({ key, value, from }) => `  ${key} = ${value}  (${from})`),
         ].join('\n'),
       );
-      const failed = checks.filter((check) => !check.ok).length;
       if (failed > 0)
         throw new ExitError(
           1,
           `payouts doctor: ${failed} of ${checks.length} checks failed; nothing was changed`,
+        );
+      if (warned > 0)
+        context.out.warn(
+          `payouts doctor: every check holds, ${warned} with a warning to read before the first payroll`,
         );
     });
 }
@@ -80,7 +99,7 @@ async function gatewayChecks(context: Context): Promise<Check[]> {
     return [
       {
         name: 'gateway',
-        ok: false,
+        level: 'fail',
         detail:
           config.gateway === 'sandbox'
             ? 'the embedded sandbox, where no real money moves: fine for trying payouts, not for paying; set baseUrl and token for the real gateway'
@@ -88,19 +107,23 @@ async function gatewayChecks(context: Context): Promise<Check[]> {
       },
     ];
   }
-  const gateway = {
+  const gateway: Check = {
     name: 'gateway',
-    ok: true,
+    level: 'ok',
     detail: `${displayed('baseUrl', config.baseUrl)} (real: payouts move money)`,
   };
   const session = await openGateway(context);
+  // A gateway that never answers would otherwise leave the terminal silent until its deadline.
+  context.out.note(
+    `payouts doctor: reading the balance at ${displayed('baseUrl', config.baseUrl)}, to check the address and the token; waiting up to ${formatDuration(config.connectTimeout + config.requestTimeout)} (connectTimeout + requestTimeout)`,
+  );
   try {
     const balance = await session.client.getBalance();
     return [
       gateway,
       {
         name: 'gateway reached, token accepted',
-        ok: true,
+        level: 'ok',
         detail: `balance ${formatCents(balance.balance)}`,
       },
     ];
@@ -108,7 +131,7 @@ async function gatewayChecks(context: Context): Promise<Check[]> {
     if (!(error instanceof GatewayError)) throw error;
     return [
       gateway,
-      { name: 'gateway reached, token accepted', ok: false, detail: gatewayProblem(error) },
+      { name: 'gateway reached, token accepted', level: 'fail', detail: gatewayProblem(error) },
     ];
   } finally {
     await session.close();
@@ -135,11 +158,13 @@ function homeChecks(folders: Folders, sharedGroup: string | null): Check[] {
     return [
       {
         name: 'home',
-        ok: false,
+        level: 'fail',
         detail: `${folders.home} is not a folder: make it, owned by the user that runs payouts (mkdir -p ${folders.home}; chown USER: ${folders.home})`,
       },
     ];
   }
+  const owner = homeOwnerProblem('doctor', folders.home);
+  if (owner !== undefined) return [{ name: 'home', level: 'fail', detail: owner }];
   const problems: string[] = [];
   const gid = sharedGroup === null ? undefined : sharedGroupId(sharedGroup);
   if (sharedGroup !== null && gid === undefined)
@@ -161,7 +186,7 @@ function homeChecks(folders: Folders, sharedGroup: string | null): Check[] {
   return [
     {
       name: 'home',
-      ok: problems.length === 0,
+      level: problems.length === 0 ? 'ok' : 'fail',
       detail:
         problems.length === 0 ? `${folders.home} is writable; ${sharing}` : problems.join('; '),
     },
@@ -210,18 +235,18 @@ function journalCheck(folders: Folders, context: Context): Check {
       explainJournalFailure(error, folders.journal, 'nothing') ??
       journalProblem(folders.journal, error);
     if (why === undefined) throw error;
-    return { name: 'journal', ok: false, detail: why };
+    return { name: 'journal', level: 'fail', detail: why };
   }
 }
 
 function readJournalCheck(folders: Folders, context: Context): Check {
   const name = 'journal';
   const loss = journalLossOf(folders);
-  if (loss !== undefined) return { name, ok: false, detail: loss };
+  if (loss !== undefined) return { name, level: 'fail', detail: loss };
   if (statSync(folders.journal, { throwIfNoEntry: false }) === undefined) {
     return {
       name,
-      ok: true,
+      level: 'ok',
       detail: `none yet: the first run makes ${folders.journal} (SQLite through ${SQLITE_BINDING}, owner-only)`,
     };
   }
@@ -250,11 +275,60 @@ function readJournalCheck(folders: Folders, context: Context): Check {
     ].filter((problem): problem is string => problem !== undefined);
     const detail = `${folders.journal}: SQLite through ${SQLITE_BINDING}, schema ${schema} (${schema < latest ? `the next run brings it to ${latest}` : 'current'}), ${bound === undefined ? 'has sent nothing yet' : bound === 'sandbox' ? 'sends to the embedded sandbox' : 'sends to a real gateway'}`;
     return problems.length === 0
-      ? { name, ok: true, detail }
-      : { name, ok: false, detail: `${detail}; but ${problems.join('; ')}` };
+      ? { name, level: 'ok', detail }
+      : { name, level: 'fail', detail: `${detail}; but ${problems.join('; ')}` };
   } finally {
     db.close();
   }
+}
+
+/**
+ * The gateway takes a payout only with an e-mail and a phone; a row that has neither in
+ * its file nor as its Pix key takes these settings, or is invalid and not paid.
+ */
+function contactsCheck(config: Config): Check {
+  const name = 'recipient contacts';
+  const { recipientEmail: email, recipientPhone: phone } = config;
+  if (email !== null && phone !== null)
+    return {
+      name,
+      level: 'ok',
+      detail: `a row without an e-mail or a phone is sent with ${email} and ${phone}`,
+    };
+  const missing = [
+    email === null ? 'recipientEmail' : undefined,
+    phone === null ? 'recipientPhone' : undefined,
+  ].filter((key): key is string => key !== undefined);
+  const add = [
+    email === null ? `${envName('recipientEmail')}=folha@empresa.com.br` : undefined,
+    phone === null ? `${envName('recipientPhone')}=(11) 3333-4444` : undefined,
+  ].filter((line): line is string => line !== undefined);
+  return {
+    name,
+    level: 'warn',
+    detail: `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set: a row with no ${missing.length === 1 ? (email === null ? 'e-mail' : 'phone') : 'e-mail or no phone'} in its file (an export such as Nome;CPF;Chave Pix;Valor has neither) is invalid and not paid, unless its Pix key is one: add ${add.join(' and ')} to the environment file, with your company's own contact`,
+  };
+}
+
+/**
+ * The file as payouts read it, and the lines a shell's `.` would read otherwise: said, so
+ * that a cron line or script that still loads the file that way is changed.
+ */
+function envFileCheck({ path, settings }: NonNullable<Context['envFile']>): Check {
+  const names = Object.keys(settings.values);
+  const read = `${path}: ${names.length} settings read as written`;
+  const otherwise = names
+    .filter((name) => shellReadsOtherwise(settings.values[name] ?? ''))
+    .map((name) => `${settings.lineOf[name]} (${name})`);
+  const lines = `${otherwise.slice(0, -1).join(', ')}${otherwise.length > 1 ? ' and ' : ''}${otherwise.at(-1)}`;
+  return {
+    name: 'environment file',
+    level: 'ok',
+    detail:
+      otherwise.length === 0
+        ? read
+        : `${read}; a shell's \`.\` would read ${otherwise.length === 1 ? 'line' : 'lines'} ${lines} otherwise (spaces, quotes, \`$\`): load the file with --settings-file or ${ENV_FILE_VARIABLE} only, never with \`. ${path}\``,
+  };
 }
 
 function hasTable(db: InstanceType<typeof Database>, table: string): boolean {

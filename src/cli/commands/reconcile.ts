@@ -36,7 +36,7 @@ export function reconcileCommand(io: CliIo): Command {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const { config, out } = context;
       const folders = homeFolders(config.home);
-      const journal = await openWorkJournal('reconcile', folders, out, { mustExist: true });
+      const journal = await openWorkJournal('reconcile', folders, out, config, { mustExist: true });
       ensureFolders(folders, config.sharedGroup);
       const stop = new AbortController();
       const stopSignal = listenForStopSignal(() => stop.abort());

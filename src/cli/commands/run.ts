@@ -6,7 +6,7 @@ import type { DryRunFile } from '../../engine/dry-run.js';
 import { ensureFolders, homeFolders, type Folders } from '../../inbox/folders.js';
 import { runInbox } from '../../app/run.js';
 import { rehearseRun } from '../../app/rehearse.js';
-import { describeHolder, lockHome } from '../../inbox/lock.js';
+import { daemonInTheWay, describeHolder, lockHome } from '../../inbox/lock.js';
 import { warnPendingTooLong } from '../../inbox/pending-alert.js';
 import { systemClock } from '../../runtime/clock.js';
 import { listenForStopSignal } from '../../runtime/signals.js';
@@ -17,6 +17,7 @@ import {
   openHomeJournal,
   openGateway,
   requireInbox,
+  requireOwnHome,
   type Context,
   type GlobalOptions,
 } from '../context.js';
@@ -83,9 +84,10 @@ export function runCommand(io: CliIo): Command {
       const folders = homeFolders(config.home, options.inbox);
       const followMs = followFlagMs ?? config.followTimeout;
       if (options.dryRun) {
-        await dryRun(context, folders);
+        await dryRun(context, folders, hintFlagsOf(command.optsWithGlobals<GlobalOptions>()));
         return;
       }
+      requireOwnHome('run', folders);
       ensureFolders(folders, config.sharedGroup);
       // Listened for from the start: a signal while a file is read ends the run before
       // anything is sent; one while sending gives the requests in flight 2 s to finish and be journaled.
@@ -96,13 +98,16 @@ export function runCommand(io: CliIo): Command {
       });
       let journal: Journal;
       try {
-        journal = await openWorkJournal('run', folders, out, { recover: options.recover ?? false });
+        journal = await openWorkJournal('run', folders, out, config, {
+          recover: options.recover ?? false,
+        });
       } catch (error) {
         stopSignal.close();
         throw error;
       }
       try {
         const lock = await lockHome(journal, {
+          command: 'run',
           waitMs,
           signal: stop.signal,
           clock: systemClock,
@@ -113,6 +118,8 @@ export function runCommand(io: CliIo): Command {
           },
         });
         if ('heldBy' in lock) {
+          const inTheWay = daemonInTheWay(lock.heldBy, systemClock.now());
+          if (inTheWay) throw new ExitError(1, `payouts run: ${inTheWay}`);
           // Said even with --quiet (cron's logs): exit 3 alone does not say who holds it.
           const waited =
             options.wait === undefined
@@ -155,6 +162,7 @@ export function runCommand(io: CliIo): Command {
           signal: stop.signal,
           followMs,
           hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+          recover: options.recover ?? false,
           note: out.note,
         });
         const sandbox = (await journal.gatewayKind()) === 'sandbox';
@@ -192,7 +200,7 @@ function durationFlag(flag: string, text: string): number {
 }
 
 /** `run --dry-run`: the plan, with nothing moved, written or sent. Exit 2 when a person is needed. */
-async function dryRun(context: Context, folders: Folders): Promise<void> {
+async function dryRun(context: Context, folders: Folders, hintFlags: string): Promise<void> {
   const { config, out } = context;
   // A run would refuse a lost journal: so does its rehearsal, rather than promise to pay all.
   const loss = journalLossOf(folders);
@@ -204,6 +212,7 @@ async function dryRun(context: Context, folders: Folders): Promise<void> {
       config,
       folders,
       journal,
+      hintFlags,
       openGateway: () => openGateway(context),
     });
   } finally {
@@ -224,6 +233,7 @@ async function dryRun(context: Context, folders: Folders): Promise<void> {
         ? [`… and ${file.held - file.holds.length} more held`]
         : []),
       ...file.problems,
+      ...file.readings.map(sayInEnglish),
     ]
       .map((problem) => `\n  ${problem}`)
       .join('');

@@ -8,11 +8,11 @@ import type { Language } from '../../messages/language.js';
 import { formatCents } from '../../csv/amount.js';
 import { readPayoutFile, type FileReport } from '../../csv/reader.js';
 import { COLUMN_NAMES } from '../../csv/header.js';
-import type { RowOutcome } from '../../csv/row.js';
+import { mistakesSaid, type Mistake, type RowOutcome } from '../../csv/row.js';
 import { validationReportHeadings, validationReportLine } from '../../csv/validation-report.js';
 import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { homeFolders } from '../../inbox/folders.js';
-import { openContext, openHomeJournal, type GlobalOptions } from '../context.js';
+import { hintFlagsOf, openContext, openHomeJournal, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { say, sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
@@ -22,8 +22,18 @@ import type { CliIo } from '../../runtime/io.js';
 const inEnglish = ({ line, column, message }: Message) => ({
   line,
   column,
-  code: message.code === 'alsoWrong' ? message.first.code : message.code,
+  code: message.code === 'moreMistakes' ? message.first.code : message.code,
   message: sayInEnglish(message),
+});
+
+/** An invalid row for programs: its whole message, and each mistake with its column. */
+const errorInEnglish = ({ mistakes, ...error }: InvalidRow) => ({
+  ...inEnglish(error),
+  mistakes: mistakes.map(({ column, message }) => ({
+    column,
+    code: message.code,
+    message: sayInEnglish(message),
+  })),
 });
 
 interface ValidateOptions {
@@ -36,8 +46,13 @@ const SHOW_MESSAGES = 50;
 
 interface Message {
   line: number;
-  column: string;
+  /** Null: the file has no column for it, and the message names what is missing. */
+  column: string | null;
   message: Said;
+}
+
+interface InvalidRow extends Message {
+  mistakes: readonly Mistake[];
 }
 
 export function validateCommand(io: CliIo): Command {
@@ -57,7 +72,7 @@ export function validateCommand(io: CliIo): Command {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'offline');
       const { config, out } = context;
       const format = { dialect: config.resultDialect, language: config.language ?? 'en' } as const;
-      const errors: Message[] = [];
+      const errors: InvalidRow[] = [];
       const notes: Message[] = [];
       const skipped: { line: number; reason: Said }[] = [];
       let moreErrors = 0;
@@ -71,7 +86,12 @@ export function validateCommand(io: CliIo): Command {
       const onRow = (row: RowOutcome): Promise<void> | undefined => {
         if (row.kind === 'invalid') {
           if (errors.length < KEEP_MESSAGES)
-            errors.push({ line: row.line, column: row.column, message: row.message });
+            errors.push({
+              line: row.line,
+              column: row.mistakes[0].column,
+              message: mistakesSaid(row.mistakes),
+              mistakes: row.mistakes,
+            });
           else moreErrors++;
         } else if (row.kind === 'valid') {
           if (row.payout.identicalTo !== undefined) identical++;
@@ -106,7 +126,10 @@ export function validateCommand(io: CliIo): Command {
       const journalPath = homeFolders(config.home).journal;
       const weighed =
         unusable.length === 0 && existsSync(journalPath)
-          ? await weighAgainstJournal(resolve(file), journalPath, config)
+          ? await weighAgainstJournal(resolve(file), journalPath, {
+              ...config,
+              hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+            })
           : undefined;
       const held = weighed?.held ?? identical;
       // What the journal says of the file as a whole (its name is an earlier batch's).
@@ -137,8 +160,9 @@ export function validateCommand(io: CliIo): Command {
         // Programs read English, and each hold's code.
         holds: (weighed?.holds ?? []).map(({ said, ...hold }) => ({ ...hold, code: said.code })),
         journalNotes,
+        readings: (weighed?.readings ?? []).map(sayInEnglish),
         // Programs read English, and each message's code.
-        errors: errors.map(inEnglish),
+        errors: errors.map(errorInEnglish),
         moreErrors,
         warnings: notes.map(inEnglish),
         moreWarnings: moreNotes,
@@ -241,7 +265,12 @@ function printSummary(
     if (items.length === 0) return;
     print(`\n${title}`);
     for (const item of items.slice(0, SHOW_MESSAGES)) {
-      const column = item.column.startsWith('column ') ? item.column.slice(7) : `"${item.column}"`;
+      const column =
+        item.column === null
+          ? null
+          : item.column.startsWith('column ')
+            ? item.column.slice(7)
+            : `"${item.column}"`;
       const message = say(words, item.message);
       print(`  ${words.atLineColumn({ line: item.line, column, message })}`);
     }
@@ -260,6 +289,8 @@ function printSummary(
     const hidden = weighed.held - Math.min(weighed.holds.length, SHOW_MESSAGES);
     if (hidden > 0) print(`  ${words.andMoreHeld({ count: hidden })}`);
   }
+  // What each answer a person may give would pay, as a run's summary says it.
+  for (const reading of weighed?.readings ?? []) print(`  ${say(words, reading)}`);
   if (found.skipped.length > 0) {
     const lines = found.skipped.map(({ line, reason }) => ({ line, reason: say(words, reason) }));
     print(`\n${words.skipped({ lines })}`);

@@ -10,6 +10,7 @@ import {
   openContext,
   openGateway,
   requireInbox,
+  requireOwnHome,
   type GlobalOptions,
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
@@ -34,6 +35,7 @@ export function watchCommand(io: CliIo): Command {
       const { config, logger } = context;
       requireInbox('watch', options.inbox);
       const folders = homeFolders(config.home, options.inbox);
+      requireOwnHome('watch', folders);
       ensureFolders(folders, config.sharedGroup);
       // From the start: a standby daemon asked for its health must not die of the signal.
       let health = () => logger.info('health: waiting for the home folder lock');
@@ -48,7 +50,7 @@ export function watchCommand(io: CliIo): Command {
       });
       let journal: Journal;
       try {
-        journal = await openWorkJournal('watch', folders, context.out);
+        journal = await openWorkJournal('watch', folders, context.out, config);
       } catch (error) {
         stopSignal.close();
         process.off('SIGUSR2', onHealthSignal);
@@ -57,6 +59,7 @@ export function watchCommand(io: CliIo): Command {
       let lostLock = false;
       try {
         const lock = await lockHome(journal, {
+          command: 'watch',
           waitMs: Number.MAX_SAFE_INTEGER,
           signal: stop.signal,
           clock: systemClock,

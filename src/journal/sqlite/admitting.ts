@@ -22,7 +22,7 @@ import {
   type CoveringRow,
   type Synchronous,
 } from './context.js';
-import { coverKeyOf, type Rows } from './rows.js';
+import { coverKeyOf, WITHIN_WINDOW, type Rows } from './rows.js';
 
 type Admitting = Pick<
   Synchronous<JournalPayouts>,
@@ -103,9 +103,9 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
     >(`
       SELECT ${COVERING_COLUMNS}
       FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE p.document = @document AND p.value_cents = @value AND p.admitted_at >= @since
+      WHERE p.document = @document AND p.value_cents = @value AND ${WITHIN_WINDOW}
         AND p.pix_key = @pixKey AND p.state IN (${inList(RETRYABLE)})
-      ORDER BY p.admitted_at, p.line LIMIT 1`),
+      ORDER BY p.id LIMIT 1`),
   };
 
   function admitOne(
@@ -245,12 +245,11 @@ export interface QueuedRow {
   batch_id: number;
   document: string;
   value_cents: number;
-  admitted_at: number | null;
   released_at: number | null;
 }
 
 export const QUEUED_COLUMNS =
-  'p.id, p.order_id, p.batch_id, p.document, p.value_cents, p.admitted_at, p.released_at';
+  'p.id, p.order_id, p.batch_id, p.document, p.value_cents, p.released_at';
 
 /**
  * The cover rule once more, inside a claim's transaction: a queued row that an earlier
@@ -258,15 +257,10 @@ export const QUEUED_COLUMNS =
  * sent. A row a person released as a new payment is left be. The row's columns are all
  * it needs: its request (a virtual column, built as JSON) is neither read nor parsed.
  */
-export function heldAtClaim(
-  { now }: Context,
-  rows: Rows,
-  row: QueuedRow,
-  rules: AdmissionRules,
-): boolean {
+export function heldAtClaim(rows: Rows, row: QueuedRow, rules: AdmissionRules): boolean {
   if (row.released_at !== null) return false;
   const key = { orderId: row.order_id, document: row.document, valueCents: row.value_cents };
-  const covering = rows.coveringOf(key, row.batch_id, rules, row.admitted_at ?? now());
+  const covering = rows.coveringOf(key, row.batch_id, rules, row.id);
   if (!covering) return false;
   const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
   const said = duplicateSaid(covering, fileName, rules.hintFlags ?? '');

@@ -3,7 +3,15 @@ import type { BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import type { HoldReason } from '../states.js';
 import type { JournalBatches } from '../journal.js';
-import type { ArrivingFile, BatchEvent, BatchInput, BatchLine, BatchOfFile } from '../types.js';
+import { homeTag } from '../../csv/order-id.js';
+import type {
+  ArrivingFile,
+  BatchEvent,
+  BatchInput,
+  BatchLine,
+  BatchOfFile,
+  BatchRecord,
+} from '../types.js';
 import {
   saidOf,
   toBatch,
@@ -14,6 +22,9 @@ import {
 } from './context.js';
 import type { Corrections } from './corrections.js';
 import type { Rows } from './rows.js';
+
+/** Reasons whose release says a file's rows are new payments, not a copy of an earlier batch. */
+const NEW_PAYMENT_REASONS: readonly HoldReason[] = ['duplicate', 'same-name'];
 
 export function createBatches(
   { db, now, writing, admitting }: Context,
@@ -33,9 +44,13 @@ export function createBatches(
       problems: string;
       nameKey: string | null;
       nameNumber: number;
+      orderIdHome: string | null;
     }>(`
-      INSERT INTO batches (file_name, sha256, received_at, state, rows, valid, invalid, total_cents, problems, name_key, name_number)
-      VALUES (@fileName, @sha256, @receivedAt, @state, @rows, @valid, @invalid, @totalCents, @problems, @nameKey, @nameNumber)`),
+      INSERT INTO batches (file_name, sha256, received_at, state, rows, valid, invalid, total_cents, problems, name_key, name_number, order_id_home)
+      VALUES (@fileName, @sha256, @receivedAt, @state, @rows, @valid, @invalid, @totalCents, @problems, @nameKey, @nameNumber, @orderIdHome)`),
+    journalId: db.prepare<[], { journal_id: string }>(
+      `SELECT journal_id FROM identity WHERE id = 1`,
+    ),
     lastNameNumber: db.prepare<[string], { n: number }>(
       `SELECT COALESCE(MAX(name_number), 0) AS n FROM batches WHERE name_key = ?`,
     ),
@@ -80,13 +95,15 @@ export function createBatches(
       UPDATE payouts SET state = 'queued', hold_reason = NULL, updated_at = ?
       WHERE batch_id = ? AND state = 'held' AND (hold_reason = 'balance' OR hold_reason IS NULL)
       RETURNING order_id`),
+    // @only: a JSON list of the orderIds to release, or null for every row held so.
     releaseHolds: db.prepare<
-      { now: number; batchId: number; reason: HoldReason },
+      { now: number; batchId: number; reason: HoldReason; only: string | null },
       { order_id: string; value_cents: number }
     >(`
       UPDATE payouts SET state = 'queued', hold_reason = NULL, covered_by = NULL, message = NULL, said = NULL,
         released_at = @now, updated_at = @now
       WHERE batch_id = @batchId AND state = 'held' AND hold_reason = @reason
+        AND (@only IS NULL OR order_id IN (SELECT value FROM json_each(@only)))
       RETURNING order_id, value_cents`),
     linesOfBatch: db.prepare<[number], LineRow>(
       `SELECT * FROM batch_lines WHERE batch_id = ? ORDER BY line`,
@@ -108,6 +125,7 @@ export function createBatches(
         // Recorded whole, not read from a named file: no part in the same-name rule.
         nameKey: null,
         nameNumber: 1,
+        orderIdHome: null,
       });
       const batchId = Number(lastInsertRowid);
       rows.insertLines(batchId, lines);
@@ -154,17 +172,26 @@ export function createBatches(
     batchForFile: writing((file: ArrivingFile): BatchOfFile => {
       const earlier = statements.batchesBySha256.all(file.sha256).map(toBatch);
       const resuming = earlier.find((batch) => batch.state === 'admitting');
-      if (resuming)
-        return { kind: 'resume', batchId: resuming.id, nameNumber: resuming.nameNumber };
+      if (resuming) return { kind: 'resume', batchId: resuming.id, ...derivation(resuming) };
       // A file an earlier run left in processing/: its rows are followed, not journaled
       // again. One that has just arrived is a batch of its own whatever its bytes (next
       // month's fixed payroll may be byte for byte this month's): the rules on who is
-      // paid judge its rows.
-      const made = earlier.findLast(
-        (batch) => !file.arrived && !['unusable', 'refused', 'done'].includes(batch.state),
+      // paid judge its rows. A waiting batch whose file is in awaiting-approval/ already is
+      // not this one: an approved file's copy of its very bytes must not take it back there.
+      // Of several batches of these bytes, the one read under this name in processing/.
+      const candidates = earlier.filter(
+        (batch) =>
+          !file.arrived &&
+          !['unusable', 'refused', 'done'].includes(batch.state) &&
+          !(batch.state === 'awaiting-approval' && batch.awaitingName !== null),
       );
-      if (made) return { kind: 'same-file', batchId: made.id, nameNumber: made.nameNumber };
+      const made =
+        candidates.findLast((batch) => batch.fileName === file.name) ?? candidates.at(-1);
+      if (made) return { kind: 'same-file', batchId: made.id, ...derivation(made) };
       const nameNumber = (statements.lastNameNumber.get(file.nameKey)?.n ?? 0) + 1;
+      const journalId = statements.journalId.get()?.journal_id;
+      if (journalId === undefined) throw new JournalError('the journal has no identity');
+      const orderIdHome = homeTag(journalId);
       const { lastInsertRowid } = statements.insertBatch.run({
         fileName: file.name,
         sha256: file.sha256,
@@ -177,8 +204,9 @@ export function createBatches(
         problems: '[]',
         nameKey: file.nameKey,
         nameNumber,
+        orderIdHome,
       });
-      return { kind: 'new', batchId: Number(lastInsertRowid), nameNumber };
+      return { kind: 'new', batchId: Number(lastInsertRowid), nameNumber, orderIdHome };
     }),
 
     finishBatch: writing(
@@ -192,6 +220,7 @@ export function createBatches(
               batchId,
               corrected,
               `a corrected copy of batch ${corrected}`,
+              rules.hintFlags ?? '',
             );
             corrections.holdRepeatsOfFailed(batchId, { corrected }, rules.hintFlags ?? '');
           } else {
@@ -247,6 +276,7 @@ export function createBatches(
       rows.moveBatch(batchId, 'refused');
       rows.holdQueuedRows(batchId, 'file', why);
       corrections.giveBack(batchId, `the copy that had taken it over was turned down (${why})`);
+      corrections.thaw(batchId, `the later file that froze it was turned down (${why})`);
       return true;
     }),
 
@@ -272,21 +302,39 @@ export function createBatches(
       })),
 
     correctBatch: writing((copy: number, corrected: number, why: string): number => {
-      corrections.applyCorrection(copy, corrected, why);
+      corrections.applyCorrection(copy, corrected, why, '');
       corrections.holdRepeatsOfFailed(copy, { corrected }, '');
       return corrections.sendableOfCopy(copy);
     }),
 
-    releaseHolds: writing((batchId: number, reason: HoldReason, why: string) => {
-      const released = rows.movedTogether('held', 'queued', why, () =>
-        statements.releaseHolds.all({ now: now(), batchId, reason }),
-      );
-      return {
-        rows: released.length,
-        cents: released.reduce((sum, row) => sum + row.value_cents, 0),
-      };
-    }),
+    releaseHolds: writing(
+      (batchId: number, reason: HoldReason, why: string, only?: readonly string[]) => {
+        const released = rows.movedTogether('held', 'queued', why, () =>
+          statements.releaseHolds.all({
+            now: now(),
+            batchId,
+            reason,
+            only: only === undefined ? null : JSON.stringify(only),
+          }),
+        );
+        // Its rows are new payments: what it froze of an earlier batch of its name is too.
+        if (NEW_PAYMENT_REASONS.includes(reason)) {
+          corrections.thaw(batchId, `unfrozen: ${why}`);
+        }
+        return {
+          rows: released.length,
+          cents: released.reduce((sum, row) => sum + row.value_cents, 0),
+        };
+      },
+    ),
 
     supersededByWaiting: (batchId) => statements.supersededByWaiting.get(batchId)?.n ?? 0,
+
+    frozenFor: (copy) => corrections.frozenFor(copy),
   };
+}
+
+/** What a batch's derived orderIds are made with, beside its name stem. */
+function derivation(batch: BatchRecord): Pick<BatchOfFile, 'nameNumber' | 'orderIdHome'> {
+  return { nameNumber: batch.nameNumber, orderIdHome: batch.orderIdHome };
 }

@@ -100,6 +100,7 @@ export interface BatchRow {
   held_because: string | null;
   name_key: string | null;
   name_number: number | null;
+  order_id_home: string | null;
 }
 
 export function toBatch(row: BatchRow): BatchRecord {
@@ -121,6 +122,7 @@ export function toBatch(row: BatchRow): BatchRecord {
     heldBecause: row.held_because,
     nameKey: row.name_key,
     nameNumber: row.name_number ?? 1,
+    orderIdHome: row.order_id_home ?? null,
     resultName: row.result_name,
   };
 }

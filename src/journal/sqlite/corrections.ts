@@ -5,7 +5,13 @@
  */
 import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
-import { changesPaidSaid, coveredSaid, failedBeforeSaid } from '../admission.js';
+import {
+  changesPaidSaid,
+  changesPayee,
+  changesPayeeSaid,
+  coveredSaid,
+  failedBeforeSaid,
+} from '../admission.js';
 import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
 import {
   COVERING_COLUMNS,
@@ -31,7 +37,31 @@ interface MaySendRow {
 
 type Repeat = CoveringRow & { row_id: string };
 
-export function createCorrections({ db }: Context, rows: Rows) {
+interface FreezeParams {
+  batchId: number;
+  message: string;
+  said: string | null;
+  now: number;
+}
+
+interface ThawParams {
+  nameKey: string;
+  copy: number;
+  now: number;
+}
+
+/** A copy's row that repeats a payout, with both payees. */
+type CopyRepeat = Repeat & {
+  row_pix_key: string;
+  row_name: string;
+  paid_pix_key: string;
+  paid_name: string;
+};
+
+/** A frozen row names the copy that froze it: only that copy's answer unfreezes it. */
+const FROZEN_BY_COPY = "json_extract(said, '$.batchId') = @copy";
+
+export function createCorrections({ db, now }: Context, rows: Rows) {
   const statements = {
     batchesOfName: db.prepare<[string, number], BatchRow>(
       `SELECT * FROM batches WHERE name_key = ? AND id <> ? AND state NOT IN ('unusable', 'refused') ORDER BY id DESC`,
@@ -46,12 +76,32 @@ export function createCorrections({ db }: Context, rows: Rows) {
           AND qb.name_key = @nameKey AND qb.id < @batchId
           AND qb.state NOT IN ('unusable', 'refused'))
       LIMIT 1`),
-    copyRepeats: db.prepare<{ copy: number; corrected: number }, Repeat>(`
-      SELECT r.order_id AS row_id, ${COVERING_COLUMNS}
+    // The first rows of a batch that repeat (same document and amount) a row of an
+    // earlier one, each with the first line it repeats, and how many there are in all.
+    repeatedLines: db.prepare<
+      { batchId: number; earlier: number; listed: number },
+      { line: number; earlier_line: number; total: number }
+    >(`
+      SELECT r.line, MIN(q.line) AS earlier_line, COUNT(*) OVER () AS total
+      FROM payouts r JOIN payouts q ON q.batch_id = @earlier AND q.document = r.document
+        AND q.value_cents = r.value_cents
+      WHERE r.batch_id = @batchId
+      GROUP BY r.line ORDER BY r.line LIMIT @listed`),
+    copyRepeats: db.prepare<{ copy: number; corrected: number }, CopyRepeat>(`
+      SELECT r.order_id AS row_id, ${COVERING_COLUMNS}, r.pix_key AS row_pix_key,
+        r.name AS row_name, p.pix_key AS paid_pix_key, p.name AS paid_name
       FROM payouts r JOIN payouts p ON p.order_id = r.covered_by JOIN batches b ON b.id = p.batch_id
       WHERE r.batch_id = @copy AND r.state = 'held' AND r.hold_reason = 'duplicate'
         AND p.batch_id = @corrected
       ORDER BY r.line`),
+    // Rows of a copy with the document and amount of a payout of `corrected` that failed:
+    // like a fixed invalid row, a repeat of a row that needed a person.
+    copyRepeatsFailed: db.prepare<{ copy: number; corrected: number }, { n: number }>(`
+      SELECT COUNT(*) AS n FROM payouts r
+      WHERE r.batch_id = @copy AND r.state IN ('queued', 'held') AND EXISTS (
+        SELECT 1 FROM payouts p
+        WHERE +p.batch_id = @corrected AND p.document = r.document
+          AND p.value_cents = r.value_cents AND p.state IN (${inList(RETRYABLE)}))`),
     copyMaySend: db.prepare<[number], MaySendRow>(`
       SELECT order_id, document, value_cents, state FROM payouts
       WHERE batch_id = ? AND (state = 'queued' OR (state = 'held' AND hold_reason = 'same-name'))
@@ -92,6 +142,45 @@ export function createCorrections({ db }: Context, rows: Rows) {
       `SELECT order_id, hold_reason FROM payouts WHERE superseded_by = ? AND state = 'superseded'`,
     ),
     setCorrects: db.prepare<[number, number]>(`UPDATE batches SET corrects = ? WHERE id = ?`),
+    // A batch frozen while a later file of its name waits: its unsent rows, and those only
+    // the balance held, are held for that file's answer.
+    freezeQueued: db.prepare<FreezeParams, { order_id: string }>(`
+      UPDATE payouts SET state = 'held', hold_reason = 'copy-waiting', message = @message,
+        said = @said, updated_at = @now
+      WHERE batch_id = @batchId AND state = 'queued' RETURNING order_id`),
+    freezeHeld: db.prepare<FreezeParams, { order_id: string }>(`
+      UPDATE payouts SET hold_reason = 'copy-waiting', message = @message, said = @said,
+        updated_at = @now
+      WHERE batch_id = @batchId AND state = 'held'
+        AND (hold_reason = 'balance' OR hold_reason IS NULL)
+      RETURNING order_id`),
+    // Thawed as its batch stands: queued to be sent, or held again for the balance (an
+    // underfunded batch) or the person who turned it down (a refused one).
+    thawQueued: db.prepare<ThawParams, { order_id: string }>(`
+      UPDATE payouts SET state = 'queued', hold_reason = NULL, message = NULL, said = NULL,
+        updated_at = @now
+      WHERE state = 'held' AND hold_reason = 'copy-waiting' AND ${FROZEN_BY_COPY} AND batch_id IN (
+        SELECT id FROM batches WHERE name_key = @nameKey AND id < @copy
+          AND state NOT IN ('underfunded', 'refused'))
+      RETURNING order_id`),
+    thawHeld: db.prepare<ThawParams, { order_id: string }>(`
+      UPDATE payouts SET message = NULL, said = NULL, updated_at = @now,
+        hold_reason = CASE (SELECT state FROM batches WHERE id = batch_id)
+          WHEN 'underfunded' THEN 'balance' ELSE 'file' END
+      WHERE state = 'held' AND hold_reason = 'copy-waiting' AND ${FROZEN_BY_COPY} AND batch_id IN (
+        SELECT id FROM batches WHERE name_key = @nameKey AND id < @copy
+          AND state IN ('underfunded', 'refused'))
+      RETURNING order_id`),
+    frozenFor: db.prepare<
+      { nameKey: string; copy: number },
+      { batch_id: number; file_name: string; n: number; cents: number }
+    >(`
+      SELECT p.batch_id, b.file_name, COUNT(*) AS n, SUM(p.value_cents) AS cents
+      FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE b.name_key = @nameKey AND b.id < @copy
+        AND p.state = 'held' AND p.hold_reason = 'copy-waiting'
+        AND json_extract(p.said, '$.batchId') = @copy
+      GROUP BY p.batch_id ORDER BY p.batch_id`),
     supersedeInvalid: db.prepare<[string, number]>(`
       UPDATE batch_lines SET kind = 'superseded', message = message || ?, said = NULL
       WHERE batch_id = ? AND kind = 'invalid'`),
@@ -122,7 +211,9 @@ export function createCorrections({ db }: Context, rows: Rows) {
    * The same-name rule, once a file has been read: a file named as an earlier batch that
    * repeats any of its rows (same document and amount) is held whole, whatever its age,
    * until a person says whether it is a new payroll. Next month's payroll and last
-   * month's file dropped again by mistake look the same; only a person can tell.
+   * month's file dropped again by mistake look the same; only a person can tell. Until
+   * then nothing of that earlier batch is sent either, whatever held it: a corrected copy
+   * of a payroll held for the balance must not see the old amounts go out at the top-up.
    */
   function holdIfNamedAsEarlier(
     batchId: number,
@@ -137,6 +228,24 @@ export function createCorrections({ db }: Context, rows: Rows) {
       return;
     }
     if (!statements.repeatsEarlierOfName.get({ batchId, nameKey: batch.name_key })) return;
+    const frozen: Said = {
+      code: 'heldForCopy',
+      file: batch.file_name,
+      batchId,
+      at: batch.received_at,
+      earlierBatchId: latest.id,
+      hintFlags,
+    };
+    const params = {
+      batchId: latest.id,
+      message: sayInEnglish(frozen),
+      said: saidJson(frozen),
+      now: now(),
+    };
+    const why = `frozen: ${params.message}`;
+    rows.movedTogether('queued', 'held', why, () => statements.freezeQueued.all(params));
+    rows.movedTogether('held', 'held', why, () => statements.freezeHeld.all(params));
+    const repeated = statements.repeatedLines.all({ batchId, earlier: latest.id, listed: 5 });
     const said: Said = {
       code: 'heldSameName',
       file: latest.file_name,
@@ -144,20 +253,24 @@ export function createCorrections({ db }: Context, rows: Rows) {
       at: latest.received_at,
       newFile: batch.file_name,
       hintFlags,
+      repeats: repeated.map((row) => ({ line: row.line, earlierLine: row.earlier_line })),
+      moreRepeats: (repeated[0]?.total ?? 0) - repeated.length,
     };
     rows.holdQueuedRows(batchId, 'same-name', sayInEnglish(said), said);
   }
 
   /**
-   * Whether a batch corrects `corrected`: at least one of its rows repeats a row of it,
-   * and it has no more new rows than `corrected` has rows a correction may replace
+   * Whether a batch corrects `corrected`: at least one of its rows repeats a row of it
+   * (one it paid, never sent, or that failed: fixed or not, the row needs a person or
+   * `payouts retry`, never a whole file held), and it has no more new rows than `corrected` has rows a correction may replace
    * (invalid, failed, refused, never sent). A row that changes a payout `corrected` made
    * does not count: it is held, never sent.
    */
   function isCorrectionOf(copy: number, corrected: number): boolean {
     const repeats =
       statements.copyRepeats.all({ copy, corrected }).length +
-      (statements.takenOverBy.get({ copy, corrected })?.n ?? 0);
+      (statements.takenOverBy.get({ copy, corrected })?.n ?? 0) +
+      (statements.copyRepeatsFailed.get({ copy, corrected })?.n ?? 0);
     if (repeats === 0) return false;
     const fresh = statements.copyMaySend
       .all(copy)
@@ -167,16 +280,30 @@ export function createCorrections({ db }: Context, rows: Rows) {
 
   /**
    * Links a copy to the batch it corrects. Its repeats of rows that batch paid or has in
-   * flight are `covered`; its repeats of rows it never sent take them over (the earlier
+   * flight are `covered`, unless they pay another key or name (held: the money may have
+   * gone to the wrong person, and the right one is not paid); its repeats of rows it never sent take them over (the earlier
    * rows are closed, superseded); its other rows are sent, except those that change a
    * payout that batch made (held: changes a paid row). Every row of that batch still
    * unsent is closed: nothing of it is ever sent because a copy arrived.
    */
-  function applyCorrection(copy: number, corrected: number, why: string): void {
+  function applyCorrection(copy: number, corrected: number, why: string, hintFlags: string): void {
     const copyFile = rows.batchRow(copy)?.file_name ?? `batch ${copy}`;
     for (const row of statements.copyRepeats.all({ copy, corrected })) {
       const covering = toCovering(row);
-      if (SENT.includes(covering.state)) {
+      const paid = { pixKey: row.paid_pix_key, name: row.paid_name };
+      const payee = { pixKey: row.row_pix_key, name: row.row_name };
+      if (SENT.includes(covering.state) && changesPayee(paid, payee)) {
+        const said = changesPayeeSaid(covering, paid, payee, copyFile, hintFlags);
+        const message = sayInEnglish(said);
+        rows.moveRow(
+          row.row_id,
+          'held',
+          'held',
+          // Linked to the payout it repeats, so a release lists it as a repeat of that payout.
+          { holdReason: 'changes-payee', coveredBy: covering.orderId, message, said },
+          message,
+        );
+      } else if (SENT.includes(covering.state)) {
         const said = coveredSaid(covering);
         const message = sayInEnglish(said);
         rows.moveRow(
@@ -277,6 +404,29 @@ export function createCorrections({ db }: Context, rows: Rows) {
     }
   }
 
+  /** A person answered a file that froze earlier batches of its name (see holdIfNamedAsEarlier): they go on as they stand. */
+  function thaw(copy: number, why: string): void {
+    const nameKey = rows.batchRow(copy)?.name_key;
+    if (!nameKey) return;
+    const params = { nameKey, copy, now: now() };
+    rows.movedTogether('held', 'queued', why, () => statements.thawQueued.all(params));
+    rows.movedTogether('held', 'held', why, () => statements.thawHeld.all(params));
+  }
+
+  /** Batches frozen while `copy` waits for a person, with what each holds back. */
+  function frozenFor(
+    copy: number,
+  ): { batchId: number; fileName: string; rows: number; cents: number }[] {
+    const nameKey = rows.batchRow(copy)?.name_key;
+    if (!nameKey) return [];
+    return statements.frozenFor.all({ nameKey, copy }).map((row) => ({
+      batchId: row.batch_id,
+      fileName: row.file_name,
+      rows: row.n,
+      cents: row.cents,
+    }));
+  }
+
   /** Rows a copy turned down had closed go back to where they were. */
   function giveBack(copy: number, why: string): void {
     for (const row of statements.supersededBy.all(copy)) {
@@ -302,6 +452,8 @@ export function createCorrections({ db }: Context, rows: Rows) {
     applyCorrection,
     holdRepeatsOfFailed,
     giveBack,
+    thaw,
+    frozenFor,
     sendableOfCopy,
   };
 }

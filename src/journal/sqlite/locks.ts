@@ -7,6 +7,7 @@ interface LockRow {
   holder: string;
   host: string;
   pid: number;
+  command: string | null;
   since: number;
   heartbeat_at: number;
 }
@@ -14,9 +15,16 @@ interface LockRow {
 export function createLocks({ db, now, writing }: Context): Synchronous<JournalLocks> {
   const statements = {
     lock: db.prepare<[string], LockRow>(`SELECT * FROM locks WHERE name = ?`),
-    setLock: db.prepare<{ name: string; holder: string; host: string; pid: number; now: number }>(`
-      INSERT OR REPLACE INTO locks (name, holder, host, pid, since, heartbeat_at)
-      VALUES (@name, @holder, @host, @pid, @now, @now)`),
+    setLock: db.prepare<{
+      name: string;
+      holder: string;
+      host: string;
+      pid: number;
+      command: string;
+      now: number;
+    }>(`
+      INSERT OR REPLACE INTO locks (name, holder, host, pid, command, since, heartbeat_at)
+      VALUES (@name, @holder, @host, @pid, @command, @now, @now)`),
     renewLock: db.prepare<[number, string, string]>(
       `UPDATE locks SET heartbeat_at = ? WHERE name = ? AND holder = ?`,
     ),
@@ -27,7 +35,7 @@ export function createLocks({ db, now, writing }: Context): Synchronous<JournalL
     takeLock: writing(
       (
         name: string,
-        me: { holder: string; host: string; pid: number },
+        me: { holder: string; host: string; pid: number; command: string },
         staleMs: number,
         isRunning: (pid: number) => boolean,
       ): { taken: true } | { taken: false; heldBy: LockHolder } => {
@@ -42,6 +50,7 @@ export function createLocks({ db, now, writing }: Context): Synchronous<JournalL
               holder: row.holder,
               host: row.host,
               pid: row.pid,
+              command: row.command,
               since: row.since,
               heartbeatAt: row.heartbeat_at,
             },

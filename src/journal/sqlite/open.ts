@@ -83,6 +83,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
       `UPDATE identity SET recovery_since = @now, recovery_reason = @reason WHERE id = 1`,
     ),
     highWater: db.prepare<[], { id: number }>(`SELECT COALESCE(MAX(id), 0) AS id FROM audit`),
+    latestAt: db.prepare<[], { at: number }>(`SELECT at FROM audit ORDER BY id DESC LIMIT 1`),
     bindGateway: db.prepare<[GatewayKind]>(
       `INSERT OR IGNORE INTO gateway (id, kind) VALUES (1, ?)`,
     ),
@@ -121,6 +122,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     path,
     identity,
     highWater,
+    latestAt: () => statements.latestAt.get()?.at,
     startRecovery: writing((reason: string): void => {
       const at = now();
       statements.startRecovery.run({ now: at, reason });

@@ -4,7 +4,8 @@
  */
 import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
-import { canMove, type RowState } from '../states.js';
+import { sampleLines } from '../first-send.js';
+import { canMove, RETRYABLE, type RowState } from '../states.js';
 import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
 import { createAdmitting, heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import { toClaim, toPayout, type ClaimRow, type Context, type Synchronous } from './context.js';
@@ -41,6 +42,18 @@ export function createPayouts(
       WHERE state = 'queued' AND attempts = 0
         AND batch_id IN (SELECT id FROM batches WHERE state = 'open')
       RETURNING order_id`),
+    // Counted per batch first: the batch's rows are then read once, not once per queued row.
+    neverSentBatches: db.prepare<[], { batch_id: number; file_name: string; queued: number }>(`
+      SELECT q.batch_id, b.file_name, q.queued FROM (
+        SELECT batch_id, COUNT(*) AS queued FROM payouts WHERE state = 'queued' GROUP BY batch_id
+      ) q JOIN batches b ON b.id = q.batch_id
+      WHERE b.state = 'open' AND NOT EXISTS (
+        SELECT 1 FROM payouts s WHERE s.batch_id = q.batch_id
+          AND (s.attempts > 0 OR s.transaction_id IS NOT NULL))
+      ORDER BY q.batch_id`),
+    queuedAt: db.prepare<[number, number], { order_id: string; line: number }>(`
+      SELECT order_id, line FROM payouts WHERE state = 'queued' AND batch_id = ?
+      ORDER BY line LIMIT 1 OFFSET ?`),
     abandoned: db.prepare<[number, number, number, number], { order_id: string }>(`
       SELECT order_id FROM payouts
       WHERE state IN ('sending', 'unknown') AND (lease_until IS NULL OR lease_until <= ?)
@@ -149,7 +162,7 @@ export function createPayouts(
       move.release ?? true,
       now(),
     );
-    return rows.guardedMove(
+    const moved = rows.guardedMove(
       move.orderId,
       from,
       move.to,
@@ -157,6 +170,8 @@ export function createPayouts(
       () => statements.move.run(params),
       row.id,
     );
+    if (moved && from !== move.to && RETRYABLE.includes(move.to)) rows.uncoverRowsOf(move.orderId);
+    return moved;
   }
 
   const moveOne = writing((move: Move) => applyMove(move));
@@ -203,6 +218,18 @@ export function createPayouts(
       ).length;
     }),
 
+    firstSendSamples: () => {
+      if (sending.recoverySince() !== null) return [];
+      return statements.neverSentBatches.all().map((batch) => ({
+        batchId: batch.batch_id,
+        fileName: batch.file_name,
+        payouts: sampleLines(batch.queued).flatMap((position) => {
+          const row = statements.queuedAt.get(batch.batch_id, position);
+          return row ? [{ orderId: row.order_id, line: row.line }] : [];
+        }),
+      }));
+    },
+
     claimToSend: (
       owner: string,
       limit: number,
@@ -217,7 +244,7 @@ export function createPayouts(
             sending.recoverySince() === null ? statements.queued : statements.queuedSentBefore;
           const queued = candidates
             .all(limit)
-            .filter((row) => !rules || !heldAtClaim(context, rows, row, rules));
+            .filter((row) => !rules || !heldAtClaim(rows, row, rules));
           if (queued.length === 0) return [];
           if (!canMove('queued', 'sending')) {
             throw new JournalError('a move from queued to sending is not allowed');

@@ -5,7 +5,7 @@
  */
 import type { JournalReports } from '../journal.js';
 import type { HoldReason, RowState } from '../states.js';
-import type { LineKind, LineOutcome, RowTotals } from '../types.js';
+import type { HeldRow, LineKind, LineOutcome, RowTotals } from '../types.js';
 import { saidOf, toPayout, type Context, type PayoutRow, type Synchronous } from './context.js';
 
 /** A line of a result: a payout, or a line joined to the payout it names (if any). */
@@ -20,11 +20,30 @@ type ResultRow = Omit<PayoutRow, 'order_id'> & {
   line_value_cents: number | null;
   line_value_written: string | null;
   line_said: string | null;
+  line_cpf_cnpj: string | null;
+  line_pix_key_type: string | null;
+  line_pix_key: string | null;
   cover_order_id: string | null;
   cover_state: RowState | null;
   cover_file_name: string | null;
   cover_line: number | null;
 };
+
+interface HeldRowRow {
+  order_id: string;
+  line: number;
+  name: string;
+  value_cents: number;
+  hold_reason: HoldReason | null;
+  message: string | null;
+  said: string | null;
+  repeats_order_id: string | null;
+  repeats_batch_id: number | null;
+  repeats_file_name: string | null;
+  repeats_line: number | null;
+  repeats_at: number | null;
+  repeats_state: RowState | null;
+}
 
 export function createReports({ db }: Context): Synchronous<JournalReports> {
   const statements = {
@@ -44,7 +63,8 @@ export function createReports({ db }: Context): Synchronous<JournalReports> {
     resultEntries: db.prepare<{ batchId: number; after: number; limit: number }, ResultRow>(`
       SELECT p.line AS entry_line, 'payout' AS entry_kind, p.order_id AS entry_order_id,
         NULL AS note, NULL AS column_heading, NULL AS line_name, NULL AS line_value_cents,
-        NULL AS line_value_written, NULL AS line_said, c.order_id AS cover_order_id,
+        NULL AS line_value_written, NULL AS line_said, NULL AS line_cpf_cnpj,
+        NULL AS line_pix_key_type, NULL AS line_pix_key, c.order_id AS cover_order_id,
         c.state AS cover_state, cb.file_name AS cover_file_name, c.line AS cover_line, p.*
       FROM payouts p
         LEFT JOIN payouts c ON p.state = 'covered' AND c.order_id = p.covered_by
@@ -52,7 +72,7 @@ export function createReports({ db }: Context): Synchronous<JournalReports> {
       WHERE p.batch_id = @batchId AND p.line > @after
       UNION ALL
       SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, l.name, l.value_cents,
-        l.value_written, l.said, c.order_id, c.state,
+        l.value_written, l.said, l.cpf_cnpj, l.pix_key_type, l.pix_key, c.order_id, c.state,
         cb.file_name, c.line, p.*
       FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
         LEFT JOIN payouts c ON l.kind = 'covered' AND c.order_id = l.order_id
@@ -99,6 +119,15 @@ export function createReports({ db }: Context): Synchronous<JournalReports> {
       -- SQLite takes the bare column (said) from the row MIN() picked: one row's words.
       SELECT hold_reason, COUNT(*) AS n, SUM(value_cents) AS cents, MIN(message) AS message, said
       FROM payouts WHERE batch_id = ? AND state = 'held' GROUP BY hold_reason ORDER BY hold_reason`),
+    heldRowsOfBatch: db.prepare<[number], HeldRowRow>(`
+      SELECT p.order_id, p.line, json_extract(p.request, '$.person.name') AS name, p.value_cents,
+        p.hold_reason, p.message, p.said, c.order_id AS repeats_order_id,
+        c.batch_id AS repeats_batch_id, cb.file_name AS repeats_file_name,
+        c.line AS repeats_line, c.admitted_at AS repeats_at, c.state AS repeats_state
+      FROM payouts p
+        LEFT JOIN payouts c ON c.order_id = p.covered_by
+        LEFT JOIN batches cb ON cb.id = c.batch_id
+      WHERE p.batch_id = ? AND p.state = 'held' ORDER BY p.line`),
   };
 
   return {
@@ -122,6 +151,9 @@ export function createReports({ db }: Context): Synchronous<JournalReports> {
         name: row.line_name,
         valueCents: row.line_value_cents,
         valueWritten: row.line_value_written,
+        cpfCnpj: row.line_cpf_cnpj,
+        pixKeyType: row.line_pix_key_type,
+        pixKey: row.line_pix_key,
         said: saidOf(row.line_said),
         cover:
           row.cover_order_id === null || row.cover_state === null
@@ -166,6 +198,30 @@ export function createReports({ db }: Context): Synchronous<JournalReports> {
         cents: row.cents,
         message: row.message,
         said: saidOf(row.said),
+      })),
+
+    heldRowsOfBatch: (batchId) =>
+      statements.heldRowsOfBatch.all(batchId).map((row): HeldRow => ({
+        orderId: row.order_id,
+        line: row.line,
+        name: row.name,
+        cents: row.value_cents,
+        reason: row.hold_reason,
+        message: row.message,
+        said: saidOf(row.said),
+        repeats:
+          row.repeats_order_id === null ||
+          row.repeats_batch_id === null ||
+          row.repeats_state === null
+            ? null
+            : {
+                orderId: row.repeats_order_id,
+                batchId: row.repeats_batch_id,
+                fileName: row.repeats_file_name ?? '',
+                line: row.repeats_line ?? 0,
+                at: row.repeats_at,
+                state: row.repeats_state,
+              },
       })),
   };
 }

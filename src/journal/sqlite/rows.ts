@@ -4,10 +4,10 @@
  * payout, a batch, what covers a row, what is known of an orderId).
  */
 import type { CashOutRequest } from '../../gateway/contract.js';
-import { documentKey, type Covering, type Known } from '../admission.js';
+import { documentKey, failedBeforeSaid, type Covering, type Known } from '../admission.js';
 import { canMoveBatch, type BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
-import { canMove, MAY_MOVE_MONEY, type HoldReason, type RowState } from '../states.js';
+import { canMove, MAY_MOVE_MONEY, SENT, type HoldReason, type RowState } from '../states.js';
 import type { Said } from '../../messages/said.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { AdmissionRules, BatchEvent, BatchLine } from '../types.js';
@@ -47,20 +47,32 @@ export const coverKeyOf = (request: CashOutRequest): CoverKey => ({
 });
 
 /**
- * The payouts of other files, in `files`, that may cover a row: only what came first
- * covers (at the same time, the earlier file), so a claim's check never holds the older
- * of two rows.
+ * A payout's own time, from which duplicateWindow counts: the later of when it was last
+ * sent and when it last moved (settled, say), never when its row was journaled; a row
+ * held for days and then paid counts from the day it was paid.
  */
-function coveringIn(files: string, cameFirst: string): string {
+export const WITHIN_WINDOW = 'MAX(COALESCE(p.last_sent_at, 0), p.updated_at) >= @since';
+
+/**
+ * The payouts of other files, in `files`, that may cover a row: what the journal holds
+ * before it (its own sequence, never the clock, which may step back), so a claim's check
+ * never holds the older of two unsent rows; and what has left since (a row waiting for
+ * balance beyond the window, whose copy was paid meanwhile, is not paid again). A row of a
+ * file turned down no longer uses its cover up: it will never be sent.
+ */
+function coveringIn(files: string): string {
   return `
-    SELECT ${COVERING_COLUMNS}
+    SELECT ${COVERING_COLUMNS}, p.id AS journal_order
     FROM payouts p JOIN batches b ON b.id = p.batch_id
     WHERE p.document = @document AND p.value_cents = @value AND ${files}
-      AND p.admitted_at >= @since AND ${cameFirst} AND p.order_id <> @orderId
+      AND (p.id < @before OR p.state IN (${inList(SENT)})) AND ${WITHIN_WINDOW}
+      AND p.order_id <> @orderId
       AND p.state IN (${inList(MAY_MOVE_MONEY)})
       AND b.state NOT IN ('refused', 'unusable')
       AND NOT EXISTS (
-        SELECT 1 FROM payouts c WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered'))`;
+        SELECT 1 FROM payouts c JOIN batches cb ON cb.id = c.batch_id
+        WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered')
+          AND cb.state NOT IN ('refused', 'unusable'))`;
 }
 
 /** A Said as its journal column holds it. */
@@ -137,11 +149,25 @@ export function createRows({ db, now }: Context) {
         number | null,
         string | null,
         string | null,
+        string | null,
+        string | null,
+        string | null,
       ]
     >(`
       INSERT OR REPLACE INTO batch_lines (batch_id, line, kind, order_id, column_heading, message,
-        name, value_cents, value_written, said)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        name, value_cents, value_written, said, cpf_cnpj, pix_key_type, pix_key)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    // The rows a payout covers, and those they cover in turn (a copy of a copy).
+    coveredBy: db.prepare<[string], { order_id: string; batch_id: number }>(`
+      WITH RECURSIVE chain (order_id, batch_id) AS (
+        SELECT order_id, batch_id FROM payouts WHERE covered_by = ? AND state = 'covered'
+        UNION
+        SELECT p.order_id, p.batch_id FROM payouts p JOIN chain c ON p.covered_by = c.order_id
+        WHERE p.state = 'covered')
+      SELECT order_id, batch_id FROM chain`),
+    coveringRow: db.prepare<[string], CoveringRow>(
+      `SELECT ${COVERING_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = ?`,
+    ),
     known: db.prepare<
       [string],
       {
@@ -156,8 +182,8 @@ export function createRows({ db, now }: Context) {
     >(`
       SELECT p.payload_hash, p.state, p.batch_id, p.line, p.admitted_at, b.file_name, b.name_key
       FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = ?`),
-    // The oldest payout of another file with this document and amount that may have
-    // moved money within the window, and covers no other row yet. Earlier files and later
+    // The first payout in the journal of another file with this document and amount that
+    // may have moved money within the window, and covers no other row yet. Earlier files and later
     // ones are two ranges of payouts_by_cover (migration 19): a file's own rows, however
     // many share its document and amount, are never read.
     covering: db.prepare<
@@ -167,14 +193,14 @@ export function createRows({ db, now }: Context) {
         since: number;
         batchId: number;
         orderId: string;
-        admittedAt: number;
+        before: number;
       },
       CoveringRow
     >(`
-      ${coveringIn('p.batch_id < @batchId', 'p.admitted_at <= @admittedAt')}
+      ${coveringIn('p.batch_id < @batchId')}
       UNION ALL
-      ${coveringIn('p.batch_id > @batchId', 'p.admitted_at < @admittedAt')}
-      ORDER BY admitted_at, batch_id, line LIMIT 1`),
+      ${coveringIn('p.batch_id > @batchId')}
+      ORDER BY journal_order LIMIT 1`),
   };
 
   /** An entry of the audit for a payout in the journal, inside the caller's transaction. */
@@ -345,16 +371,22 @@ export function createRows({ db, now }: Context) {
         line.valueCents ?? null,
         line.valueWritten ?? null,
         saidJson(line.said),
+        line.cpfCnpj ?? null,
+        line.pixKeyType ?? null,
+        line.pixKey ?? null,
       );
     }
   }
 
-  /** The payout that would cover a row of this batch (see the `covering` statement). */
+  /**
+   * The payout that would cover a row of this batch (see the `covering` statement):
+   * journaled before the payout `before` (its row id), or before anything not yet journaled.
+   */
   function coveringOf(
     key: CoverKey,
     batchId: number,
     rules: AdmissionRules,
-    admittedAt = now(),
+    before = Number.MAX_SAFE_INTEGER,
   ): Covering | undefined {
     const row = statements.covering.get({
       document: key.document,
@@ -362,9 +394,34 @@ export function createRows({ db, now }: Context) {
       since: now() - rules.duplicateWindowMs,
       batchId,
       orderId: key.orderId,
-      admittedAt,
+      before,
     });
     return row && toCovering(row);
+  }
+
+  /**
+   * Covered follows its cover, inside the caller's transaction: the rows a payout covered,
+   * directly or through a covered copy, need a person once it definitely did not pay
+   * (failed, refused, canceled, refunded). Each is held as a repeat of it, so that one
+   * `payouts retry` of it covers them all again, and a batch already done opens again,
+   * so that every run names it until a person acts.
+   */
+  function uncoverRowsOf(orderId: string): void {
+    const covered = statements.coveredBy.all(orderId);
+    const cover = covered.length > 0 ? statements.coveringRow.get(orderId) : undefined;
+    if (!cover) return;
+    const said = failedBeforeSaid(toCovering(cover));
+    const message = sayInEnglish(said);
+    for (const row of covered) {
+      moveRow(
+        row.order_id,
+        'covered',
+        'held',
+        { holdReason: 'failed-before', coveredBy: orderId, message, said },
+        `the payout that covered it, ${orderId}, ended ${cover.state}: ${message}`,
+      );
+      if (statements.batchById.get(row.batch_id)?.state === 'done') moveBatch(row.batch_id, 'open');
+    }
   }
 
   /** What admission weighs a row of this orderId against, in a batch named `nameKey`. */
@@ -400,6 +457,7 @@ export function createRows({ db, now }: Context) {
     holdQueuedRow,
     insertLines,
     coveringOf,
+    uncoverRowsOf,
     knownOf,
     payoutRow: (orderId: string): PayoutRow | undefined => statements.payout.get(orderId),
     batchRow: (batchId: number): BatchRow | undefined => statements.batchById.get(batchId),

@@ -1,0 +1,149 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Database } from '../../src/journal/sqlite.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { BIN, cleanEnv, runCli, stopChild } from '../support/cli.js';
+import { useTempFolder } from '../support/files.js';
+import { TOKEN, ledgerCounts } from '../support/gateway.js';
+import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
+import { payrollFile } from '../support/payroll.js';
+
+const ROWS = 16;
+
+describe(
+  'a run frozen between its claim and its requests (SIGSTOP, a VM pause): every row once',
+  // The home lock of a frozen run goes stale after 30 s of the real clock.
+  { timeout: 120_000 },
+  () => {
+    const folder = useTempFolder();
+    let sandbox: Sandbox;
+    let home: string;
+    let env: Record<string, string>;
+    let frozen: ChildProcess | undefined;
+
+    beforeEach(async () => {
+      sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
+      // QUICK_TIMEOUTS: a claim's lease is 5 s.
+      ({ home, env } = sandboxHome(folder(), sandbox.url, {
+        PAYOUTS_FOLLOW_TIMEOUT: '0',
+        PAYOUTS_INBOX_SETTLE: '1ms',
+        ...QUICK_TIMEOUTS,
+      }));
+      writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile('f', ROWS));
+    });
+    afterEach(async () => {
+      // A test that failed early leaves its child frozen: SIGKILL ends a stopped process too.
+      if (frozen) await stopChild(frozen, 'SIGKILL');
+      frozen = undefined;
+      await sandbox.close();
+    });
+
+    const count = (where: string, ...values: (number | string)[]): number => {
+      const db = new Database(join(home, 'journal.db'), { readonly: true });
+      try {
+        return (
+          db.prepare(`SELECT COUNT(*) AS n FROM payouts WHERE ${where}`).get(...values) as {
+            n: number;
+          }
+        ).n;
+      } finally {
+        db.close();
+      }
+    };
+
+    /** A run that freezes itself the first time it reaches `point`; its exit, later. */
+    const freezeAt = async (
+      point: 'after-sending-commit' | 'after-resend-commit',
+      runEnv = env,
+    ): Promise<{
+      child: ChildProcess;
+      exited: Promise<number | null>;
+    }> => {
+      const child = spawn(process.execPath, [BIN, 'run'], {
+        env: cleanEnv({ ...runEnv, PAYOUTS_FAILPOINT: `${point}:1:stop` }),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      frozen = child;
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      for (let i = 0; i < 2000 && !stderr.includes('stopped (SIGSTOP)'); i++) await delay(10);
+      expect(stderr).toContain(`failpoint ${point}: stopped (SIGSTOP)`);
+      expect(sandbox.ledger()).toHaveLength(0);
+      return { child, exited };
+    };
+
+    /** Another run takes the frozen one's rows over, then reruns until each row is sent. */
+    const takeOver = async () => {
+      // It waits for the frozen run's lock to go stale, then looks the rows up (not found)
+      // and sends them once not found twice after the grace period: reruns that wait for
+      // that grace on the real clock.
+      const takeover = await runCli(['run', '--wait', '90s'], { env });
+      expect([2, 3], takeover.stderr).toContain(takeover.code);
+      for (let rerun = 0; rerun < 12 && sandbox.ledger().length < ROWS; rerun++) {
+        await delay(2500);
+        const result = await runCli(['run'], { env });
+        expect([2, 3], result.stderr).toContain(result.code);
+      }
+      expectEachOnce();
+    };
+
+    const givenBack = () =>
+      count(`order_id IN (SELECT order_id FROM audit WHERE reason LIKE ?)`, 'not sent: its claim%');
+
+    const expectEachOnce = () => {
+      const counts = ledgerCounts(sandbox);
+      expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+      expect(counts.size).toBe(ROWS);
+    };
+
+    it('frozen past its lease and lock, its rows taken over and sent by another run: on waking it sends none of them', async () => {
+      const { child, exited } = await freezeAt('after-sending-commit');
+      expect(count(`state = 'sending'`)).toBe(ROWS);
+      await takeOver();
+      child.kill('SIGCONT');
+      await exited;
+      frozen = undefined;
+      expectEachOnce();
+    });
+
+    it('frozen past its lease with no other run: on waking it gives its rows back and sends each once', async () => {
+      const { child, exited } = await freezeAt('after-sending-commit');
+      expect(count(`state = 'sending'`)).toBe(ROWS);
+      // The lease running out is a wait on the real clock, looked at in the journal.
+      for (
+        let i = 0;
+        i < 1000 && count(`state = 'sending' AND lease_until > ?`, Date.now()) > 0;
+        i++
+      )
+        await delay(10);
+      expect(count(`state = 'sending' AND lease_until > ?`, Date.now())).toBe(0);
+      child.kill('SIGCONT');
+      expect(await exited).toBe(3);
+      frozen = undefined;
+      expectEachOnce();
+      expect(count(`state IN ('queued', 'sending', 'unknown')`)).toBe(0);
+      expect(givenBack()).toBe(ROWS);
+    });
+
+    it('frozen right after marking a re-send, its row taken over and sent by another run: on waking it does not send it', async () => {
+      // Every create fails before it commits: the rows are unknown, then sent again within
+      // the run once not found twice after the grace period; it freezes at the first re-send.
+      sandbox.setFaults({ serverErrorRate: 1, operations: ['createCashOut'] });
+      const { child, exited } = await freezeAt('after-resend-commit', {
+        ...env,
+        PAYOUTS_FOLLOW_TIMEOUT: '30s',
+      });
+      expect(count(`state = 'sending'`)).toBe(1);
+      sandbox.setFaults({ serverErrorRate: 0 });
+      await takeOver();
+      child.kill('SIGCONT');
+      await exited;
+      frozen = undefined;
+      expectEachOnce();
+    });
+  },
+);

@@ -1,0 +1,201 @@
+/**
+ * Releasing held rows as a person does: by copying the commands the tool printed. The
+ * sandbox's ledger is the judge: whatever printed command is followed, nobody is paid
+ * twice and the new row is paid.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { passHome, type PassHome } from '../support/pass-home.js';
+
+const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
+const ANA = 'Ana Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"3.500,00"';
+const BRUNO =
+  'Bruno Lima,111.444.777-35,bruno@example.com,(21) 99876-5432,bruno@example.com,"2.500,00"';
+const CARLA =
+  'Carla Dias,390.533.447-05,carla@example.com,(31) 99123-4567,carla@example.com,"4.450,50"';
+const DIEGO =
+  'Diego Reis,123.456.789-09,diego@example.com,(41) 99345-6789,diego@example.com,"1.999,99"';
+const PAYROLL = 1_045_050;
+
+/** Cashouts the gateway created, by Pix key. */
+function paidTo(home: PassHome): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const entry of home.sandbox.ledger()) {
+    if (entry.object !== 'cashout') continue;
+    counts.set(entry.pixKey ?? '', (counts.get(entry.pixKey ?? '') ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** `payouts approve "FILE" --flag …` as printed, split as a shell would. */
+function approveCommands(text: string): string[][] {
+  return [...text.matchAll(/payouts (approve "[^"]+"(?: --[a-z-]+(?: \d+)?)*)/g)].map((match) =>
+    [...(match[1] ?? '').matchAll(/"([^"]+)"|(\S+)/g)].map((part) => part[1] ?? part[2] ?? ''),
+  );
+}
+
+/** folha.csv paid; the same file again with one forgotten employee added, held. */
+async function forgottenEmployee(language: string): Promise<{
+  home: PassHome;
+  summary: string;
+  /** What `validate` and `run --dry-run` said of the file before the run. */
+  validated: string;
+  rehearsed: string;
+}> {
+  const home = await passHome();
+  const env = { ...home.env(), PAYOUTS_LANGUAGE: language };
+  home.drop('folha.csv', [HEADER, ANA, BRUNO, CARLA]);
+  expect((await runCli(['run'], { env })).code).toBe(0);
+  home.drop('folha.csv', [HEADER, ANA, BRUNO, CARLA, DIEGO]);
+  const validated = await runCli(['validate', join(home.folders.inbox, 'folha.csv')], { env });
+  const rehearsed = await runCli(['run', '--dry-run'], { env });
+  const held = await runCli(['run'], { env });
+  expect(held.code).toBe(2);
+  return { home, summary: held.stdout, validated: validated.stdout, rehearsed: rehearsed.stdout };
+}
+
+/** The lines that give an answer and what it pays (not a held row's own words). */
+const readings = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.includes('payouts approve') && !/^line \d|^linha \d/.test(line));
+
+describe.each(['en', 'pt-BR'])('the hints of a held file (%s)', (language) => {
+  it('every approve command the summary prints pays the forgotten employee once and nobody twice', async () => {
+    const { home: first, summary, validated, rehearsed } = await forgottenEmployee(language);
+    // validate and run --dry-run say the same answers and money before the file is run.
+    expect(readings(summary)).toHaveLength(2);
+    expect(readings(validated)).toEqual(readings(summary));
+    if (language === 'en') expect(readings(rehearsed)).toEqual(readings(summary));
+    const commands = approveCommands(summary);
+    expect(commands.length).toBeGreaterThan(0);
+    for (const [index, command] of commands.entries()) {
+      const home = index === 0 ? first : (await forgottenEmployee(language)).home;
+      const env = { ...home.env(), PAYOUTS_LANGUAGE: language };
+      const approved = await runCli(command, { env });
+      expect(approved.code, approved.stderr).toBe(0);
+      // The repeats a new batch leaves held keep the run asking for a person (exit 2).
+      await runCli(['run'], { env });
+      expect([...paidTo(home).values()], command.join(' ')).toEqual([1, 1, 1, 1]);
+      expect(
+        home.sandbox
+          .ledger()
+          .filter((entry) => entry.object === 'cashout')
+          .reduce((sum, entry) => sum + entry.valueCents, 0),
+      ).toBe(PAYROLL + 199_999);
+    }
+    // Both readings are offered, the correction first.
+    expect(commands.map((command) => command.slice(2).join(' '))).toEqual([
+      '--corrects 1',
+      '--new-batch',
+    ]);
+  });
+});
+
+describe('approve --new-batch', () => {
+  it('lists each row that repeats a payout before releasing, frees only the new row, and frees the repeats only for their count', async () => {
+    const { home } = await forgottenEmployee('en');
+    const env = home.env();
+    const approve = (...flags: string[]) =>
+      runCli(['approve', 'folha.csv', '--new-batch', '--by', 'maria', ...flags], { env });
+
+    const fresh = await approve();
+    expect(fresh.code, fresh.stderr).toBe(0);
+    const lines = fresh.stdout.split('\n');
+    expect(lines[0]).toBe(
+      '3 held rows repeat a payout already made or under way (the same document and amount):',
+    );
+    expect(lines.slice(1, 4)).toEqual([
+      expect.stringMatching(
+        /^ {2}line 2: Ana Souza, R\$ 3\.500,00: repeats folha\.csv, line 2, journaled on \d{4}-\d\d-\d\d \d\d:\d\d UTC \(now paid\)$/,
+      ),
+      expect.stringMatching(/^ {2}line 3: Bruno Lima, R\$ 2\.500,00: repeats folha\.csv, line 3, /),
+      expect.stringMatching(/^ {2}line 4: Carla Dias, R\$ 4\.450,50: repeats folha\.csv, line 4, /),
+    ]);
+    expect(lines[4]).toBe(
+      'folha.csv (batch 2): 1 payout, R$ 1.999,99, released by maria as new payments; the next run sends them.',
+    );
+    expect(lines[5]).toContain('Those 3 rows stay held.');
+    expect(approveCommands(fresh.stdout)).toEqual([]);
+
+    const miscounted = await approve('--repeats', '2');
+    expect(miscounted.code).toBe(1);
+    expect(miscounted.stderr).toContain(
+      '--repeats 2 is not the count of held rows that repeat a payout (3, listed above): nothing released',
+    );
+    await runCli(['run'], { env });
+    expect([...paidTo(home).values()]).toEqual([1, 1, 1, 1]);
+
+    const counted = await approve('--repeats', '3');
+    expect(counted.code, counted.stderr).toBe(0);
+    expect(counted.stdout).toContain('Those 3 rows were released too, as you said (--repeats 3)');
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    expect([...paidTo(home).values()]).toEqual([2, 2, 2, 1]);
+    const status = await runCli(['status', 'folha.csv'], { env });
+    expect(status.stdout).toMatch(
+      /released by maria at [\dT:.Z-]+: 3 held rows are new payments; 3 of them repeat payouts, as the person confirmed: line 2 \(Ana Souza, R\$ 3\.500,00\) repeats folha\.csv line 2/,
+    );
+  });
+});
+
+describe('approve --new-batch, row by row', () => {
+  it('a weekly file of false alarms and one real duplicate: all but that line are released, and only they are paid again', async () => {
+    const home = await passHome();
+    const env = home.env();
+    home.drop('semana-47.csv', [HEADER, ANA, BRUNO, CARLA, DIEGO]);
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    // Next week: the same four are due again, but line 4 (Carla) is last week's invoice sent again.
+    home.drop('semana-48.csv', [HEADER, ANA, BRUNO, CARLA, DIEGO]);
+    expect((await runCli(['run'], { env })).code).toBe(2);
+
+    const approved = await runCli(
+      ['approve', 'semana-48.csv', '--new-batch', '--except', '4', '--repeats', '3'],
+      { env },
+    );
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain('3 held rows repeat a payout');
+    expect(approved.stdout).not.toContain('Carla Dias');
+    await runCli(['run'], { env });
+    expect(paidTo(home)).toEqual(
+      new Map([
+        ['ana@example.com', 2],
+        ['bruno@example.com', 2],
+        ['carla@example.com', 1],
+        ['diego@example.com', 2],
+      ]),
+    );
+
+    // A line named that is not held, or the wrong count for the lines named: nothing freed.
+    const wrongLine = await runCli(['approve', 'semana-48.csv', '--new-batch', '--rows', '2,4'], {
+      env,
+    });
+    expect(wrongLine.code).toBe(1);
+    expect(wrongLine.stderr).toContain('line 2 is not held');
+    const carla = await runCli(
+      ['approve', 'semana-48.csv', '--new-batch', '--rows', '4', '--repeats', '1'],
+      { env },
+    );
+    expect(carla.code, carla.stderr).toBe(0);
+    await runCli(['run'], { env });
+    expect(paidTo(home).get('carla@example.com')).toBe(2);
+  });
+});
+
+describe('approve, twice', () => {
+  it('says the file was approved already, by whom, and what became of its rows', async () => {
+    const home = await passHome();
+    const env = { ...home.env(), PAYOUTS_REQUIRE_APPROVAL: 'true' };
+    home.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    // Waiting for a person: exit 2.
+    expect((await runCli(['run'], { env })).code).toBe(2);
+    expect((await runCli(['approve', 'folha.csv', '--by', 'maria'], { env })).code).toBe(0);
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    const again = await runCli(['approve', 'folha.csv'], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(
+      /^payouts approve: folha\.csv \(batch 1\) was approved by maria on \d{4}-\d\d-\d\d \d\d:\d\d UTC: 2 paid \(R\$ 6\.000,00\); nothing changed\n$/,
+    );
+  });
+});

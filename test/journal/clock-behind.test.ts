@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { clockBehind } from '../../src/journal/clock-behind.js';
+
+describe('clockBehind', () => {
+  const latest = Date.parse('2026-11-27T12:00:00Z');
+  it.each([
+    ['an hour ahead', latest + 3_600_000, false],
+    ['the same instant', latest, false],
+    ['a minute behind', latest - 60_000, false],
+    ['a minute and a millisecond behind', latest - 60_001, true],
+    ['a day behind', latest - 86_400_000, true],
+  ])('a clock %s of the journal: %s', (_, now, behind) => {
+    expect(clockBehind(now, latest)).toBe(behind);
+  });
+});
