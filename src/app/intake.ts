@@ -164,34 +164,24 @@ export function planListedBatches(facts: BatchFacts): ListedBatch[] {
   const open = facts.open
     .filter((batch) => !facts.handled.has(batch.id))
     .map((batch): ListedBatch => {
-      if (batch.retried) {
-        return {
-          file: batch.fileName,
-          batchId: batch.id,
-          state: 'retried',
-          outcome: 'sent again on purpose (payouts retry)',
-          problems: [...batch.problems],
-          fileNeedsAPerson: false,
-          fileElsewhere: true,
-        };
-      }
-      if (batch.waitingRetry) {
-        return {
-          file: batch.fileName,
-          batchId: batch.id,
-          state: 'waiting-retry',
-          outcome: 'rows wait for payouts retry: a payout they repeat did not pay',
-          problems: [...batch.problems],
-          fileNeedsAPerson: false,
-          fileElsewhere: true,
-        };
-      }
+      const how: Pick<ListedBatch, 'state' | 'outcome' | 'problems'> = batch.retried
+        ? { state: 'retried', outcome: 'sent again on purpose (payouts retry)', problems: [] }
+        : batch.waitingRetry
+          ? {
+              state: 'waiting-retry',
+              outcome: 'rows wait for payouts retry: a payout they repeat did not pay',
+              problems: [],
+            }
+          : {
+              state: 'resumed',
+              outcome: 'resumed from the journal: its file is not in processing/',
+              problems: [{ code: 'fileNotInProcessing', file: batch.fileName }],
+            };
       return {
         file: batch.fileName,
         batchId: batch.id,
-        state: 'resumed',
-        outcome: 'resumed from the journal: its file is not in processing/',
-        problems: [...batch.problems, { code: 'fileNotInProcessing', file: batch.fileName }],
+        ...how,
+        problems: [...batch.problems, ...how.problems],
         fileNeedsAPerson: false,
         fileElsewhere: true,
       };

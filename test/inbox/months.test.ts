@@ -407,12 +407,7 @@ describe('corrections', () => {
   });
 
   it('K3: a payroll held for balance, its copy of the same name waiting: --new-batch on the copy lets the first go out too', async () => {
-    const m = await month({ balanceCents: 100_00 });
-    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
-    expect((await m.run()).exit).toBe(2);
-    m.advance(26 * 60 * 60 * 1000);
-    m.drop('folha.csv', [HEADER, ANA, BRUNO_LOWER]);
-    expect((await m.run()).exit).toBe(2);
+    const m = await heldThenCopiedNextDay();
     await m.topUp(100_000_00);
     expect((await m.run()).exit).toBe(2);
     expect(m.sent().size).toBe(0);
@@ -457,6 +452,17 @@ describe('corrections', () => {
     noDuplicates(m.sent());
   });
 });
+
+/** A payroll held for balance, and its copy of the same name 26 hours later, waiting. */
+async function heldThenCopiedNextDay(): Promise<Month> {
+  const m = await month({ balanceCents: 100_00 });
+  m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+  expect((await m.run()).exit).toBe(2);
+  m.advance(26 * 60 * 60 * 1000);
+  m.drop('folha.csv', [HEADER, ANA, BRUNO_LOWER]);
+  expect((await m.run()).exit).toBe(2);
+  return m;
+}
 
 /** What a person does with a waiting file: moves it into approved/ (as `payouts approve` does). */
 function approveFile(m: Month, name: string): void {
@@ -544,12 +550,7 @@ describe('answers that must not reach past their file (a review of the merged ru
   });
 
   it('R2: a third file of a name answered as new leaves the first frozen while the second still waits', async () => {
-    const m = await month({ balanceCents: 100_00 });
-    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
-    expect((await m.run()).exit).toBe(2);
-    m.advance(26 * 60 * 60 * 1000);
-    m.drop('folha.csv', [HEADER, ANA, BRUNO_LOWER]);
-    expect((await m.run()).exit).toBe(2);
+    const m = await heldThenCopiedNextDay();
     m.advance(26 * 60 * 60 * 1000);
     m.drop('folha.csv', [HEADER, ANA, BRUNO_LOWER, CAIO]);
     expect((await m.run()).exit).toBe(2);
