@@ -1,6 +1,6 @@
 /**
- * The gateway's own record as a guard: before a batch's first send, a few of its
- * orderIds (see sampleLines) are looked up. One the gateway already has, which this
+ * The gateway's own record as a guard: before a pass sends a batch's queued rows, a few
+ * of them (see sampleLines) are looked up. One the gateway already has, which this
  * journal never sent, means the journal is behind the gateway (a home folder restored
  * from a backup with its marker, or copied): sending would pay again what it forgot.
  */
@@ -25,7 +25,7 @@ export type FirstSendCheck =
 /** How often one orderId is asked before the batch waits for the next run. */
 const MAX_ASKS = 4;
 
-/** Looks up the samples of every batch about to be sent for the first time. */
+/** Looks up the samples of every batch with rows about to be sent. */
 export async function checkFirstSends(
   deps: Pick<EngineDeps, 'journal' | 'gateway' | 'pool' | 'random'>,
 ): Promise<FirstSendCheck> {

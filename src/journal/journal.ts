@@ -198,10 +198,11 @@ export interface JournalPayouts {
    */
   lookUpNeverSent(): Promise<number>;
   /**
-   * For each open batch none of whose payouts was ever sent from this journal, a few of
-   * its queued orderIds (its first, middle and last: see sampleLines), to be looked up at
-   * the gateway before its first send. None in a recovering journal, which looks up every
-   * row before its first send.
+   * For each open batch with rows queued, a few of its queued orderIds (its first, middle
+   * and last: see sampleLines), to be looked up at the gateway before a pass sends them:
+   * before the batch's first send, and again after a home restored from a backup taken
+   * mid-batch. None in a recovering journal, which looks up every row before its first
+   * send.
    */
   firstSendSamples(): Promise<FirstSendSample[]>;
   /**

@@ -261,6 +261,38 @@ describe(
       await expectRecovered(50);
     });
 
+    it('the whole home backed up mid-batch and restored: the rows it had queued, which the gateway has since, are not sent again', async () => {
+      drop('fornecedores.csv', payrollFile('m', 24));
+      // Two places: a claim takes a few rows, so the second claim leaves most of them queued.
+      const child = spawn(process.execPath, [BIN, 'run', '--follow-timeout', '20s'], {
+        env: cleanEnv({
+          ...env,
+          PAYOUTS_CONCURRENCY: '2',
+          PAYOUTS_FAILPOINT: 'after-sending-commit:2:stop',
+        }),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let stderr = '';
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      for (let i = 0; i < 2000 && !stderr.includes('stopped (SIGSTOP)'); i++) await delay(10);
+      expect(stderr).toContain('stopped (SIGSTOP)');
+      // The nightly backup of the home folder, taken while the run is paused mid-batch.
+      const backup = join(folder(), 'home-backup');
+      cpSync(home, backup, { recursive: true });
+      child.kill('SIGCONT');
+      expect(await exited).toBe(0);
+      expect(sandbox.ledger()).toHaveLength(24);
+      rmSync(home, { recursive: true });
+      cpSync(backup, home, { recursive: true });
+
+      const refused = await runCli(['run', '--follow-timeout', '20s'], { env });
+      expect(duplicates()).toEqual([]);
+      expect(refused.code, refused.stderr + refused.stdout).toBe(1);
+      expect(refused.stderr).toMatch(/the gateway already has payout m-\d+/);
+      await expectRecovered(24);
+    });
+
     it('a new home starts with no extra step, and is not in recovery', async () => {
       drop('payroll.csv', payrollFile('n', 5));
       const result = await runCli(['run'], { env });

@@ -112,10 +112,10 @@ describe("the gateway asked before a batch's first send, over HTTP", () => {
     expect(lookedUp).toEqual(['s-0']);
   });
 
-  it('a batch with a row sent has had its first send: nothing is asked', async () => {
+  it('a batch with a row sent is asked again about the rows it has queued', async () => {
     await admit(3);
     await journal.claimToSend('test', 1, 30_000);
     expect(await check()).toEqual({ kind: 'clear' });
-    expect(lookedUp).toEqual([]);
+    expect(lookedUp).toEqual(['s-1', 's-2']);
   });
 });

@@ -43,13 +43,13 @@ export function createPayouts(
         AND batch_id IN (SELECT id FROM batches WHERE state = 'open')
       RETURNING order_id`),
     // Counted per batch first: the batch's rows are then read once, not once per queued row.
-    neverSentBatches: db.prepare<[], { batch_id: number; file_name: string; queued: number }>(`
+    // Every open batch with rows to send, sent from before or not: a home restored from a
+    // backup taken mid-batch has rows queued that the gateway has had since.
+    queuedBatches: db.prepare<[], { batch_id: number; file_name: string; queued: number }>(`
       SELECT q.batch_id, b.file_name, q.queued FROM (
         SELECT batch_id, COUNT(*) AS queued FROM payouts WHERE state = 'queued' GROUP BY batch_id
       ) q JOIN batches b ON b.id = q.batch_id
-      WHERE b.state = 'open' AND NOT EXISTS (
-        SELECT 1 FROM payouts s WHERE s.batch_id = q.batch_id
-          AND (s.attempts > 0 OR s.transaction_id IS NOT NULL))
+      WHERE b.state = 'open'
       ORDER BY q.batch_id`),
     queuedAt: db.prepare<[number, number], { order_id: string; line: number }>(`
       SELECT order_id, line FROM payouts WHERE state = 'queued' AND batch_id = ?
@@ -220,7 +220,7 @@ export function createPayouts(
 
     firstSendSamples: () => {
       if (sending.recoverySince() !== null) return [];
-      return statements.neverSentBatches.all().map((batch) => ({
+      return statements.queuedBatches.all().map((batch) => ({
         batchId: batch.batch_id,
         fileName: batch.file_name,
         payouts: sampleLines(batch.queued).flatMap((position) => {
