@@ -418,7 +418,10 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
   return notes;
 }
 
-/** DESIGN.md section 8. */
+/**
+ * A pass's exit code from its files: 2 when a row or file needs a person, 3 when only time
+ * does (stopped, waiting, pending), else 0 (docs/row-states.md).
+ */
 export function exitCodeOf(files: readonly FileSummary[], stopped: string | undefined): number {
   const states = files.flatMap((file) => Object.keys(file.rows));
   const needsAPerson =
@@ -461,7 +464,7 @@ export async function readBalance(
   }
 }
 
-/** Opens the batches the balance covers, oldest first, and holds the others (DESIGN.md section 6). */
+/** Opens the batches the balance covers, oldest first, and holds the others (`balanceCheck`). */
 async function fundBatches(
   toFund: Awaited<ReturnType<Journal['queuedByBatch']>>,
   balance: { cents: number | undefined; error?: string },

@@ -1,6 +1,6 @@
 /**
  * `payouts run`, wired: which inbox files have settled on our clock, then one pass
- * against the gateway, and the run's exit code (DESIGN.md section 8).
+ * against the gateway, and the run's exit code (docs/row-states.md).
  */
 import type { Config } from '../config/schema.js';
 import { POLLING } from '../engine/policy.js';

@@ -1,5 +1,5 @@
 /**
- * orderIds for files that carry none (DESIGN.md section 5): derived from the file's name
+ * orderIds for files that carry none (docs/who-is-paid.md, rule 1): derived from the file's name
  * stem and the row's normalised content, plus the occurrence of identical rows, so the
  * same file dropped again, or a corrected copy of it, gives unchanged rows the same ids.
  */

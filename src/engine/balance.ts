@@ -1,5 +1,5 @@
 /**
- * The balance check before sending (DESIGN.md section 6): batches are funded oldest
+ * The balance check before sending (`balanceCheck`, docs/configuration.md): batches are funded oldest
  * first; a batch the balance does not cover is not sent (`block`), or sent with a warning
  * (`warn`). A pure plan; the caller reads the balance and applies it.
  */

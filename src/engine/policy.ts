@@ -24,7 +24,7 @@ export function backoffMs(attempt: number, random: () => number, policy = DEFAUL
 }
 
 /**
- * Whether an unknown row may be sent again (DESIGN.md section 5): only after two
+ * Whether an unknown row may be sent again: only after two
  * not-found answers, and only once `graceMs` has passed since its last send, since a
  * request may still be in flight at the gateway when the first lookup misses it.
  */

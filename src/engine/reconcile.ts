@@ -1,5 +1,5 @@
 /**
- * Reconcile (DESIGN.md section 6): a `paid` payout can still come back (a Pix return).
+ * Reconcile (docs/operations.md, "Following, results and status"): a `paid` payout can still come back (a Pix return).
  * Paid payouts sent in the last days are read again by transactionId; one the gateway
  * now says is refunded becomes `refunded`. Anything else unexpected is reported, never
  * moved: `paid` may only become `refunded`.

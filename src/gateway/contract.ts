@@ -1,5 +1,5 @@
 /**
- * The gateway's interface (shared/gateway-interface.md) as zod schemas: the single
+ * The gateway's interface (docs/gateway.md) as zod schemas: the single
  * source of truth for both our client and the sandbox, so the two cannot disagree.
  *
  * Request schemas describe what goes on the wire. Response schemas parse what comes

@@ -1,5 +1,5 @@
 /**
- * Approval (requireApproval, DESIGN.md section 6): a validated file waits in
+ * Approval (requireApproval, docs/operations.md, "Approval"): a validated file waits in
  * `awaiting-approval/` with a report of what would be sent, its rows journaled and
  * queued but its batch closed. A person releases it by moving it into `approved/` (or
  * `payouts approve FILE`), or turns it down (`payouts reject FILE`): its rows are then

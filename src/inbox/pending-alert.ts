@@ -1,5 +1,5 @@
 /**
- * Nothing waits unseen (DESIGN.md section 5): Pix settles in seconds, so a payout still
+ * Nothing waits unseen (`pendingAlertAfter`): Pix settles in seconds, so a payout still
  * pending at the gateway longer than `pendingAlertAfter` is a question for a person, not
  * another "run again later". Said in the run's summary, on stderr even with --quiet, and
  * in `payouts status`.

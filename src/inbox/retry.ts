@@ -1,5 +1,5 @@
 /**
- * Retry on purpose (DESIGN.md section 5, rule 5): a payout that definitely failed
+ * Retry on purpose (docs/who-is-paid.md, rule 5): a payout that definitely failed
  * (failed, rejected, canceled, refunded) is sent again only when a person asks, by its
  * orderId or for every such row of the newest batch of a file name, as a new payout
  * under its orderId with an attempt suffix (`-r2`, `-r3`), recorded with who and when.

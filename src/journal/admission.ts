@@ -1,6 +1,6 @@
 /**
  * Deciding what a file's payouts are, against what the journal already holds
- * (DESIGN.md section 5), one row at a time and never silently:
+ * (docs/who-is-paid.md), one row at a time and never silently:
  * - an orderId already journaled from another file is never sent again and never counted
  *   as paid: the row is held naming that file, unless the earlier row is of an earlier
  *   batch of the same name and never reached the gateway (a fixed copy takes it over;

@@ -1,6 +1,6 @@
 /**
- * Whether the journal in front of us is the one this home folder had (DESIGN.md
- * section 5: its loss is detected). Pure: the facts are gathered by the caller.
+ * Whether the journal in front of us is the one this home folder had: its loss is
+ * detected (docs/operations.md, "A lost journal"). Pure: the facts are gathered by the caller.
  */
 import type { MarkerState } from './marker.js';
 

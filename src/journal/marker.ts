@@ -2,7 +2,7 @@
  * The journal's marker: a small owner-only file beside `journal.db` that remembers which
  * journal this home folder has (its identity) and how far it had got (the highest audit
  * id of a commit before which requests left). It outlives a deleted, emptied, replaced
- * or restored journal, which is how such a journal is noticed (DESIGN.md section 5).
+ * or restored journal, which is how such a journal is noticed.
  *
  * It is made once by a write to a temporary file and a rename, then updated in place
  * with the commits that send: two slots, written in turn, each with a sequence number

@@ -2,7 +2,7 @@
  * Opens a home folder's journal for work (sending, approving, reconciling) only when it
  * is the journal this home had: a missing, emptied, replaced or older journal would pay
  * again what it forgot, so it stops the command until a person restores the right one or
- * chooses recovery (DESIGN.md section 5). A new home starts with no extra step.
+ * chooses recovery (docs/operations.md, "A lost journal"). A new home starts with no extra step.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { PayoutsError } from '../errors.js';

@@ -55,7 +55,7 @@ const SETTLED = ['paid', 'failed', 'canceled', 'refunded'] as const;
 /** Moves allowed from each state. A state absent from its own list cannot repeat. */
 const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
   invalid: [],
-  // Unknown: a recovered journal looks a row up before its first send (DESIGN.md section 5).
+  // Unknown: a recovered journal looks a row up before its first send.
   queued: ['sending', 'held', 'unknown', 'superseded'],
   // Held again for another reason: a row held with its file's name that changes a paid row.
   held: ['queued', 'held', 'covered', 'superseded'],
@@ -107,7 +107,7 @@ export function isFinalOutcome(outcome: string): boolean {
   return FINAL_OUTCOMES.some((final) => final === outcome);
 }
 
-/** States a person must look at (DESIGN.md section 8, exit code 2). */
+/** States a person must look at: exit code 2 (docs/row-states.md). */
 export const NEEDS_A_PERSON: readonly RowState[] = [
   'invalid',
   'rejected',
@@ -123,7 +123,7 @@ export const UNFINISHED: readonly RowState[] = ['queued', 'sending', 'unknown', 
 
 /**
  * States proving the gateway never created the payout, so a new file may reuse its
- * orderId with another payload (DESIGN.md section 5).
+ * orderId with another payload.
  */
 export const NEVER_REACHED_GATEWAY: readonly RowState[] = ['invalid', 'rejected', 'held'];
 

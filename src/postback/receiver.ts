@@ -1,5 +1,5 @@
 /**
- * The postback receiver (DESIGN.md section 6): a small HTTP server whose only door is
+ * The postback receiver (docs/operations.md, "Postbacks"): a small HTTP server whose only door is
  * POST /postback/<secret> (and GET /healthz for the daemon's health). The gateway's postback payload, kinds and signing are not
  * published, so nothing in it is trusted: it may only name a transaction (by
  * transactionId or orderId) whose poll is then brought forward. Any other path or

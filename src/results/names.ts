@@ -1,5 +1,5 @@
 /**
- * The names a batch's files take in results/ and archive/ (DESIGN.md section 6): the
+ * The names a batch's files take in results/ and archive/ (docs/result-files.md): the
  * input's stem and the day the batch was received, so a name an export program reuses
  * every week (`fornecedores.csv`) gets a result and an archive of its own each time,
  * and week 1's are still there after a year. Pure: no clock, no file system.

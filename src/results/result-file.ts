@@ -1,5 +1,5 @@
 /**
- * The result file of an input file (DESIGN.md section 6): one line per input row, in
+ * The result file of an input file (docs/result-files.md): one line per input row, in
  * input order, including invalid and skipped rows, rewritten whole and atomically each
  * time, every cell safe to open in a spreadsheet.
  */
