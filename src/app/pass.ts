@@ -360,6 +360,7 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
   // A row's own words (`example`): the journal's value, or its English where it kept none.
   const wordsOf = (said: Said | null, message: string | null): Said =>
     said ?? { code: 'english', text: message ?? '' };
+  const fileName = (await journal.batch(batchId))?.fileName ?? '';
   const holds = await journal.holdsOfBatch(batchId);
   let sameName: { batchId: number; rows: number } | undefined;
   for (const { reason, rows, cents, message, said } of holds) {
@@ -382,8 +383,7 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
     if (reason === 'changes-paid' || reason === 'changes-payee')
       notes.push({ code: 'rowsChangePaid', rows, example });
     if (reason === 'failed-before') {
-      const file = (await journal.batch(batchId))?.fileName ?? '';
-      notes.push({ code: 'rowsRepeatFailed', rows, cents, file, hintFlags, example });
+      notes.push({ code: 'rowsRepeatFailed', rows, cents, file: fileName, hintFlags, example });
     }
   }
   const duplicates = holds.find((hold) => hold.reason === 'duplicate');
@@ -394,7 +394,7 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
     const { free, repeating } = newBatchRelease(await journal.heldRowsOfBatch(batchId), undefined);
     notes.push(
       ...readingsOf({
-        file: (await journal.batch(batchId))?.fileName ?? '',
+        file: fileName,
         hintFlags,
         fresh: payeesOf(free),
         repeating,
@@ -402,10 +402,17 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
       }),
     );
   }
-  const newFile = (await journal.batch(batchId))?.fileName ?? '';
   for (const frozen of await journal.frozenFor(batchId)) {
     const { batchId: frozenId, fileName: file, rows, cents } = frozen;
-    notes.push({ code: 'copyFreezes', file, batchId: frozenId, rows, cents, newFile, hintFlags });
+    notes.push({
+      code: 'copyFreezes',
+      file,
+      batchId: frozenId,
+      rows,
+      cents,
+      newFile: fileName,
+      hintFlags,
+    });
   }
   const lines = (await journal.linesOfBatch(batchId)).filter((line) => line.kind === 'held');
   if (lines.length > 0) {
