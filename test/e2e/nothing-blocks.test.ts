@@ -4,23 +4,15 @@
  * not `unexpected error`; a gateway that cannot be reached for the balance is an outage,
  * not an underfunded batch; the balance check counts a fee per payout.
  */
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { chmodSync, chownSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 import { sandboxHome } from '../support/home.js';
 import { TOKEN, ledgerCounts, startLoopbackServer } from '../support/gateway.js';
+import { IS_ROOT, NOBODY, nobodyReachesCheckout } from '../support/nobody.js';
 
 const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount';
 const payroll = (prefix: string, amounts: readonly string[]) =>
@@ -31,26 +23,6 @@ const payroll = (prefix: string, amounts: readonly string[]) =>
         `${prefix}-${index + 1},Ana,a@example.com,11987654321,52998224725,EMAIL,a${index}@example.com,"${amount}"`,
     ),
   ].join('\n') + '\n';
-
-/**
- * Root reads every file whatever its mode, so as root the run is made by `nobody`, as a
- * service user would be, over a home it owns: the unreadable file is really unreadable.
- */
-const NOBODY = { uid: 65534, gid: 65534 };
-const asRoot = process.getuid?.() === 0;
-
-/**
- * Whether `nobody` can reach this checkout (and so bin/payouts.js): every folder above it
- * open to others. A clone in a folder of root's own (`mktemp -d` makes it 0700) is not,
- * and a run as `nobody` there could not even start.
- */
-function reachableByOthers(path: string): boolean {
-  for (let folder = path; ; folder = dirname(folder)) {
-    if ((statSync(folder).mode & 0o001) === 0) return false;
-    if (dirname(folder) === folder) return true;
-  }
-}
-const checkout = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 
 function chownTree(path: string): void {
   chownSync(path, NOBODY.uid, NOBODY.gid);
@@ -77,19 +49,21 @@ describe('nothing blocks the other files', { timeout: 60_000 }, () => {
   afterEach(() => sandbox.close());
 
   // As root in a checkout `nobody` cannot reach, no file can be made unreadable to the run.
-  it.skipIf(asRoot && !reachableByOthers(checkout))(
+  // Root reads every file whatever its mode, so as root the run is made by `nobody`, as a
+  // service user would be, over a home it owns: the unreadable file is really unreadable.
+  it.skipIf(IS_ROOT && !nobodyReachesCheckout())(
     'an unreadable file in the inbox and one in processing/ go to rejected/ with why; the good file is paid',
     async () => {
-      const user = asRoot ? { user: NOBODY } : {};
+      const user = IS_ROOT ? { user: NOBODY } : {};
       // A home that has worked before: its journal knows processing/.
       writeFileSync(join(home, 'inbox', 'c-good.csv'), payroll('c', ['12,00', '13,00']));
-      if (asRoot) chownTree(folder());
+      if (IS_ROOT) chownTree(folder());
       const first = await runCli(['run'], { env, ...user });
       expect(first.code, first.stderr).toBe(3);
       writeFileSync(join(home, 'inbox', 'a-locked.csv'), payroll('a', ['10,00']));
       writeFileSync(join(home, 'processing', 'b-locked.csv'), payroll('b', ['11,00']));
       writeFileSync(join(home, 'inbox', 'd-good.csv'), payroll('d', ['14,00']));
-      if (asRoot) chownTree(folder());
+      if (IS_ROOT) chownTree(folder());
       chmodSync(join(home, 'inbox', 'a-locked.csv'), 0);
       chmodSync(join(home, 'processing', 'b-locked.csv'), 0);
 
