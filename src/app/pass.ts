@@ -388,6 +388,8 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
   }
   const duplicates = holds.find((hold) => hold.reason === 'duplicate');
   if (duplicates && !sameName) {
+    // A reference held whatever its age: the summary names the payment it repeats.
+    if (duplicates.said?.code === 'heldSameReference') notes.push(duplicates.said);
     notes.push({ code: 'rowsRepeatOtherFile', rows: duplicates.rows, cents: duplicates.cents });
   }
   if (duplicates || sameName) {

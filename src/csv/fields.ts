@@ -9,6 +9,7 @@ export const PAYOUT_FIELDS = [
   'pixKey',
   'valueCents',
   'amountReais',
+  'reference',
 ] as const;
 export type PayoutField = (typeof PAYOUT_FIELDS)[number];
 

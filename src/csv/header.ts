@@ -9,8 +9,8 @@ import type { Said } from '../messages/said.js';
 
 /** Aliases as people write them; matched after folding (see foldHeading). */
 export const FIELD_ALIASES: Readonly<Record<PayoutField, readonly string[]>> = {
-  // Only explicit headings: `id`, `ref`, `referência`, `pedido` name employees, suppliers
-  // and purchase orders in accounting, which repeat every month.
+  // Only explicit headings: `id` and `ref` name employees and suppliers in accounting,
+  // which repeat every month; `referência` and `pedido` are a payment's reference.
   orderId: ['orderId', 'order id', 'id do pagamento'],
   // Accounts payable names the payee by its supplier (`Fornecedor`, `Razão Social`).
   name: [
@@ -30,6 +30,24 @@ export const FIELD_ALIASES: Readonly<Record<PayoutField, readonly string[]>> = {
   pixKey: ['pixKey', 'chave', 'chave pix', 'key'],
   valueCents: ['value', 'valor centavos', 'value cents', 'centavos', 'cents'],
   amountReais: ['amount', 'valor', 'valor R$', 'valor em R$', 'valor reais'],
+  // What tells two payments of one payee apart: an invoice, an order, a competência.
+  reference: [
+    'reference',
+    'nota fiscal',
+    'NF',
+    'NF-e',
+    'número da nota',
+    'número da NF',
+    'número do documento',
+    'nº do documento',
+    'documento fiscal',
+    'fatura',
+    'referência',
+    'pedido',
+    'número do pedido',
+    'competência',
+    'mês de competência',
+  ],
 };
 
 /**
@@ -111,6 +129,7 @@ export const FIELD_LABELS: Readonly<Record<PayoutField, string>> = {
   pixKey: 'Pix key',
   valueCents: 'amount in cents',
   amountReais: 'amount in reais',
+  reference: "payment's reference",
 };
 
 export const MAX_COLUMNS = 1000;

@@ -9,10 +9,16 @@ import { PIX_KEY_TYPES, type CashOutRequest, type PixKeyTypeName } from '../gate
 import { parseCents, parseReais, type AmountReading } from './amount.js';
 import { readDocument } from './documents.js';
 import type { DocumentKind, PayoutField } from './fields.js';
-import { FingerprintTables, fingerprint } from './fingerprints.js';
+import {
+  FingerprintTables,
+  fingerprint,
+  fingerprintHex,
+  joinedFingerprint,
+} from './fingerprints.js';
 import { CONTROL_CHARACTER, foldText, singleSpaced } from './fold.js';
 import type { ColumnMap } from './header.js';
 import { batchKey, batchSlug, contentFingerprint, deriveOrderId } from './order-id.js';
+import { readReference } from './reference.js';
 import type { Said } from '../messages/said.js';
 import {
   inferKey,
@@ -37,10 +43,12 @@ export interface Payout {
   email: string;
   phone: string;
   /**
-   * The line of an earlier row of this file with the same name, document, key and amount:
-   * this one is held until a person confirms both are due.
+   * The line of an earlier row of this file with the same name, document, key, amount
+   * and reference: this one is held until a person confirms both are due.
    */
   identicalTo?: number;
+  /** The payment's reference as compared (readReference), when the row gives one. */
+  reference?: string;
 }
 
 /** A payout's request: only these of its fields go into it. */
@@ -160,6 +168,8 @@ export function createRowValidator(options: RowValidatorOptions) {
   // repeats, so a file of different rows keeps one number a row.
   const firstLines = tables.table();
   const repeats = tables.table();
+  // Rows that differ only by their reference are two payments, not identical rows.
+  const firstReferenced = tables.table();
   const totals: ReadTotals = { rows: 0, readableCents: 0, unreadableAmountLines: [] };
   // mapHeader guarantees exactly one amount column.
   const amountField: PayoutField = columns.valueCents ? 'valueCents' : 'amountReais';
@@ -368,12 +378,24 @@ export function createRowValidator(options: RowValidatorOptions) {
       valueCents: amount.cents,
       name,
     });
-    const identicalTo = firstLines.claim(contentPrint, line);
+    const sameContent = firstLines.claim(contentPrint, line);
+    // Derived orderIds count rows of the same content, whatever their reference.
     let occurrence = 0;
-    if (identicalTo !== undefined) {
+    if (sameContent !== undefined) {
       occurrence = repeats.get(contentPrint) ?? 1;
       repeats.set(contentPrint, occurrence + 1);
     }
+    const reference = columns.reference ? readReference(raw.reference ?? '') : undefined;
+    if (columns.reference && reference === undefined) {
+      notes.push({ column: heading('reference'), message: { code: 'referenceEmpty' } });
+    }
+    const identicalTo =
+      reference === undefined
+        ? sameContent
+        : firstReferenced.claim(
+            joinedFingerprint([fingerprintHex(contentPrint), reference], 31),
+            line,
+          );
     if (identicalTo !== undefined) {
       notes.push({
         column: heading('name'),
@@ -400,6 +422,7 @@ export function createRowValidator(options: RowValidatorOptions) {
         email,
         phone,
         ...(identicalTo === undefined ? {} : { identicalTo }),
+        ...(reference === undefined ? {} : { reference }),
       },
       notes,
       cells: raw,

@@ -110,7 +110,8 @@ export async function planRun(
         else if (row.kind === 'valid') {
           const request = toCashOutRequest(row.payout);
           const rules = { duplicateWindowMs: options.duplicateWindow };
-          const admission = await journal?.weigh(request, nameKey, rules);
+          const { reference } = row.payout;
+          const admission = await journal?.weigh(request, nameKey, rules, reference);
           const failed =
             admission?.kind === 'new' ? await journal?.failedRepeatOf(request, rules) : undefined;
           if (admission?.kind === 'journaled') {
@@ -120,7 +121,14 @@ export async function planRun(
               journaledSaid(request.orderId, admission.previous),
             );
           } else if (admission?.kind === 'duplicate') {
-            hold(row.line, 'possible duplicate', duplicateSaid(admission.covering, basename(file)));
+            hold(
+              row.line,
+              'possible duplicate',
+              duplicateSaid(admission.covering, basename(file), {
+                cents: request.value,
+                reference,
+              }),
+            );
             const { covering } = admission;
             repeating.push({
               name: request.person.name,

@@ -77,6 +77,7 @@ class WaitingPayout implements PayoutInput {
   readonly name: string;
   readonly email: string;
   readonly phone: string;
+  readonly reference: string | undefined;
 
   constructor(payout: Payout) {
     this.line = payout.line;
@@ -89,6 +90,7 @@ class WaitingPayout implements PayoutInput {
     this.name = payout.name;
     this.email = payout.email;
     this.phone = payout.phone;
+    this.reference = payout.reference;
   }
 
   /** Made at each read, for admission to use at once: a spread copy would not have it. */

@@ -7,6 +7,8 @@
  *   one the gateway refused, only if the copy changed it);
  * - a row with the same document and amount as a payout of another file that may have
  *   moved money within duplicateWindow is held as a possible duplicate, for a person;
+ *   with a reference, the same document and reference at any age instead (isPeriod: a
+ *   month with the amount too), and the window only against payouts without one;
  * - anything else is new, and queued.
  */
 import { createHash } from 'node:crypto';
@@ -38,6 +40,8 @@ export interface Covering {
   fileName: string;
   admittedAt: number;
   transactionId: number | null;
+  /** Its reference (readReference), null when its row gave none. */
+  reference: string | null;
 }
 
 export type Admission =
@@ -110,8 +114,31 @@ export function journaledSaid(orderId: string, previous: Known, hintFlags = ''):
   };
 }
 
-/** Why a row is held as a possible duplicate, and the command that says it is new. */
-export function duplicateSaid(covering: Covering, fileName: string, hintFlags = ''): Said {
+/**
+ * Why a row is held as a possible duplicate, and the command that says it is new: by its
+ * reference when it gives the one of the payout it repeats, else by its amount.
+ */
+export function duplicateSaid(
+  covering: Covering,
+  fileName: string,
+  row: { cents: number; reference: string | null | undefined },
+  hintFlags = '',
+): Said {
+  if (row.reference && row.reference === covering.reference) {
+    return {
+      code: 'heldSameReference',
+      reference: row.reference,
+      file: covering.fileName,
+      line: covering.line,
+      at: covering.admittedAt,
+      state: covering.state,
+      transactionId: covering.transactionId,
+      paidCents: covering.valueCents,
+      cents: row.cents,
+      newFile: fileName,
+      hintFlags,
+    };
+  }
   return {
     code: 'heldDuplicate',
     file: covering.fileName,

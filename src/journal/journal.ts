@@ -183,7 +183,12 @@ export interface JournalPayouts {
    * What admitting this row in a new batch of this name would decide, writing nothing
    * (`run --dry-run`).
    */
-  weigh(request: CashOutRequest, nameKey: string, rules: AdmissionRules): Promise<Admission>;
+  weigh(
+    request: CashOutRequest,
+    nameKey: string,
+    rules: AdmissionRules,
+    reference?: string,
+  ): Promise<Admission>;
   /**
    * A payout of duplicateWindow that definitely failed and that this row repeats
    * unchanged, writing nothing (`run --dry-run`): a run would hold the row for

@@ -434,4 +434,16 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       ALTER TABLE batches ADD COLUMN order_id_home TEXT;
     `,
   },
+  {
+    version: 24,
+    sql: `
+      -- A payment's reference (an invoice, an order, a competência), as compared: the same
+      -- document and reference again is held whatever its age, so the lookup has no time
+      -- bound and needs an index of its own. NULL for rows journaled before, and for rows
+      -- of files without the column: those are weighed by duplicateWindow.
+      ALTER TABLE payouts ADD COLUMN reference TEXT;
+      CREATE INDEX payouts_by_reference ON payouts (document, reference, batch_id)
+        WHERE reference IS NOT NULL;
+    `,
+  },
 ];

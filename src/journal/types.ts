@@ -110,6 +110,8 @@ export interface PayoutInput {
   request: CashOutRequest;
   /** An earlier line of its file with the same content: held until a person confirms. */
   identicalTo?: number;
+  /** The payment's reference as compared (readReference), when its file gives one. */
+  reference?: string | undefined;
 }
 
 export interface AdmittedPayout {

@@ -103,6 +103,8 @@ export interface Catalog {
   }): string;
   readByHeadings(p: { columns: { heading: string; as: string }[] }): string;
   columnsNotUsed(p: { headings: string[] }): string;
+  /** The column read as each row's reference (docs/who-is-paid.md, "A reference tells payments apart"). */
+  readsReference(p: { column: string }): string;
   reportAt(p: { path: string }): string;
   /** `payouts approve FILE --new-batch`: the repeats it lists before it releases, and what it did. */
   release: {

@@ -80,6 +80,8 @@ const said: SaidTexts = {
   totalLine: () => 'a total line, not a payout',
   identicalRows: ({ line }) =>
     `identical to line ${line} (the same name, document, Pix key and amount): held until a person confirms both are due (payouts approve FILE --identical)`,
+  referenceEmpty: () =>
+    'is empty: this row is weighed as in a file without a reference (the same document and amount as a payment of the last duplicateWindow is held)',
   orderIdEmpty: () => 'is empty: each row needs its own order reference',
   orderIdUnusable: ({ orderId }) =>
     `"${orderId}" is not usable as an order reference: up to 64 letters, digits, spaces and . _ : # -, starting with a letter or digit`,
@@ -249,6 +251,19 @@ const said: SaidTexts = {
     `orderId ${orderId} is already journaled from ${file}, line ${line}, on ${day(at)} (now ${state}): not sent again${retry ? `; to send that payment again on purpose, run: payouts retry ${orderId}${hintFlags}` : ''}. If this is another payment, give it an orderId of its own`,
   heldDuplicate: ({ file, line, at, state, transactionId, newFile, hintFlags }) =>
     `possible duplicate: the same document and amount as ${file}, line ${line}, journaled on ${day(at)} (now ${state}${transaction(transactionId)}); not sent. If it is a new payment after all: payouts approve "${newFile}" --new-batch${hintFlags} lists it, and pays it again only when also given the option --repeats and the count of such rows it lists`,
+  heldSameReference: ({
+    reference,
+    file,
+    line,
+    at,
+    state,
+    transactionId,
+    paidCents,
+    cents,
+    newFile,
+    hintFlags,
+  }) =>
+    `possible duplicate: the same reference (${reference}) for the same document as ${file}, line ${line}, journaled on ${day(at)} (now ${state}${transaction(transactionId)}; ${formatCents(paidCents)} there, ${formatCents(cents)} here); held whatever its age, not sent. If it is a new payment after all: payouts approve "${newFile}" --new-batch${hintFlags} lists it, and pays it again only when also given the option --repeats and the count of such rows it lists`,
   heldCovered: ({ file, line, at, state, transactionId }) =>
     `already ${state === 'paid' ? 'paid' : 'sent'} by ${file}, line ${line}, on ${day(at)}${transaction(transactionId)}: not sent again`,
   heldChangesPaid: ({ file, line, state, paidCents, cents }) =>
@@ -286,7 +301,7 @@ const said: SaidTexts = {
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(cents)}): a failed payout is never sent again because a file repeats it; to send it again on purpose, run: payouts retry "${file}"${hintFlags} (e.g. ${say(example)})`,
   rowsRepeatOtherFile: ({ rows, cents }) =>
-    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} the document and amount of a payout of another file (${formatCents(cents)}): not sent until a person answers; each answer pays:`,
+    `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} a payout of another file, by document and amount or by reference (${formatCents(cents)}): not sent until a person answers; each answer pays:`,
   namedAsEarlier: ({ file, batchId, at, repeats = [], moreRepeats = 0 }) =>
     `held with its whole file: it has the same name as ${file} (batch ${batchId}, ${day(at)}) and repeats some of its rows${whichRepeat(repeats, moreRepeats)}; only a person can tell what it is, and each answer pays:`,
   readingCorrects: ({ file, batchId, pays, hintFlags }) =>
@@ -438,6 +453,8 @@ export const en: Catalog = {
     `read by the headings setting: ${columns.map((c) => `"${c.heading}" as ${c.as}`).join(', ')}`,
   columnsNotUsed: ({ headings }) =>
     `columns not used: ${headings.map((heading) => `"${heading}"`).join(', ')}`,
+  readsReference: ({ column }) =>
+    `each row's reference from column "${column}": a payment with the same document and reference as an earlier one is held, whatever its age; a new reference is a new payment, even of the same amount (a month, such as a competência, together with the amount)`,
   reportAt: ({ path }) => `Report: ${path}`,
   release: {
     repeatsTitle: ({ count }) =>

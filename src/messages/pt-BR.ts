@@ -22,6 +22,7 @@ const CAMPOS: Readonly<Record<PayoutField, string>> = {
   pixKey: 'chave Pix',
   valueCents: 'valor em centavos',
   amountReais: 'valor em reais',
+  reference: 'referência do pagamento',
 };
 
 const aceitos = (field: PayoutField) =>
@@ -116,6 +117,8 @@ const said: SaidTexts = {
   totalLine: () => 'uma linha de total, não um pagamento',
   identicalRows: ({ line }) =>
     `idêntica à linha ${line} (mesmo nome, documento, chave Pix e valor): retida até uma pessoa confirmar que as duas são devidas (payouts approve ARQUIVO --identical)`,
+  referenceEmpty: () =>
+    'está vazia: esta linha é comparada como num arquivo sem referência (o mesmo documento e valor de um pagamento dentro de duplicateWindow é retido)',
   orderIdEmpty: () => 'está vazio: cada linha precisa do seu próprio ID de pagamento',
   orderIdUnusable: ({ orderId }) =>
     `"${orderId}" não serve como ID de pagamento: até 64 letras, dígitos, espaços e . _ : # -, começando por letra ou dígito`,
@@ -289,6 +292,19 @@ const said: SaidTexts = {
     `o ID de pagamento ${orderId} já está no diário, vindo de ${file}, linha ${line}, ${dia(at)} (agora ${ESTADOS[state]}): não é enviado de novo${retry ? `; para enviar esse pagamento de novo de propósito, execute: payouts retry ${orderId}${hintFlags}` : ''}. Se for outro pagamento, dê a ele um ID de pagamento próprio`,
   heldDuplicate: ({ file, line, at, state, transactionId, newFile, hintFlags }) =>
     `possível duplicata: o mesmo documento e valor de ${file}, linha ${line}, registrado no diário ${dia(at)} (agora ${ESTADOS[state]}${transacao(transactionId)}); não enviado. Se for mesmo um pagamento novo: payouts approve "${newFile}" --new-batch${hintFlags} o lista, e só o paga de novo quando receber também a opção --repeats e a contagem dessas linhas que ele lista`,
+  heldSameReference: ({
+    reference,
+    file,
+    line,
+    at,
+    state,
+    transactionId,
+    paidCents,
+    cents,
+    newFile,
+    hintFlags,
+  }) =>
+    `possível duplicata: a mesma referência (${reference}) para o mesmo documento de ${file}, linha ${line}, registrado no diário ${dia(at)} (agora ${ESTADOS[state]}${transacao(transactionId)}; ${formatCents(paidCents)} lá, ${formatCents(cents)} aqui); retido qualquer que seja a idade, não enviado. Se for mesmo um pagamento novo: payouts approve "${newFile}" --new-batch${hintFlags} o lista, e só o paga de novo quando receber também a opção --repeats e a contagem dessas linhas que ele lista`,
   heldCovered: ({ file, line, at, state, transactionId }) =>
     `já ${state === 'paid' ? 'pago' : 'enviado'} por ${file}, linha ${line}, ${dia(at)}${transacao(transactionId)}: não é enviado de novo`,
   heldChangesPaid: ({ file, line, state, paidCents, cents }) =>
@@ -327,7 +343,7 @@ const said: SaidTexts = {
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
     `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} sem mudança um pagamento que falhou no gateway (${formatCents(cents)}): um pagamento que falhou nunca é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry "${file}"${hintFlags} (por exemplo: ${say(example)})`,
   rowsRepeatOtherFile: ({ rows, cents }) =>
-    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} o documento e o valor de um pagamento de outro arquivo (${formatCents(cents)}): não ${rows === 1 ? 'é enviada' : 'são enviadas'} até uma pessoa responder; cada resposta paga:`,
+    `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} um pagamento de outro arquivo, pelo documento e valor ou pela referência (${formatCents(cents)}): não ${rows === 1 ? 'é enviada' : 'são enviadas'} até uma pessoa responder; cada resposta paga:`,
   namedAsEarlier: ({ file, batchId, at, repeats = [], moreRepeats = 0 }) =>
     `retido com o arquivo inteiro: ele tem o mesmo nome de ${file} (lote ${batchId}, ${dia(at)}) e repete algumas das suas linhas${quaisRepetem(repeats, moreRepeats)}; só uma pessoa pode dizer o que ele é, e cada resposta paga:`,
   readingCorrects: ({ file, batchId, pays, hintFlags }) =>
@@ -484,6 +500,8 @@ export const ptBR: Catalog = {
     `lidas pela configuração headings: ${columns.map((c) => `"${c.heading}" como ${c.as}`).join(', ')}`,
   columnsNotUsed: ({ headings }) =>
     `colunas não usadas: ${headings.map((heading) => `"${heading}"`).join(', ')}`,
+  readsReference: ({ column }) =>
+    `referência de cada linha da coluna "${column}": um pagamento com o mesmo documento e referência de um anterior é retido, qualquer que seja a idade; uma referência nova é um pagamento novo, mesmo de igual valor (um mês, como uma competência, junto com o valor)`,
   reportAt: ({ path }) => `Relatório: ${path}`,
   release: {
     repeatsTitle: ({ count }) =>

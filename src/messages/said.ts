@@ -42,6 +42,7 @@ export type Said =
   | { code: 'moreMistakes'; first: Said; more: { column: string | null; message: Said }[] }
   | { code: 'totalLine' }
   | { code: 'identicalRows'; line: number }
+  | { code: 'referenceEmpty' }
   // orderId, name, contacts.
   | { code: 'orderIdEmpty' }
   | { code: 'orderIdUnusable'; orderId: string }
@@ -158,6 +159,20 @@ export type Said =
       at: number;
       state: RowState;
       transactionId: number | null;
+      newFile: string;
+      hintFlags: string;
+    }
+  | {
+      code: 'heldSameReference';
+      /** The reference both rows give, as compared (readReference). */
+      reference: string;
+      file: string;
+      line: number;
+      at: number;
+      state: RowState;
+      transactionId: number | null;
+      paidCents: number;
+      cents: number;
       newFile: string;
       hintFlags: string;
     }

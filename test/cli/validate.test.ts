@@ -123,6 +123,43 @@ describe('payouts validate', () => {
     );
   });
 
+  it('says which column it reads as the reference, one mapped by headings too, and which rows have none', async () => {
+    const file = writeFile(
+      folder(),
+      'aluguel.csv',
+      [
+        'Fornecedor;CNPJ;Chave Pix;E-mail;Telefone;NF;Valor',
+        'Imobiliária Sol;11.222.333/0001-81;sol@example.com;sol@example.com;(11) 3333-4444;1001;4.000,00',
+        'Imobiliária Sol;11.222.333/0001-81;sol@example.com;sol@example.com;(11) 3333-4444;;350,00',
+      ].join('\r\n') + '\r\n',
+    );
+    const result = await runCli(['validate', file]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      `  each row's reference from column "NF": a payment with the same document and reference as an earlier one is held, whatever its age`,
+    );
+    expect(result.stdout).toMatch(
+      /line 3, column "NF": is empty: this row is weighed as in a file without a reference/,
+    );
+    const pt = await runCli(['validate', file], { env: { PAYOUTS_LANGUAGE: 'pt-BR' } });
+    expect(pt.stdout).toContain(`  referência de cada linha da coluna "NF"`);
+
+    const own = writeFile(
+      folder(),
+      'reembolsos.csv',
+      [
+        'Nome;CPF;Chave Pix;E-mail;Celular;Protocolo;Valor',
+        'Ana Souza;529.982.247-25;ana@example.com;ana@example.com;(11) 98765-4321;R-88;59,90',
+      ].join('\r\n') + '\r\n',
+    );
+    const mapped = await runCli(['validate', own], {
+      env: { PAYOUTS_HEADINGS: '{"Protocolo":"reference"}' },
+    });
+    expect(mapped.code, mapped.stdout + mapped.stderr).toBe(0);
+    expect(mapped.stdout).toContain('  read by the headings setting: "Protocolo" as reference');
+    expect(mapped.stdout).toContain(`  each row's reference from column "Protocolo"`);
+  });
+
   it('explains every mistake by line and column, exit 2', async () => {
     const result = await runCli(['validate', join(SAMPLES, 'payroll-with-mistakes.csv')]);
     expect(result.code).toBe(2);

@@ -64,7 +64,7 @@ describe('mapHeader', () => {
 
   // In accounting these name employees, suppliers and purchase orders, which repeat
   // every month: read as orderIds, next month's unchanged salary was never sent.
-  it.each(['ID', 'id', 'Ref', 'Referência', 'Pedido', 'Identificador'])(
+  it.each(['ID', 'id', 'Ref', 'Identificador'])(
     'does not take a %j column for orderIds',
     (heading) => {
       const reading = inEnglish(
@@ -77,7 +77,7 @@ describe('mapHeader', () => {
     },
   );
 
-  // Accounts payable names the payee by its supplier; NF (the invoice) stays unused.
+  // Accounts payable names the payee by its supplier; NF (the invoice) is the reference.
   it.each([
     'Fornecedor',
     'FORNECEDOR',
@@ -89,9 +89,24 @@ describe('mapHeader', () => {
     const reading = inEnglish(mapHeader([heading, 'CNPJ', 'Chave Pix', 'NF', 'Valor']));
     expect(reading).toMatchObject({
       ok: true,
-      columns: { name: { index: 0, heading } },
-      ignored: ['NF'],
+      columns: { name: { index: 0, heading }, reference: { index: 3, heading: 'NF' } },
+      ignored: [],
     });
+  });
+
+  // Each tells two payments of one payee apart; none of them is an orderId.
+  it.each([
+    'NF',
+    'Nota Fiscal',
+    'Número do documento',
+    'Fatura',
+    'Referência',
+    'Pedido',
+    'Competência',
+  ])('takes a %j column for the reference, never for orderIds', (heading) => {
+    const reading = inEnglish(mapHeader([heading, 'Nome', 'CPF', 'Chave', 'Valor']));
+    expect(reading).toMatchObject({ ok: true, columns: { reference: { index: 0, heading } } });
+    if (reading.ok) expect(reading.columns.orderId).toBeUndefined();
   });
 
   it.each(['orderId', 'Order ID', 'ID do pagamento', 'Id do Pagamento'])(
@@ -177,7 +192,7 @@ describe("the headings setting: an accountant's headings read as ours", () => {
     [
       { 'Valor Líquido': 'amout' },
       [
-        '"Valor Líquido": "amout" is not one of our columns; did you mean amount? (one of: orderId, name, email, phone, cpfCnpj, pixKeyType, pixKey, value, amount)',
+        '"Valor Líquido": "amout" is not one of our columns; did you mean amount? (one of: orderId, name, email, phone, cpfCnpj, pixKeyType, pixKey, value, amount, reference)',
       ],
     ],
     [

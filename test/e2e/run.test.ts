@@ -200,7 +200,7 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
     const held = await runCli(['run', '--config', config], { env });
     expect(held.code).toBe(2);
     expect(held.stdout).toContain(
-      '2 rows repeat the document and amount of a payout of another file',
+      '2 rows repeat a payout of another file, by document and amount or by reference',
     );
     expect(held.stdout).toContain(
       `payouts approve "folha_final.csv" --new-batch --config "${config}"`,

@@ -90,6 +90,7 @@ describe('admit', () => {
     admittedAt: 0,
     transactionId: 7,
     valueCents: 1000,
+    reference: null,
   };
   it.each([
     [undefined, undefined, 'new'],

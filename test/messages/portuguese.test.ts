@@ -315,7 +315,7 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
     );
     const summary = run.stdout.slice(run.stdout.indexOf('adiantamento.csv:'));
     expect(summary).toContain(
-      '  1 linha repete o documento e o valor de um pagamento de outro arquivo (R$ 100,00): não é enviada até uma pessoa responder; cada resposta paga:',
+      '  1 linha repete um pagamento de outro arquivo, pelo documento e valor ou pela referência (R$ 100,00): não é enviada até uma pessoa responder; cada resposta paga:',
     );
     expect(summary).toContain(
       '  pagamentos novos mesmo assim: payouts approve "adiantamento.csv" --new-batch --sandbox lista a linha que repete um pagamento já feito ou em andamento (R$ 100,00: Ana Souza R$ 100,00); ela é paga de novo só quando você der também a opção --repeats com o número 1, depois de conferir que ela é devida duas vezes',

@@ -239,6 +239,8 @@ function printSummary(
         : (result.header?.columns.find((c) => c.field === 'orderId')?.heading ?? ''),
     })}`,
   );
+  const reference = result.header?.columns.find((c) => c.field === 'reference');
+  if (reference) print(`  ${words.readsReference({ column: reference.heading })}`);
   for (const [contact, setting] of [
     ['email', 'recipientEmail'],
     ['phone', 'recipientPhone'],

@@ -44,6 +44,7 @@ export interface PayoutParams {
   phone: string;
   hash: Buffer;
   now: number;
+  reference: string | null;
 }
 
 /** `hash` is the request's payloadHash, when the caller has it already. */
@@ -53,6 +54,7 @@ export function payoutParams(
   line: number,
   now: number,
   hash = payloadHash(request),
+  reference: string | null = null,
 ): PayoutParams {
   return {
     orderId: request.orderId,
@@ -68,6 +70,7 @@ export function payoutParams(
     phone: request.person.phone,
     hash: Buffer.from(hash, 'hex'),
     now,
+    reference,
   };
 }
 
@@ -85,13 +88,13 @@ export const REQUEST_VALUES = `@value, @pixKeyType,
 export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Admitting {
   const statements = {
     insertPayout: db.prepare<PayoutParams>(`
-      INSERT INTO payouts (order_id, batch_id, line, ${REQUEST_COLUMNS}, payload_hash, admitted_at, state, updated_at)
-      VALUES (@orderId, @batchId, @line, ${REQUEST_VALUES}, @hash, @now, 'queued', @now)`),
+      INSERT INTO payouts (order_id, batch_id, line, ${REQUEST_COLUMNS}, payload_hash, admitted_at, state, updated_at, reference)
+      VALUES (@orderId, @batchId, @line, ${REQUEST_VALUES}, @hash, @now, 'queued', @now, @reference)`),
     // Not a move: a new payload takes the place of one the gateway never saw (admission
     // decided), guarded by the state admission read.
     replacePayout: db.prepare<PayoutParams & { from: RowState }>(`
       UPDATE payouts SET batch_id = @batchId, line = @line, (${REQUEST_COLUMNS}) = (${REQUEST_VALUES}),
-        request_written = NULL, payload_hash = @hash, admitted_at = @now,
+        request_written = NULL, payload_hash = @hash, admitted_at = @now, reference = @reference,
         state = 'queued', attempts = 0, not_found = 0, last_sent_at = NULL, transaction_id = NULL,
         gateway_status = NULL, message = NULL, said = NULL, fee = NULL, net = NULL, gateway_created_at = NULL,
         end_to_end_id = NULL, processed_at = NULL, lease_owner = NULL, lease_until = NULL,
@@ -110,7 +113,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
 
   function admitOne(
     batch: { id: number; fileName: string; nameKey: string | null },
-    { line, request, identicalTo }: PayoutInput,
+    { line, request, identicalTo, reference }: PayoutInput,
     rules: AdmissionRules,
   ): AdmittedPayout {
     const batchId = batch.id;
@@ -126,8 +129,12 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
       return { orderId: request.orderId, line, admission: 'same' };
     }
     const at = now();
-    const admission = admit(previous, rows.coveringOf(coverKeyOf(request), batchId, rules), hash);
-    const params = payoutParams(request, batchId, line, at, hash);
+    const admission = admit(
+      previous,
+      rows.coveringOf(coverKeyOf(request, reference), batchId, rules),
+      hash,
+    );
+    const params = payoutParams(request, batchId, line, at, hash, reference ?? null);
     let covering: Covering | undefined;
     switch (admission.kind) {
       case 'new':
@@ -189,7 +196,12 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
     }
     if (covering) {
       const coveredBy = covering.orderId;
-      const said = duplicateSaid(covering, batch.fileName, rules.hintFlags ?? '');
+      const said = duplicateSaid(
+        covering,
+        batch.fileName,
+        { cents: request.value, reference },
+        rules.hintFlags ?? '',
+      );
       rows.holdQueuedRow(request.orderId, 'duplicate', said, { coveredBy });
     } else if (identicalTo !== undefined && admission.kind !== 'journaled') {
       const said: Said = {
@@ -219,10 +231,10 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
 
     known: (orderId) => rows.knownOf(orderId, null),
 
-    weigh: (request, nameKey, rules) =>
+    weigh: (request, nameKey, rules, reference) =>
       admit(
         rows.knownOf(request.orderId, nameKey),
-        rows.coveringOf(coverKeyOf(request), 0, rules),
+        rows.coveringOf(coverKeyOf(request, reference), 0, rules),
         payloadHash(request),
       ),
 
@@ -246,10 +258,11 @@ export interface QueuedRow {
   document: string;
   value_cents: number;
   released_at: number | null;
+  reference: string | null;
 }
 
 export const QUEUED_COLUMNS =
-  'p.id, p.order_id, p.batch_id, p.document, p.value_cents, p.released_at';
+  'p.id, p.order_id, p.batch_id, p.document, p.value_cents, p.released_at, p.reference';
 
 /**
  * The cover rule once more, inside a claim's transaction: a queued row that an earlier
@@ -259,11 +272,21 @@ export const QUEUED_COLUMNS =
  */
 export function heldAtClaim(rows: Rows, row: QueuedRow, rules: AdmissionRules): boolean {
   if (row.released_at !== null) return false;
-  const key = { orderId: row.order_id, document: row.document, valueCents: row.value_cents };
+  const key = {
+    orderId: row.order_id,
+    document: row.document,
+    valueCents: row.value_cents,
+    reference: row.reference,
+  };
   const covering = rows.coveringOf(key, row.batch_id, rules, row.id);
   if (!covering) return false;
   const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
-  const said = duplicateSaid(covering, fileName, rules.hintFlags ?? '');
+  const said = duplicateSaid(
+    covering,
+    fileName,
+    { cents: row.value_cents, reference: row.reference },
+    rules.hintFlags ?? '',
+  );
   rows.holdQueuedRow(row.order_id, 'duplicate', said, {
     coveredBy: covering.orderId,
     reason: `checked again as it was claimed: ${sayInEnglish(said)}`,

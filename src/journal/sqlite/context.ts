@@ -148,6 +148,8 @@ export interface CoveringRow {
   transaction_id: number | null;
   value_cents: number;
   file_name: string;
+  /** Read where the cover rule weighs references (rows.ts). */
+  reference?: string | null;
 }
 
 /** A CoveringRow's columns, read from `payouts p` joined to its batch `b`. */
@@ -164,6 +166,7 @@ export function toCovering(row: CoveringRow): Covering {
     admittedAt: row.admitted_at,
     transactionId: row.transaction_id,
     valueCents: row.value_cents,
+    reference: row.reference ?? null,
   };
 }
 

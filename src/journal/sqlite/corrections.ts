@@ -33,6 +33,7 @@ interface MaySendRow {
   document: string;
   value_cents: number;
   state: RowState;
+  reference: string | null;
 }
 
 type Repeat = CoveringRow & { row_id: string };
@@ -50,8 +51,9 @@ interface ThawParams {
   now: number;
 }
 
-/** A copy's row that repeats a payout, with both payees. */
+/** A copy's row that repeats a payout, with both payees, and its amount. */
 type CopyRepeat = Repeat & {
+  row_cents: number;
   row_pix_key: string;
   row_name: string;
   paid_pix_key: string;
@@ -88,7 +90,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       WHERE r.batch_id = @batchId
       GROUP BY r.line ORDER BY r.line LIMIT @listed`),
     copyRepeats: db.prepare<{ copy: number; corrected: number }, CopyRepeat>(`
-      SELECT r.order_id AS row_id, ${COVERING_COLUMNS}, r.pix_key AS row_pix_key,
+      SELECT r.order_id AS row_id, ${COVERING_COLUMNS}, r.value_cents AS row_cents, r.pix_key AS row_pix_key,
         r.name AS row_name, p.pix_key AS paid_pix_key, p.name AS paid_name
       FROM payouts r JOIN payouts p ON p.order_id = r.covered_by JOIN batches b ON b.id = p.batch_id
       WHERE r.batch_id = @copy AND r.state = 'held' AND r.hold_reason = 'duplicate'
@@ -103,15 +105,18 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
         WHERE +p.batch_id = @corrected AND p.document = r.document
           AND p.value_cents = r.value_cents AND p.state IN (${inList(RETRYABLE)}))`),
     copyMaySend: db.prepare<[number], MaySendRow>(`
-      SELECT order_id, document, value_cents, state FROM payouts
+      SELECT order_id, document, value_cents, state, reference FROM payouts
       WHERE batch_id = ? AND (state = 'queued' OR (state = 'held' AND hold_reason = 'same-name'))
       ORDER BY line`),
     // A document has few payouts, a batch may have a million: the unary + keeps SQLite
-    // from reading the batch whole (by payouts_by_batch) for every row of a copy.
-    sentOfDocument: db.prepare<[number, string], CoveringRow>(`
+    // from reading the batch whole (by payouts_by_batch) for every row of a copy. Two
+    // references of one document are two payments: only a payout of the row's reference,
+    // or without one, is the paid row it changes.
+    sentOfDocument: db.prepare<MaySendRow & { corrected: number }, CoveringRow>(`
       SELECT ${COVERING_COLUMNS}
       FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE +p.batch_id = ? AND p.document = ? AND p.state IN (${inList(SENT)})
+      WHERE +p.batch_id = @corrected AND p.document = @document AND p.state IN (${inList(SENT)})
+        AND (@reference IS NULL OR p.reference IS NULL OR p.reference = @reference)
       ORDER BY p.line LIMIT 1`),
     // Rows of a batch a correction may replace: invalid lines and payouts that need a
     // person or were never sent.
@@ -274,7 +279,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     if (repeats === 0) return false;
     const fresh = statements.copyMaySend
       .all(copy)
-      .filter((row) => !statements.sentOfDocument.get(corrected, row.document)).length;
+      .filter((row) => !statements.sentOfDocument.get({ ...row, corrected })).length;
     return fresh <= (statements.replaceableIn.get({ batchId: corrected })?.n ?? 0);
   }
 
@@ -292,7 +297,18 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       const covering = toCovering(row);
       const paid = { pixKey: row.paid_pix_key, name: row.paid_name };
       const payee = { pixKey: row.row_pix_key, name: row.row_name };
-      if (SENT.includes(covering.state) && changesPayee(paid, payee)) {
+      if (SENT.includes(covering.state) && row.row_cents !== covering.valueCents) {
+        // The same reference at another amount: a changed paid row, never covered.
+        const said = changesPaidSaid(covering, row.row_cents);
+        const message = sayInEnglish(said);
+        rows.moveRow(
+          row.row_id,
+          'held',
+          'held',
+          { holdReason: 'changes-paid', message, said },
+          message,
+        );
+      } else if (SENT.includes(covering.state) && changesPayee(paid, payee)) {
         const said = changesPayeeSaid(covering, paid, payee, copyFile, hintFlags);
         const message = sayInEnglish(said);
         rows.moveRow(
@@ -334,7 +350,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       statements.setLine.run('covered', sayInEnglish(said), saidJson(said), copy, line.line);
     }
     for (const row of statements.copyMaySend.all(copy)) {
-      const sent = statements.sentOfDocument.get(corrected, row.document);
+      const sent = statements.sentOfDocument.get({ ...row, corrected });
       if (sent) {
         const said = changesPaidSaid(toCovering(sent), row.value_cents);
         const message = sayInEnglish(said);

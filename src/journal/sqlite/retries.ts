@@ -21,6 +21,7 @@ interface RetryRow {
   hold_reason: HoldReason | null;
   retry_of: string | null;
   attempt_number: number | null;
+  reference: string | null;
 }
 
 type Retries = Pick<Synchronous<JournalPayouts>, 'retryPayouts' | 'retryTargetsOf' | 'hasRetries'>;
@@ -29,7 +30,7 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
   const statements = {
     retryOf: db.prepare<[string], RetryRow>(`
       SELECT order_id, batch_id, line, request, value_cents, document, state, message,
-        covered_by, hold_reason, retry_of, attempt_number
+        covered_by, hold_reason, retry_of, attempt_number, reference
       FROM payouts WHERE order_id = ?`),
     retriesOf: db.prepare<[string], { order_id: string }>(
       `SELECT order_id FROM payouts WHERE retry_of = ? ORDER BY order_id`,
@@ -38,9 +39,9 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
     // time leaves it be (a held copy of the row it sends again must not hold it back).
     insertRetry: db.prepare<PayoutParams & { retryOf: string; attempt: number }>(`
       INSERT INTO payouts (order_id, batch_id, line, ${REQUEST_COLUMNS}, payload_hash,
-        admitted_at, state, updated_at, retry_of, attempt_number, released_at)
+        admitted_at, state, updated_at, retry_of, attempt_number, released_at, reference)
       VALUES (@orderId, @batchId, @line, ${REQUEST_VALUES}, @hash, @now, 'queued', @now,
-        @retryOf, @attempt, @now)`),
+        @retryOf, @attempt, @now, @reference)`),
     heldAsFailedBefore: db.prepare<[string], { order_id: string }>(`
       SELECT order_id FROM payouts
       WHERE covered_by = ? AND state = 'held' AND hold_reason = 'failed-before'`),
@@ -88,7 +89,8 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
     const request = { ...(JSON.parse(row.request) as CashOutRequest), orderId: retryId };
     const at = now();
     const inserted = statements.insertRetry.run({
-      ...payoutParams(request, row.batch_id, row.line, at),
+      // The payment it sends again keeps its reference: a later copy of it is held by it.
+      ...payoutParams(request, row.batch_id, row.line, at, undefined, row.reference),
       retryOf: row.order_id,
       attempt,
     });

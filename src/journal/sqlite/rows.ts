@@ -5,6 +5,7 @@
  */
 import type { CashOutRequest } from '../../gateway/contract.js';
 import { documentKey, failedBeforeSaid, type Covering, type Known } from '../admission.js';
+import { isPeriod } from '../../csv/reference.js';
 import { canMoveBatch, type BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import { canMove, MAY_MOVE_MONEY, SENT, type HoldReason, type RowState } from '../states.js';
@@ -33,17 +34,22 @@ export interface RuleFields {
   supersededBy?: number | null;
 }
 
-/** What the cover rule weighs a row by: its document and amount, and its orderId (never its own cover). */
+/**
+ * What the cover rule weighs a row by: its document, amount and reference (when its file
+ * gives one), and its orderId (never its own cover).
+ */
 export interface CoverKey {
   orderId: string;
   document: string;
   valueCents: number;
+  reference: string | null;
 }
 
-export const coverKeyOf = (request: CashOutRequest): CoverKey => ({
+export const coverKeyOf = (request: CashOutRequest, reference: string | undefined): CoverKey => ({
   orderId: request.orderId,
   document: documentKey(request.cpfCnpj),
   valueCents: request.value,
+  reference: reference ?? null,
 });
 
 /**
@@ -54,18 +60,18 @@ export const coverKeyOf = (request: CashOutRequest): CoverKey => ({
 export const WITHIN_WINDOW = 'MAX(COALESCE(p.last_sent_at, 0), p.updated_at) >= @since';
 
 /**
- * The payouts of other files, in `files`, that may cover a row: what the journal holds
+ * The payouts of other files, in `files`, that `match` the row and may cover it: what the journal holds
  * before it (its own sequence, never the clock, which may step back), so a claim's check
  * never holds the older of two unsent rows; and what has left since (a row waiting for
  * balance beyond the window, whose copy was paid meanwhile, is not paid again). A row of a
  * file turned down no longer uses its cover up: it will never be sent.
  */
-function coveringIn(files: string): string {
+function coveringIn(files: string, match: string): string {
   return `
-    SELECT ${COVERING_COLUMNS}, p.id AS journal_order
+    SELECT ${COVERING_COLUMNS}, p.reference, p.id AS journal_order
     FROM payouts p JOIN batches b ON b.id = p.batch_id
-    WHERE p.document = @document AND p.value_cents = @value AND ${files}
-      AND (p.id < @before OR p.state IN (${inList(SENT)})) AND ${WITHIN_WINDOW}
+    WHERE ${match} AND ${files}
+      AND (p.id < @before OR p.state IN (${inList(SENT)}))
       AND p.order_id <> @orderId
       AND p.state IN (${inList(MAY_MOVE_MONEY)})
       AND b.state NOT IN ('refused', 'unusable')
@@ -73,6 +79,35 @@ function coveringIn(files: string): string {
         SELECT 1 FROM payouts c JOIN batches cb ON cb.id = c.batch_id
         WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered')
           AND cb.state NOT IN ('refused', 'unusable'))`;
+}
+
+/** The same document and amount, within the window: the rule for a row without a reference. */
+const BY_AMOUNT = `p.document = @document AND p.value_cents = @value AND ${WITHIN_WINDOW}`;
+/**
+ * The same document and reference, at any age (payouts_by_reference, migration 24); a
+ * month (isPeriod) with the amount too. A payout without a reference is weighed by the
+ * window still (journaled before the column was read, or from a file without it).
+ */
+const BY_REFERENCE = `p.document = @document AND p.reference = @reference
+      AND (@period = 0 OR p.value_cents = @value)`;
+const BY_AMOUNT_UNREFERENCED = `${BY_AMOUNT} AND p.reference IS NULL`;
+
+/** The first of the payouts that may cover a row, of earlier files or of later ones. */
+const firstCovering = (matches: readonly string[]): string =>
+  `${matches
+    .flatMap((match) => [
+      coveringIn('p.batch_id < @batchId', match),
+      coveringIn('p.batch_id > @batchId', match),
+    ])
+    .join(' UNION ALL ')} ORDER BY journal_order LIMIT 1`;
+
+interface CoveringParams {
+  document: string;
+  value: number;
+  since: number;
+  batchId: number;
+  orderId: string;
+  before: number;
 }
 
 /** A Said as its journal column holds it. */
@@ -186,21 +221,11 @@ export function createRows({ db, now }: Context) {
     // may have moved money within the window, and covers no other row yet. Earlier files and later
     // ones are two ranges of payouts_by_cover (migration 19): a file's own rows, however
     // many share its document and amount, are never read.
-    covering: db.prepare<
-      {
-        document: string;
-        value: number;
-        since: number;
-        batchId: number;
-        orderId: string;
-        before: number;
-      },
+    covering: db.prepare<CoveringParams, CoveringRow>(firstCovering([BY_AMOUNT])),
+    coveringReferenced: db.prepare<
+      CoveringParams & { reference: string; period: number },
       CoveringRow
-    >(`
-      ${coveringIn('p.batch_id < @batchId')}
-      UNION ALL
-      ${coveringIn('p.batch_id > @batchId')}
-      ORDER BY journal_order LIMIT 1`),
+    >(firstCovering([BY_REFERENCE, BY_AMOUNT_UNREFERENCED])),
   };
 
   /** An entry of the audit for a payout in the journal, inside the caller's transaction. */
@@ -388,14 +413,22 @@ export function createRows({ db, now }: Context) {
     rules: AdmissionRules,
     before = Number.MAX_SAFE_INTEGER,
   ): Covering | undefined {
-    const row = statements.covering.get({
+    const params = {
       document: key.document,
       value: key.valueCents,
       since: now() - rules.duplicateWindowMs,
       batchId,
       orderId: key.orderId,
       before,
-    });
+    };
+    const row =
+      key.reference === null
+        ? statements.covering.get(params)
+        : statements.coveringReferenced.get({
+            ...params,
+            reference: key.reference,
+            period: isPeriod(key.reference) ? 1 : 0,
+          });
     return row && toCovering(row);
   }
 
