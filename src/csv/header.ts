@@ -110,6 +110,13 @@ export const TEMPLATE_HEADINGS: Readonly<Partial<Record<PayoutField, string>>> =
   phone: 'Telefone',
 };
 
+/** A reference column's place among FIELD_ALIASES.reference (a configured one comes first). */
+function referenceRank(column: Column): number {
+  if (column.configured) return -1;
+  const folded = foldHeading(column.heading);
+  return FIELD_ALIASES.reference.findIndex((alias) => foldHeading(alias) === folded);
+}
+
 const BY_FOLDED = new Map<string, PayoutField>(
   PAYOUT_FIELDS.flatMap((field) =>
     FIELD_ALIASES[field].map((alias) => [foldHeading(alias), field] as const),
@@ -173,7 +180,18 @@ export function mapHeader(
       if (heading.trim() !== '') ignored.push(heading.trim());
       return;
     }
+    const column: Column = configured.has(folded)
+      ? { index, heading: heading.trim(), configured: true }
+      : { index, heading: heading.trim() };
     const earlier = columns[field];
+    if (earlier && field === 'reference') {
+      // An invoice and its purchase order both name the payment: the first alias wins,
+      // and a file that has both stays usable.
+      const first = referenceRank(column) < referenceRank(earlier);
+      columns.reference = first ? column : earlier;
+      ignored.push(first ? earlier.heading : column.heading);
+      return;
+    }
     if (earlier) {
       problems.push({
         code: 'sameColumnTwice',
@@ -183,9 +201,7 @@ export function mapHeader(
       });
       return;
     }
-    columns[field] = configured.has(folded)
-      ? { index, heading: heading.trim(), configured: true }
-      : { index, heading: heading.trim() };
+    columns[field] = column;
   });
   if (columns.valueCents && columns.amountReais) {
     problems.push({

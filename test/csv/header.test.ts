@@ -109,6 +109,19 @@ describe('mapHeader', () => {
     if (reading.ok) expect(reading.columns.orderId).toBeUndefined();
   });
 
+  it.each([
+    [['Pedido', 'NF'], 'NF', 'Pedido'],
+    [['NF', 'Competência'], 'NF', 'Competência'],
+    [['Competência', 'Fatura'], 'Fatura', 'Competência'],
+  ])('of the reference columns %j, reads %j and lists %j as not used', (both, kept, unused) => {
+    const reading = inEnglish(mapHeader([...both, 'Nome', 'CPF', 'Chave', 'Valor']));
+    expect(reading).toMatchObject({
+      ok: true,
+      columns: { reference: { heading: kept } },
+      ignored: [unused],
+    });
+  });
+
   it.each(['orderId', 'Order ID', 'ID do pagamento', 'Id do Pagamento'])(
     'takes an explicit %j heading for orderIds',
     (heading) => {
