@@ -157,7 +157,7 @@ export const ConfigSchema = z.strictObject({
       "your contract's Pix fee per payout, in cents; the balance check adds it to each payout's value, so a batch funded for its values but not its fees is held, not failed at its tail. The gateway's `tax` answers are reported verbatim and never computed with",
     ),
   duplicateWindow: duration.describe(
-    'how far back a row is compared with the payouts of other files: a row with the same document and amount as a payout that was paid or may still be paid within this time is not sent on its own (held as a possible duplicate, or `covered` in a corrected copy). The time counts from when that payout was sent or settled, whichever is later, not from when its file arrived. A file last changed longer ago than this when it first arrives is held whole for a person, saying its age. 20 days is shorter than the time between two monthly paydays and longer than the time in which a re-export is noticed; use `5d` for weekly routines and `12h` for daily ones',
+    'how far back a row is compared with the payouts of other files: a row with the same document and amount as a payout that was paid or may still be paid within this time is not sent on its own (held as a possible duplicate, or `covered` in a corrected copy). The time counts from when that payout was sent or settled, whichever is later, not from when its file arrived. A file last changed longer ago than this when it first arrives is held whole for a person, saying its age. 20 days is shorter than the time between two monthly paydays and longer than the time in which a re-export is noticed. A row with a reference (an NF, pedido or competência column) is compared by its reference instead, at any age, and by this window only against payouts without one; without a reference column, use `5d` for weekly routines and `12h` for daily ones',
   ),
   sameNameNewBatchAfter: duration
     .nullable()
@@ -190,7 +190,7 @@ export const ConfigSchema = z.strictObject({
       for (const message of headingMapProblems(map)) ctx.addIssue({ code: 'custom', message });
     })
     .describe(
-      'headings of your own read as our columns, such as `{"Valor Líquido": "amount", "Favorecido": "name"}`: each heading (matched as ours are, case, accents and spacing aside) to one of `orderId`, `name`, `email`, `phone`, `cpfCnpj`, `pixKeyType`, `pixKey`, `amount` (reais) or `value` (cents); a heading that is already ours for another column is refused. In the environment, as JSON: `PAYOUTS_HEADINGS=\'{"Valor Líquido":"amount"}\'`',
+      'headings of your own read as our columns, such as `{"Valor Líquido": "amount", "Favorecido": "name"}`: each heading (matched as ours are, case, accents and spacing aside) to one of `orderId`, `name`, `email`, `phone`, `cpfCnpj`, `pixKeyType`, `pixKey`, `amount` (reais), `value` (cents) or `reference` (a payment\'s reference, as an NF or a competência column: `{"Protocolo": "reference"}`); a heading that is already ours for another column is refused. In the environment, as JSON: `PAYOUTS_HEADINGS=\'{"Valor Líquido":"amount"}\'`',
     ),
   recipientEmail: z
     .string()
