@@ -251,19 +251,8 @@ const said: SaidTexts = {
     `orderId ${orderId} is already journaled from ${file}, line ${line}, on ${day(at)} (now ${state}): not sent again${retry ? `; to send that payment again on purpose, run: payouts retry ${orderId}${hintFlags}` : ''}. If this is another payment, give it an orderId of its own`,
   heldDuplicate: ({ file, line, at, state, transactionId, newFile, hintFlags }) =>
     `possible duplicate: the same document and amount as ${file}, line ${line}, journaled on ${day(at)} (now ${state}${transaction(transactionId)}); not sent. If it is a new payment after all: payouts approve "${newFile}" --new-batch${hintFlags} lists it, and pays it again only when also given the option --repeats and the count of such rows it lists`,
-  heldSameReference: ({
-    reference,
-    file,
-    line,
-    at,
-    state,
-    transactionId,
-    paidCents,
-    cents,
-    newFile,
-    hintFlags,
-  }) =>
-    `possible duplicate: the same reference (${reference}) for the same document as ${file}, line ${line}, journaled on ${day(at)} (now ${state}${transaction(transactionId)}; ${formatCents(paidCents)} there, ${formatCents(cents)} here); held whatever its age, not sent. If it is a new payment after all: payouts approve "${newFile}" --new-batch${hintFlags} lists it, and pays it again only when also given the option --repeats and the count of such rows it lists`,
+  heldSameReference: ({ reference, file, line, at, state, transactionId, ...held }) =>
+    `possible duplicate: the same reference (${reference}) for the same document as ${file}, line ${line}, journaled on ${day(at)} (now ${state}${transaction(transactionId)}; ${formatCents(held.paidCents)} there, ${formatCents(held.cents)} here); held whatever its age, not sent. If it is a new payment after all: payouts approve "${held.newFile}" --new-batch${held.hintFlags} lists it, and pays it again only when also given the option --repeats and the count of such rows it lists`,
   heldCovered: ({ file, line, at, state, transactionId }) =>
     `already ${state === 'paid' ? 'paid' : 'sent'} by ${file}, line ${line}, on ${day(at)}${transaction(transactionId)}: not sent again`,
   heldChangesPaid: ({ file, line, state, paidCents, cents }) =>

@@ -292,19 +292,8 @@ const said: SaidTexts = {
     `o ID de pagamento ${orderId} já está no diário, vindo de ${file}, linha ${line}, ${dia(at)} (agora ${ESTADOS[state]}): não é enviado de novo${retry ? `; para enviar esse pagamento de novo de propósito, execute: payouts retry ${orderId}${hintFlags}` : ''}. Se for outro pagamento, dê a ele um ID de pagamento próprio`,
   heldDuplicate: ({ file, line, at, state, transactionId, newFile, hintFlags }) =>
     `possível duplicata: o mesmo documento e valor de ${file}, linha ${line}, registrado no diário ${dia(at)} (agora ${ESTADOS[state]}${transacao(transactionId)}); não enviado. Se for mesmo um pagamento novo: payouts approve "${newFile}" --new-batch${hintFlags} o lista, e só o paga de novo quando receber também a opção --repeats e a contagem dessas linhas que ele lista`,
-  heldSameReference: ({
-    reference,
-    file,
-    line,
-    at,
-    state,
-    transactionId,
-    paidCents,
-    cents,
-    newFile,
-    hintFlags,
-  }) =>
-    `possível duplicata: a mesma referência (${reference}) para o mesmo documento de ${file}, linha ${line}, registrado no diário ${dia(at)} (agora ${ESTADOS[state]}${transacao(transactionId)}; ${formatCents(paidCents)} lá, ${formatCents(cents)} aqui); retido qualquer que seja a idade, não enviado. Se for mesmo um pagamento novo: payouts approve "${newFile}" --new-batch${hintFlags} o lista, e só o paga de novo quando receber também a opção --repeats e a contagem dessas linhas que ele lista`,
+  heldSameReference: ({ reference, file, line, at, state, transactionId, ...held }) =>
+    `possível duplicata: a mesma referência (${reference}) para o mesmo documento de ${file}, linha ${line}, registrado no diário ${dia(at)} (agora ${ESTADOS[state]}${transacao(transactionId)}; ${formatCents(held.paidCents)} lá, ${formatCents(held.cents)} aqui); retido qualquer que seja a idade, não enviado. Se for mesmo um pagamento novo: payouts approve "${held.newFile}" --new-batch${held.hintFlags} o lista, e só o paga de novo quando receber também a opção --repeats e a contagem dessas linhas que ele lista`,
   heldCovered: ({ file, line, at, state, transactionId }) =>
     `já ${state === 'paid' ? 'pago' : 'enviado'} por ${file}, linha ${line}, ${dia(at)}${transacao(transactionId)}: não é enviado de novo`,
   heldChangesPaid: ({ file, line, state, paidCents, cents }) =>

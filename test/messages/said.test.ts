@@ -374,6 +374,12 @@ describe('what the reading of a file says', () => {
     expect(say(pt, SAMPLES.heldDuplicate)).toBe(
       'possível duplicata: o mesmo documento e valor de folha-outubro.csv, linha 2, registrado no diário em 05/10/2026 (agora pago, transação 1001); não enviado. Se for mesmo um pagamento novo: payouts approve "folha-outubro-2.csv" --new-batch --config "/etc/payouts.json" o lista, e só o paga de novo quando receber também a opção --repeats e a contagem dessas linhas que ele lista',
     );
+    expect(say(en, SAMPLES.heldSameReference)).toBe(
+      'possible duplicate: the same reference (1002) for the same document as aluguel-semana-02.csv, line 2, journaled on 2026-09-04 (now paid, transaction 1002; R$ 4.000,00 there, R$ 4.200,00 here); held whatever its age, not sent. If it is a new payment after all: payouts approve "aluguel-semana-14.csv" --new-batch lists it, and pays it again only when also given the option --repeats and the count of such rows it lists',
+    );
+    expect(say(pt, SAMPLES.heldSameReference)).toBe(
+      'possível duplicata: a mesma referência (1002) para o mesmo documento de aluguel-semana-02.csv, linha 2, registrado no diário em 04/09/2026 (agora pago, transação 1002; R$ 4.000,00 lá, R$ 4.200,00 aqui); retido qualquer que seja a idade, não enviado. Se for mesmo um pagamento novo: payouts approve "aluguel-semana-14.csv" --new-batch o lista, e só o paga de novo quando receber também a opção --repeats e a contagem dessas linhas que ele lista',
+    );
     expect(say(en, { ...SAMPLES.heldJournaled, at: null })).toContain(
       'on an earlier run (now rejected): not sent again; to send that payment again on purpose, run: payouts retry folha-1.',
     );
