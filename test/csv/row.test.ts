@@ -288,6 +288,24 @@ describe('row validation', () => {
     expect(ids[1]).toBe(`${ids[0]}-2`);
   });
 
+  it('reads the reference; rows differing only by it are two payments with orderIds of their own', () => {
+    const validator = validatorFor([...HEADER.slice(1), 'Pedido']);
+    const [first, second, again, blank] = ['PED-0042', 'PED-43', 'ped 42', ''].map((pedido, at) =>
+      validator.check([...GOOD.slice(1), pedido], at + 2),
+    );
+    if (first?.kind !== 'valid' || second?.kind !== 'valid' || again?.kind !== 'valid') {
+      throw new Error('expected valid rows');
+    }
+    expect([first.payout.reference, second.payout.reference]).toEqual(['PED42', 'PED43']);
+    expect(second.payout.identicalTo).toBeUndefined();
+    expect(second.payout.orderId).toBe(`${first.payout.orderId}-2`);
+    expect(again.payout.identicalTo).toBe(2);
+    expect(blank?.kind === 'valid' && blank.payout.reference).toBe(undefined);
+    expect(blank?.kind === 'valid' && blank.notes.map((note) => note.message)).toContainEqual({
+      code: 'referenceEmpty',
+    });
+  });
+
   it('refuses a value under a blank heading, and an amount split by the comma delimiter', () => {
     const header = ['name', 'email', 'phone', 'cpfCnpj', 'pixKey', 'amount', ''];
     const row = [
