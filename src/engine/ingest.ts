@@ -213,9 +213,10 @@ export async function ingestFile(
       message: { code: 'fileChanged' },
     });
   }
-  // Last year's export dropped by mistake looks like this month's: a person says it is due.
+  // Last year's export dropped by mistake looks like this month's: a person says it is
+  // due. Read whole for the first time now, though a run that died may have moved it in.
   const ageMs = before ? options.now - before.mtimeMs : 0;
-  if (arrived && batch.kind === 'new' && before && ageMs > options.duplicateWindow) {
+  if (before && ageMs > options.duplicateWindow) {
     report.problems.push({
       kind: 'held',
       message: { code: 'fileOld', changedAt: before.mtimeMs, ageMs },
