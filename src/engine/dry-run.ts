@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import { readPayoutFile, type OrderIdDerivation, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest } from '../csv/row.js';
 import { batchStem, homeTag } from '../csv/order-id.js';
+import { givenName } from '../csv/given-name.js';
 import { foldText } from '../csv/fold.js';
 import { duplicateSaid, failedBeforeSaid, journaledSaid } from '../journal/admission.js';
 import { addPayee, readingsOf } from '../journal/answers.js';
@@ -120,7 +121,12 @@ export async function planRun(
               journaledSaid(request.orderId, admission.previous),
             );
           } else if (admission?.kind === 'duplicate') {
-            hold(row.line, 'possible duplicate', duplicateSaid(admission.covering, basename(file)));
+            // Not journaled yet: no batch of its own for a command to pick.
+            const named =
+              batchId === undefined
+                ? { id: 0, fileName: givenName(basename(file)) }
+                : { id: batchId, fileName: basename(file) };
+            hold(row.line, 'possible duplicate', duplicateSaid(admission.covering, named));
             const { covering } = admission;
             repeating.push({
               name: request.person.name,

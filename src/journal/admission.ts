@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { CashOutRequest } from '../gateway/contract.js';
 import { foldText } from '../csv/fold.js';
+import { commandTarget, givenName } from '../csv/given-name.js';
 import type { Said } from '../messages/said.js';
 import { NEVER_REACHED_GATEWAY, RETRYABLE, type RowState } from './states.js';
 
@@ -111,17 +112,24 @@ export function journaledSaid(orderId: string, previous: Known, hintFlags = ''):
 }
 
 /** Why a row is held as a possible duplicate, and the command that says it is new. */
-export function duplicateSaid(covering: Covering, fileName: string, hintFlags = ''): Said {
+export function duplicateSaid(covering: Covering, batch: NamedBatch, hintFlags = ''): Said {
+  const target = commandTarget(batch.fileName, batch.id, hintFlags);
   return {
     code: 'heldDuplicate',
-    file: covering.fileName,
+    file: givenName(covering.fileName),
     line: covering.line,
     at: covering.admittedAt,
     state: covering.state,
     transactionId: covering.transactionId,
-    newFile: fileName,
-    hintFlags,
+    newFile: target.file,
+    hintFlags: target.hintFlags,
   };
+}
+
+/** A batch as the commands the tool prints name it (see commandTarget). */
+export interface NamedBatch {
+  id: number;
+  fileName: string;
 }
 
 /** Why a row of a corrected copy is not sent: the batch it corrects has sent or paid it. */
@@ -164,9 +172,10 @@ export function changesPayeeSaid(
   paid: Covering,
   paidPayee: Payee,
   row: Payee,
-  newFile: string,
+  batch: NamedBatch,
   hintFlags = '',
 ): Said {
+  const target = commandTarget(batch.fileName, batch.id, hintFlags);
   return {
     code: 'heldChangesPayee',
     file: paid.fileName,
@@ -179,8 +188,8 @@ export function changesPayeeSaid(
     paidName: paidPayee.name,
     key: row.pixKey,
     name: row.name,
-    newFile,
-    hintFlags,
+    newFile: target.file,
+    hintFlags: target.hintFlags,
   };
 }
 

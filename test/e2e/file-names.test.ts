@@ -5,7 +5,7 @@
  * gave it. As cron runs it, against a sandbox whose ledger says who was paid.
  */
 import { spawn } from 'node:child_process';
-import { utimesSync, writeFileSync } from 'node:fs';
+import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withCheckDigits } from '../../src/csv/documents.js';
@@ -22,33 +22,49 @@ const payee = (n: number, reais: string) =>
   `Pessoa ${n},${withCheckDigits(String(100_000_000 + n * 7_919).slice(0, 9))},p${n}@example.com,(11) 98765-43${String(n).padStart(2, '0')},p${n}@example.com,"${reais}"`;
 const csv = (...rows: string[]) => `${[HEADER, ...rows].join('\r\n')}\r\n`;
 
-/** A summary's blocks: each file's first line and the lines under it, by the name it starts with. */
-function blocksOf(stdout: string): [name: string, block: string][] {
-  const blocks: [string, string][] = [];
+/** A file's block of a summary: its name, its batch when the summary gives it, and its lines. */
+interface Block {
+  name: string;
+  batchId: number | undefined;
+  text: string;
+}
+
+function blocksOf(stdout: string): Block[] {
+  const blocks: Block[] = [];
   for (const line of stdout.split('\n')) {
-    const head = /^(\S.*?\.csv): /.exec(line)?.[1];
+    const head = /^(\S.*?\.csv)(?: \(batch (\d+)\))?: /.exec(line);
     const last = blocks.at(-1);
-    if (head !== undefined) blocks.push([head, line]);
-    else if (last && line.startsWith('  ')) last[1] += `\n${line}`;
+    if (head?.[1] !== undefined) {
+      blocks.push({ name: head[1], batchId: head[2] ? Number(head[2]) : undefined, text: line });
+    } else if (last && line.startsWith('  ')) last.text += `\n${line}`;
   }
   return blocks;
 }
 
-/** The file names the commands of a block name (`payouts approve "X" ...`). */
-const commandFiles = (block: string) =>
-  [...block.matchAll(/payouts (?:approve|reject|retry|status) "([^"]+)"/g)].map(
-    (match) => match[1],
+/** The commands a block prints, each as its arguments (`approve`, `folha.csv`, `--batch`, `3`). */
+const commandsIn = (text: string): string[][] =>
+  [...text.matchAll(/payouts (approve|reject|retry) "([^"]+)"((?: --[a-z-]+(?: \d+)?)*)/g)].map(
+    ([, verb = '', file = '', options = '']) => [verb, file, ...options.split(' ').filter(Boolean)],
   );
 
-/** Each block's commands and result name its own file, as the accountant named it. */
+/**
+ * Each block's commands and result name its own file, as the accountant named it, and a
+ * block told apart by its batch has its commands pick that batch.
+ */
 function expectOwnNames(stdout: string, names: readonly string[]): void {
   const blocks = blocksOf(stdout);
-  expect(blocks.map(([name]) => name).sort()).toEqual([...names].sort());
-  for (const [name, block] of blocks) {
-    for (const file of commandFiles(block)) expect({ name, file }).toEqual({ name, file: name });
-    const result = /^ {2}result: (.*)$/m.exec(block)?.[1];
+  expect(blocks.map((block) => block.name).sort()).toEqual([...names].sort());
+  for (const { name, batchId, text } of blocks) {
+    for (const [, file, ...options] of commandsIn(text)) {
+      expect({ name, file }).toEqual({ name, file: name });
+      const picked = options.indexOf('--batch');
+      // A batch the block gives is the one its commands pick.
+      if (batchId !== undefined)
+        expect({ name, batch: options[picked + 1] }).toEqual({ name, batch: `${batchId}` });
+    }
+    const result = /^ {2}result: (.*)$/m.exec(text)?.[1];
     if (result !== undefined) {
-      const stem = name.replace(/( \[\d+\])?\.csv$/, '');
+      const stem = name.replace(/\.csv$/, '');
       expect({ name, result: basename(result) }).toMatchObject({
         result: expect.stringMatching(new RegExp(`^${stem}\\.\\d{4}-\\d{2}-\\d{2}`)),
       });
@@ -101,7 +117,7 @@ describe('each file is named as its own', { timeout: 60_000 }, () => {
     expect(ended).toBe('SIGKILL');
 
     const names = [
-      'folha_a [2].csv',
+      'folha_a.csv',
       'folha_a.csv',
       'folha_b.csv',
       'grande.csv',
@@ -112,9 +128,10 @@ describe('each file is named as its own', { timeout: 60_000 }, () => {
     expect(resumed.code, resumed.stderr).toBe(2);
     expectOwnNames(resumed.stdout, names);
     // Moved in by the killed run, read by this one: still weighed as files first seen.
-    const blocks = new Map(blocksOf(resumed.stdout));
-    expect(blocks.get('folha_b.csv')).toMatch(/2 held \(R\$ 5\.500,00\)/);
-    expect(blocks.get('velho.csv')).toContain('it was last changed 517 days ago');
+    const blocks = blocksOf(resumed.stdout);
+    const textOf = (name: string) => blocks.find((block) => block.name === name)?.text;
+    expect(textOf('folha_b.csv')).toMatch(/2 held \(R\$ 5\.500,00\)/);
+    expect(textOf('velho.csv')).toContain('it was last changed 517 days ago');
 
     const alerted = await runCli(['run'], {
       env: { ...env, PAYOUTS_PENDING_ALERT_AFTER: '1ms' },
@@ -125,5 +142,63 @@ describe('each file is named as its own', { timeout: 60_000 }, () => {
     expect(alerts.map((alert) => alert[1]).sort()).toEqual(['folha_a.csv', 'pago.csv']);
     // The first file's two rows and pago.csv's one, each once.
     expect([...ledgerCounts(sandbox).values()]).toEqual([1, 1, 1]);
+
+    // The copy's answer, as its block prints it, pays its added row once.
+    const copy = blocksOf(alerted.stdout).find((block) => block.batchId !== undefined);
+    const corrects = commandsIn(copy?.text ?? '').find((args) => args.includes('--corrects'));
+    expect(corrects).toEqual([
+      'approve',
+      'folha_a.csv',
+      '--corrects',
+      '1',
+      '--batch',
+      `${copy?.batchId}`,
+    ]);
+    const answered = await runCli(corrects ?? [], { env });
+    expect(answered.code, answered.stderr).toBe(0);
+    expect((await runCli(['run'], { env })).code).toBe(2);
+    expect([...ledgerCounts(sandbox).values()]).toEqual([1, 1, 1, 1]);
+  });
+
+  it('two files of one name waiting for approval: each block picks its own batch, the name alone releases nothing and says which two, and the printed command pays its rows once', async () => {
+    sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
+    const { home, env } = sandboxHome(folder(), sandbox.url, {
+      PAYOUTS_FOLLOW_TIMEOUT: '0',
+      PAYOUTS_INBOX_SETTLE: '1ms',
+      PAYOUTS_REQUIRE_APPROVAL: 'true',
+      ...QUICK_TIMEOUTS,
+    });
+    const drop = (content: string) => writeFileSync(join(home, 'inbox', 'folha.csv'), content);
+    drop(csv(payee(1, '3.000,00'), payee(2, '2.500,00')));
+    expect((await runCli(['run'], { env })).code).toBe(2);
+    // The corrected payroll, while the first still waits.
+    drop(csv(payee(1, '3.000,00'), payee(2, '2.500,00'), payee(3, '900,00')));
+    const waiting = await runCli(['run'], { env });
+    expect(waiting.code).toBe(2);
+    expectOwnNames(waiting.stdout, ['folha.csv', 'folha.csv']);
+    const commands = blocksOf(waiting.stdout).map((block) => commandsIn(block.text));
+    expect(commands).toEqual([
+      [['approve', 'folha.csv', '--batch', '1']],
+      [['approve', 'folha.csv', '--batch', '2']],
+    ]);
+
+    const alone = await runCli(['approve', 'folha.csv'], { env });
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toMatch(
+      /2 files named folha\.csv wait for an answer \(batch 1, arrived .*; batch 2, arrived .*\): nothing changed/,
+    );
+    expect(readdirSync(join(home, 'approved'))).toEqual([]);
+
+    const approved = await runCli(commands[1]?.[0] ?? [], { env });
+    expect(approved.code, approved.stderr).toBe(0);
+    const paid = await runCli(['run'], { env });
+    expect(paid.code).toBe(2);
+    expect([...ledgerCounts(sandbox).values()]).toEqual([1, 1, 1]);
+    // The first still waits, named as the accountant named it.
+    expect(blocksOf(paid.stdout).map((block) => block.name)).toEqual(['folha.csv', 'folha.csv']);
+    const status = await runCli(['status'], { env });
+    expect([...status.stdout.matchAll(/^batch \d+ {2}(.*?) {2}/gm)].map((line) => line[1])).toEqual(
+      ['folha.csv', 'folha.csv'],
+    );
   });
 });

@@ -10,6 +10,7 @@ import {
 } from '../admission.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
+import { commandTarget } from '../../csv/given-name.js';
 import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import type { AdmissionRules, AdmittedPayout, PayoutInput } from '../types.js';
@@ -189,14 +190,13 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
     }
     if (covering) {
       const coveredBy = covering.orderId;
-      const said = duplicateSaid(covering, batch.fileName, rules.hintFlags ?? '');
+      const said = duplicateSaid(covering, batch, rules.hintFlags ?? '');
       rows.holdQueuedRow(request.orderId, 'duplicate', said, { coveredBy });
     } else if (identicalTo !== undefined && admission.kind !== 'journaled') {
       const said: Said = {
         code: 'heldIdentical',
         line: identicalTo,
-        file: batch.fileName,
-        hintFlags: rules.hintFlags ?? '',
+        ...commandTarget(batch.fileName, batch.id, rules.hintFlags),
       };
       rows.holdQueuedRow(request.orderId, 'identical', said, { at });
     }
@@ -263,7 +263,7 @@ export function heldAtClaim(rows: Rows, row: QueuedRow, rules: AdmissionRules): 
   const covering = rows.coveringOf(key, row.batch_id, rules, row.id);
   if (!covering) return false;
   const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
-  const said = duplicateSaid(covering, fileName, rules.hintFlags ?? '');
+  const said = duplicateSaid(covering, { id: row.batch_id, fileName }, rules.hintFlags ?? '');
   rows.holdQueuedRow(row.order_id, 'duplicate', said, {
     coveredBy: covering.orderId,
     reason: `checked again as it was claimed: ${sayInEnglish(said)}`,
