@@ -738,7 +738,10 @@ describe('retry on purpose', () => {
     m.drop('folha_reenvio.csv', [HEADER, ANA, EVA]);
     // A dry run says so row by row, before anything is sent.
     const [plan] = await m.withJournal((journal) =>
-      planRun([join(m.folders.inbox, 'folha_reenvio.csv')], journal, m.config()),
+      planRun([join(m.folders.inbox, 'folha_reenvio.csv')], journal, {
+        ...m.config(),
+        now: m.now(),
+      }),
     );
     expect(plan?.holds.map((hold) => [hold.line, hold.rule])).toEqual([
       [2, 'possible duplicate'],

@@ -214,6 +214,7 @@ async function dryRun(context: Context, folders: Folders, hintFlags: string): Pr
       folders,
       journal,
       hintFlags,
+      now: systemClock.now(),
       openGateway: () => openGateway(context),
     });
   } finally {
