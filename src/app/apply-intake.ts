@@ -10,6 +10,7 @@ import { statSync } from 'node:fs';
 import { formatDuration } from '../config/duration.js';
 import { systemCodeOf } from '../errors.js';
 import type { Config } from '../config/schema.js';
+import { givenName } from '../csv/given-name.js';
 import { ingestFile } from '../engine/ingest.js';
 import { awaitApproval, releaseApproved } from '../inbox/approval.js';
 import type { FileState } from '../inbox/file-state.js';
@@ -36,7 +37,7 @@ export async function applyIntake(
   const hintFlags = options.hintFlags ?? '';
   const isReady = options.isReady ?? settledByAge(config.inboxSettle, () => options.clock.now());
   for (const release of await releaseApproved(journal, folders, isReady, config.language ?? 'en')) {
-    if (release.released) options.note(`${release.file}: approved; it is sent now`);
+    if (release.released) options.note(`${givenName(release.file)}: approved; it is sent now`);
     else {
       summaries.push({
         ...(await summarise(

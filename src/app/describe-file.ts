@@ -1,5 +1,6 @@
 /** What people read of a file a pass handled: its outcome, rows and cents per state. */
 import { formatCents } from '../csv/amount.js';
+import { givenName } from '../csv/given-name.js';
 import type { RowTotals } from '../journal/journal.js';
 import { CATALOGS, type Catalog, type StatusWord } from '../messages/catalog.js';
 import { say } from '../messages/say.js';
@@ -25,8 +26,11 @@ export function describeTotals(totals: RowTotals, words: Catalog = CATALOGS.en):
 export function describeFile(summary: FileSummary, words: Catalog = CATALOGS.en): string {
   const problems = summary.problems.map((p) => `\n  ${say(words, p)}`).join('');
   const result = summary.result ? `\n  ${words.resultAt({ path: summary.result })}` : '';
+  const file = givenName(summary.file);
   const line = words.fileSummary({
-    file: summary.file,
+    file,
+    // Another file of its name was beside it: told apart by its batch.
+    batchId: file === summary.file ? null : summary.batchId,
     outcome: words.outcome({ state: summary.state, sentence: summary.outcome }),
     totals: describeTotals(summary, words),
     total: formatCents(summary.totalCents),

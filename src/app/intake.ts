@@ -3,6 +3,7 @@
  * knows of, decided from what it knows of them, with no file or journal touched: the
  * plan half of intake (applyIntake reads the folders and the journal, then does it).
  */
+import { commandTarget, givenName } from '../csv/given-name.js';
 import type { IngestResult } from '../engine/ingest.js';
 import type { FileState } from '../inbox/file-state.js';
 import type { BatchState } from '../journal/journal.js';
@@ -146,14 +147,21 @@ export interface BatchFacts {
 }
 
 export function planListedBatches(facts: BatchFacts): ListedBatch[] {
+  const nameOf = (batch: BatchFacts['awaitingApproval'][number]) =>
+    batch.awaitingName ?? batch.fileName;
   const awaiting = facts.awaitingApproval.map((batch): ListedBatch => {
-    const name = batch.awaitingName ?? batch.fileName;
+    const name = nameOf(batch);
+    const shared = facts.awaitingApproval.some(
+      (other) => other.id !== batch.id && givenName(nameOf(other)) === givenName(name),
+    );
     return {
       file: name,
       batchId: batch.id,
       state: 'awaiting-approval',
       outcome: 'waiting for approval in awaiting-approval/',
-      problems: [{ code: 'awaitingApproval', file: name, hintFlags: facts.hintFlags }],
+      problems: [
+        { code: 'awaitingApproval', ...commandTarget(name, batch.id, facts.hintFlags, shared) },
+      ],
       fileNeedsAPerson: true,
       fileElsewhere: false,
     };

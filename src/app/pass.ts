@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { systemCodeOf } from '../errors.js';
+import { commandTarget, givenName } from '../csv/given-name.js';
 import { planFunding, type BalanceCheck } from '../engine/balance.js';
 import {
   resolveUnknown,
@@ -22,6 +23,7 @@ import type { PollPolicy } from '../engine/policy.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import type { FileState } from '../inbox/file-state.js';
+import { batchesGivenAs } from '../inbox/holds.js';
 import { moveInto, type Folders } from '../inbox/folders.js';
 import {
   describePendingTooLong,
@@ -360,7 +362,12 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
   // A row's own words (`example`): the journal's value, or its English where it kept none.
   const wordsOf = (said: Said | null, message: string | null): Said =>
     said ?? { code: 'english', text: message ?? '' };
+  // Commands name the file as the accountant did, and pick its batch when that name is shared.
   const fileName = (await journal.batch(batchId))?.fileName ?? '';
+  const others = (await batchesGivenAs(journal, fileName)).filter(
+    (other) => other.id !== batchId && !['done', 'refused', 'unusable'].includes(other.state),
+  );
+  const named = commandTarget(fileName, batchId, hintFlags, others.length > 0);
   const holds = await journal.holdsOfBatch(batchId);
   let sameName: { batchId: number; rows: number } | undefined;
   for (const { reason, rows, cents, message, said } of holds) {
@@ -383,7 +390,7 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
     if (reason === 'changes-paid' || reason === 'changes-payee')
       notes.push({ code: 'rowsChangePaid', rows, example });
     if (reason === 'failed-before') {
-      notes.push({ code: 'rowsRepeatFailed', rows, cents, file: fileName, hintFlags, example });
+      notes.push({ code: 'rowsRepeatFailed', rows, cents, file: named.file, hintFlags, example });
     }
   }
   const duplicates = holds.find((hold) => hold.reason === 'duplicate');
@@ -396,8 +403,7 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
     const { free, repeating } = newBatchRelease(await journal.heldRowsOfBatch(batchId), undefined);
     notes.push(
       ...readingsOf({
-        file: fileName,
-        hintFlags,
+        ...named,
         fresh: payeesOf(free),
         repeating,
         ...(sameName ? { sameName } : {}),
@@ -408,12 +414,12 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
     const { batchId: frozenId, fileName: file, rows, cents } = frozen;
     notes.push({
       code: 'copyFreezes',
-      file,
+      file: givenName(file),
       batchId: frozenId,
       rows,
       cents,
-      newFile: fileName,
-      hintFlags,
+      newFile: named.file,
+      hintFlags: named.hintFlags,
     });
   }
   const lines = (await journal.linesOfBatch(batchId)).filter((line) => line.kind === 'held');

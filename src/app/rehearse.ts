@@ -18,6 +18,8 @@ export interface RehearsalDeps {
   journal: Journal | undefined;
   /** Global flags the commands in hints need (see hintFlagsOf). */
   hintFlags: string;
+  /** Now, on the clock a run would read, to say which files it would hold for their age. */
+  now: number;
   /** Opened only when something would be sent and the balance is checked. */
   openGateway: () => Promise<{ client: GatewayClient; close(): Promise<void> }>;
 }
@@ -26,7 +28,11 @@ export interface RehearsalDeps {
 export async function rehearseRun(deps: RehearsalDeps): Promise<DryRunFile[]> {
   const { config, folders } = deps;
   const files = [...payoutFiles(folders.processing), ...payoutFiles(folders.inbox)];
-  const plan = await planRun(files, deps.journal, { ...config, hintFlags: deps.hintFlags });
+  const plan = await planRun(files, deps.journal, {
+    ...config,
+    hintFlags: deps.hintFlags,
+    now: deps.now,
+  });
   const toSend = plan
     .map((file, index) => ({ batchId: index, cents: file.wouldSendCents, count: file.wouldSend }))
     .filter((batch) => batch.cents > 0);

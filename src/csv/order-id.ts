@@ -5,6 +5,7 @@
  */
 import { fingerprintHex, joinedFingerprint, type Fingerprint } from './fingerprints.js';
 import { foldText } from './fold.js';
+import { givenName } from './given-name.js';
 
 export interface PayoutContent {
   pixKeyType: string;
@@ -22,11 +23,11 @@ export interface PayoutContent {
  * second installment, not a copy of the first.
  */
 export function batchStem(fileName: string): string {
-  const base = fileName.split(/[\\/]/).pop() ?? fileName;
+  const base = givenName(fileName.split(/[\\/]/).pop() ?? fileName);
   const stem = base.replace(/(\.(csv|txt|tsv))+$/i, '');
   return stem
     .replace(/^(copy of|copia de|cópia de)\s+/i, '')
-    .replace(/(\s*-\s*(copy|copia|cópia)|\s*\((corrigid[oa]|corrected|final)\)|\s+\[\d+\])+$/iu, '')
+    .replace(/(\s*-\s*(copy|copia|cópia)|\s*\((corrigid[oa]|corrected|final)\))+$/iu, '')
     .trim();
 }
 

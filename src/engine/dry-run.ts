@@ -4,11 +4,14 @@
  * orderId of another file, a possible duplicate), and the new ones against the balance.
  * Nothing is moved, written or sent.
  */
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { readPayoutFile, type OrderIdDerivation, type ReadOptions } from '../csv/reader.js';
 import { toCashOutRequest } from '../csv/row.js';
 import { batchStem, homeTag } from '../csv/order-id.js';
+import { givenName } from '../csv/given-name.js';
 import { foldText } from '../csv/fold.js';
+import { oldFile } from './ingest.js';
 import { duplicateSaid, failedBeforeSaid, journaledSaid } from '../journal/admission.js';
 import { addPayee, readingsOf } from '../journal/answers.js';
 import type { HeldRow, Journal } from '../journal/journal.js';
@@ -56,7 +59,7 @@ export interface DryRunFile {
 export async function planRun(
   files: readonly string[],
   journal: Journal | undefined,
-  options: ReadOptions & { duplicateWindow: number; hintFlags?: string },
+  options: ReadOptions & { duplicateWindow: number; hintFlags?: string; now: number },
 ): Promise<DryRunFile[]> {
   const unsent = new Map(
     ((await journal?.queuedByBatch()) ?? []).map((batch) => [batch.batchId, batch] as const),
@@ -121,13 +124,15 @@ export async function planRun(
               journaledSaid(request.orderId, admission.previous),
             );
           } else if (admission?.kind === 'duplicate') {
+            // Not journaled yet: no batch of its own for a command to pick.
+            const named =
+              batchId === undefined
+                ? { id: 0, fileName: givenName(basename(file)) }
+                : { id: batchId, fileName: basename(file) };
             hold(
               row.line,
               'possible duplicate',
-              duplicateSaid(admission.covering, basename(file), {
-                cents: request.value,
-                reference,
-              }),
+              duplicateSaid(admission.covering, named, { cents: request.value, reference }),
             );
             const { covering } = admission;
             repeating.push({
@@ -159,6 +164,12 @@ export async function planRun(
       onFingerprint,
     );
     plan.problems = report.problems.map((problem) => sayInEnglish(problem.message));
+    const changedAt = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+    const old =
+      batchId === undefined && changedAt !== undefined
+        ? oldFile(changedAt, options.now, options.duplicateWindow)
+        : undefined;
+    if (old) plan.problems.push(sayInEnglish(old));
     const earlier = batchId === undefined ? await journal?.latestOfName(nameKey) : undefined;
     if (earlier) {
       const when = new Date(earlier.receivedAt).toISOString().slice(0, 10);

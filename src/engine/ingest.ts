@@ -111,6 +111,15 @@ export interface IngestOptions extends ReadOptions {
 }
 
 /**
+ * Why a file first seen at `now` is held whole for its age, if it is: last year's export
+ * dropped by mistake looks like this month's, and only a person can say it is due.
+ */
+export function oldFile(changedAt: number, now: number, duplicateWindow: number): Said | undefined {
+  const ageMs = now - changedAt;
+  return ageMs > duplicateWindow ? { code: 'fileOld', changedAt, ageMs } : undefined;
+}
+
+/**
  * `awaiting-approval`: a usable file waits for a person before anything of it is sent.
  * `arrived`: the file has just come from the inbox (not left in processing/ by a run).
  */
@@ -215,14 +224,9 @@ export async function ingestFile(
       message: { code: 'fileChanged' },
     });
   }
-  // Last year's export dropped by mistake looks like this month's: a person says it is due.
-  const ageMs = before ? options.now - before.mtimeMs : 0;
-  if (arrived && batch.kind === 'new' && before && ageMs > options.duplicateWindow) {
-    report.problems.push({
-      kind: 'held',
-      message: { code: 'fileOld', changedAt: before.mtimeMs, ageMs },
-    });
-  }
+  // Read whole for the first time now, though a run that died may have moved it in.
+  const old = before && oldFile(before.mtimeMs, options.now, options.duplicateWindow);
+  if (old) report.problems.push({ kind: 'held', message: old });
   const unusable = report.problems.some((problem) => problem.kind === 'unusable');
   const kind = unusable ? 'unusable' : report.problems.length > 0 ? 'held' : opensAs;
   await journal.finishBatch(

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, createReadStream, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { formatCents } from '../csv/amount.js';
+import { givenName, commandTarget } from '../csv/given-name.js';
 import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
 import { CATALOGS, type Catalog } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
@@ -51,6 +52,7 @@ export async function awaitApproval(
   if (!moved) return undefined;
   const name = basename(moved);
   await journal.setAwaitingName(batchId, name);
+  const target = commandTarget(name, batchId, hintFlags);
   const totals = await journal.rowTotalsOfBatch(batchId);
   const sent = await toBeSent(journal, batchId);
   const lines = await journal.linesOfBatch(batchId);
@@ -62,7 +64,7 @@ export async function awaitApproval(
   const report = [
     // A sandbox's approval must never pass for a real one, printed or forwarded.
     ...((await journal.gatewayKind()) === 'sandbox' ? [approval.sandbox] : []),
-    approval.waiting({ file: name, batchId }),
+    approval.waiting({ file: target.file, batchId }),
     approval.onceApproved({ count: sent.count, amount: formatCents(sent.cents) }),
     approval.notSent({
       invalid: totals.rows.invalid ?? 0,
@@ -83,8 +85,8 @@ export async function awaitApproval(
     ),
     ...(invalid.length + notSent.length > REPORT_ERRORS ? [`  ${approval.more}`] : []),
     '',
-    approval.toApprove({ file: name, hintFlags }),
-    approval.toReject({ file: name, hintFlags }),
+    approval.toApprove({ ...target, inFolder: name }),
+    approval.toReject(target),
     '',
     approval.payeesTitle,
   ];
@@ -170,14 +172,33 @@ function refusalOf(batches: readonly BatchRecord[]): Said {
   return { code: 'releaseUnknownBytes' };
 }
 
-/** A file in awaiting-approval/ and the waiting batch its bytes are, if any. */
+/**
+ * A file in awaiting-approval/ and the waiting batch its bytes are, if any: the file of
+ * that very name, or of that name as the accountant gave it (the one of batch `pick`,
+ * when given). Several of that name and none picked: their batches, for a person to say which.
+ */
 export async function findAwaiting(
   journal: Journal,
   folders: Folders,
   name: string,
-): Promise<{ file: string; batch: BatchRecord | undefined } | undefined> {
-  const file = payoutFiles(folders.awaiting).find((path) => basename(path) === basename(name));
-  if (!file) return undefined;
-  const batches = await journal.batchesOf(await sha256Of(file));
-  return { file, batch: batches.find((batch) => batch.state === 'awaiting-approval') };
+  pick?: number,
+): Promise<{ file: string; batch: BatchRecord | undefined } | BatchRecord[] | undefined> {
+  const files = payoutFiles(folders.awaiting);
+  // A name with the folder's mark is that very file; the given name, every file of it.
+  const given = givenName(basename(name));
+  const named = files.filter((path) =>
+    given === basename(name)
+      ? givenName(basename(path)) === given
+      : basename(path) === basename(name),
+  );
+  const found = [];
+  for (const file of named) {
+    const batches = await journal.batchesOf(await sha256Of(file));
+    const batch = batches.find((candidate) => candidate.state === 'awaiting-approval');
+    if (pick === undefined || batch?.id === pick) found.push({ file, batch });
+  }
+  if (found.length > 1) {
+    return found.flatMap(({ batch }) => batch ?? []).sort((a, b) => a.id - b.id);
+  }
+  return found[0];
 }

@@ -17,6 +17,7 @@ import {
   renameSync,
   statSync,
   unlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -208,8 +209,11 @@ export function moveInto(
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EXDEV') {
-        // An inbox on another disk: copy, still refusing to replace (COPYFILE_EXCL).
+        // An inbox on another disk: copy, still refusing to replace (COPYFILE_EXCL), with
+        // the time it was last changed: how old a file is decides whether it is held.
+        const { atime, mtime } = statSync(file);
         copyFileSync(file, target, constants.COPYFILE_EXCL);
+        utimesSync(target, atime, mtime);
       } else if (code === 'EPERM') {
         // A file of another user where hard links are protected (fs.protected_hardlinks):
         // renamed, after a last look that the name is still free.
@@ -229,7 +233,12 @@ export function moveInto(
     try {
       renameSync(file + suffix, target + suffix);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      // Across disks, rename fails (EXDEV) before it looks whether the sidecar is there.
+      if (code === 'EXDEV' && existsSync(file + suffix)) {
+        copyFileSync(file + suffix, target + suffix);
+        unlinkSync(file + suffix);
+      } else if (code !== 'ENOENT' && code !== 'EXDEV') throw error;
     }
   }
   return target;

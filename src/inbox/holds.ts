@@ -8,6 +8,7 @@
  */
 import { basename } from 'node:path';
 import { formatCents } from '../csv/amount.js';
+import { givenName } from '../csv/given-name.js';
 import { newBatchRelease, type LinePick } from '../journal/answers.js';
 import type { BatchRecord, HeldRow, Journal } from '../journal/journal.js';
 import type { HoldReason } from '../journal/states.js';
@@ -25,7 +26,9 @@ export type HoldRelease =
   /** `--repeats N` named another count than the rows that repeat: nothing was freed. */
   | { kind: 'repeats-differ'; batchId: number; repeating: HeldRow[]; given: number }
   /** `--rows` or `--except` named lines not held for these answers: nothing was freed. */
-  | { kind: 'rows-not-held'; batchId: number; repeating: HeldRow[]; lines: number[] };
+  | { kind: 'rows-not-held'; batchId: number; repeating: HeldRow[]; lines: number[] }
+  /** Several files of that name wait for an answer and none was picked: nothing was freed. */
+  | { kind: 'which-batch'; batches: BatchRecord[] };
 
 /**
  * The reasons `--new-batch` answers: "these are new payments, not copies" (a corrected
@@ -56,27 +59,36 @@ const repeatOf = (row: HeldRow): string =>
       : 'an earlier payout'
   }`;
 
+/** The batches of a file name as the accountant gave it (`folha [2].csv` is `folha.csv`), oldest first. */
+export async function batchesGivenAs(journal: Journal, fileName: string): Promise<BatchRecord[]> {
+  const name = givenName(basename(fileName));
+  return (await journal.batches()).filter((batch) => givenName(batch.fileName) === name);
+}
+
 /**
- * Applies a person's answer to the newest batch of this file name that has rows held by
- * the rules on who is paid; undefined when none has (nothing changes then). `rows`: how
- * many of its rows may now be sent.
+ * Applies a person's answer to the batch of this file name that has rows held by the
+ * rules on who is paid (the one numbered `pick`, when given); undefined when none has
+ * (nothing changes then). Several such batches and none picked free nothing: the person
+ * says which. `rows`: how many of its rows may now be sent.
  */
 export async function releaseHolds(
   journal: Journal,
   fileName: string,
   answer: HoldAnswer,
+  pick?: number,
 ): Promise<HoldRelease | undefined> {
-  const name = basename(fileName);
-  let batch: BatchRecord | undefined;
-  for (const candidate of (await journal.batches(name)).reverse()) {
+  const waiting: BatchRecord[] = [];
+  for (const candidate of await batchesGivenAs(journal, fileName)) {
     // A batch turned down or closed sends nothing: an answer must not free (or supersede) for it.
     if (CLOSED.includes(candidate.state)) continue;
+    if (pick !== undefined && candidate.id !== pick) continue;
     const holds = await journal.holdsOfBatch(candidate.id);
     if (holds.some((hold) => hold.reason !== null && ANSWERED.includes(hold.reason))) {
-      batch = candidate;
-      break;
+      waiting.push(candidate);
     }
   }
+  if (waiting.length > 1) return { kind: 'which-batch', batches: waiting };
+  const batch = waiting[0];
   if (!batch) return undefined;
   if ('identical' in answer) {
     const freed = await journal.releaseHolds(

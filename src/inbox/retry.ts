@@ -8,6 +8,7 @@
 import { basename } from 'node:path';
 import type { BatchRecord, Journal, RetryResult } from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
+import { batchesGivenAs } from './holds.js';
 
 export type RetryOutcome =
   /** Sent again: the new payouts, each queued for the next run. */
@@ -33,7 +34,7 @@ export async function retryPayouts(
   }
   // The newest batch of that name with something to send again.
   let batch: BatchRecord | undefined;
-  for (const candidate of (await journal.batches(basename(target))).reverse()) {
+  for (const candidate of (await batchesGivenAs(journal, target)).reverse()) {
     if ((await journal.retryTargetsOf(candidate.id)).length > 0) {
       batch = candidate;
       break;

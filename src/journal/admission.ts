@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { CashOutRequest } from '../gateway/contract.js';
 import { foldText } from '../csv/fold.js';
+import { commandTarget, givenName } from '../csv/given-name.js';
 import type { Said } from '../messages/said.js';
 import { NEVER_REACHED_GATEWAY, RETRYABLE, type RowState } from './states.js';
 
@@ -120,35 +121,42 @@ export function journaledSaid(orderId: string, previous: Known, hintFlags = ''):
  */
 export function duplicateSaid(
   covering: Covering,
-  fileName: string,
+  batch: NamedBatch,
   row: { cents: number; reference: string | null | undefined },
   hintFlags = '',
 ): Said {
+  const target = commandTarget(batch.fileName, batch.id, hintFlags);
   if (row.reference && row.reference === covering.reference) {
     return {
       code: 'heldSameReference',
       reference: row.reference,
-      file: covering.fileName,
+      file: givenName(covering.fileName),
       line: covering.line,
       at: covering.admittedAt,
       state: covering.state,
       transactionId: covering.transactionId,
       paidCents: covering.valueCents,
       cents: row.cents,
-      newFile: fileName,
-      hintFlags,
+      newFile: target.file,
+      hintFlags: target.hintFlags,
     };
   }
   return {
     code: 'heldDuplicate',
-    file: covering.fileName,
+    file: givenName(covering.fileName),
     line: covering.line,
     at: covering.admittedAt,
     state: covering.state,
     transactionId: covering.transactionId,
-    newFile: fileName,
-    hintFlags,
+    newFile: target.file,
+    hintFlags: target.hintFlags,
   };
+}
+
+/** A batch as the commands the tool prints name it (see commandTarget). */
+export interface NamedBatch {
+  id: number;
+  fileName: string;
 }
 
 /** Why a row of a corrected copy is not sent: the batch it corrects has sent or paid it. */
@@ -191,9 +199,10 @@ export function changesPayeeSaid(
   paid: Covering,
   paidPayee: Payee,
   row: Payee,
-  newFile: string,
+  batch: NamedBatch,
   hintFlags = '',
 ): Said {
+  const target = commandTarget(batch.fileName, batch.id, hintFlags);
   return {
     code: 'heldChangesPayee',
     file: paid.fileName,
@@ -206,8 +215,8 @@ export function changesPayeeSaid(
     paidName: paidPayee.name,
     key: row.pixKey,
     name: row.name,
-    newFile,
-    hintFlags,
+    newFile: target.file,
+    hintFlags: target.hintFlags,
   };
 }
 

@@ -76,7 +76,14 @@ export interface Catalog {
   rowsIn(p: { count: number; state: string; amount: string | null }): string;
   noRows: string;
   /** A file's line in a run's summary. */
-  fileSummary(p: { file: string; outcome: string; totals: string; total: string }): string;
+  /** `batchId`: given when another file of its name was beside it, to tell the two apart. */
+  fileSummary(p: {
+    file: string;
+    batchId: number | null;
+    outcome: string;
+    totals: string;
+    total: string;
+  }): string;
   resultAt(p: { path: string }): string;
   /** `validate`'s lists: a row's problem, by line and column (the message itself is English). */
   /** `column` null: the file has no column for it, and the message names what is missing. */
@@ -129,6 +136,13 @@ export interface Catalog {
     repeatsReleased(p: { count: number }): string;
     repeatsDiffer(p: { given: number; count: number }): string;
     rowsNotHeld(p: { notHeld: number[] }): string;
+    /** Several files of one name wait for an answer, and the command did not say which. */
+    whichBatch(p: {
+      verb: string;
+      file: string;
+      batches: { batchId: number; at: number }[];
+      hintFlags: string;
+    }): string;
     /** `approve` or `reject` of a file a person approved already: who, when, its rows now. */
     alreadyApproved(p: {
       verb: string;
@@ -148,7 +162,8 @@ export interface Catalog {
     heldByRule(p: { rows: number; amount: string; example: string | null }): string;
     atLine(p: { line: number; column: string | null; message: string }): string;
     more: string;
-    toApprove(p: { file: string; hintFlags: string }): string;
+    /** `inFolder`: its name in awaiting-approval/, which a person moves; `file`, as commands name it. */
+    toApprove(p: { file: string; inFolder: string; hintFlags: string }): string;
     toReject(p: { file: string; hintFlags: string }): string;
     payeesTitle: string;
     /** A payee, documents and keys masked; `state` null when it is still to be sent. */

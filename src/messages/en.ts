@@ -412,8 +412,8 @@ export const en: Catalog = {
   rowsIn: ({ count, state, amount }) =>
     amount === null ? `${count} ${state}` : `${count} ${state} (${amount})`,
   noRows: 'no rows',
-  fileSummary: ({ file, outcome, totals, total }) =>
-    `${file}: ${outcome}; ${totals}; valid rows total ${total}`,
+  fileSummary: ({ file, batchId, outcome, totals, total }) =>
+    `${file}${batchId === null ? '' : ` (batch ${batchId})`}: ${outcome}; ${totals}; valid rows total ${total}`,
   resultAt: ({ path }) => `result: ${path}`,
   atLineColumn: ({ line, column, message }) =>
     `line ${line}${column === null ? '' : `, column ${column}`}: ${message}`,
@@ -458,6 +458,8 @@ export const en: Catalog = {
       `${count === 1 ? 'That row was' : `Those ${count} rows were`} released too, as you said (--repeats ${count}): paid again.`,
     rowsNotHeld: ({ notHeld }) =>
       `payouts approve: ${notHeld.length === 1 ? `line ${notHeld[0]} is not held` : `lines ${notHeld.join(', ')} are not held`} as a possible duplicate or for the file's name: nothing released; the run's summary lists the held lines`,
+    whichBatch: ({ verb, file, batches, hintFlags }) =>
+      `payouts ${verb}: ${batches.length} files named ${file} wait for an answer (${batches.map((batch) => `batch ${batch.batchId}, arrived ${moment(batch.at)}`).join('; ')}): nothing changed. Say which with --batch and its number, as the run's summary gives it: payouts ${verb} "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags} and the same options`,
     alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>
       `payouts ${verb}: ${file} (batch ${batchId}) was approved by ${by} ${moment(at)}: ${totals}; nothing changed`,
     repeatsDiffer: ({ given, count }) =>
@@ -476,8 +478,8 @@ export const en: Catalog = {
     atLine: ({ line, column, message }) =>
       `line ${line}${column === null ? '' : `, ${column}`}: ${message}`,
     more: '… (the result file has them all)',
-    toApprove: ({ file, hintFlags }) =>
-      `To approve: move ${file} into approved/, or run: payouts approve "${file}"${hintFlags}`,
+    toApprove: ({ file, inFolder, hintFlags }) =>
+      `To approve: move ${inFolder} into approved/, or run: payouts approve "${file}"${hintFlags}`,
     toReject: ({ file, hintFlags }) =>
       `To turn it down: payouts reject "${file}" --reason "why"${hintFlags}`,
     payeesTitle: 'Every payout of the file (documents and keys masked), and what becomes of it:',

@@ -459,8 +459,8 @@ export const ptBR: Catalog = {
   rowsIn: ({ count, state, amount }) =>
     amount === null ? `${state}: ${count}` : `${state}: ${count} (${amount})`,
   noRows: 'nenhuma linha',
-  fileSummary: ({ file, outcome, totals, total }) =>
-    `${file}: ${outcome}; ${totals}; total das linhas válidas ${total}`,
+  fileSummary: ({ file, batchId, outcome, totals, total }) =>
+    `${file}${batchId === null ? '' : ` (lote ${batchId})`}: ${outcome}; ${totals}; total das linhas válidas ${total}`,
   resultAt: ({ path }) => `resultado: ${path}`,
   atLineColumn: ({ line, column, message }) =>
     `linha ${line}${column === null ? '' : `, coluna ${column}`}: ${message}`,
@@ -505,6 +505,8 @@ export const ptBR: Catalog = {
       `${count === 1 ? 'Essa linha também foi liberada' : `Essas ${count} linhas também foram liberadas`}, como você disse (--repeats ${count}): ${count === 1 ? 'é paga' : 'são pagas'} de novo.`,
     rowsNotHeld: ({ notHeld }) =>
       `payouts approve: ${notHeld.length === 1 ? `a linha ${notHeld[0]} não está retida` : `as linhas ${notHeld.join(', ')} não estão retidas`} como possível duplicata nem pelo nome do arquivo: nada foi liberado; o resumo da execução lista as linhas retidas`,
+    whichBatch: ({ verb, file, batches, hintFlags }) =>
+      `payouts ${verb}: ${batches.length} arquivos chamados ${file} esperam uma resposta (${batches.map((batch) => `lote ${batch.batchId}, chegou ${momento(batch.at)}`).join('; ')}): nada mudou. Diga qual com --batch e o número dele, como o resumo da execução o dá: payouts ${verb} "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags} e as mesmas opções`,
     alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>
       `payouts ${verb}: ${file} (lote ${batchId}) foi aprovado por ${by} ${momento(at)}: ${totals}; nada mudou`,
     repeatsDiffer: ({ given, count }) =>
@@ -523,8 +525,8 @@ export const ptBR: Catalog = {
     atLine: ({ line, column, message }) =>
       `linha ${line}${column === null ? '' : `, ${column}`}: ${message}`,
     more: '… (o arquivo de resultado traz todas)',
-    toApprove: ({ file, hintFlags }) =>
-      `Para aprovar: mova ${file} para approved/, ou execute: payouts approve "${file}"${hintFlags}`,
+    toApprove: ({ file, inFolder, hintFlags }) =>
+      `Para aprovar: mova ${inFolder} para approved/, ou execute: payouts approve "${file}"${hintFlags}`,
     toReject: ({ file, hintFlags }) =>
       `Para recusar: payouts reject "${file}" --reason "motivo"${hintFlags}`,
     payeesTitle:

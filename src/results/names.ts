@@ -4,6 +4,7 @@
  * every week (`fornecedores.csv`) gets a result and an archive of its own each time,
  * and week 1's are still there after a year. Pure: no clock, no file system.
  */
+import { givenName } from '../csv/given-name.js';
 
 /**
  * The days in names are counted in São Paulo's time, where the accountants are: a file
@@ -52,7 +53,7 @@ function splitExtension(name: string): [stem: string, extension: string] {
  * given in processing/ (another of its name was there) is not part of its stem.
  */
 export function resultFileNames(inputName: string, batchId: number, receivedAt: number): string[] {
-  const stem = splitExtension(inputName)[0].replace(/\s+\[\d+\]$/, '');
+  const stem = splitExtension(givenName(inputName))[0];
   const dated = `${stem}.${batchDay(receivedAt)}`;
   return [
     `${dated}.result.csv`,

@@ -142,7 +142,10 @@ describe('the batches a pass names from the journal alone', () => {
       {
         file: 'folha [2].csv',
         state: 'awaiting-approval',
-        problems: [{ code: 'awaitingApproval', file: 'folha [2].csv', hintFlags: ' --sandbox' }],
+        // Said as the accountant named it, picked by its batch.
+        problems: [
+          { code: 'awaitingApproval', file: 'folha.csv', hintFlags: ' --batch 1 --sandbox' },
+        ],
       },
       {
         file: 'bonus.csv',

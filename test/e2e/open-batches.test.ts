@@ -68,9 +68,16 @@ describe('an open batch in every summary', () => {
     drop();
     const copy = await run();
     expect(copy.code).toBe(2);
-    // Turned down as the summary names it.
-    const waiting = /^(.*): waiting for approval/m.exec(copy.stdout)?.[1] ?? '';
-    const turnedDown = await runCli(['reject', waiting, '--reason', 'a re-export'], { env });
+    // Turned down as the summary names it: its name, and its batch beside the other.
+    const [, waiting = '', batch = ''] =
+      /: waiting for approval.*\n.*payouts approve "([^"]+)"((?: --batch \d+)?)/.exec(
+        copy.stdout,
+      ) ?? [];
+    expect(batch).not.toBe('');
+    const turnedDown = await runCli(
+      ['reject', waiting, ...batch.split(' ').filter(Boolean), '--reason', 'a re-export'],
+      { env },
+    );
     expect(turnedDown.code, turnedDown.stderr).toBe(0);
 
     const unpaid = await run();

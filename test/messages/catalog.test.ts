@@ -50,6 +50,11 @@ function rendered(catalog: Catalog): Record<string, string> {
     given: 2,
     notHeld: [2, 4],
     verb: 'approve',
+    batches: [
+      { batchId: 7, at: Date.UTC(2026, 10, 27, 9, 30) },
+      { batchId: 9, at: Date.UTC(2026, 10, 27, 14, 5) },
+    ],
+    inFolder: 'folha [2].csv',
   };
   const texts: Record<string, string> = {};
   const add = (prefix: string, entries: [string, unknown][]) => {

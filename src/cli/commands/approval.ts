@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { formatCents } from '../../csv/amount.js';
 import { findAwaiting, toBeSent } from '../../inbox/approval.js';
-import { releaseHolds, type HoldAnswer } from '../../inbox/holds.js';
+import { batchesGivenAs, releaseHolds, type HoldAnswer } from '../../inbox/holds.js';
 import {
   ensureFolders,
   homeFolders,
@@ -14,15 +14,16 @@ import {
   type Folders,
 } from '../../inbox/folders.js';
 import { describeTotals } from '../../app/describe-file.js';
-import type { BatchEvent, Journal } from '../../journal/journal.js';
-import { CATALOGS } from '../../messages/catalog.js';
-import { openContext, type GlobalOptions, type Output } from '../context.js';
+import type { BatchEvent, BatchRecord, Journal } from '../../journal/journal.js';
+import { CATALOGS, type Catalog } from '../../messages/catalog.js';
+import { hintFlagsOf, openContext, type GlobalOptions, type Output } from '../context.js';
+import { givenName } from '../../csv/given-name.js';
 import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
 import type { CliIo } from '../../runtime/io.js';
 
-type Awaiting = NonNullable<Awaited<ReturnType<typeof findAwaiting>>>;
+type Awaiting = Exclude<Awaited<ReturnType<typeof findAwaiting>>, unknown[] | undefined>;
 
 /**
  * Opens the journal and finds the file named in awaiting-approval/ for `act`; exits 1
@@ -32,6 +33,7 @@ async function onAwaitingFile(
   io: CliIo,
   verb: string,
   name: string,
+  pick: number | undefined,
   command: Command,
   act: (found: Awaiting, journal: Journal, folders: Folders, out: Output) => Promise<void> | void,
 ): Promise<void> {
@@ -40,10 +42,12 @@ async function onAwaitingFile(
   const journal = await openWorkJournal(verb, folders, out, config, { mustExist: true });
   ensureFolders(folders, config.sharedGroup);
   try {
-    const found = await findAwaiting(journal, folders, name);
+    const words = CATALOGS[config.language ?? 'en'];
+    const awaiting = await findAwaiting(journal, folders, name, pick);
+    if (Array.isArray(awaiting)) throw whichBatch(words, verb, name, awaiting, command);
+    const found = awaiting;
     const approved = found ? undefined : await approvedBatchOf(journal, basename(name));
     if (approved) {
-      const words = CATALOGS[config.language ?? 'en'];
       throw new ExitError(
         1,
         words.release.alreadyApproved({
@@ -69,12 +73,31 @@ async function onAwaitingFile(
   }
 }
 
+/** Several files of that name wait and the command did not pick one: it says which, and how. */
+function whichBatch(
+  words: Catalog,
+  verb: string,
+  name: string,
+  batches: readonly BatchRecord[],
+  command: Command,
+): ExitError {
+  return new ExitError(
+    1,
+    words.release.whichBatch({
+      verb,
+      file: givenName(basename(name)),
+      batches: batches.map((batch) => ({ batchId: batch.id, at: batch.receivedAt })),
+      hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+    }),
+  );
+}
+
 /** The newest batch of this file name a person approved, and that approval. */
 async function approvedBatchOf(
   journal: Journal,
   name: string,
 ): Promise<{ batchId: number; event: BatchEvent } | undefined> {
-  for (const batch of (await journal.batches(name)).reverse()) {
+  for (const batch of (await batchesGivenAs(journal, name)).reverse()) {
     const event = (await journal.batchEvents(batch.id)).findLast((e) => e.event === 'approved');
     if (event) return { batchId: batch.id, event };
   }
@@ -88,6 +111,7 @@ interface ApproveOptions {
   except?: number[];
   identical?: boolean;
   corrects?: number;
+  batch?: number;
   by?: string;
 }
 
@@ -143,6 +167,11 @@ export function approveCommand(io: CliIo): Command {
       'it is a corrected copy of this batch (its number in the summary): rows that batch paid are covered, the others sent, and what that batch never sent is closed',
       positive('Expected a batch number, such as 12.'),
     )
+    .option(
+      '--batch <batch>',
+      "when several files of that name wait: this one's batch number, as the run's summary gives it",
+      positive('Expected a batch number, such as 12.'),
+    )
     .option('--by <name>', 'who answers, for the audit trail (default: the user running it)')
     .addHelpText(
       'after',
@@ -186,39 +215,46 @@ export function approveCommand(io: CliIo): Command {
           : options.corrects !== undefined
             ? { corrects: options.corrects, by }
             : undefined;
-      if (answer) return answerHolds(io, name, answer, command);
-      return onAwaitingFile(io, 'approve', name, command, async (found, journal, folders, out) => {
-        if (!found.batch) {
-          throw new ExitError(
-            1,
-            `payouts approve: ${basename(found.file)} changed since it was validated (its bytes match no waiting batch): nothing approved; drop it in the inbox to be validated again`,
+      if (answer) return answerHolds(io, name, answer, options.batch, command);
+      return onAwaitingFile(
+        io,
+        'approve',
+        name,
+        options.batch,
+        command,
+        async (found, journal, folders, out) => {
+          if (!found.batch) {
+            throw new ExitError(
+              1,
+              `payouts approve: ${basename(found.file)} changed since it was validated (its bytes match no waiting batch): nothing approved; drop it in the inbox to be validated again`,
+            );
+          }
+          const sent = await toBeSent(journal, found.batch.id);
+          // Recorded before the move: the run that opens the batch finds who approved it.
+          await journal.recordBatchEvent(
+            found.batch.id,
+            'approved',
+            by,
+            `${count(sent.count, 'payout')}, ${formatCents(sent.cents)}`,
           );
-        }
-        const sent = await toBeSent(journal, found.batch.id);
-        // Recorded before the move: the run that opens the batch finds who approved it.
-        await journal.recordBatchEvent(
-          found.batch.id,
-          'approved',
-          by,
-          `${count(sent.count, 'payout')}, ${formatCents(sent.cents)}`,
-        );
-        const moved = moveInto(found.file, folders.approved);
-        if (!moved) {
-          throw new ExitError(
-            1,
-            `payouts approve: approved/ has no free name for ${basename(found.file)}`,
+          const moved = moveInto(found.file, folders.approved);
+          if (!moved) {
+            throw new ExitError(
+              1,
+              `payouts approve: approved/ has no free name for ${basename(found.file)}`,
+            );
+          }
+          out.data({
+            file: basename(found.file),
+            batchId: found.batch.id,
+            payouts: sent.count,
+            cents: sent.cents,
+          });
+          out.line(
+            `${basename(found.file)} (batch ${found.batch.id}): approved: ${count(sent.count, 'payout')}, ${formatCents(sent.cents)} in all. A running \`payouts watch\` sends them now; otherwise the next \`payouts run\` does.`,
           );
-        }
-        out.data({
-          file: basename(found.file),
-          batchId: found.batch.id,
-          payouts: sent.count,
-          cents: sent.cents,
-        });
-        out.line(
-          `${basename(found.file)} (batch ${found.batch.id}): approved: ${count(sent.count, 'payout')}, ${formatCents(sent.cents)} in all. A running \`payouts watch\` sends them now; otherwise the next \`payouts run\` does.`,
-        );
-      });
+        },
+      );
     });
 }
 
@@ -227,6 +263,7 @@ async function answerHolds(
   io: CliIo,
   name: string,
   answer: HoldAnswer,
+  pick: number | undefined,
   command: Command,
 ): Promise<void> {
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
@@ -237,7 +274,10 @@ async function answerHolds(
     if ('corrects' in answer && !(await journal.batch(answer.corrects))) {
       throw new ExitError(1, `payouts approve: there is no batch ${answer.corrects}`);
     }
-    const released = await releaseHolds(journal, name, answer);
+    const released = await releaseHolds(journal, name, answer, pick);
+    if (released?.kind === 'which-batch') {
+      throw whichBatch(words, 'approve', name, released.batches, command);
+    }
     if (!released) {
       throw new ExitError(
         1,
@@ -315,41 +355,54 @@ export function rejectCommand(io: CliIo): Command {
       return text.trim();
     })
     .addHelpText('after', '\nExample:\n  payouts reject payroll-2026-11.csv --reason "wrong month"')
+    .option(
+      '--batch <batch>',
+      "when several files of that name wait: this one's batch number, as the run's summary gives it",
+      positive('Expected a batch number, such as 12.'),
+    )
     .option('--by <name>', 'who turns it down, for the audit trail (default: the user running it)')
-    .action((name: string, options: { reason: string; by?: string }, command: Command) =>
-      onAwaitingFile(io, 'reject', name, command, async (found, journal, folders, out) => {
-        // Changed in the folder since it was validated: the batch it waits as, by its name.
-        const batch =
-          found.batch ??
-          (await journal.batchesIn('awaiting-approval')).find(
-            (candidate) => candidate.awaitingName === basename(found.file),
-          );
-        const why = `turned down by a person: ${options.reason}`;
-        if (batch && !(await journal.refuseBatch(batch.id, why))) {
-          throw new ExitError(
-            1,
-            `payouts reject: ${basename(found.file)} is no longer waiting (approved meanwhile?): nothing changed`,
-          );
-        }
-        if (batch) {
-          await journal.recordBatchEvent(
-            batch.id,
-            'refused',
-            options.by?.trim() || userInfo().username,
-            options.reason,
-          );
-        }
-        const moved = reject(found.file, folders.rejected, [why]);
-        rmSync(`${found.file}.report.txt`, { force: true });
-        out.data({
-          file: basename(found.file),
-          batchId: batch?.id ?? null,
-          rejected: true,
-          reason: options.reason,
-        });
-        out.line(
-          `${basename(found.file)}${batch ? ` (batch ${batch.id})` : ''}: turned down${moved ? ' and moved to rejected/' : ''}; none of its rows will be sent. A corrected file may be dropped in the inbox.`,
-        );
-      }),
+    .action(
+      (name: string, options: { reason: string; batch?: number; by?: string }, command: Command) =>
+        onAwaitingFile(
+          io,
+          'reject',
+          name,
+          options.batch,
+          command,
+          async (found, journal, folders, out) => {
+            // Changed in the folder since it was validated: the batch it waits as, by its name.
+            const batch =
+              found.batch ??
+              (await journal.batchesIn('awaiting-approval')).find(
+                (candidate) => candidate.awaitingName === basename(found.file),
+              );
+            const why = `turned down by a person: ${options.reason}`;
+            if (batch && !(await journal.refuseBatch(batch.id, why))) {
+              throw new ExitError(
+                1,
+                `payouts reject: ${basename(found.file)} is no longer waiting (approved meanwhile?): nothing changed`,
+              );
+            }
+            if (batch) {
+              await journal.recordBatchEvent(
+                batch.id,
+                'refused',
+                options.by?.trim() || userInfo().username,
+                options.reason,
+              );
+            }
+            const moved = reject(found.file, folders.rejected, [why]);
+            rmSync(`${found.file}.report.txt`, { force: true });
+            out.data({
+              file: basename(found.file),
+              batchId: batch?.id ?? null,
+              rejected: true,
+              reason: options.reason,
+            });
+            out.line(
+              `${basename(found.file)}${batch ? ` (batch ${batch.id})` : ''}: turned down${moved ? ' and moved to rejected/' : ''}; none of its rows will be sent. A corrected file may be dropped in the inbox.`,
+            );
+          },
+        ),
     );
 }

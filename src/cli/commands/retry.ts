@@ -1,5 +1,6 @@
 import { userInfo } from 'node:os';
 import { basename } from 'node:path';
+import { givenName } from '../../csv/given-name.js';
 import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
 import { homeFolders } from '../../inbox/folders.js';
@@ -57,7 +58,9 @@ export function retryCommand(io: CliIo): Command {
           );
         }
         const cents = outcome.payouts.reduce((sum, payout) => sum + payout.valueCents, 0);
-        const file = (await journal.batch(outcome.batchId))?.fileName ?? basename(target);
+        const file = givenName(
+          (await journal.batch(outcome.batchId))?.fileName ?? basename(target),
+        );
         out.data({ file, batchId: outcome.batchId, by, payouts: outcome.payouts, cents });
         out.line(
           `${file} (batch ${outcome.batchId}): ${count(outcome.payouts.length, 'payout')}, ${formatCents(cents)}, to be sent again, asked by ${by}; the next run sends ${outcome.payouts.length === 1 ? 'it' : 'them'}:`,

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { parseDurationMs } from '../../config/duration.js';
 import { formatCents } from '../../csv/amount.js';
+import { givenName } from '../../csv/given-name.js';
 import type { DryRunFile } from '../../engine/dry-run.js';
 import { ensureFolders, homeFolders, type Folders } from '../../inbox/folders.js';
 import { runInbox } from '../../app/run.js';
@@ -180,7 +181,7 @@ export function runCommand(io: CliIo): Command {
         for (const file of final) {
           if (file.pendingTooLong) {
             out.warn(
-              `payouts run: ${warnPendingTooLong(file.file, file.pendingTooLong, hintFlagsOf(command.optsWithGlobals<GlobalOptions>()))}`,
+              `payouts run: ${warnPendingTooLong(givenName(file.file), file.pendingTooLong, hintFlagsOf(command.optsWithGlobals<GlobalOptions>()))}`,
             );
           }
         }
@@ -213,6 +214,7 @@ async function dryRun(context: Context, folders: Folders, hintFlags: string): Pr
       folders,
       journal,
       hintFlags,
+      now: systemClock.now(),
       openGateway: () => openGateway(context),
     });
   } finally {

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
 import { foldText } from '../../csv/fold.js';
 import { batchStem } from '../../csv/order-id.js';
+import { givenName } from '../../csv/given-name.js';
 import { archiveFileName, batchTime } from '../../results/names.js';
 import { homeFolders } from '../../inbox/folders.js';
 import {
@@ -128,7 +129,7 @@ async function listBatches(
   if (batches.length === 0) out.line('The journal has no files yet.');
   for (const batch of batches) {
     out.line(
-      `batch ${batch.id}  ${batch.fileName}  received ${new Date(batch.receivedAt).toISOString()}  ${batch.state}: ${describeTotals(await journal.rowTotalsOfBatch(batch.id))}`,
+      `batch ${batch.id}  ${givenName(batch.fileName)}  received ${new Date(batch.receivedAt).toISOString()}  ${batch.state}: ${describeTotals(await journal.rowTotalsOfBatch(batch.id))}`,
     );
     const pending = await tooLong(batch.id);
     if (pending) out.line(`  ${sayInEnglish(describePendingTooLong(pending))}`);
@@ -214,7 +215,7 @@ async function listRows(
   }[] = [];
   for (const batch of batches) {
     out.line(
-      `batch ${batch.id}  ${batch.fileName}  ${batchTime(batch.receivedAt)}  ${batch.state}: ${describeTotals(await journal.rowTotalsOfBatch(batch.id))}`,
+      `batch ${batch.id}  ${givenName(batch.fileName)}  ${batchTime(batch.receivedAt)}  ${batch.state}: ${describeTotals(await journal.rowTotalsOfBatch(batch.id))}`,
     );
     if (batch.resultName) out.line(`  result: results/${batch.resultName}`);
     // Why a whole file is held, refused or unusable: said here, not only in rejected/.
@@ -297,7 +298,10 @@ async function showPayout(
   out.line(
     keyValueLines([
       ['orderId', payout.orderId],
-      ['file', `${batch?.fileName ?? '?'} (batch ${payout.batchId}), line ${payout.line}`],
+      [
+        'file',
+        `${batch ? givenName(batch.fileName) : '?'} (batch ${payout.batchId}), line ${payout.line}`,
+      ],
       ['to', `${payout.request.person.name}, key ${payout.request.pixKey}`],
       ['value', formatCents(payout.valueCents)],
       ['status', payout.state],

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
+import { systemClock } from '../../runtime/clock.js';
 import { Command } from 'commander';
 import { openAtomicCsv, type CsvDialect } from '../../csv/atomic-csv.js';
 import { csvDialectOf, type ResultFormat } from '../../results/result-file.js';
@@ -129,6 +130,7 @@ export function validateCommand(io: CliIo): Command {
           ? await weighAgainstJournal(resolve(file), journalPath, {
               ...config,
               hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+              now: systemClock.now(),
             })
           : undefined;
       const held = weighed?.held ?? identical;

@@ -10,6 +10,7 @@ import {
 } from '../admission.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
+import { commandTarget } from '../../csv/given-name.js';
 import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import type { AdmissionRules, AdmittedPayout, PayoutInput } from '../types.js';
@@ -198,7 +199,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
       const coveredBy = covering.orderId;
       const said = duplicateSaid(
         covering,
-        batch.fileName,
+        batch,
         { cents: request.value, reference },
         rules.hintFlags ?? '',
       );
@@ -207,8 +208,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
       const said: Said = {
         code: 'heldIdentical',
         line: identicalTo,
-        file: batch.fileName,
-        hintFlags: rules.hintFlags ?? '',
+        ...commandTarget(batch.fileName, batch.id, rules.hintFlags),
       };
       rows.holdQueuedRow(request.orderId, 'identical', said, { at });
     }
@@ -283,7 +283,7 @@ export function heldAtClaim(rows: Rows, row: QueuedRow, rules: AdmissionRules): 
   const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
   const said = duplicateSaid(
     covering,
-    fileName,
+    { id: row.batch_id, fileName },
     { cents: row.value_cents, reference: row.reference },
     rules.hintFlags ?? '',
   );

@@ -178,7 +178,9 @@ export function createBatches(
       // month's fixed payroll may be byte for byte this month's): the rules on who is
       // paid judge its rows. A waiting batch whose file is in awaiting-approval/ already is
       // not this one: an approved file's copy of its very bytes must not take it back there.
-      // Of several batches of these bytes, the one read under this name in processing/.
+      // Of several batches of these bytes, the one read under this name in processing/;
+      // under another name, only an approved file (moved there from approved/). Any
+      // other is a file a run moved in and died before reading: a batch of its own.
       const candidates = earlier.filter(
         (batch) =>
           !file.arrived &&
@@ -186,7 +188,8 @@ export function createBatches(
           !(batch.state === 'awaiting-approval' && batch.awaitingName !== null),
       );
       const made =
-        candidates.findLast((batch) => batch.fileName === file.name) ?? candidates.at(-1);
+        candidates.findLast((batch) => batch.fileName === file.name) ??
+        candidates.findLast((batch) => batch.awaitingName !== null);
       if (made) return { kind: 'same-file', batchId: made.id, ...derivation(made) };
       const nameNumber = (statements.lastNameNumber.get(file.nameKey)?.n ?? 0) + 1;
       const journalId = statements.journalId.get()?.journal_id;

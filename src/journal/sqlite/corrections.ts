@@ -5,6 +5,7 @@
  */
 import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
+import { commandTarget, givenName } from '../../csv/given-name.js';
 import {
   changesPaidSaid,
   changesPayee,
@@ -235,11 +236,10 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     if (!statements.repeatsEarlierOfName.get({ batchId, nameKey: batch.name_key })) return;
     const frozen: Said = {
       code: 'heldForCopy',
-      file: batch.file_name,
+      ...commandTarget(batch.file_name, batchId, hintFlags),
       batchId,
       at: batch.received_at,
       earlierBatchId: latest.id,
-      hintFlags,
     };
     const params = {
       batchId: latest.id,
@@ -251,13 +251,14 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     rows.movedTogether('queued', 'held', why, () => statements.freezeQueued.all(params));
     rows.movedTogether('held', 'held', why, () => statements.freezeHeld.all(params));
     const repeated = statements.repeatedLines.all({ batchId, earlier: latest.id, listed: 5 });
+    const target = commandTarget(batch.file_name, batchId, hintFlags);
     const said: Said = {
       code: 'heldSameName',
-      file: latest.file_name,
+      file: givenName(latest.file_name),
       batchId: latest.id,
       at: latest.received_at,
-      newFile: batch.file_name,
-      hintFlags,
+      newFile: target.file,
+      hintFlags: target.hintFlags,
       repeats: repeated.map((row) => ({ line: row.line, earlierLine: row.earlier_line })),
       moreRepeats: (repeated[0]?.total ?? 0) - repeated.length,
     };
@@ -292,7 +293,8 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
    * unsent is closed: nothing of it is ever sent because a copy arrived.
    */
   function applyCorrection(copy: number, corrected: number, why: string, hintFlags: string): void {
-    const copyFile = rows.batchRow(copy)?.file_name ?? `batch ${copy}`;
+    const copyBatch = { id: copy, fileName: rows.batchRow(copy)?.file_name ?? `batch ${copy}` };
+    const copyFile = givenName(copyBatch.fileName);
     for (const row of statements.copyRepeats.all({ copy, corrected })) {
       const covering = toCovering(row);
       const paid = { pixKey: row.paid_pix_key, name: row.paid_name };
@@ -309,7 +311,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
           message,
         );
       } else if (SENT.includes(covering.state) && changesPayee(paid, payee)) {
-        const said = changesPayeeSaid(covering, paid, payee, copyFile, hintFlags);
+        const said = changesPayeeSaid(covering, paid, payee, copyBatch, hintFlags);
         const message = sayInEnglish(said);
         rows.moveRow(
           row.row_id,
