@@ -11,9 +11,10 @@ import { batchStem, homeTag } from '../csv/order-id.js';
 import { foldText } from '../csv/fold.js';
 import { duplicateSaid, failedBeforeSaid, journaledSaid } from '../journal/admission.js';
 import { addPayee, readingsOf } from '../journal/answers.js';
-import type { HeldRow, Journal } from '../journal/journal.js';
+import { isJournalError, type HeldRow, type Journal } from '../journal/journal.js';
 import type { Payees, Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
+import { cannotReadSaid } from './ingest.js';
 
 export interface DryRunHold {
   line: number;
@@ -24,6 +25,16 @@ export interface DryRunHold {
   /** Why, as a value: said in the reader's language. */
   said: Said;
 }
+
+/** What is counted of a file that could not be read to its end: nothing of it is sent. */
+const NOTHING_READ = {
+  wouldSend: 0,
+  wouldSendCents: 0,
+  held: 0,
+  holds: [],
+  invalid: 0,
+  skipped: 0,
+} as const satisfies Partial<DryRunFile>;
 
 /** Held rows listed per file; the count covers them all. */
 const LISTED_HOLDS = 200;
@@ -149,7 +160,15 @@ export async function planRun(
         }
       },
       onFingerprint,
-    );
+    ).catch((error: unknown) => {
+      // A file that cannot be opened or read is this file's problem, never the others'.
+      if (isJournalError(error)) throw error;
+      return cannotReadSaid(error);
+    });
+    if ('code' in report) {
+      planned.push({ ...plan, ...NOTHING_READ, problems: [sayInEnglish(report)] });
+      continue;
+    }
     plan.problems = report.problems.map((problem) => sayInEnglish(problem.message));
     const earlier = batchId === undefined ? await journal?.latestOfName(nameKey) : undefined;
     if (earlier) {

@@ -333,6 +333,10 @@ const said: SaidTexts = {
     `it may still be being written: it is taken once it has not changed for ${settle} (inboxSettle), or when a ${file}.done beside it says it is complete`,
   processingFull: () =>
     'nine files of that name are still in processing/: it is taken once one of them is archived',
+  cannotRead: ({ systemCode, permission }) =>
+    permission
+      ? `cannot be read (${systemCode}): the user running payouts may not read it (it was saved readable by its owner only); give it read access and drop it in the inbox again, and see payouts doctor for making every file dropped in the inbox readable`
+      : `cannot be read (${systemCode}): check the file and the disk, then drop it in the inbox again`,
   awaitingApproval: ({ file, hintFlags }) =>
     `nothing of it is sent until a person moves it into approved/ or runs: payouts approve "${file}"${hintFlags} (its .report.txt says what would be sent)`,
   cutShort: ({ file }) =>
