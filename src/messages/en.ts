@@ -401,6 +401,7 @@ export const en: Catalog = {
   outcome: ({ sentence }) => sentence,
   sandboxMoved: 'SANDBOX: no real money moved',
   sandboxRun: 'SANDBOX: no real money moved: these payouts went to the embedded sandbox',
+  inboxEmpty: 'The inbox is empty: nothing to do.',
   validated: ({ file, rows, valid, invalid, skipped, total }) =>
     `${file}: ${plural(rows, 'row')}: ${valid} valid, ${invalid} invalid, ${skipped} skipped; valid rows total ${total}`,
   readAs: ({ encoding, delimiter, orderIdColumn }) =>

@@ -447,6 +447,7 @@ export const ptBR: Catalog = {
   sandboxMoved: 'SANDBOX: nenhum dinheiro real foi movido',
   sandboxRun:
     'SANDBOX: nenhum dinheiro real foi movido: estes pagamentos foram para o sandbox embutido',
+  inboxEmpty: 'A entrada está vazia: nada a fazer.',
   validated: ({ file, rows, valid, invalid, skipped, total }) =>
     `${file}: ${many(rows, 'linha', 'linhas')}: ${many(valid, 'válida', 'válidas')}, ${many(invalid, 'inválida', 'inválidas')}, ${many(skipped, 'ignorada', 'ignoradas')}; total das linhas válidas ${total}`,
   readAs: ({ encoding, delimiter, orderIdColumn }) =>
