@@ -26,16 +26,6 @@ export interface DryRunHold {
   said: Said;
 }
 
-/** What is counted of a file that could not be read to its end: nothing of it is sent. */
-const NOTHING_READ = {
-  wouldSend: 0,
-  wouldSendCents: 0,
-  held: 0,
-  holds: [],
-  invalid: 0,
-  skipped: 0,
-} as const satisfies Partial<DryRunFile>;
-
 /** Held rows listed per file; the count covers them all. */
 const LISTED_HOLDS = 200;
 
@@ -78,17 +68,7 @@ export async function planRun(
   const identity = await journal?.identity();
   const home = identity ? homeTag(identity.journalId) : null;
   for (const file of files) {
-    const plan: DryRunFile = {
-      file: basename(file),
-      wouldSend: 0,
-      wouldSendCents: 0,
-      held: 0,
-      holds: [],
-      invalid: 0,
-      skipped: 0,
-      problems: [],
-      readings: [],
-    };
+    const plan = nothingYet(basename(file));
     // What each answer would pay: the rows that would be sent (held if the file is named
     // as an earlier batch), and the possible duplicates with the payout each repeats.
     const fresh: Payees = { rows: 0, cents: 0, first: [] };
@@ -166,7 +146,8 @@ export async function planRun(
       return cannotReadSaid(error);
     });
     if ('code' in report) {
-      planned.push({ ...plan, ...NOTHING_READ, problems: [sayInEnglish(report)] });
+      // What was counted of it before its reading failed is not sent.
+      planned.push({ ...nothingYet(plan.file), problems: [sayInEnglish(report)] });
       continue;
     }
     plan.problems = report.problems.map((problem) => sayInEnglish(problem.message));
@@ -206,18 +187,29 @@ export async function planRun(
   // Batches whose file is no longer here still send their queued rows.
   for (const batch of unsent.values()) {
     journaled.push({
-      file: `${(await journal?.batch(batch.batchId))?.fileName ?? '?'} (batch ${batch.batchId}, journaled)`,
+      ...nothingYet(
+        `${(await journal?.batch(batch.batchId))?.fileName ?? '?'} (batch ${batch.batchId}, journaled)`,
+      ),
       batchId: batch.batchId,
       wouldSend: batch.count,
       wouldSendCents: batch.cents,
-      held: 0,
-      holds: [],
-      invalid: 0,
-      skipped: 0,
-      problems: [],
-      readings: [],
     });
   }
   journaled.sort((a, b) => (a.batchId ?? 0) - (b.batchId ?? 0));
   return [...journaled, ...planned];
+}
+
+/** A file's plan before any of its rows is read. */
+function nothingYet(file: string): DryRunFile {
+  return {
+    file,
+    wouldSend: 0,
+    wouldSendCents: 0,
+    held: 0,
+    holds: [],
+    invalid: 0,
+    skipped: 0,
+    problems: [],
+    readings: [],
+  };
 }

@@ -5,12 +5,9 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { useTempFolder } from '../support/files.js';
-import { TOKEN } from '../support/gateway.js';
-import { sandboxHome } from '../support/home.js';
+import { usePendingSandboxHome } from '../support/home.js';
 import { payrollFile } from '../support/payroll.js';
 
 /** The arguments of the README's cron line, but the settings file (the test's own environment). */
@@ -29,21 +26,10 @@ function cronArguments(): string[] {
 const STAMPED = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d) ./;
 
 describe("payouts run in cron's log", { timeout: 60_000 }, () => {
-  const folder = useTempFolder();
-  let sandbox: Sandbox;
-  let home: string;
-  let env: Record<string, string>;
-
-  beforeEach(async () => {
-    sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
-    ({ home, env } = sandboxHome(folder(), sandbox.url, {
-      PAYOUTS_FOLLOW_TIMEOUT: '0',
-      PAYOUTS_INBOX_SETTLE: '1ms',
-    }));
-  });
-  afterEach(() => sandbox.close());
+  const made = usePendingSandboxHome();
 
   it("the README's cron line starts every line it writes with the time it was written", async () => {
+    const { home, env } = made();
     writeFileSync(join(home, 'inbox', 'pay.csv'), payrollFile('p', 2));
     const before = Date.now();
     const run = await runCli(cronArguments(), { env });
@@ -61,6 +47,7 @@ describe("payouts run in cron's log", { timeout: 60_000 }, () => {
   });
 
   it('--quiet writes nothing when nothing happened, and names a batch still open on every run', async () => {
+    const { home, env } = made();
     const empty = await runCli(['run', '--quiet'], { env });
     expect(empty.code, empty.stderr).toBe(0);
     expect(empty.stdout + empty.stderr).toBe('');
@@ -77,6 +64,7 @@ describe("payouts run in cron's log", { timeout: 60_000 }, () => {
   });
 
   it('--log-times leaves --json as programs read it', async () => {
+    const { env } = made();
     const run = await runCli(['run', '--json', '--log-times'], { env });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ files: [] });

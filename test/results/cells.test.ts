@@ -54,18 +54,13 @@ describe('cells for a Brazilian Excel', () => {
     // Fernando de Noronha, and Sao Paulo's clock when it kept summer time (2018).
     ['2026-11-23T20:41:07.000Z', 'America/Noronha', '2026-11-23T18:41:07-02:00'],
     ['2018-12-01T12:00:00.000Z', 'America/Sao_Paulo', '2018-12-01T10:00:00-02:00'],
-  ])('inTimeZone(%j, %j) = %j', (iso, zone, shown) => {
-    expect(inTimeZone(new Date(iso), zone)).toBe(shown);
-  });
-
-  it.each([
-    ['2026-11-23T20:41:07.123Z', 'America/Sao_Paulo', '2026-11-23 17:41:07'],
-    ['2026-11-24T02:00:00.000Z', 'America/Sao_Paulo', '2026-11-23 23:00:00'],
-    ['2018-12-01T12:00:00.000Z', 'America/Sao_Paulo', '2018-12-01 10:00:00'],
-    ['2026-11-23T20:41:07.000Z', 'Asia/Kolkata', '2026-11-24 02:11:07'],
-  ])('spreadsheetTime(%j, %j) = %j', (iso, zone, shown) => {
-    expect(spreadsheetTime(new Date(iso), zone)).toBe(shown);
-  });
+  ])(
+    'inTimeZone(%j, %j) = %j; spreadsheetTime, the same without the offset',
+    (iso, zone, shown) => {
+      expect(inTimeZone(new Date(iso), zone)).toBe(shown);
+      expect(spreadsheetTime(new Date(iso), zone)).toBe(shown.slice(0, 19).replace('T', ' '));
+    },
+  );
 });
 
 describe('shownPixKey', () => {
