@@ -11,14 +11,14 @@ import { formatDuration } from '../config/duration.js';
 import { systemCodeOf } from '../errors.js';
 import type { Config } from '../config/schema.js';
 import { givenName } from '../csv/given-name.js';
-import { ingestFile } from '../engine/ingest.js';
+import { cannotReadSaid, ingestFile } from '../engine/ingest.js';
 import { awaitApproval, releaseApproved } from '../inbox/approval.js';
 import type { FileState } from '../inbox/file-state.js';
 import { moveInto, payoutFiles, reject, type Folders } from '../inbox/folders.js';
 import { settledByAge } from '../inbox/readiness.js';
 import { skippedFiles } from '../inbox/skipped.js';
 import type { Journal } from '../journal/journal.js';
-import { JournalError } from '../journal/journal.js';
+import { isJournalError } from '../journal/journal.js';
 import { CATALOGS } from '../messages/catalog.js';
 import type { Said } from '../messages/said.js';
 import { say } from '../messages/say.js';
@@ -119,7 +119,7 @@ export async function applyIntake(
         // The journal's own failure ends the pass; a file that cannot be opened or read
         // (permissions, a disk error) is this file's problem, never the other files'.
         if (isJournalError(error)) throw error;
-        summaries.push(await setAside(journal, folders, file, error));
+        summaries.push(await setAside(journal, folders, file, error, config));
         continue;
       }
       failpoint('between-files');
@@ -270,16 +270,6 @@ async function applyToFile(
 }
 
 /**
- * The journal, not the file, failed: our own journal error, or better-sqlite3's (a
- * SQLITE_* code).
- */
-function isJournalError(error: unknown): boolean {
-  if (error instanceof JournalError) return true;
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_');
-}
-
-/**
  * A file that failed to be read: moved to rejected/ with why, or, when even that fails,
  * left where it is with why. Either way it needs a person, and the pass goes on.
  */
@@ -288,16 +278,14 @@ async function setAside(
   folders: Folders,
   file: string,
   error: unknown,
+  config: Config,
 ): Promise<FileSummary> {
-  const code = systemCodeOf(error);
-  const why =
-    code === 'EACCES' || code === 'EPERM'
-      ? `cannot be read (${code}): the user running payouts may not read it; give it read access and drop it in the inbox again`
-      : `cannot be read (${code ?? (error as Error).message}): check the file and the disk, then drop it in the inbox again`;
+  const why = cannotReadSaid(error);
   let moved: string | undefined;
   let notMoved = 'no free name in rejected/';
   try {
-    moved = reject(file, folders.rejected, [why]);
+    // Its reason file is read by whoever dropped it: in their language.
+    moved = reject(file, folders.rejected, [say(CATALOGS[config.language ?? 'en'], why)]);
   } catch (moveError) {
     notMoved = systemCodeOf(moveError) ?? (moveError as Error).message;
   }
@@ -313,7 +301,7 @@ async function setAside(
           ? 'cannot be read: moved to rejected/'
           : `cannot be read, nor moved to rejected/ (${notMoved}): left in ${where}/`,
       ],
-      [{ code: 'english', text: why }],
+      [why],
     )),
     fileNeedsAPerson: true,
   };

@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, type OutputConfiguration } from 'commander';
 import { endingOf, usageError } from './exit-error.js';
-import type { CliIo } from '../runtime/io.js';
+import { systemClock } from '../runtime/clock.js';
+import { withLogTimes, type CliIo } from '../runtime/io.js';
 
 /** The package's version: src/cli and dist/cli are both two folders below it. */
 function version(): string {
@@ -122,7 +123,11 @@ function commandNamed(argv: readonly string[]): string {
 }
 
 /** Runs one command line; what it says goes to `io`, and what it ends with is returned. */
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+export async function main(argv: readonly string[], given: CliIo): Promise<number> {
+  // Every line, the last one (how the command ended) too.
+  const io = argv.includes('--log-times')
+    ? withLogTimes(given, () => systemClock.now(), { stdout: !argv.includes('--json') })
+    : given;
   try {
     // The whole help would push the mistake out of sight: one line, as for any usage error.
     if (namesNoCommand(argv)) {

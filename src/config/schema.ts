@@ -130,7 +130,7 @@ export const ConfigSchema = z.strictObject({
       }
     }, 'expected an IANA time zone, like America/Sao_Paulo or America/Manaus')
     .describe(
-      "time zone of the times in result files (`createdAt`, with its offset, e.g. `2026-11-23T17:41:07-03:00`); the gateway's `processedAt` has no zone and is written as it came",
+      'time zone of both times in result files, `createdAt` and `processedAt` (which the gateway writes in UTC without a zone): in the `excel` dialect as a date-time a spreadsheet reads (`2026-11-23 17:41:07`), in `rfc4180` with its offset (`2026-11-23T17:41:07-03:00`)',
     ),
   language: z
     .enum(LANGUAGES)

@@ -14,9 +14,10 @@ import { foldText } from '../csv/fold.js';
 import { oldFile } from './ingest.js';
 import { duplicateSaid, failedBeforeSaid, journaledSaid } from '../journal/admission.js';
 import { addPayee, readingsOf } from '../journal/answers.js';
-import type { HeldRow, Journal } from '../journal/journal.js';
+import { isJournalError, type HeldRow, type Journal } from '../journal/journal.js';
 import type { Payees, Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
+import { cannotReadSaid } from './ingest.js';
 
 export interface DryRunHold {
   line: number;
@@ -70,17 +71,7 @@ export async function planRun(
   const identity = await journal?.identity();
   const home = identity ? homeTag(identity.journalId) : null;
   for (const file of files) {
-    const plan: DryRunFile = {
-      file: basename(file),
-      wouldSend: 0,
-      wouldSendCents: 0,
-      held: 0,
-      holds: [],
-      invalid: 0,
-      skipped: 0,
-      problems: [],
-      readings: [],
-    };
+    const plan = nothingYet(basename(file));
     // What each answer would pay: the rows that would be sent (held if the file is named
     // as an earlier batch), and the possible duplicates with the payout each repeats.
     const fresh: Payees = { rows: 0, cents: 0, first: [] };
@@ -162,7 +153,16 @@ export async function planRun(
         }
       },
       onFingerprint,
-    );
+    ).catch((error: unknown) => {
+      // A file that cannot be opened or read is this file's problem, never the others'.
+      if (isJournalError(error)) throw error;
+      return cannotReadSaid(error);
+    });
+    if ('code' in report) {
+      // What was counted of it before its reading failed is not sent.
+      planned.push({ ...nothingYet(plan.file), problems: [sayInEnglish(report)] });
+      continue;
+    }
     plan.problems = report.problems.map((problem) => sayInEnglish(problem.message));
     const changedAt = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
     const old =
@@ -206,18 +206,29 @@ export async function planRun(
   // Batches whose file is no longer here still send their queued rows.
   for (const batch of unsent.values()) {
     journaled.push({
-      file: `${(await journal?.batch(batch.batchId))?.fileName ?? '?'} (batch ${batch.batchId}, journaled)`,
+      ...nothingYet(
+        `${(await journal?.batch(batch.batchId))?.fileName ?? '?'} (batch ${batch.batchId}, journaled)`,
+      ),
       batchId: batch.batchId,
       wouldSend: batch.count,
       wouldSendCents: batch.cents,
-      held: 0,
-      holds: [],
-      invalid: 0,
-      skipped: 0,
-      problems: [],
-      readings: [],
     });
   }
   journaled.sort((a, b) => (a.batchId ?? 0) - (b.batchId ?? 0));
   return [...journaled, ...planned];
+}
+
+/** A file's plan before any of its rows is read. */
+function nothingYet(file: string): DryRunFile {
+  return {
+    file,
+    wouldSend: 0,
+    wouldSendCents: 0,
+    held: 0,
+    holds: [],
+    invalid: 0,
+    skipped: 0,
+    problems: [],
+    readings: [],
+  };
 }

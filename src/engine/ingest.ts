@@ -11,7 +11,7 @@ import { foldText, singleSpaced } from '../csv/fold.js';
 import { readPayoutFile, type FileReport, type ReadOptions } from '../csv/reader.js';
 import { mistakesSaid, toCashOutRequest, type Payout } from '../csv/row.js';
 import type { CashOutRequest, PixKeyTypeName } from '../gateway/contract.js';
-import { PayoutsError } from '../errors.js';
+import { PayoutsError, systemCodeOf } from '../errors.js';
 import type { BatchLine, Journal, PayoutInput } from '../journal/journal.js';
 import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
@@ -29,6 +29,16 @@ export type IngestResult =
    * what was journaled of it waits unsent, and the file is read again next run.
    */
   | { kind: 'unfinished'; batchId: number | undefined; why: Said };
+
+/** Why a file could not be opened or read (its permissions, a disk error). */
+export function cannotReadSaid(error: unknown): Said {
+  const systemCode = systemCodeOf(error) ?? (error as Error).message;
+  return {
+    code: 'cannotRead',
+    systemCode,
+    permission: systemCode === 'EACCES' || systemCode === 'EPERM',
+  };
+}
 
 /**
  * Rows journaled per transaction while the file streams in. Each commit waits for the

@@ -7,3 +7,13 @@ export class JournalError extends PayoutsError {
     super('journal', message);
   }
 }
+
+/**
+ * The journal, not a file, failed: our own journal error, or better-sqlite3's (a
+ * SQLITE_* code).
+ */
+export function isJournalError(error: unknown): boolean {
+  if (error instanceof JournalError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_');
+}

@@ -45,7 +45,7 @@ import type {
 
 export type * from './types.js';
 export type { BatchState } from './batch-states.js';
-export { JournalError } from './journal-error.js';
+export { JournalError, isJournalError } from './journal-error.js';
 export { openJournal, type JournalOptions } from './sqlite/open.js';
 
 /** The journal as a whole: the file it lives in, and each aggregate. */

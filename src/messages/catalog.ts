@@ -61,6 +61,8 @@ export interface Catalog {
   sandboxMoved: string;
   /** A run's first line when it sent to the embedded sandbox. */
   sandboxRun: string;
+  /** A run's only line when no file arrived and no batch is open. */
+  inboxEmpty: string;
   /** `payouts validate`'s first line. */
   validated(p: {
     file: string;

@@ -337,6 +337,10 @@ const said: SaidTexts = {
     `it may still be being written: it is taken once it has not changed for ${settle} (inboxSettle), or when a ${file}.done beside it says it is complete`,
   processingFull: () =>
     'nine files of that name are still in processing/: it is taken once one of them is archived',
+  cannotRead: ({ systemCode, permission }) =>
+    permission
+      ? `cannot be read (${systemCode}): the user running payouts may not read it (it was saved readable by its owner only); give it read access and drop it in the inbox again, and see payouts doctor for making every file dropped in the inbox readable`
+      : `cannot be read (${systemCode}): check the file and the disk, then drop it in the inbox again`,
   awaitingApproval: ({ file, hintFlags }) =>
     `nothing of it is sent until a person moves it into approved/ or runs: payouts approve "${file}"${hintFlags} (its .report.txt says what would be sent)`,
   cutShort: ({ file }) =>
@@ -401,6 +405,7 @@ export const en: Catalog = {
   outcome: ({ sentence }) => sentence,
   sandboxMoved: 'SANDBOX: no real money moved',
   sandboxRun: 'SANDBOX: no real money moved: these payouts went to the embedded sandbox',
+  inboxEmpty: 'The inbox is empty: nothing to do.',
   validated: ({ file, rows, valid, invalid, skipped, total }) =>
     `${file}: ${plural(rows, 'row')}: ${valid} valid, ${invalid} invalid, ${skipped} skipped; valid rows total ${total}`,
   readAs: ({ encoding, delimiter, orderIdColumn }) =>

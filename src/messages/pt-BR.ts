@@ -380,6 +380,10 @@ const said: SaidTexts = {
     `ele pode ainda estar sendo gravado: é recebido quando ficar ${settle} sem mudar (inboxSettle), ou quando um ${file}.done ao lado disser que está completo`,
   processingFull: () =>
     'nove arquivos com esse nome ainda estão em processing/: ele é recebido quando um deles for arquivado',
+  cannotRead: ({ systemCode, permission }) =>
+    permission
+      ? `não pode ser lido (${systemCode}): o usuário que executa o payouts não tem permissão para lê-lo (ele foi salvo legível só por quem o criou); dê permissão de leitura a ele e ponha-o na entrada de novo, e veja no payouts doctor como deixar legível todo arquivo posto na entrada`
+      : `não pode ser lido (${systemCode}): verifique o arquivo e o disco, e ponha-o na entrada de novo`,
   awaitingApproval: ({ file, hintFlags }) =>
     `nada dele é enviado até uma pessoa movê-lo para approved/ ou executar: payouts approve "${file}"${hintFlags} (o .report.txt dele diz o que seria enviado)`,
   cutShort: ({ file }) =>
@@ -448,6 +452,7 @@ export const ptBR: Catalog = {
   sandboxMoved: 'SANDBOX: nenhum dinheiro real foi movido',
   sandboxRun:
     'SANDBOX: nenhum dinheiro real foi movido: estes pagamentos foram para o sandbox embutido',
+  inboxEmpty: 'A entrada está vazia: nada a fazer.',
   validated: ({ file, rows, valid, invalid, skipped, total }) =>
     `${file}: ${many(rows, 'linha', 'linhas')}: ${many(valid, 'válida', 'válidas')}, ${many(invalid, 'inválida', 'inválidas')}, ${many(skipped, 'ignorada', 'ignoradas')}; total das linhas válidas ${total}`,
   readAs: ({ encoding, delimiter, orderIdColumn }) =>

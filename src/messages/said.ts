@@ -286,6 +286,8 @@ export type Said =
   // Files that wait, or cannot be taken.
   | { code: 'mayStillBeWritten'; settle: string; file: string }
   | { code: 'processingFull' }
+  /** `permission`: the user running payouts may not read it (a file saved owner-only). */
+  | { code: 'cannotRead'; systemCode: string; permission: boolean }
   | { code: 'awaitingApproval'; file: string; hintFlags: string }
   | { code: 'cutShort'; file: string }
   | { code: 'fileNotInProcessing'; file: string }

@@ -1,8 +1,8 @@
 /**
  * Cells of a result file as a Brazilian Excel reads them (the `excel` dialect): a
  * document keeps its punctuation (as bare digits, Excel drops a CPF's leading zero or
- * shows a CNPJ as 1,12E+13), amounts use a decimal comma, and times are in the operator's
- * time zone with its offset. Pure text in, text out.
+ * shows a CNPJ as 1,12E+13), amounts use a decimal comma, and times are date-times in the
+ * operator's time zone. Pure text in, text out.
  */
 
 /** `52998224725` as `529.982.247-25`, a CNPJ (digits or the alphanumeric kind) as `11.222.333/0001-81`. */
@@ -33,14 +33,21 @@ export function decimalComma(text: string): string {
 }
 
 /**
- * An instant (ISO 8601 with `Z`, as `createdAt` is kept) in `timeZone`, to the second,
- * with its offset: `2026-11-23T20:41:07Z` in America/Sao_Paulo is `2026-11-23T17:41:07-03:00`.
- * Text that is not such an instant is left as it came: a time without a zone is never
- * given one by guess.
+ * The instant of a time the gateway wrote: ISO 8601 with `Z` (its `createdAt`) or with no
+ * zone (its `processedAt`), which it writes in UTC like `createdAt` (docs/gateway.md).
+ * Undefined for any other text.
  */
-export function inTimeZone(iso: string, timeZone: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(iso)) return iso;
-  const instant = new Date(iso);
+export function gatewayInstant(text: string): Date | undefined {
+  const match = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(Z?)$/.exec(text);
+  if (!match) return undefined;
+  return new Date(match[1] ? text : `${text}Z`);
+}
+
+/**
+ * An instant as the clocks of `timeZone` read it, to the second, with that zone's offset
+ * then: 2026-11-23T20:41:07Z in America/Sao_Paulo is `2026-11-23T17:41:07` and -180.
+ */
+function wallClock(instant: Date, timeZone: string): { local: string; offsetMinutes: number } {
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat('en-US', {
       timeZone,
@@ -59,8 +66,22 @@ export function inTimeZone(iso: string, timeZone: string): string {
   const offsetMinutes = Math.round(
     (Date.parse(`${local}Z`) - Math.floor(instant.getTime() / 1000) * 1000) / 60_000,
   );
+  return { local, offsetMinutes };
+}
+
+/** For programs: `2026-11-23T17:41:07-03:00`, the instant in `timeZone` with its offset. */
+export function inTimeZone(instant: Date, timeZone: string): string {
+  const { local, offsetMinutes } = wallClock(instant, timeZone);
   const sign = offsetMinutes < 0 ? '-' : '+';
   const hours = String(Math.trunc(Math.abs(offsetMinutes) / 60)).padStart(2, '0');
   const minutes = String(Math.abs(offsetMinutes) % 60).padStart(2, '0');
   return `${local}${sign}${hours}:${minutes}`;
+}
+
+/**
+ * For a spreadsheet: `2026-11-23 17:41:07`, the instant as the clocks of `timeZone` read
+ * it, which Excel and Calc read as a date-time (an offset would make it text).
+ */
+export function spreadsheetTime(instant: Date, timeZone: string): string {
+  return wallClock(instant, timeZone).local.replace('T', ' ');
 }

@@ -10,7 +10,14 @@ import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
 import { CATALOGS, RESULT_COLUMNS, type Catalog, type StatusWord } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
-import { decimalComma, inTimeZone, punctuatedDocument, shownPixKey } from './cells.js';
+import {
+  decimalComma,
+  gatewayInstant,
+  inTimeZone,
+  punctuatedDocument,
+  shownPixKey,
+  spreadsheetTime,
+} from './cells.js';
 import { say, sayInEnglish } from '../messages/say.js';
 
 /** Starts whatever is written or printed from a journal bound to the embedded sandbox. */
@@ -81,6 +88,12 @@ export function resultRecord(
   const excel = dialect === 'excel';
   const shown = (document: string) => (excel ? punctuatedDocument(document) : document);
   const figure = (text: string) => (excel ? decimalComma(text) : text);
+  // Both times in timeZone, alike: date-times to a spreadsheet, with their offset to a program.
+  const time = (text: string) => {
+    const instant = gatewayInstant(text);
+    if (!instant) return text;
+    return excel ? spreadsheetTime(instant, timeZone) : inTimeZone(instant, timeZone);
+  };
   const payout = entry.payout;
   const request = payout?.request;
   // A covered row was paid by another payout: when that one came back or failed, neither
@@ -126,8 +139,8 @@ export function resultRecord(
     endToEndId: payout?.endToEndId ?? '',
     fee: figure(payout?.fee ?? ''),
     net: figure(payout?.net ?? ''),
-    createdAt: inTimeZone(payout?.gatewayCreatedAt ?? '', timeZone),
-    processedAt: payout?.processedAt ?? '',
+    createdAt: time(payout?.gatewayCreatedAt ?? ''),
+    processedAt: time(payout?.processedAt ?? ''),
     message,
   };
 }

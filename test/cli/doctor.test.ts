@@ -2,6 +2,7 @@
  * `payouts doctor` against a real gateway (the sandbox over HTTP), a real home folder and
  * journal: green only when every check holds, and each failing check says what to do.
  */
+import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -170,5 +171,30 @@ describe('payouts doctor', { timeout: 30_000 }, () => {
       /nope is not a folder: make it, owned by the user that runs payouts \(mkdir -p/,
     );
     expect(existsSync(join(folder(), 'nope'))).toBe(false);
+  });
+
+  // A file an accountant saves with umask 077 (or a strict Samba mask) is theirs alone:
+  // only a default ACL on the inbox makes every new file readable by the group.
+  it('a shared inbox without a default ACL giving the group read fails, saying the setfacl that fixes it', async () => {
+    const { home, env } = sandboxHome(folder(), sandbox.url);
+    const group = execFileSync('id', ['-gn'], { encoding: 'utf8' }).trim();
+    const inbox = join(home, 'inbox');
+    const shared = { ...env, PAYOUTS_SHARED_GROUP: group };
+    const bare = await doctor(shared);
+    expect(bare.code, bare.stdout).toBe(1);
+    expect(check(bare.report, 'inbox')).toMatchObject({ ok: false });
+    expect(bare.stdout).toContain(`FAIL  inbox: `);
+    expect(check(bare.report, 'inbox')?.detail).toContain(`setfacl -d -m g:${group}:rw ${inbox}`);
+
+    // A default ACL that leaves the group out is no better.
+    execFileSync('setfacl', ['-d', '-m', 'u::rw,g::-,o::-', inbox]);
+    expect((await doctor(shared)).code).toBe(1);
+
+    execFileSync('setfacl', ['-d', '-m', `g:${group}:rw`, inbox]);
+    const fixed = await doctor(shared);
+    expect(fixed.code, fixed.stdout).toBe(0);
+    expect(fixed.stdout).toMatch(/^ok {4}inbox: .*default ACL/m);
+    // Without a shared group only payouts' own user drops files: nothing to check.
+    expect(check((await doctor(env)).report, 'inbox')).toBeUndefined();
   });
 });

@@ -93,6 +93,33 @@ describe('nothing blocks the other files', { timeout: 60_000 }, () => {
     },
   );
 
+  // A file dropped with umask 077 by another user: the service user cannot read it.
+  it.skipIf(IS_ROOT && !nobodyReachesCheckout())(
+    'run --dry-run names an unreadable file and goes on with the others; the run rejects it with why in the home language',
+    async () => {
+      const user = IS_ROOT ? { user: NOBODY } : {};
+      writeFileSync(join(home, 'inbox', 'a-locked.csv'), payroll('a', ['10,00']));
+      writeFileSync(join(home, 'inbox', 'b-good.csv'), payroll('b', ['11,00', '12,00']));
+      if (IS_ROOT) chownTree(folder());
+      chmodSync(join(home, 'inbox', 'a-locked.csv'), 0);
+
+      const dry = await runCli(['run', '--dry-run'], { env, ...user });
+      expect(dry.stderr).not.toContain('unexpected error');
+      expect(dry.code, dry.stderr).toBe(2); // the unreadable file needs a person
+      expect(dry.stdout).toContain('b-good.csv: would send 2 (R$ 23,00)');
+      expect(dry.stdout).toMatch(
+        /a-locked\.csv: would send 0 \(R\$ 0,00\).*\n {2}cannot be read \(EACCES\): the user running payouts may not read it/,
+      );
+      expect(sandbox.ledger()).toHaveLength(0);
+
+      const run = await runCli(['run'], { env: { ...env, PAYOUTS_LANGUAGE: 'pt-BR' }, ...user });
+      expect(run.code, run.stderr).toBe(2);
+      const reason = readFileSync(join(home, 'rejected', 'a-locked.csv.reason.txt'), 'utf8');
+      expect(reason).toContain('não pode ser lido (EACCES)');
+      expect(run.stdout).toContain('não pode ser lido (EACCES)');
+    },
+  );
+
   it('a home folder that is a file: a sentence naming it, exit 1', async () => {
     const file = join(folder(), 'not-a-folder');
     writeFileSync(file, 'x');

@@ -313,6 +313,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   },
   mayStillBeWritten: { code: 'mayStillBeWritten', settle: '10s', file: 'folha.csv' },
   processingFull: { code: 'processingFull' },
+  cannotRead: { code: 'cannotRead', systemCode: 'EACCES', permission: true },
   awaitingApproval: { code: 'awaitingApproval', file: 'folha.csv', hintFlags: '' },
   cutShort: { code: 'cutShort', file: 'folha.csv' },
   fileNotInProcessing: { code: 'fileNotInProcessing', file: 'folha.csv' },

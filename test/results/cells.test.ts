@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   decimalComma,
+  gatewayInstant,
   inTimeZone,
   punctuatedDocument,
   shownPixKey,
+  spreadsheetTime,
 } from '../../src/results/cells.js';
 
 describe('cells for a Brazilian Excel', () => {
@@ -29,6 +31,22 @@ describe('cells for a Brazilian Excel', () => {
   });
 
   it.each([
+    ['2026-11-23T20:41:07.123Z', '2026-11-23T20:41:07.123Z'],
+    // No zone on the wire (processedAt): the gateway's UTC, as its createdAt.
+    ['2026-11-23T20:41:07.123', '2026-11-23T20:41:07.123Z'],
+    ['2026-11-23T20:41:07', '2026-11-23T20:41:07.000Z'],
+  ])('gatewayInstant(%j) is %j', (text, iso) => {
+    expect(gatewayInstant(text)?.toISOString()).toBe(iso);
+  });
+
+  it.each([[''], ['2026-11-23'], ['2026-11-23T20:41:07-03:00'], ['yesterday']])(
+    'gatewayInstant(%j) is no instant: the text is left as it came',
+    (text) => {
+      expect(gatewayInstant(text)).toBeUndefined();
+    },
+  );
+
+  it.each([
     ['2026-11-23T20:41:07.123Z', 'America/Sao_Paulo', '2026-11-23T17:41:07-03:00'],
     ['2026-11-24T02:00:00.000Z', 'America/Sao_Paulo', '2026-11-23T23:00:00-03:00'],
     ['2026-11-23T20:41:07.000Z', 'UTC', '2026-11-23T20:41:07+00:00'],
@@ -36,12 +54,13 @@ describe('cells for a Brazilian Excel', () => {
     // Fernando de Noronha, and Sao Paulo's clock when it kept summer time (2018).
     ['2026-11-23T20:41:07.000Z', 'America/Noronha', '2026-11-23T18:41:07-02:00'],
     ['2018-12-01T12:00:00.000Z', 'America/Sao_Paulo', '2018-12-01T10:00:00-02:00'],
-    // No zone on the wire (processedAt): left as it came.
-    ['2026-11-23T20:41:07', 'America/Sao_Paulo', '2026-11-23T20:41:07'],
-    ['', 'America/Sao_Paulo', ''],
-  ])('inTimeZone(%j, %j) = %j', (iso, zone, shown) => {
-    expect(inTimeZone(iso, zone)).toBe(shown);
-  });
+  ])(
+    'inTimeZone(%j, %j) = %j; spreadsheetTime, the same without the offset',
+    (iso, zone, shown) => {
+      expect(inTimeZone(new Date(iso), zone)).toBe(shown);
+      expect(spreadsheetTime(new Date(iso), zone)).toBe(shown.slice(0, 19).replace('T', ' '));
+    },
+  );
 });
 
 describe('shownPixKey', () => {

@@ -64,22 +64,23 @@ describe('resultLine', () => {
       'E123',
       '0,50',
       '1234,06',
-      '2026-11-23T09:00:00-03:00',
-      // The gateway gives processedAt without a zone: never given one by guess.
-      '2026-11-23T12:00:01.000',
+      // Both in São Paulo's time, as date-times: processedAt has no zone, and is UTC.
+      '2026-11-23 09:00:00',
+      '2026-11-23 09:00:01',
       '',
     ]);
   });
 
   it('the rfc4180 dialect stays for programs: raw digits and decimal points', () => {
     const cells = resultLine(entry(), { dialect: 'rfc4180', timeZone: 'UTC' }, '');
-    expect([cells[4], cells[5], cells[6], cells[10], cells[11], cells[12]]).toEqual([
+    expect([cells[4], cells[5], cells[6], cells[10], cells[11], cells[12], cells[13]]).toEqual([
       '52998224725',
       '52998224725',
       '1234.56',
       '0.50',
       '1234.06',
       '2026-11-23T12:00:00+00:00',
+      '2026-11-23T12:00:01+00:00',
     ]);
   });
 

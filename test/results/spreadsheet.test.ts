@@ -27,6 +27,12 @@ const PAYROLL = [
   'Padaria Pão de Mel;11.222.333/0001-81;pao@example.com;(85) 98800-1122;Telefone;(85) 98800-1122;980,00',
 ];
 
+/** An instant as São Paulo's clocks read it, as if that wall time were UTC (to compare with Calc's zone-less date-times). */
+function saoPauloWallClock(ms: number): number {
+  const wall = new Date(ms).toLocaleString('sv-SE', { timeZone: 'America/Sao_Paulo' });
+  return Date.parse(`${wall.replace(' ', 'T')}Z`);
+}
+
 /** The sheet's rows as records by heading, each cell with the type Calc gave it. */
 function byHeading(rows: Cell[][]): Record<string, Cell>[] {
   const [header = [], ...data] = rows;
@@ -67,9 +73,15 @@ describe.skipIf(!SOFFICE && !required)(
       expect(joao?.['value']).toEqual({ type: 'float', value: 1234.56 });
       expect(joao?.['fee']).toEqual({ type: 'float', value: 0.5 });
       expect(joao?.['net']?.type).toBe('float');
-      expect(String(joao?.['createdAt']?.value)).toMatch(
-        /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}-03:00$/,
-      );
+      // Both times are date-times to Calc, in São Paulo's time (timeZone), a moment apart.
+      const created = joao?.['createdAt'];
+      const processed = joao?.['processedAt'];
+      expect([created?.type, processed?.type]).toEqual(['date', 'date']);
+      const createdMs = Date.parse(`${String(created?.value)}Z`);
+      const processedMs = Date.parse(`${String(processed?.value)}Z`);
+      expect(processedMs - createdMs).toBeGreaterThanOrEqual(0);
+      expect(processedMs - createdMs).toBeLessThan(5 * 60_000);
+      expect(Math.abs(createdMs - saoPauloWallClock(Date.now()))).toBeLessThan(5 * 60_000);
       expect(empresa?.['cpfCnpj']).toEqual({ type: 'string', value: '04.252.011/0001-10' });
       expect(empresa?.['pixKey']).toEqual({ type: 'string', value: '04.252.011/0001-10' });
       expect(empresa?.['value']).toEqual({ type: 'float', value: 10 });

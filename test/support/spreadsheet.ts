@@ -16,7 +16,7 @@ export const SOFFICE = ['/usr/bin/soffice', '/usr/bin/libreoffice'].find((path) 
 
 export interface Cell {
   type: string;
-  /** The number Calc read, for a float; the text, for a string. */
+  /** The number Calc read, for a float; its date-time (`2026-11-23T17:41:07`), for a date; the text, for a string. */
   value: number | string;
 }
 
@@ -72,8 +72,12 @@ function rowsOf(xml: string): Cell[][] {
         .map((p) => unescapeXml((p[1] ?? '').replace(/<[^>]+>/g, '')))
         .join('\n');
       const number = /office:value="([^"]+)"/.exec(attributes)?.[1];
+      const date = /office:date-value="([^"]+)"/.exec(attributes)?.[1];
       const repeated = Number(/table:number-columns-repeated="(\d+)"/.exec(attributes)?.[1] ?? 1);
-      const cell: Cell = { type, value: type === 'float' && number ? Number(number) : text };
+      const cell: Cell = {
+        type,
+        value: type === 'float' && number ? Number(number) : type === 'date' && date ? date : text,
+      };
       // Empty cells run to the sheet's last column at the end of a row: dropped below.
       for (let i = 0; i < Math.min(repeated, 1024); i++) cells.push(cell);
     }

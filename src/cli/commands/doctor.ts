@@ -14,7 +14,14 @@ import { CONFIG_KEYS, envName, type Config } from '../../config/schema.js';
 import { ENV_FILE_VARIABLE, shellReadsOtherwise } from '../../config/env-file.js';
 import { formatCents } from '../../csv/amount.js';
 import { GatewayError } from '../../gateway/errors.js';
-import { homeFolders, SHARED_MODES, sharedGroupId, type Folders } from '../../inbox/folders.js';
+import { defaultAclLetsRead, parseDefaultAcl, readDefaultAcl } from '../../inbox/default-acl.js';
+import {
+  homeFolders,
+  SHARED_MODES,
+  sharedGroupId,
+  userNameOf,
+  type Folders,
+} from '../../inbox/folders.js';
 import { MIGRATIONS } from '../../journal/migrations.js';
 import { Database, SQLITE_BINDING } from '../../journal/sqlite.js';
 import { explainJournalFailure } from '../../journal/failures.js';
@@ -56,6 +63,7 @@ export function doctorCommand(io: CliIo): Command {
       const checks = [
         ...(await gatewayChecks(context)),
         ...homeChecks(folders, context.config.sharedGroup),
+        ...inboxCheck(folders, context.config.sharedGroup, io.env),
         journalCheck(folders, context),
         contactsCheck(context.config),
         ...(context.envFile === undefined ? [] : [envFileCheck(context.envFile)]),
@@ -191,6 +199,59 @@ function homeChecks(folders: Folders, sharedGroup: string | null): Check[] {
         problems.length === 0 ? `${folders.home} is writable; ${sharing}` : problems.join('; '),
     },
   ];
+}
+
+/**
+ * With a shared group, whether a file an accountant drops in the inbox is readable by
+ * payouts whatever their umask or Samba mask: the inbox's default ACL must give the group
+ * read. Without one, only payouts' own user drops files there: nothing to check.
+ */
+function inboxCheck(folders: Folders, sharedGroup: string | null, env: CliIo['env']): Check[] {
+  const gid = sharedGroup === null ? undefined : sharedGroupId(sharedGroup);
+  if (sharedGroup === null || gid === undefined) return [];
+  const { inbox } = folders;
+  const name = 'inbox';
+  const setAcl = `setfacl -d -m g:${sharedGroup}:rw ${inbox}`;
+  const unreadable = `a file dropped there saved readable by its owner only (umask 077, a strict Samba create mask) cannot be read by payouts`;
+  const stats = statSync(inbox, { throwIfNoEntry: false });
+  if (!stats?.isDirectory()) {
+    const owner = userNameOf(process.getuid?.() ?? 0);
+    return [
+      {
+        name,
+        level: 'fail',
+        detail: `${inbox} does not exist yet; make it with a default ACL that lets payouts read every file dropped in it: install -d -o ${owner} -g ${sharedGroup} -m 2770 ${inbox}; ${setAcl}`,
+      },
+    ];
+  }
+  const acl = readDefaultAcl(inbox, env);
+  if (acl === undefined) {
+    return [
+      {
+        name,
+        level: 'fail',
+        detail: `getfacl is not installed, so whether payouts can read every file dropped in ${inbox} cannot be checked: install the acl package (apt-get install acl), then ${setAcl}`,
+      },
+    ];
+  }
+  const reader = { uid: process.getuid?.() ?? 0, gids: process.getgroups?.() ?? [] };
+  // A setgid inbox gives its files its own group; otherwise the writer's.
+  const fileGid = (stats.mode & 0o2000) !== 0 ? stats.gid : -1;
+  return defaultAclLetsRead(parseDefaultAcl(acl), reader, fileGid)
+    ? [
+        {
+          name,
+          level: 'ok',
+          detail: `its default ACL lets payouts read every file dropped in ${inbox}, whatever the mask it was saved with`,
+        },
+      ]
+    : [
+        {
+          name,
+          level: 'fail',
+          detail: `no default ACL on ${inbox} gives group ${sharedGroup} read: ${unreadable}; set one: ${setAcl}`,
+        },
+      ];
 }
 
 function folderProblem(

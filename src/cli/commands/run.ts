@@ -60,6 +60,10 @@ export function runCommand(io: CliIo): Command {
       'after a lost, emptied, replaced or older journal: go on, looking every payout up at the gateway before its first send from this journal',
     )
     .option(
+      '--log-times',
+      "start every line with the time it was written (2026-11-27T09:05:01-03:00, the server's time zone), for a log such as cron's run.log; --json output stays as it is",
+    )
+    .option(
       '--dry-run',
       'read and weigh every waiting file, and say what would be sent; change and send nothing',
     )
@@ -172,9 +176,14 @@ export function runCommand(io: CliIo): Command {
         out.data({ sandbox, files, stopped: stopped ?? null });
         // In the summary itself, not only on stderr: cron's log may keep stdout alone.
         const words = CATALOGS[config.language ?? 'en'];
-        if (sandbox) out.line(words.sandboxRun);
-        for (const summary of final) out.line(describeFile(summary, words));
-        if (final.length === 0) out.line('The inbox is empty: nothing to do.');
+        // Nothing arrived, nothing is open (an open batch is always listed), nothing was cut
+        // short: with --quiet, cron's log gets no line every five minutes.
+        const nothingHappened = final.length === 0 && !stopped;
+        if (!(nothingHappened && out.quiet)) {
+          if (sandbox) out.line(words.sandboxRun);
+          for (const summary of final) out.line(describeFile(summary, words));
+          if (final.length === 0) out.line(words.inboxEmpty);
+        }
         if (stopped)
           out.line(`\nStopped early: ${stopped}. Rows not sent stay queued for the next run.`);
         // Said even with --quiet or --json: a payout waiting for hours is a person's question.
@@ -243,7 +252,7 @@ async function dryRun(context: Context, folders: Folders, hintFlags: string): Pr
       `${file.file}: would send ${file.wouldSend} (${formatCents(file.wouldSendCents)}); ${file.held} held (already journaled from another file, or possible duplicates), ${file.invalid} invalid, ${file.skipped} skipped${problems}`,
     );
   }
-  if (plan.length === 0) out.line('The inbox is empty: nothing to do.');
+  if (plan.length === 0) out.line(CATALOGS[config.language ?? 'en'].inboxEmpty);
   const needsAPerson = plan.some(
     (file) => file.invalid > 0 || file.held > 0 || file.problems.length > 0,
   );
