@@ -5,6 +5,7 @@
 import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenPlaceCheck } from '../../src/cli/commands/doctor.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder, writeFile } from '../support/files.js';
@@ -170,5 +171,61 @@ describe('payouts doctor', { timeout: 30_000 }, () => {
       /nope is not a folder: make it, owned by the user that runs payouts \(mkdir -p/,
     );
     expect(existsSync(join(folder(), 'nope'))).toBe(false);
+  });
+});
+
+describe('where the token is kept', () => {
+  const accounting = { group: 'accounting', gid: 1001 };
+  const payouts = 999;
+  it.each([
+    [
+      'a token file only the service reads',
+      '/etc/payouts.secret',
+      0o640,
+      payouts,
+      false,
+      'ok',
+      /^read from \/etc\/payouts\.secret, which the members of accounting may not read$/,
+    ],
+    [
+      'a token file the group reads',
+      '/etc/payouts.secret',
+      0o640,
+      accounting.gid,
+      false,
+      'warn',
+      /every member of accounting may read it: chown root:payouts \/etc\/payouts\.secret; chmod 640/,
+    ],
+    [
+      'a token file every user reads',
+      '/etc/payouts.secret',
+      0o644,
+      payouts,
+      false,
+      'warn',
+      /every user of this machine may read it: chown root:payouts/,
+    ],
+    [
+      'the settings of last month: the token among them, for the service alone',
+      '/etc/payouts.env',
+      0o640,
+      payouts,
+      true,
+      'ok',
+      /^read from \/etc\/payouts\.env, with the other settings, .*replace PAYOUTS_TOKEN with PAYOUTS_TOKEN_FILE=\/etc\/payouts\.secret, and chown root:accounting \/etc\/payouts\.env$/,
+    ],
+    [
+      'the settings, with the token, given to the group',
+      '/etc/payouts.env',
+      0o640,
+      accounting.gid,
+      true,
+      'warn',
+      /every member of accounting may read it: put the token alone in a file only the service user reads/,
+    ],
+  ] as const)('%s: %s', (_case, file, mode, gid, withSettings, level, detail) => {
+    const check = tokenPlaceCheck({ file, mode, gid, shared: accounting, withSettings });
+    expect(check.level).toBe(level);
+    expect(check.detail).toMatch(detail);
   });
 });
