@@ -218,11 +218,15 @@ function mixedGateways(bound: GatewayKind, home: string): string {
 
 /**
  * The home's journal, or exit 1 with a sentence naming it: a damaged or unopenable
- * journal is the operator's to look at, never an `unexpected error`.
+ * journal is the operator's to look at, never an `unexpected error`. `open` is how:
+ * for work, or read only (`openJournalReadOnly`).
  */
-export function openHomeJournal(path: string): Journal {
+export function openHomeJournal(
+  path: string,
+  open: (path: string) => Journal = openJournal,
+): Journal {
   try {
-    return openJournal(path);
+    return open(path);
   } catch (error) {
     const why = explainJournalFailure(error, path, 'nothing') ?? journalProblem(path, error);
     if (why === undefined) throw error;
