@@ -221,16 +221,21 @@ export function loadConfig(options: {
   };
 }
 
-function readTokenFile(path: string): string {
-  let text: string;
+/** A settings file's text, or a ConfigError saying `cannot` with the system's code. */
+function readSettingsText(path: string, cannot: (code: string) => string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new ConfigError([
-      `cannot read the token file ${path} (${code}), named by tokenFile: the user running payouts must read it (root:payouts 0640 on a server). Nothing was done`,
-    ]);
+    throw new ConfigError([cannot((error as NodeJS.ErrnoException).code ?? 'error')]);
   }
+}
+
+function readTokenFile(path: string): string {
+  const text = readSettingsText(
+    path,
+    (code) =>
+      `cannot read the token file ${path} (${code}), named by tokenFile: the user running payouts must read it (root:payouts 0640 on a server). Nothing was done`,
+  );
   const token = tokenOfFileText(text);
   if (token === undefined) {
     throw new ConfigError([
@@ -251,15 +256,11 @@ export function tokenOfFileText(text: string): string | undefined {
 }
 
 function readEnvFile(path: string): { path: string; settings: EnvFileSettings } {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new ConfigError([
+  const text = readSettingsText(
+    path,
+    (code) =>
       `cannot open the environment file ${path} (${code}): check the path given by --settings-file or ${ENV_FILE_VARIABLE}, and that the user running payouts may read it. Nothing was done`,
-    ]);
-  }
+  );
   const reading = readEnvFileText(text);
   if (!reading.ok) throw new ConfigError(reading.problems.map((problem) => `${path} ${problem}`));
   return { path, settings: reading.settings };
