@@ -208,6 +208,12 @@ describe.runIf(IS_ROOT && nobodyReachesCheckout())(
         notWeighed: expect.stringMatching(/^Not weighed against the journal /),
       });
       expect({ hash: sha256(journal), mtimeMs: statSync(journal).mtimeMs }).toEqual(before);
+
+      // A home the user may not enter at all (not shared with their group): the same.
+      chmodSync(home, 0o700);
+      const shut = await asAccountant(['validate', october]);
+      expect(shut.code, shut.stdout + shut.stderr).toBe(0);
+      expect(shut.stdout).toContain(`Não conferido com o diário ${journal}`);
     });
   },
 );

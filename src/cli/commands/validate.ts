@@ -14,6 +14,7 @@ import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { homeFolders, type Folders } from '../../inbox/folders.js';
 import { openJournalReadOnly } from '../../journal/journal.js';
 import { hintFlagsOf, openContext, openHomeJournal, type GlobalOptions } from '../context.js';
+import { systemCodeOf } from '../../errors.js';
 import { ExitError } from '../exit-error.js';
 import { say, sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
@@ -328,7 +329,14 @@ interface JournalToWeigh {
 }
 
 function journalToWeigh(folders: Folders): JournalToWeigh | undefined {
-  const owner = statSync(folders.journal, { throwIfNoEntry: false })?.uid;
+  let owner: number | undefined;
+  try {
+    owner = statSync(folders.journal, { throwIfNoEntry: false })?.uid;
+  } catch (error) {
+    // A home this user may not enter (not a member of its group): nothing to weigh against.
+    if (systemCodeOf(error) === 'EACCES') return { unread: folders.journal };
+    throw error;
+  }
   if (owner === undefined) return undefined;
   if (owner === process.getuid?.()) return { path: folders.journal };
   const view = statSync(folders.view, { throwIfNoEntry: false });
