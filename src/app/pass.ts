@@ -24,7 +24,7 @@ import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import type { FileState } from '../inbox/file-state.js';
 import { batchesGivenAs } from '../inbox/holds.js';
-import { moveInto, type Folders } from '../inbox/folders.js';
+import { groupId, moveInto, type Folders } from '../inbox/folders.js';
 import {
   describePendingTooLong,
   pendingTooLong,
@@ -32,7 +32,7 @@ import {
 } from '../inbox/pending-alert.js';
 import { newBatchRelease, payeesOf, readingsOf } from '../journal/answers.js';
 import { refuseClockBehind } from '../journal/clock-behind.js';
-import type { Journal, RowTotals } from '../journal/journal.js';
+import { writeJournalView, type Journal, type RowTotals } from '../journal/journal.js';
 import { behindTheGateway } from '../journal/open-for-work.js';
 import { isFinalOutcome, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
 import type { Said } from '../messages/said.js';
@@ -212,7 +212,22 @@ export async function runPass(
       ),
     );
   }
+  if (config.sharedGroup !== null) shareView(folders, config.sharedGroup, options.note);
   return { files, stopped, failed };
+}
+
+/**
+ * What the group's `validate` weighs files against, written when the journal changed: a
+ * view it cannot write leaves the group the one before, which is said, and pays nobody less.
+ */
+function shareView(folders: Folders, sharedGroup: string, note: (text: string) => void): void {
+  try {
+    writeJournalView(folders.journal, folders.view, groupId(sharedGroup));
+  } catch (error) {
+    note(
+      `the journal's view for the group ${sharedGroup} could not be written to ${folders.view} (${systemCodeOf(error) ?? (error as Error).message}): payouts validate, run by its members, weighs files against the view before, until a run writes it`,
+    );
+  }
 }
 
 /**

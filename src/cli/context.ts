@@ -42,8 +42,9 @@ export function hintFlagsOf(options: GlobalOptions): string {
  * What a command does with payouts, which decides what it may start against:
  * - `payouts` moves or reports real payouts (run, watch, reconcile, status, approve,
  *   reject): without a baseUrl it refuses to start unless the sandbox is asked for;
- * - `trying-out` (balance, get, cashin, demo, sandbox): the embedded sandbox is its default;
- * - `offline` talks to no gateway (validate).
+ * - `trying-out` (balance, get, cashin, demo, sandbox, doctor): the embedded sandbox is its default;
+ * - `offline` talks to no gateway, and reads no token (validate, template): an accountant
+ *   checks a file with the settings, not with the token kept apart (`tokenFile`).
  * The default is the safe one, so a command that forgets to say is refused, never sandboxed.
  */
 export type CommandUse = 'payouts' | 'trying-out' | 'offline';
@@ -83,7 +84,12 @@ export function openContext(
     config: loaded,
     sources,
     envFile: envFileRead,
-  } = loadConfig({ configFile: options.config, envFile, env: io.env });
+  } = loadConfig({
+    configFile: options.config,
+    envFile,
+    env: io.env,
+    readsToken: use !== 'offline',
+  });
   if (options.sandbox && loaded.baseUrl !== null) {
     throw new ExitError(
       1,
@@ -212,11 +218,15 @@ function mixedGateways(bound: GatewayKind, home: string): string {
 
 /**
  * The home's journal, or exit 1 with a sentence naming it: a damaged or unopenable
- * journal is the operator's to look at, never an `unexpected error`.
+ * journal is the operator's to look at, never an `unexpected error`. `open` is how:
+ * for work, or read only (`openJournalReadOnly`).
  */
-export function openHomeJournal(path: string): Journal {
+export function openHomeJournal(
+  path: string,
+  open: (path: string) => Journal = openJournal,
+): Journal {
   try {
-    return openJournal(path);
+    return open(path);
   } catch (error) {
     const why = explainJournalFailure(error, path, 'nothing') ?? journalProblem(path, error);
     if (why === undefined) throw error;

@@ -46,8 +46,11 @@ export function displayed(key: string, value: unknown): string {
 }
 const KNOWN = new Set<string>(CONFIG_KEYS);
 
-export function resolveConfig(layers: readonly ConfigLayer[]): Config {
-  return resolveWithSources(layers).config;
+export function resolveConfig(
+  layers: readonly ConfigLayer[],
+  readToken?: (tokenFile: string) => string,
+): Config {
+  return resolveWithSources(layers, readToken).config;
 }
 
 /** The config, and where each key's value came from (`config/default.json`, `PAYOUTS_HOME`). */
@@ -58,7 +61,14 @@ export interface SourcedConfig {
   envFile?: { path: string; settings: EnvFileSettings };
 }
 
-function resolveWithSources(layers: readonly ConfigLayer[]): SourcedConfig {
+/**
+ * `readToken` reads the `tokenFile`; without it (a command that reaches no gateway) the
+ * file is left unread, and the token stays null.
+ */
+function resolveWithSources(
+  layers: readonly ConfigLayer[],
+  readToken?: (tokenFile: string) => string,
+): SourcedConfig {
   const problems: string[] = [];
   const merged: Record<string, unknown> = {};
   const origin: Record<string, string> = {};
@@ -90,9 +100,19 @@ function resolveWithSources(layers: readonly ConfigLayer[]): SourcedConfig {
   }
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   const config = parsed.data;
-  if (config.baseUrl !== null && config.token === null) {
+  if (config.tokenFile !== null && config.token !== null) {
+    // Two tokens, and a person must say which one pays.
     throw new ConfigError([
-      `token is required when baseUrl is set (set ${envName('token')} or "token" in the --config file)`,
+      `token (from ${origin['token'] ?? 'nowhere'}) and tokenFile (from ${origin['tokenFile'] ?? 'nowhere'}) are both set: keep the token in the tokenFile alone, and remove ${envName('token')}`,
+    ]);
+  }
+  if (config.tokenFile !== null && readToken !== undefined) {
+    config.token = readToken(config.tokenFile);
+    origin['token'] = `tokenFile ${config.tokenFile}`;
+  }
+  if (config.baseUrl !== null && config.token === null && config.tokenFile === null) {
+    throw new ConfigError([
+      `token is required when baseUrl is set (set ${envName('tokenFile')} to a file holding it, ${envName('token')}, or "token" in the --config file)`,
     ]);
   }
   if (config.gateway === 'sandbox' && config.baseUrl !== null) {
@@ -179,6 +199,8 @@ export function loadConfig(options: {
   /** The environment file; the real environment wins over it. */
   envFile?: string | undefined;
   env: Readonly<Record<string, string | undefined>>;
+  /** False for a command that reaches no gateway: the tokenFile is left unread. */
+  readsToken?: boolean;
 }): SourcedConfig {
   const layers: ConfigLayer[] = [
     { source: 'config/default.json', values: readJson(DEFAULTS_FILE) },
@@ -192,19 +214,53 @@ export function loadConfig(options: {
     layers.push(envLayer(values, (name) => `${envFile.path} line ${lineOf[name]}`));
   }
   layers.push(envLayer(options.env));
-  return { ...resolveWithSources(layers), ...(envFile === undefined ? {} : { envFile }) };
+  const readToken = options.readsToken === false ? undefined : readTokenFile;
+  return {
+    ...resolveWithSources(layers, readToken),
+    ...(envFile === undefined ? {} : { envFile }),
+  };
+}
+
+/** A settings file's text, or a ConfigError saying `cannot` with the system's code. */
+function readSettingsText(path: string, cannot: (code: string) => string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError([cannot((error as NodeJS.ErrnoException).code ?? 'error')]);
+  }
+}
+
+function readTokenFile(path: string): string {
+  const text = readSettingsText(
+    path,
+    (code) =>
+      `cannot read the token file ${path} (${code}), named by tokenFile: the user running payouts must read it (root:payouts 0640 on a server). Nothing was done`,
+  );
+  const token = tokenOfFileText(text);
+  if (token === undefined) {
+    throw new ConfigError([
+      `the token file ${path} must hold the token alone, on one line of visible characters (no name=, no quotes, no spaces)`,
+    ]);
+  }
+  return token;
+}
+
+/** The token a token file holds: its one line, or undefined when it holds anything else. */
+export function tokenOfFileText(text: string): string | undefined {
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
+  if (lines.length !== 1) return undefined;
+  const token = (lines[0] as string).trim();
+  // A line copied from the environment file would be sent as the token, and refused.
+  if (token.startsWith(`${envName('token')}=`)) return undefined;
+  return ConfigSchema.shape.token.safeParse(token).success ? token : undefined;
 }
 
 function readEnvFile(path: string): { path: string; settings: EnvFileSettings } {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new ConfigError([
+  const text = readSettingsText(
+    path,
+    (code) =>
       `cannot open the environment file ${path} (${code}): check the path given by --settings-file or ${ENV_FILE_VARIABLE}, and that the user running payouts may read it. Nothing was done`,
-    ]);
-  }
+  );
   const reading = readEnvFileText(text);
   if (!reading.ok) throw new ConfigError(reading.problems.map((problem) => `${path} ${problem}`));
   return { path, settings: reading.settings };

@@ -66,7 +66,14 @@ export const ConfigSchema = z.strictObject({
     .regex(/^[\x21-\x7e]+$/, 'expected visible characters only (no spaces or line breaks)')
     .nullable()
     .describe(
-      'access token sent in `Authorization`; required with `baseUrl`; never printed, logged or written',
+      'access token sent in `Authorization`; required with `baseUrl` (or `tokenFile`); never printed, logged or written',
+    ),
+  tokenFile: z
+    .string()
+    .min(1)
+    .nullable()
+    .describe(
+      'file holding the token alone (one line), so that the other settings may be in a file the accountants read: on a server `/etc/payouts.secret`, root:payouts 0640, beside `/etc/payouts.env`, root:accounting 0640; read by every command that may reach the gateway, never by `validate`, which then checks a file with the real settings as any member of `sharedGroup`; `null`: the token is `token`. Never both',
     ),
   gateway: z
     .enum(GATEWAY_CHOICES)

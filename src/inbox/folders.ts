@@ -35,6 +35,8 @@ export interface Folders {
   /** Where a person moves an awaiting file to release it. */
   approved: string;
   journal: string;
+  /** The journal's copy for sharedGroup, which `validate` weighs files against (journal/sqlite/view.ts). */
+  view: string;
 }
 
 export function homeFolders(home: string, inbox?: string): Folders {
@@ -49,6 +51,7 @@ export function homeFolders(home: string, inbox?: string): Folders {
     awaiting: join(root, 'awaiting-approval'),
     approved: join(root, 'approved'),
     journal: join(root, 'journal.db'),
+    view: join(root, 'journal-view.db'),
   };
 }
 
@@ -113,7 +116,7 @@ function folderRefused(folder: string, home: string, sharedGroup: string | null)
 }
 
 /** A group's id from its name (through getent, so LDAP groups count) or its number. */
-function groupId(group: string): number {
+export function groupId(group: string): number {
   const gid = sharedGroupId(group);
   if (gid === undefined) {
     throw new ConfigError([

@@ -46,7 +46,8 @@ import type {
 export type * from './types.js';
 export type { BatchState } from './batch-states.js';
 export { JournalError, isJournalError } from './journal-error.js';
-export { openJournal, type JournalOptions } from './sqlite/open.js';
+export { openJournal, openJournalReadOnly, type JournalOptions } from './sqlite/open.js';
+export { writeJournalView } from './sqlite/view.js';
 
 /** The journal as a whole: the file it lives in, and each aggregate. */
 export interface Journal

@@ -97,6 +97,10 @@ export interface Catalog {
   fileHeld(p: { message: string }): string;
   wouldHold(p: { note: string }): string;
   heldByRulesTitle(p: { journal: string }): string;
+  /** Weighed against the view of the journal the service writes for the group, written `at`. */
+  weighedAgainstView(p: { at: number; timeZone: string }): string;
+  /** The journal is the service's alone, and it has written no view yet: nothing weighed. */
+  notWeighed(p: { journal: string }): string;
   heldRow(p: { line: number; rule: string; message: string }): string;
   andMoreHeld(p: { count: number }): string;
   skipped(p: { lines: { line: number; reason: string }[] }): string;

@@ -37,6 +37,10 @@ const instant = (ms: number, timeZone: string) =>
     ms,
   );
 
+/** `09:00 on 2026-11-27`, in the home's time zone. */
+const timeAndDay = (ms: number, timeZone: string) =>
+  `${new Intl.DateTimeFormat('en-GB', { timeZone, timeStyle: 'short' }).format(ms)} on ${new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short' }).format(ms)}`;
+
 const DAY_MS = 86_400_000;
 
 /** ` (line 2 as its line 3, line 4 as its line 2 and 1 more row)`: which rows of a copy repeat which. */
@@ -431,6 +435,10 @@ export const en: Catalog = {
   wouldHold: ({ note }) => `A run would hold it for a person: ${note}`,
   heldByRulesTitle: ({ journal }) =>
     `Held for a person by the rules on who is paid (against the journal ${journal}):`,
+  weighedAgainstView: ({ at, timeZone }) =>
+    `Weighed against what the service saw at ${timeAndDay(at, timeZone)}: the journal is the service's alone, and after each run that changes it the service writes this copy for the group.`,
+  notWeighed: ({ journal }) =>
+    `Not weighed against the journal ${journal}: it is the service's alone, and the service has not yet written the copy the group reads (it does after each run, when sharedGroup is set). A run may still hold rows of this file that repeat earlier payouts.`,
   heldRow: ({ line, rule, message }) => `line ${line} (${rule}): ${message}`,
   andMoreHeld: ({ count }) => `… and ${count} more (payouts run --dry-run --json lists them)`,
   skipped: ({ lines }) =>

@@ -68,6 +68,10 @@ const instante = (ms: number, timeZone: string) =>
     .format(ms)
     .replace(', ', ' ');
 
+/** `09:00 de 27/11/2026`, no fuso horário da pasta. */
+const horaEDia = (ms: number, timeZone: string) =>
+  `${new Intl.DateTimeFormat('pt-BR', { timeZone, timeStyle: 'short' }).format(ms)} de ${new Intl.DateTimeFormat('pt-BR', { timeZone, dateStyle: 'short' }).format(ms)}`;
+
 const DIA_MS = 86_400_000;
 
 /** ` (a linha 2 como a linha 3 dele, ...)`: quais linhas de uma cópia repetem quais. */
@@ -478,6 +482,10 @@ export const ptBR: Catalog = {
   wouldHold: ({ note }) => `Uma execução o reteria para uma pessoa decidir: ${note}`,
   heldByRulesTitle: ({ journal }) =>
     `Retidas para uma pessoa decidir, pelas regras de quem é pago (contra o diário ${journal}):`,
+  weighedAgainstView: ({ at, timeZone }) =>
+    `Conferido com o que o serviço viu às ${horaEDia(at, timeZone)}: o diário é só do serviço, que grava esta cópia para o grupo após cada execução que o muda.`,
+  notWeighed: ({ journal }) =>
+    `Não conferido com o diário ${journal}: ele é só do serviço, que ainda não gravou a cópia que o grupo lê (grava após cada execução, com sharedGroup definido). Uma execução ainda pode reter linhas deste arquivo que repetem pagamentos anteriores.`,
   heldRow: ({ line, rule, message }) => `linha ${line} (${REGRA[rule] ?? rule}): ${message}`,
   andMoreHeld: ({ count }) => `… e mais ${count} (payouts run --dry-run --json lista todas)`,
   skipped: ({ lines }) =>

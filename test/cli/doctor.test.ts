@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenPlaceCheck } from '../../src/cli/commands/doctor.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder, writeFile } from '../support/files.js';
@@ -196,5 +197,61 @@ describe('payouts doctor', { timeout: 30_000 }, () => {
     expect(fixed.stdout).toMatch(/^ok {4}inbox: .*default ACL/m);
     // Without a shared group only payouts' own user drops files: nothing to check.
     expect(check((await doctor(env)).report, 'inbox')).toBeUndefined();
+  });
+});
+
+describe('where the token is kept', () => {
+  const accounting = { group: 'accounting', gid: 1001 };
+  const payouts = 999;
+  it.each([
+    [
+      'a token file only the service reads',
+      '/etc/payouts.secret',
+      0o640,
+      payouts,
+      false,
+      'ok',
+      /^read from \/etc\/payouts\.secret, which the members of accounting may not read$/,
+    ],
+    [
+      'a token file the group reads',
+      '/etc/payouts.secret',
+      0o640,
+      accounting.gid,
+      false,
+      'warn',
+      /every member of accounting may read it: chown root:payouts \/etc\/payouts\.secret; chmod 640/,
+    ],
+    [
+      'a token file every user reads',
+      '/etc/payouts.secret',
+      0o644,
+      payouts,
+      false,
+      'warn',
+      /every user of this machine may read it: chown root:payouts/,
+    ],
+    [
+      'the settings of last month: the token among them, for the service alone',
+      '/etc/payouts.env',
+      0o640,
+      payouts,
+      true,
+      'ok',
+      /^read from \/etc\/payouts\.env, with the other settings, .*replace PAYOUTS_TOKEN with PAYOUTS_TOKEN_FILE=\/etc\/payouts\.secret, and chown root:accounting \/etc\/payouts\.env$/,
+    ],
+    [
+      'the settings, with the token, given to the group',
+      '/etc/payouts.env',
+      0o640,
+      accounting.gid,
+      true,
+      'warn',
+      /every member of accounting may read it: put the token alone in a file only the service user reads/,
+    ],
+  ] as const)('%s: %s', (_case, file, mode, gid, withSettings, level, detail) => {
+    const check = tokenPlaceCheck({ file, mode, gid, shared: accounting, withSettings });
+    expect(check.level).toBe(level);
+    expect(check.detail).toMatch(detail);
   });
 });

@@ -3,7 +3,7 @@
  * as written: cron and systemd name it and read it alike, a phone with spaces and a token
  * with a `$` are kept whole, and a line it cannot take is said with its file and line.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -48,6 +48,7 @@ describe('the environment file', { timeout: 30_000 }, () => {
 
   it('named by --settings-file or PAYOUTS_SETTINGS_FILE: a phone with spaces and a token with a $ are read as written, and an export without contacts pays', async () => {
     const { home, file } = goLive();
+    chmodSync(file, 0o644);
     const doctor = await runCli(['--settings-file', file, 'doctor']);
     expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
     expect(doctor.stdout).toMatch(/^ok {4}gateway reached, token accepted: balance/m);
@@ -55,6 +56,13 @@ describe('the environment file', { timeout: 30_000 }, () => {
       'recipient contacts: a row without an e-mail or a phone is sent with folha@empresa.com.br and (11) 3333-4444',
     );
     expect(doctor.stdout).toContain(`  recipientPhone = "(11) 3333-4444"  (${file} line 6)`);
+    // A token every user of the machine may read is said, and still works.
+    expect(doctor.stdout).toMatch(
+      new RegExp(
+        `^WARN {2}token: ${file} \\(mode 0644\\) holds the token, and every user of this machine may read it: put the token alone in a file only the service user reads`,
+        'm',
+      ),
+    );
     expect(doctor.stdout + doctor.stderr).not.toContain(DOLLAR_TOKEN);
 
     writeFile(join(home, 'inbox'), 'folha.csv', EXPORT);

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { formatDuration, parseDurationMs } from '../../src/config/duration.js';
-import { ConfigError, envLayer, loadConfig, resolveConfig } from '../../src/config/load.js';
+import {
+  ConfigError,
+  envLayer,
+  loadConfig,
+  resolveConfig,
+  tokenOfFileText,
+} from '../../src/config/load.js';
 import {
   REFERENCE_END,
   REFERENCE_START,
@@ -93,6 +99,7 @@ describe('config', () => {
       sharedGroup: null,
       baseUrl: null,
       token: null,
+      tokenFile: null,
       gateway: 'baseUrl',
       authScheme: '',
       getTransactionMethod: 'GET',
@@ -277,6 +284,51 @@ describe('config', () => {
       else expect(problemsOf(() => loadConfig({ env })).join('\n')).toMatch(refused);
     },
   );
+
+  it('reads the token from tokenFile, for every command that may reach the gateway', () => {
+    const tokenFile = join(folder, 'payouts.secret');
+    writeFileSync(tokenFile, 'live-token-42\n');
+    const env = { PAYOUTS_BASE_URL: 'https://gw.example.com', PAYOUTS_TOKEN_FILE: tokenFile };
+    const { config, sources } = loadConfig({ env });
+    expect(config.token).toBe('live-token-42');
+    expect(sources.token).toBe(`tokenFile ${tokenFile}`);
+  });
+
+  it('leaves tokenFile unread for a command that reaches no gateway (validate): an accountant may not read it', () => {
+    const env = {
+      PAYOUTS_BASE_URL: 'https://gw.example.com',
+      PAYOUTS_TOKEN_FILE: join(folder, 'unreadable.secret'),
+    };
+    expect(loadConfig({ env, readsToken: false }).config.token).toBeNull();
+    expect(problemsOf(() => loadConfig({ env }))).toEqual([
+      `cannot read the token file ${env.PAYOUTS_TOKEN_FILE} (ENOENT), named by tokenFile: the user running payouts must read it (root:payouts 0640 on a server). Nothing was done`,
+    ]);
+  });
+
+  it('refuses a token in two places, and a token file that holds more than the token', () => {
+    const tokenFile = join(folder, 'payouts.secret');
+    writeFileSync(tokenFile, 'PAYOUTS_TOKEN=live-token-42\n');
+    expect(
+      problemsOf(() => loadConfig({ env: { PAYOUTS_TOKEN: 'a', PAYOUTS_TOKEN_FILE: tokenFile } })),
+    ).toEqual([
+      'token (from PAYOUTS_TOKEN) and tokenFile (from PAYOUTS_TOKEN_FILE) are both set: keep the token in the tokenFile alone, and remove PAYOUTS_TOKEN',
+    ]);
+    expect(problemsOf(() => loadConfig({ env: { PAYOUTS_TOKEN_FILE: tokenFile } }))).toEqual([
+      `the token file ${tokenFile} must hold the token alone, on one line of visible characters (no name=, no quotes, no spaces)`,
+    ]);
+  });
+
+  it.each([
+    ['live-token-42\n', 'live-token-42'],
+    ['\r\n  live-token-42  \r\n\r\n', 'live-token-42'],
+    ['abc==\n', 'abc=='],
+    ['', undefined],
+    ['one\ntwo\n', undefined],
+    ['two words\n', undefined],
+    ['PAYOUTS_TOKEN=live-token-42\n', undefined],
+  ])('the token of a token file holding %j is %j', (text, token) => {
+    expect(tokenOfFileText(text)).toBe(token);
+  });
 
   it('never shows the token in a message', () => {
     const problems = problemsOf(() =>

@@ -58,7 +58,7 @@ export function doctorCommand(io: CliIo): Command {
       '\nExit 0 when every check holds, 1 when one does not (each says what to do).\n\nExample:\n  PAYOUTS_HOME=/srv/payouts payouts doctor',
     )
     .action(async (_options: object, command: Command) => {
-      const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'offline');
+      const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const folders = homeFolders(context.config.home);
       const checks = [
         ...(await gatewayChecks(context)),
@@ -67,6 +67,7 @@ export function doctorCommand(io: CliIo): Command {
         journalCheck(folders, context),
         contactsCheck(context.config),
         ...(context.envFile === undefined ? [] : [envFileCheck(context.envFile)]),
+        ...tokenPlaceChecks(context),
       ];
       const settings = CONFIG_KEYS.map((key) => ({
         key,
@@ -389,6 +390,72 @@ function envFileCheck({ path, settings }: NonNullable<Context['envFile']>): Chec
       otherwise.length === 0
         ? read
         : `${read}; a shell's \`.\` would read ${otherwise.length === 1 ? 'line' : 'lines'} ${lines} otherwise (spaces, quotes, \`$\`): load the file with --settings-file or ${ENV_FILE_VARIABLE} only, never with \`. ${path}\``,
+  };
+}
+
+/** The file the token was read from, if a file: the tokenFile, the environment file, --config. */
+function tokenPlaceChecks({ config, sources, envFile }: Context): Check[] {
+  if (config.token === null) return [];
+  const from = sources.token;
+  const settingsFile =
+    envFile !== undefined && from.startsWith(`${envFile.path} line `) ? envFile.path : undefined;
+  const file =
+    config.tokenFile ??
+    settingsFile ??
+    (from.startsWith('--config ') ? from.slice('--config '.length) : undefined);
+  const stats = file === undefined ? undefined : statSync(file, { throwIfNoEntry: false });
+  if (file === undefined || stats === undefined) return [];
+  const sharedGid = config.sharedGroup === null ? undefined : sharedGroupId(config.sharedGroup);
+  return [
+    tokenPlaceCheck({
+      file,
+      mode: stats.mode & 0o777,
+      gid: stats.gid,
+      shared:
+        sharedGid === undefined ? undefined : { group: config.sharedGroup ?? '', gid: sharedGid },
+      withSettings: config.tokenFile === null,
+    }),
+  ];
+}
+
+/**
+ * Who may read the token where it is: a file every user reads, or one the group sharing
+ * the home (accounting) reads, is a warning; the token among the other settings is kept
+ * working, with how to move it so that the group may read those settings.
+ */
+export function tokenPlaceCheck(place: {
+  file: string;
+  mode: number;
+  gid: number;
+  shared: { group: string; gid: number } | undefined;
+  /** The token sits among the other settings, not in a tokenFile of its own. */
+  withSettings: boolean;
+}): Check {
+  const { file, mode, gid, shared, withSettings } = place;
+  const name = 'token';
+  const move = withSettings
+    ? `: put the token alone in a file only the service user reads (install -o root -g payouts -m 640 /dev/null /etc/payouts.secret, then write the token in it), and in ${file} replace ${envName('token')} with ${envName('tokenFile')}=/etc/payouts.secret`
+    : `: chown root:payouts ${file}; chmod 640 ${file} (payouts being the service user's group)`;
+  if ((mode & 0o004) !== 0)
+    return {
+      name,
+      level: 'warn',
+      detail: `${file} (mode ${octal(mode)}) holds the token, and every user of this machine may read it${move}`,
+    };
+  if (shared !== undefined && gid === shared.gid && (mode & 0o040) !== 0)
+    return {
+      name,
+      level: 'warn',
+      detail: `${file} (mode ${octal(mode)}, group ${shared.group}) holds the token, and every member of ${shared.group} may read it${move}`,
+    };
+  return {
+    name,
+    level: 'ok',
+    detail: withSettings
+      ? `read from ${file}, with the other settings, which only the service user reads then; for the members of ${shared?.group ?? 'sharedGroup'} to check files with these settings (payouts validate)${move}, and chown root:${shared?.group ?? 'GROUP'} ${file}`
+      : shared === undefined
+        ? `read from ${file}, kept apart from the other settings`
+        : `read from ${file}, which the members of ${shared.group} may not read`,
   };
 }
 

@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { systemClock } from '../../runtime/clock.js';
 import { Command } from 'commander';
@@ -12,8 +12,10 @@ import { COLUMN_NAMES } from '../../csv/header.js';
 import { mistakesSaid, type Mistake, type RowOutcome } from '../../csv/row.js';
 import { validationReportHeadings, validationReportLine } from '../../csv/validation-report.js';
 import { planRun, type DryRunFile } from '../../engine/dry-run.js';
-import { homeFolders } from '../../inbox/folders.js';
+import { homeFolders, type Folders } from '../../inbox/folders.js';
+import { openJournalReadOnly } from '../../journal/journal.js';
 import { hintFlagsOf, openContext, openHomeJournal, type GlobalOptions } from '../context.js';
+import { systemCodeOf } from '../../errors.js';
 import { ExitError } from '../exit-error.js';
 import { say, sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
@@ -124,15 +126,16 @@ export function validateCommand(io: CliIo): Command {
       const unusable = result.problems.filter((p) => p.kind === 'unusable');
       // The rules on who is paid weigh each valid row against the home's journal, if it
       // has one: held rows are said row by row, with why, before the file is dropped.
-      const journalPath = homeFolders(config.home).journal;
+      const against = unusable.length === 0 ? journalToWeigh(homeFolders(config.home)) : undefined;
+      const journalPath = against?.path;
       const weighed =
-        unusable.length === 0 && existsSync(journalPath)
-          ? await weighAgainstJournal(resolve(file), journalPath, {
+        journalPath === undefined
+          ? undefined
+          : await weighAgainstJournal(resolve(file), journalPath, {
               ...config,
               hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
               now: systemClock.now(),
-            })
-          : undefined;
+            });
       const held = weighed?.held ?? identical;
       // What the journal says of the file as a whole (its name is an earlier batch's).
       const fileMessages = new Set(result.problems.map((problem) => sayInEnglish(problem.message)));
@@ -158,6 +161,13 @@ export function validateCommand(io: CliIo): Command {
         filled: result.filled,
         identical,
         journal: weighed ? journalPath : null,
+        // When the journal weighed is the service's view: when the service wrote it.
+        journalAsOf:
+          against?.writtenAt === undefined ? null : new Date(against.writtenAt).toISOString(),
+        notWeighed:
+          against?.unread === undefined
+            ? null
+            : CATALOGS.en.notWeighed({ journal: against.unread }),
         held,
         // Programs read English, and each hold's code.
         holds: (weighed?.holds ?? []).map(({ said, ...hold }) => ({ ...hold, code: said.code })),
@@ -185,7 +195,10 @@ export function validateCommand(io: CliIo): Command {
           result,
           config,
           { errors, notes, skipped, moreErrors, moreNotes },
-          weighed && { journal: journalPath, ...weighed, notes: journalNotes },
+          weighed && journalPath !== undefined
+            ? { journal: journalPath, ...weighed, notes: journalNotes }
+            : undefined,
+          against,
           report?.path,
           out.line,
         );
@@ -199,6 +212,7 @@ function printSummary(
     recipientEmail: string | null;
     recipientPhone: string | null;
     language: Language | null;
+    timeZone: string;
   },
   found: {
     errors: Message[];
@@ -208,6 +222,7 @@ function printSummary(
     moreNotes: number;
   },
   weighed: (DryRunFile & { journal: string; notes: string[] }) | undefined,
+  against: JournalToWeigh | undefined,
   reportPath: string | undefined,
   print: (text: string) => void,
 ): void {
@@ -282,6 +297,9 @@ function printSummary(
     if (hidden > 0)
       print(`  ${words.andMore({ count: hidden, report: reportPath !== undefined })}`);
   };
+  if (against?.writtenAt !== undefined)
+    print(`\n${words.weighedAgainstView({ at: against.writtenAt, timeZone: contacts.timeZone })}`);
+  if (against?.unread !== undefined) print(`\n${words.notWeighed({ journal: against.unread })}`);
   list(words.invalidRowsTitle, found.errors, found.moreErrors);
   list(words.warningsTitle, found.notes, found.moreNotes);
   for (const note of weighed?.notes ?? []) print(`\n${words.wouldHold({ note })}`);
@@ -302,13 +320,42 @@ function printSummary(
   if (reportPath) print(`\n${words.reportAt({ path: reportPath })}`);
 }
 
-/** What a run would hold of this file's valid rows, weighed against the journal, which is left as it was. */
+/**
+ * What a file is weighed against: the journal, read only, by its owner (the service user);
+ * anyone else reads the view the service writes for its group, and never the journal;
+ * with no view yet, `unread` names the journal nothing was weighed against.
+ */
+interface JournalToWeigh {
+  path?: string;
+  /** When the service wrote the view weighed. */
+  writtenAt?: number;
+  unread?: string;
+}
+
+function journalToWeigh(folders: Folders): JournalToWeigh | undefined {
+  let owner: number | undefined;
+  try {
+    owner = statSync(folders.journal, { throwIfNoEntry: false })?.uid;
+  } catch (error) {
+    // A home this user may not enter (not a member of its group): nothing to weigh against.
+    if (systemCodeOf(error) === 'EACCES') return { unread: folders.journal };
+    throw error;
+  }
+  if (owner === undefined) return undefined;
+  if (owner === process.getuid?.()) return { path: folders.journal };
+  const view = statSync(folders.view, { throwIfNoEntry: false });
+  return view === undefined
+    ? { unread: folders.journal }
+    : { path: folders.view, writtenAt: view.mtimeMs };
+}
+
+/** What a run would hold of this file's valid rows, weighed against a journal opened read only. */
 async function weighAgainstJournal(
   file: string,
   journalPath: string,
   options: Parameters<typeof planRun>[2],
 ): Promise<DryRunFile | undefined> {
-  const journal = openHomeJournal(journalPath);
+  const journal = openHomeJournal(journalPath, openJournalReadOnly);
   try {
     const [plan] = await planRun([file], journal, options);
     return plan;

@@ -13,7 +13,7 @@ import { dirname } from 'node:path';
 import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { MIGRATIONS } from '../migrations.js';
-import type { Database } from '../sqlite.js';
+import { Database } from '../sqlite.js';
 import { connect } from './connection.js';
 import type { GatewayKind, JournalIdentity } from '../types.js';
 import { createBatches } from './batches.js';
@@ -66,7 +66,57 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     db.close();
     throw error;
   }
+  const { journal, recoverySince, sending } = journalOn(db, path, now, options.onSending);
+  // The sending path's writes, committed on a thread of their own (see sending-thread.ts).
+  const thread = sendingThread(path, now, recoverySince);
+  return {
+    ...answering(journal),
+    claimToSend: async (...args) => {
+      const claims = await thread.call('claimToSend', args);
+      if (claims.length > 0) sending.committed();
+      return claims;
+    },
+    moveMany: (...args) => thread.call('moveMany', args),
+    unclaim: (...args) => thread.call('unclaim', args),
+    close: async () => {
+      try {
+        await thread.close();
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
 
+/**
+ * A journal file opened for reading only (the journal's own, or its view: see view.ts),
+ * to weigh files against: nothing is made, migrated or written, and a method that writes
+ * fails (SQLITE_READONLY). Its schema must be the one this payouts knows.
+ */
+export function openJournalReadOnly(path: string): Journal {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const schema = db.pragma('user_version', { simple: true }) as number;
+    const latest = MIGRATIONS.at(-1)?.version ?? 0;
+    if (schema !== latest) {
+      throw new JournalError(
+        `the journal ${path} is at schema version ${schema}, and this payouts reads version ${latest}: ${schema < latest ? "the service's next run brings it up to date" : 'use the newer payouts that wrote it'}. Nothing was weighed`,
+      );
+    }
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return answering(journalOn(db, path, Date.now).journal);
+}
+
+/** The SQLite journal on an open database, but for its sending thread. */
+function journalOn(
+  db: Database,
+  path: string,
+  now: () => number,
+  onSending?: JournalOptions['onSending'],
+) {
   const context = contextOf(db, now);
   const { writing } = context;
   const statements = {
@@ -108,8 +158,8 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
   const sending = {
     recoverySince: () => recoverySince,
     committed: (): void => {
-      if (!options.onSending) return;
-      sendingSaved = options.onSending(highWater());
+      if (!onSending) return;
+      sendingSaved = onSending(highWater());
       // A failed write reaches the requests that wait for it; rows claimed ahead may wait
       // for it later, or be given back unsent: meanwhile it must not end the process.
       sendingSaved.catch(() => undefined);
@@ -142,25 +192,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     ...createLocks(context),
     ...createReports(context),
   };
-  // The sending path's writes, committed on a thread of their own (see sending-thread.ts).
-  const thread = sendingThread(path, now, () => recoverySince);
-  return {
-    ...answering(journal),
-    claimToSend: async (...args) => {
-      const claims = await thread.call('claimToSend', args);
-      if (claims.length > 0) sending.committed();
-      return claims;
-    },
-    moveMany: (...args) => thread.call('moveMany', args),
-    unclaim: (...args) => thread.call('unclaim', args),
-    close: async () => {
-      try {
-        await thread.close();
-      } finally {
-        db.close();
-      }
-    },
-  };
+  return { journal, recoverySince: () => recoverySince, sending };
 }
 
 /**
