@@ -35,8 +35,9 @@ export async function applyIntake(
   const summaries: FileSummary[] = [];
   const hintFlags = options.hintFlags ?? '';
   const isReady = options.isReady ?? settledByAge(config.inboxSettle, () => options.clock.now());
+  const words = CATALOGS[config.language ?? 'en'];
   for (const release of await releaseApproved(journal, folders, isReady, config.language ?? 'en')) {
-    if (release.released) options.note(`${release.file}: approved; it is sent now`);
+    if (release.released) options.note(say(words, { code: 'approvedSentNow', file: release.file }));
     else {
       summaries.push({
         ...(await summarise(

@@ -15,7 +15,9 @@ import {
 } from '../../inbox/folders.js';
 import { describeTotals } from '../../app/describe-file.js';
 import type { BatchEvent, Journal } from '../../journal/journal.js';
-import { CATALOGS } from '../../messages/catalog.js';
+import { CATALOGS, type Catalog } from '../../messages/catalog.js';
+import type { Said } from '../../messages/said.js';
+import { say, sayInEnglish } from '../../messages/say.js';
 import { openContext, type GlobalOptions, type Output } from '../context.js';
 import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
@@ -23,6 +25,10 @@ import { count } from '../format.js';
 import type { CliIo } from '../../runtime/io.js';
 
 type Awaiting = NonNullable<Awaited<ReturnType<typeof findAwaiting>>>;
+
+/** The words of the reader's language, for what is said before a command opens its home. */
+const wordsOf = (io: CliIo, command: Command): Catalog =>
+  CATALOGS[openContext(io, command.optsWithGlobals<GlobalOptions>()).config.language ?? 'en'];
 
 /**
  * Opens the journal and finds the file named in awaiting-approval/ for `act`; exits 1
@@ -33,9 +39,16 @@ async function onAwaitingFile(
   verb: string,
   name: string,
   command: Command,
-  act: (found: Awaiting, journal: Journal, folders: Folders, out: Output) => Promise<void> | void,
+  act: (
+    found: Awaiting,
+    journal: Journal,
+    folders: Folders,
+    out: Output,
+    words: Catalog,
+  ) => Promise<void> | void,
 ): Promise<void> {
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+  const words = CATALOGS[config.language ?? 'en'];
   const folders = homeFolders(config.home);
   const journal = await openWorkJournal(verb, folders, out, config, { mustExist: true });
   ensureFolders(folders, config.sharedGroup);
@@ -43,7 +56,6 @@ async function onAwaitingFile(
     const found = await findAwaiting(journal, folders, name);
     const approved = found ? undefined : await approvedBatchOf(journal, basename(name));
     if (approved) {
-      const words = CATALOGS[config.language ?? 'en'];
       throw new ExitError(
         1,
         words.release.alreadyApproved({
@@ -60,10 +72,10 @@ async function onAwaitingFile(
       const waiting = payoutFiles(folders.awaiting).map((file) => basename(file));
       throw new ExitError(
         1,
-        `payouts ${verb}: no file named "${basename(name)}" is waiting for approval (waiting: ${waiting.join(', ') || 'none'})`,
+        say(words, { code: 'notAwaiting', verb, file: basename(name), waiting }),
       );
     }
-    await act(found, journal, folders, out);
+    await act(found, journal, folders, out, words);
   } finally {
     await journal.close();
   }
@@ -150,24 +162,17 @@ export function approveCommand(io: CliIo): Command {
     )
     .action((name: string, options: ApproveOptions, command: Command) => {
       const answers = [options.newBatch, options.identical, options.corrects !== undefined];
-      if (answers.filter(Boolean).length > 1) {
-        throw new ExitError(
-          1,
-          'payouts approve: give one of --new-batch, --identical and --corrects at a time',
-        );
-      }
+      const usage = (
+        code: 'approveOneAnswer' | 'approveOptionsNeedNewBatch' | 'approveRowsOrExcept',
+      ) => new ExitError(1, say(wordsOf(io, command), { code }));
+      if (answers.filter(Boolean).length > 1) throw usage('approveOneAnswer');
       if (
         !options.newBatch &&
         [options.repeats, options.rows, options.except].some((given) => given !== undefined)
       ) {
-        throw new ExitError(
-          1,
-          'payouts approve: --repeats, --rows and --except go with --new-batch',
-        );
+        throw usage('approveOptionsNeedNewBatch');
       }
-      if (options.rows && options.except) {
-        throw new ExitError(1, 'payouts approve: give --rows or --except, not both');
-      }
+      if (options.rows && options.except) throw usage('approveRowsOrExcept');
       const pick = options.rows
         ? { pick: { rows: options.rows } }
         : options.except
@@ -187,38 +192,36 @@ export function approveCommand(io: CliIo): Command {
             ? { corrects: options.corrects, by }
             : undefined;
       if (answer) return answerHolds(io, name, answer, command);
-      return onAwaitingFile(io, 'approve', name, command, async (found, journal, folders, out) => {
-        if (!found.batch) {
-          throw new ExitError(
-            1,
-            `payouts approve: ${basename(found.file)} changed since it was validated (its bytes match no waiting batch): nothing approved; drop it in the inbox to be validated again`,
+      return onAwaitingFile(
+        io,
+        'approve',
+        name,
+        command,
+        async (found, journal, folders, out, words) => {
+          const file = basename(found.file);
+          if (!found.batch) throw new ExitError(1, say(words, { code: 'approveChanged', file }));
+          const sent = await toBeSent(journal, found.batch.id);
+          // Recorded before the move: the run that opens the batch finds who approved it.
+          await journal.recordBatchEvent(
+            found.batch.id,
+            'approved',
+            by,
+            `${count(sent.count, 'payout')}, ${formatCents(sent.cents)}`,
           );
-        }
-        const sent = await toBeSent(journal, found.batch.id);
-        // Recorded before the move: the run that opens the batch finds who approved it.
-        await journal.recordBatchEvent(
-          found.batch.id,
-          'approved',
-          by,
-          `${count(sent.count, 'payout')}, ${formatCents(sent.cents)}`,
-        );
-        const moved = moveInto(found.file, folders.approved);
-        if (!moved) {
-          throw new ExitError(
-            1,
-            `payouts approve: approved/ has no free name for ${basename(found.file)}`,
+          const moved = moveInto(found.file, folders.approved);
+          if (!moved) throw new ExitError(1, say(words, { code: 'approveNoFreeName', file }));
+          out.data({ file, batchId: found.batch.id, payouts: sent.count, cents: sent.cents });
+          out.line(
+            say(words, {
+              code: 'approved',
+              file,
+              batchId: found.batch.id,
+              count: sent.count,
+              cents: sent.cents,
+            }),
           );
-        }
-        out.data({
-          file: basename(found.file),
-          batchId: found.batch.id,
-          payouts: sent.count,
-          cents: sent.cents,
-        });
-        out.line(
-          `${basename(found.file)} (batch ${found.batch.id}): approved: ${count(sent.count, 'payout')}, ${formatCents(sent.cents)} in all. A running \`payouts watch\` sends them now; otherwise the next \`payouts run\` does.`,
-        );
-      });
+        },
+      );
     });
 }
 
@@ -235,14 +238,11 @@ async function answerHolds(
   const journal = await openWorkJournal('approve', folders, out, config, { mustExist: true });
   try {
     if ('corrects' in answer && !(await journal.batch(answer.corrects))) {
-      throw new ExitError(1, `payouts approve: there is no batch ${answer.corrects}`);
+      throw new ExitError(1, say(words, { code: 'approveNoBatch', batchId: answer.corrects }));
     }
     const released = await releaseHolds(journal, name, answer);
     if (!released) {
-      throw new ExitError(
-        1,
-        `payouts approve: no file named "${basename(name)}" has rows held as possible duplicates, for its name or as identical rows: nothing changed (payouts status lists every file)`,
-      );
+      throw new ExitError(1, say(words, { code: 'approveNothingHeld', file: basename(name) }));
     }
     // Before anything is said released: each row that would pay someone again.
     if (released.repeating.length > 0) {
@@ -271,13 +271,30 @@ async function answerHolds(
       );
     }
     out.data({ file: basename(name), ...released, by: answer.by });
+    const { batchId, rows, cents } = released;
     if ('corrects' in answer) {
+      const { corrects, by } = answer;
       out.line(
-        `${basename(name)} (batch ${released.batchId}): linked as a corrected copy of batch ${answer.corrects} by ${answer.by}; ${count(released.rows, 'payout')} to be sent by the next run.`,
+        say(words, {
+          code: 'linkedAsCopy',
+          file: basename(name),
+          batchId,
+          corrects,
+          by,
+          count: rows,
+        }),
       );
     } else if ('identical' in answer) {
+      const by = answer.by;
       out.line(
-        `${basename(name)} (batch ${released.batchId}): ${count(released.rows, 'payout')}, ${formatCents(released.cents)}, released by ${answer.by} as due besides their identical rows; the next run sends them.`,
+        say(words, {
+          code: 'releasedIdentical',
+          file: basename(name),
+          batchId,
+          count: rows,
+          cents,
+          by,
+        }),
       );
     } else {
       const repeats = released.repeating.length;
@@ -317,19 +334,17 @@ export function rejectCommand(io: CliIo): Command {
     .addHelpText('after', '\nExample:\n  payouts reject payroll-2026-11.csv --reason "wrong month"')
     .option('--by <name>', 'who turns it down, for the audit trail (default: the user running it)')
     .action((name: string, options: { reason: string; by?: string }, command: Command) =>
-      onAwaitingFile(io, 'reject', name, command, async (found, journal, folders, out) => {
+      onAwaitingFile(io, 'reject', name, command, async (found, journal, folders, out, words) => {
         // Changed in the folder since it was validated: the batch it waits as, by its name.
         const batch =
           found.batch ??
           (await journal.batchesIn('awaiting-approval')).find(
             (candidate) => candidate.awaitingName === basename(found.file),
           );
-        const why = `turned down by a person: ${options.reason}`;
-        if (batch && !(await journal.refuseBatch(batch.id, why))) {
-          throw new ExitError(
-            1,
-            `payouts reject: ${basename(found.file)} is no longer waiting (approved meanwhile?): nothing changed`,
-          );
+        const why: Said = { code: 'turnedDownBy', reason: options.reason };
+        const file = basename(found.file);
+        if (batch && !(await journal.refuseBatch(batch.id, sayInEnglish(why)))) {
+          throw new ExitError(1, say(words, { code: 'rejectNoLongerWaiting', file }));
         }
         if (batch) {
           await journal.recordBatchEvent(
@@ -339,7 +354,8 @@ export function rejectCommand(io: CliIo): Command {
             options.reason,
           );
         }
-        const moved = reject(found.file, folders.rejected, [why]);
+        // The reason file is the accountant's to read: in their words; the journal keeps English.
+        const moved = reject(found.file, folders.rejected, [say(words, why)]);
         rmSync(`${found.file}.report.txt`, { force: true });
         out.data({
           file: basename(found.file),
@@ -348,7 +364,12 @@ export function rejectCommand(io: CliIo): Command {
           reason: options.reason,
         });
         out.line(
-          `${basename(found.file)}${batch ? ` (batch ${batch.id})` : ''}: turned down${moved ? ' and moved to rejected/' : ''}; none of its rows will be sent. A corrected file may be dropped in the inbox.`,
+          say(words, {
+            code: 'turnedDown',
+            file,
+            batchId: batch?.id ?? null,
+            moved: moved !== undefined,
+          }),
         );
       }),
     );

@@ -26,7 +26,7 @@ import { startProgress } from '../progress.js';
 import { CATALOGS } from '../../messages/catalog.js';
 import { journalLossOf, openWorkJournal } from '../work-journal.js';
 import { describeFile } from '../../app/describe-file.js';
-import { sayInEnglish } from '../../messages/say.js';
+import { say, sayInEnglish } from '../../messages/say.js';
 import type { CliIo } from '../../runtime/io.js';
 
 interface RunOptions {
@@ -173,7 +173,7 @@ export function runCommand(io: CliIo): Command {
         const words = CATALOGS[config.language ?? 'en'];
         if (sandbox) out.line(words.sandboxRun);
         for (const summary of final) out.line(describeFile(summary, words));
-        if (final.length === 0) out.line('The inbox is empty: nothing to do.');
+        if (final.length === 0) out.line(say(words, { code: 'inboxEmpty' }));
         if (stopped)
           out.line(`\nStopped early: ${stopped}. Rows not sent stay queued for the next run.`);
         // Said even with --quiet or --json: a payout waiting for hours is a person's question.
@@ -241,7 +241,7 @@ async function dryRun(context: Context, folders: Folders, hintFlags: string): Pr
       `${file.file}: would send ${file.wouldSend} (${formatCents(file.wouldSendCents)}); ${file.held} held (already journaled from another file, or possible duplicates), ${file.invalid} invalid, ${file.skipped} skipped${problems}`,
     );
   }
-  if (plan.length === 0) out.line('The inbox is empty: nothing to do.');
+  if (plan.length === 0) out.line(say(CATALOGS[config.language ?? 'en'], { code: 'inboxEmpty' }));
   const needsAPerson = plan.some(
     (file) => file.invalid > 0 || file.held > 0 || file.problems.length > 0,
   );
