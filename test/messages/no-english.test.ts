@@ -5,12 +5,14 @@
  * gateway; the detector (test/support/english-words.ts) is tested first, so that it cannot
  * pass by finding nothing.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { runCli, type CliResult } from '../support/cli.js';
+import { BIN, cleanEnv, runCli, stopChild, type CliResult } from '../support/cli.js';
 import { englishWordsIn } from '../support/english-words.js';
 import { useTempFolder } from '../support/files.js';
 import { TOKEN, ledgerCounts, topUp } from '../support/gateway.js';
@@ -101,7 +103,7 @@ describe('Portuguese all the way (pt-BR against the sandbox)', { timeout: 60_000
         .map((line) => ({ line, words: englishWordsIn(line, data) }))
         .filter(({ words }) => words.length > 0);
     };
-    return { home, env, drop, cli, english };
+    return { home, env, drop, cli, english, said };
   };
 
   it('a paid file, a pending one and an empty inbox', async () => {
@@ -192,6 +194,44 @@ describe('Portuguese all the way (pt-BR against the sandbox)', { timeout: 60_000
     expect((await h.cli(['run'])).code).toBe(2);
     h.drop('folha (corrigida).csv', [HEADER, `folha-1;${ANA}`, `folha-2;${BRUNO}`]);
     expect((await h.cli(['run'])).code).toBe(0);
+    expect(h.english()).toEqual([]);
+  });
+
+  it('watch: its lines on each file, and what it writes, approved files included', async () => {
+    const h = await portugueseHome({
+      PAYOUTS_REQUIRE_APPROVAL: 'true',
+      PAYOUTS_LOG_LEVEL: 'info',
+      PAYOUTS_INBOX_RESCAN: '300ms',
+    });
+    const daemon = spawn(process.execPath, [BIN, 'watch'], {
+      env: cleanEnv(h.env),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let log = '';
+    daemon.stderr.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+    const waitFor = async (what: string, condition: () => boolean) => {
+      for (const until = Date.now() + 30_000; !condition(); await delay(100)) {
+        if (Date.now() > until) throw new Error(`timed out waiting for ${what}; log: ${log}`);
+      }
+    };
+    try {
+      h.drop('folha.csv', [HEADER, `folha-1;${ANA}`]);
+      const report = join(h.home, 'awaiting-approval', 'folha.csv.report.txt');
+      await waitFor('the approval report', () => existsSync(report));
+      expect((await h.cli(['approve', 'folha.csv'])).code).toBe(0);
+      await waitFor('folha.csv archived', () => readdirSync(join(h.home, 'archive')).length > 0);
+      expect(ledgerCounts(sandbox as Sandbox).get('folha-1')).toBe(1);
+    } finally {
+      expect(await stopChild(daemon)).toBe(0);
+    }
+    // The operator's lines (listening, health, stopped) stay English; those on a file do not.
+    const onFiles = log
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { msg: string }).msg)
+      .filter((msg) => msg.includes('folha.csv'));
+    expect(onFiles.length).toBeGreaterThan(1);
+    h.said.push(...onFiles);
     expect(h.english()).toEqual([]);
   });
 });
