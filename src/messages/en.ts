@@ -12,7 +12,7 @@ const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
  * How to save a file as CSV, in the menus a Brazilian Excel really has: "CSV UTF-8"
  * keeps every accent; "CSV (separado por vírgulas)" writes Windows-1252, which we read too.
  */
-export const SAVE_AS_CSV =
+const SAVE_AS_CSV =
   'save it again from Excel with Arquivo > Salvar como > "CSV UTF-8 (delimitado por vírgulas)" (or "CSV (separado por vírgulas)")';
 const KEY_TYPES = '0-4 or CPF, CNPJ, EMAIL, TELEFONE (PHONE), RANDOM_KEY (EVP, aleatória)';
 const KEEP_ZEROS = 'format the column as text so the leading zeros stay';
@@ -406,6 +406,11 @@ const said: SaidTexts = {
     `payouts retry: ${orderId} is ${state}${retriedAs === null ? '' : `: it was sent again already, as ${retriedAs}`}; only a payout that failed, was refused, canceled or refunded is sent again. Nothing changed`,
   retryNothing: ({ target, file }) =>
     `payouts retry: no orderId "${target}", and no file named "${file}" with a payout that failed, was refused, canceled or refunded and not sent again yet: nothing changed (payouts status lists every file)`,
+  templateWritten: ({ path }) => `Written: ${path}`,
+  templateHowToFill: ({ path }) =>
+    `Fill one row per payment (Valor as 1.234,56; CPF/CNPJ with or without its dots; Tipo de chave and ID do pagamento may stay empty), then ${SAVE_AS_CSV.replace('save it again', 'save it')}, and check it with: payouts validate "${path}"`,
+  templateExists: ({ path }) =>
+    `payouts template: ${path} already exists: nothing was written (give another name, or remove it first)`,
 };
 
 export const en: Catalog = {

@@ -449,6 +449,11 @@ const said: SaidTexts = {
     `payouts retry: ${orderId} está ${ESTADOS[state]}${retriedAs === null ? '' : `: já foi reenviado, como ${retriedAs}`}; só um pagamento que falhou, foi recusado, cancelado ou devolvido é reenviado. Nada mudou`,
   retryNothing: ({ target, file }) =>
     `payouts retry: nenhum ID de pagamento "${target}", e nenhum arquivo chamado "${file}" com um pagamento que falhou, foi recusado, cancelado ou devolvido e ainda não foi reenviado: nada mudou (payouts status lista todos os arquivos)`,
+  templateWritten: ({ path }) => `Escrito: ${path}`,
+  templateHowToFill: ({ path }) =>
+    `Preencha uma linha por pagamento (Valor como 1.234,56; CPF/CNPJ com ou sem os pontos; Tipo de chave e ID do pagamento podem ficar vazios), depois ${SALVAR_COMO_CSV.replace('salve-o de novo', 'salve-o')}, e confira-o com: payouts validate "${path}"`,
+  templateExists: ({ path }) =>
+    `payouts template: ${path} já existe: nada foi escrito (dê outro nome, ou apague-o antes)`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */

@@ -338,7 +338,11 @@ export type Said =
   | { code: 'retryQueued'; file: string; batchId: number; count: number; cents: number; by: string }
   | { code: 'retryLine'; line: number; from: string; to: string }
   | { code: 'retryNotFailed'; orderId: string; state: RowState; retriedAs: string | null }
-  | { code: 'retryNothing'; target: string; file: string };
+  | { code: 'retryNothing'; target: string; file: string }
+  // `payouts template`.
+  | { code: 'templateWritten'; path: string }
+  | { code: 'templateHowToFill'; path: string }
+  | { code: 'templateExists'; path: string };
 
 export type SaidCode = Said['code'];
 

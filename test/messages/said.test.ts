@@ -389,6 +389,9 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   retryLine: { code: 'retryLine', line: 3, from: 'folha-2', to: 'folha-2-r2' },
   retryNotFailed: { code: 'retryNotFailed', orderId: 'folha-1', state: 'paid', retriedAs: null },
   retryNothing: { code: 'retryNothing', target: 'folha.csv', file: 'folha.csv' },
+  templateWritten: { code: 'templateWritten', path: '/home/ana/pagamentos.csv' },
+  templateHowToFill: { code: 'templateHowToFill', path: '/home/ana/pagamentos.csv' },
+  templateExists: { code: 'templateExists', path: '/home/ana/pagamentos.csv' },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */
