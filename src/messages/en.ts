@@ -373,6 +373,8 @@ const said: SaidTexts = {
     `${earlier === null ? '' : `${earlier}; `}sent again on purpose by ${by} on ${day(at)} (payouts retry), as ${retryId}`,
   repeatSentAgain: ({ by, at, retryId }) =>
     `the payout it repeats is sent again on purpose by ${by} on ${day(at)} (payouts retry), as ${retryId}: not sent from this file`,
+  pendingTooLongIn: ({ file, rows, age, orderId, hintFlags }) =>
+    `payouts run: ${rows === 1 ? `1 payout pending for ${age} since it was sent` : `${rows} payouts pending for up to ${age} since they were sent`}, in ${file}: a person must look it up at the gateway (payouts get --order-id ${orderId}${hintFlags}); nothing is sent again meanwhile`,
   inboxEmpty: () => 'The inbox is empty: nothing to do.',
   approvedSentNow: ({ file }) => `${file}: approved; it is sent now`,
   approved: ({ file, batchId, count, cents }) =>

@@ -416,6 +416,8 @@ const said: SaidTexts = {
     `${earlier === null ? '' : `${earlier}; `}reenviado de propósito por ${by} ${dia(at)} (payouts retry), como ${retryId}`,
   repeatSentAgain: ({ by, at, retryId }) =>
     `o pagamento que ela repete foi reenviado de propósito por ${by} ${dia(at)} (payouts retry), como ${retryId}: não é enviada por este arquivo`,
+  pendingTooLongIn: ({ file, rows, age, orderId, hintFlags }) =>
+    `payouts run: ${rows === 1 ? `1 pagamento pendente há ${age} desde o envio` : `${rows} pagamentos pendentes há até ${age} desde o envio`}, em ${file}: uma pessoa precisa consultá-${rows === 1 ? 'lo' : 'los'} no gateway (payouts get --order-id ${orderId}${hintFlags}); nada é reenviado enquanto isso`,
   inboxEmpty: () => 'A entrada está vazia: nada a fazer.',
   approvedSentNow: ({ file }) => `${file}: aprovado; é enviado agora`,
   approved: ({ file, batchId, count, cents }) =>

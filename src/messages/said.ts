@@ -303,6 +303,14 @@ export type Said =
   | { code: 'repeatSentAgain'; by: string; at: number; retryId: string }
   // `payouts run`.
   | { code: 'inboxEmpty' }
+  | {
+      code: 'pendingTooLongIn';
+      file: string;
+      rows: number;
+      age: string;
+      orderId: string;
+      hintFlags: string;
+    }
   | { code: 'approvedSentNow'; file: string }
   // `payouts approve`.
   | { code: 'approved'; file: string; batchId: number; count: number; cents: number }

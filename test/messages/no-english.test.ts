@@ -56,10 +56,14 @@ describe('Portuguese all the way (pt-BR against the sandbox)', { timeout: 60_000
   });
 
   /** A home in Portuguese against a sandbox of its own; what it printed and wrote, read. */
-  const portugueseHome = async (settings: Record<string, string> = {}, balanceCents?: number) => {
+  const portugueseHome = async (
+    settings: Record<string, string> = {},
+    balanceCents?: number,
+    settleDelayMs = 20,
+  ) => {
     sandbox = await startSandbox({
       token: TOKEN,
-      settleDelayMs: 20,
+      settleDelayMs,
       ...(balanceCents === undefined ? {} : { initialBalanceCents: balanceCents }),
     });
     const { home, env } = sandboxHome(folder(), sandbox.url, {
@@ -113,6 +117,22 @@ describe('Portuguese all the way (pt-BR against the sandbox)', { timeout: 60_000
     expect((await h.cli(['run'])).code).toBe(0);
     h.drop('adiantamento.csv', [HEADER, `adiant-1;${BRUNO}`]);
     expect((await h.cli(['run'], { PAYOUTS_FOLLOW_TIMEOUT: '0' })).code).toBe(3);
+    expect(h.english()).toEqual([]);
+  });
+
+  it('a payout pending too long, said on stderr too', async () => {
+    // The gateway never settles it while the test runs; any age is too long.
+    const h = await portugueseHome(
+      { PAYOUTS_FOLLOW_TIMEOUT: '0', PAYOUTS_PENDING_ALERT_AFTER: '1ms' },
+      undefined,
+      3_600_000,
+    );
+    h.drop('folha.csv', [HEADER, `folha-1;${ANA}`]);
+    await h.cli(['run']);
+    expect(sandbox?.ledger()).toHaveLength(1);
+    const again = await h.cli(['run', '--quiet']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('payouts get --order-id folha-1');
     expect(h.english()).toEqual([]);
   });
 

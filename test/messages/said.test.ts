@@ -349,6 +349,14 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     retryId: 'folha-1-r2',
   },
   inboxEmpty: { code: 'inboxEmpty' },
+  pendingTooLongIn: {
+    code: 'pendingTooLongIn',
+    file: 'folha.csv',
+    rows: 1,
+    age: '2h 05m',
+    orderId: 'folha-1',
+    hintFlags: '',
+  },
   approvedSentNow: { code: 'approvedSentNow', file: 'folha.csv' },
   approved: { code: 'approved', file: 'folha.csv', batchId: 3, count: 1, cents: 123_456 },
   linkedAsCopy: {

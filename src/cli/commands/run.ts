@@ -179,9 +179,8 @@ export function runCommand(io: CliIo): Command {
         // Said even with --quiet or --json: a payout waiting for hours is a person's question.
         for (const file of final) {
           if (file.pendingTooLong) {
-            out.warn(
-              `payouts run: ${warnPendingTooLong(file.file, file.pendingTooLong, hintFlagsOf(command.optsWithGlobals<GlobalOptions>()))}`,
-            );
+            const hintFlags = hintFlagsOf(command.optsWithGlobals<GlobalOptions>());
+            out.warn(say(words, warnPendingTooLong(file.file, file.pendingTooLong, hintFlags)));
           }
         }
 
