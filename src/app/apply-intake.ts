@@ -36,8 +36,10 @@ export async function applyIntake(
   const summaries: FileSummary[] = [];
   const hintFlags = options.hintFlags ?? '';
   const isReady = options.isReady ?? settledByAge(config.inboxSettle, () => options.clock.now());
+  const words = CATALOGS[config.language ?? 'en'];
   for (const release of await releaseApproved(journal, folders, isReady, config.language ?? 'en')) {
-    if (release.released) options.note(`${givenName(release.file)}: approved; it is sent now`);
+    if (release.released)
+      options.note(say(words, { code: 'approvedSentNow', file: givenName(release.file) }));
     else {
       summaries.push({
         ...(await summarise(

@@ -514,7 +514,7 @@ async function fundBatches(
     if ((await journal.batch(batchId))?.state === 'underfunded') await journal.fundBatch(batchId);
   }
   for (const { batchId, why } of plan.underfunded) {
-    await journal.underfundBatch(batchId, sayInEnglish(why));
+    await journal.underfundBatch(batchId, why);
     const summary = summaries.find((candidate) => candidate.batchId === batchId);
     if (summary) {
       summary.state = 'held';

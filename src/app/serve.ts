@@ -17,9 +17,9 @@ import { ClockBehindError } from '../journal/clock-behind.js';
 import type { Journal } from '../journal/journal.js';
 import { JournalLossError } from '../journal/open-for-work.js';
 import { describeFile } from './describe-file.js';
+import { CATALOGS } from '../messages/catalog.js';
 import { startPostbackReceiver, type PostbackReceiver } from '../postback/receiver.js';
 import { postbackSecret } from '../postback/secret.js';
-import { SANDBOX_MARK } from '../results/result-file.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
 import { exitCodeOf, runPass, type PassMemory, type PassReport } from './pass.js';
@@ -52,7 +52,9 @@ export type ServeEnd = { failed: false } | { failed: true; why: string };
 
 export async function serve(deps: ServeDeps): Promise<ServeEnd> {
   const { config, folders, journal, logger, signal: stop } = deps;
-  const mark = (await journal.gatewayKind()) === 'sandbox' ? `${SANDBOX_MARK}: ` : '';
+  // Its lines on each file are for the accountant too: in their words, as `run` says them.
+  const words = CATALOGS[config.language ?? 'en'];
+  const mark = (await journal.gatewayKind()) === 'sandbox' ? `${words.sandboxMoved}: ` : '';
   const doorbell = new Doorbell();
   const health = async () => ({
     processing: payoutFiles(folders.processing).length,
@@ -156,14 +158,14 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
         pass.files.map((file) => [`${file.batchId ?? ''}:${file.file}`, file]),
       );
       for (const [key, file] of current) {
-        const text = describeFile(file);
+        const text = describeFile(file, words);
         if (told.get(key) === text) continue;
         // What needs a person (failed, held, refused: exit 2 for run) is a warning.
         if (exitCodeOf([file], undefined) === 2) logger.warn(mark + text);
         else logger.info(mark + text);
       }
       told.clear();
-      for (const [key, file] of current) told.set(key, describeFile(file));
+      for (const [key, file] of current) told.set(key, describeFile(file, words));
       if (pass.failed) {
         return { failed: true, why: `stopped: ${pass.stopped ?? 'the pass failed'}` };
       }

@@ -143,7 +143,7 @@ export const ConfigSchema = z.strictObject({
     .enum(LANGUAGES)
     .nullable()
     .describe(
-      'language of what accountants read: `pt-BR` or `en`; `null`: from the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`: Portuguese for a `pt` locale, else English). It covers `validate` (its summary, the message of each row and file, and its `--report`), the approval report, the summary of `run` and the reason file of a rejected file, and result files in the `excel` dialect (headings, status words, the message of an invalid line, and why a row is held by the rules on who is paid; the `rfc4180` dialect is for programs and stays English, as does `--json`). The answers of the gateway (verbatim), `status`, and operator logs are English',
+      'language of what accountants read: `pt-BR` or `en`; `null`: from the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`: Portuguese for a `pt` locale, else English). It covers `validate` (its summary, the message of each row and file, and its `--report`), the approval report, what `run`, `approve`, `reject`, `retry` and `template` print (their errors too), the lines `watch` logs on each file, the reason file of a rejected file, and result files in the `excel` dialect (headings, status words, and every message of ours: an invalid line, a row held by the rules on who is paid or with its whole file, a row taken over by a later file or sent again by `payouts retry`, a row whose covering payout came back; the `rfc4180` dialect is for programs and stays English, as does `--json`). The answers of the gateway (verbatim), `status`, `reconcile`, and the rest of the operator logs are English',
     ),
   requireApproval: z
     .boolean()

@@ -50,11 +50,8 @@ export function describePendingTooLong(pending: PendingTooLong, hintFlags = ''):
  * The line said on stderr even with --quiet: cron's log may keep stderr alone, and exit 2
  * by itself does not say what waits.
  */
-export function warnPendingTooLong(file: string, pending: PendingTooLong, hintFlags = ''): string {
+export function warnPendingTooLong(file: string, pending: PendingTooLong, hintFlags = ''): Said {
+  const { rows, orderId } = pending;
   const age = formatElapsed(pending.oldestAgeMs);
-  const what =
-    pending.rows === 1
-      ? `1 payout pending for ${age} since it was sent`
-      : `${pending.rows} payouts pending for up to ${age} since they were sent`;
-  return `${what}, in ${file}: a person must look it up at the gateway (payouts get --order-id ${pending.orderId}${hintFlags}); nothing is sent again meanwhile`;
+  return { code: 'pendingTooLongIn', file, rows, age, orderId, hintFlags };
 }

@@ -16,6 +16,7 @@
 import type { CashOutRequest } from '../gateway/contract.js';
 import type { Admission, Covering, Known } from './admission.js';
 import type { BatchState } from './batch-states.js';
+import type { Said } from '../messages/said.js';
 import type { HoldReason, RowState } from './states.js';
 import type {
   AdmissionRules,
@@ -133,7 +134,7 @@ export interface JournalBatches {
   /** An underfunded batch the balance now covers: its rows queued again, and it opens. */
   fundBatch(batchId: number): Promise<void>;
   /** A batch the balance does not cover: its queued rows held, checked again every run. */
-  underfundBatch(batchId: number, why: string): Promise<void>;
+  underfundBatch(batchId: number, why: Said): Promise<void>;
   /** What each open or underfunded batch still has to send, oldest batch first. */
   queuedByBatch(): Promise<{ batchId: number; cents: number; count: number }[]>;
   /**

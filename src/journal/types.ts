@@ -42,7 +42,7 @@ export interface BatchRecord extends BatchInput {
   /** The file's name in awaiting-approval/, while it waits there. */
   awaitingName: string | null;
   /** Why the balance check holds it, while it is `underfunded`. */
-  heldBecause: string | null;
+  heldBecause: Said | null;
   /** Its name as it names a payroll (copy marks dropped); null for batches of old journals. */
   nameKey: string | null;
   /** Its number among the batches of that name (1 for the first). */

@@ -2,6 +2,7 @@
 import { formatCents } from '../csv/amount.js';
 import type { PayoutField } from '../csv/fields.js';
 import { FIELD_ALIASES, FIELD_LABELS } from '../csv/header.js';
+import type { RowState } from '../journal/states.js';
 import type { Catalog } from './catalog.js';
 import type { BytePosition, ControlSource, Payees, SaidTexts } from './said.js';
 
@@ -11,7 +12,7 @@ const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
  * How to save a file as CSV, in the menus a Brazilian Excel really has: "CSV UTF-8"
  * keeps every accent; "CSV (separado por vírgulas)" writes Windows-1252, which we read too.
  */
-export const SAVE_AS_CSV =
+const SAVE_AS_CSV =
   'save it again from Excel with Arquivo > Salvar como > "CSV UTF-8 (delimitado por vírgulas)" (or "CSV (separado por vírgulas)")';
 const KEY_TYPES = '0-4 or CPF, CNPJ, EMAIL, TELEFONE (PHONE), RANDOM_KEY (EVP, aleatória)';
 const KEEP_ZEROS = 'format the column as text so the leading zeros stay';
@@ -63,6 +64,13 @@ const payees = ({ rows, cents, first }: Payees) =>
     .map((payee) => `${payee.name} ${formatCents(payee.cents)}`)
     .join(', ')}${rows > first.length ? ', …' : ''}`;
 const transaction = (id: number | null) => (id === null ? '' : `, transaction ${id}`);
+/** What became of a covering payout that leaves the row it covered unpaid. */
+const UNDONE: Partial<Record<RowState, string>> = {
+  refunded: 'was returned (refunded)',
+  failed: 'failed',
+  canceled: 'was canceled',
+  rejected: 'was rejected',
+};
 
 const said: SaidTexts = {
   empty: () => 'is empty',
@@ -362,6 +370,60 @@ const said: SaidTexts = {
   releaseAlreadyReleased: () => 'these bytes were already released: nothing is sent twice',
   releaseUnknownBytes: () =>
     'its bytes match no file awaiting approval (changed since it was validated?): drop it in the inbox to be validated again',
+  heldForBalance: ({ why }, say) =>
+    `held: ${why === null ? 'the balance did not cover this file' : say(why)}; checked again on every run`,
+  heldWithFile: ({ problems, state }, say) =>
+    `held, nothing in this file is sent: ${problems.map(say).join('; ') || state}`,
+  coverUndone: ({ orderId, file, line, state, own }) =>
+    `not paid: the payout that covered it (${orderId}, ${file}, line ${line}) ${UNDONE[state] ?? state}; it is paid again only by retrying that payout (payouts retry ${orderId}), never this row. ${own}`,
+  takenOverByLine: ({ state, line, file }) =>
+    `was ${state}, never sent; taken over by line ${line} of ${file}`,
+  takenOverBy: ({ file }) => `never sent; taken over by ${file}`,
+  leftOutByCopy: ({ file }) => `never sent; changed or left out by its corrected copy ${file}`,
+  correctedIn: ({ first, file }, say) => `${say(first)}; corrected in ${file}`,
+  sentAgainOnPurpose: ({ by, at, retryId, earlier }) =>
+    `${earlier === null ? '' : `${earlier}; `}sent again on purpose by ${by} on ${day(at)} (payouts retry), as ${retryId}`,
+  repeatSentAgain: ({ by, at, retryId }) =>
+    `the payout it repeats is sent again on purpose by ${by} on ${day(at)} (payouts retry), as ${retryId}: not sent from this file`,
+  pendingTooLongIn: ({ file, rows, age, orderId, hintFlags }) =>
+    `payouts run: ${rows === 1 ? `1 payout pending for ${age} since it was sent` : `${rows} payouts pending for up to ${age} since they were sent`}, in ${file}: a person must look it up at the gateway (payouts get --order-id ${orderId}${hintFlags}); nothing is sent again meanwhile`,
+  approvedSentNow: ({ file }) => `${file}: approved; it is sent now`,
+  approved: ({ file, batchId, count, cents }) =>
+    `${file} (batch ${batchId}): approved: ${plural(count, 'payout')}, ${formatCents(cents)} in all. A running \`payouts watch\` sends them now; otherwise the next \`payouts run\` does.`,
+  linkedAsCopy: ({ file, batchId, corrects, by, count }) =>
+    `${file} (batch ${batchId}): linked as a corrected copy of batch ${corrects} by ${by}; ${plural(count, 'payout')} to be sent by the next run.`,
+  releasedIdentical: ({ file, batchId, count, cents, by }) =>
+    `${file} (batch ${batchId}): ${plural(count, 'payout')}, ${formatCents(cents)}, released by ${by} as due besides their identical rows; the next run sends them.`,
+  notAwaiting: ({ verb, file, waiting }) =>
+    `payouts ${verb}: no file named "${file}" is waiting for approval (waiting: ${waiting.join(', ') || 'none'})`,
+  approveOneAnswer: () =>
+    'payouts approve: give one of --new-batch, --identical and --corrects at a time',
+  approveOptionsNeedNewBatch: () =>
+    'payouts approve: --repeats, --rows and --except go with --new-batch',
+  approveRowsOrExcept: () => 'payouts approve: give --rows or --except, not both',
+  approveChanged: ({ file }) =>
+    `payouts approve: ${file} changed since it was validated (its bytes match no waiting batch): nothing approved; drop it in the inbox to be validated again`,
+  approveNoFreeName: ({ file }) => `payouts approve: approved/ has no free name for ${file}`,
+  approveNoBatch: ({ batchId }) => `payouts approve: there is no batch ${batchId}`,
+  approveNothingHeld: ({ file }) =>
+    `payouts approve: no file named "${file}" has rows held as possible duplicates, for its name or as identical rows: nothing changed (payouts status lists every file)`,
+  turnedDownBy: ({ reason }) => `turned down by a person: ${reason}`,
+  turnedDown: ({ file, batchId, moved }) =>
+    `${file}${batchId === null ? '' : ` (batch ${batchId})`}: turned down${moved ? ' and moved to rejected/' : ''}; none of its rows will be sent. A corrected file may be dropped in the inbox.`,
+  rejectNoLongerWaiting: ({ file }) =>
+    `payouts reject: ${file} is no longer waiting (approved meanwhile?): nothing changed`,
+  retryQueued: ({ file, batchId, count, cents, by }) =>
+    `${file} (batch ${batchId}): ${plural(count, 'payout')}, ${formatCents(cents)}, to be sent again, asked by ${by}; the next run sends ${count === 1 ? 'it' : 'them'}:`,
+  retryLine: ({ line, from, to }) => `line ${line}: ${from} -> ${to}`,
+  retryNotFailed: ({ orderId, state, retriedAs }) =>
+    `payouts retry: ${orderId} is ${state}${retriedAs === null ? '' : `: it was sent again already, as ${retriedAs}`}; only a payout that failed, was refused, canceled or refunded is sent again. Nothing changed`,
+  retryNothing: ({ target, file }) =>
+    `payouts retry: no orderId "${target}", and no file named "${file}" with a payout that failed, was refused, canceled or refunded and not sent again yet: nothing changed (payouts status lists every file)`,
+  templateWritten: ({ path }) => `Written: ${path}`,
+  templateHowToFill: ({ path }) =>
+    `Fill one row per payment (Valor as 1.234,56; CPF/CNPJ with or without its dots; Tipo de chave and ID do pagamento may stay empty), then ${SAVE_AS_CSV.replace('save it again', 'save it')}, and check it with: payouts validate "${path}"`,
+  templateExists: ({ path }) =>
+    `payouts template: ${path} already exists: nothing was written (give another name, or remove it first)`,
 };
 
 export const en: Catalog = {

@@ -99,6 +99,14 @@ const pagos = ({ rows, cents, first }: Payees) =>
     .map((payee) => `${payee.name} ${formatCents(payee.cents)}`)
     .join(', ')}${rows > first.length ? ', …' : ''}`;
 const transacao = (id: number | null) => (id === null ? '' : `, transação ${id}`);
+const pagamentos = (n: number) => many(n, 'pagamento', 'pagamentos');
+/** O que houve com um pagamento que cobria uma linha e a deixa sem pagar. */
+const DESFEITO: Partial<Record<StatusWord, string>> = {
+  refunded: 'foi devolvido',
+  failed: 'falhou',
+  canceled: 'foi cancelado',
+  rejected: 'foi recusado',
+};
 
 const said: SaidTexts = {
   empty: () => 'está vazio',
@@ -405,6 +413,61 @@ const said: SaidTexts = {
   releaseAlreadyReleased: () => 'estes bytes já foram liberados: nada é enviado duas vezes',
   releaseUnknownBytes: () =>
     'os bytes dele não batem com nenhum arquivo aguardando aprovação (mudou desde que foi conferido?): ponha-o na entrada para ser conferido de novo',
+  heldForBalance: ({ why }, say) =>
+    `retida: ${why === null ? 'o saldo não cobriu este arquivo' : say(why)}; conferido de novo a cada execução`,
+  heldWithFile: ({ problems, state }, say) =>
+    `retida, nada deste arquivo é enviado: ${problems.map(say).join('; ') || state}`,
+  coverUndone: ({ orderId, file, line, state, own }) =>
+    `não paga: o pagamento que a cobria (${orderId}, ${file}, linha ${line}) ${DESFEITO[state] ?? ESTADOS[state]}; ela só é paga de novo reenviando aquele pagamento (payouts retry ${orderId}), nunca por esta linha. ${own}`,
+  takenOverByLine: ({ state, line, file }) =>
+    `estava ${ESTADOS[state]}, nunca enviada; substituída pela linha ${line} de ${file}`,
+  takenOverBy: ({ file }) => `nunca enviada; substituída por ${file}`,
+  leftOutByCopy: ({ file }) =>
+    `nunca enviada; mudada ou deixada de fora pela cópia corrigida ${file}`,
+  correctedIn: ({ first, file }, say) => `${say(first)}; corrigida em ${file}`,
+  sentAgainOnPurpose: ({ by, at, retryId, earlier }) =>
+    `${earlier === null ? '' : `${earlier}; `}reenviado de propósito por ${by} ${dia(at)} (payouts retry), como ${retryId}`,
+  repeatSentAgain: ({ by, at, retryId }) =>
+    `o pagamento que ela repete foi reenviado de propósito por ${by} ${dia(at)} (payouts retry), como ${retryId}: não é enviada por este arquivo`,
+  pendingTooLongIn: ({ file, rows, age, orderId, hintFlags }) =>
+    `payouts run: ${rows === 1 ? `1 pagamento pendente há ${age} desde o envio` : `${rows} pagamentos pendentes há até ${age} desde o envio`}, em ${file}: uma pessoa precisa consultá-${rows === 1 ? 'lo' : 'los'} no gateway (payouts get --order-id ${orderId}${hintFlags}); nada é reenviado enquanto isso`,
+  approvedSentNow: ({ file }) => `${file}: aprovado; é enviado agora`,
+  approved: ({ file, batchId, count, cents }) =>
+    `${file} (lote ${batchId}): aprovado: ${pagamentos(count)}, ${formatCents(cents)} ao todo. Um \`payouts watch\` em execução ${count === 1 ? 'o envia' : 'os envia'} agora; senão, o próximo \`payouts run\`.`,
+  linkedAsCopy: ({ file, batchId, corrects, by, count }) =>
+    `${file} (lote ${batchId}): ligado como cópia corrigida do lote ${corrects} por ${by}; ${pagamentos(count)} a enviar na próxima execução.`,
+  releasedIdentical: ({ file, batchId, count, cents, by }) =>
+    `${file} (lote ${batchId}): ${pagamentos(count)}, ${formatCents(cents)}, ${count === 1 ? 'liberado' : 'liberados'} por ${by} como devidos além das linhas idênticas a ${count === 1 ? 'ele' : 'eles'}; a próxima execução ${count === 1 ? 'o envia' : 'os envia'}.`,
+  notAwaiting: ({ verb, file, waiting }) =>
+    `payouts ${verb}: nenhum arquivo chamado "${file}" aguarda aprovação (aguardando: ${waiting.join(', ') || 'nenhum'})`,
+  approveOneAnswer: () =>
+    'payouts approve: dê uma só opção entre --new-batch, --identical e --corrects de cada vez',
+  approveOptionsNeedNewBatch: () =>
+    'payouts approve: --repeats, --rows e --except só valem com --new-batch',
+  approveRowsOrExcept: () => 'payouts approve: dê --rows ou --except, não as duas',
+  approveChanged: ({ file }) =>
+    `payouts approve: ${file} mudou depois de conferido (seus bytes não correspondem a nenhum lote aguardando): nada foi aprovado; ponha-o na entrada para ser conferido de novo`,
+  approveNoFreeName: ({ file }) => `payouts approve: approved/ não tem um nome livre para ${file}`,
+  approveNoBatch: ({ batchId }) => `payouts approve: não existe o lote ${batchId}`,
+  approveNothingHeld: ({ file }) =>
+    `payouts approve: nenhum arquivo chamado "${file}" tem linhas retidas como possíveis duplicatas, pelo nome ou como linhas idênticas: nada mudou (payouts status lista todos os arquivos)`,
+  turnedDownBy: ({ reason }) => `recusado por uma pessoa: ${reason}`,
+  turnedDown: ({ file, batchId, moved }) =>
+    `${file}${batchId === null ? '' : ` (lote ${batchId})`}: recusado${moved ? ' e movido para rejected/' : ''}; nenhuma das linhas dele será enviada. Um arquivo corrigido pode ser posto na entrada.`,
+  rejectNoLongerWaiting: ({ file }) =>
+    `payouts reject: ${file} não aguarda mais (foi aprovado nesse meio-tempo?): nada mudou`,
+  retryQueued: ({ file, batchId, count, cents, by }) =>
+    `${file} (lote ${batchId}): ${pagamentos(count)}, ${formatCents(cents)}, a reenviar, a pedido de ${by}; a próxima execução ${count === 1 ? 'o envia' : 'os envia'}:`,
+  retryLine: ({ line, from, to }) => `linha ${line}: ${from} -> ${to}`,
+  retryNotFailed: ({ orderId, state, retriedAs }) =>
+    `payouts retry: ${orderId} está ${ESTADOS[state]}${retriedAs === null ? '' : `: já foi reenviado, como ${retriedAs}`}; só um pagamento que falhou, foi recusado, cancelado ou devolvido é reenviado. Nada mudou`,
+  retryNothing: ({ target, file }) =>
+    `payouts retry: nenhum ID de pagamento "${target}", e nenhum arquivo chamado "${file}" com um pagamento que falhou, foi recusado, cancelado ou devolvido e ainda não foi reenviado: nada mudou (payouts status lista todos os arquivos)`,
+  templateWritten: ({ path }) => `Escrito: ${path}`,
+  templateHowToFill: ({ path }) =>
+    `Preencha uma linha por pagamento (Valor como 1.234,56; CPF/CNPJ com ou sem os pontos; Tipo de chave e ID do pagamento podem ficar vazios), depois ${SALVAR_COMO_CSV.replace('salve-o de novo', 'salve-o')}, e confira-o com: payouts validate "${path}"`,
+  templateExists: ({ path }) =>
+    `payouts template: ${path} já existe: nada foi escrito (dê outro nome, ou apague-o antes)`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */

@@ -298,7 +298,75 @@ export type Said =
   | { code: 'releaseAlreadyReleased' }
   | { code: 'releaseUnknownBytes' }
   // A command that would write the journal.
-  | { code: 'clockBehindJournal'; nowMs: number; latestMs: number; timeZone: string };
+  | { code: 'clockBehindJournal'; nowMs: number; latestMs: number; timeZone: string }
+  // A result file's message for a row held with its whole batch (`why` null: journals
+  // before the balance's reason was kept), or paid by nobody once its cover came back.
+  | { code: 'heldForBalance'; why: Said | null }
+  | { code: 'heldWithFile'; problems: readonly Said[]; state: string }
+  | {
+      code: 'coverUndone';
+      orderId: string;
+      file: string;
+      line: number;
+      state: RowState;
+      own: string;
+    }
+  // Rows a later file or a person's retry took over (the journal keeps these beside the English).
+  | { code: 'takenOverByLine'; state: RowState; line: number; file: string }
+  | { code: 'takenOverBy'; file: string }
+  | { code: 'leftOutByCopy'; file: string }
+  | { code: 'correctedIn'; first: Said; file: string }
+  | { code: 'sentAgainOnPurpose'; by: string; at: number; retryId: string; earlier: string | null }
+  | { code: 'repeatSentAgain'; by: string; at: number; retryId: string }
+  // `payouts run`.
+  | {
+      code: 'pendingTooLongIn';
+      file: string;
+      rows: number;
+      age: string;
+      orderId: string;
+      hintFlags: string;
+    }
+  | { code: 'approvedSentNow'; file: string }
+  // `payouts approve`.
+  | { code: 'approved'; file: string; batchId: number; count: number; cents: number }
+  | {
+      code: 'linkedAsCopy';
+      file: string;
+      batchId: number;
+      corrects: number;
+      by: string;
+      count: number;
+    }
+  | {
+      code: 'releasedIdentical';
+      file: string;
+      batchId: number;
+      count: number;
+      cents: number;
+      by: string;
+    }
+  | { code: 'notAwaiting'; verb: string; file: string; waiting: string[] }
+  | { code: 'approveOneAnswer' }
+  | { code: 'approveOptionsNeedNewBatch' }
+  | { code: 'approveRowsOrExcept' }
+  | { code: 'approveChanged'; file: string }
+  | { code: 'approveNoFreeName'; file: string }
+  | { code: 'approveNoBatch'; batchId: number }
+  | { code: 'approveNothingHeld'; file: string }
+  // `payouts reject`.
+  | { code: 'turnedDownBy'; reason: string }
+  | { code: 'turnedDown'; file: string; batchId: number | null; moved: boolean }
+  | { code: 'rejectNoLongerWaiting'; file: string }
+  // `payouts retry`.
+  | { code: 'retryQueued'; file: string; batchId: number; count: number; cents: number; by: string }
+  | { code: 'retryLine'; line: number; from: string; to: string }
+  | { code: 'retryNotFailed'; orderId: string; state: RowState; retriedAs: string | null }
+  | { code: 'retryNothing'; target: string; file: string }
+  // `payouts template`.
+  | { code: 'templateWritten'; path: string }
+  | { code: 'templateHowToFill'; path: string }
+  | { code: 'templateExists'; path: string };
 
 export type SaidCode = Said['code'];
 

@@ -54,23 +54,21 @@ export function csvDialectOf(dialect: ResultDialect): CsvDialect {
   return { delimiter, bom, recordDelimiter };
 }
 
-/** Why a batch's held rows are held, for their message. */
+/** Why a batch's held rows are held, for their message, in the file's words. */
 export function holdMessage(
   batch: Pick<BatchRecord, 'state' | 'problems' | 'heldBecause'>,
+  words: Catalog = CATALOGS.en,
 ): string {
-  if (batch.state === 'underfunded') {
-    return `held: ${batch.heldBecause ?? 'the balance did not cover this file'}; checked again on every run`;
-  }
-  return `held, nothing in this file is sent: ${batch.problems.map(sayInEnglish).join('; ') || batch.state}`;
+  return say(
+    words,
+    batch.state === 'underfunded'
+      ? { code: 'heldForBalance', why: batch.heldBecause }
+      : { code: 'heldWithFile', problems: batch.problems, state: batch.state },
+  );
 }
 
-/** States of a covering payout that leave the row it covered unpaid, and how to say it. */
-const UNDONE: Partial<Record<RowState, string>> = {
-  refunded: 'was returned (refunded)',
-  failed: 'failed',
-  canceled: 'was canceled',
-  rejected: 'was rejected',
-};
+/** States of a covering payout that leave the row it covered unpaid. */
+const UNDONE: ReadonlySet<RowState> = new Set(['refunded', 'failed', 'canceled', 'rejected']);
 
 export type ResultRecord = Record<(typeof RESULT_COLUMNS)[number], string>;
 
@@ -98,7 +96,7 @@ export function resultRecord(
   const request = payout?.request;
   // A covered row was paid by another payout: when that one came back or failed, neither
   // was paid, and this row says so rather than `covered`.
-  const undone = entry.cover && UNDONE[entry.cover.state] ? entry.cover : null;
+  const undone = entry.cover && UNDONE.has(entry.cover.state) ? entry.cover : null;
   const own = entry.kind === 'payout' ? (payout?.state ?? entry.kind) : entry.kind;
   const status = undone ? undone.state : own;
   // A row held (or covered) by a rule on who is paid says why itself, in the reader's
@@ -114,7 +112,14 @@ export function resultRecord(
           .filter(Boolean)
           .join(': ');
   const message = undone
-    ? `not paid: the payout that covered it (${undone.orderId}, ${undone.fileName}, line ${undone.line}) ${UNDONE[undone.state] ?? ''}; it is paid again only by retrying that payout (payouts retry ${undone.orderId}), never this row. ${said}`
+    ? say(catalogFor(format), {
+        code: 'coverUndone',
+        orderId: undone.orderId,
+        file: undone.fileName,
+        line: undone.line,
+        state: undone.state,
+        own: said,
+      })
     : said;
   const keyType = request
     ? (PIX_KEY_TYPES[request.pixKeyType] ?? String(request.pixKeyType))
@@ -196,7 +201,7 @@ export async function writeResultFile(
   const headings = RESULT_COLUMNS.map((column) => words.heading[column]);
   const columns = sandbox ? [words.heading.sandbox, ...headings] : headings;
   const file = openAtomicCsv(path, columns, DIALECTS[format.dialect]);
-  const heldBecause = holdMessage(batch);
+  const heldBecause = holdMessage(batch, words);
   try {
     for await (const entry of entriesOf(journal, batch.id)) {
       const line = resultLine(entry, format, heldBecause);

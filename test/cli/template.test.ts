@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mapHeader, TEMPLATE_HEADINGS } from '../../src/csv/header.js';
 import { runCli } from '../support/cli.js';
+import { englishWordsIn } from '../support/english-words.js';
 import { useTempFolder } from '../support/files.js';
 import { SOFFICE, readAsBrazilianSpreadsheet } from '../support/spreadsheet.js';
 
@@ -56,6 +57,24 @@ describe('payouts template', { timeout: 120_000 }, () => {
     expect(check.code, check.stdout + check.stderr).toBe(0);
     expect(check.stdout).toContain('1 valid, 0 invalid');
     expect(check.stdout).toContain('valid rows total R$ 1.234,56');
+  });
+
+  it('speaks Portuguese with language pt-BR: what it wrote, how to fill and save it, and why not', async () => {
+    const env = { PAYOUTS_LANGUAGE: 'pt-BR' };
+    const path = join(folder(), 'pagamentos.csv');
+    const first = await runCli(['template', path], { env });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe(`Escrito: ${path}\n`);
+    expect(first.stderr).toBe(
+      `Preencha uma linha por pagamento (Valor como 1.234,56; CPF/CNPJ com ou sem os pontos; Tipo de chave e ID do pagamento podem ficar vazios), depois salve-o no Excel em Arquivo > Salvar como > "CSV UTF-8 (delimitado por vírgulas)" (ou "CSV (separado por vírgulas)"), e confira-o com: payouts validate "${path}"\n`,
+    );
+    const again = await runCli(['template', path], { env });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(
+      `payouts template: ${path} já existe: nada foi escrito (dê outro nome, ou apague-o antes)`,
+    );
+    for (const said of [first.stdout, first.stderr, again.stderr])
+      expect(englishWordsIn(said, [path])).toEqual([]);
   });
 
   it.skipIf(!SOFFICE && !required)(

@@ -329,6 +329,91 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     latestMs: Date.parse('2026-11-27T12:00:00Z'),
     timeZone: 'America/Sao_Paulo',
   },
+  heldForBalance: {
+    code: 'heldForBalance',
+    why: { code: 'balanceShortfall', cents: 10_000, count: 1, feeCents: 0, availableCents: 6_000 },
+  },
+  heldWithFile: {
+    code: 'heldWithFile',
+    problems: [{ code: 'fileOld', changedAt: Date.UTC(2026, 9, 1), ageMs: 40 * 86_400_000 }],
+    state: 'held',
+  },
+  coverUndone: {
+    code: 'coverUndone',
+    orderId: 'folha-1',
+    file: 'folha.csv',
+    line: 2,
+    state: 'refunded',
+    own: 'R$ 100,00',
+  },
+  takenOverByLine: { code: 'takenOverByLine', state: 'held', line: 2, file: 'folha (2).csv' },
+  takenOverBy: { code: 'takenOverBy', file: 'folha (2).csv' },
+  leftOutByCopy: { code: 'leftOutByCopy', file: 'folha (2).csv' },
+  correctedIn: { code: 'correctedIn', first: { code: 'nameEmpty' }, file: 'folha (2).csv' },
+  sentAgainOnPurpose: {
+    code: 'sentAgainOnPurpose',
+    by: 'maria',
+    at: Date.UTC(2026, 10, 27),
+    retryId: 'folha-1-r2',
+    earlier: null,
+  },
+  repeatSentAgain: {
+    code: 'repeatSentAgain',
+    by: 'maria',
+    at: Date.UTC(2026, 10, 27),
+    retryId: 'folha-1-r2',
+  },
+  pendingTooLongIn: {
+    code: 'pendingTooLongIn',
+    file: 'folha.csv',
+    rows: 1,
+    age: '2h 05m',
+    orderId: 'folha-1',
+    hintFlags: '',
+  },
+  approvedSentNow: { code: 'approvedSentNow', file: 'folha.csv' },
+  approved: { code: 'approved', file: 'folha.csv', batchId: 3, count: 1, cents: 123_456 },
+  linkedAsCopy: {
+    code: 'linkedAsCopy',
+    file: 'folha.csv',
+    batchId: 3,
+    corrects: 2,
+    by: 'maria',
+    count: 3,
+  },
+  releasedIdentical: {
+    code: 'releasedIdentical',
+    file: 'bonus.csv',
+    batchId: 4,
+    count: 2,
+    cents: 11_000,
+    by: 'maria',
+  },
+  notAwaiting: { code: 'notAwaiting', verb: 'approve', file: 'folha.csv', waiting: [] },
+  approveOneAnswer: { code: 'approveOneAnswer' },
+  approveOptionsNeedNewBatch: { code: 'approveOptionsNeedNewBatch' },
+  approveRowsOrExcept: { code: 'approveRowsOrExcept' },
+  approveChanged: { code: 'approveChanged', file: 'folha.csv' },
+  approveNoFreeName: { code: 'approveNoFreeName', file: 'folha.csv' },
+  approveNoBatch: { code: 'approveNoBatch', batchId: 12 },
+  approveNothingHeld: { code: 'approveNothingHeld', file: 'folha.csv' },
+  turnedDownBy: { code: 'turnedDownBy', reason: 'mês errado' },
+  turnedDown: { code: 'turnedDown', file: 'folha.csv', batchId: 3, moved: true },
+  rejectNoLongerWaiting: { code: 'rejectNoLongerWaiting', file: 'folha.csv' },
+  retryQueued: {
+    code: 'retryQueued',
+    file: 'folha.csv',
+    batchId: 3,
+    count: 2,
+    cents: 17_000,
+    by: 'maria',
+  },
+  retryLine: { code: 'retryLine', line: 3, from: 'folha-2', to: 'folha-2-r2' },
+  retryNotFailed: { code: 'retryNotFailed', orderId: 'folha-1', state: 'paid', retriedAs: null },
+  retryNothing: { code: 'retryNothing', target: 'folha.csv', file: 'folha.csv' },
+  templateWritten: { code: 'templateWritten', path: '/home/ana/pagamentos.csv' },
+  templateHowToFill: { code: 'templateHowToFill', path: '/home/ana/pagamentos.csv' },
+  templateExists: { code: 'templateExists', path: '/home/ana/pagamentos.csv' },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */
@@ -398,6 +483,22 @@ describe('what the reading of a file says', () => {
     );
     expect(say(pt, { ...SAMPLES.readingNewBatch, pays: { rows: 0, cents: 0, first: [] } })).toBe(
       'pagamentos novos mesmo assim: payouts approve "folha.csv" --new-batch --config "/etc/payouts.json" lista as 4 linhas que repetem um pagamento já feito ou em andamento (R$ 12.000,00: Ana Souza R$ 3.500,00, Bruno Lima R$ 2.500,00, Carla Dias R$ 3.000,00, …); elas são pagas de novo só quando você der também a opção --repeats com a contagem delas, 4, depois de conferir que cada uma é devida duas vezes',
+    );
+  });
+
+  it('says what the commands print in Portuguese, with 1 pagamento and R$ 1.234,56', () => {
+    expect(say(pt, SAMPLES.approved)).toBe(
+      'folha.csv (lote 3): aprovado: 1 pagamento, R$ 1.234,56 ao todo. Um `payouts watch` em execução o envia agora; senão, o próximo `payouts run`.',
+    );
+    expect(say(pt, { ...SAMPLES.retryQueued, count: 1 })).toMatch(
+      /^folha\.csv \(lote 3\): 1 pagamento, R\$ 170,00, a reenviar, a pedido de maria; a próxima execução o envia:$/,
+    );
+    expect(say(pt, SAMPLES.retryQueued)).toContain(': 2 pagamentos, R$ 170,00, a reenviar');
+    expect(say(pt, SAMPLES.heldForBalance)).toBe(
+      'retida: o saldo deixa R$ 60,00 para os R$ 100,00 deste lote; conferido de novo a cada execução',
+    );
+    expect(say(en, SAMPLES.heldForBalance)).toBe(
+      "held: the balance leaves R$ 60,00 for this batch's R$ 100,00; checked again on every run",
     );
   });
 

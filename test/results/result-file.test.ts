@@ -177,10 +177,16 @@ describe('resultLine', () => {
       holdMessage({
         state: 'underfunded',
         problems: [],
-        heldBecause: 'the balance could not be read (transient: connection refused)',
+        heldBecause: {
+          code: 'balanceShortfall',
+          cents: 10_000,
+          count: 1,
+          feeCents: 0,
+          readError: 'transient: connection refused',
+        },
       }),
     ).toBe(
-      'held: the balance could not be read (transient: connection refused); checked again on every run',
+      'held: the balance could not be read (transient: connection refused), so R$ 100,00 cannot be checked against it; checked again on every run',
     );
   });
 

@@ -16,6 +16,8 @@ import {
 import { describeTotals } from '../../app/describe-file.js';
 import type { BatchEvent, BatchRecord, Journal } from '../../journal/journal.js';
 import { CATALOGS, type Catalog } from '../../messages/catalog.js';
+import type { Said } from '../../messages/said.js';
+import { say, sayInEnglish } from '../../messages/say.js';
 import { hintFlagsOf, openContext, type GlobalOptions, type Output } from '../context.js';
 import { givenName } from '../../csv/given-name.js';
 import { openWorkJournal } from '../work-journal.js';
@@ -24,6 +26,10 @@ import { count } from '../format.js';
 import type { CliIo } from '../../runtime/io.js';
 
 type Awaiting = Exclude<Awaited<ReturnType<typeof findAwaiting>>, unknown[] | undefined>;
+
+/** The words of the reader's language, for what is said before a command opens its home. */
+const wordsOf = (io: CliIo, command: Command): Catalog =>
+  CATALOGS[openContext(io, command.optsWithGlobals<GlobalOptions>()).config.language ?? 'en'];
 
 /**
  * Opens the journal and finds the file named in awaiting-approval/ for `act`; exits 1
@@ -35,14 +41,20 @@ async function onAwaitingFile(
   name: string,
   pick: number | undefined,
   command: Command,
-  act: (found: Awaiting, journal: Journal, folders: Folders, out: Output) => Promise<void> | void,
+  act: (
+    found: Awaiting,
+    journal: Journal,
+    folders: Folders,
+    out: Output,
+    words: Catalog,
+  ) => Promise<void> | void,
 ): Promise<void> {
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+  const words = CATALOGS[config.language ?? 'en'];
   const folders = homeFolders(config.home);
   const journal = await openWorkJournal(verb, folders, out, config, { mustExist: true });
   ensureFolders(folders, config.sharedGroup);
   try {
-    const words = CATALOGS[config.language ?? 'en'];
     const awaiting = await findAwaiting(journal, folders, name, pick);
     if (Array.isArray(awaiting)) throw whichBatch(words, verb, name, awaiting, command);
     const found = awaiting;
@@ -64,10 +76,10 @@ async function onAwaitingFile(
       const waiting = payoutFiles(folders.awaiting).map((file) => basename(file));
       throw new ExitError(
         1,
-        `payouts ${verb}: no file named "${basename(name)}" is waiting for approval (waiting: ${waiting.join(', ') || 'none'})`,
+        say(words, { code: 'notAwaiting', verb, file: basename(name), waiting }),
       );
     }
-    await act(found, journal, folders, out);
+    await act(found, journal, folders, out, words);
   } finally {
     await journal.close();
   }
@@ -179,24 +191,17 @@ export function approveCommand(io: CliIo): Command {
     )
     .action((name: string, options: ApproveOptions, command: Command) => {
       const answers = [options.newBatch, options.identical, options.corrects !== undefined];
-      if (answers.filter(Boolean).length > 1) {
-        throw new ExitError(
-          1,
-          'payouts approve: give one of --new-batch, --identical and --corrects at a time',
-        );
-      }
+      const usage = (
+        code: 'approveOneAnswer' | 'approveOptionsNeedNewBatch' | 'approveRowsOrExcept',
+      ) => new ExitError(1, say(wordsOf(io, command), { code }));
+      if (answers.filter(Boolean).length > 1) throw usage('approveOneAnswer');
       if (
         !options.newBatch &&
         [options.repeats, options.rows, options.except].some((given) => given !== undefined)
       ) {
-        throw new ExitError(
-          1,
-          'payouts approve: --repeats, --rows and --except go with --new-batch',
-        );
+        throw usage('approveOptionsNeedNewBatch');
       }
-      if (options.rows && options.except) {
-        throw new ExitError(1, 'payouts approve: give --rows or --except, not both');
-      }
+      if (options.rows && options.except) throw usage('approveRowsOrExcept');
       const pick = options.rows
         ? { pick: { rows: options.rows } }
         : options.except
@@ -222,13 +227,9 @@ export function approveCommand(io: CliIo): Command {
         name,
         options.batch,
         command,
-        async (found, journal, folders, out) => {
-          if (!found.batch) {
-            throw new ExitError(
-              1,
-              `payouts approve: ${basename(found.file)} changed since it was validated (its bytes match no waiting batch): nothing approved; drop it in the inbox to be validated again`,
-            );
-          }
+        async (found, journal, folders, out, words) => {
+          const file = basename(found.file);
+          if (!found.batch) throw new ExitError(1, say(words, { code: 'approveChanged', file }));
           const sent = await toBeSent(journal, found.batch.id);
           // Recorded before the move: the run that opens the batch finds who approved it.
           await journal.recordBatchEvent(
@@ -238,20 +239,16 @@ export function approveCommand(io: CliIo): Command {
             `${count(sent.count, 'payout')}, ${formatCents(sent.cents)}`,
           );
           const moved = moveInto(found.file, folders.approved);
-          if (!moved) {
-            throw new ExitError(
-              1,
-              `payouts approve: approved/ has no free name for ${basename(found.file)}`,
-            );
-          }
-          out.data({
-            file: basename(found.file),
-            batchId: found.batch.id,
-            payouts: sent.count,
-            cents: sent.cents,
-          });
+          if (!moved) throw new ExitError(1, say(words, { code: 'approveNoFreeName', file }));
+          out.data({ file, batchId: found.batch.id, payouts: sent.count, cents: sent.cents });
           out.line(
-            `${basename(found.file)} (batch ${found.batch.id}): approved: ${count(sent.count, 'payout')}, ${formatCents(sent.cents)} in all. A running \`payouts watch\` sends them now; otherwise the next \`payouts run\` does.`,
+            say(words, {
+              code: 'approved',
+              file,
+              batchId: found.batch.id,
+              count: sent.count,
+              cents: sent.cents,
+            }),
           );
         },
       );
@@ -272,17 +269,14 @@ async function answerHolds(
   const journal = await openWorkJournal('approve', folders, out, config, { mustExist: true });
   try {
     if ('corrects' in answer && !(await journal.batch(answer.corrects))) {
-      throw new ExitError(1, `payouts approve: there is no batch ${answer.corrects}`);
+      throw new ExitError(1, say(words, { code: 'approveNoBatch', batchId: answer.corrects }));
     }
     const released = await releaseHolds(journal, name, answer, pick);
     if (released?.kind === 'which-batch') {
       throw whichBatch(words, 'approve', name, released.batches, command);
     }
     if (!released) {
-      throw new ExitError(
-        1,
-        `payouts approve: no file named "${basename(name)}" has rows held as possible duplicates, for its name or as identical rows: nothing changed (payouts status lists every file)`,
-      );
+      throw new ExitError(1, say(words, { code: 'approveNothingHeld', file: basename(name) }));
     }
     // Before anything is said released: each row that would pay someone again.
     if (released.repeating.length > 0) {
@@ -311,13 +305,30 @@ async function answerHolds(
       );
     }
     out.data({ file: basename(name), ...released, by: answer.by });
+    const { batchId, rows, cents } = released;
     if ('corrects' in answer) {
+      const { corrects, by } = answer;
       out.line(
-        `${basename(name)} (batch ${released.batchId}): linked as a corrected copy of batch ${answer.corrects} by ${answer.by}; ${count(released.rows, 'payout')} to be sent by the next run.`,
+        say(words, {
+          code: 'linkedAsCopy',
+          file: basename(name),
+          batchId,
+          corrects,
+          by,
+          count: rows,
+        }),
       );
     } else if ('identical' in answer) {
+      const by = answer.by;
       out.line(
-        `${basename(name)} (batch ${released.batchId}): ${count(released.rows, 'payout')}, ${formatCents(released.cents)}, released by ${answer.by} as due besides their identical rows; the next run sends them.`,
+        say(words, {
+          code: 'releasedIdentical',
+          file: basename(name),
+          batchId,
+          count: rows,
+          cents,
+          by,
+        }),
       );
     } else {
       const repeats = released.repeating.length;
@@ -369,19 +380,17 @@ export function rejectCommand(io: CliIo): Command {
           name,
           options.batch,
           command,
-          async (found, journal, folders, out) => {
+          async (found, journal, folders, out, words) => {
             // Changed in the folder since it was validated: the batch it waits as, by its name.
             const batch =
               found.batch ??
               (await journal.batchesIn('awaiting-approval')).find(
                 (candidate) => candidate.awaitingName === basename(found.file),
               );
-            const why = `turned down by a person: ${options.reason}`;
-            if (batch && !(await journal.refuseBatch(batch.id, why))) {
-              throw new ExitError(
-                1,
-                `payouts reject: ${basename(found.file)} is no longer waiting (approved meanwhile?): nothing changed`,
-              );
+            const why: Said = { code: 'turnedDownBy', reason: options.reason };
+            const file = basename(found.file);
+            if (batch && !(await journal.refuseBatch(batch.id, sayInEnglish(why)))) {
+              throw new ExitError(1, say(words, { code: 'rejectNoLongerWaiting', file }));
             }
             if (batch) {
               await journal.recordBatchEvent(
@@ -391,7 +400,8 @@ export function rejectCommand(io: CliIo): Command {
                 options.reason,
               );
             }
-            const moved = reject(found.file, folders.rejected, [why]);
+            // The reason file is the accountant's to read: in their words; the journal keeps English.
+            const moved = reject(found.file, folders.rejected, [say(words, why)]);
             rmSync(`${found.file}.report.txt`, { force: true });
             out.data({
               file: basename(found.file),
@@ -400,7 +410,12 @@ export function rejectCommand(io: CliIo): Command {
               reason: options.reason,
             });
             out.line(
-              `${basename(found.file)}${batch ? ` (batch ${batch.id})` : ''}: turned down${moved ? ' and moved to rejected/' : ''}; none of its rows will be sent. A corrected file may be dropped in the inbox.`,
+              say(words, {
+                code: 'turnedDown',
+                file,
+                batchId: batch?.id ?? null,
+                moved: moved !== undefined,
+              }),
             );
           },
         ),

@@ -2,13 +2,13 @@ import { userInfo } from 'node:os';
 import { basename } from 'node:path';
 import { givenName } from '../../csv/given-name.js';
 import { Command } from 'commander';
-import { formatCents } from '../../csv/amount.js';
+import { CATALOGS } from '../../messages/catalog.js';
+import { say } from '../../messages/say.js';
 import { homeFolders } from '../../inbox/folders.js';
 import { retryPayouts } from '../../inbox/retry.js';
 import { JournalError } from '../../journal/journal.js';
 import { openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
-import { count } from '../format.js';
 import { openWorkJournal } from '../work-journal.js';
 import type { CliIo } from '../../runtime/io.js';
 
@@ -30,6 +30,7 @@ export function retryCommand(io: CliIo): Command {
     )
     .action(async (target: string, options: { by?: string }, command: Command) => {
       const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+      const words = CATALOGS[config.language ?? 'en'];
       const folders = homeFolders(config.home);
       const by = options.by?.trim() || userInfo().username;
       const journal = await openWorkJournal('retry', folders, out, config, { mustExist: true });
@@ -43,30 +44,27 @@ export function retryCommand(io: CliIo): Command {
           throw error;
         }
         if (outcome.kind === 'not-failed') {
-          const again = outcome.retriedAs
-            ? `: it was sent again already, as ${outcome.retriedAs}`
-            : '';
-          throw new ExitError(
-            1,
-            `payouts retry: ${outcome.orderId} is ${outcome.state}${again}; only a payout that failed, was refused, canceled or refunded is sent again. Nothing changed`,
-          );
+          const { orderId, state } = outcome;
+          const retriedAs = outcome.retriedAs ?? null;
+          throw new ExitError(1, say(words, { code: 'retryNotFailed', orderId, state, retriedAs }));
         }
         if (outcome.kind === 'nothing') {
           throw new ExitError(
             1,
-            `payouts retry: no orderId "${target}", and no file named "${basename(target)}" with a payout that failed, was refused, canceled or refunded and not sent again yet: nothing changed (payouts status lists every file)`,
+            say(words, { code: 'retryNothing', target, file: basename(target) }),
           );
         }
         const cents = outcome.payouts.reduce((sum, payout) => sum + payout.valueCents, 0);
         const file = givenName(
           (await journal.batch(outcome.batchId))?.fileName ?? basename(target),
         );
-        out.data({ file, batchId: outcome.batchId, by, payouts: outcome.payouts, cents });
+        const { batchId, payouts } = outcome;
+        out.data({ file, batchId, by, payouts, cents });
         out.line(
-          `${file} (batch ${outcome.batchId}): ${count(outcome.payouts.length, 'payout')}, ${formatCents(cents)}, to be sent again, asked by ${by}; the next run sends ${outcome.payouts.length === 1 ? 'it' : 'them'}:`,
+          say(words, { code: 'retryQueued', file, batchId, count: payouts.length, cents, by }),
         );
-        for (const payout of outcome.payouts) {
-          out.line(`  line ${payout.line}: ${payout.retryOf} -> ${payout.orderId}`);
+        for (const { line, retryOf: from, orderId: to } of payouts) {
+          out.line(`  ${say(words, { code: 'retryLine', line, from, to })}`);
         }
       } finally {
         await journal.close();

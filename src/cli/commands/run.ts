@@ -27,7 +27,7 @@ import { startProgress } from '../progress.js';
 import { CATALOGS } from '../../messages/catalog.js';
 import { journalLossOf, openWorkJournal } from '../work-journal.js';
 import { describeFile } from '../../app/describe-file.js';
-import { sayInEnglish } from '../../messages/say.js';
+import { say, sayInEnglish } from '../../messages/say.js';
 import type { CliIo } from '../../runtime/io.js';
 
 interface RunOptions {
@@ -189,8 +189,9 @@ export function runCommand(io: CliIo): Command {
         // Said even with --quiet or --json: a payout waiting for hours is a person's question.
         for (const file of final) {
           if (file.pendingTooLong) {
+            const hintFlags = hintFlagsOf(command.optsWithGlobals<GlobalOptions>());
             out.warn(
-              `payouts run: ${warnPendingTooLong(givenName(file.file), file.pendingTooLong, hintFlagsOf(command.optsWithGlobals<GlobalOptions>()))}`,
+              say(words, warnPendingTooLong(givenName(file.file), file.pendingTooLong, hintFlags)),
             );
           }
         }

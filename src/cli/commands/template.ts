@@ -7,7 +7,8 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { TEMPLATE_HEADINGS } from '../../csv/header.js';
-import { SAVE_AS_CSV } from '../../messages/en.js';
+import { CATALOGS } from '../../messages/catalog.js';
+import { say } from '../../messages/say.js';
 import { ExitError } from '../exit-error.js';
 import { openContext, type GlobalOptions } from '../context.js';
 import type { CliIo } from '../../runtime/io.js';
@@ -25,7 +26,8 @@ export function templateCommand(io: CliIo): Command {
     .argument('[file]', 'where to write it; an existing file is never replaced')
     .addHelpText('after', '\nExample:\n  payouts template pagamentos-2026-12.csv')
     .action((file: string | undefined, _options: object, command: Command) => {
-      const { out } = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'offline');
+      const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'offline');
+      const words = CATALOGS[config.language ?? 'en'];
       if (file === undefined) {
         io.stdout.write(templateFile());
         return;
@@ -36,19 +38,14 @@ export function templateCommand(io: CliIo): Command {
         descriptor = openSync(path, 'wx', 0o644);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        throw new ExitError(
-          1,
-          `payouts template: ${path} already exists: nothing was written (give another name, or remove it first)`,
-        );
+        throw new ExitError(1, say(words, { code: 'templateExists', path }));
       }
       try {
         writeSync(descriptor, templateFile());
       } finally {
         closeSync(descriptor);
       }
-      out.line(`Written: ${path}`);
-      out.note(
-        `Fill one row per payment (Valor as 1.234,56; CPF/CNPJ with or without its dots; Tipo de chave and ID do pagamento may stay empty), then ${SAVE_AS_CSV.replace('save it again', 'save it')}, and check it with: payouts validate "${path}"`,
-      );
+      out.line(say(words, { code: 'templateWritten', path }));
+      out.note(say(words, { code: 'templateHowToFill', path }));
     });
 }

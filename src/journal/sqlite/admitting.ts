@@ -163,13 +163,20 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
         if (admission.previous.batchId !== batchId) {
           // The earlier file keeps a line for it, so its result still has every row.
           const was = earlier && (JSON.parse(earlier.request) as CashOutRequest);
+          const said: Said = {
+            code: 'takenOverByLine',
+            state: admission.previous.state,
+            line,
+            file: batch.fileName,
+          };
           rows.insertLines(admission.previous.batchId, [
             {
               line: admission.previous.line,
               kind: 'superseded',
               orderId: request.orderId,
               column: null,
-              message: `was ${admission.previous.state}, never sent; taken over by line ${line} of ${batch.fileName}`,
+              message: sayInEnglish(said),
+              said,
               name: was ? was.person.name : null,
               valueCents: was ? was.value : null,
             },

@@ -21,7 +21,9 @@ import {
   type Synchronous,
 } from './context.js';
 import type { Corrections } from './corrections.js';
-import type { Rows } from './rows.js';
+import { saidJson, type Rows } from './rows.js';
+import { sayInEnglish } from '../../messages/say.js';
+import type { Said } from '../../messages/said.js';
 
 /** Reasons whose release says a file's rows are new payments, not a copy of an earlier batch. */
 const NEW_PAYMENT_REASONS: readonly HoldReason[] = ['duplicate', 'same-name'];
@@ -291,10 +293,10 @@ export function createBatches(
       statements.setHeldBecause.run(null, batchId);
     }),
 
-    underfundBatch: writing((batchId: number, why: string): void => {
-      rows.holdQueuedRows(batchId, 'balance', why);
+    underfundBatch: writing((batchId: number, why: Said): void => {
+      rows.holdQueuedRows(batchId, 'balance', sayInEnglish(why));
       rows.moveBatch(batchId, 'underfunded');
-      statements.setHeldBecause.run(why, batchId);
+      statements.setHeldBecause.run(saidJson(why), batchId);
     }),
 
     queuedByBatch: () =>

@@ -119,7 +119,13 @@ export function toBatch(row: BatchRow): BatchRecord {
       typeof problem === 'string' ? { code: 'english', text: problem } : problem,
     ),
     awaitingName: row.awaiting_name,
-    heldBecause: row.held_because,
+    // Journals before the reason was kept as a value kept its English sentence.
+    heldBecause:
+      row.held_because === null
+        ? null
+        : row.held_because.startsWith('{')
+          ? (JSON.parse(row.held_because) as Said)
+          : { code: 'english', text: row.held_because },
     nameKey: row.name_key,
     nameNumber: row.name_number ?? 1,
     orderIdHome: row.order_id_home ?? null,

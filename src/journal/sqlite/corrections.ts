@@ -187,9 +187,12 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
         AND p.state = 'held' AND p.hold_reason = 'copy-waiting'
         AND json_extract(p.said, '$.batchId') = @copy
       GROUP BY p.batch_id ORDER BY p.batch_id`),
-    supersedeInvalid: db.prepare<[string, number]>(`
-      UPDATE batch_lines SET kind = 'superseded', message = message || ?, said = NULL
-      WHERE batch_id = ? AND kind = 'invalid'`),
+    // The line's own words stay a value where it kept one: the copy named inside it.
+    supersedeInvalid: db.prepare<{ file: string; corrected: number }>(`
+      UPDATE batch_lines SET kind = 'superseded', message = message || '; corrected in ' || @file,
+        said = CASE WHEN said IS NULL THEN NULL
+          ELSE json_object('code', 'correctedIn', 'first', json(said), 'file', @file) END
+      WHERE batch_id = @corrected AND kind = 'invalid'`),
     // Retry on purpose. Rows of a copy that repeat unchanged (document, amount, Pix key)
     // a payout of the batch it corrects that definitely failed.
     repeatsOfFailed: db.prepare<{ copy: number; corrected: number }, Repeat>(
@@ -295,6 +298,8 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   function applyCorrection(copy: number, corrected: number, why: string, hintFlags: string): void {
     const copyBatch = { id: copy, fileName: rows.batchRow(copy)?.file_name ?? `batch ${copy}` };
     const copyFile = givenName(copyBatch.fileName);
+    const taken: Said = { code: 'takenOverBy', file: copyFile };
+    const leftOut: Said = { code: 'leftOutByCopy', file: copyFile };
     for (const row of statements.copyRepeats.all({ copy, corrected })) {
       const covering = toCovering(row);
       const paid = { pixKey: row.paid_pix_key, name: row.paid_name };
@@ -339,7 +344,8 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
           {
             holdReason: covering.state === 'held' ? rows.holdReasonOf(covering.orderId) : null,
             supersededBy: copy,
-            message: `never sent; taken over by ${copyFile}`,
+            message: sayInEnglish(taken),
+            said: taken,
           },
           `${why}: taken over by ${row.row_id}`,
         );
@@ -382,13 +388,14 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
         {
           holdReason: row.state === 'held' ? rows.holdReasonOf(row.order_id) : null,
           supersededBy: copy,
-          message: `never sent; changed or left out by its corrected copy ${copyFile}`,
+          message: sayInEnglish(leftOut),
+          said: leftOut,
         },
         `${why}: changed or left out by ${copyFile}`,
       );
     }
     // Its invalid rows were the reason for the copy: the copy's rows stand for them now.
-    statements.supersedeInvalid.run(`; corrected in ${copyFile}`, corrected);
+    statements.supersedeInvalid.run({ file: copyFile, corrected });
     statements.setCorrects.run(corrected, copy);
   }
 

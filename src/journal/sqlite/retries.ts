@@ -7,6 +7,8 @@ import type { RetryResult } from '../types.js';
 import { payoutParams, REQUEST_COLUMNS, REQUEST_VALUES, type PayoutParams } from './admitting.js';
 import { inList, type Context, type Synchronous } from './context.js';
 import type { Rows } from './rows.js';
+import { sayInEnglish } from '../../messages/say.js';
+import type { Said } from '../../messages/said.js';
 
 interface RetryRow {
   order_id: string;
@@ -96,6 +98,13 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
     });
     const day = new Date(at).toISOString().slice(0, 10);
     const why = `sent again on purpose by ${by} on ${day} (payouts retry)`;
+    const retried: Said = {
+      code: 'sentAgainOnPurpose',
+      by,
+      at,
+      retryId,
+      earlier: row.message || null,
+    };
     rows.auditNew(
       Number(inserted.lastInsertRowid),
       `attempt ${attempt} of ${base}, after ${row.order_id} ${row.state}: ${why}`,
@@ -104,18 +113,16 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       row.order_id,
       row.state,
       'retried',
-      { message: [row.message, `${why}, as ${retryId}`].filter(Boolean).join('; ') },
+      { message: sayInEnglish(retried), said: retried },
       `${why}, as ${retryId}`,
     );
+    const repeat: Said = { code: 'repeatSentAgain', by, at, retryId };
     for (const copy of statements.heldAsFailedBefore.all(row.order_id)) {
       rows.moveRow(
         copy.order_id,
         'held',
         'covered',
-        {
-          coveredBy: retryId,
-          message: `the payout it repeats is ${why}, as ${retryId}: not sent from this file`,
-        },
+        { coveredBy: retryId, message: sayInEnglish(repeat), said: repeat },
         `covered by ${retryId}, ${why}`,
       );
     }
