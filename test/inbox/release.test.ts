@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { topUp } from '../support/gateway.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
 
 const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
@@ -197,5 +198,47 @@ describe('approve, twice', () => {
     expect(again.stderr).toMatch(
       /^payouts approve: folha\.csv \(batch 1\) was approved by maria on \d{4}-\d\d-\d\d \d\d:\d\d UTC: 2 paid \(R\$ 6\.000,00\); nothing changed\n$/,
     );
+  });
+});
+
+describe('a released row, weighed again as it is sent', () => {
+  it('released as repeating nothing, it waits for the balance while another file pays that person that amount: it is held naming that payout, not paid', async () => {
+    const home = await passHome({ balanceCents: 8_000_00 });
+    home.drop('folha.csv', [HEADER, ANA]);
+    expect((await home.run()).exit).toBe(0);
+    // Diego and Carla are new: the file is held whole only for its name.
+    home.drop('folha.csv', [HEADER, ANA, DIEGO, CARLA]);
+    expect((await home.run()).exit).toBe(2);
+    const approved = await runCli(['approve', 'folha.csv', '--new-batch'], { env: home.env() });
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain('2 payouts');
+    // R$ 4.500,00 left cannot pay both: the batch waits for the balance.
+    expect((await home.run()).exit).toBe(2);
+    expect(paidTo(home).get('diego@example.com')).toBeUndefined();
+
+    // Three weeks later a bonus pays Diego the same amount (the waiting row is older than
+    // duplicateWindow, so the bonus is not held for it); then the balance is topped up.
+    home.advance(21 * 24 * 60 * 60 * 1000);
+    home.drop('bonus.csv', [HEADER, DIEGO]);
+    await home.run();
+    expect(paidTo(home).get('diego@example.com')).toBe(1);
+    await topUp(home.sandbox.url, 100_000_00);
+    expect((await home.run()).exit).toBe(2);
+
+    expect(paidTo(home)).toEqual(
+      new Map([
+        ['ana@example.com', 1],
+        ['diego@example.com', 1],
+        ['carla@example.com', 1],
+      ]),
+    );
+    const held = await home.withJournal(async (journal) => {
+      const [, copy] = await journal.batches('folha.csv');
+      return journal.heldRowsOfBatch(copy?.id ?? 0);
+    });
+    expect(held.map((row) => [row.line, row.reason, row.repeats?.fileName])).toEqual([
+      [2, 'duplicate', 'folha.csv'],
+      [3, 'duplicate', 'bonus.csv'],
+    ]);
   });
 });

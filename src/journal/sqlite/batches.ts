@@ -95,12 +95,13 @@ export function createBatches(
       UPDATE payouts SET state = 'queued', hold_reason = NULL, updated_at = ?
       WHERE batch_id = ? AND state = 'held' AND (hold_reason = 'balance' OR hold_reason IS NULL)
       RETURNING order_id`),
-    // @only: a JSON list of the orderIds to release, or null for every row held so.
+    // @only: a JSON list of the orderIds to release, or null for every row held so. A
+    // released repeat keeps the payout it repeats (covered_by): its claim weighs it past it.
     releaseHolds: db.prepare<
       { now: number; batchId: number; reason: HoldReason; only: string | null },
       { order_id: string; value_cents: number }
     >(`
-      UPDATE payouts SET state = 'queued', hold_reason = NULL, covered_by = NULL, message = NULL, said = NULL,
+      UPDATE payouts SET state = 'queued', hold_reason = NULL, message = NULL, said = NULL,
         released_at = @now, updated_at = @now
       WHERE batch_id = @batchId AND state = 'held' AND hold_reason = @reason
         AND (@only IS NULL OR order_id IN (SELECT value FROM json_each(@only)))

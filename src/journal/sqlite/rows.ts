@@ -65,7 +65,7 @@ function coveringIn(files: string): string {
     SELECT ${COVERING_COLUMNS}, p.id AS journal_order
     FROM payouts p JOIN batches b ON b.id = p.batch_id
     WHERE p.document = @document AND p.value_cents = @value AND ${files}
-      AND (p.id < @before OR p.state IN (${inList(SENT)})) AND ${WITHIN_WINDOW}
+      AND (p.id < @before OR p.state IN (${inList(SENT)})) AND p.id > @after AND ${WITHIN_WINDOW}
       AND p.order_id <> @orderId
       AND p.state IN (${inList(MAY_MOVE_MONEY)})
       AND b.state NOT IN ('refused', 'unusable')
@@ -194,6 +194,7 @@ export function createRows({ db, now }: Context) {
         batchId: number;
         orderId: string;
         before: number;
+        after: number;
       },
       CoveringRow
     >(`
@@ -380,13 +381,15 @@ export function createRows({ db, now }: Context) {
 
   /**
    * The payout that would cover a row of this batch (see the `covering` statement):
-   * journaled before the payout `before` (its row id), or before anything not yet journaled.
+   * journaled before the payout `before` (its row id), or before anything not yet journaled;
+   * and after the payout `after`, when given.
    */
   function coveringOf(
     key: CoverKey,
     batchId: number,
     rules: AdmissionRules,
     before = Number.MAX_SAFE_INTEGER,
+    after = 0,
   ): Covering | undefined {
     const row = statements.covering.get({
       document: key.document,
@@ -395,6 +398,7 @@ export function createRows({ db, now }: Context) {
       batchId,
       orderId: key.orderId,
       before,
+      after,
     });
     return row && toCovering(row);
   }
