@@ -287,9 +287,14 @@ export interface JournalPayouts {
   moveMany(moves: readonly Move[]): Promise<boolean[]>;
   /**
    * A person's request to send definitely failed payouts again (`payouts retry`), each
-   * by its orderId (or a copy's row held because it repeats one), in one commit.
+   * by its orderId (or a copy's row held because it repeats one), in one commit; one that
+   * another file's payout has covered since is held as its possible duplicate, not sent.
    */
-  retryPayouts(orderIds: readonly string[], by: string): Promise<RetryResult[]>;
+  retryPayouts(
+    orderIds: readonly string[],
+    by: string,
+    rules: AdmissionRules,
+  ): Promise<RetryResult[]>;
   /** A batch's payouts a retry of its file would send again, by orderId, in file order. */
   retryTargetsOf(batchId: number): Promise<string[]>;
   /** Whether some payout of a batch was sent again by `payouts retry`. */

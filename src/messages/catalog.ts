@@ -127,6 +127,8 @@ export interface Catalog {
     repeatsReleased(p: { count: number }): string;
     repeatsDiffer(p: { given: number; count: number }): string;
     rowsNotHeld(p: { notHeld: number[] }): string;
+    /** `payouts retry`: the payouts sent again that another file's payout holds. */
+    retryHeld(p: { count: number }): string;
     /** `approve` or `reject` of a file a person approved already: who, when, its rows now. */
     alreadyApproved(p: {
       verb: string;

@@ -500,6 +500,8 @@ export const ptBR: Catalog = {
       `payouts approve: ${notHeld.length === 1 ? `a linha ${notHeld[0]} não está retida` : `as linhas ${notHeld.join(', ')} não estão retidas`} como possível duplicata nem pelo nome do arquivo: nada foi liberado; o resumo da execução lista as linhas retidas`,
     alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>
       `payouts ${verb}: ${file} (lote ${batchId}) foi aprovado por ${by} ${momento(at)}: ${totals}; nada mudou`,
+    retryHeld: ({ count }) =>
+      `${count === 1 ? '1 pagamento reenviado ficou retido' : `${count} pagamentos reenviados ficaram retidos`}, não ${count === 1 ? 'enviado' : 'enviados'}: outro arquivo já pagou essa pessoa e esse valor desde então:`,
     repeatsDiffer: ({ given, count }) =>
       `payouts approve: --repeats ${given} não é a contagem de linhas retidas que repetem um pagamento (${count}, listadas acima): nada foi liberado; confira-as e dê a contagem delas`,
   },

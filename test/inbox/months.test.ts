@@ -671,7 +671,14 @@ describe('retry on purpose', () => {
   async function retry(m: Month, target: string) {
     const journal = openJournal(m.folders.journal, { now: m.now });
     try {
-      return await retryPayouts(journal, target, { by: 'maria' });
+      return await retryPayouts(
+        journal,
+        target,
+        { by: 'maria' },
+        {
+          duplicateWindowMs: m.config().duplicateWindow,
+        },
+      );
     } finally {
       await journal.close();
     }

@@ -5,7 +5,9 @@ import { formatCents } from '../../csv/amount.js';
 import { homeFolders } from '../../inbox/folders.js';
 import { retryPayouts } from '../../inbox/retry.js';
 import { JournalError } from '../../journal/journal.js';
-import { openContext, type GlobalOptions } from '../context.js';
+import { CATALOGS } from '../../messages/catalog.js';
+import { say } from '../../messages/say.js';
+import { hintFlagsOf, openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
 import { openWorkJournal } from '../work-journal.js';
@@ -28,14 +30,21 @@ export function retryCommand(io: CliIo): Command {
       '\nExamples:\n  payouts retry folha.csv --by "Maria (financeiro)"\n  payouts retry folha-1-3f9a2c71',
     )
     .action(async (target: string, options: { by?: string }, command: Command) => {
-      const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      const { config, out } = openContext(io, globals);
+      const words = CATALOGS[config.language ?? 'en'];
       const folders = homeFolders(config.home);
       const by = options.by?.trim() || userInfo().username;
       const journal = await openWorkJournal('retry', folders, out, config, { mustExist: true });
       try {
         let outcome: Awaited<ReturnType<typeof retryPayouts>>;
         try {
-          outcome = await retryPayouts(journal, target, { by });
+          outcome = await retryPayouts(
+            journal,
+            target,
+            { by },
+            { duplicateWindowMs: config.duplicateWindow, hintFlags: hintFlagsOf(globals) },
+          );
         } catch (error) {
           if (error instanceof JournalError)
             throw new ExitError(1, `payouts retry: ${error.message}`);
@@ -56,14 +65,25 @@ export function retryCommand(io: CliIo): Command {
             `payouts retry: no orderId "${target}", and no file named "${basename(target)}" with a payout that failed, was refused, canceled or refunded and not sent again yet: nothing changed (payouts status lists every file)`,
           );
         }
-        const cents = outcome.payouts.reduce((sum, payout) => sum + payout.valueCents, 0);
+        const sent = outcome.payouts.filter((payout) => payout.held === null);
+        const cents = sent.reduce((sum, payout) => sum + payout.valueCents, 0);
         const file = (await journal.batch(outcome.batchId))?.fileName ?? basename(target);
         out.data({ file, batchId: outcome.batchId, by, payouts: outcome.payouts, cents });
-        out.line(
-          `${file} (batch ${outcome.batchId}): ${count(outcome.payouts.length, 'payout')}, ${formatCents(cents)}, to be sent again, asked by ${by}; the next run sends ${outcome.payouts.length === 1 ? 'it' : 'them'}:`,
-        );
-        for (const payout of outcome.payouts) {
+        if (sent.length > 0) {
+          out.line(
+            `${file} (batch ${outcome.batchId}): ${count(sent.length, 'payout')}, ${formatCents(cents)}, to be sent again, asked by ${by}; the next run sends ${sent.length === 1 ? 'it' : 'them'}:`,
+          );
+        }
+        for (const payout of sent) {
           out.line(`  line ${payout.line}: ${payout.retryOf} -> ${payout.orderId}`);
+        }
+        const held = outcome.payouts.flatMap((payout) =>
+          payout.held ? [{ ...payout, why: say(words, payout.held) }] : [],
+        );
+        if (held.length > 0) out.line(words.release.retryHeld({ count: held.length }));
+        for (const payout of held) {
+          const message = `${payout.retryOf} -> ${payout.orderId}: ${payout.why}`;
+          out.line(`  ${words.approval.atLine({ line: payout.line, column: null, message })}`);
         }
       } finally {
         await journal.close();
