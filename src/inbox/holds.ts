@@ -9,7 +9,7 @@
 import { basename } from 'node:path';
 import { formatCents } from '../csv/amount.js';
 import { newBatchRelease, type LinePick } from '../journal/answers.js';
-import type { BatchRecord, HeldRow, Journal } from '../journal/journal.js';
+import type { AdmissionRules, BatchRecord, HeldRow, Journal } from '../journal/journal.js';
 import type { HoldReason } from '../journal/states.js';
 
 export type HoldRelease =
@@ -59,12 +59,13 @@ const repeatOf = (row: HeldRow): string =>
 /**
  * Applies a person's answer to the newest batch of this file name that has rows held by
  * the rules on who is paid; undefined when none has (nothing changes then). `rows`: how
- * many of its rows may now be sent.
+ * many of its rows may now be sent, as `rules` weigh them.
  */
 export async function releaseHolds(
   journal: Journal,
   fileName: string,
   answer: HoldAnswer,
+  rules: AdmissionRules,
 ): Promise<HoldRelease | undefined> {
   const name = basename(fileName);
   let batch: BatchRecord | undefined;
@@ -94,7 +95,7 @@ export async function releaseHolds(
   }
   if ('corrects' in answer) {
     const why = `linked by ${answer.by} as a corrected copy of batch ${answer.corrects} (payouts approve --corrects)`;
-    const rows = await journal.correctBatch(batch.id, answer.corrects, why);
+    const rows = await journal.correctBatch(batch.id, answer.corrects, why, rules);
     await journal.recordBatchEvent(
       batch.id,
       'corrects',

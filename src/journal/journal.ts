@@ -137,10 +137,16 @@ export interface JournalBatches {
   queuedByBatch(): Promise<{ batchId: number; cents: number; count: number }[]>;
   /**
    * A person's answer that a batch corrects `corrected` (another name, or later than a
-   * day): the corrected-copy rules applied by hand. Returns how many of its rows may now
-   * be sent.
+   * day): the corrected-copy rules applied by hand, and its rows to send weighed by the
+   * cover rule as a claim would (one another file has paid is held, naming that payout).
+   * Returns how many of its rows will be sent.
    */
-  correctBatch(copy: number, corrected: number, why: string): Promise<number>;
+  correctBatch(
+    copy: number,
+    corrected: number,
+    why: string,
+    rules: AdmissionRules,
+  ): Promise<number>;
   /**
    * A person's release of a batch's rows held for `reason` (of those `only` names, when
    * given): queued, to be sent, each move audited with who released it and why.

@@ -127,6 +127,9 @@ export interface Catalog {
     repeatsReleased(p: { count: number }): string;
     repeatsDiffer(p: { given: number; count: number }): string;
     rowsNotHeld(p: { notHeld: number[] }): string;
+    /** Rows of a file an answer left held, each with why: the count, then a line each. */
+    stayHeld(p: { count: number }): string;
+    heldRow(p: { line: number; name: string; amount: string; message: string }): string;
     /** `payouts retry`: the payouts sent again that another file's payout holds. */
     retryHeld(p: { count: number }): string;
     /** `approve` or `reject` of a file a person approved already: who, when, its rows now. */

@@ -454,6 +454,8 @@ export const en: Catalog = {
       `payouts approve: ${notHeld.length === 1 ? `line ${notHeld[0]} is not held` : `lines ${notHeld.join(', ')} are not held`} as a possible duplicate or for the file's name: nothing released; the run's summary lists the held lines`,
     alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>
       `payouts ${verb}: ${file} (batch ${batchId}) was approved by ${by} ${moment(at)}: ${totals}; nothing changed`,
+    stayHeld: ({ count }) => `${count === 1 ? '1 row stays' : `${count} rows stay`} held:`,
+    heldRow: ({ line, name, amount, message }) => `line ${line}: ${name}, ${amount}: ${message}`,
     retryHeld: ({ count }) =>
       `${count === 1 ? '1 payout sent again is' : `${count} payouts sent again are`} held, not sent: another file has paid that person that amount since:`,
     repeatsDiffer: ({ given, count }) =>

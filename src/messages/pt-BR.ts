@@ -500,6 +500,9 @@ export const ptBR: Catalog = {
       `payouts approve: ${notHeld.length === 1 ? `a linha ${notHeld[0]} não está retida` : `as linhas ${notHeld.join(', ')} não estão retidas`} como possível duplicata nem pelo nome do arquivo: nada foi liberado; o resumo da execução lista as linhas retidas`,
     alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>
       `payouts ${verb}: ${file} (lote ${batchId}) foi aprovado por ${by} ${momento(at)}: ${totals}; nada mudou`,
+    stayHeld: ({ count }) =>
+      `${count === 1 ? '1 linha continua retida' : `${count} linhas continuam retidas`}:`,
+    heldRow: ({ line, name, amount, message }) => `linha ${line}: ${name}, ${amount}: ${message}`,
     retryHeld: ({ count }) =>
       `${count === 1 ? '1 pagamento reenviado ficou retido' : `${count} pagamentos reenviados ficaram retidos`}, não ${count === 1 ? 'enviado' : 'enviados'}: outro arquivo já pagou essa pessoa e esse valor desde então:`,
     repeatsDiffer: ({ given, count }) =>

@@ -242,3 +242,44 @@ describe('a released row, weighed again as it is sent', () => {
     ]);
   });
 });
+
+describe('approve --corrects, counting what it sends', () => {
+  it('a row of the copy that another file has paid is not counted as to be sent: it is named as held for that file', async () => {
+    const home = await passHome();
+    const env = home.env();
+    // Yesterday: an advance pays Carla; the payroll's line for her is held for it.
+    home.advance(-30 * 60 * 60 * 1000);
+    home.drop('adiantamento.csv', [HEADER, CARLA]);
+    expect((await home.run()).exit).toBe(0);
+    home.drop('folha.csv', [HEADER, ANA, BRUNO, CARLA]);
+    expect((await home.run()).exit).toBe(2);
+    // Today, the payroll again with Diego added: held whole for its name.
+    home.advance(30 * 60 * 60 * 1000);
+    home.drop('folha.csv', [HEADER, ANA, BRUNO, CARLA, DIEGO]);
+    expect((await runCli(['run'], { env })).code).toBe(2);
+
+    // As the summary prints it: the copy is `folha [2].csv` while folha.csv is in processing/.
+    const approved = await runCli(
+      ['approve', 'folha [2].csv', '--corrects', '2', '--by', 'maria'],
+      { env },
+    );
+    expect(approved.code, approved.stderr).toBe(0);
+    await runCli(['run'], { env });
+    expect(paidTo(home)).toEqual(
+      new Map([
+        ['carla@example.com', 1],
+        ['ana@example.com', 1],
+        ['bruno@example.com', 1],
+        ['diego@example.com', 1],
+      ]),
+    );
+    const lines = approved.stdout.split('\n');
+    expect(lines[0]).toBe(
+      'folha [2].csv (batch 3): linked as a corrected copy of batch 2 by maria; 1 payout to be sent by the next run.',
+    );
+    expect(lines[1]).toBe('1 row stays held:');
+    expect(lines[2]).toMatch(
+      /^ {2}line 4: Carla Dias, R\$ 4\.450,50: possible duplicate: the same document and amount as adiantamento\.csv, line 2, /,
+    );
+  });
+});

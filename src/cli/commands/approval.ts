@@ -16,7 +16,8 @@ import {
 import { describeTotals } from '../../app/describe-file.js';
 import type { BatchEvent, Journal } from '../../journal/journal.js';
 import { CATALOGS } from '../../messages/catalog.js';
-import { openContext, type GlobalOptions, type Output } from '../context.js';
+import { say } from '../../messages/say.js';
+import { hintFlagsOf, openContext, type GlobalOptions, type Output } from '../context.js';
 import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
@@ -237,7 +238,10 @@ async function answerHolds(
     if ('corrects' in answer && !(await journal.batch(answer.corrects))) {
       throw new ExitError(1, `payouts approve: there is no batch ${answer.corrects}`);
     }
-    const released = await releaseHolds(journal, name, answer);
+    const released = await releaseHolds(journal, name, answer, {
+      duplicateWindowMs: config.duplicateWindow,
+      hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+    });
     if (!released) {
       throw new ExitError(
         1,
@@ -275,6 +279,18 @@ async function answerHolds(
       out.line(
         `${basename(name)} (batch ${released.batchId}): linked as a corrected copy of batch ${answer.corrects} by ${answer.by}; ${count(released.rows, 'payout')} to be sent by the next run.`,
       );
+      const held = await journal.heldRowsOfBatch(released.batchId);
+      if (held.length > 0) out.line(words.release.stayHeld({ count: held.length }));
+      for (const row of held) {
+        out.line(
+          `  ${words.release.heldRow({
+            line: row.line,
+            name: row.name,
+            amount: formatCents(row.cents),
+            message: row.said ? say(words, row.said) : (row.message ?? ''),
+          })}`,
+        );
+      }
     } else if ('identical' in answer) {
       out.line(
         `${basename(name)} (batch ${released.batchId}): ${count(released.rows, 'payout')}, ${formatCents(released.cents)}, released by ${answer.by} as due besides their identical rows; the next run sends them.`,

@@ -261,7 +261,12 @@ export const QUEUED_COLUMNS = `p.id, p.order_id, p.batch_id, p.document, p.value
  * again. The row's columns are all it needs: its request (a virtual column, built as
  * JSON) is neither read nor parsed.
  */
-export function heldAtClaim(rows: Rows, row: QueuedRow, rules: AdmissionRules): boolean {
+export function heldAtClaim(
+  rows: Rows,
+  row: QueuedRow,
+  rules: AdmissionRules,
+  checked = 'checked again as it was claimed',
+): boolean {
   const key = { orderId: row.order_id, document: row.document, valueCents: row.value_cents };
   const covering =
     row.released_at === null
@@ -272,7 +277,7 @@ export function heldAtClaim(rows: Rows, row: QueuedRow, rules: AdmissionRules): 
   const said = duplicateSaid(covering, fileName, rules.hintFlags ?? '');
   rows.holdQueuedRow(row.order_id, 'duplicate', said, {
     coveredBy: covering.orderId,
-    reason: `checked again as it was claimed: ${sayInEnglish(said)}`,
+    reason: `${checked}: ${sayInEnglish(said)}`,
   });
   return true;
 }

@@ -5,6 +5,7 @@ import type { HoldReason } from '../states.js';
 import type { JournalBatches } from '../journal.js';
 import { homeTag } from '../../csv/order-id.js';
 import type {
+  AdmissionRules,
   ArrivingFile,
   BatchEvent,
   BatchInput,
@@ -20,6 +21,7 @@ import {
   type LineRow,
   type Synchronous,
 } from './context.js';
+import { heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import type { Corrections } from './corrections.js';
 import type { Rows } from './rows.js';
 
@@ -106,6 +108,9 @@ export function createBatches(
       WHERE batch_id = @batchId AND state = 'held' AND hold_reason = @reason
         AND (@only IS NULL OR order_id IN (SELECT value FROM json_each(@only)))
       RETURNING order_id, value_cents`),
+    queuedOf: db.prepare<[number], QueuedRow>(
+      `SELECT ${QUEUED_COLUMNS} FROM payouts p WHERE p.batch_id = ? AND p.state = 'queued' ORDER BY p.line`,
+    ),
     linesOfBatch: db.prepare<[number], LineRow>(
       `SELECT * FROM batch_lines WHERE batch_id = ? ORDER BY line`,
     ),
@@ -302,11 +307,16 @@ export function createBatches(
         count: row.count,
       })),
 
-    correctBatch: writing((copy: number, corrected: number, why: string): number => {
-      corrections.applyCorrection(copy, corrected, why, '');
-      corrections.holdRepeatsOfFailed(copy, { corrected }, '');
-      return corrections.sendableOfCopy(copy);
-    }),
+    correctBatch: writing(
+      (copy: number, corrected: number, why: string, rules: AdmissionRules): number => {
+        corrections.applyCorrection(copy, corrected, why, rules.hintFlags ?? '');
+        corrections.holdRepeatsOfFailed(copy, { corrected }, rules.hintFlags ?? '');
+        for (const row of statements.queuedOf.all(copy)) {
+          heldAtClaim(rows, row, rules, 'weighed as the correction was answered');
+        }
+        return corrections.sendableOfCopy(copy);
+      },
+    ),
 
     releaseHolds: writing(
       (batchId: number, reason: HoldReason, why: string, only?: readonly string[]) => {
