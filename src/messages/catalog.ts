@@ -74,6 +74,8 @@ export interface Catalog {
   readAs(p: { encoding: string; delimiter: string; orderIdColumn: string | null }): string;
   /** Rows and cents of one state in a summary: `2 paid (R$ 40,00)`. */
   rowsIn(p: { count: number; state: string; amount: string | null }): string;
+  /** Payouts that did not pay and were sent again (`retried`): attempts, never money. */
+  attemptsRetried(p: { count: number }): string;
   noRows: string;
   /** A file's line in a run's summary. */
   fileSummary(p: { file: string; outcome: string; totals: string; total: string }): string;

@@ -407,6 +407,8 @@ export const en: Catalog = {
     }`,
   rowsIn: ({ count, state, amount }) =>
     amount === null ? `${count} ${state}` : `${count} ${state} (${amount})`,
+  attemptsRetried: ({ count }) =>
+    `${count} failed ${count === 1 ? 'attempt' : 'attempts'} sent again`,
   noRows: 'no rows',
   fileSummary: ({ file, outcome, totals, total }) =>
     `${file}: ${outcome}; ${totals}; valid rows total ${total}`,

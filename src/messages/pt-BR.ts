@@ -453,6 +453,10 @@ export const ptBR: Catalog = {
     }`,
   rowsIn: ({ count, state, amount }) =>
     amount === null ? `${state}: ${count}` : `${state}: ${count} (${amount})`,
+  attemptsRetried: ({ count }) =>
+    count === 1
+      ? '1 tentativa que não pagou, reenviada'
+      : `${count} tentativas que não pagaram, reenviadas`,
   noRows: 'nenhuma linha',
   fileSummary: ({ file, outcome, totals, total }) =>
     `${file}: ${outcome}; ${totals}; total das linhas válidas ${total}`,
