@@ -32,7 +32,13 @@ import { newBatchRelease, payeesOf, readingsOf } from '../journal/answers.js';
 import { refuseClockBehind } from '../journal/clock-behind.js';
 import type { Journal, RowTotals } from '../journal/journal.js';
 import { behindTheGateway } from '../journal/open-for-work.js';
-import { isFinalOutcome, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
+import {
+  isFinalOutcome,
+  NEEDS_A_PERSON,
+  UNFINISHED,
+  type HoldReason,
+  type RowState,
+} from '../journal/states.js';
 import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
 import { archiveFileName, resultFileNames } from '../results/names.js';
@@ -351,12 +357,26 @@ async function finishFile(
   return { ...summary, ...totals, state, outcome, result };
 }
 
+/** Held rows a summary lists one by one; the result file has them all. */
+const LISTED_HELD_ROWS = 20;
+
+/** Reasons a row is held for by itself, not with its whole file: its summary lists it. */
+const OWN_HOLDS: readonly (HoldReason | null)[] = [
+  'duplicate',
+  'identical',
+  'changes-paid',
+  'changes-payee',
+  'failed-before',
+];
+
 /**
  * Why a batch's rows are held by the rules on who is paid, a sentence per reason, so the
- * summary says what a person must decide (the result file has every row's own words).
+ * summary says what a person must decide, then each row held by itself (up to
+ * LISTED_HELD_ROWS: the result file has every row's own words).
  */
 async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Promise<Said[]> {
   const notes: Said[] = [];
+  const heldRows = await journal.heldRowsOfBatch(batchId);
   // A row's own words (`example`): the journal's value, or its English where it kept none.
   const wordsOf = (said: Said | null, message: string | null): Said =>
     said ?? { code: 'english', text: message ?? '' };
@@ -391,7 +411,7 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
     notes.push({ code: 'rowsRepeatOtherFile', rows: duplicates.rows, cents: duplicates.cents });
   }
   if (duplicates || sameName) {
-    const { free, repeating } = newBatchRelease(await journal.heldRowsOfBatch(batchId), undefined);
+    const { free, repeating } = newBatchRelease(heldRows, undefined);
     notes.push(
       ...readingsOf({
         file: fileName,
@@ -413,6 +433,14 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
       newFile: fileName,
       hintFlags,
     });
+  }
+  const own = heldRows.filter((row) => OWN_HOLDS.includes(row.reason));
+  for (const row of own.slice(0, LISTED_HELD_ROWS)) {
+    const { line, name, cents, said, message } = row;
+    notes.push({ code: 'heldRowAt', line, name, cents, why: wordsOf(said, message) });
+  }
+  if (own.length > LISTED_HELD_ROWS) {
+    notes.push({ code: 'heldRowsMore', rows: own.length - LISTED_HELD_ROWS });
   }
   const lines = (await journal.linesOfBatch(batchId)).filter((line) => line.kind === 'held');
   if (lines.length > 0) {

@@ -285,6 +285,10 @@ const said: SaidTexts = {
     `while it waits, nothing of ${file} (batch ${batchId}: ${plural(rows, 'row')}, ${formatCents(cents)}) is sent, even once the balance covers it: if this file corrects it, run: payouts approve "${newFile}" --corrects ${batchId}${hintFlags} (only this file's rows are paid); if it is a new payroll, run: payouts approve "${newFile}" --new-batch${hintFlags} (both are paid)`,
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(cents)}): a failed payout is never sent again because a file repeats it; to send it again on purpose, run: payouts retry "${file}"${hintFlags} (e.g. ${say(example)})`,
+  heldRowAt: ({ line, name, cents, why }, say) =>
+    `line ${line}: ${name}, ${formatCents(cents)}: ${say(why)}`,
+  heldRowsMore: ({ rows }) =>
+    `… and ${rows} more held ${rows === 1 ? 'row' : 'rows'}, all in the result file`,
   rowsRepeatOtherFile: ({ rows, cents }) =>
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} the document and amount of a payout of another file (${formatCents(cents)}): not sent until a person answers; each answer pays:`,
   namedAsEarlier: ({ file, batchId, at, repeats = [], moreRepeats = 0 }) =>

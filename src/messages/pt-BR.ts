@@ -326,6 +326,12 @@ const said: SaidTexts = {
     `enquanto ele espera, nada de ${file} (lote ${batchId}: ${rows === 1 ? '1 linha' : `${rows} linhas`}, ${formatCents(cents)}) é enviado, mesmo que o saldo o cubra: se este arquivo o corrige, execute: payouts approve "${newFile}" --corrects ${batchId}${hintFlags} (só as linhas deste arquivo são pagas); se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags} (os dois são pagos)`,
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
     `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} sem mudança um pagamento que falhou no gateway (${formatCents(cents)}): um pagamento que falhou nunca é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry "${file}"${hintFlags} (por exemplo: ${say(example)})`,
+  heldRowAt: ({ line, name, cents, why }, say) =>
+    `linha ${line}: ${name}, ${formatCents(cents)}: ${say(why)}`,
+  heldRowsMore: ({ rows }) =>
+    rows === 1
+      ? '… e mais 1 linha retida, no arquivo de resultado'
+      : `… e mais ${rows} linhas retidas, todas no arquivo de resultado`,
   rowsRepeatOtherFile: ({ rows, cents }) =>
     `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} o documento e o valor de um pagamento de outro arquivo (${formatCents(cents)}): não ${rows === 1 ? 'é enviada' : 'são enviadas'} até uma pessoa responder; cada resposta paga:`,
   namedAsEarlier: ({ file, batchId, at, repeats = [], moreRepeats = 0 }) =>

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { withCheckDigits } from '../../src/csv/documents.js';
 import { runCli } from '../support/cli.js';
 import { topUp } from '../support/gateway.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
@@ -29,10 +30,15 @@ function paidTo(home: PassHome): Map<string, number> {
   return counts;
 }
 
-/** `payouts approve "FILE" --flag …` as printed, split as a shell would. */
+/** Each `payouts approve "FILE" --flag …` printed (once, however often), split as a shell would. */
 function approveCommands(text: string): string[][] {
-  return [...text.matchAll(/payouts (approve "[^"]+"(?: --[a-z-]+(?: \d+)?)*)/g)].map((match) =>
-    [...(match[1] ?? '').matchAll(/"([^"]+)"|(\S+)/g)].map((part) => part[1] ?? part[2] ?? ''),
+  const printed = new Set(
+    [...text.matchAll(/payouts (approve "[^"]+"(?: --[a-z-]+(?: \d+)?)*)/g)].map(
+      (match) => match[1] ?? '',
+    ),
+  );
+  return [...printed].map((command) =>
+    [...command.matchAll(/"([^"]+)"|(\S+)/g)].map((part) => part[1] ?? part[2] ?? ''),
   );
 }
 
@@ -282,4 +288,39 @@ describe('approve --corrects, counting what it sends', () => {
       /^ {2}line 4: Carla Dias, R\$ 4\.450,50: possible duplicate: the same document and amount as adiantamento\.csv, line 2, /,
     );
   });
+});
+
+describe('the run summary lists every held row', () => {
+  const supplier = (n: number) =>
+    `Fornecedor ${n},${withCheckDigits(String(100_000_000 + n * 7_919).slice(0, 9))},f${n}@example.com,(11) 98765-43${String(n).padStart(2, '0')},f${n}@example.com,"${100 + n},00"`;
+
+  it.each([
+    [
+      'en',
+      /^ {2}line (\d+): Fornecedor (\d+), R\$ (\d+),00: possible duplicate: .*semana-47\.csv, line \1,/,
+      '  … and 2 more held rows, all in the result file',
+    ],
+    [
+      'pt-BR',
+      /^ {2}linha (\d+): Fornecedor (\d+), R\$ (\d+),00: possível duplicata: .*semana-47\.csv, linha \1,/,
+      '  … e mais 2 linhas retidas, todas no arquivo de resultado',
+    ],
+  ])(
+    '%s: each with its line, name, amount and reason, up to 20, then how many more',
+    async (language, row, more) => {
+      const home = await passHome();
+      const env = { ...home.env(), PAYOUTS_LANGUAGE: language };
+      const rows = Array.from({ length: 22 }, (_, n) => supplier(n + 1));
+      home.drop('semana-47.csv', [HEADER, ...rows]);
+      expect((await runCli(['run'], { env })).code).toBe(0);
+      home.drop('semana-48.csv', [HEADER, ...rows]);
+      const held = await runCli(['run'], { env });
+      expect(held.code).toBe(2);
+      const listed = held.stdout.split('\n').filter((line) => row.test(line));
+      expect(listed.map((line) => row.exec(line)?.slice(1, 4).map(Number))).toEqual(
+        Array.from({ length: 20 }, (_, n) => [n + 2, n + 1, 101 + n]),
+      );
+      expect(held.stdout.split('\n')).toContain(more);
+    },
+  );
 });
