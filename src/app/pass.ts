@@ -28,17 +28,17 @@ import {
   pendingTooLong,
   type PendingTooLong,
 } from '../inbox/pending-alert.js';
-import { newBatchRelease, payeesOf, readingsOf } from '../journal/answers.js';
+import {
+  heldRowSaid,
+  newBatchRelease,
+  OWN_HOLDS,
+  payeesOf,
+  readingsOf,
+} from '../journal/answers.js';
 import { refuseClockBehind } from '../journal/clock-behind.js';
 import type { Journal, RowTotals } from '../journal/journal.js';
 import { behindTheGateway } from '../journal/open-for-work.js';
-import {
-  isFinalOutcome,
-  NEEDS_A_PERSON,
-  UNFINISHED,
-  type HoldReason,
-  type RowState,
-} from '../journal/states.js';
+import { isFinalOutcome, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
 import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
 import { archiveFileName, resultFileNames } from '../results/names.js';
@@ -360,15 +360,6 @@ async function finishFile(
 /** Held rows a summary lists one by one; the result file has them all. */
 const LISTED_HELD_ROWS = 20;
 
-/** Reasons a row is held for by itself, not with its whole file: its summary lists it. */
-const OWN_HOLDS: readonly (HoldReason | null)[] = [
-  'duplicate',
-  'identical',
-  'changes-paid',
-  'changes-payee',
-  'failed-before',
-];
-
 /**
  * Why a batch's rows are held by the rules on who is paid, a sentence per reason, so the
  * summary says what a person must decide, then each row held by itself (up to
@@ -435,10 +426,7 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
     });
   }
   const own = heldRows.filter((row) => OWN_HOLDS.includes(row.reason));
-  for (const row of own.slice(0, LISTED_HELD_ROWS)) {
-    const { line, name, cents, said, message } = row;
-    notes.push({ code: 'heldRowAt', line, name, cents, why: wordsOf(said, message) });
-  }
+  notes.push(...own.slice(0, LISTED_HELD_ROWS).map(heldRowSaid));
   if (own.length > LISTED_HELD_ROWS) {
     notes.push({ code: 'heldRowsMore', rows: own.length - LISTED_HELD_ROWS });
   }

@@ -3,6 +3,7 @@
  * sandbox's ledger is the judge: whatever printed command is followed, nobody is paid
  * twice and the new row is paid.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withCheckDigits } from '../../src/csv/documents.js';
@@ -323,4 +324,31 @@ describe('the run summary lists every held row', () => {
       expect(held.stdout.split('\n')).toContain(more);
     },
   );
+});
+
+describe('the approval report lists every held row', () => {
+  it('each with its line, name, amount and reason, not one example', async () => {
+    const home = await passHome();
+    const env = { ...home.env(), PAYOUTS_REQUIRE_APPROVAL: 'true' };
+    home.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await runCli(['run'], { env })).code).toBe(2);
+    expect((await runCli(['approve', 'folha.csv'], { env })).code).toBe(0);
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    home.drop('folha_final.csv', [HEADER, ANA, BRUNO, DIEGO]);
+    expect((await runCli(['run'], { env })).code).toBe(2);
+    const report = readFileSync(
+      join(home.folders.awaiting, 'folha_final.csv.report.txt'),
+      'utf8',
+    ).split('\n');
+    const held = report.findIndex((line) => line.startsWith('  2 held (R$ 6.000,00)'));
+    expect(report[held]).toBe('  2 held (R$ 6.000,00)');
+    expect(report.slice(held + 1, held + 3)).toEqual([
+      expect.stringMatching(
+        /^ {4}line 2: Ana Souza, R\$ 3\.500,00: possible duplicate: the same document and amount as folha\.csv, line 2, /,
+      ),
+      expect.stringMatching(
+        /^ {4}line 3: Bruno Lima, R\$ 2\.500,00: possible duplicate: the same document and amount as folha\.csv, line 3, /,
+      ),
+    ]);
+  });
 });
