@@ -12,6 +12,8 @@ import type { FileSummary } from './pass.js';
  */
 export function describeTotals(totals: RowTotals, words: Catalog = CATALOGS.en): string {
   const counts = Object.entries(totals.rows).map(([state, count]) => {
+    // Counted, never summed: the money of an attempt sent again is its new attempt's.
+    if (state === 'retried') return words.attemptsRetried({ count });
     const cents = totals.cents[state as keyof RowTotals['cents']] ?? 0;
     return words.rowsIn({
       count,

@@ -30,7 +30,13 @@ import {
   pendingTooLong,
   type PendingTooLong,
 } from '../inbox/pending-alert.js';
-import { newBatchRelease, payeesOf, readingsOf } from '../journal/answers.js';
+import {
+  heldRowSaid,
+  newBatchRelease,
+  OWN_HOLDS,
+  payeesOf,
+  readingsOf,
+} from '../journal/answers.js';
 import { refuseClockBehind } from '../journal/clock-behind.js';
 import { writeJournalView, type Journal, type RowTotals } from '../journal/journal.js';
 import { behindTheGateway } from '../journal/open-for-work.js';
@@ -368,12 +374,17 @@ async function finishFile(
   return { ...summary, ...totals, state, outcome, result };
 }
 
+/** Held rows a summary lists one by one; the result file has them all. */
+const LISTED_HELD_ROWS = 20;
+
 /**
  * Why a batch's rows are held by the rules on who is paid, a sentence per reason, so the
- * summary says what a person must decide (the result file has every row's own words).
+ * summary says what a person must decide, then each row held by itself (up to
+ * LISTED_HELD_ROWS: the result file has every row's own words).
  */
 async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Promise<Said[]> {
   const notes: Said[] = [];
+  const heldRows = await journal.heldRowsOfBatch(batchId);
   // A row's own words (`example`): the journal's value, or its English where it kept none.
   const wordsOf = (said: Said | null, message: string | null): Said =>
     said ?? { code: 'english', text: message ?? '' };
@@ -415,7 +426,7 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
     notes.push({ code: 'rowsRepeatOtherFile', rows: duplicates.rows, cents: duplicates.cents });
   }
   if (duplicates || sameName) {
-    const { free, repeating } = newBatchRelease(await journal.heldRowsOfBatch(batchId), undefined);
+    const { free, repeating } = newBatchRelease(heldRows, undefined);
     notes.push(
       ...readingsOf({
         ...named,
@@ -436,6 +447,11 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
       newFile: named.file,
       hintFlags: named.hintFlags,
     });
+  }
+  const own = heldRows.filter((row) => OWN_HOLDS.includes(row.reason));
+  notes.push(...own.slice(0, LISTED_HELD_ROWS).map(heldRowSaid));
+  if (own.length > LISTED_HELD_ROWS) {
+    notes.push({ code: 'heldRowsMore', rows: own.length - LISTED_HELD_ROWS });
   }
   const lines = (await journal.linesOfBatch(batchId)).filter((line) => line.kind === 'held');
   if (lines.length > 0) {

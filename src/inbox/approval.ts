@@ -13,6 +13,7 @@ import { appendFileSync, createReadStream, rmSync, writeFileSync } from 'node:fs
 import { basename } from 'node:path';
 import { formatCents } from '../csv/amount.js';
 import { givenName, commandTarget } from '../csv/given-name.js';
+import { heldRowSaid, OWN_HOLDS } from '../journal/answers.js';
 import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
 import { CATALOGS, type Catalog } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
@@ -59,6 +60,7 @@ export async function awaitApproval(
   const invalid = lines.filter((line) => line.kind === 'invalid');
   const notSent = lines.filter((line) => line.kind === 'held' || line.kind === 'covered');
   const holds = await journal.holdsOfBatch(batchId);
+  const heldRows = await journal.heldRowsOfBatch(batchId);
   const words = CATALOGS[language];
   const approval = words.approval;
   const report = [
@@ -71,9 +73,16 @@ export async function awaitApproval(
       held: totals.rows.held ?? 0,
       covered: totals.rows.covered ?? 0,
     }),
-    ...holds.map((hold) => {
-      const example = hold.said ? say(words, hold.said) : hold.message || null;
-      return `  ${approval.heldByRule({ rows: hold.rows, amount: formatCents(hold.cents), example })}`;
+    // Rows held by themselves are each listed; a hold of the whole file says its reason once.
+    ...holds.flatMap((hold) => {
+      const own = OWN_HOLDS.includes(hold.reason);
+      const example = own ? null : hold.said ? say(words, hold.said) : hold.message || null;
+      return [
+        `  ${approval.heldByRule({ rows: hold.rows, amount: formatCents(hold.cents), example })}`,
+        ...(own ? heldRows.filter((row) => row.reason === hold.reason) : []).map(
+          (row) => `    ${say(words, heldRowSaid(row))}`,
+        ),
+      ];
     }),
     ...[...invalid, ...notSent].slice(0, REPORT_ERRORS).map(
       (line) =>

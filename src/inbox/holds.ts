@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import { formatCents } from '../csv/amount.js';
 import { givenName } from '../csv/given-name.js';
 import { newBatchRelease, type LinePick } from '../journal/answers.js';
-import type { BatchRecord, HeldRow, Journal } from '../journal/journal.js';
+import type { AdmissionRules, BatchRecord, HeldRow, Journal } from '../journal/journal.js';
 import type { HoldReason } from '../journal/states.js';
 
 export type HoldRelease =
@@ -69,12 +69,13 @@ export async function batchesGivenAs(journal: Journal, fileName: string): Promis
  * Applies a person's answer to the batch of this file name that has rows held by the
  * rules on who is paid (the one numbered `pick`, when given); undefined when none has
  * (nothing changes then). Several such batches and none picked free nothing: the person
- * says which. `rows`: how many of its rows may now be sent.
+ * says which. `rows`: how many of its rows may now be sent, as `rules` weigh them.
  */
 export async function releaseHolds(
   journal: Journal,
   fileName: string,
   answer: HoldAnswer,
+  rules: AdmissionRules,
   pick?: number,
 ): Promise<HoldRelease | undefined> {
   const waiting: BatchRecord[] = [];
@@ -106,7 +107,7 @@ export async function releaseHolds(
   }
   if ('corrects' in answer) {
     const why = `linked by ${answer.by} as a corrected copy of batch ${answer.corrects} (payouts approve --corrects)`;
-    const rows = await journal.correctBatch(batch.id, answer.corrects, why);
+    const rows = await journal.correctBatch(batch.id, answer.corrects, why, rules);
     await journal.recordBatchEvent(
       batch.id,
       'corrects',

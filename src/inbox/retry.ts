@@ -6,7 +6,7 @@
  * Dropping a file again never does it.
  */
 import { basename } from 'node:path';
-import type { BatchRecord, Journal, RetryResult } from '../journal/journal.js';
+import type { AdmissionRules, BatchRecord, Journal, RetryResult } from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
 import { batchesGivenAs } from './holds.js';
 
@@ -18,14 +18,18 @@ export type RetryOutcome =
   /** No orderId of that name, and no file of that name with a payout to send again. */
   | { kind: 'nothing' };
 
-/** Sends again what `target` (an orderId, or a file name) names; see RetryOutcome. */
+/**
+ * Sends again what `target` (an orderId, or a file name) names; see RetryOutcome. `rules`
+ * weigh each against what has paid that person since.
+ */
 export async function retryPayouts(
   journal: Journal,
   target: string,
   asked: { by: string },
+  rules: AdmissionRules,
 ): Promise<RetryOutcome> {
   if (await journal.payout(target)) {
-    const [result] = await journal.retryPayouts([target], asked.by);
+    const [result] = await journal.retryPayouts([target], asked.by, rules);
     if (result?.kind === 'retried') {
       return { kind: 'retried', batchId: result.batchId, payouts: [result] };
     }
@@ -42,7 +46,7 @@ export async function retryPayouts(
   }
   if (!batch) return { kind: 'nothing' };
   const payouts = (
-    await journal.retryPayouts(await journal.retryTargetsOf(batch.id), asked.by)
+    await journal.retryPayouts(await journal.retryTargetsOf(batch.id), asked.by, rules)
   ).filter((result) => result.kind === 'retried');
   return payouts.length > 0 ? { kind: 'retried', batchId: batch.id, payouts } : { kind: 'nothing' };
 }

@@ -6,6 +6,27 @@ import type { Payees, Said } from '../messages/said.js';
 import type { HoldReason } from './states.js';
 import type { HeldRow } from './types.js';
 
+/** Reasons a row is held for by itself, not with its whole file: it is listed on its own. */
+export const OWN_HOLDS: readonly (HoldReason | null)[] = [
+  'duplicate',
+  'identical',
+  'changes-paid',
+  'changes-payee',
+  'failed-before',
+];
+
+/** A held row as a summary or a report lists it: its line, name, amount and why. */
+export function heldRowSaid(row: HeldRow): Said {
+  const { line, name, cents, said, message } = row;
+  return {
+    code: 'heldRowAt',
+    line,
+    name,
+    cents,
+    why: said ?? { code: 'english', text: message ?? '' },
+  };
+}
+
 /** Held rows that repeat a payout: paying them pays that person again. */
 const REPEATING: readonly HoldReason[] = ['duplicate', 'changes-payee'];
 

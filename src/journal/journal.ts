@@ -139,10 +139,16 @@ export interface JournalBatches {
   queuedByBatch(): Promise<{ batchId: number; cents: number; count: number }[]>;
   /**
    * A person's answer that a batch corrects `corrected` (another name, or later than a
-   * day): the corrected-copy rules applied by hand. Returns how many of its rows may now
-   * be sent.
+   * day): the corrected-copy rules applied by hand, and its rows to send weighed by the
+   * cover rule as a claim would (one another file has paid is held, naming that payout).
+   * Returns how many of its rows will be sent.
    */
-  correctBatch(copy: number, corrected: number, why: string): Promise<number>;
+  correctBatch(
+    copy: number,
+    corrected: number,
+    why: string,
+    rules: AdmissionRules,
+  ): Promise<number>;
   /**
    * A person's release of a batch's rows held for `reason` (of those `only` names, when
    * given): queued, to be sent, each move audited with who released it and why.
@@ -294,9 +300,14 @@ export interface JournalPayouts {
   moveMany(moves: readonly Move[]): Promise<boolean[]>;
   /**
    * A person's request to send definitely failed payouts again (`payouts retry`), each
-   * by its orderId (or a copy's row held because it repeats one), in one commit.
+   * by its orderId (or a copy's row held because it repeats one), in one commit; one that
+   * another file's payout has covered since is held as its possible duplicate, not sent.
    */
-  retryPayouts(orderIds: readonly string[], by: string): Promise<RetryResult[]>;
+  retryPayouts(
+    orderIds: readonly string[],
+    by: string,
+    rules: AdmissionRules,
+  ): Promise<RetryResult[]>;
   /** A batch's payouts a retry of its file would send again, by orderId, in file order. */
   retryTargetsOf(batchId: number): Promise<string[]>;
   /** Whether some payout of a batch was sent again by `payouts retry`. */

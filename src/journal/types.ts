@@ -321,6 +321,8 @@ export type RetryResult =
       batchId: number;
       line: number;
       valueCents: number;
+      /** Why it is held, not sent: another file's payout has paid that person that amount since. */
+      held: Said | null;
     }
   /** It did not definitely fail (paid, pending, or already sent again as `retriedAs`). */
   | { kind: 'not-failed'; orderId: string; state: RowState; retriedAs?: string }

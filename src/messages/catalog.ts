@@ -76,6 +76,8 @@ export interface Catalog {
   readAs(p: { encoding: string; delimiter: string; orderIdColumn: string | null }): string;
   /** Rows and cents of one state in a summary: `2 paid (R$ 40,00)`. */
   rowsIn(p: { count: number; state: string; amount: string | null }): string;
+  /** Payouts that did not pay and were sent again (`retried`): attempts, never money. */
+  attemptsRetried(p: { count: number }): string;
   noRows: string;
   /** A file's line in a run's summary. */
   /** `batchId`: given when another file of its name was beside it, to tell the two apart. */
@@ -149,6 +151,11 @@ export interface Catalog {
       batches: { batchId: number; at: number }[];
       hintFlags: string;
     }): string;
+    /** Rows of a file an answer left held, each with why: the count, then a line each. */
+    stayHeld(p: { count: number }): string;
+    heldRow(p: { line: number; name: string; amount: string; message: string }): string;
+    /** `payouts retry`: the payouts sent again that another file's payout holds. */
+    retryHeld(p: { count: number }): string;
     /** `approve` or `reject` of a file a person approved already: who, when, its rows now. */
     alreadyApproved(p: {
       verb: string;

@@ -301,6 +301,10 @@ const said: SaidTexts = {
     `while it waits, nothing of ${file} (batch ${batchId}: ${plural(rows, 'row')}, ${formatCents(cents)}) is sent, even once the balance covers it: if this file corrects it, run: payouts approve "${newFile}" --corrects ${batchId}${hintFlags} (only this file's rows are paid); if it is a new payroll, run: payouts approve "${newFile}" --new-batch${hintFlags} (both are paid)`,
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} unchanged a payout that failed at the gateway (${formatCents(cents)}): a failed payout is never sent again because a file repeats it; to send it again on purpose, run: payouts retry "${file}"${hintFlags} (e.g. ${say(example)})`,
+  heldRowAt: ({ line, name, cents, why }, say) =>
+    `line ${line}: ${name}, ${formatCents(cents)}: ${say(why)}`,
+  heldRowsMore: ({ rows }) =>
+    `… and ${rows} more held ${rows === 1 ? 'row' : 'rows'}, all in the result file`,
   rowsRepeatOtherFile: ({ rows, cents }) =>
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} a payout of another file, by document and amount or by reference (${formatCents(cents)}): not sent until a person answers; each answer pays:`,
   namedAsEarlier: ({ file, batchId, at, repeats = [], moreRepeats = 0 }) =>
@@ -482,6 +486,8 @@ export const en: Catalog = {
     }`,
   rowsIn: ({ count, state, amount }) =>
     amount === null ? `${count} ${state}` : `${count} ${state} (${amount})`,
+  attemptsRetried: ({ count }) =>
+    `${count} failed ${count === 1 ? 'attempt' : 'attempts'} sent again`,
   noRows: 'no rows',
   fileSummary: ({ file, batchId, outcome, totals, total }) =>
     `${file}${batchId === null ? '' : ` (batch ${batchId})`}: ${outcome}; ${totals}; valid rows total ${total}`,
@@ -537,6 +543,10 @@ export const en: Catalog = {
       `payouts ${verb}: ${batches.length} files named ${file} wait for an answer (${batches.map((batch) => `batch ${batch.batchId}, arrived ${moment(batch.at)}`).join('; ')}): nothing changed. Say which with --batch and its number, as the run's summary gives it: payouts ${verb} "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags} and the same options`,
     alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>
       `payouts ${verb}: ${file} (batch ${batchId}) was approved by ${by} ${moment(at)}: ${totals}; nothing changed`,
+    stayHeld: ({ count }) => `${count === 1 ? '1 row stays' : `${count} rows stay`} held:`,
+    heldRow: ({ line, name, amount, message }) => `line ${line}: ${name}, ${amount}: ${message}`,
+    retryHeld: ({ count }) =>
+      `${count === 1 ? '1 payout sent again is' : `${count} payouts sent again are`} held, not sent: another file has paid that person that amount since:`,
     repeatsDiffer: ({ given, count }) =>
       `payouts approve: --repeats ${given} is not the count of held rows that repeat a payout (${count}, listed above): nothing released; check them and give their count`,
   },

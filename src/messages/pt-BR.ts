@@ -343,6 +343,12 @@ const said: SaidTexts = {
     `enquanto ele espera, nada de ${file} (lote ${batchId}: ${rows === 1 ? '1 linha' : `${rows} linhas`}, ${formatCents(cents)}) é enviado, mesmo que o saldo o cubra: se este arquivo o corrige, execute: payouts approve "${newFile}" --corrects ${batchId}${hintFlags} (só as linhas deste arquivo são pagas); se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags} (os dois são pagos)`,
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>
     `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} sem mudança um pagamento que falhou no gateway (${formatCents(cents)}): um pagamento que falhou nunca é reenviado só porque um arquivo o repete; para reenviá-lo de propósito, execute: payouts retry "${file}"${hintFlags} (por exemplo: ${say(example)})`,
+  heldRowAt: ({ line, name, cents, why }, say) =>
+    `linha ${line}: ${name}, ${formatCents(cents)}: ${say(why)}`,
+  heldRowsMore: ({ rows }) =>
+    rows === 1
+      ? '… e mais 1 linha retida, no arquivo de resultado'
+      : `… e mais ${rows} linhas retidas, todas no arquivo de resultado`,
   rowsRepeatOtherFile: ({ rows, cents }) =>
     `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} um pagamento de outro arquivo, pelo documento e valor ou pela referência (${formatCents(cents)}): não ${rows === 1 ? 'é enviada' : 'são enviadas'} até uma pessoa responder; cada resposta paga:`,
   namedAsEarlier: ({ file, batchId, at, repeats = [], moreRepeats = 0 }) =>
@@ -530,6 +536,10 @@ export const ptBR: Catalog = {
     }`,
   rowsIn: ({ count, state, amount }) =>
     amount === null ? `${state}: ${count}` : `${state}: ${count} (${amount})`,
+  attemptsRetried: ({ count }) =>
+    count === 1
+      ? '1 tentativa que não pagou, reenviada'
+      : `${count} tentativas que não pagaram, reenviadas`,
   noRows: 'nenhuma linha',
   fileSummary: ({ file, batchId, outcome, totals, total }) =>
     `${file}${batchId === null ? '' : ` (lote ${batchId})`}: ${outcome}; ${totals}; total das linhas válidas ${total}`,
@@ -585,6 +595,11 @@ export const ptBR: Catalog = {
       `payouts ${verb}: ${batches.length} arquivos chamados ${file} esperam uma resposta (${batches.map((batch) => `lote ${batch.batchId}, chegou ${momento(batch.at)}`).join('; ')}): nada mudou. Diga qual com --batch e o número dele, como o resumo da execução o dá: payouts ${verb} "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags} e as mesmas opções`,
     alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>
       `payouts ${verb}: ${file} (lote ${batchId}) foi aprovado por ${by} ${momento(at)}: ${totals}; nada mudou`,
+    stayHeld: ({ count }) =>
+      `${count === 1 ? '1 linha continua retida' : `${count} linhas continuam retidas`}:`,
+    heldRow: ({ line, name, amount, message }) => `linha ${line}: ${name}, ${amount}: ${message}`,
+    retryHeld: ({ count }) =>
+      `${count === 1 ? '1 pagamento reenviado ficou retido' : `${count} pagamentos reenviados ficaram retidos`}, não ${count === 1 ? 'enviado' : 'enviados'}: outro arquivo já pagou essa pessoa e esse valor desde então:`,
     repeatsDiffer: ({ given, count }) =>
       `payouts approve: --repeats ${given} não é a contagem de linhas retidas que repetem um pagamento (${count}, listadas acima): nada foi liberado; confira-as e dê a contagem delas`,
   },

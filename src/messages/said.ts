@@ -258,6 +258,10 @@ export type Said =
       example: Said;
     }
   | { code: 'rowsRepeatOtherFile'; rows: number; cents: number }
+  /** A row held by a rule of its own, listed in its file's summary. */
+  | { code: 'heldRowAt'; line: number; name: string; cents: number; why: Said }
+  /** The held rows a summary leaves unlisted: the result file has them all. */
+  | { code: 'heldRowsMore'; rows: number }
   | {
       code: 'namedAsEarlier';
       file: string;

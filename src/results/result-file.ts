@@ -125,8 +125,9 @@ export function resultRecord(
     ? (PIX_KEY_TYPES[request.pixKeyType] ?? String(request.pixKeyType))
     : undefined;
   // A line that is no payout of its own (invalid, held, superseded) still shows the name
-  // and amount its row had, so a person finds it and a sum of the column adds up.
-  const valueCents = request?.value ?? entry.valueCents;
+  // and amount its row had, so a person finds it and a sum of the column adds up; a payout
+  // sent again leaves its amount to the attempt that replaced it, so the sum counts it once.
+  const valueCents = status === 'retried' ? null : (request?.value ?? entry.valueCents);
   return {
     line: String(entry.line),
     orderId: entry.orderId ?? '',

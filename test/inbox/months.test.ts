@@ -62,6 +62,9 @@ async function month(
   };
 }
 
+/** The rules on who is paid a command of this home weighs rows by. */
+const rulesOf = (m: PassHome) => ({ duplicateWindowMs: m.config().duplicateWindow });
+
 function summaryOf(files: FileSummary[], name: string): FileSummary {
   const summary = files.find((file) => file.file === name);
   if (!summary) throw new Error(`no summary for ${name}: ${files.map((f) => f.file).join(', ')}`);
@@ -91,16 +94,19 @@ describe('the same rows again', () => {
     // New payments alone free nothing: both rows repeat payouts, freed when counted.
     const journal = openJournal(m.folders.journal, { now: m.now });
     try {
-      const unsaid = await releaseHolds(journal, 'folha_final.csv', {
-        newBatch: true,
-        by: 'maria',
-      });
+      const unsaid = await releaseHolds(
+        journal,
+        'folha_final.csv',
+        { newBatch: true, by: 'maria' },
+        rulesOf(m),
+      );
       expect(unsaid).toMatchObject({ kind: 'released', rows: 0, repeatsReleased: false });
-      const released = await releaseHolds(journal, 'folha_final.csv', {
-        newBatch: true,
-        by: 'maria',
-        repeats: 2,
-      });
+      const released = await releaseHolds(
+        journal,
+        'folha_final.csv',
+        { newBatch: true, by: 'maria', repeats: 2 },
+        rulesOf(m),
+      );
       expect(released).toMatchObject({ kind: 'released', rows: 2, repeatsReleased: true });
     } finally {
       await journal.close();
@@ -140,7 +146,7 @@ describe('next month', () => {
 
     const journal = openJournal(m.folders.journal, { now: m.now });
     try {
-      await releaseHolds(journal, 'folha.csv', { newBatch: true, by: 'maria' });
+      await releaseHolds(journal, 'folha.csv', { newBatch: true, by: 'maria' }, rulesOf(m));
     } finally {
       await journal.close();
     }
@@ -254,7 +260,7 @@ const BRUNO_LOWER = BRUNO.replace('"2.500,00"', '"2.300,00"');
 async function release(m: Month, file: string, how: Parameters<typeof releaseHolds>[2]) {
   const journal = openJournal(m.folders.journal, { now: m.now });
   try {
-    return await releaseHolds(journal, file, how);
+    return await releaseHolds(journal, file, how, rulesOf(m));
   } finally {
     await journal.close();
   }
@@ -673,7 +679,7 @@ describe('retry on purpose', () => {
   async function retry(m: Month, target: string) {
     const journal = openJournal(m.folders.journal, { now: m.now });
     try {
-      return await retryPayouts(journal, target, { by: 'maria' });
+      return await retryPayouts(journal, target, { by: 'maria' }, rulesOf(m));
     } finally {
       await journal.close();
     }

@@ -3,9 +3,12 @@
  * sandbox's ledger is the judge: whatever printed command is followed, nobody is paid
  * twice and the new row is paid.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { withCheckDigits } from '../../src/csv/documents.js';
 import { runCli } from '../support/cli.js';
+import { topUp } from '../support/gateway.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
 
 const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
@@ -28,10 +31,15 @@ function paidTo(home: PassHome): Map<string, number> {
   return counts;
 }
 
-/** `payouts approve "FILE" --flag …` as printed, split as a shell would. */
+/** Each `payouts approve "FILE" --flag …` printed (once, however often), split as a shell would. */
 function approveCommands(text: string): string[][] {
-  return [...text.matchAll(/payouts (approve "[^"]+"(?: --[a-z-]+(?: \d+)?)*)/g)].map((match) =>
-    [...(match[1] ?? '').matchAll(/"([^"]+)"|(\S+)/g)].map((part) => part[1] ?? part[2] ?? ''),
+  const printed = new Set(
+    [...text.matchAll(/payouts (approve "[^"]+"(?: --[a-z-]+(?: \d+)?)*)/g)].map(
+      (match) => match[1] ?? '',
+    ),
+  );
+  return [...printed].map((command) =>
+    [...command.matchAll(/"([^"]+)"|(\S+)/g)].map((part) => part[1] ?? part[2] ?? ''),
   );
 }
 
@@ -183,19 +191,159 @@ describe('approve --new-batch, row by row', () => {
   });
 });
 
+/** With approval on, folha.csv (Ana and Bruno) approved by maria and paid. */
+async function approvedPayroll(): Promise<{ home: PassHome; env: Record<string, string> }> {
+  const home = await passHome();
+  const env = { ...home.env(), PAYOUTS_REQUIRE_APPROVAL: 'true' };
+  home.drop('folha.csv', [HEADER, ANA, BRUNO]);
+  // Waiting for a person: exit 2.
+  expect((await runCli(['run'], { env })).code).toBe(2);
+  expect((await runCli(['approve', 'folha.csv', '--by', 'maria'], { env })).code).toBe(0);
+  expect((await runCli(['run'], { env })).code).toBe(0);
+  return { home, env };
+}
+
 describe('approve, twice', () => {
   it('says the file was approved already, by whom, and what became of its rows', async () => {
-    const home = await passHome();
-    const env = { ...home.env(), PAYOUTS_REQUIRE_APPROVAL: 'true' };
-    home.drop('folha.csv', [HEADER, ANA, BRUNO]);
-    // Waiting for a person: exit 2.
-    expect((await runCli(['run'], { env })).code).toBe(2);
-    expect((await runCli(['approve', 'folha.csv', '--by', 'maria'], { env })).code).toBe(0);
-    expect((await runCli(['run'], { env })).code).toBe(0);
+    const { env } = await approvedPayroll();
     const again = await runCli(['approve', 'folha.csv'], { env });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(
       /^payouts approve: folha\.csv \(batch 1\) was approved by maria on \d{4}-\d\d-\d\d \d\d:\d\d UTC: 2 paid \(R\$ 6\.000,00\); nothing changed\n$/,
     );
+  });
+});
+
+describe('a released row, weighed again as it is sent', () => {
+  it('released as repeating nothing, it waits for the balance while another file pays that person that amount: it is held naming that payout, not paid', async () => {
+    const home = await passHome({ balanceCents: 8_000_00 });
+    home.drop('folha.csv', [HEADER, ANA]);
+    expect((await home.run()).exit).toBe(0);
+    // Diego and Carla are new: the file is held whole only for its name.
+    home.drop('folha.csv', [HEADER, ANA, DIEGO, CARLA]);
+    expect((await home.run()).exit).toBe(2);
+    const approved = await runCli(['approve', 'folha.csv', '--new-batch'], { env: home.env() });
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain('2 payouts');
+    // R$ 4.500,00 left cannot pay both: the batch waits for the balance.
+    expect((await home.run()).exit).toBe(2);
+    expect(paidTo(home).get('diego@example.com')).toBeUndefined();
+
+    // Three weeks later a bonus pays Diego the same amount (the waiting row is older than
+    // duplicateWindow, so the bonus is not held for it); then the balance is topped up.
+    home.advance(21 * 24 * 60 * 60 * 1000);
+    home.drop('bonus.csv', [HEADER, DIEGO]);
+    await home.run();
+    expect(paidTo(home).get('diego@example.com')).toBe(1);
+    await topUp(home.sandbox.url, 100_000_00);
+    expect((await home.run()).exit).toBe(2);
+
+    expect(paidTo(home)).toEqual(
+      new Map([
+        ['ana@example.com', 1],
+        ['diego@example.com', 1],
+        ['carla@example.com', 1],
+      ]),
+    );
+    const held = await home.withJournal(async (journal) => {
+      const [, copy] = await journal.batches('folha.csv');
+      return journal.heldRowsOfBatch(copy?.id ?? 0);
+    });
+    expect(held.map((row) => [row.line, row.reason, row.repeats?.fileName])).toEqual([
+      [2, 'duplicate', 'folha.csv'],
+      [3, 'duplicate', 'bonus.csv'],
+    ]);
+  });
+});
+
+describe('approve --corrects, counting what it sends', () => {
+  it('a row of the copy that another file has paid is not counted as to be sent: it is named as held for that file', async () => {
+    const home = await passHome();
+    const env = home.env();
+    // Yesterday: an advance pays Carla; the payroll's line for her is held for it.
+    home.advance(-30 * 60 * 60 * 1000);
+    home.drop('adiantamento.csv', [HEADER, CARLA]);
+    expect((await home.run()).exit).toBe(0);
+    home.drop('folha.csv', [HEADER, ANA, BRUNO, CARLA]);
+    expect((await home.run()).exit).toBe(2);
+    // Today, the payroll again with Diego added: held whole for its name.
+    home.advance(30 * 60 * 60 * 1000);
+    home.drop('folha.csv', [HEADER, ANA, BRUNO, CARLA, DIEGO]);
+    expect((await runCli(['run'], { env })).code).toBe(2);
+
+    // As the summary prints it: the copy is `folha [2].csv` while folha.csv is in processing/.
+    const approved = await runCli(
+      ['approve', 'folha [2].csv', '--corrects', '2', '--by', 'maria'],
+      { env },
+    );
+    expect(approved.code, approved.stderr).toBe(0);
+    await runCli(['run'], { env });
+    // Each of the four paid once: Carla by the advance only.
+    expect([...paidTo(home).values()]).toEqual([1, 1, 1, 1]);
+    const lines = approved.stdout.split('\n');
+    expect(lines[0]).toBe(
+      'folha [2].csv (batch 3): linked as a corrected copy of batch 2 by maria; 1 payout to be sent by the next run.',
+    );
+    expect(lines[1]).toBe('1 row stays held:');
+    expect(lines[2]).toMatch(
+      /^ {2}line 4: Carla Dias, R\$ 4\.450,50: possible duplicate: the same document and amount as adiantamento\.csv, line 2, /,
+    );
+  });
+});
+
+describe('the run summary lists every held row', () => {
+  const supplier = (n: number) =>
+    `Fornecedor ${n},${withCheckDigits(String(100_000_000 + n * 7_919).slice(0, 9))},f${n}@example.com,(11) 98765-43${String(n).padStart(2, '0')},f${n}@example.com,"${100 + n},00"`;
+
+  it.each([
+    [
+      'en',
+      /^ {2}line (\d+): Fornecedor (\d+), R\$ (\d+),00: possible duplicate: .*semana-47\.csv, line \1,/,
+      '  … and 2 more held rows, all in the result file',
+    ],
+    [
+      'pt-BR',
+      /^ {2}linha (\d+): Fornecedor (\d+), R\$ (\d+),00: possível duplicata: .*semana-47\.csv, linha \1,/,
+      '  … e mais 2 linhas retidas, todas no arquivo de resultado',
+    ],
+  ])(
+    '%s: each with its line, name, amount and reason, up to 20, then how many more',
+    async (language, row, more) => {
+      const home = await passHome();
+      const env = { ...home.env(), PAYOUTS_LANGUAGE: language };
+      const rows = Array.from({ length: 22 }, (_, n) => supplier(n + 1));
+      home.drop('semana-47.csv', [HEADER, ...rows]);
+      expect((await runCli(['run'], { env })).code).toBe(0);
+      home.drop('semana-48.csv', [HEADER, ...rows]);
+      const held = await runCli(['run'], { env });
+      expect(held.code).toBe(2);
+      const listed = held.stdout.split('\n').filter((line) => row.test(line));
+      expect(listed.map((line) => row.exec(line)?.slice(1, 4).map(Number))).toEqual(
+        Array.from({ length: 20 }, (_, n) => [n + 2, n + 1, 101 + n]),
+      );
+      expect(held.stdout.split('\n')).toContain(more);
+    },
+  );
+});
+
+describe('the approval report lists every held row', () => {
+  it('each with its line, name, amount and reason, not one example', async () => {
+    const { home, env } = await approvedPayroll();
+    home.drop('folha_final.csv', [HEADER, ANA, BRUNO, DIEGO]);
+    expect((await runCli(['run'], { env })).code).toBe(2);
+    const report = readFileSync(
+      join(home.folders.awaiting, 'folha_final.csv.report.txt'),
+      'utf8',
+    ).split('\n');
+    const held = report.findIndex((line) => line.startsWith('  2 held (R$ 6.000,00)'));
+    expect(report[held]).toBe('  2 held (R$ 6.000,00)');
+    expect(report.slice(held + 1, held + 3)).toEqual([
+      expect.stringMatching(
+        /^ {4}line 2: Ana Souza, R\$ 3\.500,00: possible duplicate: the same document and amount as folha\.csv, line 2, /,
+      ),
+      expect.stringMatching(
+        /^ {4}line 3: Bruno Lima, R\$ 2\.500,00: possible duplicate: the same document and amount as folha\.csv, line 3, /,
+      ),
+    ]);
   });
 });

@@ -229,7 +229,7 @@ describe('the SQLite journal', () => {
         expect((await journal.batch(ids[1] ?? 0))?.state).toBe('open');
         expect((await journal.batch(ids[2] ?? 0))?.state).toBe('open');
         // One retry of the payout that failed covers both again, by the payout it sends.
-        expect(await journal.retryPayouts(['o-2'], 'maria')).toMatchObject([
+        expect(await journal.retryPayouts(['o-2'], 'maria', rules)).toMatchObject([
           { kind: 'retried', orderId: 'o-0-r2' },
         ]);
         for (const orderId of ['o-1', 'o-2']) {

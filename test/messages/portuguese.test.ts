@@ -377,7 +377,7 @@ describe('Portuguese for accounting (the CLI)', { timeout: 60_000 }, () => {
       join(home, 'awaiting-approval', 'adiantamento.csv.report.txt'),
       'utf8',
     );
-    expect(report).toContain(`\n  1 retida (R$ 100,00), por exemplo: ${why}`);
+    expect(report).toContain(`\n  1 retida (R$ 100,00)\n    linha 2: Ana Souza, R$ 100,00: ${why}`);
     expect(report).not.toMatch(/possible duplicate|not sent|journaled/);
   });
 });

@@ -259,6 +259,14 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     example: { code: 'english', text: 'failed on 2026-11-01' },
   },
   rowsRepeatOtherFile: { code: 'rowsRepeatOtherFile', rows: 3, cents: 3000 },
+  heldRowAt: {
+    code: 'heldRowAt',
+    line: 4,
+    name: 'Carla Dias',
+    cents: 445050,
+    why: { code: 'english', text: 'held for a person' },
+  },
+  heldRowsMore: { code: 'heldRowsMore', rows: 380 },
   namedAsEarlier: {
     code: 'namedAsEarlier',
     file: 'folha.csv',

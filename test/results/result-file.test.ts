@@ -150,6 +150,28 @@ describe('resultLine', () => {
     expect(cells[14]).toBe('already journaled from line 5 of a.csv');
   });
 
+  it('a payout sent again leaves its value to the attempt that replaced it: a sum of the column counts it once', () => {
+    const failed = resultLine(
+      entry({
+        payout: payout({
+          state: 'retried',
+          message:
+            'failed; sent again on purpose by maria on 2026-11-24 (payouts retry), as p-1-r2',
+        }),
+      }),
+      EXCEL,
+      '',
+    );
+    const again = resultLine(
+      entry({ orderId: 'p-1-r2', payout: payout({ orderId: 'p-1-r2' }) }),
+      EXCEL,
+      '',
+    );
+    expect([failed[6], failed[7]]).toEqual(['', 'retried']);
+    expect(failed[14]).toContain('as p-1-r2');
+    expect(again[6]).toBe('1234,56');
+  });
+
   it("a row held by a rule on who is paid says its own reason, not its batch's", () => {
     const why = 'possible duplicate: the same document and amount as folha.csv, line 2';
     const cells = resultLine(

@@ -271,7 +271,11 @@ async function answerHolds(
     if ('corrects' in answer && !(await journal.batch(answer.corrects))) {
       throw new ExitError(1, say(words, { code: 'approveNoBatch', batchId: answer.corrects }));
     }
-    const released = await releaseHolds(journal, name, answer, pick);
+    const rules = {
+      duplicateWindowMs: config.duplicateWindow,
+      hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+    };
+    const released = await releaseHolds(journal, name, answer, rules, pick);
     if (released?.kind === 'which-batch') {
       throw whichBatch(words, 'approve', name, released.batches, command);
     }
@@ -318,6 +322,18 @@ async function answerHolds(
           count: rows,
         }),
       );
+      const held = await journal.heldRowsOfBatch(released.batchId);
+      if (held.length > 0) out.line(words.release.stayHeld({ count: held.length }));
+      for (const row of held) {
+        out.line(
+          `  ${words.release.heldRow({
+            line: row.line,
+            name: row.name,
+            amount: formatCents(row.cents),
+            message: row.said ? say(words, row.said) : (row.message ?? ''),
+          })}`,
+        );
+      }
     } else if ('identical' in answer) {
       const by = answer.by;
       out.line(

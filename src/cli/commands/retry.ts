@@ -2,12 +2,12 @@ import { userInfo } from 'node:os';
 import { basename } from 'node:path';
 import { givenName } from '../../csv/given-name.js';
 import { Command } from 'commander';
-import { CATALOGS } from '../../messages/catalog.js';
-import { say } from '../../messages/say.js';
 import { homeFolders } from '../../inbox/folders.js';
 import { retryPayouts } from '../../inbox/retry.js';
 import { JournalError } from '../../journal/journal.js';
-import { openContext, type GlobalOptions } from '../context.js';
+import { CATALOGS } from '../../messages/catalog.js';
+import { say } from '../../messages/say.js';
+import { hintFlagsOf, openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { openWorkJournal } from '../work-journal.js';
 import type { CliIo } from '../../runtime/io.js';
@@ -29,7 +29,8 @@ export function retryCommand(io: CliIo): Command {
       '\nExamples:\n  payouts retry folha.csv --by "Maria (financeiro)"\n  payouts retry folha-1-3f9a2c71',
     )
     .action(async (target: string, options: { by?: string }, command: Command) => {
-      const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+      const globals = command.optsWithGlobals<GlobalOptions>();
+      const { config, out } = openContext(io, globals);
       const words = CATALOGS[config.language ?? 'en'];
       const folders = homeFolders(config.home);
       const by = options.by?.trim() || userInfo().username;
@@ -37,7 +38,12 @@ export function retryCommand(io: CliIo): Command {
       try {
         let outcome: Awaited<ReturnType<typeof retryPayouts>>;
         try {
-          outcome = await retryPayouts(journal, target, { by });
+          outcome = await retryPayouts(
+            journal,
+            target,
+            { by },
+            { duplicateWindowMs: config.duplicateWindow, hintFlags: hintFlagsOf(globals) },
+          );
         } catch (error) {
           if (error instanceof JournalError)
             throw new ExitError(1, `payouts retry: ${error.message}`);
@@ -54,17 +60,28 @@ export function retryCommand(io: CliIo): Command {
             say(words, { code: 'retryNothing', target, file: basename(target) }),
           );
         }
-        const cents = outcome.payouts.reduce((sum, payout) => sum + payout.valueCents, 0);
+        const sent = outcome.payouts.filter((payout) => payout.held === null);
+        const cents = sent.reduce((sum, payout) => sum + payout.valueCents, 0);
         const file = givenName(
           (await journal.batch(outcome.batchId))?.fileName ?? basename(target),
         );
         const { batchId, payouts } = outcome;
         out.data({ file, batchId, by, payouts, cents });
-        out.line(
-          say(words, { code: 'retryQueued', file, batchId, count: payouts.length, cents, by }),
-        );
-        for (const { line, retryOf: from, orderId: to } of payouts) {
+        if (sent.length > 0) {
+          out.line(
+            say(words, { code: 'retryQueued', file, batchId, count: sent.length, cents, by }),
+          );
+        }
+        for (const { line, retryOf: from, orderId: to } of sent) {
           out.line(`  ${say(words, { code: 'retryLine', line, from, to })}`);
+        }
+        const held = outcome.payouts.flatMap((payout) =>
+          payout.held ? [{ ...payout, why: say(words, payout.held) }] : [],
+        );
+        if (held.length > 0) out.line(words.release.retryHeld({ count: held.length }));
+        for (const payout of held) {
+          const message = `${payout.retryOf} -> ${payout.orderId}: ${payout.why}`;
+          out.line(`  ${words.approval.atLine({ line: payout.line, column: null, message })}`);
         }
       } finally {
         await journal.close();

@@ -266,26 +266,37 @@ export interface QueuedRow {
   value_cents: number;
   released_at: number | null;
   reference: string | null;
+  /** Of a released row: the row id of the payout the person said it repeats, if any. */
+  confirmed_id: number | null;
 }
 
-export const QUEUED_COLUMNS =
-  'p.id, p.order_id, p.batch_id, p.document, p.value_cents, p.released_at, p.reference';
+export const QUEUED_COLUMNS = `p.id, p.order_id, p.batch_id, p.document, p.value_cents, p.released_at,
+  p.reference, (SELECT c.id FROM payouts c WHERE c.order_id = p.covered_by) AS confirmed_id`;
 
 /**
  * The cover rule once more, inside a claim's transaction: a queued row that an earlier
  * payout of another file now covers (two copies approved together, say) is held, not
- * sent. A row a person released as a new payment is left be. The row's columns are all
- * it needs: its request (a virtual column, built as JSON) is neither read nor parsed.
+ * sent. A row a person released was weighed against what they were shown: only a payout
+ * journaled after it and after the repeat they confirmed, that has left since, holds it
+ * again. The row's columns are all it needs: its request (a virtual column, built as
+ * JSON) is neither read nor parsed.
  */
-export function heldAtClaim(rows: Rows, row: QueuedRow, rules: AdmissionRules): boolean {
-  if (row.released_at !== null) return false;
+export function heldAtClaim(
+  rows: Rows,
+  row: QueuedRow,
+  rules: AdmissionRules,
+  checked = 'checked again as it was claimed',
+): boolean {
   const key = {
     orderId: row.order_id,
     document: row.document,
     valueCents: row.value_cents,
     reference: row.reference,
   };
-  const covering = rows.coveringOf(key, row.batch_id, rules, row.id);
+  const covering =
+    row.released_at === null
+      ? rows.coveringOf(key, row.batch_id, rules, row.id)
+      : rows.coveringOf(key, row.batch_id, rules, 0, Math.max(row.id, row.confirmed_id ?? 0));
   if (!covering) return false;
   const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
   const said = duplicateSaid(
@@ -296,7 +307,7 @@ export function heldAtClaim(rows: Rows, row: QueuedRow, rules: AdmissionRules): 
   );
   rows.holdQueuedRow(row.order_id, 'duplicate', said, {
     coveredBy: covering.orderId,
-    reason: `checked again as it was claimed: ${sayInEnglish(said)}`,
+    reason: `${checked}: ${sayInEnglish(said)}`,
   });
   return true;
 }

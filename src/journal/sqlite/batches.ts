@@ -5,6 +5,7 @@ import type { HoldReason } from '../states.js';
 import type { JournalBatches } from '../journal.js';
 import { homeTag } from '../../csv/order-id.js';
 import type {
+  AdmissionRules,
   ArrivingFile,
   BatchEvent,
   BatchInput,
@@ -20,6 +21,7 @@ import {
   type LineRow,
   type Synchronous,
 } from './context.js';
+import { heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import type { Corrections } from './corrections.js';
 import { saidJson, type Rows } from './rows.js';
 import { sayInEnglish } from '../../messages/say.js';
@@ -97,16 +99,20 @@ export function createBatches(
       UPDATE payouts SET state = 'queued', hold_reason = NULL, updated_at = ?
       WHERE batch_id = ? AND state = 'held' AND (hold_reason = 'balance' OR hold_reason IS NULL)
       RETURNING order_id`),
-    // @only: a JSON list of the orderIds to release, or null for every row held so.
+    // @only: a JSON list of the orderIds to release, or null for every row held so. A
+    // released repeat keeps the payout it repeats (covered_by): its claim weighs it past it.
     releaseHolds: db.prepare<
       { now: number; batchId: number; reason: HoldReason; only: string | null },
       { order_id: string; value_cents: number }
     >(`
-      UPDATE payouts SET state = 'queued', hold_reason = NULL, covered_by = NULL, message = NULL, said = NULL,
+      UPDATE payouts SET state = 'queued', hold_reason = NULL, message = NULL, said = NULL,
         released_at = @now, updated_at = @now
       WHERE batch_id = @batchId AND state = 'held' AND hold_reason = @reason
         AND (@only IS NULL OR order_id IN (SELECT value FROM json_each(@only)))
       RETURNING order_id, value_cents`),
+    queuedOf: db.prepare<[number], QueuedRow>(
+      `SELECT ${QUEUED_COLUMNS} FROM payouts p WHERE p.batch_id = ? AND p.state = 'queued' ORDER BY p.line`,
+    ),
     linesOfBatch: db.prepare<[number], LineRow>(
       `SELECT * FROM batch_lines WHERE batch_id = ? ORDER BY line`,
     ),
@@ -306,11 +312,16 @@ export function createBatches(
         count: row.count,
       })),
 
-    correctBatch: writing((copy: number, corrected: number, why: string): number => {
-      corrections.applyCorrection(copy, corrected, why, '');
-      corrections.holdRepeatsOfFailed(copy, { corrected }, '');
-      return corrections.sendableOfCopy(copy);
-    }),
+    correctBatch: writing(
+      (copy: number, corrected: number, why: string, rules: AdmissionRules): number => {
+        corrections.applyCorrection(copy, corrected, why, rules.hintFlags ?? '');
+        corrections.holdRepeatsOfFailed(copy, { corrected }, rules.hintFlags ?? '');
+        for (const row of statements.queuedOf.all(copy)) {
+          heldAtClaim(rows, row, rules, 'weighed as the correction was answered');
+        }
+        return corrections.sendableOfCopy(copy);
+      },
+    ),
 
     releaseHolds: writing(
       (batchId: number, reason: HoldReason, why: string, only?: readonly string[]) => {

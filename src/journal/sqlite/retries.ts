@@ -1,12 +1,20 @@
 /** A person's request to send definitely failed payouts again (`payouts retry`). */
 import type { CashOutRequest } from '../../gateway/contract.js';
+import { duplicateSaid } from '../admission.js';
 import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
-import { RETRYABLE, type HoldReason, type RowState } from '../states.js';
-import type { RetryResult } from '../types.js';
+import { MAY_MOVE_MONEY, RETRYABLE, type HoldReason, type RowState } from '../states.js';
+import type { AdmissionRules, RetryResult } from '../types.js';
 import { payoutParams, REQUEST_COLUMNS, REQUEST_VALUES, type PayoutParams } from './admitting.js';
-import { inList, type Context, type Synchronous } from './context.js';
-import type { Rows } from './rows.js';
+import {
+  COVERING_COLUMNS,
+  inList,
+  toCovering,
+  type Context,
+  type CoveringRow,
+  type Synchronous,
+} from './context.js';
+import { WITHIN_WINDOW, type Rows } from './rows.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
 
@@ -52,6 +60,22 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       WHERE batch_id = ? AND (state IN (${inList(RETRYABLE)})
         OR (state = 'held' AND hold_reason = 'failed-before'))
       ORDER BY line, order_id`),
+    // A payout of another file that has paid (or may pay) that person that amount since:
+    // any but the failed payout's copies, held as its repeats, and their copies in turn.
+    paidSince: db.prepare<
+      { orderId: string; document: string; value: number; batchId: number; since: number },
+      CoveringRow
+    >(`
+      WITH RECURSIVE copies (order_id) AS (
+        SELECT order_id FROM payouts WHERE covered_by = @orderId
+        UNION SELECT p.order_id FROM payouts p JOIN copies c ON p.covered_by = c.order_id)
+      SELECT ${COVERING_COLUMNS}
+      FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE p.document = @document AND p.value_cents = @value AND ${WITHIN_WINDOW}
+        AND p.batch_id <> @batchId AND p.state IN (${inList(MAY_MOVE_MONEY)})
+        AND b.state NOT IN ('refused', 'unusable')
+        AND p.order_id NOT IN (SELECT order_id FROM copies)
+      ORDER BY p.id LIMIT 1`),
     batchHasRetries: db.prepare<[number], object>(
       `SELECT 1 FROM payouts WHERE batch_id = ? AND retry_of IS NOT NULL LIMIT 1`,
     ),
@@ -61,9 +85,11 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
    * Sends a definitely failed payout again, inside the caller's transaction: a new row on
    * its line, under its orderId with the next attempt suffix (-r2, -r3), queued; the
    * failed one becomes `retried`, naming it; copies held because they repeat it are
-   * covered by it; its batch, if done, opens again to send it.
+   * covered by it; its batch, if done, opens again to send it. A payout of another file
+   * that covers it now (a corrected copy paid that person that amount) holds it instead,
+   * as that payout's possible duplicate: the copies stay held for a person.
    */
-  function retryOne(orderId: string, by: string): RetryResult {
+  function retryOne(orderId: string, by: string, rules: AdmissionRules): RetryResult {
     let row = statements.retryOf.get(orderId);
     if (!row) return { kind: 'absent', orderId };
     // A copy's row held because it repeats a failed payout: that payout is sent again.
@@ -89,6 +115,14 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       );
     }
     const request = { ...(JSON.parse(row.request) as CashOutRequest), orderId: retryId };
+    const paid = statements.paidSince.get({
+      orderId: row.order_id,
+      document: row.document,
+      value: row.value_cents,
+      batchId: row.batch_id,
+      since: now() - rules.duplicateWindowMs,
+    });
+    const covering = paid && toCovering(paid);
     const at = now();
     const inserted = statements.insertRetry.run({
       // The payment it sends again keeps its reference: a later copy of it is held by it.
@@ -117,7 +151,18 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       `${why}, as ${retryId}`,
     );
     const repeat: Said = { code: 'repeatSentAgain', by, at, retryId };
-    for (const copy of statements.heldAsFailedBefore.all(row.order_id)) {
+    const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
+    const held = covering
+      ? duplicateSaid(
+          covering,
+          { id: row.batch_id, fileName },
+          { cents: row.value_cents, reference: row.reference },
+          rules.hintFlags ?? '',
+        )
+      : null;
+    if (covering && held)
+      rows.holdQueuedRow(retryId, 'duplicate', held, { coveredBy: covering.orderId });
+    for (const copy of held ? [] : statements.heldAsFailedBefore.all(row.order_id)) {
       rows.moveRow(
         copy.order_id,
         'held',
@@ -140,12 +185,14 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       batchId: row.batch_id,
       line: row.line,
       valueCents: row.value_cents,
+      held,
     };
   }
 
   return {
-    retryPayouts: writing((orderIds: readonly string[], by: string): RetryResult[] =>
-      orderIds.map((orderId) => retryOne(orderId, by)),
+    retryPayouts: writing(
+      (orderIds: readonly string[], by: string, rules: AdmissionRules): RetryResult[] =>
+        orderIds.map((orderId) => retryOne(orderId, by, rules)),
     ),
     retryTargetsOf: (batchId) => statements.retryTargetsOf.all(batchId).map((row) => row.order_id),
     hasRetries: (batchId) => statements.batchHasRetries.get(batchId) !== undefined,

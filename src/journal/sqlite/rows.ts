@@ -71,7 +71,7 @@ function coveringIn(files: string, match: string): string {
     SELECT ${COVERING_COLUMNS}, p.reference, p.id AS journal_order
     FROM payouts p JOIN batches b ON b.id = p.batch_id
     WHERE ${match} AND ${files}
-      AND (p.id < @before OR p.state IN (${inList(SENT)}))
+      AND (p.id < @before OR p.state IN (${inList(SENT)})) AND p.id > @after
       AND p.order_id <> @orderId
       AND p.state IN (${inList(MAY_MOVE_MONEY)})
       AND b.state NOT IN ('refused', 'unusable')
@@ -108,6 +108,7 @@ interface CoveringParams {
   batchId: number;
   orderId: string;
   before: number;
+  after: number;
 }
 
 /** A Said as its journal column holds it. */
@@ -405,13 +406,15 @@ export function createRows({ db, now }: Context) {
 
   /**
    * The payout that would cover a row of this batch (see the `covering` statement):
-   * journaled before the payout `before` (its row id), or before anything not yet journaled.
+   * journaled before the payout `before` (its row id), or before anything not yet journaled;
+   * and after the payout `after`, when given.
    */
   function coveringOf(
     key: CoverKey,
     batchId: number,
     rules: AdmissionRules,
     before = Number.MAX_SAFE_INTEGER,
+    after = 0,
   ): Covering | undefined {
     const params = {
       document: key.document,
@@ -420,6 +423,7 @@ export function createRows({ db, now }: Context) {
       batchId,
       orderId: key.orderId,
       before,
+      after,
     };
     const row =
       key.reference === null
