@@ -271,9 +271,9 @@ describe('approve --corrects, counting what it sends', () => {
     home.drop('folha.csv', [HEADER, ANA, BRUNO, CARLA, DIEGO]);
     expect((await runCli(['run'], { env })).code).toBe(2);
 
-    // As the summary prints it: the copy is `folha [2].csv` while folha.csv is in processing/.
+    // As the summary names it: two files named folha.csv are open, the copy is batch 3.
     const approved = await runCli(
-      ['approve', 'folha [2].csv', '--corrects', '2', '--by', 'maria'],
+      ['approve', 'folha.csv', '--batch', '3', '--corrects', '2', '--by', 'maria'],
       { env },
     );
     expect(approved.code, approved.stderr).toBe(0);
@@ -282,7 +282,7 @@ describe('approve --corrects, counting what it sends', () => {
     expect([...paidTo(home).values()]).toEqual([1, 1, 1, 1]);
     const lines = approved.stdout.split('\n');
     expect(lines[0]).toBe(
-      'folha [2].csv (batch 3): linked as a corrected copy of batch 2 by maria; 1 payout to be sent by the next run.',
+      'folha.csv (batch 3): linked as a corrected copy of batch 2 by maria; 1 payout to be sent by the next run.',
     );
     expect(lines[1]).toBe('1 row stays held:');
     expect(lines[2]).toMatch(
