@@ -214,9 +214,9 @@ function mixedGateways(bound: GatewayKind, home: string): string {
  * The home's journal, or exit 1 with a sentence naming it: a damaged or unopenable
  * journal is the operator's to look at, never an `unexpected error`.
  */
-export function openHomeJournal(path: string): Journal {
+export function openHomeJournal(path: string, now: () => number): Journal {
   try {
-    return openJournal(path);
+    return openJournal(path, { now });
   } catch (error) {
     const why = explainJournalFailure(error, path, 'nothing') ?? journalProblem(path, error);
     if (why === undefined) throw error;

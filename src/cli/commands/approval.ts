@@ -37,7 +37,10 @@ async function onAwaitingFile(
 ): Promise<void> {
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
   const folders = homeFolders(config.home);
-  const journal = await openWorkJournal(verb, folders, out, config, { mustExist: true });
+  const journal = await openWorkJournal(verb, folders, out, config, {
+    now: io.clock.now,
+    mustExist: true,
+  });
   ensureFolders(folders, config.sharedGroup);
   try {
     const found = await findAwaiting(journal, folders, name);
@@ -232,7 +235,10 @@ async function answerHolds(
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
   const words = CATALOGS[config.language ?? 'en'];
   const folders = homeFolders(config.home);
-  const journal = await openWorkJournal('approve', folders, out, config, { mustExist: true });
+  const journal = await openWorkJournal('approve', folders, out, config, {
+    now: io.clock.now,
+    mustExist: true,
+  });
   try {
     if ('corrects' in answer && !(await journal.batch(answer.corrects))) {
       throw new ExitError(1, `payouts approve: there is no batch ${answer.corrects}`);

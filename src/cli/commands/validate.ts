@@ -126,7 +126,7 @@ export function validateCommand(io: CliIo): Command {
       const journalPath = homeFolders(config.home).journal;
       const weighed =
         unusable.length === 0 && existsSync(journalPath)
-          ? await weighAgainstJournal(resolve(file), journalPath, {
+          ? await weighAgainstJournal(resolve(file), journalPath, io.clock.now, {
               ...config,
               hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
             })
@@ -302,9 +302,10 @@ function printSummary(
 async function weighAgainstJournal(
   file: string,
   journalPath: string,
+  now: () => number,
   options: Parameters<typeof planRun>[2],
 ): Promise<DryRunFile | undefined> {
-  const journal = openHomeJournal(journalPath);
+  const journal = openHomeJournal(journalPath, now);
   try {
     const [plan] = await planRun([file], journal, options);
     return plan;
