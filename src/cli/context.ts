@@ -223,10 +223,12 @@ function mixedGateways(bound: GatewayKind, home: string): string {
  */
 export function openHomeJournal(
   path: string,
-  open: (path: string) => Journal = openJournal,
+  now: () => number,
+  open: (path: string, now: () => number) => Journal = (at, clock) =>
+    openJournal(at, { now: clock }),
 ): Journal {
   try {
-    return open(path);
+    return open(path, now);
   } catch (error) {
     const why = explainJournalFailure(error, path, 'nothing') ?? journalProblem(path, error);
     if (why === undefined) throw error;

@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, type OutputConfiguration } from 'commander';
 import { endingOf, usageError } from './exit-error.js';
-import { systemClock } from '../runtime/clock.js';
 import { withLogTimes, type CliIo } from '../runtime/io.js';
 
 /** The package's version: src/cli and dist/cli are both two folders below it. */
@@ -126,7 +125,7 @@ function commandNamed(argv: readonly string[]): string {
 export async function main(argv: readonly string[], given: CliIo): Promise<number> {
   // Every line, the last one (how the command ended) too.
   const io = argv.includes('--log-times')
-    ? withLogTimes(given, () => systemClock.now(), { stdout: !argv.includes('--json') })
+    ? withLogTimes(given, { stdout: !argv.includes('--json') })
     : given;
   try {
     // The whole help would push the mistake out of sight: one line, as for any usage error.

@@ -8,7 +8,6 @@ import type { Folders } from '../inbox/folders.js';
 import type { Config } from '../config/schema.js';
 import { ClockBehindError, refuseClockBehind } from '../journal/clock-behind.js';
 import type { Journal } from '../journal/journal.js';
-import { systemClock } from '../runtime/clock.js';
 import { JournalLossError, journalLoss, openJournalForWork } from '../journal/open-for-work.js';
 import { markerPathOf } from '../journal/marker.js';
 import { requireJournal, requireOwnHome, type Output } from './context.js';
@@ -28,7 +27,7 @@ export async function openWorkJournal(
   folders: Folders,
   out: Output,
   config: Pick<Config, 'language' | 'timeZone'>,
-  options: { recover?: boolean; mustExist?: boolean } = {},
+  options: { now: () => number; recover?: boolean; mustExist?: boolean },
 ): Promise<Journal> {
   requireOwnHome(verb, folders);
   // A home with a marker has had a journal: its absence is a loss, not a typo.
@@ -41,6 +40,7 @@ export async function openWorkJournal(
     journal = await openJournalForWork(folders.journal, {
       historyFolders: historyFolders(folders),
       recover: options.recover ?? false,
+      now: options.now,
       // Said even with --quiet: a recovery changes how every payout is sent from now on.
       note: (text) => out.warn(text),
     });
@@ -50,7 +50,7 @@ export async function openWorkJournal(
     throw error;
   }
   try {
-    await refuseClockBehind(journal, systemClock.now(), config);
+    await refuseClockBehind(journal, options.now(), config);
   } catch (error) {
     await journal.close();
     if (error instanceof ClockBehindError)

@@ -47,6 +47,8 @@ export interface OpenForWorkOptions {
   recover?: boolean;
   /** Remarks for the person (stderr). */
   note?: (text: string) => void;
+  /** The journal's clock. */
+  now: () => number;
 }
 
 export async function openJournalForWork(
@@ -79,6 +81,7 @@ export async function openJournalForWork(
   let journal: Journal;
   try {
     journal = openJournal(path, {
+      now: options.now,
       onSending: (highWater) => open?.cover(highWater) ?? Promise.resolve(),
     });
   } catch (error) {

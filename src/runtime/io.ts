@@ -1,8 +1,10 @@
 /**
- * What a command reads and writes outside its home folder: its two output streams and its
- * environment. The process's own for bin/payouts.js; a test passes its own to run a
- * command in its process and read what it said, with no environment of the test's leaking in.
+ * What a command reads and writes outside its home folder: its two output streams, its
+ * environment and its clock. The process's own for bin/payouts.js; a test passes its own
+ * to run a command in its process and read what it said, with no environment of the
+ * test's leaking in, on a clock it moves.
  */
+import { systemClock, type Clock } from './clock.js';
 
 /** Where text goes: process.stdout and process.stderr are two. */
 export interface TextOutput {
@@ -17,11 +19,13 @@ export interface CliIo {
   readonly stdout: TextOutput;
   readonly stderr: TextOutput;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** What time it is for the journal, the rules and the engine, and their waits. */
+  readonly clock: Clock;
 }
 
 /** The process's streams and environment, as bin/payouts.js runs a command. */
 export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env };
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, clock: systemClock };
 }
 
 /**
@@ -29,11 +33,13 @@ export function processIo(): CliIo {
  * when it was written, `2026-11-27T09:05:01-03:00 `, in the server's own time zone, the
  * one cron reads its schedule in. `stdout: false` leaves it as it is (`--json`, for programs).
  */
-export function withLogTimes(io: CliIo, now: () => number, { stdout }: { stdout: boolean }): CliIo {
+export function withLogTimes(io: CliIo, { stdout }: { stdout: boolean }): CliIo {
+  const now = () => io.clock.now();
   return {
     stdout: stdout ? stampedLines(io.stdout, now) : io.stdout,
     stderr: stampedLines(io.stderr, now),
     env: io.env,
+    clock: io.clock,
   };
 }
 

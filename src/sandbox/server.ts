@@ -61,8 +61,15 @@ export interface Sandbox {
   setToken(token: string): void;
   /** A Pix return: the paid cash-out under this orderId becomes refunded (false: none). */
   refund(orderId: string): boolean;
+  /**
+   * How the cash-outs created from now on settle: as their Pix key says (the default),
+   * all failed, or all left pending; leaving `pending` settles the ones it held the new way.
+   */
+  settleAs(outcome: Settlement): void;
   close(): Promise<void>;
 }
+
+export type Settlement = 'by-key' | 'failed' | 'pending';
 
 export const SANDBOX_DEFAULTS = {
   token: 'sandbox-token',
@@ -95,6 +102,8 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     random: createRandom(faults.seed ^ 0x5eed),
   });
   const timers = new Set<NodeJS.Timeout>();
+  let settlement: Settlement = 'by-key';
+  const heldPending: LedgerEntry[] = [];
   const postbacks = new Agent({ connections: 8 });
   let closed = false;
 
@@ -129,6 +138,12 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     });
   }
 
+  function settleNew(entry: LedgerEntry): void {
+    if (settlement === 'pending') heldPending.push(entry);
+    else if (settlement === 'failed') scheduleSettlement(entry, ['failed']);
+    else scheduleSettlement(entry, plannedStatuses(entry.pixKey ?? ''));
+  }
+
   function sendPostback(entry: LedgerEntry): void {
     if (!entry.postbackUrl || closed) return;
     request(entry.postbackUrl, {
@@ -155,7 +170,7 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
     const request = validate(CashOutRequest, body);
     const outcome = ledger.createCashOut(request, new Date());
     if ('refused' in outcome) return new HttpAnswer(400, { message: outcome.refused });
-    if (outcome.created) scheduleSettlement(outcome.entry, plannedStatuses(request.pixKey));
+    if (outcome.created) settleNew(outcome.entry);
     return new HttpAnswer(200, cashOutAnswer(outcome.entry));
   }
 
@@ -334,6 +349,10 @@ export async function startSandbox(options: SandboxOptions): Promise<Sandbox> {
       ledger.settle(entry, 'refunded', new Date());
       sendPostback(entry);
       return true;
+    },
+    settleAs(outcome) {
+      settlement = outcome;
+      if (outcome !== 'pending') for (const entry of heldPending.splice(0)) settleNew(entry);
     },
     async close() {
       if (closed) return;

@@ -102,6 +102,24 @@ describe('a clock behind the journal', () => {
     expect(log).not.toContain('pass failed');
   });
 
+  it('a command reads the time of the clock it is given: an hour ahead it runs, on the host\u2019s it refuses', async () => {
+    const home = await passHome();
+    home.advance(60 * MINUTE);
+    const ahead = { now: home.now, sleep: systemClock.sleep };
+    const env = { ...home.env(), PAYOUTS_INBOX_SETTLE: '1ms', PAYOUTS_FOLLOW_TIMEOUT: '0' };
+    home.drop('folha.csv', [HEADER, ANA]);
+    // Sent and left pending (exit 3): not followed.
+    const first = await runCli(['run'], { env, clock: ahead });
+    expect(first.code, first.stdout + first.stderr).toBe(3);
+    home.drop('adiantamento.csv', [HEADER, BRUNO]);
+    const behind = await runCli(['run'], { env });
+    expect(behind.code, behind.stderr).toBe(1);
+    expect(behind.stderr).toContain('NTP');
+    expect(cashOuts(home)).toBe(1);
+    expect((await runCli(['run'], { env, clock: ahead })).code).toBe(3);
+    expect(cashOuts(home)).toBe(2);
+  });
+
   it('every command that writes the journal refuses, exit 1, in the home\u2019s language and time zone', async () => {
     const home = await passHome();
     // The journal written an hour ahead of this host's clock: the host's clock is behind.

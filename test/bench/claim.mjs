@@ -35,7 +35,10 @@ function answersTo(claims) {
 
 async function claimCpu(rows, onePayee, withAnswers = false) {
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-claim-'));
-  const journal = await openJournalForWork(join(folder, 'journal.db'), { historyFolders: [] });
+  const journal = await openJournalForWork(join(folder, 'journal.db'), {
+    historyFolders: [],
+    now: Date.now,
+  });
   try {
     const batchId = await journal.recordBatch(
       {

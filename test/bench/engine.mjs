@@ -93,7 +93,10 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-engine-'));
   const sandbox = await startGatewayProcess(latencyMs);
   // As the CLI opens it: with its marker, written before each claim's requests leave.
-  const journal = await openJournalForWork(join(folder, 'journal.db'), { historyFolders: [] });
+  const journal = await openJournalForWork(join(folder, 'journal.db'), {
+    historyFolders: [],
+    now: Date.now,
+  });
   const gateway = createGatewayClient({
     baseUrl: sandbox.url,
     token: TOKEN,

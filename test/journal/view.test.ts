@@ -48,7 +48,7 @@ describe("the journal's view", () => {
     await admitOne(journal, 'o-1');
     const viewPath = join(folder(), 'journal-view.db');
     writeJournalView(journal.path, viewPath, gid);
-    const view = openJournalReadOnly(viewPath);
+    const view = openJournalReadOnly(viewPath, Date.now);
     opened.push(view);
     expect(await view.identity()).toEqual(await journal.identity());
     expect(await view.countsByState()).toEqual(await journal.countsByState());

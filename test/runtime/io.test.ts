@@ -13,6 +13,7 @@ function captured(): CliIo & { out: string[]; err: string[] } {
     stdout: { write: (chunk) => out.push(String(chunk)), isTTY: false },
     stderr: { write: (chunk) => err.push(String(chunk)) },
     env: {},
+    clock: { now: () => AT, sleep: () => Promise.resolve() },
   };
 }
 
@@ -28,7 +29,7 @@ describe('log times', () => {
 
   it('stamps the start of every line, across writes, but not a blank line', () => {
     const io = captured();
-    const timed = withLogTimes(io, () => AT, { stdout: true });
+    const timed = withLogTimes(io, { stdout: true });
     timed.stdout.write('pay.csv: journaled\n  result: r.csv\n\nStopped');
     timed.stdout.write(' early\n');
     timed.stderr.write(Buffer.from('payouts run: another run\n'));
@@ -42,7 +43,7 @@ describe('log times', () => {
 
   it('leaves stdout as it is for programs (--json)', () => {
     const io = captured();
-    const timed = withLogTimes(io, () => AT, { stdout: false });
+    const timed = withLogTimes(io, { stdout: false });
     timed.stdout.write('{\n  "files": []\n}\n');
     expect(io.out.join('')).toBe('{\n  "files": []\n}\n');
   });

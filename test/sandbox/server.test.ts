@@ -5,6 +5,7 @@ import {
   TOKEN,
   cashOutRequest,
   startLoopbackServer,
+  topUp,
   type LoopbackServer,
 } from '../support/gateway.js';
 
@@ -286,6 +287,25 @@ describe('sandbox options', () => {
     const second = await call(sandbox, 'POST', '/transaction/cashout', cashOutRequest('once'));
     expect(second.body.transactionId).toBe(first.body.transactionId);
     expect(sandbox.ledger()).toHaveLength(1);
+  });
+
+  it('leaves cash-outs pending, or fails them, as told, whatever their Pix key', async () => {
+    const sandbox = await open({ token: TOKEN, settleDelayMs: 1 });
+    const statusOf = (orderId: string) =>
+      sandbox.ledger().find((entry) => entry.orderId === orderId)?.status;
+    sandbox.settleAs('pending');
+    await call(sandbox, 'POST', '/transaction/cashout', cashOutRequest('held'));
+    // The cash-in's settlement is timed after the held cash-out's would have been.
+    await topUp(sandbox.url, 5_000);
+    expect(statusOf('held')).toBe('pending');
+    sandbox.settleAs('failed');
+    await call(sandbox, 'POST', '/transaction/cashout', cashOutRequest('failing'));
+    await vi.waitFor(() =>
+      expect([statusOf('held'), statusOf('failing')]).toEqual(['failed', 'failed']),
+    );
+    sandbox.settleAs('by-key');
+    await call(sandbox, 'POST', '/transaction/cashout', cashOutRequest('paying'));
+    await vi.waitFor(() => expect(statusOf('paying')).toBe('paid'));
   });
 
   it('answers No active acquirer when cash-in is off', async () => {

@@ -8,6 +8,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.js';
 import type { TextOutput } from '../../src/runtime/io.js';
+import { systemClock, type Clock } from '../../src/runtime/clock.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/payouts.js', import.meta.url));
 
@@ -45,12 +46,19 @@ export async function runCli(
     env?: Record<string, string>;
     /** Run as this user (the service user of a test that needs one; only root may). */
     user?: { uid: number; gid: number };
+    /** The command's clock, which the test moves (in this process only). */
+    clock?: Clock;
   } = {},
 ): Promise<CliResult> {
   if (options.user) return runBin(args, options);
   const stdout = captured();
   const stderr = captured();
-  const code = await main(args, { stdout, stderr, env: cleanEnv(options.env) });
+  const code = await main(args, {
+    stdout,
+    stderr,
+    env: cleanEnv(options.env),
+    clock: options.clock ?? systemClock,
+  });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 

@@ -52,7 +52,10 @@ async function onAwaitingFile(
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
   const words = CATALOGS[config.language ?? 'en'];
   const folders = homeFolders(config.home);
-  const journal = await openWorkJournal(verb, folders, out, config, { mustExist: true });
+  const journal = await openWorkJournal(verb, folders, out, config, {
+    now: io.clock.now,
+    mustExist: true,
+  });
   ensureFolders(folders, config.sharedGroup);
   try {
     const awaiting = await findAwaiting(journal, folders, name, pick);
@@ -266,7 +269,10 @@ async function answerHolds(
   const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
   const words = CATALOGS[config.language ?? 'en'];
   const folders = homeFolders(config.home);
-  const journal = await openWorkJournal('approve', folders, out, config, { mustExist: true });
+  const journal = await openWorkJournal('approve', folders, out, config, {
+    now: io.clock.now,
+    mustExist: true,
+  });
   try {
     if ('corrects' in answer && !(await journal.batch(answer.corrects))) {
       throw new ExitError(1, say(words, { code: 'approveNoBatch', batchId: answer.corrects }));

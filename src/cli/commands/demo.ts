@@ -15,7 +15,6 @@ import { ExitError } from '../exit-error.js';
 import { startProgress } from '../progress.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { CliIo } from '../../runtime/io.js';
-import { systemClock } from '../../runtime/clock.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../samples/', import.meta.url));
 /** The demo's gateway: a few dropped answers and a 429 burst on creates, settling fast. */
@@ -44,7 +43,7 @@ export function demoCommand(io: CliIo): Command {
     .action(async (_options: object, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const { out } = context;
-      const started = systemClock.now();
+      const started = io.clock.now();
       const home = resolve(
         context.config.home,
         'demo',
@@ -83,7 +82,7 @@ export function demoCommand(io: CliIo): Command {
         requestTimeoutMs: config.requestTimeout,
         connections: config.concurrency,
       });
-      const journal = openJournal(folders.journal);
+      const journal = openJournal(folders.journal, { now: io.clock.now });
       // Its results and status then say SANDBOX, like any sandbox home's.
       await journal.bindGateway('sandbox');
       out.warn(
@@ -105,7 +104,7 @@ export function demoCommand(io: CliIo): Command {
           followMs: FOLLOW_MS,
           signal: new AbortController().signal,
           pollPolicy: POLLING,
-          clock: systemClock,
+          clock: io.clock,
           note: () => undefined,
         });
         if (pass.failed) throw new ExitError(1, `payouts demo: stopped: ${pass.stopped}`);
@@ -116,7 +115,7 @@ export function demoCommand(io: CliIo): Command {
         await sandbox.close();
       }
       try {
-        const seconds = ((systemClock.now() - started) / 1000).toFixed(1);
+        const seconds = ((io.clock.now() - started) / 1000).toFixed(1);
         const ledger = sandbox.ledger().filter((entry) => entry.object === 'cashout');
         const invalid = new Map<FileSummary, string[]>();
         for (const file of filesDone) invalid.set(file, await invalidReasons(journal, file));

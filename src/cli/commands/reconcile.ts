@@ -1,7 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { reconcileRecent, type Reconciled } from '../../app/reconcile.js';
 import { ensureFolders, homeFolders } from '../../inbox/folders.js';
-import { systemClock } from '../../runtime/clock.js';
 import { listenForStopSignal } from '../../runtime/signals.js';
 import {
   EMBEDDED_SANDBOX_FORGETS,
@@ -36,7 +35,10 @@ export function reconcileCommand(io: CliIo): Command {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const { config, out } = context;
       const folders = homeFolders(config.home);
-      const journal = await openWorkJournal('reconcile', folders, out, config, { mustExist: true });
+      const journal = await openWorkJournal('reconcile', folders, out, config, {
+        now: io.clock.now,
+        mustExist: true,
+      });
       ensureFolders(folders, config.sharedGroup);
       const stop = new AbortController();
       const stopSignal = listenForStopSignal(() => stop.abort());
@@ -57,7 +59,7 @@ export function reconcileCommand(io: CliIo): Command {
               folders,
               journal,
               gateway: gateway.client,
-              clock: systemClock,
+              clock: io.clock,
               signal: stop.signal,
               note: out.note,
             },

@@ -34,7 +34,10 @@ export function retryCommand(io: CliIo): Command {
       const words = CATALOGS[config.language ?? 'en'];
       const folders = homeFolders(config.home);
       const by = options.by?.trim() || userInfo().username;
-      const journal = await openWorkJournal('retry', folders, out, config, { mustExist: true });
+      const journal = await openWorkJournal('retry', folders, out, config, {
+        now: io.clock.now,
+        mustExist: true,
+      });
       try {
         let outcome: Awaited<ReturnType<typeof retryPayouts>>;
         try {

@@ -9,7 +9,6 @@ import { runInbox } from '../../app/run.js';
 import { rehearseRun } from '../../app/rehearse.js';
 import { daemonInTheWay, describeHolder, lockHome } from '../../inbox/lock.js';
 import { warnPendingTooLong } from '../../inbox/pending-alert.js';
-import { systemClock } from '../../runtime/clock.js';
 import { listenForStopSignal } from '../../runtime/signals.js';
 import type { Journal } from '../../journal/journal.js';
 import {
@@ -104,6 +103,7 @@ export function runCommand(io: CliIo): Command {
       let journal: Journal;
       try {
         journal = await openWorkJournal('run', folders, out, config, {
+          now: io.clock.now,
           recover: options.recover ?? false,
         });
       } catch (error) {
@@ -115,7 +115,7 @@ export function runCommand(io: CliIo): Command {
           command: 'run',
           waitMs,
           signal: stop.signal,
-          clock: systemClock,
+          clock: io.clock,
           onWait: (holder) => out.note(`waiting for ${describeHolder(holder)} to finish`),
           onLost: (why) => {
             out.note(`${why}: no new payouts will be sent; stopping`);
@@ -123,7 +123,7 @@ export function runCommand(io: CliIo): Command {
           },
         });
         if ('heldBy' in lock) {
-          const inTheWay = daemonInTheWay(lock.heldBy, systemClock.now());
+          const inTheWay = daemonInTheWay(lock.heldBy, io.clock.now());
           if (inTheWay) throw new ExitError(1, `payouts run: ${inTheWay}`);
           // Said even with --quiet (cron's logs): exit 3 alone does not say who holds it.
           const waited =
@@ -163,7 +163,7 @@ export function runCommand(io: CliIo): Command {
               io.stderr.isTTY && !out.json && !out.quiet ? 'bar' : 'off',
               io.stderr,
             ),
-          clock: systemClock,
+          clock: io.clock,
           signal: stop.signal,
           followMs,
           hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
@@ -216,7 +216,9 @@ async function dryRun(context: Context, folders: Folders, hintFlags: string): Pr
   // A run would refuse a lost journal: so does its rehearsal, rather than promise to pay all.
   const loss = journalLossOf(folders);
   if (loss) throw new ExitError(1, `payouts run --dry-run: ${loss}`);
-  const journal = existsSync(folders.journal) ? openHomeJournal(folders.journal) : undefined;
+  const journal = existsSync(folders.journal)
+    ? openHomeJournal(folders.journal, context.io.clock.now)
+    : undefined;
   let plan: DryRunFile[];
   try {
     plan = await rehearseRun({
@@ -224,7 +226,7 @@ async function dryRun(context: Context, folders: Folders, hintFlags: string): Pr
       folders,
       journal,
       hintFlags,
-      now: systemClock.now(),
+      now: context.io.clock.now(),
       openGateway: () => openGateway(context),
     });
   } finally {

@@ -32,7 +32,6 @@ import { journalLossOf } from '../work-journal.js';
 import { describeTotals } from '../../app/describe-file.js';
 import { keyValueLines } from '../format.js';
 import { sayInEnglish } from '../../messages/say.js';
-import { systemClock } from '../../runtime/clock.js';
 import type { CliIo } from '../../runtime/io.js';
 
 export function statusCommand(io: CliIo): Command {
@@ -52,12 +51,12 @@ export function statusCommand(io: CliIo): Command {
       const loss = journalLossOf(folders);
       if (loss) context.out.warn(`payouts status: ${loss}`);
       requireJournal('status', folders);
-      const journal = openHomeJournal(folders.journal);
+      const journal = openHomeJournal(folders.journal, io.clock.now);
       try {
         const sandbox = (await journal.gatewayKind()) === 'sandbox';
         // Payouts pending longer than pendingAlertAfter, shown beside their file.
         const tooLong = (batchId: number) =>
-          pendingTooLong(journal, batchId, context.config.pendingAlertAfter, systemClock.now());
+          pendingTooLong(journal, batchId, context.config.pendingAlertAfter, io.clock.now());
         if (sandbox)
           context.out.line(`${SANDBOX_MARK}: this journal has only sent to the embedded sandbox`);
         if (what === undefined) {

@@ -1,6 +1,5 @@
 import { statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { systemClock } from '../../runtime/clock.js';
 import { Command } from 'commander';
 import { openAtomicCsv, type CsvDialect } from '../../csv/atomic-csv.js';
 import { csvDialectOf, type ResultFormat } from '../../results/result-file.js';
@@ -131,10 +130,10 @@ export function validateCommand(io: CliIo): Command {
       const weighed =
         journalPath === undefined
           ? undefined
-          : await weighAgainstJournal(resolve(file), journalPath, {
+          : await weighAgainstJournal(resolve(file), journalPath, io.clock.now, {
               ...config,
               hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
-              now: systemClock.now(),
+              now: io.clock.now(),
             });
       const held = weighed?.held ?? identical;
       // What the journal says of the file as a whole (its name is an earlier batch's).
@@ -353,9 +352,10 @@ function journalToWeigh(folders: Folders): JournalToWeigh | undefined {
 async function weighAgainstJournal(
   file: string,
   journalPath: string,
+  now: () => number,
   options: Parameters<typeof planRun>[2],
 ): Promise<DryRunFile | undefined> {
-  const journal = openHomeJournal(journalPath, openJournalReadOnly);
+  const journal = openHomeJournal(journalPath, now, openJournalReadOnly);
   try {
     const [plan] = await planRun([file], journal, options);
     return plan;

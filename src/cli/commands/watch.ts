@@ -3,7 +3,6 @@ import { serve } from '../../app/serve.js';
 import { ensureFolders, homeFolders } from '../../inbox/folders.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
 import type { Journal } from '../../journal/journal.js';
-import { systemClock } from '../../runtime/clock.js';
 import { listenForStopSignal } from '../../runtime/signals.js';
 import {
   hintFlagsOf,
@@ -50,7 +49,9 @@ export function watchCommand(io: CliIo): Command {
       });
       let journal: Journal;
       try {
-        journal = await openWorkJournal('watch', folders, context.out, config);
+        journal = await openWorkJournal('watch', folders, context.out, config, {
+          now: io.clock.now,
+        });
       } catch (error) {
         stopSignal.close();
         process.off('SIGUSR2', onHealthSignal);
@@ -62,7 +63,7 @@ export function watchCommand(io: CliIo): Command {
           command: 'watch',
           waitMs: Number.MAX_SAFE_INTEGER,
           signal: stop.signal,
-          clock: systemClock,
+          clock: io.clock,
           onWait: (holder) =>
             logger.info(
               `another payouts process (${describeHolder(holder)}) is working on this home folder: waiting for it`,
@@ -84,7 +85,7 @@ export function watchCommand(io: CliIo): Command {
               journal,
               gateway: gateway.client,
               logger,
-              clock: systemClock,
+              clock: io.clock,
               signal: stop.signal,
               hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
               setHealth: (report) => (health = report),

@@ -93,7 +93,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
  * to weigh files against: nothing is made, migrated or written, and a method that writes
  * fails (SQLITE_READONLY). Its schema must be the one this payouts knows.
  */
-export function openJournalReadOnly(path: string): Journal {
+export function openJournalReadOnly(path: string, now: () => number): Journal {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     const schema = db.pragma('user_version', { simple: true }) as number;
@@ -107,7 +107,7 @@ export function openJournalReadOnly(path: string): Journal {
     db.close();
     throw error;
   }
-  return answering(journalOn(db, path, Date.now).journal);
+  return answering(journalOn(db, path, now).journal);
 }
 
 /** The SQLite journal on an open database, but for its sending thread. */
