@@ -130,7 +130,7 @@ export const ConfigSchema = z.strictObject({
       }
     }, 'expected an IANA time zone, like America/Sao_Paulo or America/Manaus')
     .describe(
-      "time zone of the times in result files (`createdAt`, with its offset, e.g. `2026-11-23T17:41:07-03:00`); the gateway's `processedAt` has no zone and is written as it came",
+      "time zone of the times in result files (`createdAt`, with its offset, e.g. `2026-11-23T17:41:07-03:00`) and in `payouts status`; the gateway's `processedAt` has no zone and is written as it came",
     ),
   language: z
     .enum(LANGUAGES)
