@@ -172,13 +172,13 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
     if (top) rmSync(top, { recursive: true, force: true });
   });
 
-  it('npm start runs the demo against the embedded sandbox, and leaves npm-shrinkwrap.json as it was', async () => {
+  it('npm start runs the demo against the embedded sandbox, and leaves package-lock.json as it was', async () => {
     const demo = await sh('npm start', { cwd: checkout, env: shell });
     expect(demo.code, demo.output).toBe(0);
     expect(demo.output).toContain('SANDBOX: no real money moves');
     expect(demo.output).toMatch(/17 payouts reached the gateway, 0 of them twice/);
-    expect(readFileSync(join(checkout, 'npm-shrinkwrap.json'), 'utf8')).toBe(
-      readFileSync(join(ROOT, 'npm-shrinkwrap.json'), 'utf8'),
+    expect(readFileSync(join(checkout, 'package-lock.json'), 'utf8')).toBe(
+      readFileSync(join(ROOT, 'package-lock.json'), 'utf8'),
     );
   }, 120_000);
 
