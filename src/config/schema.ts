@@ -137,7 +137,7 @@ export const ConfigSchema = z.strictObject({
       }
     }, 'expected an IANA time zone, like America/Sao_Paulo or America/Manaus')
     .describe(
-      'time zone of both times in result files, `createdAt` and `processedAt` (which the gateway writes in UTC without a zone): in the `excel` dialect as a date-time a spreadsheet reads (`2026-11-23 17:41:07`), in `rfc4180` with its offset (`2026-11-23T17:41:07-03:00`)',
+      'time zone of both times in result files, `createdAt` and `processedAt` (which the gateway writes in UTC without a zone): in the `excel` dialect as a date-time a spreadsheet reads (`2026-11-23 17:41:07`), in `rfc4180` with its offset (`2026-11-23T17:41:07-03:00`); `payouts status` writes its times in it too, with the offset',
     ),
   language: z
     .enum(LANGUAGES)

@@ -17,9 +17,6 @@ const DAY_FORMAT = new Intl.DateTimeFormat('en-US', {
   year: 'numeric',
   month: '2-digit',
   day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
 });
 
 function partsOf(ms: number): Record<string, string> {
@@ -32,12 +29,6 @@ function partsOf(ms: number): Record<string, string> {
 export function batchDay(ms: number): string {
   const { year, month, day } = partsOf(ms);
   return `${year}-${month}-${day}`;
-}
-
-/** `2026-11-23 22:30`: the day and time `ms` falls on in São Paulo. */
-export function batchTime(ms: number): string {
-  const { hour, minute } = partsOf(ms);
-  return `${batchDay(ms)} ${hour}:${minute}`;
 }
 
 /** The extension a name ends with (`.csv`), or none. */

@@ -240,7 +240,7 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
     }
     const status = await runCli(['status', 'folha_final.csv'], { env });
     expect(status.stdout).toMatch(
-      /released by Maria at \d{4}-\d\d-\d\dT[\d:.]+Z: 2 held rows are new payments; 2 of them repeat payouts, as the person confirmed: line 2 \(Ana Souza/,
+      /released by Maria at \d{4}-\d\d-\d\dT[\d:]+[+-]\d\d:\d\d: 2 held rows are new payments; 2 of them repeat payouts, as the person confirmed: line 2 \(Ana Souza/,
     );
     const again = await runCli(['approve', 'folha_final.csv', '--new-batch'], { env });
     expect(again.code).toBe(1);

@@ -124,9 +124,11 @@ describe('status NAME', () => {
 
     const status = await runCli(['status', 'fornecedores.csv'], { env: h.env() });
     expect(status.code, status.stdout + status.stderr).toBe(0);
-    expect(status.stdout).toMatch(/batch 1 {2}fornecedores\.csv {2}2026-11-02 .*done/);
     expect(status.stdout).toMatch(
-      /batch 2 {2}fornecedores \(corrigida\)\.csv {2}2026-11-09 .*done/,
+      /batch 1 {2}fornecedores\.csv {2}received 2026-11-02T09:00:\d{2}-03:00 {2}done/,
+    );
+    expect(status.stdout).toMatch(
+      /batch 2 {2}fornecedores \(corrigida\)\.csv {2}received 2026-11-09T09:00:\d{2}-03:00 {2}done/,
     );
     expect(status.stdout).not.toContain('outro.csv');
     // The name a person sees in results/ or archive/ finds its batch too.

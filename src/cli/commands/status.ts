@@ -4,7 +4,8 @@ import { formatCents } from '../../csv/amount.js';
 import { foldText } from '../../csv/fold.js';
 import { batchStem } from '../../csv/order-id.js';
 import { givenName } from '../../csv/given-name.js';
-import { archiveFileName, batchTime } from '../../results/names.js';
+import { archiveFileName } from '../../results/names.js';
+import { inTimeZone } from '../../results/cells.js';
 import { homeFolders } from '../../inbox/folders.js';
 import {
   describePendingTooLong,
@@ -59,22 +60,16 @@ export function statusCommand(io: CliIo): Command {
           pendingTooLong(journal, batchId, context.config.pendingAlertAfter, io.clock.now());
         if (sandbox)
           context.out.line(`${SANDBOX_MARK}: this journal has only sent to the embedded sandbox`);
+        const { timeZone } = context.config;
         if (what === undefined) {
-          await listBatches(journal, context.out, sandbox, tooLong);
+          await listBatches(journal, context.out, sandbox, tooLong, timeZone);
           return listSkipped(folders.inbox, context.out);
         }
         const batches = await batchesNamed(journal, basename(what));
         if (batches.length > 0)
-          return await listRows(
-            journal,
-            batches,
-            context.out,
-            sandbox,
-            tooLong,
-            context.config.timeZone,
-          );
+          return await listRows(journal, batches, context.out, sandbox, tooLong, timeZone);
         if (await journal.payout(what))
-          return await showPayout(journal, what, context.out, sandbox);
+          return await showPayout(journal, what, context.out, sandbox, timeZone);
         throw new ExitError(
           1,
           `payouts status: no file and no orderId named "${what}" in the journal (payouts status lists the files)`,
@@ -104,11 +99,23 @@ async function batchesNamed(journal: Journal, name: string): Promise<BatchRecord
   );
 }
 
+/** An instant of the journal as every line of status prints it: as result files write `createdAt`. */
+function timeOf(ms: number, timeZone: string): string {
+  return inTimeZone(new Date(ms), timeZone);
+}
+
+/** `batch 1  pay.csv  received 2026-11-23T04:28:08-03:00  done: 2 paid (R$ 40,00)` */
+async function batchLine(journal: Journal, batch: BatchRecord, timeZone: string): Promise<string> {
+  const totals = describeTotals(await journal.rowTotalsOfBatch(batch.id));
+  return `batch ${batch.id}  ${givenName(batch.fileName)}  received ${timeOf(batch.receivedAt, timeZone)}  ${batch.state}: ${totals}`;
+}
+
 async function listBatches(
   journal: Journal,
   out: Output,
   sandbox: boolean,
   tooLong: (batchId: number) => Promise<PendingTooLong | undefined>,
+  timeZone: string,
 ): Promise<void> {
   const batches = await journal.batches();
   const data = [];
@@ -127,9 +134,7 @@ async function listBatches(
   out.data(data);
   if (batches.length === 0) out.line('The journal has no files yet.');
   for (const batch of batches) {
-    out.line(
-      `batch ${batch.id}  ${givenName(batch.fileName)}  received ${new Date(batch.receivedAt).toISOString()}  ${batch.state}: ${describeTotals(await journal.rowTotalsOfBatch(batch.id))}`,
-    );
+    out.line(await batchLine(journal, batch, timeZone));
     const pending = await tooLong(batch.id);
     if (pending) out.line(`  ${sayInEnglish(describePendingTooLong(pending))}`);
   }
@@ -213,17 +218,13 @@ async function listRows(
     rows: ReturnType<typeof jsonRow>[];
   }[] = [];
   for (const batch of batches) {
-    out.line(
-      `batch ${batch.id}  ${givenName(batch.fileName)}  ${batchTime(batch.receivedAt)}  ${batch.state}: ${describeTotals(await journal.rowTotalsOfBatch(batch.id))}`,
-    );
+    out.line(await batchLine(journal, batch, timeZone));
     if (batch.resultName) out.line(`  result: results/${batch.resultName}`);
     // Why a whole file is held, refused or unusable: said here, not only in rejected/.
     for (const problem of batch.problems) out.line(`  ${sayInEnglish(problem)}`);
     // What people decided about it, with who and when (an approval, a release).
     for (const event of await journal.batchEvents(batch.id)) {
-      out.line(
-        `  ${event.event} by ${event.by} at ${new Date(event.at).toISOString()}: ${event.detail}`,
-      );
+      out.line(`  ${event.event} by ${event.by} at ${timeOf(event.at, timeZone)}: ${event.detail}`);
     }
     const pending = await tooLong(batch.id);
     if (pending) out.line(`  ${sayInEnglish(describePendingTooLong(pending))}`);
@@ -282,6 +283,7 @@ async function showPayout(
   orderId: string,
   out: Output,
   sandbox: boolean,
+  timeZone: string,
 ): Promise<void> {
   const payout = await journal.payout(orderId);
   if (!payout) return;
@@ -314,7 +316,7 @@ async function showPayout(
   out.line('\nHistory:');
   for (const entry of history) {
     out.line(
-      `  ${new Date(entry.at).toISOString()}  ${entry.from ?? '(new)'} -> ${entry.to}: ${entry.reason}`,
+      `  ${timeOf(entry.at, timeZone)}  ${entry.from ?? '(new)'} -> ${entry.to}: ${entry.reason}`,
     );
   }
 }

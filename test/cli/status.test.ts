@@ -1,0 +1,47 @@
+/** What `payouts status` says of a home: its times are all in `timeZone`, written one way. */
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { passHome } from '../support/pass-home.js';
+
+const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
+const ANA = 'Ana Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"3.500,00"';
+const BRUNO =
+  'Bruno Lima,111.444.777-35,bruno@example.com,(21) 99876-5432,bruno@example.com,"2.500,00"';
+
+/** Anything that reads as a time of day: a date, then hours and minutes. */
+const TIMES = /\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?/g;
+
+describe('payouts status', () => {
+  it('prints every time in timeZone, as result files write createdAt', async () => {
+    const home = await passHome();
+    // Manaus is an hour behind São Paulo, where file names count their days.
+    const env = { ...home.env(), PAYOUTS_TIME_ZONE: 'America/Manaus' };
+    home.drop('folha.csv', [HEADER, ANA, ANA, BRUNO]);
+    expect((await runCli(['run'], { env })).code).toBe(2);
+    const released = await runCli(['approve', 'folha.csv', '--identical', '--by', 'maria'], {
+      env,
+    });
+    expect(released.code, released.stderr).toBe(0);
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    const orderId = home.sandbox
+      .ledger()
+      .find((entry) => entry.object === 'cashout' && entry.pixKey === 'bruno@example.com')?.orderId;
+    expect(orderId).toBeDefined();
+
+    const statusOf = async (args: string[]): Promise<string> => {
+      const status = await runCli(['status', ...args], { env });
+      expect(status.code, status.stderr).toBe(0);
+      return status.stdout;
+    };
+    const files = await statusOf([]);
+    const rows = await statusOf(['folha.csv']);
+    const payout = await statusOf([orderId as string]);
+    expect(files).toMatch(TIMES);
+    expect(rows).toMatch(/released by maria at /);
+    expect(payout).toMatch(/History:/);
+    const times = [files, rows, payout].flatMap((text) => text.match(TIMES) ?? []);
+    expect(
+      times.filter((time) => !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}-04:00$/.test(time)),
+    ).toEqual([]);
+  });
+});
