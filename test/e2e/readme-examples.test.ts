@@ -369,7 +369,9 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
 
   /** The unit's settings, and the environment systemd would start ExecStart= with. */
   function readUnit() {
-    const settings = (blocks('ini')[0] as string)
+    const unitFile = blocks('ini').find((block) => block.includes('[Service]'));
+    expect(unitFile, 'the README has no systemd unit').toBeDefined();
+    const settings = (unitFile as string)
       .split('\n')
       .map((line) => /^(\w+)=(.*)$/.exec(line.trim()))
       .filter((match): match is RegExpExecArray => match !== null);
