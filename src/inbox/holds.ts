@@ -28,7 +28,9 @@ export type HoldRelease =
   /** `--rows` or `--except` named lines not held for these answers: nothing was freed. */
   | { kind: 'rows-not-held'; batchId: number; repeating: HeldRow[]; lines: number[] }
   /** Several files of that name wait for an answer and none was picked: nothing was freed. */
-  | { kind: 'which-batch'; batches: BatchRecord[] };
+  | { kind: 'which-batch'; batches: BatchRecord[] }
+  /** `--corrects` named a batch this file neither shares a name with nor repeats: nothing changed. */
+  | { kind: 'not-a-copy'; batchId: number; corrected: BatchRecord; candidates: BatchRecord[] };
 
 /**
  * The reasons `--new-batch` answers: "these are new payments, not copies" (a corrected
@@ -63,6 +65,19 @@ const repeatOf = (row: HeldRow): string =>
 export async function batchesGivenAs(journal: Journal, fileName: string): Promise<BatchRecord[]> {
   const name = givenName(basename(fileName));
   return (await journal.batches()).filter((batch) => givenName(batch.fileName) === name);
+}
+
+/** The batches a copy may correct: earlier ones of its name, and those its held rows repeat. */
+async function correctable(journal: Journal, copy: BatchRecord): Promise<BatchRecord[]> {
+  const repeated = new Set(
+    (await journal.heldRowsOfBatch(copy.id)).flatMap((row) => row.repeats?.batchId ?? []),
+  );
+  return (await journal.batches()).filter(
+    (batch) =>
+      batch.id !== copy.id &&
+      (repeated.has(batch.id) ||
+        (batch.id < copy.id && givenName(batch.fileName) === givenName(copy.fileName))),
+  );
 }
 
 /**
@@ -106,6 +121,12 @@ export async function releaseHolds(
     return { kind: 'released', batchId: batch.id, ...freed, repeating: [], repeatsReleased: false };
   }
   if ('corrects' in answer) {
+    // A mistyped number must not link the file to another, whose unsent rows would close.
+    const candidates = await correctable(journal, batch);
+    const corrected = await journal.batch(answer.corrects);
+    if (corrected && !candidates.some((candidate) => candidate.id === corrected.id)) {
+      return { kind: 'not-a-copy', batchId: batch.id, corrected, candidates };
+    }
     const why = `linked by ${answer.by} as a corrected copy of batch ${answer.corrects} (payouts approve --corrects)`;
     const rows = await journal.correctBatch(batch.id, answer.corrects, why, rules);
     await journal.recordBatchEvent(

@@ -144,6 +144,13 @@ export interface Catalog {
     repeatsReleased(p: { count: number }): string;
     repeatsDiffer(p: { given: number; count: number }): string;
     rowsNotHeld(p: { notHeld: number[] }): string;
+    /** `--corrects N` named a batch the file neither shares a name with nor repeats. */
+    notACopy(p: {
+      batchId: number;
+      batchFile: string;
+      file: string;
+      candidates: { batchId: number; file: string }[];
+    }): string;
     /** Several files of one name wait for an answer, and the command did not say which. */
     whichBatch(p: {
       verb: string;

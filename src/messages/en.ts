@@ -539,6 +539,8 @@ export const en: Catalog = {
       `${count === 1 ? 'That row was' : `Those ${count} rows were`} released too, as you said (--repeats ${count}): paid again.`,
     rowsNotHeld: ({ notHeld }) =>
       `payouts approve: ${notHeld.length === 1 ? `line ${notHeld[0]} is not held` : `lines ${notHeld.join(', ')} are not held`} as a possible duplicate or for the file's name: nothing released; the run's summary lists the held lines`,
+    notACopy: ({ batchId, batchFile, file, candidates }) =>
+      `payouts approve: batch ${batchId} (${batchFile}) is not a file ${file} repeats: a corrected copy corrects a file of its name or one whose payouts it repeats (here ${candidates.map((c) => `batch ${c.batchId}, ${c.file}`).join('; ') || 'none'}). Nothing changed.`,
     whichBatch: ({ verb, file, batches, hintFlags }) =>
       `payouts ${verb}: ${batches.length} files named ${file} wait for an answer (${batches.map((batch) => `batch ${batch.batchId}, arrived ${moment(batch.at)}`).join('; ')}): nothing changed. Say which with --batch and its number, as the run's summary gives it: payouts ${verb} "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags} and the same options`,
     alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>

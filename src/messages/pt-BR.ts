@@ -591,6 +591,8 @@ export const ptBR: Catalog = {
       `${count === 1 ? 'Essa linha também foi liberada' : `Essas ${count} linhas também foram liberadas`}, como você disse (--repeats ${count}): ${count === 1 ? 'é paga' : 'são pagas'} de novo.`,
     rowsNotHeld: ({ notHeld }) =>
       `payouts approve: ${notHeld.length === 1 ? `a linha ${notHeld[0]} não está retida` : `as linhas ${notHeld.join(', ')} não estão retidas`} como possível duplicata nem pelo nome do arquivo: nada foi liberado; o resumo da execução lista as linhas retidas`,
+    notACopy: ({ batchId, batchFile, file, candidates }) =>
+      `payouts approve: o lote ${batchId} (${batchFile}) não é um arquivo que ${file} repete: uma cópia corrigida corrige um arquivo do mesmo nome ou um cujos pagamentos ela repete (aqui ${candidates.map((c) => `lote ${c.batchId}, ${c.file}`).join('; ') || 'nenhum'}). Nada mudou.`,
     whichBatch: ({ verb, file, batches, hintFlags }) =>
       `payouts ${verb}: ${batches.length} arquivos chamados ${file} esperam uma resposta (${batches.map((batch) => `lote ${batch.batchId}, chegou ${momento(batch.at)}`).join('; ')}): nada mudou. Diga qual com --batch e o número dele, como o resumo da execução o dá: payouts ${verb} "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags} e as mesmas opções`,
     alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>

@@ -948,6 +948,23 @@ describe('the duplicate window', () => {
     expect(m.paidCents()).toBe(300_000 + 250_000);
   });
 
+  it('a row left unsent beyond the window still counts: its re-export under another name is held, never both sent', async () => {
+    const m = await month();
+    // The gateway down for the balance: folha.csv is journaled, nothing of it sent.
+    m.sandbox.setFaults({ serverErrorRate: 1, operations: ['getBalance'] });
+    m.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await m.run()).exit).toBe(3);
+    expect(m.sent().size).toBe(0);
+    // Three weeks later, the gateway back, the same payroll under another name.
+    m.advance(21 * DAY);
+    m.sandbox.setFaults({ serverErrorRate: 0 });
+    m.drop('folha_final.csv', [HEADER, ANA, BRUNO]);
+    const both = await m.run();
+    expect(summaryOf(both.files, 'folha_final.csv').rows).toEqual({ held: 2 });
+    expect(m.paidCents()).toBe(550_000);
+    expect(m.sent().size).toBe(2);
+  });
+
   it('orders payouts by the journal, not the clock: with the clock 30 s behind the first file, its re-export is held', async () => {
     const m = await month();
     m.drop('folha.csv', [HEADER, ANA, BRUNO]);

@@ -347,3 +347,41 @@ describe('the approval report lists every held row', () => {
     ]);
   });
 });
+
+describe('approve --corrects names a batch this file may correct', () => {
+  it('a mistyped batch number of an unrelated file is refused, and that file is still paid', async () => {
+    const home = await passHome({ balanceCents: 600_000 });
+    const env = home.env();
+    // Batch 1: the payroll, paid.
+    home.drop('folha.csv', [HEADER, ANA, DIEGO]);
+    expect((await home.run()).exit).toBe(0);
+    // Batch 2: a supplier the balance left does not cover, waiting to be sent.
+    const EVA = `Eva Lima,${withCheckDigits('987654321')},eva@example.com,(11) 98765-4329,eva@example.com,"5.000,00"`;
+    home.drop('fornecedor.csv', [HEADER, EVA]);
+    expect((await home.run()).exit).toBe(2);
+    // Batch 3: the payroll's copy with Carla added, held for its name.
+    home.advance(2 * 60 * 60 * 1000);
+    home.drop('folha.csv', [HEADER, ANA, DIEGO, CARLA]);
+    expect((await runCli(['run'], { env })).code).toBe(2);
+
+    // Batch 2 typed for batch 1: refused, nothing changed.
+    const typo = await runCli(['approve', 'folha.csv', '--corrects', '2', '--by', 'maria'], {
+      env,
+    });
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain(
+      'payouts approve: batch 2 (fornecedor.csv) is not a file folha.csv repeats: a corrected copy corrects a file of its name or one whose payouts it repeats (here batch 1, folha.csv). Nothing changed.',
+    );
+    // Eva's payout is still due: the top-up pays her once.
+    await topUp(home.sandbox.url, 1_000_000);
+    const topped = await runCli(['run'], { env });
+    expect(paidTo(home).get('eva@example.com'), topped.stdout + topped.stderr).toBe(1);
+
+    const right = await runCli(['approve', 'folha.csv', '--corrects', '1', '--by', 'maria'], {
+      env,
+    });
+    expect(right.code, right.stderr).toBe(0);
+    await runCli(['run'], { env });
+    expect([...paidTo(home).values()]).toEqual([1, 1, 1, 1]);
+  });
+});

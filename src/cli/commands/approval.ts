@@ -288,6 +288,18 @@ async function answerHolds(
     if (!released) {
       throw new ExitError(1, say(words, { code: 'approveNothingHeld', file: basename(name) }));
     }
+    if (released.kind === 'not-a-copy') {
+      const { corrected, candidates } = released;
+      throw new ExitError(
+        1,
+        words.release.notACopy({
+          batchId: corrected.id,
+          batchFile: givenName(corrected.fileName),
+          file: givenName(basename(name)),
+          candidates: candidates.map((c) => ({ batchId: c.id, file: givenName(c.fileName) })),
+        }),
+      );
+    }
     // Before anything is said released: each row that would pay someone again.
     if (released.repeating.length > 0) {
       out.line(words.release.repeatsTitle({ count: released.repeating.length }));

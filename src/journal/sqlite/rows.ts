@@ -55,9 +55,11 @@ export const coverKeyOf = (request: CashOutRequest, reference: string | undefine
 /**
  * A payout's own time, from which duplicateWindow counts: the later of when it was last
  * sent and when it last moved (settled, say), never when its row was journaled; a row
- * held for days and then paid counts from the day it was paid.
+ * held for days and then paid counts from the day it was paid. A row queued and never
+ * sent counts as now, however long it waited: the next run sends it.
  */
-export const WITHIN_WINDOW = 'MAX(COALESCE(p.last_sent_at, 0), p.updated_at) >= @since';
+export const WITHIN_WINDOW = `(MAX(COALESCE(p.last_sent_at, 0), p.updated_at) >= @since
+      OR (p.state = 'queued' AND p.last_sent_at IS NULL))`;
 
 /**
  * The payouts of other files, in `files`, that `match` the row and may cover it: what the journal holds
