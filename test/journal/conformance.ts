@@ -308,12 +308,16 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
         const journal = await open();
         const first = await journal.recordBatch({ ...batch, fileName: 'folha.csv' }, []);
         await journal.admitPayouts(first, [{ line: 2, request: request('a-1') }], rules);
+        // Held for the balance, then funded after its copy came in.
+        const short = { cents: 100, count: 1, feeCents: 0, availableCents: 0 };
+        await journal.underfundBatch(first, { code: 'balanceShortfall', ...short });
         clock += 1;
         // Admitted as if no rule had seen the first (another process, a window of 0).
         const copy = await journal.recordBatch({ ...batch, fileName: 'folha_final.csv' }, []);
         await journal.admitPayouts(copy, [{ line: 2, request: request('b-1') }], {
           duplicateWindowMs: 0,
         });
+        await journal.fundBatch(first);
         expect((await journal.payout('b-1'))?.state).toBe('queued');
         const claims = await journal.claimToSend('w', 10, 60_000, rules);
         expect(claims.map((claim) => claim.orderId)).toEqual(['a-1']);
