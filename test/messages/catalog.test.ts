@@ -55,6 +55,8 @@ function rendered(catalog: Catalog): Record<string, string> {
       { batchId: 9, at: Date.UTC(2026, 10, 27, 14, 5) },
     ],
     inFolder: 'folha [2].csv',
+    batchFile: 'fornecedor.csv',
+    candidates: [{ batchId: 7, file: 'folha.csv' }],
   };
   const texts: Record<string, string> = {};
   const add = (prefix: string, entries: [string, unknown][]) => {
