@@ -15,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { parse } from 'csv-parse/sync';
 import {
   chmodSync,
+  chownSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -36,6 +37,7 @@ import { stopChild } from '../support/cli.js';
 import { dated } from '../support/files.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
 import { payrollFile } from '../support/payroll.js';
+import { SOFFICE, readAsBrazilianSpreadsheet } from '../support/spreadsheet.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -43,6 +45,8 @@ const VERSION = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 ).version;
 const IS_ROOT = process.getuid?.() === 0;
+/** The gateway's token, with a `$` as real ones may have: a shell would expand it. */
+const SECRET = `${TOKEN}$HOME`;
 const NOBODY = { uid: 65534, gid: 65534 };
 
 /** The bodies of the README's code blocks of this language, in order. */
@@ -125,7 +129,7 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
   const writeEnvFile = (content?: string) => {
     const values = assignments(blocks('dotenv')[0] as string);
     values['PAYOUTS_BASE_URL'] = sandbox.url;
-    writeFileSync(secretFile, `${TOKEN}\n`);
+    writeFileSync(secretFile, `${SECRET}\n`);
     const text =
       content ??
       Object.entries(values)
@@ -135,7 +139,7 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
   };
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 100 });
+    sandbox = await startSandbox({ token: SECRET, settleDelayMs: 100 });
     top = mkdtempSync(join(tmpdir(), 'payouts-readme-'));
     // mkdtemp makes it owner-only; the service user must reach what is inside.
     chmodSync(top, 0o755);
@@ -170,10 +174,27 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
     const installed = await sh('npm install', { cwd: checkout, env: shell });
     expect(installed.code, installed.output).toBe(0);
   }, 600_000);
+  /** Accountants made for the test, removed after it. */
+  const accountants: string[] = [];
   afterAll(async () => {
     await sandbox?.close();
+    for (const name of accountants) await sh(`userdel ${name}`, { env: shell });
     if (top) rmSync(top, { recursive: true, force: true });
   });
+
+  /** A real user whose group is accounting's stand-in, as `usermod -aG accounting` makes one. */
+  async function newAccountant(): Promise<{ uid: number; gid: number }> {
+    const name = `acct${process.pid}`;
+    const made = await sh(
+      `useradd -M -N -g nogroup -s /usr/sbin/nologin ${name} && id -u ${name}`,
+      {
+        env: shell,
+      },
+    );
+    expect(made.code, made.output).toBe(0);
+    accountants.push(name);
+    return { uid: Number(made.output.trim().split('\n').at(-1)), gid: NOBODY.gid };
+  }
 
   it('npm start runs the demo against the embedded sandbox, and leaves package-lock.json as it was', async () => {
     const demo = await sh('npm start', { cwd: checkout, env: shell });
@@ -257,6 +278,60 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
       ['payroll-0', 1],
       ['payroll-1', 1],
     ]);
+
+    // A member of accounting, as their own user: the README's kind of export (Windows-1252,
+    // no contacts) checked with validate against the server's settings, then copied into
+    // the inbox with a umask that leaves it readable by its owner alone. The inbox's default
+    // ACL lets the service read it; cron's line pays it.
+    const accountant = await newAccountant();
+    const own = join(top, 'contabilidade');
+    mkdirSync(own);
+    chownSync(own, accountant.uid, accountant.gid);
+    const exported = join(own, 'folha-2026-11.csv');
+    writeFileSync(
+      exported,
+      Buffer.from(
+        'Nome;CPF;Chave Pix;Valor\r\nJosé da Conceição;529.982.247-25;jose@example.com;1.234,56\r\n',
+        'latin1',
+      ),
+    );
+    chownSync(exported, accountant.uid, accountant.gid);
+    const asAccountant = {
+      env: { PATH: `${join(usrLocal, 'bin')}:/usr/bin:/bin`, HOME: own, LANG: 'C.UTF-8' },
+      cwd: own,
+      user: accountant,
+    };
+    const checkLine = /^\$ (payouts --settings-file \S+ validate .*)$/m.exec(README)?.[1];
+    expect(checkLine).toBeDefined();
+    const check = await sh(here(checkLine as string), asAccountant);
+    expect(check.code, check.output).toBe(0);
+    expect(check.output).toContain('R$ 1.234,56');
+    expect(check.output).toContain('Conferido com o que o serviço viu');
+    const copied = await sh(`umask 077 && cp folha-2026-11.csv ${inbox}/`, asAccountant);
+    expect(copied.code, copied.output).toBe(0);
+    const minuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(join(inbox, 'folha-2026-11.csv'), minuteAgo, minuteAgo);
+    const paid = await cronLine();
+    expect(paid.code, paid.log).toBe(0);
+    expect(
+      sandbox
+        .ledger()
+        .filter((entry) => entry.object === 'cashout' && entry.pixKey === 'jose@example.com'),
+    ).toHaveLength(1);
+    // Both times of the result, as Calc reads them in pt-BR: date-times, in São Paulo.
+    if (SOFFICE || process.env['PAYOUTS_REQUIRE_LIBREOFFICE']) {
+      const [heading, line] = await readAsBrazilianSpreadsheet(
+        join(srv, 'results', dated('folha-2026-11.csv', 'result')),
+      );
+      const cellOf = (name: string) =>
+        line?.[heading?.findIndex((cell) => cell.value === name) ?? -1];
+      for (const name of ['Criado em', 'Processado em']) {
+        const cell = cellOf(name);
+        expect(cell?.type, name).toBe('date');
+        const instant = Date.parse(`${String(cell?.value)}-03:00`);
+        expect(Math.abs(instant - Date.now()), name).toBeLessThan(10 * 60_000);
+      }
+    }
 
     // The same line with the environment file missing, then empty: loud, and nothing paid.
     for (const [how, said] of [
