@@ -1,5 +1,5 @@
 /**
- * What `payouts run` leaves in cron's run.log (README, "From cron, or as a daemon"): every
+ * What `payouts run` leaves in cron's run.log (docs/server.md, "From cron, or as a daemon"): every
  * line says when it was written, and a run with `--quiet` that found nothing to do writes
  * nothing, while a batch still open is named on every run.
  */
@@ -10,9 +10,9 @@ import { runCli } from '../support/cli.js';
 import { usePendingSandboxHome } from '../support/home.js';
 import { payrollFile } from '../support/payroll.js';
 
-/** The arguments of the README's cron line, but the settings file (the test's own environment). */
+/** The arguments of the cron line docs/server.md gives, but the settings file (the test's own environment). */
 function cronArguments(): string[] {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/server.md', import.meta.url), 'utf8');
   const cron = /```cron\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
   const job = cron.split('\n').find((line) => /^[*\d]/.test(line)) ?? '';
   const words = job.split(/\s+/);

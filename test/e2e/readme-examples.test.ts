@@ -40,7 +40,10 @@ import { payrollFile } from '../support/payroll.js';
 import { SOFFICE, readAsBrazilianSpreadsheet } from '../support/spreadsheet.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+// The README, then the server's guide it sends the operator to: their blocks in order.
+const README = ['README.md', 'docs/server.md']
+  .map((file) => readFileSync(join(ROOT, file), 'utf8'))
+  .join('\n');
 const VERSION = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
 ).version;
