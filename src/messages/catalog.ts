@@ -172,6 +172,8 @@ export interface Catalog {
       at: number;
       totals: string;
     }): string;
+    /** An answer that freed nothing, or lines picked by hand: the file still waits for approval. */
+    stillAwaiting(p: { file: string; hintFlags: string }): string;
   };
   /** The report beside a file in awaiting-approval/ (`requireApproval`). */
   approval: {

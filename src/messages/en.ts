@@ -545,6 +545,8 @@ export const en: Catalog = {
       `payouts ${verb}: ${batches.length} files named ${file} wait for an answer (${batches.map((batch) => `batch ${batch.batchId}, arrived ${moment(batch.at)}`).join('; ')}): nothing changed. Say which with --batch and its number, as the run's summary gives it: payouts ${verb} "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags} and the same options`,
     alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>
       `payouts ${verb}: ${file} (batch ${batchId}) was approved by ${by} ${moment(at)}: ${totals}; nothing changed`,
+    stillAwaiting: ({ file, hintFlags }) =>
+      `${file} still waits for approval: nothing of it is sent until a person approves the rest of it: payouts approve "${file}"${hintFlags}`,
     stayHeld: ({ count }) => `${count === 1 ? '1 row stays' : `${count} rows stay`} held:`,
     heldRow: ({ line, name, amount, message }) => `line ${line}: ${name}, ${amount}: ${message}`,
     retryHeld: ({ count }) =>

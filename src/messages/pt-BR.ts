@@ -597,6 +597,8 @@ export const ptBR: Catalog = {
       `payouts ${verb}: ${batches.length} arquivos chamados ${file} esperam uma resposta (${batches.map((batch) => `lote ${batch.batchId}, chegou ${momento(batch.at)}`).join('; ')}): nada mudou. Diga qual com --batch e o número dele, como o resumo da execução o dá: payouts ${verb} "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags} e as mesmas opções`,
     alreadyApproved: ({ verb, file, batchId, by, at, totals }) =>
       `payouts ${verb}: ${file} (lote ${batchId}) foi aprovado por ${by} ${momento(at)}: ${totals}; nada mudou`,
+    stillAwaiting: ({ file, hintFlags }) =>
+      `${file} continua aguardando aprovação: nada dele é enviado até uma pessoa aprovar o resto dele: payouts approve "${file}"${hintFlags}`,
     stayHeld: ({ count }) =>
       `${count === 1 ? '1 linha continua retida' : `${count} linhas continuam retidas`}:`,
     heldRow: ({ line, name, amount, message }) => `linha ${line}: ${name}, ${amount}: ${message}`,

@@ -3,7 +3,7 @@
  * sandbox's ledger is the judge: whatever printed command is followed, nobody is paid
  * twice and the new row is paid.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withCheckDigits } from '../../src/csv/documents.js';
@@ -202,6 +202,84 @@ async function approvedPayroll(): Promise<{ home: PassHome; env: Record<string, 
   expect((await runCli(['run'], { env })).code).toBe(0);
   return { home, env };
 }
+
+/** With approval on, folha.csv paid; the same file with Diego added, held whole for its name and waiting. */
+async function forgottenEmployeeAwaiting(language: string): Promise<{
+  home: PassHome;
+  env: Record<string, string>;
+  summary: string;
+}> {
+  const home = await passHome();
+  const env = { ...home.env(), PAYOUTS_REQUIRE_APPROVAL: 'true', PAYOUTS_LANGUAGE: language };
+  home.drop('folha.csv', [HEADER, ANA, BRUNO, CARLA]);
+  expect((await runCli(['run'], { env })).code).toBe(2);
+  expect((await runCli(['approve', 'folha.csv'], { env })).code).toBe(0);
+  expect((await runCli(['run'], { env })).code).toBe(0);
+  home.drop('folha.csv', [HEADER, ANA, BRUNO, CARLA, DIEGO]);
+  const held = await runCli(['run'], { env });
+  expect(held.code).toBe(2);
+  return { home, env, summary: held.stdout };
+}
+
+describe.each(['en', 'pt-BR'])('with approval on, one answer (%s)', (language) => {
+  it('each answer the summary prints approves the file too: one command, then one run, pays the new row once and nobody twice', async () => {
+    const opened = await forgottenEmployeeAwaiting(language);
+    // The answers to its held rows, not the bare approval of the file.
+    const answers = approveCommands(opened.summary).filter((command) => command.length > 2);
+    expect(answers.map((command) => command.slice(2).join(' '))).toEqual([
+      '--corrects 1',
+      '--new-batch',
+    ]);
+    for (const [index, command] of answers.entries()) {
+      const { home, env } = index === 0 ? opened : await forgottenEmployeeAwaiting(language);
+      const answered = await runCli(command, { env });
+      expect(answered.code, answered.stderr).toBe(0);
+      const ran = await runCli(['run'], { env });
+      expect(readdirSync(home.folders.awaiting), command.join(' ')).toEqual([]);
+      // Diego once; the three rows the first file paid, never again.
+      expect(paidTo(home), command.join(' ')).toEqual(
+        new Map([
+          ['ana@example.com', 1],
+          ['bruno@example.com', 1],
+          ['carla@example.com', 1],
+          ['diego@example.com', 1],
+        ]),
+      );
+      // The correction leaves nothing held; the new payroll leaves the three repeats for a person.
+      expect(ran.code, ran.stdout).toBe(command.includes('--corrects') ? 0 : 2);
+    }
+  });
+});
+
+describe('with approval on, an answer that does not approve', () => {
+  it('frees nothing, or lines picked by hand: the file still waits, and says the command that approves it', async () => {
+    const { home, env } = await approvedPayroll();
+    // Ana again, the same amount within the window: a repeat; Diego is new.
+    home.drop('bonus.csv', [HEADER, ANA, DIEGO]);
+    expect((await runCli(['run'], { env })).code).toBe(2);
+    const nothing = await runCli(['approve', 'bonus.csv', '--new-batch'], { env });
+    expect(nothing.code, nothing.stderr).toBe(0);
+    expect(nothing.stdout).toContain(
+      'bonus.csv still waits for approval: nothing of it is sent until a person approves the rest of it: payouts approve "bonus.csv"',
+    );
+    expect((await runCli(['run'], { env })).code).toBe(2);
+    expect(paidTo(home).get('diego@example.com')).toBeUndefined();
+
+    const { home: picked, env: pickedEnv } = await forgottenEmployeeAwaiting('pt-BR');
+    const diego = await runCli(['approve', 'folha.csv', '--new-batch', '--rows', '5'], {
+      env: pickedEnv,
+    });
+    expect(diego.code, diego.stderr).toBe(0);
+    expect(diego.stdout).toContain(
+      'folha.csv continua aguardando aprovação: nada dele é enviado até uma pessoa aprovar o resto dele: payouts approve "folha.csv"',
+    );
+    await runCli(['run'], { env: pickedEnv });
+    expect(paidTo(picked).get('diego@example.com')).toBeUndefined();
+    expect((await runCli(['approve', 'folha.csv'], { env: pickedEnv })).code).toBe(0);
+    await runCli(['run'], { env: pickedEnv });
+    expect([...paidTo(picked).values()]).toEqual([1, 1, 1, 1]);
+  });
+});
 
 describe('approve, twice', () => {
   it('says the file was approved already, by whom, and what became of its rows', async () => {

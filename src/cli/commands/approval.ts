@@ -19,7 +19,7 @@ import { CATALOGS, type Catalog } from '../../messages/catalog.js';
 import type { Said } from '../../messages/said.js';
 import { say, sayInEnglish } from '../../messages/say.js';
 import { hintFlagsOf, openContext, type GlobalOptions, type Output } from '../context.js';
-import { givenName } from '../../csv/given-name.js';
+import { commandTarget, givenName } from '../../csv/given-name.js';
 import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
@@ -231,31 +231,43 @@ export function approveCommand(io: CliIo): Command {
         options.batch,
         command,
         async (found, journal, folders, out, words) => {
-          const file = basename(found.file);
-          if (!found.batch) throw new ExitError(1, say(words, { code: 'approveChanged', file }));
-          const sent = await toBeSent(journal, found.batch.id);
-          // Recorded before the move: the run that opens the batch finds who approved it.
-          await journal.recordBatchEvent(
-            found.batch.id,
-            'approved',
+          const { batchId, count, cents } = await approveWaiting(
+            found,
+            journal,
+            folders,
             by,
-            `${count(sent.count, 'payout')}, ${formatCents(sent.cents)}`,
+            words,
           );
-          const moved = moveInto(found.file, folders.approved);
-          if (!moved) throw new ExitError(1, say(words, { code: 'approveNoFreeName', file }));
-          out.data({ file, batchId: found.batch.id, payouts: sent.count, cents: sent.cents });
-          out.line(
-            say(words, {
-              code: 'approved',
-              file,
-              batchId: found.batch.id,
-              count: sent.count,
-              cents: sent.cents,
-            }),
-          );
+          const file = basename(found.file);
+          out.data({ file, batchId, payouts: count, cents });
+          out.line(say(words, { code: 'approved', file, batchId, count, cents }));
         },
       );
     });
+}
+
+/** Approves a waiting file: recorded, then moved into approved/, where the next run opens it. */
+async function approveWaiting(
+  found: Awaiting,
+  journal: Journal,
+  folders: Folders,
+  by: string,
+  words: Catalog,
+): Promise<{ batchId: number; count: number; cents: number }> {
+  const file = basename(found.file);
+  if (!found.batch) throw new ExitError(1, say(words, { code: 'approveChanged', file }));
+  const sent = await toBeSent(journal, found.batch.id);
+  // Recorded before the move: the run that opens the batch finds who approved it.
+  await journal.recordBatchEvent(
+    found.batch.id,
+    'approved',
+    by,
+    `${count(sent.count, 'payout')}, ${formatCents(sent.cents)}`,
+  );
+  if (!moveInto(found.file, folders.approved)) {
+    throw new ExitError(1, say(words, { code: 'approveNoFreeName', file }));
+  }
+  return { batchId: found.batch.id, ...sent };
 }
 
 /** `approve FILE --new-batch` or `--corrects BATCH`: a person's answer to held rows. */
@@ -326,7 +338,6 @@ async function answerHolds(
         words.release.repeatsDiffer({ given: released.given, count: released.repeating.length }),
       );
     }
-    out.data({ file: basename(name), ...released, by: answer.by });
     const { batchId, rows, cents } = released;
     if ('corrects' in answer) {
       const { corrects, by } = answer;
@@ -384,6 +395,19 @@ async function answerHolds(
             : words.release.repeatsStayHeld({ count: repeats }),
         );
       }
+    }
+    const waiting = await findAwaiting(journal, folders, name, batchId);
+    const found = waiting && !Array.isArray(waiting) && waiting.batch ? waiting : undefined;
+    // Who answers with the summary's command has read the file: it is approved with its answer.
+    const approves = rows > 0 && !('newBatch' in answer && answer.pick);
+    const approved =
+      found && approves ? await approveWaiting(found, journal, folders, answer.by, words) : null;
+    out.data({ file: basename(name), ...released, by: answer.by, approved: approved !== null });
+    if (found && approved) {
+      out.line(say(words, { code: 'approved', file: basename(found.file), ...approved }));
+    } else if (found) {
+      const target = commandTarget(basename(found.file), batchId, rules.hintFlags);
+      out.line(words.release.stillAwaiting(target));
     }
   } finally {
     await journal.close();
