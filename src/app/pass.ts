@@ -389,7 +389,8 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
   const wordsOf = (said: Said | null, message: string | null): Said =>
     said ?? { code: 'english', text: message ?? '' };
   // Commands name the file as the accountant did, and pick its batch when that name is shared.
-  const fileName = (await journal.batch(batchId))?.fileName ?? '';
+  const batch = await journal.batch(batchId);
+  const fileName = batch?.fileName ?? '';
   const others = (await batchesGivenAs(journal, fileName)).filter(
     (other) => other.id !== batchId && !['done', 'refused', 'unusable'].includes(other.state),
   );
@@ -435,6 +436,7 @@ async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Pr
         ...(sameName ? { sameName } : {}),
       }),
     );
+    if (batch?.state === 'awaiting-approval') notes.push({ code: 'answerApproves' });
   }
   for (const frozen of await journal.frozenFor(batchId)) {
     const { batchId: frozenId, fileName: file, rows, cents } = frozen;

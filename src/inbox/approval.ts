@@ -19,6 +19,7 @@ import { CATALOGS, type Catalog } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
 import { maskPersonalData } from '../runtime/mask.js';
 import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
+import { ANSWERED } from './holds.js';
 import type { Said } from '../messages/said.js';
 import { say } from '../messages/say.js';
 
@@ -95,6 +96,9 @@ export async function awaitApproval(
     ...(invalid.length + notSent.length > REPORT_ERRORS ? [`  ${approval.more}`] : []),
     '',
     approval.toApprove({ ...target, inFolder: name }),
+    ...(holds.some((hold) => hold.reason !== null && ANSWERED.includes(hold.reason))
+      ? [approval.answerApproves(target)]
+      : []),
     approval.toReject(target),
     '',
     approval.payeesTitle,

@@ -39,7 +39,7 @@ export type HoldRelease =
 const NEW_BATCH_REASONS: readonly HoldReason[] = ['duplicate', 'same-name', 'changes-payee'];
 const CLOSED: readonly BatchRecord['state'][] = ['refused', 'unusable', 'done'];
 /** The reasons a person's answer may release, one answer each. */
-const ANSWERED: readonly HoldReason[] = [...NEW_BATCH_REASONS, 'identical'];
+export const ANSWERED: readonly HoldReason[] = [...NEW_BATCH_REASONS, 'identical'];
 
 export type HoldAnswer =
   /**

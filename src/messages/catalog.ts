@@ -186,6 +186,8 @@ export interface Catalog {
     more: string;
     /** `inFolder`: its name in awaiting-approval/, which a person moves; `file`, as commands name it. */
     toApprove(p: { file: string; inFolder: string; hintFlags: string }): string;
+    /** Beside rows a person's answer may free: that answer approves the file too. */
+    answerApproves(p: { file: string; hintFlags: string }): string;
     toReject(p: { file: string; hintFlags: string }): string;
     payeesTitle: string;
     /** A payee, documents and keys masked; `state` null when it is still to be sent. */

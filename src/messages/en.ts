@@ -359,6 +359,8 @@ const said: SaidTexts = {
       : `cannot be read (${systemCode}): check the file and the disk, then drop it in the inbox again`,
   awaitingApproval: ({ file, hintFlags }) =>
     `nothing of it is sent until a person moves it into approved/ or runs: payouts approve "${file}"${hintFlags} (its .report.txt says what would be sent)`,
+  answerApproves: () =>
+    'an answer above that frees a row approves the file too: the next run sends the freed rows with the rest of it',
   cutShort: ({ file }) =>
     `a run stopped while reading ${file}, and the file is no longer in processing/: none of its rows is sent until the same file is dropped in the inbox again`,
   fileNotInProcessing: ({ file }) =>
@@ -569,6 +571,8 @@ export const en: Catalog = {
     more: '… (the result file has them all)',
     toApprove: ({ file, inFolder, hintFlags }) =>
       `To approve: move ${inFolder} into approved/, or run: payouts approve "${file}"${hintFlags}`,
+    answerApproves: ({ file, hintFlags }) =>
+      `An answer to its held rows approves it too, once the answer frees a row: payouts approve "${file}"${hintFlags} with --new-batch, --corrects or --identical, as the rows above and the run's summary give it`,
     toReject: ({ file, hintFlags }) =>
       `To turn it down: payouts reject "${file}" --reason "why"${hintFlags}`,
     payeesTitle: 'Every payout of the file (documents and keys masked), and what becomes of it:',

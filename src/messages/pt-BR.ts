@@ -404,6 +404,8 @@ const said: SaidTexts = {
       : `não pode ser lido (${systemCode}): verifique o arquivo e o disco, e ponha-o na entrada de novo`,
   awaitingApproval: ({ file, hintFlags }) =>
     `nada dele é enviado até uma pessoa movê-lo para approved/ ou executar: payouts approve "${file}"${hintFlags} (o .report.txt dele diz o que seria enviado)`,
+  answerApproves: () =>
+    'uma resposta acima que libera uma linha aprova o arquivo também: a próxima execução envia as linhas liberadas com o resto dele',
   cutShort: ({ file }) =>
     `uma execução parou enquanto lia ${file}, e o arquivo não está mais em processing/: nenhuma linha dele é enviada até o mesmo arquivo ser posto na entrada de novo`,
   fileNotInProcessing: ({ file }) =>
@@ -622,6 +624,8 @@ export const ptBR: Catalog = {
     more: '… (o arquivo de resultado traz todas)',
     toApprove: ({ file, inFolder, hintFlags }) =>
       `Para aprovar: mova ${inFolder} para approved/, ou execute: payouts approve "${file}"${hintFlags}`,
+    answerApproves: ({ file, hintFlags }) =>
+      `Uma resposta às linhas retidas dele também o aprova, quando libera uma linha: payouts approve "${file}"${hintFlags} com --new-batch, --corrects ou --identical, como as linhas acima e o resumo da execução a dão`,
     toReject: ({ file, hintFlags }) =>
       `Para recusar: payouts reject "${file}" --reason "motivo"${hintFlags}`,
     payeesTitle:

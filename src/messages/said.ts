@@ -293,6 +293,8 @@ export type Said =
   /** `permission`: the user running payouts may not read it (a file saved owner-only). */
   | { code: 'cannotRead'; systemCode: string; permission: boolean }
   | { code: 'awaitingApproval'; file: string; hintFlags: string }
+  /** A file waiting for approval: an answer to its held rows approves it too. */
+  | { code: 'answerApproves' }
   | { code: 'cutShort'; file: string }
   | { code: 'fileNotInProcessing'; file: string }
   | { code: 'takenOnceRenamed' }

@@ -224,6 +224,21 @@ async function forgottenEmployeeAwaiting(language: string): Promise<{
 describe.each(['en', 'pt-BR'])('with approval on, one answer (%s)', (language) => {
   it('each answer the summary prints approves the file too: one command, then one run, pays the new row once and nobody twice', async () => {
     const opened = await forgottenEmployeeAwaiting(language);
+    // The summary and the report say so beside the answers.
+    const [summarySays, reportSays] =
+      language === 'en'
+        ? [
+            'an answer above that frees a row approves the file too',
+            'An answer to its held rows approves it too, once the answer frees a row: payouts approve "folha.csv" with --new-batch',
+          ]
+        : [
+            'uma resposta acima que libera uma linha aprova o arquivo também',
+            'Uma resposta às linhas retidas dele também o aprova, quando libera uma linha: payouts approve "folha.csv" com --new-batch',
+          ];
+    expect(opened.summary).toContain(summarySays);
+    expect(
+      readFileSync(join(opened.home.folders.awaiting, 'folha.csv.report.txt'), 'utf8'),
+    ).toContain(reportSays);
     // The answers to its held rows, not the bare approval of the file.
     const answers = approveCommands(opened.summary).filter((command) => command.length > 2);
     expect(answers.map((command) => command.slice(2).join(' '))).toEqual([

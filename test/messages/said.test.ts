@@ -323,6 +323,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   processingFull: { code: 'processingFull' },
   cannotRead: { code: 'cannotRead', systemCode: 'EACCES', permission: true },
   awaitingApproval: { code: 'awaitingApproval', file: 'folha.csv', hintFlags: '' },
+  answerApproves: { code: 'answerApproves' },
   cutShort: { code: 'cutShort', file: 'folha.csv' },
   fileNotInProcessing: { code: 'fileNotInProcessing', file: 'folha.csv' },
   takenOnceRenamed: { code: 'takenOnceRenamed' },
