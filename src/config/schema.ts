@@ -148,7 +148,7 @@ export const ConfigSchema = z.strictObject({
   requireApproval: z
     .boolean()
     .describe(
-      'whether a validated file waits in `awaiting-approval/` (with a `.report.txt` of what would be sent) until a person moves it into `approved/` or runs `payouts approve FILE`; `payouts reject FILE --reason …` turns it down',
+      'whether a validated file waits in `awaiting-approval/` (with a `.report.txt` of what would be sent) until a person moves it into `approved/` or runs `payouts approve FILE` (an answer to its held rows, such as `payouts approve FILE --new-batch`, approves it too once it frees a row); `payouts reject FILE --reason …` turns it down',
     ),
   balanceCheck: z
     .enum(BALANCE_CHECKS)

@@ -266,8 +266,8 @@ describe.each(['en', 'pt-BR'])('with approval on, one answer (%s)', (language) =
   });
 });
 
-describe('with approval on, an answer that does not approve', () => {
-  it('frees nothing, or lines picked by hand: the file still waits, and says the command that approves it', async () => {
+describe('with approval on, an answer that frees nothing or picks lines', () => {
+  it('leaves the file waiting, saying the command that approves it; the repeats said with their count approve it', async () => {
     const { home, env } = await approvedPayroll();
     // Ana again, the same amount within the window: a repeat; Diego is new.
     home.drop('bonus.csv', [HEADER, ANA, DIEGO]);
@@ -279,6 +279,17 @@ describe('with approval on, an answer that does not approve', () => {
     );
     expect((await runCli(['run'], { env })).code).toBe(2);
     expect(paidTo(home).get('diego@example.com')).toBeUndefined();
+    // Ana due again, said with its count: that answer frees her, and approves the file.
+    const both = await runCli(['approve', 'bonus.csv', '--new-batch', '--repeats', '1'], { env });
+    expect(both.code, both.stderr).toBe(0);
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    expect(paidTo(home)).toEqual(
+      new Map([
+        ['ana@example.com', 2],
+        ['bruno@example.com', 1],
+        ['diego@example.com', 1],
+      ]),
+    );
 
     const { home: picked, env: pickedEnv } = await forgottenEmployeeAwaiting('pt-BR');
     const diego = await runCli(['approve', 'folha.csv', '--new-batch', '--rows', '5'], {
