@@ -6,7 +6,7 @@
  * a thread starts many times a run, and loading the compiler would cost each a second.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
@@ -14,6 +14,10 @@ import { threadId } from 'node:worker_threads';
 const SRC = new URL('../../src/', import.meta.url).href;
 const KEPT = join(tmpdir(), `payouts-source-${process.getuid?.() ?? 0}`);
 const HOOKS = readFileSync(new URL(import.meta.url), 'utf8');
+// What is kept there is run: only from a folder no one else may write to.
+mkdirSync(KEPT, { recursive: true, mode: 0o700 });
+const { uid, mode } = statSync(KEPT);
+const KEEPING = uid === process.getuid?.() && (mode & 0o022) === 0;
 
 /** src/ imports its siblings by their built names (`./x.js`): beside it is `./x.ts`. */
 export async function resolve(specifier, context, nextResolve) {
@@ -32,14 +36,16 @@ export async function load(url, context, nextLoad) {
   const kept = join(KEPT, `${createHash('sha256').update(HOOKS).update(text).digest('hex')}.js`);
   let source;
   try {
+    if (!KEEPING) throw new Error(`${KEPT} is not ours alone`);
     source = readFileSync(kept, 'utf8');
   } catch {
     source = await transpiled(text, url);
-    mkdirSync(KEPT, { recursive: true });
-    // Whole or not at all, for another thread reading it meanwhile.
-    const partial = `${kept}.${process.pid}.${threadId}`;
-    writeFileSync(partial, source);
-    renameSync(partial, kept);
+    if (KEEPING) {
+      // Whole or not at all, for another thread reading it meanwhile.
+      const partial = `${kept}.${process.pid}.${threadId}`;
+      writeFileSync(partial, source);
+      renameSync(partial, kept);
+    }
   }
   return { format: 'module', source, shortCircuit: true };
 }
