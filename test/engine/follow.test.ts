@@ -298,11 +298,22 @@ describe('following pending payouts against the sandbox over HTTP', () => {
       await admitKeys(keys(20));
       const policy: PollPolicy = { firstMs: 100, growth: 1.5, capMs: 300 };
       await send({ pollPolicy: policy });
+      // Stopped once each has been polled; the window, far beyond the cap, only bounds it.
+      const stop = new AbortController();
+      const counting = gateway;
+      gateway = {
+        ...counting,
+        getTransactionById: (id, callOptions) => {
+          const answer = counting.getTransactionById(id, callOptions);
+          if (pollsOf.size === 20) stop.abort();
+          return answer;
+        },
+      };
       const report = await followPending(
-        deps(),
-        options({ pollPolicy: policy, until: Date.now() + 1_000 }),
+        deps(stop.signal),
+        options({ pollPolicy: policy, until: Date.now() + 20_000 }),
       );
-      expect(report.moved).toBe(0);
+      expect(report).toMatchObject({ moved: 0, stopped: 'asked to stop' });
       expect(pollsOf.size).toBe(20);
     });
   });
