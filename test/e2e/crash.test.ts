@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Database } from '../../src/journal/sqlite.js';
@@ -26,7 +26,7 @@ describe(
       sandbox = await startSandbox({
         token: TOKEN,
         settleDelayMs: 3_600_000,
-        // Slow enough that the last kill (900 ms) still lands before the batch is done.
+        // Slow enough that the kills land while requests are in flight, before the batch is done.
         faults: { latencyMs: 10 },
       });
       ({ home, env } = sandboxHome(folder(), sandbox.url, {
@@ -71,19 +71,46 @@ describe(
       expect(counts.size).toBe(ROWS);
     };
 
-    const killAfter = async (ms: number) => {
+    /** Starts a run and SIGKILLs it once `reached` holds, looked at every 10 ms (bounded). */
+    const killWhen = async (what: string, reached: () => boolean) => {
       const child = spawn(process.execPath, [BIN, 'run'], { env: cleanEnv(env), stdio: 'ignore' });
-      // Listened for from the spawn: a run that finishes before the kill must not be waited for forever.
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      await delay(ms);
-      child.kill('SIGKILL');
-      await exited;
+      // Listened for from the spawn: a run that ends before the state must not be waited for forever.
+      let ended = false;
+      const exited = new Promise((resolve) => child.once('exit', resolve)).then(
+        () => (ended = true),
+      );
+      try {
+        for (let i = 0; i < 3000 && !ended && !reached(); i++) await delay(10);
+        expect(ended, `the run ended before ${what}`).toBe(false);
+        expect(reached(), what).toBe(true);
+      } finally {
+        child.kill('SIGKILL');
+        await exited;
+      }
+    };
+
+    /** Rows of the journal in `state`; none while the journal is not yet made. */
+    const rowsIn = (state: string) => {
+      if (!existsSync(join(home, 'journal.db'))) return 0;
+      const db = new Database(join(home, 'journal.db'), { readonly: true });
+      try {
+        const row = db.prepare('SELECT COUNT(*) AS n FROM payouts WHERE state = ?').get(state);
+        return (row as { n: number }).n;
+      } catch {
+        return 0; // the run is still making its tables
+      } finally {
+        db.close();
+      }
     };
 
     it('a run killed with SIGKILL again and again, then rerun, pays each row once and misses none', async () => {
       writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile('c', ROWS));
-      // Early (reading the file), then while requests are in flight, repeatedly.
-      for (const ms of [150, 500, 600, 700, 900]) await killAfter(ms);
+      // As the first claim is committed, then while requests are in flight, repeatedly.
+      await killWhen('a row sending', () => rowsIn('sending') > 0);
+      for (let kill = 0; kill < 4; kill++) {
+        const sent = sandbox.ledger().length;
+        await killWhen(`50 more created than ${sent}`, () => sandbox.ledger().length >= sent + 50);
+      }
       expect(sandbox.ledger().length).toBeLessThan(ROWS); // the kills did land mid-batch
       await runToCompletion();
       expectEachOnce();

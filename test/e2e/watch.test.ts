@@ -327,9 +327,8 @@ describe(
       await waitFor('pay.csv archived, said', () =>
         /"msg":"pay\.csv: [^"]*archived/.test(daemon.stderr()),
       );
-      const started = Date.now();
+      // Exit 0 is a stop on SIGTERM: stopChild's SIGKILL comes 10 s on, far before the rescan.
       expect(await stopChild(daemon.child)).toBe(0);
-      expect(Date.now() - started).toBeLessThan(5_000);
     });
 
     it('a refused token stops the daemon with exit 1 and says what to check; nothing is sent', async () => {

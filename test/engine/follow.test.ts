@@ -143,10 +143,13 @@ describe('following pending payouts against the sandbox over HTTP', () => {
 
   it('stops at the end of its window with rows still pending; a later pass settles them', async () => {
     await admitKeys(['a@example.com', 'b@example.com']);
+    // Held pending at the gateway, not by the clock: a slow window still sees nothing move.
+    sandbox.settleAs('pending');
     await send();
     const first = await followPending(deps(), options({ until: Date.now() + 150 }));
     expect(first.moved).toBe(0);
     expect((await journal.countsByState()).pending?.count).toBe(2);
+    sandbox.settleAs('by-key');
     const second = await followPending(deps(), options());
     expect(second.moved).toBe(2);
     expect(await journal.countsByState()).toEqual({ paid: { count: 2, cents: 2 * 1234 } });
@@ -263,15 +266,16 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     it('a later run, which learned nothing, resumes a batch an earlier one was following', async () => {
       await settleAfter(600);
       await admitKeys(keys(40));
-      // Counted from before the sends, so that however slow they are, the first run ends
-      // 200 ms before the first payout settles: its probes are polled, and see nothing.
-      const sendStarted = Date.now();
+      // Held pending at the gateway while the first run looks: its probes are polled, and
+      // see nothing, however slow the machine.
+      sandbox.settleAs('pending');
       await send({ pollPolicy: GROWING });
       const first = await followPending(
         deps(),
-        options({ pollPolicy: GROWING, until: sendStarted + 400 }),
+        options({ pollPolicy: GROWING, until: Date.now() + 400 }),
       );
       expect(first.moved).toBe(0);
+      sandbox.settleAs('by-key');
       const second = await followPending(deps(), options({ pollPolicy: GROWING }));
       expect(second.moved).toBe(40);
       expect(await journal.countsByState()).toEqual({ paid: { count: 40, cents: 40 * 1234 } });
@@ -294,11 +298,22 @@ describe('following pending payouts against the sandbox over HTTP', () => {
       await admitKeys(keys(20));
       const policy: PollPolicy = { firstMs: 100, growth: 1.5, capMs: 300 };
       await send({ pollPolicy: policy });
+      // Stopped once each has been polled; the window, far beyond the cap, only bounds it.
+      const stop = new AbortController();
+      const counting = gateway;
+      gateway = {
+        ...counting,
+        getTransactionById: (id, callOptions) => {
+          const answer = counting.getTransactionById(id, callOptions);
+          if (pollsOf.size === 20) stop.abort();
+          return answer;
+        },
+      };
       const report = await followPending(
-        deps(),
-        options({ pollPolicy: policy, until: Date.now() + 1_000 }),
+        deps(stop.signal),
+        options({ pollPolicy: policy, until: Date.now() + 20_000 }),
       );
-      expect(report.moved).toBe(0);
+      expect(report).toMatchObject({ moved: 0, stopped: 'asked to stop' });
       expect(pollsOf.size).toBe(20);
     });
   });

@@ -319,11 +319,23 @@ describe('gateway client against the sandbox over HTTP', () => {
     });
 
     it('ambiguous: the caller aborts mid-flight', async () => {
-      sandbox.setFaults({ latencyMs: 500 });
-      const controller = new AbortController();
-      const call = client.createCashOut(cashOutRequest('aborted'), { signal: controller.signal });
-      setTimeout(() => controller.abort(), 50);
-      await expectKind(call, 'ambiguous');
+      let arrived: () => void = () => undefined;
+      const atTheGateway = new Promise<void>((resolve) => (arrived = resolve));
+      // A gateway that reads the create and never answers: in flight until the abort.
+      const silent = await startLoopbackServer(() => arrived());
+      const holding = clientFor(silent.url);
+      try {
+        const controller = new AbortController();
+        const call = holding.createCashOut(cashOutRequest('aborted'), {
+          signal: controller.signal,
+        });
+        await atTheGateway;
+        controller.abort();
+        await expectKind(call, 'ambiguous');
+      } finally {
+        await holding.close();
+        await silent.close();
+      }
     });
   });
 });

@@ -1,7 +1,11 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JournalError } from '../../src/journal/journal.js';
+import { JournalError, openJournal } from '../../src/journal/journal.js';
 import { Database } from '../../src/journal/sqlite.js';
 import { failureOf, failureShape } from '../../src/journal/sqlite/sending-thread.js';
+import { recordOpenBatch } from '../support/batch.js';
+import { useTempFolder } from '../support/files.js';
+import { cashOutRequest } from '../support/gateway.js';
 
 /** What a failure of the sending thread is on this side, after the copy between threads. */
 const across = (error: unknown) => failureOf(structuredClone(failureShape(error)));
@@ -36,5 +40,30 @@ describe("a failure of the journal's sending thread, as its caller receives it",
       code: 'SQLITE_CANTOPEN',
     });
     expect(across('out of memory').message).toBe('out of memory');
+  });
+});
+
+describe("the journal's sending thread under the tests", () => {
+  const folder = useTempFolder();
+
+  it('runs the source under test, not a build of it: its failure is thrown from src/', async () => {
+    const journal = openJournal(join(folder(), 'journal.db'));
+    try {
+      const batchId = await recordOpenBatch(journal, 'payroll.csv', 1);
+      await journal.admitPayouts(batchId, [{ line: 2, request: cashOutRequest('t-1') }], {
+        duplicateWindowMs: 0,
+      });
+      const [claim] = await journal.claimToSend('test', 1, 60_000);
+      // A move the thread refuses: the stack it sends back is where it was thrown.
+      const refused = await journal
+        .moveMany([{ orderId: 't-1', fence: claim?.fence ?? 0, to: 'held', reason: 'a test' }])
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(JournalError);
+      const thrownAt = (refused as Error).stack ?? '';
+      expect(thrownAt).toMatch(/\/src\/journal\/sqlite\/[\w-]+\.ts:\d+/);
+      expect(thrownAt).not.toContain('/dist/');
+    } finally {
+      await journal.close();
+    }
   });
 });

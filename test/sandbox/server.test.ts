@@ -373,17 +373,24 @@ describe('sandbox options', () => {
     });
     const started = performance.now();
     const answer = await call(sandbox, 'GET', '/transaction/get/balance');
+    // A lower bound only: a timer never fires early, and a busy machine only adds to it.
     expect(performance.now() - started).toBeGreaterThanOrEqual(55);
     expect(answer.status).toBe(429);
     expect(answer.headers['retry-after']).toBe('3');
   });
 
   it('closes promptly with a request hanging', async () => {
-    const sandbox = await open({ token: TOKEN, faults: { hangRate: 1 } });
+    let arrived: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (arrived = resolve));
+    const sandbox = await open({
+      token: TOKEN,
+      faults: { hangRate: 1 },
+      onRequest: ({ fault }) => fault === 'hang' && arrived(),
+    });
     const hanging = call(sandbox, 'GET', '/transaction/get/balance').catch(
       (error: unknown) => error,
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await held;
     await sandbox.close();
     expect(await hanging).toBeInstanceOf(Error);
   });

@@ -1,9 +1,7 @@
 /**
- * Before any test, dist/ is the build of src/ as it is now: the journal's sending thread
- * runs the build (a thread cannot load TypeScript; see src/journal/sqlite/sending-thread.ts),
- * and so do the children of bin/. `npm test` builds first; a quicker loop
- * (`npx vitest run --project unit`) gets a build here when a source is newer than its
- * own, so no test runs yesterday's claims.
+ * Before any test, dist/ is the build of src/ as it is now: the children of bin/ run the
+ * build. `npm test` builds first; a quicker loop (`npx vitest run --project unit`) gets a
+ * build here when a source is newer than its own, so no child runs yesterday's code.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';

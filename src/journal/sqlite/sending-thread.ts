@@ -77,6 +77,9 @@ export function failureOf(shape: FailureShape): Error {
   return error;
 }
 
+/** The thread's script, beside this module. */
+const WORKER_FILE = new URL('./sending-worker.js', import.meta.url);
+
 export interface SendingThread {
   call<M extends SendingMethod>(
     method: M,
@@ -116,7 +119,7 @@ export function sendingThread(
   };
 
   const start = (): Worker => {
-    const started = new Worker(workerFile(), { workerData: { path } });
+    const started = new Worker(WORKER_FILE, { workerData: { path } });
     exited = new Promise((resolve) => started.once('exit', () => resolve()));
     started.on('message', (reply: SendingReply) => {
       const call = waiting.get(reply.id);
@@ -170,15 +173,4 @@ export function sendingThread(
       return exited;
     },
   };
-}
-
-/**
- * The thread's script: beside this module once built. Under the test runner this module
- * is its TypeScript source, which a thread cannot load: the thread runs the build of it,
- * made afresh before the tests when a source is newer (test/support/fresh-build.ts).
- */
-function workerFile(): URL {
-  const here = import.meta.url;
-  const built = here.endsWith('.ts') ? here.replace(/\/src\/(?!.*\/src\/)/, '/dist/') : here;
-  return new URL('./sending-worker.js', built);
 }
