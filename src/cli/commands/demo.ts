@@ -92,6 +92,7 @@ export function demoCommand(io: CliIo, { command: { demo: words } }: HelpTexts):
             ? 'bar'
             : 'lines',
         io.stderr,
+        out.note,
       );
       let filesDone: FileSummary[];
       try {

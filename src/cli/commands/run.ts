@@ -141,13 +141,13 @@ export function runCommand(io: CliIo, { command: { run: words } }: HelpTexts): C
               journal,
               io.stderr.isTTY && !out.json && !out.quiet ? 'bar' : 'off',
               io.stderr,
+              out.note,
             ),
           clock: io.clock,
           signal: stop.signal,
           followMs,
           hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
           recover: options.recover ?? false,
-          note: out.note,
         });
         const sandbox = (await journal.gatewayKind()) === 'sandbox';
         // Programs read English sentences (the state codes are what to act on).
