@@ -133,6 +133,8 @@ export interface HelpTexts {
   /** A command line that cannot be taken: one line, then where to read more. */
   usage: {
     sayWhichCommand: string;
+    sayWhichTransaction: string;
+    notADuration(p: { flag: string; text: string }): string;
     seeHelp(p: { help: string }): string;
     didYouMean(p: { suggestion: string }): string;
     unknownCommand(p: { name: string }): string;

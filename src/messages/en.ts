@@ -657,6 +657,8 @@ const help: HelpTexts = {
   },
   usage: {
     sayWhichCommand: 'say which command, e.g. payouts validate FILE or payouts run',
+    sayWhichTransaction: 'say which transaction, with --id N or --order-id X',
+    notADuration: ({ flag, text }) => `${flag} "${text}" is not a duration (e.g. 0, 30s, 5m)`,
     seeHelp: ({ help }) => `(see ${help})`,
     didYouMean: ({ suggestion }) => `; did you mean ${suggestion}`,
     unknownCommand: ({ name }) => `unknown command '${name}'`,

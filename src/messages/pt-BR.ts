@@ -714,6 +714,9 @@ const help: HelpTexts = {
   },
   usage: {
     sayWhichCommand: 'diga qual comando, por exemplo payouts validate ARQUIVO ou payouts run',
+    sayWhichTransaction: 'diga qual transação, com --id N ou --order-id X',
+    notADuration: ({ flag, text }) =>
+      `${flag} "${text}" não é uma duração (por exemplo 0, 30s, 5m)`,
     seeHelp: ({ help }) => `(veja ${help})`,
     didYouMean: ({ suggestion }) => `; você quis dizer ${suggestion}`,
     unknownCommand: ({ name }) => `comando desconhecido '${name}'`,

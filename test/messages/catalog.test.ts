@@ -58,6 +58,8 @@ function rendered(catalog: Catalog): Record<string, string> {
     batchFile: 'fornecedor.csv',
     candidates: [{ batchId: 7, file: 'folha.csv' }],
     duration: '10m',
+    flag: '--wait',
+    text: 'banana',
     option: '--by <name>',
     other: '--order-id <orderId>',
     why: 'Esperava um número de lote, por exemplo 12.',

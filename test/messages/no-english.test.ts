@@ -325,6 +325,14 @@ describe('--help and usage errors in Portuguese', () => {
       /^payouts approve: falta o valor da opção '--by <name>' \(veja payouts approve --help\)\n$/,
     ],
     [
+      ['run', '--wait', 'banana'],
+      /^payouts run: --wait "banana" não é uma duração \(por exemplo 0, 30s, 5m\) \(veja payouts run --help\)\n$/,
+    ],
+    [
+      ['get'],
+      /^payouts get: diga qual transação, com --id N ou --order-id X \(veja payouts get --help\)\n$/,
+    ],
+    [
       ['approve', 'folha.csv', '--batch', 'x'],
       /^payouts approve: o valor 'x' da opção '--batch <batch>' não serve\. Esperava um número de lote, por exemplo 12\. \(veja payouts approve --help\)\n$/,
     ],

@@ -23,7 +23,7 @@ function transactionIdArgument(value: string): number {
   return Number(value);
 }
 
-export function getCommand(io: CliIo, { command: { get: words } }: HelpTexts): Command {
+export function getCommand(io: CliIo, { command: { get: words }, usage }: HelpTexts): Command {
   return new Command('get')
     .description(words.description)
     .addOption(
@@ -35,7 +35,7 @@ export function getCommand(io: CliIo, { command: { get: words } }: HelpTexts): C
     .addHelpText('after', words.after)
     .action(async (options: GetOptions, command: Command) => {
       if (options.id === undefined && options.orderId === undefined) {
-        throw usageError('get', 'payouts get: say which transaction, with --id N or --order-id X');
+        throw usageError('get', `payouts get: ${usage.sayWhichTransaction}`, usage);
       }
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const gateway = await openGateway(context);

@@ -41,7 +41,7 @@ interface RunOptions {
 /** How long `--wait` without a duration waits for another run to finish. */
 const DEFAULT_WAIT = '10m';
 
-export function runCommand(io: CliIo, { command: { run: words } }: HelpTexts): Command {
+export function runCommand(io: CliIo, { command: { run: words }, usage }: HelpTexts): Command {
   return new Command('run')
     .description(words.description)
     .option('--inbox <dir>', words.options.inbox)
@@ -56,11 +56,11 @@ export function runCommand(io: CliIo, { command: { run: words } }: HelpTexts): C
       const followFlagMs =
         options.followTimeout === undefined
           ? undefined
-          : durationFlag('--follow-timeout', options.followTimeout);
+          : durationFlag('--follow-timeout', options.followTimeout, usage);
       const waitMs =
         options.wait === undefined
           ? 0
-          : durationFlag('--wait', options.wait === true ? DEFAULT_WAIT : options.wait);
+          : durationFlag('--wait', options.wait === true ? DEFAULT_WAIT : options.wait, usage);
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const { config, out } = context;
       requireInbox('run', options.inbox);
@@ -181,10 +181,10 @@ export function runCommand(io: CliIo, { command: { run: words } }: HelpTexts): C
 }
 
 /** A flag's duration in milliseconds, or a usage error naming the flag. */
-function durationFlag(flag: string, text: string): number {
+function durationFlag(flag: string, text: string, usage: HelpTexts['usage']): number {
   const ms = parseDurationMs(text);
   if (ms === undefined) {
-    throw usageError('run', `payouts run: ${flag} "${text}" is not a duration (e.g. 0, 30s, 5m)`);
+    throw usageError('run', `payouts run: ${usage.notADuration({ flag, text })}`, usage);
   }
   return ms;
 }
