@@ -18,8 +18,11 @@ export interface RunDeps {
   journal: Journal;
   /** Opened once the inbox was looked at, closed when the pass ends, whatever happens. */
   openGateway: () => Promise<{ client: GatewayClient; close(): Promise<void> }>;
-  /** Shown while the pass works (a progress bar), stopped before the gateway closes. */
-  showProgress: () => Promise<{ stop(): Promise<void> }>;
+  /**
+   * Shown while the pass works (a progress bar), stopped before the gateway closes; the
+   * pass's remarks are said through it.
+   */
+  showProgress: () => Promise<{ note(text: string): void; stop(): Promise<void> }>;
   /** The journal's clock, read and slept on. */
   clock: Clock;
   /** Stop: no new file is read and no new payout sent; what is in flight is journaled. */
@@ -30,7 +33,6 @@ export interface RunDeps {
   hintFlags: string;
   /** A person chose recovery (`run --recover`): see PassOptions. */
   recover: boolean;
-  note: (text: string) => void;
 }
 
 export async function runInbox(deps: RunDeps): Promise<PassReport & { exitCode: number }> {
@@ -57,7 +59,7 @@ export async function runInbox(deps: RunDeps): Promise<PassReport & { exitCode: 
         pollPolicy: POLLING,
         isReady,
         clock: deps.clock,
-        note: deps.note,
+        note: progress.note,
       });
     } finally {
       await progress.stop();

@@ -9,6 +9,8 @@ import { EXIT_CODES, PayoutsError } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
 import { explainJournalFailure } from '../journal/failures.js';
 import { maskPersonalData } from '../runtime/mask.js';
+import type { HelpTexts } from '../messages/catalog.js';
+import { en } from '../messages/en.js';
 
 /**
  * Thrown by a command to end with a code: its verdict (2, 3) or its failure with the
@@ -25,9 +27,13 @@ export class ExitError extends PayoutsError {
  * A command line that cannot be taken, found by the command rather than by the parser:
  * one line and where to read more, as the parser's own usage errors say it.
  */
-export function usageError(command: string, message: string): ExitError {
+export function usageError(
+  command: string,
+  message: string,
+  usage: HelpTexts['usage'] = en.help.usage,
+): ExitError {
   const help = command === '' ? 'payouts --help' : `payouts ${command} --help`;
-  return new ExitError(EXIT_CODES.usage, `${message} (see ${help})`);
+  return new ExitError(EXIT_CODES.usage, `${message} ${usage.seeHelp({ help })}`);
 }
 
 /** How a command ends: its exit code, and what stderr says ('' for nothing). */
@@ -36,32 +42,25 @@ export interface Ending {
   stderr: string;
 }
 
-/** Commander's errors for a command line it cannot take: a usage error, not a failure. */
-const USAGE_ERRORS = new Set([
-  'commander.unknownCommand',
-  'commander.unknownOption',
-  'commander.missingArgument',
-  'commander.optionMissingArgument',
-  'commander.missingMandatoryOptionValue',
-  'commander.excessArguments',
-  'commander.invalidArgument',
-  'commander.conflictingOption',
-]);
-
 /**
  * The ending of a command that threw `error`: ours say what and what to do; a system or
  * SQLite failure is named with what to check; anything else is a bug, said as one.
- * `command`: the command the line named ('' for none), whose help a usage error names.
+ * `command`: the command the line named ('' for none), whose help a usage error names;
+ * `usage`: the words of a usage error, in the reader's language.
  */
-export function endingOf(error: unknown, command = ''): Ending {
+export function endingOf(
+  error: unknown,
+  command = '',
+  usage: HelpTexts['usage'] = en.help.usage,
+): Ending {
   if (error instanceof CommanderError) {
-    if (!USAGE_ERRORS.has(error.code)) return { exitCode: error.exitCode, stderr: '' };
-    // One line, with the near miss commander suggests: the error stays in sight.
-    const said = error.message
-      .replace(/^error: /, '')
-      .replace(/\n\(Did you mean (.*)\)$/, '; did you mean $1');
+    const said = usageSaid(error, usage);
+    if (said === undefined) return { exitCode: error.exitCode, stderr: '' };
     const who = command === '' ? 'payouts' : `payouts ${command}`;
-    return { exitCode: EXIT_CODES.usage, stderr: usageError(command, `${who}: ${said}`).message };
+    return {
+      exitCode: EXIT_CODES.usage,
+      stderr: usageError(command, `${who}: ${said}`, usage).message,
+    };
   }
   if (error instanceof PayoutsError) return { exitCode: error.exitCode, stderr: sayError(error) };
   // A journal failing mid-command (its disk full, its file damaged): what to do.
@@ -73,6 +72,42 @@ export function endingOf(error: unknown, command = ''): Ending {
     exitCode: EXIT_CODES.internal,
     stderr: maskPersonalData(sayInternalError(error)),
   };
+}
+
+/**
+ * Commander's error for a command line it cannot take, in one line and the reader's words
+ * (the near miss it suggests included); undefined for any other of its errors (--help).
+ */
+function usageSaid(error: CommanderError, usage: HelpTexts['usage']): string | undefined {
+  const { message } = error;
+  const [first = '', second = ''] = [...message.matchAll(/'([^']*)'/g)].map(([, it]) => it);
+  const suggestion = /\n\(Did you mean (?:one of )?(.*)\)$/.exec(message)?.[1];
+  const nearMiss = suggestion === undefined ? '' : usage.didYouMean({ suggestion });
+  switch (error.code) {
+    case 'commander.unknownCommand':
+      return usage.unknownCommand({ name: first }) + nearMiss;
+    case 'commander.unknownOption':
+      return usage.unknownOption({ option: first }) + nearMiss;
+    case 'commander.missingArgument':
+      return usage.missingArgument({ name: first });
+    case 'commander.optionMissingArgument':
+      return usage.optionMissingArgument({ option: first });
+    case 'commander.missingMandatoryOptionValue':
+      return usage.missingMandatoryOptionValue({ option: first });
+    case 'commander.conflictingOption':
+      return usage.conflictingOption({ option: first, other: second });
+    case 'commander.excessArguments': {
+      const [, expected = '0', got = '0'] = /Expected (\d+) .* got (\d+)/.exec(message) ?? [];
+      return usage.excessArguments({ expected: Number(expected), got: Number(got) });
+    }
+    case 'commander.invalidArgument': {
+      // The value may hold quotes; the reason is our parser's, in the reader's words already.
+      const [, value = '', why = ''] = /argument '(.*)' is invalid\. (.*)$/s.exec(message) ?? [];
+      return usage.invalidArgument({ option: first, value, why });
+    }
+    default:
+      return undefined;
+  }
 }
 
 function sayError(error: PayoutsError): string {

@@ -4,8 +4,12 @@
  * it in their own process with an io of their own.
  */
 import { readFileSync } from 'node:fs';
-import { Command, type OutputConfiguration } from 'commander';
+import { Command, Help, type HelpConfiguration, type OutputConfiguration } from 'commander';
 import { endingOf, usageError } from './exit-error.js';
+import { loadConfig } from '../config/load.js';
+import { ENV_FILE_VARIABLE } from '../config/env-file.js';
+import { CATALOGS, type HelpTexts } from '../messages/catalog.js';
+import { languageOf, type Language } from '../messages/language.js';
 import { withLogTimes, type CliIo } from '../runtime/io.js';
 
 /** The package's version: src/cli and dist/cli are both two folders below it. */
@@ -14,7 +18,7 @@ function version(): string {
   return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
 }
 
-type CommandBuilder = (io: CliIo) => Command;
+type CommandBuilder = (io: CliIo, help: HelpTexts) => Command;
 
 /**
  * Every command, in the order its help lists them, each loaded when it is needed: a command
@@ -53,35 +57,79 @@ async function buildersFor(argv: readonly string[]): Promise<CommandBuilder[]> {
   return Promise.all(Object.values(COMMANDS).map((loadOne) => loadOne()));
 }
 
-function buildProgram(io: CliIo, builders: readonly CommandBuilder[]): Command {
+function buildProgram(io: CliIo, builders: readonly CommandBuilder[], help: HelpTexts): Command {
+  const { program: words } = help;
   const program = new Command('payouts')
-    .description('Batch Pix payouts from accounting CSV exports, each paid exactly once.')
-    .version(version(), '-v, --version', 'the version of payouts')
-    .option('--config <file>', 'JSON file of config keys, over config/default.json')
+    .description(words.description)
+    .version(version(), '-v, --version', words.options.version)
+    .option('--config <file>', words.options.config)
     // Not `--env-file`: Node 20 reads that option even after the script's name, and
     // exits 9 before payouts runs when the file is missing.
-    .option(
-      '--settings-file <file>',
-      'file of PAYOUTS_* settings, NAME=value a line, read as written (also PAYOUTS_SETTINGS_FILE); the environment wins over it',
-    )
-    .option('--json', 'machine-readable output on stdout')
-    .option('--quiet', 'no remarks on stderr, only results')
-    .option(
-      '--sandbox',
-      'run against the embedded sandbox on purpose, where no real money moves (as "gateway": "sandbox")',
-    )
+    .option('--settings-file <file>', words.options.settingsFile)
+    .option('--json', words.options.json)
+    .option('--quiet', words.options.quiet)
+    .option('--sandbox', words.options.sandbox)
+    .helpOption('-h, --help', help.helpOption)
+    .helpCommand(help.helpCommand.name, help.helpCommand.description)
+    .configureHelp(helpIn(help))
     .configureOutput(outputTo(io))
     .exitOverride();
-  for (const command of builders.map((build) => build(io))) {
+  for (const command of builders.map((build) => build(io, help))) {
     // Each command's help lists --config, --json and --quiet too: its examples use them.
     program.addCommand(
       command
+        .helpOption('-h, --help', help.helpOption)
         .configureOutput(outputTo(io))
         .exitOverride()
-        .configureHelp({ showGlobalOptions: true }),
+        .configureHelp({ ...helpIn(help), showGlobalOptions: true }),
     );
   }
   return program;
+}
+
+/** Commander's help with its headings, placeholders and defaults in the reader's words. */
+function helpIn(help: HelpTexts): Partial<HelpConfiguration> {
+  const placeholders = (usage: string) =>
+    usage.replace(/\[options\]|\[command\]/g, (it) => help.placeholders[it as '[options]']);
+  return {
+    styleTitle: (title) => help.headings[title as keyof HelpTexts['headings']],
+    commandUsage(this: Help, command) {
+      return placeholders(Help.prototype.commandUsage.call(this, command));
+    },
+    subcommandTerm(this: Help, command) {
+      return placeholders(Help.prototype.subcommandTerm.call(this, command));
+    },
+    optionDescription(this: Help, option) {
+      return Help.prototype.optionDescription
+        .call(this, option)
+        .replace(/\(default: (.*)\)$/, (_, value: string) => help.byDefault({ value }));
+    },
+  };
+}
+
+/**
+ * The language `--help` and usage errors speak, known before the program is built: the
+ * `language` setting (the --config file, the settings file, PAYOUTS_LANGUAGE), else the
+ * locale, as every command decides it; settings that cannot be read leave it to the locale,
+ * and the command says what is wrong with them.
+ */
+function helpTextsFor(argv: readonly string[], env: CliIo['env']): HelpTexts {
+  const valueOf = (flag: string) => {
+    const at = argv.indexOf(flag);
+    return at < 0 ? undefined : argv[at + 1];
+  };
+  let setting: Language | null = null;
+  try {
+    setting = loadConfig({
+      configFile: valueOf('--config'),
+      envFile: valueOf('--settings-file') ?? (env[ENV_FILE_VARIABLE] || undefined),
+      env,
+      readsToken: false,
+    }).config.language;
+  } catch {
+    // The command itself reads them again, and says why they cannot be read.
+  }
+  return CATALOGS[languageOf(setting, env)].help;
 }
 
 /**
@@ -127,15 +175,16 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
   const io = argv.includes('--log-times')
     ? withLogTimes(given, { stdout: !argv.includes('--json') })
     : given;
+  const help = helpTextsFor(argv, io.env);
   try {
     // The whole help would push the mistake out of sight: one line, as for any usage error.
     if (namesNoCommand(argv)) {
-      throw usageError('', 'payouts: say which command, e.g. payouts validate FILE or payouts run');
+      throw usageError('', `payouts: ${help.usage.sayWhichCommand}`, help.usage);
     }
-    await buildProgram(io, await buildersFor(argv)).parseAsync(argv, { from: 'user' });
+    await buildProgram(io, await buildersFor(argv), help).parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    const { exitCode, stderr } = endingOf(error, commandNamed(argv));
+    const { exitCode, stderr } = endingOf(error, commandNamed(argv), help.usage);
     if (stderr) io.stderr.write(`${stderr}\n`);
     return exitCode;
   }

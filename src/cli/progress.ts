@@ -54,13 +54,23 @@ export function progressText(progress: Progress, bar: boolean): string {
   return `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${text}`;
 }
 
-/** `off`; `bar`, redrawn in place (a terminal); `lines`, one every 2 s and at the end; on `stderr`. */
+/** The progress shown, and how a remark (`note`) is said while it is. */
+export interface ProgressShown {
+  note(text: string): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * `off`; `bar`, redrawn in place (a terminal); `lines`, one every 2 s and at the end; on
+ * `stderr`. A remark said while it shows goes through its `note`, which says it with `note`.
+ */
 export async function startProgress(
   journal: Journal,
   mode: 'off' | 'bar' | 'lines',
   stderr: TextOutput,
-): Promise<{ stop(): Promise<void> }> {
-  if (mode === 'off') return { stop: async () => undefined };
+  note: (text: string) => void,
+): Promise<ProgressShown> {
+  if (mode === 'off') return { note, stop: async () => undefined };
   const began = Date.now();
   const start = await journal.countsByState();
   let lastLine = 0;
@@ -80,6 +90,11 @@ export async function startProgress(
   // Not awaited by the timer: a journal that fails ends the pass, which stops the bar.
   const timer = setInterval(() => void draw(false), EVERY_MS);
   return {
+    note(text) {
+      // The bar's line has no end: the remark takes it, and the next draw is below it.
+      if (mode === 'bar') stderr.write('\r\x1b[K');
+      note(text);
+    },
     async stop() {
       clearInterval(timer);
       await draw(true);

@@ -48,9 +48,110 @@ export type ReportColumn = (typeof REPORT_COLUMNS)[number];
 /** What a status cell may say: a row's state, a line's kind, or (a report) `valid`. */
 export type StatusWord = RowState | 'skipped' | 'replay' | 'valid';
 
+/** One command's help: what it does, its argument, its options by name, what follows them. */
+interface CommandHelp<Option extends string = never> {
+  description: string;
+  options: Record<Option, string>;
+  /** The examples and exit codes under the options, starting with a blank line. */
+  after: string;
+}
+
+/** A command's one argument: its name in the usage line and what it is. */
+interface ArgumentHelp {
+  argument: { name: string; description: string };
+}
+
+/** `--help` and the usage errors: commander's words, the program's and each command's. */
+export interface HelpTexts {
+  /** Commander's headings, by their English text. */
+  headings: Record<'Usage:' | 'Arguments:' | 'Options:' | 'Global Options:' | 'Commands:', string>;
+  /** The usage line's placeholders, by their English text. */
+  placeholders: Record<'[options]' | '[command]', string>;
+  helpOption: string;
+  helpCommand: { name: string; description: string };
+  /** An option's default, after its description. */
+  byDefault(p: { value: string }): string;
+  program: Omit<
+    CommandHelp<'version' | 'config' | 'settingsFile' | 'json' | 'quiet' | 'sandbox'>,
+    'after'
+  >;
+  command: {
+    validate: CommandHelp<'report'> & ArgumentHelp;
+    template: CommandHelp & ArgumentHelp;
+    run: CommandHelp<'inbox' | 'followTimeout' | 'recover' | 'logTimes' | 'dryRun'> & {
+      wait(p: { duration: string }): string;
+    };
+    status: CommandHelp & ArgumentHelp;
+    watch: CommandHelp<'inbox'>;
+    approve: CommandHelp<
+      'newBatch' | 'repeats' | 'rows' | 'except' | 'identical' | 'corrects' | 'batch' | 'by'
+    > &
+      ArgumentHelp;
+    reject: CommandHelp<'reason' | 'batch' | 'by'> & ArgumentHelp;
+    retry: CommandHelp<'by'> & ArgumentHelp;
+    reconcile: CommandHelp<'days'>;
+    doctor: CommandHelp;
+    sandbox: CommandHelp<
+      | 'host'
+      | 'port'
+      | 'settleDelay'
+      | 'balance'
+      | 'seed'
+      | 'latency'
+      | 'errorRate'
+      | 'errorAfterCommitRate'
+      | 'rateLimitRate'
+      | 'retryAfter'
+      | 'hangRate'
+      | 'dropRate'
+      | 'dedupe'
+    >;
+    balance: CommandHelp;
+    get: CommandHelp<'id' | 'orderId'>;
+    cashin: CommandHelp<
+      | 'value'
+      | 'payerName'
+      | 'payerDocument'
+      | 'payerEmail'
+      | 'payerPhone'
+      | 'productName'
+      | 'productDescription'
+      | 'orderId'
+      | 'postbackUrl'
+      | 'qrOut'
+    >;
+    demo: CommandHelp;
+  };
+  /** A value the parser refused, by what was expected. */
+  expected: {
+    count: string;
+    batch: string;
+    lines: string;
+    reason: string;
+    days(p: { value: string }): string;
+  };
+  /** A command line that cannot be taken: one line, then where to read more. */
+  usage: {
+    sayWhichCommand: string;
+    sayWhichTransaction: string;
+    notADuration(p: { flag: string; text: string }): string;
+    seeHelp(p: { help: string }): string;
+    didYouMean(p: { suggestion: string }): string;
+    unknownCommand(p: { name: string }): string;
+    unknownOption(p: { option: string }): string;
+    missingArgument(p: { name: string }): string;
+    optionMissingArgument(p: { option: string }): string;
+    missingMandatoryOptionValue(p: { option: string }): string;
+    excessArguments(p: { expected: number; got: number }): string;
+    invalidArgument(p: { option: string; value: string; why: string }): string;
+    conflictingOption(p: { option: string; other: string }): string;
+  };
+}
+
 export interface Catalog {
   /** What the reading of a file says of it and its rows. */
   said: SaidTexts;
+  help: HelpTexts;
   /** Headings of a result file (excel dialect) and of a validation report. */
   heading: Record<ResultColumn | ReportColumn | 'sandbox', string>;
   /** A row's state, as its status cell and the summaries say it. */

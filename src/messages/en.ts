@@ -3,7 +3,7 @@ import { formatCents } from '../csv/amount.js';
 import type { PayoutField } from '../csv/fields.js';
 import { FIELD_ALIASES, FIELD_LABELS } from '../csv/header.js';
 import type { RowState } from '../journal/states.js';
-import type { Catalog } from './catalog.js';
+import type { Catalog, HelpTexts } from './catalog.js';
 import type { BytePosition, ControlSource, Payees, SaidTexts } from './said.js';
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
@@ -432,7 +432,253 @@ const said: SaidTexts = {
     `payouts template: ${path} already exists: nothing was written (give another name, or remove it first)`,
 };
 
+/** `--help` as commander writes it in English, and our commands' own words. */
+const help: HelpTexts = {
+  headings: {
+    'Usage:': 'Usage:',
+    'Arguments:': 'Arguments:',
+    'Options:': 'Options:',
+    'Global Options:': 'Global Options:',
+    'Commands:': 'Commands:',
+  },
+  placeholders: { '[options]': '[options]', '[command]': '[command]' },
+  helpOption: 'display help for command',
+  helpCommand: { name: 'help [command]', description: 'display help for command' },
+  byDefault: ({ value }) => `(default: ${value})`,
+  program: {
+    description: 'Batch Pix payouts from accounting CSV exports, each paid exactly once.',
+    options: {
+      version: 'the version of payouts',
+      config: 'JSON file of config keys, over config/default.json',
+      settingsFile:
+        'file of PAYOUTS_* settings, NAME=value a line, read as written (also PAYOUTS_SETTINGS_FILE); the environment wins over it',
+      json: 'machine-readable output on stdout',
+      quiet: 'no remarks on stderr, only results',
+      sandbox:
+        'run against the embedded sandbox on purpose, where no real money moves (as "gateway": "sandbox")',
+    },
+  },
+  command: {
+    validate: {
+      description: 'check a payout file without sending anything: every row, with what to fix',
+      argument: { name: 'file', description: 'the CSV file to check' },
+      options: { report: 'write the per-row report to this CSV file' },
+      after:
+        '\nExit codes: 0 every row is valid, 2 some rows need fixing (or a control total does not match,\n' +
+        "or a run would hold rows for a person: against the home's journal, a possible duplicate, say),\n" +
+        '1 the file cannot be used at all.\n' +
+        '\nExamples:\n  payouts validate samples/fornecedores-2026-11.csv\n' +
+        '  payouts validate payroll.csv --report payroll.report.csv --json',
+    },
+    template: {
+      description:
+        'write an empty payout file with every column we read, ready to fill in Excel (to FILE, or to stdout)',
+      argument: {
+        name: 'file',
+        description: 'where to write it; an existing file is never replaced',
+      },
+      options: {},
+      after: '\nExample:\n  payouts template pagamentos-2026-12.csv',
+    },
+    run: {
+      description:
+        'process every file in the inbox once: journal, send, and report (the cron entry point)',
+      options: {
+        inbox: 'take files from this folder instead of <home>/inbox',
+        followTimeout:
+          'follow pending payouts this long before exiting (e.g. 30s, 5m; 0: not at all); default: followTimeout',
+        recover:
+          'after a lost, emptied, replaced or older journal: go on, looking every payout up at the gateway before its first send from this journal',
+        logTimes:
+          "start every line with the time it was written (2026-11-27T09:05:01-03:00, the server's time zone), for a log such as cron's run.log; --json output stays as it is",
+        dryRun:
+          'read and weigh every waiting file, and say what would be sent; change and send nothing',
+      },
+      wait: ({ duration }) =>
+        `when another run or the daemon is working on this home folder, wait for it (default ${duration}) instead of stepping back at once`,
+      after:
+        '\nExit codes: 0 every row paid; 2 some row needs a person (invalid, rejected, failed, held, conflict…);\n' +
+        '3 nothing needs a person but some row is still pending or unknown (run again later); 1 the run failed.\n' +
+        '\nExample:\n  PAYOUTS_HOME=/srv/payouts payouts run --json',
+    },
+    status: {
+      description:
+        'what the journal knows: every file, one file row by row, or one payout with its history',
+      argument: {
+        name: 'fileOrOrderId',
+        description: 'a file name (as dropped in the inbox) or an orderId',
+      },
+      options: {},
+      after:
+        '\nExamples:\n  payouts status\n  payouts status payroll-2026-11.csv\n  payouts status pay-2026-11-001 --json',
+    },
+    watch: {
+      description:
+        'the daemon: take every file that settles in the inbox, pay it exactly once, follow it to the end, write results; until SIGINT/SIGTERM',
+      options: { inbox: 'take files from this folder instead of <home>/inbox' },
+      after:
+        '\nFiles present at start (and any left in processing/ by a process that died) are taken first.\n' +
+        'SIGINT/SIGTERM: no new file or payout; requests in flight get 2 s to finish and are journaled; exit 0.\n' +
+        'SIGUSR2: a health line on stderr now.\n' +
+        '\nExample:\n  PAYOUTS_HOME=/srv/payouts PAYOUTS_POSTBACK_LISTEN=127.0.0.1:8787 payouts watch',
+    },
+    approve: {
+      description:
+        'release a file waiting for approval, or answer for rows the rules on who is paid hold: new payments (--new-batch), or a corrected copy of an earlier batch (--corrects)',
+      argument: {
+        name: 'file',
+        description: 'the file name in awaiting-approval/, or as the summary names it',
+      },
+      options: {
+        newBatch:
+          'its rows held as possible duplicates, held because the file is named as an earlier batch, or held for a changed Pix key or name in a corrected copy, are new payments: send them',
+        repeats:
+          'with --new-batch: its held rows that repeat a payout already made or under way, listed by --new-batch alone, are due again too; their count, as listed',
+        rows: 'with --new-batch: only these lines of the file, as the summary lists them (2,5,9)',
+        except:
+          'with --new-batch: every held line of the file but these (a real duplicate among false alarms)',
+        identical:
+          'its rows identical to an earlier row of the same file (the same person, key and amount) are both due: send them',
+        corrects:
+          'it is a corrected copy of this batch (its number in the summary): rows that batch paid are covered, the others sent, and what that batch never sent is closed',
+        batch:
+          "when several files of that name wait: this one's batch number, as the run's summary gives it",
+        by: 'who answers, for the audit trail (default: the user running it)',
+      },
+      after:
+        '\nExamples:\n  payouts approve payroll-2026-11.csv\n  payouts approve folha.csv --new-batch --by "Maria (financeiro)"\n  payouts approve semanal.csv --new-batch --except 9\n  payouts approve fornecedores.csv --corrects 12',
+    },
+    reject: {
+      description: 'turn down a file waiting for approval: nothing of it is ever sent',
+      argument: { name: 'file', description: 'the file name in awaiting-approval/' },
+      options: {
+        reason: 'why, kept beside the file in rejected/',
+        batch:
+          "when several files of that name wait: this one's batch number, as the run's summary gives it",
+        by: 'who turns it down, for the audit trail (default: the user running it)',
+      },
+      after: '\nExample:\n  payouts reject payroll-2026-11.csv --reason "wrong month"',
+    },
+    retry: {
+      description:
+        'send again, on purpose, payouts that definitely failed (failed, rejected, canceled, refunded): every such row of the newest batch of a file name, or one orderId; each goes under its orderId with an attempt suffix (-r2, -r3), sent by the next run',
+      argument: {
+        name: 'fileOrOrderId',
+        description: 'a file name as the summary names it, or an orderId',
+      },
+      options: { by: 'who asks, for the audit trail (default: the user running it)' },
+      after:
+        '\nExamples:\n  payouts retry folha.csv --by "Maria (financeiro)"\n  payouts retry folha-1-3f9a2c71',
+    },
+    reconcile: {
+      description:
+        'read recent paid payouts again at the gateway: record the ones that came back (refunded) and rewrite their result files',
+      options: { days: 'payouts sent in the last n days' },
+      after:
+        '\nExit codes: 0 nothing came back; 2 some payout came back or reads otherwise now (a person must look); 1 failed.\n' +
+        '\nExample:\n  payouts reconcile --days 7',
+    },
+    doctor: {
+      description:
+        'check that this machine is ready to pay: configuration, gateway and token, home folder and its modes, journal; changes nothing',
+      options: {},
+      after:
+        '\nExit 0 when every check holds, 1 when one does not (each says what to do).\n\nExample:\n  PAYOUTS_HOME=/srv/payouts payouts doctor',
+    },
+    sandbox: {
+      description:
+        'run the gateway simulator as an HTTP server (until Ctrl-C); no real money moves',
+      options: {
+        host: 'address to listen on',
+        port: 'port to listen on; 0 picks a free one',
+        settleDelay: 'time from creation to each next status',
+        balance: 'starting balance in cents',
+        seed: 'seed of the fault draws',
+        latency: 'delay added to every answer, e.g. 50ms or 10ms-200ms',
+        errorRate: 'share of requests answered 500 before anything is created',
+        errorAfterCommitRate: 'share of creates answered 502 after the transaction was created',
+        rateLimitRate: 'share of requests answered 429',
+        retryAfter: 'Retry-After sent with each 429',
+        hangRate: 'share of requests never answered',
+        dropRate: 'share of creates whose connection is cut after the transaction was created',
+        dedupe:
+          'answer a repeated cash-out orderId with the existing transaction (default: pay it again)',
+      },
+      after:
+        '\nThe token is PAYOUTS_TOKEN (or "token" in --config), else the public default "sandbox-token".\n' +
+        'E-mail keys fail@…, cancel@… and refund@… settle to failed, canceled, and paid-then-refunded.\n' +
+        '\nExample:\n  payouts sandbox --port 8080 --latency 50ms --drop-rate 0.05 --seed 7\n' +
+        '  curl -H "Authorization: sandbox-token" http://127.0.0.1:8080/transaction/get/balance',
+    },
+    balance: {
+      description: "show the account balance from the gateway's balance endpoint",
+      options: {},
+      after: '\nExample:\n  payouts balance --json',
+    },
+    get: {
+      description: 'look one transaction up at the gateway, by its transactionId or your orderId',
+      options: { id: "the gateway's transaction id", orderId: 'your own order identifier' },
+      after:
+        '\nExamples:\n  payouts get --id 1001\n  payouts get --order-id payroll-2026-11-0001 --json',
+    },
+    cashin: {
+      description:
+        'create a cash-in (payment request): prints the Pix payment code and saves its QR image',
+      options: {
+        value: 'amount in cents (1234 is R$ 12,34)',
+        payerName: 'who pays',
+        payerDocument: "the payer's CPF or CNPJ",
+        payerEmail: "the payer's e-mail",
+        payerPhone: "the payer's phone",
+        productName: 'what is being paid for',
+        productDescription: 'a longer description of it',
+        orderId: 'your own reference, echoed back by the gateway',
+        postbackUrl: 'where the gateway should report the result',
+        qrOut: 'where to save the QR image (default: cashin-<transactionId>.png)',
+      },
+      after:
+        '\nExample:\n  payouts cashin --value 1500 --payer-name "Ana Souza" --payer-document 52998224725 \\\n' +
+        '    --payer-email ana@example.com --payer-phone +5511987654321 \\\n' +
+        '    --product-name "Invoice 42" --product-description "November services" --qr-out invoice-42.png',
+    },
+    demo: {
+      description:
+        'the whole journey against an embedded sandbox with faults switched on: the sample files paid exactly once, followed to the end, results written',
+      options: {},
+      after:
+        '\nNo real money moves. Each demo gets a fresh home folder under <home>/demo/.\n' +
+        '\nExample:\n  npm start        # the same as: payouts demo',
+    },
+  },
+  expected: {
+    count: 'Expected the count of repeats listed, such as 3.',
+    batch: 'Expected a batch number, such as 12.',
+    lines: 'Expected line numbers, such as 2,5,9.',
+    reason: 'Say why the file is turned down.',
+    days: ({ value }) => `Expected a whole number of days from 1, got "${value}".`,
+  },
+  usage: {
+    sayWhichCommand: 'say which command, e.g. payouts validate FILE or payouts run',
+    sayWhichTransaction: 'say which transaction, with --id N or --order-id X',
+    notADuration: ({ flag, text }) => `${flag} "${text}" is not a duration (e.g. 0, 30s, 5m)`,
+    seeHelp: ({ help }) => `(see ${help})`,
+    didYouMean: ({ suggestion }) => `; did you mean ${suggestion}`,
+    unknownCommand: ({ name }) => `unknown command '${name}'`,
+    unknownOption: ({ option }) => `unknown option '${option}'`,
+    missingArgument: ({ name }) => `missing required argument '${name}'`,
+    optionMissingArgument: ({ option }) => `option '${option}' argument missing`,
+    missingMandatoryOptionValue: ({ option }) => `required option '${option}' not specified`,
+    excessArguments: ({ expected, got }) =>
+      `too many arguments: expected ${plural(expected, 'argument')}, got ${got}`,
+    invalidArgument: ({ option, value, why }) =>
+      `option '${option}' argument '${value}' is invalid. ${why}`,
+    conflictingOption: ({ option, other }) =>
+      `option '${option}' cannot be used with option '${other}'`,
+  },
+};
+
 export const en: Catalog = {
+  help,
   said,
   heading: {
     sandbox: 'sandbox',

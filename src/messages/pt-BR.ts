@@ -2,7 +2,7 @@
 import { formatCents } from '../csv/amount.js';
 import type { PayoutField } from '../csv/fields.js';
 import { FIELD_ALIASES } from '../csv/header.js';
-import type { Catalog, StatusWord } from './catalog.js';
+import type { Catalog, HelpTexts, StatusWord } from './catalog.js';
 import type { BytePosition, ControlSource, Payees, SaidTexts } from './said.js';
 
 const many = (n: number, one: string, more: string) => `${n} ${n === 1 ? one : more}`;
@@ -486,7 +486,257 @@ const REGRA: Readonly<Record<string, string>> = {
   'identical rows': 'linhas idênticas',
 };
 
+/** `--help` in Portuguese: commander's headings and placeholders, and our commands' words. */
+const help: HelpTexts = {
+  headings: {
+    'Usage:': 'Uso:',
+    'Arguments:': 'Argumentos:',
+    'Options:': 'Opções:',
+    'Global Options:': 'Opções gerais:',
+    'Commands:': 'Comandos:',
+  },
+  placeholders: { '[options]': '[opções]', '[command]': '[comando]' },
+  helpOption: 'mostra a ajuda do comando',
+  helpCommand: { name: 'help [comando]', description: 'mostra a ajuda de um comando' },
+  byDefault: ({ value }) => `(padrão: ${value})`,
+  program: {
+    description:
+      'Pagamentos Pix em lote a partir de planilhas CSV da contabilidade, cada um pago uma única vez.',
+    options: {
+      version: 'a versão instalada',
+      config: 'arquivo JSON de configurações, por cima de config/default.json',
+      settingsFile:
+        'arquivo de configurações PAYOUTS_*, uma NOME=valor por linha, lido como está escrito (também PAYOUTS_SETTINGS_FILE); o ambiente prevalece sobre ele',
+      json: 'saída para programas (JSON) no stdout',
+      quiet: 'sem observações no stderr, só os resultados',
+      sandbox:
+        'usa de propósito o sandbox embutido, onde nenhum dinheiro real é movido (como "gateway": "sandbox")',
+    },
+  },
+  command: {
+    validate: {
+      description:
+        'confere um arquivo de pagamentos sem enviar nada: cada linha, com o que corrigir',
+      argument: { name: 'arquivo', description: 'o arquivo CSV a conferir' },
+      options: { report: 'grava o relatório linha a linha neste arquivo CSV' },
+      after:
+        '\nCódigos de saída: 0 todas as linhas são válidas; 2 há linhas a corrigir (ou um total de controle não confere,\n' +
+        'ou uma execução seguraria linhas para uma pessoa decidir: pelo diário da pasta, um possível pagamento em dobro, por exemplo);\n' +
+        '1 o arquivo não pode ser usado.\n' +
+        '\nExemplos:\n  payouts validate samples/fornecedores-2026-11.csv\n' +
+        '  payouts validate folha.csv --report folha.relatorio.csv --json',
+    },
+    template: {
+      description:
+        'grava um arquivo de pagamentos vazio com todas as colunas que lemos, pronto para preencher no Excel (em ARQUIVO, ou no stdout)',
+      argument: {
+        name: 'arquivo',
+        description: 'onde gravar; um arquivo que já existe nunca é substituído',
+      },
+      options: {},
+      after: '\nExemplo:\n  payouts template pagamentos-2026-12.csv',
+    },
+    run: {
+      description:
+        'processa uma vez cada arquivo da caixa de entrada: registra no diário, envia e relata (o comando do cron)',
+      options: {
+        inbox: 'pega os arquivos desta pasta em vez de <home>/inbox',
+        followTimeout:
+          'acompanha os pagamentos pendentes por este tempo antes de terminar (por exemplo 30s, 5m; 0: nada); padrão: followTimeout',
+        recover:
+          'depois de um diário perdido, esvaziado, trocado ou mais antigo: segue, consultando cada pagamento no gateway antes do seu primeiro envio por este diário',
+        logTimes:
+          'começa cada linha com a hora em que foi escrita (2026-11-27T09:05:01-03:00, no fuso do servidor), para um registro como o run.log do cron; a saída --json fica como está',
+        dryRun:
+          'lê e avalia cada arquivo à espera e diz o que seria enviado; não muda nem envia nada',
+      },
+      wait: ({ duration }) =>
+        `quando outra execução ou o serviço estiver trabalhando nesta pasta, espera que termine (padrão ${duration}) em vez de desistir na hora`,
+      after:
+        '\nCódigos de saída: 0 todas as linhas pagas; 2 alguma linha precisa de uma pessoa (inválida, recusada, com falha, retida, em conflito…);\n' +
+        '3 nada precisa de uma pessoa, mas alguma linha continua pendente ou incerta (execute de novo mais tarde); 1 a execução falhou.\n' +
+        '\nExemplo:\n  PAYOUTS_HOME=/srv/payouts payouts run --json',
+    },
+    status: {
+      description:
+        'o que o diário sabe: todos os arquivos, um arquivo linha a linha, ou um pagamento com seu histórico',
+      argument: {
+        name: 'arquivoOuOrderId',
+        description: 'um nome de arquivo (como foi posto na caixa de entrada) ou um orderId',
+      },
+      options: {},
+      after:
+        '\nExemplos:\n  payouts status\n  payouts status folha-2026-11.csv\n  payouts status pag-2026-11-001 --json',
+    },
+    watch: {
+      description:
+        'o serviço: pega cada arquivo que assenta na caixa de entrada, paga-o uma única vez, acompanha até o fim e grava os resultados; até SIGINT/SIGTERM',
+      options: { inbox: 'pega os arquivos desta pasta em vez de <home>/inbox' },
+      after:
+        '\nOs arquivos presentes ao iniciar (e os deixados em processing/ por um processo que morreu) vêm primeiro.\n' +
+        'SIGINT/SIGTERM: nenhum arquivo ou pagamento novo; os pedidos em curso têm 2 s para terminar e ficam no diário; saída 0.\n' +
+        'SIGUSR2: uma linha de saúde no stderr, na hora.\n' +
+        '\nExemplo:\n  PAYOUTS_HOME=/srv/payouts PAYOUTS_POSTBACK_LISTEN=127.0.0.1:8787 payouts watch',
+    },
+    approve: {
+      description:
+        'libera um arquivo à espera de aprovação, ou responde por linhas retidas pelas regras de quem é pago: pagamentos novos (--new-batch), ou cópia corrigida de um lote anterior (--corrects)',
+      argument: {
+        name: 'arquivo',
+        description: 'o nome do arquivo em awaiting-approval/, ou como o resumo o chama',
+      },
+      options: {
+        newBatch:
+          'suas linhas retidas como possíveis pagamentos em dobro, retidas porque o arquivo tem o nome de um lote anterior, ou retidas por chave Pix ou nome mudados numa cópia corrigida, são pagamentos novos: envia-as',
+        repeats:
+          'com --new-batch: suas linhas retidas que repetem um pagamento já feito ou em curso, listadas por --new-batch sozinho, também são devidas; a quantidade delas, como listada',
+        rows: 'com --new-batch: só estas linhas do arquivo, como o resumo as lista (2,5,9)',
+        except:
+          'com --new-batch: todas as linhas retidas do arquivo menos estas (um pagamento em dobro de verdade entre alarmes falsos)',
+        identical:
+          'suas linhas idênticas a uma linha anterior do mesmo arquivo (mesma pessoa, chave e valor) são ambas devidas: envia-as',
+        corrects:
+          'é uma cópia corrigida deste lote (seu número no resumo): as linhas que esse lote pagou ficam cobertas, as outras são enviadas, e o que esse lote nunca enviou é encerrado',
+        batch:
+          'quando vários arquivos com esse nome esperam: o número do lote deste, como o resumo da execução o dá',
+        by: 'quem responde, para a trilha de auditoria (padrão: o usuário que executa)',
+      },
+      after:
+        '\nExemplos:\n  payouts approve folha-2026-11.csv\n  payouts approve folha.csv --new-batch --by "Maria (financeiro)"\n  payouts approve semanal.csv --new-batch --except 9\n  payouts approve fornecedores.csv --corrects 12',
+    },
+    reject: {
+      description: 'recusa um arquivo à espera de aprovação: nada dele é enviado, nunca',
+      argument: { name: 'arquivo', description: 'o nome do arquivo em awaiting-approval/' },
+      options: {
+        reason: 'por quê; fica guardado ao lado do arquivo em rejected/',
+        batch:
+          'quando vários arquivos com esse nome esperam: o número do lote deste, como o resumo da execução o dá',
+        by: 'quem recusa, para a trilha de auditoria (padrão: o usuário que executa)',
+      },
+      after: '\nExemplo:\n  payouts reject folha-2026-11.csv --reason "mês errado"',
+    },
+    retry: {
+      description:
+        'envia de novo, de propósito, pagamentos que falharam de vez (com falha, recusados, cancelados, devolvidos): cada linha assim do lote mais recente de um nome de arquivo, ou um orderId; cada um vai com seu orderId e um sufixo de tentativa (-r2, -r3), enviado pela próxima execução',
+      argument: {
+        name: 'arquivoOuOrderId',
+        description: 'um nome de arquivo como o resumo o chama, ou um orderId',
+      },
+      options: { by: 'quem pede, para a trilha de auditoria (padrão: o usuário que executa)' },
+      after:
+        '\nExemplos:\n  payouts retry folha.csv --by "Maria (financeiro)"\n  payouts retry folha-1-3f9a2c71',
+    },
+    reconcile: {
+      description:
+        'consulta de novo no gateway os pagamentos pagos recentes: registra os que voltaram (devolvidos) e regrava seus arquivos de resultado',
+      options: { days: 'pagamentos enviados nos últimos n dias' },
+      after:
+        '\nCódigos de saída: 0 nada voltou; 2 algum pagamento voltou ou agora consta de outro jeito (uma pessoa deve olhar); 1 falhou.\n' +
+        '\nExemplo:\n  payouts reconcile --days 7',
+    },
+    doctor: {
+      description:
+        'confere se esta máquina está pronta para pagar: configuração, gateway e token, pasta de trabalho e suas permissões, diário; não muda nada',
+      options: {},
+      after:
+        '\nSaída 0 quando todas as verificações passam, 1 quando alguma não passa (cada uma diz o que fazer).\n\nExemplo:\n  PAYOUTS_HOME=/srv/payouts payouts doctor',
+    },
+    sandbox: {
+      description:
+        'executa o simulador do gateway como servidor HTTP (até Ctrl-C); nenhum dinheiro real é movido',
+      options: {
+        host: 'endereço em que escutar',
+        port: 'porta em que escutar; 0 escolhe uma livre',
+        settleDelay: 'tempo da criação até cada status seguinte',
+        balance: 'saldo inicial em centavos',
+        seed: 'semente do sorteio das falhas',
+        latency: 'atraso somado a cada resposta, por exemplo 50ms ou 10ms-200ms',
+        errorRate: 'fração dos pedidos respondidos com 500 antes de criar qualquer coisa',
+        errorAfterCommitRate:
+          'fração das criações respondidas com 502 depois de criada a transação',
+        rateLimitRate: 'fração dos pedidos respondidos com 429',
+        retryAfter: 'Retry-After enviado com cada 429',
+        hangRate: 'fração dos pedidos nunca respondidos',
+        dropRate: 'fração das criações cuja conexão é cortada depois de criada a transação',
+        dedupe:
+          'responde a um orderId de saque repetido com a transação existente (padrão: paga de novo)',
+      },
+      after:
+        '\nO token é PAYOUTS_TOKEN (ou "token" no --config); sem ele, o padrão público "sandbox-token".\n' +
+        'Chaves de e-mail fail@…, cancel@… e refund@… terminam com falha, cancelada, e paga e depois devolvida.\n' +
+        '\nExemplo:\n  payouts sandbox --port 8080 --latency 50ms --drop-rate 0.05 --seed 7\n' +
+        '  curl -H "Authorization: sandbox-token" http://127.0.0.1:8080/transaction/get/balance',
+    },
+    balance: {
+      description: 'mostra o saldo da conta, pelo endpoint de saldo do gateway',
+      options: {},
+      after: '\nExemplo:\n  payouts balance --json',
+    },
+    get: {
+      description: 'consulta uma transação no gateway, pelo seu transactionId ou pelo seu orderId',
+      options: { id: 'o id da transação no gateway', orderId: 'o seu identificador do pedido' },
+      after:
+        '\nExemplos:\n  payouts get --id 1001\n  payouts get --order-id folha-2026-11-0001 --json',
+    },
+    cashin: {
+      description:
+        'cria uma cobrança (pedido de pagamento): mostra o código Pix copia e cola e grava a imagem do QR',
+      options: {
+        value: 'valor em centavos (1234 é R$ 12,34)',
+        payerName: 'quem paga',
+        payerDocument: 'o CPF ou CNPJ de quem paga',
+        payerEmail: 'o e-mail de quem paga',
+        payerPhone: 'o telefone de quem paga',
+        productName: 'o que está sendo pago',
+        productDescription: 'uma descrição mais longa',
+        orderId: 'a sua referência, devolvida pelo gateway',
+        postbackUrl: 'onde o gateway deve informar o resultado',
+        qrOut: 'onde gravar a imagem do QR (padrão: cashin-<transactionId>.png)',
+      },
+      after:
+        '\nExemplo:\n  payouts cashin --value 1500 --payer-name "Ana Souza" --payer-document 52998224725 \\\n' +
+        '    --payer-email ana@example.com --payer-phone +5511987654321 \\\n' +
+        '    --product-name "Fatura 42" --product-description "Serviços de novembro" --qr-out fatura-42.png',
+    },
+    demo: {
+      description:
+        'a jornada inteira contra um sandbox embutido com falhas ligadas: os arquivos de exemplo pagos uma única vez, acompanhados até o fim, resultados gravados',
+      options: {},
+      after:
+        '\nNenhum dinheiro real é movido. Cada demonstração tem uma pasta de trabalho nova em <home>/demo/.\n' +
+        '\nExemplo:\n  npm start        # o mesmo que: payouts demo',
+    },
+  },
+  expected: {
+    count: 'Esperava a quantidade de repetições listadas, por exemplo 3.',
+    batch: 'Esperava um número de lote, por exemplo 12.',
+    lines: 'Esperava números de linha, por exemplo 2,5,9.',
+    reason: 'Diga por que o arquivo é recusado.',
+    days: ({ value }) => `Esperava um número inteiro de dias, a partir de 1; veio "${value}".`,
+  },
+  usage: {
+    sayWhichCommand: 'diga qual comando, por exemplo payouts validate ARQUIVO ou payouts run',
+    sayWhichTransaction: 'diga qual transação, com --id N ou --order-id X',
+    notADuration: ({ flag, text }) =>
+      `${flag} "${text}" não é uma duração (por exemplo 0, 30s, 5m)`,
+    seeHelp: ({ help }) => `(veja ${help})`,
+    didYouMean: ({ suggestion }) => `; você quis dizer ${suggestion}`,
+    unknownCommand: ({ name }) => `comando desconhecido '${name}'`,
+    unknownOption: ({ option }) => `opção desconhecida '${option}'`,
+    missingArgument: ({ name }) => `falta o argumento '${name}'`,
+    optionMissingArgument: ({ option }) => `falta o valor da opção '${option}'`,
+    missingMandatoryOptionValue: ({ option }) => `falta a opção obrigatória '${option}'`,
+    excessArguments: ({ expected, got }) =>
+      `argumentos demais: esperava ${many(expected, 'argumento', 'argumentos')}, vieram ${got}`,
+    invalidArgument: ({ option, value, why }) =>
+      `o valor '${value}' da opção '${option}' não serve. ${why}`,
+    conflictingOption: ({ option, other }) =>
+      `a opção '${option}' não pode ser usada com a opção '${other}'`,
+  },
+};
+
 export const ptBR: Catalog = {
+  help,
   said,
   heading: {
     sandbox: 'sandbox',

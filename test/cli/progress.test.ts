@@ -1,5 +1,14 @@
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { progressOf, progressText, type StateCounts } from '../../src/cli/progress.js';
+import {
+  progressOf,
+  progressText,
+  startProgress,
+  type StateCounts,
+} from '../../src/cli/progress.js';
+import { openJournal } from '../../src/journal/journal.js';
+import { useTempFolder } from '../support/files.js';
 
 const counts = (entries: Record<string, number>): StateCounts =>
   Object.fromEntries(Object.entries(entries).map(([state, count]) => [state, { count }]));
@@ -33,6 +42,51 @@ describe('progressOf: a pass counted from its start, not the whole journal', () 
     );
     expect(progressText({ total: 0, sent: 0, settled: 0, perSecond: 0 }, true)).toMatch(
       /^\[-{24}\] 0\/0 sent/,
+    );
+  });
+});
+
+/** What a terminal shows of `text`: `\r` back to the line's start, `ESC[K` erases the rest. */
+function screenOf(text: string): string[] {
+  const lines = [''];
+  let column = 0;
+  for (const part of text.split(/(\r|\n|\x1b\[K)/)) {
+    const line = lines[lines.length - 1] ?? '';
+    if (part === '\r') column = 0;
+    else if (part === '\n') {
+      lines.push('');
+      column = 0;
+    } else if (part === '\x1b[K') lines[lines.length - 1] = line.slice(0, column);
+    else {
+      lines[lines.length - 1] = line.slice(0, column) + part + line.slice(column + part.length);
+      column += part.length;
+    }
+  }
+  return lines;
+}
+
+describe('the bar on a terminal', () => {
+  const folder = useTempFolder();
+
+  it('a remark said while the bar is drawn has a line of its own', async () => {
+    const journal = openJournal(join(folder(), 'journal.db'), { now: () => Date.now() });
+    let written = '';
+    const stderr = { write: (chunk: string | Uint8Array) => (written += String(chunk)) };
+    const progress = await startProgress(journal, 'bar', stderr, (text) =>
+      stderr.write(`${text}\n`),
+    );
+    try {
+      for (const until = Date.now() + 10_000; !written.includes('\r'); await delay(20)) {
+        if (Date.now() > until) throw new Error('the bar was never drawn');
+      }
+      progress.note('the gateway answered status "limbo", which payouts does not know');
+    } finally {
+      await progress.stop();
+      await journal.close();
+    }
+    // The remark a line of its own, the bar one too, and nothing after its last line.
+    expect(screenOf(written).join('\n')).toMatch(
+      /^the gateway answered status "limbo", which payouts does not know\n\[[#-]{24}\] 0\/0 sent · 0 settled · 0\.0 rows\/s\n$/,
     );
   });
 });

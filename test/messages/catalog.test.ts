@@ -57,6 +57,16 @@ function rendered(catalog: Catalog): Record<string, string> {
     inFolder: 'folha [2].csv',
     batchFile: 'fornecedor.csv',
     candidates: [{ batchId: 7, file: 'folha.csv' }],
+    duration: '10m',
+    flag: '--wait',
+    text: 'banana',
+    option: '--by <name>',
+    other: '--order-id <orderId>',
+    why: 'Esperava um número de lote, por exemplo 12.',
+    suggestion: 'run?',
+    help: 'payouts run --help',
+    expected: 2,
+    got: 3,
   };
   const texts: Record<string, string> = {};
   const add = (prefix: string, entries: [string, unknown][]) => {

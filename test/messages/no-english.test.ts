@@ -1,7 +1,8 @@
 /**
  * Portuguese all the way: with `language` pt-BR, every line `run`, `approve`, `reject` and
  * `retry` print, and every result, reason and approval report file they write, holds no
- * English sentence, in the situations that print the most. The sandbox over HTTP is the
+ * English sentence, in the situations that print the most; nor does `--help` of the program
+ * and of each command, nor a command line that cannot be taken. The sandbox over HTTP is the
  * gateway; the detector (test/support/english-words.ts) is tested first, so that it cannot
  * pass by finding nothing.
  */
@@ -253,5 +254,95 @@ describe('Portuguese all the way (pt-BR against the sandbox)', { timeout: 60_000
     expect(onFiles.length).toBeGreaterThan(1);
     h.said.push(...onFiles);
     expect(h.english()).toEqual([]);
+  });
+});
+
+describe('--help and usage errors in Portuguese', () => {
+  const folder = useTempFolder();
+  const PT = { PAYOUTS_LANGUAGE: 'pt-BR' };
+
+  /**
+   * The lines of a help that still speak English, with their words; [] when none. What is
+   * data there: a list's terms (commands, flags, arguments) and the example command lines.
+   */
+  const englishIn = (help: string) =>
+    help
+      .split('\n')
+      .map((line) => line.replace(/^(Uso: .*|  \S+(?: \S+)*(?=\s{2})|  [^ ].*)/, ''))
+      .map((line) => ({ line, words: englishWordsIn(line) }))
+      .filter(({ words }) => words.length > 0);
+
+  it('--help of the program and of every command: Portuguese headings, descriptions, options and examples', async () => {
+    const program = await runCli(['--help'], { env: PT });
+    // Every command the program lists (gateway-commands.test.ts holds the list to all of them).
+    const commands = [...program.stdout.matchAll(/^ {2}(\w+)\b/gm)].map(([, name]) => `${name}`);
+    expect(commands.length).toBeGreaterThan(10);
+    const helps = commands.map((name) => [name, '--help']);
+    for (const args of [['--help'], ['help'], ['help', 'run'], ...helps]) {
+      const { code, stdout } = await runCli(args, { env: PT });
+      const what = args.join(' ');
+      expect(code, what).toBe(0);
+      expect(stdout, what).toMatch(/^Uso: payouts/);
+      expect(stdout, what).not.toMatch(
+        /Usage:|Options:|Commands:|Arguments:|\[options\]|\[command\]|help for|\(default/,
+      );
+      expect(englishIn(stdout), what).toEqual([]);
+    }
+  });
+
+  it('takes its language from the settings file, else the locale', async () => {
+    const settings = join(folder(), 'payouts.env');
+    writeFileSync(settings, 'PAYOUTS_LANGUAGE=pt-BR\n');
+    const fromFile = await runCli(['--settings-file', settings, 'run', '--help'], {
+      env: { LANG: 'en_US.UTF-8', LC_ALL: '', LC_MESSAGES: '' },
+    });
+    expect(fromFile.stdout).toMatch(/^Uso: payouts run/);
+    const fromLocale = await runCli(['run', '--help'], {
+      env: { LANG: 'pt_BR.UTF-8', LC_ALL: '', LC_MESSAGES: '' },
+    });
+    expect(fromLocale.stdout).toMatch(/^Uso: payouts run/);
+    const english = await runCli(['run', '--help'], {
+      env: { LANG: 'C', LC_ALL: '', LC_MESSAGES: '' },
+    });
+    expect(english.stdout).toMatch(/^Usage: payouts run/);
+  });
+
+  it.each([
+    [
+      ['rn'],
+      /^payouts: comando desconhecido 'rn'; você quis dizer run\? \(veja payouts --help\)\n$/,
+    ],
+    [
+      ['run', '--dry-rn'],
+      /^payouts run: opção desconhecida '--dry-rn'; você quis dizer --dry-run\? \(veja payouts run --help\)\n$/,
+    ],
+    [
+      ['validate'],
+      /^payouts validate: falta o argumento 'arquivo' \(veja payouts validate --help\)\n$/,
+    ],
+    [
+      ['approve', 'folha.csv', '--by'],
+      /^payouts approve: falta o valor da opção '--by <name>' \(veja payouts approve --help\)\n$/,
+    ],
+    [
+      ['run', '--wait', 'banana'],
+      /^payouts run: --wait "banana" não é uma duração \(por exemplo 0, 30s, 5m\) \(veja payouts run --help\)\n$/,
+    ],
+    [
+      ['get'],
+      /^payouts get: diga qual transação, com --id N ou --order-id X \(veja payouts get --help\)\n$/,
+    ],
+    [
+      ['approve', 'folha.csv', '--batch', 'x'],
+      /^payouts approve: o valor 'x' da opção '--batch <batch>' não serve\. Esperava um número de lote, por exemplo 12\. \(veja payouts approve --help\)\n$/,
+    ],
+    [
+      [],
+      /^payouts: diga qual comando, por exemplo payouts validate ARQUIVO ou payouts run \(veja payouts --help\)\n$/,
+    ],
+  ])('%j: one line in Portuguese, exit 64', async (args, said) => {
+    const result = await runCli(args, { env: PT });
+    expect(result.code).toBe(64);
+    expect(result.stderr).toMatch(said);
   });
 });

@@ -23,6 +23,7 @@ import { commandTarget, givenName } from '../../csv/given-name.js';
 import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
 type Awaiting = Exclude<Awaited<ReturnType<typeof findAwaiting>>, unknown[] | undefined>;
@@ -139,59 +140,33 @@ const positive =
     return number;
   };
 
-/** `2,5,9`: lines of a file, as its summary numbers them. */
-function lineList(text: string): number[] {
-  const lines = text.split(',').map((line) => Number(line.trim()));
-  if (lines.some((line) => !Number.isSafeInteger(line) || line < 1)) {
-    throw new InvalidArgumentError('Expected line numbers, such as 2,5,9.');
-  }
-  return lines;
-}
+/** A parser of `2,5,9`: lines of a file, as its summary numbers them. */
+const lineList =
+  (expected: string) =>
+  (text: string): number[] => {
+    const lines = text.split(',').map((line) => Number(line.trim()));
+    if (lines.some((line) => !Number.isSafeInteger(line) || line < 1)) {
+      throw new InvalidArgumentError(expected);
+    }
+    return lines;
+  };
 
-export function approveCommand(io: CliIo): Command {
+export function approveCommand(
+  io: CliIo,
+  { command: { approve: words }, expected }: HelpTexts,
+): Command {
   return new Command('approve')
-    .description(
-      'release a file waiting for approval, or answer for rows the rules on who is paid hold: new payments (--new-batch), or a corrected copy of an earlier batch (--corrects)',
-    )
-    .argument('<file>', 'the file name in awaiting-approval/, or as the summary names it')
-    .option(
-      '--new-batch',
-      'its rows held as possible duplicates, held because the file is named as an earlier batch, or held for a changed Pix key or name in a corrected copy, are new payments: send them',
-    )
-    .option(
-      '--repeats <count>',
-      'with --new-batch: its held rows that repeat a payout already made or under way, listed by --new-batch alone, are due again too; their count, as listed',
-      positive('Expected the count of repeats listed, such as 3.'),
-    )
-    .option(
-      '--rows <lines>',
-      'with --new-batch: only these lines of the file, as the summary lists them (2,5,9)',
-      lineList,
-    )
-    .option(
-      '--except <lines>',
-      'with --new-batch: every held line of the file but these (a real duplicate among false alarms)',
-      lineList,
-    )
-    .option(
-      '--identical',
-      'its rows identical to an earlier row of the same file (the same person, key and amount) are both due: send them',
-    )
-    .option(
-      '--corrects <batch>',
-      'it is a corrected copy of this batch (its number in the summary): rows that batch paid are covered, the others sent, and what that batch never sent is closed',
-      positive('Expected a batch number, such as 12.'),
-    )
-    .option(
-      '--batch <batch>',
-      "when several files of that name wait: this one's batch number, as the run's summary gives it",
-      positive('Expected a batch number, such as 12.'),
-    )
-    .option('--by <name>', 'who answers, for the audit trail (default: the user running it)')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  payouts approve payroll-2026-11.csv\n  payouts approve folha.csv --new-batch --by "Maria (financeiro)"\n  payouts approve semanal.csv --new-batch --except 9\n  payouts approve fornecedores.csv --corrects 12',
-    )
+    .description(words.description)
+    .argument(`<${words.argument.name}>`, words.argument.description)
+    .option('--new-batch', words.options.newBatch)
+    .option('--repeats <count>', words.options.repeats, positive(expected.count))
+    .option('--rows <lines>', words.options.rows, lineList(expected.lines))
+    .option('--except <lines>', words.options.except, lineList(expected.lines))
+    .option('--identical', words.options.identical)
+    .option('--corrects <batch>', words.options.corrects, positive(expected.batch))
+    .option('--batch <batch>', words.options.batch, positive(expected.batch))
+    .option('--by <name>', words.options.by)
+    .addHelpText('after', words.after)
     .action((name: string, options: ApproveOptions, command: Command) => {
       const answers = [options.newBatch, options.identical, options.corrects !== undefined];
       const usage = (
@@ -414,22 +389,21 @@ async function answerHolds(
   }
 }
 
-export function rejectCommand(io: CliIo): Command {
+export function rejectCommand(
+  io: CliIo,
+  { command: { reject: words }, expected }: HelpTexts,
+): Command {
   return new Command('reject')
-    .description('turn down a file waiting for approval: nothing of it is ever sent')
-    .argument('<file>', 'the file name in awaiting-approval/')
-    .requiredOption('--reason <text>', 'why, kept beside the file in rejected/', (text: string) => {
+    .description(words.description)
+    .argument(`<${words.argument.name}>`, words.argument.description)
+    .requiredOption('--reason <text>', words.options.reason, (text: string) => {
       // The reason is what the accountant reads later in rejected/: it cannot be blank.
-      if (text.trim() === '') throw new InvalidArgumentError('Say why the file is turned down.');
+      if (text.trim() === '') throw new InvalidArgumentError(expected.reason);
       return text.trim();
     })
-    .addHelpText('after', '\nExample:\n  payouts reject payroll-2026-11.csv --reason "wrong month"')
-    .option(
-      '--batch <batch>',
-      "when several files of that name wait: this one's batch number, as the run's summary gives it",
-      positive('Expected a batch number, such as 12.'),
-    )
-    .option('--by <name>', 'who turns it down, for the audit trail (default: the user running it)')
+    .addHelpText('after', words.after)
+    .option('--batch <batch>', words.options.batch, positive(expected.batch))
+    .option('--by <name>', words.options.by)
     .action(
       (name: string, options: { reason: string; batch?: number; by?: string }, command: Command) =>
         onAwaitingFile(

@@ -2,12 +2,13 @@ import { Command } from 'commander';
 import { openContext, openGateway, type GlobalOptions } from '../context.js';
 import { formatCents } from '../../csv/amount.js';
 import { keyValueLines } from '../format.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
-export function balanceCommand(io: CliIo): Command {
+export function balanceCommand(io: CliIo, { command: { balance: words } }: HelpTexts): Command {
   return new Command('balance')
-    .description("show the account balance from the gateway's balance endpoint")
-    .addHelpText('after', '\nExample:\n  payouts balance --json')
+    .description(words.description)
+    .addHelpText('after', words.after)
     .action(async (_options: object, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const gateway = await openGateway(context);

@@ -7,6 +7,7 @@ import { readDocument } from '../../csv/documents.js';
 import { isEmail } from '../../csv/pix-key.js';
 import { ExitError } from '../exit-error.js';
 import { keyValueLines } from '../format.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
 interface CashInOptions {
@@ -64,30 +65,20 @@ function unwritable(file: string): string | undefined {
   return undefined;
 }
 
-export function cashInCommand(io: CliIo): Command {
+export function cashInCommand(io: CliIo, { command: { cashin: words } }: HelpTexts): Command {
   return new Command('cashin')
-    .description(
-      'create a cash-in (payment request): prints the Pix payment code and saves its QR image',
-    )
-    .requiredOption('--value <cents>', 'amount in cents (1234 is R$ 12,34)', centsArgument)
-    .requiredOption('--payer-name <name>', 'who pays')
-    .requiredOption('--payer-document <cpfCnpj>', "the payer's CPF or CNPJ", documentArgument)
-    .requiredOption('--payer-email <email>', "the payer's e-mail", emailArgument)
-    .requiredOption('--payer-phone <phone>', "the payer's phone")
-    .requiredOption('--product-name <name>', 'what is being paid for')
-    .requiredOption('--product-description <text>', 'a longer description of it')
-    .option('--order-id <orderId>', 'your own reference, echoed back by the gateway')
-    .option('--postback-url <url>', 'where the gateway should report the result')
-    .option(
-      '--qr-out <file.png>',
-      'where to save the QR image (default: cashin-<transactionId>.png)',
-    )
-    .addHelpText(
-      'after',
-      '\nExample:\n  payouts cashin --value 1500 --payer-name "Ana Souza" --payer-document 52998224725 \\\n' +
-        '    --payer-email ana@example.com --payer-phone +5511987654321 \\\n' +
-        '    --product-name "Invoice 42" --product-description "November services" --qr-out invoice-42.png',
-    )
+    .description(words.description)
+    .requiredOption('--value <cents>', words.options.value, centsArgument)
+    .requiredOption('--payer-name <name>', words.options.payerName)
+    .requiredOption('--payer-document <cpfCnpj>', words.options.payerDocument, documentArgument)
+    .requiredOption('--payer-email <email>', words.options.payerEmail, emailArgument)
+    .requiredOption('--payer-phone <phone>', words.options.payerPhone)
+    .requiredOption('--product-name <name>', words.options.productName)
+    .requiredOption('--product-description <text>', words.options.productDescription)
+    .option('--order-id <orderId>', words.options.orderId)
+    .option('--postback-url <url>', words.options.postbackUrl)
+    .option('--qr-out <file.png>', words.options.qrOut)
+    .addHelpText('after', words.after)
     .action(async (options: CashInOptions, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const chosenQrFile = options.qrOut === undefined ? undefined : resolve(options.qrOut);

@@ -14,6 +14,7 @@ import { openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { startProgress } from '../progress.js';
 import { sayInEnglish } from '../../messages/say.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../samples/', import.meta.url));
@@ -30,16 +31,10 @@ const SETTLE_DELAY_MS = 800;
 const FOLLOW_MS = 30_000;
 const INVALID_SHOWN = 4;
 
-export function demoCommand(io: CliIo): Command {
+export function demoCommand(io: CliIo, { command: { demo: words } }: HelpTexts): Command {
   return new Command('demo')
-    .description(
-      'the whole journey against an embedded sandbox with faults switched on: the sample files paid exactly once, followed to the end, results written',
-    )
-    .addHelpText(
-      'after',
-      '\nNo real money moves. Each demo gets a fresh home folder under <home>/demo/.\n' +
-        '\nExample:\n  npm start        # the same as: payouts demo',
-    )
+    .description(words.description)
+    .addHelpText('after', words.after)
     .action(async (_options: object, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const { out } = context;
@@ -97,6 +92,7 @@ export function demoCommand(io: CliIo): Command {
             ? 'bar'
             : 'lines',
         io.stderr,
+        out.note,
       );
       let filesDone: FileSummary[];
       try {

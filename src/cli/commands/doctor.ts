@@ -35,6 +35,7 @@ import {
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { journalLossOf } from '../work-journal.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
 /** `warn`: payouts runs, but something a person must read first (exit 0 still). */
@@ -48,15 +49,10 @@ interface Check {
 
 const PREFIX: Record<Level, string> = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' };
 
-export function doctorCommand(io: CliIo): Command {
+export function doctorCommand(io: CliIo, { command: { doctor: words } }: HelpTexts): Command {
   return new Command('doctor')
-    .description(
-      'check that this machine is ready to pay: configuration, gateway and token, home folder and its modes, journal; changes nothing',
-    )
-    .addHelpText(
-      'after',
-      '\nExit 0 when every check holds, 1 when one does not (each says what to do).\n\nExample:\n  PAYOUTS_HOME=/srv/payouts payouts doctor',
-    )
+    .description(words.description)
+    .addHelpText('after', words.after)
     .action(async (_options: object, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const folders = homeFolders(context.config.home);

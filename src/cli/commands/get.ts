@@ -9,6 +9,7 @@ import {
 import { ExitError, usageError } from '../exit-error.js';
 import { formatCents } from '../../csv/amount.js';
 import { keyValueLines } from '../format.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
 interface GetOptions {
@@ -22,22 +23,19 @@ function transactionIdArgument(value: string): number {
   return Number(value);
 }
 
-export function getCommand(io: CliIo): Command {
+export function getCommand(io: CliIo, { command: { get: words }, usage }: HelpTexts): Command {
   return new Command('get')
-    .description('look one transaction up at the gateway, by its transactionId or your orderId')
+    .description(words.description)
     .addOption(
-      new Option('--id <transactionId>', "the gateway's transaction id")
+      new Option('--id <transactionId>', words.options.id)
         .argParser(transactionIdArgument)
         .conflicts('orderId'),
     )
-    .addOption(new Option('--order-id <orderId>', 'your own order identifier'))
-    .addHelpText(
-      'after',
-      '\nExamples:\n  payouts get --id 1001\n  payouts get --order-id payroll-2026-11-0001 --json',
-    )
+    .addOption(new Option('--order-id <orderId>', words.options.orderId))
+    .addHelpText('after', words.after)
     .action(async (options: GetOptions, command: Command) => {
       if (options.id === undefined && options.orderId === undefined) {
-        throw usageError('get', 'payouts get: say which transaction, with --id N or --order-id X');
+        throw usageError('get', `payouts get: ${usage.sayWhichTransaction}`, usage);
       }
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const gateway = await openGateway(context);

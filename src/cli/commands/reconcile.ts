@@ -11,26 +11,27 @@ import {
 import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
 import { count } from '../format.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
-function daysArgument(value: string): number {
-  if (!/^\d{1,4}$/.test(value) || Number(value) < 1) {
-    throw new InvalidArgumentError(`Expected a whole number of days from 1, got "${value}".`);
-  }
-  return Number(value);
-}
+/** A parser of a count of days from 1, saying what it expected of anything else. */
+const daysArgument =
+  (expected: HelpTexts['expected']) =>
+  (value: string): number => {
+    if (!/^\d{1,4}$/.test(value) || Number(value) < 1) {
+      throw new InvalidArgumentError(expected.days({ value }));
+    }
+    return Number(value);
+  };
 
-export function reconcileCommand(io: CliIo): Command {
+export function reconcileCommand(
+  io: CliIo,
+  { command: { reconcile: words }, expected }: HelpTexts,
+): Command {
   return new Command('reconcile')
-    .description(
-      'read recent paid payouts again at the gateway: record the ones that came back (refunded) and rewrite their result files',
-    )
-    .requiredOption('--days <n>', 'payouts sent in the last n days', daysArgument)
-    .addHelpText(
-      'after',
-      '\nExit codes: 0 nothing came back; 2 some payout came back or reads otherwise now (a person must look); 1 failed.\n' +
-        '\nExample:\n  payouts reconcile --days 7',
-    )
+    .description(words.description)
+    .requiredOption('--days <n>', words.options.days, daysArgument(expected))
+    .addHelpText('after', words.after)
     .action(async (options: { days: number }, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const { config, out } = context;

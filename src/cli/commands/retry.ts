@@ -10,6 +10,7 @@ import { say } from '../../messages/say.js';
 import { hintFlagsOf, openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { openWorkJournal } from '../work-journal.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
 /**
@@ -17,17 +18,12 @@ import type { CliIo } from '../../runtime/io.js';
  * again (the only way they are: dropping a file again never does). Exit codes as
  * approve's: 0 done, 1 nothing to send again (or the journal refused), with why.
  */
-export function retryCommand(io: CliIo): Command {
+export function retryCommand(io: CliIo, { command: { retry: words } }: HelpTexts): Command {
   return new Command('retry')
-    .description(
-      'send again, on purpose, payouts that definitely failed (failed, rejected, canceled, refunded): every such row of the newest batch of a file name, or one orderId; each goes under its orderId with an attempt suffix (-r2, -r3), sent by the next run',
-    )
-    .argument('<fileOrOrderId>', 'a file name as the summary names it, or an orderId')
-    .option('--by <name>', 'who asks, for the audit trail (default: the user running it)')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  payouts retry folha.csv --by "Maria (financeiro)"\n  payouts retry folha-1-3f9a2c71',
-    )
+    .description(words.description)
+    .argument(`<${words.argument.name}>`, words.argument.description)
+    .option('--by <name>', words.options.by)
+    .addHelpText('after', words.after)
     .action(async (target: string, options: { by?: string }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       const { config, out } = openContext(io, globals);

@@ -27,6 +27,7 @@ import { CATALOGS } from '../../messages/catalog.js';
 import { journalLossOf, openWorkJournal } from '../work-journal.js';
 import { describeFile } from '../../app/describe-file.js';
 import { say, sayInEnglish } from '../../messages/say.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
 interface RunOptions {
@@ -40,48 +41,26 @@ interface RunOptions {
 /** How long `--wait` without a duration waits for another run to finish. */
 const DEFAULT_WAIT = '10m';
 
-export function runCommand(io: CliIo): Command {
+export function runCommand(io: CliIo, { command: { run: words }, usage }: HelpTexts): Command {
   return new Command('run')
-    .description(
-      'process every file in the inbox once: journal, send, and report (the cron entry point)',
-    )
-    .option('--inbox <dir>', 'take files from this folder instead of <home>/inbox')
-    .option(
-      '--follow-timeout <duration>',
-      'follow pending payouts this long before exiting (e.g. 30s, 5m; 0: not at all); default: followTimeout',
-    )
-    .option(
-      '--wait [duration]',
-      `when another run or the daemon is working on this home folder, wait for it (default ${DEFAULT_WAIT}) instead of stepping back at once`,
-    )
-    .option(
-      '--recover',
-      'after a lost, emptied, replaced or older journal: go on, looking every payout up at the gateway before its first send from this journal',
-    )
-    .option(
-      '--log-times',
-      "start every line with the time it was written (2026-11-27T09:05:01-03:00, the server's time zone), for a log such as cron's run.log; --json output stays as it is",
-    )
-    .option(
-      '--dry-run',
-      'read and weigh every waiting file, and say what would be sent; change and send nothing',
-    )
-    .addHelpText(
-      'after',
-      '\nExit codes: 0 every row paid; 2 some row needs a person (invalid, rejected, failed, held, conflict…);\n' +
-        '3 nothing needs a person but some row is still pending or unknown (run again later); 1 the run failed.\n' +
-        '\nExample:\n  PAYOUTS_HOME=/srv/payouts payouts run --json',
-    )
+    .description(words.description)
+    .option('--inbox <dir>', words.options.inbox)
+    .option('--follow-timeout <duration>', words.options.followTimeout)
+    .option('--wait [duration]', words.wait({ duration: DEFAULT_WAIT }))
+    .option('--recover', words.options.recover)
+    .option('--log-times', words.options.logTimes)
+    .option('--dry-run', words.options.dryRun)
+    .addHelpText('after', words.after)
     .action(async (options: RunOptions, command: Command) => {
       // The command line first: a usage error is said before the settings are read.
       const followFlagMs =
         options.followTimeout === undefined
           ? undefined
-          : durationFlag('--follow-timeout', options.followTimeout);
+          : durationFlag('--follow-timeout', options.followTimeout, usage);
       const waitMs =
         options.wait === undefined
           ? 0
-          : durationFlag('--wait', options.wait === true ? DEFAULT_WAIT : options.wait);
+          : durationFlag('--wait', options.wait === true ? DEFAULT_WAIT : options.wait, usage);
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const { config, out } = context;
       requireInbox('run', options.inbox);
@@ -162,13 +141,13 @@ export function runCommand(io: CliIo): Command {
               journal,
               io.stderr.isTTY && !out.json && !out.quiet ? 'bar' : 'off',
               io.stderr,
+              out.note,
             ),
           clock: io.clock,
           signal: stop.signal,
           followMs,
           hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
           recover: options.recover ?? false,
-          note: out.note,
         });
         const sandbox = (await journal.gatewayKind()) === 'sandbox';
         // Programs read English sentences (the state codes are what to act on).
@@ -202,10 +181,10 @@ export function runCommand(io: CliIo): Command {
 }
 
 /** A flag's duration in milliseconds, or a usage error naming the flag. */
-function durationFlag(flag: string, text: string): number {
+function durationFlag(flag: string, text: string, usage: HelpTexts['usage']): number {
   const ms = parseDurationMs(text);
   if (ms === undefined) {
-    throw usageError('run', `payouts run: ${flag} "${text}" is not a duration (e.g. 0, 30s, 5m)`);
+    throw usageError('run', `payouts run: ${usage.notADuration({ flag, text })}`, usage);
   }
   return ms;
 }

@@ -4,6 +4,7 @@ import { listenForStopSignal } from '../../runtime/signals.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../../sandbox/server.js';
 import { ExitError } from '../exit-error.js';
 import { openContext, type GlobalOptions } from '../context.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
 interface SandboxCommandOptions {
@@ -57,63 +58,33 @@ function latency(value: string): number | { min: number; max: number } {
   return { min, max };
 }
 
-export function sandboxCommand(io: CliIo): Command {
+export function sandboxCommand(io: CliIo, { command: { sandbox: words } }: HelpTexts): Command {
   return new Command('sandbox')
-    .description('run the gateway simulator as an HTTP server (until Ctrl-C); no real money moves')
-    .option('--host <address>', 'address to listen on', '127.0.0.1')
-    .option('--port <n>', 'port to listen on; 0 picks a free one', wholeNumber, 0)
+    .description(words.description)
+    .option('--host <address>', words.options.host, '127.0.0.1')
+    .option('--port <n>', words.options.port, wholeNumber, 0)
     .option(
       '--settle-delay <duration>',
-      'time from creation to each next status',
+      words.options.settleDelay,
       duration,
       SANDBOX_DEFAULTS.settleDelayMs,
     )
     .option(
       '--balance <cents>',
-      'starting balance in cents',
+      words.options.balance,
       wholeNumber,
       SANDBOX_DEFAULTS.initialBalanceCents,
     )
-    .option('--seed <n>', 'seed of the fault draws', wholeNumber, 1)
-    .option(
-      '--latency <duration|min-max>',
-      'delay added to every answer, e.g. 50ms or 10ms-200ms',
-      latency,
-      0,
-    )
-    .option(
-      '--error-rate <share>',
-      'share of requests answered 500 before anything is created',
-      rate,
-      0,
-    )
-    .option(
-      '--error-after-commit-rate <share>',
-      'share of creates answered 502 after the transaction was created',
-      rate,
-      0,
-    )
-    .option('--rate-limit-rate <share>', 'share of requests answered 429', rate, 0)
-    .option('--retry-after <seconds>', 'Retry-After sent with each 429', wholeNumber, 1)
-    .option('--hang-rate <share>', 'share of requests never answered', rate, 0)
-    .option(
-      '--drop-rate <share>',
-      'share of creates whose connection is cut after the transaction was created',
-      rate,
-      0,
-    )
-    .option(
-      '--dedupe',
-      'answer a repeated cash-out orderId with the existing transaction (default: pay it again)',
-      false,
-    )
-    .addHelpText(
-      'after',
-      '\nThe token is PAYOUTS_TOKEN (or "token" in --config), else the public default "sandbox-token".\n' +
-        'E-mail keys fail@…, cancel@… and refund@… settle to failed, canceled, and paid-then-refunded.\n' +
-        '\nExample:\n  payouts sandbox --port 8080 --latency 50ms --drop-rate 0.05 --seed 7\n' +
-        '  curl -H "Authorization: sandbox-token" http://127.0.0.1:8080/transaction/get/balance',
-    )
+    .option('--seed <n>', words.options.seed, wholeNumber, 1)
+    .option('--latency <duration|min-max>', words.options.latency, latency, 0)
+    .option('--error-rate <share>', words.options.errorRate, rate, 0)
+    .option('--error-after-commit-rate <share>', words.options.errorAfterCommitRate, rate, 0)
+    .option('--rate-limit-rate <share>', words.options.rateLimitRate, rate, 0)
+    .option('--retry-after <seconds>', words.options.retryAfter, wholeNumber, 1)
+    .option('--hang-rate <share>', words.options.hangRate, rate, 0)
+    .option('--drop-rate <share>', words.options.dropRate, rate, 0)
+    .option('--dedupe', words.options.dedupe, false)
+    .addHelpText('after', words.after)
     .action(async (options: SandboxCommandOptions, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'trying-out');
       const token = context.config.token ?? SANDBOX_DEFAULTS.token;

@@ -33,18 +33,14 @@ import { journalLossOf } from '../work-journal.js';
 import { describeTotals } from '../../app/describe-file.js';
 import { keyValueLines } from '../format.js';
 import { sayInEnglish } from '../../messages/say.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
-export function statusCommand(io: CliIo): Command {
+export function statusCommand(io: CliIo, { command: { status: words } }: HelpTexts): Command {
   return new Command('status')
-    .description(
-      'what the journal knows: every file, one file row by row, or one payout with its history',
-    )
-    .argument('[fileOrOrderId]', 'a file name (as dropped in the inbox) or an orderId')
-    .addHelpText(
-      'after',
-      '\nExamples:\n  payouts status\n  payouts status payroll-2026-11.csv\n  payouts status pay-2026-11-001 --json',
-    )
+    .description(words.description)
+    .argument(`[${words.argument.name}]`, words.argument.description)
+    .addHelpText('after', words.after)
     .action(async (what: string | undefined, _options: unknown, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(context.config.home);

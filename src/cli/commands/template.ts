@@ -11,6 +11,7 @@ import { CATALOGS } from '../../messages/catalog.js';
 import { say } from '../../messages/say.js';
 import { ExitError } from '../exit-error.js';
 import { openContext, type GlobalOptions } from '../context.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
 /** The template's bytes: a byte-order mark, the headings, CRLF. */
@@ -18,13 +19,11 @@ export function templateFile(): Buffer {
   return Buffer.from(`\uFEFF${Object.values(TEMPLATE_HEADINGS).join(';')}\r\n`, 'utf8');
 }
 
-export function templateCommand(io: CliIo): Command {
+export function templateCommand(io: CliIo, { command: { template: words } }: HelpTexts): Command {
   return new Command('template')
-    .description(
-      'write an empty payout file with every column we read, ready to fill in Excel (to FILE, or to stdout)',
-    )
-    .argument('[file]', 'where to write it; an existing file is never replaced')
-    .addHelpText('after', '\nExample:\n  payouts template pagamentos-2026-12.csv')
+    .description(words.description)
+    .argument(`[${words.argument.name}]`, words.argument.description)
+    .addHelpText('after', words.after)
     .action((file: string | undefined, _options: object, command: Command) => {
       const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'offline');
       const words = CATALOGS[config.language ?? 'en'];

@@ -18,6 +18,7 @@ import { systemCodeOf } from '../../errors.js';
 import { ExitError } from '../exit-error.js';
 import { say, sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
 /** For programs: the English message, and the code of the first problem it names. */
@@ -57,19 +58,12 @@ interface InvalidRow extends Message {
   mistakes: readonly Mistake[];
 }
 
-export function validateCommand(io: CliIo): Command {
+export function validateCommand(io: CliIo, { command: { validate: words } }: HelpTexts): Command {
   return new Command('validate')
-    .description('check a payout file without sending anything: every row, with what to fix')
-    .argument('<file>', 'the CSV file to check')
-    .option('--report <out.csv>', 'write the per-row report to this CSV file')
-    .addHelpText(
-      'after',
-      '\nExit codes: 0 every row is valid, 2 some rows need fixing (or a control total does not match,\n' +
-        "or a run would hold rows for a person: against the home's journal, a possible duplicate, say),\n" +
-        '1 the file cannot be used at all.\n' +
-        '\nExamples:\n  payouts validate samples/fornecedores-2026-11.csv\n' +
-        '  payouts validate payroll.csv --report payroll.report.csv --json',
-    )
+    .description(words.description)
+    .argument(`<${words.argument.name}>`, words.argument.description)
+    .option('--report <out.csv>', words.options.report)
+    .addHelpText('after', words.after)
     .action(async (file: string, options: ValidateOptions, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>(), 'offline');
       const { config, out } = context;

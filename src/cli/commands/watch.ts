@@ -14,21 +14,14 @@ import {
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { openWorkJournal } from '../work-journal.js';
+import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
-export function watchCommand(io: CliIo): Command {
+export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts): Command {
   return new Command('watch')
-    .description(
-      'the daemon: take every file that settles in the inbox, pay it exactly once, follow it to the end, write results; until SIGINT/SIGTERM',
-    )
-    .addHelpText(
-      'after',
-      '\nFiles present at start (and any left in processing/ by a process that died) are taken first.\n' +
-        'SIGINT/SIGTERM: no new file or payout; requests in flight get 2 s to finish and are journaled; exit 0.\n' +
-        'SIGUSR2: a health line on stderr now.\n' +
-        '\nExample:\n  PAYOUTS_HOME=/srv/payouts PAYOUTS_POSTBACK_LISTEN=127.0.0.1:8787 payouts watch',
-    )
-    .option('--inbox <dir>', 'take files from this folder instead of <home>/inbox')
+    .description(words.description)
+    .addHelpText('after', words.after)
+    .option('--inbox <dir>', words.options.inbox)
     .action(async (options: { inbox?: string }, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const { config, logger } = context;
