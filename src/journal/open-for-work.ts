@@ -7,8 +7,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { PayoutsError } from '../errors.js';
 import { explainJournalFailure } from './failures.js';
-import { openJournal, type Journal } from './journal.js';
-import { Database } from './sqlite.js';
+import { openJournal, openJournalReadOnly, type Journal } from './journal.js';
 import {
   describeBehind,
   describeLoss,
@@ -148,11 +147,32 @@ export async function openJournalForWork(
 }
 
 /**
- * The same judgement, reading only (a dry run, status): the sentence for a lost, emptied,
- * replaced or older journal, or undefined when it is this home's own (or a new home).
- * Nothing is created or written, not even a marker.
+ * This home's journal read only (a dry run, status, doctor), when there is a file, with
+ * the same judgement: the sentence for a lost, emptied, replaced or older journal, or
+ * undefined when it is this home's own (or a new home). Nothing is created or written,
+ * not even a marker.
  */
-export function journalLoss(path: string, historyFolders: readonly string[]): string | undefined {
+export async function readJournal(
+  path: string,
+  historyFolders: readonly string[],
+  now: () => number,
+): Promise<{ journal: Journal | undefined; loss: string | undefined }> {
+  const size = statSync(path, { throwIfNoEntry: false })?.size;
+  const journal = size === undefined ? undefined : openJournalReadOnly(path, now);
+  try {
+    return { journal, loss: await lossOf(journal, size, path, historyFolders) };
+  } catch (error) {
+    await journal?.close();
+    throw error;
+  }
+}
+
+async function lossOf(
+  journal: Journal | undefined,
+  size: number | undefined,
+  path: string,
+  historyFolders: readonly string[],
+): Promise<string | undefined> {
   let marker: MarkerState | undefined;
   try {
     marker = readMarker(markerPathOf(path));
@@ -160,38 +180,19 @@ export function journalLoss(path: string, historyFolders: readonly string[]): st
     if (error instanceof MarkerError) return error.message;
     throw error;
   }
-  const size = statSync(path, { throwIfNoEntry: false })?.size;
   const before = judgeBeforeOpen({
     file: size === undefined ? 'absent' : size === 0 ? 'empty' : 'present',
     marker,
     homeHasHistory: historyFolders.some(hasFiles),
   });
   if (before) return lossMessage(describeLoss(before, path, { marker }), path);
-  if (marker === undefined || size === undefined) return undefined;
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  try {
-    const hasIdentity = db
-      .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'identity'`)
-      .get();
-    const journalId = hasIdentity
-      ? (
-          db.prepare(`SELECT journal_id FROM identity WHERE id = 1`).get() as
-            { journal_id: string } | undefined
-        )?.journal_id
-      : undefined;
-    const highWater = (
-      db.prepare(`SELECT COALESCE(MAX(id), 0) AS id FROM audit`).get() as { id: number }
-    ).id;
-    const after = judgeOpened({ marker, journalId: journalId ?? '(none)', highWater });
-    return after
-      ? lossMessage(
-          describeLoss(after, path, { marker, journalId: journalId ?? '(none)', highWater }),
-          path,
-        )
-      : undefined;
-  } finally {
-    db.close();
-  }
+  if (marker === undefined || journal === undefined) return undefined;
+  const journalId = (await journal.identity())?.journalId ?? '(none)';
+  const highWater = await journal.highWater();
+  const after = judgeOpened({ marker, journalId, highWater });
+  return after
+    ? lossMessage(describeLoss(after, path, { marker, journalId, highWater }), path)
+    : undefined;
 }
 
 /**

@@ -34,7 +34,7 @@ import {
   type GlobalOptions,
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
-import { journalLossOf } from '../work-journal.js';
+import { readJournalOf } from '../work-journal.js';
 import type { CliIo } from '../../runtime/io.js';
 
 /** `warn`: payouts runs, but something a person must read first (exit 0 still). */
@@ -64,7 +64,7 @@ export function doctorCommand(io: CliIo): Command {
         ...(await gatewayChecks(context)),
         ...homeChecks(folders, context.config.sharedGroup),
         ...inboxCheck(folders, context.config.sharedGroup, io.env),
-        journalCheck(folders, context),
+        await journalCheck(folders, context),
         contactsCheck(context.config),
         ...(context.envFile === undefined ? [] : [envFileCheck(context.envFile)]),
         ...tokenPlaceChecks(context),
@@ -289,9 +289,9 @@ function octal(mode: number): string {
  * gateway; a damaged or unreadable one is a failed check that names it, not the end of
  * the checks.
  */
-function journalCheck(folders: Folders, context: Context): Check {
+async function journalCheck(folders: Folders, context: Context): Promise<Check> {
   try {
-    return readJournalCheck(folders, context);
+    return await readJournalCheck(folders, context);
   } catch (error) {
     const why =
       explainJournalFailure(error, folders.journal, 'nothing') ??
@@ -301,11 +301,12 @@ function journalCheck(folders: Folders, context: Context): Check {
   }
 }
 
-function readJournalCheck(folders: Folders, context: Context): Check {
+async function readJournalCheck(folders: Folders, context: Context): Promise<Check> {
   const name = 'journal';
-  const loss = journalLossOf(folders);
+  const { journal, loss } = await readJournalOf(folders, context.io.clock.now);
+  await journal?.close();
   if (loss !== undefined) return { name, level: 'fail', detail: loss };
-  if (statSync(folders.journal, { throwIfNoEntry: false }) === undefined) {
+  if (journal === undefined) {
     return {
       name,
       level: 'ok',

@@ -14,7 +14,7 @@ import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { MIGRATIONS } from '../migrations.js';
 import { Database } from '../sqlite.js';
-import { connect } from './connection.js';
+import { BUSY_WAIT_MS, connect } from './connection.js';
 import type { GatewayKind, JournalIdentity } from '../types.js';
 import { createBatches } from './batches.js';
 import { contextOf, type Synchronous } from './context.js';
@@ -90,21 +90,34 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
 
 /**
  * A journal file opened for reading only (the journal's own, or its view: see view.ts),
- * to weigh files against: nothing is made, migrated or written, and a method that writes
- * fails (SQLITE_READONLY). Its schema must be the one this payouts knows.
+ * for `status`, `run --dry-run`, `doctor` and `validate`: nothing is made, migrated or
+ * written, and a method that writes fails (SQLITE_READONLY). A journal of an older schema
+ * is read from a copy in memory brought up to date, the file left for a run to migrate.
  */
 export function openJournalReadOnly(path: string, now: () => number): Journal {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  // Opened as SQLite opens a file it may write, writes refused: a read-only connection
+  // cannot remove the -wal and -shm files it makes beside a WAL journal, and would leave
+  // them behind (root's, after a look as root); this one, the last to close, removes them.
+  const file = new Database(path, { fileMustExist: true, timeout: BUSY_WAIT_MS });
+  let db = file;
   try {
-    const schema = db.pragma('user_version', { simple: true }) as number;
+    file.pragma('query_only = ON');
+    const schema = file.pragma('user_version', { simple: true }) as number;
     const latest = MIGRATIONS.at(-1)?.version ?? 0;
-    if (schema !== latest) {
-      throw new JournalError(
-        `the journal ${path} is at schema version ${schema}, and this payouts reads version ${latest}: ${schema < latest ? "the service's next run brings it up to date" : 'use the newer payouts that wrote it'}. Nothing was weighed`,
-      );
+    if (schema > latest) throw new JournalError(newerSchema(path, schema, latest));
+    if (schema < latest) {
+      const image = file.serialize();
+      // Bytes 18 and 19 say WAL: a copy in memory has no -wal, and reads as a rollback journal.
+      image[18] = 1;
+      image[19] = 1;
+      db = new Database(image);
+      file.close();
+      migrate(db);
+      db.pragma('query_only = ON');
     }
   } catch (error) {
-    db.close();
+    if (file.open) file.close();
+    if (db.open) db.close();
     throw error;
   }
   return answering(journalOn(db, path, now).journal);
@@ -230,14 +243,14 @@ function migrate(db: Database): void {
     db.transaction(() => {
       // Read inside the write lock: another process may have migrated meanwhile.
       const current = db.pragma('user_version', { simple: true }) as number;
-      if (current > latest) {
-        throw new JournalError(
-          `the journal ${db.name} is at schema version ${current}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`,
-        );
-      }
+      if (current > latest) throw new JournalError(newerSchema(db.name, current, latest));
       if (migration.version <= current) return;
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
     }).immediate();
   }
+}
+
+function newerSchema(path: string, schema: number, latest: number): string {
+  return `the journal ${path} is at schema version ${schema}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`;
 }
