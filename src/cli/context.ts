@@ -12,7 +12,8 @@ import { createLogger, logLevelOf, type Logger } from '../runtime/logger.js';
 import { languageOf, localeSource } from '../messages/language.js';
 import { userNameOf, type Folders } from '../inbox/folders.js';
 import { explainJournalFailure } from '../journal/failures.js';
-import { openJournalReadOnly, type GatewayKind, type Journal } from '../journal/journal.js';
+import type { GatewayKind, Journal } from '../journal/journal.js';
+import { openJournalReadOnly, sqliteJournalAt } from '../journal/open.js';
 import { ExitError } from './exit-error.js';
 import type { CliIo } from '../runtime/io.js';
 
@@ -222,7 +223,7 @@ function mixedGateways(bound: GatewayKind, home: string): string {
  */
 export function openHomeJournal(path: string, now: () => number): Journal {
   try {
-    return openJournalReadOnly(path, now);
+    return openJournalReadOnly(sqliteJournalAt(path), now);
   } catch (error) {
     throw homeJournalFailure(path, error);
   }

@@ -7,7 +7,8 @@
 import { readdirSync, statSync } from 'node:fs';
 import { PayoutsError } from '../errors.js';
 import { explainJournalFailure } from './failures.js';
-import { openJournal, openJournalReadOnly, type Journal } from './journal.js';
+import type { Journal } from './journal.js';
+import { openJournal, openJournalReadOnly, sqliteJournalAt } from './open.js';
 import {
   describeBehind,
   describeLoss,
@@ -79,7 +80,7 @@ export async function openJournalForWork(
   let open: Marker | undefined;
   let journal: Journal;
   try {
-    journal = openJournal(path, {
+    journal = openJournal(sqliteJournalAt(path), {
       now: options.now,
       onSending: (highWater) => open?.cover(highWater) ?? Promise.resolve(),
     });
@@ -158,7 +159,7 @@ export async function readJournal(
   now: () => number,
 ): Promise<{ journal: Journal | undefined; loss: string | undefined }> {
   const size = statSync(path, { throwIfNoEntry: false })?.size;
-  const journal = size === undefined ? undefined : openJournalReadOnly(path, now);
+  const journal = size === undefined ? undefined : openJournalReadOnly(sqliteJournalAt(path), now);
   try {
     return { journal, loss: await lossOf(journal, size, path, historyFolders) };
   } catch (error) {

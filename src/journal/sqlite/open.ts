@@ -13,7 +13,7 @@ import { dirname } from 'node:path';
 import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { MIGRATIONS } from '../migrations.js';
-import { Database } from '../sqlite.js';
+import { Database, SQLITE_BINDING } from '../sqlite.js';
 import { BUSY_WAIT_MS, connect } from './connection.js';
 import type { GatewayKind, JournalIdentity } from '../types.js';
 import { createBatches } from './batches.js';
@@ -31,6 +31,9 @@ const NETWORK_FILESYSTEMS = new Set([
   0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x65735546, 0x01021997,
 ]);
 
+/** The schema version this payouts writes. */
+const LATEST = MIGRATIONS.at(-1)?.version ?? 0;
+
 export interface JournalOptions {
   /** Milliseconds since the epoch; injected by tests. */
   now?: () => number;
@@ -41,7 +44,7 @@ export interface JournalOptions {
   onSending?: (highWater: number) => Promise<void>;
 }
 
-export function openJournal(path: string, options: JournalOptions = {}): Journal {
+export function openSqliteJournal(path: string, options: JournalOptions = {}): Journal {
   const now = options.now ?? Date.now;
   const folder = dirname(path);
   mkdirSync(folder, { recursive: true, mode: 0o700 });
@@ -66,7 +69,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     db.close();
     throw error;
   }
-  const { journal, recoverySince, sending } = journalOn(db, path, now, options.onSending);
+  const { journal, recoverySince, sending } = journalOn(db, path, now, LATEST, options.onSending);
   // The sending path's writes, committed on a thread of their own (see sending-thread.ts).
   const thread = sendingThread(path, now, recoverySince);
   return {
@@ -94,18 +97,18 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
  * written, and a method that writes fails (SQLITE_READONLY). A journal of an older schema
  * is read from a copy in memory brought up to date, the file left for a run to migrate.
  */
-export function openJournalReadOnly(path: string, now: () => number): Journal {
+export function openSqliteJournalReadOnly(path: string, now: () => number): Journal {
   // Opened as SQLite opens a file it may write, writes refused: a read-only connection
   // cannot remove the -wal and -shm files it makes beside a WAL journal, and would leave
   // them behind (root's, after a look as root); this one, the last to close, removes them.
   const file = new Database(path, { fileMustExist: true, timeout: BUSY_WAIT_MS });
   let db = file;
+  let schema: number;
   try {
     file.pragma('query_only = ON');
-    const schema = file.pragma('user_version', { simple: true }) as number;
-    const latest = MIGRATIONS.at(-1)?.version ?? 0;
-    if (schema > latest) throw new JournalError(newerSchema(path, schema, latest));
-    if (schema < latest) {
+    schema = file.pragma('user_version', { simple: true }) as number;
+    if (schema > LATEST) throw new JournalError(newerSchema(path, schema, LATEST));
+    if (schema < LATEST) {
       const image = file.serialize();
       // Bytes 18 and 19 say WAL: a copy in memory has no -wal, and reads as a rollback journal.
       image[18] = 1;
@@ -120,7 +123,7 @@ export function openJournalReadOnly(path: string, now: () => number): Journal {
     if (db.open) db.close();
     throw error;
   }
-  return answering(journalOn(db, path, now).journal);
+  return answering(journalOn(db, path, now, schema).journal);
 }
 
 /** The SQLite journal on an open database, but for its sending thread. */
@@ -128,6 +131,7 @@ function journalOn(
   db: Database,
   path: string,
   now: () => number,
+  schema: number,
   onSending?: JournalOptions['onSending'],
 ) {
   const context = contextOf(db, now);
@@ -183,6 +187,14 @@ function journalOn(
   const corrections = createCorrections(context, rows);
   const journal: SqliteJournal = {
     path,
+    describe: () => ({
+      kind: 'sqlite',
+      address: path,
+      store: `SQLite through ${SQLITE_BINDING}`,
+      schema,
+      latestSchema: LATEST,
+      restore: `with SQLite's online backup (sqlite3 BACKUP.db ".backup '${path}'"; never a file copy)`,
+    }),
     identity,
     highWater,
     latestAt: () => statements.latestAt.get()?.at,
@@ -238,12 +250,11 @@ function answering<T extends object>(journal: T): Answering<T> {
 }
 
 function migrate(db: Database): void {
-  const latest = MIGRATIONS.at(-1)?.version ?? 0;
   for (const migration of MIGRATIONS) {
     db.transaction(() => {
       // Read inside the write lock: another process may have migrated meanwhile.
       const current = db.pragma('user_version', { simple: true }) as number;
-      if (current > latest) throw new JournalError(newerSchema(db.name, current, latest));
+      if (current > LATEST) throw new JournalError(newerSchema(db.name, current, LATEST));
       if (migration.version <= current) return;
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);

@@ -1,0 +1,26 @@
+/**
+ * The one way to open a journal, by its location: for work (made when new, brought up
+ * to date, written), or read only (nothing made, migrated or written). Only the store's
+ * adapter (sqlite/) reads or writes the store itself.
+ */
+import type { Journal, JournalLocation } from './journal.js';
+import {
+  openSqliteJournal,
+  openSqliteJournalReadOnly,
+  type JournalOptions,
+} from './sqlite/open.js';
+
+export type { JournalOptions } from './sqlite/open.js';
+
+export function openJournal(location: JournalLocation, options: JournalOptions = {}): Journal {
+  return openSqliteJournal(location.path, options);
+}
+
+export function openJournalReadOnly(location: JournalLocation, now: () => number): Journal {
+  return openSqliteJournalReadOnly(location.path, now);
+}
+
+/** The SQLite journal in this file. */
+export function sqliteJournalAt(path: string): JournalLocation {
+  return { kind: 'sqlite', path };
+}
