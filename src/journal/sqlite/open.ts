@@ -8,14 +8,14 @@
  * the row's fence and current state, checked against the transition table, and audited.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync, statfsSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statfsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { MIGRATIONS } from '../migrations.js';
 import { Database, SQLITE_BINDING } from '../sqlite.js';
 import { BUSY_WAIT_MS, connect } from './connection.js';
-import type { GatewayKind, JournalIdentity } from '../types.js';
+import type { GatewayKind, JournalIdentity, JournalState } from '../types.js';
 import { createBatches } from './batches.js';
 import { contextOf, type Synchronous } from './context.js';
 import { createCorrections } from './corrections.js';
@@ -126,6 +126,29 @@ export function openSqliteJournalReadOnly(path: string, now: () => number): Jour
   return answering(journalOn(db, path, now, schema).journal);
 }
 
+/**
+ * Whether the file holds a journal, read without writing or leaving a file beside it (see
+ * openSqliteJournalReadOnly): none, or empty (0 bytes, or a database no migration ever
+ * committed to: schema version 0), or one.
+ */
+export function sqliteJournalState(path: string): JournalState {
+  const size = statSync(path, { throwIfNoEntry: false })?.size;
+  if (size === undefined) return 'absent';
+  if (size === 0) return 'empty';
+  const file = new Database(path, { fileMustExist: true, timeout: BUSY_WAIT_MS });
+  try {
+    file.pragma('query_only = ON');
+    return file.pragma('user_version', { simple: true }) === 0 ? 'empty' : 'present';
+  } finally {
+    file.close();
+  }
+}
+
+/** How to put a good copy of the journal back, as a person reads it. */
+export function sqliteRestore(path: string): string {
+  return `with SQLite's online backup (sqlite3 BACKUP.db ".backup '${path}'"; never a file copy)`;
+}
+
 /** The SQLite journal on an open database, but for its sending thread. */
 function journalOn(
   db: Database,
@@ -193,7 +216,7 @@ function journalOn(
       store: `SQLite through ${SQLITE_BINDING}`,
       schema,
       latestSchema: LATEST,
-      restore: `with SQLite's online backup (sqlite3 BACKUP.db ".backup '${path}'"; never a file copy)`,
+      restore: sqliteRestore(path),
     }),
     identity,
     highWater,
