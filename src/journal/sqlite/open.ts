@@ -98,14 +98,10 @@ export function openSqliteJournal(path: string, options: JournalOptions = {}): J
  * is read from a copy in memory brought up to date, the file left for a run to migrate.
  */
 export function openSqliteJournalReadOnly(path: string, now: () => number): Journal {
-  // Opened as SQLite opens a file it may write, writes refused: a read-only connection
-  // cannot remove the -wal and -shm files it makes beside a WAL journal, and would leave
-  // them behind (root's, after a look as root); this one, the last to close, removes them.
-  const file = new Database(path, { fileMustExist: true, timeout: BUSY_WAIT_MS });
+  const file = reading(path);
   let db = file;
   let schema: number;
   try {
-    file.pragma('query_only = ON');
     schema = file.pragma('user_version', { simple: true }) as number;
     if (schema > LATEST) throw new JournalError(newerSchema(path, schema, LATEST));
     if (schema < LATEST) {
@@ -135,13 +131,29 @@ export function sqliteJournalState(path: string): JournalState {
   const size = statSync(path, { throwIfNoEntry: false })?.size;
   if (size === undefined) return 'absent';
   if (size === 0) return 'empty';
-  const file = new Database(path, { fileMustExist: true, timeout: BUSY_WAIT_MS });
+  const file = reading(path);
   try {
-    file.pragma('query_only = ON');
     return file.pragma('user_version', { simple: true }) === 0 ? 'empty' : 'present';
   } finally {
     file.close();
   }
+}
+
+/**
+ * A connection that reads the file and refuses writes. Opened as SQLite opens a file it
+ * may write: a read-only connection cannot remove the -wal and -shm files it makes beside
+ * a WAL journal, and would leave them behind (root's, after a look as root); this one,
+ * the last to close, removes them.
+ */
+function reading(path: string): Database {
+  const db = new Database(path, { fileMustExist: true, timeout: BUSY_WAIT_MS });
+  try {
+    db.pragma('query_only = ON');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
 }
 
 /** How to put a good copy of the journal back, as a person reads it. */
