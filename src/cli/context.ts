@@ -12,7 +12,8 @@ import { createLogger, logLevelOf, type Logger } from '../runtime/logger.js';
 import { languageOf, localeSource } from '../messages/language.js';
 import { userNameOf, type Folders } from '../inbox/folders.js';
 import { explainJournalFailure } from '../journal/failures.js';
-import { openJournal, type GatewayKind, type Journal } from '../journal/journal.js';
+import type { GatewayKind, Journal } from '../journal/journal.js';
+import { openJournalReadOnly, sqliteJournalAt } from '../journal/open.js';
 import { ExitError } from './exit-error.js';
 import type { CliIo } from '../runtime/io.js';
 
@@ -217,23 +218,21 @@ function mixedGateways(bound: GatewayKind, home: string): string {
 }
 
 /**
- * The home's journal, or exit 1 with a sentence naming it: a damaged or unopenable
- * journal is the operator's to look at, never an `unexpected error`. `open` is how:
- * for work, or read only (`openJournalReadOnly`).
+ * A journal read only (the home's, or its view), or exit 1 with a sentence naming it: a
+ * damaged or unopenable journal is the operator's to look at, never an `unexpected error`.
  */
-export function openHomeJournal(
-  path: string,
-  now: () => number,
-  open: (path: string, now: () => number) => Journal = (at, clock) =>
-    openJournal(at, { now: clock }),
-): Journal {
+export function openHomeJournal(path: string, now: () => number): Journal {
   try {
-    return open(path, now);
+    return openJournalReadOnly(sqliteJournalAt(path), now);
   } catch (error) {
-    const why = explainJournalFailure(error, path, 'nothing') ?? journalProblem(path, error);
-    if (why === undefined) throw error;
-    throw new ExitError(1, `payouts: ${why}`);
+    throw homeJournalFailure(path, error);
   }
+}
+
+/** What failed opening a journal, as exit 1 with a sentence naming it when it can be said. */
+export function homeJournalFailure(path: string, error: unknown): unknown {
+  const why = explainJournalFailure(error, path, 'nothing') ?? journalProblem(path, error);
+  return why === undefined ? error : new ExitError(1, `payouts: ${why}`);
 }
 
 /** What other SQLite errors on opening the journal mean (damage and a full disk: explainJournalFailure). */

@@ -8,14 +8,30 @@ import type { Folders } from '../inbox/folders.js';
 import type { Config } from '../config/schema.js';
 import { ClockBehindError, refuseClockBehind } from '../journal/clock-behind.js';
 import type { Journal } from '../journal/journal.js';
-import { JournalLossError, journalLoss, openJournalForWork } from '../journal/open-for-work.js';
+import { JournalLossError, openJournalForWork, readJournal } from '../journal/open-for-work.js';
 import { markerPathOf } from '../journal/marker.js';
-import { requireJournal, requireOwnHome, type Output } from './context.js';
+import { homeJournalFailure, requireJournal, requireOwnHome, type Output } from './context.js';
 import { ExitError } from './exit-error.js';
 
-/** Read-only: why this home's journal is not its own (lost, emptied, replaced, older), if so. */
-export function journalLossOf(folders: Folders): string | undefined {
-  return journalLoss(folders.journal, historyFolders(folders));
+/**
+ * Read-only (status, run --dry-run): this home's journal when it has one, and why it is
+ * not this home's own (lost, emptied, replaced, older), if so; exit 1 naming a journal
+ * that cannot be read.
+ */
+export async function readHomeJournal(
+  folders: Folders,
+  now: () => number,
+): ReturnType<typeof readJournal> {
+  try {
+    return await readJournal(folders.journal, historyFolders(folders), now);
+  } catch (error) {
+    throw homeJournalFailure(folders.journal, error);
+  }
+}
+
+/** Read-only (doctor): the same, a journal that cannot be read thrown as it failed. */
+export function readJournalOf(folders: Folders, now: () => number): ReturnType<typeof readJournal> {
+  return readJournal(folders.journal, historyFolders(folders), now);
 }
 
 function historyFolders(folders: Folders): string[] {

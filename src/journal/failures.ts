@@ -4,6 +4,7 @@
  * codes (better-sqlite3 puts them in `code`), never on message text.
  */
 import { waysOn } from './loss.js';
+import { restoreOf, sqliteJournalAt } from './open.js';
 
 export type JournalFailureKind = 'damaged' | 'full';
 
@@ -35,5 +36,12 @@ export function explainJournalFailure(
   if (kind === 'full') {
     return `the disk holding the journal ${journalPath} is full or failing to write (${what}): ${stopped}. Free space on that disk (df -h), then run again; the journal is kept as it is.`;
   }
-  return `the journal ${journalPath} is damaged (${what}): ${stopped}. Do not delete it, and keep it for a person to look at. ${waysOn(journalPath).replace('Either restore the right journal', 'Either restore the last good copy of it').replace('or run "payouts run --recover"', 'or move it aside and run "payouts run --recover"')}`;
+  return `the journal ${journalPath} is damaged (${what}): ${stopped}. Do not delete it, and keep it for a person to look at. ${waysOn(
+    restoreOf(sqliteJournalAt(journalPath)),
+  )
+    .replace('Either restore the right journal', 'Either restore the last good copy of it')
+    .replace(
+      'or run "payouts run --recover"',
+      'or move it aside and run "payouts run --recover"',
+    )}`;
 }

@@ -1,7 +1,8 @@
 /**
  * The journal: what records every batch, every payout (each orderId once) and every move
  * of a payout, declared by aggregate so that another store can stand in for SQLite (see
- * test/journal/conformance.ts, run against each). `openJournal` opens the SQLite one.
+ * test/journal/conformance.ts, run against each). `openJournal` (open.ts) opens one by
+ * its location.
  *
  * Every method answers with a promise: a network database (several hosts on one inbox)
  * answers later, and its callers must wait for it, so the engine does not change when one
@@ -47,16 +48,38 @@ import type {
 export type * from './types.js';
 export type { BatchState } from './batch-states.js';
 export { JournalError, isJournalError } from './journal-error.js';
-export { openJournal, openJournalReadOnly, type JournalOptions } from './sqlite/open.js';
 export { writeJournalView } from './sqlite/view.js';
 
 /** The journal as a whole: the file it lives in, and each aggregate. */
 export interface Journal
   extends JournalFile, JournalBatches, JournalPayouts, JournalLocks, JournalReports {}
 
+/** Where a journal is: the kind of store, and its address there. */
+export interface JournalLocation {
+  kind: 'sqlite';
+  /** The journal's file. */
+  path: string;
+}
+
+/** What a journal says of itself, for people (`payouts doctor`) and its loss check. */
+export interface JournalDescription {
+  kind: JournalLocation['kind'];
+  /** Where it is, as a person finds it: a file's path. */
+  address: string;
+  /** Which store, and through what: `SQLite through better-sqlite3 12.11.1`. */
+  store: string;
+  /** The schema version of the store itself (an older one is brought up to date by a run). */
+  schema: number;
+  /** The schema version this payouts writes. */
+  latestSchema: number;
+  /** How to put back a good copy of it: the store's own backup, said to a person. */
+  restore: string;
+}
+
 /** The journal as a store: which one it is, its recovery, its gateway, its closing. */
 export interface JournalFile {
   path: string;
+  describe(): Promise<JournalDescription>;
   identity(): Promise<JournalIdentity | undefined>;
   /** The highest audit id: it only grows, so an older copy of this journal has a lower one. */
   highWater(): Promise<number>;

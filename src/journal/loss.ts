@@ -3,16 +3,18 @@
  * detected (docs/operations.md, "A lost journal"). Pure: the facts are gathered by the caller.
  */
 import type { MarkerState } from './marker.js';
+import type { JournalState } from './types.js';
 
 /**
- * `missing`, `empty`: no journal, or 0 bytes, where the home has had one. `replaced`:
+ * `missing`, `empty`: no journal, or one with nothing ever journaled, where the home has had one. `replaced`:
  * a journal, but another one than the marker names. `older`: this home's journal, but
  * an older copy of it (its audit ends below what the marker saw sent).
  */
 export type LossKind = 'missing' | 'empty' | 'replaced' | 'older';
 
 export interface JournalFacts {
-  file: 'absent' | 'empty' | 'present';
+  /** What the journal's store answers of it. */
+  store: JournalState;
   marker: MarkerState | undefined;
   /** Files in processing/, archive/ or results/: the home has worked before. */
   homeHasHistory: boolean;
@@ -26,9 +28,9 @@ export interface OpenedFacts {
 
 /** Before opening: a journal that is not there, or empty, where one has been. */
 export function judgeBeforeOpen(facts: JournalFacts): LossKind | undefined {
-  if (facts.file === 'present') return undefined;
+  if (facts.store === 'present') return undefined;
   if (facts.marker === undefined && !facts.homeHasHistory) return undefined; // a new home
-  return facts.file === 'absent' ? 'missing' : 'empty';
+  return facts.store === 'absent' ? 'missing' : 'empty';
 }
 
 /** After opening: another journal, or an older copy of this one. */
@@ -54,7 +56,7 @@ export function describeLoss(
     case 'missing':
       return `the journal ${journalPath} is missing, but this home folder has had one (${why})`;
     case 'empty':
-      return `the journal ${journalPath} is empty (0 bytes), but this home folder has had one (${why})`;
+      return `the journal ${journalPath} is empty (nothing was ever journaled in it), but this home folder has had one (${why})`;
     case 'replaced':
       return `${journalPath} is another journal (${facts.journalId ?? '?'}) than the one this home folder had (${facts.marker?.journalId ?? '?'}): copied from another home, or made anew`;
     case 'older':
@@ -81,10 +83,10 @@ export function recoveryNote(what: string): string {
   return `recovery: ${what}. From now on every payout is looked up at the gateway by its orderId before its first send from this journal: found, its transaction is adopted; not found twice and resendGrace after now, it is sent.`;
 }
 
-/** The two ways on after a loss: restore the right journal, or recover. */
-export function waysOn(journalPath: string): string {
+/** The two ways on after a loss: restore the right journal (`restore`: its store's way), or recover. */
+export function waysOn(restore: string): string {
   return (
-    `Either restore the right journal, with SQLite's online backup (sqlite3 BACKUP.db ".backup '${journalPath}'"; never a file copy), ` +
+    `Either restore the right journal, ${restore}, ` +
     `or run "payouts run --recover": from then on this journal looks every payout up at the gateway by its orderId before its first send ` +
     `(found: its transaction is adopted; not found twice and resendGrace after recovery began: sent).`
   );

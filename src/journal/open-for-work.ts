@@ -4,11 +4,17 @@
  * again what it forgot, so it stops the command until a person restores the right one or
  * chooses recovery (docs/operations.md, "A lost journal"). A new home starts with no extra step.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { PayoutsError } from '../errors.js';
 import { explainJournalFailure } from './failures.js';
-import { openJournal, type Journal } from './journal.js';
-import { Database } from './sqlite.js';
+import type { Journal, JournalLocation, JournalState } from './journal.js';
+import {
+  journalState,
+  openJournal,
+  openJournalReadOnly,
+  restoreOf,
+  sqliteJournalAt,
+} from './open.js';
 import {
   describeBehind,
   describeLoss,
@@ -56,6 +62,8 @@ export async function openJournalForWork(
   options: OpenForWorkOptions,
 ): Promise<Journal> {
   const note = options.note ?? (() => undefined);
+  const location = sqliteJournalAt(path);
+  const restore = restoreOf(location);
   const markerPath = markerPathOf(path);
   let marker: MarkerState | undefined;
   try {
@@ -64,27 +72,30 @@ export async function openJournalForWork(
     if (!(error instanceof MarkerError)) throw error;
     throw new JournalLossError(
       'marker',
-      `${error.message}: nothing was sent. If ${path} is this home's own journal, move the marker aside and run again; otherwise ${waysOn(path).replace(/^Either r/, 'r')}`,
+      `${error.message}: nothing was sent. If ${path} is this home's own journal, move the marker aside and run again; otherwise ${waysOn(restore).replace(/^Either r/, 'r')}`,
     );
   }
-  const size = statSync(path, { throwIfNoEntry: false })?.size;
-  const before = judgeBeforeOpen({
-    file: size === undefined ? 'absent' : size === 0 ? 'empty' : 'present',
-    marker,
-    homeHasHistory: options.historyFolders.some(hasFiles),
-  });
-  if (before && !options.recover) {
-    throw new JournalLossError(before, lossMessage(describeLoss(before, path, { marker }), path));
-  }
-
-  let open: Marker | undefined;
+  let before: LossKind | undefined;
   let journal: Journal;
+  let open: Marker | undefined;
   try {
-    journal = openJournal(path, {
+    before = judgeBeforeOpen({
+      store: journalState(location),
+      marker,
+      homeHasHistory: options.historyFolders.some(hasFiles),
+    });
+    if (before && !options.recover) {
+      throw new JournalLossError(
+        before,
+        lossMessage(describeLoss(before, path, { marker }), restore),
+      );
+    }
+    journal = openJournal(location, {
       now: options.now,
       onSending: (highWater) => open?.cover(highWater) ?? Promise.resolve(),
     });
   } catch (error) {
+    if (error instanceof JournalLossError) throw error;
     const damaged = explainJournalFailure(error, path, 'nothing');
     if (damaged) throw new JournalLossError('damaged', damaged);
     throw error;
@@ -105,7 +116,7 @@ export async function openJournalForWork(
         after,
         lossMessage(
           describeLoss(after, path, { marker, journalId: identity.journalId, highWater }),
-          path,
+          restore,
         ),
       );
     }
@@ -148,11 +159,35 @@ export async function openJournalForWork(
 }
 
 /**
- * The same judgement, reading only (a dry run, status): the sentence for a lost, emptied,
- * replaced or older journal, or undefined when it is this home's own (or a new home).
- * Nothing is created or written, not even a marker.
+ * This home's journal read only (a dry run, status, doctor), when there is a file, with
+ * the same judgement: the sentence for a lost, emptied, replaced or older journal, or
+ * undefined when it is this home's own (or a new home). Nothing is created or written,
+ * not even a marker.
  */
-export function journalLoss(path: string, historyFolders: readonly string[]): string | undefined {
+export async function readJournal(
+  path: string,
+  historyFolders: readonly string[],
+  now: () => number,
+): Promise<{ journal: Journal | undefined; loss: string | undefined }> {
+  const location = sqliteJournalAt(path);
+  const state = journalState(location);
+  const journal = state === 'absent' ? undefined : openJournalReadOnly(location, now);
+  try {
+    return { journal, loss: await lossOf(journal, state, location, historyFolders) };
+  } catch (error) {
+    await journal?.close();
+    throw error;
+  }
+}
+
+async function lossOf(
+  journal: Journal | undefined,
+  state: JournalState,
+  location: JournalLocation,
+  historyFolders: readonly string[],
+): Promise<string | undefined> {
+  const { path } = location;
+  const restore = restoreOf(location);
   let marker: MarkerState | undefined;
   try {
     marker = readMarker(markerPathOf(path));
@@ -160,38 +195,19 @@ export function journalLoss(path: string, historyFolders: readonly string[]): st
     if (error instanceof MarkerError) return error.message;
     throw error;
   }
-  const size = statSync(path, { throwIfNoEntry: false })?.size;
   const before = judgeBeforeOpen({
-    file: size === undefined ? 'absent' : size === 0 ? 'empty' : 'present',
+    store: state,
     marker,
     homeHasHistory: historyFolders.some(hasFiles),
   });
-  if (before) return lossMessage(describeLoss(before, path, { marker }), path);
-  if (marker === undefined || size === undefined) return undefined;
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  try {
-    const hasIdentity = db
-      .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'identity'`)
-      .get();
-    const journalId = hasIdentity
-      ? (
-          db.prepare(`SELECT journal_id FROM identity WHERE id = 1`).get() as
-            { journal_id: string } | undefined
-        )?.journal_id
-      : undefined;
-    const highWater = (
-      db.prepare(`SELECT COALESCE(MAX(id), 0) AS id FROM audit`).get() as { id: number }
-    ).id;
-    const after = judgeOpened({ marker, journalId: journalId ?? '(none)', highWater });
-    return after
-      ? lossMessage(
-          describeLoss(after, path, { marker, journalId: journalId ?? '(none)', highWater }),
-          path,
-        )
-      : undefined;
-  } finally {
-    db.close();
-  }
+  if (before) return lossMessage(describeLoss(before, path, { marker }), restore);
+  if (marker === undefined || journal === undefined) return undefined;
+  const journalId = (await journal.identity())?.journalId ?? '(none)';
+  const highWater = await journal.highWater();
+  const after = judgeOpened({ marker, journalId, highWater });
+  return after
+    ? lossMessage(describeLoss(after, path, { marker, journalId, highWater }), restore)
+    : undefined;
 }
 
 /**
@@ -206,14 +222,14 @@ export async function behindTheGateway(
 ): Promise<void> {
   const what = describeBehind(found);
   if (!options.recover) {
-    throw new JournalLossError('behind', lossMessage(what, journal.path));
+    throw new JournalLossError('behind', lossMessage(what, (await journal.describe()).restore));
   }
   await journal.startRecovery(what);
   options.note?.(recoveryNote(what));
 }
 
-function lossMessage(what: string, path: string): string {
-  return `${what}: nothing was sent. The journal is the only memory of what was paid, and a journal that forgot a payout would pay it again. ${waysOn(path)}`;
+function lossMessage(what: string, restore: string): string {
+  return `${what}: nothing was sent. The journal is the only memory of what was paid, and a journal that forgot a payout would pay it again. ${waysOn(restore)}`;
 }
 
 /** Whether a folder holds a file (what payouts leaves there), not only folders. */

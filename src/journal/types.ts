@@ -295,6 +295,9 @@ export interface AuditEntry {
 }
 
 /** Which journal this is, and since when it is recovering from a lost one. */
+/** What a store answers of a journal's place: none there, one with nothing in it, or one. */
+export type JournalState = 'absent' | 'empty' | 'present';
+
 export interface JournalIdentity {
   journalId: string;
   createdAt: number;

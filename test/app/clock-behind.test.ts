@@ -8,7 +8,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { serve } from '../../src/app/serve.js';
 import { ClockBehindError } from '../../src/journal/clock-behind.js';
-import { openJournal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { systemClock } from '../../src/runtime/clock.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { clientFor } from '../support/gateway.js';
@@ -60,7 +60,7 @@ describe('a clock behind the journal', () => {
     home.at('2026-11-27T12:00:00.000Z');
     home.drop('folha.csv', [HEADER, ANA, BRUNO]);
     expect((await home.run()).exit).toBe(0);
-    const journal = openJournal(home.folders.journal, { now: home.now });
+    const journal = openJournal(sqliteJournalAt(home.folders.journal), { now: home.now });
     const gateway = clientFor(home.sandbox.url);
     let log = '';
     const stop = new AbortController();

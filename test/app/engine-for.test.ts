@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { POLLING } from '../../src/engine/policy.js';
 import { requestDeadlineMs } from '../../src/gateway/client.js';
 import { engineFor } from '../../src/app/engine-for.js';
-import { openJournal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { useTempFolder } from '../support/files.js';
 import { clientFor } from '../support/gateway.js';
 import { systemClock } from '../../src/runtime/clock.js';
@@ -18,7 +18,7 @@ describe('a claim outlives its request', () => {
     [{ PAYOUTS_CONNECT_TIMEOUT: '30s', PAYOUTS_REQUEST_TIMEOUT: '5m' }],
   ])('the lease and the grace period cover the request deadline (%j)', async (env) => {
     const { config } = loadConfig({ env });
-    const journal = openJournal(join(folder(), 'journal.db'));
+    const journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     const client = clientFor('http://127.0.0.1:9');
     try {
       const { engine } = engineFor(journal, client, config, {

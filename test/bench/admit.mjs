@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { openJournal } from '../../dist/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../dist/journal/open.js';
 import { Database } from '../../dist/journal/sqlite.js';
 import { withCheckDigits } from '../../dist/csv/documents.js';
 
@@ -69,7 +69,7 @@ const cpuMs = (start) => {
 };
 
 async function admitAll(path) {
-  const journal = openJournal(path);
+  const journal = openJournal(sqliteJournalAt(path));
   const batch = await journal.batchForFile({
     name: 'folha-2026-11.csv',
     nameKey: 'folha-2026-11',

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../dist/config/load.js';
 import { ingestFile } from '../../dist/engine/ingest.js';
-import { openJournal } from '../../dist/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../dist/journal/open.js';
 import { Database } from '../../dist/journal/sqlite.js';
 import { withCheckDigits } from '../../dist/csv/documents.js';
 
@@ -40,7 +40,7 @@ const nameOf = (batch) => `fornecedores-${batch % NAMES}`;
 
 /** A journal of PAYOUTS payouts, written in one transaction through SQL (bulk, fast). */
 async function buildJournal(path) {
-  await openJournal(path, { now: () => NOW - SPAN }).close();
+  await openJournal(sqliteJournalAt(path), { now: () => NOW - SPAN }).close();
   const db = new Database(path);
   db.pragma('synchronous = OFF');
   const insertBatch = db.prepare(`
@@ -114,7 +114,7 @@ function writeFile(path) {
 
 async function timeIngest(folder, journalPath, file, at) {
   const { config } = loadConfig({ env: { PAYOUTS_HOME: folder } });
-  const journal = openJournal(journalPath, { now: () => at });
+  const journal = openJournal(sqliteJournalAt(journalPath), { now: () => at });
   try {
     const started = performance.now();
     const result = await ingestFile(file, journal, config, 'open', true);

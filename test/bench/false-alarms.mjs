@@ -14,7 +14,7 @@ import { runPass } from '../../dist/app/pass.js';
 import { loadConfig } from '../../dist/config/load.js';
 import { createGatewayClient } from '../../dist/gateway/client.js';
 import { ensureFolders, homeFolders } from '../../dist/inbox/folders.js';
-import { openJournal } from '../../dist/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../dist/journal/open.js';
 import { systemClock } from '../../dist/runtime/clock.js';
 import { startSandbox } from '../../dist/sandbox/server.js';
 import { ROUTINES, runRoutine } from './support/routines.mjs';
@@ -39,7 +39,7 @@ async function home() {
       utimesSync(path, new Date(now()), new Date(now()));
     },
     async run() {
-      const journal = openJournal(folders.journal, { now });
+      const journal = openJournal(sqliteJournalAt(folders.journal), { now });
       const gateway = createGatewayClient({
         baseUrl: sandbox.url,
         token: TOKEN,

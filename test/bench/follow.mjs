@@ -18,7 +18,7 @@ import { Doorbell, followPending, nudgeOnPostback } from '../../dist/engine/foll
 import { POLLING, POLLING_WITH_POSTBACKS } from '../../dist/engine/policy.js';
 import { createGatewayPool } from '../../dist/engine/pool.js';
 import { createGatewayClient } from '../../dist/gateway/client.js';
-import { openJournal } from '../../dist/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../dist/journal/open.js';
 import { startPostbackReceiver } from '../../dist/postback/receiver.js';
 import { startSandbox } from '../../dist/sandbox/server.js';
 import { systemClock } from '../../dist/runtime/clock.js';
@@ -45,7 +45,7 @@ async function follow(mode) {
     },
   });
   const folder = mkdtempSync(join(tmpdir(), `payouts-bench-follow-${mode}-`));
-  const journal = openJournal(join(folder, 'journal.db'));
+  const journal = openJournal(sqliteJournalAt(join(folder, 'journal.db')));
   const gateway = createGatewayClient({
     baseUrl: sandbox.url,
     token: TOKEN,

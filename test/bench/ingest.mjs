@@ -21,7 +21,7 @@ const self = fileURLToPath(import.meta.url);
 async function ingest(file, journalPath) {
   const { loadConfig } = await import('../../dist/config/load.js');
   const { ingestFile } = await import('../../dist/engine/ingest.js');
-  const { openJournal } = await import('../../dist/journal/journal.js');
+  const { openJournal, sqliteJournalAt } = await import('../../dist/journal/open.js');
   const { config } = loadConfig({ env: { PAYOUTS_HOME: join(journalPath, '..') } });
   const options = {
     ...config,
@@ -29,7 +29,7 @@ async function ingest(file, journalPath) {
     maxPayoutCents: 1e12,
     maxFileCents: Number.MAX_SAFE_INTEGER,
   };
-  const journal = openJournal(journalPath);
+  const journal = openJournal(sqliteJournalAt(journalPath));
   try {
     const started = performance.now();
     const cpu = process.cpuUsage();

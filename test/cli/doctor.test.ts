@@ -3,10 +3,11 @@
  * journal: green only when every check holds, and each failing check says what to do.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenPlaceCheck } from '../../src/cli/commands/doctor.js';
+import { Database } from '../../src/journal/sqlite.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder, writeFile } from '../support/files.js';
@@ -98,6 +99,25 @@ describe('payouts doctor', { timeout: 30_000 }, () => {
     expect(check(lost.report, 'journal')?.detail).toMatch(/journal .*journal\.db is missing/);
     expect(lost.stderr).toContain('payouts doctor: 1 of 5 checks failed; nothing was changed');
     expect(existsSync(join(home, 'journal.db'))).toBe(false);
+  });
+
+  it('a journal of a newer payouts is a failed check that says so; the journal is left as it was', async () => {
+    const { home, env } = sandboxHome(folder(), sandbox.url, { PAYOUTS_INBOX_SETTLE: '1ms' });
+    // An orderId of its own: the sandbox is shared, and one it has would be found at the first send.
+    writeFile(join(home, 'inbox'), 'payroll.csv', PAYROLL.replace('doc-1', 'doc-newer-1'));
+    const run = await runCli(['run'], { env });
+    expect(run.code, run.stderr).toBe(0);
+    const newer = new Database(join(home, 'journal.db'));
+    newer.pragma('user_version = 999');
+    newer.close();
+    const files = readdirSync(home);
+    const { code, report } = await doctor(env);
+    expect(code).toBe(1);
+    expect(check(report, 'journal')).toMatchObject({ ok: false });
+    expect(check(report, 'journal')?.detail).toMatch(
+      /journal\.db is at schema version 999, newer than this program knows \(\d+\)/,
+    );
+    expect(readdirSync(home)).toEqual(files);
   });
 
   it.each<[string, Record<string, string> | 'closed', RegExp]>([

@@ -7,7 +7,7 @@ import {
   startProgress,
   type StateCounts,
 } from '../../src/cli/progress.js';
-import { openJournal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { useTempFolder } from '../support/files.js';
 
 const counts = (entries: Record<string, number>): StateCounts =>
@@ -69,7 +69,9 @@ describe('the bar on a terminal', () => {
   const folder = useTempFolder();
 
   it('a remark said while the bar is drawn has a line of its own', async () => {
-    const journal = openJournal(join(folder(), 'journal.db'), { now: () => Date.now() });
+    const journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')), {
+      now: () => Date.now(),
+    });
     let written = '';
     const stderr = { write: (chunk: string | Uint8Array) => (written += String(chunk)) };
     const progress = await startProgress(journal, 'bar', stderr, (text) =>

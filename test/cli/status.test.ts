@@ -1,5 +1,8 @@
 /** What `payouts status` says of a home: its times are all in `timeZone`, written one way. */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../src/journal/migrations.js';
+import { Database } from '../../src/journal/sqlite.js';
 import { runCli } from '../support/cli.js';
 import { passHome } from '../support/pass-home.js';
 
@@ -43,5 +46,37 @@ describe('payouts status', () => {
     expect(
       times.filter((time) => !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}-04:00$/.test(time)),
     ).toEqual([]);
+  });
+
+  it('and run --dry-run read a journal of an older schema as it is: not migrated, nothing left beside it', async () => {
+    const home = await passHome();
+    const env = home.env();
+    home.drop('folha.csv', [HEADER, ANA]);
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    // The journal as the payouts before the newest migration left it.
+    const latest = MIGRATIONS.at(-1)?.version ?? 0;
+    const older = new Database(home.folders.journal);
+    older.exec(`DROP INDEX payouts_by_reference; DROP INDEX payouts_unreferenced_by_cover;
+      ALTER TABLE payouts DROP COLUMN reference`);
+    older.pragma(`user_version = ${latest - 1}`);
+    older.close();
+    home.drop('folha-2.csv', [HEADER, BRUNO]);
+    const bytes = readFileSync(home.folders.journal);
+    const { mtimeMs } = statSync(home.folders.journal);
+    const files = readdirSync(home.folders.home);
+
+    const status = await runCli(['status'], { env });
+    expect([status.code, status.stderr]).toEqual([0, '']);
+    expect(status.stdout).toMatch(/folha\.csv/);
+    const rehearsal = await runCli(['run', '--dry-run'], { env });
+    expect([rehearsal.code, rehearsal.stderr]).toEqual([0, '']);
+    expect(rehearsal.stdout).toMatch(/folha-2\.csv: would send 1 \(R\$ 2\.500,00\)/);
+
+    // No -wal beside it: the file is the whole journal, its schema version at byte 60.
+    expect(readdirSync(home.folders.home)).toEqual(files);
+    expect(readFileSync(home.folders.journal).readUInt32BE(60)).toBe(latest - 1);
+    expect(statSync(home.folders.journal).mtimeMs).toBe(mtimeMs);
+    expect(readFileSync(home.folders.journal).equals(bytes)).toBe(true);
+    expect(home.sandbox.ledger().filter((entry) => entry.object === 'cashout')).toHaveLength(1);
   });
 });

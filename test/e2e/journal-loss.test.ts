@@ -167,6 +167,20 @@ describe(
       expect(sandbox.ledger()).toHaveLength(5);
     });
 
+    it('journal and marker lost, a journal with nothing in it left in its place (a SQLite file of no tables): refused as empty', async () => {
+      drop('payroll.csv', payrollFile('n', 5));
+      expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
+      deleteJournal(home);
+      rmSync(join(home, 'journal.marker'), { force: true });
+      // What `sqlite3 journal.db 'PRAGMA journal_mode=WAL'` leaves: a database, of no bytes of a journal.
+      const blank = new Database(join(home, 'journal.db'));
+      blank.pragma('journal_mode = WAL');
+      blank.close();
+      drop('payroll.csv', payrollFile('n', 5));
+      await expectRefused(/is empty/);
+      expect(sandbox.ledger()).toHaveLength(5);
+    });
+
     it('a journal with no marker beside it (a home from before markers) is adopted as it is', async () => {
       drop('a.csv', payrollFile('u', 5));
       expect((await runCli(['run'], { env })).code).toBe(3);

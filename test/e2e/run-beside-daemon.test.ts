@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openJournal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
@@ -33,13 +33,13 @@ describe('a cron run beside the daemon', () => {
     expect((await runCli(['run'], { env })).code).toBe(0);
     const path = join(home, 'journal.db');
     const me = { holder: 'the other one', host: hostname(), pid: process.pid, command };
-    const then = openJournal(path, { now: () => Date.now() - heldForMs });
+    const then = openJournal(sqliteJournalAt(path), { now: () => Date.now() - heldForMs });
     try {
       expect(await then.takeLock('home', me, 30_000, () => true)).toEqual({ taken: true });
     } finally {
       await then.close();
     }
-    const now = openJournal(path);
+    const now = openJournal(sqliteJournalAt(path));
     try {
       expect(await now.renewLock('home', me.holder)).toBe(true);
     } finally {

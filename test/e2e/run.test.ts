@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openJournal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli, runCliOnTerminal } from '../support/cli.js';
 import { useTempFolder, dated } from '../support/files.js';
@@ -224,7 +224,7 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
     expect((await runCli(['run'], { env })).code).toBe(3);
     expect(sandbox.ledger()).toHaveLength(4);
     expect(duplicates()).toEqual([]);
-    const journal = openJournal(join(home, 'journal.db'));
+    const journal = openJournal(sqliteJournalAt(join(home, 'journal.db')));
     try {
       const orderId = (await journal.batches('folha_final.csv'))[0]?.id;
       const released = [];
@@ -268,7 +268,7 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
       'lost-1,Ana,ana@example.com,11987654321,52998224725,52998224725,"10,00"\n' +
       'lost-2,Bia,bia@example.com,11987654321,52998224725,52998224725,"20,00"\n';
     // What a run killed while reading lost.csv leaves, after someone removed the file.
-    const journal = openJournal(join(home, 'journal.db'));
+    const journal = openJournal(sqliteJournalAt(join(home, 'journal.db')));
     const sha256 = createHash('sha256').update(content).digest('hex');
     const { batchId } = await journal.batchForFile({
       name: 'lost.csv',

@@ -11,7 +11,8 @@ import {
   type EngineDeps,
   type EngineOptions,
 } from '../../src/engine/engine.js';
-import { openJournal, type Journal } from '../../src/journal/journal.js';
+import { type Journal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { Database } from '../../src/journal/sqlite.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { createRandom } from '../../src/sandbox/faults.js';
@@ -34,7 +35,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     clients = [];
     // Payouts stay pending for the whole test: this is about sending, not settling.
     sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
-    journal = openJournal(join(folder(), 'journal.db'), { now });
+    journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')), { now });
   });
   afterEach(async () => {
     await journal.close();
@@ -349,7 +350,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
 
   it('a marker write that fails after a claim made only ahead ends the run with its error, not the process', async () => {
     let commits = 0;
-    const marked = openJournal(join(folder(), 'marked.db'), {
+    const marked = openJournal(sqliteJournalAt(join(folder(), 'marked.db')), {
       now,
       // The first sending commit's marker is written; every later one fails, as a full disk.
       onSending: () =>

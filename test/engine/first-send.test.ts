@@ -4,7 +4,8 @@ import { requestBudget } from '../../src/engine/budget.js';
 import { checkFirstSends } from '../../src/engine/first-send.js';
 import { createGatewayPool } from '../../src/engine/pool.js';
 import type { GatewayClient } from '../../src/gateway/client.js';
-import { openJournal, type Journal } from '../../src/journal/journal.js';
+import { type Journal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { systemClock } from '../../src/runtime/clock.js';
 import { createRandom } from '../../src/sandbox/faults.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -28,7 +29,7 @@ describe("the gateway asked before a batch's first send, over HTTP", () => {
         if (orderId) lookedUp.push(decodeURIComponent(orderId));
       },
     });
-    journal = openJournal(join(folder(), 'journal.db'));
+    journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     gateway = clientFor(sandbox.url, { requestTimeoutMs: 1000 });
   });
   afterEach(async () => {

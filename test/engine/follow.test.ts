@@ -18,7 +18,8 @@ import {
   type PollPolicy,
 } from '../../src/engine/policy.js';
 import type { GatewayClient } from '../../src/gateway/client.js';
-import { openJournal, type Journal } from '../../src/journal/journal.js';
+import { type Journal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { createRandom } from '../../src/sandbox/faults.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { useTempFolder } from '../support/files.js';
@@ -36,7 +37,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
 
   beforeEach(async () => {
     sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 300 });
-    journal = openJournal(join(folder(), 'journal.db'));
+    journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     const client = clientFor(sandbox.url, { requestTimeoutMs: 1000 });
     polls = 0;
     gateway = {
@@ -344,7 +345,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
 
       // The same payouts under new orderIds (the sandbox is shared), with the receiver on.
       await journal.close();
-      journal = openJournal(join(folder(), 'journal-2.db'));
+      journal = openJournal(sqliteJournalAt(join(folder(), 'journal-2.db')));
       await admitKeys(keys, 'g');
       polls = 0;
       const doorbell = new Doorbell();

@@ -8,7 +8,8 @@ import { POLLING } from '../../src/engine/policy.js';
 import { STOP_GRACE_MS, createGatewayPool } from '../../src/engine/pool.js';
 import type { GatewayClient } from '../../src/gateway/client.js';
 import type { Operation } from '../../src/gateway/errors.js';
-import { openJournal, type Journal } from '../../src/journal/journal.js';
+import { type Journal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { systemClock, type Clock } from '../../src/runtime/clock.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { useTempFolder } from '../support/files.js';
@@ -142,7 +143,7 @@ describe('the stop reaches lookups and polls in flight, over HTTP', () => {
           hanging.push(path.includes('orderId') ? 'getTransactionByOrderId' : 'getTransactionById');
       },
     });
-    journal = openJournal(join(folder(), 'journal.db'));
+    journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     gateway = clientFor(sandbox.url, { requestTimeoutMs: REQUEST_TIMEOUT_MS });
   });
   afterEach(async () => {

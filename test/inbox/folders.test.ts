@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/load.js';
 import { ensureFolders, homeFolders, SHARED_MODES } from '../../src/inbox/folders.js';
-import { openJournal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { useTempFolder } from '../support/files.js';
 
 const modeOf = (path: string) => statSync(path).mode & 0o7777;
@@ -47,7 +47,7 @@ describe('the home folders', () => {
       // A home made before the setting, with a folder someone opened up by hand.
       ensureFolders(folders);
       chmodSync(folders.results, 0o777);
-      const journal = openJournal(folders.journal);
+      const journal = openJournal(sqliteJournalAt(folders.journal));
       await journal.close();
       ensureFolders(folders, group);
       const expected = {

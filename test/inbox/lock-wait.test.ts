@@ -2,7 +2,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lockHome } from '../../src/inbox/lock.js';
-import { openJournal, type Journal } from '../../src/journal/journal.js';
+import { type Journal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import type { Clock } from '../../src/runtime/clock.js';
 import { useTempFolder } from '../support/files.js';
 
@@ -12,7 +13,7 @@ describe('waiting for the home folder lock', () => {
   afterEach(async () => await journal.close());
 
   it('waits on the clock it is given: a minute of waiting takes no real minute', async () => {
-    journal = openJournal(join(folder(), 'journal.db'));
+    journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     // Held by a running process of this host (this one, under another name): never stale.
     const holder = { holder: 'the other run', host: hostname(), pid: process.pid, command: 'run' };
     expect(await journal.takeLock('home', holder, 30_000, () => true)).toEqual({ taken: true });

@@ -11,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { withCheckDigits } from '../../src/csv/documents.js';
 import { ingestFile } from '../../src/engine/ingest.js';
-import { openJournal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { runCli } from '../support/cli.js';
 import { passHome } from '../support/pass-home.js';
 
@@ -86,7 +86,7 @@ describe('result and archive names carry the batch date', () => {
     h.at('2026-11-23T12:00:00Z');
     // Left in processing/ by an older version, which had named its result already.
     writeFileSync(join(h.folders.processing, 'fornecedores.csv'), `${HEADER}\r\n${ANA}\r\n`);
-    const journal = openJournal(h.folders.journal, { now: h.now });
+    const journal = openJournal(sqliteJournalAt(h.folders.journal), { now: h.now });
     try {
       const config = h.config();
       const ingested = await ingestFile(

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { MIGRATIONS } from '../../src/journal/migrations.js';
 import { contextOf } from '../../src/journal/sqlite/context.js';
-import { JournalError, openJournal, type Journal } from '../../src/journal/journal.js';
+import { JournalError, type Journal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { batch, describeJournal } from './conformance.js';
 
 const requestOf = (n: number, cpfCnpj: string): CashOutRequest => ({
@@ -22,13 +23,13 @@ import { cashOutRequest } from '../support/gateway.js';
 describe('the SQLite journal', () => {
   const folder = useTempFolder();
   describeJournal('conforms to the Journal interface', (store, now) =>
-    openJournal(join(folder(), 'home', store), { now }),
+    openJournal(sqliteJournalAt(join(folder(), 'home', store)), { now }),
   );
 
   describe('as a file', () => {
     const opened: Journal[] = [];
     const open = () => {
-      const journal = openJournal(join(folder(), 'home', 'journal.db'));
+      const journal = openJournal(sqliteJournalAt(join(folder(), 'home', 'journal.db')));
       opened.push(journal);
       return journal;
     };
@@ -255,7 +256,9 @@ describe('the SQLite journal', () => {
 
     it('holds at claim exactly the rows the cover rule written plainly holds, and weighs a new row as it does', async () => {
       let clock = 1_000_000;
-      const journal = openJournal(join(folder(), 'home', 'journal.db'), { now: () => clock });
+      const journal = openJournal(sqliteJournalAt(join(folder(), 'home', 'journal.db')), {
+        now: () => clock,
+      });
       opened.push(journal);
       const raw = new Database(journal.path);
       // A fixed, seeded draw: the same journal every run.

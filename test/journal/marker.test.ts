@@ -11,12 +11,12 @@ const marker = { journalId: 'j-1', highWater: 10 };
 
 describe('journal loss rules', () => {
   it.each([
-    [{ file: 'present', marker, homeHasHistory: true }, undefined],
-    [{ file: 'absent', marker: undefined, homeHasHistory: false }, undefined], // a new home
-    [{ file: 'absent', marker, homeHasHistory: false }, 'missing'],
-    [{ file: 'absent', marker: undefined, homeHasHistory: true }, 'missing'],
-    [{ file: 'empty', marker, homeHasHistory: false }, 'empty'],
-    [{ file: 'empty', marker: undefined, homeHasHistory: false }, undefined],
+    [{ store: 'present', marker, homeHasHistory: true }, undefined],
+    [{ store: 'absent', marker: undefined, homeHasHistory: false }, undefined], // a new home
+    [{ store: 'absent', marker, homeHasHistory: false }, 'missing'],
+    [{ store: 'absent', marker: undefined, homeHasHistory: true }, 'missing'],
+    [{ store: 'empty', marker, homeHasHistory: false }, 'empty'],
+    [{ store: 'empty', marker: undefined, homeHasHistory: false }, undefined],
   ] as const)('before open: %j -> %s', (facts, loss) => {
     expect(judgeBeforeOpen(facts)).toBe(loss);
   });

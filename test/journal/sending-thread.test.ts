@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JournalError, openJournal } from '../../src/journal/journal.js';
+import { JournalError } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { Database } from '../../src/journal/sqlite.js';
 import { failureOf, failureShape } from '../../src/journal/sqlite/sending-thread.js';
 import { recordOpenBatch } from '../support/batch.js';
@@ -47,7 +48,7 @@ describe("the journal's sending thread under the tests", () => {
   const folder = useTempFolder();
 
   it('runs the source under test, not a build of it: its failure is thrown from src/', async () => {
-    const journal = openJournal(join(folder(), 'journal.db'));
+    const journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     try {
       const batchId = await recordOpenBatch(journal, 'payroll.csv', 1);
       await journal.admitPayouts(batchId, [{ line: 2, request: cashOutRequest('t-1') }], {

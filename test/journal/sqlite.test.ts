@@ -49,8 +49,8 @@ describe('the SQLite binding', () => {
 // Two processes opening one new journal at once (two daemons started together): before
 // the switch to WAL was retried, about one pair in ten failed with SQLITE_BUSY.
 const openJournalScript = () => `
-  const { openJournal } = await import(${JSON.stringify(moduleUrl('journal/journal.js'))});
-  openJournal(process.argv[1]).close();
+  const { openJournal, sqliteJournalAt } = await import(${JSON.stringify(moduleUrl('journal/open.js'))});
+  openJournal(sqliteJournalAt(process.argv[1])).close();
 `;
 
 describe('a new journal opened by two processes at once', () => {

@@ -11,7 +11,8 @@ import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { ensureFolders, homeFolders, type Folders } from '../../src/inbox/folders.js';
 import { exitCodeOf, runPass, type FileSummary } from '../../src/app/pass.js';
-import { openJournal, type Journal } from '../../src/journal/journal.js';
+import { type Journal } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { systemClock } from '../../src/runtime/clock.js';
 import { TOKEN, clientFor } from './gateway.js';
@@ -94,7 +95,7 @@ export async function passHome(
       utimesSync(path, new Date(now()), new Date(now()));
     },
     async run(settings = {}, pass = {}) {
-      const journal = openJournal(folders.journal, { now });
+      const journal = openJournal(sqliteJournalAt(folders.journal), { now });
       const gateway = clientFor(
         sandbox.url,
         pass.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: pass.requestTimeoutMs },
@@ -115,7 +116,7 @@ export async function passHome(
       }
     },
     async withJournal(use) {
-      const journal = openJournal(folders.journal, { now });
+      const journal = openJournal(sqliteJournalAt(folders.journal), { now });
       try {
         return await use(journal);
       } finally {

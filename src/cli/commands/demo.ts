@@ -8,7 +8,8 @@ import { POLLING } from '../../engine/policy.js';
 import { createGatewayClient } from '../../gateway/client.js';
 import { ensureFolders, homeFolders } from '../../inbox/folders.js';
 import { runPass, type FileSummary } from '../../app/pass.js';
-import { openJournal, type Journal } from '../../journal/journal.js';
+import type { Journal } from '../../journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../journal/open.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../../sandbox/server.js';
 import { openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
@@ -77,7 +78,7 @@ export function demoCommand(io: CliIo, { command: { demo: words } }: HelpTexts):
         requestTimeoutMs: config.requestTimeout,
         connections: config.concurrency,
       });
-      const journal = openJournal(folders.journal, { now: io.clock.now });
+      const journal = openJournal(sqliteJournalAt(folders.journal), { now: io.clock.now });
       // Its results and status then say SANDBOX, like any sandbox home's.
       await journal.bindGateway('sandbox');
       out.warn(

@@ -22,8 +22,8 @@ import {
   userNameOf,
   type Folders,
 } from '../../inbox/folders.js';
-import { MIGRATIONS } from '../../journal/migrations.js';
-import { Database, SQLITE_BINDING } from '../../journal/sqlite.js';
+import { JournalError } from '../../journal/journal.js';
+import { SQLITE_BINDING } from '../../journal/sqlite.js';
 import { explainJournalFailure } from '../../journal/failures.js';
 import {
   homeOwnerProblem,
@@ -34,7 +34,7 @@ import {
   type GlobalOptions,
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
-import { journalLossOf } from '../work-journal.js';
+import { readJournalOf } from '../work-journal.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
@@ -60,7 +60,7 @@ export function doctorCommand(io: CliIo, { command: { doctor: words } }: HelpTex
         ...(await gatewayChecks(context)),
         ...homeChecks(folders, context.config.sharedGroup),
         ...inboxCheck(folders, context.config.sharedGroup, io.env),
-        journalCheck(folders, context),
+        await journalCheck(folders, context),
         contactsCheck(context.config),
         ...(context.envFile === undefined ? [] : [envFileCheck(context.envFile)]),
         ...tokenPlaceChecks(context),
@@ -285,43 +285,37 @@ function octal(mode: number): string {
  * gateway; a damaged or unreadable one is a failed check that names it, not the end of
  * the checks.
  */
-function journalCheck(folders: Folders, context: Context): Check {
+async function journalCheck(folders: Folders, context: Context): Promise<Check> {
   try {
-    return readJournalCheck(folders, context);
+    return await readJournalCheck(folders, context);
   } catch (error) {
     const why =
-      explainJournalFailure(error, folders.journal, 'nothing') ??
-      journalProblem(folders.journal, error);
+      error instanceof JournalError
+        ? error.message
+        : (explainJournalFailure(error, folders.journal, 'nothing') ??
+          journalProblem(folders.journal, error));
     if (why === undefined) throw error;
     return { name: 'journal', level: 'fail', detail: why };
   }
 }
 
-function readJournalCheck(folders: Folders, context: Context): Check {
+async function readJournalCheck(folders: Folders, context: Context): Promise<Check> {
   const name = 'journal';
-  const loss = journalLossOf(folders);
-  if (loss !== undefined) return { name, level: 'fail', detail: loss };
-  if (statSync(folders.journal, { throwIfNoEntry: false }) === undefined) {
-    return {
-      name,
-      level: 'ok',
-      detail: `none yet: the first run makes ${folders.journal} (SQLite through ${SQLITE_BINDING}, owner-only)`,
-    };
-  }
-  const mode = statSync(folders.journal).mode & 0o777;
-  const db = new Database(folders.journal, { readonly: true, fileMustExist: true });
+  const { journal, loss } = await readJournalOf(folders, context.io.clock.now);
   try {
-    const schema = db.pragma('user_version', { simple: true }) as number;
-    const latest = MIGRATIONS.at(-1)?.version ?? 0;
-    const bound = hasTable(db, 'gateway')
-      ? (db.prepare(`SELECT kind FROM gateway WHERE id = 1`).get() as { kind: string } | undefined)
-          ?.kind
-      : undefined;
+    if (loss !== undefined) return { name, level: 'fail', detail: loss };
+    if (journal === undefined) {
+      return {
+        name,
+        level: 'ok',
+        detail: `none yet: the first run makes ${folders.journal} (SQLite through ${SQLITE_BINDING}, owner-only)`,
+      };
+    }
+    const { address, store, schema, latestSchema } = await journal.describe();
+    const bound = await journal.gatewayKind();
+    const mode = statSync(folders.journal).mode & 0o777;
     const wanted = context.config.baseUrl === null ? 'sandbox' : 'configured';
     const problems = [
-      schema > latest
-        ? `its schema (${schema}) is newer than this payouts knows (${latest}): install the newer payouts that wrote it`
-        : undefined,
       bound !== undefined && bound !== wanted
         ? bound === 'sandbox'
           ? 'it has only sent to the embedded sandbox: real payouts need a home folder of their own'
@@ -331,12 +325,12 @@ function readJournalCheck(folders: Folders, context: Context): Check {
         ? `its mode is ${octal(mode)}: the next run makes it owner-only (0600)`
         : undefined,
     ].filter((problem): problem is string => problem !== undefined);
-    const detail = `${folders.journal}: SQLite through ${SQLITE_BINDING}, schema ${schema} (${schema < latest ? `the next run brings it to ${latest}` : 'current'}), ${bound === undefined ? 'has sent nothing yet' : bound === 'sandbox' ? 'sends to the embedded sandbox' : 'sends to a real gateway'}`;
+    const detail = `${address}: ${store}, schema ${schema} (${schema < latestSchema ? `the next run brings it to ${latestSchema}` : 'current'}), ${bound === undefined ? 'has sent nothing yet' : bound === 'sandbox' ? 'sends to the embedded sandbox' : 'sends to a real gateway'}`;
     return problems.length === 0
       ? { name, level: 'ok', detail }
       : { name, level: 'fail', detail: `${detail}; but ${problems.join('; ')}` };
   } finally {
-    db.close();
+    await journal?.close();
   }
 }
 
@@ -453,11 +447,4 @@ export function tokenPlaceCheck(place: {
         ? `read from ${file}, kept apart from the other settings`
         : `read from ${file}, which the members of ${shared.group} may not read`,
   };
-}
-
-function hasTable(db: InstanceType<typeof Database>, table: string): boolean {
-  return (
-    db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table) !==
-    undefined
-  );
 }

@@ -14,7 +14,6 @@ import type { Journal } from '../../journal/journal.js';
 import {
   hintFlagsOf,
   openContext,
-  openHomeJournal,
   openGateway,
   requireInbox,
   requireOwnHome,
@@ -24,7 +23,7 @@ import {
 import { ExitError, usageError } from '../exit-error.js';
 import { startProgress } from '../progress.js';
 import { CATALOGS } from '../../messages/catalog.js';
-import { journalLossOf, openWorkJournal } from '../work-journal.js';
+import { openWorkJournal, readHomeJournal } from '../work-journal.js';
 import { describeFile } from '../../app/describe-file.js';
 import { say, sayInEnglish } from '../../messages/say.js';
 import type { HelpTexts } from '../../messages/catalog.js';
@@ -193,11 +192,11 @@ function durationFlag(flag: string, text: string, usage: HelpTexts['usage']): nu
 async function dryRun(context: Context, folders: Folders, hintFlags: string): Promise<void> {
   const { config, out } = context;
   // A run would refuse a lost journal: so does its rehearsal, rather than promise to pay all.
-  const loss = journalLossOf(folders);
-  if (loss) throw new ExitError(1, `payouts run --dry-run: ${loss}`);
-  const journal = existsSync(folders.journal)
-    ? openHomeJournal(folders.journal, context.io.clock.now)
-    : undefined;
+  const { journal, loss } = await readHomeJournal(folders, context.io.clock.now);
+  if (loss) {
+    await journal?.close();
+    throw new ExitError(1, `payouts run --dry-run: ${loss}`);
+  }
   let plan: DryRunFile[];
   try {
     plan = await rehearseRun({

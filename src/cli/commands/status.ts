@@ -21,15 +21,9 @@ import {
   resultRecord,
   type ResultRecord,
 } from '../../results/result-file.js';
-import {
-  openContext,
-  openHomeJournal,
-  requireJournal,
-  type GlobalOptions,
-  type Output,
-} from '../context.js';
+import { openContext, requireJournal, type GlobalOptions, type Output } from '../context.js';
 import { ExitError } from '../exit-error.js';
-import { journalLossOf } from '../work-journal.js';
+import { readHomeJournal } from '../work-journal.js';
 import { describeTotals } from '../../app/describe-file.js';
 import { keyValueLines } from '../format.js';
 import { sayInEnglish } from '../../messages/say.js';
@@ -45,10 +39,9 @@ export function statusCommand(io: CliIo, { command: { status: words } }: HelpTex
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(context.config.home);
       // Said first, even with --quiet: what follows is not the whole truth of this home.
-      const loss = journalLossOf(folders);
+      const { journal, loss } = await readHomeJournal(folders, io.clock.now);
       if (loss) context.out.warn(`payouts status: ${loss}`);
-      requireJournal('status', folders);
-      const journal = openHomeJournal(folders.journal, io.clock.now);
+      if (journal === undefined) return requireJournal('status', folders);
       try {
         const sandbox = (await journal.gatewayKind()) === 'sandbox';
         // Payouts pending longer than pendingAlertAfter, shown beside their file.

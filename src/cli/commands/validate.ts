@@ -12,7 +12,6 @@ import { mistakesSaid, type Mistake, type RowOutcome } from '../../csv/row.js';
 import { validationReportHeadings, validationReportLine } from '../../csv/validation-report.js';
 import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { homeFolders, type Folders } from '../../inbox/folders.js';
-import { openJournalReadOnly } from '../../journal/journal.js';
 import { hintFlagsOf, openContext, openHomeJournal, type GlobalOptions } from '../context.js';
 import { systemCodeOf } from '../../errors.js';
 import { ExitError } from '../exit-error.js';
@@ -349,7 +348,7 @@ async function weighAgainstJournal(
   now: () => number,
   options: Parameters<typeof planRun>[2],
 ): Promise<DryRunFile | undefined> {
-  const journal = openHomeJournal(journalPath, now, openJournalReadOnly);
+  const journal = openHomeJournal(journalPath, now);
   try {
     const [plan] = await planRun([file], journal, options);
     return plan;

@@ -7,7 +7,7 @@
 import { Database } from '../sqlite.js';
 
 /** How long a write waits for another connection's write lock before SQLITE_BUSY. */
-const BUSY_WAIT_MS = 10_000;
+export const BUSY_WAIT_MS = 10_000;
 /**
  * The connection's page cache, in KiB: 4 MiB, not the 16 MB better-sqlite3 builds SQLite
  * with (DEFAULT_CACHE_SIZE=-16000), which a file's admission fills, and which also bounds

@@ -8,14 +8,14 @@
  * the row's fence and current state, checked against the transition table, and audited.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, closeSync, mkdirSync, openSync, statfsSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statfsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { MIGRATIONS } from '../migrations.js';
-import { Database } from '../sqlite.js';
-import { connect } from './connection.js';
-import type { GatewayKind, JournalIdentity } from '../types.js';
+import { Database, SQLITE_BINDING } from '../sqlite.js';
+import { BUSY_WAIT_MS, connect } from './connection.js';
+import type { GatewayKind, JournalIdentity, JournalState } from '../types.js';
 import { createBatches } from './batches.js';
 import { contextOf, type Synchronous } from './context.js';
 import { createCorrections } from './corrections.js';
@@ -31,6 +31,9 @@ const NETWORK_FILESYSTEMS = new Set([
   0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x65735546, 0x01021997,
 ]);
 
+/** The schema version this payouts writes. */
+const LATEST = MIGRATIONS.at(-1)?.version ?? 0;
+
 export interface JournalOptions {
   /** Milliseconds since the epoch; injected by tests. */
   now?: () => number;
@@ -41,7 +44,7 @@ export interface JournalOptions {
   onSending?: (highWater: number) => Promise<void>;
 }
 
-export function openJournal(path: string, options: JournalOptions = {}): Journal {
+export function openSqliteJournal(path: string, options: JournalOptions = {}): Journal {
   const now = options.now ?? Date.now;
   const folder = dirname(path);
   mkdirSync(folder, { recursive: true, mode: 0o700 });
@@ -66,7 +69,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     db.close();
     throw error;
   }
-  const { journal, recoverySince, sending } = journalOn(db, path, now, options.onSending);
+  const { journal, recoverySince, sending } = journalOn(db, path, now, LATEST, options.onSending);
   // The sending path's writes, committed on a thread of their own (see sending-thread.ts).
   const thread = sendingThread(path, now, recoverySince);
   return {
@@ -90,24 +93,72 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
 
 /**
  * A journal file opened for reading only (the journal's own, or its view: see view.ts),
- * to weigh files against: nothing is made, migrated or written, and a method that writes
- * fails (SQLITE_READONLY). Its schema must be the one this payouts knows.
+ * for `status`, `run --dry-run`, `doctor` and `validate`: nothing is made, migrated or
+ * written, and a method that writes fails (SQLITE_READONLY). A journal of an older schema
+ * is read from a copy in memory brought up to date, the file left for a run to migrate.
  */
-export function openJournalReadOnly(path: string, now: () => number): Journal {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+export function openSqliteJournalReadOnly(path: string, now: () => number): Journal {
+  const file = reading(path);
+  let db = file;
+  let schema: number;
   try {
-    const schema = db.pragma('user_version', { simple: true }) as number;
-    const latest = MIGRATIONS.at(-1)?.version ?? 0;
-    if (schema !== latest) {
-      throw new JournalError(
-        `the journal ${path} is at schema version ${schema}, and this payouts reads version ${latest}: ${schema < latest ? "the service's next run brings it up to date" : 'use the newer payouts that wrote it'}. Nothing was weighed`,
-      );
+    schema = file.pragma('user_version', { simple: true }) as number;
+    if (schema > LATEST) throw new JournalError(newerSchema(path, schema, LATEST));
+    if (schema < LATEST) {
+      const image = file.serialize();
+      // Bytes 18 and 19 say WAL: a copy in memory has no -wal, and reads as a rollback journal.
+      image[18] = 1;
+      image[19] = 1;
+      db = new Database(image);
+      file.close();
+      migrate(db);
+      db.pragma('query_only = ON');
     }
+  } catch (error) {
+    if (file.open) file.close();
+    if (db.open) db.close();
+    throw error;
+  }
+  return answering(journalOn(db, path, now, schema).journal);
+}
+
+/**
+ * Whether the file holds a journal, read without writing or leaving a file beside it (see
+ * openSqliteJournalReadOnly): none, or empty (0 bytes, or a database no migration ever
+ * committed to: schema version 0), or one.
+ */
+export function sqliteJournalState(path: string): JournalState {
+  const size = statSync(path, { throwIfNoEntry: false })?.size;
+  if (size === undefined) return 'absent';
+  if (size === 0) return 'empty';
+  const file = reading(path);
+  try {
+    return file.pragma('user_version', { simple: true }) === 0 ? 'empty' : 'present';
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * A connection that reads the file and refuses writes. Opened as SQLite opens a file it
+ * may write: a read-only connection cannot remove the -wal and -shm files it makes beside
+ * a WAL journal, and would leave them behind (root's, after a look as root); this one,
+ * the last to close, removes them.
+ */
+function reading(path: string): Database {
+  const db = new Database(path, { fileMustExist: true, timeout: BUSY_WAIT_MS });
+  try {
+    db.pragma('query_only = ON');
   } catch (error) {
     db.close();
     throw error;
   }
-  return answering(journalOn(db, path, now).journal);
+  return db;
+}
+
+/** How to put a good copy of the journal back, as a person reads it. */
+export function sqliteRestore(path: string): string {
+  return `with SQLite's online backup (sqlite3 BACKUP.db ".backup '${path}'"; never a file copy)`;
 }
 
 /** The SQLite journal on an open database, but for its sending thread. */
@@ -115,6 +166,7 @@ function journalOn(
   db: Database,
   path: string,
   now: () => number,
+  schema: number,
   onSending?: JournalOptions['onSending'],
 ) {
   const context = contextOf(db, now);
@@ -170,6 +222,14 @@ function journalOn(
   const corrections = createCorrections(context, rows);
   const journal: SqliteJournal = {
     path,
+    describe: () => ({
+      kind: 'sqlite',
+      address: path,
+      store: `SQLite through ${SQLITE_BINDING}`,
+      schema,
+      latestSchema: LATEST,
+      restore: sqliteRestore(path),
+    }),
     identity,
     highWater,
     latestAt: () => statements.latestAt.get()?.at,
@@ -225,19 +285,18 @@ function answering<T extends object>(journal: T): Answering<T> {
 }
 
 function migrate(db: Database): void {
-  const latest = MIGRATIONS.at(-1)?.version ?? 0;
   for (const migration of MIGRATIONS) {
     db.transaction(() => {
       // Read inside the write lock: another process may have migrated meanwhile.
       const current = db.pragma('user_version', { simple: true }) as number;
-      if (current > latest) {
-        throw new JournalError(
-          `the journal ${db.name} is at schema version ${current}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`,
-        );
-      }
+      if (current > LATEST) throw new JournalError(newerSchema(db.name, current, LATEST));
       if (migration.version <= current) return;
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
     }).immediate();
   }
+}
+
+function newerSchema(path: string, schema: number, latest: number): string {
+  return `the journal ${path} is at schema version ${schema}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`;
 }

@@ -1,0 +1,38 @@
+/**
+ * The one way to open a journal, by its location: for work (made when new, brought up
+ * to date, written), or read only (nothing made, migrated or written). Only the store's
+ * adapter (sqlite/) reads or writes the store itself.
+ */
+import type { Journal, JournalLocation, JournalState } from './journal.js';
+import {
+  openSqliteJournal,
+  openSqliteJournalReadOnly,
+  sqliteJournalState,
+  sqliteRestore,
+  type JournalOptions,
+} from './sqlite/open.js';
+
+export type { JournalOptions } from './sqlite/open.js';
+
+export function openJournal(location: JournalLocation, options: JournalOptions = {}): Journal {
+  return openSqliteJournal(location.path, options);
+}
+
+export function openJournalReadOnly(location: JournalLocation, now: () => number): Journal {
+  return openSqliteJournalReadOnly(location.path, now);
+}
+
+/** Whether there is a journal at the location, asked of its store, which is left as it was. */
+export function journalState(location: JournalLocation): JournalState {
+  return sqliteJournalState(location.path);
+}
+
+/** How to put a good copy of the journal back, in its store's own way, as a person reads it. */
+export function restoreOf(location: JournalLocation): string {
+  return sqliteRestore(location.path);
+}
+
+/** The SQLite journal in this file. */
+export function sqliteJournalAt(path: string): JournalLocation {
+  return { kind: 'sqlite', path };
+}
