@@ -230,27 +230,9 @@ export function openHomeJournal(
   try {
     return open(path, now);
   } catch (error) {
-    const why = explainJournalFailure(error, path, 'nothing') ?? journalProblem(path, error);
+    const why = explainJournalFailure(error, 'nothing');
     if (why === undefined) throw error;
     throw new ExitError(1, `payouts: ${why}`);
-  }
-}
-
-/** What other SQLite errors on opening the journal mean (damage and a full disk: explainJournalFailure). */
-export function journalProblem(path: string, error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
-  switch (code) {
-    case 'SQLITE_CANTOPEN':
-      return `the journal ${path} cannot be opened (${code}): check that its folder exists and that the user running payouts may write there. Nothing was sent`;
-    case 'SQLITE_READONLY':
-    case 'SQLITE_PERM':
-    case 'SQLITE_AUTH':
-      return `the journal ${path} cannot be written (${code}): the user running payouts needs write access to it and to its folder. Nothing was sent`;
-    case 'SQLITE_IOERR':
-      return `the disk failed while using the journal ${path} (${code}): check the disk, then run again. Nothing was sent`;
-    default:
-      return `the journal ${path} failed (${code}: ${(error as Error).message}). Nothing was sent`;
   }
 }
 

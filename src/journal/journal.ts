@@ -46,8 +46,9 @@ import type {
 
 export type * from './types.js';
 export type { BatchState } from './batch-states.js';
-export { JournalError, isJournalError } from './journal-error.js';
+export { JournalError, type JournalErrorKind } from './journal-error.js';
 export { openJournal, openJournalReadOnly, type JournalOptions } from './sqlite/open.js';
+export { JOURNAL_STORE, readJournalFacts } from './sqlite/facts.js';
 export { writeJournalView } from './sqlite/view.js';
 
 /** The journal as a whole: the file it lives in, and each aggregate. */

@@ -9,6 +9,7 @@ import { PayoutsError } from '../errors.js';
 import { explainJournalFailure } from './failures.js';
 import { openJournal, type Journal } from './journal.js';
 import { Database } from './sqlite.js';
+import { asJournal } from './sqlite/store-errors.js';
 import {
   describeBehind,
   describeLoss,
@@ -85,7 +86,7 @@ export async function openJournalForWork(
       onSending: (highWater) => open?.cover(highWater) ?? Promise.resolve(),
     });
   } catch (error) {
-    const damaged = explainJournalFailure(error, path, 'nothing');
+    const damaged = explainJournalFailure(error, 'nothing');
     if (damaged) throw new JournalLossError('damaged', damaged);
     throw error;
   }
@@ -130,7 +131,7 @@ export async function openJournalForWork(
   } catch (error) {
     await journal.close();
     if (error instanceof JournalLossError) throw error;
-    const damaged = explainJournalFailure(error, path, 'nothing');
+    const damaged = explainJournalFailure(error, 'nothing');
     if (damaged) throw new JournalLossError('damaged', damaged);
     throw error;
   }
@@ -168,30 +169,33 @@ export function journalLoss(path: string, historyFolders: readonly string[]): st
   });
   if (before) return lossMessage(describeLoss(before, path, { marker }), path);
   if (marker === undefined || size === undefined) return undefined;
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  try {
-    const hasIdentity = db
-      .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'identity'`)
-      .get();
-    const journalId = hasIdentity
-      ? (
-          db.prepare(`SELECT journal_id FROM identity WHERE id = 1`).get() as
-            { journal_id: string } | undefined
-        )?.journal_id
-      : undefined;
-    const highWater = (
-      db.prepare(`SELECT COALESCE(MAX(id), 0) AS id FROM audit`).get() as { id: number }
-    ).id;
-    const after = judgeOpened({ marker, journalId: journalId ?? '(none)', highWater });
-    return after
-      ? lossMessage(
-          describeLoss(after, path, { marker, journalId: journalId ?? '(none)', highWater }),
-          path,
-        )
-      : undefined;
-  } finally {
-    db.close();
-  }
+  // Read as the journal reads: its failures are the journal's (store-errors.ts).
+  return asJournal(path, () => {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      const hasIdentity = db
+        .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'identity'`)
+        .get();
+      const journalId = hasIdentity
+        ? (
+            db.prepare(`SELECT journal_id FROM identity WHERE id = 1`).get() as
+              { journal_id: string } | undefined
+          )?.journal_id
+        : undefined;
+      const highWater = (
+        db.prepare(`SELECT COALESCE(MAX(id), 0) AS id FROM audit`).get() as { id: number }
+      ).id;
+      const after = judgeOpened({ marker, journalId: journalId ?? '(none)', highWater });
+      return after
+        ? lossMessage(
+            describeLoss(after, path, { marker, journalId: journalId ?? '(none)', highWater }),
+            path,
+          )
+        : undefined;
+    } finally {
+      db.close();
+    }
+  });
 }
 
 /**

@@ -23,11 +23,10 @@ import {
   type Folders,
 } from '../../inbox/folders.js';
 import { MIGRATIONS } from '../../journal/migrations.js';
-import { Database, SQLITE_BINDING } from '../../journal/sqlite.js';
+import { JOURNAL_STORE, readJournalFacts } from '../../journal/journal.js';
 import { explainJournalFailure } from '../../journal/failures.js';
 import {
   homeOwnerProblem,
-  journalProblem,
   openContext,
   openGateway,
   type Context,
@@ -293,9 +292,7 @@ function journalCheck(folders: Folders, context: Context): Check {
   try {
     return readJournalCheck(folders, context);
   } catch (error) {
-    const why =
-      explainJournalFailure(error, folders.journal, 'nothing') ??
-      journalProblem(folders.journal, error);
+    const why = explainJournalFailure(error, 'nothing');
     if (why === undefined) throw error;
     return { name: 'journal', level: 'fail', detail: why };
   }
@@ -309,39 +306,30 @@ function readJournalCheck(folders: Folders, context: Context): Check {
     return {
       name,
       level: 'ok',
-      detail: `none yet: the first run makes ${folders.journal} (SQLite through ${SQLITE_BINDING}, owner-only)`,
+      detail: `none yet: the first run makes ${folders.journal} (${JOURNAL_STORE}, owner-only)`,
     };
   }
   const mode = statSync(folders.journal).mode & 0o777;
-  const db = new Database(folders.journal, { readonly: true, fileMustExist: true });
-  try {
-    const schema = db.pragma('user_version', { simple: true }) as number;
-    const latest = MIGRATIONS.at(-1)?.version ?? 0;
-    const bound = hasTable(db, 'gateway')
-      ? (db.prepare(`SELECT kind FROM gateway WHERE id = 1`).get() as { kind: string } | undefined)
-          ?.kind
-      : undefined;
-    const wanted = context.config.baseUrl === null ? 'sandbox' : 'configured';
-    const problems = [
-      schema > latest
-        ? `its schema (${schema}) is newer than this payouts knows (${latest}): install the newer payouts that wrote it`
-        : undefined,
-      bound !== undefined && bound !== wanted
-        ? bound === 'sandbox'
-          ? 'it has only sent to the embedded sandbox: real payouts need a home folder of their own'
-          : 'it sends to a real gateway, but no baseUrl is set'
-        : undefined,
-      (mode & 0o077) !== 0
-        ? `its mode is ${octal(mode)}: the next run makes it owner-only (0600)`
-        : undefined,
-    ].filter((problem): problem is string => problem !== undefined);
-    const detail = `${folders.journal}: SQLite through ${SQLITE_BINDING}, schema ${schema} (${schema < latest ? `the next run brings it to ${latest}` : 'current'}), ${bound === undefined ? 'has sent nothing yet' : bound === 'sandbox' ? 'sends to the embedded sandbox' : 'sends to a real gateway'}`;
-    return problems.length === 0
-      ? { name, level: 'ok', detail }
-      : { name, level: 'fail', detail: `${detail}; but ${problems.join('; ')}` };
-  } finally {
-    db.close();
-  }
+  const { schema, gatewayKind: bound } = readJournalFacts(folders.journal);
+  const latest = MIGRATIONS.at(-1)?.version ?? 0;
+  const wanted = context.config.baseUrl === null ? 'sandbox' : 'configured';
+  const problems = [
+    schema > latest
+      ? `its schema (${schema}) is newer than this payouts knows (${latest}): install the newer payouts that wrote it`
+      : undefined,
+    bound !== undefined && bound !== wanted
+      ? bound === 'sandbox'
+        ? 'it has only sent to the embedded sandbox: real payouts need a home folder of their own'
+        : 'it sends to a real gateway, but no baseUrl is set'
+      : undefined,
+    (mode & 0o077) !== 0
+      ? `its mode is ${octal(mode)}: the next run makes it owner-only (0600)`
+      : undefined,
+  ].filter((problem): problem is string => problem !== undefined);
+  const detail = `${folders.journal}: ${JOURNAL_STORE}, schema ${schema} (${schema < latest ? `the next run brings it to ${latest}` : 'current'}), ${bound === undefined ? 'has sent nothing yet' : bound === 'sandbox' ? 'sends to the embedded sandbox' : 'sends to a real gateway'}`;
+  return problems.length === 0
+    ? { name, level: 'ok', detail }
+    : { name, level: 'fail', detail: `${detail}; but ${problems.join('; ')}` };
 }
 
 /**
@@ -457,11 +445,4 @@ export function tokenPlaceCheck(place: {
         ? `read from ${file}, kept apart from the other settings`
         : `read from ${file}, which the members of ${shared.group} may not read`,
   };
-}
-
-function hasTable(db: InstanceType<typeof Database>, table: string): boolean {
-  return (
-    db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table) !==
-    undefined
-  );
 }

@@ -48,7 +48,7 @@ export function retryCommand(io: CliIo): Command {
             { duplicateWindowMs: config.duplicateWindow, hintFlags: hintFlagsOf(globals) },
           );
         } catch (error) {
-          if (error instanceof JournalError)
+          if (error instanceof JournalError && error.kind === 'refused')
             throw new ExitError(1, `payouts retry: ${error.message}`);
           throw error;
         }

@@ -24,6 +24,7 @@ import { createPayouts } from './payouts.js';
 import { createReports } from './reports.js';
 import { createRows } from './rows.js';
 import { sendingThread } from './sending-thread.js';
+import { asJournal, journalErrorOf } from './store-errors.js';
 
 // statfs magic numbers of filesystems that share one file between hosts: SQLite's
 // locks are not to be trusted there (NFS, SMB/CIFS, FUSE mounts such as sshfs, 9P).
@@ -48,6 +49,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
   const { type } = statfsSync(folder);
   if (NETWORK_FILESYSTEMS.has(type)) {
     throw new JournalError(
+      'refused',
       `the journal folder ${folder} is on a network filesystem (type 0x${type.toString(16)}): SQLite locking is not safe there; put the home folder on a local disk`,
     );
   }
@@ -55,7 +57,7 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
   closeSync(openSync(path, 'a', 0o600));
   chmodSync(path, 0o600);
 
-  const db = connect(path);
+  const db = asJournal(path, () => connect(path));
   try {
     migrate(db);
     // A random identity, made once: a journal from elsewhere (or a new one) has another.
@@ -64,13 +66,13 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
     ).run(randomUUID(), now());
   } catch (error) {
     db.close();
-    throw error;
+    throw journalErrorOf(error, path);
   }
   const { journal, recoverySince, sending } = journalOn(db, path, now, options.onSending);
   // The sending path's writes, committed on a thread of their own (see sending-thread.ts).
   const thread = sendingThread(path, now, recoverySince);
   return {
-    ...answering(journal),
+    ...answering(journal, path),
     claimToSend: async (...args) => {
       const claims = await thread.call('claimToSend', args);
       if (claims.length > 0) sending.committed();
@@ -94,20 +96,21 @@ export function openJournal(path: string, options: JournalOptions = {}): Journal
  * fails (SQLITE_READONLY). Its schema must be the one this payouts knows.
  */
 export function openJournalReadOnly(path: string, now: () => number): Journal {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = asJournal(path, () => new Database(path, { readonly: true, fileMustExist: true }));
   try {
     const schema = db.pragma('user_version', { simple: true }) as number;
     const latest = MIGRATIONS.at(-1)?.version ?? 0;
     if (schema !== latest) {
       throw new JournalError(
+        schema > latest ? 'newer-schema' : 'unavailable',
         `the journal ${path} is at schema version ${schema}, and this payouts reads version ${latest}: ${schema < latest ? "the service's next run brings it up to date" : 'use the newer payouts that wrote it'}. Nothing was weighed`,
       );
     }
   } catch (error) {
     db.close();
-    throw error;
+    throw journalErrorOf(error, path);
   }
-  return answering(journalOn(db, path, now).journal);
+  return answering(journalOn(db, path, now).journal, path);
 }
 
 /** The SQLite journal on an open database, but for its sending thread. */
@@ -211,14 +214,15 @@ type Answering<T> = {
 /**
  * Where the SQLite journal's own methods become the async `Journal`'s: each answers at
  * once, through a promise, and what it throws is that promise's rejection, as a store
- * that answers later would fail. A method's transaction is still one synchronous call.
+ * that answers later would fail, as the JournalError of its kind (store-errors.ts). A
+ * method's transaction is still one synchronous call.
  */
-function answering<T extends object>(journal: T): Answering<T> {
+function answering<T extends object>(journal: T, path: string): Answering<T> {
   const entries = Object.entries(journal).map(([name, value]: [string, unknown]) => [
     name,
     typeof value === 'function'
       ? async (...args: unknown[]): Promise<unknown> =>
-          (value as (...a: unknown[]) => unknown)(...args)
+          asJournal(path, () => (value as (...a: unknown[]) => unknown)(...args))
       : value,
   ]);
   return Object.fromEntries(entries) as Answering<T>;
@@ -232,6 +236,7 @@ function migrate(db: Database): void {
       const current = db.pragma('user_version', { simple: true }) as number;
       if (current > latest) {
         throw new JournalError(
+          'newer-schema',
           `the journal ${db.name} is at schema version ${current}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`,
         );
       }
