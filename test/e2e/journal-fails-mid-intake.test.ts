@@ -8,10 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { serve } from '../../src/app/serve.js';
+import { loadConfig } from '../../src/config/load.js';
+import { ensureFolders, homeFolders } from '../../src/inbox/folders.js';
+import { openJournal } from '../../src/journal/journal.js';
+import { systemClock } from '../../src/runtime/clock.js';
+import { createLogger } from '../../src/runtime/logger.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli, type CliResult } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
-import { TOKEN, ledgerCounts } from '../support/gateway.js';
+import { TOKEN, clientFor, ledgerCounts } from '../support/gateway.js';
 import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
 import { IS_ROOT } from '../support/nobody.js';
 import { payrollFile } from '../support/payroll.js';
@@ -139,6 +145,47 @@ describe.runIf(IS_ROOT)(
       expect(full.stderr).toContain('Free space on that disk');
       execFileSync('mount', ['-o', 'remount,size=64m', disk]);
       await expectPaidOnceNextRun(ROWS_PAST_THE_DISK, env, home, sandbox);
+    });
+
+    it('watch logs the failed pass naming the journal and to free space, and leaves the file', async () => {
+      const folders = homeFolders(join(mounted ?? '', 'home'));
+      ensureFolders(folders);
+      writeFileSync(join(folders.inbox, 'folha.csv'), payrollFile('f', ROWS_PAST_THE_DISK));
+      const { config } = loadConfig({
+        env: { PAYOUTS_HOME: folders.home, PAYOUTS_BASE_URL: sandbox.url, PAYOUTS_TOKEN: TOKEN },
+      });
+      const journal = openJournal(folders.journal);
+      const gateway = clientFor(sandbox.url);
+      let log = '';
+      const stop = new AbortController();
+      const daemon = serve({
+        config: { ...config, inboxSettle: 1, inboxRescan: 100 },
+        folders,
+        journal,
+        gateway,
+        logger: createLogger('info', {
+          stderr: { write: (text) => (log += String(text)) },
+          env: {},
+        }),
+        clock: systemClock,
+        signal: stop.signal,
+        hintFlags: '',
+        setHealth: () => undefined,
+      });
+      try {
+        for (let i = 0; i < 3000 && !log.includes('pass failed'); i++) await delay(10);
+        expect(log).toContain(
+          `pass failed: the disk holding the journal ${folders.journal} is full`,
+        );
+        expect(log).toContain('Free space on that disk');
+      } finally {
+        stop.abort();
+        await daemon.catch(() => undefined);
+        await gateway.close();
+        await journal.close();
+      }
+      expect(whereFiles(folders.home)).toEqual({ processing: ['folha.csv'] });
+      expect(sandbox.ledger()).toHaveLength(0);
     });
   },
 );
