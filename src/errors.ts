@@ -2,7 +2,7 @@
  * The one family of errors a person is meant to read. A PayoutsError says what failed
  * and what to do in its message, carries a stable `code` naming the part that failed,
  * the exit code it ends a command with, and its `cause`. Anything thrown that is not one
- * (nor a system or SQLite failure the entry point knows) is a bug: an internal error.
+ * (nor a system failure the entry point knows) is a bug: an internal error.
  *
  * It lives at the root of src/ and imports nothing, so every layer, the pure ones too,
  * may throw it without reaching for runtime/ (logger, signals) or cli/.
@@ -56,8 +56,8 @@ export class PayoutsError extends Error {
 }
 
 /**
- * A system or SQLite error's code (`EACCES`, `SQLITE_FULL`), which says what failed on
- * its own; undefined for a PayoutsError, whose message says more than its code.
+ * A system or store error's code (`EACCES`), which says what failed on its own;
+ * undefined for a PayoutsError, whose message says more than its code.
  */
 export function systemCodeOf(error: unknown): string | undefined {
   if (error instanceof PayoutsError) return undefined;

@@ -20,7 +20,7 @@ describe('the error family', () => {
     ['ExitError, with its verdict', new ExitError(2), 'command', 2],
     ['ConfigError', new ConfigError(['token is required']), 'config', 1],
     ['GatewayError', new GatewayError('auth', 'getBalance', 'refused (HTTP 401)'), 'gateway', 1],
-    ['JournalError', new JournalError('batch 3 is not in the journal'), 'journal', 1],
+    ['JournalError', new JournalError('refused', 'batch 3 is not in the journal'), 'journal', 1],
     ['JournalLossError', new JournalLossError('older', 'older'), 'journal-lost', 1],
     ['MarkerError', new MarkerError('both copies damaged'), 'journal-marker', 1],
   ])('%s is a PayoutsError with its code and exit code', (name, error, code, exitCode) => {
@@ -34,6 +34,8 @@ describe('the error family', () => {
     const error = new GatewayError('ambiguous', 'createCashOut', 'no answer', { cause });
     expect([error.kind, error.cause]).toEqual(['ambiguous', cause]);
     expect(new JournalLossError('replaced', 'x').kind).toBe('replaced');
+    const full = new JournalError('full', 'database or disk is full', { cause });
+    expect([full.kind, full.cause]).toEqual(['full', cause]);
   });
 });
 
@@ -53,7 +55,10 @@ describe('systemCodeOf', () => {
   });
 
   it.each<[string, unknown]>([
-    ['ours, whose message says more', new JournalError('batch 3: no free result file name')],
+    [
+      'ours, whose message says more',
+      new JournalError('refused', 'batch 3: no free result file name'),
+    ],
     ['an error without one', new Error('boom')],
     ['a value that is not an error', 'boom'],
     ['nothing', undefined],

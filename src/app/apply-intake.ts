@@ -18,7 +18,7 @@ import { moveInto, payoutFiles, reject, type Folders } from '../inbox/folders.js
 import { settledByAge } from '../inbox/readiness.js';
 import { skippedFiles } from '../inbox/skipped.js';
 import type { Journal } from '../journal/journal.js';
-import { isJournalError } from '../journal/journal.js';
+import { JournalError } from '../journal/journal.js';
 import { CATALOGS } from '../messages/catalog.js';
 import type { Said } from '../messages/said.js';
 import { say } from '../messages/say.js';
@@ -118,9 +118,10 @@ export async function applyIntake(
           arrived.has(file),
         );
       } catch (error) {
-        // The journal's own failure ends the pass; a file that cannot be opened or read
-        // (permissions, a disk error) is this file's problem, never the other files'.
-        if (isJournalError(error)) throw error;
+        // The journal's failure ends the pass, the file left where it is for the next to
+        // take in again; a file that cannot be opened or read (permissions, a disk error)
+        // is this file's problem, never the other files'.
+        if (error instanceof JournalError) throw error;
         summaries.push(await setAside(journal, folders, file, error, config));
         continue;
       }

@@ -14,6 +14,7 @@ import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import { isPayoutFileName, payoutFiles, type Folders } from '../inbox/folders.js';
 import { settledFiles } from '../inbox/readiness.js';
 import { ClockBehindError } from '../journal/clock-behind.js';
+import { explainJournalFailure } from '../journal/failures.js';
 import type { Journal } from '../journal/journal.js';
 import { JournalLossError } from '../journal/open-for-work.js';
 import { describeFile } from './describe-file.js';
@@ -147,9 +148,8 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
         if (error instanceof ClockBehindError) throw error;
         // A file or disk the daemon cannot handle now: said, and tried again later; what
         // is journaled stays journaled.
-        logger.error(
-          `pass failed: ${(error as Error).message}; trying again in ${FAILED_PASS_BACKOFF_MS / 1000}s`,
-        );
+        const why = explainJournalFailure(error, 'maybe') ?? (error as Error).message;
+        logger.error(`pass failed: ${why}; trying again in ${FAILED_PASS_BACKOFF_MS / 1000}s`);
         await deps.clock.sleep(FAILED_PASS_BACKOFF_MS, stop);
         continue;
       }

@@ -225,32 +225,14 @@ export function openHomeJournal(path: string, now: () => number): Journal {
   try {
     return openJournalReadOnly(sqliteJournalAt(path), now);
   } catch (error) {
-    throw homeJournalFailure(path, error);
+    throw homeJournalFailure(error);
   }
 }
 
 /** What failed opening a journal, as exit 1 with a sentence naming it when it can be said. */
-export function homeJournalFailure(path: string, error: unknown): unknown {
-  const why = explainJournalFailure(error, path, 'nothing') ?? journalProblem(path, error);
+export function homeJournalFailure(error: unknown): unknown {
+  const why = explainJournalFailure(error, 'nothing');
   return why === undefined ? error : new ExitError(1, `payouts: ${why}`);
-}
-
-/** What other SQLite errors on opening the journal mean (damage and a full disk: explainJournalFailure). */
-export function journalProblem(path: string, error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return undefined;
-  switch (code) {
-    case 'SQLITE_CANTOPEN':
-      return `the journal ${path} cannot be opened (${code}): check that its folder exists and that the user running payouts may write there. Nothing was sent`;
-    case 'SQLITE_READONLY':
-    case 'SQLITE_PERM':
-    case 'SQLITE_AUTH':
-      return `the journal ${path} cannot be written (${code}): the user running payouts needs write access to it and to its folder. Nothing was sent`;
-    case 'SQLITE_IOERR':
-      return `the disk failed while using the journal ${path} (${code}): check the disk, then run again. Nothing was sent`;
-    default:
-      return `the journal ${path} failed (${code}: ${(error as Error).message}). Nothing was sent`;
-  }
 }
 
 /**

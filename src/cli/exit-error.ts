@@ -43,8 +43,8 @@ export interface Ending {
 }
 
 /**
- * The ending of a command that threw `error`: ours say what and what to do; a system or
- * SQLite failure is named with what to check; anything else is a bug, said as one.
+ * The ending of a command that threw `error`: ours say what and what to do; a system
+ * failure is named with what to check; anything else is a bug, said as one.
  * `command`: the command the line named ('' for none), whose help a usage error names;
  * `usage`: the words of a usage error, in the reader's language.
  */
@@ -62,11 +62,12 @@ export function endingOf(
       stderr: usageError(command, `${who}: ${said}`, usage).message,
     };
   }
-  if (error instanceof PayoutsError) return { exitCode: error.exitCode, stderr: sayError(error) };
   // A journal failing mid-command (its disk full, its file damaged): what to do.
-  const known =
-    explainJournalFailure(error, '(journal.db in the home folder)', 'maybe') ??
-    explainSystemError(error);
+  const journalFailure = explainJournalFailure(error, 'maybe');
+  if (journalFailure !== undefined)
+    return { exitCode: EXIT_CODES.failed, stderr: `payouts: ${journalFailure}` };
+  if (error instanceof PayoutsError) return { exitCode: error.exitCode, stderr: sayError(error) };
+  const known = explainSystemError(error);
   if (known !== undefined) return { exitCode: EXIT_CODES.failed, stderr: `payouts: ${known}` };
   return {
     exitCode: EXIT_CODES.internal,
@@ -183,9 +184,6 @@ function fileAlong(path: string): string {
 function explainSystemError(error: unknown): string | undefined {
   const { code, syscall, path } = error as NodeJS.ErrnoException;
   if (typeof code !== 'string') return undefined;
-  if (code.startsWith('SQLITE_')) {
-    return `the journal failed (${code}: ${(error as Error).message}): check the home folder's disk and journal.db, then run again`;
-  }
   if (!/^E[A-Z0-9]+$/.test(code)) return undefined;
   const what = path ?? 'a file';
   switch (code) {

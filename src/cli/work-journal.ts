@@ -25,7 +25,7 @@ export async function readHomeJournal(
   try {
     return await readJournal(folders.journal, historyFolders(folders), now);
   } catch (error) {
-    throw homeJournalFailure(folders.journal, error);
+    throw homeJournalFailure(error);
   }
 }
 

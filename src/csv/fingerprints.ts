@@ -305,7 +305,7 @@ class SpillFile {
         // SQLite's 2 MiB default: room for the inner pages, which every look reads again.
         this.db.pragma('cache_size = -2048');
         // The first write, while the file is still there to be found (after, its removal
-        // leaves nothing for SQLite to miss: without it, SQLITE_IOERR_FSTAT).
+        // leaves nothing for SQLite to miss: without it, its IOERR_FSTAT).
         this.db.pragma('user_version = 1');
         this.db.exec('BEGIN');
       } catch (error) {

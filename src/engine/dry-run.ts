@@ -14,7 +14,7 @@ import { foldText } from '../csv/fold.js';
 import { oldFile } from './ingest.js';
 import { duplicateSaid, failedBeforeSaid, journaledSaid } from '../journal/admission.js';
 import { addPayee, readingsOf } from '../journal/answers.js';
-import { isJournalError, type HeldRow, type Journal } from '../journal/journal.js';
+import { JournalError, type HeldRow, type Journal } from '../journal/journal.js';
 import type { Payees, Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
 import { cannotReadSaid } from './ingest.js';
@@ -155,7 +155,7 @@ export async function planRun(
       onFingerprint,
     ).catch((error: unknown) => {
       // A file that cannot be opened or read is this file's problem, never the others'.
-      if (isJournalError(error)) throw error;
+      if (error instanceof JournalError) throw error;
       return cannotReadSaid(error);
     });
     if ('code' in report) {

@@ -1,47 +1,46 @@
 /**
- * SQLite failures of the journal that a person must act on, as sentences that say what
- * happened and what to do: a damaged journal and a full disk. Matched on SQLite's result
- * codes (better-sqlite3 puts them in `code`), never on message text.
+ * The store's failures that a person must act on, as sentences that name the journal and
+ * say what happened and what to do: a damaged journal, a full disk, a journal that cannot
+ * be used. Told by the JournalError's kind; the journal's own refusals and conditions
+ * (no path: see JournalError) say all in their message.
  */
+import { JournalError } from './journal-error.js';
 import { waysOn } from './loss.js';
 import { restoreOf, sqliteJournalAt } from './open.js';
 
-export type JournalFailureKind = 'damaged' | 'full';
-
-export function journalFailureKind(error: unknown): JournalFailureKind | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return undefined;
-  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return 'damaged';
-  if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_WRITE' || code === 'SQLITE_IOERR_FSYNC')
-    return 'full';
-  return undefined;
-}
-
 /**
- * The sentence for a journal failure, or undefined when `error` is not one. `sent` says
- * whether requests may have left before it (a failure at open: none did).
+ * The sentence for a failure of the journal's store, or undefined when `error` is none.
+ * `sent` says whether requests may have left before it (a failure at open: none did).
  */
 export function explainJournalFailure(
   error: unknown,
-  journalPath: string,
   sent: 'nothing' | 'maybe',
 ): string | undefined {
-  const kind = journalFailureKind(error);
-  if (kind === undefined) return undefined;
-  const what = (error as Error).message;
+  if (!(error instanceof JournalError) || error.path === undefined) return undefined;
+  const { path } = error;
+  const what = error.message;
   const stopped =
     sent === 'nothing'
       ? 'nothing was sent'
       : 'nothing more is sent; requests in flight are left for the next run to resolve by lookup';
-  if (kind === 'full') {
-    return `the disk holding the journal ${journalPath} is full or failing to write (${what}): ${stopped}. Free space on that disk (df -h), then run again; the journal is kept as it is.`;
+  switch (error.kind) {
+    case 'full':
+      return `the disk holding the journal ${path} is full or failing to write (${what}): ${stopped}. Free space on that disk (df -h), then run again; the journal is kept as it is.`;
+    case 'damaged':
+      return `the journal ${path} is damaged (${what}): ${stopped}. Do not delete it, and keep it for a person to look at. ${waysOn(
+        restoreOf(sqliteJournalAt(path)),
+      )
+        .replace('Either restore the right journal', 'Either restore the last good copy of it')
+        .replace(
+          'or run "payouts run --recover"',
+          'or move it aside and run "payouts run --recover"',
+        )}`;
+    case 'unavailable': {
+      const code = error.storeCode === undefined ? '' : `${error.storeCode}: `;
+      return `the journal ${path} cannot be used (${code}${what}): ${stopped}. Check that its folder exists, that the user running payouts may write to it and to its folder, and that its disk works, then run again.`;
+    }
+    case 'refused':
+    case 'newer-schema':
+      return undefined;
   }
-  return `the journal ${journalPath} is damaged (${what}): ${stopped}. Do not delete it, and keep it for a person to look at. ${waysOn(
-    restoreOf(sqliteJournalAt(journalPath)),
-  )
-    .replace('Either restore the right journal', 'Either restore the last good copy of it')
-    .replace(
-      'or run "payouts run --recover"',
-      'or move it aside and run "payouts run --recover"',
-    )}`;
 }

@@ -47,7 +47,8 @@ import type {
 
 export type * from './types.js';
 export type { BatchState } from './batch-states.js';
-export { JournalError, isJournalError } from './journal-error.js';
+export { JournalError, type JournalErrorKind } from './journal-error.js';
+export { JOURNAL_STORE } from './sqlite/open.js';
 export { writeJournalView } from './sqlite/view.js';
 
 /** The journal as a whole: the file it lives in, and each aggregate. */

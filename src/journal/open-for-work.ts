@@ -96,7 +96,7 @@ export async function openJournalForWork(
     });
   } catch (error) {
     if (error instanceof JournalLossError) throw error;
-    const damaged = explainJournalFailure(error, path, 'nothing');
+    const damaged = explainJournalFailure(error, 'nothing');
     if (damaged) throw new JournalLossError('damaged', damaged);
     throw error;
   }
@@ -141,7 +141,7 @@ export async function openJournalForWork(
   } catch (error) {
     await journal.close();
     if (error instanceof JournalLossError) throw error;
-    const damaged = explainJournalFailure(error, path, 'nothing');
+    const damaged = explainJournalFailure(error, 'nothing');
     if (damaged) throw new JournalLossError('damaged', damaged);
     throw error;
   }

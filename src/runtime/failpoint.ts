@@ -3,8 +3,9 @@
  * process kills itself with SIGKILL the first (or n-th) time it reaches the point `name`,
  * so a test can crash a real run at an exact step rather than at a lucky moment. With
  * `name:n:stop` it freezes there instead (SIGSTOP, as a VM pause would), after saying so
- * on stderr, until the test sends SIGCONT. Without the variable, reaching a point does
- * nothing.
+ * on stderr, until the test sends SIGCONT. With `name:n:throw` it throws an Error there,
+ * as a store failing in a way none of its codes says would (a network database's
+ * connection reset). Without the variable, reaching a point does nothing.
  */
 import { writeSync } from 'node:fs';
 
@@ -18,6 +19,8 @@ export type Failpoint =
   | 'before-answer-commit'
   /** A file is journaled and the next one is not yet read. */
   | 'between-files'
+  /** The journal is about to commit a chunk of what a file brings in. */
+  | 'admitting-chunk'
   /** An unknown row just marked `sending` again for a re-send; the request has not left. */
   | 'after-resend-commit';
 
@@ -32,5 +35,6 @@ export function failpoint(name: Failpoint): void {
     // Written at once: the test waits for this line before it takes the rows over.
     writeSync(2, `failpoint ${name}: stopped (SIGSTOP)\n`);
     process.kill(process.pid, 'SIGSTOP');
-  } else process.kill(process.pid, 'SIGKILL');
+  } else if (armedAction === 'throw') throw new Error(`failpoint ${name}`);
+  else process.kill(process.pid, 'SIGKILL');
 }

@@ -1,6 +1,6 @@
 /**
  * The one mapping from what a command threw to what the person reads and the exit code:
- * every member of the family, the system and SQLite failures we know, and a bug.
+ * every member of the family, the system and journal failures we know, and a bug.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,9 +11,9 @@ import { ConfigError } from '../../src/config/load.js';
 import { PayoutsError } from '../../src/errors.js';
 import { GatewayError } from '../../src/gateway/errors.js';
 import { JournalError } from '../../src/journal/journal.js';
+import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { MarkerError } from '../../src/journal/marker.js';
 import { JournalLossError } from '../../src/journal/open-for-work.js';
-import { Database } from '../../src/journal/sqlite.js';
 import { useTempFolder } from '../support/files.js';
 
 /** What a real failure of `act` threw. */
@@ -66,7 +66,7 @@ describe('endingOf', () => {
     ],
     [
       'the journal refusing a change (once `unexpected error`)',
-      new JournalError('o-1: a move from paid to sending is not allowed (retry)'),
+      new JournalError('refused', 'o-1: a move from paid to sending is not allowed (retry)'),
       1,
       'payouts: o-1: a move from paid to sending is not allowed (retry)',
     ],
@@ -123,17 +123,16 @@ describe('endingOf', () => {
       });
     });
 
-    it('a journal damaged under a command says so and what to do, exit 1', () => {
+    it('a journal damaged under a command says so, naming it, and what to do, exit 1', () => {
       const path = join(folder(), 'journal.db');
       writeFileSync(path, 'this is not a database, '.repeat(50));
-      const db = new Database(path);
-      const error = thrownBy(() => db.prepare('SELECT 1').get());
-      db.close();
+      const error = thrownBy(() => openJournal(sqliteJournalAt(path)));
       const { exitCode, stderr } = endingOf(error);
       expect(exitCode).toBe(1);
       expect(stderr).toMatch(
-        /^payouts: the journal \(journal\.db in the home folder\) is damaged \(file is not a database\): nothing more is sent; .* Do not delete it/,
+        /^payouts: the journal \S+journal\.db is damaged \(file is not a database\): nothing more is sent; .* Do not delete it/,
       );
+      expect(stderr).toContain(path);
     });
   });
 

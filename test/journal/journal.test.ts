@@ -176,17 +176,23 @@ describe('the SQLite journal', () => {
       }
     });
 
-    it("fails a claim with SQLite's own code when its thread cannot open the journal, every later one too, and still closes", async () => {
+    it("fails a claim as the journal unavailable, with its path and SQLite's code, when its thread cannot open the journal, every later one too, and still closes", async () => {
       const journal = await openWithOneQueued();
       // The file is gone from its folder before the first claim starts the thread, which
       // opens it then: a folder stands in its place.
       rmSync(journal.path);
       mkdirSync(journal.path);
       const failure: unknown = await journal.claimToSend('run-1', 10, 60_000).catch((e) => e);
-      expect(failure).toMatchObject({ code: 'SQLITE_CANTOPEN' });
-      expect(failure).toMatchObject({ message: expect.stringMatching(/unable to open/) });
+      expect(failure).toBeInstanceOf(JournalError);
+      expect(failure).toMatchObject({
+        kind: 'unavailable',
+        storeCode: 'SQLITE_CANTOPEN',
+        path: journal.path,
+        message: expect.stringMatching(/unable to open/),
+      });
       await expect(journal.unclaim([], 'given back')).rejects.toMatchObject({
-        code: 'SQLITE_CANTOPEN',
+        kind: 'unavailable',
+        storeCode: 'SQLITE_CANTOPEN',
       });
       await journal.close();
       await journal.close();

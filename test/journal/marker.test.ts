@@ -1,7 +1,9 @@
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { explainJournalFailure, journalFailureKind } from '../../src/journal/failures.js';
+import { explainJournalFailure } from '../../src/journal/failures.js';
+import { JournalError } from '../../src/journal/journal.js';
+import { journalErrorOf } from '../../src/journal/sqlite/store-errors.js';
 import { judgeBeforeOpen, judgeOpened } from '../../src/journal/loss.js';
 import { createMarker, MarkerError, readMarker } from '../../src/journal/marker.js';
 import { Database } from '../../src/journal/sqlite.js';
@@ -76,14 +78,18 @@ describe('journal failures', () => {
     } finally {
       db.close();
     }
-    expect(journalFailureKind(failure)).toBe('full');
-    const text = explainJournalFailure(failure, '/srv/payouts/journal.db', 'maybe');
+    const error = journalErrorOf(failure, '/srv/payouts/journal.db');
+    expect(error.kind).toBe('full');
+    const text = explainJournalFailure(error, 'maybe');
+    expect(text).toContain('the disk holding the journal /srv/payouts/journal.db');
     expect(text).toContain('database or disk is full');
     expect(text).toContain('Free space');
   });
 
-  it('anything else is not a journal failure', () => {
-    expect(journalFailureKind(new Error('boom'))).toBeUndefined();
-    expect(explainJournalFailure({ code: 'SQLITE_BUSY' }, 'j', 'nothing')).toBeUndefined();
+  it('what is not a failure of the journal, or says all itself, has no sentence of these', () => {
+    expect(explainJournalFailure(new Error('boom'), 'nothing')).toBeUndefined();
+    expect(explainJournalFailure({ code: 'SQLITE_BUSY' }, 'nothing')).toBeUndefined();
+    const refused = new JournalError('refused', 'batch 3 is not in the journal');
+    expect(explainJournalFailure(refused, 'nothing')).toBeUndefined();
   });
 });

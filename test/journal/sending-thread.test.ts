@@ -8,17 +8,19 @@ import { recordOpenBatch } from '../support/batch.js';
 import { useTempFolder } from '../support/files.js';
 import { cashOutRequest } from '../support/gateway.js';
 
+const PATH = '/srv/payouts/journal.db';
+
 /** What a failure of the sending thread is on this side, after the copy between threads. */
-const across = (error: unknown) => failureOf(structuredClone(failureShape(error)));
+const across = (error: unknown) => failureOf(structuredClone(failureShape(error, PATH)));
 
 describe("a failure of the journal's sending thread, as its caller receives it", () => {
-  it('keeps a JournalError a JournalError, with its message', () => {
-    const received = across(new JournalError('p-1: not queued any more'));
+  it('keeps a JournalError a JournalError, with its kind and message', () => {
+    const received = across(new JournalError('refused', 'p-1: not queued any more'));
     expect(received).toBeInstanceOf(JournalError);
-    expect(received.message).toBe('p-1: not queued any more');
+    expect(received).toMatchObject({ kind: 'refused', message: 'p-1: not queued any more' });
   });
 
-  it("keeps SQLite's result code and message, which say a full disk or a damaged file", () => {
+  it("is the journal's failure of SQLite's kind, with its code, message and the journal's path", () => {
     const db = new Database(':memory:');
     let thrown: unknown;
     try {
@@ -28,19 +30,26 @@ describe("a failure of the journal's sending thread, as its caller receives it",
     } finally {
       db.close();
     }
-    expect(across(thrown)).toMatchObject({
-      name: 'SqliteError',
-      code: 'SQLITE_ERROR',
+    const received = across(thrown);
+    expect(received).toBeInstanceOf(JournalError);
+    expect(received).toMatchObject({
+      kind: 'unavailable',
+      storeCode: 'SQLITE_ERROR',
       message: 'no such table: nowhere',
+      path: PATH,
     });
   });
 
   it('names the thread, and the code it has, for what is not an Error', () => {
     expect(across({ code: 'SQLITE_CANTOPEN' })).toMatchObject({
+      kind: 'unavailable',
       message: "the journal's sending thread failed (SQLITE_CANTOPEN)",
-      code: 'SQLITE_CANTOPEN',
+      storeCode: 'SQLITE_CANTOPEN',
     });
-    expect(across('out of memory').message).toBe('out of memory');
+    expect(across('out of memory')).toMatchObject({
+      kind: 'unavailable',
+      message: 'out of memory',
+    });
   });
 });
 

@@ -48,6 +48,9 @@ describe("the journal's view", () => {
     opened.push(view);
     expect(await view.identity()).toEqual(await journal.identity());
     expect(await view.countsByState()).toEqual(await journal.countsByState());
-    await expect(view.bindGateway('sandbox')).rejects.toMatchObject({ code: 'SQLITE_READONLY' });
+    await expect(view.bindGateway('sandbox')).rejects.toMatchObject({
+      kind: 'unavailable',
+      storeCode: 'SQLITE_READONLY',
+    });
   });
 });

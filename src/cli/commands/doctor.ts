@@ -22,12 +22,10 @@ import {
   userNameOf,
   type Folders,
 } from '../../inbox/folders.js';
-import { JournalError } from '../../journal/journal.js';
-import { SQLITE_BINDING } from '../../journal/sqlite.js';
+import { JOURNAL_STORE, JournalError } from '../../journal/journal.js';
 import { explainJournalFailure } from '../../journal/failures.js';
 import {
   homeOwnerProblem,
-  journalProblem,
   openContext,
   openGateway,
   type Context,
@@ -290,10 +288,8 @@ async function journalCheck(folders: Folders, context: Context): Promise<Check> 
     return await readJournalCheck(folders, context);
   } catch (error) {
     const why =
-      error instanceof JournalError
-        ? error.message
-        : (explainJournalFailure(error, folders.journal, 'nothing') ??
-          journalProblem(folders.journal, error));
+      explainJournalFailure(error, 'nothing') ??
+      (error instanceof JournalError ? error.message : undefined);
     if (why === undefined) throw error;
     return { name: 'journal', level: 'fail', detail: why };
   }
@@ -308,7 +304,7 @@ async function readJournalCheck(folders: Folders, context: Context): Promise<Che
       return {
         name,
         level: 'ok',
-        detail: `none yet: the first run makes ${folders.journal} (SQLite through ${SQLITE_BINDING}, owner-only)`,
+        detail: `none yet: the first run makes ${folders.journal} (${JOURNAL_STORE}, owner-only)`,
       };
     }
     const { address, store, schema, latestSchema } = await journal.describe();

@@ -44,7 +44,7 @@ export function retryCommand(io: CliIo, { command: { retry: words } }: HelpTexts
             { duplicateWindowMs: config.duplicateWindow, hintFlags: hintFlagsOf(globals) },
           );
         } catch (error) {
-          if (error instanceof JournalError)
+          if (error instanceof JournalError && error.kind === 'refused')
             throw new ExitError(1, `payouts retry: ${error.message}`);
           throw error;
         }

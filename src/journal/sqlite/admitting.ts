@@ -152,7 +152,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
         const earlier = rows.payoutRow(request.orderId);
         const from = admission.previous.state;
         if (statements.replacePayout.run({ ...params, from }).changes !== 1) {
-          throw new JournalError(`${request.orderId}: not ${from} any more`);
+          throw new JournalError('refused', `${request.orderId}: not ${from} any more`);
         }
         rows.audit(
           request.orderId,
@@ -230,7 +230,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
         rules: AdmissionRules,
       ): AdmittedPayout[] => {
         const row = rows.batchRow(batchId);
-        if (!row) throw new JournalError(`batch ${batchId} is not in the journal`);
+        if (!row) throw new JournalError('refused', `batch ${batchId} is not in the journal`);
         const batch = { id: batchId, fileName: row.file_name, nameKey: row.name_key };
         return payouts.map((payout) => admitOne(batch, payout, rules));
       },

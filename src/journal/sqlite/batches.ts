@@ -164,7 +164,8 @@ export function createBatches(
       const row = rows.batchRow(batchId);
       if (row?.result_name) return row.result_name;
       const name = candidates.find((candidate) => !statements.resultNameTaken.get(candidate));
-      if (name === undefined) throw new JournalError(`batch ${batchId}: no free result file name`);
+      if (name === undefined)
+        throw new JournalError('refused', `batch ${batchId}: no free result file name`);
       statements.setResultName.run(name, batchId);
       return name;
     }),
@@ -201,7 +202,7 @@ export function createBatches(
       if (made) return { kind: 'same-file', batchId: made.id, ...derivation(made) };
       const nameNumber = (statements.lastNameNumber.get(file.nameKey)?.n ?? 0) + 1;
       const journalId = statements.journalId.get()?.journal_id;
-      if (journalId === undefined) throw new JournalError('the journal has no identity');
+      if (journalId === undefined) throw new JournalError('damaged', 'the journal has no identity');
       const orderIdHome = homeTag(journalId);
       const { lastInsertRowid } = statements.insertBatch.run({
         fileName: file.name,

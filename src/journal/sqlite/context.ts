@@ -9,6 +9,7 @@ import type { BatchState } from '../batch-states.js';
 import type { HoldReason, RowState } from '../states.js';
 import type { BatchRecord, Claim, LineKind, PayoutRecord } from '../types.js';
 import type { Database } from '../sqlite.js';
+import { failpoint } from '../../runtime/failpoint.js';
 
 export interface Context {
   db: Database;
@@ -58,6 +59,7 @@ export function contextOf(db: Database, now: () => number): Context {
     admitting: <A extends unknown[], R>(fn: (...args: A) => R) => {
       const transaction = db.transaction(fn);
       return (...args: A): R => {
+        failpoint('admitting-chunk');
         db.pragma('synchronous = NORMAL');
         db.pragma(`wal_autocheckpoint = ${ADMITTING_CHECKPOINT_PAGES}`);
         try {

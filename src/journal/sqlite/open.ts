@@ -24,6 +24,7 @@ import { createPayouts } from './payouts.js';
 import { createReports } from './reports.js';
 import { createRows } from './rows.js';
 import { sendingThread } from './sending-thread.js';
+import { asJournal, journalErrorOf } from './store-errors.js';
 
 // statfs magic numbers of filesystems that share one file between hosts: SQLite's
 // locks are not to be trusted there (NFS, SMB/CIFS, FUSE mounts such as sshfs, 9P).
@@ -51,6 +52,7 @@ export function openSqliteJournal(path: string, options: JournalOptions = {}): J
   const { type } = statfsSync(folder);
   if (NETWORK_FILESYSTEMS.has(type)) {
     throw new JournalError(
+      'refused',
       `the journal folder ${folder} is on a network filesystem (type 0x${type.toString(16)}): SQLite locking is not safe there; put the home folder on a local disk`,
     );
   }
@@ -58,7 +60,7 @@ export function openSqliteJournal(path: string, options: JournalOptions = {}): J
   closeSync(openSync(path, 'a', 0o600));
   chmodSync(path, 0o600);
 
-  const db = connect(path);
+  const db = asJournal(path, () => connect(path));
   try {
     migrate(db);
     // A random identity, made once: a journal from elsewhere (or a new one) has another.
@@ -67,13 +69,13 @@ export function openSqliteJournal(path: string, options: JournalOptions = {}): J
     ).run(randomUUID(), now());
   } catch (error) {
     db.close();
-    throw error;
+    throw journalErrorOf(error, path);
   }
   const { journal, recoverySince, sending } = journalOn(db, path, now, LATEST, options.onSending);
   // The sending path's writes, committed on a thread of their own (see sending-thread.ts).
   const thread = sendingThread(path, now, recoverySince);
   return {
-    ...answering(journal),
+    ...answering(journal, path),
     claimToSend: async (...args) => {
       const claims = await thread.call('claimToSend', args);
       if (claims.length > 0) sending.committed();
@@ -91,6 +93,9 @@ export function openSqliteJournal(path: string, options: JournalOptions = {}): J
   };
 }
 
+/** Which store holds the journal, in words. */
+export const JOURNAL_STORE = `SQLite through ${SQLITE_BINDING}`;
+
 /**
  * A journal file opened for reading only (the journal's own, or its view: see view.ts),
  * for `status`, `run --dry-run`, `doctor` and `validate`: nothing is made, migrated or
@@ -103,7 +108,7 @@ export function openSqliteJournalReadOnly(path: string, now: () => number): Jour
   let schema: number;
   try {
     schema = file.pragma('user_version', { simple: true }) as number;
-    if (schema > LATEST) throw new JournalError(newerSchema(path, schema, LATEST));
+    if (schema > LATEST) throw new JournalError('newer-schema', newerSchema(path, schema, LATEST));
     if (schema < LATEST) {
       const image = file.serialize();
       // Bytes 18 and 19 say WAL: a copy in memory has no -wal, and reads as a rollback journal.
@@ -117,9 +122,9 @@ export function openSqliteJournalReadOnly(path: string, now: () => number): Jour
   } catch (error) {
     if (file.open) file.close();
     if (db.open) db.close();
-    throw error;
+    throw journalErrorOf(error, path);
   }
-  return answering(journalOn(db, path, now, schema).journal);
+  return answering(journalOn(db, path, now, schema).journal, path);
 }
 
 /**
@@ -146,12 +151,15 @@ export function sqliteJournalState(path: string): JournalState {
  * the last to close, removes them.
  */
 function reading(path: string): Database {
-  const db = new Database(path, { fileMustExist: true, timeout: BUSY_WAIT_MS });
+  const db = asJournal(
+    path,
+    () => new Database(path, { fileMustExist: true, timeout: BUSY_WAIT_MS }),
+  );
   try {
     db.pragma('query_only = ON');
   } catch (error) {
     db.close();
-    throw error;
+    throw journalErrorOf(error, path);
   }
   return db;
 }
@@ -225,7 +233,7 @@ function journalOn(
     describe: () => ({
       kind: 'sqlite',
       address: path,
-      store: `SQLite through ${SQLITE_BINDING}`,
+      store: JOURNAL_STORE,
       schema,
       latestSchema: LATEST,
       restore: sqliteRestore(path),
@@ -271,14 +279,15 @@ type Answering<T> = {
 /**
  * Where the SQLite journal's own methods become the async `Journal`'s: each answers at
  * once, through a promise, and what it throws is that promise's rejection, as a store
- * that answers later would fail. A method's transaction is still one synchronous call.
+ * that answers later would fail, as the JournalError of its kind (store-errors.ts). A
+ * method's transaction is still one synchronous call.
  */
-function answering<T extends object>(journal: T): Answering<T> {
+function answering<T extends object>(journal: T, path: string): Answering<T> {
   const entries = Object.entries(journal).map(([name, value]: [string, unknown]) => [
     name,
     typeof value === 'function'
       ? async (...args: unknown[]): Promise<unknown> =>
-          (value as (...a: unknown[]) => unknown)(...args)
+          asJournal(path, () => (value as (...a: unknown[]) => unknown)(...args))
       : value,
   ]);
   return Object.fromEntries(entries) as Answering<T>;
@@ -289,7 +298,8 @@ function migrate(db: Database): void {
     db.transaction(() => {
       // Read inside the write lock: another process may have migrated meanwhile.
       const current = db.pragma('user_version', { simple: true }) as number;
-      if (current > LATEST) throw new JournalError(newerSchema(db.name, current, LATEST));
+      if (current > LATEST)
+        throw new JournalError('newer-schema', newerSchema(db.name, current, LATEST));
       if (migration.version <= current) return;
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);

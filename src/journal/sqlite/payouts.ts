@@ -183,7 +183,7 @@ export function createPayouts(
     return orderIds.map((orderId) => {
       const row = statements.takeLease.get(owner, at + leaseMs, at, orderId);
       // Read in this very transaction: a row cannot have gone.
-      if (!row) throw new JournalError(`${orderId}: not in the journal any more`);
+      if (!row) throw new JournalError('refused', `${orderId}: not in the journal any more`);
       return toClaim(row);
     });
   }
@@ -247,7 +247,7 @@ export function createPayouts(
             .filter((row) => !rules || !heldAtClaim(rows, row, rules));
           if (queued.length === 0) return [];
           if (!canMove('queued', 'sending')) {
-            throw new JournalError('a move from queued to sending is not allowed');
+            throw new JournalError('refused', 'a move from queued to sending is not allowed');
           }
           const at = now();
           // One statement for the claim's rows, not three a row: then each row's audit entry.
@@ -262,7 +262,7 @@ export function createPayouts(
           return queued.map(({ id, order_id: orderId }) => {
             const row = byId.get(id);
             // Read queued in this very transaction: it cannot have moved since.
-            if (!row) throw new JournalError(`${orderId}: not queued any more`);
+            if (!row) throw new JournalError('refused', `${orderId}: not queued any more`);
             rows.auditById(
               id,
               'queued',

@@ -111,6 +111,7 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
     const retryId = `${base}-r${attempt}`;
     if (rows.payoutRow(retryId)) {
       throw new JournalError(
+        'refused',
         `${row.order_id}: cannot be sent again as ${retryId}: that orderId is already in the journal (from another file); nothing changed`,
       );
     }

@@ -234,7 +234,10 @@ export function createRows({ db, now }: Context) {
   /** An entry of the audit for a payout in the journal, inside the caller's transaction. */
   function audit(orderId: string, from: RowState | null, to: RowState, reason: string): void {
     if (statements.audit.run(now(), from, to, reason, orderId).changes !== 1) {
-      throw new JournalError(`${orderId}: not in the journal, so its move cannot be audited`);
+      throw new JournalError(
+        'refused',
+        `${orderId}: not in the journal, so its move cannot be audited`,
+      );
     }
   }
 
@@ -265,6 +268,7 @@ export function createRows({ db, now }: Context) {
   ): boolean {
     if (!canMove(from, to)) {
       throw new JournalError(
+        'refused',
         `${orderId}: a move from ${from} to ${to} is not allowed (${reason ?? 'an answer'})`,
       );
     }
@@ -284,7 +288,7 @@ export function createRows({ db, now }: Context) {
     write: () => { changes: number },
   ): void {
     if (!guardedMove(orderId, from, to, reason, write)) {
-      throw new JournalError(`${orderId}: not ${from} any more (${reason})`);
+      throw new JournalError('refused', `${orderId}: not ${from} any more (${reason})`);
     }
   }
 
@@ -299,7 +303,7 @@ export function createRows({ db, now }: Context) {
     write: () => R[],
   ): R[] {
     if (!canMove(from, to)) {
-      throw new JournalError(`a move from ${from} to ${to} is not allowed (${reason})`);
+      throw new JournalError('refused', `a move from ${from} to ${to} is not allowed (${reason})`);
     }
     const rows = write();
     for (const row of rows) audit(row.order_id, from, to, reason);
@@ -312,12 +316,16 @@ export function createRows({ db, now }: Context) {
    */
   function moveBatch(batchId: number, to: BatchState): void {
     const from = statements.batchById.get(batchId)?.state;
-    if (from === undefined) throw new JournalError(`batch ${batchId} is not in the journal`);
+    if (from === undefined)
+      throw new JournalError('refused', `batch ${batchId} is not in the journal`);
     if (!canMoveBatch(from, to)) {
-      throw new JournalError(`batch ${batchId}: a move from ${from} to ${to} is not allowed`);
+      throw new JournalError(
+        'refused',
+        `batch ${batchId}: a move from ${from} to ${to} is not allowed`,
+      );
     }
     if (statements.moveBatch.run({ batchId, from, to }).changes !== 1) {
-      throw new JournalError(`batch ${batchId}: not ${from} any more`);
+      throw new JournalError('refused', `batch ${batchId}: not ${from} any more`);
     }
   }
 

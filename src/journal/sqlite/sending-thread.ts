@@ -13,9 +13,10 @@
  * the thread decides by the same time and the same rules as the journal that asked.
  */
 import { Worker } from 'node:worker_threads';
-import { JournalError } from '../journal-error.js';
+import { JournalError, type JournalErrorKind } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import type { Synchronous } from './context.js';
+import { journalErrorOf } from './store-errors.js';
 
 /** The journal's methods the thread runs. */
 export type SendingMethod = 'claimToSend' | 'moveMany' | 'unclaim';
@@ -39,41 +40,48 @@ export type SendingCall = {
   };
 }[SendingMethod];
 
-/** What crosses back for a failure: a thrown object loses its class between threads. */
+/**
+ * What crosses back for a failure, the JournalError the journal at `path` makes of it: a
+ * thrown object loses its class between threads.
+ */
 export interface FailureShape {
-  name: string;
+  kind: JournalErrorKind;
   message: string;
-  code: unknown;
+  storeCode: string | undefined;
+  path: string | undefined;
   stack: string | undefined;
 }
 
 export type SendingReply = { id: number; result: unknown } | { id: number; failure: FailureShape };
 
-export function failureShape(error: unknown): FailureShape {
-  if (!(error instanceof Error)) {
-    // What a thread that died of an error of another class sends: its own fields only.
-    const code = (error as { code?: unknown } | null)?.code;
-    const message =
-      typeof error === 'object' && error !== null
-        ? `the journal's sending thread failed${code === undefined ? '' : ` (${String(code)})`}`
-        : String(error);
-    return { name: 'Error', message, code, stack: undefined };
-  }
-  const { name, message, code, stack } = error as Error & { code?: unknown };
-  return { name, message, code, stack };
+export function failureShape(error: unknown, path: string): FailureShape {
+  const thrown = error instanceof Error ? error : threadFailure(error);
+  const { kind, message, storeCode, path: at } = journalErrorOf(thrown, path);
+  return { kind, message, storeCode, path: at, stack: thrown.stack };
+}
+
+/** What a thread that died of a throw that is not an Error sends: its own fields only. */
+function threadFailure(thrown: unknown): Error {
+  const code = (thrown as { code?: unknown } | null)?.code;
+  if (typeof thrown !== 'object' || thrown === null) return new Error(String(thrown));
+  const error = new Error(
+    `the journal's sending thread failed${code === undefined ? '' : ` (${String(code)})`}`,
+  );
+  error.stack = undefined;
+  return Object.assign(error, { code });
 }
 
 /**
- * The failure as its caller acts on it: a JournalError as one (an intake tells a refusal
- * by its class), any other with SQLite's result code (a full disk, a damaged file, a
- * lock held too long are told by it); with the thread's stack, where it was thrown.
+ * The failure as its caller acts on it, the JournalError of its kind (an intake tells the
+ * journal's failure from a file's by it), with the thread's stack, where it was thrown.
  */
-export function failureOf(shape: FailureShape): Error {
-  const error =
-    shape.name === 'JournalError'
-      ? new JournalError(shape.message)
-      : Object.assign(new Error(shape.message), { name: shape.name, code: shape.code });
-  if (shape.stack !== undefined) error.stack = shape.stack;
+export function failureOf(shape: FailureShape): JournalError {
+  const { kind, message, storeCode, path, stack } = shape;
+  const error = new JournalError(kind, message, {
+    ...(storeCode === undefined ? {} : { storeCode }),
+    ...(path === undefined ? {} : { path }),
+  });
+  if (stack !== undefined) error.stack = stack;
   return error;
 }
 
@@ -131,9 +139,13 @@ export function sendingThread(
     });
     // Its connection could not be opened, or the thread died: what waits fails, as the
     // journal failing would fail it, and so does every later call.
-    started.on('error', (error) => endAll(failureOf(failureShape(error))));
+    started.on('error', (error) => endAll(failureOf(failureShape(error, path))));
     started.on('exit', (code) =>
-      endAll(new JournalError(`the journal's sending thread ended (exit code ${code})`)),
+      endAll(
+        new JournalError('unavailable', `the journal's sending thread ended (exit code ${code})`, {
+          path,
+        }),
+      ),
     );
     return started;
   };
@@ -157,13 +169,13 @@ export function sendingThread(
           thread.postMessage(call);
         } catch (error) {
           waiting.delete(id);
-          reject(error as Error);
+          reject(journalErrorOf(error, path));
         }
         holdProcess(thread);
       });
     },
     async close() {
-      ended ??= new JournalError('the journal is closed');
+      ended ??= new JournalError('unavailable', 'the journal is closed', { path });
       if (!worker || closing) return exited;
       closing = true;
       // Its end is awaited: the process must not end first (exit 13, a wait unfinished).

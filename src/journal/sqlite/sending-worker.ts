@@ -18,6 +18,7 @@ import {
 
 const port = parentPort;
 if (!port) throw new Error('sending-worker.js runs as the journal sending thread only');
+const { path } = workerData as { path: string };
 
 type Payouts = ReturnType<typeof createPayouts>;
 
@@ -31,7 +32,7 @@ let recoverySince: number | null = null;
  */
 function opened(): { db: Database; payouts: Payouts } | FailureShape {
   try {
-    const db = connect((workerData as { path: string }).path);
+    const db = connect(path);
     const context = contextOf(db, () => asked);
     const payouts = createPayouts(context, createRows(context), {
       recoverySince: () => recoverySince,
@@ -40,7 +41,7 @@ function opened(): { db: Database; payouts: Payouts } | FailureShape {
     });
     return { db, payouts };
   } catch (error) {
-    return failureShape(error);
+    return failureShape(error, path);
   }
 }
 const journal = opened();
@@ -61,7 +62,7 @@ function answer(call: SendingCall): SendingReply {
   try {
     return { id: call.id, result: run(journal.payouts, call) };
   } catch (error) {
-    return { id: call.id, failure: failureShape(error) };
+    return { id: call.id, failure: failureShape(error, path) };
   }
 }
 
