@@ -139,6 +139,8 @@ export function sqliteJournalState(path: string): JournalState {
   const file = reading(path);
   try {
     return file.pragma('user_version', { simple: true }) === 0 ? 'empty' : 'present';
+  } catch (error) {
+    throw journalErrorOf(error, path);
   } finally {
     file.close();
   }
