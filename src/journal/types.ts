@@ -132,7 +132,7 @@ export interface AdmissionRules {
 /** A person's decision about a batch. */
 export interface BatchEvent {
   at: number;
-  /** `approved`, `refused`, `released`, `corrects`, `retried`. */
+  /** `approved`, `refused`, `released`, `corrects`, `retried`, `replaced` (by a corrected copy). */
   event: string;
   by: string;
   detail: string;

@@ -293,6 +293,28 @@ export type Said =
   /** `permission`: the user running payouts may not read it (a file saved owner-only). */
   | { code: 'cannotRead'; systemCode: string; permission: boolean }
   | { code: 'awaitingApproval'; file: string; hintFlags: string }
+  /**
+   * A waiting file whose rows its corrected copy took over or closed: nothing of it is sent.
+   * `next`: the copy's approve command, while the copy waits for approval itself.
+   */
+  | {
+      code: 'replacedByCopy';
+      copyFile: string;
+      copyBatchId: number;
+      at: number;
+      next: { file: string; hintFlags: string } | null;
+    }
+  | {
+      code: 'fileReplaced';
+      /** The command that named it (`approve`), or null in its report. */
+      verb: string | null;
+      file: string;
+      batchId: number;
+      copyFile: string;
+      copyBatchId: number;
+      at: number;
+      next: { file: string; hintFlags: string } | null;
+    }
   | { code: 'cutShort'; file: string }
   | { code: 'fileNotInProcessing'; file: string }
   | { code: 'takenOnceRenamed' }
