@@ -285,6 +285,8 @@ export interface ResultEntry {
    * a payout that was returned (refunded) or failed was not paid after all.
    */
   cover: { orderId: string; state: RowState; fileName: string; line: number } | null;
+  /** The state now of the payout a row repeats or is covered by (`coveredBy`), if any. */
+  repeatsState: RowState | null;
 }
 
 export interface AuditEntry {
