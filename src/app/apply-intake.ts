@@ -12,7 +12,13 @@ import { systemCodeOf } from '../errors.js';
 import type { Config } from '../config/schema.js';
 import { givenName } from '../csv/given-name.js';
 import { cannotReadSaid, ingestFile } from '../engine/ingest.js';
-import { awaitApproval, releaseApproved } from '../inbox/approval.js';
+import {
+  awaitApproval,
+  closeReplaced,
+  releaseApproved,
+  replacementOfBatch,
+  reportReplaced,
+} from '../inbox/approval.js';
 import type { FileState } from '../inbox/file-state.js';
 import { moveInto, payoutFiles, reject, type Folders } from '../inbox/folders.js';
 import { settledByAge } from '../inbox/readiness.js';
@@ -20,6 +26,7 @@ import { skippedFiles } from '../inbox/skipped.js';
 import type { Journal } from '../journal/journal.js';
 import { JournalError } from '../journal/journal.js';
 import { CATALOGS } from '../messages/catalog.js';
+import type { Language } from '../messages/language.js';
 import type { Said } from '../messages/said.js';
 import { say } from '../messages/say.js';
 import { failpoint } from '../runtime/failpoint.js';
@@ -53,6 +60,7 @@ export async function applyIntake(
       });
     }
   }
+  await closeReplaced(journal, folders);
   // Never left unseen: hidden, temporary and lock files are named, with why, every run.
   for (const skipped of skippedFiles(folders.inbox)) {
     summaries.push({
@@ -138,7 +146,10 @@ export async function applyIntake(
     if (summary) summaries.push(summary);
   }
   const listed = planListedBatches({
-    awaitingApproval: await journal.batchesIn('awaiting-approval'),
+    awaitingApproval: await awaitingBatches(journal, folders, {
+      hintFlags,
+      language: config.language ?? 'en',
+    }),
     // Only once every file in processing/ was read: a stop may have cut the reading short.
     open: options.signal.aborted ? [] : await openBatches(journal),
     admitting: options.signal.aborted ? [] : await journal.batchesIn('admitting'),
@@ -161,6 +172,24 @@ export async function applyIntake(
     });
   }
   return summaries;
+}
+
+/**
+ * Batches waiting for approval, each with the copy that replaced it, if one did (its
+ * report then says so).
+ */
+async function awaitingBatches(
+  journal: Journal,
+  folders: Folders,
+  options: { hintFlags: string; language: Language },
+): Promise<BatchFacts['awaitingApproval'][number][]> {
+  const awaiting = [];
+  for (const batch of await journal.batchesIn('awaiting-approval')) {
+    const replaced = await replacementOfBatch(journal, batch.id);
+    if (replaced) await reportReplaced(journal, folders, batch, options);
+    awaiting.push({ ...batch, ...(replaced ? { replacedBy: replaced.copy } : {}) });
+  }
+  return awaiting;
 }
 
 /**

@@ -126,7 +126,13 @@ export interface ListedBatch {
 
 /** The journal's batches a pass names beside the files it handled. */
 export interface BatchFacts {
-  awaitingApproval: readonly { id: number; fileName: string; awaitingName: string | null }[];
+  awaitingApproval: readonly {
+    id: number;
+    fileName: string;
+    awaitingName: string | null;
+    /** The corrected copy, itself waiting for approval, that took over every row it had left. */
+    replacedBy?: { id: number; fileName: string; awaitingName: string | null; receivedAt: number };
+  }[];
   /**
    * Batches with rows not final (open, underfunded, held), with whether `payouts retry`
    * made payouts of theirs, and what holds them.
@@ -149,19 +155,42 @@ export interface BatchFacts {
 export function planListedBatches(facts: BatchFacts): ListedBatch[] {
   const nameOf = (batch: BatchFacts['awaitingApproval'][number]) =>
     batch.awaitingName ?? batch.fileName;
-  const awaiting = facts.awaitingApproval.map((batch): ListedBatch => {
+  const waiting = facts.awaitingApproval.filter((batch) => !batch.replacedBy);
+  const target = (batch: BatchFacts['awaitingApproval'][number]) => {
     const name = nameOf(batch);
-    const shared = facts.awaitingApproval.some(
+    const shared = waiting.some(
       (other) => other.id !== batch.id && givenName(nameOf(other)) === givenName(name),
     );
+    return commandTarget(name, batch.id, facts.hintFlags, shared);
+  };
+  const awaiting = facts.awaitingApproval.map((batch): ListedBatch => {
+    const name = nameOf(batch);
+    const copy = batch.replacedBy;
+    if (copy) {
+      return {
+        file: name,
+        batchId: batch.id,
+        state: 'replaced',
+        outcome: 'replaced',
+        problems: [
+          {
+            code: 'replacedByCopy',
+            copyFile: givenName(copy.fileName),
+            copyBatchId: copy.id,
+            at: copy.receivedAt,
+            next: target(copy),
+          },
+        ],
+        fileNeedsAPerson: false,
+        fileElsewhere: false,
+      };
+    }
     return {
       file: name,
       batchId: batch.id,
       state: 'awaiting-approval',
       outcome: 'waiting for approval in awaiting-approval/',
-      problems: [
-        { code: 'awaitingApproval', ...commandTarget(name, batch.id, facts.hintFlags, shared) },
-      ],
+      problems: [{ code: 'awaitingApproval', ...target(batch) }],
       fileNeedsAPerson: true,
       fileElsewhere: false,
     };

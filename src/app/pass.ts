@@ -345,7 +345,7 @@ async function finishFile(
   const finished =
     Object.keys(totals.rows).every(isFinalOutcome) &&
     (await journal.holdsOfBatch(batch.id)).length === 0 &&
-    (await journal.supersededByWaiting(batch.id)) === 0;
+    !(await journal.supersededBy(batch.id)).some((copy) => copy.state === 'awaiting-approval');
   let { outcome, state } = summary;
   if (finished && !inProcessing) {
     state = 'final';

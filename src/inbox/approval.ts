@@ -14,7 +14,7 @@ import { basename } from 'node:path';
 import { formatCents } from '../csv/amount.js';
 import { givenName, commandTarget } from '../csv/given-name.js';
 import { heldRowSaid, OWN_HOLDS } from '../journal/answers.js';
-import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
+import type { BatchRecord, Journal, ResultEntry, RowTotals } from '../journal/journal.js';
 import { CATALOGS, type Catalog } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
 import { maskPersonalData } from '../runtime/mask.js';
@@ -42,6 +42,96 @@ export async function toBeSent(
   return { count: totals.rows.queued ?? 0, cents: totals.cents.queued ?? 0 };
 }
 
+/** The corrected copy that replaced a waiting batch, and whether it waits for approval itself. */
+export interface Replacement {
+  copy: BatchRecord;
+  copyWaits: boolean;
+}
+
+/** What a replaced batch may have: its rows closed by a copy, and lines that were never payouts. */
+const LEFT_OF_REPLACED: readonly string[] = ['superseded', 'invalid', 'skipped'];
+
+/**
+ * A batch is replaced when corrected copies took over or closed every payout it had, none
+ * sent: approving it would send nothing. While a copy waits for approval, turning it down
+ * gives the rows back and the batch waits again.
+ */
+export function replacementOf(
+  totals: RowTotals,
+  copies: readonly BatchRecord[],
+): Replacement | undefined {
+  const copy = copies.at(-1);
+  const left = Object.entries(totals.rows).filter(([, rows]) => (rows ?? 0) > 0);
+  if (!copy || !left.every(([outcome]) => LEFT_OF_REPLACED.includes(outcome))) return undefined;
+  return { copy, copyWaits: copies.some((each) => each.state === 'awaiting-approval') };
+}
+
+/** What replaced a batch, as the journal has it now. */
+export async function replacementOfBatch(
+  journal: Journal,
+  batchId: number,
+): Promise<Replacement | undefined> {
+  return replacementOf(
+    await journal.rowTotalsOfBatch(batchId),
+    await journal.supersededBy(batchId),
+  );
+}
+
+/**
+ * What is said of a batch its corrected copy replaced, by `verb` (null: in its report),
+ * with the copy's approve command while the copy waits.
+ */
+export async function replacedSaid(
+  journal: Journal,
+  batchId: number,
+  verb: string | null,
+  hintFlags: string,
+): Promise<Said | undefined> {
+  const batch = await journal.batch(batchId);
+  const replaced = batch && (await replacementOfBatch(journal, batchId));
+  if (!batch || !replaced) return undefined;
+  const { copy, copyWaits } = replaced;
+  return {
+    code: 'fileReplaced',
+    verb,
+    file: givenName(batch.fileName),
+    batchId,
+    copyFile: givenName(copy.fileName),
+    copyBatchId: copy.id,
+    at: copy.receivedAt,
+    next: copyWaits
+      ? {
+          file: givenName(copy.awaitingName ?? copy.fileName),
+          hintFlags: ` --batch ${copy.id}${hintFlags}`,
+        }
+      : null,
+  };
+}
+
+/**
+ * Waiting batches replaced by a copy no longer waiting: nothing of them is left to
+ * approve, so each is opened with nothing to send and its file goes on to processing/,
+ * where the pass writes its result and archives it like any file whose rows are final.
+ */
+export async function closeReplaced(journal: Journal, folders: Folders): Promise<void> {
+  for (const batch of await journal.batchesIn('awaiting-approval')) {
+    const replaced = await replacementOfBatch(journal, batch.id);
+    if (!replaced || replaced.copyWaits) continue;
+    await journal.recordBatchEvent(
+      batch.id,
+      'replaced',
+      'payouts',
+      `by its corrected copy, batch ${replaced.copy.id}`,
+    );
+    // Opened before its file moves: a file in processing/ of a batch still waiting goes back to wait.
+    await journal.setBatchState(batch.id, 'open');
+    if (batch.awaitingName === null) continue;
+    const file = `${folders.awaiting}/${batch.awaitingName}`;
+    moveInto(file, folders.processing);
+    rmSync(`${file}.report.txt`, { force: true });
+  }
+}
+
 /** Moves a journaled file into awaiting-approval/, with its report beside it. */
 export async function awaitApproval(
   journal: Journal,
@@ -54,6 +144,18 @@ export async function awaitApproval(
   if (!moved) return undefined;
   const name = basename(moved);
   await journal.setAwaitingName(batchId, name);
+  await writeReport(journal, moved, batchId, { hintFlags, language });
+  return moved;
+}
+
+/** What a waiting file would send, its held rows and every payee, beside it as `FILE.report.txt`. */
+export async function writeReport(
+  journal: Journal,
+  file: string,
+  batchId: number,
+  { hintFlags = '', language = 'en' }: { hintFlags?: string; language?: Language } = {},
+): Promise<void> {
+  const name = basename(file);
   const target = commandTarget(name, batchId, hintFlags);
   const totals = await journal.rowTotalsOfBatch(batchId);
   const sent = await toBeSent(journal, batchId);
@@ -103,7 +205,7 @@ export async function awaitApproval(
     '',
     approval.payeesTitle,
   ];
-  const path = `${moved}.report.txt`;
+  const path = `${file}.report.txt`;
   writeFileSync(path, `${report.join('\n')}\n`);
   // Every payee, a page at a time: a finance control checks who is paid, not only totals.
   for (let after = 0; ;) {
@@ -114,7 +216,22 @@ export async function awaitApproval(
     if (listed.length > 0) appendFileSync(path, `${listed.join('\n')}\n`);
     after = last.line;
   }
-  return moved;
+}
+
+/**
+ * The report of a waiting file its corrected copy replaced says so, and nothing else: it
+ * has nothing left to approve. Turning the copy down writes its full report again.
+ */
+export async function reportReplaced(
+  journal: Journal,
+  folders: Folders,
+  batch: BatchRecord,
+  { hintFlags = '', language = 'en' }: { hintFlags?: string; language?: Language } = {},
+): Promise<void> {
+  const said = await replacedSaid(journal, batch.id, null, hintFlags);
+  if (!said || batch.awaitingName === null) return;
+  const path = `${folders.awaiting}/${batch.awaitingName}.report.txt`;
+  writeFileSync(path, `${say(CATALOGS[language], said)}\n`);
 }
 
 /** Lines of a batch read per page while its report is written. */
@@ -208,7 +325,9 @@ export async function findAwaiting(
   for (const file of named) {
     const batches = await journal.batchesOf(await sha256Of(file));
     const batch = batches.find((candidate) => candidate.state === 'awaiting-approval');
-    if (pick === undefined || batch?.id === pick) found.push({ file, batch });
+    // A file its corrected copy replaced is answered only when picked, to say so.
+    const replaced = batch && (await replacementOfBatch(journal, batch.id));
+    if (pick === undefined ? !replaced : batch?.id === pick) found.push({ file, batch });
   }
   if (found.length > 1) {
     return found.flatMap(({ batch }) => batch ?? []).sort((a, b) => a.id - b.id);

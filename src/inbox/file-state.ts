@@ -5,7 +5,7 @@
  * journaled now, some rows not final yet; `resumed`: taken by an earlier run, worked on
  * again; `held`: nothing of it sent (a rule, a control total, the balance); `retried`:
  * sent again on purpose; `waiting-retry`: rows held for `payouts retry` (a payout they
- * repeat did not pay), its file perhaps archived already; `awaiting-approval`; `cut-short`: its reading was cut short and
+ * repeat did not pay), its file perhaps archived already; `awaiting-approval`; `replaced`: waiting for approval until its corrected copy took over or closed every row it had left; `cut-short`: its reading was cut short and
  * the file is gone; `unusable`: it cannot be read or used (in rejected/ when it could be
  * moved there); `waiting`: left in the inbox, or in processing/ half read, for a later run; `skipped`: not a payout
  * file (hidden, temporary, a lock).
@@ -20,6 +20,7 @@ export type FileState =
   | 'waiting-retry'
   | 'awaiting-approval'
   | 'cut-short'
+  | 'replaced'
   | 'unusable'
   | 'waiting'
   | 'skipped';

@@ -3,7 +3,7 @@
  * would pay: the same rules for `approve`, a run's summary, `validate` and `run --dry-run`.
  */
 import type { Payees, Said } from '../messages/said.js';
-import type { HoldReason } from './states.js';
+import type { HoldReason, RowState } from './states.js';
 import type { HeldRow } from './types.js';
 
 /** Reasons a row is held for by itself, not with its whole file: it is listed on its own. */
@@ -15,6 +15,25 @@ export const OWN_HOLDS: readonly (HoldReason | null)[] = [
   'failed-before',
 ];
 
+/** What a row says that names the payout it repeats or is covered by, and its state. */
+const NAMES_ITS_PAYOUT: readonly Said['code'][] = [
+  'heldJournaled',
+  'heldDuplicate',
+  'heldSameReference',
+  'heldCovered',
+  'heldChangesPayee',
+  'heldFailedBefore',
+];
+
+/**
+ * A row's words with the payout they name in its state now: the state it had when the row
+ * was admitted (queued, say) is long past once that payout is paid.
+ */
+export function saidNow(said: Said, stateNow: RowState | null | undefined): Said {
+  if (!stateNow || !NAMES_ITS_PAYOUT.includes(said.code) || !('state' in said)) return said;
+  return { ...said, state: stateNow } as Said;
+}
+
 /** A held row as a summary or a report lists it: its line, name, amount and why. */
 export function heldRowSaid(row: HeldRow): Said {
   const { line, name, cents, said, message } = row;
@@ -23,7 +42,7 @@ export function heldRowSaid(row: HeldRow): Said {
     line,
     name,
     cents,
-    why: said ?? { code: 'english', text: message ?? '' },
+    why: said ? saidNow(said, row.repeats?.state) : { code: 'english', text: message ?? '' },
   };
 }
 

@@ -184,10 +184,10 @@ export interface JournalBatches {
     only?: readonly string[],
   ): Promise<{ rows: number; cents: number }>;
   /**
-   * Rows of a batch closed by a corrected copy that still waits for approval: turning
-   * the copy down gives them back, so the batch is not finished while it waits.
+   * The corrected copies that closed rows of a batch (superseded), oldest first. One still
+   * waiting for approval gives them back if it is turned down.
    */
-  supersededByWaiting(batchId: number): Promise<number>;
+  supersededBy(batchId: number): Promise<BatchRecord[]>;
   /**
    * Earlier batches of a file's name frozen while it waits for a person (held whole: see
    * the same-name rule), with what each holds back.

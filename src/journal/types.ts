@@ -132,7 +132,7 @@ export interface AdmissionRules {
 /** A person's decision about a batch. */
 export interface BatchEvent {
   at: number;
-  /** `approved`, `refused`, `released`, `corrects`, `retried`. */
+  /** `approved`, `refused`, `released`, `corrects`, `retried`, `replaced` (by a corrected copy). */
   event: string;
   by: string;
   detail: string;
@@ -285,6 +285,8 @@ export interface ResultEntry {
    * a payout that was returned (refunded) or failed was not paid after all.
    */
   cover: { orderId: string; state: RowState; fileName: string; line: number } | null;
+  /** The state now of the payout a row repeats or is covered by (`coveredBy`), if any. */
+  repeatsState: RowState | null;
 }
 
 export interface AuditEntry {

@@ -58,6 +58,9 @@ const moment = (ms: number | null) =>
   ms === null
     ? 'in an earlier run'
     : `on ${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+/** What to run while a replacing copy waits for approval itself. */
+const copyWaits = (next: { file: string; hintFlags: string } | null) =>
+  next ? `; the copy waits for approval: payouts approve "${next.file}"${next.hintFlags}` : '';
 /** `R$ 5.500,00: Ana Souza R$ 3.000,00, Bruno Lima R$ 2.500,00`. */
 const payees = ({ rows, cents, first }: Payees) =>
   `${formatCents(cents)}: ${first
@@ -361,6 +364,10 @@ const said: SaidTexts = {
     `nothing of it is sent until a person moves it into approved/ or runs: payouts approve "${file}"${hintFlags} (its .report.txt says what would be sent)`,
   answerApproves: () =>
     'an answer above that frees a row approves the file too: the next run sends the freed rows with the rest of it',
+  replacedByCopy: ({ copyFile, copyBatchId, at, next }) =>
+    `replaced by its corrected copy ${copyFile} (batch ${copyBatchId}), which arrived ${moment(at)}: nothing of it is sent${copyWaits(next)}`,
+  fileReplaced: ({ verb, file, batchId, copyFile, copyBatchId, at, next }) =>
+    `${verb ? `payouts ${verb}: ` : ''}${file} (batch ${batchId}) was replaced by its corrected copy ${copyFile} (batch ${copyBatchId}), which arrived ${moment(at)}: nothing of it is sent, and nothing is left to approve${copyWaits(next)}`,
   cutShort: ({ file }) =>
     `a run stopped while reading ${file}, and the file is no longer in processing/: none of its rows is sent until the same file is dropped in the inbox again`,
   fileNotInProcessing: ({ file }) =>

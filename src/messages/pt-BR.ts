@@ -93,6 +93,9 @@ const momento = (ms: number | null) =>
   ms === null
     ? 'numa execução anterior'
     : `${dia(ms)} às ${new Date(ms).toISOString().slice(11, 16)} (UTC)`;
+/** O que executar enquanto a cópia que substituiu um arquivo aguarda aprovação. */
+const copiaAguarda = (next: { file: string; hintFlags: string } | null) =>
+  next ? `; a cópia aguarda aprovação: payouts approve "${next.file}"${next.hintFlags}` : '';
 /** `R$ 5.500,00: Ana Souza R$ 3.000,00, Bruno Lima R$ 2.500,00`. */
 const pagos = ({ rows, cents, first }: Payees) =>
   `${formatCents(cents)}: ${first
@@ -406,6 +409,10 @@ const said: SaidTexts = {
     `nada dele é enviado até uma pessoa movê-lo para approved/ ou executar: payouts approve "${file}"${hintFlags} (o .report.txt dele diz o que seria enviado)`,
   answerApproves: () =>
     'uma resposta acima que libera uma linha aprova o arquivo também: a próxima execução envia as linhas liberadas com o resto dele',
+  replacedByCopy: ({ copyFile, copyBatchId, at, next }) =>
+    `substituído pela cópia corrigida ${copyFile} (lote ${copyBatchId}), que chegou ${momento(at)}: nada dele é enviado${copiaAguarda(next)}`,
+  fileReplaced: ({ verb, file, batchId, copyFile, copyBatchId, at, next }) =>
+    `${verb ? `payouts ${verb}: ` : ''}${file} (lote ${batchId}) foi substituído pela cópia corrigida ${copyFile} (lote ${copyBatchId}), que chegou ${momento(at)}: nada dele é enviado, e nada resta a aprovar${copiaAguarda(next)}`,
   cutShort: ({ file }) =>
     `uma execução parou enquanto lia ${file}, e o arquivo não está mais em processing/: nenhuma linha dele é enviada até o mesmo arquivo ser posto na entrada de novo`,
   fileNotInProcessing: ({ file }) =>
@@ -770,6 +777,7 @@ export const ptBR: Catalog = {
       'waiting-retry': 'linhas aguardam payouts retry: um pagamento que elas repetem não pagou',
       'awaiting-approval': 'aguardando aprovação em awaiting-approval/',
       'cut-short': 'leitura interrompida',
+      replaced: 'substituído',
       unusable: 'não pode ser usado',
       waiting: 'deixado na entrada para a próxima execução',
       skipped: 'ignorado: não é um arquivo de pagamentos',

@@ -295,6 +295,28 @@ export type Said =
   | { code: 'awaitingApproval'; file: string; hintFlags: string }
   /** A file waiting for approval: an answer to its held rows approves it too. */
   | { code: 'answerApproves' }
+  /**
+   * A waiting file whose rows its corrected copy took over or closed: nothing of it is sent.
+   * `next`: the copy's approve command, while the copy waits for approval itself.
+   */
+  | {
+      code: 'replacedByCopy';
+      copyFile: string;
+      copyBatchId: number;
+      at: number;
+      next: { file: string; hintFlags: string } | null;
+    }
+  | {
+      code: 'fileReplaced';
+      /** The command that named it (`approve`), or null in its report. */
+      verb: string | null;
+      file: string;
+      batchId: number;
+      copyFile: string;
+      copyBatchId: number;
+      at: number;
+      next: { file: string; hintFlags: string } | null;
+    }
   | { code: 'cutShort'; file: string }
   | { code: 'fileNotInProcessing'; file: string }
   | { code: 'takenOnceRenamed' }

@@ -7,6 +7,7 @@ import { openAtomicCsv, type CsvDialect } from '../csv/atomic-csv.js';
 import { safeCell } from '../csv/safe-cell.js';
 import { PIX_KEY_TYPES } from '../gateway/contract.js';
 import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
+import { saidNow } from '../journal/answers.js';
 import type { RowState } from '../journal/states.js';
 import { CATALOGS, RESULT_COLUMNS, type Catalog, type StatusWord } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
@@ -102,7 +103,9 @@ export function resultRecord(
   // A row held (or covered) by a rule on who is paid says why itself, in the reader's
   // language where the journal kept it as a value; one held with its whole batch (the
   // balance, a control total) says what holds the batch.
-  const why = payout?.said ? say(catalogFor(format), payout.said) : payout?.message;
+  const why = payout?.said
+    ? say(catalogFor(format), saidNow(payout.said, entry.repeatsState))
+    : payout?.message;
   const said =
     entry.kind === 'payout'
       ? status === 'held'

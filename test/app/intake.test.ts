@@ -156,6 +156,53 @@ describe('the batches a pass names from the journal alone', () => {
     expect(listed.every((batch) => batch.fileNeedsAPerson)).toBe(true);
   });
 
+  it('says a waiting file its waiting copy replaced is replaced, and offers the copy alone for approval', () => {
+    const copy = { id: 2, fileName: 'folha.csv', awaitingName: 'folha [2].csv', receivedAt: 1_000 };
+    const listed = planListedBatches({
+      ...none,
+      awaitingApproval: [
+        { id: 1, fileName: 'folha.csv', awaitingName: 'folha.csv', replacedBy: copy },
+        copy,
+        { id: 3, fileName: 'bonus.csv', awaitingName: 'bonus.csv' },
+      ],
+    });
+    expect(
+      listed.map(({ file, state, problems, fileNeedsAPerson }) => [
+        file,
+        state,
+        problems,
+        fileNeedsAPerson,
+      ]),
+    ).toEqual([
+      [
+        'folha.csv',
+        'replaced',
+        [
+          {
+            code: 'replacedByCopy',
+            copyFile: 'folha.csv',
+            copyBatchId: 2,
+            at: 1_000,
+            next: { file: 'folha.csv', hintFlags: ' --batch 2' },
+          },
+        ],
+        false,
+      ],
+      [
+        'folha [2].csv',
+        'awaiting-approval',
+        [{ code: 'awaitingApproval', file: 'folha.csv', hintFlags: ' --batch 2' }],
+        true,
+      ],
+      [
+        'bonus.csv',
+        'awaiting-approval',
+        [{ code: 'awaitingApproval', file: 'bonus.csv', hintFlags: '' }],
+        true,
+      ],
+    ]);
+  });
+
   it('names every open batch whose file was not handled, retried or with its file elsewhere', () => {
     const totals: Said = { code: 'totalLineUnreadable', line: 9, text: 'Total: R$ 1,00' };
     const listed = planListedBatches({

@@ -160,7 +160,7 @@ describe('each file is named as its own', { timeout: 60_000 }, () => {
     expect([...ledgerCounts(sandbox).values()]).toEqual([1, 1, 1, 1]);
   });
 
-  it('two files of one name waiting for approval: each block picks its own batch, the name alone releases nothing and says which two, and the printed command pays its rows once', async () => {
+  it("a file waiting for approval and its corrected copy: both blocks give the copy's command, the replaced file releases nothing and says so, and the printed command pays the rows once", async () => {
     sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
     const { home, env } = sandboxHome(folder(), sandbox.url, {
       PAYOUTS_FOLLOW_TIMEOUT: '0',
@@ -177,24 +177,26 @@ describe('each file is named as its own', { timeout: 60_000 }, () => {
     expect(waiting.code).toBe(2);
     expectOwnNames(waiting.stdout, ['folha.csv', 'folha.csv']);
     const commands = blocksOf(waiting.stdout).map((block) => commandsIn(block.text));
+    // The copy took over every row of the first: only the copy is left to approve.
     expect(commands).toEqual([
-      [['approve', 'folha.csv', '--batch', '1']],
+      [['approve', 'folha.csv', '--batch', '2']],
       [['approve', 'folha.csv', '--batch', '2']],
     ]);
 
-    const alone = await runCli(['approve', 'folha.csv'], { env });
-    expect(alone.code).toBe(1);
-    expect(alone.stderr).toMatch(
-      /2 files named folha\.csv wait for an answer \(batch 1, arrived .*; batch 2, arrived .*\): nothing changed/,
+    const replaced = await runCli(['approve', 'folha.csv', '--batch', '1'], { env });
+    expect(replaced.code).toBe(1);
+    expect(replaced.stderr).toMatch(
+      /folha\.csv \(batch 1\) was replaced by its corrected copy folha\.csv \(batch 2\), which arrived .*: nothing of it is sent, and nothing is left to approve/,
     );
     expect(readdirSync(join(home, 'approved'))).toEqual([]);
 
     const approved = await runCli(commands[1]?.[0] ?? [], { env });
     expect(approved.code, approved.stderr).toBe(0);
     const paid = await runCli(['run'], { env });
-    expect(paid.code).toBe(2);
+    // Nothing waits for a person now, only the copy's payouts still pending.
+    expect(paid.code).toBe(3);
     expect([...ledgerCounts(sandbox).values()]).toEqual([1, 1, 1]);
-    // The first still waits, named as the accountant named it.
+    // Both named as the accountant named them: the first archived, the copy being paid.
     expect(blocksOf(paid.stdout).map((block) => block.name)).toEqual(['folha.csv', 'folha.csv']);
     const status = await runCli(['status'], { env });
     expect([...status.stdout.matchAll(/^batch \d+ {2}(.*?) {2}/gm)].map((line) => line[1])).toEqual(

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withCheckDigits } from '../../src/csv/documents.js';
 import { runCli } from '../support/cli.js';
+import { approveCommands } from '../support/printed.js';
 import { topUp } from '../support/gateway.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
 
@@ -29,18 +30,6 @@ function paidTo(home: PassHome): Map<string, number> {
     counts.set(entry.pixKey ?? '', (counts.get(entry.pixKey ?? '') ?? 0) + 1);
   }
   return counts;
-}
-
-/** Each `payouts approve "FILE" --flag …` printed (once, however often), split as a shell would. */
-function approveCommands(text: string): string[][] {
-  const printed = new Set(
-    [...text.matchAll(/payouts (approve "[^"]+"(?: --[a-z-]+(?: \d+)?)*)/g)].map(
-      (match) => match[1] ?? '',
-    ),
-  );
-  return [...printed].map((command) =>
-    [...command.matchAll(/"([^"]+)"|(\S+)/g)].map((part) => part[1] ?? part[2] ?? ''),
-  );
 }
 
 /** folha.csv paid; the same file again with one forgotten employee added, held. */

@@ -44,6 +44,7 @@ const entry = (overrides: Partial<ResultEntry> = {}): ResultEntry => ({
   pixKey: null,
   said: null,
   cover: null,
+  repeatsState: null,
   ...overrides,
 });
 

@@ -3,7 +3,13 @@ import { userInfo } from 'node:os';
 import { basename } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { formatCents } from '../../csv/amount.js';
-import { findAwaiting, toBeSent } from '../../inbox/approval.js';
+import {
+  findAwaiting,
+  replacedSaid,
+  replacementOfBatch,
+  toBeSent,
+  writeReport,
+} from '../../inbox/approval.js';
 import { batchesGivenAs, releaseHolds, type HoldAnswer } from '../../inbox/holds.js';
 import {
   ensureFolders,
@@ -62,6 +68,18 @@ async function onAwaitingFile(
     const awaiting = await findAwaiting(journal, folders, name, pick);
     if (Array.isArray(awaiting)) throw whichBatch(words, verb, name, awaiting, command);
     const found = awaiting;
+    const picked = found ? found.batch?.id : pick;
+    // A file its corrected copy replaced has nothing to approve: said, never "0 payouts".
+    const replaced =
+      verb === 'approve' && picked !== undefined
+        ? await replacedSaid(
+            journal,
+            picked,
+            verb,
+            hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+          )
+        : undefined;
+    if (replaced) throw new ExitError(1, say(words, replaced));
     const approved = found ? undefined : await approvedBatchOf(journal, basename(name));
     if (approved) {
       throw new ExitError(
@@ -87,6 +105,16 @@ async function onAwaitingFile(
   } finally {
     await journal.close();
   }
+}
+
+/** Waiting batches, with a file in awaiting-approval/, that `copy` replaced. */
+async function replacedBy(journal: Journal, copy: number): Promise<BatchRecord[]> {
+  const replaced = [];
+  for (const batch of await journal.batchesIn('awaiting-approval')) {
+    if (batch.awaitingName === null) continue;
+    if ((await replacementOfBatch(journal, batch.id))?.copy.id === copy) replaced.push(batch);
+  }
+  return replaced;
 }
 
 /** Several files of that name wait and the command did not pick one: it says which, and how. */
@@ -421,8 +449,22 @@ export function rejectCommand(
               );
             const why: Said = { code: 'turnedDownBy', reason: options.reason };
             const file = basename(found.file);
+            const replacedByIt = batch ? await replacedBy(journal, batch.id) : [];
             if (batch && !(await journal.refuseBatch(batch.id, sayInEnglish(why)))) {
               throw new ExitError(1, say(words, { code: 'rejectNoLongerWaiting', file }));
+            }
+            // Their rows given back, the files this copy replaced wait again: their reports say so.
+            const { config } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+            for (const earlier of replacedByIt) {
+              await writeReport(
+                journal,
+                `${folders.awaiting}/${earlier.awaitingName}`,
+                earlier.id,
+                {
+                  hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+                  language: config.language ?? 'en',
+                },
+              );
             }
             if (batch) {
               await journal.recordBatchEvent(

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { replacementOfBatch } from '../../inbox/approval.js';
 import { Command } from 'commander';
 import { formatCents } from '../../csv/amount.js';
 import { foldText } from '../../csv/fold.js';
@@ -96,7 +97,11 @@ function timeOf(ms: number, timeZone: string): string {
 /** `batch 1  pay.csv  received 2026-11-23T04:28:08-03:00  done: 2 paid (R$ 40,00)` */
 async function batchLine(journal: Journal, batch: BatchRecord, timeZone: string): Promise<string> {
   const totals = describeTotals(await journal.rowTotalsOfBatch(batch.id));
-  return `batch ${batch.id}  ${givenName(batch.fileName)}  received ${timeOf(batch.receivedAt, timeZone)}  ${batch.state}: ${totals}`;
+  // Waiting only for its copy's answer: nothing of it is left to approve.
+  const replaced =
+    batch.state === 'awaiting-approval' ? await replacementOfBatch(journal, batch.id) : undefined;
+  const state = replaced ? `replaced by batch ${replaced.copy.id}` : batch.state;
+  return `batch ${batch.id}  ${givenName(batch.fileName)}  received ${timeOf(batch.receivedAt, timeZone)}  ${state}: ${totals}`;
 }
 
 async function listBatches(

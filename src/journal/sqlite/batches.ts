@@ -119,9 +119,10 @@ export function createBatches(
     batchEvents: db.prepare<[number], BatchEvent>(
       `SELECT at, event, by, detail FROM batch_events WHERE batch_id = ? ORDER BY id`,
     ),
-    supersededByWaiting: db.prepare<[number], { n: number }>(`
-      SELECT COUNT(*) AS n FROM payouts p JOIN batches c ON c.id = p.superseded_by
-      WHERE p.batch_id = ? AND p.state = 'superseded' AND c.state = 'awaiting-approval'`),
+    supersededBy: db.prepare<[number], BatchRow>(`
+      SELECT * FROM batches WHERE id IN (
+        SELECT superseded_by FROM payouts WHERE batch_id = ? AND state = 'superseded')
+      ORDER BY id`),
   };
 
   return {
@@ -345,7 +346,7 @@ export function createBatches(
       },
     ),
 
-    supersededByWaiting: (batchId) => statements.supersededByWaiting.get(batchId)?.n ?? 0,
+    supersededBy: (batchId) => statements.supersededBy.all(batchId).map(toBatch),
 
     frozenFor: (copy) => corrections.frozenFor(copy),
   };

@@ -27,6 +27,7 @@ type ResultRow = Omit<PayoutRow, 'order_id'> & {
   cover_state: RowState | null;
   cover_file_name: string | null;
   cover_line: number | null;
+  repeats_state: RowState | null;
 };
 
 interface HeldRowRow {
@@ -65,15 +66,17 @@ export function createReports({ db }: Context): Synchronous<JournalReports> {
         NULL AS note, NULL AS column_heading, NULL AS line_name, NULL AS line_value_cents,
         NULL AS line_value_written, NULL AS line_said, NULL AS line_cpf_cnpj,
         NULL AS line_pix_key_type, NULL AS line_pix_key, c.order_id AS cover_order_id,
-        c.state AS cover_state, cb.file_name AS cover_file_name, c.line AS cover_line, p.*
+        c.state AS cover_state, cb.file_name AS cover_file_name, c.line AS cover_line,
+        r.state AS repeats_state, p.*
       FROM payouts p
         LEFT JOIN payouts c ON p.state = 'covered' AND c.order_id = p.covered_by
         LEFT JOIN batches cb ON cb.id = c.batch_id
+        LEFT JOIN payouts r ON r.order_id = p.covered_by
       WHERE p.batch_id = @batchId AND p.line > @after
       UNION ALL
       SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, l.name, l.value_cents,
         l.value_written, l.said, l.cpf_cnpj, l.pix_key_type, l.pix_key, c.order_id, c.state,
-        cb.file_name, c.line, p.*
+        cb.file_name, c.line, c.state, p.*
       FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
         LEFT JOIN payouts c ON l.kind = 'covered' AND c.order_id = l.order_id
         LEFT JOIN batches cb ON cb.id = c.batch_id
@@ -155,6 +158,7 @@ export function createReports({ db }: Context): Synchronous<JournalReports> {
         pixKeyType: row.line_pix_key_type,
         pixKey: row.line_pix_key,
         said: saidOf(row.line_said),
+        repeatsState: row.repeats_state,
         cover:
           row.cover_order_id === null || row.cover_state === null
             ? null
