@@ -145,8 +145,8 @@ async function weigh(model: Model, real: Real, index: number, result: CliResult)
     for (const file of new Set(open.map((batch) => batch.file))) {
       const batches = open.filter((batch) => batch.file === file);
       // A second file of one name waits in a folder as `folha [2].csv`, and the summary
-      // tells two batches of one name apart as `folha.csv (batch 2)`.
-      const [, stem, ext] = /^(.*?)(\.[^.]*)?$/.exec(file) ?? [];
+      // may call it that or tell batches of one name apart as `folha.csv (batch 2)`.
+      const [, stem, ext] = /^(.*?)(?: \[\d+\])?(\.[^.]*)?$/.exec(file) ?? [];
       const named = new RegExp(
         `^${escape(stem ?? file)}(?: \\[\\d+\\])?${escape(ext ?? '')}(?: \\(batch \\d+\\))?: `,
         'm',
