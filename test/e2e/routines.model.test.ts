@@ -645,7 +645,8 @@ describe('the routines of the finance team, as a model', () => {
         await fc.assert(
           fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
             const model = freshModel();
-            sequences++;
+            if (++sequences % 10 === 0)
+              console.log(`routines model: sequence ${sequences}, ${steps} steps so far`);
             try {
               await routine(sequence, model);
             } finally {
