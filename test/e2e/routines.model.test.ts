@@ -643,18 +643,22 @@ describe('the routines of the finance team, as a model', () => {
       console.log(`routines model: ${LONG_RUNS} sequences, seed ${seed}`);
       try {
         await fc.assert(
-          fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
-            const model = freshModel();
-            if (++sequences % 10 === 0)
-              console.log(`routines model: sequence ${sequences}, ${steps} steps so far`);
-            try {
-              await routine(sequence, model);
-            } finally {
-              steps += model.steps;
-              for (const [words, rows] of model.outcomes)
-                outcomes.set(words, (outcomes.get(words) ?? 0) + rows.size);
-            }
-          }),
+          // Lengths spread up to 30 steps: at the default size most sequences have three.
+          fc.asyncProperty(
+            fc.commands(commands, { maxCommands: 30, size: 'max' }),
+            async (sequence) => {
+              const model = freshModel();
+              if (++sequences % 10 === 0)
+                console.log(`routines model: sequence ${sequences}, ${steps} steps so far`);
+              try {
+                await routine(sequence, model);
+              } finally {
+                steps += model.steps;
+                for (const [words, rows] of model.outcomes)
+                  outcomes.set(words, (outcomes.get(words) ?? 0) + rows.size);
+              }
+            },
+          ),
           { seed, numRuns: LONG_RUNS },
         );
       } finally {
