@@ -1,9 +1,11 @@
 /**
  * A model of the finance team's routines (issues 29 and 35): sequences of what people do
- * (drop a payroll, a re-export, a corrected copy; approve, reject and retry as the tool's
- * own hints say; top up or drain the balance; let payouts fail or stay pending; restore a
- * home from an earlier copy; move the clock, also back) run through the real CLI against
- * a sandbox that keeps its ledger and never deduplicates orderIds, with two homes on it.
+ * (drop a payroll, a re-export, a corrected copy, a copy with one Pix key changed; files
+ * with a reference column, an NF, a Pedido or a Competência, and this week's references of
+ * last week's amounts; approve, reject and retry as the tool's own hints say; top up or
+ * drain the balance; let payouts fail or stay pending; restore a home from an earlier
+ * copy; move the clock, weeks and months on, also back) run through the real CLI against a
+ * sandbox that keeps its ledger and never deduplicates orderIds, with two homes on it.
  * Every drop and answer is followed by the home's cron run, after which the ledger is
  * weighed against the rules on who is paid. Fifteen seeded sequences here;
  * `PAYOUTS_MODEL_RUNS=N` runs N more, of up to 30 steps, on a random seed it prints.
@@ -19,20 +21,32 @@ import {
   cpfByKey,
   openWorld,
   paidTwice,
+  paymentOf,
+  referenceOf,
   sentFor,
   type Home,
   type Made,
+  type ReferenceColumn,
   type Row,
   type StatusBatch,
+  type StatusRow,
   type World,
 } from '../support/routines.js';
 import type { Settlement } from '../../src/sandbox/server.js';
 
-const NAMES = ['folha.csv', 'folha_final.csv', 'folha-2026-11.csv', 'adiantamento.csv'];
+const NAMES = [
+  'folha.csv',
+  'folha_final.csv',
+  'folha-2026-11.csv',
+  'adiantamento.csv',
+  'fornecedores.csv',
+  'reembolsos.csv',
+];
 const AMOUNTS = [100_000, 250_000, 300_000, 445_050];
 
 interface Drop {
   name: string;
+  column: ReferenceColumn;
   rows: Row[];
 }
 
@@ -53,8 +67,12 @@ interface Model {
   released: Map<string, number>;
   /** orderIds of rows a correction closed before they were sent: never to be sent. */
   closed: Map<string, string>;
+  /** References handed out as new ones (a new invoice, order or competência). */
+  references: number;
   /** Steps taken, for the long run's figures. */
   steps: number;
+  /** Rows seen held or covered, by the rule's first words: the long run's figures. */
+  outcomes: Map<string, Set<string>>;
 }
 
 type Real = World;
@@ -103,6 +121,15 @@ function noteMade(model: Model, real: Real, home: Home): void {
       model.made.push({ entry, home: home.name, at: real.clock.now() });
 }
 
+/** What the long run counts of the rows it saw held or covered. */
+const OUTCOMES = [
+  'the same reference',
+  'the same document and amount',
+  'changes the Pix key',
+  'changes a row',
+  'already paid by',
+];
+
 /** The rules, weighed after a run of `index` whose outcome was `result`. */
 async function weigh(model: Model, real: Real, index: number, result: CliResult): Promise<void> {
   const [state, home] = homeOf(model, real, index);
@@ -117,10 +144,11 @@ async function weigh(model: Model, real: Real, index: number, result: CliResult)
     const open = state.batches.filter((batch) => !['done', 'refused'].includes(batch.state));
     for (const file of new Set(open.map((batch) => batch.file))) {
       const batches = open.filter((batch) => batch.file === file);
-      // A second file of one name waits in a folder as `folha [2].csv`.
-      const [, stem, ext] = /^(.*?)(\.[^.]*)?$/.exec(file) ?? [];
+      // A second file of one name waits in a folder as `folha [2].csv`, and the summary
+      // may call it that or tell batches of one name apart as `folha.csv (batch 2)`.
+      const [, stem, ext] = /^(.*?)(?: \[\d+\])?(\.[^.]*)?$/.exec(file) ?? [];
       const named = new RegExp(
-        `^${escape(stem ?? file)}(?: \\[\\d+\\])?${escape(ext ?? '')}: `,
+        `^${escape(stem ?? file)}(?: \\[\\d+\\])?${escape(ext ?? '')}(?: \\(batch \\d+\\))?: `,
         'm',
       );
       const lines = result.stdout.split('\n').filter((line) => named.test(line));
@@ -138,6 +166,9 @@ async function weigh(model: Model, real: Real, index: number, result: CliResult)
   for (const batch of state.batches) {
     for (const row of batch.rows) {
       const where = `home ${home.name} ${batch.file} (batch ${batch.batchId}) line ${row.line}`;
+      const outcome = OUTCOMES.find((words) => row.message.includes(words));
+      if (outcome)
+        model.outcomes.set(outcome, (model.outcomes.get(outcome) ?? new Set()).add(where));
       if (row.status === 'paid') {
         const payout = ledger.find((entry) => entry.transactionId === row.transactionId);
         if (payout?.status !== 'paid' || sentFor(row.orderId, [payout]).length === 0)
@@ -146,8 +177,9 @@ async function weigh(model: Model, real: Real, index: number, result: CliResult)
           );
       }
       // `status --json` does not name the covering payout: one of this home's that paid
-      // the same document and amount, or may still (a row is covered by a pending payout,
-      // and held again if that one fails: see the closing note of issue 29).
+      // the same document and amount to the same Pix key, or may still (a row is covered
+      // by a pending payout, and held again if that one fails: see the closing note of
+      // issue 29). A row whose key changed is held, never covered by the old key.
       if (
         row.status === 'covered' &&
         !model.made.some(
@@ -155,10 +187,17 @@ async function weigh(model: Model, real: Real, index: number, result: CliResult)
             made.home === home.name &&
             ['paid', 'pending'].includes(made.entry.status) &&
             cpfByKey(made.entry) === row.cpfCnpj &&
-            made.entry.valueCents === row.valueCents,
+            made.entry.valueCents === row.valueCents &&
+            made.entry.pixKey === row.pixKey,
         )
       )
-        broken.push(`${where} is covered but no payout of its document and amount paid or pending`);
+        broken.push(
+          `${where} is covered but no payout of its document and amount to ${row.pixKey} paid or pending`,
+        );
+      if (/^possible duplicate/.test(row.message) && !repeatsAny(model, state, home, row))
+        broken.push(
+          `${where} (reference ${referenceOf(row)}) is held as a possible duplicate of nothing`,
+        );
       if (row.status === 'held' && !state.lost.has(row.orderId)) {
         const sent = sentFor(row.orderId, ledger);
         if (sent.length > 0) broken.push(`${where} is held but ${sent[0]?.orderId} was sent`);
@@ -168,14 +207,34 @@ async function weigh(model: Model, real: Real, index: number, result: CliResult)
   expect(broken, `after run (exit ${result.code}):\n${said(result)}`).toEqual([]);
 }
 
+/**
+ * Whether a row with a reference may repeat a payment of its home: another row or payout
+ * of its document with its reference (a competência with its amount), or one with no
+ * reference and its amount. A row without a reference is weighed by the window: true.
+ */
+function repeatsAny(model: Model, state: HomeModel, home: Home, row: StatusRow): boolean {
+  if (referenceOf(row) === undefined) return true;
+  const same = (other: { pixKey: string | null; valueCents: number | null }) =>
+    referenceOf(other) === undefined
+      ? other.valueCents === row.valueCents
+      : paymentOf(other) === paymentOf(row);
+  const rows = state.batches.flatMap((batch) => batch.rows);
+  return (
+    rows.some((other) => other !== row && other.cpfCnpj === row.cpfCnpj && same(other)) ||
+    model.made.some(
+      (made) => made.home === home.name && cpfByKey(made.entry) === row.cpfCnpj && same(made.entry),
+    )
+  );
+}
+
 /** A drop: a new payroll, or an earlier file again (re-exported, renamed, corrected). */
 function dropCommand(spec: {
   home: number;
   base: number;
   name: number;
-  edit: 'none' | 'amount' | 'add' | 'remove';
+  edit: 'none' | 'amount' | 'add' | 'remove' | 'reference' | 'key';
   at: number;
-  fresh: Row[];
+  fresh: Drop;
 }): Command {
   return {
     check: () => true,
@@ -183,7 +242,8 @@ function dropCommand(spec: {
       const [state, home] = homeOf(model, real, spec.home);
       // Past the drops so far: a new payroll.
       const base = state.drops[spec.base];
-      let rows = base ? [...base.rows] : spec.fresh;
+      const column = base?.column ?? spec.fresh.column;
+      let rows = base ? [...base.rows] : spec.fresh.rows;
       const name = spec.name === 0 && base ? base.name : (NAMES[spec.name % NAMES.length] ?? '');
       if (base && spec.edit === 'amount') {
         const at = spec.at % rows.length;
@@ -191,7 +251,16 @@ function dropCommand(spec: {
       }
       if (base && spec.edit === 'add') {
         const absent = PEOPLE.findIndex((_, i) => !rows.some((row) => row.person === i));
-        if (absent >= 0) rows = [...rows, { person: absent, cents: AMOUNTS[spec.at % 4] ?? 0 }];
+        const ref = REFERENCES[column][spec.at % 3];
+        if (absent >= 0)
+          rows = [...rows, { person: absent, cents: AMOUNTS[spec.at % 4] ?? 0, ref }];
+      }
+      // This week's invoices (orders, competência) of last week's amounts: new payments.
+      if (base && spec.edit === 'reference' && column !== 'none')
+        rows = rows.map((row) => ({ ...row, ref: newReference(model, column) }));
+      if (base && spec.edit === 'key') {
+        const at = spec.at % rows.length;
+        rows = rows.map((row, i) => (i === at ? { ...row, otherKey: !row.otherKey } : row));
       }
       if (base && spec.edit === 'remove' && rows.length > 1)
         rows = rows.filter((_, i) => i !== spec.at % rows.length);
@@ -205,13 +274,29 @@ function dropCommand(spec: {
         real.clock.now() - Date.parse(earlier.receivedAt) < DAY - HOUR
       )
         closeUnsent(model, real, earlier, `${name} dropped again as its correction`);
-      home.drop(name, rows);
-      state.drops.push({ name, rows });
+      home.drop(name, column, rows);
+      state.drops.push({ name, column, rows });
       model.steps++;
       await cron(model, real, spec.home);
     },
     toString: () => `drop(${JSON.stringify(spec)})`,
   };
+}
+
+/** The references fresh files draw on: few, so that one comes again weeks later. */
+const REFERENCES: Record<ReferenceColumn, readonly (string | undefined)[]> = {
+  none: [undefined, undefined, undefined],
+  NF: ['nf1001', 'nf1002', 'nf1003'],
+  Pedido: ['ped501', 'ped502', 'ped503'],
+  Competência: ['c202610', 'c202611', 'c202611'],
+};
+
+/** A reference no file of the model used before. */
+function newReference(model: Model, column: ReferenceColumn): string {
+  const n = ++model.references;
+  if (column === 'Competência')
+    return `c${2027 + Math.floor(n / 12)}${String((n % 12) + 1).padStart(2, '0')}`;
+  return column === 'NF' ? `nf${2000 + n}` : `ped${900 + n}`;
 }
 
 function closeUnsent(model: Model, real: Real, batch: StatusBatch, why: string): void {
@@ -221,9 +306,30 @@ function closeUnsent(model: Model, real: Real, batch: StatusBatch, why: string):
       model.closed.set(row.orderId, why);
 }
 
+/**
+ * Whether a refusal names the clock's time and the journal's later one, as
+ * `clock reads 2026-11-02 09:58:00 (America/Sao_Paulo), before 2026-11-02 10:00:00`.
+ */
+function namesBothTimes(stderr: string, now: number): boolean {
+  const [, reads, timeZone, latest] =
+    /clock reads (\S+ \S+) \(([^)]+)\), before (\S+ \S+), the latest time in the journal/.exec(
+      stderr,
+    ) ?? [];
+  if (reads === undefined || timeZone === undefined || latest === undefined) return false;
+  const shown = new Intl.DateTimeFormat('sv-SE', {
+    timeZone,
+    dateStyle: 'short',
+    timeStyle: 'medium',
+  }).format(now);
+  return reads === shown && latest > reads;
+}
+
 /** The cron line of a home: `payouts run`, and `--recover` when it says so; then the rules. */
 async function cron(model: Model, real: Real, index: number): Promise<void> {
   const [state, home] = homeOf(model, real, index);
+  // The journal's newest entry is no earlier than the newest file it took.
+  const newest = Math.max(0, ...state.batches.map((batch) => Date.parse(batch.receivedAt)));
+  const refuses = real.clock.now() < newest - MINUTE;
   let result = await home.cli(['run']);
   if (result.code === 1 && /payouts run --recover/.test(result.stderr)) {
     // The home was restored from a copy: the tool refused before paying anyone
@@ -233,7 +339,9 @@ async function cron(model: Model, real: Real, index: number): Promise<void> {
   if (result.code === 1) {
     const behind = real.clock.now() < real.clock.highest() - MINUTE;
     expect(behind && /NTP/.test(result.stderr), `run exit 1: ${said(result)}`).toBe(true);
+    expect(namesBothTimes(result.stderr, real.clock.now()), result.stderr).toBe(true);
   }
+  if (refuses) expect(result.code, `a run ${newest - real.clock.now()} ms behind`).toBe(1);
   state.said = said(result);
   noteMade(model, real, home);
   await weigh(model, real, index, result);
@@ -354,6 +462,7 @@ function restoreCommand(index: number, pick: number): Command {
       const snapshot = state.snapshots[pick % state.snapshots.length];
       if (!snapshot) return;
       home.restore(snapshot.copy);
+      state.batches = await home.batches();
       for (const made of model.made.slice(snapshot.made))
         if (made.home === home.name) state.lost.add(made.entry.orderId ?? '');
       model.steps++;
@@ -370,11 +479,22 @@ const clockCommand = (ms: number) =>
 const home = fc.constantFrom(0, 0, 1);
 const pick = fc.nat({ max: 5 });
 const payroll = fc
-  .uniqueArray(fc.nat({ max: PEOPLE.length - 1 }), { minLength: 1, maxLength: 4 })
-  .chain((people) =>
-    fc.tuple(
-      ...people.map((person) => fc.constantFrom(...AMOUNTS).map((cents) => ({ person, cents }))),
-    ),
+  .tuple(
+    fc.constantFrom<ReferenceColumn>('none', 'none', 'NF', 'Pedido', 'Competência'),
+    fc.uniqueArray(fc.nat({ max: PEOPLE.length - 1 }), { minLength: 1, maxLength: 4 }),
+  )
+  .chain(([column, people]) =>
+    fc
+      .tuple(
+        ...people.map((person) =>
+          fc
+            .tuple(fc.constantFrom(...AMOUNTS), fc.constantFrom(...REFERENCES[column]))
+            .map(([cents, ref]): Row =>
+              ref === undefined ? { person, cents } : { person, cents, ref },
+            ),
+        ),
+      )
+      .map((rows): Drop => ({ name: '', column, rows })),
   );
 
 const drop = fc
@@ -382,7 +502,7 @@ const drop = fc
     home,
     base: fc.nat({ max: 3 }),
     name: fc.nat({ max: NAMES.length }),
-    edit: fc.constantFrom('none', 'amount', 'add', 'remove'),
+    edit: fc.constantFrom('none', 'amount', 'add', 'remove', 'reference', 'key'),
     at: fc.nat({ max: 3 }),
     fresh: payroll,
   })
@@ -420,6 +540,7 @@ const commands = [
     .oneof(
       fc.integer({ min: 1, max: 180 }).map((m) => m * MINUTE),
       fc.integer({ min: 1, max: 35 }).map((d) => d * DAY),
+      fc.integer({ min: 40, max: 120 }).map((d) => d * DAY),
     )
     .map(clockCommand),
 ];
@@ -446,14 +567,21 @@ function freshModel(): Model {
     made: [],
     released: new Map(),
     closed: new Map(),
+    references: 0,
     steps: 0,
+    outcomes: new Map(),
   };
 }
 
 const LONG_RUNS = Number(process.env['PAYOUTS_MODEL_RUNS'] ?? 0);
 
 describe('the rule on paying twice, as the model weighs the ledger', () => {
-  const payout = (orderId: string, at: number, status = 'paid'): Made => ({
+  const payout = (
+    orderId: string,
+    at: number,
+    status = 'paid',
+    pixKey = 'ana@example.com',
+  ): Made => ({
     home: 'A',
     at,
     entry: {
@@ -462,7 +590,7 @@ describe('the rule on paying twice, as the model weighs the ledger', () => {
       object: 'cashout',
       orderId,
       valueCents: 100_000,
-      pixKey: 'ana@example.com',
+      pixKey,
       status: status as Made['entry']['status'],
       statusWord: null,
       createdAt: '',
@@ -471,14 +599,21 @@ describe('the rule on paying twice, as the model weighs the ledger', () => {
       postbackUrl: null,
     },
   });
+  const nf = (orderId: string, at: number, ref: string) =>
+    payout(orderId, at, 'paid', `ana+${ref}@example.com`);
   const ana = `A ${PEOPLE[0].cpf} 100000`;
-  it.each([
+  it.each<[string, Made[], number, number]>([
     ['one payout', [payout('a', 0)], 0, 0],
     ['two the same day', [payout('a', 0), payout('b', HOUR)], 0, 1],
     ['two the same day, one repeat released', [payout('a', 0), payout('b', HOUR)], 1, 0],
     ['two, the first failed', [payout('a', 0, 'failed'), payout('b', HOUR)], 0, 0],
     ['two, the second still pending', [payout('a', 0), payout('b', HOUR, 'pending')], 0, 1],
     ['two a month apart', [payout('a', 0), payout('b', 30 * DAY)], 0, 0],
+    ['two invoices the same day', [nf('a', 0, 'nf1'), nf('b', HOUR, 'nf2')], 0, 0],
+    ['one invoice twice, months apart', [nf('a', 0, 'nf1'), nf('b', 90 * DAY, 'nf1')], 0, 1],
+    ['one invoice twice, one released', [nf('a', 0, 'nf1'), nf('b', 90 * DAY, 'nf1')], 1, 0],
+    ['an invoice, then its amount without one', [nf('a', 0, 'nf1'), payout('b', HOUR)], 0, 1],
+    ['two competências of one amount', [nf('a', 0, 'c202610'), nf('b', HOUR, 'c202611')], 0, 0],
   ])('%s', (_, made, released, broken) => {
     expect(paidTwice(made, new Map([[ana, released]]), cpfByKey)).toHaveLength(broken);
   });
@@ -503,19 +638,35 @@ describe('the routines of the finance team, as a model', () => {
     async () => {
       const seed = Date.now() % 2 ** 31;
       let steps = 0;
+      let sequences = 0;
+      const outcomes = new Map<string, number>();
       console.log(`routines model: ${LONG_RUNS} sequences, seed ${seed}`);
-      await fc.assert(
-        fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (sequence) => {
-          const model = freshModel();
-          try {
-            await routine(sequence, model);
-          } finally {
-            steps += model.steps;
-          }
-        }),
-        { seed, numRuns: LONG_RUNS },
-      );
-      console.log(`routines model: ${LONG_RUNS} sequences, ${steps} steps, seed ${seed}`);
+      try {
+        await fc.assert(
+          // Lengths spread up to 30 steps: at the default size most sequences have three.
+          fc.asyncProperty(
+            fc.commands(commands, { maxCommands: 30, size: 'max' }),
+            async (sequence) => {
+              const model = freshModel();
+              if (++sequences % 10 === 0)
+                console.log(`routines model: sequence ${sequences}, ${steps} steps so far`);
+              try {
+                await routine(sequence, model);
+              } finally {
+                steps += model.steps;
+                for (const [words, rows] of model.outcomes)
+                  outcomes.set(words, (outcomes.get(words) ?? 0) + rows.size);
+              }
+            },
+          ),
+          { seed, numRuns: LONG_RUNS },
+        );
+      } finally {
+        // Shrinking runs sequences too: they are counted with the rest.
+        console.log(`routines model: ${sequences} sequences, ${steps} steps, seed ${seed}`);
+        for (const [words, rows] of outcomes)
+          console.log(`  rows held or covered "${words}": ${rows}`);
+      }
     },
     24 * 3_600_000,
   );

@@ -91,6 +91,28 @@ describe('an invoice column (NF) in a weekly supplier file', () => {
     expect(created(home).size).toBe(1);
   });
 
+  // The routines model (seed 483910443) shrank to this: the second copy waits as
+  // `fornecedores [2].csv`, and supersedes the first.
+  it('the same invoices dropped twice under another name are held by reference both times', async () => {
+    const home = await passHome();
+    const rows = [SUPPLIERS, ALUGUEL('1001'), ALUGUEL('1002')];
+    home.drop('aluguel-semana-01.csv', rows);
+    expect((await home.run()).exit).toBe(0);
+    home.drop('fornecedores.csv', rows);
+    const first = await home.run();
+    expect(first.exit).toBe(2);
+    expect(summaryOf(first.files, 'fornecedores.csv').rows).toEqual({ held: 2 });
+    home.drop('fornecedores.csv', rows);
+    const second = await home.run();
+    expect(second.exit).toBe(2);
+    const copies = second.files.filter((file) => file.file.startsWith('fornecedores'));
+    expect(copies.map((copy) => copy.rows)).toEqual(
+      expect.arrayContaining([{ held: 2 }, { superseded: 2 }]),
+    );
+    expect(created(home).size).toBe(2);
+    expect(paidTwice(home)).toBe(0);
+  });
+
   it('a row with an empty NF cell is weighed by duplicateWindow, as in a file without the column', async () => {
     const home = await passHome();
     home.drop('aluguel-semana-01.csv', [SUPPLIERS, ALUGUEL('1001')]);

@@ -23,7 +23,6 @@ export const WINDOW = 20 * DAY;
 /** Pairs this near a border of a window are not judged: the model's times are a step's. */
 const MARGIN = HOUR;
 
-export const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
 export const PEOPLE = [
   { name: 'Ana Souza', cpf: '52998224725', shown: '529.982.247-25', phone: '(11) 98765-4321' },
   { name: 'Bruno Lima', cpf: '11144477735', shown: '111.444.777-35', phone: '(21) 99876-5432' },
@@ -32,18 +31,50 @@ export const PEOPLE = [
   { name: 'Eva Castro', cpf: '98765432100', shown: '987.654.321-00', phone: '(51) 99456-7890' },
 ] as const;
 
+/**
+ * A file's reference column, by the heading accounts export: none, a supplier's invoice,
+ * a refund's order, a payroll's competência.
+ */
+export type ReferenceColumn = 'none' | 'NF' | 'Pedido' | 'Competência';
+
+/**
+ * A row's reference as a tag of lower-case letters and digits (`nf1001`, `ped501`,
+ * `c202611` for the competência 11/2026). The ledger keeps no reference, so the tag
+ * rides in the row's Pix key (`ana+nf1001@example.com`): the model reads it back from
+ * every payout and every row `status` lists.
+ */
 export interface Row {
   person: number;
   cents: number;
+  ref?: string;
+  /** The person's other Pix key (`@example.net`): a corrected key. */
+  otherKey?: boolean;
 }
 
-export function csvLine(row: Row): string {
+export function header(column: ReferenceColumn): string {
+  return column === 'none'
+    ? 'Nome,CPF,E-mail,Celular,Chave Pix,Valor'
+    : `Nome,CPF,E-mail,Celular,Chave Pix,${column},Valor`;
+}
+
+/** The cell a reference tag is exported as: `NF 01001`, `PED-501`, `11/2026`. */
+function referenceCell(ref: string): string {
+  const competence = /^c(\d{4})(\d{2})$/.exec(ref);
+  if (competence) return `${competence[2]}/${competence[1]}`;
+  if (ref.startsWith('nf')) return `NF 0${ref.slice(2)}`;
+  return `PED-${ref.slice(3)}`;
+}
+
+export function csvLine(row: Row, column: ReferenceColumn): string {
   const person = PEOPLE[row.person];
   if (!person) throw new Error(`no person ${row.person}`);
-  const key = `${person.name.split(' ')[0]?.toLowerCase()}@example.com`;
+  const tag = row.ref === undefined ? '' : `+${row.ref}`;
+  const key = `${person.name.split(' ')[0]?.toLowerCase()}${tag}@example.${row.otherKey ? 'net' : 'com'}`;
   const reais = Math.floor(row.cents / 100).toLocaleString('pt-BR');
   const amount = `${reais},${String(row.cents % 100).padStart(2, '0')}`;
-  return `${person.name},${person.shown},${key},${person.phone},${key},"${amount}"`;
+  const reference =
+    column === 'none' ? '' : `${row.ref === undefined ? '' : referenceCell(row.ref)},`;
+  return `${person.name},${person.shown},${key},${person.phone},${key},${reference}"${amount}"`;
 }
 
 /** One host's clock: moved by the model between steps, and by the tool's own waits. */
@@ -80,6 +111,7 @@ export interface StatusRow {
   status: string;
   valueCents: number | null;
   transactionId: number | null;
+  pixKey: string;
   message: string;
 }
 
@@ -96,7 +128,7 @@ export interface Home {
   folder: string;
   env: Record<string, string>;
   cli(args: readonly string[]): Promise<CliResult>;
-  drop(name: string, rows: readonly Row[]): void;
+  drop(name: string, column: ReferenceColumn, rows: readonly Row[]): void;
   /** Every batch of the journal with its rows, as `status --json` gives them. */
   batches(): Promise<StatusBatch[]>;
   snapshot(): string;
@@ -145,9 +177,10 @@ export async function openWorld(): Promise<World> {
       folder: path,
       env,
       cli,
-      drop(file, rows) {
+      drop(file, column, rows) {
         const at = join(path, 'inbox', file);
-        writeFileSync(at, [HEADER, ...rows.map(csvLine)].join('\r\n') + '\r\n');
+        const lines = rows.map((row) => csvLine(row, column));
+        writeFileSync(at, [header(column), ...lines].join('\r\n') + '\r\n');
         const changed = new Date(clock.now());
         utimesSync(at, changed, changed);
       },
@@ -219,41 +252,82 @@ export interface Made {
 }
 
 /**
- * Nobody paid twice within the window, in one home: payouts of one document and amount
- * that paid or may still pay, more than one in any window, beyond the repeats a person
- * released by name for that document and amount. Returns what breaks it, in words.
+ * Nobody paid twice, in one home, among the payouts that paid or may still pay:
+ * - by document and amount, more than one in any window, a pair of two payouts that both
+ *   carry a reference apart (a reference tells them apart);
+ * - by document and reference (a competência with the amount), more than one whatever
+ *   the window;
+ * beyond the repeats a person released by name for that document and amount. Returns
+ * what breaks it, in words.
  */
 export function paidTwice(
   made: readonly Made[],
   released: ReadonlyMap<string, number>,
   cpfOf: (entry: LedgerEntry) => string,
 ): string[] {
-  const groups = new Map<string, Made[]>();
-  for (const payout of made) {
-    if (!['paid', 'pending'].includes(payout.entry.status)) continue;
-    const key = `${payout.home} ${cpfOf(payout.entry)} ${payout.entry.valueCents}`;
-    groups.set(key, [...(groups.get(key) ?? []), payout]);
-  }
+  const live = made.filter((payout) => ['paid', 'pending'].includes(payout.entry.status));
+  const person = (payout: Made) => `${payout.home} ${cpfOf(payout.entry)}`;
+  const allowedFor = (payouts: readonly Made[]) =>
+    1 +
+    [...new Set(payouts.map((p) => `${person(p)} ${p.entry.valueCents}`))].reduce(
+      (sum, key) => sum + (released.get(key) ?? 0),
+      0,
+    );
+  const shown = (payouts: readonly Made[]) =>
+    payouts.map((p) => `${p.entry.orderId} at ${new Date(p.at).toISOString()}`).join(', ');
   const broken: string[] = [];
-  for (const [key, payouts] of groups) {
-    const allowed = 1 + (released.get(key) ?? 0);
+  for (const [key, payouts] of groupBy(live, (p) => `${person(p)} ${p.entry.valueCents}`)) {
+    const allowed = allowedFor(payouts);
     payouts.sort((a, b) => a.at - b.at);
     for (const [index, first] of payouts.entries()) {
       const inWindow = payouts
         .slice(index)
-        .filter((later) => later.at - first.at < WINDOW - MARGIN);
+        .filter(
+          (later) =>
+            later === first ||
+            ((referenceOf(first.entry) === undefined || referenceOf(later.entry) === undefined) &&
+              later.at - first.at < WINDOW - MARGIN),
+        );
       if (inWindow.length > allowed)
         broken.push(
-          `${key}: ${inWindow.length} payouts within duplicateWindow (${inWindow.map((p) => `${p.entry.orderId} at ${new Date(p.at).toISOString()}`).join(', ')}), ${allowed} allowed`,
+          `${key}: ${inWindow.length} payouts within duplicateWindow (${shown(inWindow)}), ${allowed} allowed`,
         );
     }
+  }
+  const referenced = live.filter((payout) => referenceOf(payout.entry) !== undefined);
+  for (const [key, payouts] of groupBy(referenced, (p) => `${person(p)} ${paymentOf(p.entry)}`)) {
+    const allowed = allowedFor(payouts);
+    if (payouts.length > allowed)
+      broken.push(
+        `${key}: ${payouts.length} payouts of one reference (${shown(payouts)}), ${allowed} allowed`,
+      );
   }
   return broken;
 }
 
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
+  return groups;
+}
+
+/** The reference tag a Pix key carries (`ana+nf1001@example.com`), if any. */
+export function referenceOf(row: { pixKey: string | null }): string | undefined {
+  return /^[a-z]+\+([a-z0-9]+)@/.exec(row.pixKey ?? '')?.[1];
+}
+
+/**
+ * What one payment is to the rule on references: its reference; a competência (a month)
+ * tells payments apart only with the amount.
+ */
+export function paymentOf(row: { pixKey: string | null; valueCents: number | null }): string {
+  const ref = referenceOf(row) ?? '';
+  return ref.startsWith('c') ? `${ref} ${row.valueCents}` : ref;
+}
+
 /** The document of a ledger entry, by the Pix key the model gave each person. */
 export function cpfByKey(entry: LedgerEntry): string {
-  const first = entry.pixKey?.split('@')[0] ?? '';
+  const first = /^[a-z]+/.exec(entry.pixKey ?? '')?.[0];
   const person = PEOPLE.find((p) => p.name.split(' ')[0]?.toLowerCase() === first);
   return person?.cpf ?? entry.pixKey ?? '';
 }
