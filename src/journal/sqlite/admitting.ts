@@ -91,8 +91,8 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
     insertPayout: db.prepare<PayoutParams>(`
       INSERT INTO payouts (order_id, batch_id, line, ${REQUEST_COLUMNS}, payload_hash, admitted_at, state, updated_at, reference)
       VALUES (@orderId, @batchId, @line, ${REQUEST_VALUES}, @hash, @now, 'queued', @now, @reference)`),
-    // Not a move: a new payload takes the place of one the gateway never saw (admission
-    // decided), guarded by the state admission read.
+    // A new payload takes the place of one the gateway never saw (admission decided),
+    // guarded by the state admission read.
     replacePayout: db.prepare<PayoutParams & { from: RowState }>(`
       UPDATE payouts SET batch_id = @batchId, line = @line, (${REQUEST_COLUMNS}) = (${REQUEST_VALUES}),
         request_written = NULL, payload_hash = @hash, admitted_at = @now, reference = @reference,
@@ -151,14 +151,12 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
         // The earlier row's own request, before the new one takes its place.
         const earlier = rows.payoutRow(request.orderId);
         const from = admission.previous.state;
-        if (statements.replacePayout.run({ ...params, from }).changes !== 1) {
-          throw new JournalError(`${request.orderId}: not ${from} any more`);
-        }
-        rows.audit(
+        rows.mustMove(
           request.orderId,
           from,
           'queued',
           `replaced by batch ${batchId}, line ${line}: the earlier payload never reached the gateway`,
+          () => statements.replacePayout.run({ ...params, from }),
         );
         if (admission.previous.batchId !== batchId) {
           // The earlier file keeps a line for it, so its result still has every row.

@@ -247,8 +247,18 @@ export function createRows({ db, now }: Context) {
   }
 
   /**
+   * The one check of a move against the transition table (a state repeats only where it
+   * says so): every change of a row's state passes here first, or is refused.
+   */
+  function allowMove(from: RowState, to: RowState, what: string): void {
+    if (!canMove(from, to)) {
+      throw new JournalError(`${what}: a move from ${from} to ${to} is not allowed`);
+    }
+  }
+
+  /**
    * The one guarded, audited move of a row, inside the caller's transaction: refused
-   * unless the transition table allows it (a state repeats only where it says so),
+   * unless the transition table allows it (allowMove),
    * written by `write` (an UPDATE guarded by the row's state, and by its fence where it
    * has one), audited, unless `reason` is null: an answer that leaves a row where it was
    * records what it said, not a move. False when no row changed (the caller says whether
@@ -263,11 +273,7 @@ export function createRows({ db, now }: Context) {
     write: () => { changes: number },
     payoutId?: number,
   ): boolean {
-    if (!canMove(from, to)) {
-      throw new JournalError(
-        `${orderId}: a move from ${from} to ${to} is not allowed (${reason ?? 'an answer'})`,
-      );
-    }
+    allowMove(from, to, `${orderId} (${reason ?? 'an answer'})`);
     if (write().changes !== 1) return false;
     if (reason === null) return true;
     if (payoutId === undefined) audit(orderId, from, to, reason);
@@ -290,19 +296,22 @@ export function createRows({ db, now }: Context) {
 
   /**
    * Rows moved together by one guarded UPDATE ... RETURNING (all of a batch's queued rows
-   * held, say), inside the caller's transaction: the move checked once, each row audited.
+   * held, say), inside the caller's transaction: the move checked once, each row audited
+   * (by its row id, when `write` returns it), with `reason` or the reason it gives a row.
    */
-  function movedTogether<R extends { order_id: string }>(
+  function movedTogether<R extends { order_id: string; id?: number }>(
     from: RowState,
     to: RowState,
-    reason: string,
+    reason: string | ((row: R) => string),
     write: () => R[],
   ): R[] {
-    if (!canMove(from, to)) {
-      throw new JournalError(`a move from ${from} to ${to} is not allowed (${reason})`);
-    }
+    allowMove(from, to, typeof reason === 'string' ? reason : 'rows moved together');
     const rows = write();
-    for (const row of rows) audit(row.order_id, from, to, reason);
+    for (const row of rows) {
+      const why = typeof reason === 'string' ? reason : reason(row);
+      if (row.id === undefined) audit(row.order_id, from, to, why);
+      else auditById(row.id, from, to, why);
+    }
     return rows;
   }
 
