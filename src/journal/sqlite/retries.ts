@@ -143,13 +143,7 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       Number(inserted.lastInsertRowid),
       `attempt ${attempt} of ${base}, after ${row.order_id} ${row.state}: ${why}`,
     );
-    rows.moveRow(
-      row.order_id,
-      row.state,
-      'retried',
-      { message: sayInEnglish(retried), said: retried },
-      `${why}, as ${retryId}`,
-    );
+    rows.moveRow(row.order_id, row.state, 'retried', { said: retried }, `${why}, as ${retryId}`);
     const repeat: Said = { code: 'repeatSentAgain', by, at, retryId };
     const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
     const held = covering
@@ -167,7 +161,7 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
         copy.order_id,
         'held',
         'covered',
-        { coveredBy: retryId, message: sayInEnglish(repeat), said: repeat },
+        { coveredBy: retryId, said: repeat },
         `covered by ${retryId}, ${why}`,
       );
     }

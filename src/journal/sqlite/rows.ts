@@ -10,6 +10,7 @@ import { canMoveBatch, type BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import { canMove, MAY_MOVE_MONEY, SENT, type HoldReason, type RowState } from '../states.js';
 import type { Said } from '../../messages/said.js';
+import { reasonInEnglish, type PlannedMove, type RuleFields } from '../rules/plan.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { AdmissionRules, BatchEvent, BatchLine } from '../types.js';
 import {
@@ -23,16 +24,6 @@ import {
 } from './context.js';
 
 export type Rows = ReturnType<typeof createRows>;
-
-/** Fields a move by the rules on who is paid sets (never an answer of the gateway). */
-export interface RuleFields {
-  holdReason?: HoldReason | null;
-  coveredBy?: string | null;
-  message?: string | null;
-  /** The message as a value, where a rule says why (see migration 16). */
-  said?: Said | null;
-  supersededBy?: number | null;
-}
 
 /**
  * What the cover rule weighs a row by: its document, amount and reference (when its file
@@ -345,12 +336,22 @@ export function createRows({ db, now }: Context) {
         to,
         holdReason: fields.holdReason ?? null,
         coveredBy: fields.coveredBy ?? null,
-        message: fields.message ?? null,
+        message: fields.said ? sayInEnglish(fields.said) : null,
         said: saidJson(fields.said),
         supersededBy: fields.supersededBy ?? null,
         now: now(),
       }),
     );
+  }
+
+  /**
+   * Applies a rule's plan, inside the caller's transaction: each move guarded by the state
+   * the plan read, checked and audited (its reason in English, after `why`).
+   */
+  function applyPlan(moves: readonly PlannedMove[], why: string): void {
+    for (const move of moves) {
+      moveRow(move.orderId, move.from, move.to, move.fields, reasonInEnglish(move.reason, why));
+    }
   }
 
   /**
@@ -465,7 +466,7 @@ export function createRows({ db, now }: Context) {
         row.order_id,
         'covered',
         'held',
-        { holdReason: 'failed-before', coveredBy: orderId, message, said },
+        { holdReason: 'failed-before', coveredBy: orderId, said },
         `the payout that covered it, ${orderId}, ended ${cover.state}: ${message}`,
       );
       if (statements.batchById.get(row.batch_id)?.state === 'done') moveBatch(row.batch_id, 'open');
@@ -497,6 +498,7 @@ export function createRows({ db, now }: Context) {
     mustMove,
     movedTogether,
     moveRow,
+    applyPlan,
     moveBatch,
     /** Records a person's decision about a batch, with who and when. */
     addBatchEvent: (batchId: number, event: BatchEvent['event'], by: string, detail: string) =>
