@@ -29,7 +29,9 @@ export type MoveReason =
   /** A copy's row, sent in place of one that needed a person. */
   | { code: 'replaces' }
   /** A row of the corrected batch the copy `file` changed or left out. */
-  | { code: 'leftOut'; file: string };
+  | { code: 'leftOut'; file: string }
+  /** A copy held as a repeat of a failed payout, covered by it sent again as `retryId`. */
+  | { code: 'coveredByRetry'; retryId: string };
 
 /** A row moved by a rule: from the state the store read, with the fields the rule sets. */
 export interface PlannedMove {
@@ -55,5 +57,7 @@ export function reasonInEnglish(reason: MoveReason, why: string): string {
       return `${why}: replaces a row that needed a person`;
     case 'leftOut':
       return `${why}: changed or left out by ${reason.file}`;
+    case 'coveredByRetry':
+      return `covered by ${reason.retryId}, ${why}`;
   }
 }
