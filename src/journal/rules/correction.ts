@@ -39,6 +39,34 @@ export function correctionCandidate(
 }
 
 /**
+ * The earlier batch a file named as it is weighed against (the same-name rule, rule 3):
+ * the latest earlier one of its name, unless it arrived `newBatchAfterMs` or more after it
+ * (sameNameNewBatchAfter: then it is a new payroll, weighed by the other rules only).
+ */
+export function sameNameEarlier(
+  file: ArrivedBatch,
+  latest: ArrivedBatch | undefined,
+  newBatchAfterMs: number | null,
+): number | undefined {
+  if (!latest || latest.id > file.id) return undefined;
+  const later = file.receivedAt - latest.receivedAt;
+  return newBatchAfterMs !== null && later >= newBatchAfterMs ? undefined : latest.id;
+}
+
+/** Rows a copy turned down had closed go back where they were: held for their reason, or queued. */
+export function planGiveBack(
+  closed: readonly { orderId: string; holdReason: HoldReason | null }[],
+): PlannedMove[] {
+  return closed.map((row) => ({
+    orderId: row.orderId,
+    from: 'superseded',
+    to: row.holdReason === null ? 'queued' : 'held',
+    fields: { holdReason: row.holdReason },
+    reason: { code: 'givenBack' },
+  }));
+}
+
+/**
  * Whether a copy corrects a batch: at least one of its rows repeats a row of it (one it
  * paid, never sent, or that failed), and it has no more new rows (`fresh`: rows that
  * may be sent and change no paid row) than that batch has rows a correction may replace

@@ -30,6 +30,8 @@ export type MoveReason =
   | { code: 'replaces' }
   /** A row of the corrected batch the copy `file` changed or left out. */
   | { code: 'leftOut'; file: string }
+  /** A row a copy had closed, given back as that copy is turned down. */
+  | { code: 'givenBack' }
   /** A copy held as a repeat of a failed payout, covered by it sent again as `retryId`. */
   | { code: 'coveredByRetry'; retryId: string };
 
@@ -57,6 +59,8 @@ export function reasonInEnglish(reason: MoveReason, why: string): string {
       return `${why}: replaces a row that needed a person`;
     case 'leftOut':
       return `${why}: changed or left out by ${reason.file}`;
+    case 'givenBack':
+      return `given back: ${why}`;
     case 'coveredByRetry':
       return `covered by ${reason.retryId}, ${why}`;
   }

@@ -11,8 +11,10 @@ import {
   correctionCandidate,
   isCorrection,
   planCopyRows,
+  planGiveBack,
   planLeftOut,
   planRepeats,
+  sameNameEarlier,
 } from '../rules/correction.js';
 import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
 import {
@@ -236,10 +238,9 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     const batch = rows.batchRow(batchId);
     if (!batch?.name_key) return;
     const [latest] = batchesOfName(batch.name_key, batchId);
-    if (!latest || latest.id > batchId) return;
-    if (newBatchAfterMs !== null && batch.received_at - latest.received_at >= newBatchAfterMs) {
-      return;
-    }
+    const file = { id: batchId, receivedAt: batch.received_at };
+    const earlier = latest && { id: latest.id, receivedAt: latest.received_at };
+    if (!latest || sameNameEarlier(file, earlier, newBatchAfterMs) === undefined) return;
     if (!statements.repeatsEarlierOfName.get({ batchId, nameKey: batch.name_key })) return;
     const frozen: Said = {
       code: 'heldForCopy',
@@ -389,15 +390,10 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
 
   /** Rows a copy turned down had closed go back to where they were. */
   function giveBack(copy: number, why: string): void {
-    for (const row of statements.supersededBy.all(copy)) {
-      rows.moveRow(
-        row.order_id,
-        'superseded',
-        row.hold_reason === null ? 'queued' : 'held',
-        { holdReason: row.hold_reason },
-        `given back: ${why}`,
-      );
-    }
+    const closed = statements.supersededBy
+      .all(copy)
+      .map((row) => ({ orderId: row.order_id, holdReason: row.hold_reason }));
+    rows.applyPlan(planGiveBack(closed), why);
   }
 
   /** The rows of a copy that may now be sent (see correctBatch). */

@@ -5,8 +5,10 @@ import {
   correctionCandidate,
   isCorrection,
   planCopyRows,
+  planGiveBack,
   planLeftOut,
   planRepeats,
+  sameNameEarlier,
   type CopyRepeat,
 } from '../../../src/journal/rules/correction.js';
 import type { RowState } from '../../../src/journal/states.js';
@@ -179,5 +181,33 @@ describe('planLeftOut: what the corrected batch had not sent', () => {
       said: { code: 'leftOutByCopy', file: 'folha (corrigida).csv' },
     });
     expect(plan[0]?.reason).toEqual({ code: 'leftOut', file: 'folha (corrigida).csv' });
+  });
+});
+
+describe('sameNameEarlier: the batch a file named as it is weighed against', () => {
+  const DAY = 24 * HOUR;
+  it.each([
+    ['no earlier batch of its name', undefined, null, undefined],
+    ['a month later, however late', { id: 1, receivedAt: 0 }, null, 1],
+    ['a month later, new after 20 days', { id: 1, receivedAt: 0 }, 20 * DAY, undefined],
+    ['a day later, new after 20 days', { id: 1, receivedAt: 29 * DAY }, 20 * DAY, 1],
+    ['the latest of its name arrived after it', { id: 3, receivedAt: 0 }, null, undefined],
+  ] as const)('%s: %s', (_, latest, newBatchAfterMs, expected) => {
+    expect(sameNameEarlier({ id: 2, receivedAt: 30 * DAY }, latest, newBatchAfterMs)).toBe(
+      expected,
+    );
+  });
+});
+
+describe('planGiveBack: a copy turned down gives back what it closed', () => {
+  it('as it was: held for its reason, or queued', () => {
+    const plan = planGiveBack([
+      { orderId: 'a-1', holdReason: null },
+      { orderId: 'a-2', holdReason: 'balance' },
+    ]);
+    expect(plan.map((move) => [move.orderId, move.from, move.to, move.fields.holdReason])).toEqual([
+      ['a-1', 'superseded', 'queued', null],
+      ['a-2', 'superseded', 'held', 'balance'],
+    ]);
   });
 });
