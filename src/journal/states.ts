@@ -54,9 +54,11 @@ const SETTLED = ['paid', 'failed', 'canceled', 'refunded'] as const;
 
 /** Moves allowed from each state. A state absent from its own list cannot repeat. */
 const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
-  invalid: [],
-  // Unknown: a recovered journal looks a row up before its first send.
-  queued: ['sending', 'held', 'unknown', 'superseded'],
+  // Queued: a fixed copy of its file takes its orderId over (it never reached the gateway).
+  invalid: ['queued'],
+  // Unknown: a recovered journal looks a row up before its first send; queued again: a
+  // fixed copy of its file takes its orderId over before it was sent.
+  queued: ['sending', 'held', 'unknown', 'superseded', 'queued'],
   // Held again for another reason: a row held with its file's name that changes a paid row.
   held: ['queued', 'held', 'covered', 'superseded'],
   // Back to queued only on answers that prove nothing was created (429, refused connection).
@@ -72,7 +74,9 @@ const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
   failed: ['retried'],
   canceled: ['retried'],
   refunded: ['retried'],
-  rejected: ['retried'],
+  // Queued: a fixed copy of its file, with another payload, takes its orderId over (the
+  // gateway refused it, so created nothing); the same payload again only by `payouts retry`.
+  rejected: ['retried', 'queued'],
   conflict: [],
   // Held for a person when the payout that covers it fails, is refused, canceled or refunded.
   covered: ['held'],

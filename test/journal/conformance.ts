@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { JournalError, type Journal } from '../../src/journal/journal.js';
+import { canMove, type RowState } from '../../src/journal/states.js';
 
 /** Opens the journal stored as `store` (the same name: the same journal), timed by `now`. */
 export type OpenJournal = (store: string, now: () => number) => Journal | Promise<Journal>;
@@ -229,6 +230,14 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
         message: null,
         attempts: 0,
       });
+      // Every change of its state, the take-over too, is a move the transition table allows.
+      const moves = (await journal.history('p-1')).flatMap(({ from, to }) =>
+        from === null ? [] : [`${from} -> ${to}`],
+      );
+      expect(moves).toContain('rejected -> queued');
+      expect(
+        moves.filter((move) => !canMove(...(move.split(' -> ') as [RowState, RowState]))),
+      ).toEqual([]);
     });
 
     describe("the cover rule: the same document and amount as another file's payout", () => {

@@ -26,7 +26,10 @@ describe('transition table', () => {
     ['conflict', 'sending', false],
     ['unknown', 'conflict', true],
     ['sending', 'conflict', true],
-    ['invalid', 'queued', false],
+    // A fixed copy of its file takes over an orderId the gateway never created.
+    ['invalid', 'queued', true],
+    ['rejected', 'queued', true],
+    ['queued', 'queued', true],
     ['queued', 'paid', false],
     // A definitely failed payout is sent again only as a new one (payouts retry).
     ['failed', 'retried', true],

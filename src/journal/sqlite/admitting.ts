@@ -1,16 +1,8 @@
 /** Admission of payouts into the SQLite journal, by the rules on who is paid (admission.ts). */
 import type { CashOutRequest } from '../../gateway/contract.js';
-import {
-  admit,
-  documentKey,
-  duplicateSaid,
-  journaledSaid,
-  payloadHash,
-  type Covering,
-} from '../admission.js';
+import { admit, documentKey, duplicateSaid, payloadHash } from '../admission.js';
+import { isResumed, planAdmission } from '../rules/admission.js';
 import { sayInEnglish } from '../../messages/say.js';
-import type { Said } from '../../messages/said.js';
-import { commandTarget } from '../../csv/given-name.js';
 import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import type { AdmissionRules, AdmittedPayout, PayoutInput } from '../types.js';
@@ -91,8 +83,8 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
     insertPayout: db.prepare<PayoutParams>(`
       INSERT INTO payouts (order_id, batch_id, line, ${REQUEST_COLUMNS}, payload_hash, admitted_at, state, updated_at, reference)
       VALUES (@orderId, @batchId, @line, ${REQUEST_VALUES}, @hash, @now, 'queued', @now, @reference)`),
-    // Not a move: a new payload takes the place of one the gateway never saw (admission
-    // decided), guarded by the state admission read.
+    // A new payload takes the place of one the gateway never saw (admission decided),
+    // guarded by the state admission read.
     replacePayout: db.prepare<PayoutParams & { from: RowState }>(`
       UPDATE payouts SET batch_id = @batchId, line = @line, (${REQUEST_COLUMNS}) = (${REQUEST_VALUES}),
         request_written = NULL, payload_hash = @hash, admitted_at = @now, reference = @reference,
@@ -114,112 +106,76 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
 
   function admitOne(
     batch: { id: number; fileName: string; nameKey: string | null },
-    { line, request, identicalTo, reference }: PayoutInput,
+    payout: PayoutInput,
     rules: AdmissionRules,
   ): AdmittedPayout {
+    const { line, request } = payout;
     const batchId = batch.id;
     const hash = payloadHash(request);
     const previous = rows.knownOf(request.orderId, batch.nameKey);
-    // The same row of the same batch again: an interrupted admission resuming.
-    if (
-      previous &&
-      previous.batchId === batchId &&
-      previous.line === line &&
-      previous.payloadHash === hash
-    ) {
+    if (isResumed(previous, { batchId, line, hash })) {
       return { orderId: request.orderId, line, admission: 'same' };
     }
     const at = now();
-    const admission = admit(
-      previous,
-      rows.coveringOf(coverKeyOf(request, reference), batchId, rules),
-      hash,
-    );
-    const params = payoutParams(request, batchId, line, at, hash, reference ?? null);
-    let covering: Covering | undefined;
-    switch (admission.kind) {
-      case 'new':
-      case 'duplicate':
+    const covering = rows.coveringOf(coverKeyOf(request, payout.reference), batchId, rules);
+    const plan = planAdmission(batch, payout, { previous, covering, hash }, rules.hintFlags);
+    const params = payoutParams(request, batchId, line, at, hash, payout.reference ?? null);
+    switch (plan.write) {
+      case 'insert':
         // The audit names the row just inserted by its id: no lookup of its orderId.
         rows.auditNew(
           Number(statements.insertPayout.run(params).lastInsertRowid),
           `journaled from batch ${batchId}, line ${line}`,
         );
-        covering = admission.kind === 'duplicate' ? admission.covering : undefined;
         break;
-      case 'retry': {
+      case 'replace': {
         // The earlier row's own request, before the new one takes its place.
-        const earlier = rows.payoutRow(request.orderId);
-        const from = admission.previous.state;
-        if (statements.replacePayout.run({ ...params, from }).changes !== 1) {
-          throw new JournalError('refused', `${request.orderId}: not ${from} any more`);
-        }
-        rows.audit(
+        const earlier = plan.supersedes && rows.payoutRow(request.orderId);
+        const { from } = plan;
+        rows.mustMove(
           request.orderId,
           from,
           'queued',
           `replaced by batch ${batchId}, line ${line}: the earlier payload never reached the gateway`,
+          () => statements.replacePayout.run({ ...params, from }),
         );
-        if (admission.previous.batchId !== batchId) {
-          // The earlier file keeps a line for it, so its result still has every row.
+        if (plan.supersedes) {
           const was = earlier && (JSON.parse(earlier.request) as CashOutRequest);
-          const said: Said = {
-            code: 'takenOverByLine',
-            state: admission.previous.state,
-            line,
-            file: batch.fileName,
-          };
-          rows.insertLines(admission.previous.batchId, [
+          rows.insertLines(plan.supersedes.batchId, [
             {
-              line: admission.previous.line,
+              line: plan.supersedes.line,
               kind: 'superseded',
               orderId: request.orderId,
               column: null,
-              message: sayInEnglish(said),
-              said,
+              message: sayInEnglish(plan.supersedes.said),
+              said: plan.supersedes.said,
               name: was ? was.person.name : null,
               valueCents: was ? was.value : null,
             },
           ]);
         }
-        covering = admission.covering;
         break;
       }
-      case 'journaled': {
-        const said = journaledSaid(request.orderId, admission.previous, rules.hintFlags);
+      case 'held-line':
         rows.insertLines(batchId, [
           {
             line,
             kind: 'held',
             orderId: request.orderId,
             column: null,
-            message: sayInEnglish(said),
-            said,
+            message: sayInEnglish(plan.said),
+            said: plan.said,
             name: request.person.name,
             valueCents: request.value,
           },
         ]);
         break;
-      }
     }
-    if (covering) {
-      const coveredBy = covering.orderId;
-      const said = duplicateSaid(
-        covering,
-        batch,
-        { cents: request.value, reference },
-        rules.hintFlags ?? '',
-      );
-      rows.holdQueuedRow(request.orderId, 'duplicate', said, { coveredBy });
-    } else if (identicalTo !== undefined && admission.kind !== 'journaled') {
-      const said: Said = {
-        code: 'heldIdentical',
-        line: identicalTo,
-        ...commandTarget(batch.fileName, batch.id, rules.hintFlags),
-      };
-      rows.holdQueuedRow(request.orderId, 'identical', said, { at });
+    if (plan.write !== 'held-line' && plan.hold) {
+      const { reason, said, coveredBy } = plan.hold;
+      rows.holdQueuedRow(request.orderId, reason, said, { ...(coveredBy && { coveredBy }), at });
     }
-    return { orderId: request.orderId, line, admission: admission.kind };
+    return { orderId: request.orderId, line, admission: plan.admission.kind };
   }
 
   return {

@@ -6,13 +6,16 @@
 import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
 import { commandTarget, givenName } from '../../csv/given-name.js';
+import { coveredSaid, failedBeforeSaid } from '../admission.js';
 import {
-  changesPaidSaid,
-  changesPayee,
-  changesPayeeSaid,
-  coveredSaid,
-  failedBeforeSaid,
-} from '../admission.js';
+  correctionCandidate,
+  isCorrection,
+  planCopyRows,
+  planGiveBack,
+  planLeftOut,
+  planRepeats,
+  sameNameEarlier,
+} from '../rules/correction.js';
 import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
 import {
   COVERING_COLUMNS,
@@ -25,9 +28,6 @@ import {
 import { saidJson, type Rows } from './rows.js';
 
 export type Corrections = ReturnType<typeof createCorrections>;
-
-/** A file of the same name this soon after a batch may be its corrected copy. */
-const CORRECTION_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 interface MaySendRow {
   order_id: string;
@@ -53,12 +53,13 @@ interface ThawParams {
 }
 
 /** A copy's row that repeats a payout, with both payees, and its amount. */
-type CopyRepeat = Repeat & {
+type CopyRepeatRow = Repeat & {
   row_cents: number;
   row_pix_key: string;
   row_name: string;
   paid_pix_key: string;
   paid_name: string;
+  paid_hold_reason: HoldReason | null;
 };
 
 /** A frozen row names the copy that froze it: only that copy's answer unfreezes it. */
@@ -90,9 +91,9 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
         AND q.value_cents = r.value_cents
       WHERE r.batch_id = @batchId
       GROUP BY r.line ORDER BY r.line LIMIT @listed`),
-    copyRepeats: db.prepare<{ copy: number; corrected: number }, CopyRepeat>(`
+    copyRepeats: db.prepare<{ copy: number; corrected: number }, CopyRepeatRow>(`
       SELECT r.order_id AS row_id, ${COVERING_COLUMNS}, r.value_cents AS row_cents, r.pix_key AS row_pix_key,
-        r.name AS row_name, p.pix_key AS paid_pix_key, p.name AS paid_name
+        r.name AS row_name, p.pix_key AS paid_pix_key, p.name AS paid_name, p.hold_reason AS paid_hold_reason
       FROM payouts r JOIN payouts p ON p.order_id = r.covered_by JOIN batches b ON b.id = p.batch_id
       WHERE r.batch_id = @copy AND r.state = 'held' AND r.hold_reason = 'duplicate'
         AND p.batch_id = @corrected
@@ -141,8 +142,11 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     setLine: db.prepare<['covered', string, string | null, number, number]>(
       `UPDATE batch_lines SET kind = ?, message = ?, said = ? WHERE batch_id = ? AND line = ?`,
     ),
-    unsentOf: db.prepare<[number], { order_id: string; state: RowState }>(
-      `SELECT order_id, state FROM payouts WHERE batch_id = ? AND state IN ('queued', 'held') ORDER BY line`,
+    unsentOf: db.prepare<
+      [number],
+      { order_id: string; state: RowState; hold_reason: HoldReason | null }
+    >(
+      `SELECT order_id, state, hold_reason FROM payouts WHERE batch_id = ? AND state IN ('queued', 'held') ORDER BY line`,
     ),
     supersededBy: db.prepare<[number], { order_id: string; hold_reason: HoldReason | null }>(
       `SELECT order_id, hold_reason FROM payouts WHERE superseded_by = ? AND state = 'superseded'`,
@@ -207,13 +211,15 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   const batchesOfName = (nameKey: string, except: number): BatchRow[] =>
     statements.batchesOfName.all(nameKey, except);
 
-  /** The batch of the same name a file arrived within 24 hours of, which it may correct. */
-  function correctionCandidate(batchId: number): number | undefined {
+  /** The batch of the same name a file may correct (see correctionCandidate). */
+  function correctionOf(batchId: number): number | undefined {
     const batch = rows.batchRow(batchId);
     if (!batch?.name_key) return undefined;
     const [latest] = batchesOfName(batch.name_key, batchId);
-    if (!latest || latest.id > batchId) return undefined;
-    return batch.received_at - latest.received_at < CORRECTION_WINDOW_MS ? latest.id : undefined;
+    return correctionCandidate(
+      { id: batchId, receivedAt: batch.received_at },
+      latest && { id: latest.id, receivedAt: latest.received_at },
+    );
   }
 
   /**
@@ -232,10 +238,9 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     const batch = rows.batchRow(batchId);
     if (!batch?.name_key) return;
     const [latest] = batchesOfName(batch.name_key, batchId);
-    if (!latest || latest.id > batchId) return;
-    if (newBatchAfterMs !== null && batch.received_at - latest.received_at >= newBatchAfterMs) {
-      return;
-    }
+    const file = { id: batchId, receivedAt: batch.received_at };
+    const earlier = latest && { id: latest.id, receivedAt: latest.received_at };
+    if (!latest || sameNameEarlier(file, earlier, newBatchAfterMs) === undefined) return;
     if (!statements.repeatsEarlierOfName.get({ batchId, nameKey: batch.name_key })) return;
     const frozen: Said = {
       code: 'heldForCopy',
@@ -269,11 +274,8 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   }
 
   /**
-   * Whether a batch corrects `corrected`: at least one of its rows repeats a row of it
-   * (one it paid, never sent, or that failed: fixed or not, the row needs a person or
-   * `payouts retry`, never a whole file held), and it has no more new rows than `corrected` has rows a correction may replace
-   * (invalid, failed, refused, never sent). A row that changes a payout `corrected` made
-   * does not count: it is held, never sent.
+   * Whether a batch corrects `corrected` (see isCorrection). A repeat of a row that failed
+   * counts, fixed or not: it needs a person or `payouts retry`, never a whole file held.
    */
   function isCorrectionOf(copy: number, corrected: number): boolean {
     const repeats =
@@ -284,7 +286,8 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     const fresh = statements.copyMaySend
       .all(copy)
       .filter((row) => !statements.sentOfDocument.get({ ...row, corrected })).length;
-    return fresh <= (statements.replaceableIn.get({ batchId: corrected })?.n ?? 0);
+    const replaceable = statements.replaceableIn.get({ batchId: corrected })?.n ?? 0;
+    return isCorrection({ repeats, fresh, replaceable });
   }
 
   /**
@@ -297,105 +300,38 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
    */
   function applyCorrection(copy: number, corrected: number, why: string, hintFlags: string): void {
     const copyBatch = { id: copy, fileName: rows.batchRow(copy)?.file_name ?? `batch ${copy}` };
-    const copyFile = givenName(copyBatch.fileName);
-    const taken: Said = { code: 'takenOverBy', file: copyFile };
-    const leftOut: Said = { code: 'leftOutByCopy', file: copyFile };
-    for (const row of statements.copyRepeats.all({ copy, corrected })) {
-      const covering = toCovering(row);
-      const paid = { pixKey: row.paid_pix_key, name: row.paid_name };
-      const payee = { pixKey: row.row_pix_key, name: row.row_name };
-      if (SENT.includes(covering.state) && row.row_cents !== covering.valueCents) {
-        // The same reference at another amount: a changed paid row, never covered.
-        const said = changesPaidSaid(covering, row.row_cents);
-        const message = sayInEnglish(said);
-        rows.moveRow(
-          row.row_id,
-          'held',
-          'held',
-          { holdReason: 'changes-paid', message, said },
-          message,
-        );
-      } else if (SENT.includes(covering.state) && changesPayee(paid, payee)) {
-        const said = changesPayeeSaid(covering, paid, payee, copyBatch, hintFlags);
-        const message = sayInEnglish(said);
-        rows.moveRow(
-          row.row_id,
-          'held',
-          'held',
-          // Linked to the payout it repeats, so a release lists it as a repeat of that payout.
-          { holdReason: 'changes-payee', coveredBy: covering.orderId, message, said },
-          message,
-        );
-      } else if (SENT.includes(covering.state)) {
-        const said = coveredSaid(covering);
-        const message = sayInEnglish(said);
-        rows.moveRow(
-          row.row_id,
-          'held',
-          'covered',
-          { coveredBy: covering.orderId, message, said },
-          `${why}: ${message}`,
-        );
-      } else {
-        rows.moveRow(
-          covering.orderId,
-          covering.state,
-          'superseded',
-          {
-            holdReason: covering.state === 'held' ? rows.holdReasonOf(covering.orderId) : null,
-            supersededBy: copy,
-            message: sayInEnglish(taken),
-            said: taken,
-          },
-          `${why}: taken over by ${row.row_id}`,
-        );
-        rows.moveRow(row.row_id, 'held', 'queued', {}, `${why}: takes over ${covering.orderId}`);
-      }
-    }
+    const repeats = statements.copyRepeats.all({ copy, corrected }).map((row) => ({
+      orderId: row.row_id,
+      cents: row.row_cents,
+      payee: { pixKey: row.row_pix_key, name: row.row_name },
+      paid: toCovering(row),
+      paidPayee: { pixKey: row.paid_pix_key, name: row.paid_name },
+      paidHoldReason: row.paid_hold_reason,
+    }));
+    rows.applyPlan(planRepeats(copyBatch, repeats, hintFlags), why);
     for (const line of statements.heldLinesOf.all({ copy, corrected })) {
-      const covering = toCovering({ ...line, line: line.p_line });
-      const said = coveredSaid(covering);
+      const said = coveredSaid(toCovering({ ...line, line: line.p_line }));
       statements.setLine.run('covered', sayInEnglish(said), saidJson(said), copy, line.line);
     }
-    for (const row of statements.copyMaySend.all(copy)) {
+    // Read after the repeats moved: a row that took one over is sent, or held as a change.
+    const copyRows = statements.copyMaySend.all(copy).map((row) => {
       const sent = statements.sentOfDocument.get({ ...row, corrected });
-      if (sent) {
-        const said = changesPaidSaid(toCovering(sent), row.value_cents);
-        const message = sayInEnglish(said);
-        // Held already (its name an earlier batch's): held now for the paid row it changes.
-        rows.moveRow(
-          row.order_id,
-          row.state,
-          'held',
-          { holdReason: 'changes-paid', message, said },
-          message,
-        );
-      } else if (row.state === 'held') {
-        rows.moveRow(
-          row.order_id,
-          'held',
-          'queued',
-          {},
-          `${why}: replaces a row that needed a person`,
-        );
-      }
-    }
-    for (const row of statements.unsentOf.all(corrected)) {
-      rows.moveRow(
-        row.order_id,
-        row.state,
-        'superseded',
-        {
-          holdReason: row.state === 'held' ? rows.holdReasonOf(row.order_id) : null,
-          supersededBy: copy,
-          message: sayInEnglish(leftOut),
-          said: leftOut,
-        },
-        `${why}: changed or left out by ${copyFile}`,
-      );
-    }
+      return {
+        orderId: row.order_id,
+        state: row.state,
+        cents: row.value_cents,
+        sent: sent && toCovering(sent),
+      };
+    });
+    rows.applyPlan(planCopyRows(copyRows), why);
+    const unsent = statements.unsentOf.all(corrected).map((row) => ({
+      orderId: row.order_id,
+      state: row.state,
+      holdReason: row.hold_reason,
+    }));
+    rows.applyPlan(planLeftOut(copyBatch, unsent), why);
     // Its invalid rows were the reason for the copy: the copy's rows stand for them now.
-    statements.supersedeInvalid.run({ file: copyFile, corrected });
+    statements.supersedeInvalid.run({ file: givenName(copyBatch.fileName), corrected });
     statements.setCorrects.run(corrected, copy);
   }
 
@@ -454,15 +390,10 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
 
   /** Rows a copy turned down had closed go back to where they were. */
   function giveBack(copy: number, why: string): void {
-    for (const row of statements.supersededBy.all(copy)) {
-      rows.moveRow(
-        row.order_id,
-        'superseded',
-        row.hold_reason === null ? 'queued' : 'held',
-        { holdReason: row.hold_reason },
-        `given back: ${why}`,
-      );
-    }
+    const closed = statements.supersededBy
+      .all(copy)
+      .map((row) => ({ orderId: row.order_id, holdReason: row.hold_reason }));
+    rows.applyPlan(planGiveBack(closed), why);
   }
 
   /** The rows of a copy that may now be sent (see correctBatch). */
@@ -471,7 +402,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
 
   return {
     batchesOfName,
-    correctionCandidate,
+    correctionCandidate: correctionOf,
     holdIfNamedAsEarlier,
     isCorrectionOf,
     applyCorrection,

@@ -5,7 +5,7 @@
 import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import { sampleLines } from '../first-send.js';
-import { canMove, RETRYABLE, type RowState } from '../states.js';
+import { RETRYABLE, type RowState } from '../states.js';
 import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
 import { createAdmitting, heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import { toClaim, toPayout, type ClaimRow, type Context, type Synchronous } from './context.js';
@@ -246,31 +246,31 @@ export function createPayouts(
             .all(limit)
             .filter((row) => !rules || !heldAtClaim(rows, row, rules));
           if (queued.length === 0) return [];
-          if (!canMove('queued', 'sending')) {
-            throw new JournalError('refused', 'a move from queued to sending is not allowed');
-          }
           const at = now();
           // One statement for the claim's rows, not three a row: then each row's audit entry.
-          const claimed = statements.claimQueued.all({
-            ids: JSON.stringify(queued.map((row) => row.id)),
-            owner,
-            leaseUntil: at + leaseMs,
-            now: at,
-          });
-          const byId = new Map(claimed.map((row) => [row.id, row]));
-          // In the order they were read (file order): RETURNING gives none.
-          return queued.map(({ id, order_id: orderId }) => {
-            const row = byId.get(id);
-            // Read queued in this very transaction: it cannot have moved since.
-            if (!row) throw new JournalError('refused', `${orderId}: not queued any more`);
-            rows.auditById(
-              id,
+          return rows
+            .movedTogether(
               'queued',
               'sending',
-              `claimed by ${owner} (attempt ${row.attempts})`,
-            );
-            return toClaim(row);
-          });
+              (row) => `claimed by ${owner} (attempt ${row.attempts})`,
+              () => {
+                const claimed = statements.claimQueued.all({
+                  ids: JSON.stringify(queued.map((row) => row.id)),
+                  owner,
+                  leaseUntil: at + leaseMs,
+                  now: at,
+                });
+                const byId = new Map(claimed.map((row) => [row.id, row]));
+                // In the order they were read (file order): RETURNING gives none.
+                return queued.map(({ id, order_id: orderId }) => {
+                  const row = byId.get(id);
+                  // Read queued in this very transaction: it cannot have moved since.
+                  if (!row) throw new JournalError('refused', `${orderId}: not queued any more`);
+                  return row;
+                });
+              },
+            )
+            .map(toClaim);
         })
         .immediate();
       if (claims.length > 0) sending.committed();

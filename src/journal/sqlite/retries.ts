@@ -15,6 +15,7 @@ import {
   type Synchronous,
 } from './context.js';
 import { WITHIN_WINDOW, type Rows } from './rows.js';
+import { nextAttempt, planCopiesCovered, retryTargetOf } from '../rules/retry.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
 
@@ -90,13 +91,17 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
    * as that payout's possible duplicate: the copies stay held for a person.
    */
   function retryOne(orderId: string, by: string, rules: AdmissionRules): RetryResult {
-    let row = statements.retryOf.get(orderId);
+    const named = statements.retryOf.get(orderId);
+    const target =
+      named &&
+      retryTargetOf({
+        orderId: named.order_id,
+        state: named.state,
+        holdReason: named.hold_reason,
+        coveredBy: named.covered_by,
+      });
+    const row = target === named?.order_id ? named : target && statements.retryOf.get(target);
     if (!row) return { kind: 'absent', orderId };
-    // A copy's row held because it repeats a failed payout: that payout is sent again.
-    if (row.state === 'held' && row.hold_reason === 'failed-before' && row.covered_by) {
-      row = statements.retryOf.get(row.covered_by);
-      if (!row) return { kind: 'absent', orderId };
-    }
     if (!RETRYABLE.includes(row.state)) {
       const [latest] = statements.retriesOf.all(row.order_id);
       return {
@@ -106,9 +111,11 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
         ...(latest ? { retriedAs: latest.order_id } : {}),
       };
     }
-    const attempt = (row.attempt_number ?? 1) + 1;
-    const base = row.retry_of === null ? row.order_id : row.order_id.replace(/-r\d+$/, '');
-    const retryId = `${base}-r${attempt}`;
+    const { attempt, base, retryId } = nextAttempt({
+      orderId: row.order_id,
+      retryOf: row.retry_of,
+      attemptNumber: row.attempt_number,
+    });
     if (rows.payoutRow(retryId)) {
       throw new JournalError(
         'refused',
@@ -144,13 +151,7 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       Number(inserted.lastInsertRowid),
       `attempt ${attempt} of ${base}, after ${row.order_id} ${row.state}: ${why}`,
     );
-    rows.moveRow(
-      row.order_id,
-      row.state,
-      'retried',
-      { message: sayInEnglish(retried), said: retried },
-      `${why}, as ${retryId}`,
-    );
+    rows.moveRow(row.order_id, row.state, 'retried', { said: retried }, `${why}, as ${retryId}`);
     const repeat: Said = { code: 'repeatSentAgain', by, at, retryId };
     const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
     const held = covering
@@ -163,15 +164,10 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       : null;
     if (covering && held)
       rows.holdQueuedRow(retryId, 'duplicate', held, { coveredBy: covering.orderId });
-    for (const copy of held ? [] : statements.heldAsFailedBefore.all(row.order_id)) {
-      rows.moveRow(
-        copy.order_id,
-        'held',
-        'covered',
-        { coveredBy: retryId, message: sayInEnglish(repeat), said: repeat },
-        `covered by ${retryId}, ${why}`,
-      );
-    }
+    const copies = statements.heldAsFailedBefore
+      .all(row.order_id)
+      .map((copy) => ({ orderId: copy.order_id }));
+    rows.applyPlan(planCopiesCovered(copies, retryId, repeat, held !== null), why);
     rows.addBatchEvent(
       row.batch_id,
       'retried',

@@ -10,6 +10,7 @@ import { canMoveBatch, type BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import { canMove, MAY_MOVE_MONEY, SENT, type HoldReason, type RowState } from '../states.js';
 import type { Said } from '../../messages/said.js';
+import { reasonInEnglish, type PlannedMove, type RuleFields } from '../rules/plan.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { AdmissionRules, BatchEvent, BatchLine } from '../types.js';
 import {
@@ -23,16 +24,6 @@ import {
 } from './context.js';
 
 export type Rows = ReturnType<typeof createRows>;
-
-/** Fields a move by the rules on who is paid sets (never an answer of the gateway). */
-export interface RuleFields {
-  holdReason?: HoldReason | null;
-  coveredBy?: string | null;
-  message?: string | null;
-  /** The message as a value, where a rule says why (see migration 16). */
-  said?: Said | null;
-  supersededBy?: number | null;
-}
 
 /**
  * What the cover rule weighs a row by: its document, amount and reference (when its file
@@ -250,8 +241,18 @@ export function createRows({ db, now }: Context) {
   }
 
   /**
+   * The one check of a move against the transition table (a state repeats only where it
+   * says so): every change of a row's state passes here first, or is refused.
+   */
+  function allowMove(from: RowState, to: RowState, what: string): void {
+    if (!canMove(from, to)) {
+      throw new JournalError('refused', `${what}: a move from ${from} to ${to} is not allowed`);
+    }
+  }
+
+  /**
    * The one guarded, audited move of a row, inside the caller's transaction: refused
-   * unless the transition table allows it (a state repeats only where it says so),
+   * unless the transition table allows it (allowMove),
    * written by `write` (an UPDATE guarded by the row's state, and by its fence where it
    * has one), audited, unless `reason` is null: an answer that leaves a row where it was
    * records what it said, not a move. False when no row changed (the caller says whether
@@ -266,12 +267,7 @@ export function createRows({ db, now }: Context) {
     write: () => { changes: number },
     payoutId?: number,
   ): boolean {
-    if (!canMove(from, to)) {
-      throw new JournalError(
-        'refused',
-        `${orderId}: a move from ${from} to ${to} is not allowed (${reason ?? 'an answer'})`,
-      );
-    }
+    allowMove(from, to, `${orderId} (${reason ?? 'an answer'})`);
     if (write().changes !== 1) return false;
     if (reason === null) return true;
     if (payoutId === undefined) audit(orderId, from, to, reason);
@@ -294,19 +290,22 @@ export function createRows({ db, now }: Context) {
 
   /**
    * Rows moved together by one guarded UPDATE ... RETURNING (all of a batch's queued rows
-   * held, say), inside the caller's transaction: the move checked once, each row audited.
+   * held, say), inside the caller's transaction: the move checked once, each row audited
+   * (by its row id, when `write` returns it), with `reason` or the reason it gives a row.
    */
-  function movedTogether<R extends { order_id: string }>(
+  function movedTogether<R extends { order_id: string; id?: number }>(
     from: RowState,
     to: RowState,
-    reason: string,
+    reason: string | ((row: R) => string),
     write: () => R[],
   ): R[] {
-    if (!canMove(from, to)) {
-      throw new JournalError('refused', `a move from ${from} to ${to} is not allowed (${reason})`);
-    }
+    allowMove(from, to, typeof reason === 'string' ? reason : 'rows moved together');
     const rows = write();
-    for (const row of rows) audit(row.order_id, from, to, reason);
+    for (const row of rows) {
+      const why = typeof reason === 'string' ? reason : reason(row);
+      if (row.id === undefined) audit(row.order_id, from, to, why);
+      else auditById(row.id, from, to, why);
+    }
     return rows;
   }
 
@@ -344,12 +343,22 @@ export function createRows({ db, now }: Context) {
         to,
         holdReason: fields.holdReason ?? null,
         coveredBy: fields.coveredBy ?? null,
-        message: fields.message ?? null,
+        message: fields.said ? sayInEnglish(fields.said) : null,
         said: saidJson(fields.said),
         supersededBy: fields.supersededBy ?? null,
         now: now(),
       }),
     );
+  }
+
+  /**
+   * Applies a rule's plan, inside the caller's transaction: each move guarded by the state
+   * the plan read, checked and audited (its reason in English, after `why`).
+   */
+  function applyPlan(moves: readonly PlannedMove[], why: string): void {
+    for (const move of moves) {
+      moveRow(move.orderId, move.from, move.to, move.fields, reasonInEnglish(move.reason, why));
+    }
   }
 
   /**
@@ -464,7 +473,7 @@ export function createRows({ db, now }: Context) {
         row.order_id,
         'covered',
         'held',
-        { holdReason: 'failed-before', coveredBy: orderId, message, said },
+        { holdReason: 'failed-before', coveredBy: orderId, said },
         `the payout that covered it, ${orderId}, ended ${cover.state}: ${message}`,
       );
       if (statements.batchById.get(row.batch_id)?.state === 'done') moveBatch(row.batch_id, 'open');
@@ -496,6 +505,7 @@ export function createRows({ db, now }: Context) {
     mustMove,
     movedTogether,
     moveRow,
+    applyPlan,
     moveBatch,
     /** Records a person's decision about a batch, with who and when. */
     addBatchEvent: (batchId: number, event: BatchEvent['event'], by: string, detail: string) =>

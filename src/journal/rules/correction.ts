@@ -1,0 +1,218 @@
+/**
+ * The corrected-copy rules (docs/who-is-paid.md, rule 4), decided from facts a store
+ * reads: which earlier batch a file may correct (the 24-hour window), whether it is its
+ * correction, and what becomes of each row of both batches, as plans of moves.
+ */
+import { givenName } from '../../csv/given-name.js';
+import type { Said } from '../../messages/said.js';
+import {
+  changesPaidSaid,
+  changesPayee,
+  changesPayeeSaid,
+  coveredSaid,
+  type Covering,
+  type NamedBatch,
+  type Payee,
+} from '../admission.js';
+import { SENT, type HoldReason, type RowState } from '../states.js';
+import type { PlannedMove } from './plan.js';
+
+/** A file of the same name this soon after a batch may be its corrected copy. */
+export const CORRECTION_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** A batch as these rules weigh it: its place in the journal and when it arrived. */
+export interface ArrivedBatch {
+  id: number;
+  receivedAt: number;
+}
+
+/**
+ * The batch a file may correct: the latest earlier one of its name (`latest`, refused and
+ * unusable ones left out), when the file arrived within 24 hours of it.
+ */
+export function correctionCandidate(
+  copy: ArrivedBatch,
+  latest: ArrivedBatch | undefined,
+): number | undefined {
+  if (!latest || latest.id > copy.id) return undefined;
+  return copy.receivedAt - latest.receivedAt < CORRECTION_WINDOW_MS ? latest.id : undefined;
+}
+
+/**
+ * The earlier batch a file named as it is weighed against (the same-name rule, rule 3):
+ * the latest earlier one of its name, unless it arrived `newBatchAfterMs` or more after it
+ * (sameNameNewBatchAfter: then it is a new payroll, weighed by the other rules only).
+ */
+export function sameNameEarlier(
+  file: ArrivedBatch,
+  latest: ArrivedBatch | undefined,
+  newBatchAfterMs: number | null,
+): number | undefined {
+  if (!latest || latest.id > file.id) return undefined;
+  const later = file.receivedAt - latest.receivedAt;
+  return newBatchAfterMs !== null && later >= newBatchAfterMs ? undefined : latest.id;
+}
+
+/** Rows a copy turned down had closed go back where they were: held for their reason, or queued. */
+export function planGiveBack(
+  closed: readonly { orderId: string; holdReason: HoldReason | null }[],
+): PlannedMove[] {
+  return closed.map((row) => ({
+    orderId: row.orderId,
+    from: 'superseded',
+    to: row.holdReason === null ? 'queued' : 'held',
+    fields: { holdReason: row.holdReason },
+    reason: { code: 'givenBack' },
+  }));
+}
+
+/**
+ * Whether a copy corrects a batch: at least one of its rows repeats a row of it (one it
+ * paid, never sent, or that failed), and it has no more new rows (`fresh`: rows that
+ * may be sent and change no paid row) than that batch has rows a correction may replace
+ * (invalid, failed, refused, never sent).
+ */
+export function isCorrection(counts: { repeats: number; fresh: number; replaceable: number }) {
+  return counts.repeats > 0 && counts.fresh <= counts.replaceable;
+}
+
+/** A copy's row held as a possible duplicate of a payout of the batch it corrects. */
+export interface CopyRepeat {
+  orderId: string;
+  cents: number;
+  payee: Payee;
+  /** The payout it repeats, its payee, and why it is held when it is. */
+  paid: Covering;
+  paidPayee: Payee;
+  paidHoldReason: HoldReason | null;
+}
+
+/**
+ * A copy's repeats of the batch it corrects: of a payout that left, covered by it, or
+ * held when it changes its amount (a changed paid row) or its payee (the money may have
+ * gone to the wrong person); of a row never sent, taking it over.
+ */
+export function planRepeats(
+  copy: NamedBatch,
+  repeats: readonly CopyRepeat[],
+  hintFlags: string,
+): PlannedMove[] {
+  const taken: Said = { code: 'takenOverBy', file: givenName(copy.fileName) };
+  return repeats.flatMap((row): PlannedMove[] => {
+    const { paid } = row;
+    const held = (said: Said, fields = {}): PlannedMove => ({
+      orderId: row.orderId,
+      from: 'held',
+      to: 'held',
+      fields: { ...fields, said },
+      reason: { code: 'held', said },
+    });
+    if (!SENT.includes(paid.state)) {
+      return [
+        {
+          orderId: paid.orderId,
+          from: paid.state,
+          to: 'superseded',
+          fields: {
+            holdReason: paid.state === 'held' ? row.paidHoldReason : null,
+            supersededBy: copy.id,
+            said: taken,
+          },
+          reason: { code: 'takenOver', by: row.orderId },
+        },
+        {
+          orderId: row.orderId,
+          from: 'held',
+          to: 'queued',
+          fields: {},
+          reason: { code: 'takesOver', orderId: paid.orderId },
+        },
+      ];
+    }
+    if (row.cents !== paid.valueCents) {
+      // The same reference at another amount: a changed paid row, never covered.
+      return [held(changesPaidSaid(paid, row.cents), { holdReason: 'changes-paid' })];
+    }
+    if (changesPayee(row.paidPayee, row.payee)) {
+      // Linked to the payout it repeats, so a release lists it as a repeat of that payout.
+      const said = changesPayeeSaid(paid, row.paidPayee, row.payee, copy, hintFlags);
+      return [held(said, { holdReason: 'changes-payee', coveredBy: paid.orderId })];
+    }
+    const said = coveredSaid(paid);
+    return [
+      {
+        orderId: row.orderId,
+        from: 'held',
+        to: 'covered',
+        fields: { coveredBy: paid.orderId, said },
+        reason: { code: 'covered', said },
+      },
+    ];
+  });
+}
+
+/** A copy's row that may be sent (queued, or held for its name), and the payout it changes. */
+export interface CopyRow {
+  orderId: string;
+  state: RowState;
+  cents: number;
+  /** A payout of the corrected batch to its document (and reference) that left, if any. */
+  sent: Covering | undefined;
+}
+
+/**
+ * A copy's other rows: one that gives another amount to a document the corrected batch
+ * paid is held (changes a paid row); one held for its name is sent, in place of a row
+ * that needed a person.
+ */
+export function planCopyRows(rows: readonly CopyRow[]): PlannedMove[] {
+  return rows.flatMap((row): PlannedMove[] => {
+    if (row.sent) {
+      const said = changesPaidSaid(row.sent, row.cents);
+      // Held already (its name an earlier batch's): held now for the paid row it changes.
+      return [
+        {
+          orderId: row.orderId,
+          from: row.state,
+          to: 'held',
+          fields: { holdReason: 'changes-paid', said },
+          reason: { code: 'held', said },
+        },
+      ];
+    }
+    if (row.state !== 'held') return [];
+    return [
+      {
+        orderId: row.orderId,
+        from: 'held',
+        to: 'queued',
+        fields: {},
+        reason: { code: 'replaces' },
+      },
+    ];
+  });
+}
+
+/** A row of the corrected batch still unsent (queued or held), and why it is held. */
+export interface UnsentRow {
+  orderId: string;
+  state: RowState;
+  holdReason: HoldReason | null;
+}
+
+/** Every row of the corrected batch still unsent is closed: never sent because a copy came. */
+export function planLeftOut(copy: NamedBatch, unsent: readonly UnsentRow[]): PlannedMove[] {
+  const file = givenName(copy.fileName);
+  const said: Said = { code: 'leftOutByCopy', file };
+  return unsent.map((row) => ({
+    orderId: row.orderId,
+    from: row.state,
+    to: 'superseded',
+    fields: {
+      holdReason: row.state === 'held' ? row.holdReason : null,
+      supersededBy: copy.id,
+      said,
+    },
+    reason: { code: 'leftOut', file },
+  }));
+}

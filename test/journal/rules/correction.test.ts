@@ -1,0 +1,213 @@
+import { describe, expect, it } from 'vitest';
+import type { Covering } from '../../../src/journal/admission.js';
+import {
+  CORRECTION_WINDOW_MS,
+  correctionCandidate,
+  isCorrection,
+  planCopyRows,
+  planGiveBack,
+  planLeftOut,
+  planRepeats,
+  sameNameEarlier,
+  type CopyRepeat,
+} from '../../../src/journal/rules/correction.js';
+import type { RowState } from '../../../src/journal/states.js';
+
+const HOUR = 60 * 60 * 1000;
+const copy = { id: 2, fileName: 'folha (corrigida).csv' };
+
+const paid = (state: RowState, valueCents = 1000): Covering => ({
+  orderId: 'a-1',
+  batchId: 1,
+  line: 2,
+  state,
+  valueCents,
+  fileName: 'folha.csv',
+  admittedAt: 0,
+  transactionId: state === 'queued' ? null : 7,
+  reference: null,
+});
+
+const ana = { pixKey: 'ana@example.com', name: 'Ana Souza' };
+
+describe('correctionCandidate: the 24-hour window', () => {
+  it.each([
+    ['no earlier batch of its name', undefined, undefined],
+    ['an hour later', { id: 1, receivedAt: 23 * HOUR }, 1],
+    ['just within a day', { id: 1, receivedAt: 1 }, 1],
+    ['a day later', { id: 1, receivedAt: 0 }, undefined],
+    ['the latest of its name arrived after it', { id: 3, receivedAt: 23 * HOUR }, undefined],
+  ] as const)('%s: %s', (_, latest, expected) => {
+    expect(correctionCandidate({ id: 2, receivedAt: CORRECTION_WINDOW_MS }, latest)).toBe(expected);
+  });
+});
+
+describe('isCorrection', () => {
+  it.each([
+    [{ repeats: 0, fresh: 0, replaceable: 5 }, false],
+    [{ repeats: 3, fresh: 0, replaceable: 0 }, true],
+    [{ repeats: 3, fresh: 2, replaceable: 2 }, true],
+    // More new rows than rows it could replace: a new payroll that repeats some rows.
+    [{ repeats: 3, fresh: 3, replaceable: 2 }, false],
+  ])('%o: %s', (counts, expected) => {
+    expect(isCorrection(counts)).toBe(expected);
+  });
+});
+
+describe('planRepeats: a copy row that repeats a row of the batch it corrects', () => {
+  const repeat = (state: RowState, changes: Partial<CopyRepeat> = {}): CopyRepeat => ({
+    orderId: 'b-1',
+    cents: 1000,
+    payee: ana,
+    paid: paid(state),
+    paidPayee: ana,
+    paidHoldReason: state === 'held' ? 'balance' : null,
+    ...changes,
+  });
+
+  it.each([
+    ['paid, unchanged', repeat('paid'), [['b-1', 'held', 'covered', 'covered', null]]],
+    ['pending, unchanged', repeat('pending'), [['b-1', 'held', 'covered', 'covered', null]]],
+    [
+      'paid, another amount',
+      repeat('paid', { cents: 1200 }),
+      [['b-1', 'held', 'held', 'held', 'changes-paid']],
+    ],
+    [
+      'paid, another Pix key',
+      repeat('paid', { payee: { ...ana, pixKey: 'ana@example.org' } }),
+      [['b-1', 'held', 'held', 'held', 'changes-payee']],
+    ],
+    [
+      'paid, the name without its accent',
+      repeat('paid', { payee: { ...ana, name: 'ANA SOUZA' } }),
+      [['b-1', 'held', 'covered', 'covered', null]],
+    ],
+    [
+      'never sent (queued)',
+      repeat('queued'),
+      [
+        ['a-1', 'queued', 'superseded', 'takenOver', null],
+        ['b-1', 'held', 'queued', 'takesOver', null],
+      ],
+    ],
+    [
+      'never sent (held for the balance)',
+      repeat('held'),
+      [
+        ['a-1', 'held', 'superseded', 'takenOver', 'balance'],
+        ['b-1', 'held', 'queued', 'takesOver', null],
+      ],
+    ],
+  ] as const)('%s', (_, row, expected) => {
+    const plan = planRepeats(copy, [row], '');
+    expect(
+      plan.map((move) => [
+        move.orderId,
+        move.from,
+        move.to,
+        move.reason.code,
+        move.fields.holdReason ?? null,
+      ]),
+    ).toEqual(expected);
+  });
+
+  it('links a covered row and a changed payee to the payout they repeat, and says why', () => {
+    const [covered] = planRepeats(copy, [repeat('paid')], '');
+    expect(covered?.fields).toMatchObject({
+      coveredBy: 'a-1',
+      said: { code: 'heldCovered', file: 'folha.csv', line: 2 },
+    });
+    const other = repeat('paid', { payee: { ...ana, pixKey: 'x' } });
+    const [held] = planRepeats(copy, [other], '--home /srv');
+    expect(held?.fields).toMatchObject({
+      coveredBy: 'a-1',
+      said: { code: 'heldChangesPayee', paidKey: ana.pixKey, key: 'x', hintFlags: '--home /srv' },
+    });
+    const [changed] = planRepeats(copy, [repeat('paid', { cents: 1200 })], '');
+    expect(changed?.fields.coveredBy).toBeUndefined();
+    expect(changed?.fields.said).toMatchObject({ paidCents: 1000, cents: 1200 });
+  });
+
+  it('names the copy that takes a row over', () => {
+    const [taken] = planRepeats(copy, [repeat('queued')], '');
+    expect(taken?.fields).toMatchObject({
+      supersededBy: 2,
+      said: { code: 'takenOverBy', file: 'folha (corrigida).csv' },
+    });
+  });
+});
+
+describe('planCopyRows: the copy rows that may be sent', () => {
+  it.each([
+    ['queued, changing no paid row', 'queued', undefined, []],
+    [
+      'held for its name, changing no paid row',
+      'held',
+      undefined,
+      [['held', 'queued', 'replaces']],
+    ],
+    [
+      'queued, another amount to someone paid',
+      'queued',
+      paid('paid'),
+      [['queued', 'held', 'held']],
+    ],
+    ['held for its name, changing a paid row', 'held', paid('paid'), [['held', 'held', 'held']]],
+  ] as const)('%s', (_, state, sent, expected) => {
+    const plan = planCopyRows([{ orderId: 'b-2', state, cents: 1500, sent }]);
+    expect(plan.map((move) => [move.from, move.to, move.reason.code])).toEqual(expected);
+    for (const move of plan.filter((move) => move.to === 'held')) {
+      expect(move.fields).toMatchObject({
+        holdReason: 'changes-paid',
+        said: { code: 'heldChangesPaid', paidCents: 1000, cents: 1500 },
+      });
+    }
+  });
+});
+
+describe('planLeftOut: what the corrected batch had not sent', () => {
+  it('closes each row, keeping why a held one was held, and names the copy', () => {
+    const plan = planLeftOut(copy, [
+      { orderId: 'a-2', state: 'queued', holdReason: null },
+      { orderId: 'a-3', state: 'held', holdReason: 'balance' },
+    ]);
+    expect(plan.map((move) => [move.orderId, move.from, move.to, move.fields.holdReason])).toEqual([
+      ['a-2', 'queued', 'superseded', null],
+      ['a-3', 'held', 'superseded', 'balance'],
+    ]);
+    expect(plan[0]?.fields).toMatchObject({
+      supersededBy: 2,
+      said: { code: 'leftOutByCopy', file: 'folha (corrigida).csv' },
+    });
+    expect(plan[0]?.reason).toEqual({ code: 'leftOut', file: 'folha (corrigida).csv' });
+  });
+});
+
+describe('sameNameEarlier: the batch a file named as it is weighed against', () => {
+  const DAY = 24 * HOUR;
+  it.each([
+    ['no earlier batch of its name', undefined, null, undefined],
+    ['a month later, however late', { id: 1, receivedAt: 0 }, null, 1],
+    ['a month later, new after 20 days', { id: 1, receivedAt: 0 }, 20 * DAY, undefined],
+    ['a day later, new after 20 days', { id: 1, receivedAt: 29 * DAY }, 20 * DAY, 1],
+    ['the latest of its name arrived after it', { id: 3, receivedAt: 0 }, null, undefined],
+  ] as const)('%s: %s', (_, latest, newBatchAfterMs, expected) => {
+    expect(sameNameEarlier({ id: 2, receivedAt: 30 * DAY }, latest, newBatchAfterMs)).toBe(
+      expected,
+    );
+  });
+});
+
+describe('planGiveBack: a copy turned down gives back what it closed', () => {
+  it('as it was: held for its reason, or queued', () => {
+    const plan = planGiveBack([
+      { orderId: 'a-1', holdReason: null },
+      { orderId: 'a-2', holdReason: 'balance' },
+    ]);
+    expect(plan.map((move) => [move.orderId, move.from, move.to, move.fields.holdReason])).toEqual([
+      ['a-1', 'superseded', 'queued', null],
+      ['a-2', 'superseded', 'held', 'balance'],
+    ]);
+  });
+});
