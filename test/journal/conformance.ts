@@ -1214,6 +1214,32 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         expect(await journal.countsByState()).toEqual({ queued: { count: 1, cents: 1000 } });
       });
 
+      it('two owners claiming two copies of one payment at once: one is sent, the other held', async () => {
+        const journal = await open();
+        for (const [fileName, orderId] of [
+          ['folha.csv', 'a-1'],
+          ['folha_final.csv', 'b-1'],
+        ] as const) {
+          const id = await journal.recordBatch({ ...batch, fileName }, []);
+          // Admitted as if no rule had seen the other (a window of 0): the claim must see it.
+          await journal.admitPayouts(id, [{ line: 2, request: request(orderId) }], {
+            duplicateWindowMs: 0,
+          });
+        }
+        const rules = { duplicateWindowMs: 86_400_000 };
+        const threads = await openThreads(2);
+        const taken = await Promise.all(
+          threads.map((thread, i) =>
+            drain(() => thread.call('claimToSend', [`owner-${i}`, 1, 60_000, rules], clock)),
+          ),
+        );
+        expect(taken.flat()).toHaveLength(1);
+        expect(await journal.countsByState()).toEqual({
+          sending: { count: 1, cents: 1000 },
+          held: { count: 1, cents: 1000 },
+        });
+      });
+
       /** Two owners, each in a thread, claiming at once with `claim` until it claims nothing. */
       const claimTogether = async (
         claim: (thread: JournalThread, owner: string, after: string) => Promise<Claim[]>,
