@@ -1240,6 +1240,42 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         });
       });
 
+      it('a person approving and another turning a waiting batch down at once: one answer wins', async () => {
+        const journal = await open();
+        const file = { name: 'folha.csv', nameKey: 'folha', sha256: 'w1', arrived: true };
+        const { batchId } = await journal.batchForFile(file);
+        await journal.admitPayouts(batchId, [{ line: 2, request: request('p-1') }], {
+          duplicateWindowMs: 0,
+        });
+        await journal.finishBatch(batchId, { ...batch, state: 'awaiting-approval' });
+        const [approve, refuse] = await openThreads(2);
+        const answers = await Promise.all([
+          approve!.call('approveBatch', [batchId], clock),
+          refuse!.call('refuseBatch', [batchId, 'wrong month'], clock),
+        ]);
+        expect(answers.filter(Boolean)).toHaveLength(1);
+        const [approved] = answers;
+        expect((await journal.batch(batchId))?.state).toBe(approved ? 'open' : 'refused');
+        expect((await journal.payout('p-1'))?.state).toBe(approved ? 'queued' : 'held');
+      });
+
+      it('a claim given back as its lease is taken over: queued or taken, never both', async () => {
+        const { journal } = await openWithOnePayout();
+        const [mine] = await journal.claimToSend('old', 1, 30_000);
+        clock += 30_000;
+        const [old, next] = await openThreads(2);
+        const [given, taken] = await Promise.all([
+          old!.call('unclaim', [[mine!], 'not sent: the run stopped'], clock),
+          next!.call('claimAbandoned', ['new', 10, 30_000], clock),
+        ]);
+        expect(given + taken.length).toBe(1);
+        expect(await journal.payout('p-1')).toMatchObject(
+          given === 1
+            ? { state: 'queued', leaseOwner: null }
+            : { state: 'unknown', leaseOwner: 'new' },
+        );
+      });
+
       /** Two owners, each in a thread, claiming at once with `claim` until it claims nothing. */
       const claimTogether = async (
         claim: (thread: JournalThread, owner: string, after: string) => Promise<Claim[]>,
