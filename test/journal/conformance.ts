@@ -1397,18 +1397,21 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         const same = await Promise.all(
           threads.map((thread) => thread.call('resultName', [first, candidates], clock)),
         );
-        expect(same).toEqual([same[0], same[0]]);
-        expect((await journal.batch(first))?.resultName).toBe(same[0]);
+        const [name] = same;
+        expect(same).toEqual([name, name]);
+        expect((await journal.batch(first))?.resultName).toBe(name);
         const third = await journal.recordBatch(batch, []);
+        const more = [...candidates, 'payroll [3].result.csv'];
         const two = await Promise.all(
-          [second, third].map((id, i) =>
-            threads[i]!.call('resultName', [id, [...candidates, 'payroll [3].result.csv']], clock),
-          ),
+          [second, third].map((id, i) => threads[i]!.call('resultName', [id, more], clock)),
         );
-        expect(new Set([...same.slice(0, 1), ...two]).size).toBe(3);
-        await expect(async () => await journal.resultName(second + 10, candidates)).rejects.toThrow(
+        expect(new Set([name, ...two]).size).toBe(3);
+        // Every candidate taken: it fails, and names nothing.
+        const fourth = await journal.recordBatch(batch, []);
+        await expect(async () => await journal.resultName(fourth, more)).rejects.toThrow(
           JournalError,
         );
+        expect((await journal.batch(fourth))?.resultName).toBeNull();
       });
 
       it('sends a failed payout again once when two people ask at once', async () => {
