@@ -13,6 +13,15 @@
  * not awaited would let its request leave before the mark is durable.
  * Lists (`admitPayouts`, `moveMany`) are written in one commit: a batch of rows admitted
  * or moved together is the unit a bulk store would write.
+ *
+ * Isolation: every call is serialisable. Several journals open on one store at once (the
+ * processes of a home, the threads of one) each call as if alone: a member that reads
+ * then writes (a claim, `batchForFile`, `admitPayouts`, `resultName`, `takeLock`, a retry,
+ * a batch's corrections) sees no other call's write between its read and its write, and
+ * a call that fails writes nothing. SQLite gives it by taking the write lock at the start
+ * of every writing transaction (BEGIN IMMEDIATE); a store with weaker isolation must lock
+ * what each such member reads. The conformance suite tests it with journals in threads of
+ * their own.
  */
 import type { CashOutRequest } from '../gateway/contract.js';
 import type { Admission, Covering, Known } from './admission.js';

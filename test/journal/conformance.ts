@@ -1,15 +1,94 @@
 /**
  * The conformance suite of the Journal interface: what any journal must do, written
  * against the interface alone, every call awaited (a journal may answer with promises).
- * Each implementation runs it with `describeJournal(name, open)`.
+ * It calls every member (the last case checks it), and states the isolation a store must
+ * give (see journal.ts): its cases "at once" open journals on one store in worker
+ * threads of their own (`node:worker_threads`, see journal-thread.ts), whose calls truly
+ * run at the same time. Each implementation runs it with `describeJournal(name, factory)`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
-import { JournalError, type Journal } from '../../src/journal/journal.js';
+import { JournalError, type Claim, type Journal } from '../../src/journal/journal.js';
 import { canMove, type RowState } from '../../src/journal/states.js';
+import { journalThread, type JournalThread, type OpenedElsewhere } from './journal-thread.js';
 
-/** Opens the journal stored as `store` (the same name: the same journal), timed by `now`. */
-export type OpenJournal = (store: string, now: () => number) => Journal | Promise<Journal>;
+/** A store the suite runs against: journals of one test opened with one name are one journal. */
+export interface JournalFactory {
+  /** Opens the journal stored as `store` in this thread, timed by `now`. */
+  open(store: string, now: () => number): Journal | Promise<Journal>;
+  /** How a worker thread opens the journal stored as `store`. */
+  elsewhere(store: string): OpenedElsewhere;
+}
+
+/** Every member of the interface, each of which the suite must call. */
+const MEMBERS: Record<keyof Journal, true> = {
+  path: true,
+  describe: true,
+  identity: true,
+  highWater: true,
+  latestAt: true,
+  startRecovery: true,
+  sendable: true,
+  bindGateway: true,
+  gatewayKind: true,
+  close: true,
+  recordBatch: true,
+  batch: true,
+  batches: true,
+  batchesOf: true,
+  batchesIn: true,
+  latestOfName: true,
+  batchForFile: true,
+  finishBatch: true,
+  setBatchState: true,
+  resultName: true,
+  setAwaitingName: true,
+  recordLines: true,
+  linesOfBatch: true,
+  recordBatchEvent: true,
+  batchEvents: true,
+  approveBatch: true,
+  refuseBatch: true,
+  fundBatch: true,
+  underfundBatch: true,
+  queuedByBatch: true,
+  correctBatch: true,
+  releaseHolds: true,
+  supersededBy: true,
+  frozenFor: true,
+  admitPayouts: true,
+  known: true,
+  weigh: true,
+  failedRepeatOf: true,
+  payout: true,
+  lookUpNeverSent: true,
+  firstSendSamples: true,
+  claimToSend: true,
+  unclaim: true,
+  claimAbandoned: true,
+  claimDue: true,
+  claimPaid: true,
+  nextPollAt: true,
+  pollNow: true,
+  pollBatchSooner: true,
+  markResending: true,
+  move: true,
+  moveMany: true,
+  retryPayouts: true,
+  retryTargetsOf: true,
+  hasRetries: true,
+  takeLock: true,
+  renewLock: true,
+  releaseLock: true,
+  rowTotalsOfBatch: true,
+  resultEntries: true,
+  batchesShowingRefundedSince: true,
+  history: true,
+  countsByState: true,
+  pendingSentBefore: true,
+  holdsOfBatch: true,
+  heldRowsOfBatch: true,
+};
 
 const request = (orderId: string, value = 1000): CashOutRequest => ({
   value,
@@ -33,14 +112,38 @@ export const batch = {
 };
 
 /** Registers the conformance suite, as `name`, for the journals `openStore` opens. */
-export function describeJournal(name: string, openStore: OpenJournal): void {
+export function describeJournal(name: string, factory: JournalFactory): void {
   describe(name, () => {
     const opened: Journal[] = [];
+    const threads: JournalThread[] = [];
+    /** The members the suite's cases have called, here or in a thread. */
+    const called = new Set<string>();
     let clock = 1_000_000;
     const open = async (store = 'journal.db') => {
-      const journal = await openStore(store, () => clock);
+      const journal = await factory.open(store, () => clock);
       opened.push(journal);
-      return journal;
+      return new Proxy(journal, {
+        get(target, member, receiver) {
+          if (typeof member === 'string') called.add(member);
+          return Reflect.get(target, member, receiver) as unknown;
+        },
+      });
+    };
+    /** `count` journals on the store, each in a thread of its own, opened before it returns. */
+    const openThreads = async (count: number) => {
+      const started = Array.from({ length: count }, () =>
+        journalThread(factory.elsewhere('journal.db')),
+      );
+      threads.push(...started);
+      const inThread: JournalThread[] = started.map((thread) => ({
+        call: (method, args, now) => {
+          called.add(method);
+          return thread.call(method, args, now);
+        },
+        close: () => thread.close(),
+      }));
+      await Promise.all(inThread.map((thread) => thread.call('highWater', [], clock)));
+      return inThread;
     };
     /** A journal with these payouts queued, in one batch from line 2. */
     const openWithPayouts = async (orderIds: readonly string[]) => {
@@ -56,6 +159,7 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
     /** A journal with one payout, p-1, queued: where most moves start. */
     const openWithOnePayout = () => openWithPayouts(['p-1']);
     afterEach(async () => {
+      await Promise.all(threads.splice(0).map((thread) => thread.close()));
       for (const journal of opened.splice(0)) await journal.close();
     });
 
@@ -746,6 +850,623 @@ export function describeJournal(name: string, openStore: OpenJournal): void {
         'p-4',
       ]);
       expect((await journal.history('p-2')).map((h) => h.to)).toEqual(['queued', 'sending']);
+    });
+
+    it('keeps its identity across a reopen, a high-water mark that only grows, and one gateway', async () => {
+      const journal = await open();
+      expect(journal.path).toEqual(expect.any(String));
+      const identity = await journal.identity();
+      expect(identity).toMatchObject({ recoverySince: null, recoveryReason: null });
+      const described = await journal.describe();
+      expect(described.schema).toBe(described.latestSchema);
+      expect(described.address).toBe(journal.path);
+      expect(described.restore).not.toBe('');
+      const before = await journal.highWater();
+      const id = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
+        duplicateWindowMs: 0,
+      });
+      expect(await journal.highWater()).toBeGreaterThan(before);
+      expect(await journal.gatewayKind()).toBeUndefined();
+      expect(await journal.bindGateway('sandbox')).toBe('sandbox');
+      expect(await journal.bindGateway('configured')).toBe('sandbox');
+      expect(await journal.claimToSend('a', 1, 60_000)).toHaveLength(1);
+      await journal.sendable();
+      const again = await open();
+      expect(await again.identity()).toEqual(identity);
+      expect(await again.gatewayKind()).toBe('sandbox');
+    });
+
+    it('in recovery, has every payout never sent from it looked up first, once', async () => {
+      const { journal } = await openWithPayouts(['p-1', 'p-2', 'p-3']);
+      expect(await journal.lookUpNeverSent()).toBe(0); // not recovering
+      const [sent] = await journal.claimToSend('a', 1, 60_000);
+      await journal.move('p-1', sent!.fence, 'pending', 'created', { transactionId: 1 });
+      clock += 1_000;
+      await journal.startRecovery('the journal was lost');
+      expect(await journal.identity()).toMatchObject({
+        recoverySince: clock,
+        recoveryReason: 'the journal was lost',
+      });
+      expect(await journal.lookUpNeverSent()).toBe(2);
+      expect(await journal.lookUpNeverSent()).toBe(0); // a replay changes nothing
+      expect((await journal.history('p-2')).map((h) => h.to)).toEqual(['queued', 'unknown']);
+      expect(await journal.claimToSend('a', 10, 60_000)).toEqual([]);
+      expect((await journal.claimAbandoned('b', 10, 60_000)).map((c) => c.orderId)).toEqual([
+        'p-2',
+        'p-3',
+      ]);
+      expect((await journal.payout('p-1'))?.state).toBe('pending');
+    });
+
+    it('opens a waiting batch once a person approves it; a second answer changes nothing', async () => {
+      const journal = await open();
+      const file = { name: 'folha.csv', nameKey: 'folha', sha256: 'w1', arrived: true };
+      const { batchId } = await journal.batchForFile(file);
+      await journal.admitPayouts(batchId, [{ line: 2, request: request('p-1') }], {
+        duplicateWindowMs: 0,
+      });
+      const total = { line: 3, kind: 'skipped' as const, orderId: null, column: null };
+      await journal.recordLines(batchId, [{ ...total, message: 'a total line' }]);
+      await journal.finishBatch(batchId, { ...batch, state: 'awaiting-approval' });
+      await journal.setAwaitingName(batchId, 'folha.csv');
+      expect(
+        (await journal.batchesIn('awaiting-approval')).map((b) => [b.id, b.awaitingName]),
+      ).toEqual([[batchId, 'folha.csv']]);
+      expect((await journal.latestOfName('folha'))?.id).toBe(batchId);
+      expect(await journal.latestOfName('outra')).toBeUndefined();
+      expect(await journal.linesOfBatch(batchId)).toEqual([{ ...total, message: 'a total line' }]);
+      expect(await journal.claimToSend('a', 10, 60_000)).toEqual([]);
+      expect(await journal.approveBatch(batchId)).toBe(true);
+      await journal.recordBatchEvent(batchId, 'approved', 'maria', 'payouts approve');
+      expect(await journal.approveBatch(batchId)).toBe(false);
+      expect(await journal.refuseBatch(batchId, 'too late')).toBe(false);
+      expect(await journal.batchEvents(batchId)).toEqual([
+        { at: clock, event: 'approved', by: 'maria', detail: 'payouts approve' },
+      ]);
+      expect((await journal.batch(batchId))?.state).toBe('open');
+      expect((await journal.claimToSend('a', 10, 60_000)).map((c) => c.orderId)).toEqual(['p-1']);
+    });
+
+    it('holds a batch the balance does not cover, and queues it again once funded', async () => {
+      const { journal, id } = await openWithPayouts(['p-1', 'p-2']);
+      expect(await journal.queuedByBatch()).toEqual([{ batchId: id, cents: 2000, count: 2 }]);
+      const why = {
+        code: 'balanceShortfall' as const,
+        cents: 2000,
+        count: 2,
+        feeCents: 0,
+        availableCents: 500,
+      };
+      await journal.underfundBatch(id, why);
+      expect(await journal.batch(id)).toMatchObject({ state: 'underfunded', heldBecause: why });
+      expect(await journal.claimToSend('a', 10, 60_000)).toEqual([]);
+      expect(await journal.queuedByBatch()).toEqual([{ batchId: id, cents: 2000, count: 2 }]);
+      expect(await journal.holdsOfBatch(id)).toEqual([
+        expect.objectContaining({ reason: 'balance', rows: 2, cents: 2000 }),
+      ]);
+      await journal.fundBatch(id);
+      expect(await journal.holdsOfBatch(id)).toEqual([]);
+      expect(await journal.batch(id)).toMatchObject({ state: 'open', heldBecause: null });
+      expect(await journal.claimToSend('a', 10, 60_000)).toHaveLength(2);
+      expect(await journal.queuedByBatch()).toEqual([]);
+    });
+
+    it('weighs a row as admission would, writing nothing', async () => {
+      const rules = { duplicateWindowMs: 20 * 86_400_000 };
+      const journal = await open();
+      const file = { name: 'folha.csv', nameKey: 'folha', sha256: 'k1', arrived: true };
+      const { batchId } = await journal.batchForFile(file);
+      await journal.admitPayouts(
+        batchId,
+        [
+          { line: 2, request: request('a-1') },
+          { line: 3, request: request('a-2', 2000) },
+        ],
+        rules,
+      );
+      await journal.finishBatch(batchId, { ...batch, state: 'open' });
+      const [, second] = await journal.claimToSend('a', 2, 60_000);
+      await journal.move(
+        'a-2',
+        second!.fence,
+        'pending',
+        'created',
+        { transactionId: 2 },
+        {
+          release: false,
+        },
+      );
+      await journal.move('a-2', second!.fence, 'failed', 'failed at the gateway');
+      const written = await journal.highWater();
+      expect(await journal.known('a-1')).toMatchObject({
+        state: 'sending',
+        batchId,
+        line: 2,
+        fileName: 'folha.csv',
+      });
+      expect(await journal.known('nobody')).toBeUndefined();
+      expect(await journal.weigh(request('b-1', 3000), 'outra', rules)).toEqual({ kind: 'new' });
+      expect(await journal.weigh(request('b-1'), 'outra', rules)).toMatchObject({
+        kind: 'duplicate',
+        covering: { orderId: 'a-1' },
+      });
+      expect(await journal.weigh(request('a-1'), 'outra', rules)).toMatchObject({
+        kind: 'journaled',
+        previous: { batchId, line: 2 },
+      });
+      expect(await journal.failedRepeatOf(request('b-2', 2000), rules)).toMatchObject({
+        orderId: 'a-2',
+        state: 'failed',
+      });
+      expect(await journal.failedRepeatOf(request('b-1'), rules)).toBeUndefined();
+      expect(await journal.payout('b-1')).toBeUndefined();
+      expect(await journal.highWater()).toBe(written);
+    });
+
+    describe('corrections', () => {
+      const rules = { duplicateWindowMs: 20 * 86_400_000, sameNameNewBatchAfterMs: null };
+      const fileOf = async (journal: Journal, name: string, rows: CashOutRequest[]) => {
+        const file = {
+          name: `${name}.csv`,
+          nameKey: name,
+          sha256: `${name}-${clock}`,
+          arrived: true,
+        };
+        const { batchId } = await journal.batchForFile(file);
+        await journal.admitPayouts(
+          batchId,
+          rows.map((r, i) => ({ line: i + 2, request: r })),
+          rules,
+        );
+        return batchId;
+      };
+
+      it('freezes an earlier batch of its name while a file repeating it waits for a person', async () => {
+        const journal = await open();
+        const first = await fileOf(journal, 'folha', [request('a-1')]);
+        await journal.finishBatch(first, { ...batch, state: 'open' }, undefined, rules);
+        clock += 2 * 86_400_000; // later than a corrected copy
+        const copy = await fileOf(journal, 'folha', [request('b-1')]);
+        await journal.finishBatch(copy, { ...batch, state: 'open' }, undefined, rules);
+        expect(await journal.frozenFor(copy)).toEqual([
+          { batchId: first, fileName: 'folha.csv', rows: 1, cents: 1000 },
+        ]);
+        expect(await journal.claimToSend('a', 10, 60_000)).toEqual([]);
+      });
+
+      it('a copy a person says corrects a batch: covers what it paid, takes over what it never sent, until turned down', async () => {
+        const journal = await open();
+        // Two people: one paid, one never sent.
+        const other = (orderId: string) => ({
+          ...request(orderId, 2000),
+          cpfCnpj: '11144477735',
+          pixKey: '11144477735',
+        });
+        const first = await fileOf(journal, 'folha', [request('a-1'), other('a-2')]);
+        await journal.finishBatch(first, { ...batch, state: 'open' }, undefined, rules);
+        const [paid] = await journal.claimToSend('a', 1, 60_000);
+        await journal.move(
+          'a-1',
+          paid!.fence,
+          'pending',
+          'created',
+          { transactionId: 1 },
+          {
+            release: false,
+          },
+        );
+        await journal.move('a-1', paid!.fence, 'paid', 'settled', { gatewayStatus: 'paid' });
+        const copy = await fileOf(journal, 'outra', [request('b-1'), other('b-2')]);
+        await journal.finishBatch(copy, { ...batch, state: 'awaiting-approval' }, undefined, rules);
+        expect(await journal.correctBatch(copy, first, 'maria: corrects folha.csv', rules)).toBe(1);
+        expect((await journal.rowTotalsOfBatch(copy)).rows).toEqual({ covered: 1, queued: 1 });
+        expect((await journal.payout('a-2'))?.state).toBe('superseded');
+        expect((await journal.supersededBy(first)).map((copied) => copied.id)).toEqual([copy]);
+        expect(await journal.refuseBatch(copy, 'wrong copy')).toBe(true);
+        expect(await journal.supersededBy(first)).toEqual([]);
+        expect((await journal.payout('a-2'))?.state).toBe('queued');
+      });
+    });
+
+    it("says a batch's payouts pending since when, and the batches a refund shows in", async () => {
+      const { journal, id } = await openWithPayouts(['p-1', 'p-2']);
+      const sentAt = clock;
+      const claims = await journal.claimToSend('a', 2, 60_000);
+      for (const [i, claim] of claims.entries()) {
+        await journal.move(
+          claim.orderId,
+          claim.fence,
+          'pending',
+          'created',
+          {
+            transactionId: i + 1,
+          },
+          { release: false },
+        );
+      }
+      expect(await journal.pendingSentBefore(id, sentAt - 1)).toBeUndefined();
+      expect(await journal.pendingSentBefore(id, sentAt)).toEqual({
+        rows: 2,
+        oldestSentAt: sentAt,
+        oldestOrderId: 'p-1',
+      });
+      clock += 1_000;
+      const since = clock;
+      const [p1] = claims;
+      await journal.move('p-1', p1!.fence, 'paid', 'settled', {}, { release: false });
+      expect(await journal.batchesShowingRefundedSince(since)).toEqual([]);
+      await journal.move('p-1', p1!.fence, 'refunded', 'came back');
+      expect(await journal.batchesShowingRefundedSince(since)).toEqual([id]);
+      expect(await journal.batchesShowingRefundedSince(clock + 1)).toEqual([]);
+    });
+
+    it('a replayed give-back or answer changes nothing more; a call that fails writes nothing', async () => {
+      const { journal } = await openWithPayouts(['p-1', 'p-2', 'p-3']);
+      const [first, second] = await journal.claimToSend('a', 2, 60_000);
+      expect(await journal.unclaim([first!], 'not sent')).toBe(1);
+      expect(await journal.unclaim([first!], 'not sent')).toBe(0);
+      expect((await journal.history('p-1')).map((h) => h.to)).toEqual([
+        'queued',
+        'sending',
+        'queued',
+      ]);
+      const answer = {
+        orderId: 'p-2',
+        fence: second!.fence,
+        to: 'pending' as const,
+        reason: 'created',
+        details: { transactionId: 2 },
+      };
+      expect(await journal.moveMany([answer])).toEqual([true]);
+      await journal.moveMany([answer]);
+      expect((await journal.history('p-2')).map((h) => h.to)).toEqual([
+        'queued',
+        'sending',
+        'pending',
+      ]);
+      expect(await journal.payout('p-2')).toMatchObject({ state: 'pending', transactionId: 2 });
+
+      const [again] = await journal.claimToSend('a', 1, 60_000);
+      const written = await journal.highWater();
+      const notAllowed = { ...answer, to: 'queued' as const, reason: 'oops' };
+      const created = { ...answer, orderId: 'p-1', fence: again!.fence };
+      await expect(async () => await journal.moveMany([created, notAllowed])).rejects.toThrow(
+        JournalError,
+      );
+      await expect(
+        async () => await journal.claimToSend('a', 1, 60_000, undefined, [created, notAllowed]),
+      ).rejects.toThrow(JournalError);
+      expect(await journal.highWater()).toBe(written);
+      expect(await journal.countsByState()).toEqual({
+        sending: { count: 1, cents: 1000 },
+        pending: { count: 1, cents: 1000 },
+        queued: { count: 1, cents: 1000 },
+      });
+    });
+
+    describe('at once: journals in threads of their own on one store, each call as if alone', () => {
+      /** Calls `claim` for `owner` until it claims nothing; every orderId it claimed. */
+      const drain = async (claim: (after: string) => Promise<{ orderId: string }[]>) => {
+        const taken: string[] = [];
+        for (;;) {
+          const claims = await claim(taken.at(-1) ?? '');
+          if (claims.length === 0) return taken;
+          taken.push(...claims.map((c) => c.orderId));
+        }
+      };
+      const orderIds = (count: number) => Array.from({ length: count }, (_, i) => `p-${i}`);
+
+      it.each([2, 8])(
+        '%i journals claiming 10,000 rows at once claim each once, and lose none',
+        async (count) => {
+          const { journal } = await openWithPayouts(orderIds(10_000));
+          const threads = await openThreads(count);
+          const taken = await Promise.all(
+            threads.map((thread, i) =>
+              drain(() => thread.call('claimToSend', [`owner-${i}`, 100, 60_000], clock)),
+            ),
+          );
+          const all = taken.flat();
+          expect(all).toHaveLength(10_000);
+          expect(new Set(all).size).toBe(10_000);
+          expect(await journal.countsByState()).toEqual({
+            sending: { count: 10_000, cents: 10_000_000 },
+          });
+        },
+      );
+
+      it('two runs reading one file at once make one batch, and one payout of each row', async () => {
+        const journal = await open();
+        const threads = await openThreads(2);
+        const file = { name: 'folha.csv', nameKey: 'folha', sha256: 'f1', arrived: true };
+        const rows = [2, 3].map((line) => ({ line, request: request(`p-${line}`) }));
+        const read = async (thread: JournalThread) => {
+          const made = await thread.call('batchForFile', [file], clock);
+          const admitted = await thread.call(
+            'admitPayouts',
+            [made.batchId, rows, { duplicateWindowMs: 0 }],
+            clock,
+          );
+          return { made, admissions: admitted.map((a) => a.admission) };
+        };
+        const [a, b] = await Promise.all(threads.map(read));
+        expect(a?.made.batchId).toBe(b?.made.batchId);
+        expect([a?.made.kind, b?.made.kind].sort()).toEqual(['new', 'resume']);
+        expect([...(a?.admissions ?? []), ...(b?.admissions ?? [])].sort()).toEqual([
+          'new',
+          'new',
+          'same',
+          'same',
+        ]);
+        expect(await journal.batchesOf('f1')).toHaveLength(1);
+        expect(await journal.countsByState()).toEqual({ queued: { count: 2, cents: 2000 } });
+      });
+
+      it('two files journaling one orderId at once: one payout, the other file a held line', async () => {
+        const journal = await open();
+        const threads = await openThreads(2);
+        const admitted = await Promise.all(
+          threads.map(async (thread, i) => {
+            const file = { name: `f-${i}.csv`, nameKey: `f-${i}`, sha256: `s-${i}`, arrived: true };
+            const { batchId } = await thread.call('batchForFile', [file], clock);
+            const [one] = await thread.call(
+              'admitPayouts',
+              [batchId, [{ line: 2, request: request('p-1') }], { duplicateWindowMs: 0 }],
+              clock,
+            );
+            return { batchId, admission: one?.admission };
+          }),
+        );
+        expect(admitted.map((a) => a.admission).sort()).toEqual(['journaled', 'new']);
+        const winner = admitted.find((a) => a.admission === 'new');
+        const loser = admitted.find((a) => a.admission === 'journaled');
+        expect((await journal.payout('p-1'))?.batchId).toBe(winner?.batchId);
+        expect(await journal.linesOfBatch(loser?.batchId ?? 0)).toEqual([
+          expect.objectContaining({ line: 2, kind: 'held', orderId: 'p-1' }),
+        ]);
+        expect(await journal.countsByState()).toEqual({ queued: { count: 1, cents: 1000 } });
+      });
+
+      it('two owners claiming two copies of one payment at once: one is sent, the other held', async () => {
+        const journal = await open();
+        for (const [fileName, orderId] of [
+          ['folha.csv', 'a-1'],
+          ['folha_final.csv', 'b-1'],
+        ] as const) {
+          const id = await journal.recordBatch({ ...batch, fileName }, []);
+          // Admitted as if no rule had seen the other (a window of 0): the claim must see it.
+          await journal.admitPayouts(id, [{ line: 2, request: request(orderId) }], {
+            duplicateWindowMs: 0,
+          });
+        }
+        const rules = { duplicateWindowMs: 86_400_000 };
+        const threads = await openThreads(2);
+        const taken = await Promise.all(
+          threads.map((thread, i) =>
+            drain(() => thread.call('claimToSend', [`owner-${i}`, 1, 60_000, rules], clock)),
+          ),
+        );
+        expect(taken.flat()).toHaveLength(1);
+        expect(await journal.countsByState()).toEqual({
+          sending: { count: 1, cents: 1000 },
+          held: { count: 1, cents: 1000 },
+        });
+      });
+
+      it('a person approving and another turning a waiting batch down at once: one answer wins', async () => {
+        const journal = await open();
+        const file = { name: 'folha.csv', nameKey: 'folha', sha256: 'w1', arrived: true };
+        const { batchId } = await journal.batchForFile(file);
+        await journal.admitPayouts(batchId, [{ line: 2, request: request('p-1') }], {
+          duplicateWindowMs: 0,
+        });
+        await journal.finishBatch(batchId, { ...batch, state: 'awaiting-approval' });
+        const [approve, refuse] = await openThreads(2);
+        const answers = await Promise.all([
+          approve!.call('approveBatch', [batchId], clock),
+          refuse!.call('refuseBatch', [batchId, 'wrong month'], clock),
+        ]);
+        expect(answers.filter(Boolean)).toHaveLength(1);
+        const [approved] = answers;
+        expect((await journal.batch(batchId))?.state).toBe(approved ? 'open' : 'refused');
+        expect((await journal.payout('p-1'))?.state).toBe(approved ? 'queued' : 'held');
+      });
+
+      it('a claim given back as its lease is taken over: queued or taken, never both', async () => {
+        const { journal } = await openWithOnePayout();
+        const [mine] = await journal.claimToSend('old', 1, 30_000);
+        clock += 30_000;
+        const [old, next] = await openThreads(2);
+        const [given, taken] = await Promise.all([
+          old!.call('unclaim', [[mine!], 'not sent: the run stopped'], clock),
+          next!.call('claimAbandoned', ['new', 10, 30_000], clock),
+        ]);
+        expect(given + taken.length).toBe(1);
+        expect(await journal.payout('p-1')).toMatchObject(
+          given === 1
+            ? { state: 'queued', leaseOwner: null }
+            : { state: 'unknown', leaseOwner: 'new' },
+        );
+      });
+
+      /** Two owners, each in a thread, claiming at once with `claim` until it claims nothing. */
+      const claimTogether = async (
+        claim: (thread: JournalThread, owner: string, after: string) => Promise<Claim[]>,
+      ) => {
+        const threads = await openThreads(2);
+        const taken = await Promise.all(
+          threads.map((thread, i) => drain((after) => claim(thread, `owner-${i}`, after))),
+        );
+        const all = taken.flat();
+        expect(new Set(all).size).toBe(all.length);
+        return all.sort();
+      };
+      /** 20 rows sent and answered `to`, with a transaction each, polls due now. */
+      const openAnswered = async (to: 'pending' | 'paid') => {
+        const ids = orderIds(20);
+        const { journal } = await openWithPayouts(ids);
+        const claims = await journal.claimToSend('sender', 20, 60_000);
+        const created = await journal.moveMany(
+          claims.map((claim, i) => ({
+            orderId: claim.orderId,
+            fence: claim.fence,
+            to: 'pending' as const,
+            reason: 'created',
+            details: { transactionId: i + 1, nextPollAt: clock },
+            release: to === 'pending',
+          })),
+        );
+        expect(created.every(Boolean)).toBe(true);
+        if (to === 'paid') {
+          const paid = await journal.moveMany(
+            claims.map((claim) => ({
+              orderId: claim.orderId,
+              fence: claim.fence,
+              to: 'paid' as const,
+              reason: 'settled',
+              details: { gatewayStatus: 'paid' },
+            })),
+          );
+          expect(paid.every(Boolean)).toBe(true);
+        }
+        return { journal, ids: ids.sort() };
+      };
+
+      it('claims rows a gone process left, by two owners at once: each row once', async () => {
+        const ids = orderIds(20);
+        const { journal } = await openWithPayouts(ids);
+        await journal.claimToSend('crashed', 20, 30_000);
+        clock += 30_000;
+        expect(
+          await claimTogether((thread, owner) =>
+            thread.call('claimAbandoned', [owner, 3, 60_000], clock),
+          ),
+        ).toEqual(ids.sort());
+        expect(await journal.countsByState()).toEqual({ unknown: { count: 20, cents: 20_000 } });
+      });
+
+      it('claims due polls by two owners at once: each row once', async () => {
+        const { journal, ids } = await openAnswered('pending');
+        expect(await journal.nextPollAt()).toBe(clock);
+        expect(
+          await claimTogether((thread, owner) =>
+            thread.call('claimDue', [owner, 3, 60_000], clock),
+          ),
+        ).toEqual(ids);
+      });
+
+      it('claims paid payouts to read again by two owners at once: each row once', async () => {
+        const { journal, ids } = await openAnswered('paid');
+        expect(await journal.nextPollAt()).toBeUndefined();
+        expect(
+          await claimTogether((thread, owner, after) =>
+            thread.call('claimPaid', [owner, 3, 60_000, 0, after], clock),
+          ),
+        ).toEqual(ids);
+      });
+
+      it('two processes taking the lock at once: one holds it, the other is told who', async () => {
+        const journal = await open();
+        const threads = await openThreads(2);
+        const me = (holder: string, pid: number) => ({ holder, host: 'h', pid, command: 'run' });
+        const answers = await Promise.all(
+          threads.map((thread, i) =>
+            thread.call('takeLock', ['home', me(`p-${i}`, i + 1), 60_000, () => true], clock),
+          ),
+        );
+        const won = answers.findIndex((answer) => answer.taken);
+        const lost = answers.find((answer) => !answer.taken);
+        expect(answers.filter((answer) => answer.taken)).toHaveLength(1);
+        expect(lost).toMatchObject({
+          heldBy: { holder: `p-${won}`, pid: won + 1, command: 'run' },
+        });
+        const loser = `p-${1 - won}`;
+        expect(await journal.renewLock('home', loser)).toBe(false);
+        expect(await journal.renewLock('home', `p-${won}`)).toBe(true);
+        await journal.releaseLock('home', loser); // not its lock: nothing changes
+        expect(await journal.takeLock('home', me(loser, 9), 60_000, () => true)).toMatchObject({
+          taken: false,
+        });
+        await journal.releaseLock('home', `p-${won}`);
+        expect(await journal.takeLock('home', me(loser, 9), 60_000, () => true)).toEqual({
+          taken: true,
+        });
+        // A holder whose heartbeat is older than staleMs is gone, or one on this host not running.
+        clock += 60_000;
+        expect(await journal.takeLock('home', me('late', 3), 60_000, () => true)).toEqual({
+          taken: true,
+        });
+        expect(await journal.takeLock('home', me('next', 4), 60_000, () => false)).toEqual({
+          taken: true,
+        });
+      });
+
+      it('names a result file once: one name for one batch asked twice, two for two batches', async () => {
+        const journal = await open();
+        const first = await journal.recordBatch(batch, []);
+        const second = await journal.recordBatch(batch, []);
+        const threads = await openThreads(2);
+        const candidates = ['payroll.result.csv', 'payroll [2].result.csv'];
+        const same = await Promise.all(
+          threads.map((thread) => thread.call('resultName', [first, candidates], clock)),
+        );
+        const [name] = same;
+        expect(same).toEqual([name, name]);
+        expect((await journal.batch(first))?.resultName).toBe(name);
+        const third = await journal.recordBatch(batch, []);
+        const more = [...candidates, 'payroll [3].result.csv'];
+        const two = await Promise.all(
+          [second, third].map((id, i) => threads[i]!.call('resultName', [id, more], clock)),
+        );
+        expect(new Set([name, ...two]).size).toBe(3);
+        // Every candidate taken: it fails, and names nothing.
+        const fourth = await journal.recordBatch(batch, []);
+        await expect(async () => await journal.resultName(fourth, more)).rejects.toThrow(
+          JournalError,
+        );
+        expect((await journal.batch(fourth))?.resultName).toBeNull();
+      });
+
+      it('sends a failed payout again once when two people ask at once', async () => {
+        const { journal, id } = await openWithOnePayout();
+        const [claim] = await journal.claimToSend('a', 1, 60_000);
+        await journal.move('p-1', claim!.fence, 'failed', 'failed at the gateway');
+        expect(await journal.retryTargetsOf(id)).toEqual(['p-1']);
+        expect(await journal.hasRetries(id)).toBe(false);
+        expect(await journal.retryPayouts(['nobody'], 'maria', { duplicateWindowMs: 0 })).toEqual([
+          { kind: 'absent', orderId: 'nobody' },
+        ]);
+        const threads = await openThreads(2);
+        const results = await Promise.all(
+          threads.map((thread, i) =>
+            thread.call('retryPayouts', [['p-1'], `person-${i}`, { duplicateWindowMs: 0 }], clock),
+          ),
+        );
+        expect(
+          results
+            .flat()
+            .map((result) => result.kind)
+            .sort(),
+        ).toEqual(['not-failed', 'retried']);
+        expect(results.flat()).toContainEqual({
+          kind: 'not-failed',
+          orderId: 'p-1',
+          state: 'retried',
+          retriedAs: 'p-1-r2',
+        });
+        expect(await journal.countsByState()).toEqual({
+          retried: { count: 1, cents: 1000 },
+          queued: { count: 1, cents: 1000 },
+        });
+        expect(await journal.retryTargetsOf(id)).toEqual([]);
+        expect(await journal.hasRetries(id)).toBe(true);
+      });
+    });
+
+    // Last: a member no case calls (a new one, say) fails here.
+    it('calls every member of the interface', () => {
+      expect(Object.keys(MEMBERS).filter((member) => !called.has(member))).toEqual([]);
     });
   });
 }

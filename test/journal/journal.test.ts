@@ -19,12 +19,21 @@ const requestOf = (n: number, cpfCnpj: string): CashOutRequest => ({
 });
 import { useTempFolder } from '../support/files.js';
 import { cashOutRequest } from '../support/gateway.js';
+import { useTranspiledSrc } from '../support/transpiled.js';
+
+// The journal's modules as a worker thread loads them (see journal-thread.ts).
+const moduleUrl = useTranspiledSrc();
 
 describe('the SQLite journal', () => {
   const folder = useTempFolder();
-  describeJournal('conforms to the Journal interface', (store, now) =>
-    openJournal(sqliteJournalAt(join(folder(), 'home', store)), { now }),
-  );
+  describeJournal('conforms to the Journal interface', {
+    open: (store, now) => openJournal(sqliteJournalAt(join(folder(), 'home', store)), { now }),
+    elsewhere: (store) => ({
+      module: moduleUrl('journal/open.js'),
+      opener: 'openJournal',
+      location: sqliteJournalAt(join(folder(), 'home', store)),
+    }),
+  });
 
   describe('as a file', () => {
     const opened: Journal[] = [];
