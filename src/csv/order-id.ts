@@ -88,3 +88,33 @@ export function deriveOrderId(slug: string, key: Fingerprint, occurrence: number
   const id = `${slug}-${fingerprintHex(key)}`;
   return occurrence === 0 ? id : `${id}-${occurrence + 1}`;
 }
+
+/**
+ * How many batch numbers past the highest of a name a journal may have forgotten: a home
+ * folder restored from a backup numbers a file dropped again after the batches it lost.
+ */
+export const FORGOTTEN_BATCHES = 3;
+
+/**
+ * The orderIds a derived one would have had as batch `numbers` of its name (same stem,
+ * home and content, same occurrence), so a file a restored home forgot is found at the
+ * gateway under the number it had then. None for an orderId the file gave.
+ */
+export function orderIdsAsBatches(
+  orderId: string,
+  made: { stem: string; batchNumber: number; home: string | null },
+  content: PayoutContent,
+  numbers: readonly number[],
+): string[] {
+  const { stem, home } = made;
+  const derived = (batchNumber: number) =>
+    deriveOrderId(
+      batchSlug(stem, batchNumber, home),
+      contentFingerprint(batchKey(stem, batchNumber), content),
+      0,
+    );
+  const own = derived(made.batchNumber);
+  const occurrence = orderId.slice(own.length);
+  if (!orderId.startsWith(own) || !/^(-\d+)?$/.test(occurrence)) return [];
+  return numbers.map((batchNumber) => derived(batchNumber) + occurrence);
+}

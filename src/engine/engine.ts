@@ -394,9 +394,17 @@ async function resolveOne(
       return { kind: 'adopted' };
     case 'not-found': {
       const reason = `not found by lookup (${decision.notFound} time${decision.notFound === 1 ? '' : 's'})`;
-      const again =
+      let again =
         !pool.stop.aborted &&
         mayResend(decision.notFound, claim.lastSentAt, deps.clock.now(), options.graceMs);
+      if (again) {
+        const forgotten = await lookUpForgotten(deps, claim);
+        if (forgotten.kind === 'adopt') {
+          await record(deps, options, [{ claim, decision: forgotten.decision }]);
+          return { kind: 'adopted' };
+        }
+        again = forgotten.kind === 'absent';
+      }
       // Kept leased when it goes again at once, so no other process picks it up between.
       await journal.move(
         claim.orderId,
@@ -425,6 +433,25 @@ async function resolveOne(
       }
       return { kind: 'stillUnknown' };
   }
+}
+
+/**
+ * Before a row is sent again: the gateway may have it under the orderId a later batch of
+ * its name made, from a journal a home folder restored from a backup forgot.
+ */
+async function lookUpForgotten(
+  deps: EngineDeps,
+  claim: Claim,
+): Promise<{ kind: 'adopt'; decision: Decision } | { kind: 'absent' | 'unsure' }> {
+  const { journal, gateway, pool } = deps;
+  for (const orderId of await journal.forgottenOrderIds(claim.orderId)) {
+    await pool.startAnother();
+    const answer = await pool.ask((call) => gateway.getTransactionByOrderId(orderId, call));
+    const decision = decideLookup(claim.request, answer, 0);
+    if (decision.kind === 'adopt') return decision;
+    if (decision.kind !== 'not-found') return { kind: 'unsure' };
+  }
+  return { kind: 'absent' };
 }
 
 /** Sends an unknown row again, with its own orderId, after marking it `sending` durably. */

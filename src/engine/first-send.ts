@@ -30,8 +30,16 @@ export async function checkFirstSends(
   deps: Pick<EngineDeps, 'journal' | 'gateway' | 'pool' | 'random'>,
 ): Promise<FirstSendCheck> {
   const { pool, gateway } = deps;
+  // Each sample also as the batches of its name a restored journal may have forgotten.
   const pending = (await deps.journal.firstSendSamples()).flatMap((batch: FirstSendSample) =>
-    batch.payouts.map((payout) => ({ ...payout, fileName: batch.fileName, asks: 0 })),
+    batch.payouts.flatMap(({ orderId, line, forgotten }) =>
+      [orderId, ...forgotten].map((asked) => ({
+        orderId: asked,
+        line,
+        fileName: batch.fileName,
+        asks: 0,
+      })),
+    ),
   );
   const answers: { asked: (typeof pending)[number]; lookup: FirstSendLookup }[] = [];
   while (pending.length > 0) {

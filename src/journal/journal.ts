@@ -252,6 +252,12 @@ export interface JournalPayouts {
    */
   firstSendSamples(): Promise<FirstSendSample[]>;
   /**
+   * A derived orderId as the next FORGOTTEN_BATCHES batches of its name would have made
+   * it, past the highest this journal has: a home restored from a backup may have sent
+   * the same row under one of them. None for an orderId a file gave.
+   */
+  forgottenOrderIds(orderId: string): Promise<string[]>;
+  /**
    * Claims up to `limit` queued rows and marks them `sending`, durably, in one commit:
    * a request may leave the process only after this returns. `answers` (of rows sent
    * before) are written first in the same commit, each as `moveMany` writes it: the

@@ -312,7 +312,8 @@ export interface JournalIdentity {
 export interface FirstSendSample {
   batchId: number;
   fileName: string;
-  payouts: { orderId: string; line: number }[];
+  /** Each with its orderIds as the batches of its name a restored journal may have forgotten. */
+  payouts: { orderId: string; line: number; forgotten: string[] }[];
 }
 
 /** What a request to send a payout again did (`payouts retry`). */

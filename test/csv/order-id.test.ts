@@ -6,6 +6,7 @@ import {
   contentFingerprint,
   deriveOrderId,
   homeTag,
+  orderIdsAsBatches,
 } from '../../src/csv/order-id.js';
 
 /** One row's content, as the fingerprint reads it. */
@@ -50,6 +51,30 @@ describe('deriveOrderId with a batch number', () => {
     // The first batch of a name keeps the ids earlier versions gave it.
     expect(batchKey('folha', 1)).toBe(batchKey('folha'));
     expect(batchSlug('folha', 1)).toBe('folha');
+  });
+});
+
+describe('orderIdsAsBatches', () => {
+  const as = (batchNumber: number, occurrence = 0) =>
+    deriveOrderId(
+      batchSlug('folha', batchNumber, '1f0c9a2e'),
+      contentFingerprint(batchKey('folha', batchNumber), content),
+      occurrence,
+    );
+  const made = { stem: 'folha', batchNumber: 2, home: '1f0c9a2e' };
+
+  it.each([
+    ['a derived orderId', as(2), [as(3), as(4)]],
+    ['an identical row after the first', as(2, 1), [as(3, 1), as(4, 1)]],
+    ['an orderId the file gave', 'f-0', []],
+    ['a retry of a derived orderId', `${as(2)}-r2`, []],
+    ['another batch number', as(5), []],
+  ])('%s', (_, orderId, expected) => {
+    expect(orderIdsAsBatches(orderId, made, content, [3, 4])).toEqual(expected);
+  });
+
+  it('gives none for a row whose content is not what its orderId was made of', () => {
+    expect(orderIdsAsBatches(as(2), made, { ...content, valueCents: 445050 }, [3])).toEqual([]);
   });
 });
 

@@ -275,6 +275,37 @@ describe(
       await expectRecovered(50);
     });
 
+    it('the whole home restored, then a file it forgot dropped again under a lower batch number: refused; --recover pays Ana once', async () => {
+      // A file without orderIds: its derived orderIds carry the batch number of its name.
+      const folha = (amount: string) =>
+        `Nome,CPF,E-mail,Celular,Chave Pix,Valor\nAna Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"${amount}"\n`;
+      drop('folha.csv', folha('1.000,00'));
+      expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
+      const backup = join(folder(), 'home-backup');
+      cpSync(home, backup, { recursive: true });
+      drop('folha.csv', folha('1.000,00'));
+      await runCli(['run', '--follow-timeout', '20s'], { env });
+      drop('folha.csv', folha('4.450,50'));
+      const lost = await runCli(['run', '--follow-timeout', '20s'], { env });
+      expect(lost.code, lost.stderr + lost.stdout).toBe(0);
+      expect(sandbox.ledger().map((entry) => entry.orderId)).toEqual([
+        expect.stringMatching(/^folha-[0-9a-f]{8}-/),
+        expect.stringMatching(/^folha-b3-/),
+      ]);
+      rmSync(home, { recursive: true });
+      cpSync(backup, home, { recursive: true });
+
+      drop('folha.csv', folha('4.450,50'));
+      const refused = await runCli(['run', '--follow-timeout', '20s'], { env });
+      expect(refused.code, refused.stderr + refused.stdout).toBe(1);
+      expect(refused.stderr).toMatch(/the gateway already has payout folha-b3-/);
+      expect(refused.stderr).toContain('nothing was sent');
+      expect(refused.stderr).toContain('payouts run --recover');
+      expect(sandbox.ledger()).toHaveLength(2);
+
+      await expectRecovered(2);
+    });
+
     it('the whole home backed up mid-batch and restored: the rows it had queued, which the gateway has since, are not sent again', async () => {
       drop('fornecedores.csv', payrollFile('m', 24));
       // Two places: a claim takes a few rows, so the second claim leaves most of them queued.

@@ -253,9 +253,9 @@ export function describeJournal(name: string, factory: JournalFactory): void {
           batchId: id,
           fileName: 'payroll.csv',
           payouts: [
-            { orderId: 'p-1', line: 2 },
-            { orderId: 'p-3', line: 4 },
-            { orderId: 'p-5', line: 6 },
+            { orderId: 'p-1', line: 2, forgotten: [] },
+            { orderId: 'p-3', line: 4, forgotten: [] },
+            { orderId: 'p-5', line: 6, forgotten: [] },
           ],
         },
       ]);
@@ -265,9 +265,9 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       // this journal forgot (a home restored from a backup taken mid-batch).
       expect((await journal.firstSendSamples()).map((sample) => sample.payouts)).toEqual([
         [
-          { orderId: 'p-2', line: 3 },
-          { orderId: 'p-3', line: 4 },
-          { orderId: 'p-5', line: 6 },
+          { orderId: 'p-2', line: 3, forgotten: [] },
+          { orderId: 'p-3', line: 4, forgotten: [] },
+          { orderId: 'p-5', line: 6, forgotten: [] },
         ],
       ]);
       await journal.claimToSend('a', 4, 60_000);
@@ -278,7 +278,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         duplicateWindowMs: 0,
       });
       expect((await journal.firstSendSamples()).map((sample) => sample.payouts)).toEqual([
-        [{ orderId: 'b-1', line: 2 }],
+        [{ orderId: 'b-1', line: 2, forgotten: [] }],
       ]);
       await journal.startRecovery('a test');
       expect(await journal.firstSendSamples()).toEqual([]);

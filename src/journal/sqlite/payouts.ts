@@ -5,6 +5,8 @@
 import { JournalError } from '../journal-error.js';
 import type { JournalPayouts } from '../journal.js';
 import { sampleLines } from '../first-send.js';
+import { FORGOTTEN_BATCHES, orderIdsAsBatches } from '../../csv/order-id.js';
+import { PIX_KEY_TYPES, type CashOutRequest } from '../../gateway/contract.js';
 import { RETRYABLE, type RowState } from '../states.js';
 import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
 import { createAdmitting, heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
@@ -54,6 +56,9 @@ export function createPayouts(
     queuedAt: db.prepare<[number, number], { order_id: string; line: number }>(`
       SELECT order_id, line FROM payouts WHERE state = 'queued' AND batch_id = ?
       ORDER BY line LIMIT 1 OFFSET ?`),
+    highestOfName: db.prepare<[string], { n: number | null }>(
+      `SELECT MAX(name_number) AS n FROM batches WHERE name_key = ?`,
+    ),
     abandoned: db.prepare<[number, number, number, number], { order_id: string }>(`
       SELECT order_id FROM payouts
       WHERE state IN ('sending', 'unknown') AND (lease_until IS NULL OR lease_until <= ?)
@@ -201,7 +206,30 @@ export function createPayouts(
     );
   });
 
+  /** The orderIds of this row as the batches of its name a restored journal may have forgotten. */
+  function forgottenOrderIds(orderId: string): string[] {
+    const row = rows.payoutRow(orderId);
+    const batch = row && rows.batchRow(row.batch_id);
+    if (!row || !batch?.name_key || batch.name_number === null) return [];
+    const highest = statements.highestOfName.get(batch.name_key)?.n ?? batch.name_number;
+    const request = JSON.parse(row.request) as CashOutRequest;
+    return orderIdsAsBatches(
+      orderId,
+      { stem: batch.name_key, batchNumber: batch.name_number, home: batch.order_id_home },
+      {
+        pixKeyType: PIX_KEY_TYPES[request.pixKeyType] ?? '',
+        pixKey: request.pixKey,
+        cpfCnpj: request.cpfCnpj,
+        valueCents: request.value,
+        name: request.person.name,
+      },
+      Array.from({ length: FORGOTTEN_BATCHES }, (_, i) => highest + 1 + i),
+    );
+  }
+
   return {
+    forgottenOrderIds: (orderId) => forgottenOrderIds(orderId),
+
     payout: (orderId) => {
       const row = rows.payoutRow(orderId);
       return row ? toPayout(row) : undefined;
@@ -225,7 +253,9 @@ export function createPayouts(
         fileName: batch.file_name,
         payouts: sampleLines(batch.queued).flatMap((position) => {
           const row = statements.queuedAt.get(batch.batch_id, position);
-          return row ? [{ orderId: row.order_id, line: row.line }] : [];
+          if (!row) return [];
+          const forgotten = forgottenOrderIds(row.order_id);
+          return [{ orderId: row.order_id, line: row.line, forgotten }];
         }),
       }));
     },
