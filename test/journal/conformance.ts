@@ -63,6 +63,7 @@ const MEMBERS: Record<keyof Journal, true> = {
   payout: true,
   lookUpNeverSent: true,
   firstSendSamples: true,
+  forgottenOrderIds: true,
   claimToSend: true,
   unclaim: true,
   claimAbandoned: true,
@@ -272,6 +273,9 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       ]);
       await journal.claimToSend('a', 4, 60_000);
       expect(await journal.firstSendSamples()).toEqual([]);
+      // An orderId the file gave was never derived from a batch number: nothing to look up.
+      expect(await journal.forgottenOrderIds('p-1')).toEqual([]);
+      expect(await journal.forgottenOrderIds('nobody-1')).toEqual([]);
 
       const other = await journal.recordBatch({ ...batch, fileName: 'bonus.csv' }, []);
       await journal.admitPayouts(other, [{ line: 2, request: request('b-1', 2000) }], {
