@@ -91,7 +91,9 @@ function sh(
     const keep = (chunk: Buffer) => (output += chunk.toString('utf8'));
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
-    const timer = setTimeout(() => process.kill(-(child.pid as number), 'SIGKILL'), 300_000);
+    // An install compiles SQLite (about four minutes here, more on a busy machine): under
+    // the 600 s its test may take, so a hang is said as one, with what it printed.
+    const timer = setTimeout(() => process.kill(-(child.pid as number), 'SIGKILL'), 570_000);
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code: code ?? 1, output: signal ? `${output}\n(killed: ${signal})` : output });
