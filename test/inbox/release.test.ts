@@ -5,12 +5,16 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { withCheckDigits } from '../../src/csv/documents.js';
 import { runCli } from '../support/cli.js';
 import { approveCommands } from '../support/printed.js';
 import { topUp } from '../support/gateway.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
+
+// Each test is a dozen CLI passes (15 to 20 s here alone): a bound far from that, so a
+// busy machine lengthens a test rather than failing it.
+vi.setConfig({ testTimeout: 120_000 });
 
 const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
 const ANA = 'Ana Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"3.500,00"';
