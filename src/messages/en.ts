@@ -271,7 +271,7 @@ const said: SaidTexts = {
   heldCovered: ({ file, line, at, state, transactionId }) =>
     `already ${state === 'paid' ? 'paid' : 'sent'} by ${file}, line ${line}, on ${day(at)}${transaction(transactionId)}: not sent again`,
   heldChangesPaid: ({ file, line, state, paidCents, cents }) =>
-    `changes a row ${file} already ${state === 'paid' ? 'paid' : 'sent'} (line ${line}, the same document, ${formatCents(paidCents)} there, ${formatCents(cents)} here): not sent as a new payment; pay a difference in a file of its own`,
+    `changes a row ${file} already ${state === 'paid' ? 'paid' : 'sent'} (line ${line}, the same document, ${formatCents(paidCents)} there, ${formatCents(cents)} here): not sent as a new payment; if it corrects that amount, pay the difference in a file of its own; if it is another payment, pay it in a file of another name`,
   heldChangesPayee: ({
     file,
     line,
@@ -299,7 +299,7 @@ const said: SaidTexts = {
   rowsRepeatInFile: ({ rows, cents, example }, say) =>
     `${rows === 1 ? '1 row repeats' : `${rows} rows repeat`} an earlier row of the same file exactly (${formatCents(cents)}), held for a person: ${say(example)}`,
   rowsChangePaid: ({ rows, example }, say) =>
-    `${rows === 1 ? '1 row changes' : `${rows} rows change`} a payout the file it corrects already made, held for a person: ${say(example)}`,
+    `${rows === 1 ? '1 row changes' : `${rows} rows change`} a payout already made, held for a person: ${say(example)}`,
   copyFreezes: ({ file, batchId, rows, cents, newFile, hintFlags }) =>
     `while it waits, nothing of ${file} (batch ${batchId}: ${plural(rows, 'row')}, ${formatCents(cents)}) is sent, even once the balance covers it: if this file corrects it, run: payouts approve "${newFile}" --corrects ${batchId}${hintFlags} (only this file's rows are paid); if it is a new payroll, run: payouts approve "${newFile}" --new-batch${hintFlags} (both are paid)`,
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>

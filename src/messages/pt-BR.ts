@@ -312,7 +312,7 @@ const said: SaidTexts = {
   heldCovered: ({ file, line, at, state, transactionId }) =>
     `já ${state === 'paid' ? 'pago' : 'enviado'} por ${file}, linha ${line}, ${dia(at)}${transacao(transactionId)}: não é enviado de novo`,
   heldChangesPaid: ({ file, line, state, paidCents, cents }) =>
-    `muda uma linha que ${file} já ${state === 'paid' ? 'pagou' : 'enviou'} (linha ${line}, o mesmo documento, ${formatCents(paidCents)} lá, ${formatCents(cents)} aqui): não é enviada como pagamento novo; pague a diferença num arquivo próprio`,
+    `muda uma linha que ${file} já ${state === 'paid' ? 'pagou' : 'enviou'} (linha ${line}, o mesmo documento, ${formatCents(paidCents)} lá, ${formatCents(cents)} aqui): não é enviada como pagamento novo; se corrige aquele valor, pague a diferença num arquivo próprio; se é outro pagamento, pague-o num arquivo com outro nome`,
   heldChangesPayee: ({
     file,
     line,
@@ -341,7 +341,7 @@ const said: SaidTexts = {
   rowsRepeatInFile: ({ rows, cents, example }, say) =>
     `${rows === 1 ? '1 linha repete' : `${rows} linhas repetem`} exatamente uma linha anterior do mesmo arquivo (${formatCents(cents)}), retida para uma pessoa decidir: ${say(example)}`,
   rowsChangePaid: ({ rows, example }, say) =>
-    `${rows === 1 ? '1 linha muda' : `${rows} linhas mudam`} um pagamento que o arquivo corrigido já fez, retida para uma pessoa decidir: ${say(example)}`,
+    `${rows === 1 ? '1 linha muda' : `${rows} linhas mudam`} um pagamento já feito, retida para uma pessoa decidir: ${say(example)}`,
   copyFreezes: ({ file, batchId, rows, cents, newFile, hintFlags }) =>
     `enquanto ele espera, nada de ${file} (lote ${batchId}: ${rows === 1 ? '1 linha' : `${rows} linhas`}, ${formatCents(cents)}) é enviado, mesmo que o saldo o cubra: se este arquivo o corrige, execute: payouts approve "${newFile}" --corrects ${batchId}${hintFlags} (só as linhas deste arquivo são pagas); se for uma folha nova, execute: payouts approve "${newFile}" --new-batch${hintFlags} (os dois são pagos)`,
   rowsRepeatFailed: ({ rows, cents, file, hintFlags, example }, say) =>

@@ -193,7 +193,8 @@ describe('payouts run follows payouts to the end and writes results (sandbox ove
     expect((await runCli(['run'], { env })).code).toBe(0);
     writeFileSync(
       join(home, 'inbox', 'payroll.csv'),
-      `${[HEADER, row('m2-1', 'Bia', 'b@example.com', '20,00')].join('\n')}\n`,
+      // Another person: the same one paid another amount the same day under the name is held.
+      `${[HEADER, row('m2-1', 'Bia', 'b@example.com', '20,00').replace('52998224725', '11144477735')].join('\n')}\n`,
     );
     const second = await runCli(['run'], { env });
     expect(second.code, second.stdout + second.stderr).toBe(0);

@@ -264,12 +264,15 @@ function dropCommand(spec: {
       }
       if (base && spec.edit === 'remove' && rows.length > 1)
         rows = rows.filter((_, i) => i !== spec.at % rows.length);
-      // A copy of a journaled file of this name, within a day: its correction, which
-      // closes what the earlier file had not sent (home A: no approval in between).
+      // A copy of the latest file of this name, within a day: its correction, which closes
+      // what that file had not sent (home A: no approval in between). A copy of an earlier
+      // one corrects the file it shares most people with: no row is known to be closed.
+      const latest = state.drops.filter((drop) => drop.name === name).at(-1);
       const earlier = state.batches.filter((batch) => batch.file === name).at(-1);
       if (
         home.name === 'A' &&
         base?.name === name &&
+        base === latest &&
         earlier &&
         real.clock.now() - Date.parse(earlier.receivedAt) < DAY - HOUR
       )

@@ -351,6 +351,48 @@ describe('corrections', () => {
     noDuplicates(m.sent());
   });
 
+  it('B4: a copy the same day is weighed against every file of its name that day: a row changing what the first paid is held, though a second came between', async () => {
+    const m = await month({ balanceCents: 5_000_00 });
+    const ana = (amount: string) => ANA.replace('"3.000,00"', `"${amount}"`);
+    m.drop('folha.csv', [HEADER, ana('4.450,50')]);
+    expect((await m.run()).exit).toBe(0);
+    m.advance(60 * 60 * 1000);
+    // Another payroll of that name, a competência column, repeating no row of the first.
+    const withMonth = (line: string, amount: string) =>
+      line.replace(/"[^"]*"$/, `11/2026,"${amount}"`);
+    m.drop('folha.csv', [
+      'Nome,CPF,E-mail,Celular,Chave Pix,Competência,Valor',
+      withMonth(ANA, '1.000,00'),
+      withMonth(BRUNO, '2.500,00'),
+      withMonth(CAIO, '3.400,00'),
+      withMonth(DANI, '4.001,00'),
+    ]);
+    const second = await m.run();
+    expect(second.exit).toBe(2); // waits for the balance
+    // Its Ana, another amount the same day under the name, is held too: only a person can
+    // tell a second payment from a changed row.
+    const [, waiting] = await m.withJournal((journal) => journal.batches());
+    const secondSummary = second.files.find((file) => file.batchId === waiting?.id);
+    expect(secondSummary?.problems.map(sayInEnglish).join(' ')).toMatch(
+      /changes a row folha\.csv already paid \(line 2, the same document, R\$ 4\.450,50 there, R\$ 1\.000,00 here\)/,
+    );
+    await m.topUp(100_000_00);
+    m.advance(60 * 60 * 1000);
+    // The first file again, Ana's amount changed.
+    m.drop('folha.csv', [HEADER, ana('4.550,50')]);
+    const after = await m.run();
+    const [, , copy] = await m.withJournal((journal) => journal.batches());
+    const copySummary = after.files.find((file) => file.batchId === copy?.id);
+    expect(copySummary?.rows).toEqual({ held: 1 });
+    // It names what the first file paid Ana, not the second's R$ 1.000,00.
+    expect(copySummary?.problems.map(sayInEnglish).join(' ')).toMatch(
+      /changes a row folha\.csv already paid \(line 2, the same document, R\$ 4\.450,50 there, R\$ 4\.550,50 here\)/,
+    );
+    expect(m.sandbox.ledger().some((entry) => entry.valueCents === 455_050)).toBe(false);
+    expect(m.paidCents()).toBe(445_050 + 1_090_100 - 100_000);
+    noDuplicates(m.sent());
+  });
+
   it('K: a corrected copy of a payroll held for balance pays exactly its own rows after a top-up, once; the changed and removed rows never', async () => {
     const m = await month({ balanceCents: 100_00 });
     m.drop('folha.csv', [HEADER, ANA, BRUNO, CAIO]);

@@ -26,16 +26,38 @@ export interface ArrivedBatch {
   receivedAt: number;
 }
 
+/** An earlier batch of a file's name, and how many of the file's rows share a document with it. */
+export interface NamedEarlier extends ArrivedBatch {
+  sharedRows: number;
+}
+
+/** The earlier batches of a file's name it arrived within 24 hours of: each one it may correct. */
+export function inCorrectionWindow<T extends ArrivedBatch>(
+  copy: ArrivedBatch,
+  earlier: readonly T[],
+): T[] {
+  return earlier.filter(
+    (batch) => batch.id < copy.id && copy.receivedAt - batch.receivedAt < CORRECTION_WINDOW_MS,
+  );
+}
+
 /**
- * The batch a file may correct: the latest earlier one of its name (`latest`, refused and
- * unusable ones left out), when the file arrived within 24 hours of it.
+ * The batch a file may correct: of the earlier batches of its name in the window (refused
+ * and unusable ones left out), the one it shares most rows with by document, the latest
+ * of equals. A second payroll of the name between a file and its copy is not the one it
+ * corrects when the copy repeats the first.
  */
 export function correctionCandidate(
   copy: ArrivedBatch,
-  latest: ArrivedBatch | undefined,
+  earlier: readonly NamedEarlier[],
 ): number | undefined {
-  if (!latest || latest.id > copy.id) return undefined;
-  return copy.receivedAt - latest.receivedAt < CORRECTION_WINDOW_MS ? latest.id : undefined;
+  let best: NamedEarlier | undefined;
+  for (const batch of inCorrectionWindow(copy, earlier)) {
+    const more = best === undefined || batch.sharedRows > best.sharedRows;
+    const asMany = best !== undefined && batch.sharedRows === best.sharedRows && batch.id > best.id;
+    if (more || asMany) best = batch;
+  }
+  return best?.id;
 }
 
 /**

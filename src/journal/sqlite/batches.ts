@@ -227,6 +227,7 @@ export function createBatches(
         if (figures.state === 'held' || figures.state === 'unusable') {
           rows.holdQueuedRows(batchId, 'file', holdReason ?? figures.state);
         } else if (rules) {
+          corrections.holdChangesOfPaid(batchId, 'weighed against the files of its name that day');
           const corrected = corrections.correctionCandidate(batchId);
           if (corrected !== undefined && corrections.isCorrectionOf(batchId, corrected)) {
             corrections.applyCorrection(

@@ -9,6 +9,7 @@ import { commandTarget, givenName } from '../../csv/given-name.js';
 import { coveredSaid, failedBeforeSaid } from '../admission.js';
 import {
   correctionCandidate,
+  inCorrectionWindow,
   isCorrection,
   planCopyRows,
   planGiveBack,
@@ -80,6 +81,11 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
           AND qb.name_key = @nameKey AND qb.id < @batchId
           AND qb.state NOT IN ('unusable', 'refused'))
       LIMIT 1`),
+    // Rows of a batch with the document of a row of an earlier one.
+    sharedRows: db.prepare<{ batchId: number; earlier: number }, { n: number }>(`
+      SELECT COUNT(*) AS n FROM payouts r
+      WHERE r.batch_id = @batchId AND EXISTS (
+        SELECT 1 FROM payouts q WHERE q.batch_id = @earlier AND q.document = r.document)`),
     // The first rows of a batch that repeat (same document and amount) a row of an
     // earlier one, each with the first line it repeats, and how many there are in all.
     repeatedLines: db.prepare<
@@ -211,15 +217,48 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   const batchesOfName = (nameKey: string, except: number): BatchRow[] =>
     statements.batchesOfName.all(nameKey, except);
 
+  /** The earlier batches of a file's name it arrived within 24 hours of, newest first. */
+  function inWindowOf(batchId: number): BatchRow[] {
+    const batch = rows.batchRow(batchId);
+    if (!batch?.name_key) return [];
+    const earlier = batchesOfName(batch.name_key, batchId).map((row) => ({
+      ...row,
+      receivedAt: row.received_at,
+    }));
+    return inCorrectionWindow({ id: batchId, receivedAt: batch.received_at }, earlier);
+  }
+
   /** The batch of the same name a file may correct (see correctionCandidate). */
   function correctionOf(batchId: number): number | undefined {
     const batch = rows.batchRow(batchId);
-    if (!batch?.name_key) return undefined;
-    const [latest] = batchesOfName(batch.name_key, batchId);
-    return correctionCandidate(
-      { id: batchId, receivedAt: batch.received_at },
-      latest && { id: latest.id, receivedAt: latest.received_at },
-    );
+    if (!batch) return undefined;
+    const earlier = inWindowOf(batchId).map((row) => ({
+      id: row.id,
+      receivedAt: row.received_at,
+      sharedRows: statements.sharedRows.get({ batchId, earlier: row.id })?.n ?? 0,
+    }));
+    return correctionCandidate({ id: batchId, receivedAt: batch.received_at }, earlier);
+  }
+
+  /**
+   * A file's rows that give another amount to a document a batch of its name paid within
+   * the day are held (changes a paid row), whichever batch it corrects, if any: a payroll
+   * of that name dropped between a file and its copy must not let the copy pay twice.
+   */
+  function holdChangesOfPaid(batchId: number, why: string): void {
+    const earlier = inWindowOf(batchId);
+    if (earlier.length === 0) return;
+    const changes = statements.copyMaySend.all(batchId).flatMap((row) => {
+      for (const batch of earlier) {
+        const sent = statements.sentOfDocument.get({ ...row, corrected: batch.id });
+        if (sent) {
+          const change = { orderId: row.order_id, state: row.state, cents: row.value_cents };
+          return [{ ...change, sent: toCovering(sent) }];
+        }
+      }
+      return [];
+    });
+    rows.applyPlan(planCopyRows(changes), why);
   }
 
   /**
@@ -403,6 +442,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   return {
     batchesOfName,
     correctionCandidate: correctionOf,
+    holdChangesOfPaid,
     holdIfNamedAsEarlier,
     isCorrectionOf,
     applyCorrection,

@@ -30,15 +30,34 @@ const paid = (state: RowState, valueCents = 1000): Covering => ({
 
 const ana = { pixKey: 'ana@example.com', name: 'Ana Souza' };
 
-describe('correctionCandidate: the 24-hour window', () => {
+describe('correctionCandidate: the 24-hour window, and the batch a copy repeats most', () => {
+  const batch = (id: number, receivedAt: number, sharedRows = 1) => ({
+    id,
+    receivedAt,
+    sharedRows,
+  });
   it.each([
-    ['no earlier batch of its name', undefined, undefined],
-    ['an hour later', { id: 1, receivedAt: 23 * HOUR }, 1],
-    ['just within a day', { id: 1, receivedAt: 1 }, 1],
-    ['a day later', { id: 1, receivedAt: 0 }, undefined],
-    ['the latest of its name arrived after it', { id: 3, receivedAt: 23 * HOUR }, undefined],
-  ] as const)('%s: %s', (_, latest, expected) => {
-    expect(correctionCandidate({ id: 2, receivedAt: CORRECTION_WINDOW_MS }, latest)).toBe(expected);
+    ['no earlier batch of its name', [], undefined],
+    ['an hour later', [batch(1, 23 * HOUR)], 1],
+    ['just within a day', [batch(1, 1)], 1],
+    ['a day later', [batch(1, 0)], undefined],
+    ['the latest of its name arrived after it', [batch(5, 23 * HOUR)], undefined],
+    ['two that day, sharing as many rows: the latest', [batch(3, 2 * HOUR), batch(1, HOUR)], 3],
+    ['two that day, sharing no row: the latest', [batch(3, 2 * HOUR, 0), batch(1, HOUR, 0)], 3],
+    [
+      'two that day, the earlier sharing more rows: the earlier',
+      [batch(3, 2 * HOUR, 0), batch(1, HOUR, 2)],
+      1,
+    ],
+    [
+      'the one sharing more rows a day before: the one that day',
+      [batch(3, 2 * HOUR, 0), batch(1, 0, 2)],
+      3,
+    ],
+  ] as const)('%s', (_, earlier, expected) => {
+    expect(correctionCandidate({ id: 4, receivedAt: CORRECTION_WINDOW_MS }, earlier)).toBe(
+      expected,
+    );
   });
 });
 
