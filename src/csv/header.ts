@@ -2,7 +2,7 @@
  * Which column holds what: headings matched against English and Portuguese aliases
  * after folding case, accents, units in parentheses, punctuation and spacing.
  */
-import { nearestOf } from '../config/near-miss.js';
+import { nearestOf } from './near-miss.js';
 import { PAYOUT_FIELDS, type PayoutField } from './fields.js';
 import { foldHeading } from './fold.js';
 import type { Said } from '../messages/said.js';
