@@ -38,7 +38,6 @@ const UPWARD: readonly { from: string; to: string; reason: string }[] = [
   },
   { from: 'messages', to: 'journal', reason: 'the catalogs name the row states' },
   { from: 'messages', to: 'inbox', reason: "the catalogs name a file's states" },
-  { from: 'csv', to: 'results', reason: "a validation report's cells" },
   { from: 'runtime', to: 'csv', reason: 'the mask of logs knows a CNPJ by its check digits' },
 ];
 

@@ -9,7 +9,7 @@ import { formatCents } from '../../csv/amount.js';
 import { readPayoutFile, type FileReport } from '../../csv/reader.js';
 import { COLUMN_NAMES } from '../../csv/header.js';
 import { mistakesSaid, type Mistake, type RowOutcome } from '../../csv/row.js';
-import { validationReportHeadings, validationReportLine } from '../../csv/validation-report.js';
+import { validationReportHeadings, validationReportLine } from '../../results/validation-report.js';
 import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { homeFolders, type Folders } from '../../inbox/folders.js';
 import { hintFlagsOf, openContext, openHomeJournal, type GlobalOptions } from '../context.js';
