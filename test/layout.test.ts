@@ -34,7 +34,7 @@ const UPWARD: readonly { from: string; to: string; reason: string }[] = [
   {
     from: 'messages',
     to: 'csv',
-    reason: 'the catalogs name the payout fields and their header aliases, and format money',
+    reason: 'the catalogs name the payout fields and their header aliases',
   },
   { from: 'messages', to: 'journal', reason: 'the catalogs name the row states' },
   { from: 'messages', to: 'inbox', reason: "the catalogs name a file's states" },

@@ -219,13 +219,3 @@ export function parseCents(text: string): AmountReading {
   }
   return fail({ code: 'notCents', shown });
 }
-
-/** `R$ 1.234,56`: how amounts are shown to people. */
-export function formatCents(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  const reais = Math.trunc(abs / 100)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-  return `${sign}R$ ${reais},${String(abs % 100).padStart(2, '0')}`;
-}

@@ -16,7 +16,7 @@ import { basename } from 'node:path';
 import { Readable, pipeline } from 'node:stream';
 import { parse, type CsvError, type Options, type Parser } from 'csv-parse';
 import { PayoutsError } from '../errors.js';
-import { formatCents } from './amount.js';
+import { formatCents } from '../messages/money.js';
 import { detectDelimiter, type Delimiter } from './delimiter.js';
 import { looksBinary, readBom, type EncodingSetting, type TextEncoding } from './encoding.js';
 import type { PayoutField } from './fields.js';

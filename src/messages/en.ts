@@ -1,5 +1,5 @@
 /** English: the words the result files, summaries and tests have always used. */
-import { formatCents } from '../csv/amount.js';
+import { formatCents } from './money.js';
 import type { PayoutField } from '../csv/fields.js';
 import { FIELD_ALIASES, FIELD_LABELS } from '../csv/header.js';
 import type { RowState } from '../journal/states.js';

@@ -1,5 +1,5 @@
 /** Português do Brasil, para a contabilidade: as palavras dos resultados e dos resumos. */
-import { formatCents } from '../csv/amount.js';
+import { formatCents } from './money.js';
 import type { PayoutField } from '../csv/fields.js';
 import { FIELD_ALIASES } from '../csv/header.js';
 import type { Catalog, HelpTexts, StatusWord } from './catalog.js';

@@ -5,7 +5,7 @@ import { openAtomicCsv, type CsvDialect } from '../../csv/atomic-csv.js';
 import { csvDialectOf, type ResultFormat } from '../../results/result-file.js';
 import { CATALOGS } from '../../messages/catalog.js';
 import type { Language } from '../../messages/language.js';
-import { formatCents } from '../../csv/amount.js';
+import { formatCents } from '../../messages/money.js';
 import { readPayoutFile, type FileReport } from '../../csv/reader.js';
 import { COLUMN_NAMES } from '../../csv/header.js';
 import { mistakesSaid, type Mistake, type RowOutcome } from '../../csv/row.js';
