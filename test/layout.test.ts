@@ -37,7 +37,6 @@ const UPWARD: readonly { from: string; to: string; reason: string }[] = [
     reason: 'the catalogs name the payout fields and their header aliases',
   },
   { from: 'messages', to: 'journal', reason: 'the catalogs name the row states' },
-  { from: 'messages', to: 'inbox', reason: "the catalogs name a file's states" },
   { from: 'runtime', to: 'csv', reason: 'the mask of logs knows a CNPJ by its check digits' },
 ];
 
