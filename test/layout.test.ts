@@ -31,11 +31,6 @@ const FLOORS: readonly (readonly string[])[] = [
 
 /** Imports that run up a floor, each with its reason: being taken down, not to grow. */
 const UPWARD: readonly { from: string; to: string; reason: string }[] = [
-  {
-    from: 'messages',
-    to: 'csv',
-    reason: 'the catalogs name the payout fields and their header aliases',
-  },
   { from: 'messages', to: 'journal', reason: 'the catalogs name the row states' },
   { from: 'runtime', to: 'csv', reason: 'the mask of logs knows a CNPJ by its check digits' },
 ];

@@ -19,7 +19,7 @@ import { PayoutsError } from '../errors.js';
 import { formatCents } from '../messages/money.js';
 import { detectDelimiter, type Delimiter } from './delimiter.js';
 import { looksBinary, readBom, type EncodingSetting, type TextEncoding } from './encoding.js';
-import type { PayoutField } from './fields.js';
+import type { PayoutField } from '../messages/fields.js';
 import { mapHeader } from './header.js';
 import type { BytePosition, Said } from '../messages/said.js';
 import { batchStem } from './order-id.js';
