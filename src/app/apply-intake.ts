@@ -19,7 +19,7 @@ import {
   replacementOfBatch,
   reportReplaced,
 } from '../inbox/approval.js';
-import type { FileState } from '../inbox/file-state.js';
+import type { FileState } from '../messages/file-state.js';
 import { moveInto, payoutFiles, reject, type Folders } from '../inbox/folders.js';
 import { settledByAge } from '../inbox/readiness.js';
 import { skippedFiles } from '../inbox/skipped.js';

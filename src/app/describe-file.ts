@@ -1,5 +1,5 @@
 /** What people read of a file a pass handled: its outcome, rows and cents per state. */
-import { formatCents } from '../csv/amount.js';
+import { formatCents } from '../messages/money.js';
 import { givenName } from '../csv/given-name.js';
 import type { RowTotals } from '../journal/journal.js';
 import { CATALOGS, type Catalog, type StatusWord } from '../messages/catalog.js';

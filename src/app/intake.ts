@@ -5,7 +5,7 @@
  */
 import { commandTarget, givenName } from '../csv/given-name.js';
 import type { IngestResult } from '../engine/ingest.js';
-import type { FileState } from '../inbox/file-state.js';
+import type { FileState } from '../messages/file-state.js';
 import type { BatchState } from '../journal/journal.js';
 import type { Said } from '../messages/said.js';
 

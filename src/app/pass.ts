@@ -22,7 +22,7 @@ import { Settling, followPending, type Doorbell } from '../engine/follow.js';
 import type { PollPolicy } from '../engine/policy.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
-import type { FileState } from '../inbox/file-state.js';
+import type { FileState } from '../messages/file-state.js';
 import { batchesGivenAs } from '../inbox/holds.js';
 import { groupId, moveInto, type Folders } from '../inbox/folders.js';
 import {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { PayoutsError } from '../errors.js';
 import { FAILPOINT_VARIABLE } from '../runtime/failpoint.js';
 import { CONFIG_KEYS, ConfigSchema, envName, type Config, type ConfigKey } from './schema.js';
-import { nearestOf } from './near-miss.js';
+import { nearestOf } from '../csv/near-miss.js';
 import { ENV_FILE_VARIABLE, readEnvFileText, type EnvFileSettings } from './env-file.js';
 
 export interface ConfigLayer {

@@ -38,7 +38,7 @@ function scientific(shown: string): AmountReading {
 
 /**
  * The shapes nearly every cell has, read by a look at each character without the general
- * path's scanning (a regex's groups, joined and converted, took 5% of validate's time):
+ * path's scanning, which cost validate a share of its time (docs/benchmarks.md):
  * `1.234,56`, `1234,56` and `1234.56`, after `R$`, `R$ ` or nothing; at most 12 whole
  * digits, so cents stay exact. The cents, or undefined for the general path.
  */
@@ -218,14 +218,4 @@ export function parseCents(text: string): AmountReading {
     return fail({ code: 'centsWithDecimals', shown });
   }
   return fail({ code: 'notCents', shown });
-}
-
-/** `R$ 1.234,56`: how amounts are shown to people. */
-export function formatCents(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  const reais = Math.trunc(abs / 100)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-  return `${sign}R$ ${reais},${String(abs % 100).padStart(2, '0')}`;
 }

@@ -4,7 +4,7 @@
  * spreadsheets make of them.
  */
 import type { Said } from '../messages/said.js';
-import type { DocumentKind } from './fields.js';
+import type { DocumentKind } from '../messages/fields.js';
 
 export type DocumentReading =
   | { ok: true; kind: DocumentKind; value: string; restoredZeros: number }

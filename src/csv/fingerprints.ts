@@ -75,19 +75,15 @@ const SHARDS = 256;
 const FIRST_SLOTS = 16;
 /**
  * How full a shard may get, and by how much it grows past that: a quarter more at a time
- * rather than twice, so a table is never far above its keys (doubling left a million keys
- * in slots for two million, 25 MB, at every count just past a doubling).
+ * rather than twice, so a table is never far above its keys (docs/benchmarks.md).
  */
 const MOST_FULL = 0.85;
 const GROWTH = 1.25;
 const TWO_32 = 2 ** 32;
 
 /**
- * Keys the tables of one reading keep in memory, all together: 21 to 27 MB at 14 to 18
- * bytes a key, a million and a half rows without orderIds (one table) or 750,000 with
- * them (two). Past it a table's new keys go to a file, 3 to 5 µs a key more: reading
- * 1,000,000 rows with orderIds peaked at 145 MB with both tables in memory (34 MB), so
- * two million keys leave no room under 150 MB for anything else.
+ * Keys the tables of one reading keep in memory, all together, so a reading stays under
+ * 150 MB; past it a table's new keys go to a file (docs/benchmarks.md).
  */
 const MEMORY_KEYS = 1_500_000;
 
@@ -223,8 +219,8 @@ export class FingerprintTable {
   /**
    * A quarter more slots. Past its first few, a shard grows in place in its part of the
    * table's region, its old slots copied aside into one scratch array shared by every
-   * shard: a new array a growth left the old one dead until a full collection, and the
-   * dead ones added up to 20 MB to the peak of a reading. A shard too big for its part
+   * shard: a new array a growth left the old one dead until a full collection, raising the
+   * peak of a reading (docs/benchmarks.md). A shard too big for its part
    * (keys far from evenly spread) goes on in arrays of its own.
    */
   private grow(shard: number): void {
@@ -261,9 +257,9 @@ let scratch = new Uint32Array(0);
 
 /**
  * Slots each shard has in its table's region: twice what MEMORY_KEYS spread over the
- * shards need, in one array made at the first growth (48 MB for every shard, a plain
- * allocation the OS maps lazily: only the pages a shard has filled are memory). A
- * resizable buffer a shard did the same, but reading its slots cost 4% of validate's time.
+ * shards need, in one array made at the first growth, a plain allocation the OS maps
+ * lazily: only the pages a shard has filled are memory. Not a resizable buffer a shard,
+ * whose slots are slower to read (docs/benchmarks.md).
  */
 const REGION_SLOTS = 2 * Math.ceil((MEMORY_KEYS / SHARDS / MOST_FULL) * GROWTH);
 
@@ -279,8 +275,8 @@ interface SpillTable {
  * FingerprintTable): a file in a folder of the temp folder that only its owner may enter,
  * both removed as soon as the file is open, so nothing is left behind whatever ends the
  * process (an open file lives until it is closed). No journal, no sync: the file is
- * nothing once closed. Writes are committed every COMMIT_EVERY, since a commit a key cost
- * twice as much (6.6 µs a key against 3.0, a million random keys).
+ * nothing once closed. Writes are committed every COMMIT_EVERY, since a commit a key
+ * doubles a key's cost (docs/benchmarks.md).
  */
 class SpillFile {
   private readonly db: BetterSqlite3.Database;

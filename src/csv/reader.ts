@@ -16,10 +16,10 @@ import { basename } from 'node:path';
 import { Readable, pipeline } from 'node:stream';
 import { parse, type CsvError, type Options, type Parser } from 'csv-parse';
 import { PayoutsError } from '../errors.js';
-import { formatCents } from './amount.js';
+import { formatCents } from '../messages/money.js';
 import { detectDelimiter, type Delimiter } from './delimiter.js';
 import { looksBinary, readBom, type EncodingSetting, type TextEncoding } from './encoding.js';
-import type { PayoutField } from './fields.js';
+import type { PayoutField } from '../messages/fields.js';
 import { mapHeader } from './header.js';
 import type { BytePosition, Said } from '../messages/said.js';
 import { batchStem } from './order-id.js';
@@ -84,11 +84,8 @@ const MAX_BLANK_RUN = 100_000;
 const HEAD_BYTES = 64 * 1024;
 const CHUNK_BYTES = 256 * 1024;
 /**
- * What reading the rows reads at a time: little enough that a read's text (64 KB at most,
- * as UTF-16) is an ordinary young object. The text of a 256 KiB read went to V8's
- * large-object space, old at once, where the collector let it pile up: validate of a
- * 1M-row file split at its delimiter peaked at 171 MB, 127 MB with 32 KiB reads, for the
- * same CPU.
+ * What reading the rows reads at a time: little enough that a read's text is an ordinary
+ * young object, not one of V8's large objects, old at once (docs/benchmarks.md).
  */
 const READ_BYTES = 32 * 1024;
 
@@ -463,8 +460,8 @@ async function sniff(path: string): Promise<{
 
 /**
  * The file's bytes from `start`, `size` at a time, every read into one buffer: a chunk
- * holds until the next is asked for. A stream's buffer a read was garbage the collector
- * let pile up (tens of MB on a 100 MB file) before it looked.
+ * holds until the next is asked for, rather than a stream's buffer a read, garbage that piles
+ * up (docs/benchmarks.md).
  */
 async function* chunksOf(path: string, start: number, size: number): AsyncGenerator<Buffer> {
   const file = await open(path, 'r');
@@ -482,8 +479,8 @@ async function* chunksOf(path: string, start: number, size: number): AsyncGenera
 }
 
 /**
- * The line end the file uses, when it uses one kind (csv-parse is about 20% slower told
- * to watch for all three); all three when it mixes them, so that a CRLF file with one LF
+ * The line end the file uses, when it uses one kind (csv-parse is slower told to watch for
+ * all three, docs/benchmarks.md); all three when it mixes them, so that a CRLF file with one LF
  * line does not merge two rows. Line breaks inside quotes count too: a mix is read right
  * either way, only more slowly.
  */
@@ -580,9 +577,8 @@ function source(
 
 /**
  * At most this many lines, or bytes, are given to csv-parse at once. csv-parse turns all
- * it is given into records at once, however many are still unread: a 256 KiB read of
- * blank lines made 262,144 records (~600 bytes each) before the first was handed over, so
- * memory followed what the file held (324 MB for a million blank lines). A slice bounds
+ * it is given into records at once, however many are still unread, so memory followed
+ * what the file held (docs/benchmarks.md). A slice bounds
  * the records ahead of the reader, and the next one is asked for only when they are
  * read. A slice is at most a read (READ_BYTES) of ordinary rows.
  */
@@ -670,8 +666,8 @@ function quietErrors(parser: Parser): Parser {
 /**
  * With relax_column_count, csv-parse still builds a CsvError for every record whose width
  * differs from the first record's (a blank line, a row without its trailing empty
- * columns), copying each of its contexts through JSON: about 1.5 KB of garbage a line,
- * for an error it then drops. The rows' widths are checked by the row validator, so the
+ * columns), copying each of its contexts through JSON, for an error it then drops
+ * (docs/benchmarks.md). The rows' widths are checked by the row validator, so the
  * parser is told each record is the width it expects. Reaches into csv-parse's
  * per-instance API; when that is not there, the parser is left as it is (slower, as right).
  */

@@ -8,7 +8,7 @@
 import { PIX_KEY_TYPES, type CashOutRequest, type PixKeyTypeName } from '../gateway/contract.js';
 import { parseCents, parseReais, type AmountReading } from './amount.js';
 import { readDocument } from './documents.js';
-import type { DocumentKind, PayoutField } from './fields.js';
+import type { DocumentKind, PayoutField } from '../messages/fields.js';
 import {
   FingerprintTables,
   fingerprint,

@@ -3,7 +3,8 @@
  * the row count and the sum. A mismatch holds the whole file: a truncated or edited
  * export must not be half paid.
  */
-import { formatCents, parseCents, parseReais } from './amount.js';
+import { formatCents } from '../messages/money.js';
+import { parseCents, parseReais } from './amount.js';
 import { foldHeading } from './fold.js';
 import type { ControlSource, Said } from '../messages/said.js';
 import type { ReadTotals } from './row.js';

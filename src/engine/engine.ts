@@ -165,8 +165,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
 
   // Rows claimed ahead of a free place, so that a place that frees sends one at once
   // rather than waiting for a claim's commit: as many as the places, topped up once half
-  // of them are sent (half the places gave 0.92-0.93 of ideal at c=64 and 50 ms against
-  // 0.93-0.95, a quarter cost 30% more commits again). A top-up is claimed while the places
+  // of them are sent (docs/benchmarks.md). A top-up is claimed while the places
   // go on sending: the journal commits it off the event loop, and its rows join the others
   // when it returns. None under a request budget, whose pace, not the commits, is the
   // ceiling.

@@ -41,30 +41,14 @@ export function cannotReadSaid(error: unknown): Said {
 }
 
 /**
- * Rows journaled per transaction while the file streams in. Each commit waits for the
- * disk, and each row of a chunk dirties its own index pages, held until the commit:
- * 300,000 rows took 22.5 s of CPU in chunks of 500, 18 s in 2,000, and 15.5 s in 5,000
- * but at 188 MB (`node test/bench/ingest.mjs`). Since a file's commits checkpoint every
- * 20,000 pages (context.ts), a million rows took 23.5 s in 2,000 and 21.6 s in 10,000,
- * but at 218 MB instead of 180, and 1,000 cost what 2,000 do (28-29 s both, in turn). Not
- * more than 1,000: a chunk's rows wait in memory for its commit, and V8 collects its
- * young objects every 13 MB or so of new ones, about 2,100 rows here. A chunk of 2,000
- * rows could outlive two of those collections, which moves its rows into the old
- * generation to die there, or be nearly all alive at one, which makes V8 allocate such
- * objects in the old generation from then on: in some runs a megabyte a collection piled
- * up until a full one (75 KB otherwise, `node --trace-gc-nvp`), and ingest of 3,000,000
- * rows peaked at up to 172 MB. A chunk of 1,000 rows lives through at most one young
- * collection.
+ * Rows journaled per transaction: enough to spread a commit's wait for the disk, few enough
+ * that a chunk's waiting rows live through at most one young collection (docs/benchmarks.md).
  */
 const CHUNK_ROWS = 1_000;
 
 /**
- * Repeat keys the reading keeps in memory while its rows are journaled, where a reading
- * alone keeps 1,500,000 (MEMORY_KEYS in fingerprints.ts): the journal's page cache and the
- * rows waiting for their commit sit beside the tables. A third fewer keys is 7 to 9 MB less
- * for a file past a million rows (one past 500,000 with an orderId column), whose further
- * keys go to the spill file at 3 to 5 µs each, next to the 28 µs of CPU a row's ingest
- * costs.
+ * Repeat keys kept in memory while rows are journaled, fewer than a reading's MEMORY_KEYS:
+ * the journal's cache and the waiting rows sit beside the tables (docs/benchmarks.md).
  */
 const INGEST_MEMORY_KEYS = 1_000_000;
 

@@ -105,8 +105,8 @@ export function createGatewayClient(
     let text: string;
     // undici's time-outs restart at every byte: a body trickling in just under them would
     // keep the request open for ever. The deadline ends it whatever the rate: a timer
-    // cleared at the end, not AbortSignal.timeout and .any, which cost ~15 µs a request
-    // and leave a live timer per request for the whole deadline.
+    // cleared at the end, not AbortSignal.timeout and .any, which cost more a request
+    // and leave a live timer per request for the whole deadline (docs/benchmarks.md).
     const deadlineMs = requestDeadlineMs(options);
     const caller = callOptions?.signal;
     // Never started for a run already stopping, whatever undici would do with a socket at hand.
@@ -316,8 +316,8 @@ interface Reply {
 
 /**
  * One request through undici's dispatch with a handler of our own, rather than
- * `request`'s: no AbortSignal with its listener, body stream or async scope a request
- * (~3 µs of the client's ~34 against the lean gateway, and less garbage). `end` cuts it
+ * `request`'s: no AbortSignal with its listener, body stream or async scope a request,
+ * less CPU and garbage (docs/benchmarks.md). `end` cuts it
  * with that error, at once or as soon as it is given a connection; so does an answer over
  * MAX_RESPONSE_BYTES.
  */

@@ -53,7 +53,8 @@ const isCents = (value: unknown): value is number =>
 
 /**
  * CashOutRequest's checks written out, for the engine's thousands of creates a second
- * (zod's parse of a request and of its answer cost several µs of a payout's ~90): the request
+ * (zod's parse of a request and of its answer is a real share of a payout's CPU,
+ * docs/benchmarks.md): the request
  * as the schema gives it, or undefined for anything else, a postback address among them,
  * which the schema then judges. So the schema stays the one definition;
  * test/gateway/contract.test.ts holds the two to the same answers.

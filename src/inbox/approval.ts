@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, createReadStream, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { formatCents } from '../csv/amount.js';
+import { formatCents } from '../messages/money.js';
 import { givenName, commandTarget } from '../csv/given-name.js';
 import { heldRowSaid, OWN_HOLDS } from '../journal/answers.js';
 import type { BatchRecord, Journal, ResultEntry, RowTotals } from '../journal/journal.js';

@@ -7,7 +7,7 @@
  * such rows the tool listed (`--repeats N`): money paid twice needs saying so.
  */
 import { basename } from 'node:path';
-import { formatCents } from '../csv/amount.js';
+import { formatCents } from '../messages/money.js';
 import { givenName } from '../csv/given-name.js';
 import { newBatchRelease, type LinePick } from '../journal/answers.js';
 import type { AdmissionRules, BatchRecord, HeldRow, Journal } from '../journal/journal.js';

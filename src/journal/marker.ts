@@ -7,8 +7,8 @@
  * It is made once by a write to a temporary file and a rename, then updated in place
  * with the commits that send: two slots, written in turn, each with a sequence number
  * and a checksum, so a write cut short by a crash leaves the other slot, and the marker
- * never says more than was durably written. An update is a write and an fdatasync
- * (~0.2 ms here), about what a SQLite commit costs; a rename and two fsyncs cost 1 ms.
+ * never says more than was durably written. An update in place, not a rename, so it
+ * costs about what a SQLite commit does (docs/benchmarks.md).
  */
 import { createHash } from 'node:crypto';
 import {

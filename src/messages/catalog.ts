@@ -3,7 +3,7 @@
  * typed as a Catalog, so a message missing from one is a compile error; a test also
  * renders every message of both.
  */
-import type { FileState } from '../inbox/file-state.js';
+import type { FileState } from './file-state.js';
 import type { RowState } from '../journal/states.js';
 import type { Language } from './language.js';
 import { en } from './en.js';

@@ -1,7 +1,6 @@
 /** Português do Brasil, para a contabilidade: as palavras dos resultados e dos resumos. */
-import { formatCents } from '../csv/amount.js';
-import type { PayoutField } from '../csv/fields.js';
-import { FIELD_ALIASES } from '../csv/header.js';
+import { formatCents } from './money.js';
+import { FIELD_ALIASES, type PayoutField } from './fields.js';
 import type { Catalog, HelpTexts, StatusWord } from './catalog.js';
 import type { BytePosition, ControlSource, Payees, SaidTexts } from './said.js';
 

@@ -3,7 +3,7 @@
  * sentence needs. The catalogs (en.ts, pt-BR.ts) turn them into words, so `validate` and
  * its report speak the accountant's language while the journal keeps English.
  */
-import type { DocumentKind, PayoutField } from '../csv/fields.js';
+import type { DocumentKind, PayoutField } from './fields.js';
 import type { RowState } from '../journal/states.js';
 
 /** Where a control total comes from: the file's own total line, or a sidecar file. */

@@ -11,6 +11,7 @@ import { saidNow } from '../journal/answers.js';
 import type { RowState } from '../journal/states.js';
 import { CATALOGS, RESULT_COLUMNS, type Catalog, type StatusWord } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
+import { reaisWith } from '../messages/money.js';
 import {
   decimalComma,
   gatewayInstant,
@@ -168,8 +169,7 @@ export function resultLine(
 
 /** Cents as reais in the dialect: `1234,56` (excel) or `1234.56`. */
 export function amountIn(cents: number, dialect: ResultDialect): string {
-  const separator = DIALECTS[dialect].decimal;
-  return `${Math.trunc(cents / 100)}${separator}${String(cents % 100).padStart(2, '0')}`;
+  return reaisWith(cents, DIALECTS[dialect].decimal);
 }
 
 const PAGE = 2_000;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseCents, parseReais } from '../../src/csv/amount.js';
-import { formatCents } from '../../src/csv/amount.js';
+import { formatCents } from '../../src/messages/money.js';
 import { inEnglish } from '../support/english.js';
 
 describe('parseReais', () => {

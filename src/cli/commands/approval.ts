@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { basename } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { formatCents } from '../../csv/amount.js';
+import { formatCents } from '../../messages/money.js';
 import {
   findAwaiting,
   replacedSaid,

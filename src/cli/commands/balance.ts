@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { openContext, openGateway, type GlobalOptions } from '../context.js';
-import { formatCents } from '../../csv/amount.js';
+import { formatCents } from '../../messages/money.js';
 import { keyValueLines } from '../format.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';

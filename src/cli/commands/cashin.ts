@@ -2,7 +2,7 @@ import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { openContext, openGateway, type GlobalOptions } from '../context.js';
-import { formatCents } from '../../csv/amount.js';
+import { formatCents } from '../../messages/money.js';
 import { readDocument } from '../../csv/documents.js';
 import { isEmail } from '../../csv/pix-key.js';
 import { ExitError } from '../exit-error.js';

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import type { Config } from '../../config/schema.js';
-import { formatCents } from '../../csv/amount.js';
+import { formatCents } from '../../messages/money.js';
 import { POLLING } from '../../engine/policy.js';
 import { createGatewayClient } from '../../gateway/client.js';
 import { ensureFolders, homeFolders } from '../../inbox/folders.js';

@@ -12,7 +12,7 @@ import { displayed } from '../../config/load.js';
 import { formatDuration } from '../../config/duration.js';
 import { CONFIG_KEYS, envName, type Config } from '../../config/schema.js';
 import { ENV_FILE_VARIABLE, shellReadsOtherwise } from '../../config/env-file.js';
-import { formatCents } from '../../csv/amount.js';
+import { formatCents } from '../../messages/money.js';
 import { GatewayError } from '../../gateway/errors.js';
 import { defaultAclLetsRead, parseDefaultAcl, readDefaultAcl } from '../../inbox/default-acl.js';
 import {

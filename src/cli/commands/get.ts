@@ -7,7 +7,7 @@ import {
   type GlobalOptions,
 } from '../context.js';
 import { ExitError, usageError } from '../exit-error.js';
-import { formatCents } from '../../csv/amount.js';
+import { formatCents } from '../../messages/money.js';
 import { keyValueLines } from '../format.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';

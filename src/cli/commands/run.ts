@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { parseDurationMs } from '../../config/duration.js';
-import { formatCents } from '../../csv/amount.js';
+import { formatCents } from '../../messages/money.js';
 import { givenName } from '../../csv/given-name.js';
 import type { DryRunFile } from '../../engine/dry-run.js';
 import { ensureFolders, homeFolders, type Folders } from '../../inbox/folders.js';

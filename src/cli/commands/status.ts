@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { replacementOfBatch } from '../../inbox/approval.js';
 import { Command } from 'commander';
-import { formatCents } from '../../csv/amount.js';
+import { formatCents } from '../../messages/money.js';
 import { foldText } from '../../csv/fold.js';
 import { batchStem } from '../../csv/order-id.js';
 import { givenName } from '../../csv/given-name.js';

@@ -9,12 +9,8 @@ import { Database } from '../sqlite.js';
 /** How long a write waits for another connection's write lock before SQLITE_BUSY. */
 export const BUSY_WAIT_MS = 10_000;
 /**
- * The connection's page cache, in KiB: 4 MiB, not the 16 MB better-sqlite3 builds SQLite
- * with (DEFAULT_CACHE_SIZE=-16000), which a file's admission fills, and which also bounds
- * a sort's memory (a batch's totals, grouped by state, sorted its million rows in 16 MB
- * more). Taking the 1M-row csv-validate file in peaked at 137-141 MB instead of 164-167,
- * for 2% more CPU (26.5 s against 25.3-26.4; the index pages a chunk dirties are read
- * back from the OS's cache), and claims cost the same (21.0 µs a row against 21.3).
+ * The connection's page cache, in KiB: smaller than better-sqlite3's 16 MB, which a file's
+ * admission fills, for the peak's sake at about the same CPU (docs/benchmarks.md).
  */
 const CACHE_KIB = 4_000;
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));

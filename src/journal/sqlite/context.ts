@@ -34,13 +34,8 @@ export interface Context {
 
 /**
  * Pages the write-ahead log may hold before a file's commit copies them into the database
- * (80 MiB of 4 KiB pages; SQLite's own default, which every other commit keeps, is 1,000).
- * A chunk of a file changes a page of the orderId and cover indexes for nearly every row
- * (their keys come in no order), so each of its commits wrote more than 1,000 pages and
- * checkpointed them all, with a sync; checkpointing every few chunks copies a page changed
- * by several of them once: 19.0 µs of CPU a row instead of 23.3, and 39k rows/s instead of
- * 14k (test/bench/admit.mjs, a million rows, chunks of 2,000). The log keeps on disk the
- * size it reached.
+ * (SQLite's 1,000 for every other commit): a page several chunks change is copied once, not
+ * at each chunk's commit (docs/benchmarks.md). The log keeps on disk the size it reached.
  */
 const ADMITTING_CHECKPOINT_PAGES = 20_000;
 

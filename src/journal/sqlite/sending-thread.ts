@@ -5,8 +5,7 @@
  * committed FULL on that thread before its promise resolves, so a claim's `sending` mark
  * is still on disk before its request may leave. What moves is where the wait for the
  * disk, and for another process's write lock, is spent: not on the event loop, where
- * answers arrive and places free. Those commits held the loop for a fifth of a run at
- * c=64 and 50 ms (see docs/benchmarks.md).
+ * answers arrive and places free (docs/benchmarks.md).
  *
  * The thread starts at the first such write (a command that never sends never starts
  * it) and ends with the journal. Each call carries the journal's clock and recovery, so

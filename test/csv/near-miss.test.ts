@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nearestOf } from '../../src/config/near-miss.js';
+import { nearestOf } from '../../src/csv/near-miss.js';
 
 const KEYS = ['token', 'timeZone', 'concurrency', 'requestTimeout', 'connectTimeout', 'home'];
 const VARIABLES = ['PAYOUTS_TOKEN', 'PAYOUTS_TIME_ZONE', 'PAYOUTS_HOME', 'PAYOUTS_BASE_URL'];

@@ -1,10 +1,10 @@
 /** The per-row report of `payouts validate --report`: one line per row of the input. */
-import { punctuatedDocument, shownPixKey } from '../results/cells.js';
-import { amountIn, catalogFor, type ResultFormat } from '../results/result-file.js';
+import { mistakesSaid, type RowOutcome } from '../csv/row.js';
+import { safeCell } from '../csv/safe-cell.js';
 import { REPORT_COLUMNS } from '../messages/catalog.js';
 import { say } from '../messages/say.js';
-import { mistakesSaid, type RowOutcome } from './row.js';
-import { safeCell } from './safe-cell.js';
+import { punctuatedDocument, shownPixKey } from './cells.js';
+import { amountIn, catalogFor, type ResultFormat } from './result-file.js';
 
 /** The report's headings, in the words of its format (see catalogFor). */
 export function validationReportHeadings(format: Pick<ResultFormat, 'dialect' | 'language'>) {
