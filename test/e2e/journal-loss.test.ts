@@ -275,17 +275,21 @@ describe(
       await expectRecovered(50);
     });
 
-    it('the whole home restored, then a file it forgot dropped again under a lower batch number: refused; --recover pays Ana once', async () => {
+    it('the whole home restored, then a file it forgot dropped again under a lower batch number: refused; --recover pays Bia once', async () => {
       // A file without orderIds: its derived orderIds carry the batch number of its name.
-      const folha = (amount: string) =>
-        `Nome,CPF,E-mail,Celular,Chave Pix,Valor\nAna Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"${amount}"\n`;
-      drop('folha.csv', folha('1.000,00'));
+      const folha = (row: string) => `Nome,CPF,E-mail,Celular,Chave Pix,Valor\n${row}\n`;
+      const ana =
+        'Ana Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"1.000,00"';
+      // Another person the same day: a new row of the name, not a change of Ana's.
+      const bia =
+        'Bia Lima,111.444.777-35,bia@example.com,(11) 98765-4322,bia@example.com,"4.450,50"';
+      drop('folha.csv', folha(ana));
       expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
       const backup = join(folder(), 'home-backup');
       cpSync(home, backup, { recursive: true });
-      drop('folha.csv', folha('1.000,00'));
+      drop('folha.csv', folha(ana));
       await runCli(['run', '--follow-timeout', '20s'], { env });
-      drop('folha.csv', folha('4.450,50'));
+      drop('folha.csv', folha(bia));
       const lost = await runCli(['run', '--follow-timeout', '20s'], { env });
       expect(lost.code, lost.stderr + lost.stdout).toBe(0);
       expect(sandbox.ledger().map((entry) => entry.orderId)).toEqual([
@@ -295,7 +299,7 @@ describe(
       rmSync(home, { recursive: true });
       cpSync(backup, home, { recursive: true });
 
-      drop('folha.csv', folha('4.450,50'));
+      drop('folha.csv', folha(bia));
       const refused = await runCli(['run', '--follow-timeout', '20s'], { env });
       expect(refused.code, refused.stderr + refused.stdout).toBe(1);
       expect(refused.stderr).toMatch(/the gateway already has payout folha-b3-/);
