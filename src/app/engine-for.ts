@@ -43,6 +43,7 @@ export function engineFor(
     journal,
     gateway,
     clock: options.clock,
+    elapsed: () => performance.now(),
     random: Math.random,
     pool: createGatewayPool({
       concurrency: config.concurrency,

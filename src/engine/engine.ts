@@ -41,6 +41,11 @@ export interface EngineDeps {
   journal: Journal;
   gateway: GatewayClient;
   clock: Clock;
+  /**
+   * The process's own monotonic clock, in ms (`performance.now`): how long a claim has
+   * waited before its request leaves, which no step of the wall clock can move.
+   */
+  elapsed: () => number;
   random: () => number;
   /**
    * Every gateway request of the run starts through it: its concurrency, request budget,
@@ -146,7 +151,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
   const send = async (claim: Claim, claimedAt: number): Promise<void> => {
     // The journal's marker must know of the claim before its request leaves.
     await journal.sendable();
-    if (!claimFreshEnough(claimedAt, performance.now(), options.leaseMs)) {
+    if (!claimFreshEnough(claimedAt, deps.elapsed(), options.leaseMs)) {
       // Fenced: a row another run took over stays its own; one still ours is queued again.
       await journal.unclaim([claim], FROZEN_REASON);
       return;
@@ -197,7 +202,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
    * so a row's age before its request leaves counts from then too.
    */
   const claimRows = async (limit: number): Promise<{ claims: Claim[]; at: number }> => {
-    const at = performance.now();
+    const at = deps.elapsed();
     clearTimeout(writeTimer);
     writeTimer = undefined;
     const answers = unwritten.splice(0);
@@ -266,7 +271,7 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
       }
       const free = pool.startable();
       if (free > 0) {
-        const tooOld = performance.now() - AHEAD_MAX_WAIT_MS;
+        const tooOld = deps.elapsed() - AHEAD_MAX_WAIT_MS;
         // Requests take longer than a claim may wait: claiming ahead would only give back.
         if ((await giveBack('it waited too long for a free place', tooOld)) > 0) ahead = 0;
         const taken = ready.splice(0, free);
@@ -461,13 +466,13 @@ async function resend(
 ): Promise<ResolveOutcome> {
   const { journal, gateway, pool } = deps;
   await pool.startAnother();
-  const markedAt = performance.now();
+  const markedAt = deps.elapsed();
   const reason = `not found ${claim.notFound} times, the last just now, ${Math.round((deps.clock.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
   if (!(await journal.markResending(claim, reason, options.leaseMs)))
     return { kind: 'stillUnknown' };
   failpoint('after-resend-commit');
   await journal.sendable();
-  if (!claimFreshEnough(markedAt, performance.now(), options.leaseMs)) {
+  if (!claimFreshEnough(markedAt, deps.elapsed(), options.leaseMs)) {
     // Unknown again, its lookups from the start: a row another run took over stays its own.
     await journal.move(claim.orderId, claim.fence, 'unknown', FROZEN_REASON, {}, { release: true });
     return { kind: 'stillUnknown' };

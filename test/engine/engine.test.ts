@@ -51,13 +51,19 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
 
   const deps = (
     gateway: GatewayClient,
-    pool: { concurrency?: number; stop?: AbortSignal; perSecond?: number } = {},
+    pool: {
+      concurrency?: number;
+      stop?: AbortSignal;
+      perSecond?: number;
+      elapsed?: () => number;
+    } = {},
   ): EngineDeps => {
     const clock = { ...systemClock, now };
     return {
       journal,
       gateway,
       clock,
+      elapsed: pool.elapsed ?? (() => performance.now()),
       random: createRandom(3),
       pool: createGatewayPool({
         concurrency: pool.concurrency ?? 8,
@@ -252,7 +258,8 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
         });
       } else if (calls === 6) sandbox.setFaults({ rateLimitRate: 0 });
     });
-    const report = await sendQueued(deps(counted, { concurrency: 4 }), options());
+    // The process's clock held still: rows are given back for the pause, never for age.
+    const report = await sendQueued(deps(counted, { concurrency: 4, elapsed: () => 0 }), options());
     expect(report.stopped).toBeUndefined();
     expect(await states()).toEqual({ pending: { count: 12, cents: 12 * 1234 } });
     expectLedgerHoldsEachOnce(ids);
@@ -284,7 +291,9 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
       }
       expect(creates, `creates sent, waiting for ${count}`).toBe(count);
     };
-    const running = sendQueued(deps(oneByOne, { concurrency: 4 }), options());
+    // The process's clock held still: on a busy machine the rows claimed ahead would
+    // otherwise age past their wait and be given back, which is not what this is about.
+    const running = sendQueued(deps(oneByOne, { concurrency: 4, elapsed: () => 0 }), options());
     // Four places and four rows claimed ahead of them, in the first commit.
     await sentUpTo(4);
     // Another process takes the journal's write lock: the next claim waits for it.
@@ -339,7 +348,8 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
           .then(() => sixth);
       },
     };
-    await sendQueued(deps(ordered, { concurrency: 4 }), options());
+    // The process's clock held still: rows are given back for the pause, never for age.
+    await sendQueued(deps(ordered, { concurrency: 4, elapsed: () => 0 }), options());
     expectLedgerHoldsEachOnce(ids);
     const back = await givenBack(ids);
     expect(back.length).toBeGreaterThan(0);

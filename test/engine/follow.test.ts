@@ -58,6 +58,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     journal,
     gateway,
     clock: systemClock,
+    elapsed: () => performance.now(),
     random: createRandom(4),
     pool: createGatewayPool({
       concurrency: 8,

@@ -156,6 +156,7 @@ describe('the stop reaches lookups and polls in flight, over HTTP', () => {
     journal,
     gateway,
     clock: systemClock,
+    elapsed: () => performance.now(),
     random: () => 0.5,
     pool: createGatewayPool({
       concurrency: 4,
