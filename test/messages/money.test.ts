@@ -19,6 +19,7 @@ describe('reaisWith: amounts as a spreadsheet reads a number', () => {
     [123456, '.', '1234.56'],
     [5, ',', '0,05'],
     [100000000, '.', '1000000.00'],
+    [-150, ',', '-1,50'],
   ])('%i cents with %s: %s', (cents, separator, shown) => {
     expect(reaisWith(cents, separator)).toBe(shown);
   });
