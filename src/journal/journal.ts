@@ -73,7 +73,7 @@ export interface JournalLocation {
 
 /** What a journal says of itself, for people (`payouts doctor`) and its loss check. */
 export interface JournalDescription {
-  kind: JournalLocation['kind'];
+  kind: JournalLocation['kind'] | 'postgres';
   /** Where it is, as a person finds it: a file's path. */
   address: string;
   /** Which store, and through what: `SQLite through better-sqlite3 12.11.1`. */

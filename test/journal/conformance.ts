@@ -6,7 +6,7 @@
  * threads of their own (`node:worker_threads`, see journal-thread.ts), whose calls truly
  * run at the same time. Each implementation runs it with `describeJournal(name, factory)`.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe as vitestDescribe, expect, it as vitestIt } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { JournalError, type Claim, type Journal } from '../../src/journal/journal.js';
 import { canMove, type RowState } from '../../src/journal/states.js';
@@ -112,9 +112,33 @@ export const batch = {
   problems: [],
 };
 
-/** Registers the conformance suite, as `name`, for the journals `openStore` opens. */
-export function describeJournal(name: string, factory: JournalFactory): void {
-  describe(name, () => {
+/**
+ * Registers the conformance suite, as `name`, for the journals `openStore` opens. Cases
+ * (or groups) titled in `notYet` are skipped: what a store in the making does not keep yet.
+ */
+export function describeJournal(
+  name: string,
+  factory: JournalFactory,
+  notYet: readonly string[] = [],
+): void {
+  const unknown = new Set(notYet);
+  const skipped = (title: string): boolean => {
+    unknown.delete(title);
+    return notYet.includes(title);
+  };
+  const it = Object.assign(
+    (title: string, fn: () => unknown) => (skipped(title) ? vitestIt.skip : vitestIt)(title, fn),
+    {
+      each:
+        <T>(cases: readonly T[]) =>
+        (title: string, fn: (...args: T extends readonly unknown[] ? [...T] : [T]) => unknown) => {
+          (skipped(title) ? vitestIt.skip : vitestIt).each(cases as T[])(title, fn as never);
+        },
+    },
+  );
+  const describe = (title: string, fn: () => void) =>
+    (skipped(title) ? vitestDescribe.skip : vitestDescribe)(title, fn);
+  vitestDescribe(name, () => {
     const opened: Journal[] = [];
     const threads: JournalThread[] = [];
     /** The members the suite's cases have called, here or in a thread. */
@@ -1472,5 +1496,9 @@ export function describeJournal(name: string, factory: JournalFactory): void {
     it('calls every member of the interface', () => {
       expect(Object.keys(MEMBERS).filter((member) => !called.has(member))).toEqual([]);
     });
+  });
+  // A title in notYet that names no case would hide nothing, and stay in the list forever.
+  vitestIt(`${name}: skips only cases it names`, () => {
+    expect([...unknown]).toEqual([]);
   });
 }

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Database } from '../../src/journal/sqlite.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { MIGRATIONS } from '../../src/journal/migrations.js';
 import { contextOf } from '../../src/journal/sqlite/context.js';
@@ -18,6 +18,10 @@ const requestOf = (n: number, cpfCnpj: string): CashOutRequest => ({
   orderId: `o-${n}`,
 });
 import { useTempFolder } from '../support/files.js';
+import { postgresMissing, usePostgres } from '../support/postgres.js';
+import { LATEST_POSTGRES_SCHEMA, openPostgresJournal } from '../../src/journal/postgres/open.js';
+import { createServer, type AddressInfo } from 'node:net';
+import pg from 'pg';
 import { cashOutRequest } from '../support/gateway.js';
 import { useTranspiledSrc } from '../support/transpiled.js';
 
@@ -406,3 +410,127 @@ describe('the SQLite journal', () => {
     });
   });
 });
+
+/**
+ * The conformance cases the PostgreSQL journal does not pass yet (issue 31, in the making):
+ * each is skipped for it alone, so this list is what is left to do.
+ */
+const NOT_YET_ON_POSTGRES: readonly string[] = [
+  "keeps an invalid line's message as a value beside its English, and its problems too",
+  'journals new payouts as queued; an orderId of another file is held naming it, never a replay',
+  "samples a batch's first, middle and last queued rows, sent from before or not, and none in recovery",
+  'lets a fixed copy of the same file replace an orderId the gateway refused',
+  'is checked again when a row is claimed: of two copies queued together one is sent, the other held',
+  'a row a person released as a new payment is not held again when it is claimed',
+  'lists each held row with the payout it repeats, and releases only the rows named',
+  'a file a person turned down covers nothing',
+  'a postback brings a poll forward: a pending row is due now and an older in-flight poll loses its fence; a row still sending keeps the request for when it is pending',
+  "brings a batch's polls forward to a time after each payout's own send: never later than planned, never another batch's",
+  'sends nothing from a batch still being admitted or held, and resumes an interrupted admission',
+  'in recovery, has every payout never sent from it looked up first, once',
+  'opens a waiting batch once a person approves it; a second answer changes nothing',
+  'holds a batch the balance does not cover, and queues it again once funded',
+  'weighs a row as admission would, writing nothing',
+  'freezes an earlier batch of its name while a file repeating it waits for a person',
+  'a copy a person says corrects a batch: covers what it paid, takes over what it never sent, until turned down',
+  "says a batch's payouts pending since when, and the batches a refund shows in",
+  'two runs reading one file at once make one batch, and one payout of each row',
+  'two files journaling one orderId at once: one payout, the other file a held line',
+  'two owners claiming two copies of one payment at once: one is sent, the other held',
+  'a person approving and another turning a waiting batch down at once: one answer wins',
+  'claims due polls by two owners at once: each row once',
+  'claims paid payouts to read again by two owners at once: each row once',
+  'names a result file once: one name for one batch asked twice, two for two batches',
+  'sends a failed payout again once when two people ask at once',
+  'calls every member of the interface',
+];
+
+const postgresAbsent = postgresMissing();
+(postgresAbsent ? describe.skip : describe)(
+  `the PostgreSQL journal${postgresAbsent ? ` (skipped: ${postgresAbsent})` : ''}`,
+  () => {
+    const postgres = usePostgres();
+    // The store the suite's threads open: made before each test, as a SQLite file would be.
+    beforeEach(async () => {
+      await postgres.made('journal.db');
+    });
+    describeJournal(
+      'conforms to the Journal interface',
+      {
+        open: async (store, now) =>
+          openPostgresJournal({ kind: 'postgres', url: await postgres.made(store) }, { now }),
+        elsewhere: (store) => ({
+          module: moduleUrl('journal/postgres/open.js'),
+          opener: 'openPostgresJournal',
+          location: { kind: 'postgres', url: postgres.url(store) },
+        }),
+      },
+      NOT_YET_ON_POSTGRES,
+    );
+
+    describe('as a database', () => {
+      const opened: Journal[] = [];
+      const open = async (url: string) => {
+        const journal = await openPostgresJournal({ kind: 'postgres', url });
+        opened.push(journal);
+        return journal;
+      };
+      afterEach(async () => {
+        for (const journal of opened.splice(0)) await journal.close();
+      });
+      const schemaOf = async (url: string) => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          return (await client.query<{ version: number }>('SELECT version FROM schema_version'))
+            .rows[0]?.version;
+        } finally {
+          await client.end();
+        }
+      };
+
+      it('is brought up to date once by hosts opening a new database at once', async () => {
+        const url = await postgres.made('shared');
+        const journals = await Promise.all(Array.from({ length: 4 }, () => open(url)));
+        expect(await schemaOf(url)).toBe(LATEST_POSTGRES_SCHEMA);
+        const ids = await Promise.all(journals.map(async (j) => (await j.identity())?.journalId));
+        expect(new Set(ids).size).toBe(1);
+        expect(await journals[0]?.describe()).toMatchObject({
+          kind: 'postgres',
+          schema: LATEST_POSTGRES_SCHEMA,
+          latestSchema: LATEST_POSTGRES_SCHEMA,
+          store: expect.stringMatching(/^PostgreSQL \d+/),
+        });
+      });
+
+      it('refuses a database written by a newer version, naming both versions', async () => {
+        const url = await postgres.made('newer');
+        await (await open(url)).close();
+        opened.pop();
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        await client.query('UPDATE schema_version SET version = 99');
+        await client.end();
+        await expect(open(url)).rejects.toMatchObject({
+          kind: 'newer-schema',
+          message: expect.stringContaining(
+            `schema version 99, newer than this program knows (${LATEST_POSTGRES_SCHEMA})`,
+          ),
+        });
+      });
+
+      it("is unavailable, never a file's failure, when its server does not answer", async () => {
+        // A loopback port nobody listens on: the cluster's own, once stopped, is not ours to stop.
+        const server = createServer();
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const { port } = server.address() as AddressInfo;
+        await new Promise((resolve) => server.close(resolve));
+        const failure: unknown = await open(`postgres://postgres@127.0.0.1:${port}/none`).catch(
+          (error: unknown) => error,
+        );
+        expect(failure).toBeInstanceOf(JournalError);
+        expect(failure).toMatchObject({ kind: 'unavailable', storeCode: 'ECONNREFUSED' });
+      });
+    });
+  },
+);

@@ -1,0 +1,82 @@
+/**
+ * The PostgreSQL journal's connections: one pool, sized from `concurrency`, every session
+ * bounded (a statement, a transaction left idle), bigint read as a number (times in
+ * milliseconds and ids stay far below 2^53), and transactions that give their connection
+ * back whatever happens.
+ */
+import pg from 'pg';
+import { valuesOf, type Statement } from './sql.js';
+
+/** A statement that runs longer is cancelled: the journal is then unavailable, not stuck. */
+export const STATEMENT_TIMEOUT_MS = 30_000;
+/** A transaction its process stopped answering (paused, cut off) gives its locks back. */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
+
+const INT8 = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8 && format !== 'binary'
+      ? (text: string) => Number(text)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * A pool for `concurrency` requests in flight: their answers are written in groups, so a
+ * few connections serve them, plus one for claims and one for everything else.
+ */
+export function poolFor(url: string, concurrency: number): pg.Pool {
+  return new pg.Pool({
+    connectionString: url,
+    max: Math.max(2, Math.ceil(concurrency / 8) + 2),
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    types,
+  });
+}
+
+/** Something statements run on: the pool (each its own transaction) or one transaction. */
+export interface Runner {
+  rows<R, P extends object>(sql: Statement<P>, params: P): Promise<R[]>;
+  /** How many rows the statement changed. */
+  count<P extends object>(sql: Statement<P>, params: P): Promise<number>;
+}
+
+function runnerOf(client: pg.Pool | pg.PoolClient): Runner {
+  const run = <P extends object>(sql: Statement<P>, params: P) =>
+    client.query({ name: sql.name, text: sql.text, values: valuesOf(sql, params) });
+  return {
+    rows: async <R, P extends object>(sql: Statement<P>, params: P) =>
+      (await run(sql, params)).rows as R[],
+    count: async (sql, params) => (await run(sql, params)).rowCount ?? 0,
+  };
+}
+
+export const onPool = (pool: pg.Pool): Runner => runnerOf(pool);
+
+/**
+ * `work` in one transaction on a connection of its own: committed when it resolves,
+ * rolled back when it throws (so a call that fails writes nothing).
+ */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (tx: Runner & { client: pg.PoolClient }) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken: unknown;
+  try {
+    await client.query('BEGIN');
+    const result = await work({ ...runnerOf(client), client });
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK');
+    } catch (rollback) {
+      // A connection that cannot roll back is not given back to the pool.
+      broken = rollback;
+    }
+    throw error;
+  } finally {
+    client.release(broken instanceof Error ? broken : undefined);
+  }
+}

@@ -1,0 +1,399 @@
+/**
+ * Opens the PostgreSQL journal: one database that several hosts share, reached through a
+ * pool. It is brought up to date under an advisory lock (two hosts starting at once
+ * migrate once), refused when a newer payouts wrote it, and given an identity once.
+ *
+ * What it keeps so far: the journal as a store, batches as recorded, admission, claims,
+ * answers, claims given back, locks and a payout's history. The members not kept yet
+ * refuse (a JournalError 'refused' naming them): the conformance suite lists them
+ * (test/journal/journal.test.ts), so the list shows what is left.
+ */
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { canMoveBatch } from '../batch-states.js';
+import { JournalError } from '../journal-error.js';
+import type { Journal, JournalDescription } from '../journal.js';
+import type { GatewayKind, JournalIdentity, LockHolder } from '../types.js';
+import type { RowState } from '../states.js';
+import { inTransaction, onPool, poolFor, type Runner } from './connection.js';
+import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { createPayouts } from './payouts.js';
+import { rowsOn, toBatch } from './rows.js';
+import { AT, statement } from './sql.js';
+import { journalErrorOf } from './store-errors.js';
+
+/** The schema version this payouts writes. */
+export const LATEST_POSTGRES_SCHEMA = POSTGRES_MIGRATIONS.at(-1)?.version ?? 0;
+
+/** Where a PostgreSQL journal is: its database's URL (`postgres://host/db`). */
+export interface PostgresLocation {
+  kind: 'postgres';
+  url: string;
+}
+
+export interface PostgresJournalOptions {
+  /**
+   * The journal's clock, in milliseconds since the epoch: given, it judges leases and
+   * dates every record (tests move one); absent, the database's `now()` does, one clock
+   * for every host.
+   */
+  now?: () => number;
+  /** Requests in flight at once: the pool is sized from it. */
+  concurrency?: number;
+}
+
+/** The URL as a person reads it: its password left out. */
+function addressOf(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.href;
+}
+
+interface InsertBatch {
+  now: number | null;
+  fileName: string;
+  sha256: string;
+  state: string;
+  rows: number;
+  valid: number;
+  invalid: number;
+  totalCents: number;
+  problems: string;
+}
+
+const statements = {
+  // One key for the journal's schema: hosts starting at once migrate one after another.
+  migrationLock: statement('migration-lock', `SELECT pg_advisory_xact_lock(31, 0)`),
+  schemaKept: statement('schema-kept', `SELECT to_regclass('schema_version') IS NOT NULL AS kept`),
+  schemaVersion: statement('schema-version', `SELECT version FROM schema_version WHERE id = 1`),
+  identity: statement('identity', `SELECT * FROM identity WHERE id = 1`),
+  makeIdentity: statement<{ journalId: string; now: number | null }>(
+    'make-identity',
+    `INSERT INTO identity (id, journal_id, created_at) VALUES (1, @journalId, ${AT})
+     ON CONFLICT (id) DO NOTHING`,
+  ),
+  highWater: statement('high-water', `SELECT COALESCE(MAX(id), 0) AS id FROM audit`),
+  latestAt: statement('latest-at', `SELECT at FROM audit ORDER BY id DESC LIMIT 1`),
+  startRecovery: statement<{ now: number | null; reason: string }>(
+    'start-recovery',
+    `UPDATE identity SET recovery_since = ${AT}, recovery_reason = @reason WHERE id = 1
+     RETURNING recovery_since`,
+  ),
+  bindGateway: statement<{ kind: GatewayKind }>(
+    'bind-gateway',
+    `INSERT INTO gateway (id, kind) VALUES (1, @kind) ON CONFLICT (id) DO NOTHING`,
+  ),
+  boundGateway: statement('bound-gateway', `SELECT kind FROM gateway WHERE id = 1`),
+  serverVersion: statement('server-version', `SHOW server_version`),
+  insertBatch: statement<InsertBatch>(
+    'insert-batch',
+    `INSERT INTO batches (file_name, sha256, received_at, state, rows, valid, invalid,
+       total_cents, problems, name_number)
+     VALUES (@fileName, @sha256, ${AT}, @state, @rows, @valid, @invalid, @totalCents,
+       @problems, 1)
+     RETURNING id`,
+  ),
+  moveBatch: statement<{ id: number; from: string; to: string }>(
+    'move-batch',
+    `UPDATE batches SET state = @to WHERE id = @id AND state = @from RETURNING id`,
+  ),
+  history: statement<{ orderId: string }>(
+    'history',
+    `SELECT a.at, a.from_state, a.to_state, a.reason FROM audit a
+     JOIN payouts p ON p.id = a.payout_id WHERE p.order_id = @orderId ORDER BY a.id`,
+  ),
+  // COUNT is bigint and SUM of bigint numeric in PostgreSQL: both read back as numbers.
+  countsByState: statement(
+    'counts-by-state',
+    `SELECT state, COUNT(*)::bigint AS count, SUM(value_cents)::bigint AS cents
+     FROM payouts GROUP BY state`,
+  ),
+  lock: statement<{ name: string }>('lock', `SELECT * FROM locks WHERE name = @name FOR UPDATE`),
+  // Two hosts taking a free lock at once: the key's row is locked while it is decided.
+  lockKey: statement<{ name: string }>(
+    'lock-key',
+    `SELECT pg_advisory_xact_lock(31, hashtext(@name))`,
+  ),
+  setLock: statement<{
+    name: string;
+    holder: string;
+    host: string;
+    pid: number;
+    command: string;
+    now: number | null;
+  }>(
+    'set-lock',
+    `INSERT INTO locks (name, holder, host, pid, command, since, heartbeat_at)
+     VALUES (@name, @holder, @host, @pid, @command, ${AT}, ${AT})
+     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, host = excluded.host,
+       pid = excluded.pid, command = excluded.command, since = excluded.since,
+       heartbeat_at = excluded.heartbeat_at`,
+  ),
+  staleBefore: statement<{ now: number | null; staleMs: number }>(
+    'stale-before',
+    `SELECT ${AT} - @staleMs AS at`,
+  ),
+  renewLock: statement<{ now: number | null; name: string; holder: string }>(
+    'renew-lock',
+    `UPDATE locks SET heartbeat_at = ${AT} WHERE name = @name AND holder = @holder`,
+  ),
+  releaseLock: statement<{ name: string; holder: string }>(
+    'release-lock',
+    `DELETE FROM locks WHERE name = @name AND holder = @holder`,
+  ),
+};
+
+async function migrate(pool: pg.Pool, address: string): Promise<number> {
+  for (const migration of POSTGRES_MIGRATIONS) {
+    await inTransaction(pool, async (tx) => {
+      await tx.rows(statements.migrationLock, {});
+      // Read under the lock: another host may have migrated meanwhile.
+      const [{ kept } = { kept: false }] = await tx.rows<{ kept: boolean }, object>(
+        statements.schemaKept,
+        {},
+      );
+      const [{ version } = { version: 0 }] = kept
+        ? await tx.rows<{ version: number }, object>(statements.schemaVersion, {})
+        : [];
+      if (version > LATEST_POSTGRES_SCHEMA) {
+        throw new JournalError('newer-schema', newerSchema(address, version));
+      }
+      if (migration.version <= version) return;
+      await tx.client.query(migration.sql);
+      await tx.client.query('UPDATE schema_version SET version = $1 WHERE id = 1', [
+        migration.version,
+      ]);
+    });
+  }
+  return LATEST_POSTGRES_SCHEMA;
+}
+
+function newerSchema(address: string, schema: number): string {
+  return `the journal ${address} is at schema version ${schema}, newer than this program knows (${LATEST_POSTGRES_SCHEMA}): use a newer payouts (payouts --version says which this is). Nothing was sent`;
+}
+
+/** A member not kept by the PostgreSQL journal yet: it refuses, naming itself. */
+const notYet = (member: string) => (): Promise<never> =>
+  Promise.reject(
+    new JournalError('refused', `${member} is not yet kept by the PostgreSQL journal`),
+  );
+
+/** Each method of `journal` failing as the JournalError of its kind (store-errors.ts). */
+function answering(journal: Journal, address: string): Journal {
+  const entries = Object.entries(journal).map(([name, value]: [string, unknown]) => [
+    name,
+    typeof value === 'function'
+      ? async (...args: unknown[]): Promise<unknown> => {
+          try {
+            return await (value as (...a: unknown[]) => Promise<unknown>)(...args);
+          } catch (error) {
+            throw journalErrorOf(error, address);
+          }
+        }
+      : value,
+  ]);
+  return Object.fromEntries(entries) as Journal;
+}
+
+export async function openPostgresJournal(
+  location: PostgresLocation,
+  options: PostgresJournalOptions = {},
+): Promise<Journal> {
+  const address = addressOf(location.url);
+  const pool = poolFor(location.url, options.concurrency ?? 1);
+  // A connection lost while idle in the pool is the pool's to replace, not the process's end.
+  pool.on('error', () => undefined);
+  const clock = (): number | null => options.now?.() ?? null;
+  const pooled = onPool(pool);
+  let schema: number;
+  try {
+    schema = await migrate(pool, address);
+    await pooled.count(statements.makeIdentity, { journalId: randomUUID(), now: clock() });
+  } catch (error) {
+    await pool.end();
+    throw journalErrorOf(error, address);
+  }
+  const one = async <R>(sql: Parameters<Runner['rows']>[0], params: object) =>
+    (await pooled.rows<R, object>(sql, params))[0];
+
+  const identity = async (): Promise<JournalIdentity | undefined> => {
+    const row = await one<{
+      journal_id: string;
+      created_at: number;
+      recovery_since: number | null;
+      recovery_reason: string | null;
+    }>(statements.identity, {});
+    return (
+      row && {
+        journalId: row.journal_id,
+        createdAt: row.created_at,
+        recoverySince: row.recovery_since,
+        recoveryReason: row.recovery_reason,
+      }
+    );
+  };
+
+  const journal: Journal = {
+    path: address,
+    describe: async (): Promise<JournalDescription> => {
+      const version = await one<{ server_version: string }>(statements.serverVersion, {});
+      return {
+        kind: 'postgres',
+        address,
+        store: `PostgreSQL ${version?.server_version ?? ''} through node-postgres`,
+        schema,
+        latestSchema: LATEST_POSTGRES_SCHEMA,
+        restore: `with PostgreSQL's own backups (pg_dump, or the server's point-in-time recovery) of ${address}`,
+      };
+    },
+    identity,
+    highWater: async () => (await one<{ id: number }>(statements.highWater, {}))?.id ?? 0,
+    latestAt: async () => (await one<{ at: number }>(statements.latestAt, {}))?.at,
+    startRecovery: async (reason) => {
+      await pooled.count(statements.startRecovery, { now: clock(), reason });
+    },
+    // Every claim is committed on the server before it returns: requests may leave then.
+    sendable: () => Promise.resolve(),
+    bindGateway: async (kind) => {
+      await pooled.count(statements.bindGateway, { kind });
+      return (await one<{ kind: GatewayKind }>(statements.boundGateway, {}))?.kind ?? kind;
+    },
+    gatewayKind: async () => (await one<{ kind: GatewayKind }>(statements.boundGateway, {}))?.kind,
+    close: async () => {
+      if (!pool.ended) await pool.end();
+    },
+
+    recordBatch: (batch, lines) =>
+      inTransaction(pool, async (tx) => {
+        const [row] = await tx.rows<{ id: number }, InsertBatch>(statements.insertBatch, {
+          ...batch,
+          now: clock(),
+          problems: JSON.stringify(batch.problems),
+        });
+        if (!row) throw new JournalError('refused', `${batch.fileName}: not recorded`);
+        await rowsOn(tx, clock()).insertLines(row.id, lines);
+        return row.id;
+      }),
+    batch: async (batchId) => {
+      const row = await rowsOn(pooled, clock()).batchRow(batchId);
+      return row && toBatch(row);
+    },
+    setBatchState: (batchId, to) =>
+      inTransaction(pool, async (tx) => {
+        const row = await rowsOn(tx, clock()).batchRow(batchId);
+        if (!row) throw new JournalError('refused', `batch ${batchId} is not in the journal`);
+        if (!canMoveBatch(row.state, to)) {
+          throw new JournalError(
+            'refused',
+            `batch ${batchId}: a move from ${row.state} to ${to} is not allowed`,
+          );
+        }
+        const moved = await tx.rows(statements.moveBatch, { id: batchId, from: row.state, to });
+        if (moved.length !== 1)
+          throw new JournalError('refused', `batch ${batchId}: not ${row.state} any more`);
+      }),
+
+    history: async (orderId) =>
+      (
+        await pooled.rows<
+          { at: number; from_state: RowState | null; to_state: RowState; reason: string },
+          { orderId: string }
+        >(statements.history, { orderId })
+      ).map((row) => ({ at: row.at, from: row.from_state, to: row.to_state, reason: row.reason })),
+
+    countsByState: async () =>
+      Object.fromEntries(
+        (
+          await pooled.rows<{ state: RowState; count: number; cents: number }, object>(
+            statements.countsByState,
+            {},
+          )
+        ).map((row) => [row.state, { count: row.count, cents: row.cents }]),
+      ),
+
+    takeLock: (name, me, staleMs, isRunning) =>
+      inTransaction(pool, async (tx) => {
+        await tx.rows(statements.lockKey, { name });
+        const [row] = await tx.rows<
+          {
+            holder: string;
+            host: string;
+            pid: number;
+            command: string | null;
+            since: number;
+            heartbeat_at: number;
+          },
+          { name: string }
+        >(statements.lock, { name });
+        const [stale] = await tx.rows<{ at: number }, { now: number | null; staleMs: number }>(
+          statements.staleBefore,
+          { now: clock(), staleMs },
+        );
+        const gone =
+          !row ||
+          row.heartbeat_at <= (stale?.at ?? 0) ||
+          (row.host === me.host && !isRunning(row.pid));
+        if (!gone) {
+          const heldBy: LockHolder = {
+            holder: row.holder,
+            host: row.host,
+            pid: row.pid,
+            command: row.command,
+            since: row.since,
+            heartbeatAt: row.heartbeat_at,
+          };
+          return { taken: false as const, heldBy };
+        }
+        await tx.count(statements.setLock, { name, ...me, now: clock() });
+        return { taken: true as const };
+      }),
+    renewLock: async (name, holder) =>
+      (await pooled.count(statements.renewLock, { now: clock(), name, holder })) === 1,
+    releaseLock: async (name, holder) => {
+      await pooled.count(statements.releaseLock, { name, holder });
+    },
+
+    ...createPayouts(pool, pooled, clock),
+
+    batches: notYet('batches'),
+    batchesOf: notYet('batchesOf'),
+    batchesIn: notYet('batchesIn'),
+    latestOfName: notYet('latestOfName'),
+    batchForFile: notYet('batchForFile'),
+    finishBatch: notYet('finishBatch'),
+    resultName: notYet('resultName'),
+    setAwaitingName: notYet('setAwaitingName'),
+    recordLines: notYet('recordLines'),
+    linesOfBatch: notYet('linesOfBatch'),
+    recordBatchEvent: notYet('recordBatchEvent'),
+    batchEvents: notYet('batchEvents'),
+    approveBatch: notYet('approveBatch'),
+    refuseBatch: notYet('refuseBatch'),
+    fundBatch: notYet('fundBatch'),
+    underfundBatch: notYet('underfundBatch'),
+    queuedByBatch: notYet('queuedByBatch'),
+    correctBatch: notYet('correctBatch'),
+    releaseHolds: notYet('releaseHolds'),
+    supersededBy: notYet('supersededBy'),
+    frozenFor: notYet('frozenFor'),
+    failedRepeatOf: notYet('failedRepeatOf'),
+    lookUpNeverSent: notYet('lookUpNeverSent'),
+    firstSendSamples: notYet('firstSendSamples'),
+    forgottenOrderIds: notYet('forgottenOrderIds'),
+    claimDue: notYet('claimDue'),
+    claimPaid: notYet('claimPaid'),
+    nextPollAt: notYet('nextPollAt'),
+    pollNow: notYet('pollNow'),
+    pollBatchSooner: notYet('pollBatchSooner'),
+    retryPayouts: notYet('retryPayouts'),
+    retryTargetsOf: notYet('retryTargetsOf'),
+    hasRetries: notYet('hasRetries'),
+    rowTotalsOfBatch: notYet('rowTotalsOfBatch'),
+    resultEntries: notYet('resultEntries'),
+    batchesShowingRefundedSince: notYet('batchesShowingRefundedSince'),
+    pendingSentBefore: notYet('pendingSentBefore'),
+    holdsOfBatch: notYet('holdsOfBatch'),
+    heldRowsOfBatch: notYet('heldRowsOfBatch'),
+  };
+  return answering(journal, address);
+}

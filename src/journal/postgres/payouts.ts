@@ -1,0 +1,559 @@
+/**
+ * The payouts aggregate of the PostgreSQL journal, as far as it goes: admission by the
+ * rules on who is paid (../rules/admission.ts), claims, the moves answers make, and
+ * claims given back. A claim takes queued rows in one statement (FOR UPDATE SKIP LOCKED:
+ * hosts claiming at once each take other rows, none waits), stamping each with the next
+ * claim epoch as its fence, its owner and a lease; every later write for the row is
+ * guarded by that fence, and one that changes no row means the claim was taken over.
+ */
+import type { CashOutRequest } from '../../gateway/contract.js';
+import { sayInEnglish } from '../../messages/say.js';
+import { admit, documentKey, payloadHash } from '../admission.js';
+import { JournalError } from '../journal-error.js';
+import type { JournalPayouts } from '../journal.js';
+import { isResumed, planAdmission } from '../rules/admission.js';
+import type { RowState } from '../states.js';
+import type {
+  AdmissionRules,
+  AdmittedPayout,
+  AnswerDetails,
+  Claim,
+  Move,
+  PayoutInput,
+} from '../types.js';
+import { inTransaction, type Runner } from './connection.js';
+import {
+  CLAIM_COLUMNS,
+  rowsOn,
+  toClaim,
+  toPayout,
+  type ClaimRow,
+  type CoverKey,
+  type Rows,
+} from './rows.js';
+import { AT, statement } from './sql.js';
+import type pg from 'pg';
+
+type Payouts = Pick<
+  JournalPayouts,
+  | 'admitPayouts'
+  | 'known'
+  | 'weigh'
+  | 'payout'
+  | 'claimToSend'
+  | 'unclaim'
+  | 'claimAbandoned'
+  | 'markResending'
+  | 'move'
+  | 'moveMany'
+>;
+
+const coverKeyOf = (request: CashOutRequest, reference: string | undefined): CoverKey => ({
+  orderId: request.orderId,
+  document: documentKey(request.cpfCnpj),
+  valueCents: request.value,
+  reference: reference ?? null,
+});
+
+interface Now {
+  now: number | null;
+}
+
+type AbandonedParams = Now & {
+  owner: string;
+  leaseMs: number;
+  limit: number;
+  batchId: number;
+  line: number;
+};
+
+const statements = {
+  insertPayout: statement<
+    Now & {
+      orderId: string;
+      batchId: number;
+      line: number;
+      value: number;
+      pixKeyType: number;
+      pixKey: string;
+      document: string;
+      cpfCnpj: string;
+      name: string;
+      email: string;
+      phone: string;
+      hash: Buffer;
+      reference: string | null;
+    }
+  >(
+    'insert-payout',
+    `INSERT INTO payouts (order_id, batch_id, line, value_cents, pix_key_type, pix_key, document,
+       cpf_cnpj, name, email, phone, payload_hash, admitted_at, state, updated_at, reference)
+     VALUES (@orderId, @batchId, @line, @value, @pixKeyType, @pixKey, @document, @cpfCnpj,
+       @name, @email, @phone, @hash, ${AT}, 'queued', ${AT}, @reference)
+     RETURNING id`,
+  ),
+  // Which of a file's orderIds the journal has, and which of its documents another
+  // file's payouts have: a row with neither is weighed against nothing.
+  knownAmong: statement<{ orderIds: string[] }>(
+    'known-among',
+    `SELECT order_id FROM payouts WHERE order_id = ANY(@orderIds::text[])`,
+  ),
+  documentsElsewhere: statement<{ documents: string[]; batchId: number }>(
+    'documents-elsewhere',
+    `SELECT DISTINCT document FROM payouts
+     WHERE document = ANY(@documents::text[]) AND batch_id <> @batchId`,
+  ),
+  // New rows weighed against nothing, journaled together: each with its audit entry.
+  insertNew: statement<
+    Now & {
+      batchId: number;
+      orderIds: string[];
+      lines: number[];
+      values: number[];
+      pixKeyTypes: number[];
+      pixKeys: string[];
+      documents: string[];
+      cpfCnpjs: string[];
+      names: string[];
+      emails: string[];
+      phones: string[];
+      hashes: string[];
+      references: (string | null)[];
+      reasons: string[];
+    }
+  >(
+    'insert-new',
+    `WITH given AS (
+       SELECT * FROM unnest(@orderIds::text[], @lines::integer[], @values::bigint[],
+         @pixKeyTypes::integer[], @pixKeys::text[], @documents::text[], @cpfCnpjs::text[],
+         @names::text[], @emails::text[], @phones::text[], @hashes::text[],
+         @references::text[], @reasons::text[])
+         WITH ORDINALITY AS g (order_id, line, value_cents, pix_key_type, pix_key, document,
+           cpf_cnpj, name, email, phone, hash, reference, reason, n)),
+     inserted AS (
+       INSERT INTO payouts (order_id, batch_id, line, value_cents, pix_key_type, pix_key,
+         document, cpf_cnpj, name, email, phone, payload_hash, admitted_at, state, updated_at,
+         reference)
+       SELECT order_id, @batchId, line, value_cents, pix_key_type, pix_key, document, cpf_cnpj,
+         name, email, phone, decode(hash, 'hex'), ${AT}, 'queued', ${AT}, reference
+       FROM given ORDER BY n
+       RETURNING id, order_id)
+     INSERT INTO audit (payout_id, at, from_state, to_state, reason)
+     SELECT i.id, ${AT}, NULL, 'queued', g.reason
+     FROM inserted i JOIN given g USING (order_id) ORDER BY i.id`,
+  ),
+  // Admissions one at a time across the cluster: admission reads what it weighs a row
+  // against (the orderId, its cover), then writes.
+  admissionLock: statement('admission-lock', `SELECT pg_advisory_xact_lock(31, 1)`),
+  // The claim: queued rows of open batches in file order, locked as they are read, rows
+  // another claim holds skipped; each stamped with a fresh epoch, its owner and lease.
+  claimQueued: statement<Now & { owner: string; leaseMs: number; limit: number }>(
+    'claim-queued',
+    `WITH picked AS (
+       SELECT p.id FROM payouts p JOIN batches b ON b.id = p.batch_id
+       WHERE p.state = 'queued' AND b.state = 'open'
+       ORDER BY p.batch_id, p.line LIMIT @limit
+       FOR UPDATE OF p SKIP LOCKED)
+     UPDATE payouts p SET state = 'sending', attempts = attempts + 1, not_found = 0,
+       last_sent_at = ${AT}, updated_at = ${AT}, lease_owner = @owner,
+       lease_until = ${AT} + @leaseMs, fence = nextval('claim_epochs')
+     FROM picked WHERE p.id = picked.id
+     RETURNING ${CLAIM_COLUMNS.split(', ')
+       .map((column) => `p.${column}`)
+       .join(', ')}`,
+  ),
+  abandoned: statement<AbandonedParams>(
+    'claim-abandoned',
+    `WITH picked AS (
+       SELECT id FROM payouts
+       WHERE state IN ('sending', 'unknown') AND (lease_until IS NULL OR lease_until <= ${AT})
+         AND (batch_id, line) > (@batchId, @line)
+       ORDER BY batch_id, line LIMIT @limit
+       FOR UPDATE SKIP LOCKED)
+     UPDATE payouts p SET lease_owner = @owner, lease_until = ${AT} + @leaseMs,
+       fence = nextval('claim_epochs'), updated_at = ${AT}
+     FROM picked WHERE p.id = picked.id
+     RETURNING ${CLAIM_COLUMNS.split(', ')
+       .map((column) => `p.${column}`)
+       .join(', ')}`,
+  ),
+  // Only while the claim is ours and its lease runs, by the journal's clock.
+  markResending: statement<Now & { orderId: string; fence: number; leaseMs: number }>(
+    'mark-resending',
+    `UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0,
+       last_sent_at = ${AT}, updated_at = ${AT}, lease_until = ${AT} + @leaseMs
+     WHERE order_id = @orderId AND fence = @fence AND state = 'unknown' AND lease_until > ${AT}
+     RETURNING id`,
+  ),
+  rowForMove: statement<{ orderId: string }>(
+    'row-for-move',
+    `SELECT id, state, fence FROM payouts WHERE order_id = @orderId FOR UPDATE`,
+  ),
+  unclaim: statement<Now & { orderId: string; fence: number }>(
+    'unclaim',
+    `UPDATE payouts SET state = 'queued', attempts = attempts - 1,
+       last_sent_at = CASE WHEN attempts = 1 THEN NULL ELSE last_sent_at END,
+       lease_owner = NULL, lease_until = NULL, updated_at = ${AT}
+     WHERE order_id = @orderId AND fence = @fence AND state = 'sending'
+     RETURNING id`,
+  ),
+  move: statement<MoveParams>(
+    'move',
+    `UPDATE payouts SET state = @to, updated_at = ${AT},
+       transaction_id = COALESCE(@transactionId, transaction_id),
+       gateway_status = COALESCE(@gatewayStatus, gateway_status),
+       -- A poll that gets through clears what a failed one said.
+       message = CASE WHEN @setMessage THEN @message
+         WHEN @pollFailed IS FALSE AND poll_failed THEN NULL
+         ELSE message END,
+       -- What a rule said is no longer the row's message once an answer's replaces it.
+       said = CASE WHEN @setMessage THEN NULL ELSE said END,
+       poll_failed = COALESCE(@pollFailed, poll_failed),
+       fee = COALESCE(@fee, fee),
+       net = COALESCE(@net, net),
+       gateway_created_at = COALESCE(@gatewayCreatedAt, gateway_created_at),
+       end_to_end_id = COALESCE(@endToEndId, end_to_end_id),
+       processed_at = COALESCE(@processedAt, processed_at),
+       not_found = COALESCE(@notFound, not_found),
+       polls = COALESCE(@polls, polls),
+       -- A row that becomes pending keeps an earlier poll time a postback asked for.
+       next_poll_at = CASE WHEN @from <> 'pending' AND next_poll_at IS NOT NULL
+         THEN LEAST(next_poll_at, COALESCE(@nextPollAt, next_poll_at))
+         ELSE COALESCE(@nextPollAt, next_poll_at) END,
+       lease_owner = CASE WHEN @release THEN NULL ELSE lease_owner END,
+       lease_until = CASE WHEN @release THEN NULL ELSE lease_until END
+     WHERE order_id = @orderId AND fence = @fence AND state = @from
+     RETURNING id`,
+  ),
+};
+
+type MoveParams = ReturnType<typeof moveParams>;
+
+function moveParams(
+  move: Move & { from: RowState },
+  now: number | null,
+): Now & Record<string, unknown> & { orderId: string } {
+  const details: AnswerDetails = move.details ?? {};
+  return {
+    orderId: move.orderId,
+    fence: move.fence,
+    from: move.from,
+    to: move.to,
+    now,
+    transactionId: details.transactionId ?? null,
+    gatewayStatus: details.gatewayStatus ?? null,
+    setMessage: details.message !== undefined,
+    message: details.message ?? null,
+    fee: details.fee ?? null,
+    net: details.net ?? null,
+    gatewayCreatedAt: details.gatewayCreatedAt ?? null,
+    endToEndId: details.endToEndId ?? null,
+    processedAt: details.processedAt ?? null,
+    notFound: details.notFound ?? null,
+    polls: details.polls ?? null,
+    nextPollAt: details.nextPollAt ?? null,
+    pollFailed: details.pollFailed ?? null,
+    release: move.release ?? true,
+  };
+}
+
+/** A move of a claimed row, written only while its fence is still the row's. */
+async function applyMove(tx: Runner, rows: Rows, move: Move, now: number | null): Promise<boolean> {
+  const [row] = await tx.rows<{ id: number; state: RowState; fence: number }, { orderId: string }>(
+    statements.rowForMove,
+    { orderId: move.orderId },
+  );
+  if (!row || row.fence !== move.fence) return false;
+  const from = row.state;
+  return rows.guardedMove(move.orderId, from, move.to, from === move.to ? null : move.reason, () =>
+    tx.rows(statements.move, moveParams({ ...move, from }, now)),
+  );
+}
+
+export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number | null): Payouts {
+  const transaction = <T>(work: (tx: Runner, rows: Rows, now: number | null) => Promise<T>) => {
+    const now = clock();
+    return inTransaction(pool, (tx) => work(tx, rowsOn(tx, now), now));
+  };
+
+  async function admitOne(
+    tx: Runner,
+    rows: Rows,
+    now: number | null,
+    batch: { id: number; fileName: string; nameKey: string | null },
+    payout: PayoutInput,
+    rules: AdmissionRules,
+  ) {
+    const { line, request } = payout;
+    const hash = payloadHash(request);
+    const previous = await rows.knownOf(request.orderId, batch.nameKey);
+    if (isResumed(previous, { batchId: batch.id, line, hash })) {
+      return { orderId: request.orderId, line, admission: 'same' as const };
+    }
+    const covering = await rows.coveringOf(
+      coverKeyOf(request, payout.reference),
+      batch.id,
+      rules.duplicateWindowMs,
+    );
+    const plan = planAdmission(batch, payout, { previous, covering, hash }, rules.hintFlags);
+    switch (plan.write) {
+      case 'insert': {
+        const [inserted] = await tx.rows<{ id: number }, ReturnType<typeof valuesFor>>(
+          statements.insertPayout,
+          valuesFor({ request, batchId: batch.id, line, hash, reference: payout.reference, now }),
+        );
+        if (!inserted) throw new JournalError('refused', `${request.orderId}: not journaled`);
+        await rows.auditById(inserted.id, null, 'queued', journaledFrom(batch.id, line));
+        break;
+      }
+      case 'replace':
+        throw new JournalError(
+          'refused',
+          `${request.orderId}: taking over a row of an earlier batch is not yet kept by the PostgreSQL journal`,
+        );
+      case 'held-line':
+        await rows.insertLines(batch.id, [
+          {
+            line,
+            kind: 'held',
+            orderId: request.orderId,
+            column: null,
+            message: sayInEnglish(plan.said),
+            said: plan.said,
+            name: request.person.name,
+            valueCents: request.value,
+          },
+        ]);
+        break;
+    }
+    if (plan.write !== 'held-line' && plan.hold) {
+      const { reason, said, coveredBy } = plan.hold;
+      await rows.holdQueuedRow(request.orderId, reason, said, coveredBy ? { coveredBy } : {});
+    }
+    return { orderId: request.orderId, line, admission: plan.admission.kind };
+  }
+
+  return {
+    admitPayouts: (batchId, payouts, rules) =>
+      transaction(async (tx, rows, now) => {
+        await tx.rows(statements.admissionLock, {});
+        const row = await rows.batchRow(batchId);
+        if (!row) throw new JournalError('refused', `batch ${batchId} is not in the journal`);
+        const batch = { id: batchId, fileName: row.file_name, nameKey: row.name_key };
+        const [known, elsewhere] = await Promise.all([
+          tx.rows<{ order_id: string }, { orderIds: string[] }>(statements.knownAmong, {
+            orderIds: payouts.map(({ request }) => request.orderId),
+          }),
+          tx.rows<{ document: string }, { documents: string[]; batchId: number }>(
+            statements.documentsElsewhere,
+            {
+              documents: [...new Set(payouts.map(({ request }) => documentKey(request.cpfCnpj)))],
+              batchId,
+            },
+          ),
+        ]);
+        const journaled = new Set(known.map((r) => r.order_id));
+        const covered = new Set(elsewhere.map((r) => r.document));
+        const admitted: AdmittedPayout[] = [];
+        // Rows weighed against nothing wait to be journaled together, in file order: any
+        // other row is weighed alone after them, as it sees what they wrote.
+        let waiting: PayoutInput[] = [];
+        const journalWaiting = async () => {
+          if (waiting.length > 0)
+            await tx.count(statements.insertNew, newRows(batchId, waiting, now));
+          waiting = [];
+        };
+        for (const payout of payouts) {
+          const { orderId } = payout.request;
+          const alone =
+            !journaled.has(orderId) && !covered.has(documentKey(payout.request.cpfCnpj));
+          journaled.add(orderId);
+          const hash = payloadHash(payout.request);
+          const plan = alone
+            ? planAdmission(batch, payout, { previous: undefined, covering: undefined, hash })
+            : undefined;
+          if (plan?.write === 'insert' && plan.hold === null) {
+            waiting.push(payout);
+            admitted.push({ orderId, line: payout.line, admission: plan.admission.kind });
+            continue;
+          }
+          await journalWaiting();
+          admitted.push(await admitOne(tx, rows, now, batch, payout, rules));
+        }
+        await journalWaiting();
+        return admitted;
+      }),
+
+    known: (orderId) => rowsOn(pooled, clock()).knownOf(orderId, null),
+
+    weigh: async (request, nameKey, rules, reference) => {
+      const rows = rowsOn(pooled, clock());
+      return admit(
+        await rows.knownOf(request.orderId, nameKey),
+        await rows.coveringOf(coverKeyOf(request, reference), 0, rules.duplicateWindowMs),
+        payloadHash(request),
+      );
+    },
+
+    payout: async (orderId) => {
+      const row = await rowsOn(pooled, clock()).payoutRow(orderId);
+      return row && toPayout(row);
+    },
+
+    claimToSend: (owner, limit, leaseMs, rules, answers = []) => {
+      if (rules) {
+        // The cover rule at claim (sqlite/admitting.ts heldAtClaim) is not kept here yet.
+        throw new JournalError(
+          'refused',
+          'the cover rule at claim is not yet kept by the PostgreSQL journal',
+        );
+      }
+      return transaction(async (tx, rows, now) => {
+        for (const answer of answers) await applyMove(tx, rows, answer, now);
+        rows.allowMove('queued', 'sending', `claimed by ${owner}`);
+        const claimed = await tx.rows<
+          ClaimRow,
+          Now & { owner: string; leaseMs: number; limit: number }
+        >(statements.claimQueued, { now, owner, leaseMs, limit });
+        // In file order: RETURNING gives none.
+        claimed.sort((a, b) => a.batch_id - b.batch_id || a.line - b.line);
+        await rows.auditMany(
+          'queued',
+          'sending',
+          claimed.map((row) => ({
+            id: row.id,
+            reason: `claimed by ${owner} (attempt ${row.attempts})`,
+          })),
+        );
+        return claimed.map(toClaim);
+      });
+    },
+
+    unclaim: (claims, reason) =>
+      transaction(async (tx, rows, now) => {
+        let given = 0;
+        for (const { orderId, fence } of claims) {
+          const moved = await rows.guardedMove(orderId, 'sending', 'queued', reason, () =>
+            tx.rows(statements.unclaim, { now, orderId, fence }),
+          );
+          if (moved) given += 1;
+        }
+        return given;
+      }),
+
+    claimAbandoned: (owner, limit, leaseMs, after = { batchId: 0, line: 0 }) =>
+      transaction(async (tx, rows, now) => {
+        const leased = await tx.rows<ClaimRow, AbandonedParams>(statements.abandoned, {
+          now,
+          owner,
+          leaseMs,
+          limit,
+          batchId: after.batchId,
+          line: after.line,
+        });
+        leased.sort((a, b) => a.batch_id - b.batch_id || a.line - b.line);
+        const claims: Claim[] = [];
+        for (const row of leased) {
+          const claim = toClaim(row);
+          if (claim.state === 'sending') {
+            const moved = await applyMove(
+              tx,
+              rows,
+              {
+                orderId: claim.orderId,
+                fence: claim.fence,
+                to: 'unknown',
+                reason: `no answer recorded before its lease ended: resolving by lookup (${owner})`,
+                release: false,
+              },
+              now,
+            );
+            if (!moved) throw new JournalError('refused', `${claim.orderId}: not sending any more`);
+            claims.push({ ...claim, state: 'unknown' });
+          } else claims.push(claim);
+        }
+        return claims;
+      }),
+
+    markResending: (claim, reason, leaseMs) =>
+      transaction((tx, rows, now) =>
+        rows.guardedMove(claim.orderId, 'unknown', 'sending', reason, () =>
+          tx.rows(statements.markResending, {
+            now,
+            orderId: claim.orderId,
+            fence: claim.fence,
+            leaseMs,
+          }),
+        ),
+      ),
+
+    move: (orderId, fence, to, reason, details = {}, options = {}) =>
+      transaction((tx, rows, now) =>
+        applyMove(
+          tx,
+          rows,
+          { orderId, fence, to, reason, details, release: options.release ?? true },
+          now,
+        ),
+      ),
+
+    moveMany: (moves) =>
+      transaction(async (tx, rows, now) => {
+        const written: boolean[] = [];
+        for (const move of moves) written.push(await applyMove(tx, rows, move, now));
+        return written;
+      }),
+  };
+}
+
+/** Rows weighed against nothing, as insertNew journals them together. */
+function newRows(batchId: number, payouts: readonly PayoutInput[], now: number | null) {
+  const requests = payouts.map((payout) => payout.request);
+  return {
+    now,
+    batchId,
+    orderIds: requests.map((request) => request.orderId),
+    lines: payouts.map((payout) => payout.line),
+    values: requests.map((request) => request.value),
+    pixKeyTypes: requests.map((request) => request.pixKeyType),
+    pixKeys: requests.map((request) => request.pixKey),
+    documents: requests.map((request) => documentKey(request.cpfCnpj)),
+    cpfCnpjs: requests.map((request) => request.cpfCnpj),
+    names: requests.map((request) => request.person.name),
+    emails: requests.map((request) => request.person.email),
+    phones: requests.map((request) => request.person.phone),
+    hashes: requests.map((request) => payloadHash(request)),
+    references: payouts.map((payout) => payout.reference ?? null),
+    reasons: payouts.map((payout) => journaledFrom(batchId, payout.line)),
+  };
+}
+
+const journaledFrom = (batchId: number, line: number) =>
+  `journaled from batch ${batchId}, line ${line}`;
+
+function valuesFor(row: {
+  request: CashOutRequest;
+  batchId: number;
+  line: number;
+  hash: string;
+  reference: string | undefined;
+  now: number | null;
+}) {
+  const { request } = row;
+  return {
+    now: row.now,
+    orderId: request.orderId,
+    batchId: row.batchId,
+    line: row.line,
+    value: request.value,
+    pixKeyType: request.pixKeyType,
+    pixKey: request.pixKey,
+    document: documentKey(request.cpfCnpj),
+    cpfCnpj: request.cpfCnpj,
+    name: request.person.name,
+    email: request.person.email,
+    phone: request.person.phone,
+    hash: Buffer.from(row.hash, 'hex'),
+    reference: row.reference ?? null,
+  };
+}

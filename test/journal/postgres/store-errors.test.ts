@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { JournalError } from '../../../src/journal/journal-error.js';
+import { journalErrorOf, kindOfSqlState } from '../../../src/journal/postgres/store-errors.js';
+
+describe("PostgreSQL's failures as the journal's", () => {
+  it.each([
+    ['53100', 'full'], // disk_full
+    ['XX001', 'damaged'], // data_corrupted
+    ['XX002', 'damaged'], // index_corrupted
+    ['23505', 'refused'], // unique_violation
+    ['22P02', 'refused'], // invalid_text_representation
+    ['57P01', 'unavailable'], // admin_shutdown: the server restarting
+    ['08006', 'unavailable'], // connection_failure
+    ['57014', 'unavailable'], // query_canceled: statement_timeout
+    ['53300', 'unavailable'], // too_many_connections
+    ['40001', 'unavailable'], // serialization_failure
+  ] as const)('SQLSTATE %s is %s', (code, kind) => {
+    expect(kindOfSqlState(code)).toBe(kind);
+    expect(
+      journalErrorOf(Object.assign(new Error('said'), { code }), 'postgres://h/db'),
+    ).toMatchObject({ kind, storeCode: code, path: 'postgres://h/db', message: 'said' });
+  });
+
+  it("keeps the journal's own as they are, and says a socket's failure as unavailable", () => {
+    const own = new JournalError('refused', 'a move not allowed');
+    expect(journalErrorOf(own, 'postgres://h/db')).toBe(own);
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    expect(journalErrorOf(reset, 'postgres://h/db')).toMatchObject({
+      kind: 'unavailable',
+      storeCode: 'ECONNRESET',
+    });
+    expect(journalErrorOf('the pool ended', 'postgres://h/db').kind).toBe('unavailable');
+  });
+});
