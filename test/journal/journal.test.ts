@@ -438,8 +438,6 @@ const NOT_YET_ON_POSTGRES: readonly string[] = [
   'two files journaling one orderId at once: one payout, the other file a held line',
   'two owners claiming two copies of one payment at once: one is sent, the other held',
   'a person approving and another turning a waiting batch down at once: one answer wins',
-  'claims due polls by two owners at once: each row once',
-  'claims paid payouts to read again by two owners at once: each row once',
   'names a result file once: one name for one batch asked twice, two for two batches',
   'sends a failed payout again once when two people ask at once',
   'calls every member of the interface',

@@ -43,6 +43,9 @@ type Payouts = Pick<
   | 'claimToSend'
   | 'unclaim'
   | 'claimAbandoned'
+  | 'claimDue'
+  | 'claimPaid'
+  | 'nextPollAt'
   | 'markResending'
   | 'move'
   | 'moveMany'
@@ -66,6 +69,15 @@ type AbandonedParams = Now & {
   batchId: number;
   line: number;
 };
+
+/** The rows `picked` (a CTE) leased to @owner, each with the next claim epoch as its fence. */
+const LEASE_PICKED = `
+  UPDATE payouts p SET lease_owner = @owner, lease_until = ${AT} + @leaseMs,
+    fence = nextval('claim_epochs'), updated_at = ${AT}
+  FROM picked WHERE p.id = picked.id
+  RETURNING ${CLAIM_COLUMNS.split(', ')
+    .map((column) => `p.${column}`)
+    .join(', ')}`;
 
 const statements = {
   insertPayout: statement<
@@ -170,12 +182,37 @@ const statements = {
          AND (batch_id, line) > (@batchId, @line)
        ORDER BY batch_id, line LIMIT @limit
        FOR UPDATE SKIP LOCKED)
-     UPDATE payouts p SET lease_owner = @owner, lease_until = ${AT} + @leaseMs,
-       fence = nextval('claim_epochs'), updated_at = ${AT}
-     FROM picked WHERE p.id = picked.id
-     RETURNING ${CLAIM_COLUMNS.split(', ')
-       .map((column) => `p.${column}`)
-       .join(', ')}`,
+     ${LEASE_PICKED}`,
+  ),
+  // Pending payouts whose poll is due, soonest first, not leased by a live process.
+  claimDue: statement<Now & { owner: string; leaseMs: number; limit: number }>(
+    'claim-due',
+    `WITH picked AS (
+       SELECT id FROM payouts
+       WHERE state = 'pending' AND transaction_id IS NOT NULL
+         AND (next_poll_at IS NULL OR next_poll_at <= ${AT})
+         AND (lease_until IS NULL OR lease_until <= ${AT})
+       ORDER BY next_poll_at NULLS FIRST LIMIT @limit
+       FOR UPDATE SKIP LOCKED)
+     ${LEASE_PICKED}`,
+  ),
+  // Paid payouts sent since @since, after orderId @after (paging), to be read again.
+  claimPaid: statement<
+    Now & { owner: string; leaseMs: number; limit: number; since: number; after: string }
+  >(
+    'claim-paid',
+    `WITH picked AS (
+       SELECT id FROM payouts
+       WHERE state = 'paid' AND transaction_id IS NOT NULL AND last_sent_at >= @since
+         AND (lease_until IS NULL OR lease_until <= ${AT}) AND order_id > @after
+       ORDER BY order_id LIMIT @limit
+       FOR UPDATE SKIP LOCKED)
+     ${LEASE_PICKED}`,
+  ),
+  nextPollAt: statement(
+    'next-poll-at',
+    `SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts
+     WHERE state = 'pending' AND transaction_id IS NOT NULL`,
   ),
   // Only while the claim is ours and its lease runs, by the journal's clock.
   markResending: statement<Now & { orderId: string; fence: number; leaseMs: number }>(
@@ -474,6 +511,30 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
         }
         return claims;
       }),
+
+    claimDue: (owner, limit, leaseMs) =>
+      transaction(async (tx, _rows, now) =>
+        (
+          await tx.rows<ClaimRow, Now & { owner: string; leaseMs: number; limit: number }>(
+            statements.claimDue,
+            { now, owner, leaseMs, limit },
+          )
+        ).map(toClaim),
+      ),
+
+    claimPaid: (owner, limit, leaseMs, since, after = '') =>
+      transaction(async (tx, _rows, now) =>
+        (
+          await tx.rows<
+            ClaimRow,
+            Now & { owner: string; leaseMs: number; limit: number; since: number; after: string }
+          >(statements.claimPaid, { now, owner, leaseMs, limit, since, after })
+        ).map(toClaim),
+      ),
+
+    nextPollAt: async () =>
+      (await pooled.rows<{ at: number | null }, object>(statements.nextPollAt, {}))[0]?.at ??
+      undefined,
 
     markResending: (claim, reason, leaseMs) =>
       transaction((tx, rows, now) =>
