@@ -424,8 +424,6 @@ const NOT_YET_ON_POSTGRES: readonly string[] = [
   'a row a person released as a new payment is not held again when it is claimed',
   'lists each held row with the payout it repeats, and releases only the rows named',
   'a file a person turned down covers nothing',
-  'a postback brings a poll forward: a pending row is due now and an older in-flight poll loses its fence; a row still sending keeps the request for when it is pending',
-  "brings a batch's polls forward to a time after each payout's own send: never later than planned, never another batch's",
   'sends nothing from a batch still being admitted or held, and resumes an interrupted admission',
   'in recovery, has every payout never sent from it looked up first, once',
   'opens a waiting batch once a person approves it; a second answer changes nothing',

@@ -380,8 +380,6 @@ export async function openPostgresJournal(
     lookUpNeverSent: notYet('lookUpNeverSent'),
     firstSendSamples: notYet('firstSendSamples'),
     forgottenOrderIds: notYet('forgottenOrderIds'),
-    pollNow: notYet('pollNow'),
-    pollBatchSooner: notYet('pollBatchSooner'),
     retryPayouts: notYet('retryPayouts'),
     retryTargetsOf: notYet('retryTargetsOf'),
     hasRetries: notYet('hasRetries'),

@@ -46,6 +46,8 @@ type Payouts = Pick<
   | 'claimDue'
   | 'claimPaid'
   | 'nextPollAt'
+  | 'pollNow'
+  | 'pollBatchSooner'
   | 'markResending'
   | 'move'
   | 'moveMany'
@@ -61,6 +63,8 @@ const coverKeyOf = (request: CashOutRequest, reference: string | undefined): Cov
 interface Now {
   now: number | null;
 }
+
+type PollHint = Now & { transactionId: number | null; orderId: string | null };
 
 type AbandonedParams = Now & {
   owner: string;
@@ -213,6 +217,29 @@ const statements = {
     'next-poll-at',
     `SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts
      WHERE state = 'pending' AND transaction_id IS NOT NULL`,
+  ),
+  // A postback names a pending payout: due now, and a poll in flight loses its fence.
+  pollPendingNow: statement<PollHint>(
+    'poll-pending-now',
+    `UPDATE payouts SET next_poll_at = ${AT}, fence = nextval('claim_epochs'),
+       lease_owner = NULL, lease_until = NULL
+     WHERE state = 'pending' AND (transaction_id = @transactionId::bigint
+       OR (@transactionId::bigint IS NULL AND order_id = @orderId))`,
+  ),
+  // One still sending or unknown is polled as soon as it is pending.
+  pollSoon: statement<PollHint>(
+    'poll-soon',
+    `UPDATE payouts SET next_poll_at = ${AT}
+     WHERE state IN ('sending', 'unknown')
+       AND (transaction_id = @transactionId::bigint OR order_id = @orderId)`,
+  ),
+  // Only ever sooner: a poll a postback brought forward, or a row already due, stays.
+  pollBatchSooner: statement<Now & { batchId: number; afterSentMs: number }>(
+    'poll-batch-sooner',
+    `UPDATE payouts SET next_poll_at = GREATEST(${AT}, last_sent_at + @afterSentMs)
+     WHERE batch_id = @batchId AND state = 'pending' AND transaction_id IS NOT NULL
+       AND last_sent_at IS NOT NULL
+       AND next_poll_at > GREATEST(${AT}, last_sent_at + @afterSentMs)`,
   ),
   // Only while the claim is ours and its lease runs, by the journal's clock.
   markResending: statement<Now & { orderId: string; fence: number; leaseMs: number }>(
@@ -535,6 +562,20 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
     nextPollAt: async () =>
       (await pooled.rows<{ at: number | null }, object>(statements.nextPollAt, {}))[0]?.at ??
       undefined,
+
+    pollNow: (hint) =>
+      transaction(async (tx, _rows, now) => {
+        const params = {
+          now,
+          transactionId: hint.transactionId ?? null,
+          orderId: hint.orderId ?? null,
+        };
+        const pending = await tx.count(statements.pollPendingNow, params);
+        return pending + (await tx.count(statements.pollSoon, params)) > 0;
+      }),
+
+    pollBatchSooner: (batchId, afterSentMs) =>
+      pooled.count(statements.pollBatchSooner, { now: clock(), batchId, afterSentMs }),
 
     markResending: (claim, reason, leaseMs) =>
       transaction((tx, rows, now) =>
