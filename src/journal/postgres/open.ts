@@ -18,7 +18,8 @@ import type { RowState } from '../states.js';
 import { inTransaction, onPool, poolFor, type Runner } from './connection.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { createPayouts } from './payouts.js';
-import { rowsOn, toBatch } from './rows.js';
+import { toBatch } from '../sqlite/context.js';
+import { rowsOn } from './rows.js';
 import { AT, statement } from './sql.js';
 import { journalErrorOf } from './store-errors.js';
 

@@ -8,10 +8,12 @@ import type { Said } from '../../messages/said.js';
 import { sayInEnglish } from '../../messages/say.js';
 import { isPeriod } from '../../csv/reference.js';
 import type { Covering, Known } from '../admission.js';
-import type { BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import { canMove, MAY_MOVE_MONEY, SENT, type HoldReason, type RowState } from '../states.js';
-import type { BatchLine, BatchRecord, Claim, PayoutRecord } from '../types.js';
+import type { BatchLine, Claim, PayoutRecord } from '../types.js';
+// The row shapes both stores read alike, and their mapping to the journal's types.
+import { saidOf, toCovering, type BatchRow, type CoveringRow } from '../sqlite/context.js';
+import { saidJson } from '../sqlite/rows.js';
 import type { Runner } from './connection.js';
 import { AT, inList, statement } from './sql.js';
 
@@ -82,11 +84,6 @@ export interface PayoutRow extends ClaimRow {
   lease_until: number | null;
 }
 
-export const saidOf = (json: string | null): Said | null =>
-  json === null ? null : (JSON.parse(json) as Said);
-export const saidJson = (said: Said | null | undefined): string | null =>
-  said ? JSON.stringify(said) : null;
-
 export const toPayout = (row: PayoutRow): PayoutRecord => ({
   ...toClaim(row),
   valueCents: row.value_cents,
@@ -100,68 +97,6 @@ export const toPayout = (row: PayoutRow): PayoutRecord => ({
   processedAt: row.processed_at,
   leaseOwner: row.lease_owner,
   leaseUntil: row.lease_until,
-});
-
-export interface BatchRow {
-  id: number;
-  file_name: string;
-  sha256: string;
-  received_at: number;
-  state: BatchState;
-  rows: number;
-  valid: number;
-  invalid: number;
-  total_cents: number;
-  problems: string;
-  result_name: string | null;
-  awaiting_name: string | null;
-  held_because: string | null;
-  name_key: string | null;
-  name_number: number | null;
-  order_id_home: string | null;
-}
-
-export const toBatch = (row: BatchRow): BatchRecord => ({
-  id: row.id,
-  fileName: row.file_name,
-  sha256: row.sha256,
-  receivedAt: row.received_at,
-  state: row.state,
-  rows: row.rows,
-  valid: row.valid,
-  invalid: row.invalid,
-  totalCents: row.total_cents,
-  problems: JSON.parse(row.problems) as Said[],
-  awaitingName: row.awaiting_name,
-  heldBecause: saidOf(row.held_because),
-  nameKey: row.name_key,
-  nameNumber: row.name_number ?? 1,
-  orderIdHome: row.order_id_home,
-  resultName: row.result_name,
-});
-
-interface CoveringRow {
-  order_id: string;
-  batch_id: number;
-  line: number;
-  state: RowState;
-  admitted_at: number;
-  transaction_id: number | null;
-  value_cents: number;
-  file_name: string;
-  reference: string | null;
-}
-
-const toCovering = (row: CoveringRow): Covering => ({
-  orderId: row.order_id,
-  batchId: row.batch_id,
-  line: row.line,
-  state: row.state,
-  fileName: row.file_name,
-  admittedAt: row.admitted_at,
-  transactionId: row.transaction_id,
-  valueCents: row.value_cents,
-  reference: row.reference,
 });
 
 /** What the cover rule weighs a row by (see sqlite/rows.ts, whose rule this is too). */
