@@ -4,7 +4,7 @@
  * renders every message of both.
  */
 import type { FileState } from './file-state.js';
-import type { RowState } from '../journal/states.js';
+import type { RowState } from '../domain/row-states.js';
 import type { Language } from './language.js';
 import { en } from './en.js';
 import { ptBR } from './pt-BR.js';

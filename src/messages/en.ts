@@ -1,7 +1,7 @@
 /** English: the words the result files, summaries and tests have always used. */
 import { formatCents } from './money.js';
 import { FIELD_ALIASES, FIELD_LABELS, type PayoutField } from './fields.js';
-import type { RowState } from '../journal/states.js';
+import type { RowState } from '../domain/row-states.js';
 import type { Catalog, HelpTexts } from './catalog.js';
 import type { BytePosition, ControlSource, Payees, SaidTexts } from './said.js';
 

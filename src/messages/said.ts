@@ -4,7 +4,7 @@
  * its report speak the accountant's language while the journal keeps English.
  */
 import type { DocumentKind, PayoutField } from './fields.js';
-import type { RowState } from '../journal/states.js';
+import type { RowState } from '../domain/row-states.js';
 
 /** Where a control total comes from: the file's own total line, or a sidecar file. */
 export type ControlSource = { totalLine: number } | { sidecar: string };
