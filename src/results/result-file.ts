@@ -9,7 +9,7 @@ import { PIX_KEY_TYPES } from '../gateway/contract.js';
 import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
 import { saidNow } from '../journal/answers.js';
 import type { RowState } from '../journal/states.js';
-import { CATALOGS, RESULT_COLUMNS, type Catalog, type StatusWord } from '../messages/catalog.js';
+import { CATALOGS, type Catalog, type StatusWord } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
 import { reaisWith } from '../messages/money.js';
 import {
@@ -20,6 +20,7 @@ import {
   shownPixKey,
   spreadsheetTime,
 } from './cells.js';
+import { RESULT_COLUMNS, type ResultColumn } from './columns.js';
 import { say, sayInEnglish } from '../messages/say.js';
 
 /** Starts whatever is written or printed from a journal bound to the embedded sandbox. */
@@ -72,7 +73,7 @@ export function holdMessage(
 /** States of a covering payout that leave the row it covered unpaid. */
 const UNDONE: ReadonlySet<RowState> = new Set(['refunded', 'failed', 'canceled', 'rejected']);
 
-export type ResultRecord = Record<(typeof RESULT_COLUMNS)[number], string>;
+export type ResultRecord = Record<ResultColumn, string>;
 
 /**
  * One input line's result, as text. `fee` and `net` are the gateway's text, verbatim but
