@@ -25,7 +25,8 @@ export interface Context {
    * waiting for the disk (synchronous=NORMAL): a row admitted leaves only after a claim's
    * FULL commit, whose sync of the write-ahead log makes every commit before it durable
    * too. A power cut may lose the last chunks of a file still being admitted, which its
-   * next run admits again. A million rows are 500 commits: each sync costs a few ms.
+   * next run admits again: a wait for the disk at each of a large file's commits would slow
+   * admission for no safety gained (docs/benchmarks.md, admit).
    * Nor does its commit copy the log into the database (a checkpoint) until the log holds
    * ADMITTING_CHECKPOINT_PAGES: see there.
    */
