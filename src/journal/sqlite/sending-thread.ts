@@ -32,7 +32,7 @@ export type SendingCall = {
      * as the journal's own would be by its clock (tests move that clock). A claim that
      * waits there (behind another call, for another process's lock) keeps the time it was
      * asked at: its lease and last send start then, and the engine counts a row claimed
-     * ahead as waiting from that time (see claimRows in engine.ts).
+     * ahead as waiting from that time (see claimRows in engine/claim-ahead.ts).
      */
     now: number;
     recoverySince: number | null;
