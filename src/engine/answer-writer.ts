@@ -5,7 +5,7 @@
  * ran dry, the run stopped). An answer not yet written when the process dies leaves its
  * row `sending`, which the next run resolves by lookup.
  */
-import type { JournalPayouts, Move } from '../journal/journal.js';
+import type { JournalAnswers, Move } from '../journal/journal.js';
 import { failpoint } from '../runtime/failpoint.js';
 
 export interface AnswerWriter {
@@ -26,7 +26,7 @@ export interface AnswerWriter {
 }
 
 export function createAnswerWriter(options: {
-  journal: Pick<JournalPayouts, 'moveMany'>;
+  journal: JournalAnswers;
   groupMs: number;
   groupSize: number;
   /**

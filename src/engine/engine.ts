@@ -15,7 +15,15 @@
  */
 import type { GatewayClient } from '../gateway/client.js';
 import type { CashOutRequest } from '../gateway/contract.js';
-import type { AdmissionRules, Claim, Journal, Move } from '../journal/journal.js';
+import type {
+  AdmissionRules,
+  Claim,
+  JournalAnswers,
+  JournalFollowing,
+  JournalRecovery,
+  JournalSending,
+  Move,
+} from '../journal/journal.js';
 import type { Clock } from '../runtime/clock.js';
 import { failpoint } from '../runtime/failpoint.js';
 import { createAnswerWriter } from './answer-writer.js';
@@ -31,8 +39,14 @@ const GROUP_COMMIT_MS = 10;
 const FROZEN_REASON =
   'not sent: its claim was older than half its lease when its request was to leave (the process was stopped or paused); given back';
 
-export interface EngineDeps {
-  journal: Journal;
+/** The journal's aggregates the engine's loops use: each loop takes only its own. */
+export type EngineJournal = JournalSending & JournalAnswers & JournalRecovery & JournalFollowing;
+
+/** What resolving a row with no clear answer uses: it may send it again. */
+type Resolving = JournalRecovery & JournalSending & JournalAnswers;
+
+export interface EngineDeps<J = EngineJournal> {
+  journal: J;
   gateway: GatewayClient;
   clock: Clock;
   /**
@@ -89,7 +103,10 @@ export interface EngineReport {
 }
 
 /** Sends every queued payout, until none is left or the run must stop. */
-export async function sendQueued(deps: EngineDeps, options: EngineOptions): Promise<EngineReport> {
+export async function sendQueued(
+  deps: EngineDeps<JournalSending & JournalAnswers>,
+  options: EngineOptions,
+): Promise<EngineReport> {
   const { journal, gateway, pool } = deps;
   let sent = 0;
   let stopped: string | undefined;
@@ -233,7 +250,7 @@ export interface ResolveReport {
  * stay `unknown` for a later pass.
  */
 export async function resolveUnknown(
-  deps: EngineDeps,
+  deps: EngineDeps<Resolving>,
   options: EngineOptions,
 ): Promise<ResolveReport> {
   const { journal, pool } = deps;
@@ -277,7 +294,7 @@ type ResolveOutcome =
  * second at least, once `graceMs` has passed since its last send: never on old answers.
  */
 async function resolveOne(
-  deps: EngineDeps,
+  deps: EngineDeps<Resolving>,
   options: EngineOptions,
   claim: Claim,
 ): Promise<ResolveOutcome> {
@@ -337,7 +354,7 @@ async function resolveOne(
  * its name made, from a journal a home folder restored from a backup forgot.
  */
 async function lookUpForgotten(
-  deps: EngineDeps,
+  deps: EngineDeps<JournalRecovery>,
   claim: Claim,
 ): Promise<{ kind: 'adopt'; decision: Decision } | { kind: 'absent' | 'unsure' }> {
   const { journal, gateway, pool } = deps;
@@ -353,7 +370,7 @@ async function lookUpForgotten(
 
 /** Sends an unknown row again, with its own orderId, after marking it `sending` durably. */
 async function resend(
-  deps: EngineDeps,
+  deps: EngineDeps<Resolving>,
   options: EngineOptions,
   claim: Claim,
 ): Promise<ResolveOutcome> {
@@ -386,7 +403,7 @@ async function resend(
 
 /** Writes the decisions of claimed rows in one commit, each only while its fence holds. */
 export async function record(
-  deps: EngineDeps,
+  deps: EngineDeps<JournalAnswers>,
   options: EngineOptions,
   answers: readonly Answer[],
 ): Promise<void> {
@@ -394,7 +411,11 @@ export async function record(
 }
 
 /** The journal's move for a decision: a row that becomes pending gets its first poll time. */
-function moveOf(deps: EngineDeps, options: EngineOptions, { claim, decision }: Answer): Move {
+function moveOf(
+  deps: Pick<EngineDeps, 'clock' | 'random'>,
+  options: EngineOptions,
+  { claim, decision }: Answer,
+): Move {
   return {
     orderId: claim.orderId,
     fence: claim.fence,

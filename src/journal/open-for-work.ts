@@ -7,7 +7,13 @@
 import { readdirSync } from 'node:fs';
 import { PayoutsError } from '../errors.js';
 import { explainJournalFailure } from './failures.js';
-import type { Journal, JournalLocation, JournalState } from './journal.js';
+import type {
+  Journal,
+  JournalLocation,
+  JournalRecovery,
+  JournalState,
+  JournalStore,
+} from './journal.js';
 import {
   journalState,
   openJournal,
@@ -216,7 +222,7 @@ async function lossOf(
  * journal starts recovering, so every payout not yet sent is looked up first.
  */
 export async function behindTheGateway(
-  journal: Journal,
+  journal: JournalStore & JournalRecovery,
   found: FoundAtGateway,
   options: Pick<OpenForWorkOptions, 'recover' | 'note'>,
 ): Promise<void> {

@@ -6,7 +6,12 @@
 import { openAtomicCsv, type CsvDialect } from '../csv/atomic-csv.js';
 import { safeCell } from '../csv/safe-cell.js';
 import { PIX_KEY_TYPES } from '../gateway/contract.js';
-import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
+import type {
+  BatchRecord,
+  JournalGateway,
+  JournalReports,
+  ResultEntry,
+} from '../journal/journal.js';
 import { saidNow } from '../journal/answers.js';
 import type { RowState } from '../journal/states.js';
 import { CATALOGS, type Catalog, type StatusWord } from '../messages/catalog.js';
@@ -179,7 +184,10 @@ const PAGE = 2_000;
  * Every line of a batch in file order, read from the journal a page at a time: memory
  * stays flat for a large file, and no cursor stays open while the caller awaits.
  */
-export async function* entriesOf(journal: Journal, batchId: number): AsyncGenerator<ResultEntry> {
+export async function* entriesOf(
+  journal: JournalReports,
+  batchId: number,
+): AsyncGenerator<ResultEntry> {
   for (let after = 0; ;) {
     const page = await journal.resultEntries(batchId, after, PAGE);
     yield* page;
@@ -196,7 +204,7 @@ export async function* entriesOf(journal: Journal, batchId: number): AsyncGenera
  * rows in a spreadsheet where a title line would not. Results of a real gateway have none.
  */
 export async function writeResultFile(
-  journal: Journal,
+  journal: JournalReports & JournalGateway,
   batch: BatchRecord,
   path: string,
   format: ResultFormat,

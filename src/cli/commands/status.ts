@@ -14,7 +14,13 @@ import {
   type PendingTooLong,
 } from '../../inbox/pending-alert.js';
 import { skippedFiles } from '../../inbox/skipped.js';
-import type { BatchRecord, Journal, ResultEntry } from '../../journal/journal.js';
+import type {
+  BatchRecord,
+  JournalApproval,
+  JournalBatches,
+  JournalReports,
+  ResultEntry,
+} from '../../journal/journal.js';
 import {
   SANDBOX_MARK,
   entriesOf,
@@ -30,6 +36,9 @@ import { keyValueLines } from '../format.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
+
+/** What listing batches reads: their totals, lines and events, and what replaced one. */
+type Listing = JournalBatches & JournalReports & JournalApproval;
 
 export function statusCommand(io: CliIo, { command: { status: words } }: HelpTexts): Command {
   return new Command('status')
@@ -75,7 +84,7 @@ export function statusCommand(io: CliIo, { command: { status: words } }: HelpTex
  * `(corrigida)` dropped, as the rules on who is paid read names), or the one whose result
  * or archive file bears it (`fornecedores.2026-11-23.csv`).
  */
-async function batchesNamed(journal: Journal, name: string): Promise<BatchRecord[]> {
+async function batchesNamed(journal: JournalBatches, name: string): Promise<BatchRecord[]> {
   const key = foldText(batchStem(name));
   const all = await journal.batches();
   const bearing = all.filter(
@@ -95,7 +104,11 @@ function timeOf(ms: number, timeZone: string): string {
 }
 
 /** `batch 1  pay.csv  received 2026-11-23T04:28:08-03:00  done: 2 paid (R$ 40,00)` */
-async function batchLine(journal: Journal, batch: BatchRecord, timeZone: string): Promise<string> {
+async function batchLine(
+  journal: JournalReports & JournalApproval,
+  batch: BatchRecord,
+  timeZone: string,
+): Promise<string> {
   const totals = describeTotals(await journal.rowTotalsOfBatch(batch.id));
   // Waiting only for its copy's answer: nothing of it is left to approve.
   const replaced =
@@ -105,7 +118,7 @@ async function batchLine(journal: Journal, batch: BatchRecord, timeZone: string)
 }
 
 async function listBatches(
-  journal: Journal,
+  journal: Listing,
   out: Output,
   sandbox: boolean,
   tooLong: (batchId: number) => Promise<PendingTooLong | undefined>,
@@ -195,7 +208,7 @@ function jsonRow(record: ResultRecord, entry: ResultEntry) {
 
 /** Every line of the file's batches, in file order. */
 async function listRows(
-  journal: Journal,
+  journal: Listing,
   batches: BatchRecord[],
   out: Output,
   sandbox: boolean,
@@ -273,7 +286,7 @@ async function listRows(
 }
 
 async function showPayout(
-  journal: Journal,
+  journal: JournalReports & JournalBatches,
   orderId: string,
   out: Output,
   sandbox: boolean,

@@ -4,7 +4,7 @@ import { admit, documentKey, duplicateSaid, payloadHash } from '../admission.js'
 import { isResumed, planAdmission } from '../rules/admission.js';
 import { sayInEnglish } from '../../messages/say.js';
 import { JournalError } from '../journal-error.js';
-import type { JournalPayouts } from '../journal.js';
+import type { JournalAdmission } from '../journal.js';
 import type { AdmissionRules, AdmittedPayout, PayoutInput } from '../types.js';
 import { RETRYABLE, type RowState } from '../states.js';
 import {
@@ -17,10 +17,7 @@ import {
 } from './context.js';
 import { coverKeyOf, WITHIN_WINDOW, type Rows } from './rows.js';
 
-type Admitting = Pick<
-  Synchronous<JournalPayouts>,
-  'admitPayouts' | 'known' | 'weigh' | 'failedRepeatOf'
->;
+type Admitting = Synchronous<JournalAdmission>;
 
 /** A payout's row as admission writes it (a retry's too, with what it retries). */
 export interface PayoutParams {

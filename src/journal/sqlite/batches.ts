@@ -2,7 +2,12 @@
 import type { BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import type { HoldReason } from '../states.js';
-import type { JournalBatches } from '../journal.js';
+import type {
+  JournalApproval,
+  JournalBatches,
+  JournalCorrections,
+  JournalIntake,
+} from '../journal.js';
 import { homeTag } from '../../csv/order-id.js';
 import type {
   AdmissionRules,
@@ -34,7 +39,7 @@ export function createBatches(
   { db, now, writing, admitting }: Context,
   rows: Rows,
   corrections: Corrections,
-): Synchronous<JournalBatches> {
+): Synchronous<JournalIntake & JournalBatches & JournalApproval & JournalCorrections> {
   const statements = {
     insertBatch: db.prepare<{
       fileName: string;
@@ -223,7 +228,7 @@ export function createBatches(
     }),
 
     finishBatch: writing(
-      (...[batchId, figures, holdReason, rules]: Parameters<JournalBatches['finishBatch']>) => {
+      (...[batchId, figures, holdReason, rules]: Parameters<JournalIntake['finishBatch']>) => {
         if (figures.state === 'held' || figures.state === 'unusable') {
           rows.holdQueuedRows(batchId, 'file', holdReason ?? figures.state);
         } else if (rules) {

@@ -3,7 +3,15 @@
  * lease and a fence, the moves answers make, and retries (retries.ts).
  */
 import { JournalError } from '../journal-error.js';
-import type { JournalPayouts } from '../journal.js';
+import type {
+  JournalAdmission,
+  JournalAnswers,
+  JournalFollowing,
+  JournalRecovery,
+  JournalReports,
+  JournalRetries,
+  JournalSending,
+} from '../journal.js';
 import { sampleLines } from '../first-send.js';
 import { FORGOTTEN_BATCHES, orderIdsAsBatches } from '../../csv/order-id.js';
 import { PIX_KEY_TYPES, type CashOutRequest } from '../../gateway/contract.js';
@@ -26,7 +34,15 @@ export function createPayouts(
   context: Context,
   rows: Rows,
   sending: Sending,
-): Synchronous<JournalPayouts> {
+): Synchronous<
+  Omit<JournalSending, 'sendable'> &
+    JournalAnswers &
+    Omit<JournalRecovery, 'startRecovery'> &
+    JournalFollowing &
+    JournalAdmission &
+    JournalRetries &
+    Pick<JournalReports, 'payout'>
+> {
   const { db, now, writing } = context;
   const statements = {
     // Only rows of open batches: a file still being read, or held, sends nothing.

@@ -46,7 +46,7 @@ interface HeldRowRow {
   repeats_state: RowState | null;
 }
 
-export function createReports({ db }: Context): Synchronous<JournalReports> {
+export function createReports({ db }: Context): Synchronous<Omit<JournalReports, 'payout'>> {
   const statements = {
     // A line that is not a payout counts as its kind: a replay or a held orderId of another
     // file never counts as what became of that file's payout (it was not paid by this one).

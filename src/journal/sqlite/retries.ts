@@ -2,7 +2,7 @@
 import type { CashOutRequest } from '../../gateway/contract.js';
 import { duplicateSaid } from '../admission.js';
 import { JournalError } from '../journal-error.js';
-import type { JournalPayouts } from '../journal.js';
+import type { JournalRetries } from '../journal.js';
 import { MAY_MOVE_MONEY, RETRYABLE, type HoldReason, type RowState } from '../states.js';
 import type { AdmissionRules, RetryResult } from '../types.js';
 import { payoutParams, REQUEST_COLUMNS, REQUEST_VALUES, type PayoutParams } from './admitting.js';
@@ -35,7 +35,7 @@ interface RetryRow {
   reference: string | null;
 }
 
-type Retries = Pick<Synchronous<JournalPayouts>, 'retryPayouts' | 'retryTargetsOf' | 'hasRetries'>;
+type Retries = Synchronous<JournalRetries>;
 
 export function createRetries({ db, now, writing }: Context, rows: Rows): Retries {
   const statements = {

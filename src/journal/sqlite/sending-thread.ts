@@ -13,13 +13,13 @@
  */
 import { Worker } from 'node:worker_threads';
 import { JournalError, type JournalErrorKind } from '../journal-error.js';
-import type { JournalPayouts } from '../journal.js';
+import type { JournalAnswers, JournalSending } from '../journal.js';
 import type { Synchronous } from './context.js';
 import { journalErrorOf } from './store-errors.js';
 
 /** The journal's methods the thread runs. */
 export type SendingMethod = 'claimToSend' | 'moveMany' | 'unclaim';
-export type SendingMethods = Pick<Synchronous<JournalPayouts>, SendingMethod>;
+export type SendingMethods = Pick<Synchronous<JournalSending & JournalAnswers>, SendingMethod>;
 
 /** One call, as the thread receives it. */
 export type SendingCall = {
