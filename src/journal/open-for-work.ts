@@ -15,11 +15,11 @@ import type {
   JournalStore,
 } from './journal.js';
 import {
+  journalAddress,
   journalState,
   openJournal,
   openJournalReadOnly,
   restoreOf,
-  sqliteJournalAt,
 } from './open.js';
 import {
   describeBehind,
@@ -33,7 +33,7 @@ import {
 } from './loss.js';
 import {
   createMarker,
-  markerPathOf,
+  markerIn,
   MarkerError,
   openMarker,
   readMarker,
@@ -53,6 +53,8 @@ export class JournalLossError extends PayoutsError {
 }
 
 export interface OpenForWorkOptions {
+  /** The home folder: its marker is kept there, wherever the journal's store is. */
+  home: string;
   /** Folders whose files show the home has worked before (processing/, archive/, results/). */
   historyFolders: readonly string[];
   /** A person chose recovery (`run --recover`): a loss is recorded and work goes on. */
@@ -64,13 +66,13 @@ export interface OpenForWorkOptions {
 }
 
 export async function openJournalForWork(
-  path: string,
+  location: JournalLocation,
   options: OpenForWorkOptions,
 ): Promise<Journal> {
   const note = options.note ?? (() => undefined);
-  const location = sqliteJournalAt(path);
+  const path = journalAddress(location);
   const restore = restoreOf(location);
-  const markerPath = markerPathOf(path);
+  const markerPath = markerIn(options.home);
   let marker: MarkerState | undefined;
   try {
     marker = readMarker(markerPath);
@@ -171,15 +173,14 @@ export async function openJournalForWork(
  * not even a marker.
  */
 export async function readJournal(
-  path: string,
-  historyFolders: readonly string[],
+  location: JournalLocation,
+  home: Pick<OpenForWorkOptions, 'home' | 'historyFolders'>,
   now: () => number,
 ): Promise<{ journal: Journal | undefined; loss: string | undefined }> {
-  const location = sqliteJournalAt(path);
   const state = journalState(location);
   const journal = state === 'absent' ? undefined : openJournalReadOnly(location, now);
   try {
-    return { journal, loss: await lossOf(journal, state, location, historyFolders) };
+    return { journal, loss: await lossOf(journal, state, location, home) };
   } catch (error) {
     await journal?.close();
     throw error;
@@ -190,13 +191,13 @@ async function lossOf(
   journal: Journal | undefined,
   state: JournalState,
   location: JournalLocation,
-  historyFolders: readonly string[],
+  { home, historyFolders }: Pick<OpenForWorkOptions, 'home' | 'historyFolders'>,
 ): Promise<string | undefined> {
-  const { path } = location;
+  const path = journalAddress(location);
   const restore = restoreOf(location);
   let marker: MarkerState | undefined;
   try {
-    marker = readMarker(markerPathOf(path));
+    marker = readMarker(markerIn(home));
   } catch (error) {
     if (error instanceof MarkerError) return error.message;
     throw error;
