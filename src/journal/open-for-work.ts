@@ -8,19 +8,14 @@ import { readdirSync } from 'node:fs';
 import { PayoutsError } from '../errors.js';
 import { explainJournalFailure } from './failures.js';
 import type { Journal, JournalLocation, JournalState } from './journal.js';
-import {
-  journalState,
-  openJournal,
-  openJournalReadOnly,
-  restoreOf,
-  sqliteJournalAt,
-} from './open.js';
+import { journalState, openJournal, openJournalReadOnly, sqliteJournalAt } from './open.js';
 import {
   describeBehind,
   describeLoss,
   judgeBeforeOpen,
   judgeOpened,
   recoveryNote,
+  restoreOf,
   waysOn,
   type FoundAtGateway,
   type LossKind,
@@ -222,7 +217,8 @@ export async function behindTheGateway(
 ): Promise<void> {
   const what = describeBehind(found);
   if (!options.recover) {
-    throw new JournalLossError('behind', lossMessage(what, (await journal.describe()).restore));
+    const { kind, address } = await journal.describe();
+    throw new JournalLossError('behind', lossMessage(what, restoreOf({ kind, path: address })));
   }
   await journal.startRecovery(what);
   options.note?.(recoveryNote(what));

@@ -8,7 +8,6 @@ import {
   openSqliteJournal,
   openSqliteJournalReadOnly,
   sqliteJournalState,
-  sqliteRestore,
   type JournalOptions,
 } from './sqlite/open.js';
 
@@ -25,11 +24,6 @@ export function openJournalReadOnly(location: JournalLocation, now: () => number
 /** Whether there is a journal at the location, asked of its store, which is left as it was. */
 export function journalState(location: JournalLocation): JournalState {
   return sqliteJournalState(location.path);
-}
-
-/** How to put a good copy of the journal back, in its store's own way, as a person reads it. */
-export function restoreOf(location: JournalLocation): string {
-  return sqliteRestore(location.path);
 }
 
 /** The SQLite journal in this file. */

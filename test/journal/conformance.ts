@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { JournalError, type Claim, type Journal } from '../../src/journal/journal.js';
+import { restoreOf } from '../../src/journal/loss.js';
 import { canMove, type RowState } from '../../src/journal/states.js';
 import { journalThread, type JournalThread, type OpenedElsewhere } from './journal-thread.js';
 
@@ -864,7 +865,9 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       const described = await journal.describe();
       expect(described.schema).toBe(described.latestSchema);
       expect(described.address).toBe(journal.path);
-      expect(described.restore).not.toBe('');
+      expect(restoreOf({ kind: described.kind, path: described.address })).toContain(
+        described.address,
+      );
       const before = await journal.highWater();
       const id = await journal.recordBatch(batch, []);
       await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
