@@ -5,8 +5,8 @@
  * (no path: see JournalError) say all in their message.
  */
 import { JournalError } from './journal-error.js';
-import { waysOn } from './loss.js';
-import { restoreOf, sqliteJournalAt } from './open.js';
+import { restoreOf, waysOn } from './loss.js';
+import { sqliteJournalAt } from './open.js';
 
 /**
  * The sentence for a failure of the journal's store, or undefined when `error` is none.

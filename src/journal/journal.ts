@@ -57,7 +57,7 @@ import type {
 export type * from './types.js';
 export type { BatchState } from './batch-states.js';
 export { JournalError, type JournalErrorKind } from './journal-error.js';
-export { JOURNAL_STORE } from './sqlite/open.js';
+export { JOURNAL_STORE } from './sqlite.js';
 export { writeJournalView } from './sqlite/view.js';
 
 /**
@@ -99,8 +99,6 @@ export interface JournalDescription {
   schema: number;
   /** The schema version this payouts writes. */
   latestSchema: number;
-  /** How to put back a good copy of it: the store's own backup, said to a person. */
-  restore: string;
 }
 
 /** Which journal this is: its store, identity and loss facts, and its closing. */

@@ -14,19 +14,14 @@ import type {
   JournalState,
   JournalStore,
 } from './journal.js';
-import {
-  journalAddress,
-  journalState,
-  openJournal,
-  openJournalReadOnly,
-  restoreOf,
-} from './open.js';
+import { journalAddress, journalState, openJournal, openJournalReadOnly } from './open.js';
 import {
   describeBehind,
   describeLoss,
   judgeBeforeOpen,
   judgeOpened,
   recoveryNote,
+  restoreOf,
   waysOn,
   type FoundAtGateway,
   type LossKind,
@@ -229,7 +224,8 @@ export async function behindTheGateway(
 ): Promise<void> {
   const what = describeBehind(found);
   if (!options.recover) {
-    throw new JournalLossError('behind', lossMessage(what, (await journal.describe()).restore));
+    const { kind, address } = await journal.describe();
+    throw new JournalLossError('behind', lossMessage(what, restoreOf({ kind, path: address })));
   }
   await journal.startRecovery(what);
   options.note?.(recoveryNote(what));

@@ -16,6 +16,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { recordOpenBatch } from '../support/batch.js';
 import { useTempFolder } from '../support/files.js';
 import { TOKEN, cashOutRequest, clientFor, closedPort, ledgerCounts } from '../support/gateway.js';
+import { sayInEnglish } from '../../src/messages/say.js';
 
 const LEASE_MS = 30_000;
 
@@ -95,7 +96,7 @@ describe('the claim-ahead buffer, against the sandbox over HTTP and a SQLite jou
     (await Promise.all(ids.map((id) => journal.history(id))))
       .flat()
       .filter((entry) => entry.from === 'sending' && entry.to === 'queued')
-      .map((entry) => entry.reason);
+      .map((entry) => sayInEnglish(entry.reason));
 
   it('holds its rows ahead beyond the places it fills, claimed in the same commit', async () => {
     await admit(20);

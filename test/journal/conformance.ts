@@ -9,6 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { JournalError, type Claim, type Journal } from '../../src/journal/journal.js';
+import { restoreOf } from '../../src/journal/loss.js';
 import { canMove, type RowState } from '../../src/journal/states.js';
 import { journalThread, type JournalThread, type OpenedElsewhere } from './journal-thread.js';
 
@@ -243,7 +244,12 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         queued: 1,
       });
       expect(await journal.history('p-3')).toEqual([
-        { at: clock, from: null, to: 'queued', reason: 'journaled from batch 2, line 5' },
+        {
+          at: clock,
+          from: null,
+          to: 'queued',
+          reason: { code: 'auditJournaled', batchId: 2, line: 5 },
+        },
       ]);
     });
 
@@ -540,7 +546,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       expect((await journal.history('p-1')).at(-1)).toMatchObject({
         from: 'queued',
         to: 'sending',
-        reason: 'claimed by worker-a (attempt 1)',
+        reason: { code: 'auditClaimed', owner: 'worker-a', attempt: 1 },
       });
     });
 
@@ -645,7 +651,8 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       expect((await journal.history('p-2')).at(-1)).toMatchObject({
         from: 'sending',
         to: 'queued',
-        reason: 'not sent: the run stopped',
+        // A caller's reason, kept in its words.
+        reason: { code: 'english', text: 'not sent: the run stopped' },
       });
       // Claimed again as any queued row, by anyone.
       expect(
@@ -864,7 +871,9 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       const described = await journal.describe();
       expect(described.schema).toBe(described.latestSchema);
       expect(described.address).toBe(journal.path);
-      expect(described.restore).not.toBe('');
+      expect(restoreOf({ kind: described.kind, path: described.address })).toContain(
+        described.address,
+      );
       const before = await journal.highWater();
       const id = await journal.recordBatch(batch, []);
       await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
@@ -926,7 +935,12 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       expect(await journal.approveBatch(batchId)).toBe(false);
       expect(await journal.refuseBatch(batchId, 'too late')).toBe(false);
       expect(await journal.batchEvents(batchId)).toEqual([
-        { at: clock, event: 'approved', by: 'maria', detail: 'payouts approve' },
+        {
+          at: clock,
+          event: 'approved',
+          by: 'maria',
+          detail: { code: 'english', text: 'payouts approve' },
+        },
       ]);
       expect((await journal.batch(batchId))?.state).toBe('open');
       expect((await journal.claimToSend('a', 10, 60_000)).map((c) => c.orderId)).toEqual(['p-1']);

@@ -87,6 +87,30 @@ describe('the SQLite journal', () => {
       ]);
     });
 
+    it("keeps an audit entry's reason as a value, and reads the English an earlier version kept", async () => {
+      const journal = await openWithOneQueued();
+      await journal.claimToSend('run-1', 1, 60_000);
+      const path = journal.path;
+      expect((await journal.history('o-1')).map((entry) => entry.reason)).toEqual([
+        { code: 'auditJournaled', batchId: 1, line: 2 },
+        { code: 'auditClaimed', owner: 'run-1', attempt: 1 },
+      ]);
+      await journal.close();
+      opened.pop();
+      const raw = new Database(path);
+      const reasons = raw.prepare('SELECT reason FROM audit ORDER BY id').pluck().all();
+      expect(reasons.map((reason) => JSON.parse(String(reason)) as unknown)).toEqual([
+        { code: 'auditJournaled', batchId: 1, line: 2 },
+        { code: 'auditClaimed', owner: 'run-1', attempt: 1 },
+      ]);
+      raw.prepare('UPDATE audit SET reason = ? WHERE id = 1').run('journaled from batch 1, line 2');
+      raw.close();
+      expect((await open().history('o-1'))[0]?.reason).toEqual({
+        code: 'english',
+        text: 'journaled from batch 1, line 2',
+      });
+    });
+
     it('gives every request back as it was journaled, to the byte, though kept as columns', async () => {
       const person = { name: 'Ana Souza', email: 'ana@example.com', phone: '+5511987654321' };
       // In the reader's key order (toCashOutRequest), as every journaled request is.

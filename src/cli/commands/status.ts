@@ -231,7 +231,9 @@ async function listRows(
     for (const problem of batch.problems) out.line(`  ${sayInEnglish(problem)}`);
     // What people decided about it, with who and when (an approval, a release).
     for (const event of await journal.batchEvents(batch.id)) {
-      out.line(`  ${event.event} by ${event.by} at ${timeOf(event.at, timeZone)}: ${event.detail}`);
+      out.line(
+        `  ${event.event} by ${event.by} at ${timeOf(event.at, timeZone)}: ${sayInEnglish(event.detail)}`,
+      );
     }
     const pending = await tooLong(batch.id);
     if (pending) out.line(`  ${sayInEnglish(describePendingTooLong(pending))}`);
@@ -301,7 +303,7 @@ async function showPayout(
     ...payout,
     fee: gatewayFigure(payout.fee),
     net: gatewayFigure(payout.net),
-    history,
+    history: history.map((entry) => ({ ...entry, reason: sayInEnglish(entry.reason) })),
   });
   out.line(
     keyValueLines([
@@ -323,7 +325,7 @@ async function showPayout(
   out.line('\nHistory:');
   for (const entry of history) {
     out.line(
-      `  ${timeOf(entry.at, timeZone)}  ${entry.from ?? '(new)'} -> ${entry.to}: ${entry.reason}`,
+      `  ${timeOf(entry.at, timeZone)}  ${entry.from ?? '(new)'} -> ${entry.to}: ${sayInEnglish(entry.reason)}`,
     );
   }
 }

@@ -2,7 +2,7 @@
 import type { CashOutRequest } from '../../gateway/contract.js';
 import { admit, documentKey, duplicateSaid, payloadHash } from '../admission.js';
 import { isResumed, planAdmission } from '../rules/admission.js';
-import { sayInEnglish } from '../../messages/say.js';
+import { keptMessage } from '../kept-message.js';
 import { JournalError } from '../journal-error.js';
 import type { JournalAdmission } from '../journal.js';
 import type { AdmissionRules, AdmittedPayout, PayoutInput } from '../types.js';
@@ -120,10 +120,11 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
     switch (plan.write) {
       case 'insert':
         // The audit names the row just inserted by its id: no lookup of its orderId.
-        rows.auditNew(
-          Number(statements.insertPayout.run(params).lastInsertRowid),
-          `journaled from batch ${batchId}, line ${line}`,
-        );
+        rows.auditNew(Number(statements.insertPayout.run(params).lastInsertRowid), {
+          code: 'auditJournaled',
+          batchId,
+          line,
+        });
         break;
       case 'replace': {
         // The earlier row's own request, before the new one takes its place.
@@ -133,7 +134,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
           request.orderId,
           from,
           'queued',
-          `replaced by batch ${batchId}, line ${line}: the earlier payload never reached the gateway`,
+          { code: 'auditReplaced', batchId, line },
           () => statements.replacePayout.run({ ...params, from }),
         );
         if (plan.supersedes) {
@@ -144,7 +145,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
               kind: 'superseded',
               orderId: request.orderId,
               column: null,
-              message: sayInEnglish(plan.supersedes.said),
+              message: keptMessage(plan.supersedes.said),
               said: plan.supersedes.said,
               name: was ? was.person.name : null,
               valueCents: was ? was.value : null,
@@ -160,7 +161,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
             kind: 'held',
             orderId: request.orderId,
             column: null,
-            message: sayInEnglish(plan.said),
+            message: keptMessage(plan.said),
             said: plan.said,
             name: request.person.name,
             valueCents: request.value,
@@ -238,7 +239,7 @@ export function heldAtClaim(
   rows: Rows,
   row: QueuedRow,
   rules: AdmissionRules,
-  checked = 'checked again as it was claimed',
+  when: 'claimed' | 'correctionAnswered' = 'claimed',
 ): boolean {
   const key = {
     orderId: row.order_id,
@@ -260,7 +261,7 @@ export function heldAtClaim(
   );
   rows.holdQueuedRow(row.order_id, 'duplicate', said, {
     coveredBy: covering.orderId,
-    reason: `${checked}: ${sayInEnglish(said)}`,
+    reason: { code: 'auditCheckedAgain', when, said },
   });
   return true;
 }

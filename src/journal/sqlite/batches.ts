@@ -19,6 +19,8 @@ import type {
   BatchRecord,
 } from '../types.js';
 import {
+  english,
+  reasonOf,
   saidOf,
   toBatch,
   type BatchRow,
@@ -29,7 +31,6 @@ import {
 import { heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import type { Corrections } from './corrections.js';
 import { saidJson, type Rows } from './rows.js';
-import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
 
 /** Reasons whose release says a file's rows are new payments, not a copy of an earlier batch. */
@@ -121,7 +122,7 @@ export function createBatches(
     linesOfBatch: db.prepare<[number], LineRow>(
       `SELECT * FROM batch_lines WHERE batch_id = ? ORDER BY line`,
     ),
-    batchEvents: db.prepare<[number], BatchEvent>(
+    batchEvents: db.prepare<[number], Omit<BatchEvent, 'detail'> & { detail: string }>(
       `SELECT at, event, by, detail FROM batch_events WHERE batch_id = ? ORDER BY id`,
     ),
     supersededBy: db.prepare<[number], BatchRow>(`
@@ -230,15 +231,15 @@ export function createBatches(
     finishBatch: writing(
       (...[batchId, figures, holdReason, rules]: Parameters<JournalIntake['finishBatch']>) => {
         if (figures.state === 'held' || figures.state === 'unusable') {
-          rows.holdQueuedRows(batchId, 'file', holdReason ?? figures.state);
+          rows.holdQueuedRows(batchId, 'file', english(holdReason ?? figures.state));
         } else if (rules) {
-          corrections.holdChangesOfPaid(batchId, 'weighed against the files of its name that day');
+          corrections.holdChangesOfPaid(batchId, { code: 'auditNameWeighed' });
           const corrected = corrections.correctionCandidate(batchId);
           if (corrected !== undefined && corrections.isCorrectionOf(batchId, corrected)) {
             corrections.applyCorrection(
               batchId,
               corrected,
-              `a corrected copy of batch ${corrected}`,
+              { code: 'auditCorrectedCopyOf', batchId: corrected },
               rules.hintFlags ?? '',
             );
             corrections.holdRepeatsOfFailed(batchId, { corrected }, rules.hintFlags ?? '');
@@ -278,11 +279,12 @@ export function createBatches(
 
     recordBatchEvent: writing(
       (batchId: number, event: BatchEvent['event'], by: string, detail: string): void => {
-        rows.addBatchEvent(batchId, event, by, detail);
+        rows.addBatchEvent(batchId, event, by, english(detail));
       },
     ),
 
-    batchEvents: (batchId) => statements.batchEvents.all(batchId),
+    batchEvents: (batchId) =>
+      statements.batchEvents.all(batchId).map((row) => ({ ...row, detail: reasonOf(row.detail) })),
 
     approveBatch: writing((batchId: number): boolean => {
       if (rows.batchRow(batchId)?.state !== 'awaiting-approval') return false;
@@ -293,14 +295,15 @@ export function createBatches(
     refuseBatch: writing((batchId: number, why: string): boolean => {
       if (rows.batchRow(batchId)?.state !== 'awaiting-approval') return false;
       rows.moveBatch(batchId, 'refused');
-      rows.holdQueuedRows(batchId, 'file', why);
-      corrections.giveBack(batchId, `the copy that had taken it over was turned down (${why})`);
-      corrections.thaw(batchId, `the later file that froze it was turned down (${why})`);
+      const turnedDown = english(why);
+      rows.holdQueuedRows(batchId, 'file', turnedDown);
+      corrections.giveBack(batchId, { code: 'auditCopyTurnedDown', why: turnedDown });
+      corrections.thaw(batchId, { code: 'auditFreezerTurnedDown', why: turnedDown });
       return true;
     }),
 
     fundBatch: writing((batchId: number): void => {
-      rows.movedTogether('held', 'queued', 'the balance now covers its batch', () =>
+      rows.movedTogether('held', 'queued', { code: 'auditBalanceCovers' }, () =>
         statements.releaseHeld.all(now(), batchId),
       );
       rows.moveBatch(batchId, 'open');
@@ -308,7 +311,7 @@ export function createBatches(
     }),
 
     underfundBatch: writing((batchId: number, why: Said): void => {
-      rows.holdQueuedRows(batchId, 'balance', sayInEnglish(why));
+      rows.holdQueuedRows(batchId, 'balance', why);
       rows.moveBatch(batchId, 'underfunded');
       statements.setHeldBecause.run(saidJson(why), batchId);
     }),
@@ -322,10 +325,10 @@ export function createBatches(
 
     correctBatch: writing(
       (copy: number, corrected: number, why: string, rules: AdmissionRules): number => {
-        corrections.applyCorrection(copy, corrected, why, rules.hintFlags ?? '');
+        corrections.applyCorrection(copy, corrected, english(why), rules.hintFlags ?? '');
         corrections.holdRepeatsOfFailed(copy, { corrected }, rules.hintFlags ?? '');
         for (const row of statements.queuedOf.all(copy)) {
-          heldAtClaim(rows, row, rules, 'weighed as the correction was answered');
+          heldAtClaim(rows, row, rules, 'correctionAnswered');
         }
         return corrections.sendableOfCopy(copy);
       },
@@ -333,7 +336,7 @@ export function createBatches(
 
     releaseHolds: writing(
       (batchId: number, reason: HoldReason, why: string, only?: readonly string[]) => {
-        const released = rows.movedTogether('held', 'queued', why, () =>
+        const released = rows.movedTogether('held', 'queued', english(why), () =>
           statements.releaseHolds.all({
             now: now(),
             batchId,
@@ -343,7 +346,7 @@ export function createBatches(
         );
         // Its rows are new payments: what it froze of an earlier batch of its name is too.
         if (NEW_PAYMENT_REASONS.includes(reason)) {
-          corrections.thaw(batchId, `unfrozen: ${why}`);
+          corrections.thaw(batchId, { code: 'auditUnfrozen', why: english(why) });
         }
         return {
           rows: released.length,

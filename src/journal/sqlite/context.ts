@@ -143,6 +143,19 @@ export interface LineRow {
 export const saidOf = (json: string | null): Said | null =>
   json === null ? null : (JSON.parse(json) as Said);
 
+/**
+ * An audit reason as its column holds it: a caller's English as written, any other value
+ * as JSON. Read back by reasonOf; journals before reasons were values hold English.
+ */
+export const reasonColumn = (reason: Said): string =>
+  reason.code === 'english' ? reason.text : JSON.stringify(reason);
+
+export const reasonOf = (column: string): Said =>
+  column.startsWith('{') ? (JSON.parse(column) as Said) : { code: 'english', text: column };
+
+/** A caller's reason, in its English. */
+export const english = (text: string): Said => ({ code: 'english', text });
+
 export interface CoveringRow {
   order_id: string;
   batch_id: number;

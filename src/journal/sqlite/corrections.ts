@@ -3,7 +3,8 @@
  * caller's transaction: a file named as an earlier batch, a corrected copy, a copy that
  * repeats a payout that failed.
  */
-import { sayInEnglish } from '../../messages/say.js';
+import { keptMessage } from '../kept-message.js';
+import { JournalError } from '../journal-error.js';
 import type { Said } from '../../messages/said.js';
 import { commandTarget, givenName } from '../../csv/given-name.js';
 import { coveredSaid, failedBeforeSaid } from '../admission.js';
@@ -20,7 +21,9 @@ import {
 import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
 import {
   COVERING_COLUMNS,
+  english,
   inList,
+  saidOf,
   toCovering,
   type BatchRow,
   type Context,
@@ -198,11 +201,17 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
         AND json_extract(p.said, '$.batchId') = @copy
       GROUP BY p.batch_id ORDER BY p.batch_id`),
     // The line's own words stay a value where it kept one: the copy named inside it.
-    supersedeInvalid: db.prepare<{ file: string; corrected: number }>(`
-      UPDATE batch_lines SET kind = 'superseded', message = message || '; corrected in ' || @file,
-        said = CASE WHEN said IS NULL THEN NULL
-          ELSE json_object('code', 'correctedIn', 'first', json(said), 'file', @file) END
-      WHERE batch_id = @corrected AND kind = 'invalid'`),
+    invalidLinesOf: db.prepare<[number], { line: number; message: string; said: string | null }>(
+      `SELECT line, message, said FROM batch_lines WHERE batch_id = ? AND kind = 'invalid'`,
+    ),
+    supersedeInvalid: db.prepare<{
+      corrected: number;
+      line: number;
+      message: string;
+      said: string | null;
+    }>(`
+      UPDATE batch_lines SET kind = 'superseded', message = @message, said = @said
+      WHERE batch_id = @corrected AND line = @line AND kind = 'invalid'`),
     // Retry on purpose. Rows of a copy that repeat unchanged (document, amount, Pix key)
     // a payout of the batch it corrects that definitely failed.
     repeatsOfFailed: db.prepare<{ copy: number; corrected: number }, Repeat>(
@@ -245,7 +254,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
    * the day are held (changes a paid row), whichever batch it corrects, if any: a payroll
    * of that name dropped between a file and its copy must not let the copy pay twice.
    */
-  function holdChangesOfPaid(batchId: number, why: string): void {
+  function holdChangesOfPaid(batchId: number, why: Said): void {
     const earlier = inWindowOf(batchId);
     if (earlier.length === 0) return;
     const changes = statements.copyMaySend.all(batchId).flatMap((row) => {
@@ -290,11 +299,11 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     };
     const params = {
       batchId: latest.id,
-      message: sayInEnglish(frozen),
+      message: keptMessage(frozen),
       said: saidJson(frozen),
       now: now(),
     };
-    const why = `frozen: ${params.message}`;
+    const why: Said = { code: 'auditFrozen', said: frozen };
     rows.movedTogether('queued', 'held', why, () => statements.freezeQueued.all(params));
     rows.movedTogether('held', 'held', why, () => statements.freezeHeld.all(params));
     const repeated = statements.repeatedLines.all({ batchId, earlier: latest.id, listed: 5 });
@@ -309,7 +318,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       repeats: repeated.map((row) => ({ line: row.line, earlierLine: row.earlier_line })),
       moreRepeats: (repeated[0]?.total ?? 0) - repeated.length,
     };
-    rows.holdQueuedRows(batchId, 'same-name', sayInEnglish(said), said);
+    rows.holdQueuedRows(batchId, 'same-name', said, said);
   }
 
   /**
@@ -337,8 +346,10 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
    * payout that batch made (held: changes a paid row). Every row of that batch still
    * unsent is closed: nothing of it is ever sent because a copy arrived.
    */
-  function applyCorrection(copy: number, corrected: number, why: string, hintFlags: string): void {
-    const copyBatch = { id: copy, fileName: rows.batchRow(copy)?.file_name ?? `batch ${copy}` };
+  function applyCorrection(copy: number, corrected: number, why: Said, hintFlags: string): void {
+    const copyRow = rows.batchRow(copy);
+    if (!copyRow) throw new JournalError('refused', `batch ${copy} is not in the journal`);
+    const copyBatch = { id: copy, fileName: copyRow.file_name };
     const repeats = statements.copyRepeats.all({ copy, corrected }).map((row) => ({
       orderId: row.row_id,
       cents: row.row_cents,
@@ -350,7 +361,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     rows.applyPlan(planRepeats(copyBatch, repeats, hintFlags), why);
     for (const line of statements.heldLinesOf.all({ copy, corrected })) {
       const said = coveredSaid(toCovering({ ...line, line: line.p_line }));
-      statements.setLine.run('covered', sayInEnglish(said), saidJson(said), copy, line.line);
+      statements.setLine.run('covered', keptMessage(said), saidJson(said), copy, line.line);
     }
     // Read after the repeats moved: a row that took one over is sent, or held as a change.
     const copyRows = statements.copyMaySend.all(copy).map((row) => {
@@ -370,7 +381,17 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     }));
     rows.applyPlan(planLeftOut(copyBatch, unsent), why);
     // Its invalid rows were the reason for the copy: the copy's rows stand for them now.
-    statements.supersedeInvalid.run({ file: givenName(copyBatch.fileName), corrected });
+    const file = givenName(copyBatch.fileName);
+    for (const line of statements.invalidLinesOf.all(corrected)) {
+      // Its own words stay a value where it kept one; its English, as it was kept.
+      const first = saidOf(line.said);
+      statements.supersedeInvalid.run({
+        corrected,
+        line: line.line,
+        message: keptMessage({ code: 'correctedIn', first: english(line.message), file }),
+        said: first ? saidJson({ code: 'correctedIn', first, file }) : null,
+      });
+    }
     statements.setCorrects.run(corrected, copy);
   }
 
@@ -405,7 +426,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   }
 
   /** A person answered a file that froze earlier batches of its name (see holdIfNamedAsEarlier): they go on as they stand. */
-  function thaw(copy: number, why: string): void {
+  function thaw(copy: number, why: Said): void {
     const nameKey = rows.batchRow(copy)?.name_key;
     if (!nameKey) return;
     const params = { nameKey, copy, now: now() };
@@ -428,7 +449,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   }
 
   /** Rows a copy turned down had closed go back to where they were. */
-  function giveBack(copy: number, why: string): void {
+  function giveBack(copy: number, why: Said): void {
     const closed = statements.supersededBy
       .all(copy)
       .map((row) => ({ orderId: row.order_id, holdReason: row.hold_reason }));

@@ -16,7 +16,6 @@ import {
 } from './context.js';
 import { WITHIN_WINDOW, type Rows } from './rows.js';
 import { nextAttempt, planCopiesCovered, retryTargetOf } from '../rules/retry.js';
-import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
 
 interface RetryRow {
@@ -138,8 +137,7 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       retryOf: row.order_id,
       attempt,
     });
-    const day = new Date(at).toISOString().slice(0, 10);
-    const why = `sent again on purpose by ${by} on ${day} (payouts retry)`;
+    const why: Said = { code: 'auditSentAgainBy', by, at };
     const retried: Said = {
       code: 'sentAgainOnPurpose',
       by,
@@ -147,11 +145,25 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       retryId,
       earlier: row.message || null,
     };
-    rows.auditNew(
-      Number(inserted.lastInsertRowid),
-      `attempt ${attempt} of ${base}, after ${row.order_id} ${row.state}: ${why}`,
+    rows.auditNew(Number(inserted.lastInsertRowid), {
+      code: 'auditRetry',
+      attempt,
+      base,
+      orderId: row.order_id,
+      state: row.state,
+      why,
+    });
+    rows.moveRow(
+      row.order_id,
+      row.state,
+      'retried',
+      { said: retried },
+      {
+        code: 'auditRetriedAs',
+        why,
+        retryId,
+      },
     );
-    rows.moveRow(row.order_id, row.state, 'retried', { said: retried }, `${why}, as ${retryId}`);
     const repeat: Said = { code: 'repeatSentAgain', by, at, retryId };
     const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
     const held = covering
@@ -168,12 +180,13 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       .all(row.order_id)
       .map((copy) => ({ orderId: copy.order_id }));
     rows.applyPlan(planCopiesCovered(copies, retryId, repeat, held !== null), why);
-    rows.addBatchEvent(
-      row.batch_id,
-      'retried',
-      by,
-      `line ${row.line}: ${row.order_id} (${row.state}) sent again as ${retryId} (payouts retry)`,
-    );
+    rows.addBatchEvent(row.batch_id, 'retried', by, {
+      code: 'eventSentAgainAs',
+      line: row.line,
+      orderId: row.order_id,
+      state: row.state,
+      retryId,
+    });
     if (rows.batchRow(row.batch_id)?.state === 'done') rows.moveBatch(row.batch_id, 'open');
     return {
       kind: 'retried',

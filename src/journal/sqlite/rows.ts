@@ -10,11 +10,12 @@ import { canMoveBatch, type BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import { canMove, MAY_MOVE_MONEY, SENT, type HoldReason, type RowState } from '../states.js';
 import type { Said } from '../../messages/said.js';
-import { reasonInEnglish, type PlannedMove, type RuleFields } from '../rules/plan.js';
-import { sayInEnglish } from '../../messages/say.js';
+import { auditReasonOf, type PlannedMove, type RuleFields } from '../rules/plan.js';
+import { keptMessage } from '../kept-message.js';
 import type { AdmissionRules, BatchEvent, BatchLine } from '../types.js';
 import {
   inList,
+  reasonColumn,
   toCovering,
   type BatchRow,
   type Context,
@@ -223,8 +224,8 @@ export function createRows({ db, now }: Context) {
   };
 
   /** An entry of the audit for a payout in the journal, inside the caller's transaction. */
-  function audit(orderId: string, from: RowState | null, to: RowState, reason: string): void {
-    if (statements.audit.run(now(), from, to, reason, orderId).changes !== 1) {
+  function audit(orderId: string, from: RowState | null, to: RowState, reason: Said): void {
+    if (statements.audit.run(now(), from, to, reasonColumn(reason), orderId).changes !== 1) {
       throw new JournalError(
         'refused',
         `${orderId}: not in the journal, so its move cannot be audited`,
@@ -236,17 +237,20 @@ export function createRows({ db, now }: Context) {
    * An entry of the audit for a payout named by its row id, which the caller has from the
    * statement that just inserted or moved it: no lookup of its orderId.
    */
-  function auditById(payoutId: number, from: RowState | null, to: RowState, reason: string): void {
-    statements.auditById.run(payoutId, now(), from, to, reason);
+  function auditById(payoutId: number, from: RowState | null, to: RowState, reason: Said): void {
+    statements.auditById.run(payoutId, now(), from, to, reasonColumn(reason));
   }
 
   /**
    * The one check of a move against the transition table (a state repeats only where it
    * says so): every change of a row's state passes here first, or is refused.
    */
-  function allowMove(from: RowState, to: RowState, what: string): void {
+  function allowMove(from: RowState, to: RowState, orderId?: string): void {
     if (!canMove(from, to)) {
-      throw new JournalError('refused', `${what}: a move from ${from} to ${to} is not allowed`);
+      throw new JournalError(
+        'refused',
+        `${orderId ?? 'rows'}: a move from ${from} to ${to} is not allowed`,
+      );
     }
   }
 
@@ -263,11 +267,11 @@ export function createRows({ db, now }: Context) {
     orderId: string,
     from: RowState,
     to: RowState,
-    reason: string | null,
+    reason: Said | null,
     write: () => { changes: number },
     payoutId?: number,
   ): boolean {
-    allowMove(from, to, `${orderId} (${reason ?? 'an answer'})`);
+    allowMove(from, to, orderId);
     if (write().changes !== 1) return false;
     if (reason === null) return true;
     if (payoutId === undefined) audit(orderId, from, to, reason);
@@ -280,11 +284,14 @@ export function createRows({ db, now }: Context) {
     orderId: string,
     from: RowState,
     to: RowState,
-    reason: string,
+    reason: Said,
     write: () => { changes: number },
   ): void {
     if (!guardedMove(orderId, from, to, reason, write)) {
-      throw new JournalError('refused', `${orderId}: not ${from} any more (${reason})`);
+      throw new JournalError(
+        'refused',
+        `${orderId}: not ${from} any more (${reasonColumn(reason)})`,
+      );
     }
   }
 
@@ -296,13 +303,13 @@ export function createRows({ db, now }: Context) {
   function movedTogether<R extends { order_id: string; id?: number }>(
     from: RowState,
     to: RowState,
-    reason: string | ((row: R) => string),
+    reason: Said | ((row: R) => Said),
     write: () => R[],
   ): R[] {
-    allowMove(from, to, typeof reason === 'string' ? reason : 'rows moved together');
+    allowMove(from, to);
     const rows = write();
     for (const row of rows) {
-      const why = typeof reason === 'string' ? reason : reason(row);
+      const why = typeof reason === 'function' ? reason(row) : reason;
       if (row.id === undefined) audit(row.order_id, from, to, why);
       else auditById(row.id, from, to, why);
     }
@@ -334,7 +341,7 @@ export function createRows({ db, now }: Context) {
     from: RowState,
     to: RowState,
     fields: RuleFields,
-    reason: string,
+    reason: Said,
   ): void {
     mustMove(orderId, from, to, reason, () =>
       statements.setRow.run({
@@ -343,7 +350,7 @@ export function createRows({ db, now }: Context) {
         to,
         holdReason: fields.holdReason ?? null,
         coveredBy: fields.coveredBy ?? null,
-        message: fields.said ? sayInEnglish(fields.said) : null,
+        message: fields.said ? keptMessage(fields.said) : null,
         said: saidJson(fields.said),
         supersededBy: fields.supersededBy ?? null,
         now: now(),
@@ -353,11 +360,11 @@ export function createRows({ db, now }: Context) {
 
   /**
    * Applies a rule's plan, inside the caller's transaction: each move guarded by the state
-   * the plan read, checked and audited (its reason in English, after `why`).
+   * the plan read, checked and audited (its reason, with `why`).
    */
-  function applyPlan(moves: readonly PlannedMove[], why: string): void {
+  function applyPlan(moves: readonly PlannedMove[], why: Said): void {
     for (const move of moves) {
-      moveRow(move.orderId, move.from, move.to, move.fields, reasonInEnglish(move.reason, why));
+      moveRow(move.orderId, move.from, move.to, move.fields, auditReasonOf(move.reason, why));
     }
   }
 
@@ -365,8 +372,8 @@ export function createRows({ db, now }: Context) {
    * Holds a batch's queued rows, inside the caller's transaction; `said`, where a rule
    * says why, becomes each row's message (its English) and its value.
    */
-  function holdQueuedRows(batchId: number, kind: HoldReason, reason: string, said?: Said): void {
-    const message = said ? sayInEnglish(said) : null;
+  function holdQueuedRows(batchId: number, kind: HoldReason, reason: Said, said?: Said): void {
+    const message = said ? keptMessage(said) : null;
     movedTogether('queued', 'held', reason, () =>
       statements.holdQueued.all({
         now: now(),
@@ -387,10 +394,10 @@ export function createRows({ db, now }: Context) {
     orderId: string,
     holdReason: HoldReason,
     said: Said,
-    options: { coveredBy?: string; reason?: string; at?: number } = {},
+    options: { coveredBy?: string; reason?: Said; at?: number } = {},
   ): void {
-    const message = sayInEnglish(said);
-    mustMove(orderId, 'queued', 'held', options.reason ?? message, () =>
+    const message = keptMessage(said);
+    mustMove(orderId, 'queued', 'held', options.reason ?? said, () =>
       statements.holdQueuedRow.run({
         orderId,
         holdReason,
@@ -467,14 +474,13 @@ export function createRows({ db, now }: Context) {
     const cover = covered.length > 0 ? statements.coveringRow.get(orderId) : undefined;
     if (!cover) return;
     const said = failedBeforeSaid(toCovering(cover));
-    const message = sayInEnglish(said);
     for (const row of covered) {
       moveRow(
         row.order_id,
         'covered',
         'held',
         { holdReason: 'failed-before', coveredBy: orderId, said },
-        `the payout that covered it, ${orderId}, ended ${cover.state}: ${message}`,
+        { code: 'auditCoverEnded', orderId, state: cover.state, said },
       );
       if (statements.batchById.get(row.batch_id)?.state === 'done') moveBatch(row.batch_id, 'open');
     }
@@ -499,7 +505,7 @@ export function createRows({ db, now }: Context) {
   return {
     audit,
     /** The audit's first entry for a payout just inserted as `queued`, by its row id. */
-    auditNew: (payoutId: number, reason: string) => auditById(payoutId, null, 'queued', reason),
+    auditNew: (payoutId: number, reason: Said) => auditById(payoutId, null, 'queued', reason),
     auditById,
     guardedMove,
     mustMove,
@@ -508,8 +514,8 @@ export function createRows({ db, now }: Context) {
     applyPlan,
     moveBatch,
     /** Records a person's decision about a batch, with who and when. */
-    addBatchEvent: (batchId: number, event: BatchEvent['event'], by: string, detail: string) =>
-      statements.addBatchEvent.run(batchId, now(), event, by, detail),
+    addBatchEvent: (batchId: number, event: BatchEvent['event'], by: string, detail: Said) =>
+      statements.addBatchEvent.run(batchId, now(), event, by, reasonColumn(detail)),
     holdQueuedRows,
     holdQueuedRow,
     insertLines,
