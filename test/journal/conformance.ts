@@ -663,6 +663,18 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       ]);
     });
 
+    it("keeps a caller's reason in its words, even one that looks like a value", async () => {
+      const { journal } = await openWithOnePayout();
+      const [claim] = await journal.claimToSend('a', 1, 60_000);
+      // A person's words may open with a brace; read back, they are still those words.
+      const words = '{urgente} devolvido à fila';
+      await journal.unclaim(claim ? [claim] : [], words);
+      expect((await journal.history('p-1')).at(-1)).toMatchObject({
+        to: 'queued',
+        reason: { code: 'english', text: words },
+      });
+    });
+
     it('refuses a move the transition table does not allow', async () => {
       const { journal } = await openWithOnePayout();
       const [claim] = await journal.claimToSend('a', 1, 60_000);

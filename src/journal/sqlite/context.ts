@@ -118,12 +118,7 @@ export function toBatch(row: BatchRow): BatchRecord {
     ),
     awaitingName: row.awaiting_name,
     // Journals before the reason was kept as a value kept its English sentence.
-    heldBecause:
-      row.held_because === null
-        ? null
-        : row.held_because.startsWith('{')
-          ? (JSON.parse(row.held_because) as Said)
-          : { code: 'english', text: row.held_because },
+    heldBecause: row.held_because === null ? null : reasonOf(row.held_because),
     nameKey: row.name_key,
     nameNumber: row.name_number ?? 1,
     orderIdHome: row.order_id_home ?? null,
@@ -145,13 +140,23 @@ export const saidOf = (json: string | null): Said | null =>
 
 /**
  * An audit reason as its column holds it: a caller's English as written, any other value
- * as JSON. Read back by reasonOf; journals before reasons were values hold English.
+ * as JSON, and English that opens with a brace as JSON too, so it reads back as words.
  */
 export const reasonColumn = (reason: Said): string =>
-  reason.code === 'english' ? reason.text : JSON.stringify(reason);
+  reason.code === 'english' && !reason.text.startsWith('{') ? reason.text : JSON.stringify(reason);
 
-export const reasonOf = (column: string): Said =>
-  column.startsWith('{') ? (JSON.parse(column) as Said) : { code: 'english', text: column };
+/** A reason column read back; journals before reasons were values hold English as written. */
+export function reasonOf(column: string): Said {
+  if (column.startsWith('{')) {
+    try {
+      const value = JSON.parse(column) as unknown;
+      if (typeof value === 'object' && value !== null && 'code' in value) return value as Said;
+    } catch {
+      // An older journal's words that open with a brace: they are still words.
+    }
+  }
+  return { code: 'english', text: column };
+}
 
 /** A caller's reason, in its English. */
 export const english = (text: string): Said => ({ code: 'english', text });
