@@ -175,6 +175,7 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
         journal,
         gateway,
         clock: systemClock,
+        elapsed: () => performance.now(),
         random: Math.random,
         pool: createGatewayPool({
           concurrency,
