@@ -10,11 +10,12 @@ import {
   changesPayee,
   changesPayeeSaid,
   coveredSaid,
+  failedBeforeSaid,
   type Covering,
   type NamedBatch,
   type Payee,
 } from '../admission.js';
-import { SENT, type HoldReason, type RowState } from '../states.js';
+import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
 import type { PlannedMove } from './plan.js';
 
 /** A file of the same name this soon after a batch may be its corrected copy. */
@@ -173,6 +174,22 @@ export function planRepeats(
   });
 }
 
+/**
+ * Of the payouts of a corrected batch to a copy's row's document, in line order, the paid
+ * row it changes: the first that left. Two references of one document are two payments:
+ * only a payout of the row's reference, or without one, is that row.
+ */
+export function paidRowOf(
+  row: { reference: string | null },
+  payouts: readonly Covering[],
+): Covering | undefined {
+  return payouts.find(
+    (payout) =>
+      SENT.includes(payout.state) &&
+      (row.reference === null || payout.reference === null || payout.reference === row.reference),
+  );
+}
+
 /** A copy's row that may be sent (queued, or held for its name), and the payout it changes. */
 export interface CopyRow {
   orderId: string;
@@ -237,4 +254,39 @@ export function planLeftOut(copy: NamedBatch, unsent: readonly UnsentRow[]): Pla
     },
     reason: { code: 'leftOut', file },
   }));
+}
+
+/** A file's row and a payout it repeats unchanged (document, amount, Pix key), as read. */
+export interface RepeatOfPayout {
+  orderId: string;
+  state: RowState;
+  payout: Covering;
+}
+
+/**
+ * A file's queued rows that repeat, unchanged, a payout that definitely failed at the
+ * gateway are held, each naming the first such payout of `repeats` (read in the file's
+ * order, then the payouts' own): a failed payout is sent again only when a person asks
+ * (`payouts retry`), never because a file repeats it.
+ */
+export function planRepeatsOfFailed(
+  repeats: readonly RepeatOfPayout[],
+  hintFlags: string,
+): PlannedMove[] {
+  const held = new Set<string>();
+  return repeats.flatMap((row): PlannedMove[] => {
+    if (row.state !== 'queued' || !RETRYABLE.includes(row.payout.state) || held.has(row.orderId))
+      return [];
+    held.add(row.orderId);
+    const said = failedBeforeSaid(row.payout, hintFlags);
+    return [
+      {
+        orderId: row.orderId,
+        from: 'queued',
+        to: 'held',
+        fields: { holdReason: 'failed-before', coveredBy: row.payout.orderId, said },
+        reason: { code: 'held', said },
+      },
+    ];
+  });
 }

@@ -6,7 +6,7 @@
 import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
 import { commandTarget, givenName } from '../../csv/given-name.js';
-import { coveredSaid, failedBeforeSaid } from '../admission.js';
+import { coveredSaid, type Covering } from '../admission.js';
 import {
   correctionCandidate,
   inCorrectionWindow,
@@ -15,6 +15,8 @@ import {
   planGiveBack,
   planLeftOut,
   planRepeats,
+  paidRowOf,
+  planRepeatsOfFailed,
   sameNameEarlier,
 } from '../rules/correction.js';
 import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
@@ -39,6 +41,9 @@ interface MaySendRow {
 }
 
 type Repeat = CoveringRow & { row_id: string };
+
+/** A file's row and a payout it repeats unchanged. */
+type RepeatOfPayoutRow = Repeat & { row_state: RowState };
 
 interface FreezeParams {
   batchId: number;
@@ -117,15 +122,12 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       WHERE batch_id = ? AND (state = 'queued' OR (state = 'held' AND hold_reason = 'same-name'))
       ORDER BY line`),
     // A document has few payouts, a batch may have a million: the unary + keeps SQLite
-    // from reading the batch whole (by payouts_by_batch) for every row of a copy. Two
-    // references of one document are two payments: only a payout of the row's reference,
-    // or without one, is the paid row it changes.
-    sentOfDocument: db.prepare<MaySendRow & { corrected: number }, CoveringRow>(`
-      SELECT ${COVERING_COLUMNS}
+    // from reading the batch whole (by payouts_by_batch) for every row of a copy.
+    ofDocument: db.prepare<{ document: string; corrected: number }, CoveringRow>(`
+      SELECT ${COVERING_COLUMNS}, p.reference
       FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE +p.batch_id = @corrected AND p.document = @document AND p.state IN (${inList(SENT)})
-        AND (@reference IS NULL OR p.reference IS NULL OR p.reference = @reference)
-      ORDER BY p.line LIMIT 1`),
+      WHERE +p.batch_id = @corrected AND p.document = @document
+      ORDER BY p.line`),
     // Rows of a batch a correction may replace: invalid lines and payouts that need a
     // person or were never sent.
     replaceableIn: db.prepare<{ batchId: number }, { n: number }>(`
@@ -204,18 +206,24 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
           ELSE json_object('code', 'correctedIn', 'first', json(said), 'file', @file) END
       WHERE batch_id = @corrected AND kind = 'invalid'`),
     // Retry on purpose. Rows of a copy that repeat unchanged (document, amount, Pix key)
-    // a payout of the batch it corrects that definitely failed.
-    repeatsOfFailed: db.prepare<{ copy: number; corrected: number }, Repeat>(
-      repeatsOfFailedIn('+p.batch_id = @corrected'),
+    // a payout of the batch it corrects, or of any batch since.
+    repeatsOfFailed: db.prepare<{ copy: number; corrected: number }, RepeatOfPayoutRow>(
+      repeatsOfPayoutsIn('+p.batch_id = @corrected'),
     ),
-    repeatsOfFailedSince: db.prepare<{ copy: number; since: number }, Repeat>(
-      repeatsOfFailedIn('p.admitted_at >= @since AND p.batch_id <> @copy'),
+    repeatsOfFailedSince: db.prepare<{ copy: number; since: number }, RepeatOfPayoutRow>(
+      repeatsOfPayoutsIn('p.admitted_at >= @since AND p.batch_id <> @copy'),
     ),
   };
 
   /** Batches of a name but `except`, newest first (refused and unusable ones left out). */
   const batchesOfName = (nameKey: string, except: number): BatchRow[] =>
     statements.batchesOfName.all(nameKey, except);
+
+  /** The payout of batch `corrected` that a copy's row changes, if it left (paidRowOf). */
+  function sentOfDocument(row: MaySendRow, corrected: number): Covering | undefined {
+    const payouts = statements.ofDocument.all({ document: row.document, corrected });
+    return paidRowOf(row, payouts.map(toCovering));
+  }
 
   /** The earlier batches of a file's name it arrived within 24 hours of, newest first. */
   function inWindowOf(batchId: number): BatchRow[] {
@@ -250,10 +258,10 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     if (earlier.length === 0) return;
     const changes = statements.copyMaySend.all(batchId).flatMap((row) => {
       for (const batch of earlier) {
-        const sent = statements.sentOfDocument.get({ ...row, corrected: batch.id });
+        const sent = sentOfDocument(row, batch.id);
         if (sent) {
           const change = { orderId: row.order_id, state: row.state, cents: row.value_cents };
-          return [{ ...change, sent: toCovering(sent) }];
+          return [{ ...change, sent }];
         }
       }
       return [];
@@ -324,7 +332,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     if (repeats === 0) return false;
     const fresh = statements.copyMaySend
       .all(copy)
-      .filter((row) => !statements.sentOfDocument.get({ ...row, corrected })).length;
+      .filter((row) => !sentOfDocument(row, corrected)).length;
     const replaceable = statements.replaceableIn.get({ batchId: corrected })?.n ?? 0;
     return isCorrection({ repeats, fresh, replaceable });
   }
@@ -353,15 +361,12 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       statements.setLine.run('covered', sayInEnglish(said), saidJson(said), copy, line.line);
     }
     // Read after the repeats moved: a row that took one over is sent, or held as a change.
-    const copyRows = statements.copyMaySend.all(copy).map((row) => {
-      const sent = statements.sentOfDocument.get({ ...row, corrected });
-      return {
-        orderId: row.order_id,
-        state: row.state,
-        cents: row.value_cents,
-        sent: sent && toCovering(sent),
-      };
-    });
+    const copyRows = statements.copyMaySend.all(copy).map((row) => ({
+      orderId: row.order_id,
+      state: row.state,
+      cents: row.value_cents,
+      sent: sentOfDocument(row, corrected),
+    }));
     rows.applyPlan(planCopyRows(copyRows), why);
     const unsent = statements.unsentOf.all(corrected).map((row) => ({
       orderId: row.order_id,
@@ -385,23 +390,12 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     failedIn: { corrected: number } | { since: number },
     hintFlags: string,
   ): void {
-    const held = new Set<string>();
-    const repeats =
+    const repeats = (
       'corrected' in failedIn
         ? statements.repeatsOfFailed.all({ copy, corrected: failedIn.corrected })
-        : statements.repeatsOfFailedSince.all({ copy, since: failedIn.since });
-    for (const row of repeats) {
-      if (held.has(row.row_id)) continue;
-      held.add(row.row_id);
-      rows.holdQueuedRow(
-        row.row_id,
-        'failed-before',
-        failedBeforeSaid(toCovering(row), hintFlags),
-        {
-          coveredBy: row.order_id,
-        },
-      );
-    }
+        : statements.repeatsOfFailedSince.all({ copy, since: failedIn.since })
+    ).map((row) => ({ orderId: row.row_id, state: row.row_state, payout: toCovering(row) }));
+    rows.applyPlan(planRepeatsOfFailed(repeats, hintFlags), 'a repeat of a failed payout');
   }
 
   /** A person answered a file that froze earlier batches of its name (see holdIfNamedAsEarlier): they go on as they stand. */
@@ -455,19 +449,18 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
 }
 
 /**
- * Queued rows of batch @copy that repeat, unchanged (document, amount, Pix key), a payout
- * that definitely failed, among the payouts `failedWhere` names (of the batch a copy
- * corrects, or of any other batch journaled since @since); first the oldest.
+ * Rows of batch @copy and the payouts each repeats unchanged (document, amount, Pix key),
+ * among the payouts `payoutsWhere` names (of the batch a copy corrects, or of any other
+ * batch journaled since @since); in the file's order, then the oldest payout first.
  */
-function repeatsOfFailedIn(failedWhere: string): string {
+function repeatsOfPayoutsIn(payoutsWhere: string): string {
   return `
-    SELECT r.order_id AS row_id, ${COVERING_COLUMNS}
+    SELECT r.order_id AS row_id, r.state AS row_state, ${COVERING_COLUMNS}
     FROM payouts r
-    JOIN payouts p ON ${failedWhere} AND p.document = r.document
+    JOIN payouts p ON ${payoutsWhere} AND p.document = r.document
       AND p.value_cents = r.value_cents
       AND p.pix_key = r.pix_key
-      AND p.state IN (${inList(RETRYABLE)})
     JOIN batches b ON b.id = p.batch_id
-    WHERE r.batch_id = @copy AND r.state = 'queued'
+    WHERE r.batch_id = @copy
     ORDER BY r.line, p.admitted_at, p.line`;
 }
