@@ -16,7 +16,17 @@ import {
   type Payee,
 } from '../admission.js';
 import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
+import type { BatchState } from '../batch-states.js';
+import { TURNED_DOWN } from './cover.js';
 import type { PlannedMove } from './plan.js';
+
+/**
+ * The batches of a name a file is weighed against (same name, corrected copy): those
+ * whose rows may still be sent, not a file turned down or unusable.
+ */
+export function standingBatches<T extends { state: BatchState }>(batches: readonly T[]): T[] {
+  return batches.filter((batch) => !TURNED_DOWN.includes(batch.state));
+}
 
 /** A file of the same name this soon after a batch may be its corrected copy. */
 export const CORRECTION_WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -48,7 +48,7 @@ export const coverSince = (now: number, rules: AdmissionRules): number =>
   now - rules.duplicateWindowMs;
 
 /** Batches whose rows will never be sent: a file turned down, or unusable. */
-const TURNED_DOWN: readonly BatchState[] = ['refused', 'unusable'];
+export const TURNED_DOWN: readonly BatchState[] = ['refused', 'unusable'];
 
 /**
  * A payout's own time, from which duplicateWindow counts: the later of when it was last

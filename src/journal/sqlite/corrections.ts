@@ -18,6 +18,7 @@ import {
   paidRowOf,
   planRepeatsOfFailed,
   sameNameEarlier,
+  standingBatches,
 } from '../rules/correction.js';
 import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
 import {
@@ -74,7 +75,7 @@ const FROZEN_BY_COPY = "json_extract(said, '$.batchId') = @copy";
 export function createCorrections({ db, now }: Context, rows: Rows) {
   const statements = {
     batchesOfName: db.prepare<[string, number], BatchRow>(
-      `SELECT * FROM batches WHERE name_key = ? AND id <> ? AND state NOT IN ('unusable', 'refused') ORDER BY id DESC`,
+      `SELECT * FROM batches WHERE name_key = ? AND id <> ? ORDER BY id DESC`,
     ),
     // Does a row of this batch repeat (same document and amount) a row of an earlier
     // batch of its name?
@@ -217,7 +218,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
 
   /** Batches of a name but `except`, newest first (refused and unusable ones left out). */
   const batchesOfName = (nameKey: string, except: number): BatchRow[] =>
-    statements.batchesOfName.all(nameKey, except);
+    standingBatches(statements.batchesOfName.all(nameKey, except));
 
   /** The payout of batch `corrected` that a copy's row changes, if it left (paidRowOf). */
   function sentOfDocument(row: MaySendRow, corrected: number): Covering | undefined {

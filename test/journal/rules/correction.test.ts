@@ -11,8 +11,10 @@ import {
   planRepeats,
   planRepeatsOfFailed,
   sameNameEarlier,
+  standingBatches,
   type CopyRepeat,
 } from '../../../src/journal/rules/correction.js';
+import type { BatchState } from '../../../src/journal/batch-states.js';
 import type { RowState } from '../../../src/journal/states.js';
 
 const HOUR = 60 * 60 * 1000;
@@ -304,5 +306,19 @@ describe('paidRowOf: the paid row a copy row changes (rule 4)', () => {
     ['a row without one, a payout with one', null, [payout('a-1', 'paid', 'nf-1')], 'a-1'],
   ])('%s', (_, reference, payouts, expected) => {
     expect(paidRowOf({ reference }, payouts)?.orderId).toBe(expected);
+  });
+});
+
+describe('standingBatches: the batches of a name a file is weighed against', () => {
+  it.each<[BatchState, boolean]>([
+    ['open', true],
+    ['done', true],
+    ['held', true],
+    ['underfunded', true],
+    ['awaiting-approval', true],
+    ['refused', false],
+    ['unusable', false],
+  ])('a batch %s: %s', (state, expected) => {
+    expect(standingBatches([{ id: 1, state }])).toEqual(expected ? [{ id: 1, state }] : []);
   });
 });
