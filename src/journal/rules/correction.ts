@@ -109,6 +109,23 @@ export function isCorrection(counts: { repeats: number; fresh: number; replaceab
   return counts.repeats > 0 && counts.fresh <= counts.replaceable;
 }
 
+/** States of a batch's payouts a correction may replace: they need a person, or never left. */
+const REPLACEABLE: readonly RowState[] = [...RETRYABLE, 'conflict', 'queued', 'held'];
+
+/**
+ * How many rows of a batch a correction may replace: its invalid lines, and its payouts
+ * that need a person or were never sent, from how many payouts it has in each state.
+ */
+export function replaceableRows(
+  invalidLines: number,
+  payouts: readonly { state: RowState; count: number }[],
+): number {
+  return payouts.reduce(
+    (sum, { state, count }) => sum + (REPLACEABLE.includes(state) ? count : 0),
+    invalidLines,
+  );
+}
+
 /** A copy's row held as a possible duplicate of a payout of the batch it corrects. */
 export interface CopyRepeat {
   orderId: string;

@@ -17,10 +17,11 @@ import {
   planRepeats,
   paidRowOf,
   planRepeatsOfFailed,
+  replaceableRows,
   sameNameEarlier,
   standingBatches,
 } from '../rules/correction.js';
-import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
+import { RETRYABLE, ROW_STATES, SENT, type HoldReason, type RowState } from '../states.js';
 import {
   COVERING_COLUMNS,
   inList,
@@ -129,13 +130,13 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE +p.batch_id = @corrected AND p.document = @document
       ORDER BY p.line`),
-    // Rows of a batch a correction may replace: invalid lines and payouts that need a
-    // person or were never sent.
-    replaceableIn: db.prepare<{ batchId: number }, { n: number }>(`
-      SELECT (SELECT COUNT(*) FROM batch_lines WHERE batch_id = @batchId AND kind = 'invalid')
-        + (SELECT COUNT(*) FROM payouts WHERE batch_id = @batchId
-           AND state IN ('failed', 'rejected', 'canceled', 'conflict', 'refunded', 'queued', 'held'))
-        AS n`),
+    invalidLines: db.prepare<[number], { n: number }>(
+      `SELECT COUNT(*) AS n FROM batch_lines WHERE batch_id = ? AND kind = 'invalid'`,
+    ),
+    // Every state named, so each is a seek of payouts_by_state, not a read of the batch.
+    payoutsByState: db.prepare<[number], { state: RowState; count: number }>(`
+      SELECT state, COUNT(*) AS count FROM payouts
+      WHERE state IN (${inList(ROW_STATES)}) AND batch_id = ? GROUP BY state`),
     // Rows of `corrected` a copy took over by their orderId, or repeats by orderId.
     takenOverBy: db.prepare<{ copy: number; corrected: number }, { n: number }>(`
       SELECT (SELECT COUNT(*) FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id
@@ -334,7 +335,10 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     const fresh = statements.copyMaySend
       .all(copy)
       .filter((row) => !sentOfDocument(row, corrected)).length;
-    const replaceable = statements.replaceableIn.get({ batchId: corrected })?.n ?? 0;
+    const replaceable = replaceableRows(
+      statements.invalidLines.get(corrected)?.n ?? 0,
+      statements.payoutsByState.all(corrected),
+    );
     return isCorrection({ repeats, fresh, replaceable });
   }
 

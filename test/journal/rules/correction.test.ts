@@ -10,6 +10,7 @@ import {
   paidRowOf,
   planRepeats,
   planRepeatsOfFailed,
+  replaceableRows,
   sameNameEarlier,
   standingBatches,
   type CopyRepeat,
@@ -320,5 +321,47 @@ describe('standingBatches: the batches of a name a file is weighed against', () 
     ['unusable', false],
   ])('a batch %s: %s', (state, expected) => {
     expect(standingBatches([{ id: 1, state }])).toEqual(expected ? [{ id: 1, state }] : []);
+  });
+});
+
+describe('replaceableRows: the rows of a batch a correction may replace', () => {
+  it.each<[string, number, { state: RowState; count: number }[], number]>([
+    ['nothing to replace: all paid', 0, [{ state: 'paid', count: 3 }], 0],
+    ['invalid lines', 2, [{ state: 'paid', count: 3 }], 2],
+    [
+      'payouts that need a person',
+      0,
+      [
+        { state: 'failed', count: 1 },
+        { state: 'rejected', count: 1 },
+        { state: 'canceled', count: 1 },
+        { state: 'refunded', count: 1 },
+        { state: 'conflict', count: 1 },
+      ],
+      5,
+    ],
+    [
+      'payouts never sent',
+      1,
+      [
+        { state: 'queued', count: 2 },
+        { state: 'held', count: 3 },
+      ],
+      6,
+    ],
+    [
+      'payouts that left or may have',
+      0,
+      [
+        { state: 'pending', count: 1 },
+        { state: 'unknown', count: 1 },
+        { state: 'sending', count: 1 },
+        { state: 'covered', count: 1 },
+        { state: 'superseded', count: 1 },
+      ],
+      0,
+    ],
+  ])('%s', (_, invalidLines, payouts, expected) => {
+    expect(replaceableRows(invalidLines, payouts)).toBe(expected);
   });
 });
