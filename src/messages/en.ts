@@ -417,6 +417,7 @@ const said: SaidTexts = {
   auditRetriedAs: ({ why, retryId }, say) => `${say(why)}, as ${retryId}`,
   auditSentAgainBy: ({ by, at }) => `sent again on purpose by ${by} on ${day(at)} (payouts retry)`,
   auditNameWeighed: () => 'weighed against the files of its name that day',
+  auditRepeatsFailed: () => 'a repeat of a failed payout',
   auditCorrectedCopyOf: ({ batchId }) => `a corrected copy of batch ${batchId}`,
   auditCopyTurnedDown: ({ why }, say) =>
     `the copy that had taken it over was turned down (${say(why)})`,

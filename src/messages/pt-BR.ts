@@ -464,6 +464,7 @@ const said: SaidTexts = {
   auditRetriedAs: ({ why, retryId }, say) => `${say(why)}, como ${retryId}`,
   auditSentAgainBy: ({ by, at }) => `reenviado de propósito por ${by} ${dia(at)} (payouts retry)`,
   auditNameWeighed: () => 'pesado contra os arquivos do mesmo nome daquele dia',
+  auditRepeatsFailed: () => 'repete um pagamento que falhou',
   auditCorrectedCopyOf: ({ batchId }) => `uma cópia corrigida do lote ${batchId}`,
   auditCopyTurnedDown: ({ why }, say) =>
     `a cópia que o tinha substituído foi recusada (${say(why)})`,

@@ -369,6 +369,7 @@ export type Said =
   | { code: 'auditRetriedAs'; why: Said; retryId: string }
   | { code: 'auditSentAgainBy'; by: string; at: number }
   | { code: 'auditNameWeighed' }
+  | { code: 'auditRepeatsFailed' }
   | { code: 'auditCorrectedCopyOf'; batchId: number }
   | { code: 'auditCopyTurnedDown'; why: Said }
   | { code: 'auditFreezerTurnedDown'; why: Said }

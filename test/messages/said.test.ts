@@ -464,6 +464,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   },
   auditSentAgainBy: { code: 'auditSentAgainBy', by: 'Maria', at: 0 },
   auditNameWeighed: { code: 'auditNameWeighed' },
+  auditRepeatsFailed: { code: 'auditRepeatsFailed' },
   auditCorrectedCopyOf: { code: 'auditCorrectedCopyOf', batchId: 3 },
   auditCopyTurnedDown: {
     code: 'auditCopyTurnedDown',

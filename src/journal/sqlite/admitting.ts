@@ -6,16 +6,10 @@ import { keptMessage } from '../kept-message.js';
 import { JournalError } from '../journal-error.js';
 import type { JournalAdmission } from '../journal.js';
 import type { AdmissionRules, AdmittedPayout, PayoutInput } from '../types.js';
-import { RETRYABLE, type RowState } from '../states.js';
-import {
-  COVERING_COLUMNS,
-  inList,
-  toCovering,
-  type Context,
-  type CoveringRow,
-  type Synchronous,
-} from './context.js';
-import { coverKeyOf, WITHIN_WINDOW, type Rows } from './rows.js';
+import type { RowState } from '../states.js';
+import { claimRange, coverKeyOf, coverSince, failedRepeated } from '../rules/cover.js';
+import { type Context, type Synchronous } from './context.js';
+import { BY_AMOUNT, candidatesOf, toCandidate, type CandidateRow, type Rows } from './rows.js';
 
 type Admitting = Synchronous<JournalAdmission>;
 
@@ -90,15 +84,12 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
         end_to_end_id = NULL, processed_at = NULL, lease_owner = NULL, lease_until = NULL,
         hold_reason = NULL, covered_by = NULL, updated_at = @now
       WHERE order_id = @orderId AND state = @from`),
+    // Payouts of every batch (all after batch 0) of a row's document and amount, with the
+    // Pix key each paid.
     failedRepeated: db.prepare<
-      { document: string; value: number; pixKey: string; since: number },
-      CoveringRow
-    >(`
-      SELECT ${COVERING_COLUMNS}
-      FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE p.document = @document AND p.value_cents = @value AND ${WITHIN_WINDOW}
-        AND p.pix_key = @pixKey AND p.state IN (${inList(RETRYABLE)})
-      ORDER BY p.id LIMIT 1`),
+      { document: string; value: number; batchId: 0 },
+      CandidateRow & { pix_key: string }
+    >(candidatesOf(BY_AMOUNT, ', p.pix_key')),
   };
 
   function admitOne(
@@ -200,13 +191,11 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
       ),
 
     failedRepeatOf: (request, rules) => {
-      const row = statements.failedRepeated.get({
-        document: documentKey(request.cpfCnpj),
-        value: request.value,
-        pixKey: request.pixKey,
-        since: now() - rules.duplicateWindowMs,
-      });
-      return row && toCovering(row);
+      const candidates = statements.failedRepeated
+        .all({ document: documentKey(request.cpfCnpj), value: request.value, batchId: 0 })
+        .map((row) => ({ ...toCandidate(row), pixKey: row.pix_key }));
+      const row = { valueCents: request.value, pixKey: request.pixKey };
+      return failedRepeated(row, candidates, coverSince(now(), rules));
     },
   };
 }
@@ -247,10 +236,12 @@ export function heldAtClaim(
     valueCents: row.value_cents,
     reference: row.reference,
   };
-  const covering =
-    row.released_at === null
-      ? rows.coveringOf(key, row.batch_id, rules, row.id)
-      : rows.coveringOf(key, row.batch_id, rules, 0, Math.max(row.id, row.confirmed_id ?? 0));
+  const range = claimRange({
+    journalOrder: row.id,
+    releasedAt: row.released_at,
+    confirmedOrder: row.confirmed_id,
+  });
+  const covering = rows.coveringOf(key, row.batch_id, rules, range);
   if (!covering) return false;
   const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
   const said = duplicateSaid(

@@ -28,6 +28,7 @@ import {
   type LineRow,
   type Synchronous,
 } from './context.js';
+import { coverSince } from '../rules/cover.js';
 import { heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import type { Corrections } from './corrections.js';
 import { saidJson, type Rows } from './rows.js';
@@ -250,7 +251,7 @@ export function createBatches(
               rules.hintFlags ?? '',
             );
             // Another file repeating a failed payout is a drop, not a person's request.
-            const since = now() - rules.duplicateWindowMs;
+            const since = coverSince(now(), rules);
             corrections.holdRepeatsOfFailed(batchId, { since }, rules.hintFlags ?? '');
           }
         }

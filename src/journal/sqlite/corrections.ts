@@ -7,7 +7,7 @@ import { keptMessage } from '../kept-message.js';
 import { JournalError } from '../journal-error.js';
 import type { Said } from '../../messages/said.js';
 import { commandTarget, givenName } from '../../csv/given-name.js';
-import { coveredSaid, failedBeforeSaid } from '../admission.js';
+import { coveredSaid, type Covering } from '../admission.js';
 import {
   correctionCandidate,
   inCorrectionWindow,
@@ -16,9 +16,13 @@ import {
   planGiveBack,
   planLeftOut,
   planRepeats,
+  paidRowOf,
+  planRepeatsOfFailed,
+  replaceableRows,
   sameNameEarlier,
+  standingBatches,
 } from '../rules/correction.js';
-import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
+import { RETRYABLE, ROW_STATES, SENT, type HoldReason, type RowState } from '../states.js';
 import {
   COVERING_COLUMNS,
   english,
@@ -42,6 +46,9 @@ interface MaySendRow {
 }
 
 type Repeat = CoveringRow & { row_id: string };
+
+/** A file's row and a payout it repeats unchanged. */
+type RepeatOfPayoutRow = Repeat & { row_state: RowState };
 
 interface FreezeParams {
   batchId: number;
@@ -72,7 +79,7 @@ const FROZEN_BY_COPY = "json_extract(said, '$.batchId') = @copy";
 export function createCorrections({ db, now }: Context, rows: Rows) {
   const statements = {
     batchesOfName: db.prepare<[string, number], BatchRow>(
-      `SELECT * FROM batches WHERE name_key = ? AND id <> ? AND state NOT IN ('unusable', 'refused') ORDER BY id DESC`,
+      `SELECT * FROM batches WHERE name_key = ? AND id <> ? ORDER BY id DESC`,
     ),
     // Does a row of this batch repeat (same document and amount) a row of an earlier
     // batch of its name?
@@ -120,22 +127,19 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       WHERE batch_id = ? AND (state = 'queued' OR (state = 'held' AND hold_reason = 'same-name'))
       ORDER BY line`),
     // A document has few payouts, a batch may have a million: the unary + keeps SQLite
-    // from reading the batch whole (by payouts_by_batch) for every row of a copy. Two
-    // references of one document are two payments: only a payout of the row's reference,
-    // or without one, is the paid row it changes.
-    sentOfDocument: db.prepare<MaySendRow & { corrected: number }, CoveringRow>(`
-      SELECT ${COVERING_COLUMNS}
+    // from reading the batch whole (by payouts_by_batch) for every row of a copy.
+    ofDocument: db.prepare<{ document: string; corrected: number }, CoveringRow>(`
+      SELECT ${COVERING_COLUMNS}, p.reference
       FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE +p.batch_id = @corrected AND p.document = @document AND p.state IN (${inList(SENT)})
-        AND (@reference IS NULL OR p.reference IS NULL OR p.reference = @reference)
-      ORDER BY p.line LIMIT 1`),
-    // Rows of a batch a correction may replace: invalid lines and payouts that need a
-    // person or were never sent.
-    replaceableIn: db.prepare<{ batchId: number }, { n: number }>(`
-      SELECT (SELECT COUNT(*) FROM batch_lines WHERE batch_id = @batchId AND kind = 'invalid')
-        + (SELECT COUNT(*) FROM payouts WHERE batch_id = @batchId
-           AND state IN ('failed', 'rejected', 'canceled', 'conflict', 'refunded', 'queued', 'held'))
-        AS n`),
+      WHERE +p.batch_id = @corrected AND p.document = @document
+      ORDER BY p.line`),
+    invalidLines: db.prepare<[number], { n: number }>(
+      `SELECT COUNT(*) AS n FROM batch_lines WHERE batch_id = ? AND kind = 'invalid'`,
+    ),
+    // Every state named, so each is a seek of payouts_by_state, not a read of the batch.
+    payoutsByState: db.prepare<[number], { state: RowState; count: number }>(`
+      SELECT state, COUNT(*) AS count FROM payouts
+      WHERE state IN (${inList(ROW_STATES)}) AND batch_id = ? GROUP BY state`),
     // Rows of `corrected` a copy took over by their orderId, or repeats by orderId.
     takenOverBy: db.prepare<{ copy: number; corrected: number }, { n: number }>(`
       SELECT (SELECT COUNT(*) FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id
@@ -213,18 +217,24 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       UPDATE batch_lines SET kind = 'superseded', message = @message, said = @said
       WHERE batch_id = @corrected AND line = @line AND kind = 'invalid'`),
     // Retry on purpose. Rows of a copy that repeat unchanged (document, amount, Pix key)
-    // a payout of the batch it corrects that definitely failed.
-    repeatsOfFailed: db.prepare<{ copy: number; corrected: number }, Repeat>(
-      repeatsOfFailedIn('+p.batch_id = @corrected'),
+    // a payout of the batch it corrects, or of any batch since.
+    repeatsOfFailed: db.prepare<{ copy: number; corrected: number }, RepeatOfPayoutRow>(
+      repeatsOfPayoutsIn('+p.batch_id = @corrected'),
     ),
-    repeatsOfFailedSince: db.prepare<{ copy: number; since: number }, Repeat>(
-      repeatsOfFailedIn('p.admitted_at >= @since AND p.batch_id <> @copy'),
+    repeatsOfFailedSince: db.prepare<{ copy: number; since: number }, RepeatOfPayoutRow>(
+      repeatsOfPayoutsIn('p.admitted_at >= @since AND p.batch_id <> @copy'),
     ),
   };
 
   /** Batches of a name but `except`, newest first (refused and unusable ones left out). */
   const batchesOfName = (nameKey: string, except: number): BatchRow[] =>
-    statements.batchesOfName.all(nameKey, except);
+    standingBatches(statements.batchesOfName.all(nameKey, except));
+
+  /** The payout of batch `corrected` that a copy's row changes, if it left (paidRowOf). */
+  function sentOfDocument(row: MaySendRow, corrected: number): Covering | undefined {
+    const payouts = statements.ofDocument.all({ document: row.document, corrected });
+    return paidRowOf(row, payouts.map(toCovering));
+  }
 
   /** The earlier batches of a file's name it arrived within 24 hours of, newest first. */
   function inWindowOf(batchId: number): BatchRow[] {
@@ -259,10 +269,10 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     if (earlier.length === 0) return;
     const changes = statements.copyMaySend.all(batchId).flatMap((row) => {
       for (const batch of earlier) {
-        const sent = statements.sentOfDocument.get({ ...row, corrected: batch.id });
+        const sent = sentOfDocument(row, batch.id);
         if (sent) {
           const change = { orderId: row.order_id, state: row.state, cents: row.value_cents };
-          return [{ ...change, sent: toCovering(sent) }];
+          return [{ ...change, sent }];
         }
       }
       return [];
@@ -333,8 +343,11 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     if (repeats === 0) return false;
     const fresh = statements.copyMaySend
       .all(copy)
-      .filter((row) => !statements.sentOfDocument.get({ ...row, corrected })).length;
-    const replaceable = statements.replaceableIn.get({ batchId: corrected })?.n ?? 0;
+      .filter((row) => !sentOfDocument(row, corrected)).length;
+    const replaceable = replaceableRows(
+      statements.invalidLines.get(corrected)?.n ?? 0,
+      statements.payoutsByState.all(corrected),
+    );
     return isCorrection({ repeats, fresh, replaceable });
   }
 
@@ -364,15 +377,12 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       statements.setLine.run('covered', keptMessage(said), saidJson(said), copy, line.line);
     }
     // Read after the repeats moved: a row that took one over is sent, or held as a change.
-    const copyRows = statements.copyMaySend.all(copy).map((row) => {
-      const sent = statements.sentOfDocument.get({ ...row, corrected });
-      return {
-        orderId: row.order_id,
-        state: row.state,
-        cents: row.value_cents,
-        sent: sent && toCovering(sent),
-      };
-    });
+    const copyRows = statements.copyMaySend.all(copy).map((row) => ({
+      orderId: row.order_id,
+      state: row.state,
+      cents: row.value_cents,
+      sent: sentOfDocument(row, corrected),
+    }));
     rows.applyPlan(planCopyRows(copyRows), why);
     const unsent = statements.unsentOf.all(corrected).map((row) => ({
       orderId: row.order_id,
@@ -406,23 +416,12 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     failedIn: { corrected: number } | { since: number },
     hintFlags: string,
   ): void {
-    const held = new Set<string>();
-    const repeats =
+    const repeats = (
       'corrected' in failedIn
         ? statements.repeatsOfFailed.all({ copy, corrected: failedIn.corrected })
-        : statements.repeatsOfFailedSince.all({ copy, since: failedIn.since });
-    for (const row of repeats) {
-      if (held.has(row.row_id)) continue;
-      held.add(row.row_id);
-      rows.holdQueuedRow(
-        row.row_id,
-        'failed-before',
-        failedBeforeSaid(toCovering(row), hintFlags),
-        {
-          coveredBy: row.order_id,
-        },
-      );
-    }
+        : statements.repeatsOfFailedSince.all({ copy, since: failedIn.since })
+    ).map((row) => ({ orderId: row.row_id, state: row.row_state, payout: toCovering(row) }));
+    rows.applyPlan(planRepeatsOfFailed(repeats, hintFlags), { code: 'auditRepeatsFailed' });
   }
 
   /** A person answered a file that froze earlier batches of its name (see holdIfNamedAsEarlier): they go on as they stand. */
@@ -476,19 +475,18 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
 }
 
 /**
- * Queued rows of batch @copy that repeat, unchanged (document, amount, Pix key), a payout
- * that definitely failed, among the payouts `failedWhere` names (of the batch a copy
- * corrects, or of any other batch journaled since @since); first the oldest.
+ * Rows of batch @copy and the payouts each repeats unchanged (document, amount, Pix key),
+ * among the payouts `payoutsWhere` names (of the batch a copy corrects, or of any other
+ * batch journaled since @since); in the file's order, then the oldest payout first.
  */
-function repeatsOfFailedIn(failedWhere: string): string {
+function repeatsOfPayoutsIn(payoutsWhere: string): string {
   return `
-    SELECT r.order_id AS row_id, ${COVERING_COLUMNS}
+    SELECT r.order_id AS row_id, r.state AS row_state, ${COVERING_COLUMNS}
     FROM payouts r
-    JOIN payouts p ON ${failedWhere} AND p.document = r.document
+    JOIN payouts p ON ${payoutsWhere} AND p.document = r.document
       AND p.value_cents = r.value_cents
       AND p.pix_key = r.pix_key
-      AND p.state IN (${inList(RETRYABLE)})
     JOIN batches b ON b.id = p.batch_id
-    WHERE r.batch_id = @copy AND r.state = 'queued'
+    WHERE r.batch_id = @copy
     ORDER BY r.line, p.admitted_at, p.line`;
 }
