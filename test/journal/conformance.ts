@@ -1052,6 +1052,28 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         return batchId;
       };
 
+      it('holds a repeat of a payout that failed within the window, journaled before it, as failedRepeatOf says', async () => {
+        const journal = await open();
+        const first = await fileOf(journal, 'folha', [request('a-1', 2000)]);
+        await journal.finishBatch(first, { ...batch, state: 'open' }, undefined, rules);
+        const [claim] = await journal.claimToSend('a', 1, 60_000);
+        await journal.move('a-1', claim!.fence, 'pending', 'created', { transactionId: 1 });
+        // Pending for weeks, then failed: its own time is the failure's, within the window.
+        clock += 25 * 86_400_000;
+        await journal.move('a-1', claim!.fence, 'failed', 'failed at the gateway');
+        clock += 2 * 86_400_000;
+        expect(await journal.failedRepeatOf(request('x-1', 2000), rules)).toMatchObject({
+          orderId: 'a-1',
+        });
+        const again = await fileOf(journal, 'outra', [request('b-1', 2000)]);
+        await journal.finishBatch(again, { ...batch, state: 'open' }, undefined, rules);
+        expect(await journal.payout('b-1')).toMatchObject({
+          state: 'held',
+          said: { code: 'heldFailedBefore', orderId: 'a-1' },
+        });
+        expect(await journal.claimToSend('a', 10, 60_000)).toEqual([]);
+      });
+
       it('freezes an earlier batch of its name while a file repeating it waits for a person', async () => {
         const journal = await open();
         const first = await fileOf(journal, 'folha', [request('a-1')]);

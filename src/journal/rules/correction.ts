@@ -17,7 +17,7 @@ import {
 } from '../admission.js';
 import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
 import type { BatchState } from '../batch-states.js';
-import { TURNED_DOWN } from './cover.js';
+import { TURNED_DOWN, withinWindow } from './cover.js';
 import type { PlannedMove } from './plan.js';
 
 /**
@@ -288,22 +288,29 @@ export interface RepeatOfPayout {
   orderId: string;
   state: RowState;
   payout: Covering;
+  /** The payout's own times, from which duplicateWindow counts (withinWindow). */
+  lastSentAt: number | null;
+  updatedAt: number;
 }
 
 /**
  * A file's queued rows that repeat, unchanged, a payout that definitely failed at the
  * gateway are held, each naming the first such payout of `repeats` (read in the file's
  * order, then the payouts' own): a failed payout is sent again only when a person asks
- * (`payouts retry`), never because a file repeats it.
+ * (`payouts retry`), never because a file repeats it. `since`: where duplicateWindow
+ * begins, counted from each payout's own time, as `payouts run --dry-run` weighs it; null
+ * for the batch a copy corrects, whatever its age.
  */
 export function planRepeatsOfFailed(
   repeats: readonly RepeatOfPayout[],
   hintFlags: string,
+  since: number | null,
 ): PlannedMove[] {
   const held = new Set<string>();
   return repeats.flatMap((row): PlannedMove[] => {
     if (row.state !== 'queued' || !RETRYABLE.includes(row.payout.state) || held.has(row.orderId))
       return [];
+    if (since !== null && !withinWindow({ ...row, covering: row.payout }, since)) return [];
     held.add(row.orderId);
     const said = failedBeforeSaid(row.payout, hintFlags);
     return [

@@ -56,7 +56,10 @@ export const TURNED_DOWN: readonly BatchState[] = ['refused', 'unusable'];
  * held for days and then paid counts from the day it was paid. A row queued and never
  * sent counts as now, however long it waited: the next run sends it.
  */
-export function withinWindow(candidate: CoverCandidate, since: number): boolean {
+export function withinWindow(
+  candidate: Pick<CoverCandidate, 'covering' | 'lastSentAt' | 'updatedAt'>,
+  since: number,
+): boolean {
   const { lastSentAt, updatedAt, covering } = candidate;
   const neverSent = covering.state === 'queued' && lastSentAt === null;
   return neverSent || Math.max(lastSentAt ?? 0, updatedAt) >= since;

@@ -48,7 +48,11 @@ interface MaySendRow {
 type Repeat = CoveringRow & { row_id: string };
 
 /** A file's row and a payout it repeats unchanged. */
-type RepeatOfPayoutRow = Repeat & { row_state: RowState };
+type RepeatOfPayoutRow = Repeat & {
+  row_state: RowState;
+  last_sent_at: number | null;
+  updated_at: number;
+};
 
 interface FreezeParams {
   batchId: number;
@@ -221,8 +225,9 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     repeatsOfFailed: db.prepare<{ copy: number; corrected: number }, RepeatOfPayoutRow>(
       repeatsOfPayoutsIn('+p.batch_id = @corrected'),
     ),
-    repeatsOfFailedSince: db.prepare<{ copy: number; since: number }, RepeatOfPayoutRow>(
-      repeatsOfPayoutsIn('p.admitted_at >= @since AND p.batch_id <> @copy'),
+    // Of any age: the rule weighs each by its own time (its failure), not its admission.
+    repeatsOfFailedElsewhere: db.prepare<{ copy: number }, RepeatOfPayoutRow>(
+      repeatsOfPayoutsIn(`p.state IN (${inList(RETRYABLE)}) AND p.batch_id <> @copy`),
     ),
   };
 
@@ -419,9 +424,18 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     const repeats = (
       'corrected' in failedIn
         ? statements.repeatsOfFailed.all({ copy, corrected: failedIn.corrected })
-        : statements.repeatsOfFailedSince.all({ copy, since: failedIn.since })
-    ).map((row) => ({ orderId: row.row_id, state: row.row_state, payout: toCovering(row) }));
-    rows.applyPlan(planRepeatsOfFailed(repeats, hintFlags), { code: 'auditRepeatsFailed' });
+        : statements.repeatsOfFailedElsewhere.all({ copy })
+    ).map((row) => ({
+      orderId: row.row_id,
+      state: row.row_state,
+      payout: toCovering(row),
+      lastSentAt: row.last_sent_at,
+      updatedAt: row.updated_at,
+    }));
+    const since = 'since' in failedIn ? failedIn.since : null;
+    rows.applyPlan(planRepeatsOfFailed(repeats, hintFlags, since), {
+      code: 'auditRepeatsFailed',
+    });
   }
 
   /** A person answered a file that froze earlier batches of its name (see holdIfNamedAsEarlier): they go on as they stand. */
@@ -481,7 +495,8 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
  */
 function repeatsOfPayoutsIn(payoutsWhere: string): string {
   return `
-    SELECT r.order_id AS row_id, r.state AS row_state, ${COVERING_COLUMNS}
+    SELECT r.order_id AS row_id, r.state AS row_state, ${COVERING_COLUMNS},
+      p.last_sent_at, p.updated_at
     FROM payouts r
     JOIN payouts p ON ${payoutsWhere} AND p.document = r.document
       AND p.value_cents = r.value_cents

@@ -241,6 +241,8 @@ describe('planRepeatsOfFailed: a failed payout is sent again only on purpose (ru
     orderId,
     state,
     payout: { ...paid(payoutState), orderId: payoutId },
+    lastSentAt: 1_000 as number | null,
+    updatedAt: 1_000,
   });
   const heldFor = (orderId: string, failed: Covering) => {
     const said = failedBeforeSaid(failed, '--home x');
@@ -263,7 +265,7 @@ describe('planRepeatsOfFailed: a failed payout is sent again only on purpose (ru
     ['a row held already (a possible duplicate)', 'held', 'failed', false],
   ])('%s', (_, state, payoutState, expected) => {
     const row = repeat(state, payoutState);
-    expect(planRepeatsOfFailed([row], '--home x')).toEqual(
+    expect(planRepeatsOfFailed([row], '--home x', null)).toEqual(
       expected ? [heldFor('b-1', row.payout)] : [],
     );
   });
@@ -275,10 +277,22 @@ describe('planRepeatsOfFailed: a failed payout is sent again only on purpose (ru
       repeat('queued', 'failed', 'b-1', 'a-2'),
       repeat('queued', 'failed', 'b-2', 'a-3'),
     ];
-    expect(planRepeatsOfFailed(rows, '--home x')).toEqual([
+    expect(planRepeatsOfFailed(rows, '--home x', null)).toEqual([
       heldFor('b-1', rows[1]!.payout),
       heldFor('b-2', rows[3]!.payout),
     ]);
+  });
+
+  it.each<[string, number | null, number, boolean]>([
+    ['failed within the window, though sent long before it', 10_000, 50_000, true],
+    ['sent within it, and still the last it moved', 60_000, 60_000, true],
+    ['failed and last moved before the window', 10_000, 20_000, false],
+    ['never sent, failed within it (refused at the gateway at once)', null, 50_000, true],
+  ])('weighs a payout of another file from its own time: %s', (_, lastSentAt, updatedAt, held) => {
+    const row = { ...repeat('queued', 'failed'), lastSentAt, updatedAt };
+    expect(planRepeatsOfFailed([row], '--home x', 40_000)).toEqual(
+      held ? [heldFor('b-1', row.payout)] : [],
+    );
   });
 });
 
