@@ -114,7 +114,7 @@ export function toBatch(row: BatchRow): BatchRecord {
     totalCents: row.total_cents,
     // Journals before problems were values kept English sentences.
     problems: (JSON.parse(row.problems) as (string | Said)[]).map((problem) =>
-      typeof problem === 'string' ? { code: 'english', text: problem } : problem,
+      typeof problem === 'string' ? english(problem) : problem,
     ),
     awaitingName: row.awaiting_name,
     // Journals before the reason was kept as a value kept its English sentence.
@@ -155,7 +155,7 @@ export function reasonOf(column: string): Said {
       // An older journal's words that open with a brace: they are still words.
     }
   }
-  return { code: 'english', text: column };
+  return english(column);
 }
 
 /** A caller's reason, in its English. */
