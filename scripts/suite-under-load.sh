@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The suite on a busy machine: `npm test` twice beside a CPU load of the machine's size
 # (`stress-ng --cpu N`, N its cores; Debian's `stress-ng` package), then each run's result
-# and time. Both must pass. Takes about 15 minutes; run it on a machine nobody else needs
+# and time. Both must pass. Takes about 26 minutes; run it on a machine nobody else needs
 # meanwhile: `bash scripts/suite-under-load.sh`.
 set -uo pipefail
 cd "$(dirname "$0")/.."

@@ -23,7 +23,15 @@ import type { FileState } from '../messages/file-state.js';
 import { moveInto, payoutFiles, reject, type Folders } from '../inbox/folders.js';
 import { settledByAge } from '../inbox/readiness.js';
 import { skippedFiles } from '../inbox/skipped.js';
-import type { Journal } from '../journal/journal.js';
+import type {
+  JournalAdmission,
+  JournalApproval,
+  JournalBatches,
+  JournalGateway,
+  JournalIntake,
+  JournalReports,
+  JournalRetries,
+} from '../journal/journal.js';
 import { JournalError } from '../journal/journal.js';
 import { CATALOGS } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
@@ -33,9 +41,18 @@ import { failpoint } from '../runtime/failpoint.js';
 import { planFile, planListedBatches, type BatchFacts, type ReadAction } from './intake.js';
 import type { FileSummary, PassOptions } from './pass.js';
 
+/** What intake reads and writes: files journaled, approvals, replacements, their reports. */
+export type IntakeJournal = JournalIntake &
+  JournalAdmission &
+  JournalBatches &
+  JournalApproval &
+  JournalReports &
+  JournalGateway &
+  JournalRetries;
+
 /** Moves ready inbox files into processing/ and journals every file there. */
 export async function applyIntake(
-  journal: Journal,
+  journal: IntakeJournal,
   folders: Folders,
   config: Config,
   options: PassOptions,
@@ -179,7 +196,7 @@ export async function applyIntake(
  * report then says so).
  */
 async function awaitingBatches(
-  journal: Journal,
+  journal: JournalBatches & JournalReports & JournalApproval,
   folders: Folders,
   options: { hintFlags: string; language: Language },
 ): Promise<BatchFacts['awaitingApproval'][number][]> {
@@ -196,7 +213,9 @@ async function awaitingBatches(
  * Batches with rows not final, by their state (an index, not a read of every payout),
  * oldest first, with whether `payouts retry` made payouts of theirs.
  */
-async function openBatches(journal: Journal): Promise<BatchFacts['open'][number][]> {
+async function openBatches(
+  journal: JournalBatches & JournalRetries & JournalReports,
+): Promise<BatchFacts['open'][number][]> {
   const open: BatchFacts['open'][number][] = [];
   for (const state of ['open', 'underfunded', 'held'] as const) {
     for (const batch of await journal.batchesIn(state)) {
@@ -226,7 +245,7 @@ async function applyToFile(
     hintFlags,
     remember,
   }: {
-    journal: Journal;
+    journal: IntakeJournal;
     folders: Folders;
     config: Config;
     hintFlags: string;
@@ -306,7 +325,7 @@ async function applyToFile(
  * left where it is with why. Either way it needs a person, and the pass goes on.
  */
 async function setAside(
-  journal: Journal,
+  journal: JournalBatches,
   folders: Folders,
   file: string,
   error: unknown,
@@ -343,12 +362,12 @@ async function setAside(
  * A resumed file's problems (a control total that does not match, say), said again on
  * every run while they hold it back. The balance check adds its own reason each pass.
  */
-async function stillTrue(journal: Journal, batchId: number): Promise<Said[]> {
+async function stillTrue(journal: JournalBatches, batchId: number): Promise<Said[]> {
   return [...((await journal.batch(batchId))?.problems ?? [])];
 }
 
 async function summarise(
-  journal: Journal,
+  journal: JournalBatches,
   file: string,
   batchId: number | undefined,
   [state, outcome]: [FileState, string],

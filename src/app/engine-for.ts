@@ -8,17 +8,16 @@ import type { EngineDeps, EngineOptions } from '../engine/engine.js';
 import { createGatewayPool } from '../engine/pool.js';
 import type { Doorbell } from '../engine/follow.js';
 import { requestDeadlineMs, type GatewayClient } from '../gateway/client.js';
-import type { Journal } from '../journal/journal.js';
 import { workerName } from '../runtime/worker-name.js';
 import type { PassOptions } from './pass.js';
 
 /** The engine's dependencies and options for this process, from the config. */
-export function engineFor(
-  journal: Journal,
+export function engineFor<J>(
+  journal: J,
   gateway: GatewayClient,
   config: Config,
   options: PassOptions,
-): { deps: EngineDeps; engine: EngineOptions & { doorbell?: Doorbell } } {
+): { deps: EngineDeps<J>; engine: EngineOptions & { doorbell?: Doorbell } } {
   // Beyond the longest a request can take (its deadline: connect, then the whole answer),
   // with a margin of another requestTimeout and 2 s.
   const longestRequestMs =
@@ -39,7 +38,7 @@ export function engineFor(
     ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),
     admission: { duplicateWindowMs: config.duplicateWindow, hintFlags: options.hintFlags ?? '' },
   };
-  const deps: EngineDeps = {
+  const deps: EngineDeps<J> = {
     journal,
     gateway,
     clock: options.clock,

@@ -15,6 +15,7 @@ import {
   resolveUnknown,
   sendQueued,
   type EngineDeps,
+  type EngineJournal,
   type EngineOptions,
 } from '../engine/engine.js';
 import { checkFirstSends } from '../engine/first-send.js';
@@ -38,14 +39,22 @@ import {
   readingsOf,
 } from '../journal/answers.js';
 import { refuseClockBehind } from '../journal/clock-behind.js';
-import { writeJournalView, type Journal, type RowTotals } from '../journal/journal.js';
+import {
+  type JournalApproval,
+  type JournalBatches,
+  type JournalGateway,
+  type JournalReports,
+  type JournalStore,
+  type RowTotals,
+  writeJournalView,
+} from '../journal/journal.js';
 import { behindTheGateway } from '../journal/open-for-work.js';
 import { isFinalOutcome, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
 import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
 import { archiveFileName, resultFileNames } from '../results/names.js';
 import { writeResultFile } from '../results/result-file.js';
-import { applyIntake } from './apply-intake.js';
+import { applyIntake, type IntakeJournal } from './apply-intake.js';
 import { engineFor } from './engine-for.js';
 import type { Clock } from '../runtime/clock.js';
 
@@ -134,8 +143,11 @@ function lookupEveryMs(graceMs: number): number {
 }
 const MAX_SETTLE_ROUNDS = 10_000;
 
+/** What a pass uses: intake, the engine's loops, and the journal's own facts (its clock, its loss). */
+export type PassJournal = IntakeJournal & EngineJournal & JournalStore;
+
 export async function runPass(
-  journal: Journal,
+  journal: PassJournal,
   gateway: GatewayClient,
   folders: Folders,
   config: Config,
@@ -241,7 +253,7 @@ function shareView(folders: Folders, sharedGroup: string, note: (text: string) =
  * (their re-send may fall due while following): what is left is the next pass's.
  */
 async function settle(
-  deps: EngineDeps,
+  deps: EngineDeps<EngineJournal & JournalReports>,
   options: EngineOptions & { doorbell?: Doorbell },
   until: number,
   resolveDue: () => boolean,
@@ -283,7 +295,7 @@ async function settle(
  * could not be read has no rows and no result.
  */
 async function finishFile(
-  journal: Journal,
+  journal: JournalBatches & JournalReports & JournalApproval & JournalGateway,
   folders: Folders,
   config: Config,
   summary: FileSummary,
@@ -382,7 +394,11 @@ const LISTED_HELD_ROWS = 20;
  * summary says what a person must decide, then each row held by itself (up to
  * LISTED_HELD_ROWS: the result file has every row's own words).
  */
-async function whyHeld(journal: Journal, batchId: number, hintFlags: string): Promise<Said[]> {
+async function whyHeld(
+  journal: JournalBatches & JournalReports & JournalApproval,
+  batchId: number,
+  hintFlags: string,
+): Promise<Said[]> {
   const notes: Said[] = [];
   const heldRows = await journal.heldRowsOfBatch(batchId);
   // A row's own words (`example`): the journal's value, or its English where it kept none.
@@ -514,9 +530,9 @@ export async function readBalance(
 
 /** Opens the batches the balance covers, oldest first, and holds the others (`balanceCheck`). */
 async function fundBatches(
-  toFund: Awaited<ReturnType<Journal['queuedByBatch']>>,
+  toFund: Awaited<ReturnType<JournalBatches['queuedByBatch']>>,
   balance: { cents: number | undefined; error?: string },
-  journal: Journal,
+  journal: JournalBatches,
   config: Pick<Config, 'balanceCheck' | 'feePerPayoutCents'>,
   summaries: FileSummary[],
   note: (text: string) => void,

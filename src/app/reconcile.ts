@@ -8,7 +8,13 @@ import { POLLING } from '../engine/policy.js';
 import { reconcilePaid, type ReconcileReport } from '../engine/reconcile.js';
 import type { GatewayClient } from '../gateway/client.js';
 import type { Folders } from '../inbox/folders.js';
-import type { Journal } from '../journal/journal.js';
+import type {
+  JournalAnswers,
+  JournalBatches,
+  JournalFollowing,
+  JournalGateway,
+  JournalReports,
+} from '../journal/journal.js';
 import { resultFileNames } from '../results/names.js';
 import { writeResultFile } from '../results/result-file.js';
 import { engineFor } from './engine-for.js';
@@ -19,7 +25,7 @@ const DAY_MS = 86_400_000;
 export interface ReconcileDeps {
   config: Config;
   folders: Folders;
-  journal: Journal;
+  journal: JournalFollowing & JournalAnswers & JournalBatches & JournalReports & JournalGateway;
   gateway: GatewayClient;
   /** The journal's clock. */
   clock: Clock;

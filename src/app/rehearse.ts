@@ -4,10 +4,9 @@
  */
 import type { Config } from '../config/schema.js';
 import { planFunding } from '../engine/balance.js';
-import { planRun, type DryRunFile } from '../engine/dry-run.js';
+import { planRun, type DryRunFile, type RehearsalJournal } from '../engine/dry-run.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { payoutFiles, type Folders } from '../inbox/folders.js';
-import type { Journal } from '../journal/journal.js';
 import { sayInEnglish } from '../messages/say.js';
 import { readBalance } from './pass.js';
 
@@ -15,7 +14,7 @@ export interface RehearsalDeps {
   config: Config;
   folders: Folders;
   /** The home's journal, when it has one: without, nothing was paid before. */
-  journal: Journal | undefined;
+  journal: RehearsalJournal | undefined;
   /** Global flags the commands in hints need (see hintFlagsOf). */
   hintFlags: string;
   /** Now, on the clock a run would read, to say which files it would hold for their age. */

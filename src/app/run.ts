@@ -8,14 +8,13 @@ import type { GatewayClient } from '../gateway/client.js';
 import { payoutFiles, type Folders } from '../inbox/folders.js';
 import { settledOnOurClock } from '../inbox/readiness.js';
 import type { Clock } from '../runtime/clock.js';
-import type { Journal } from '../journal/journal.js';
-import { exitCodeOf, runPass, type PassReport } from './pass.js';
+import { exitCodeOf, runPass, type PassJournal, type PassReport } from './pass.js';
 
 export interface RunDeps {
   config: Config;
   folders: Folders;
   /** The home's journal, its lock held by this process. */
-  journal: Journal;
+  journal: PassJournal;
   /** Opened once the inbox was looked at, closed when the pass ends, whatever happens. */
   openGateway: () => Promise<{ client: GatewayClient; close(): Promise<void> }>;
   /**

@@ -15,7 +15,6 @@ import { isPayoutFileName, payoutFiles, type Folders } from '../inbox/folders.js
 import { settledFiles } from '../inbox/readiness.js';
 import { ClockBehindError } from '../journal/clock-behind.js';
 import { explainJournalFailure } from '../journal/failures.js';
-import type { Journal } from '../journal/journal.js';
 import { JournalLossError } from '../journal/open-for-work.js';
 import { describeFile } from './describe-file.js';
 import { CATALOGS } from '../messages/catalog.js';
@@ -23,7 +22,7 @@ import { startPostbackReceiver, type PostbackReceiver } from '../postback/receiv
 import { postbackSecret } from '../postback/secret.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
-import { exitCodeOf, runPass, type PassMemory, type PassReport } from './pass.js';
+import { exitCodeOf, runPass, type PassJournal, type PassMemory, type PassReport } from './pass.js';
 
 /** How often the daemon logs its health line (also on SIGUSR2). */
 const HEALTH_EVERY_MS = 60_000;
@@ -35,7 +34,7 @@ export interface ServeDeps {
   config: Config;
   folders: Folders;
   /** The home's journal, its lock held by this process. */
-  journal: Journal;
+  journal: PassJournal;
   gateway: GatewayClient;
   logger: Logger;
   /** The journal's clock, read and slept on (a rescan's wait, a failed pass's pause). */

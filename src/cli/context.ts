@@ -12,7 +12,7 @@ import { createLogger, logLevelOf, type Logger } from '../runtime/logger.js';
 import { languageOf, localeSource } from '../messages/language.js';
 import { userNameOf, type Folders } from '../inbox/folders.js';
 import { explainJournalFailure } from '../journal/failures.js';
-import type { GatewayKind, Journal } from '../journal/journal.js';
+import type { GatewayKind, Journal, JournalGateway } from '../journal/journal.js';
 import { openJournalReadOnly, sqliteJournalAt } from '../journal/open.js';
 import { ExitError } from './exit-error.js';
 import type { CliIo } from '../runtime/io.js';
@@ -159,7 +159,10 @@ export interface GatewaySession {
  * to this kind of gateway (a cron job that lost its environment file must not "pay" a
  * real payroll into a sandbox).
  */
-export async function openGateway(context: Context, journal?: Journal): Promise<GatewaySession> {
+export async function openGateway(
+  context: Context,
+  journal?: JournalGateway,
+): Promise<GatewaySession> {
   const { config } = context;
   if (journal) {
     const kind = config.baseUrl === null ? 'sandbox' : 'configured';

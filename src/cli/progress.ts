@@ -4,7 +4,7 @@
  * whose output people read in a log). Counted from the pass's start, so months of paid
  * payouts in the journal are not this run's.
  */
-import type { Journal } from '../journal/journal.js';
+import type { JournalReports } from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
 import type { TextOutput } from '../runtime/io.js';
 
@@ -65,7 +65,7 @@ export interface ProgressShown {
  * `stderr`. A remark said while it shows goes through its `note`, which says it with `note`.
  */
 export async function startProgress(
-  journal: Journal,
+  journal: JournalReports,
   mode: 'off' | 'bar' | 'lines',
   stderr: TextOutput,
   note: (text: string) => void,

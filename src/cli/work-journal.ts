@@ -9,7 +9,8 @@ import type { Config } from '../config/schema.js';
 import { ClockBehindError, refuseClockBehind } from '../journal/clock-behind.js';
 import type { Journal } from '../journal/journal.js';
 import { JournalLossError, openJournalForWork, readJournal } from '../journal/open-for-work.js';
-import { markerPathOf } from '../journal/marker.js';
+import { markerIn } from '../journal/marker.js';
+import { sqliteJournalAt } from '../journal/open.js';
 import { homeJournalFailure, requireJournal, requireOwnHome, type Output } from './context.js';
 import { ExitError } from './exit-error.js';
 
@@ -23,7 +24,7 @@ export async function readHomeJournal(
   now: () => number,
 ): ReturnType<typeof readJournal> {
   try {
-    return await readJournal(folders.journal, historyFolders(folders), now);
+    return await readJournal(sqliteJournalAt(folders.journal), homeOf(folders), now);
   } catch (error) {
     throw homeJournalFailure(error);
   }
@@ -31,11 +32,15 @@ export async function readHomeJournal(
 
 /** Read-only (doctor): the same, a journal that cannot be read thrown as it failed. */
 export function readJournalOf(folders: Folders, now: () => number): ReturnType<typeof readJournal> {
-  return readJournal(folders.journal, historyFolders(folders), now);
+  return readJournal(sqliteJournalAt(folders.journal), homeOf(folders), now);
 }
 
-function historyFolders(folders: Folders): string[] {
-  return [folders.processing, folders.archive, folders.results];
+/** The home's marker, and the folders whose files show it has worked before. */
+function homeOf(folders: Folders): { home: string; historyFolders: string[] } {
+  return {
+    home: folders.home,
+    historyFolders: [folders.processing, folders.archive, folders.results],
+  };
 }
 
 export async function openWorkJournal(
@@ -47,14 +52,14 @@ export async function openWorkJournal(
 ): Promise<Journal> {
   requireOwnHome(verb, folders);
   // A home with a marker has had a journal: its absence is a loss, not a typo.
-  if (options.mustExist && !existsSync(markerPathOf(folders.journal))) {
+  if (options.mustExist && !existsSync(markerIn(folders.home))) {
     requireJournal(verb, folders);
   }
   let journal: Journal;
   try {
     // Awaited here: a loss the opening finds is its rejection, said as this command's.
-    journal = await openJournalForWork(folders.journal, {
-      historyFolders: historyFolders(folders),
+    journal = await openJournalForWork(sqliteJournalAt(folders.journal), {
+      ...homeOf(folders),
       recover: options.recover ?? false,
       now: options.now,
       // Said even with --quiet: a recovery changes how every payout is sent from now on.

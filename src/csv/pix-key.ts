@@ -3,7 +3,8 @@
  * written the way the scheme stores it, and the type inferred when it is unambiguous.
  */
 import { PIX_KEY_TYPES, type PixKeyTypeName } from '../gateway/contract.js';
-import { SCIENTIFIC_NOTATION, isValidCnpj, isValidCpf, readDocument } from './documents.js';
+import { isValidCnpj, isValidCpf } from '../domain/check-digits.js';
+import { SCIENTIFIC_NOTATION, readDocument } from './documents.js';
 import { foldText } from './fold.js';
 import type { Said } from '../messages/said.js';
 

@@ -14,7 +14,14 @@ import { foldText } from '../csv/fold.js';
 import { oldFile } from './ingest.js';
 import { duplicateSaid, failedBeforeSaid, journaledSaid } from '../journal/admission.js';
 import { addPayee, readingsOf } from '../journal/answers.js';
-import { JournalError, type HeldRow, type Journal } from '../journal/journal.js';
+import {
+  JournalError,
+  type HeldRow,
+  type JournalAdmission,
+  type JournalBatches,
+  type JournalReports,
+  type JournalStore,
+} from '../journal/journal.js';
 import type { Payees, Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
 import { cannotReadSaid } from './ingest.js';
@@ -57,9 +64,12 @@ export interface DryRunFile {
  * under the file of their batch, or as a batch of their own when its file is gone. The
  * journal's batches come first, oldest first, as a run funds them.
  */
+/** What a rehearsal reads: the journal's identity, its batches, admission's weighing, totals. */
+export type RehearsalJournal = JournalStore & JournalBatches & JournalAdmission & JournalReports;
+
 export async function planRun(
   files: readonly string[],
-  journal: Journal | undefined,
+  journal: RehearsalJournal | undefined,
   options: ReadOptions & { duplicateWindow: number; hintFlags?: string; now: number },
 ): Promise<DryRunFile[]> {
   const unsent = new Map(

@@ -8,16 +8,26 @@
  *   3. commit the answer, only if the fence is still ours.
  * A crash between 1 and 3 leaves `sending`; the next run resolves it by lookup (found:
  * adopt; not found twice, after the grace period: send again with the same orderId).
- * A row may be claimed a moment before a place is free for it (see sendQueued): given
+ * A row may be claimed a moment before a place is free for it (claim-ahead.ts): given
  * back to the queue if the run stops or pauses first, resolved by lookup after a crash.
  * Every request checks its claim's age the moment before it leaves (claimFreshEnough): a
  * process frozen since its claim gives the row back unsent, as another run may have it.
  */
 import type { GatewayClient } from '../gateway/client.js';
 import type { CashOutRequest } from '../gateway/contract.js';
-import type { AdmissionRules, Claim, Journal, Move } from '../journal/journal.js';
+import type {
+  AdmissionRules,
+  Claim,
+  JournalAnswers,
+  JournalFollowing,
+  JournalRecovery,
+  JournalSending,
+  Move,
+} from '../journal/journal.js';
 import type { Clock } from '../runtime/clock.js';
 import { failpoint } from '../runtime/failpoint.js';
+import { createAnswerWriter } from './answer-writer.js';
+import { createClaimAhead, type Claimed } from './claim-ahead.js';
 import { decideLookup, decideSend, type Decision, type RunSignal } from './decisions.js';
 import { backoffMs, claimFreshEnough, mayResend, pollDelayMs, type PollPolicy } from './policy.js';
 import type { GatewayPool } from './pool.js';
@@ -25,20 +35,18 @@ import type { GatewayPool } from './pool.js';
 /** How long answers wait to share a commit. */
 const GROUP_COMMIT_MS = 10;
 
-/**
- * How long a row claimed ahead of a free place may wait for one before it is given back:
- * well inside its lease's margin beyond the longest request (2 s and a request time-out),
- * so its lease still covers its request, and its last-sent time (the re-send rule's
- * grace period starts there) is at most this early.
- */
-const AHEAD_MAX_WAIT_MS = 1_000;
-
 /** The journal's reason for a row given back because its claim aged before its request left. */
 const FROZEN_REASON =
   'not sent: its claim was older than half its lease when its request was to leave (the process was stopped or paused); given back';
 
-export interface EngineDeps {
-  journal: Journal;
+/** The journal's aggregates the engine's loops use: each loop takes only its own. */
+export type EngineJournal = JournalSending & JournalAnswers & JournalRecovery & JournalFollowing;
+
+/** What resolving a row with no clear answer uses: it may send it again. */
+type Resolving = JournalRecovery & JournalSending & JournalAnswers;
+
+export interface EngineDeps<J = EngineJournal> {
+  journal: J;
   gateway: GatewayClient;
   clock: Clock;
   /**
@@ -74,6 +82,12 @@ export interface EngineOptions {
   admission?: AdmissionRules;
 }
 
+/** A claimed row and what its answer means for it. */
+interface Answer {
+  claim: Claim;
+  decision: Decision;
+}
+
 function withPostback(request: CashOutRequest, options: EngineOptions): CashOutRequest {
   return options.postbackUrl === undefined
     ? request
@@ -89,12 +103,21 @@ export interface EngineReport {
 }
 
 /** Sends every queued payout, until none is left or the run must stop. */
-export async function sendQueued(deps: EngineDeps, options: EngineOptions): Promise<EngineReport> {
+export async function sendQueued(
+  deps: EngineDeps<JournalSending & JournalAnswers>,
+  options: EngineOptions,
+): Promise<EngineReport> {
   const { journal, gateway, pool } = deps;
   let sent = 0;
   let stopped: string | undefined;
   let failed = false;
   let unreachableInARow = 0;
+  // The first failure that is not a gateway's answer (a bug, the journal failing): the
+  // run ends with it once the requests in flight are answered and written.
+  let failure: unknown;
+  const fail = (error: unknown): void => {
+    failure ??= error;
+  };
 
   const react = (signal: RunSignal): void => {
     if (signal.kind === 'stop') {
@@ -117,41 +140,32 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     }
   };
 
-  // Answers are written in groups: with the next claim, in its commit, or, when no claim
-  // comes within GROUP_COMMIT_MS (the queue is empty, a pause), in a commit of their own.
-  // The SQLite journal commits them on its sending thread, off the event loop.
-  // An answer not yet written when the process dies leaves its row `sending`, which the
-  // next run resolves by lookup.
-  const unwritten: { claim: Claim; decision: Decision }[] = [];
-  let writeTimer: NodeJS.Timeout | undefined;
-  let writeError: unknown;
-  // One write after another, and the last one awaited before the run ends: with a store
-  // that answers later, a group the timer started may still be on its way.
-  let writing: Promise<void> = Promise.resolve();
-  let writesInFlight = 0;
-  const writeAnswers = (): Promise<void> => {
-    clearTimeout(writeTimer);
-    writeTimer = undefined;
-    const answers = unwritten.splice(0);
-    if (answers.length === 0) return writing;
-    writesInFlight++;
-    writing = writing.then(async () => {
-      failpoint('before-answer-commit');
-      try {
-        await record(deps, options, answers);
-      } catch (error) {
-        writeError ??= error;
-      } finally {
-        writesInFlight--;
-      }
-    });
-    return writing;
-  };
+  // A group holds at most an answer a place: more wait only when no claim comes to take them.
+  const writer = createAnswerWriter({
+    journal,
+    groupMs: GROUP_COMMIT_MS,
+    groupSize: pool.concurrency,
+    fail,
+  });
+  // None held ahead under a request budget, whose pace, not the commits, is the ceiling.
+  const ahead = createClaimAhead({
+    ahead: pool.paced ? 0 : pool.concurrency,
+    claim: async (limit) => {
+      const claims = await writer.withAnswers((answers) =>
+        journal.claimToSend(options.owner, limit, options.leaseMs, options.admission, answers),
+      );
+      if (claims.length > 0) failpoint('after-sending-commit');
+      return claims;
+    },
+    unclaim: (claims, why) => journal.unclaim(claims, why),
+    elapsed: deps.elapsed,
+    fail,
+  });
 
-  const send = async (claim: Claim, claimedAt: number): Promise<void> => {
+  const send = async ({ claim, at }: Claimed): Promise<void> => {
     // The journal's marker must know of the claim before its request leaves.
     await journal.sendable();
-    if (!claimFreshEnough(claimedAt, deps.elapsed(), options.leaseMs)) {
+    if (!claimFreshEnough(at, deps.elapsed(), options.leaseMs)) {
       // Fenced: a row another run took over stays its own; one still ours is queued again.
       await journal.unclaim([claim], FROZEN_REASON);
       return;
@@ -163,98 +177,15 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     const decision = decideSend(answer);
     // The run reacts at once (a 401 stops the very next claim), before the write.
     react(decision.signal);
-    unwritten.push({ claim, decision });
-    // Not awaited by the timer: what the write throws is kept in writeError, which ends the run.
-    writeTimer ??= setTimeout(() => void writeAnswers(), GROUP_COMMIT_MS);
+    writer.add(moveOf(deps, options, { claim, decision }));
   };
-
-  // Rows claimed ahead of a free place, so that a place that frees sends one at once
-  // rather than waiting for a claim's commit: as many as the places, topped up once half
-  // of them are sent (docs/benchmarks.md). A top-up is claimed while the places
-  // go on sending: the journal commits it off the event loop, and its rows join the others
-  // when it returns. None under a request budget, whose pace, not the commits, is the
-  // ceiling.
-  let ahead = pool.paced ? 0 : pool.concurrency;
-  const ready: { claim: Claim; at: number }[] = [];
-  // The last claim found fewer rows than it asked for: none is claimed ahead until a claim
-  // for a free place finds the queue full again.
-  let queueDry = false;
-  // The top-up on its way, if any: awaited before the rows claimed ahead are given back
-  // for a pause or the run's end, so that none of its rows is left claimed.
-  let toppingUp: Promise<void> | undefined;
-  /** Gives back the claims made ahead, or those claimed before `olderThan`; says how many. */
-  const giveBack = async (why: string, olderThan = Infinity): Promise<number> => {
-    const count = ready.findIndex(({ at }) => at >= olderThan);
-    const back = ready.splice(0, count < 0 ? ready.length : count).map(({ claim }) => claim);
-    if (back.length > 0) {
-      await journal.unclaim(
-        back,
-        `claimed ahead of its request and not sent (${why}): queued again`,
-      );
-    }
-    return back.length;
-  };
-
-  /**
-   * Claims `limit` rows, with the answers waiting written in the same commit; `at`, when it
-   * was asked for, on the monotonic clock: the journal times the claim's lease from then,
-   * however long the commit then waits (for the disk, for another process's write lock),
-   * so a row's age before its request leaves counts from then too.
-   */
-  const claimRows = async (limit: number): Promise<{ claims: Claim[]; at: number }> => {
-    const at = deps.elapsed();
-    clearTimeout(writeTimer);
-    writeTimer = undefined;
-    const answers = unwritten.splice(0);
-    if (answers.length > 0) failpoint('before-answer-commit');
-    let claims: Claim[];
-    try {
-      claims = await journal.claimToSend(
-        options.owner,
-        limit,
-        options.leaseMs,
-        options.admission,
-        movesOf(deps, options, answers),
-      );
-    } catch (error) {
-      // Nothing of that commit was written: the answers are tried again on their own.
-      unwritten.unshift(...answers);
-      throw error;
-    }
-    if (claims.length > 0) failpoint('after-sending-commit');
-    queueDry = claims.length < limit;
-    return { claims, at };
-  };
-
-  /** Claims `limit` rows ahead while the places go on sending; see toppingUp. */
-  const topUp = (limit: number): void => {
-    const claiming = claimRows(limit).then(
-      ({ claims, at }) => {
-        for (const claimed of claims) ready.push({ claim: claimed, at });
-      },
-      (error: unknown) => {
-        // Ends the run, as a failed claim for a free place does.
-        writeError ??= error;
-      },
-    );
-    toppingUp = claiming;
-    void claiming.finally(() => {
-      if (toppingUp === claiming) toppingUp = undefined;
-    });
-  };
-
-  const dispatch = (claim: Claim, at: number) => {
-    pool
-      .run(() => send(claim, at))
-      // Anything but a gateway answer (a bug, the journal failing) ends the run after the
-      // requests in flight are answered and written, never as an unhandled rejection.
-      .catch((error: unknown) => {
-        writeError ??= error;
-      });
+  const start = (row: Claimed): void => {
+    // Never an unhandled rejection: what a send throws ends the run (see failure).
+    pool.run(() => send(row)).catch(fail);
   };
 
   try {
-    while (!stopped && !pool.stop.aborted && writeError === undefined) {
+    while (!stopped && !pool.stop.aborted && failure === undefined) {
       if (pool.running > 0 && pool.running < pool.concurrency) {
         // One turn for answers arriving together, so that their rows' successors share one
         // claim commit.
@@ -264,40 +195,20 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
       // in it started is seen here, and the rows claimed ahead go back to the queue rather
       // than wait through it.
       if (pool.pausedUntil > deps.clock.now()) {
-        await toppingUp;
-        await giveBack('sending paused');
+        await ahead.giveBack('sending paused');
         await pool.waitToStart();
         continue;
       }
       const free = pool.startable();
       if (free > 0) {
-        const tooOld = deps.elapsed() - AHEAD_MAX_WAIT_MS;
-        // Requests take longer than a claim may wait: claiming ahead would only give back.
-        if ((await giveBack('it waited too long for a free place', tooOld)) > 0) ahead = 0;
-        const taken = ready.splice(0, free);
-        for (const { claim, at } of taken) dispatch(claim, at);
-        const places = free - taken.length;
-        const more: number =
-          !queueDry && toppingUp === undefined && ready.length <= ahead / 2
-            ? ahead - ready.length
-            : 0;
-        if (places === 0) {
-          if (more > 0) topUp(more);
-        } else if (toppingUp !== undefined) {
-          // The top-up on its way brings rows for these places.
-          await toppingUp;
+        const filled = await ahead.fill(free, start);
+        if (filled === 'waited') continue;
+        if (filled === 'empty' && pool.running === 0) {
+          // Answers not yet written, or still being written, may put rows back in the
+          // queue (a 429): write, then look again.
+          if (writer.unwritten === 0) break;
+          await writer.flush();
           continue;
-        } else {
-          const { claims, at } = await claimRows(places + more);
-          for (const claimed of claims.slice(0, places)) dispatch(claimed, at);
-          for (const claimed of claims.slice(places)) ready.push({ claim: claimed, at });
-          if (claims.length === 0 && pool.running === 0) {
-            // Answers not yet written, or still being written, may put rows back in the
-            // queue (a 429): write, then look again.
-            if (unwritten.length === 0 && writesInFlight === 0) break;
-            await writeAnswers();
-            continue;
-          }
         }
       } else if (pool.running < pool.concurrency) {
         // The request budget or a pause, not the places, keeps the next one: wait for it.
@@ -308,17 +219,16 @@ export async function sendQueued(deps: EngineDeps, options: EngineOptions): Prom
     }
   } finally {
     await pool.idle();
-    // First: answers that rode on a top-up which then failed are back in `unwritten`.
-    await toppingUp;
-    await writeAnswers();
     try {
-      await giveBack(stopped ?? 'the run stopped');
+      // Awaits a top-up on its way first, whose answers, if it failed, wait again.
+      await ahead.giveBack(stopped ?? 'the run stopped');
     } catch (error) {
       // Left `sending`: the next run resolves them by lookup.
-      writeError ??= error;
+      fail(error);
     }
+    await writer.flush();
   }
-  if (writeError !== undefined) throw writeError;
+  if (failure !== undefined) throw failure;
   if (!stopped && pool.stop.aborted) stopped = 'asked to stop';
   return { sent, stopped, failed };
 }
@@ -340,7 +250,7 @@ export interface ResolveReport {
  * stay `unknown` for a later pass.
  */
 export async function resolveUnknown(
-  deps: EngineDeps,
+  deps: EngineDeps<Resolving>,
   options: EngineOptions,
 ): Promise<ResolveReport> {
   const { journal, pool } = deps;
@@ -384,7 +294,7 @@ type ResolveOutcome =
  * second at least, once `graceMs` has passed since its last send: never on old answers.
  */
 async function resolveOne(
-  deps: EngineDeps,
+  deps: EngineDeps<Resolving>,
   options: EngineOptions,
   claim: Claim,
 ): Promise<ResolveOutcome> {
@@ -444,7 +354,7 @@ async function resolveOne(
  * its name made, from a journal a home folder restored from a backup forgot.
  */
 async function lookUpForgotten(
-  deps: EngineDeps,
+  deps: EngineDeps<JournalRecovery>,
   claim: Claim,
 ): Promise<{ kind: 'adopt'; decision: Decision } | { kind: 'absent' | 'unsure' }> {
   const { journal, gateway, pool } = deps;
@@ -460,7 +370,7 @@ async function lookUpForgotten(
 
 /** Sends an unknown row again, with its own orderId, after marking it `sending` durably. */
 async function resend(
-  deps: EngineDeps,
+  deps: EngineDeps<Resolving>,
   options: EngineOptions,
   claim: Claim,
 ): Promise<ResolveOutcome> {
@@ -493,20 +403,20 @@ async function resend(
 
 /** Writes the decisions of claimed rows in one commit, each only while its fence holds. */
 export async function record(
-  deps: EngineDeps,
+  deps: EngineDeps<JournalAnswers>,
   options: EngineOptions,
-  answers: readonly { claim: Claim; decision: Decision }[],
+  answers: readonly Answer[],
 ): Promise<void> {
-  await deps.journal.moveMany(movesOf(deps, options, answers));
+  await deps.journal.moveMany(answers.map((answer) => moveOf(deps, options, answer)));
 }
 
-/** The journal's moves for these decisions: a row that becomes pending gets its first poll time. */
-function movesOf(
-  deps: EngineDeps,
+/** The journal's move for a decision: a row that becomes pending gets its first poll time. */
+function moveOf(
+  deps: Pick<EngineDeps, 'clock' | 'random'>,
   options: EngineOptions,
-  answers: readonly { claim: Claim; decision: Decision }[],
-): Move[] {
-  return answers.map(({ claim, decision }) => ({
+  { claim, decision }: Answer,
+): Move {
+  return {
     orderId: claim.orderId,
     fence: claim.fence,
     to: decision.to,
@@ -518,5 +428,5 @@ function movesOf(
             nextPollAt: deps.clock.now() + pollDelayMs(0, deps.random, options.pollPolicy),
           }
         : decision.details,
-  }));
+  };
 }

@@ -4,7 +4,7 @@
  * journal never sent, means the journal is behind the gateway (a home folder restored
  * from a backup with its marker, or copied): sending would pay again what it forgot.
  */
-import type { FirstSendSample } from '../journal/journal.js';
+import type { FirstSendSample, JournalRecovery } from '../journal/journal.js';
 import { decideFirstSendLookup, type FirstSendLookup } from './decisions.js';
 import type { EngineDeps } from './engine.js';
 import { backoffMs } from './policy.js';
@@ -27,7 +27,7 @@ const MAX_ASKS = 4;
 
 /** Looks up the samples of every batch with rows about to be sent. */
 export async function checkFirstSends(
-  deps: Pick<EngineDeps, 'journal' | 'gateway' | 'pool' | 'random'>,
+  deps: Pick<EngineDeps<JournalRecovery>, 'journal' | 'gateway' | 'pool' | 'random'>,
 ): Promise<FirstSendCheck> {
   const { pool, gateway } = deps;
   // Each sample also as the batches of its name a restored journal may have forgotten.

@@ -9,7 +9,7 @@
  * (`Doorbell`): the gateway's GET answer is the only truth.
  */
 import { mapStatus } from '../gateway/status.js';
-import type { Claim, Journal } from '../journal/journal.js';
+import type { Claim, JournalAnswers, JournalFollowing } from '../journal/journal.js';
 import { decidePoll, type Decision } from './decisions.js';
 import { record, type EngineDeps, type EngineOptions } from './engine.js';
 import {
@@ -133,7 +133,7 @@ export class Settling {
  * orderId), that payout's poll falls due now and the loop is woken. Nothing else.
  */
 export function nudgeOnPostback(
-  journal: Journal,
+  journal: JournalFollowing,
   doorbell: Doorbell,
 ): (hint: { transactionId?: number; orderId?: string }) => Promise<void> {
   return async (hint) => {
@@ -147,7 +147,7 @@ export function nudgeOnPostback(
  * the polls of every other payout (it is ended by its request deadline, or a stop).
  */
 export async function followPending(
-  deps: EngineDeps,
+  deps: EngineDeps<JournalFollowing & JournalAnswers>,
   options: FollowOptions,
 ): Promise<FollowReport> {
   const { journal, pool, clock } = deps;

@@ -12,7 +12,12 @@ import { readPayoutFile, type FileReport, type ReadOptions } from '../csv/reader
 import { mistakesSaid, toCashOutRequest, type Payout } from '../csv/row.js';
 import type { CashOutRequest, PixKeyTypeName } from '../gateway/contract.js';
 import { PayoutsError, systemCodeOf } from '../errors.js';
-import type { BatchLine, Journal, PayoutInput } from '../journal/journal.js';
+import type {
+  BatchLine,
+  JournalAdmission,
+  JournalIntake,
+  PayoutInput,
+} from '../journal/journal.js';
 import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
 
@@ -119,7 +124,7 @@ export function oldFile(changedAt: number, now: number, duplicateWindow: number)
  */
 export async function ingestFile(
   path: string,
-  journal: Journal,
+  journal: JournalIntake & JournalAdmission,
   options: IngestOptions,
   opensAs: 'open' | 'awaiting-approval' = 'open',
   arrived = true,

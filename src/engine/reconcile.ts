@@ -4,6 +4,7 @@
  * now says is refunded becomes `refunded`. Anything else unexpected is reported, never
  * moved: `paid` may only become `refunded`.
  */
+import type { JournalAnswers, JournalFollowing } from '../journal/journal.js';
 import { decidePoll } from './decisions.js';
 import type { EngineDeps, EngineOptions } from './engine.js';
 
@@ -21,7 +22,7 @@ export interface ReconcileReport {
 }
 
 export async function reconcilePaid(
-  deps: EngineDeps,
+  deps: EngineDeps<JournalFollowing & JournalAnswers>,
   options: EngineOptions,
   since: number,
 ): Promise<ReconcileReport> {

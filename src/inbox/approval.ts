@@ -14,7 +14,15 @@ import { basename } from 'node:path';
 import { formatCents } from '../messages/money.js';
 import { givenName, commandTarget } from '../csv/given-name.js';
 import { heldRowSaid, OWN_HOLDS } from '../journal/answers.js';
-import type { BatchRecord, Journal, ResultEntry, RowTotals } from '../journal/journal.js';
+import type {
+  BatchRecord,
+  JournalApproval,
+  JournalBatches,
+  JournalGateway,
+  JournalReports,
+  ResultEntry,
+  RowTotals,
+} from '../journal/journal.js';
 import { CATALOGS, type Catalog } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
 import { maskPersonalData } from '../runtime/mask.js';
@@ -22,6 +30,12 @@ import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
 import { ANSWERED } from './holds.js';
 import type { Said } from '../messages/said.js';
 import { say } from '../messages/say.js';
+
+/** What a batch's report reads: its lines, its holds, its result lines, its gateway. */
+type Reporting = JournalBatches & JournalReports & JournalGateway;
+
+/** What telling a corrected copy's replacement reads and writes. */
+type Replacing = JournalBatches & JournalReports & JournalApproval;
 
 /** Invalid rows listed in a report; the result file has them all. */
 const REPORT_ERRORS = 200;
@@ -35,7 +49,7 @@ async function sha256Of(path: string): Promise<string> {
 
 /** What a waiting batch would send once approved: its queued payouts. */
 export async function toBeSent(
-  journal: Journal,
+  journal: JournalReports,
   batchId: number,
 ): Promise<{ count: number; cents: number }> {
   const totals = await journal.rowTotalsOfBatch(batchId);
@@ -68,7 +82,7 @@ export function replacementOf(
 
 /** What replaced a batch, as the journal has it now. */
 export async function replacementOfBatch(
-  journal: Journal,
+  journal: JournalReports & JournalApproval,
   batchId: number,
 ): Promise<Replacement | undefined> {
   return replacementOf(
@@ -82,7 +96,7 @@ export async function replacementOfBatch(
  * with the copy's approve command while the copy waits.
  */
 export async function replacedSaid(
-  journal: Journal,
+  journal: Replacing,
   batchId: number,
   verb: string | null,
   hintFlags: string,
@@ -113,7 +127,7 @@ export async function replacedSaid(
  * approve, so each is opened with nothing to send and its file goes on to processing/,
  * where the pass writes its result and archives it like any file whose rows are final.
  */
-export async function closeReplaced(journal: Journal, folders: Folders): Promise<void> {
+export async function closeReplaced(journal: Replacing, folders: Folders): Promise<void> {
   for (const batch of await journal.batchesIn('awaiting-approval')) {
     const replaced = await replacementOfBatch(journal, batch.id);
     if (!replaced || replaced.copyWaits) continue;
@@ -134,7 +148,7 @@ export async function closeReplaced(journal: Journal, folders: Folders): Promise
 
 /** Moves a journaled file into awaiting-approval/, with its report beside it. */
 export async function awaitApproval(
-  journal: Journal,
+  journal: Reporting & JournalApproval,
   folders: Folders,
   file: string,
   batchId: number,
@@ -150,7 +164,7 @@ export async function awaitApproval(
 
 /** What a waiting file would send, its held rows and every payee, beside it as `FILE.report.txt`. */
 export async function writeReport(
-  journal: Journal,
+  journal: Reporting,
   file: string,
   batchId: number,
   { hintFlags = '', language = 'en' }: { hintFlags?: string; language?: Language } = {},
@@ -223,7 +237,7 @@ export async function writeReport(
  * has nothing left to approve. Turning the copy down writes its full report again.
  */
 export async function reportReplaced(
-  journal: Journal,
+  journal: Replacing,
   folders: Folders,
   batch: BatchRecord,
   { hintFlags = '', language = 'en' }: { hintFlags?: string; language?: Language } = {},
@@ -263,7 +277,7 @@ export type Release =
  * only what was validated and reported may be released.
  */
 export async function releaseApproved(
-  journal: Journal,
+  journal: JournalBatches & JournalApproval,
   folders: Folders,
   isReady: (path: string) => boolean,
   language: Language = 'en',
@@ -308,7 +322,7 @@ function refusalOf(batches: readonly BatchRecord[]): Said {
  * when given). Several of that name and none picked: their batches, for a person to say which.
  */
 export async function findAwaiting(
-  journal: Journal,
+  journal: Replacing,
   folders: Folders,
   name: string,
   pick?: number,

@@ -10,7 +10,14 @@ import { basename } from 'node:path';
 import { formatCents } from '../messages/money.js';
 import { givenName } from '../csv/given-name.js';
 import { newBatchRelease, type LinePick } from '../journal/answers.js';
-import type { AdmissionRules, BatchRecord, HeldRow, Journal } from '../journal/journal.js';
+import type {
+  AdmissionRules,
+  BatchRecord,
+  HeldRow,
+  JournalBatches,
+  JournalCorrections,
+  JournalReports,
+} from '../journal/journal.js';
 import type { HoldReason } from '../journal/states.js';
 
 export type HoldRelease =
@@ -62,13 +69,19 @@ const repeatOf = (row: HeldRow): string =>
   }`;
 
 /** The batches of a file name as the accountant gave it (`folha [2].csv` is `folha.csv`), oldest first. */
-export async function batchesGivenAs(journal: Journal, fileName: string): Promise<BatchRecord[]> {
+export async function batchesGivenAs(
+  journal: JournalBatches,
+  fileName: string,
+): Promise<BatchRecord[]> {
   const name = givenName(basename(fileName));
   return (await journal.batches()).filter((batch) => givenName(batch.fileName) === name);
 }
 
 /** The batches a copy may correct: earlier ones of its name, and those its held rows repeat. */
-async function correctable(journal: Journal, copy: BatchRecord): Promise<BatchRecord[]> {
+async function correctable(
+  journal: JournalBatches & JournalReports,
+  copy: BatchRecord,
+): Promise<BatchRecord[]> {
   const repeated = new Set(
     (await journal.heldRowsOfBatch(copy.id)).flatMap((row) => row.repeats?.batchId ?? []),
   );
@@ -87,7 +100,7 @@ async function correctable(journal: Journal, copy: BatchRecord): Promise<BatchRe
  * says which. `rows`: how many of its rows may now be sent, as `rules` weigh them.
  */
 export async function releaseHolds(
-  journal: Journal,
+  journal: JournalBatches & JournalReports & JournalCorrections,
   fileName: string,
   answer: HoldAnswer,
   rules: AdmissionRules,

@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { formatElapsed } from '../config/duration.js';
-import type { Journal, LockHolder } from '../journal/journal.js';
+import type { JournalLocks, LockHolder } from '../journal/journal.js';
 import type { Clock } from '../runtime/clock.js';
 import { workerName } from '../runtime/worker-name.js';
 
@@ -42,7 +42,7 @@ function isRunning(pid: number): boolean {
  * finish; `onWait` is told once who holds it. The holder, when it could not be taken.
  */
 export async function lockHome(
-  journal: Journal,
+  journal: JournalLocks,
   options: {
     command: HomeCommand;
     waitMs: number;

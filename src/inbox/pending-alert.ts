@@ -5,7 +5,7 @@
  * in `payouts status`.
  */
 import { formatElapsed } from '../config/duration.js';
-import type { Journal } from '../journal/journal.js';
+import type { JournalReports } from '../journal/journal.js';
 import type { Said } from '../messages/said.js';
 
 /** A batch's payouts pending longer than the alert age. */
@@ -19,7 +19,7 @@ export interface PendingTooLong {
 
 /** The batch's payouts pending for `alertAfterMs` or longer at `now`, if any. */
 export async function pendingTooLong(
-  journal: Journal,
+  journal: JournalReports,
   batchId: number,
   alertAfterMs: number,
   now: number,

@@ -6,7 +6,14 @@
  * Dropping a file again never does it.
  */
 import { basename } from 'node:path';
-import type { AdmissionRules, BatchRecord, Journal, RetryResult } from '../journal/journal.js';
+import type {
+  AdmissionRules,
+  BatchRecord,
+  JournalBatches,
+  JournalReports,
+  JournalRetries,
+  RetryResult,
+} from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
 import { batchesGivenAs } from './holds.js';
 
@@ -23,7 +30,7 @@ export type RetryOutcome =
  * weigh each against what has paid that person since.
  */
 export async function retryPayouts(
-  journal: Journal,
+  journal: JournalRetries & JournalBatches & JournalReports,
   target: string,
   asked: { by: string },
   rules: AdmissionRules,

@@ -7,7 +7,7 @@ import { PayoutsError } from '../errors.js';
 import { CATALOGS } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
 import { say } from '../messages/say.js';
-import type { Journal } from './journal.js';
+import type { JournalStore } from './journal.js';
 
 /** How far behind the journal a clock may read: the drift of an ordinary clock. */
 export const CLOCK_DRIFT_ALLOWED_MS = 60_000;
@@ -22,7 +22,7 @@ export class ClockBehindError extends PayoutsError {
 
 /** Throws a ClockBehindError, in the home's language and time zone, when the clock is behind. */
 export async function refuseClockBehind(
-  journal: Journal,
+  journal: JournalStore,
   nowMs: number,
   home: { language: Language | null; timeZone: string },
 ): Promise<void> {

@@ -5,8 +5,7 @@
  * (no path: see JournalError) say all in their message.
  */
 import { JournalError } from './journal-error.js';
-import { waysOn } from './loss.js';
-import { restoreOf, sqliteJournalAt } from './open.js';
+import { restoreOf, waysOn } from './loss.js';
 
 /**
  * The sentence for a failure of the journal's store, or undefined when `error` is none.
@@ -28,7 +27,7 @@ export function explainJournalFailure(
       return `the disk holding the journal ${path} is full or failing to write (${what}): ${stopped}. Free space on that disk (df -h), then run again; the journal is kept as it is.`;
     case 'damaged':
       return `the journal ${path} is damaged (${what}): ${stopped}. Do not delete it, and keep it for a person to look at. ${waysOn(
-        restoreOf(sqliteJournalAt(path)),
+        restoreOf('sqlite', path),
       )
         .replace('Either restore the right journal', 'Either restore the last good copy of it')
         .replace(

@@ -57,12 +57,29 @@ import type {
 export type * from './types.js';
 export type { BatchState } from './batch-states.js';
 export { JournalError, type JournalErrorKind } from './journal-error.js';
-export { JOURNAL_STORE } from './sqlite/open.js';
+export { JOURNAL_STORE } from './sqlite.js';
 export { writeJournalView } from './sqlite/view.js';
 
-/** The journal as a whole: the file it lives in, and each aggregate. */
+/**
+ * The journal as a whole, as a store implements it: every aggregate. A consumer takes the
+ * aggregates it uses, not the whole (test/journal/aggregates.test.ts lists who takes which).
+ */
 export interface Journal
-  extends JournalFile, JournalBatches, JournalPayouts, JournalLocks, JournalReports {}
+  extends
+    JournalStore,
+    JournalGateway,
+    JournalIntake,
+    JournalAdmission,
+    JournalBatches,
+    JournalApproval,
+    JournalCorrections,
+    JournalRetries,
+    JournalSending,
+    JournalAnswers,
+    JournalRecovery,
+    JournalFollowing,
+    JournalLocks,
+    JournalReports {}
 
 /** Where a journal is: the kind of store, and its address there. */
 export interface JournalLocation {
@@ -82,12 +99,10 @@ export interface JournalDescription {
   schema: number;
   /** The schema version this payouts writes. */
   latestSchema: number;
-  /** How to put back a good copy of it: the store's own backup, said to a person. */
-  restore: string;
 }
 
-/** The journal as a store: which one it is, its recovery, its gateway, its closing. */
-export interface JournalFile {
+/** Which journal this is: its store, identity and loss facts, and its closing. */
+export interface JournalStore {
   path: string;
   describe(): Promise<JournalDescription>;
   identity(): Promise<JournalIdentity | undefined>;
@@ -95,39 +110,29 @@ export interface JournalFile {
   highWater(): Promise<number>;
   /** When the newest audit entry was written; undefined for a journal with none. */
   latestAt(): Promise<number | undefined>;
-  /**
-   * A person chose to go on after a lost, replaced or older journal: from now on every
-   * payout not yet sent from this journal is looked up before its first send, and the
-   * re-send grace counts from now (a request of the lost journal may still be landing).
-   */
-  startRecovery(reason: string): Promise<void>;
-  /** Resolves when requests of the rows claimed so far may leave (the marker is written). */
-  sendable(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The kind of gateway the journal sends to, bound once. */
+export interface JournalGateway {
   /** The kind of gateway this journal sends to: the first caller's, kept from then on. */
   bindGateway(kind: GatewayKind): Promise<GatewayKind>;
   /** The kind of gateway this journal has been bound to, if any yet. */
   gatewayKind(): Promise<GatewayKind | undefined>;
-  close(): Promise<void>;
 }
 
-/** Batches: one per file that arrived, its lines that are not payouts, and its state. */
-export interface JournalBatches {
+/** Intake: a file found or made as a batch, its other lines, what reading it found. */
+export interface JournalIntake {
   /** Records a file as a batch, with the lines that are not payouts. */
   recordBatch(batch: BatchInput, lines: readonly BatchLine[]): Promise<number>;
-  batch(batchId: number): Promise<BatchRecord | undefined>;
-  /** Every batch, oldest first; or those of one file name. */
-  batches(fileName?: string): Promise<BatchRecord[]>;
-  /** The batches these bytes made, oldest first. */
-  batchesOf(sha256: string): Promise<BatchRecord[]>;
-  batchesIn(state: BatchState): Promise<BatchRecord[]>;
-  /** The newest batch of a name (copy marks dropped), if any: `run --dry-run` says so. */
-  latestOfName(nameKey: string): Promise<BatchRecord | undefined>;
   /**
    * The batch for a file's bytes, in one transaction so that two runs cannot both start
    * one: a new `admitting` batch, the `admitting` one a dead run left (to resume), or the
    * batch these bytes already made (`same-file`: nothing is admitted again).
    */
   batchForFile(file: ArrivingFile): Promise<BatchOfFile>;
+  /** Adds lines of a batch that are not payouts (invalid rows, skipped lines). */
+  recordLines(batchId: number, lines: readonly BatchLine[]): Promise<void>;
   /**
    * Records what reading the whole file found, in one commit with its consequence:
    * open, or every queued row held (`holdReason`) when it may not be sent.
@@ -138,76 +143,10 @@ export interface JournalBatches {
     holdReason?: string,
     rules?: AdmissionRules & { sameNameNewBatchAfterMs: number | null },
   ): Promise<void>;
-  /** Moves a batch to `state`, if the batch transition table allows it. */
-  setBatchState(batchId: number, state: BatchState): Promise<void>;
-  /**
-   * A batch's result file name: the one it has, or the first of `candidates` no other
-   * batch has, kept from then on.
-   */
-  resultName(batchId: number, candidates: readonly string[]): Promise<string>;
-  setAwaitingName(batchId: number, name: string): Promise<void>;
-  /** Adds lines of a batch that are not payouts (invalid rows, skipped lines). */
-  recordLines(batchId: number, lines: readonly BatchLine[]): Promise<void>;
-  linesOfBatch(batchId: number): Promise<BatchLine[]>;
-  /** Records a person's decision about a batch, with who and when. */
-  recordBatchEvent(
-    batchId: number,
-    event: BatchEvent['event'],
-    by: string,
-    detail: string,
-  ): Promise<void>;
-  batchEvents(batchId: number): Promise<BatchEvent[]>;
-  /** A person approved a waiting batch: it opens. False when it was not waiting (any more). */
-  approveBatch(batchId: number): Promise<boolean>;
-  /**
-   * A person turned a waiting batch down: its rows held, never sent (a later file may
-   * take them over). False when it was not waiting (any more): nothing changes then.
-   */
-  refuseBatch(batchId: number, why: string): Promise<boolean>;
-  /** An underfunded batch the balance now covers: its rows queued again, and it opens. */
-  fundBatch(batchId: number): Promise<void>;
-  /** A batch the balance does not cover: its queued rows held, checked again every run. */
-  underfundBatch(batchId: number, why: Said): Promise<void>;
-  /** What each open or underfunded batch still has to send, oldest batch first. */
-  queuedByBatch(): Promise<{ batchId: number; cents: number; count: number }[]>;
-  /**
-   * A person's answer that a batch corrects `corrected` (another name, or later than a
-   * day): the corrected-copy rules applied by hand, and its rows to send weighed by the
-   * cover rule as a claim would (one another file has paid is held, naming that payout).
-   * Returns how many of its rows will be sent.
-   */
-  correctBatch(
-    copy: number,
-    corrected: number,
-    why: string,
-    rules: AdmissionRules,
-  ): Promise<number>;
-  /**
-   * A person's release of a batch's rows held for `reason` (of those `only` names, when
-   * given): queued, to be sent, each move audited with who released it and why.
-   */
-  releaseHolds(
-    batchId: number,
-    reason: HoldReason,
-    why: string,
-    only?: readonly string[],
-  ): Promise<{ rows: number; cents: number }>;
-  /**
-   * The corrected copies that closed rows of a batch (superseded), oldest first. One still
-   * waiting for approval gives them back if it is turned down.
-   */
-  supersededBy(batchId: number): Promise<BatchRecord[]>;
-  /**
-   * Earlier batches of a file's name frozen while it waits for a person (held whole: see
-   * the same-name rule), with what each holds back.
-   */
-  frozenFor(
-    copy: number,
-  ): Promise<{ batchId: number; fileName: string; rows: number; cents: number }[]>;
 }
 
-/** Payouts: admission by the rules on who is paid, claims, the moves answers make, retries. */
-export interface JournalPayouts {
+/** Admission: a file's payouts journaled, or weighed, by the rules on who is paid. */
+export interface JournalAdmission {
   /**
    * Journals a batch's payouts in one transaction, each by the rules on who is paid
    * (see admission.ts): new (queued), a row of an earlier batch of its name taken over,
@@ -236,7 +175,164 @@ export interface JournalPayouts {
    * `payouts retry`.
    */
   failedRepeatOf(request: CashOutRequest, rules: AdmissionRules): Promise<Covering | undefined>;
-  payout(orderId: string): Promise<PayoutRecord | undefined>;
+}
+
+/** Batches: one per file that arrived, with its lines, state, funding, result name and events. */
+export interface JournalBatches {
+  batch(batchId: number): Promise<BatchRecord | undefined>;
+  /** Every batch, oldest first; or those of one file name. */
+  batches(fileName?: string): Promise<BatchRecord[]>;
+  /** The batches these bytes made, oldest first. */
+  batchesOf(sha256: string): Promise<BatchRecord[]>;
+  batchesIn(state: BatchState): Promise<BatchRecord[]>;
+  /** The newest batch of a name (copy marks dropped), if any: `run --dry-run` says so. */
+  latestOfName(nameKey: string): Promise<BatchRecord | undefined>;
+  /** Moves a batch to `state`, if the batch transition table allows it. */
+  setBatchState(batchId: number, state: BatchState): Promise<void>;
+  /**
+   * A batch's result file name: the one it has, or the first of `candidates` no other
+   * batch has, kept from then on.
+   */
+  resultName(batchId: number, candidates: readonly string[]): Promise<string>;
+  linesOfBatch(batchId: number): Promise<BatchLine[]>;
+  /** An underfunded batch the balance now covers: its rows queued again, and it opens. */
+  fundBatch(batchId: number): Promise<void>;
+  /** A batch the balance does not cover: its queued rows held, checked again every run. */
+  underfundBatch(batchId: number, why: Said): Promise<void>;
+  /** What each open or underfunded batch still has to send, oldest batch first. */
+  queuedByBatch(): Promise<{ batchId: number; cents: number; count: number }[]>;
+  /** Records a person's decision about a batch, with who and when. */
+  recordBatchEvent(
+    batchId: number,
+    event: BatchEvent['event'],
+    by: string,
+    detail: string,
+  ): Promise<void>;
+  batchEvents(batchId: number): Promise<BatchEvent[]>;
+}
+
+/** Approval: a batch waiting for a person, and the batches a corrected copy closes or freezes. */
+export interface JournalApproval {
+  setAwaitingName(batchId: number, name: string): Promise<void>;
+  /** A person approved a waiting batch: it opens. False when it was not waiting (any more). */
+  approveBatch(batchId: number): Promise<boolean>;
+  /**
+   * A person turned a waiting batch down: its rows held, never sent (a later file may
+   * take them over). False when it was not waiting (any more): nothing changes then.
+   */
+  refuseBatch(batchId: number, why: string): Promise<boolean>;
+  /**
+   * The corrected copies that closed rows of a batch (superseded), oldest first. One still
+   * waiting for approval gives them back if it is turned down.
+   */
+  supersededBy(batchId: number): Promise<BatchRecord[]>;
+  /**
+   * Earlier batches of a file's name frozen while it waits for a person (held whole: see
+   * the same-name rule), with what each holds back.
+   */
+  frozenFor(
+    copy: number,
+  ): Promise<{ batchId: number; fileName: string; rows: number; cents: number }[]>;
+}
+
+/** Corrections: a person's answers about a batch's held rows. */
+export interface JournalCorrections {
+  /**
+   * A person's answer that a batch corrects `corrected` (another name, or later than a
+   * day): the corrected-copy rules applied by hand, and its rows to send weighed by the
+   * cover rule as a claim would (one another file has paid is held, naming that payout).
+   * Returns how many of its rows will be sent.
+   */
+  correctBatch(
+    copy: number,
+    corrected: number,
+    why: string,
+    rules: AdmissionRules,
+  ): Promise<number>;
+  /**
+   * A person's release of a batch's rows held for `reason` (of those `only` names, when
+   * given): queued, to be sent, each move audited with who released it and why.
+   */
+  releaseHolds(
+    batchId: number,
+    reason: HoldReason,
+    why: string,
+    only?: readonly string[],
+  ): Promise<{ rows: number; cents: number }>;
+}
+
+/** Retries: definitely failed payouts sent again at a person's request. */
+export interface JournalRetries {
+  /**
+   * A person's request to send definitely failed payouts again (`payouts retry`), each
+   * by its orderId (or a copy's row held because it repeats one), in one commit; one that
+   * another file's payout has covered since is held as its possible duplicate, not sent.
+   */
+  retryPayouts(
+    orderIds: readonly string[],
+    by: string,
+    rules: AdmissionRules,
+  ): Promise<RetryResult[]>;
+  /** A batch's payouts a retry of its file would send again, by orderId, in file order. */
+  retryTargetsOf(batchId: number): Promise<string[]>;
+  /** Whether some payout of a batch was sent again by `payouts retry`. */
+  hasRetries(batchId: number): Promise<boolean>;
+}
+
+/** Sending: queued rows claimed and marked `sending` before their requests leave. */
+export interface JournalSending {
+  /** Resolves when requests of the rows claimed so far may leave (the marker is written). */
+  sendable(): Promise<void>;
+  /**
+   * Claims up to `limit` queued rows and marks them `sending`, durably, in one commit:
+   * a request may leave the process only after this returns. `answers` (of rows sent
+   * before) are written first in the same commit, each as `moveMany` writes it: the
+   * engine's answers ride on its next claim rather than costing a commit of their own.
+   */
+  claimToSend(
+    owner: string,
+    limit: number,
+    leaseMs: number,
+    rules?: AdmissionRules,
+    answers?: readonly Move[],
+  ): Promise<Claim[]>;
+  /**
+   * Gives back claims whose request never left (made ahead of a free place, then the run
+   * stopped or paused): each row `queued` again, with the attempts it had, if its fence
+   * still holds; in one commit. Returns how many were given back.
+   */
+  unclaim(claims: readonly Claim[], reason: string): Promise<number>;
+}
+
+/** Answers: the moves a gateway's answer makes of a claimed row. */
+export interface JournalAnswers {
+  /**
+   * Moves a claimed row to `to`, if this process still holds it (same fence) and the
+   * move is allowed. False when the lease was taken over: write nothing more then.
+   */
+  move(
+    orderId: string,
+    fence: number,
+    to: RowState,
+    reason: string,
+    details?: AnswerDetails,
+    options?: { release?: boolean },
+  ): Promise<boolean>;
+  /**
+   * Several moves in one commit (the group commit of answers): each is written only if
+   * its row is still held with its fence, as `move` does; returns which were written.
+   */
+  moveMany(moves: readonly Move[]): Promise<boolean[]>;
+}
+
+/** Recovery: rows left with no clear answer, and a journal lost, restored or replaced. */
+export interface JournalRecovery {
+  /**
+   * A person chose to go on after a lost, replaced or older journal: from now on every
+   * payout not yet sent from this journal is looked up before its first send, and the
+   * re-send grace counts from now (a request of the lost journal may still be landing).
+   */
+  startRecovery(reason: string): Promise<void>;
   /**
    * In a recovering journal, the queued rows never sent from it become `unknown`, as if
    * sent when recovery began: resolution looks each up (found: adopted; not found twice
@@ -258,25 +354,6 @@ export interface JournalPayouts {
    */
   forgottenOrderIds(orderId: string): Promise<string[]>;
   /**
-   * Claims up to `limit` queued rows and marks them `sending`, durably, in one commit:
-   * a request may leave the process only after this returns. `answers` (of rows sent
-   * before) are written first in the same commit, each as `moveMany` writes it: the
-   * engine's answers ride on its next claim rather than costing a commit of their own.
-   */
-  claimToSend(
-    owner: string,
-    limit: number,
-    leaseMs: number,
-    rules?: AdmissionRules,
-    answers?: readonly Move[],
-  ): Promise<Claim[]>;
-  /**
-   * Gives back claims whose request never left (made ahead of a free place, then the run
-   * stopped or paused): each row `queued` again, with the attempts it had, if its fence
-   * still holds; in one commit. Returns how many were given back.
-   */
-  unclaim(claims: readonly Claim[], reason: string): Promise<number>;
-  /**
    * Claims rows left `sending` or `unknown` by a process that is gone (its lease
    * expired), to be resolved by lookup; `sending` ones become `unknown` first.
    */
@@ -286,6 +363,16 @@ export interface JournalPayouts {
     leaseMs: number,
     after?: { batchId: number; line: number },
   ): Promise<Claim[]>;
+  /**
+   * Marks a claimed `unknown` row `sending` again, for a re-send with its own orderId,
+   * and renews its lease; false when the row is no longer ours or its lease has ended.
+   * The marker is told after the commit (see sendable).
+   */
+  markResending(claim: Claim, reason: string, leaseMs: number): Promise<boolean>;
+}
+
+/** Following: pending payouts polled until they settle, and paid ones read again. */
+export interface JournalFollowing {
   /** Claims pending payouts whose poll is due, to be followed by their transactionId. */
   claimDue(owner: string, limit: number, leaseMs: number): Promise<Claim[]>;
   /**
@@ -314,43 +401,6 @@ export interface JournalPayouts {
    * Returns how many were brought forward.
    */
   pollBatchSooner(batchId: number, afterSentMs: number): Promise<number>;
-  /**
-   * Marks a claimed `unknown` row `sending` again, for a re-send with its own orderId,
-   * and renews its lease; false when the row is no longer ours or its lease has ended.
-   * The marker is told after the commit (see sendable).
-   */
-  markResending(claim: Claim, reason: string, leaseMs: number): Promise<boolean>;
-  /**
-   * Moves a claimed row to `to`, if this process still holds it (same fence) and the
-   * move is allowed. False when the lease was taken over: write nothing more then.
-   */
-  move(
-    orderId: string,
-    fence: number,
-    to: RowState,
-    reason: string,
-    details?: AnswerDetails,
-    options?: { release?: boolean },
-  ): Promise<boolean>;
-  /**
-   * Several moves in one commit (the group commit of answers): each is written only if
-   * its row is still held with its fence, as `move` does; returns which were written.
-   */
-  moveMany(moves: readonly Move[]): Promise<boolean[]>;
-  /**
-   * A person's request to send definitely failed payouts again (`payouts retry`), each
-   * by its orderId (or a copy's row held because it repeats one), in one commit; one that
-   * another file's payout has covered since is held as its possible duplicate, not sent.
-   */
-  retryPayouts(
-    orderIds: readonly string[],
-    by: string,
-    rules: AdmissionRules,
-  ): Promise<RetryResult[]>;
-  /** A batch's payouts a retry of its file would send again, by orderId, in file order. */
-  retryTargetsOf(batchId: number): Promise<string[]>;
-  /** Whether some payout of a batch was sent again by `payouts retry`. */
-  hasRetries(batchId: number): Promise<boolean>;
 }
 
 /** Locks: which process holds the home folder, with a heartbeat. */
@@ -371,8 +421,9 @@ export interface JournalLocks {
   releaseLock(name: string, holder: string): Promise<void>;
 }
 
-/** Reports: what became of a batch's lines, its result lines, a payout's history. */
+/** Reports: what became of a batch's lines, its result lines, a payout and its history. */
 export interface JournalReports {
+  payout(orderId: string): Promise<PayoutRecord | undefined>;
   /**
    * How many lines of a batch have each outcome, and their cents: payouts by state,
    * other lines by kind, replays by their payout's state.

@@ -2,6 +2,7 @@
  * Whether the journal in front of us is the one this home folder had: its loss is
  * detected (docs/operations.md, "A lost journal"). Pure: the facts are gathered by the caller.
  */
+import type { JournalDescription } from './journal.js';
 import type { MarkerState } from './marker.js';
 import type { JournalState } from './types.js';
 
@@ -81,6 +82,16 @@ export function describeBehind(found: FoundAtGateway): string {
 /** Said once recovery begins: how every payout is sent from now on. */
 export function recoveryNote(what: string): string {
   return `recovery: ${what}. From now on every payout is looked up at the gateway by its orderId before its first send from this journal: found, its transaction is adopted; not found twice and resendGrace after now, it is sent.`;
+}
+
+/** How to put a good copy of the journal back, in its store's own way, as a person reads it. */
+export function restoreOf(kind: JournalDescription['kind'], address: string): string {
+  switch (kind) {
+    case 'sqlite':
+      return `with SQLite's online backup (sqlite3 BACKUP.db ".backup '${address}'"; never a file copy)`;
+    case 'postgres':
+      return `with PostgreSQL's own backups of ${address} (pg_dump and pg_restore, or the server's point-in-time recovery)`;
+  }
 }
 
 /** The two ways on after a loss: restore the right journal (`restore`: its store's way), or recover. */

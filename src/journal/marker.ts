@@ -1,8 +1,10 @@
 /**
- * The journal's marker: a small owner-only file beside `journal.db` that remembers which
- * journal this home folder has (its identity) and how far it had got (the highest audit
- * id of a commit before which requests left). It outlives a deleted, emptied, replaced
- * or restored journal, which is how such a journal is noticed.
+ * The journal's marker: a small owner-only file in the home folder that remembers which
+ * journal this home has (the identity its store reports) and how far it had got (the
+ * highest audit id of a commit before which requests left, as the store reports it). It
+ * outlives a deleted, emptied, replaced or restored journal, which is how such a journal
+ * is noticed. Host-local by design, wherever the store lives: it is this host's own word
+ * on the journal, so it is kept apart from the store whose loss it is to catch.
  *
  * It is made once by a write to a temporary file and a rename, then updated in place
  * with the commits that send: two slots, written in turn, each with a sequence number
@@ -22,7 +24,7 @@ import {
   write,
   writeSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PayoutsError } from '../errors.js';
 import { syncFolderOf } from '../runtime/sync-folder.js';
@@ -47,9 +49,9 @@ export class MarkerError extends PayoutsError {
   }
 }
 
-/** The marker beside a journal. */
-export function markerPathOf(journalPath: string): string {
-  return join(dirname(journalPath), MARKER_NAME);
+/** The marker of a home folder. */
+export function markerIn(home: string): string {
+  return join(home, MARKER_NAME);
 }
 
 function encodeSlot(state: MarkerState, seq: number): Buffer {

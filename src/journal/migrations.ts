@@ -223,7 +223,7 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
     sql: `
       -- A corrected copy asks, for each of its rows, what the batch it corrects paid to
       -- that document: without this the batch's rows were read whole for every row of the
-      -- copy (8.8 ms a row for a copy of 10,000 rows, 18 ms on a journal of 100,000).
+      -- copy (docs/benchmarks.md, decision).
       CREATE INDEX payouts_by_batch_document ON payouts (batch_id, document, line);
     `,
   },
@@ -260,8 +260,8 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
   {
     version: 17,
     sql: `
-      -- The payouts table rebuilt compact (a million rows took 700 bytes each, most of it
-      -- the orderId repeated in every index and the request kept whole as JSON):
+      -- The payouts table rebuilt compact (a row was mostly the orderId repeated in every
+      -- index and the request kept whole as JSON; docs/benchmarks.md, admit):
       -- - keyed by an integer, so each index holds a few bytes, not the orderId; the
       --   orderId stays unique by its own index; rows stored in file order;
       -- - the request kept as columns: pix_key_written and cpf_cnpj_written only when
@@ -368,10 +368,11 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
     version: 18,
     sql: `
       -- The audit names its payout by the payouts row's id (migration 17), not by the
-      -- orderId again: an entry and its index took 138 bytes, most of it the orderId twice,
-      -- and the index filled in the random order of orderIds. Entry ids are kept: the
-      -- marker's high water counts them. Every entry this program wrote has its payout; one
-      -- that had none would stop the migration here (NOT NULL), the journal left as it was.
+      -- orderId again: an entry and its index were mostly the orderId twice, and the index
+      -- filled in the random order of orderIds (docs/benchmarks.md, admit). Entry ids are
+      -- kept: the marker's high water counts them. Every entry this program wrote has its
+      -- payout; one that had none would stop the migration here (NOT NULL), the journal left
+      -- as it was.
       CREATE TABLE audit_compact (
         id INTEGER PRIMARY KEY,
         payout_id INTEGER NOT NULL,

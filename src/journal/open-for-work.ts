@@ -7,27 +7,28 @@
 import { readdirSync } from 'node:fs';
 import { PayoutsError } from '../errors.js';
 import { explainJournalFailure } from './failures.js';
-import type { Journal, JournalLocation, JournalState } from './journal.js';
-import {
-  journalState,
-  openJournal,
-  openJournalReadOnly,
-  restoreOf,
-  sqliteJournalAt,
-} from './open.js';
+import type {
+  Journal,
+  JournalLocation,
+  JournalRecovery,
+  JournalState,
+  JournalStore,
+} from './journal.js';
+import { journalAddress, journalState, openJournal, openJournalReadOnly } from './open.js';
 import {
   describeBehind,
   describeLoss,
   judgeBeforeOpen,
   judgeOpened,
   recoveryNote,
+  restoreOf,
   waysOn,
   type FoundAtGateway,
   type LossKind,
 } from './loss.js';
 import {
   createMarker,
-  markerPathOf,
+  markerIn,
   MarkerError,
   openMarker,
   readMarker,
@@ -47,6 +48,8 @@ export class JournalLossError extends PayoutsError {
 }
 
 export interface OpenForWorkOptions {
+  /** The home folder: its marker is kept there, wherever the journal's store is. */
+  home: string;
   /** Folders whose files show the home has worked before (processing/, archive/, results/). */
   historyFolders: readonly string[];
   /** A person chose recovery (`run --recover`): a loss is recorded and work goes on. */
@@ -58,13 +61,13 @@ export interface OpenForWorkOptions {
 }
 
 export async function openJournalForWork(
-  path: string,
+  location: JournalLocation,
   options: OpenForWorkOptions,
 ): Promise<Journal> {
   const note = options.note ?? (() => undefined);
-  const location = sqliteJournalAt(path);
-  const restore = restoreOf(location);
-  const markerPath = markerPathOf(path);
+  const path = journalAddress(location);
+  const restore = restoreOf(location.kind, path);
+  const markerPath = markerIn(options.home);
   let marker: MarkerState | undefined;
   try {
     marker = readMarker(markerPath);
@@ -165,15 +168,14 @@ export async function openJournalForWork(
  * not even a marker.
  */
 export async function readJournal(
-  path: string,
-  historyFolders: readonly string[],
+  location: JournalLocation,
+  home: Pick<OpenForWorkOptions, 'home' | 'historyFolders'>,
   now: () => number,
 ): Promise<{ journal: Journal | undefined; loss: string | undefined }> {
-  const location = sqliteJournalAt(path);
   const state = journalState(location);
   const journal = state === 'absent' ? undefined : openJournalReadOnly(location, now);
   try {
-    return { journal, loss: await lossOf(journal, state, location, historyFolders) };
+    return { journal, loss: await lossOf(journal, state, location, home) };
   } catch (error) {
     await journal?.close();
     throw error;
@@ -184,13 +186,13 @@ async function lossOf(
   journal: Journal | undefined,
   state: JournalState,
   location: JournalLocation,
-  historyFolders: readonly string[],
+  { home, historyFolders }: Pick<OpenForWorkOptions, 'home' | 'historyFolders'>,
 ): Promise<string | undefined> {
-  const { path } = location;
-  const restore = restoreOf(location);
+  const path = journalAddress(location);
+  const restore = restoreOf(location.kind, path);
   let marker: MarkerState | undefined;
   try {
-    marker = readMarker(markerPathOf(path));
+    marker = readMarker(markerIn(home));
   } catch (error) {
     if (error instanceof MarkerError) return error.message;
     throw error;
@@ -216,13 +218,14 @@ async function lossOf(
  * journal starts recovering, so every payout not yet sent is looked up first.
  */
 export async function behindTheGateway(
-  journal: Journal,
+  journal: JournalStore & JournalRecovery,
   found: FoundAtGateway,
   options: Pick<OpenForWorkOptions, 'recover' | 'note'>,
 ): Promise<void> {
   const what = describeBehind(found);
   if (!options.recover) {
-    throw new JournalLossError('behind', lossMessage(what, (await journal.describe()).restore));
+    const { kind, address } = await journal.describe();
+    throw new JournalLossError('behind', lossMessage(what, restoreOf(kind, address)));
   }
   await journal.startRecovery(what);
   options.note?.(recoveryNote(what));

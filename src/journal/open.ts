@@ -8,7 +8,6 @@ import {
   openSqliteJournal,
   openSqliteJournalReadOnly,
   sqliteJournalState,
-  sqliteRestore,
   type JournalOptions,
 } from './sqlite/open.js';
 
@@ -27,9 +26,9 @@ export function journalState(location: JournalLocation): JournalState {
   return sqliteJournalState(location.path);
 }
 
-/** How to put a good copy of the journal back, in its store's own way, as a person reads it. */
-export function restoreOf(location: JournalLocation): string {
-  return sqliteRestore(location.path);
+/** Where the journal is, as a person finds it (a file's path), before it is opened. */
+export function journalAddress(location: JournalLocation): string {
+  return location.path;
 }
 
 /** The SQLite journal in this file. */

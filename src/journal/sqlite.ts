@@ -7,3 +7,6 @@ export const Database: typeof BetterSqlite3 = sqliteBinding();
 /** `better-sqlite3 12.11.1`: which binding this Node loaded, as `payouts doctor` reports it. */
 export const SQLITE_BINDING = sqliteBindingName();
 export type Database = BetterSqlite3.Database;
+
+/** Which store holds the journal, in words. */
+export const JOURNAL_STORE = `SQLite through ${SQLITE_BINDING}`;

@@ -135,7 +135,8 @@ export interface BatchEvent {
   /** `approved`, `refused`, `released`, `corrects`, `retried`, `replaced` (by a corrected copy). */
   event: string;
   by: string;
-  detail: string;
+  /** What they decided, said where it is shown (a person's words as written: `english`). */
+  detail: Said;
 }
 
 /** Held rows of a batch by reason: how many, and what one of them says. */
@@ -293,7 +294,8 @@ export interface AuditEntry {
   at: number;
   from: RowState | null;
   to: RowState;
-  reason: string;
+  /** Why it moved, said where it is shown (English as the caller wrote it: `english`). */
+  reason: Said;
 }
 
 /** Which journal this is, and since when it is recovering from a lost one. */

@@ -4,46 +4,32 @@
  * renders every message of both.
  */
 import type { FileState } from './file-state.js';
-import type { RowState } from '../journal/states.js';
+import type { RowState } from '../domain/row-states.js';
 import type { Language } from './language.js';
 import { en } from './en.js';
 import { ptBR } from './pt-BR.js';
 import type { SaidTexts } from './said.js';
 
-/** The columns of a result file, and of a `validate --report`, in the file's order. */
-export const RESULT_COLUMNS = [
-  'line',
-  'orderId',
-  'name',
-  'pixKeyType',
-  'pixKey',
-  'cpfCnpj',
-  'value',
-  'status',
-  'transactionId',
-  'endToEndId',
-  'fee',
-  'net',
-  'createdAt',
-  'processedAt',
-  'message',
-] as const;
-export type ResultColumn = (typeof RESULT_COLUMNS)[number];
-
-export const REPORT_COLUMNS = [
-  'line',
-  'status',
-  'orderId',
-  'name',
-  'cpfCnpj',
-  'pixKeyType',
-  'pixKey',
-  'value',
-  'amountAsWritten',
-  'column',
-  'message',
-] as const;
-export type ReportColumn = (typeof REPORT_COLUMNS)[number];
+/** The headings the catalogs say: the columns of a result file and of a report, the sandbox's mark. */
+export type Heading =
+  | 'line'
+  | 'orderId'
+  | 'name'
+  | 'pixKeyType'
+  | 'pixKey'
+  | 'cpfCnpj'
+  | 'value'
+  | 'status'
+  | 'transactionId'
+  | 'endToEndId'
+  | 'fee'
+  | 'net'
+  | 'createdAt'
+  | 'processedAt'
+  | 'message'
+  | 'amountAsWritten'
+  | 'column'
+  | 'sandbox';
 
 /** What a status cell may say: a row's state, a line's kind, or (a report) `valid`. */
 export type StatusWord = RowState | 'skipped' | 'replay' | 'valid';
@@ -153,7 +139,7 @@ export interface Catalog {
   said: SaidTexts;
   help: HelpTexts;
   /** Headings of a result file (excel dialect) and of a validation report. */
-  heading: Record<ResultColumn | ReportColumn | 'sandbox', string>;
+  heading: Record<Heading, string>;
   /** A row's state, as its status cell and the summaries say it. */
   state: Record<StatusWord, string>;
   /** A file's outcome in a run's summary: its state, or the sentence that says it in English. */

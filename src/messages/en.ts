@@ -1,7 +1,7 @@
 /** English: the words the result files, summaries and tests have always used. */
 import { formatCents } from './money.js';
 import { FIELD_ALIASES, FIELD_LABELS, type PayoutField } from './fields.js';
-import type { RowState } from '../journal/states.js';
+import type { RowState } from '../domain/row-states.js';
 import type { Catalog, HelpTexts } from './catalog.js';
 import type { BytePosition, ControlSource, Payees, SaidTexts } from './said.js';
 
@@ -397,6 +397,41 @@ const said: SaidTexts = {
     `${earlier === null ? '' : `${earlier}; `}sent again on purpose by ${by} on ${day(at)} (payouts retry), as ${retryId}`,
   repeatSentAgain: ({ by, at, retryId }) =>
     `the payout it repeats is sent again on purpose by ${by} on ${day(at)} (payouts retry), as ${retryId}: not sent from this file`,
+  auditJournaled: ({ batchId, line }) => `journaled from batch ${batchId}, line ${line}`,
+  auditReplaced: ({ batchId, line }) =>
+    `replaced by batch ${batchId}, line ${line}: the earlier payload never reached the gateway`,
+  auditClaimed: ({ owner, attempt }) => `claimed by ${owner} (attempt ${attempt})`,
+  auditCheckedAgain: ({ when, said }, say) =>
+    `${when === 'claimed' ? 'checked again as it was claimed' : 'weighed as the correction was answered'}: ${say(said)}`,
+  auditLookedUpAfterLoss: () =>
+    'recovery: looked up at the gateway before its first send from this journal (the lost journal may have sent it)',
+  auditLeaseEnded: ({ owner }) =>
+    `no answer recorded before its lease ended: resolving by lookup (${owner})`,
+  auditBalanceCovers: () => 'the balance now covers its batch',
+  auditFrozen: ({ said }, say) => `frozen: ${say(said)}`,
+  auditUnfrozen: ({ why }, say) => `unfrozen: ${say(why)}`,
+  auditCoverEnded: ({ orderId, state, said }, say) =>
+    `the payout that covered it, ${orderId}, ended ${state}: ${say(said)}`,
+  auditRetry: ({ attempt, base, orderId, state, why }, say) =>
+    `attempt ${attempt} of ${base}, after ${orderId} ${state}: ${say(why)}`,
+  auditRetriedAs: ({ why, retryId }, say) => `${say(why)}, as ${retryId}`,
+  auditSentAgainBy: ({ by, at }) => `sent again on purpose by ${by} on ${day(at)} (payouts retry)`,
+  auditNameWeighed: () => 'weighed against the files of its name that day',
+  auditRepeatsFailed: () => 'a repeat of a failed payout',
+  auditCorrectedCopyOf: ({ batchId }) => `a corrected copy of batch ${batchId}`,
+  auditCopyTurnedDown: ({ why }, say) =>
+    `the copy that had taken it over was turned down (${say(why)})`,
+  auditFreezerTurnedDown: ({ why }, say) =>
+    `the later file that froze it was turned down (${say(why)})`,
+  auditCovered: ({ why, said }, say) => `${say(why)}: ${say(said)}`,
+  auditTakenOver: ({ why, by }, say) => `${say(why)}: taken over by ${by}`,
+  auditTakesOver: ({ why, orderId }, say) => `${say(why)}: takes over ${orderId}`,
+  auditReplaces: ({ why }, say) => `${say(why)}: replaces a row that needed a person`,
+  auditLeftOut: ({ why, file }, say) => `${say(why)}: changed or left out by ${file}`,
+  auditGivenBack: ({ why }, say) => `given back: ${say(why)}`,
+  auditCoveredByRetry: ({ retryId, why }, say) => `covered by ${retryId}, ${say(why)}`,
+  eventSentAgainAs: ({ line, orderId, state, retryId }) =>
+    `line ${line}: ${orderId} (${state}) sent again as ${retryId} (payouts retry)`,
   pendingTooLongIn: ({ file, rows, age, orderId, hintFlags }) =>
     `payouts run: ${rows === 1 ? `1 payout pending for ${age} since it was sent` : `${rows} payouts pending for up to ${age} since they were sent`}, in ${file}: a person must look it up at the gateway (payouts get --order-id ${orderId}${hintFlags}); nothing is sent again meanwhile`,
   approvedSentNow: ({ file }) => `${file}: approved; it is sent now`,

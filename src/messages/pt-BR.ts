@@ -443,6 +443,42 @@ const said: SaidTexts = {
     `${earlier === null ? '' : `${earlier}; `}reenviado de propósito por ${by} ${dia(at)} (payouts retry), como ${retryId}`,
   repeatSentAgain: ({ by, at, retryId }) =>
     `o pagamento que ela repete foi reenviado de propósito por ${by} ${dia(at)} (payouts retry), como ${retryId}: não é enviada por este arquivo`,
+  auditJournaled: ({ batchId, line }) =>
+    `registrado no diário a partir do lote ${batchId}, linha ${line}`,
+  auditReplaced: ({ batchId, line }) =>
+    `substituído pelo lote ${batchId}, linha ${line}: o conteúdo anterior nunca chegou ao gateway`,
+  auditClaimed: ({ owner, attempt }) => `tomado por ${owner} (tentativa ${attempt})`,
+  auditCheckedAgain: ({ when, said }, say) =>
+    `${when === 'claimed' ? 'conferido de novo ao ser tomado para envio' : 'pesado quando a correção foi respondida'}: ${say(said)}`,
+  auditLookedUpAfterLoss: () =>
+    'recuperação: consultado no gateway antes do primeiro envio por este diário (o diário perdido pode tê-lo enviado)',
+  auditLeaseEnded: ({ owner }) =>
+    `nenhuma resposta registrada antes do fim da reserva: resolvido por consulta (${owner})`,
+  auditBalanceCovers: () => 'o saldo agora cobre o lote',
+  auditFrozen: ({ said }, say) => `congelado: ${say(said)}`,
+  auditUnfrozen: ({ why }, say) => `descongelado: ${say(why)}`,
+  auditCoverEnded: ({ orderId, state, said }, say) =>
+    `o pagamento que o cobria, ${orderId}, terminou ${ESTADOS[state]}: ${say(said)}`,
+  auditRetry: ({ attempt, base, orderId, state, why }, say) =>
+    `tentativa ${attempt} de ${base}, depois de ${orderId} ${ESTADOS[state]}: ${say(why)}`,
+  auditRetriedAs: ({ why, retryId }, say) => `${say(why)}, como ${retryId}`,
+  auditSentAgainBy: ({ by, at }) => `reenviado de propósito por ${by} ${dia(at)} (payouts retry)`,
+  auditNameWeighed: () => 'pesado contra os arquivos do mesmo nome daquele dia',
+  auditRepeatsFailed: () => 'repete um pagamento que falhou',
+  auditCorrectedCopyOf: ({ batchId }) => `uma cópia corrigida do lote ${batchId}`,
+  auditCopyTurnedDown: ({ why }, say) =>
+    `a cópia que o tinha substituído foi recusada (${say(why)})`,
+  auditFreezerTurnedDown: ({ why }, say) =>
+    `o arquivo posterior que o congelou foi recusado (${say(why)})`,
+  auditCovered: ({ why, said }, say) => `${say(why)}: ${say(said)}`,
+  auditTakenOver: ({ why, by }, say) => `${say(why)}: substituído por ${by}`,
+  auditTakesOver: ({ why, orderId }, say) => `${say(why)}: substitui ${orderId}`,
+  auditReplaces: ({ why }, say) => `${say(why)}: substitui uma linha que precisava de uma pessoa`,
+  auditLeftOut: ({ why, file }, say) => `${say(why)}: mudado ou deixado de fora por ${file}`,
+  auditGivenBack: ({ why }, say) => `devolvido: ${say(why)}`,
+  auditCoveredByRetry: ({ retryId, why }, say) => `coberto por ${retryId}, ${say(why)}`,
+  eventSentAgainAs: ({ line, orderId, state, retryId }) =>
+    `linha ${line}: ${orderId} (${ESTADOS[state]}) reenviado como ${retryId} (payouts retry)`,
   pendingTooLongIn: ({ file, rows, age, orderId, hintFlags }) =>
     `payouts run: ${rows === 1 ? `1 pagamento pendente há ${age} desde o envio` : `${rows} pagamentos pendentes há até ${age} desde o envio`}, em ${file}: uma pessoa precisa consultá-${rows === 1 ? 'lo' : 'los'} no gateway (payouts get --order-id ${orderId}${hintFlags}); nada é reenviado enquanto isso`,
   approvedSentNow: ({ file }) => `${file}: aprovado; é enviado agora`,

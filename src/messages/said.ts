@@ -4,7 +4,7 @@
  * its report speak the accountant's language while the journal keeps English.
  */
 import type { DocumentKind, PayoutField } from './fields.js';
-import type { RowState } from '../journal/states.js';
+import type { RowState } from '../domain/row-states.js';
 
 /** Where a control total comes from: the file's own total line, or a sidecar file. */
 export type ControlSource = { totalLine: number } | { sidecar: string };
@@ -346,6 +346,42 @@ export type Said =
   | { code: 'correctedIn'; first: Said; file: string }
   | { code: 'sentAgainOnPurpose'; by: string; at: number; retryId: string; earlier: string | null }
   | { code: 'repeatSentAgain'; by: string; at: number; retryId: string }
+  // Why the journal moved a row, as its audit keeps it (`payouts status ORDERID`). `why`:
+  // what the store or a person was doing when a rule moved it (a copy linked, say).
+  | { code: 'auditJournaled'; batchId: number; line: number }
+  | { code: 'auditReplaced'; batchId: number; line: number }
+  | { code: 'auditClaimed'; owner: string; attempt: number }
+  | { code: 'auditCheckedAgain'; when: 'claimed' | 'correctionAnswered'; said: Said }
+  | { code: 'auditLookedUpAfterLoss' }
+  | { code: 'auditLeaseEnded'; owner: string }
+  | { code: 'auditBalanceCovers' }
+  | { code: 'auditFrozen'; said: Said }
+  | { code: 'auditUnfrozen'; why: Said }
+  | { code: 'auditCoverEnded'; orderId: string; state: RowState; said: Said }
+  | {
+      code: 'auditRetry';
+      attempt: number;
+      base: string;
+      orderId: string;
+      state: RowState;
+      why: Said;
+    }
+  | { code: 'auditRetriedAs'; why: Said; retryId: string }
+  | { code: 'auditSentAgainBy'; by: string; at: number }
+  | { code: 'auditNameWeighed' }
+  | { code: 'auditRepeatsFailed' }
+  | { code: 'auditCorrectedCopyOf'; batchId: number }
+  | { code: 'auditCopyTurnedDown'; why: Said }
+  | { code: 'auditFreezerTurnedDown'; why: Said }
+  | { code: 'auditCovered'; why: Said; said: Said }
+  | { code: 'auditTakenOver'; why: Said; by: string }
+  | { code: 'auditTakesOver'; why: Said; orderId: string }
+  | { code: 'auditReplaces'; why: Said }
+  | { code: 'auditLeftOut'; why: Said; file: string }
+  | { code: 'auditGivenBack'; why: Said }
+  | { code: 'auditCoveredByRetry'; retryId: string; why: Said }
+  // A person's decision about a batch, as its events keep it.
+  | { code: 'eventSentAgainAs'; line: number; orderId: string; state: RowState; retryId: string }
   // `payouts run`.
   | {
       code: 'pendingTooLongIn';

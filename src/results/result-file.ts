@@ -6,10 +6,15 @@
 import { openAtomicCsv, type CsvDialect } from '../csv/atomic-csv.js';
 import { safeCell } from '../csv/safe-cell.js';
 import { PIX_KEY_TYPES } from '../gateway/contract.js';
-import type { BatchRecord, Journal, ResultEntry } from '../journal/journal.js';
+import type {
+  BatchRecord,
+  JournalGateway,
+  JournalReports,
+  ResultEntry,
+} from '../journal/journal.js';
 import { saidNow } from '../journal/answers.js';
 import type { RowState } from '../journal/states.js';
-import { CATALOGS, RESULT_COLUMNS, type Catalog, type StatusWord } from '../messages/catalog.js';
+import { CATALOGS, type Catalog, type StatusWord } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
 import { reaisWith } from '../messages/money.js';
 import {
@@ -20,6 +25,7 @@ import {
   shownPixKey,
   spreadsheetTime,
 } from './cells.js';
+import { RESULT_COLUMNS, type ResultColumn } from './columns.js';
 import { say, sayInEnglish } from '../messages/say.js';
 
 /** Starts whatever is written or printed from a journal bound to the embedded sandbox. */
@@ -72,7 +78,7 @@ export function holdMessage(
 /** States of a covering payout that leave the row it covered unpaid. */
 const UNDONE: ReadonlySet<RowState> = new Set(['refunded', 'failed', 'canceled', 'rejected']);
 
-export type ResultRecord = Record<(typeof RESULT_COLUMNS)[number], string>;
+export type ResultRecord = Record<ResultColumn, string>;
 
 /**
  * One input line's result, as text. `fee` and `net` are the gateway's text, verbatim but
@@ -178,7 +184,10 @@ const PAGE = 2_000;
  * Every line of a batch in file order, read from the journal a page at a time: memory
  * stays flat for a large file, and no cursor stays open while the caller awaits.
  */
-export async function* entriesOf(journal: Journal, batchId: number): AsyncGenerator<ResultEntry> {
+export async function* entriesOf(
+  journal: JournalReports,
+  batchId: number,
+): AsyncGenerator<ResultEntry> {
   for (let after = 0; ;) {
     const page = await journal.resultEntries(batchId, after, PAGE);
     yield* page;
@@ -195,7 +204,7 @@ export async function* entriesOf(journal: Journal, batchId: number): AsyncGenera
  * rows in a spreadsheet where a title line would not. Results of a real gateway have none.
  */
 export async function writeResultFile(
-  journal: Journal,
+  journal: JournalReports & JournalGateway,
   batch: BatchRecord,
   path: string,
   format: ResultFormat,

@@ -1,9 +1,9 @@
 /** The per-row report of `payouts validate --report`: one line per row of the input. */
 import { mistakesSaid, type RowOutcome } from '../csv/row.js';
 import { safeCell } from '../csv/safe-cell.js';
-import { REPORT_COLUMNS } from '../messages/catalog.js';
 import { say } from '../messages/say.js';
 import { punctuatedDocument, shownPixKey } from './cells.js';
+import { REPORT_COLUMNS } from './columns.js';
 import { amountIn, catalogFor, type ResultFormat } from './result-file.js';
 
 /** The report's headings, in the words of its format (see catalogFor). */

@@ -3,7 +3,7 @@
  * in a log line keep only enough to recognise them (the last two digits, the first
  * letter and the domain). The journal, results and reports for people keep them whole.
  */
-import { isValidCnpj } from '../csv/documents.js';
+import { isValidCnpj } from '../domain/check-digits.js';
 
 // Letters of any language: "josé@exemplo.com.br" is an address too.
 const EMAIL = /([\p{L}\p{N}])[\p{L}\p{N}._%+-]*@([\p{L}\p{N}.-]+\.\p{L}{2,})/gu;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openJournal, sqliteJournalAt } from '../../dist/journal/open.js';
 import { Database } from '../../dist/journal/sqlite.js';
-import { withCheckDigits } from '../../dist/csv/documents.js';
+import { withCheckDigits } from '../../dist/domain/check-digits.js';
 
 const ROWS = Number(process.env.BENCH_ADMIT_ROWS ?? 1_000_000);
 const CHUNK = Number(process.env.BENCH_ADMIT_CHUNK ?? 1_000);

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openJournalForWork } from '../../dist/journal/open-for-work.js';
+import { sqliteJournalAt } from '../../dist/journal/open.js';
 
 const CLAIM = 64;
 const RULES = { duplicateWindowMs: 20 * 86_400_000, hintFlags: '' };
@@ -35,7 +36,8 @@ function answersTo(claims) {
 
 async function claimCpu(rows, onePayee, withAnswers = false) {
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-claim-'));
-  const journal = await openJournalForWork(join(folder, 'journal.db'), {
+  const journal = await openJournalForWork(sqliteJournalAt(join(folder, 'journal.db')), {
+    home: folder,
     historyFolders: [],
     now: Date.now,
   });

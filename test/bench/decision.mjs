@@ -17,7 +17,7 @@ import { loadConfig } from '../../dist/config/load.js';
 import { ingestFile } from '../../dist/engine/ingest.js';
 import { openJournal, sqliteJournalAt } from '../../dist/journal/open.js';
 import { Database } from '../../dist/journal/sqlite.js';
-import { withCheckDigits } from '../../dist/csv/documents.js';
+import { withCheckDigits } from '../../dist/domain/check-digits.js';
 
 const PAYOUTS = Number(process.env.BENCH_PAYOUTS ?? 1_000_000);
 const BATCHES = 1_000;

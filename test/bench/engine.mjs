@@ -24,6 +24,7 @@ import { createGatewayPool } from '../../dist/engine/pool.js';
 import { systemClock } from '../../dist/runtime/clock.js';
 import { POLLING } from '../../dist/engine/policy.js';
 import { openJournalForWork } from '../../dist/journal/open-for-work.js';
+import { sqliteJournalAt } from '../../dist/journal/open.js';
 import { Pool, request } from 'undici';
 
 const TOKEN = 'bench-token';
@@ -93,7 +94,8 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-engine-'));
   const sandbox = await startGatewayProcess(latencyMs);
   // As the CLI opens it: with its marker, written before each claim's requests leave.
-  const journal = await openJournalForWork(join(folder, 'journal.db'), {
+  const journal = await openJournalForWork(sqliteJournalAt(join(folder, 'journal.db')), {
+    home: folder,
     historyFolders: [],
     now: Date.now,
   });
@@ -175,6 +177,7 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
         journal,
         gateway,
         clock: systemClock,
+        elapsed: () => performance.now(),
         random: Math.random,
         pool: createGatewayPool({
           concurrency,

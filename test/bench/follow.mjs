@@ -8,6 +8,7 @@
 // send to the last payout seen settled, and how long after the last settlement that was;
 // and the lookups by orderId asked before the batch's first send (checkFirstSends), with
 // every request of following and checking a payout.
+import { performance } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,6 +100,7 @@ async function follow(mode) {
       gateway,
       clock: systemClock,
       random: Math.random,
+      elapsed: () => performance.now(),
       pool: createGatewayPool({
         concurrency: 16,
         budget: requestBudget(null),

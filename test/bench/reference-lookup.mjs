@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { withCheckDigits } from '../../dist/csv/documents.js';
+import { withCheckDigits } from '../../dist/domain/check-digits.js';
 import { openJournal, sqliteJournalAt } from '../../dist/journal/open.js';
 import { Database } from '../../dist/journal/sqlite.js';
 

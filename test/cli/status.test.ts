@@ -42,6 +42,13 @@ describe('payouts status', () => {
     expect(files).toMatch(TIMES);
     expect(rows).toMatch(/released by maria at /);
     expect(payout).toMatch(/History:/);
+    // The audit's reasons, kept as values, read as they always have.
+    expect(payout).toMatch(/ \(new\) -> queued: journaled from batch 1, line 4\n/);
+    expect(payout).toMatch(/ queued -> sending: claimed by \S+ \(attempt 1\)\n/);
+    const json = await statusOf(['--json', orderId as string]);
+    expect((JSON.parse(json) as { history: { reason: unknown }[] }).history[0]?.reason).toBe(
+      'journaled from batch 1, line 4',
+    );
     const times = [files, rows, payout].flatMap((text) => text.match(TIMES) ?? []);
     expect(
       times.filter((time) => !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}-04:00$/.test(time)),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isValidCnpj, isValidCpf } from '../../src/csv/documents.js';
+import { isValidCnpj, isValidCpf } from '../../src/domain/check-digits.js';
 import { inferKey, normalisePhone, parseKeyType, readKey } from '../../src/csv/pix-key.js';
 import { inEnglish } from '../support/english.js';
 

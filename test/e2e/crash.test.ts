@@ -1,22 +1,22 @@
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Database } from '../../src/journal/sqlite.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
-import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
+import { QUICK_TIMEOUTS } from '../support/home.js';
+import { JOURNAL_STORES, countsOf, payoutsOf } from '../support/journal-stores.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
 import { payrollFile } from '../support/payroll.js';
 
 const ROWS = 2000;
 
-describe(
-  'crashes and concurrent runs: every valid row exactly once at the gateway',
+describe.each(JOURNAL_STORES)(
+  'crashes and concurrent runs, the journal in %s: every valid row exactly once at the gateway',
   { timeout: 120_000 },
-  () => {
+  (_, store) => {
     const folder = useTempFolder();
     let sandbox: Sandbox;
     let home: string;
@@ -29,7 +29,7 @@ describe(
         // Slow enough that the kills land while requests are in flight, before the batch is done.
         faults: { latencyMs: 10 },
       });
-      ({ home, env } = sandboxHome(folder(), sandbox.url, {
+      ({ home, env } = store.home(folder(), sandbox.url, {
         // About sending: payouts are left pending, not followed.
         PAYOUTS_FOLLOW_TIMEOUT: '0',
         // Files are written just before each run: taken at once.
@@ -39,30 +39,24 @@ describe(
     });
     afterEach(() => sandbox.close());
 
-    /** Rows the journal has not finished sending. */
-    const unfinished = () => {
-      const db = new Database(join(home, 'journal.db'), { readonly: true });
-      try {
-        const row = db
-          .prepare(
-            `SELECT COUNT(*) AS n FROM payouts WHERE state IN ('queued', 'sending', 'unknown')`,
-          )
-          .get() as { n: number };
-        return row.n;
-      } finally {
-        db.close();
-      }
+    /** How many rows of the journal are in `states`; none while it is not yet made. */
+    const rowsIn = async (...states: ('queued' | 'sending' | 'unknown')[]) => {
+      const counts = (await store.read(home, countsOf)) ?? {};
+      return states.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
     };
+
+    /** Rows the journal has not finished sending. */
+    const unfinished = () => rowsIn('queued', 'sending', 'unknown');
 
     /** Reruns until nothing is left to send (bounded), waiting out leases and grace periods. */
     const runToCompletion = async () => {
       for (let attempt = 0; attempt < 12; attempt++) {
         const result = await runCli(['run'], { env });
         expect([2, 3], result.stderr).toContain(result.code);
-        if (unfinished() === 0) return;
+        if ((await unfinished()) === 0) return;
         await delay(2500);
       }
-      throw new Error(`rows still unfinished: ${unfinished()}`);
+      throw new Error(`rows still unfinished: ${await unfinished()}`);
     };
 
     const expectEachOnce = () => {
@@ -72,7 +66,7 @@ describe(
     };
 
     /** Starts a run and SIGKILLs it once `reached` holds, looked at every 10 ms (bounded). */
-    const killWhen = async (what: string, reached: () => boolean) => {
+    const killWhen = async (what: string, reached: () => boolean | Promise<boolean>) => {
       const child = spawn(process.execPath, [BIN, 'run'], { env: cleanEnv(env), stdio: 'ignore' });
       // Listened for from the spawn: a run that ends before the state must not be waited for forever.
       let ended = false;
@@ -80,33 +74,19 @@ describe(
         () => (ended = true),
       );
       try {
-        for (let i = 0; i < 3000 && !ended && !reached(); i++) await delay(10);
+        for (let i = 0; i < 3000 && !ended && !(await reached()); i++) await delay(10);
         expect(ended, `the run ended before ${what}`).toBe(false);
-        expect(reached(), what).toBe(true);
+        expect(await reached(), what).toBe(true);
       } finally {
         child.kill('SIGKILL');
         await exited;
       }
     };
 
-    /** Rows of the journal in `state`; none while the journal is not yet made. */
-    const rowsIn = (state: string) => {
-      if (!existsSync(join(home, 'journal.db'))) return 0;
-      const db = new Database(join(home, 'journal.db'), { readonly: true });
-      try {
-        const row = db.prepare('SELECT COUNT(*) AS n FROM payouts WHERE state = ?').get(state);
-        return (row as { n: number }).n;
-      } catch {
-        return 0; // the run is still making its tables
-      } finally {
-        db.close();
-      }
-    };
-
     it('a run killed with SIGKILL again and again, then rerun, pays each row once and misses none', async () => {
       writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile('c', ROWS));
       // As the first claim is committed, then while requests are in flight, repeatedly.
-      await killWhen('a row sending', () => rowsIn('sending') > 0);
+      await killWhen('a row sending', async () => (await rowsIn('sending')) > 0);
       for (let kill = 0; kill < 4; kill++) {
         const sent = sandbox.ledger().length;
         await killWhen(`50 more created than ${sent}`, () => sandbox.ledger().length >= sent + 50);
@@ -129,24 +109,16 @@ describe(
     };
 
     /** The journal's state of each orderId. */
-    const journaled = () => {
-      const db = new Database(join(home, 'journal.db'), { readonly: true });
-      try {
-        const rows = db.prepare('SELECT order_id, state FROM payouts').all() as {
-          order_id: string;
-          state: string;
-        }[];
-        return new Map(rows.map((row) => [row.order_id, row.state]));
-      } finally {
-        db.close();
-      }
-    };
+    const journaled = async () =>
+      new Map(
+        ((await store.read(home, payoutsOf)) ?? []).map((payout) => [payout.orderId, payout.state]),
+      );
 
     it('killed right after a `sending` commit, before the requests leave: resent after lookups, once', async () => {
       writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile('c', ROWS));
       await crashAt('after-sending-commit:3');
       const atGateway = ledgerCounts(sandbox);
-      const sendingUnsent = [...journaled()].filter(
+      const sendingUnsent = [...(await journaled())].filter(
         ([orderId, state]) => state === 'sending' && !atGateway.has(orderId),
       );
       expect(sendingUnsent.length).toBeGreaterThan(0);
@@ -158,7 +130,7 @@ describe(
       writeFileSync(join(home, 'inbox', 'payroll.csv'), payrollFile('c', ROWS));
       await crashAt('before-answer-commit:2');
       const atGateway = ledgerCounts(sandbox);
-      const paidButSending = [...journaled()].filter(
+      const paidButSending = [...(await journaled())].filter(
         ([orderId, state]) => state === 'sending' && atGateway.has(orderId),
       );
       expect(paidButSending.length).toBeGreaterThan(0);
@@ -176,7 +148,7 @@ describe(
       );
       writeFileSync(join(home, 'inbox', 'b.csv'), [header, ...rows.slice(ROWS / 2), ''].join('\n'));
       await crashAt('between-files:1');
-      expect(journaled().size).toBe(ROWS / 2);
+      expect((await journaled()).size).toBe(ROWS / 2);
       expect(sandbox.ledger()).toHaveLength(0);
       await runToCompletion();
       expectEachOnce();
@@ -191,7 +163,7 @@ describe(
       env = { ...env, PAYOUTS_FOLLOW_TIMEOUT: '30s' };
       await crashAt('after-resend-commit');
       expect(sandbox.ledger()).toHaveLength(0);
-      expect([...journaled().values()]).toContain('sending');
+      expect([...(await journaled()).values()]).toContain('sending');
       sandbox.setFaults({ serverErrorRate: 0 });
       env = { ...env, PAYOUTS_FOLLOW_TIMEOUT: '0' };
       await runToCompletion();
@@ -227,13 +199,7 @@ describe(
       expect(stderr).toContain(
         'SIGTERM: no new payouts will be sent; waiting for the ones in flight',
       );
-      const db = new Database(join(home, 'journal.db'), { readonly: true });
-      const rows = db.prepare('SELECT state, COUNT(*) AS n FROM payouts GROUP BY state').all() as {
-        state: string;
-        n: number;
-      }[];
-      db.close();
-      const states = Object.fromEntries(rows.map((row) => [row.state, row.n]));
+      const states = (await store.read(home, countsOf)) ?? {};
       expect(states['sending']).toBeUndefined();
       expect(states['pending']).toBe(sandbox.ledger().length);
       expect(states['queued']).toBeGreaterThan(0);

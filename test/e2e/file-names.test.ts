@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { withCheckDigits } from '../../src/csv/documents.js';
+import { withCheckDigits } from '../../src/domain/check-digits.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';

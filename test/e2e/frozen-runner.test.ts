@@ -3,21 +3,22 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Database } from '../../src/journal/sqlite.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli, stopChild } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
-import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
+import { QUICK_TIMEOUTS } from '../support/home.js';
+import { JOURNAL_STORES, countsOf, payoutsOf } from '../support/journal-stores.js';
 import { payrollFile } from '../support/payroll.js';
+import { sayInEnglish } from '../../src/messages/say.js';
 
 const ROWS = 16;
 
-describe(
-  'a run frozen between its claim and its requests (SIGSTOP, a VM pause): every row once',
+describe.each(JOURNAL_STORES)(
+  'a run frozen between its claim and its requests (SIGSTOP, a VM pause), the journal in %s: every row once',
   // The home lock of a frozen run goes stale after 30 s of the real clock.
   { timeout: 120_000 },
-  () => {
+  (_, store) => {
     const folder = useTempFolder();
     let sandbox: Sandbox;
     let home: string;
@@ -27,7 +28,7 @@ describe(
     beforeEach(async () => {
       sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
       // QUICK_TIMEOUTS: a claim's lease is 5 s.
-      ({ home, env } = sandboxHome(folder(), sandbox.url, {
+      ({ home, env } = store.home(folder(), sandbox.url, {
         PAYOUTS_FOLLOW_TIMEOUT: '0',
         PAYOUTS_INBOX_SETTLE: '1ms',
         ...QUICK_TIMEOUTS,
@@ -41,18 +42,17 @@ describe(
       await sandbox.close();
     });
 
-    const count = (where: string, ...values: (number | string)[]): number => {
-      const db = new Database(join(home, 'journal.db'), { readonly: true });
-      try {
-        return (
-          db.prepare(`SELECT COUNT(*) AS n FROM payouts WHERE ${where}`).get(...values) as {
-            n: number;
-          }
-        ).n;
-      } finally {
-        db.close();
-      }
+    /** How many rows of the journal are in `states`. */
+    const rowsIn = async (...states: ('queued' | 'sending' | 'unknown')[]) => {
+      const counts = (await store.read(home, countsOf)) ?? {};
+      return states.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
     };
+
+    /** Rows `sending` whose lease has not run out. */
+    const leasedSending = async () =>
+      ((await store.read(home, payoutsOf)) ?? []).filter(
+        (payout) => payout.state === 'sending' && (payout.leaseUntil ?? 0) > Date.now(),
+      ).length;
 
     /** A run that freezes itself the first time it reaches `point`; its exit, later. */
     const freezeAt = async (
@@ -91,8 +91,17 @@ describe(
       expectEachOnce();
     };
 
-    const givenBack = () =>
-      count(`order_id IN (SELECT order_id FROM audit WHERE reason LIKE ?)`, 'not sent: its claim%');
+    /** Rows whose claim was given back unsent, by their history. */
+    const givenBack = async () =>
+      (await store.read(home, async (journal) => {
+        let rows = 0;
+        for (const { orderId } of await payoutsOf(journal)) {
+          const history = await journal.history(orderId);
+          if (history.some((entry) => sayInEnglish(entry.reason).startsWith('not sent: its claim')))
+            rows += 1;
+        }
+        return rows;
+      })) ?? 0;
 
     const expectEachOnce = () => {
       const counts = ledgerCounts(sandbox);
@@ -102,7 +111,7 @@ describe(
 
     it('frozen past its lease and lock, its rows taken over and sent by another run: on waking it sends none of them', async () => {
       const { child, exited } = await freezeAt('after-sending-commit');
-      expect(count(`state = 'sending'`)).toBe(ROWS);
+      expect(await rowsIn('sending')).toBe(ROWS);
       await takeOver();
       child.kill('SIGCONT');
       await exited;
@@ -112,21 +121,16 @@ describe(
 
     it('frozen past its lease with no other run: on waking it gives its rows back and sends each once', async () => {
       const { child, exited } = await freezeAt('after-sending-commit');
-      expect(count(`state = 'sending'`)).toBe(ROWS);
+      expect(await rowsIn('sending')).toBe(ROWS);
       // The lease running out is a wait on the real clock, looked at in the journal.
-      for (
-        let i = 0;
-        i < 1000 && count(`state = 'sending' AND lease_until > ?`, Date.now()) > 0;
-        i++
-      )
-        await delay(10);
-      expect(count(`state = 'sending' AND lease_until > ?`, Date.now())).toBe(0);
+      for (let i = 0; i < 1000 && (await leasedSending()) > 0; i++) await delay(10);
+      expect(await leasedSending()).toBe(0);
       child.kill('SIGCONT');
       expect(await exited).toBe(3);
       frozen = undefined;
       expectEachOnce();
-      expect(count(`state IN ('queued', 'sending', 'unknown')`)).toBe(0);
-      expect(givenBack()).toBe(ROWS);
+      expect(await rowsIn('queued', 'sending', 'unknown')).toBe(0);
+      expect(await givenBack()).toBe(ROWS);
     });
 
     it('frozen right after marking a re-send, its row taken over and sent by another run: on waking it does not send it', async () => {
@@ -137,7 +141,7 @@ describe(
         ...env,
         PAYOUTS_FOLLOW_TIMEOUT: '30s',
       });
-      expect(count(`state = 'sending'`)).toBe(1);
+      expect(await rowsIn('sending')).toBe(1);
       sandbox.setFaults({ serverErrorRate: 0 });
       await takeOver();
       child.kill('SIGCONT');

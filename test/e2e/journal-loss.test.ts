@@ -1,51 +1,20 @@
 import { spawn } from 'node:child_process';
-import {
-  closeSync,
-  cpSync,
-  existsSync,
-  openSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Database } from '../../src/journal/sqlite.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
-import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
+import { QUICK_TIMEOUTS } from '../support/home.js';
+import { JOURNAL_STORES, countsOf } from '../support/journal-stores.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
 import { payrollFile } from '../support/payroll.js';
 
-/** The journal and its WAL files gone, as a careless `rm` or a disk cleanup leaves it. */
-function deleteJournal(home: string): void {
-  for (const suffix of ['', '-wal', '-shm'])
-    rmSync(join(home, `journal.db${suffix}`), { force: true });
-}
-
-/** Truncated to 0 bytes, as a failed restore or `> journal.db` leaves it. */
-function emptyJournal(home: string): void {
-  deleteJournal(home);
-  writeFileSync(join(home, 'journal.db'), '');
-}
-
-/** SQLite's online backup of a live journal, the only right way to copy one. */
-async function backupJournal(from: string, to: string): Promise<void> {
-  const db = new Database(from, { readonly: true });
-  try {
-    await db.backup(to);
-  } finally {
-    db.close();
-  }
-}
-
-describe(
-  'a missing, emptied, replaced or older journal never pays anyone again',
+describe.each(JOURNAL_STORES)(
+  'a missing, emptied, replaced or older journal in %s never pays anyone again',
   { timeout: 120_000 },
-  () => {
+  (_, store) => {
     const folder = useTempFolder();
     let sandbox: Sandbox;
     let home: string;
@@ -54,7 +23,7 @@ describe(
     beforeEach(async () => {
       // The ledger outlives every run of a test: it is the gateway's memory, not ours.
       sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 100, faults: { latencyMs: 5 } });
-      ({ home, env } = sandboxHome(folder(), sandbox.url, {
+      ({ home, env } = store.home(folder(), sandbox.url, {
         PAYOUTS_FOLLOW_TIMEOUT: '0',
         PAYOUTS_INBOX_SETTLE: '1ms',
         ...QUICK_TIMEOUTS,
@@ -68,19 +37,9 @@ describe(
     const duplicates = () => [...ledgerCounts(sandbox).entries()].filter(([, n]) => n > 1);
 
     /** Rows the journal has not finished sending. */
-    const unfinished = () => {
-      const db = new Database(join(home, 'journal.db'), { readonly: true });
-      try {
-        return (
-          db
-            .prepare(
-              `SELECT COUNT(*) AS n FROM payouts WHERE state IN ('queued', 'sending', 'unknown')`,
-            )
-            .get() as { n: number }
-        ).n;
-      } finally {
-        db.close();
-      }
+    const unfinished = async () => {
+      const counts = (await store.read(home, countsOf)) ?? {};
+      return (counts.queued ?? 0) + (counts.sending ?? 0) + (counts.unknown ?? 0);
     };
 
     /** Reruns until nothing is left to send (bounded), waiting out leases and grace periods. */
@@ -88,10 +47,10 @@ describe(
       for (let attempt = 0; attempt < 12; attempt++) {
         const result = await runCli(args, { env });
         expect([0, 2, 3], result.stderr).toContain(result.code);
-        if (unfinished() === 0) return;
+        if ((await unfinished()) === 0) return;
         await delay(2500);
       }
-      throw new Error(`rows still unfinished: ${unfinished()}`);
+      throw new Error(`rows still unfinished: ${await unfinished()}`);
     };
 
     /** A run that must refuse: exit 1, nothing new at the gateway, and what to do. */
@@ -132,8 +91,8 @@ describe(
     };
 
     it.each([
-      ['deleted', deleteJournal, /is missing/],
-      ['emptied', emptyJournal, /is empty/],
+      ['deleted', store.lose, /is missing/],
+      ['emptied', store.empty, /is empty/],
     ])(
       'journal %s after a finished run, the same file dropped again: refused; --recover adopts every row',
       async (_, lose, what) => {
@@ -160,7 +119,7 @@ describe(
     it('journal and marker both deleted, the home has archived files: refused', async () => {
       drop('payroll.csv', payrollFile('m', 5));
       expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
-      deleteJournal(home);
+      store.lose(home);
       rmSync(join(home, 'journal.marker'), { force: true });
       drop('payroll.csv', payrollFile('m', 5));
       await expectRefused(/is missing/);
@@ -170,12 +129,9 @@ describe(
     it('journal and marker lost, a journal with nothing in it left in its place (a SQLite file of no tables): refused as empty', async () => {
       drop('payroll.csv', payrollFile('n', 5));
       expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
-      deleteJournal(home);
+      store.lose(home);
       rmSync(join(home, 'journal.marker'), { force: true });
-      // What `sqlite3 journal.db 'PRAGMA journal_mode=WAL'` leaves: a database, of no bytes of a journal.
-      const blank = new Database(join(home, 'journal.db'));
-      blank.pragma('journal_mode = WAL');
-      blank.close();
+      store.blank(home);
       drop('payroll.csv', payrollFile('n', 5));
       await expectRefused(/is empty/);
       expect(sandbox.ledger()).toHaveLength(5);
@@ -192,8 +148,8 @@ describe(
     });
 
     it.each([
-      ['deleted', deleteJournal, /is missing/, 'after-sending-commit:3'],
-      ['emptied', emptyJournal, /is empty/, 'before-answer-commit:2'],
+      ['deleted', store.lose, /is missing/, 'after-sending-commit:3'],
+      ['emptied', store.empty, /is empty/, 'before-answer-commit:2'],
     ])(
       'journal %s after a run killed mid-batch: refused; --recover pays exactly the rows never paid',
       async (_, lose, what, failpoint) => {
@@ -215,14 +171,16 @@ describe(
     it("replaced by another home's journal: refused", async () => {
       drop('payroll.csv', payrollFile('r', 10));
       expect((await runCli(['run'], { env })).code).toBe(3);
-      const other = sandboxHome(join(folder(), 'other'), sandbox.url, {
+      const other = store.home(join(folder(), 'other'), sandbox.url, {
         PAYOUTS_FOLLOW_TIMEOUT: '0',
         PAYOUTS_INBOX_SETTLE: '1ms',
       });
       writeFileSync(join(other.home, 'inbox', 'x.csv'), payrollFile('x', 2));
       expect((await runCli(['run'], { env: other.env })).code).toBe(3);
-      deleteJournal(home);
-      await backupJournal(join(other.home, 'journal.db'), join(home, 'journal.db'));
+      const copy = join(folder(), 'other-journal-backup');
+      await store.backup(other.home, copy);
+      store.lose(home);
+      await store.restore(copy, home);
       await expectRefused(/another journal/);
       expect(sandbox.ledger()).toHaveLength(12);
     });
@@ -230,13 +188,13 @@ describe(
     it('an older copy restored by online backup: refused; --recover adopts what was sent since, and pays new files once', async () => {
       drop('a.csv', payrollFile('a', 20));
       expect((await runCli(['run'], { env })).code).toBe(3);
-      const copy = join(folder(), 'journal-backup.db');
-      await backupJournal(join(home, 'journal.db'), copy);
+      const copy = join(folder(), 'journal-backup');
+      await store.backup(home, copy);
       drop('b.csv', payrollFile('b', 20));
       expect((await runCli(['run'], { env })).code).toBe(3);
       expect(sandbox.ledger()).toHaveLength(40);
       // The restore itself done right (online backup), of the wrong (older) copy.
-      await backupJournal(copy, join(home, 'journal.db'));
+      await store.restore(copy, home);
       await expectRefused(/older/);
       const dry = await runCli(['run', '--dry-run'], { env });
       expect(dry.code, dry.stdout).toBe(1);
@@ -256,12 +214,11 @@ describe(
       expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
       // A backup of the home folder takes the journal and its marker together.
       const backup = join(folder(), 'home-backup');
-      cpSync(home, backup, { recursive: true });
+      store.backupHome(home, backup);
       drop('fornecedores.csv', payrollFile('s', 30));
       expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
       expect(sandbox.ledger()).toHaveLength(50);
-      rmSync(home, { recursive: true });
-      cpSync(backup, home, { recursive: true });
+      store.restoreHome(backup, home);
 
       drop('fornecedores.csv', payrollFile('s', 30));
       const before = sandbox.ledger().length;
@@ -286,7 +243,7 @@ describe(
       drop('folha.csv', folha(ana));
       expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
       const backup = join(folder(), 'home-backup');
-      cpSync(home, backup, { recursive: true });
+      store.backupHome(home, backup);
       drop('folha.csv', folha(ana));
       await runCli(['run', '--follow-timeout', '20s'], { env });
       drop('folha.csv', folha(bia));
@@ -296,8 +253,7 @@ describe(
         expect.stringMatching(/^folha-[0-9a-f]{8}-/),
         expect.stringMatching(/^folha-b3-/),
       ]);
-      rmSync(home, { recursive: true });
-      cpSync(backup, home, { recursive: true });
+      store.restoreHome(backup, home);
 
       drop('folha.csv', folha(bia));
       const refused = await runCli(['run', '--follow-timeout', '20s'], { env });
@@ -328,12 +284,11 @@ describe(
       expect(stderr).toContain('stopped (SIGSTOP)');
       // The nightly backup of the home folder, taken while the run is paused mid-batch.
       const backup = join(folder(), 'home-backup');
-      cpSync(home, backup, { recursive: true });
+      store.backupHome(home, backup);
       child.kill('SIGCONT');
       expect(await exited).toBe(0);
       expect(sandbox.ledger()).toHaveLength(24);
-      rmSync(home, { recursive: true });
-      cpSync(backup, home, { recursive: true });
+      store.restoreHome(backup, home);
 
       const refused = await runCli(['run', '--follow-timeout', '20s'], { env });
       expect(duplicates()).toEqual([]);
@@ -350,27 +305,10 @@ describe(
       expect(sandbox.ledger()).toHaveLength(5);
     });
 
-    it.each([
-      [
-        'not a database',
-        (path: string) => writeFileSync(path, 'this is not a journal at all, '.repeat(200)),
-      ],
-      [
-        'damaged half-way',
-        (path: string) => {
-          // Page 2 onwards overwritten: the header still says SQLite, the tables do not.
-          const db = new Database(path);
-          const pageSize = db.pragma('page_size', { simple: true }) as number;
-          db.close();
-          const fd = openSync(path, 'r+');
-          writeSync(fd, Buffer.alloc(pageSize * 3, 0x5a), 0, pageSize * 3, pageSize);
-          closeSync(fd);
-        },
-      ],
-    ])('a journal %s ends the run with what to do', async (_, damage) => {
+    it.each(store.damages)('a journal %s ends the run with what to do', async (_, damage) => {
       drop('payroll.csv', payrollFile('d', 5));
       expect((await runCli(['run'], { env })).code).toBe(3);
-      damage(join(home, 'journal.db'));
+      damage(home);
       drop('more.csv', payrollFile('e', 5));
       const result = await runCli(['run'], { env });
       expect(result.code).toBe(1);

@@ -4,18 +4,16 @@
  * 1, with the fix), not "run again later" for ever.
  */
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
-import { sandboxHome } from '../support/home.js';
+import { JOURNAL_STORES } from '../support/journal-stores.js';
 import { TOKEN } from '../support/gateway.js';
 
 const HOUR = 60 * 60 * 1000;
 
-describe('a cron run beside the daemon', () => {
+describe.each(JOURNAL_STORES)('a cron run beside the daemon, the journal in %s', (_, store) => {
   const folder = useTempFolder();
   let sandbox: Sandbox | undefined;
   afterEach(async () => {
@@ -29,17 +27,16 @@ describe('a cron run beside the daemon', () => {
    */
   async function heldHome(command: 'run' | 'watch', heldForMs: number) {
     sandbox = await startSandbox({ token: TOKEN });
-    const { home, env } = sandboxHome(folder(), sandbox.url);
+    const { home, env } = store.home(folder(), sandbox.url);
     expect((await runCli(['run'], { env })).code).toBe(0);
-    const path = join(home, 'journal.db');
     const me = { holder: 'the other one', host: hostname(), pid: process.pid, command };
-    const then = openJournal(sqliteJournalAt(path), { now: () => Date.now() - heldForMs });
+    const then = store.open(home, { now: () => Date.now() - heldForMs });
     try {
       expect(await then.takeLock('home', me, 30_000, () => true)).toEqual({ taken: true });
     } finally {
       await then.close();
     }
-    const now = openJournal(sqliteJournalAt(path));
+    const now = store.open(home);
     try {
       expect(await now.renewLock('home', me.holder)).toBe(true);
     } finally {

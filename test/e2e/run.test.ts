@@ -234,7 +234,10 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
         }
       }
       expect(released).toHaveLength(2);
-      expect(released[0]?.reason).toContain('released by Maria');
+      expect(released[0]?.reason).toEqual({
+        code: 'english',
+        text: expect.stringContaining('released by Maria'),
+      });
     } finally {
       await journal.close();
     }

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
-  cpSync,
   existsSync,
   openSync,
   readFileSync,
@@ -8,17 +7,16 @@ import {
   writeFileSync,
   writeSync,
   closeSync,
-  rmSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Database } from '../../src/journal/sqlite.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli, stopChild } from '../support/cli.js';
 import { useTempFolder, dated } from '../support/files.js';
-import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
+import { QUICK_TIMEOUTS } from '../support/home.js';
+import { JOURNAL_STORES, countsOf } from '../support/journal-stores.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
 import {
   PAYROLL_HEADER as HEADER,
@@ -26,10 +24,10 @@ import {
   payrollRows as payrollLines,
 } from '../support/payroll.js';
 
-describe(
-  'payouts watch (daemon as a child process, real folders, sandbox over HTTP)',
+describe.each(JOURNAL_STORES)(
+  'payouts watch (daemon as a child process, real folders, sandbox over HTTP), the journal in %s',
   { timeout: 60_000 },
-  () => {
+  (_, store) => {
     const folder = useTempFolder();
     let sandbox: Sandbox;
     let home: string;
@@ -38,7 +36,7 @@ describe(
 
     beforeEach(async () => {
       sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 200, faults: { latencyMs: 5 } });
-      ({ home, env } = sandboxHome(folder(), sandbox.url, {
+      ({ home, env } = store.home(folder(), sandbox.url, {
         PAYOUTS_LOG_LEVEL: 'info',
         PAYOUTS_INBOX_SETTLE: '300ms',
         PAYOUTS_INBOX_RESCAN: '300ms',
@@ -62,9 +60,13 @@ describe(
     };
 
     /** Waits (bounded) until `condition` holds. */
-    const waitFor = async (what: string, condition: () => boolean, ms = 30_000) => {
+    const waitFor = async (
+      what: string,
+      condition: () => boolean | Promise<boolean>,
+      ms = 30_000,
+    ) => {
       const until = Date.now() + ms;
-      while (!condition()) {
+      while (!(await condition())) {
         if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
         await delay(100);
       }
@@ -79,31 +81,17 @@ describe(
     const ids = (prefix: string, rows: number) =>
       Array.from({ length: rows }, (_, i) => `${prefix}-${i}`);
 
-    const journalStates = () => {
-      const db = new Database(join(home, 'journal.db'), { readonly: true });
-      try {
-        const rows = db
-          .prepare('SELECT state, COUNT(*) AS n FROM payouts GROUP BY state')
-          .all() as {
-          state: string;
-          n: number;
-        }[];
-        return Object.fromEntries(rows.map((row) => [row.state, row.n]));
-      } finally {
-        db.close();
-      }
-    };
+    const journalStates = async () => (await store.read(home, countsOf)) ?? {};
 
     it('a home restored whole from a backup: the daemon sends nothing of a file it forgot, and stops with exit 1', async () => {
       writeFileSync(join(home, 'inbox', 'folha.csv'), payroll('a', 5));
       expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
       const backup = join(folder(), 'home-backup');
-      cpSync(home, backup, { recursive: true });
+      store.backupHome(home, backup);
       writeFileSync(join(home, 'inbox', 'fornecedores.csv'), payroll('f', 10));
       const first = await runCli(['run', '--follow-timeout', '20s'], { env });
       expect(first.code, first.stderr).toBe(0);
-      rmSync(home, { recursive: true });
-      cpSync(backup, home, { recursive: true });
+      store.restoreHome(backup, home);
 
       writeFileSync(join(home, 'inbox', 'fornecedores.csv'), payroll('f', 10));
       const daemon = startDaemon();
@@ -142,7 +130,8 @@ describe(
       startDaemon();
       await waitFor(
         'one archived, the other held',
-        () => existsSync(join(home, 'archive', dated('a.csv'))) && journalStates()['held'] === 10,
+        async () =>
+          existsSync(join(home, 'archive', dated('a.csv'))) && (await journalStates()).held === 10,
       );
       expectEachOnce(ids('d', 10));
       expect(existsSync(join(home, 'processing', 'b.csv'))).toBe(true);
@@ -186,7 +175,7 @@ describe(
       await waitFor('some payouts sent', () => sandbox.ledger().length > 20);
       expect(await stopChild(first.child)).toBe(0);
       expect(first.stderr()).toContain('SIGTERM: taking no new file');
-      expect(journalStates()['sending']).toBeUndefined(); // in flight finished and journaled
+      expect((await journalStates()).sending).toBeUndefined(); // in flight finished and journaled
       expect(sandbox.ledger().length).toBeLessThan(300);
       expect(existsSync(join(home, 'processing', 'big.csv'))).toBe(true);
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sayInEnglish } from '../../src/messages/say.js';
 import type { GatewayClient } from '../../src/gateway/client.js';
 import { requestBudget } from '../../src/engine/budget.js';
 import { POLLING } from '../../src/engine/policy.js';
@@ -243,6 +244,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
   const givenBack = async (ids: string[]) =>
     (await Promise.all(ids.map((id) => journal.history(id))))
       .flat()
+      .map((entry) => ({ from: entry.from, reason: sayInEnglish(entry.reason) }))
       .filter((entry) => entry.from === 'sending' && entry.reason.startsWith('claimed ahead'))
       .map((entry) => entry.reason);
 

@@ -9,7 +9,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { withCheckDigits } from '../../src/csv/documents.js';
+import { withCheckDigits } from '../../src/domain/check-digits.js';
 import { ingestFile } from '../../src/engine/ingest.js';
 import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { runCli } from '../support/cli.js';

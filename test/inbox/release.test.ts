@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { withCheckDigits } from '../../src/csv/documents.js';
+import { withCheckDigits } from '../../src/domain/check-digits.js';
 import { runCli } from '../support/cli.js';
 import { approveCommands } from '../support/printed.js';
 import { topUp } from '../support/gateway.js';

@@ -9,6 +9,7 @@
 import { afterEach, describe as vitestDescribe, expect, it as vitestIt } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { JournalError, type Claim, type Journal } from '../../src/journal/journal.js';
+import { restoreOf } from '../../src/journal/loss.js';
 import { canMove, type RowState } from '../../src/journal/states.js';
 import { journalThread, type JournalThread, type OpenedElsewhere } from './journal-thread.js';
 
@@ -267,7 +268,12 @@ export function describeJournal(
         queued: 1,
       });
       expect(await journal.history('p-3')).toEqual([
-        { at: clock, from: null, to: 'queued', reason: 'journaled from batch 2, line 5' },
+        {
+          at: clock,
+          from: null,
+          to: 'queued',
+          reason: { code: 'auditJournaled', batchId: 2, line: 5 },
+        },
       ]);
     });
 
@@ -564,7 +570,7 @@ export function describeJournal(
       expect((await journal.history('p-1')).at(-1)).toMatchObject({
         from: 'queued',
         to: 'sending',
-        reason: 'claimed by worker-a (attempt 1)',
+        reason: { code: 'auditClaimed', owner: 'worker-a', attempt: 1 },
       });
     });
 
@@ -669,7 +675,8 @@ export function describeJournal(
       expect((await journal.history('p-2')).at(-1)).toMatchObject({
         from: 'sending',
         to: 'queued',
-        reason: 'not sent: the run stopped',
+        // A caller's reason, kept in its words.
+        reason: { code: 'english', text: 'not sent: the run stopped' },
       });
       // Claimed again as any queued row, by anyone.
       expect(
@@ -678,6 +685,18 @@ export function describeJournal(
         ['p-1', 2],
         ['p-2', 1],
       ]);
+    });
+
+    it("keeps a caller's reason in its words, even one that looks like a value", async () => {
+      const { journal } = await openWithOnePayout();
+      const [claim] = await journal.claimToSend('a', 1, 60_000);
+      // A person's words may open with a brace; read back, they are still those words.
+      const words = '{urgente} devolvido à fila';
+      await journal.unclaim(claim ? [claim] : [], words);
+      expect((await journal.history('p-1')).at(-1)).toMatchObject({
+        to: 'queued',
+        reason: { code: 'english', text: words },
+      });
     });
 
     it('refuses a move the transition table does not allow', async () => {
@@ -888,7 +907,7 @@ export function describeJournal(
       const described = await journal.describe();
       expect(described.schema).toBe(described.latestSchema);
       expect(described.address).toBe(journal.path);
-      expect(described.restore).not.toBe('');
+      expect(restoreOf(described.kind, described.address)).toContain(described.address);
       const before = await journal.highWater();
       const id = await journal.recordBatch(batch, []);
       await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
@@ -950,7 +969,12 @@ export function describeJournal(
       expect(await journal.approveBatch(batchId)).toBe(false);
       expect(await journal.refuseBatch(batchId, 'too late')).toBe(false);
       expect(await journal.batchEvents(batchId)).toEqual([
-        { at: clock, event: 'approved', by: 'maria', detail: 'payouts approve' },
+        {
+          at: clock,
+          event: 'approved',
+          by: 'maria',
+          detail: { code: 'english', text: 'payouts approve' },
+        },
       ]);
       expect((await journal.batch(batchId))?.state).toBe('open');
       expect((await journal.claimToSend('a', 10, 60_000)).map((c) => c.orderId)).toEqual(['p-1']);
@@ -1049,6 +1073,28 @@ export function describeJournal(
         );
         return batchId;
       };
+
+      it('holds a repeat of a payout that failed within the window, journaled before it, as failedRepeatOf says', async () => {
+        const journal = await open();
+        const first = await fileOf(journal, 'folha', [request('a-1', 2000)]);
+        await journal.finishBatch(first, { ...batch, state: 'open' }, undefined, rules);
+        const [claim] = await journal.claimToSend('a', 1, 60_000);
+        await journal.move('a-1', claim!.fence, 'pending', 'created', { transactionId: 1 });
+        // Pending for weeks, then failed: its own time is the failure's, within the window.
+        clock += 25 * 86_400_000;
+        await journal.move('a-1', claim!.fence, 'failed', 'failed at the gateway');
+        clock += 2 * 86_400_000;
+        expect(await journal.failedRepeatOf(request('x-1', 2000), rules)).toMatchObject({
+          orderId: 'a-1',
+        });
+        const again = await fileOf(journal, 'outra', [request('b-1', 2000)]);
+        await journal.finishBatch(again, { ...batch, state: 'open' }, undefined, rules);
+        expect(await journal.payout('b-1')).toMatchObject({
+          state: 'held',
+          said: { code: 'heldFailedBefore', orderId: 'a-1' },
+        });
+        expect(await journal.claimToSend('a', 10, 60_000)).toEqual([]);
+      });
 
       it('freezes an earlier batch of its name while a file repeating it waits for a person', async () => {
         const journal = await open();

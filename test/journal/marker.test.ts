@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { explainJournalFailure } from '../../src/journal/failures.js';
 import { JournalError } from '../../src/journal/journal.js';
 import { journalErrorOf } from '../../src/journal/sqlite/store-errors.js';
-import { judgeBeforeOpen, judgeOpened } from '../../src/journal/loss.js';
+import { judgeBeforeOpen, judgeOpened, restoreOf } from '../../src/journal/loss.js';
 import { createMarker, MarkerError, readMarker } from '../../src/journal/marker.js';
 import { Database } from '../../src/journal/sqlite.js';
 import { useTempFolder } from '../support/files.js';
@@ -31,6 +31,12 @@ describe('journal loss rules', () => {
     [{ marker: undefined, journalId: 'j-2', highWater: 0 }, undefined], // adopted
   ] as const)('opened: %j -> %s', (facts, loss) => {
     expect(judgeOpened(facts)).toBe(loss);
+  });
+
+  it("restores a SQLite journal with SQLite's online backup, never a file copy", () => {
+    expect(restoreOf('sqlite', '/srv/payouts/journal.db')).toBe(
+      `with SQLite's online backup (sqlite3 BACKUP.db ".backup '/srv/payouts/journal.db'"; never a file copy)`,
+    );
   });
 });
 

@@ -210,7 +210,12 @@ describe('migrations 17 and 18: the compact payouts table and audit', () => {
     expect(before.payouts).toHaveLength(ROW_STATES.length + 4);
     const reopened = open(path);
     expect(await reopened.history('pay-6')).toEqual([
-      { at: NOW - 3_600_000, from: null, to: 'queued', reason: 'journaled from batch 1, line 8' },
+      {
+        at: NOW - 3_600_000,
+        from: null,
+        to: 'queued',
+        reason: { code: 'english', text: 'journaled from batch 1, line 8' },
+      },
     ]);
     expect(await reopened.highWater()).toBe(before.audit.length);
     for (const [orderId, json] of requests) {

@@ -423,6 +423,91 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   approveNoFreeName: { code: 'approveNoFreeName', file: 'folha.csv' },
   approveNoBatch: { code: 'approveNoBatch', batchId: 12 },
   approveNothingHeld: { code: 'approveNothingHeld', file: 'folha.csv' },
+  auditJournaled: { code: 'auditJournaled', batchId: 3, line: 7 },
+  auditReplaced: { code: 'auditReplaced', batchId: 3, line: 7 },
+  auditClaimed: { code: 'auditClaimed', owner: 'run-1234', attempt: 2 },
+  auditCheckedAgain: {
+    code: 'auditCheckedAgain',
+    when: 'claimed',
+    said: {
+      code: 'heldCovered',
+      file: 'folha.csv',
+      line: 4,
+      at: 0,
+      state: 'paid',
+      transactionId: 9,
+    },
+  },
+  auditLookedUpAfterLoss: { code: 'auditLookedUpAfterLoss' },
+  auditLeaseEnded: { code: 'auditLeaseEnded', owner: 'run-1234' },
+  auditBalanceCovers: { code: 'auditBalanceCovers' },
+  auditFrozen: { code: 'auditFrozen', said: { code: 'takenOverBy', file: 'folha (2).csv' } },
+  auditUnfrozen: { code: 'auditUnfrozen', why: { code: 'auditBalanceCovers' } },
+  auditCoverEnded: {
+    code: 'auditCoverEnded',
+    orderId: 'nov-01',
+    state: 'failed',
+    said: { code: 'takenOverBy', file: 'folha (2).csv' },
+  },
+  auditRetry: {
+    code: 'auditRetry',
+    attempt: 2,
+    base: 'nov-01',
+    orderId: 'nov-01',
+    state: 'failed',
+    why: { code: 'auditSentAgainBy', by: 'Maria', at: 0 },
+  },
+  auditRetriedAs: {
+    code: 'auditRetriedAs',
+    why: { code: 'auditSentAgainBy', by: 'Maria', at: 0 },
+    retryId: 'folha-1-r2',
+  },
+  auditSentAgainBy: { code: 'auditSentAgainBy', by: 'Maria', at: 0 },
+  auditNameWeighed: { code: 'auditNameWeighed' },
+  auditRepeatsFailed: { code: 'auditRepeatsFailed' },
+  auditCorrectedCopyOf: { code: 'auditCorrectedCopyOf', batchId: 3 },
+  auditCopyTurnedDown: {
+    code: 'auditCopyTurnedDown',
+    why: { code: 'turnedDownBy', reason: 'mês errado' },
+  },
+  auditFreezerTurnedDown: {
+    code: 'auditFreezerTurnedDown',
+    why: { code: 'turnedDownBy', reason: 'mês errado' },
+  },
+  auditCovered: {
+    code: 'auditCovered',
+    why: { code: 'auditCorrectedCopyOf', batchId: 3 },
+    said: { code: 'takenOverBy', file: 'folha (2).csv' },
+  },
+  auditTakenOver: {
+    code: 'auditTakenOver',
+    why: { code: 'auditCorrectedCopyOf', batchId: 3 },
+    by: 'nov-01',
+  },
+  auditTakesOver: {
+    code: 'auditTakesOver',
+    why: { code: 'auditCorrectedCopyOf', batchId: 3 },
+    orderId: 'nov-01',
+  },
+  auditReplaces: { code: 'auditReplaces', why: { code: 'auditCorrectedCopyOf', batchId: 3 } },
+  auditLeftOut: {
+    code: 'auditLeftOut',
+    why: { code: 'auditCorrectedCopyOf', batchId: 3 },
+    file: 'folha (2).csv',
+  },
+  auditGivenBack: { code: 'auditGivenBack', why: { code: 'auditNameWeighed' } },
+  auditCoveredByRetry: {
+    code: 'auditCoveredByRetry',
+    retryId: 'folha-1-r2',
+    why: { code: 'auditSentAgainBy', by: 'Maria', at: 0 },
+  },
+  eventSentAgainAs: {
+    code: 'eventSentAgainAs',
+    line: 3,
+    orderId: 'folha-2',
+    state: 'failed',
+    retryId: 'folha-2-r2',
+  },
   turnedDownBy: { code: 'turnedDownBy', reason: 'mês errado' },
   turnedDown: { code: 'turnedDown', file: 'folha.csv', batchId: 3, moved: true },
   rejectNoLongerWaiting: { code: 'rejectNoLongerWaiting', file: 'folha.csv' },
@@ -509,6 +594,22 @@ describe('what the reading of a file says', () => {
     );
     expect(say(pt, { ...SAMPLES.readingNewBatch, pays: { rows: 0, cents: 0, first: [] } })).toBe(
       'pagamentos novos mesmo assim: payouts approve "folha.csv" --new-batch --config "/etc/payouts.json" lista as 4 linhas que repetem um pagamento já feito ou em andamento (R$ 12.000,00: Ana Souza R$ 3.500,00, Bruno Lima R$ 2.500,00, Carla Dias R$ 3.000,00, …); elas são pagas de novo só quando você der também a opção --repeats com a contagem delas, 4, depois de conferir que cada uma é devida duas vezes',
+    );
+  });
+
+  it("says the audit's reasons in English as the journal wrote them, and in Portuguese", () => {
+    expect(say(en, SAMPLES.auditRetry)).toBe(
+      'attempt 2 of nov-01, after nov-01 failed: sent again on purpose by Maria on 1970-01-01 (payouts retry)',
+    );
+    expect(say(en, SAMPLES.auditTakenOver)).toBe(
+      'a corrected copy of batch 3: taken over by nov-01',
+    );
+    expect(say(en, SAMPLES.auditCopyTurnedDown)).toBe(
+      'the copy that had taken it over was turned down (turned down by a person: mês errado)',
+    );
+    expect(say(pt, SAMPLES.auditClaimed)).toBe('tomado por run-1234 (tentativa 2)');
+    expect(say(pt, SAMPLES.auditCoverEnded)).toMatch(
+      /^o pagamento que o cobria, nov-01, terminou \S+: nunca enviada; substituída por folha \(2\)\.csv$/,
     );
   });
 

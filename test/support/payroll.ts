@@ -1,5 +1,5 @@
 /** Payroll files for end-to-end tests, in the column names the gateway uses. */
-import { withCheckDigits } from '../../src/csv/documents.js';
+import { withCheckDigits } from '../../src/domain/check-digits.js';
 
 export const PAYROLL_HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount';
 

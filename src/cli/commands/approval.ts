@@ -20,7 +20,14 @@ import {
   type Folders,
 } from '../../inbox/folders.js';
 import { describeTotals } from '../../app/describe-file.js';
-import type { BatchEvent, BatchRecord, Journal } from '../../journal/journal.js';
+import type {
+  BatchEvent,
+  BatchRecord,
+  JournalApproval,
+  JournalBatches,
+  JournalGateway,
+  JournalReports,
+} from '../../journal/journal.js';
 import { CATALOGS, type Catalog } from '../../messages/catalog.js';
 import type { Said } from '../../messages/said.js';
 import { say, sayInEnglish } from '../../messages/say.js';
@@ -50,7 +57,7 @@ async function onAwaitingFile(
   command: Command,
   act: (
     found: Awaiting,
-    journal: Journal,
+    journal: JournalBatches & JournalApproval & JournalReports & JournalGateway,
     folders: Folders,
     out: Output,
     words: Catalog,
@@ -108,7 +115,10 @@ async function onAwaitingFile(
 }
 
 /** Waiting batches, with a file in awaiting-approval/, that `copy` replaced. */
-async function replacedBy(journal: Journal, copy: number): Promise<BatchRecord[]> {
+async function replacedBy(
+  journal: JournalBatches & JournalReports & JournalApproval,
+  copy: number,
+): Promise<BatchRecord[]> {
   const replaced = [];
   for (const batch of await journal.batchesIn('awaiting-approval')) {
     if (batch.awaitingName === null) continue;
@@ -138,7 +148,7 @@ function whichBatch(
 
 /** The newest batch of this file name a person approved, and that approval. */
 async function approvedBatchOf(
-  journal: Journal,
+  journal: JournalBatches,
   name: string,
 ): Promise<{ batchId: number; event: BatchEvent } | undefined> {
   for (const batch of (await batchesGivenAs(journal, name)).reverse()) {
@@ -252,7 +262,7 @@ export function approveCommand(
 /** Approves a waiting file: recorded, then moved into approved/, where the next run opens it. */
 async function approveWaiting(
   found: Awaiting,
-  journal: Journal,
+  journal: JournalBatches & JournalReports,
   folders: Folders,
   by: string,
   words: Catalog,

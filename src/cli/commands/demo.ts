@@ -8,7 +8,7 @@ import { POLLING } from '../../engine/policy.js';
 import { createGatewayClient } from '../../gateway/client.js';
 import { ensureFolders, homeFolders } from '../../inbox/folders.js';
 import { runPass, type FileSummary } from '../../app/pass.js';
-import type { Journal } from '../../journal/journal.js';
+import type { JournalBatches } from '../../journal/journal.js';
 import { openJournal, sqliteJournalAt } from '../../journal/open.js';
 import { SANDBOX_DEFAULTS, startSandbox } from '../../sandbox/server.js';
 import { openContext, type GlobalOptions } from '../context.js';
@@ -149,7 +149,7 @@ export function demoCommand(io: CliIo, { command: { demo: words } }: HelpTexts):
     });
 }
 
-async function invalidReasons(journal: Journal, file: FileSummary): Promise<string[]> {
+async function invalidReasons(journal: JournalBatches, file: FileSummary): Promise<string[]> {
   if (file.batchId === null) return [];
   return (await journal.linesOfBatch(file.batchId))
     .filter((line) => line.kind === 'invalid')

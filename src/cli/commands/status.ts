@@ -14,7 +14,13 @@ import {
   type PendingTooLong,
 } from '../../inbox/pending-alert.js';
 import { skippedFiles } from '../../inbox/skipped.js';
-import type { BatchRecord, Journal, ResultEntry } from '../../journal/journal.js';
+import type {
+  BatchRecord,
+  JournalApproval,
+  JournalBatches,
+  JournalReports,
+  ResultEntry,
+} from '../../journal/journal.js';
 import {
   SANDBOX_MARK,
   entriesOf,
@@ -30,6 +36,9 @@ import { keyValueLines } from '../format.js';
 import { sayInEnglish } from '../../messages/say.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
+
+/** What listing batches reads: their totals, lines and events, and what replaced one. */
+type Listing = JournalBatches & JournalReports & JournalApproval;
 
 export function statusCommand(io: CliIo, { command: { status: words } }: HelpTexts): Command {
   return new Command('status')
@@ -75,7 +84,7 @@ export function statusCommand(io: CliIo, { command: { status: words } }: HelpTex
  * `(corrigida)` dropped, as the rules on who is paid read names), or the one whose result
  * or archive file bears it (`fornecedores.2026-11-23.csv`).
  */
-async function batchesNamed(journal: Journal, name: string): Promise<BatchRecord[]> {
+async function batchesNamed(journal: JournalBatches, name: string): Promise<BatchRecord[]> {
   const key = foldText(batchStem(name));
   const all = await journal.batches();
   const bearing = all.filter(
@@ -95,7 +104,11 @@ function timeOf(ms: number, timeZone: string): string {
 }
 
 /** `batch 1  pay.csv  received 2026-11-23T04:28:08-03:00  done: 2 paid (R$ 40,00)` */
-async function batchLine(journal: Journal, batch: BatchRecord, timeZone: string): Promise<string> {
+async function batchLine(
+  journal: JournalReports & JournalApproval,
+  batch: BatchRecord,
+  timeZone: string,
+): Promise<string> {
   const totals = describeTotals(await journal.rowTotalsOfBatch(batch.id));
   // Waiting only for its copy's answer: nothing of it is left to approve.
   const replaced =
@@ -105,7 +118,7 @@ async function batchLine(journal: Journal, batch: BatchRecord, timeZone: string)
 }
 
 async function listBatches(
-  journal: Journal,
+  journal: Listing,
   out: Output,
   sandbox: boolean,
   tooLong: (batchId: number) => Promise<PendingTooLong | undefined>,
@@ -195,7 +208,7 @@ function jsonRow(record: ResultRecord, entry: ResultEntry) {
 
 /** Every line of the file's batches, in file order. */
 async function listRows(
-  journal: Journal,
+  journal: Listing,
   batches: BatchRecord[],
   out: Output,
   sandbox: boolean,
@@ -218,7 +231,9 @@ async function listRows(
     for (const problem of batch.problems) out.line(`  ${sayInEnglish(problem)}`);
     // What people decided about it, with who and when (an approval, a release).
     for (const event of await journal.batchEvents(batch.id)) {
-      out.line(`  ${event.event} by ${event.by} at ${timeOf(event.at, timeZone)}: ${event.detail}`);
+      out.line(
+        `  ${event.event} by ${event.by} at ${timeOf(event.at, timeZone)}: ${sayInEnglish(event.detail)}`,
+      );
     }
     const pending = await tooLong(batch.id);
     if (pending) out.line(`  ${sayInEnglish(describePendingTooLong(pending))}`);
@@ -273,7 +288,7 @@ async function listRows(
 }
 
 async function showPayout(
-  journal: Journal,
+  journal: JournalReports & JournalBatches,
   orderId: string,
   out: Output,
   sandbox: boolean,
@@ -288,7 +303,7 @@ async function showPayout(
     ...payout,
     fee: gatewayFigure(payout.fee),
     net: gatewayFigure(payout.net),
-    history,
+    history: history.map((entry) => ({ ...entry, reason: sayInEnglish(entry.reason) })),
   });
   out.line(
     keyValueLines([
@@ -310,7 +325,7 @@ async function showPayout(
   out.line('\nHistory:');
   for (const entry of history) {
     out.line(
-      `  ${timeOf(entry.at, timeZone)}  ${entry.from ?? '(new)'} -> ${entry.to}: ${entry.reason}`,
+      `  ${timeOf(entry.at, timeZone)}  ${entry.from ?? '(new)'} -> ${entry.to}: ${sayInEnglish(entry.reason)}`,
     );
   }
 }

@@ -18,7 +18,7 @@ import type { RowState } from '../states.js';
 import { inTransaction, onPool, poolFor, type Runner } from './connection.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { createPayouts } from './payouts.js';
-import { toBatch } from '../sqlite/context.js';
+import { reasonOf, toBatch } from '../sqlite/context.js';
 import { rowsOn } from './rows.js';
 import { AT, statement } from './sql.js';
 import { journalErrorOf } from './store-errors.js';
@@ -244,7 +244,6 @@ export async function openPostgresJournal(
         store: `PostgreSQL ${version?.server_version ?? ''} through node-postgres`,
         schema,
         latestSchema: LATEST_POSTGRES_SCHEMA,
-        restore: `with PostgreSQL's own backups (pg_dump, or the server's point-in-time recovery) of ${address}`,
       };
     },
     identity,
@@ -300,7 +299,12 @@ export async function openPostgresJournal(
           { at: number; from_state: RowState | null; to_state: RowState; reason: string },
           { orderId: string }
         >(statements.history, { orderId })
-      ).map((row) => ({ at: row.at, from: row.from_state, to: row.to_state, reason: row.reason })),
+      ).map((row) => ({
+        at: row.at,
+        from: row.from_state,
+        to: row.to_state,
+        reason: reasonOf(row.reason),
+      })),
 
     countsByState: async () =>
       Object.fromEntries(

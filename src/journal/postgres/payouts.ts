@@ -7,10 +7,12 @@
  * guarded by that fence, and one that changes no row means the claim was taken over.
  */
 import type { CashOutRequest } from '../../gateway/contract.js';
-import { sayInEnglish } from '../../messages/say.js';
+import type { Said } from '../../messages/said.js';
+import { keptMessage } from '../kept-message.js';
+import { english, reasonColumn } from '../sqlite/context.js';
 import { admit, documentKey, payloadHash } from '../admission.js';
 import { JournalError } from '../journal-error.js';
-import type { JournalPayouts } from '../journal.js';
+import type { Journal } from '../journal.js';
 import { isResumed, planAdmission } from '../rules/admission.js';
 import type { RowState } from '../states.js';
 import type {
@@ -35,7 +37,7 @@ import { AT, statement } from './sql.js';
 import type pg from 'pg';
 
 type Payouts = Pick<
-  JournalPayouts,
+  Journal,
   | 'admitPayouts'
   | 'known'
   | 'weigh'
@@ -294,7 +296,7 @@ const statements = {
 type MoveParams = ReturnType<typeof moveParams>;
 
 function moveParams(
-  move: Move & { from: RowState },
+  move: Omit<Move, 'reason'> & { from: RowState },
   now: number | null,
 ): Now & Record<string, unknown> & { orderId: string } {
   const details: AnswerDetails = move.details ?? {};
@@ -329,8 +331,12 @@ async function applyMove(tx: Runner, rows: Rows, move: Move, now: number | null)
   );
   if (!row || row.fence !== move.fence) return false;
   const from = row.state;
-  return rows.guardedMove(move.orderId, from, move.to, from === move.to ? null : move.reason, () =>
-    tx.rows(statements.move, moveParams({ ...move, from }, now)),
+  return rows.guardedMove(
+    move.orderId,
+    from,
+    move.to,
+    from === move.to ? null : english(move.reason),
+    () => tx.rows(statements.move, moveParams({ ...move, from }, now)),
   );
 }
 
@@ -382,7 +388,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
             kind: 'held',
             orderId: request.orderId,
             column: null,
-            message: sayInEnglish(plan.said),
+            message: keptMessage(plan.said),
             said: plan.said,
             name: request.person.name,
             valueCents: request.value,
@@ -474,7 +480,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
       }
       return transaction(async (tx, rows, now) => {
         for (const answer of answers) await applyMove(tx, rows, answer, now);
-        rows.allowMove('queued', 'sending', `claimed by ${owner}`);
+        rows.allowMove('queued', 'sending', owner);
         const claimed = await tx.rows<
           ClaimRow,
           Now & { owner: string; leaseMs: number; limit: number }
@@ -486,7 +492,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
           'sending',
           claimed.map((row) => ({
             id: row.id,
-            reason: `claimed by ${owner} (attempt ${row.attempts})`,
+            reason: { code: 'auditClaimed', owner, attempt: row.attempts },
           })),
         );
         return claimed.map(toClaim);
@@ -497,7 +503,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
       transaction(async (tx, rows, now) => {
         let given = 0;
         for (const { orderId, fence } of claims) {
-          const moved = await rows.guardedMove(orderId, 'sending', 'queued', reason, () =>
+          const moved = await rows.guardedMove(orderId, 'sending', 'queued', english(reason), () =>
             tx.rows(statements.unclaim, { now, orderId, fence }),
           );
           if (moved) given += 1;
@@ -520,17 +526,16 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
         for (const row of leased) {
           const claim = toClaim(row);
           if (claim.state === 'sending') {
-            const moved = await applyMove(
-              tx,
-              rows,
-              {
-                orderId: claim.orderId,
-                fence: claim.fence,
-                to: 'unknown',
-                reason: `no answer recorded before its lease ended: resolving by lookup (${owner})`,
-                release: false,
-              },
-              now,
+            const moved = await rows.guardedMove(
+              claim.orderId,
+              'sending',
+              'unknown',
+              { code: 'auditLeaseEnded', owner },
+              () =>
+                tx.rows(
+                  statements.move,
+                  moveParams({ ...claim, from: 'sending', to: 'unknown', release: false }, now),
+                ),
             );
             if (!moved) throw new JournalError('refused', `${claim.orderId}: not sending any more`);
             claims.push({ ...claim, state: 'unknown' });
@@ -579,7 +584,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
 
     markResending: (claim, reason, leaseMs) =>
       transaction((tx, rows, now) =>
-        rows.guardedMove(claim.orderId, 'unknown', 'sending', reason, () =>
+        rows.guardedMove(claim.orderId, 'unknown', 'sending', english(reason), () =>
           tx.rows(statements.markResending, {
             now,
             orderId: claim.orderId,
@@ -626,12 +631,15 @@ function newRows(batchId: number, payouts: readonly PayoutInput[], now: number |
     phones: requests.map((request) => request.person.phone),
     hashes: requests.map((request) => payloadHash(request)),
     references: payouts.map((payout) => payout.reference ?? null),
-    reasons: payouts.map((payout) => journaledFrom(batchId, payout.line)),
+    reasons: payouts.map((payout) => reasonColumn(journaledFrom(batchId, payout.line))),
   };
 }
 
-const journaledFrom = (batchId: number, line: number) =>
-  `journaled from batch ${batchId}, line ${line}`;
+const journaledFrom = (batchId: number, line: number): Said => ({
+  code: 'auditJournaled',
+  batchId,
+  line,
+});
 
 function valuesFor(row: {
   request: CashOutRequest;

@@ -5,14 +5,20 @@
  */
 import type { CashOutRequest } from '../../gateway/contract.js';
 import type { Said } from '../../messages/said.js';
-import { sayInEnglish } from '../../messages/say.js';
+import { keptMessage } from '../kept-message.js';
 import { isPeriod } from '../../csv/reference.js';
 import type { Covering, Known } from '../admission.js';
 import { JournalError } from '../journal-error.js';
 import { canMove, MAY_MOVE_MONEY, SENT, type HoldReason, type RowState } from '../states.js';
 import type { BatchLine, Claim, PayoutRecord } from '../types.js';
 // The row shapes both stores read alike, and their mapping to the journal's types.
-import { saidOf, toCovering, type BatchRow, type CoveringRow } from '../sqlite/context.js';
+import {
+  reasonColumn,
+  saidOf,
+  toCovering,
+  type BatchRow,
+  type CoveringRow,
+} from '../sqlite/context.js';
 import { saidJson } from '../sqlite/rows.js';
 import type { Runner } from './connection.js';
 import { AT, inList, statement } from './sql.js';
@@ -237,9 +243,9 @@ export function rowsOn(tx: Runner, now: number | null) {
     id: number,
     from: RowState | null,
     to: RowState,
-    reason: string,
+    reason: Said,
   ): Promise<void> {
-    await tx.count(statements.auditById, { id, now, from, to, reason });
+    await tx.count(statements.auditById, { id, now, from, to, reason: reasonColumn(reason) });
   }
 
   /** The one check of a move against the transition table. */
@@ -258,10 +264,10 @@ export function rowsOn(tx: Runner, now: number | null) {
     orderId: string,
     from: RowState,
     to: RowState,
-    reason: string | null,
+    reason: Said | null,
     write: () => Promise<{ id: number }[]>,
   ): Promise<boolean> {
-    allowMove(from, to, `${orderId} (${reason ?? 'an answer'})`);
+    allowMove(from, to, orderId);
     const [moved] = await write();
     if (!moved) return false;
     if (reason !== null) await auditById(moved.id, from, to, reason);
@@ -282,7 +288,7 @@ export function rowsOn(tx: Runner, now: number | null) {
     auditMany: async (
       from: RowState,
       to: RowState,
-      moved: readonly { id: number; reason: string }[],
+      moved: readonly { id: number; reason: Said }[],
     ): Promise<void> => {
       if (moved.length === 0) return;
       await tx.count(statements.auditMany, {
@@ -290,7 +296,7 @@ export function rowsOn(tx: Runner, now: number | null) {
         now,
         from,
         to,
-        reasons: moved.map((row) => row.reason),
+        reasons: moved.map((row) => reasonColumn(row.reason)),
       });
     },
     allowMove,
@@ -323,10 +329,10 @@ export function rowsOn(tx: Runner, now: number | null) {
       orderId: string,
       holdReason: HoldReason,
       said: Said,
-      options: { coveredBy?: string; reason?: string } = {},
+      options: { coveredBy?: string; reason?: Said } = {},
     ): Promise<void> {
-      const message = sayInEnglish(said);
-      const moved = await guardedMove(orderId, 'queued', 'held', options.reason ?? message, () =>
+      const message = keptMessage(said);
+      const moved = await guardedMove(orderId, 'queued', 'held', options.reason ?? said, () =>
         tx.rows(statements.holdQueuedRow, {
           orderId,
           holdReason,

@@ -10,12 +10,23 @@ import {
   changesPayee,
   changesPayeeSaid,
   coveredSaid,
+  failedBeforeSaid,
   type Covering,
   type NamedBatch,
   type Payee,
 } from '../admission.js';
-import { SENT, type HoldReason, type RowState } from '../states.js';
+import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
+import type { BatchState } from '../batch-states.js';
+import { TURNED_DOWN, withinWindow } from './cover.js';
 import type { PlannedMove } from './plan.js';
+
+/**
+ * The batches of a name a file is weighed against (same name, corrected copy): those
+ * whose rows may still be sent, not a file turned down or unusable.
+ */
+export function standingBatches<T extends { state: BatchState }>(batches: readonly T[]): T[] {
+  return batches.filter((batch) => !TURNED_DOWN.includes(batch.state));
+}
 
 /** A file of the same name this soon after a batch may be its corrected copy. */
 export const CORRECTION_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -98,6 +109,23 @@ export function isCorrection(counts: { repeats: number; fresh: number; replaceab
   return counts.repeats > 0 && counts.fresh <= counts.replaceable;
 }
 
+/** States of a batch's payouts a correction may replace: they need a person, or never left. */
+const REPLACEABLE: readonly RowState[] = [...RETRYABLE, 'conflict', 'queued', 'held'];
+
+/**
+ * How many rows of a batch a correction may replace: its invalid lines, and its payouts
+ * that need a person or were never sent, from how many payouts it has in each state.
+ */
+export function replaceableRows(
+  invalidLines: number,
+  payouts: readonly { state: RowState; count: number }[],
+): number {
+  return payouts.reduce(
+    (sum, { state, count }) => sum + (REPLACEABLE.includes(state) ? count : 0),
+    invalidLines,
+  );
+}
+
 /** A copy's row held as a possible duplicate of a payout of the batch it corrects. */
 export interface CopyRepeat {
   orderId: string;
@@ -173,6 +201,22 @@ export function planRepeats(
   });
 }
 
+/**
+ * Of the payouts of a corrected batch to a copy's row's document, in line order, the paid
+ * row it changes: the first that left. Two references of one document are two payments:
+ * only a payout of the row's reference, or without one, is that row.
+ */
+export function paidRowOf(
+  row: { reference: string | null },
+  payouts: readonly Covering[],
+): Covering | undefined {
+  return payouts.find(
+    (payout) =>
+      SENT.includes(payout.state) &&
+      (row.reference === null || payout.reference === null || payout.reference === row.reference),
+  );
+}
+
 /** A copy's row that may be sent (queued, or held for its name), and the payout it changes. */
 export interface CopyRow {
   orderId: string;
@@ -237,4 +281,46 @@ export function planLeftOut(copy: NamedBatch, unsent: readonly UnsentRow[]): Pla
     },
     reason: { code: 'leftOut', file },
   }));
+}
+
+/** A file's row and a payout it repeats unchanged (document, amount, Pix key), as read. */
+export interface RepeatOfPayout {
+  orderId: string;
+  state: RowState;
+  payout: Covering;
+  /** The payout's own times, from which duplicateWindow counts (withinWindow). */
+  lastSentAt: number | null;
+  updatedAt: number;
+}
+
+/**
+ * A file's queued rows that repeat, unchanged, a payout that definitely failed at the
+ * gateway are held, each naming the first such payout of `repeats` (read in the file's
+ * order, then the payouts' own): a failed payout is sent again only when a person asks
+ * (`payouts retry`), never because a file repeats it. `since`: where duplicateWindow
+ * begins, counted from each payout's own time, as `payouts run --dry-run` weighs it; null
+ * for the batch a copy corrects, whatever its age.
+ */
+export function planRepeatsOfFailed(
+  repeats: readonly RepeatOfPayout[],
+  hintFlags: string,
+  since: number | null,
+): PlannedMove[] {
+  const held = new Set<string>();
+  return repeats.flatMap((row): PlannedMove[] => {
+    if (row.state !== 'queued' || !RETRYABLE.includes(row.payout.state) || held.has(row.orderId))
+      return [];
+    if (since !== null && !withinWindow({ ...row, covering: row.payout }, since)) return [];
+    held.add(row.orderId);
+    const said = failedBeforeSaid(row.payout, hintFlags);
+    return [
+      {
+        orderId: row.orderId,
+        from: 'queued',
+        to: 'held',
+        fields: { holdReason: 'failed-before', coveredBy: row.payout.orderId, said },
+        reason: { code: 'held', said },
+      },
+    ];
+  });
 }

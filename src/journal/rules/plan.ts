@@ -3,7 +3,6 @@
  * checked against the transition table and audited by the store, with its reason.
  */
 import type { Said } from '../../messages/said.js';
-import { sayInEnglish } from '../../messages/say.js';
 import type { HoldReason, RowState } from '../states.js';
 
 /** Fields a move by the rules on who is paid sets (never an answer of the gateway). */
@@ -16,7 +15,7 @@ export interface RuleFields {
   supersededBy?: number | null;
 }
 
-/** Why a rule moves a row, as a value: the audit says it (see reasonInEnglish). */
+/** Why a rule moves a row, as a value: the audit keeps it (see auditReasonOf). */
 export type MoveReason =
   /** Held, or held again, for what `said` says. */
   | { code: 'held'; said: Said }
@@ -44,24 +43,24 @@ export interface PlannedMove {
   reason: MoveReason;
 }
 
-/** A move's reason as the audit writes it; `why` is what the caller did (a copy linked). */
-export function reasonInEnglish(reason: MoveReason, why: string): string {
+/** A move's reason as the audit keeps it; `why` is what the caller did (a copy linked). */
+export function auditReasonOf(reason: MoveReason, why: Said): Said {
   switch (reason.code) {
     case 'held':
-      return sayInEnglish(reason.said);
+      return reason.said;
     case 'covered':
-      return `${why}: ${sayInEnglish(reason.said)}`;
+      return { code: 'auditCovered', why, said: reason.said };
     case 'takenOver':
-      return `${why}: taken over by ${reason.by}`;
+      return { code: 'auditTakenOver', why, by: reason.by };
     case 'takesOver':
-      return `${why}: takes over ${reason.orderId}`;
+      return { code: 'auditTakesOver', why, orderId: reason.orderId };
     case 'replaces':
-      return `${why}: replaces a row that needed a person`;
+      return { code: 'auditReplaces', why };
     case 'leftOut':
-      return `${why}: changed or left out by ${reason.file}`;
+      return { code: 'auditLeftOut', why, file: reason.file };
     case 'givenBack':
-      return `given back: ${why}`;
+      return { code: 'auditGivenBack', why };
     case 'coveredByRetry':
-      return `covered by ${reason.retryId}, ${why}`;
+      return { code: 'auditCoveredByRetry', retryId: reason.retryId, why };
   }
 }

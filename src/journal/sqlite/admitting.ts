@@ -2,25 +2,16 @@
 import type { CashOutRequest } from '../../gateway/contract.js';
 import { admit, documentKey, duplicateSaid, payloadHash } from '../admission.js';
 import { isResumed, planAdmission } from '../rules/admission.js';
-import { sayInEnglish } from '../../messages/say.js';
+import { keptMessage } from '../kept-message.js';
 import { JournalError } from '../journal-error.js';
-import type { JournalPayouts } from '../journal.js';
+import type { JournalAdmission } from '../journal.js';
 import type { AdmissionRules, AdmittedPayout, PayoutInput } from '../types.js';
-import { RETRYABLE, type RowState } from '../states.js';
-import {
-  COVERING_COLUMNS,
-  inList,
-  toCovering,
-  type Context,
-  type CoveringRow,
-  type Synchronous,
-} from './context.js';
-import { coverKeyOf, WITHIN_WINDOW, type Rows } from './rows.js';
+import type { RowState } from '../states.js';
+import { claimRange, coverKeyOf, coverSince, failedRepeated } from '../rules/cover.js';
+import { type Context, type Synchronous } from './context.js';
+import { BY_AMOUNT, candidatesOf, toCandidate, type CandidateRow, type Rows } from './rows.js';
 
-type Admitting = Pick<
-  Synchronous<JournalPayouts>,
-  'admitPayouts' | 'known' | 'weigh' | 'failedRepeatOf'
->;
+type Admitting = Synchronous<JournalAdmission>;
 
 /** A payout's row as admission writes it (a retry's too, with what it retries). */
 export interface PayoutParams {
@@ -93,15 +84,12 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
         end_to_end_id = NULL, processed_at = NULL, lease_owner = NULL, lease_until = NULL,
         hold_reason = NULL, covered_by = NULL, updated_at = @now
       WHERE order_id = @orderId AND state = @from`),
+    // Payouts of every batch (all after batch 0) of a row's document and amount, with the
+    // Pix key each paid.
     failedRepeated: db.prepare<
-      { document: string; value: number; pixKey: string; since: number },
-      CoveringRow
-    >(`
-      SELECT ${COVERING_COLUMNS}
-      FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE p.document = @document AND p.value_cents = @value AND ${WITHIN_WINDOW}
-        AND p.pix_key = @pixKey AND p.state IN (${inList(RETRYABLE)})
-      ORDER BY p.id LIMIT 1`),
+      { document: string; value: number; batchId: 0 },
+      CandidateRow & { pix_key: string }
+    >(candidatesOf(BY_AMOUNT, ', p.pix_key')),
   };
 
   function admitOne(
@@ -123,10 +111,11 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
     switch (plan.write) {
       case 'insert':
         // The audit names the row just inserted by its id: no lookup of its orderId.
-        rows.auditNew(
-          Number(statements.insertPayout.run(params).lastInsertRowid),
-          `journaled from batch ${batchId}, line ${line}`,
-        );
+        rows.auditNew(Number(statements.insertPayout.run(params).lastInsertRowid), {
+          code: 'auditJournaled',
+          batchId,
+          line,
+        });
         break;
       case 'replace': {
         // The earlier row's own request, before the new one takes its place.
@@ -136,7 +125,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
           request.orderId,
           from,
           'queued',
-          `replaced by batch ${batchId}, line ${line}: the earlier payload never reached the gateway`,
+          { code: 'auditReplaced', batchId, line },
           () => statements.replacePayout.run({ ...params, from }),
         );
         if (plan.supersedes) {
@@ -147,7 +136,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
               kind: 'superseded',
               orderId: request.orderId,
               column: null,
-              message: sayInEnglish(plan.supersedes.said),
+              message: keptMessage(plan.supersedes.said),
               said: plan.supersedes.said,
               name: was ? was.person.name : null,
               valueCents: was ? was.value : null,
@@ -163,7 +152,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
             kind: 'held',
             orderId: request.orderId,
             column: null,
-            message: sayInEnglish(plan.said),
+            message: keptMessage(plan.said),
             said: plan.said,
             name: request.person.name,
             valueCents: request.value,
@@ -202,13 +191,11 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
       ),
 
     failedRepeatOf: (request, rules) => {
-      const row = statements.failedRepeated.get({
-        document: documentKey(request.cpfCnpj),
-        value: request.value,
-        pixKey: request.pixKey,
-        since: now() - rules.duplicateWindowMs,
-      });
-      return row && toCovering(row);
+      const candidates = statements.failedRepeated
+        .all({ document: documentKey(request.cpfCnpj), value: request.value, batchId: 0 })
+        .map((row) => ({ ...toCandidate(row), pixKey: row.pix_key }));
+      const row = { valueCents: request.value, pixKey: request.pixKey };
+      return failedRepeated(row, candidates, coverSince(now(), rules));
     },
   };
 }
@@ -241,7 +228,7 @@ export function heldAtClaim(
   rows: Rows,
   row: QueuedRow,
   rules: AdmissionRules,
-  checked = 'checked again as it was claimed',
+  when: 'claimed' | 'correctionAnswered' = 'claimed',
 ): boolean {
   const key = {
     orderId: row.order_id,
@@ -249,10 +236,12 @@ export function heldAtClaim(
     valueCents: row.value_cents,
     reference: row.reference,
   };
-  const covering =
-    row.released_at === null
-      ? rows.coveringOf(key, row.batch_id, rules, row.id)
-      : rows.coveringOf(key, row.batch_id, rules, 0, Math.max(row.id, row.confirmed_id ?? 0));
+  const range = claimRange({
+    journalOrder: row.id,
+    releasedAt: row.released_at,
+    confirmedOrder: row.confirmed_id,
+  });
+  const covering = rows.coveringOf(key, row.batch_id, rules, range);
   if (!covering) return false;
   const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
   const said = duplicateSaid(
@@ -263,7 +252,7 @@ export function heldAtClaim(
   );
   rows.holdQueuedRow(row.order_id, 'duplicate', said, {
     coveredBy: covering.orderId,
-    reason: `${checked}: ${sayInEnglish(said)}`,
+    reason: { code: 'auditCheckedAgain', when, said },
   });
   return true;
 }

@@ -2,7 +2,12 @@
 import type { BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import type { HoldReason } from '../states.js';
-import type { JournalBatches } from '../journal.js';
+import type {
+  JournalApproval,
+  JournalBatches,
+  JournalCorrections,
+  JournalIntake,
+} from '../journal.js';
 import { homeTag } from '../../csv/order-id.js';
 import type {
   AdmissionRules,
@@ -14,6 +19,8 @@ import type {
   BatchRecord,
 } from '../types.js';
 import {
+  english,
+  reasonOf,
   saidOf,
   toBatch,
   type BatchRow,
@@ -21,10 +28,10 @@ import {
   type LineRow,
   type Synchronous,
 } from './context.js';
+import { coverSince } from '../rules/cover.js';
 import { heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import type { Corrections } from './corrections.js';
 import { saidJson, type Rows } from './rows.js';
-import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
 
 /** Reasons whose release says a file's rows are new payments, not a copy of an earlier batch. */
@@ -34,7 +41,7 @@ export function createBatches(
   { db, now, writing, admitting }: Context,
   rows: Rows,
   corrections: Corrections,
-): Synchronous<JournalBatches> {
+): Synchronous<JournalIntake & JournalBatches & JournalApproval & JournalCorrections> {
   const statements = {
     insertBatch: db.prepare<{
       fileName: string;
@@ -116,7 +123,7 @@ export function createBatches(
     linesOfBatch: db.prepare<[number], LineRow>(
       `SELECT * FROM batch_lines WHERE batch_id = ? ORDER BY line`,
     ),
-    batchEvents: db.prepare<[number], BatchEvent>(
+    batchEvents: db.prepare<[number], Omit<BatchEvent, 'detail'> & { detail: string }>(
       `SELECT at, event, by, detail FROM batch_events WHERE batch_id = ? ORDER BY id`,
     ),
     supersededBy: db.prepare<[number], BatchRow>(`
@@ -223,17 +230,17 @@ export function createBatches(
     }),
 
     finishBatch: writing(
-      (...[batchId, figures, holdReason, rules]: Parameters<JournalBatches['finishBatch']>) => {
+      (...[batchId, figures, holdReason, rules]: Parameters<JournalIntake['finishBatch']>) => {
         if (figures.state === 'held' || figures.state === 'unusable') {
-          rows.holdQueuedRows(batchId, 'file', holdReason ?? figures.state);
+          rows.holdQueuedRows(batchId, 'file', english(holdReason ?? figures.state));
         } else if (rules) {
-          corrections.holdChangesOfPaid(batchId, 'weighed against the files of its name that day');
+          corrections.holdChangesOfPaid(batchId, { code: 'auditNameWeighed' });
           const corrected = corrections.correctionCandidate(batchId);
           if (corrected !== undefined && corrections.isCorrectionOf(batchId, corrected)) {
             corrections.applyCorrection(
               batchId,
               corrected,
-              `a corrected copy of batch ${corrected}`,
+              { code: 'auditCorrectedCopyOf', batchId: corrected },
               rules.hintFlags ?? '',
             );
             corrections.holdRepeatsOfFailed(batchId, { corrected }, rules.hintFlags ?? '');
@@ -244,7 +251,7 @@ export function createBatches(
               rules.hintFlags ?? '',
             );
             // Another file repeating a failed payout is a drop, not a person's request.
-            const since = now() - rules.duplicateWindowMs;
+            const since = coverSince(now(), rules);
             corrections.holdRepeatsOfFailed(batchId, { since }, rules.hintFlags ?? '');
           }
         }
@@ -273,11 +280,12 @@ export function createBatches(
 
     recordBatchEvent: writing(
       (batchId: number, event: BatchEvent['event'], by: string, detail: string): void => {
-        rows.addBatchEvent(batchId, event, by, detail);
+        rows.addBatchEvent(batchId, event, by, english(detail));
       },
     ),
 
-    batchEvents: (batchId) => statements.batchEvents.all(batchId),
+    batchEvents: (batchId) =>
+      statements.batchEvents.all(batchId).map((row) => ({ ...row, detail: reasonOf(row.detail) })),
 
     approveBatch: writing((batchId: number): boolean => {
       if (rows.batchRow(batchId)?.state !== 'awaiting-approval') return false;
@@ -288,14 +296,15 @@ export function createBatches(
     refuseBatch: writing((batchId: number, why: string): boolean => {
       if (rows.batchRow(batchId)?.state !== 'awaiting-approval') return false;
       rows.moveBatch(batchId, 'refused');
-      rows.holdQueuedRows(batchId, 'file', why);
-      corrections.giveBack(batchId, `the copy that had taken it over was turned down (${why})`);
-      corrections.thaw(batchId, `the later file that froze it was turned down (${why})`);
+      const turnedDown = english(why);
+      rows.holdQueuedRows(batchId, 'file', turnedDown);
+      corrections.giveBack(batchId, { code: 'auditCopyTurnedDown', why: turnedDown });
+      corrections.thaw(batchId, { code: 'auditFreezerTurnedDown', why: turnedDown });
       return true;
     }),
 
     fundBatch: writing((batchId: number): void => {
-      rows.movedTogether('held', 'queued', 'the balance now covers its batch', () =>
+      rows.movedTogether('held', 'queued', { code: 'auditBalanceCovers' }, () =>
         statements.releaseHeld.all(now(), batchId),
       );
       rows.moveBatch(batchId, 'open');
@@ -303,7 +312,7 @@ export function createBatches(
     }),
 
     underfundBatch: writing((batchId: number, why: Said): void => {
-      rows.holdQueuedRows(batchId, 'balance', sayInEnglish(why));
+      rows.holdQueuedRows(batchId, 'balance', why);
       rows.moveBatch(batchId, 'underfunded');
       statements.setHeldBecause.run(saidJson(why), batchId);
     }),
@@ -317,10 +326,10 @@ export function createBatches(
 
     correctBatch: writing(
       (copy: number, corrected: number, why: string, rules: AdmissionRules): number => {
-        corrections.applyCorrection(copy, corrected, why, rules.hintFlags ?? '');
+        corrections.applyCorrection(copy, corrected, english(why), rules.hintFlags ?? '');
         corrections.holdRepeatsOfFailed(copy, { corrected }, rules.hintFlags ?? '');
         for (const row of statements.queuedOf.all(copy)) {
-          heldAtClaim(rows, row, rules, 'weighed as the correction was answered');
+          heldAtClaim(rows, row, rules, 'correctionAnswered');
         }
         return corrections.sendableOfCopy(copy);
       },
@@ -328,7 +337,7 @@ export function createBatches(
 
     releaseHolds: writing(
       (batchId: number, reason: HoldReason, why: string, only?: readonly string[]) => {
-        const released = rows.movedTogether('held', 'queued', why, () =>
+        const released = rows.movedTogether('held', 'queued', english(why), () =>
           statements.releaseHolds.all({
             now: now(),
             batchId,
@@ -338,7 +347,7 @@ export function createBatches(
         );
         // Its rows are new payments: what it froze of an earlier batch of its name is too.
         if (NEW_PAYMENT_REASONS.includes(reason)) {
-          corrections.thaw(batchId, `unfrozen: ${why}`);
+          corrections.thaw(batchId, { code: 'auditUnfrozen', why: english(why) });
         }
         return {
           rows: released.length,

@@ -25,7 +25,8 @@ export interface Context {
    * waiting for the disk (synchronous=NORMAL): a row admitted leaves only after a claim's
    * FULL commit, whose sync of the write-ahead log makes every commit before it durable
    * too. A power cut may lose the last chunks of a file still being admitted, which its
-   * next run admits again. A million rows are 500 commits: each sync costs a few ms.
+   * next run admits again: a wait for the disk at each of a large file's commits would slow
+   * admission for no safety gained (docs/benchmarks.md, admit).
    * Nor does its commit copy the log into the database (a checkpoint) until the log holds
    * ADMITTING_CHECKPOINT_PAGES: see there.
    */
@@ -113,16 +114,11 @@ export function toBatch(row: BatchRow): BatchRecord {
     totalCents: row.total_cents,
     // Journals before problems were values kept English sentences.
     problems: (JSON.parse(row.problems) as (string | Said)[]).map((problem) =>
-      typeof problem === 'string' ? { code: 'english', text: problem } : problem,
+      typeof problem === 'string' ? english(problem) : problem,
     ),
     awaitingName: row.awaiting_name,
     // Journals before the reason was kept as a value kept its English sentence.
-    heldBecause:
-      row.held_because === null
-        ? null
-        : row.held_because.startsWith('{')
-          ? (JSON.parse(row.held_because) as Said)
-          : { code: 'english', text: row.held_because },
+    heldBecause: row.held_because === null ? null : reasonOf(row.held_because),
     nameKey: row.name_key,
     nameNumber: row.name_number ?? 1,
     orderIdHome: row.order_id_home ?? null,
@@ -141,6 +137,29 @@ export interface LineRow {
 
 export const saidOf = (json: string | null): Said | null =>
   json === null ? null : (JSON.parse(json) as Said);
+
+/**
+ * An audit reason as its column holds it: a caller's English as written, any other value
+ * as JSON, and English that opens with a brace as JSON too, so it reads back as words.
+ */
+export const reasonColumn = (reason: Said): string =>
+  reason.code === 'english' && !reason.text.startsWith('{') ? reason.text : JSON.stringify(reason);
+
+/** A reason column read back; journals before reasons were values hold English as written. */
+export function reasonOf(column: string): Said {
+  if (column.startsWith('{')) {
+    try {
+      const value = JSON.parse(column) as unknown;
+      if (typeof value === 'object' && value !== null && 'code' in value) return value as Said;
+    } catch {
+      // An older journal's words that open with a brace: they are still words.
+    }
+  }
+  return english(column);
+}
+
+/** A caller's reason, in its English. */
+export const english = (text: string): Said => ({ code: 'english', text });
 
 export interface CoveringRow {
   order_id: string;

@@ -3,10 +3,11 @@
  * caller's transaction: a file named as an earlier batch, a corrected copy, a copy that
  * repeats a payout that failed.
  */
-import { sayInEnglish } from '../../messages/say.js';
+import { keptMessage } from '../kept-message.js';
+import { JournalError } from '../journal-error.js';
 import type { Said } from '../../messages/said.js';
 import { commandTarget, givenName } from '../../csv/given-name.js';
-import { coveredSaid, failedBeforeSaid } from '../admission.js';
+import { coveredSaid, type Covering } from '../admission.js';
 import {
   correctionCandidate,
   inCorrectionWindow,
@@ -15,12 +16,18 @@ import {
   planGiveBack,
   planLeftOut,
   planRepeats,
+  paidRowOf,
+  planRepeatsOfFailed,
+  replaceableRows,
   sameNameEarlier,
+  standingBatches,
 } from '../rules/correction.js';
-import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
+import { RETRYABLE, ROW_STATES, SENT, type HoldReason, type RowState } from '../states.js';
 import {
   COVERING_COLUMNS,
+  english,
   inList,
+  saidOf,
   toCovering,
   type BatchRow,
   type Context,
@@ -39,6 +46,13 @@ interface MaySendRow {
 }
 
 type Repeat = CoveringRow & { row_id: string };
+
+/** A file's row and a payout it repeats unchanged. */
+type RepeatOfPayoutRow = Repeat & {
+  row_state: RowState;
+  last_sent_at: number | null;
+  updated_at: number;
+};
 
 interface FreezeParams {
   batchId: number;
@@ -69,7 +83,7 @@ const FROZEN_BY_COPY = "json_extract(said, '$.batchId') = @copy";
 export function createCorrections({ db, now }: Context, rows: Rows) {
   const statements = {
     batchesOfName: db.prepare<[string, number], BatchRow>(
-      `SELECT * FROM batches WHERE name_key = ? AND id <> ? AND state NOT IN ('unusable', 'refused') ORDER BY id DESC`,
+      `SELECT * FROM batches WHERE name_key = ? AND id <> ? ORDER BY id DESC`,
     ),
     // Does a row of this batch repeat (same document and amount) a row of an earlier
     // batch of its name?
@@ -117,22 +131,19 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       WHERE batch_id = ? AND (state = 'queued' OR (state = 'held' AND hold_reason = 'same-name'))
       ORDER BY line`),
     // A document has few payouts, a batch may have a million: the unary + keeps SQLite
-    // from reading the batch whole (by payouts_by_batch) for every row of a copy. Two
-    // references of one document are two payments: only a payout of the row's reference,
-    // or without one, is the paid row it changes.
-    sentOfDocument: db.prepare<MaySendRow & { corrected: number }, CoveringRow>(`
-      SELECT ${COVERING_COLUMNS}
+    // from reading the batch whole (by payouts_by_batch) for every row of a copy.
+    ofDocument: db.prepare<{ document: string; corrected: number }, CoveringRow>(`
+      SELECT ${COVERING_COLUMNS}, p.reference
       FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE +p.batch_id = @corrected AND p.document = @document AND p.state IN (${inList(SENT)})
-        AND (@reference IS NULL OR p.reference IS NULL OR p.reference = @reference)
-      ORDER BY p.line LIMIT 1`),
-    // Rows of a batch a correction may replace: invalid lines and payouts that need a
-    // person or were never sent.
-    replaceableIn: db.prepare<{ batchId: number }, { n: number }>(`
-      SELECT (SELECT COUNT(*) FROM batch_lines WHERE batch_id = @batchId AND kind = 'invalid')
-        + (SELECT COUNT(*) FROM payouts WHERE batch_id = @batchId
-           AND state IN ('failed', 'rejected', 'canceled', 'conflict', 'refunded', 'queued', 'held'))
-        AS n`),
+      WHERE +p.batch_id = @corrected AND p.document = @document
+      ORDER BY p.line`),
+    invalidLines: db.prepare<[number], { n: number }>(
+      `SELECT COUNT(*) AS n FROM batch_lines WHERE batch_id = ? AND kind = 'invalid'`,
+    ),
+    // Every state named, so each is a seek of payouts_by_state, not a read of the batch.
+    payoutsByState: db.prepare<[number], { state: RowState; count: number }>(`
+      SELECT state, COUNT(*) AS count FROM payouts
+      WHERE state IN (${inList(ROW_STATES)}) AND batch_id = ? GROUP BY state`),
     // Rows of `corrected` a copy took over by their orderId, or repeats by orderId.
     takenOverBy: db.prepare<{ copy: number; corrected: number }, { n: number }>(`
       SELECT (SELECT COUNT(*) FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id
@@ -198,24 +209,37 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
         AND json_extract(p.said, '$.batchId') = @copy
       GROUP BY p.batch_id ORDER BY p.batch_id`),
     // The line's own words stay a value where it kept one: the copy named inside it.
-    supersedeInvalid: db.prepare<{ file: string; corrected: number }>(`
-      UPDATE batch_lines SET kind = 'superseded', message = message || '; corrected in ' || @file,
-        said = CASE WHEN said IS NULL THEN NULL
-          ELSE json_object('code', 'correctedIn', 'first', json(said), 'file', @file) END
-      WHERE batch_id = @corrected AND kind = 'invalid'`),
-    // Retry on purpose. Rows of a copy that repeat unchanged (document, amount, Pix key)
-    // a payout of the batch it corrects that definitely failed.
-    repeatsOfFailed: db.prepare<{ copy: number; corrected: number }, Repeat>(
-      repeatsOfFailedIn('+p.batch_id = @corrected'),
+    invalidLinesOf: db.prepare<[number], { line: number; message: string; said: string | null }>(
+      `SELECT line, message, said FROM batch_lines WHERE batch_id = ? AND kind = 'invalid'`,
     ),
-    repeatsOfFailedSince: db.prepare<{ copy: number; since: number }, Repeat>(
-      repeatsOfFailedIn('p.admitted_at >= @since AND p.batch_id <> @copy'),
+    supersedeInvalid: db.prepare<{
+      corrected: number;
+      line: number;
+      message: string;
+      said: string | null;
+    }>(`
+      UPDATE batch_lines SET kind = 'superseded', message = @message, said = @said
+      WHERE batch_id = @corrected AND line = @line AND kind = 'invalid'`),
+    // Retry on purpose. Rows of a copy that repeat unchanged (document, amount, Pix key)
+    // a payout of the batch it corrects, or of any batch since.
+    repeatsOfFailed: db.prepare<{ copy: number; corrected: number }, RepeatOfPayoutRow>(
+      repeatsOfPayoutsIn('+p.batch_id = @corrected'),
+    ),
+    // Of any age: the rule weighs each by its own time (its failure), not its admission.
+    repeatsOfFailedElsewhere: db.prepare<{ copy: number }, RepeatOfPayoutRow>(
+      repeatsOfPayoutsIn(`p.state IN (${inList(RETRYABLE)}) AND p.batch_id <> @copy`),
     ),
   };
 
   /** Batches of a name but `except`, newest first (refused and unusable ones left out). */
   const batchesOfName = (nameKey: string, except: number): BatchRow[] =>
-    statements.batchesOfName.all(nameKey, except);
+    standingBatches(statements.batchesOfName.all(nameKey, except));
+
+  /** The payout of batch `corrected` that a copy's row changes, if it left (paidRowOf). */
+  function sentOfDocument(row: MaySendRow, corrected: number): Covering | undefined {
+    const payouts = statements.ofDocument.all({ document: row.document, corrected });
+    return paidRowOf(row, payouts.map(toCovering));
+  }
 
   /** The earlier batches of a file's name it arrived within 24 hours of, newest first. */
   function inWindowOf(batchId: number): BatchRow[] {
@@ -245,15 +269,15 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
    * the day are held (changes a paid row), whichever batch it corrects, if any: a payroll
    * of that name dropped between a file and its copy must not let the copy pay twice.
    */
-  function holdChangesOfPaid(batchId: number, why: string): void {
+  function holdChangesOfPaid(batchId: number, why: Said): void {
     const earlier = inWindowOf(batchId);
     if (earlier.length === 0) return;
     const changes = statements.copyMaySend.all(batchId).flatMap((row) => {
       for (const batch of earlier) {
-        const sent = statements.sentOfDocument.get({ ...row, corrected: batch.id });
+        const sent = sentOfDocument(row, batch.id);
         if (sent) {
           const change = { orderId: row.order_id, state: row.state, cents: row.value_cents };
-          return [{ ...change, sent: toCovering(sent) }];
+          return [{ ...change, sent }];
         }
       }
       return [];
@@ -290,11 +314,11 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     };
     const params = {
       batchId: latest.id,
-      message: sayInEnglish(frozen),
+      message: keptMessage(frozen),
       said: saidJson(frozen),
       now: now(),
     };
-    const why = `frozen: ${params.message}`;
+    const why: Said = { code: 'auditFrozen', said: frozen };
     rows.movedTogether('queued', 'held', why, () => statements.freezeQueued.all(params));
     rows.movedTogether('held', 'held', why, () => statements.freezeHeld.all(params));
     const repeated = statements.repeatedLines.all({ batchId, earlier: latest.id, listed: 5 });
@@ -309,7 +333,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       repeats: repeated.map((row) => ({ line: row.line, earlierLine: row.earlier_line })),
       moreRepeats: (repeated[0]?.total ?? 0) - repeated.length,
     };
-    rows.holdQueuedRows(batchId, 'same-name', sayInEnglish(said), said);
+    rows.holdQueuedRows(batchId, 'same-name', said, said);
   }
 
   /**
@@ -324,8 +348,11 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     if (repeats === 0) return false;
     const fresh = statements.copyMaySend
       .all(copy)
-      .filter((row) => !statements.sentOfDocument.get({ ...row, corrected })).length;
-    const replaceable = statements.replaceableIn.get({ batchId: corrected })?.n ?? 0;
+      .filter((row) => !sentOfDocument(row, corrected)).length;
+    const replaceable = replaceableRows(
+      statements.invalidLines.get(corrected)?.n ?? 0,
+      statements.payoutsByState.all(corrected),
+    );
     return isCorrection({ repeats, fresh, replaceable });
   }
 
@@ -337,8 +364,10 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
    * payout that batch made (held: changes a paid row). Every row of that batch still
    * unsent is closed: nothing of it is ever sent because a copy arrived.
    */
-  function applyCorrection(copy: number, corrected: number, why: string, hintFlags: string): void {
-    const copyBatch = { id: copy, fileName: rows.batchRow(copy)?.file_name ?? `batch ${copy}` };
+  function applyCorrection(copy: number, corrected: number, why: Said, hintFlags: string): void {
+    const copyRow = rows.batchRow(copy);
+    if (!copyRow) throw new JournalError('refused', `batch ${copy} is not in the journal`);
+    const copyBatch = { id: copy, fileName: copyRow.file_name };
     const repeats = statements.copyRepeats.all({ copy, corrected }).map((row) => ({
       orderId: row.row_id,
       cents: row.row_cents,
@@ -350,18 +379,15 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     rows.applyPlan(planRepeats(copyBatch, repeats, hintFlags), why);
     for (const line of statements.heldLinesOf.all({ copy, corrected })) {
       const said = coveredSaid(toCovering({ ...line, line: line.p_line }));
-      statements.setLine.run('covered', sayInEnglish(said), saidJson(said), copy, line.line);
+      statements.setLine.run('covered', keptMessage(said), saidJson(said), copy, line.line);
     }
     // Read after the repeats moved: a row that took one over is sent, or held as a change.
-    const copyRows = statements.copyMaySend.all(copy).map((row) => {
-      const sent = statements.sentOfDocument.get({ ...row, corrected });
-      return {
-        orderId: row.order_id,
-        state: row.state,
-        cents: row.value_cents,
-        sent: sent && toCovering(sent),
-      };
-    });
+    const copyRows = statements.copyMaySend.all(copy).map((row) => ({
+      orderId: row.order_id,
+      state: row.state,
+      cents: row.value_cents,
+      sent: sentOfDocument(row, corrected),
+    }));
     rows.applyPlan(planCopyRows(copyRows), why);
     const unsent = statements.unsentOf.all(corrected).map((row) => ({
       orderId: row.order_id,
@@ -370,7 +396,17 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     }));
     rows.applyPlan(planLeftOut(copyBatch, unsent), why);
     // Its invalid rows were the reason for the copy: the copy's rows stand for them now.
-    statements.supersedeInvalid.run({ file: givenName(copyBatch.fileName), corrected });
+    const file = givenName(copyBatch.fileName);
+    for (const line of statements.invalidLinesOf.all(corrected)) {
+      // Its own words stay a value where it kept one; its English, as it was kept.
+      const first = saidOf(line.said);
+      statements.supersedeInvalid.run({
+        corrected,
+        line: line.line,
+        message: keptMessage({ code: 'correctedIn', first: english(line.message), file }),
+        said: first ? saidJson({ code: 'correctedIn', first, file }) : null,
+      });
+    }
     statements.setCorrects.run(corrected, copy);
   }
 
@@ -385,27 +421,25 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     failedIn: { corrected: number } | { since: number },
     hintFlags: string,
   ): void {
-    const held = new Set<string>();
-    const repeats =
+    const repeats = (
       'corrected' in failedIn
         ? statements.repeatsOfFailed.all({ copy, corrected: failedIn.corrected })
-        : statements.repeatsOfFailedSince.all({ copy, since: failedIn.since });
-    for (const row of repeats) {
-      if (held.has(row.row_id)) continue;
-      held.add(row.row_id);
-      rows.holdQueuedRow(
-        row.row_id,
-        'failed-before',
-        failedBeforeSaid(toCovering(row), hintFlags),
-        {
-          coveredBy: row.order_id,
-        },
-      );
-    }
+        : statements.repeatsOfFailedElsewhere.all({ copy })
+    ).map((row) => ({
+      orderId: row.row_id,
+      state: row.row_state,
+      payout: toCovering(row),
+      lastSentAt: row.last_sent_at,
+      updatedAt: row.updated_at,
+    }));
+    const since = 'since' in failedIn ? failedIn.since : null;
+    rows.applyPlan(planRepeatsOfFailed(repeats, hintFlags, since), {
+      code: 'auditRepeatsFailed',
+    });
   }
 
   /** A person answered a file that froze earlier batches of its name (see holdIfNamedAsEarlier): they go on as they stand. */
-  function thaw(copy: number, why: string): void {
+  function thaw(copy: number, why: Said): void {
     const nameKey = rows.batchRow(copy)?.name_key;
     if (!nameKey) return;
     const params = { nameKey, copy, now: now() };
@@ -428,7 +462,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   }
 
   /** Rows a copy turned down had closed go back to where they were. */
-  function giveBack(copy: number, why: string): void {
+  function giveBack(copy: number, why: Said): void {
     const closed = statements.supersededBy
       .all(copy)
       .map((row) => ({ orderId: row.order_id, holdReason: row.hold_reason }));
@@ -455,19 +489,19 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
 }
 
 /**
- * Queued rows of batch @copy that repeat, unchanged (document, amount, Pix key), a payout
- * that definitely failed, among the payouts `failedWhere` names (of the batch a copy
- * corrects, or of any other batch journaled since @since); first the oldest.
+ * Rows of batch @copy and the payouts each repeats unchanged (document, amount, Pix key),
+ * among the payouts `payoutsWhere` names (of the batch a copy corrects, or of any other
+ * batch journaled since @since); in the file's order, then the oldest payout first.
  */
-function repeatsOfFailedIn(failedWhere: string): string {
+function repeatsOfPayoutsIn(payoutsWhere: string): string {
   return `
-    SELECT r.order_id AS row_id, ${COVERING_COLUMNS}
+    SELECT r.order_id AS row_id, r.state AS row_state, ${COVERING_COLUMNS},
+      p.last_sent_at, p.updated_at
     FROM payouts r
-    JOIN payouts p ON ${failedWhere} AND p.document = r.document
+    JOIN payouts p ON ${payoutsWhere} AND p.document = r.document
       AND p.value_cents = r.value_cents
       AND p.pix_key = r.pix_key
-      AND p.state IN (${inList(RETRYABLE)})
     JOIN batches b ON b.id = p.batch_id
-    WHERE r.batch_id = @copy AND r.state = 'queued'
+    WHERE r.batch_id = @copy
     ORDER BY r.line, p.admitted_at, p.line`;
 }

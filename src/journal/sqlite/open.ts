@@ -13,7 +13,7 @@ import { dirname } from 'node:path';
 import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { MIGRATIONS } from '../migrations.js';
-import { Database, SQLITE_BINDING } from '../sqlite.js';
+import { Database, JOURNAL_STORE } from '../sqlite.js';
 import { BUSY_WAIT_MS, connect } from './connection.js';
 import type { GatewayKind, JournalIdentity, JournalState } from '../types.js';
 import { createBatches } from './batches.js';
@@ -93,9 +93,6 @@ export function openSqliteJournal(path: string, options: JournalOptions = {}): J
   };
 }
 
-/** Which store holds the journal, in words. */
-export const JOURNAL_STORE = `SQLite through ${SQLITE_BINDING}`;
-
 /**
  * A journal file opened for reading only (the journal's own, or its view: see view.ts),
  * for `status`, `run --dry-run`, `doctor` and `validate`: nothing is made, migrated or
@@ -166,11 +163,6 @@ function reading(path: string): Database {
   return db;
 }
 
-/** How to put a good copy of the journal back, as a person reads it. */
-export function sqliteRestore(path: string): string {
-  return `with SQLite's online backup (sqlite3 BACKUP.db ".backup '${path}'"; never a file copy)`;
-}
-
 /** The SQLite journal on an open database, but for its sending thread. */
 function journalOn(
   db: Database,
@@ -238,7 +230,6 @@ function journalOn(
       store: JOURNAL_STORE,
       schema,
       latestSchema: LATEST,
-      restore: sqliteRestore(path),
     }),
     identity,
     highWater,

@@ -3,14 +3,29 @@
  * lease and a fence, the moves answers make, and retries (retries.ts).
  */
 import { JournalError } from '../journal-error.js';
-import type { JournalPayouts } from '../journal.js';
+import type {
+  JournalAdmission,
+  JournalAnswers,
+  JournalFollowing,
+  JournalRecovery,
+  JournalReports,
+  JournalRetries,
+  JournalSending,
+} from '../journal.js';
 import { sampleLines } from '../first-send.js';
 import { FORGOTTEN_BATCHES, orderIdsAsBatches } from '../../csv/order-id.js';
 import { PIX_KEY_TYPES, type CashOutRequest } from '../../gateway/contract.js';
 import { RETRYABLE, type RowState } from '../states.js';
 import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
 import { createAdmitting, heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
-import { toClaim, toPayout, type ClaimRow, type Context, type Synchronous } from './context.js';
+import {
+  english,
+  toClaim,
+  toPayout,
+  type ClaimRow,
+  type Context,
+  type Synchronous,
+} from './context.js';
 import { createRetries } from './retries.js';
 import type { Rows } from './rows.js';
 
@@ -26,7 +41,15 @@ export function createPayouts(
   context: Context,
   rows: Rows,
   sending: Sending,
-): Synchronous<JournalPayouts> {
+): Synchronous<
+  Omit<JournalSending, 'sendable'> &
+    JournalAnswers &
+    Omit<JournalRecovery, 'startRecovery'> &
+    JournalFollowing &
+    JournalAdmission &
+    JournalRetries &
+    Pick<JournalReports, 'payout'>
+> {
   const { db, now, writing } = context;
   const statements = {
     // Only rows of open batches: a file still being read, or held, sends nothing.
@@ -171,7 +194,7 @@ export function createPayouts(
       move.orderId,
       from,
       move.to,
-      from === move.to ? null : move.reason,
+      from === move.to ? null : english(move.reason),
       () => statements.move.run(params),
       row.id,
     );
@@ -196,7 +219,7 @@ export function createPayouts(
   /** The re-send mark itself, in one transaction; see markResending below. */
   const markResending = writing((claim: Claim, reason: string, leaseMs: number): boolean => {
     const at = now();
-    return rows.guardedMove(claim.orderId, 'unknown', 'sending', reason, () =>
+    return rows.guardedMove(claim.orderId, 'unknown', 'sending', english(reason), () =>
       statements.markResending.run({
         now: at,
         leaseUntil: at + leaseMs,
@@ -238,11 +261,8 @@ export function createPayouts(
     lookUpNeverSent: writing((): number => {
       const since = sending.recoverySince();
       if (since === null) return 0;
-      return rows.movedTogether(
-        'queued',
-        'unknown',
-        'recovery: looked up at the gateway before its first send from this journal (the lost journal may have sent it)',
-        () => statements.neverSent.all({ since, now: now() }),
+      return rows.movedTogether('queued', 'unknown', { code: 'auditLookedUpAfterLoss' }, () =>
+        statements.neverSent.all({ since, now: now() }),
       ).length;
     }),
 
@@ -282,7 +302,7 @@ export function createPayouts(
             .movedTogether(
               'queued',
               'sending',
-              (row) => `claimed by ${owner} (attempt ${row.attempts})`,
+              (row) => ({ code: 'auditClaimed', owner, attempt: row.attempts }),
               () => {
                 const claimed = statements.claimQueued.all({
                   ids: JSON.stringify(queued.map((row) => row.id)),
@@ -310,7 +330,7 @@ export function createPayouts(
     unclaim: writing(
       (claims: readonly Claim[], reason: string): number =>
         claims.filter(({ orderId, fence }) =>
-          rows.guardedMove(orderId, 'sending', 'queued', reason, () =>
+          rows.guardedMove(orderId, 'sending', 'queued', english(reason), () =>
             statements.unclaim.run({ now: now(), orderId, fence }),
           ),
         ).length,
@@ -328,7 +348,7 @@ export function createPayouts(
               claim.orderId,
               'sending',
               'unknown',
-              `no answer recorded before its lease ended: resolving by lookup (${owner})`,
+              { code: 'auditLeaseEnded', owner },
               () =>
                 statements.move.run(
                   moveParams(claim.orderId, claim.fence, 'sending', 'unknown', {}, false, now()),

@@ -6,7 +6,14 @@
 import type { JournalReports } from '../journal.js';
 import type { HoldReason, RowState } from '../states.js';
 import type { HeldRow, LineKind, LineOutcome, RowTotals } from '../types.js';
-import { saidOf, toPayout, type Context, type PayoutRow, type Synchronous } from './context.js';
+import {
+  reasonOf,
+  saidOf,
+  toPayout,
+  type Context,
+  type PayoutRow,
+  type Synchronous,
+} from './context.js';
 
 /** A line of a result: a payout, or a line joined to the payout it names (if any). */
 type ResultRow = Omit<PayoutRow, 'order_id'> & {
@@ -46,7 +53,7 @@ interface HeldRowRow {
   repeats_state: RowState | null;
 }
 
-export function createReports({ db }: Context): Synchronous<JournalReports> {
+export function createReports({ db }: Context): Synchronous<Omit<JournalReports, 'payout'>> {
   const statements = {
     // A line that is not a payout counts as its kind: a replay or a held orderId of another
     // file never counts as what became of that file's payout (it was not paid by this one).
@@ -178,7 +185,7 @@ export function createReports({ db }: Context): Synchronous<JournalReports> {
         at: row.at,
         from: row.from_state,
         to: row.to_state,
-        reason: row.reason,
+        reason: reasonOf(row.reason),
       })),
 
     countsByState: () =>

@@ -2,21 +2,14 @@
 import type { CashOutRequest } from '../../gateway/contract.js';
 import { duplicateSaid } from '../admission.js';
 import { JournalError } from '../journal-error.js';
-import type { JournalPayouts } from '../journal.js';
+import type { JournalRetries } from '../journal.js';
 import { MAY_MOVE_MONEY, RETRYABLE, type HoldReason, type RowState } from '../states.js';
 import type { AdmissionRules, RetryResult } from '../types.js';
 import { payoutParams, REQUEST_COLUMNS, REQUEST_VALUES, type PayoutParams } from './admitting.js';
-import {
-  COVERING_COLUMNS,
-  inList,
-  toCovering,
-  type Context,
-  type CoveringRow,
-  type Synchronous,
-} from './context.js';
-import { WITHIN_WINDOW, type Rows } from './rows.js';
+import { inList, type Context, type Synchronous } from './context.js';
+import { BY_AMOUNT, candidatesOf, toCandidate, type CandidateRow, type Rows } from './rows.js';
+import { coverSince, paidSince } from '../rules/cover.js';
 import { nextAttempt, planCopiesCovered, retryTargetOf } from '../rules/retry.js';
-import { sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
 
 interface RetryRow {
@@ -35,7 +28,7 @@ interface RetryRow {
   reference: string | null;
 }
 
-type Retries = Pick<Synchronous<JournalPayouts>, 'retryPayouts' | 'retryTargetsOf' | 'hasRetries'>;
+type Retries = Synchronous<JournalRetries>;
 
 export function createRetries({ db, now, writing }: Context, rows: Rows): Retries {
   const statements = {
@@ -61,22 +54,16 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       WHERE batch_id = ? AND (state IN (${inList(RETRYABLE)})
         OR (state = 'held' AND hold_reason = 'failed-before'))
       ORDER BY line, order_id`),
-    // A payout of another file that has paid (or may pay) that person that amount since:
-    // any but the failed payout's copies, held as its repeats, and their copies in turn.
-    paidSince: db.prepare<
-      { orderId: string; document: string; value: number; batchId: number; since: number },
-      CoveringRow
-    >(`
+    // The failed payout's copies, held as its repeats, and their copies in turn.
+    copiesOf: db.prepare<[string], { order_id: string }>(`
       WITH RECURSIVE copies (order_id) AS (
-        SELECT order_id FROM payouts WHERE covered_by = @orderId
+        SELECT order_id FROM payouts WHERE covered_by = ?
         UNION SELECT p.order_id FROM payouts p JOIN copies c ON p.covered_by = c.order_id)
-      SELECT ${COVERING_COLUMNS}
-      FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE p.document = @document AND p.value_cents = @value AND ${WITHIN_WINDOW}
-        AND p.batch_id <> @batchId AND p.state IN (${inList(MAY_MOVE_MONEY)})
-        AND b.state NOT IN ('refused', 'unusable')
-        AND p.order_id NOT IN (SELECT order_id FROM copies)
-      ORDER BY p.id LIMIT 1`),
+      SELECT order_id FROM copies`),
+    // The payouts of other files to that person of that amount.
+    paidOfAmount: db.prepare<{ document: string; value: number; batchId: number }, CandidateRow>(
+      candidatesOf(BY_AMOUNT),
+    ),
     batchHasRetries: db.prepare<[number], object>(
       `SELECT 1 FROM payouts WHERE batch_id = ? AND retry_of IS NOT NULL LIMIT 1`,
     ),
@@ -123,14 +110,14 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       );
     }
     const request = { ...(JSON.parse(row.request) as CashOutRequest), orderId: retryId };
-    const paid = statements.paidSince.get({
-      orderId: row.order_id,
-      document: row.document,
-      value: row.value_cents,
-      batchId: row.batch_id,
-      since: now() - rules.duplicateWindowMs,
+    const candidates = statements.paidOfAmount
+      .all({ document: row.document, value: row.value_cents, batchId: row.batch_id })
+      .map(toCandidate);
+    const ownCopies = new Set(statements.copiesOf.all(row.order_id).map((copy) => copy.order_id));
+    const covering = paidSince({ batchId: row.batch_id, valueCents: row.value_cents }, candidates, {
+      since: coverSince(now(), rules),
+      copies: ownCopies,
     });
-    const covering = paid && toCovering(paid);
     const at = now();
     const inserted = statements.insertRetry.run({
       // The payment it sends again keeps its reference: a later copy of it is held by it.
@@ -138,8 +125,7 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       retryOf: row.order_id,
       attempt,
     });
-    const day = new Date(at).toISOString().slice(0, 10);
-    const why = `sent again on purpose by ${by} on ${day} (payouts retry)`;
+    const why: Said = { code: 'auditSentAgainBy', by, at };
     const retried: Said = {
       code: 'sentAgainOnPurpose',
       by,
@@ -147,11 +133,25 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       retryId,
       earlier: row.message || null,
     };
-    rows.auditNew(
-      Number(inserted.lastInsertRowid),
-      `attempt ${attempt} of ${base}, after ${row.order_id} ${row.state}: ${why}`,
+    rows.auditNew(Number(inserted.lastInsertRowid), {
+      code: 'auditRetry',
+      attempt,
+      base,
+      orderId: row.order_id,
+      state: row.state,
+      why,
+    });
+    rows.moveRow(
+      row.order_id,
+      row.state,
+      'retried',
+      { said: retried },
+      {
+        code: 'auditRetriedAs',
+        why,
+        retryId,
+      },
     );
-    rows.moveRow(row.order_id, row.state, 'retried', { said: retried }, `${why}, as ${retryId}`);
     const repeat: Said = { code: 'repeatSentAgain', by, at, retryId };
     const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
     const held = covering
@@ -168,12 +168,13 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       .all(row.order_id)
       .map((copy) => ({ orderId: copy.order_id }));
     rows.applyPlan(planCopiesCovered(copies, retryId, repeat, held !== null), why);
-    rows.addBatchEvent(
-      row.batch_id,
-      'retried',
-      by,
-      `line ${row.line}: ${row.order_id} (${row.state}) sent again as ${retryId} (payouts retry)`,
-    );
+    rows.addBatchEvent(row.batch_id, 'retried', by, {
+      code: 'eventSentAgainAs',
+      line: row.line,
+      orderId: row.order_id,
+      state: row.state,
+      retryId,
+    });
     if (rows.batchRow(row.batch_id)?.state === 'done') rows.moveBatch(row.batch_id, 'open');
     return {
       kind: 'retried',

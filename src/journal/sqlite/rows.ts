@@ -3,18 +3,24 @@
  * move of a row, the guarded move of a batch, the lines of a batch that are not payouts, and the reads every rule needs (a
  * payout, a batch, what covers a row, what is known of an orderId).
  */
-import type { CashOutRequest } from '../../gateway/contract.js';
-import { documentKey, failedBeforeSaid, type Covering, type Known } from '../admission.js';
-import { isPeriod } from '../../csv/reference.js';
+import { failedBeforeSaid, type Covering, type Known } from '../admission.js';
+import {
+  coverOf,
+  coverSince,
+  WHOLE_JOURNAL,
+  type CoverCandidate,
+  type CoverKey,
+} from '../rules/cover.js';
 import { canMoveBatch, type BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
-import { canMove, MAY_MOVE_MONEY, SENT, type HoldReason, type RowState } from '../states.js';
+import { canMove, type HoldReason, type RowState } from '../states.js';
 import type { Said } from '../../messages/said.js';
-import { reasonInEnglish, type PlannedMove, type RuleFields } from '../rules/plan.js';
-import { sayInEnglish } from '../../messages/say.js';
+import { auditReasonOf, type PlannedMove, type RuleFields } from '../rules/plan.js';
+import { keptMessage } from '../kept-message.js';
 import type { AdmissionRules, BatchEvent, BatchLine } from '../types.js';
 import {
   inList,
+  reasonColumn,
   toCovering,
   type BatchRow,
   type Context,
@@ -25,83 +31,55 @@ import {
 
 export type Rows = ReturnType<typeof createRows>;
 
-/**
- * What the cover rule weighs a row by: its document, amount and reference (when its file
- * gives one), and its orderId (never its own cover).
- */
-export interface CoverKey {
-  orderId: string;
-  document: string;
-  valueCents: number;
-  reference: string | null;
+/** A possible cover as the store reads it (see candidatesOf). */
+export interface CandidateRow extends CoveringRow {
+  journal_order: number;
+  last_sent_at: number | null;
+  updated_at: number;
+  batch_state: BatchState;
+  /** JSON: each row that names it as its cover, as [its state, its batch's state]. */
+  covered_rows: string;
 }
 
-export const coverKeyOf = (request: CashOutRequest, reference: string | undefined): CoverKey => ({
-  orderId: request.orderId,
-  document: documentKey(request.cpfCnpj),
-  valueCents: request.value,
-  reference: reference ?? null,
-});
+/** A CandidateRow's columns, read from `payouts p` joined to its batch `b`. */
+const CANDIDATE_COLUMNS = `${COVERING_COLUMNS}, p.reference, p.id AS journal_order,
+  p.last_sent_at, p.updated_at, b.state AS batch_state,
+  (SELECT json_group_array(json_array(c.state, cb.state))
+   FROM payouts c JOIN batches cb ON cb.id = c.batch_id WHERE c.covered_by = p.order_id)
+  AS covered_rows`;
 
 /**
- * A payout's own time, from which duplicateWindow counts: the later of when it was last
- * sent and when it last moved (settled, say), never when its row was journaled; a row
- * held for days and then paid counts from the day it was paid. A row queued and never
- * sent counts as now, however long it waited: the next run sends it.
+ * The payouts that `match` a key, of batches other than @batchId: earlier files and later
+ * ones are two ranges of payouts_by_cover (migration 19), so a file's own rows, however
+ * many share its document and amount, are never read. The cover rule weighs the rest.
  */
-export const WITHIN_WINDOW = `(MAX(COALESCE(p.last_sent_at, 0), p.updated_at) >= @since
-      OR (p.state = 'queued' AND p.last_sent_at IS NULL))`;
-
-/**
- * The payouts of other files, in `files`, that `match` the row and may cover it: what the journal holds
- * before it (its own sequence, never the clock, which may step back), so a claim's check
- * never holds the older of two unsent rows; and what has left since (a row waiting for
- * balance beyond the window, whose copy was paid meanwhile, is not paid again). A row of a
- * file turned down no longer uses its cover up: it will never be sent.
- */
-function coveringIn(files: string, match: string): string {
-  return `
-    SELECT ${COVERING_COLUMNS}, p.reference, p.id AS journal_order
-    FROM payouts p JOIN batches b ON b.id = p.batch_id
-    WHERE ${match} AND ${files}
-      AND (p.id < @before OR p.state IN (${inList(SENT)})) AND p.id > @after
-      AND p.order_id <> @orderId
-      AND p.state IN (${inList(MAY_MOVE_MONEY)})
-      AND b.state NOT IN ('refused', 'unusable')
-      AND NOT EXISTS (
-        SELECT 1 FROM payouts c JOIN batches cb ON cb.id = c.batch_id
-        WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered')
-          AND cb.state NOT IN ('refused', 'unusable'))`;
+export function candidatesOf(match: string, extraColumns = ''): string {
+  return ['p.batch_id < @batchId', 'p.batch_id > @batchId']
+    .map(
+      (range) => `
+    SELECT ${CANDIDATE_COLUMNS}${extraColumns} FROM payouts p JOIN batches b ON b.id = p.batch_id
+    WHERE ${match} AND ${range}`,
+    )
+    .join(' UNION ALL');
 }
 
-/** The same document and amount, within the window: the rule for a row without a reference. */
-const BY_AMOUNT = `p.document = @document AND p.value_cents = @value AND ${WITHIN_WINDOW}`;
-/**
- * The same document and reference, at any age (payouts_by_reference, migration 24); a
- * month (isPeriod) with the amount too. A payout without a reference is weighed by the
- * window still (journaled before the column was read, or from a file without it).
- */
-const BY_REFERENCE = `p.document = @document AND p.reference = @reference
-      AND (@period = 0 OR p.value_cents = @value)`;
+/** A row's document and amount. */
+export const BY_AMOUNT = 'p.document = @document AND p.value_cents = @value';
+/** A row's document and reference (payouts_by_reference, migration 24). */
+const BY_REFERENCE = 'p.document = @document AND p.reference = @reference';
+/** A row's document and amount, of payouts without a reference (migration 24). */
 const BY_AMOUNT_UNREFERENCED = `${BY_AMOUNT} AND p.reference IS NULL`;
 
-/** The first of the payouts that may cover a row, of earlier files or of later ones. */
-const firstCovering = (matches: readonly string[]): string =>
-  `${matches
-    .flatMap((match) => [
-      coveringIn('p.batch_id < @batchId', match),
-      coveringIn('p.batch_id > @batchId', match),
-    ])
-    .join(' UNION ALL ')} ORDER BY journal_order LIMIT 1`;
-
-interface CoveringParams {
-  document: string;
-  value: number;
-  since: number;
-  batchId: number;
-  orderId: string;
-  before: number;
-  after: number;
+export function toCandidate(row: CandidateRow): CoverCandidate {
+  const covered = JSON.parse(row.covered_rows) as [RowState, BatchState][];
+  return {
+    covering: toCovering(row),
+    journalOrder: row.journal_order,
+    lastSentAt: row.last_sent_at,
+    updatedAt: row.updated_at,
+    batchState: row.batch_state,
+    coveredRows: covered.map(([state, batchState]) => ({ state, batchState })),
+  };
 }
 
 /** A Said as its journal column holds it. */
@@ -211,20 +189,20 @@ export function createRows({ db, now }: Context) {
     >(`
       SELECT p.payload_hash, p.state, p.batch_id, p.line, p.admitted_at, b.file_name, b.name_key
       FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = ?`),
-    // The first payout in the journal of another file with this document and amount that
-    // may have moved money within the window, and covers no other row yet. Earlier files and later
-    // ones are two ranges of payouts_by_cover (migration 19): a file's own rows, however
-    // many share its document and amount, are never read.
-    covering: db.prepare<CoveringParams, CoveringRow>(firstCovering([BY_AMOUNT])),
-    coveringReferenced: db.prepare<
-      CoveringParams & { reference: string; period: number },
-      CoveringRow
-    >(firstCovering([BY_REFERENCE, BY_AMOUNT_UNREFERENCED])),
+    // The payouts of other files of a row's document and amount; of a row with a
+    // reference, of its document and reference, and of its amount without one.
+    byAmount: db.prepare<{ document: string; value: number; batchId: number }, CandidateRow>(
+      candidatesOf(BY_AMOUNT),
+    ),
+    byReference: db.prepare<
+      { document: string; value: number; reference: string; batchId: number },
+      CandidateRow
+    >(`${candidatesOf(BY_REFERENCE)} UNION ALL ${candidatesOf(BY_AMOUNT_UNREFERENCED)}`),
   };
 
   /** An entry of the audit for a payout in the journal, inside the caller's transaction. */
-  function audit(orderId: string, from: RowState | null, to: RowState, reason: string): void {
-    if (statements.audit.run(now(), from, to, reason, orderId).changes !== 1) {
+  function audit(orderId: string, from: RowState | null, to: RowState, reason: Said): void {
+    if (statements.audit.run(now(), from, to, reasonColumn(reason), orderId).changes !== 1) {
       throw new JournalError(
         'refused',
         `${orderId}: not in the journal, so its move cannot be audited`,
@@ -236,17 +214,20 @@ export function createRows({ db, now }: Context) {
    * An entry of the audit for a payout named by its row id, which the caller has from the
    * statement that just inserted or moved it: no lookup of its orderId.
    */
-  function auditById(payoutId: number, from: RowState | null, to: RowState, reason: string): void {
-    statements.auditById.run(payoutId, now(), from, to, reason);
+  function auditById(payoutId: number, from: RowState | null, to: RowState, reason: Said): void {
+    statements.auditById.run(payoutId, now(), from, to, reasonColumn(reason));
   }
 
   /**
    * The one check of a move against the transition table (a state repeats only where it
    * says so): every change of a row's state passes here first, or is refused.
    */
-  function allowMove(from: RowState, to: RowState, what: string): void {
+  function allowMove(from: RowState, to: RowState, orderId?: string): void {
     if (!canMove(from, to)) {
-      throw new JournalError('refused', `${what}: a move from ${from} to ${to} is not allowed`);
+      throw new JournalError(
+        'refused',
+        `${orderId ?? 'rows'}: a move from ${from} to ${to} is not allowed`,
+      );
     }
   }
 
@@ -263,11 +244,11 @@ export function createRows({ db, now }: Context) {
     orderId: string,
     from: RowState,
     to: RowState,
-    reason: string | null,
+    reason: Said | null,
     write: () => { changes: number },
     payoutId?: number,
   ): boolean {
-    allowMove(from, to, `${orderId} (${reason ?? 'an answer'})`);
+    allowMove(from, to, orderId);
     if (write().changes !== 1) return false;
     if (reason === null) return true;
     if (payoutId === undefined) audit(orderId, from, to, reason);
@@ -280,11 +261,14 @@ export function createRows({ db, now }: Context) {
     orderId: string,
     from: RowState,
     to: RowState,
-    reason: string,
+    reason: Said,
     write: () => { changes: number },
   ): void {
     if (!guardedMove(orderId, from, to, reason, write)) {
-      throw new JournalError('refused', `${orderId}: not ${from} any more (${reason})`);
+      throw new JournalError(
+        'refused',
+        `${orderId}: not ${from} any more (${reasonColumn(reason)})`,
+      );
     }
   }
 
@@ -296,13 +280,13 @@ export function createRows({ db, now }: Context) {
   function movedTogether<R extends { order_id: string; id?: number }>(
     from: RowState,
     to: RowState,
-    reason: string | ((row: R) => string),
+    reason: Said | ((row: R) => Said),
     write: () => R[],
   ): R[] {
-    allowMove(from, to, typeof reason === 'string' ? reason : 'rows moved together');
+    allowMove(from, to);
     const rows = write();
     for (const row of rows) {
-      const why = typeof reason === 'string' ? reason : reason(row);
+      const why = typeof reason === 'function' ? reason(row) : reason;
       if (row.id === undefined) audit(row.order_id, from, to, why);
       else auditById(row.id, from, to, why);
     }
@@ -334,7 +318,7 @@ export function createRows({ db, now }: Context) {
     from: RowState,
     to: RowState,
     fields: RuleFields,
-    reason: string,
+    reason: Said,
   ): void {
     mustMove(orderId, from, to, reason, () =>
       statements.setRow.run({
@@ -343,7 +327,7 @@ export function createRows({ db, now }: Context) {
         to,
         holdReason: fields.holdReason ?? null,
         coveredBy: fields.coveredBy ?? null,
-        message: fields.said ? sayInEnglish(fields.said) : null,
+        message: fields.said ? keptMessage(fields.said) : null,
         said: saidJson(fields.said),
         supersededBy: fields.supersededBy ?? null,
         now: now(),
@@ -353,11 +337,11 @@ export function createRows({ db, now }: Context) {
 
   /**
    * Applies a rule's plan, inside the caller's transaction: each move guarded by the state
-   * the plan read, checked and audited (its reason in English, after `why`).
+   * the plan read, checked and audited (its reason, with `why`).
    */
-  function applyPlan(moves: readonly PlannedMove[], why: string): void {
+  function applyPlan(moves: readonly PlannedMove[], why: Said): void {
     for (const move of moves) {
-      moveRow(move.orderId, move.from, move.to, move.fields, reasonInEnglish(move.reason, why));
+      moveRow(move.orderId, move.from, move.to, move.fields, auditReasonOf(move.reason, why));
     }
   }
 
@@ -365,8 +349,8 @@ export function createRows({ db, now }: Context) {
    * Holds a batch's queued rows, inside the caller's transaction; `said`, where a rule
    * says why, becomes each row's message (its English) and its value.
    */
-  function holdQueuedRows(batchId: number, kind: HoldReason, reason: string, said?: Said): void {
-    const message = said ? sayInEnglish(said) : null;
+  function holdQueuedRows(batchId: number, kind: HoldReason, reason: Said, said?: Said): void {
+    const message = said ? keptMessage(said) : null;
     movedTogether('queued', 'held', reason, () =>
       statements.holdQueued.all({
         now: now(),
@@ -387,10 +371,10 @@ export function createRows({ db, now }: Context) {
     orderId: string,
     holdReason: HoldReason,
     said: Said,
-    options: { coveredBy?: string; reason?: string; at?: number } = {},
+    options: { coveredBy?: string; reason?: Said; at?: number } = {},
   ): void {
-    const message = sayInEnglish(said);
-    mustMove(orderId, 'queued', 'held', options.reason ?? message, () =>
+    const message = keptMessage(said);
+    mustMove(orderId, 'queued', 'held', options.reason ?? said, () =>
       statements.holdQueuedRow.run({
         orderId,
         holdReason,
@@ -424,35 +408,27 @@ export function createRows({ db, now }: Context) {
   }
 
   /**
-   * The payout that would cover a row of this batch (see the `covering` statement):
-   * journaled before the payout `before` (its row id), or before anything not yet journaled;
-   * and after the payout `after`, when given.
+   * The payouts of other files than batch `batchId` a row of it is weighed against by the
+   * cover rule: of its document, with its amount or (given one) its reference.
    */
+  function coverCandidates(key: CoverKey, batchId: number): CoverCandidate[] {
+    const params = { document: key.document, value: key.valueCents, batchId };
+    const found =
+      key.reference === null
+        ? statements.byAmount.all(params)
+        : statements.byReference.all({ ...params, reference: key.reference });
+    return found.map(toCandidate);
+  }
+
+  /** The payout that covers a row of this batch now, by the cover rule (coverOf). */
   function coveringOf(
     key: CoverKey,
     batchId: number,
     rules: AdmissionRules,
-    before = Number.MAX_SAFE_INTEGER,
-    after = 0,
+    range = WHOLE_JOURNAL,
   ): Covering | undefined {
-    const params = {
-      document: key.document,
-      value: key.valueCents,
-      since: now() - rules.duplicateWindowMs,
-      batchId,
-      orderId: key.orderId,
-      before,
-      after,
-    };
-    const row =
-      key.reference === null
-        ? statements.covering.get(params)
-        : statements.coveringReferenced.get({
-            ...params,
-            reference: key.reference,
-            period: isPeriod(key.reference) ? 1 : 0,
-          });
-    return row && toCovering(row);
+    const since = coverSince(now(), rules);
+    return coverOf(key, batchId, coverCandidates(key, batchId), { since, range });
   }
 
   /**
@@ -467,14 +443,13 @@ export function createRows({ db, now }: Context) {
     const cover = covered.length > 0 ? statements.coveringRow.get(orderId) : undefined;
     if (!cover) return;
     const said = failedBeforeSaid(toCovering(cover));
-    const message = sayInEnglish(said);
     for (const row of covered) {
       moveRow(
         row.order_id,
         'covered',
         'held',
         { holdReason: 'failed-before', coveredBy: orderId, said },
-        `the payout that covered it, ${orderId}, ended ${cover.state}: ${message}`,
+        { code: 'auditCoverEnded', orderId, state: cover.state, said },
       );
       if (statements.batchById.get(row.batch_id)?.state === 'done') moveBatch(row.batch_id, 'open');
     }
@@ -499,7 +474,7 @@ export function createRows({ db, now }: Context) {
   return {
     audit,
     /** The audit's first entry for a payout just inserted as `queued`, by its row id. */
-    auditNew: (payoutId: number, reason: string) => auditById(payoutId, null, 'queued', reason),
+    auditNew: (payoutId: number, reason: Said) => auditById(payoutId, null, 'queued', reason),
     auditById,
     guardedMove,
     mustMove,
@@ -508,8 +483,8 @@ export function createRows({ db, now }: Context) {
     applyPlan,
     moveBatch,
     /** Records a person's decision about a batch, with who and when. */
-    addBatchEvent: (batchId: number, event: BatchEvent['event'], by: string, detail: string) =>
-      statements.addBatchEvent.run(batchId, now(), event, by, detail),
+    addBatchEvent: (batchId: number, event: BatchEvent['event'], by: string, detail: Said) =>
+      statements.addBatchEvent.run(batchId, now(), event, by, reasonColumn(detail)),
     holdQueuedRows,
     holdQueuedRow,
     insertLines,

@@ -13,13 +13,13 @@
  */
 import { Worker } from 'node:worker_threads';
 import { JournalError, type JournalErrorKind } from '../journal-error.js';
-import type { JournalPayouts } from '../journal.js';
+import type { JournalAnswers, JournalSending } from '../journal.js';
 import type { Synchronous } from './context.js';
 import { journalErrorOf } from './store-errors.js';
 
 /** The journal's methods the thread runs. */
 export type SendingMethod = 'claimToSend' | 'moveMany' | 'unclaim';
-export type SendingMethods = Pick<Synchronous<JournalPayouts>, SendingMethod>;
+export type SendingMethods = Pick<Synchronous<JournalSending & JournalAnswers>, SendingMethod>;
 
 /** One call, as the thread receives it. */
 export type SendingCall = {
@@ -32,7 +32,7 @@ export type SendingCall = {
      * as the journal's own would be by its clock (tests move that clock). A claim that
      * waits there (behind another call, for another process's lock) keeps the time it was
      * asked at: its lease and last send start then, and the engine counts a row claimed
-     * ahead as waiting from that time (see claimRows in engine.ts).
+     * ahead as waiting from that time (see claimRows in engine/claim-ahead.ts).
      */
     now: number;
     recoverySince: number | null;

@@ -3,7 +3,7 @@
 // is derived; about 117 bytes a row.
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { withCheckDigits } from '../../../dist/csv/documents.js';
+import { withCheckDigits } from '../../../dist/domain/check-digits.js';
 
 const NAMES = [
   'Ana Souza',

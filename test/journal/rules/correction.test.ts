@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Covering } from '../../../src/journal/admission.js';
+import { failedBeforeSaid, type Covering } from '../../../src/journal/admission.js';
 import {
   CORRECTION_WINDOW_MS,
   correctionCandidate,
@@ -7,10 +7,15 @@ import {
   planCopyRows,
   planGiveBack,
   planLeftOut,
+  paidRowOf,
   planRepeats,
+  planRepeatsOfFailed,
+  replaceableRows,
   sameNameEarlier,
+  standingBatches,
   type CopyRepeat,
 } from '../../../src/journal/rules/correction.js';
+import type { BatchState } from '../../../src/journal/batch-states.js';
 import type { RowState } from '../../../src/journal/states.js';
 
 const HOUR = 60 * 60 * 1000;
@@ -228,5 +233,149 @@ describe('planGiveBack: a copy turned down gives back what it closed', () => {
       ['a-1', 'superseded', 'queued', null],
       ['a-2', 'superseded', 'held', 'balance'],
     ]);
+  });
+});
+
+describe('planRepeatsOfFailed: a failed payout is sent again only on purpose (rule 5)', () => {
+  const repeat = (state: RowState, payoutState: RowState, orderId = 'b-1', payoutId = 'a-1') => ({
+    orderId,
+    state,
+    payout: { ...paid(payoutState), orderId: payoutId },
+    lastSentAt: 1_000 as number | null,
+    updatedAt: 1_000,
+  });
+  const heldFor = (orderId: string, failed: Covering) => {
+    const said = failedBeforeSaid(failed, '--home x');
+    return {
+      orderId,
+      from: 'queued',
+      to: 'held',
+      fields: { holdReason: 'failed-before', coveredBy: failed.orderId, said },
+      reason: { code: 'held', said },
+    };
+  };
+
+  it.each<[string, RowState, RowState, boolean]>([
+    ['a queued row repeating a failed payout', 'queued', 'failed', true],
+    ['repeating one refused by the gateway', 'queued', 'rejected', true],
+    ['repeating one canceled', 'queued', 'canceled', true],
+    ['repeating one returned', 'queued', 'refunded', true],
+    ['repeating a paid payout', 'queued', 'paid', false],
+    ['repeating one still pending', 'queued', 'pending', false],
+    ['a row held already (a possible duplicate)', 'held', 'failed', false],
+  ])('%s', (_, state, payoutState, expected) => {
+    const row = repeat(state, payoutState);
+    expect(planRepeatsOfFailed([row], '--home x', null)).toEqual(
+      expected ? [heldFor('b-1', row.payout)] : [],
+    );
+  });
+
+  it('holds a row once, naming the first failed payout it repeats', () => {
+    const rows = [
+      repeat('queued', 'paid', 'b-1', 'a-0'),
+      repeat('queued', 'failed', 'b-1', 'a-1'),
+      repeat('queued', 'failed', 'b-1', 'a-2'),
+      repeat('queued', 'failed', 'b-2', 'a-3'),
+    ];
+    expect(planRepeatsOfFailed(rows, '--home x', null)).toEqual([
+      heldFor('b-1', rows[1]!.payout),
+      heldFor('b-2', rows[3]!.payout),
+    ]);
+  });
+
+  it.each<[string, number | null, number, boolean]>([
+    ['failed within the window, though sent long before it', 10_000, 50_000, true],
+    ['sent within it, and still the last it moved', 60_000, 60_000, true],
+    ['failed and last moved before the window', 10_000, 20_000, false],
+    ['never sent, failed within it (refused at the gateway at once)', null, 50_000, true],
+  ])('weighs a payout of another file from its own time: %s', (_, lastSentAt, updatedAt, held) => {
+    const row = { ...repeat('queued', 'failed'), lastSentAt, updatedAt };
+    expect(planRepeatsOfFailed([row], '--home x', 40_000)).toEqual(
+      held ? [heldFor('b-1', row.payout)] : [],
+    );
+  });
+});
+
+describe('paidRowOf: the paid row a copy row changes (rule 4)', () => {
+  const payout = (orderId: string, state: RowState, reference: string | null = null) => ({
+    ...paid(state),
+    orderId,
+    reference,
+  });
+
+  it.each<[string, string | null, ReturnType<typeof payout>[], string | undefined]>([
+    ['nothing paid to the document', null, [], undefined],
+    ['a payout that left', null, [payout('a-1', 'paid')], 'a-1'],
+    ['one still pending', null, [payout('a-1', 'pending')], 'a-1'],
+    ['one that failed', null, [payout('a-1', 'failed')], undefined],
+    ['one never sent', null, [payout('a-1', 'queued')], undefined],
+    [
+      'the first that left, in line order',
+      null,
+      [payout('a-1', 'failed'), payout('a-2', 'paid'), payout('a-3', 'paid')],
+      'a-2',
+    ],
+    ['the row reference paid', 'nf-1', [payout('a-1', 'paid', 'nf-1')], 'a-1'],
+    ['another reference paid: another payment', 'nf-2', [payout('a-1', 'paid', 'nf-1')], undefined],
+    ['a payout without a reference', 'nf-2', [payout('a-1', 'paid')], 'a-1'],
+    ['a row without one, a payout with one', null, [payout('a-1', 'paid', 'nf-1')], 'a-1'],
+  ])('%s', (_, reference, payouts, expected) => {
+    expect(paidRowOf({ reference }, payouts)?.orderId).toBe(expected);
+  });
+});
+
+describe('standingBatches: the batches of a name a file is weighed against', () => {
+  it.each<[BatchState, boolean]>([
+    ['open', true],
+    ['done', true],
+    ['held', true],
+    ['underfunded', true],
+    ['awaiting-approval', true],
+    ['refused', false],
+    ['unusable', false],
+  ])('a batch %s: %s', (state, expected) => {
+    expect(standingBatches([{ id: 1, state }])).toEqual(expected ? [{ id: 1, state }] : []);
+  });
+});
+
+describe('replaceableRows: the rows of a batch a correction may replace', () => {
+  it.each<[string, number, { state: RowState; count: number }[], number]>([
+    ['nothing to replace: all paid', 0, [{ state: 'paid', count: 3 }], 0],
+    ['invalid lines', 2, [{ state: 'paid', count: 3 }], 2],
+    [
+      'payouts that need a person',
+      0,
+      [
+        { state: 'failed', count: 1 },
+        { state: 'rejected', count: 1 },
+        { state: 'canceled', count: 1 },
+        { state: 'refunded', count: 1 },
+        { state: 'conflict', count: 1 },
+      ],
+      5,
+    ],
+    [
+      'payouts never sent',
+      1,
+      [
+        { state: 'queued', count: 2 },
+        { state: 'held', count: 3 },
+      ],
+      6,
+    ],
+    [
+      'payouts that left or may have',
+      0,
+      [
+        { state: 'pending', count: 1 },
+        { state: 'unknown', count: 1 },
+        { state: 'sending', count: 1 },
+        { state: 'covered', count: 1 },
+        { state: 'superseded', count: 1 },
+      ],
+      0,
+    ],
+  ])('%s', (_, invalidLines, payouts, expected) => {
+    expect(replaceableRows(invalidLines, payouts)).toBe(expected);
   });
 });

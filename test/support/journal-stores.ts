@@ -1,0 +1,144 @@
+/**
+ * The journal's stores as the end-to-end tests (crashes, a lost journal, the daemon) use
+ * them: how a home keeps its journal in the store, how a test reads what the journal
+ * holds (through the Journal interface, opened read only), and the damage a loss test
+ * does to it in the store's own way. Those tests run once per entry of JOURNAL_STORES, so
+ * a second store is one more entry; only its entry here touches a store by its own means.
+ */
+import { closeSync, cpSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Journal, JournalLocation, PayoutRecord } from '../../src/journal/journal.js';
+import type { RowState } from '../../src/journal/states.js';
+import {
+  journalState,
+  openJournal,
+  openJournalReadOnly,
+  sqliteJournalAt,
+  type JournalOptions,
+} from '../../src/journal/open.js';
+import { Database } from '../../src/journal/sqlite.js';
+import { sandboxHome } from './home.js';
+
+export interface JournalStore {
+  readonly name: string;
+  /** A home on the gateway at `gatewayUrl` whose journal this store keeps, and its commands' environment. */
+  home(
+    folder: string,
+    gatewayUrl: string,
+    settings?: Record<string, string>,
+  ): { home: string; env: Record<string, string> };
+  /** What the home's journal holds, read through the interface; undefined while there is none. */
+  read<T>(home: string, look: (journal: Journal) => Promise<T>): Promise<T | undefined>;
+  /** The home's journal opened for writing, for a state a test sets up. */
+  open(home: string, options?: JournalOptions): Journal;
+  /** The journal gone, as a careless `rm` or a disk cleanup leaves it. */
+  lose(home: string): void;
+  /** The journal emptied, as a failed restore leaves it. */
+  empty(home: string): void;
+  /** In the journal's place, a store of nothing journaled (for SQLite, a database of no tables). */
+  blank(home: string): void;
+  /** A copy of the home's journal at `to`, taken by the store's own online backup. */
+  backup(home: string, to: string): Promise<void>;
+  /** The copy at `from` put in the place of the home's journal, the store's own right way. */
+  restore(from: string, home: string): Promise<void>;
+  /** The home folder and its journal copied together to `to`, as a nightly backup takes them. */
+  backupHome(home: string, to: string): void;
+  /** The home folder and its journal put back from such a copy. */
+  restoreHome(from: string, home: string): void;
+  /** Ways the journal is damaged in place, each by its name. */
+  damages: readonly (readonly [string, (home: string) => void])[];
+}
+
+const sqliteAt = (home: string): JournalLocation => sqliteJournalAt(join(home, 'journal.db'));
+
+/** SQLite's online backup, the only right way to copy a live journal. */
+async function sqliteBackup(from: string, to: string): Promise<void> {
+  const db = new Database(from, { readonly: true });
+  try {
+    await db.backup(to);
+  } finally {
+    db.close();
+  }
+}
+
+/** The journal of a home: the file `journal.db` in it. */
+const sqlite: JournalStore = {
+  name: 'SQLite',
+  home: sandboxHome,
+  read: async (home, look) => {
+    const location = sqliteAt(home);
+    if (journalState(location) !== 'present') return undefined;
+    const journal = openJournalReadOnly(location, Date.now);
+    try {
+      return await look(journal);
+    } finally {
+      await journal.close();
+    }
+  },
+  open: (home, options) => openJournal(sqliteAt(home), options),
+  lose: (home) => {
+    for (const suffix of ['', '-wal', '-shm'])
+      rmSync(`${sqliteAt(home).path}${suffix}`, { force: true });
+  },
+  empty: (home) => {
+    sqlite.lose(home);
+    writeFileSync(sqliteAt(home).path, '');
+  },
+  blank: (home) => {
+    // What `sqlite3 journal.db 'PRAGMA journal_mode=WAL'` leaves.
+    const blank = new Database(sqliteAt(home).path);
+    blank.pragma('journal_mode = WAL');
+    blank.close();
+  },
+  backup: (home, to) => sqliteBackup(sqliteAt(home).path, to),
+  restore: (from, home) => sqliteBackup(from, sqliteAt(home).path),
+  backupHome: (home, to) => cpSync(home, to, { recursive: true }),
+  restoreHome: (from, home) => {
+    rmSync(home, { recursive: true });
+    cpSync(from, home, { recursive: true });
+  },
+  damages: [
+    [
+      'not a database',
+      (home) => writeFileSync(sqliteAt(home).path, 'this is not a journal at all, '.repeat(200)),
+    ],
+    [
+      'damaged half-way',
+      (home) => {
+        const { path } = sqliteAt(home);
+        // Page 2 onwards overwritten: the header still says SQLite, the tables do not.
+        const db = new Database(path);
+        const pageSize = db.pragma('page_size', { simple: true }) as number;
+        db.close();
+        const fd = openSync(path, 'r+');
+        writeSync(fd, Buffer.alloc(pageSize * 3, 0x5a), 0, pageSize * 3, pageSize);
+        closeSync(fd);
+      },
+    ],
+  ],
+};
+
+/** Every store a journal may be kept in: the end-to-end tests run once for each. */
+export const JOURNAL_STORES: readonly (readonly [string, JournalStore])[] = [[sqlite.name, sqlite]];
+
+/** How many payouts the journal has in each state (none absent). */
+export async function countsOf(journal: Journal): Promise<Partial<Record<RowState, number>>> {
+  return Object.fromEntries(
+    Object.entries(await journal.countsByState()).map(([state, { count }]) => [state, count]),
+  );
+}
+
+/** Every payout of the journal, batch by batch, in file order. */
+export async function payoutsOf(journal: Journal): Promise<PayoutRecord[]> {
+  const payouts: PayoutRecord[] = [];
+  for (const { id } of await journal.batches()) {
+    for (let after = 0; ;) {
+      const page = await journal.resultEntries(id, after, 500);
+      if (page.length === 0) break;
+      for (const entry of page)
+        if (entry.kind === 'payout' && entry.payout) payouts.push(entry.payout);
+      after = page.at(-1)?.line ?? after;
+    }
+  }
+  return payouts;
+}
