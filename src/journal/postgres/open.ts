@@ -17,6 +17,7 @@ import type { GatewayKind, JournalIdentity, LockHolder } from '../types.js';
 import type { RowState } from '../states.js';
 import { inTransaction, onPool, poolFor, type Runner } from './connection.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { createBatches } from './batches.js';
 import { createPayouts } from './payouts.js';
 import { reasonOf, toBatch } from '../sqlite/context.js';
 import { rowsOn } from './rows.js';
@@ -50,18 +51,6 @@ function addressOf(url: string): string {
   return parsed.href;
 }
 
-interface InsertBatch {
-  now: number | null;
-  fileName: string;
-  sha256: string;
-  state: string;
-  rows: number;
-  valid: number;
-  invalid: number;
-  totalCents: number;
-  problems: string;
-}
-
 const statements = {
   // One key for the journal's schema: hosts starting at once migrate one after another.
   migrationLock: statement('migration-lock', `SELECT pg_advisory_xact_lock(31, 0)`),
@@ -86,18 +75,6 @@ const statements = {
   ),
   boundGateway: statement('bound-gateway', `SELECT kind FROM gateway WHERE id = 1`),
   serverVersion: statement('server-version', `SHOW server_version`),
-  insertBatch: statement<InsertBatch>(
-    'insert-batch',
-    `INSERT INTO batches (file_name, sha256, received_at, state, rows, valid, invalid,
-       total_cents, problems, name_number)
-     VALUES (@fileName, @sha256, ${AT}, @state, @rows, @valid, @invalid, @totalCents,
-       @problems, 1)
-     RETURNING id`,
-  ),
-  moveBatch: statement<{ id: number; from: string; to: string }>(
-    'move-batch',
-    `UPDATE batches SET state = @to WHERE id = @id AND state = @from RETURNING id`,
-  ),
   history: statement<{ orderId: string }>(
     'history',
     `SELECT a.at, a.from_state, a.to_state, a.reason FROM audit a
@@ -263,36 +240,6 @@ export async function openPostgresJournal(
       if (!pool.ended) await pool.end();
     },
 
-    recordBatch: (batch, lines) =>
-      inTransaction(pool, async (tx) => {
-        const [row] = await tx.rows<{ id: number }, InsertBatch>(statements.insertBatch, {
-          ...batch,
-          now: clock(),
-          problems: JSON.stringify(batch.problems),
-        });
-        if (!row) throw new JournalError('refused', `${batch.fileName}: not recorded`);
-        await rowsOn(tx, clock()).insertLines(row.id, lines);
-        return row.id;
-      }),
-    batch: async (batchId) => {
-      const row = await rowsOn(pooled, clock()).batchRow(batchId);
-      return row && toBatch(row);
-    },
-    setBatchState: (batchId, to) =>
-      inTransaction(pool, async (tx) => {
-        const row = await rowsOn(tx, clock()).batchRow(batchId);
-        if (!row) throw new JournalError('refused', `batch ${batchId} is not in the journal`);
-        if (!canMoveBatch(row.state, to)) {
-          throw new JournalError(
-            'refused',
-            `batch ${batchId}: a move from ${row.state} to ${to} is not allowed`,
-          );
-        }
-        const moved = await tx.rows(statements.moveBatch, { id: batchId, from: row.state, to });
-        if (moved.length !== 1)
-          throw new JournalError('refused', `batch ${batchId}: not ${row.state} any more`);
-      }),
-
     history: async (orderId) =>
       (
         await pooled.rows<
@@ -359,27 +306,12 @@ export async function openPostgresJournal(
     },
 
     ...createPayouts(pool, pooled, clock),
+    ...createBatches(pool, pooled, clock),
 
-    batches: notYet('batches'),
-    batchesOf: notYet('batchesOf'),
-    batchesIn: notYet('batchesIn'),
     latestOfName: notYet('latestOfName'),
-    batchForFile: notYet('batchForFile'),
-    finishBatch: notYet('finishBatch'),
-    resultName: notYet('resultName'),
-    setAwaitingName: notYet('setAwaitingName'),
-    recordLines: notYet('recordLines'),
-    linesOfBatch: notYet('linesOfBatch'),
-    recordBatchEvent: notYet('recordBatchEvent'),
-    batchEvents: notYet('batchEvents'),
-    approveBatch: notYet('approveBatch'),
     refuseBatch: notYet('refuseBatch'),
-    fundBatch: notYet('fundBatch'),
-    underfundBatch: notYet('underfundBatch'),
-    queuedByBatch: notYet('queuedByBatch'),
     correctBatch: notYet('correctBatch'),
     releaseHolds: notYet('releaseHolds'),
-    supersededBy: notYet('supersededBy'),
     frozenFor: notYet('frozenFor'),
     failedRepeatOf: notYet('failedRepeatOf'),
     lookUpNeverSent: notYet('lookUpNeverSent'),

@@ -14,7 +14,9 @@ import { admit, documentKey, payloadHash } from '../admission.js';
 import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { isResumed, planAdmission } from '../rules/admission.js';
-import type { RowState } from '../states.js';
+import { claimRange, coverKeyOf, holdAtClaim } from '../rules/cover.js';
+import { QUEUED_COLUMNS, queuedFactsOf, type QueuedRow } from '../sqlite/admitting.js';
+import { RETRYABLE, type RowState } from '../states.js';
 import type {
   AdmissionRules,
   AdmittedPayout,
@@ -24,15 +26,7 @@ import type {
   PayoutInput,
 } from '../types.js';
 import { inTransaction, type Runner } from './connection.js';
-import {
-  CLAIM_COLUMNS,
-  rowsOn,
-  toClaim,
-  toPayout,
-  type ClaimRow,
-  type CoverKey,
-  type Rows,
-} from './rows.js';
+import { CLAIM_COLUMNS, rowsOn, toClaim, toPayout, type ClaimRow, type Rows } from './rows.js';
 import { AT, statement } from './sql.js';
 import type pg from 'pg';
 
@@ -54,13 +48,6 @@ type Payouts = Pick<
   | 'move'
   | 'moveMany'
 >;
-
-const coverKeyOf = (request: CashOutRequest, reference: string | undefined): CoverKey => ({
-  orderId: request.orderId,
-  document: documentKey(request.cpfCnpj),
-  valueCents: request.value,
-  reference: reference ?? null,
-});
 
 interface Now {
   now: number | null;
@@ -165,17 +152,24 @@ const statements = {
   admissionLock: statement('admission-lock', `SELECT pg_advisory_xact_lock(31, 1)`),
   // The claim: queued rows of open batches in file order, locked as they are read, rows
   // another claim holds skipped; each stamped with a fresh epoch, its owner and lease.
-  claimQueued: statement<Now & { owner: string; leaseMs: number; limit: number }>(
+  // The rows a claim may take: queued rows of open batches in file order, locked as they
+  // are read, rows another claim holds skipped. A recovering journal sends directly only
+  // rows it has sent before (a 429 put back): the others are looked up first.
+  queued: statement<{ limit: number }>(
+    'claim-candidates',
+    `SELECT ${QUEUED_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id
+     WHERE p.state = 'queued' AND b.state = 'open'
+       AND (p.attempts > 0 OR (SELECT recovery_since FROM identity WHERE id = 1) IS NULL)
+     ORDER BY p.batch_id, p.line LIMIT @limit
+     FOR UPDATE OF p SKIP LOCKED`,
+  ),
+  // Each row claimed stamped with a fresh epoch as its fence, its owner and lease.
+  claimQueued: statement<Now & { ids: number[]; owner: string; leaseMs: number }>(
     'claim-queued',
-    `WITH picked AS (
-       SELECT p.id FROM payouts p JOIN batches b ON b.id = p.batch_id
-       WHERE p.state = 'queued' AND b.state = 'open'
-       ORDER BY p.batch_id, p.line LIMIT @limit
-       FOR UPDATE OF p SKIP LOCKED)
-     UPDATE payouts p SET state = 'sending', attempts = attempts + 1, not_found = 0,
+    `UPDATE payouts p SET state = 'sending', attempts = attempts + 1, not_found = 0,
        last_sent_at = ${AT}, updated_at = ${AT}, lease_owner = @owner,
        lease_until = ${AT} + @leaseMs, fence = nextval('claim_epochs')
-     FROM picked WHERE p.id = picked.id
+     WHERE p.id = ANY(@ids::bigint[]) AND p.state = 'queued'
      RETURNING ${CLAIM_COLUMNS.split(', ')
        .map((column) => `p.${column}`)
        .join(', ')}`,
@@ -331,13 +325,37 @@ async function applyMove(tx: Runner, rows: Rows, move: Move, now: number | null)
   );
   if (!row || row.fence !== move.fence) return false;
   const from = row.state;
-  return rows.guardedMove(
+  const moved = await rows.guardedMove(
     move.orderId,
     from,
     move.to,
     from === move.to ? null : english(move.reason),
     () => tx.rows(statements.move, moveParams({ ...move, from }, now)),
   );
+  if (moved && from !== move.to && RETRYABLE.includes(move.to)) {
+    await rows.uncoverRowsOf(move.orderId);
+  }
+  return moved;
+}
+
+/**
+ * The cover rule once more, inside a claim's transaction (the SQLite store's heldAtClaim):
+ * a queued row another file's earlier payout now covers is held, not sent; a row a person
+ * released is weighed only against what was journaled after it and the repeat they confirmed.
+ */
+export async function heldAtClaim(
+  rows: Rows,
+  row: QueuedRow,
+  rules: AdmissionRules,
+  when: 'claimed' | 'correctionAnswered' = 'claimed',
+): Promise<boolean> {
+  const facts = queuedFactsOf(row);
+  const covering = await rows.coveringOf(facts.key, facts.batchId, rules, claimRange(facts));
+  if (!covering) return false;
+  const fileName = (await rows.batchRow(row.batch_id))?.file_name ?? '';
+  const hold = holdAtClaim(facts, covering, fileName, rules, when);
+  await rows.holdQueuedRow(row.order_id, 'duplicate', hold.said, hold);
+  return true;
 }
 
 export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number | null): Payouts {
@@ -360,11 +378,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
     if (isResumed(previous, { batchId: batch.id, line, hash })) {
       return { orderId: request.orderId, line, admission: 'same' as const };
     }
-    const covering = await rows.coveringOf(
-      coverKeyOf(request, payout.reference),
-      batch.id,
-      rules.duplicateWindowMs,
-    );
+    const covering = await rows.coveringOf(coverKeyOf(request, payout.reference), batch.id, rules);
     const plan = planAdmission(batch, payout, { previous, covering, hash }, rules.hintFlags);
     switch (plan.write) {
       case 'insert': {
@@ -460,7 +474,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
       const rows = rowsOn(pooled, clock());
       return admit(
         await rows.knownOf(request.orderId, nameKey),
-        await rows.coveringOf(coverKeyOf(request, reference), 0, rules.duplicateWindowMs),
+        await rows.coveringOf(coverKeyOf(request, reference), 0, rules),
         payloadHash(request),
       );
     },
@@ -470,21 +484,26 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
       return row && toPayout(row);
     },
 
-    claimToSend: (owner, limit, leaseMs, rules, answers = []) => {
-      if (rules) {
-        // The cover rule at claim (sqlite/admitting.ts heldAtClaim) is not kept here yet.
-        throw new JournalError(
-          'refused',
-          'the cover rule at claim is not yet kept by the PostgreSQL journal',
-        );
-      }
-      return transaction(async (tx, rows, now) => {
+    claimToSend: (owner, limit, leaseMs, rules, answers = []) =>
+      transaction(async (tx, rows, now) => {
         for (const answer of answers) await applyMove(tx, rows, answer, now);
+        // The cover rule reads what admissions and other claims write: one at a time.
+        if (rules) await tx.rows(statements.admissionLock, {});
+        const queued = await tx.rows<QueuedRow, { limit: number }>(statements.queued, { limit });
+        const sendable: QueuedRow[] = [];
+        for (const row of queued) {
+          if (!rules || !(await heldAtClaim(rows, row, rules))) sendable.push(row);
+        }
+        if (sendable.length === 0) return [];
         rows.allowMove('queued', 'sending', owner);
         const claimed = await tx.rows<
           ClaimRow,
-          Now & { owner: string; leaseMs: number; limit: number }
-        >(statements.claimQueued, { now, owner, leaseMs, limit });
+          Now & { ids: number[]; owner: string; leaseMs: number }
+        >(statements.claimQueued, { now, ids: sendable.map((row) => row.id), owner, leaseMs });
+        // Read queued and locked in this very transaction: none can have moved since.
+        if (claimed.length !== sendable.length) {
+          throw new JournalError('refused', `${owner}: rows claimed moved meanwhile`);
+        }
         // In file order: RETURNING gives none.
         claimed.sort((a, b) => a.batch_id - b.batch_id || a.line - b.line);
         await rows.auditMany(
@@ -496,8 +515,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
           })),
         );
         return claimed.map(toClaim);
-      });
-    },
+      }),
 
     unclaim: (claims, reason) =>
       transaction(async (tx, rows, now) => {

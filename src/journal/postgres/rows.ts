@@ -6,22 +6,32 @@
 import type { CashOutRequest } from '../../gateway/contract.js';
 import type { Said } from '../../messages/said.js';
 import { keptMessage } from '../kept-message.js';
-import { isPeriod } from '../../csv/reference.js';
 import type { Covering, Known } from '../admission.js';
 import { JournalError } from '../journal-error.js';
-import { canMove, MAY_MOVE_MONEY, SENT, type HoldReason, type RowState } from '../states.js';
-import type { BatchLine, Claim, PayoutRecord } from '../types.js';
+import { canMove, type HoldReason, type RowState } from '../states.js';
+import { canMoveBatch, type BatchState } from '../batch-states.js';
+import { failedBeforeSaid } from '../admission.js';
+import { auditReasonOf, type PlannedMove, type RuleFields } from '../rules/plan.js';
+import {
+  coverOf,
+  coverSince,
+  WHOLE_JOURNAL,
+  type CoverCandidate,
+  type CoverKey,
+} from '../rules/cover.js';
+import type { AdmissionRules, BatchLine, Claim, PayoutRecord } from '../types.js';
 // The row shapes both stores read alike, and their mapping to the journal's types.
 import {
+  COVERING_COLUMNS,
   reasonColumn,
   saidOf,
   toCovering,
   type BatchRow,
   type CoveringRow,
 } from '../sqlite/context.js';
-import { saidJson } from '../sqlite/rows.js';
+import { saidJson, toCandidate, type CandidateRow } from '../sqlite/rows.js';
 import type { Runner } from './connection.js';
-import { AT, inList, statement } from './sql.js';
+import { AT, statement } from './sql.js';
 
 /** The request's fields as columns, and the request they give back. */
 export const REQUEST_COLUMNS =
@@ -105,57 +115,88 @@ export const toPayout = (row: PayoutRow): PayoutRecord => ({
   leaseUntil: row.lease_until,
 });
 
-/** What the cover rule weighs a row by (see sqlite/rows.ts, whose rule this is too). */
-export interface CoverKey {
-  orderId: string;
-  document: string;
-  valueCents: number;
-  reference: string | null;
-}
+/**
+ * A possible cover's columns (sqlite/rows.ts CandidateRow): the rows that name it as
+ * their cover come back as JSON text, as SQLite gives them.
+ */
+const CANDIDATE_COLUMNS = `p.order_id, p.batch_id, p.line, p.state, p.admitted_at,
+  p.transaction_id, p.value_cents, b.file_name, p.reference, p.id AS journal_order,
+  p.last_sent_at, p.updated_at, b.state AS batch_state,
+  COALESCE((SELECT json_agg(json_build_array(c.state, cb.state))
+   FROM payouts c JOIN batches cb ON cb.id = c.batch_id WHERE c.covered_by = p.order_id),
+   '[]'::json)::text AS covered_rows`;
 
-const WITHIN_WINDOW = `(GREATEST(COALESCE(p.last_sent_at, 0), p.updated_at) >= ${AT} - @windowMs
-      OR (p.state = 'queued' AND p.last_sent_at IS NULL))`;
+/** The payouts that `match` a key, of batches other than @batchId (the cover rule weighs them). */
+const candidatesOf = (match: string): string =>
+  ['p.batch_id < @batchId', 'p.batch_id > @batchId']
+    .map(
+      (range) => `SELECT ${CANDIDATE_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id
+      WHERE ${match} AND ${range}`,
+    )
+    .join(' UNION ALL ');
 
-function coveringIn(files: string, match: string): string {
-  return `
-    SELECT p.order_id, p.batch_id, p.line, p.state, p.admitted_at, p.transaction_id,
-      p.value_cents, b.file_name, p.reference, p.id AS journal_order
-    FROM payouts p JOIN batches b ON b.id = p.batch_id
-    WHERE ${match} AND ${files}
-      AND (p.id < @before OR p.state IN (${inList(SENT)})) AND p.id > @after
-      AND p.order_id <> @orderId
-      AND p.state IN (${inList(MAY_MOVE_MONEY)})
-      AND b.state NOT IN ('refused', 'unusable')
-      AND NOT EXISTS (
-        SELECT 1 FROM payouts c JOIN batches cb ON cb.id = c.batch_id
-        WHERE c.covered_by = p.order_id AND c.state IN ('held', 'covered')
-          AND cb.state NOT IN ('refused', 'unusable'))`;
-}
+const BY_AMOUNT = 'p.document = @document AND p.value_cents = @value';
 
-const BY_AMOUNT = `p.document = @document AND p.value_cents = @value AND ${WITHIN_WINDOW}`;
-const BY_REFERENCE = `p.document = @document AND p.reference = @reference
-      AND (NOT @period::boolean OR p.value_cents = @value)`;
-
-const firstCovering = (matches: readonly string[]): string =>
-  `${matches
-    .flatMap((match) => [
-      `(${coveringIn('p.batch_id < @batchId', match)})`,
-      `(${coveringIn('p.batch_id > @batchId', match)})`,
-    ])
-    .join(' UNION ALL ')} ORDER BY journal_order LIMIT 1`;
-
-interface CoveringParams {
+interface CandidateParams {
   document: string;
   value: number;
-  now: number | null;
-  windowMs: number;
   batchId: number;
-  orderId: string;
-  before: number;
-  after: number;
+}
+
+interface HoldQueuedParams {
+  now: number | null;
+  batchId: number;
+  reason: HoldReason;
+  message: string | null;
+  said: string | null;
 }
 
 const statements = {
+  // A row moved by the rules on who is paid (never by an answer of the gateway).
+  setRow: statement<{
+    orderId: string;
+    from: RowState;
+    to: RowState;
+    holdReason: HoldReason | null;
+    coveredBy: string | null;
+    message: string | null;
+    said: string | null;
+    supersededBy: number | null;
+    now: number | null;
+  }>(
+    'set-row',
+    `UPDATE payouts SET state = @to, hold_reason = @holdReason, covered_by = @coveredBy,
+       message = @message, said = @said, superseded_by = @supersededBy, updated_at = ${AT}
+     WHERE order_id = @orderId AND state = @from RETURNING id`,
+  ),
+  holdQueued: statement<HoldQueuedParams>(
+    'hold-queued',
+    `UPDATE payouts SET state = 'held', hold_reason = @reason,
+       message = COALESCE(@message, message),
+       said = CASE WHEN @message::text IS NULL THEN said ELSE @said END, updated_at = ${AT}
+     WHERE batch_id = @batchId AND state = 'queued'
+     RETURNING id, order_id`,
+  ),
+  moveBatch: statement<{ batchId: number; from: BatchState; to: BatchState }>(
+    'move-batch',
+    `UPDATE batches SET state = @to WHERE id = @batchId AND state = @from RETURNING id`,
+  ),
+  // The rows a payout covers, and those they cover in turn (a copy of a copy).
+  coveredBy: statement<{ orderId: string }>(
+    'covered-by',
+    `WITH RECURSIVE chain (order_id, batch_id) AS (
+       SELECT order_id, batch_id FROM payouts WHERE covered_by = @orderId AND state = 'covered'
+       UNION
+       SELECT p.order_id, p.batch_id FROM payouts p JOIN chain c ON p.covered_by = c.order_id
+       WHERE p.state = 'covered')
+     SELECT order_id, batch_id FROM chain`,
+  ),
+  coveringRow: statement<{ orderId: string }>(
+    'covering-row',
+    `SELECT ${COVERING_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id
+     WHERE p.order_id = @orderId`,
+  ),
+  at: statement<{ now: number | null }>('at', `SELECT ${AT} AS at`),
   auditById: statement<{
     id: number;
     now: number | null;
@@ -190,10 +231,11 @@ const statements = {
     `SELECT p.payload_hash, p.state, p.batch_id, p.line, p.admitted_at, b.file_name, b.name_key
      FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = @orderId`,
   ),
-  covering: statement<CoveringParams>('covering', firstCovering([BY_AMOUNT])),
-  coveringReferenced: statement<CoveringParams & { reference: string; period: boolean }>(
-    'covering-referenced',
-    firstCovering([BY_REFERENCE, `${BY_AMOUNT} AND p.reference IS NULL`]),
+  byAmount: statement<CandidateParams>('cover-by-amount', candidatesOf(BY_AMOUNT)),
+  byReference: statement<CandidateParams & { reference: string }>(
+    'cover-by-reference',
+    `${candidatesOf('p.document = @document AND p.reference = @reference')} UNION ALL
+     ${candidatesOf(`${BY_AMOUNT} AND p.reference IS NULL`)}`,
   ),
   insertLine: statement<{
     batchId: number;
@@ -282,23 +324,166 @@ export function rowsOn(tx: Runner, now: number | null) {
     return (await tx.rows<BatchRow, { id: number }>(statements.batch, { id }))[0];
   }
 
-  return {
-    auditById,
-    /** One entry each for rows moved together from `from` to `to`, in the order given. */
-    auditMany: async (
-      from: RowState,
-      to: RowState,
-      moved: readonly { id: number; reason: Said }[],
-    ): Promise<void> => {
-      if (moved.length === 0) return;
-      await tx.count(statements.auditMany, {
-        ids: moved.map((row) => row.id),
-        now,
+  /** The journal's time in this transaction: its clock's, or the database's. */
+  async function at(): Promise<number> {
+    if (now !== null) return now;
+    const [row] = await tx.rows<{ at: number }, { now: null }>(statements.at, { now: null });
+    if (!row) throw new JournalError('unavailable', 'the database gave no time');
+    return row.at;
+  }
+
+  /** One entry each for rows moved together from `from` to `to`, in the order given. */
+  async function auditMany(
+    from: RowState,
+    to: RowState,
+    moved: readonly { id: number; reason: Said }[],
+  ): Promise<void> {
+    if (moved.length === 0) return;
+    await tx.count(statements.auditMany, {
+      ids: moved.map((row) => row.id),
+      now,
+      from,
+      to,
+      reasons: moved.map((row) => reasonColumn(row.reason)),
+    });
+  }
+
+  /** A guarded move of a row this transaction has just read in `from`: it must happen. */
+  async function mustMove(
+    orderId: string,
+    from: RowState,
+    to: RowState,
+    reason: Said,
+    write: () => Promise<{ id: number }[]>,
+  ): Promise<void> {
+    if (!(await guardedMove(orderId, from, to, reason, write))) {
+      throw new JournalError('refused', `${orderId}: not ${from} any more`);
+    }
+  }
+
+  /**
+   * Rows moved together by one guarded UPDATE ... RETURNING id, order_id: the move checked
+   * once, each row audited with `reason`.
+   */
+  async function movedTogether<R extends { id: number; order_id: string }>(
+    from: RowState,
+    to: RowState,
+    reason: Said,
+    write: () => Promise<R[]>,
+  ): Promise<R[]> {
+    allowMove(from, to, 'rows');
+    const moved = await write();
+    await auditMany(
+      from,
+      to,
+      moved.map((row) => ({ id: row.id, reason })),
+    );
+    return moved;
+  }
+
+  /** One guarded batch move: checked against the batch transition table, guarded by the state read. */
+  async function moveBatch(batchId: number, to: BatchState): Promise<void> {
+    const from = (await batchRow(batchId))?.state;
+    if (from === undefined)
+      throw new JournalError('refused', `batch ${batchId} is not in the journal`);
+    if (!canMoveBatch(from, to)) {
+      throw new JournalError(
+        'refused',
+        `batch ${batchId}: a move from ${from} to ${to} is not allowed`,
+      );
+    }
+    if ((await tx.count(statements.moveBatch, { batchId, from, to })) !== 1) {
+      throw new JournalError('refused', `batch ${batchId}: not ${from} any more`);
+    }
+  }
+
+  /** Moves a row for a rule on who is paid. */
+  async function moveRow(
+    orderId: string,
+    from: RowState,
+    to: RowState,
+    fields: RuleFields,
+    reason: Said,
+  ): Promise<void> {
+    await mustMove(orderId, from, to, reason, () =>
+      tx.rows(statements.setRow, {
+        orderId,
         from,
         to,
-        reasons: moved.map((row) => reasonColumn(row.reason)),
-      });
+        holdReason: fields.holdReason ?? null,
+        coveredBy: fields.coveredBy ?? null,
+        message: fields.said ? keptMessage(fields.said) : null,
+        said: saidJson(fields.said),
+        supersededBy: fields.supersededBy ?? null,
+        now,
+      }),
+    );
+  }
+
+  return {
+    at,
+    mustMove,
+    movedTogether,
+    moveBatch,
+    moveRow,
+    /** Applies a rule's plan: each move guarded by the state the plan read, checked and audited. */
+    async applyPlan(moves: readonly PlannedMove[], why: Said): Promise<void> {
+      for (const move of moves) {
+        await moveRow(
+          move.orderId,
+          move.from,
+          move.to,
+          move.fields,
+          auditReasonOf(move.reason, why),
+        );
+      }
     },
+    /** Holds a batch's queued rows; `said`, where a rule says why, becomes each row's message. */
+    async holdQueuedRows(
+      batchId: number,
+      kind: HoldReason,
+      reason: Said,
+      said?: Said,
+    ): Promise<void> {
+      await movedTogether('queued', 'held', reason, () =>
+        tx.rows<{ id: number; order_id: string }, HoldQueuedParams>(statements.holdQueued, {
+          now,
+          batchId,
+          reason: kind,
+          message: said ? keptMessage(said) : null,
+          said: saidJson(said),
+        }),
+      );
+    },
+    /**
+     * Covered follows its cover: the rows a payout covered, directly or through a covered
+     * copy, are held as repeats of it once it definitely did not pay, and a batch already
+     * done opens again (see the SQLite store's uncoverRowsOf).
+     */
+    async uncoverRowsOf(orderId: string): Promise<void> {
+      const covered = await tx.rows<{ order_id: string; batch_id: number }, { orderId: string }>(
+        statements.coveredBy,
+        { orderId },
+      );
+      if (covered.length === 0) return;
+      const [cover] = await tx.rows<CoveringRow, { orderId: string }>(statements.coveringRow, {
+        orderId,
+      });
+      if (!cover) return;
+      const said = failedBeforeSaid(toCovering(cover));
+      for (const row of covered) {
+        await moveRow(
+          row.order_id,
+          'covered',
+          'held',
+          { holdReason: 'failed-before', coveredBy: orderId, said },
+          { code: 'auditCoverEnded', orderId, state: cover.state, said },
+        );
+        if ((await batchRow(row.batch_id))?.state === 'done') await moveBatch(row.batch_id, 'open');
+      }
+    },
+    auditById,
+    auditMany,
     allowMove,
     guardedMove,
     payoutRow,
@@ -372,32 +557,31 @@ export function rowsOn(tx: Runner, now: number | null) {
       );
     },
 
-    /** The payout that would cover a row of this batch (the cover rule: sqlite/rows.ts). */
+    /**
+     * The payouts of other files than batch `batchId` a row of it is weighed against by
+     * the cover rule: of its document, with its amount or (given one) its reference.
+     */
+    async coverCandidates(key: CoverKey, batchId: number): Promise<CoverCandidate[]> {
+      const params = { document: key.document, value: key.valueCents, batchId };
+      const found =
+        key.reference === null
+          ? await tx.rows<CandidateRow, CandidateParams>(statements.byAmount, params)
+          : await tx.rows<CandidateRow, CandidateParams & { reference: string }>(
+              statements.byReference,
+              { ...params, reference: key.reference },
+            );
+      return found.map(toCandidate);
+    },
+
+    /** The payout that covers a row of this batch now, by the cover rule (coverOf). */
     async coveringOf(
       key: CoverKey,
       batchId: number,
-      windowMs: number,
-      before = Number.MAX_SAFE_INTEGER,
-      after = 0,
+      rules: AdmissionRules,
+      range = WHOLE_JOURNAL,
     ): Promise<Covering | undefined> {
-      const params = {
-        document: key.document,
-        value: key.valueCents,
-        now,
-        windowMs,
-        batchId,
-        orderId: key.orderId,
-        before,
-        after,
-      };
-      const [row] =
-        key.reference === null
-          ? await tx.rows<CoveringRow, CoveringParams>(statements.covering, params)
-          : await tx.rows<CoveringRow, CoveringParams & { reference: string; period: boolean }>(
-              statements.coveringReferenced,
-              { ...params, reference: key.reference, period: isPeriod(key.reference) },
-            );
-      return row && toCovering(row);
+      const candidates = await this.coverCandidates(key, batchId);
+      return coverOf(key, batchId, candidates, { since: coverSince(await at(), rules), range });
     },
   };
 }

@@ -5,7 +5,8 @@
  */
 import type { CashOutRequest } from '../../gateway/contract.js';
 import { isPeriod } from '../../csv/reference.js';
-import { documentKey, type Covering } from '../admission.js';
+import { documentKey, duplicateSaid, type Covering } from '../admission.js';
+import type { Said } from '../../messages/said.js';
 import type { BatchState } from '../batch-states.js';
 import { MAY_MOVE_MONEY, RETRYABLE, SENT, type RowState } from '../states.js';
 import type { AdmissionRules } from '../types.js';
@@ -152,6 +153,36 @@ export function claimRange(row: {
   return row.releasedAt === null
     ? { before: row.journalOrder, after: 0 }
     : { before: 0, after: Math.max(row.journalOrder, row.confirmedOrder ?? 0) };
+}
+
+/** A queued row as a claim weighs it again, from the store's columns of it. */
+export interface QueuedFacts {
+  key: CoverKey;
+  batchId: number;
+  journalOrder: number;
+  releasedAt: number | null;
+  /** Of a released row: the journal order of the payout the person said it repeats. */
+  confirmedOrder: number | null;
+}
+
+/**
+ * Why a claim holds a queued row that `covering` now covers: the row's message, its cover,
+ * and the audit's reason (`when`: a claim, or a person's answer about a copy).
+ */
+export function holdAtClaim(
+  row: QueuedFacts,
+  covering: Covering,
+  fileName: string,
+  rules: AdmissionRules,
+  when: 'claimed' | 'correctionAnswered',
+): { said: Said; coveredBy: string; reason: Said } {
+  const said = duplicateSaid(
+    covering,
+    { id: row.batchId, fileName },
+    { cents: row.key.valueCents, reference: row.key.reference },
+    rules.hintFlags ?? '',
+  );
+  return { said, coveredBy: covering.orderId, reason: { code: 'auditCheckedAgain', when, said } };
 }
 
 /**

@@ -1,13 +1,20 @@
 /** Admission of payouts into the SQLite journal, by the rules on who is paid (admission.ts). */
 import type { CashOutRequest } from '../../gateway/contract.js';
-import { admit, documentKey, duplicateSaid, payloadHash } from '../admission.js';
+import { admit, documentKey, payloadHash } from '../admission.js';
 import { isResumed, planAdmission } from '../rules/admission.js';
 import { keptMessage } from '../kept-message.js';
 import { JournalError } from '../journal-error.js';
 import type { JournalAdmission } from '../journal.js';
 import type { AdmissionRules, AdmittedPayout, PayoutInput } from '../types.js';
 import type { RowState } from '../states.js';
-import { claimRange, coverKeyOf, coverSince, failedRepeated } from '../rules/cover.js';
+import {
+  claimRange,
+  coverKeyOf,
+  coverSince,
+  failedRepeated,
+  holdAtClaim,
+  type QueuedFacts,
+} from '../rules/cover.js';
 import { type Context, type Synchronous } from './context.js';
 import { BY_AMOUNT, candidatesOf, toCandidate, type CandidateRow, type Rows } from './rows.js';
 
@@ -230,29 +237,25 @@ export function heldAtClaim(
   rules: AdmissionRules,
   when: 'claimed' | 'correctionAnswered' = 'claimed',
 ): boolean {
-  const key = {
+  const facts = queuedFactsOf(row);
+  const covering = rows.coveringOf(facts.key, facts.batchId, rules, claimRange(facts));
+  if (!covering) return false;
+  const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
+  const hold = holdAtClaim(facts, covering, fileName, rules, when);
+  rows.holdQueuedRow(row.order_id, 'duplicate', hold.said, hold);
+  return true;
+}
+
+/** What the cover rule weighs a queued row by, from its columns (both stores read them alike). */
+export const queuedFactsOf = (row: QueuedRow): QueuedFacts => ({
+  key: {
     orderId: row.order_id,
     document: row.document,
     valueCents: row.value_cents,
     reference: row.reference,
-  };
-  const range = claimRange({
-    journalOrder: row.id,
-    releasedAt: row.released_at,
-    confirmedOrder: row.confirmed_id,
-  });
-  const covering = rows.coveringOf(key, row.batch_id, rules, range);
-  if (!covering) return false;
-  const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
-  const said = duplicateSaid(
-    covering,
-    { id: row.batch_id, fileName },
-    { cents: row.value_cents, reference: row.reference },
-    rules.hintFlags ?? '',
-  );
-  rows.holdQueuedRow(row.order_id, 'duplicate', said, {
-    coveredBy: covering.orderId,
-    reason: { code: 'auditCheckedAgain', when, said },
-  });
-  return true;
-}
+  },
+  batchId: row.batch_id,
+  journalOrder: row.id,
+  releasedAt: row.released_at,
+  confirmedOrder: row.confirmed_id,
+});

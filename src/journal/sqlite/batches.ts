@@ -29,6 +29,7 @@ import {
   type Synchronous,
 } from './context.js';
 import { coverSince } from '../rules/cover.js';
+import { earlierBatchOf } from '../rules/intake.js';
 import { heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import type { Corrections } from './corrections.js';
 import { saidJson, type Rows } from './rows.js';
@@ -187,27 +188,12 @@ export function createBatches(
     }),
 
     batchForFile: writing((file: ArrivingFile): BatchOfFile => {
-      const earlier = statements.batchesBySha256.all(file.sha256).map(toBatch);
-      const resuming = earlier.find((batch) => batch.state === 'admitting');
-      if (resuming) return { kind: 'resume', batchId: resuming.id, ...derivation(resuming) };
-      // A file an earlier run left in processing/: its rows are followed, not journaled
-      // again. One that has just arrived is a batch of its own whatever its bytes (next
-      // month's fixed payroll may be byte for byte this month's): the rules on who is
-      // paid judge its rows. A waiting batch whose file is in awaiting-approval/ already is
-      // not this one: an approved file's copy of its very bytes must not take it back there.
-      // Of several batches of these bytes, the one read under this name in processing/;
-      // under another name, only an approved file (moved there from approved/). Any
-      // other is a file a run moved in and died before reading: a batch of its own.
-      const candidates = earlier.filter(
-        (batch) =>
-          !file.arrived &&
-          !['unusable', 'refused', 'done'].includes(batch.state) &&
-          !(batch.state === 'awaiting-approval' && batch.awaitingName !== null),
+      const earlier = earlierBatchOf(
+        file,
+        statements.batchesBySha256.all(file.sha256).map(toBatch),
       );
-      const made =
-        candidates.findLast((batch) => batch.fileName === file.name) ??
-        candidates.findLast((batch) => batch.awaitingName !== null);
-      if (made) return { kind: 'same-file', batchId: made.id, ...derivation(made) };
+      if (earlier)
+        return { kind: earlier.kind, batchId: earlier.batch.id, ...derivation(earlier.batch) };
       const nameNumber = (statements.lastNameNumber.get(file.nameKey)?.n ?? 0) + 1;
       const journalId = statements.journalId.get()?.journal_id;
       if (journalId === undefined) throw new JournalError('damaged', 'the journal has no identity');

@@ -5,6 +5,7 @@ import {
   coverOf,
   coverSince,
   failedRepeated,
+  holdAtClaim,
   paidSince,
   WHOLE_JOURNAL,
   type CoverCandidate,
@@ -233,5 +234,22 @@ describe('failedRepeated: a failed payout a row repeats unchanged (rule 5)', () 
     ['beyond the window', failed({ lastSentAt: NOW - 25 * DAY, updatedAt: NOW - 25 * DAY }), false],
   ])('%s', (_, payout, expected) => {
     expect(failedRepeated(row, [payout], since)?.orderId).toBe(expected ? 'a-1' : undefined);
+  });
+});
+
+describe('holdAtClaim: why a claim holds a row another payout now covers', () => {
+  const row = {
+    key: key(),
+    batchId: 2,
+    journalOrder: 7,
+    releasedAt: null,
+    confirmedOrder: null,
+  };
+  it.each(['claimed', 'correctionAnswered'] as const)('names its cover, audited as %s', (when) => {
+    const { covering } = candidate();
+    const hold = holdAtClaim(row, covering, 'folha_final.csv', { duplicateWindowMs: DAY }, when);
+    expect(hold.coveredBy).toBe('a-1');
+    expect(hold.said).toMatchObject({ code: 'heldDuplicate', file: 'folha.csv', line: 2 });
+    expect(hold.reason).toEqual({ code: 'auditCheckedAgain', when, said: hold.said });
   });
 });

@@ -1,0 +1,358 @@
+/**
+ * The batches aggregate of the PostgreSQL journal, as far as it goes: files taken in,
+ * their lines and states, result names, a person's events and approval, and funding.
+ * The decisions are the rules' (../rules/); what reads then writes takes a lock first, so
+ * that two hosts deciding at once decide one after the other.
+ */
+import pg from 'pg';
+import { homeTag } from '../../csv/order-id.js';
+import type { Said } from '../../messages/said.js';
+import type { BatchState } from '../batch-states.js';
+import { JournalError } from '../journal-error.js';
+import type { Journal } from '../journal.js';
+import { earlierBatchOf } from '../rules/intake.js';
+import {
+  english,
+  reasonColumn,
+  reasonOf,
+  saidOf,
+  toBatch,
+  type BatchRow,
+  type LineRow,
+} from '../sqlite/context.js';
+import { saidJson } from '../sqlite/rows.js';
+import type { BatchEvent, BatchInput, BatchRecord } from '../types.js';
+import { inTransaction, type Runner } from './connection.js';
+import { rowsOn, type Rows } from './rows.js';
+import { AT, statement, type Statement } from './sql.js';
+
+type Batches = Pick<
+  Journal,
+  | 'recordBatch'
+  | 'batch'
+  | 'batches'
+  | 'batchesOf'
+  | 'batchesIn'
+  | 'setBatchState'
+  | 'resultName'
+  | 'setAwaitingName'
+  | 'batchForFile'
+  | 'finishBatch'
+  | 'recordLines'
+  | 'linesOfBatch'
+  | 'recordBatchEvent'
+  | 'batchEvents'
+  | 'approveBatch'
+  | 'fundBatch'
+  | 'underfundBatch'
+  | 'queuedByBatch'
+  | 'supersededBy'
+>;
+
+/** A batch as inserted: its problems as JSON, and what its derived orderIds are made with. */
+type InsertBatch = Omit<BatchInput, 'problems'> & {
+  now: number | null;
+  problems: string;
+  nameKey: string | null;
+  nameNumber: number;
+  orderIdHome: string | null;
+};
+
+const statements = {
+  // Files taken in one after another across the cluster, as admissions are (payouts.ts).
+  intakeLock: statement('intake-lock', `SELECT pg_advisory_xact_lock(31, 1)`),
+  // Result names given one at a time: two batches never take one name.
+  resultNameLock: statement('result-name-lock', `SELECT pg_advisory_xact_lock(31, 2)`),
+  insertBatch: statement<InsertBatch>(
+    'insert-batch',
+    `INSERT INTO batches (file_name, sha256, received_at, state, rows, valid, invalid,
+       total_cents, problems, name_key, name_number, order_id_home)
+     VALUES (@fileName, @sha256, ${AT}, @state, @rows, @valid, @invalid, @totalCents,
+       @problems, @nameKey, @nameNumber, @orderIdHome)
+     RETURNING id`,
+  ),
+  journalId: statement('journal-id', `SELECT journal_id FROM identity WHERE id = 1`),
+  lastNameNumber: statement<{ nameKey: string }>(
+    'last-name-number',
+    `SELECT COALESCE(MAX(name_number), 0) AS n FROM batches WHERE name_key = @nameKey`,
+  ),
+  bySha256: statement<{ sha256: string }>(
+    'batches-by-sha256',
+    `SELECT * FROM batches WHERE sha256 = @sha256 ORDER BY id`,
+  ),
+  inState: statement<{ state: BatchState }>(
+    'batches-in-state',
+    `SELECT * FROM batches WHERE state = @state ORDER BY id`,
+  ),
+  named: statement<{ fileName: string }>(
+    'batches-named',
+    `SELECT * FROM batches WHERE file_name = @fileName ORDER BY id`,
+  ),
+  all: statement('all-batches', `SELECT * FROM batches ORDER BY id`),
+  batchForUpdate: statement<{ id: number }>(
+    'batch-for-update',
+    `SELECT * FROM batches WHERE id = @id FOR UPDATE`,
+  ),
+  resultNameTaken: statement<{ name: string }>(
+    'result-name-taken',
+    `SELECT 1 FROM batches WHERE result_name = @name`,
+  ),
+  setResultName: statement<{ name: string; id: number }>(
+    'set-result-name',
+    `UPDATE batches SET result_name = @name WHERE id = @id`,
+  ),
+  setAwaitingName: statement<{ name: string; id: number }>(
+    'set-awaiting-name',
+    `UPDATE batches SET awaiting_name = @name WHERE id = @id`,
+  ),
+  setHeldBecause: statement<{ heldBecause: string | null; id: number }>(
+    'set-held-because',
+    `UPDATE batches SET held_because = @heldBecause WHERE id = @id`,
+  ),
+  finishBatch: statement<{
+    id: number;
+    rows: number;
+    valid: number;
+    invalid: number;
+    totalCents: number;
+    problems: string;
+  }>(
+    'finish-batch',
+    `UPDATE batches SET rows = @rows, valid = @valid, invalid = @invalid,
+       total_cents = @totalCents, problems = @problems
+     WHERE id = @id`,
+  ),
+  queuedByBatch: statement(
+    'queued-by-batch',
+    `SELECT p.batch_id, SUM(p.value_cents)::bigint AS cents, COUNT(*)::bigint AS count
+     FROM payouts p JOIN batches b ON b.id = p.batch_id
+     WHERE (p.state = 'queued' AND b.state = 'open')
+       OR (p.state = 'held' AND b.state = 'underfunded'
+         AND (p.hold_reason = 'balance' OR p.hold_reason IS NULL))
+     GROUP BY p.batch_id ORDER BY p.batch_id`,
+  ),
+  // Only what the balance check held (rows held before reasons were kept have none).
+  releaseHeld: statement<{ now: number | null; batchId: number }>(
+    'release-held',
+    `UPDATE payouts SET state = 'queued', hold_reason = NULL, updated_at = ${AT}
+     WHERE batch_id = @batchId AND state = 'held'
+       AND (hold_reason = 'balance' OR hold_reason IS NULL)
+     RETURNING id, order_id`,
+  ),
+  linesOfBatch: statement<{ batchId: number }>(
+    'lines-of-batch',
+    `SELECT * FROM batch_lines WHERE batch_id = @batchId ORDER BY line`,
+  ),
+  addEvent: statement<{
+    batchId: number;
+    now: number | null;
+    event: string;
+    by: string;
+    detail: string;
+  }>(
+    'add-batch-event',
+    `INSERT INTO batch_events (batch_id, at, event, by, detail)
+     VALUES (@batchId, ${AT}, @event, @by, @detail)`,
+  ),
+  events: statement<{ batchId: number }>(
+    'batch-events',
+    `SELECT at, event, by, detail FROM batch_events WHERE batch_id = @batchId ORDER BY id`,
+  ),
+  supersededBy: statement<{ batchId: number }>(
+    'superseded-by',
+    `SELECT * FROM batches WHERE id IN (
+       SELECT superseded_by FROM payouts WHERE batch_id = @batchId AND state = 'superseded')
+     ORDER BY id`,
+  ),
+};
+
+const batchesOf = async <P extends object>(runner: Runner, sql: Statement<P>, params: P) =>
+  (await runner.rows<BatchRow, P>(sql, params)).map(toBatch);
+
+/** What a batch's derived orderIds are made with, beside its name stem. */
+const derivation = (batch: BatchRecord) => ({
+  nameNumber: batch.nameNumber,
+  orderIdHome: batch.orderIdHome,
+});
+
+export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number | null): Batches {
+  const transaction = <T>(work: (tx: Runner, rows: Rows, now: number | null) => Promise<T>) => {
+    const now = clock();
+    return inTransaction(pool, (tx) => work(tx, rowsOn(tx, now), now));
+  };
+  const insertBatch = async (tx: Runner, batch: InsertBatch): Promise<number> => {
+    const [row] = await tx.rows<{ id: number }, InsertBatch>(statements.insertBatch, batch);
+    if (!row) throw new JournalError('refused', `${batch.fileName}: not recorded`);
+    return row.id;
+  };
+  /** The batch, locked until the transaction ends: a person's answers to it come one at a time. */
+  const lockedBatch = async (tx: Runner, id: number) =>
+    (await tx.rows<BatchRow, { id: number }>(statements.batchForUpdate, { id }))[0];
+
+  return {
+    recordBatch: (batch, lines) =>
+      transaction(async (tx, rows, now) => {
+        const id = await insertBatch(tx, {
+          ...batch,
+          now,
+          problems: JSON.stringify(batch.problems),
+          // Recorded whole, not read from a named file: no part in the same-name rule.
+          nameKey: null,
+          nameNumber: 1,
+          orderIdHome: null,
+        });
+        await rows.insertLines(id, lines);
+        return id;
+      }),
+
+    batch: async (batchId) => {
+      const row = await rowsOn(pooled, clock()).batchRow(batchId);
+      return row && toBatch(row);
+    },
+
+    batches: (fileName) =>
+      fileName === undefined
+        ? batchesOf(pooled, statements.all, {})
+        : batchesOf(pooled, statements.named, { fileName }),
+
+    batchesOf: (sha256) => batchesOf(pooled, statements.bySha256, { sha256 }),
+
+    batchesIn: (state) => batchesOf(pooled, statements.inState, { state }),
+
+    setBatchState: (batchId, state) => transaction((_tx, rows) => rows.moveBatch(batchId, state)),
+
+    resultName: (batchId, candidates) =>
+      transaction(async (tx) => {
+        await tx.rows(statements.resultNameLock, {});
+        const row = await lockedBatch(tx, batchId);
+        if (row?.result_name) return row.result_name;
+        for (const name of candidates) {
+          if ((await tx.rows(statements.resultNameTaken, { name })).length > 0) continue;
+          await tx.count(statements.setResultName, { name, id: batchId });
+          return name;
+        }
+        throw new JournalError('refused', `batch ${batchId}: no free result file name`);
+      }),
+
+    setAwaitingName: async (batchId, name) => {
+      await pooled.count(statements.setAwaitingName, { name, id: batchId });
+    },
+
+    batchForFile: (file) =>
+      transaction(async (tx, _rows, now) => {
+        await tx.rows(statements.intakeLock, {});
+        const made = earlierBatchOf(file, await batchesOf(tx, statements.bySha256, file));
+        if (made) return { kind: made.kind, batchId: made.batch.id, ...derivation(made.batch) };
+        const [last] = await tx.rows<{ n: number }, { nameKey: string }>(
+          statements.lastNameNumber,
+          { nameKey: file.nameKey },
+        );
+        const nameNumber = (last?.n ?? 0) + 1;
+        const [identity] = await tx.rows<{ journal_id: string }, object>(statements.journalId, {});
+        if (!identity) throw new JournalError('damaged', 'the journal has no identity');
+        const orderIdHome = homeTag(identity.journal_id);
+        const batchId = await insertBatch(tx, {
+          now,
+          fileName: file.name,
+          sha256: file.sha256,
+          state: 'admitting',
+          rows: 0,
+          valid: 0,
+          invalid: 0,
+          totalCents: 0,
+          problems: '[]',
+          nameKey: file.nameKey,
+          nameNumber,
+          orderIdHome,
+        });
+        return { kind: 'new', batchId, nameNumber, orderIdHome };
+      }),
+
+    finishBatch: (batchId, figures, holdReason, rules) =>
+      transaction(async (tx, rows) => {
+        if (figures.state === 'held' || figures.state === 'unusable') {
+          await rows.holdQueuedRows(batchId, 'file', english(holdReason ?? figures.state));
+        } else if (rules) {
+          // The corrected-copy and same-name rules (sqlite/corrections.ts) are not kept here yet.
+          throw new JournalError(
+            'refused',
+            'the corrected-copy rules are not yet kept by the PostgreSQL journal',
+          );
+        }
+        await rows.moveBatch(batchId, figures.state);
+        await tx.count(statements.finishBatch, {
+          ...figures,
+          id: batchId,
+          problems: JSON.stringify(figures.problems),
+        });
+      }),
+
+    recordLines: (batchId, lines) => transaction((_tx, rows) => rows.insertLines(batchId, lines)),
+
+    linesOfBatch: async (batchId) =>
+      (await pooled.rows<LineRow, { batchId: number }>(statements.linesOfBatch, { batchId })).map(
+        (row) => ({
+          line: row.line,
+          kind: row.kind,
+          orderId: row.order_id,
+          column: row.column_heading,
+          message: row.message,
+          ...(row.said === null ? {} : { said: saidOf(row.said) }),
+        }),
+      ),
+
+    recordBatchEvent: async (batchId, event, by, detail) => {
+      await pooled.count(statements.addEvent, {
+        batchId,
+        now: clock(),
+        event,
+        by,
+        detail: reasonColumn(english(detail)),
+      });
+    },
+
+    batchEvents: async (batchId) =>
+      (
+        await pooled.rows<Omit<BatchEvent, 'detail'> & { detail: string }, { batchId: number }>(
+          statements.events,
+          { batchId },
+        )
+      ).map((row) => ({ ...row, detail: reasonOf(row.detail) })),
+
+    approveBatch: (batchId) =>
+      transaction(async (tx, rows) => {
+        if ((await lockedBatch(tx, batchId))?.state !== 'awaiting-approval') return false;
+        await rows.moveBatch(batchId, 'open');
+        return true;
+      }),
+
+    fundBatch: (batchId) =>
+      transaction(async (tx, rows, now) => {
+        await rows.movedTogether('held', 'queued', { code: 'auditBalanceCovers' }, () =>
+          tx.rows<{ id: number; order_id: string }, { now: number | null; batchId: number }>(
+            statements.releaseHeld,
+            { now, batchId },
+          ),
+        );
+        await rows.moveBatch(batchId, 'open');
+        await tx.count(statements.setHeldBecause, { heldBecause: null, id: batchId });
+      }),
+
+    underfundBatch: (batchId, why: Said) =>
+      transaction(async (tx, rows) => {
+        await rows.holdQueuedRows(batchId, 'balance', why);
+        await rows.moveBatch(batchId, 'underfunded');
+        await tx.count(statements.setHeldBecause, { heldBecause: saidJson(why), id: batchId });
+      }),
+
+    queuedByBatch: async () =>
+      (
+        await pooled.rows<{ batch_id: number; cents: number; count: number }, object>(
+          statements.queuedByBatch,
+          {},
+        )
+      ).map((row) => ({ batchId: row.batch_id, cents: row.cents, count: row.count })),
+
+    supersededBy: (batchId) => batchesOf(pooled, statements.supersededBy, { batchId }),
+  };
+}
