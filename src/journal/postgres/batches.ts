@@ -10,7 +10,9 @@ import type { Said } from '../../messages/said.js';
 import type { BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
+import { standingBatches } from '../rules/correction.js';
 import { earlierBatchOf } from '../rules/intake.js';
+import { toHeldRow, toHoldSummary, type HeldRowRow, type HoldsRow } from '../sqlite/reports.js';
 import {
   english,
   reasonColumn,
@@ -47,6 +49,9 @@ type Batches = Pick<
   | 'underfundBatch'
   | 'queuedByBatch'
   | 'supersededBy'
+  | 'latestOfName'
+  | 'holdsOfBatch'
+  | 'heldRowsOfBatch'
 >;
 
 /** A batch as inserted: its problems as JSON, and what its derived orderIds are made with. */
@@ -157,6 +162,29 @@ const statements = {
   events: statement<{ batchId: number }>(
     'batch-events',
     `SELECT at, event, by, detail FROM batch_events WHERE batch_id = @batchId ORDER BY id`,
+  ),
+  ofName: statement<{ nameKey: string }>(
+    'batches-of-name',
+    `SELECT * FROM batches WHERE name_key = @nameKey ORDER BY id DESC`,
+  ),
+  // One row's words beside the counts: the first message, and the value of that row.
+  holdsOfBatch: statement<{ batchId: number }>(
+    'holds-of-batch',
+    `SELECT hold_reason, COUNT(*)::bigint AS n, SUM(value_cents)::bigint AS cents,
+       MIN(message) AS message, (array_agg(said ORDER BY message NULLS LAST))[1] AS said
+     FROM payouts WHERE batch_id = @batchId AND state = 'held'
+     GROUP BY hold_reason ORDER BY hold_reason`,
+  ),
+  heldRowsOfBatch: statement<{ batchId: number }>(
+    'held-rows-of-batch',
+    `SELECT p.order_id, p.line, p.name, p.value_cents, p.hold_reason, p.message, p.said,
+       c.order_id AS repeats_order_id, c.batch_id AS repeats_batch_id,
+       cb.file_name AS repeats_file_name, c.line AS repeats_line, c.admitted_at AS repeats_at,
+       c.state AS repeats_state
+     FROM payouts p
+       LEFT JOIN payouts c ON c.order_id = p.covered_by
+       LEFT JOIN batches cb ON cb.id = c.batch_id
+     WHERE p.batch_id = @batchId AND p.state = 'held' ORDER BY p.line`,
   ),
   supersededBy: statement<{ batchId: number }>(
     'superseded-by',
@@ -354,5 +382,18 @@ export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number
       ).map((row) => ({ batchId: row.batch_id, cents: row.cents, count: row.count })),
 
     supersededBy: (batchId) => batchesOf(pooled, statements.supersededBy, { batchId }),
+
+    latestOfName: async (nameKey) =>
+      standingBatches(await batchesOf(pooled, statements.ofName, { nameKey }))[0],
+
+    holdsOfBatch: async (batchId) =>
+      (await pooled.rows<HoldsRow, { batchId: number }>(statements.holdsOfBatch, { batchId })).map(
+        toHoldSummary,
+      ),
+
+    heldRowsOfBatch: async (batchId) =>
+      (
+        await pooled.rows<HeldRowRow, { batchId: number }>(statements.heldRowsOfBatch, { batchId })
+      ).map(toHeldRow),
   };
 }

@@ -308,7 +308,6 @@ export async function openPostgresJournal(
     ...createPayouts(pool, pooled, clock),
     ...createBatches(pool, pooled, clock),
 
-    latestOfName: notYet('latestOfName'),
     refuseBatch: notYet('refuseBatch'),
     correctBatch: notYet('correctBatch'),
     releaseHolds: notYet('releaseHolds'),
@@ -324,8 +323,6 @@ export async function openPostgresJournal(
     resultEntries: notYet('resultEntries'),
     batchesShowingRefundedSince: notYet('batchesShowingRefundedSince'),
     pendingSentBefore: notYet('pendingSentBefore'),
-    holdsOfBatch: notYet('holdsOfBatch'),
-    heldRowsOfBatch: notYet('heldRowsOfBatch'),
   };
   return answering(journal, address);
 }

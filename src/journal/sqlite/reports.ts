@@ -5,7 +5,7 @@
  */
 import type { JournalReports } from '../journal.js';
 import type { HoldReason, RowState } from '../states.js';
-import type { HeldRow, LineKind, LineOutcome, RowTotals } from '../types.js';
+import type { HeldRow, HoldSummary, LineKind, LineOutcome, RowTotals } from '../types.js';
 import {
   reasonOf,
   saidOf,
@@ -37,7 +37,15 @@ type ResultRow = Omit<PayoutRow, 'order_id'> & {
   repeats_state: RowState | null;
 };
 
-interface HeldRowRow {
+export interface HoldsRow {
+  hold_reason: HoldReason | null;
+  n: number;
+  cents: number;
+  message: string | null;
+  said: string | null;
+}
+
+export interface HeldRowRow {
   order_id: string;
   line: number;
   name: string;
@@ -116,16 +124,7 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
         SELECT order_id, COALESCE(last_sent_at, admitted_at, updated_at) AS sent_at
         FROM payouts WHERE batch_id = @batchId AND state = 'pending')
       WHERE sent_at <= @before`),
-    holdsOfBatch: db.prepare<
-      [number],
-      {
-        hold_reason: HoldReason | null;
-        n: number;
-        cents: number;
-        message: string | null;
-        said: string | null;
-      }
-    >(`
+    holdsOfBatch: db.prepare<[number], HoldsRow>(`
       -- SQLite takes the bare column (said) from the row MIN() picked: one row's words.
       SELECT hold_reason, COUNT(*) AS n, SUM(value_cents) AS cents, MIN(message) AS message, said
       FROM payouts WHERE batch_id = ? AND state = 'held' GROUP BY hold_reason ORDER BY hold_reason`),
@@ -202,37 +201,39 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
         : { rows: row.n, oldestSentAt: row.oldest, oldestOrderId: row.order_id };
     },
 
-    holdsOfBatch: (batchId) =>
-      statements.holdsOfBatch.all(batchId).map((row) => ({
-        reason: row.hold_reason,
-        rows: row.n,
-        cents: row.cents,
-        message: row.message,
-        said: saidOf(row.said),
-      })),
+    holdsOfBatch: (batchId) => statements.holdsOfBatch.all(batchId).map(toHoldSummary),
 
-    heldRowsOfBatch: (batchId) =>
-      statements.heldRowsOfBatch.all(batchId).map((row): HeldRow => ({
-        orderId: row.order_id,
-        line: row.line,
-        name: row.name,
-        cents: row.value_cents,
-        reason: row.hold_reason,
-        message: row.message,
-        said: saidOf(row.said),
-        repeats:
-          row.repeats_order_id === null ||
-          row.repeats_batch_id === null ||
-          row.repeats_state === null
-            ? null
-            : {
-                orderId: row.repeats_order_id,
-                batchId: row.repeats_batch_id,
-                fileName: row.repeats_file_name ?? '',
-                line: row.repeats_line ?? 0,
-                at: row.repeats_at,
-                state: row.repeats_state,
-              },
-      })),
+    heldRowsOfBatch: (batchId) => statements.heldRowsOfBatch.all(batchId).map(toHeldRow),
   };
 }
+
+/** A held row as both stores read it, with the payout it repeats. */
+export const toHeldRow = (row: HeldRowRow): HeldRow => ({
+  orderId: row.order_id,
+  line: row.line,
+  name: row.name,
+  cents: row.value_cents,
+  reason: row.hold_reason,
+  message: row.message,
+  said: saidOf(row.said),
+  repeats:
+    row.repeats_order_id === null || row.repeats_batch_id === null || row.repeats_state === null
+      ? null
+      : {
+          orderId: row.repeats_order_id,
+          batchId: row.repeats_batch_id,
+          fileName: row.repeats_file_name ?? '',
+          line: row.repeats_line ?? 0,
+          at: row.repeats_at,
+          state: row.repeats_state,
+        },
+});
+
+/** Held rows of a batch by reason, as both stores count them. */
+export const toHoldSummary = (row: HoldsRow): HoldSummary => ({
+  reason: row.hold_reason,
+  rows: row.n,
+  cents: row.cents,
+  message: row.message,
+  said: saidOf(row.said),
+});
