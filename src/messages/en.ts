@@ -377,6 +377,14 @@ const said: SaidTexts = {
   notARegularFile: () => 'put the payout file itself in the inbox',
   clockBehindJournal: ({ nowMs, latestMs, timeZone }) =>
     `this computer's clock reads ${instant(nowMs, timeZone)} (${timeZone}), before ${instant(latestMs, timeZone)}, the latest time in the journal: nothing was done. The rules on who is paid compare these times, and a clock that went back could pay a file again. Set the host's clock right (turn on NTP time sync, e.g. timedatectl set-ntp true) and run again`,
+  journalNewerSchema: ({ path, schema, latest }) =>
+    `the journal ${path} is at schema version ${schema}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`,
+  journalOnNetworkFilesystem: ({ folder, fsType }) =>
+    `the journal folder ${folder} is on a network filesystem (type ${fsType}): SQLite locking is not safe there; put the home folder on a local disk. Nothing was sent`,
+  retryIdTaken: ({ orderId, retryId }) =>
+    `${orderId}: cannot be sent again as ${retryId}: that orderId is already in the journal (from another file); nothing changed`,
+  journalRefused: ({ detail }) =>
+    `the journal refused the change (${detail}): what it had committed before stays as it was; run again`,
   releaseTurnedDown: () =>
     'it was turned down (payouts reject); to send it after all, drop it in the inbox to be validated again',
   releaseAlreadyReleased: () => 'these bytes were already released: nothing is sent twice',

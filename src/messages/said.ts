@@ -327,6 +327,12 @@ export type Said =
   | { code: 'releaseUnknownBytes' }
   // A command that would write the journal.
   | { code: 'clockBehindJournal'; nowMs: number; latestMs: number; timeZone: string }
+  // The journal's own word, as a JournalError of its kind carries it (journal/failures.ts).
+  | { code: 'journalNewerSchema'; path: string; schema: number; latest: number }
+  | { code: 'journalOnNetworkFilesystem'; folder: string; fsType: string }
+  | { code: 'retryIdTaken'; orderId: string; retryId: string }
+  /** A refusal the journal gives only a developer's detail for (a row moved meanwhile). */
+  | { code: 'journalRefused'; detail: string }
   // A result file's message for a row held with its whole batch (`why` null: journals
   // before the balance's reason was kept), or paid by nobody once its cover came back.
   | { code: 'heldForBalance'; why: Said | null }

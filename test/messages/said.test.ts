@@ -355,6 +355,19 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     latestMs: Date.parse('2026-11-27T12:00:00Z'),
     timeZone: 'America/Sao_Paulo',
   },
+  journalNewerSchema: {
+    code: 'journalNewerSchema',
+    path: '/srv/payouts/journal.db',
+    schema: 99,
+    latest: 24,
+  },
+  journalOnNetworkFilesystem: {
+    code: 'journalOnNetworkFilesystem',
+    folder: '/mnt/nfs/payouts',
+    fsType: '0x6969',
+  },
+  retryIdTaken: { code: 'retryIdTaken', orderId: 'folha-1', retryId: 'folha-1-r2' },
+  journalRefused: { code: 'journalRefused', detail: 'folha-1: not queued any more' },
   heldForBalance: {
     code: 'heldForBalance',
     why: { code: 'balanceShortfall', cents: 10_000, count: 1, feeCents: 0, availableCents: 6_000 },
