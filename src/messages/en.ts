@@ -463,6 +463,12 @@ const said: SaidTexts = {
   approveNothingHeld: ({ file }) =>
     `payouts approve: no file named "${file}" has rows held as possible duplicates, for its name or as identical rows: nothing changed (payouts status lists every file)`,
   turnedDownBy: ({ reason }) => `turned down by a person: ${reason}`,
+  releasedIdenticalBy: ({ by }) =>
+    `released by ${by}: both identical rows are due (payouts approve --identical)`,
+  releasedNewBy: ({ by, repeats }) =>
+    `released by ${by}: new payments, not copies of an earlier file (payouts approve --new-batch${repeats === null ? '' : ` --repeats ${repeats}`})`,
+  linkedCopyBy: ({ by, batchId }) =>
+    `linked by ${by} as a corrected copy of batch ${batchId} (payouts approve --corrects)`,
   turnedDown: ({ file, batchId, moved }) =>
     `${file}${batchId === null ? '' : ` (batch ${batchId})`}: turned down${moved ? ' and moved to rejected/' : ''}; none of its rows will be sent. A corrected file may be dropped in the inbox.`,
   rejectNoLongerWaiting: ({ file }) =>

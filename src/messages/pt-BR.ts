@@ -510,6 +510,12 @@ const said: SaidTexts = {
   approveNothingHeld: ({ file }) =>
     `payouts approve: nenhum arquivo chamado "${file}" tem linhas retidas como possíveis duplicatas, pelo nome ou como linhas idênticas: nada mudou (payouts status lista todos os arquivos)`,
   turnedDownBy: ({ reason }) => `recusado por uma pessoa: ${reason}`,
+  releasedIdenticalBy: ({ by }) =>
+    `liberado por ${by}: as duas linhas idênticas são devidas (payouts approve --identical)`,
+  releasedNewBy: ({ by, repeats }) =>
+    `liberado por ${by}: pagamentos novos, não cópias de um arquivo anterior (payouts approve --new-batch${repeats === null ? '' : ` --repeats ${repeats}`})`,
+  linkedCopyBy: ({ by, batchId }) =>
+    `ligado por ${by} como cópia corrigida do lote ${batchId} (payouts approve --corrects)`,
   turnedDown: ({ file, batchId, moved }) =>
     `${file}${batchId === null ? '' : ` (lote ${batchId})`}: recusado${moved ? ' e movido para rejected/' : ''}; nenhuma das linhas dele será enviada. Um arquivo corrigido pode ser posto na entrada.`,
   rejectNoLongerWaiting: ({ file }) =>

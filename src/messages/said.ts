@@ -426,6 +426,11 @@ export type Said =
   | { code: 'approveNothingHeld'; file: string }
   // `payouts reject`.
   | { code: 'turnedDownBy'; reason: string }
+  // A person's answer about held rows, as their audit keeps it.
+  | { code: 'releasedIdenticalBy'; by: string }
+  /** `repeats`: the count the person confirmed (--repeats), or null. */
+  | { code: 'releasedNewBy'; by: string; repeats: number | null }
+  | { code: 'linkedCopyBy'; by: string; batchId: number }
   | { code: 'turnedDown'; file: string; batchId: number | null; moved: boolean }
   | { code: 'rejectNoLongerWaiting'; file: string }
   // `payouts retry`.

@@ -522,6 +522,9 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     retryId: 'folha-2-r2',
   },
   turnedDownBy: { code: 'turnedDownBy', reason: 'mês errado' },
+  releasedIdenticalBy: { code: 'releasedIdenticalBy', by: 'maria' },
+  releasedNewBy: { code: 'releasedNewBy', by: 'maria', repeats: 2 },
+  linkedCopyBy: { code: 'linkedCopyBy', by: 'maria', batchId: 3 },
   turnedDown: { code: 'turnedDown', file: 'folha.csv', batchId: 3, moved: true },
   rejectNoLongerWaiting: { code: 'rejectNoLongerWaiting', file: 'folha.csv' },
   retryQueued: {
