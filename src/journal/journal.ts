@@ -363,7 +363,7 @@ export interface JournalRecovery {
    * and renews its lease; false when the row is no longer ours or its lease has ended.
    * The marker is told after the commit (see sendable).
    */
-  markResending(claim: Claim, reason: string, leaseMs: number): Promise<boolean>;
+  markResending(claim: Claim, reason: Said, leaseMs: number): Promise<boolean>;
 }
 
 /** Following: pending payouts polled until they settle, and paid ones read again. */

@@ -415,6 +415,8 @@ const said: SaidTexts = {
     'recovery: looked up at the gateway before its first send from this journal (the lost journal may have sent it)',
   auditLeaseEnded: ({ owner }) =>
     `no answer recorded before its lease ended: resolving by lookup (${owner})`,
+  auditResending: ({ notFound, secondsSinceSent }) =>
+    `not found ${notFound} times, the last just now, ${secondsSinceSent}s after its last send: sending again with the same orderId`,
   auditBalanceCovers: () => 'the balance now covers its batch',
   auditFrozen: ({ said }, say) => `frozen: ${say(said)}`,
   auditUnfrozen: ({ why }, say) => `unfrozen: ${say(why)}`,

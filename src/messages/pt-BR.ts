@@ -462,6 +462,8 @@ const said: SaidTexts = {
     'recuperação: consultado no gateway antes do primeiro envio por este diário (o diário perdido pode tê-lo enviado)',
   auditLeaseEnded: ({ owner }) =>
     `nenhuma resposta registrada antes do fim da reserva: resolvido por consulta (${owner})`,
+  auditResending: ({ notFound, secondsSinceSent }) =>
+    `não encontrado ${notFound === 1 ? '1 vez' : `${notFound} vezes`}, a última agora mesmo, ${secondsSinceSent} s depois do último envio: enviado de novo com o mesmo ID de pagamento`,
   auditBalanceCovers: () => 'o saldo agora cobre o lote',
   auditFrozen: ({ said }, say) => `congelado: ${say(said)}`,
   auditUnfrozen: ({ why }, say) => `descongelado: ${say(why)}`,

@@ -360,6 +360,7 @@ export type Said =
   | { code: 'auditCheckedAgain'; when: 'claimed' | 'correctionAnswered'; said: Said }
   | { code: 'auditLookedUpAfterLoss' }
   | { code: 'auditLeaseEnded'; owner: string }
+  | { code: 'auditResending'; notFound: number; secondsSinceSent: number }
   | { code: 'auditBalanceCovers' }
   | { code: 'auditFrozen'; said: Said }
   | { code: 'auditUnfrozen'; why: Said }

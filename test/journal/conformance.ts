@@ -731,10 +731,14 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       expect((await again.payout('p-1'))?.state).toBe('sending');
       const [claim] = await again.claimAbandoned('next', 10, 30_000);
       expect(claim).toMatchObject({ orderId: 'p-1', state: 'unknown', attempts: 1 });
-      expect(
-        await again.markResending(claim!, 'not found twice after the grace period', 30_000),
-      ).toBe(true);
+      const why = { code: 'auditResending', notFound: 2, secondsSinceSent: 31 } as const;
+      expect(await again.markResending(claim!, why, 30_000)).toBe(true);
       expect(await again.payout('p-1')).toMatchObject({ state: 'sending', attempts: 2 });
+      expect((await again.history('p-1')).at(-1)).toMatchObject({
+        from: 'unknown',
+        to: 'sending',
+        reason: why,
+      });
       expect((await again.payout('p-1'))?.leaseUntil).toBe(clock + 30_000); // renewed for the re-send
       expect(await again.countsByState()).toEqual({ sending: { count: 1, cents: 1000 } });
     });
@@ -771,7 +775,8 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       clock += 30_000;
       const [claim] = await journal.claimAbandoned('slow', 10, 1_000);
       clock += 1_000;
-      expect(await journal.markResending(claim!, 'too late', 30_000)).toBe(false);
+      const why = { code: 'auditResending', notFound: 2, secondsSinceSent: 31 } as const;
+      expect(await journal.markResending(claim!, why, 30_000)).toBe(false);
       expect(await journal.payout('p-1')).toMatchObject({ state: 'unknown', attempts: 1 });
     });
 

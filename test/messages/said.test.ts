@@ -453,6 +453,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   },
   auditLookedUpAfterLoss: { code: 'auditLookedUpAfterLoss' },
   auditLeaseEnded: { code: 'auditLeaseEnded', owner: 'run-1234' },
+  auditResending: { code: 'auditResending', notFound: 2, secondsSinceSent: 31 },
   auditBalanceCovers: { code: 'auditBalanceCovers' },
   auditFrozen: { code: 'auditFrozen', said: { code: 'takenOverBy', file: 'folha (2).csv' } },
   auditUnfrozen: { code: 'auditUnfrozen', why: { code: 'auditBalanceCovers' } },
