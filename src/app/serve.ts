@@ -14,7 +14,7 @@ import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import { isPayoutFileName, payoutFiles, type Folders } from '../inbox/folders.js';
 import { settledFiles } from '../inbox/readiness.js';
 import { ClockBehindError } from '../journal/clock-behind.js';
-import { explainJournalFailure } from '../journal/failures.js';
+import { journalErrorInEnglish } from '../journal/failures.js';
 import { JournalLossError } from '../journal/open-for-work.js';
 import { describeFile } from './describe-file.js';
 import { CATALOGS } from '../messages/catalog.js';
@@ -147,7 +147,7 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
         if (error instanceof ClockBehindError) throw error;
         // A file or disk the daemon cannot handle now: said, and tried again later; what
         // is journaled stays journaled.
-        const why = explainJournalFailure(error, 'maybe') ?? (error as Error).message;
+        const why = journalErrorInEnglish(error, 'maybe') ?? (error as Error).message;
         logger.error(`pass failed: ${why}; trying again in ${FAILED_PASS_BACKOFF_MS / 1000}s`);
         await deps.clock.sleep(FAILED_PASS_BACKOFF_MS, stop);
         continue;

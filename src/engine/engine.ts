@@ -31,6 +31,7 @@ import { createClaimAhead, type Claimed } from './claim-ahead.js';
 import { decideLookup, decideSend, type Decision, type RunSignal } from './decisions.js';
 import { backoffMs, claimFreshEnough, mayResend, pollDelayMs, type PollPolicy } from './policy.js';
 import type { GatewayPool } from './pool.js';
+import type { Said } from '../messages/said.js';
 
 /** How long answers wait to share a commit. */
 const GROUP_COMMIT_MS = 10;
@@ -377,7 +378,11 @@ async function resend(
   const { journal, gateway, pool } = deps;
   await pool.startAnother();
   const markedAt = deps.elapsed();
-  const reason = `not found ${claim.notFound} times, the last just now, ${Math.round((deps.clock.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
+  const reason: Said = {
+    code: 'auditResending',
+    notFound: claim.notFound,
+    secondsSinceSent: Math.round((deps.clock.now() - (claim.lastSentAt ?? 0)) / 1000),
+  };
   if (!(await journal.markResending(claim, reason, options.leaseMs)))
     return { kind: 'stillUnknown' };
   failpoint('after-resend-commit');

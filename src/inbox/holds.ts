@@ -19,6 +19,7 @@ import type {
   JournalReports,
 } from '../journal/journal.js';
 import type { HoldReason } from '../journal/states.js';
+import type { Said } from '../messages/said.js';
 
 export type HoldRelease =
   | {
@@ -120,11 +121,10 @@ export async function releaseHolds(
   const batch = waiting[0];
   if (!batch) return undefined;
   if ('identical' in answer) {
-    const freed = await journal.releaseHolds(
-      batch.id,
-      'identical',
-      `released by ${answer.by}: both identical rows are due (payouts approve --identical)`,
-    );
+    const freed = await journal.releaseHolds(batch.id, 'identical', {
+      code: 'releasedIdenticalBy',
+      by: answer.by,
+    });
     await journal.recordBatchEvent(
       batch.id,
       'released',
@@ -140,7 +140,7 @@ export async function releaseHolds(
     if (corrected && !candidates.some((candidate) => candidate.id === corrected.id)) {
       return { kind: 'not-a-copy', batchId: batch.id, corrected, candidates };
     }
-    const why = `linked by ${answer.by} as a corrected copy of batch ${answer.corrects} (payouts approve --corrects)`;
+    const why: Said = { code: 'linkedCopyBy', by: answer.by, batchId: answer.corrects };
     const rows = await journal.correctBatch(batch.id, answer.corrects, why, rules);
     await journal.recordBatchEvent(
       batch.id,
@@ -166,7 +166,7 @@ export async function releaseHolds(
     return { kind: 'repeats-differ', batchId: batch.id, repeating, given: answer.repeats ?? 0 };
   }
   const repeatsReleased = answer.repeats !== undefined;
-  const why = `released by ${answer.by}: new payments, not copies of an earlier file (payouts approve --new-batch${repeatsReleased ? ` --repeats ${answer.repeats}` : ''})`;
+  const why: Said = { code: 'releasedNewBy', by: answer.by, repeats: answer.repeats ?? null };
   let rows = 0;
   let cents = 0;
   for (const reason of NEW_BATCH_REASONS) {

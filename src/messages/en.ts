@@ -377,6 +377,14 @@ const said: SaidTexts = {
   notARegularFile: () => 'put the payout file itself in the inbox',
   clockBehindJournal: ({ nowMs, latestMs, timeZone }) =>
     `this computer's clock reads ${instant(nowMs, timeZone)} (${timeZone}), before ${instant(latestMs, timeZone)}, the latest time in the journal: nothing was done. The rules on who is paid compare these times, and a clock that went back could pay a file again. Set the host's clock right (turn on NTP time sync, e.g. timedatectl set-ntp true) and run again`,
+  journalNewerSchema: ({ path, schema, latest }) =>
+    `the journal ${path} is at schema version ${schema}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`,
+  journalOnNetworkFilesystem: ({ folder, fsType }) =>
+    `the journal folder ${folder} is on a network filesystem (type ${fsType}): SQLite locking is not safe there; put the home folder on a local disk. Nothing was sent`,
+  retryIdTaken: ({ orderId, retryId }) =>
+    `${orderId}: cannot be sent again as ${retryId}: that orderId is already in the journal (from another file); nothing changed`,
+  journalRefused: ({ detail }) =>
+    `the journal refused the change (${detail}): what it had committed before stays as it was; run again`,
   releaseTurnedDown: () =>
     'it was turned down (payouts reject); to send it after all, drop it in the inbox to be validated again',
   releaseAlreadyReleased: () => 'these bytes were already released: nothing is sent twice',
@@ -407,6 +415,8 @@ const said: SaidTexts = {
     'recovery: looked up at the gateway before its first send from this journal (the lost journal may have sent it)',
   auditLeaseEnded: ({ owner }) =>
     `no answer recorded before its lease ended: resolving by lookup (${owner})`,
+  auditResending: ({ notFound, secondsSinceSent }) =>
+    `not found ${notFound} times, the last just now, ${secondsSinceSent}s after its last send: sending again with the same orderId`,
   auditBalanceCovers: () => 'the balance now covers its batch',
   auditFrozen: ({ said }, say) => `frozen: ${say(said)}`,
   auditUnfrozen: ({ why }, say) => `unfrozen: ${say(why)}`,
@@ -455,6 +465,12 @@ const said: SaidTexts = {
   approveNothingHeld: ({ file }) =>
     `payouts approve: no file named "${file}" has rows held as possible duplicates, for its name or as identical rows: nothing changed (payouts status lists every file)`,
   turnedDownBy: ({ reason }) => `turned down by a person: ${reason}`,
+  releasedIdenticalBy: ({ by }) =>
+    `released by ${by}: both identical rows are due (payouts approve --identical)`,
+  releasedNewBy: ({ by, repeats }) =>
+    `released by ${by}: new payments, not copies of an earlier file (payouts approve --new-batch${repeats === null ? '' : ` --repeats ${repeats}`})`,
+  linkedCopyBy: ({ by, batchId }) =>
+    `linked by ${by} as a corrected copy of batch ${batchId} (payouts approve --corrects)`,
   turnedDown: ({ file, batchId, moved }) =>
     `${file}${batchId === null ? '' : ` (batch ${batchId})`}: turned down${moved ? ' and moved to rejected/' : ''}; none of its rows will be sent. A corrected file may be dropped in the inbox.`,
   rejectNoLongerWaiting: ({ file }) =>

@@ -422,6 +422,14 @@ const said: SaidTexts = {
   notARegularFile: () => 'ponha na entrada o próprio arquivo de pagamentos',
   clockBehindJournal: ({ nowMs, latestMs, timeZone }) =>
     `o relógio deste computador marca ${instante(nowMs, timeZone)} (${timeZone}), antes de ${instante(latestMs, timeZone)}, o horário mais recente do diário: nada foi feito. As regras de quem é pago comparam esses horários, e um relógio que voltou poderia pagar um arquivo de novo. Acerte o relógio do servidor (ative a sincronização por NTP, por exemplo timedatectl set-ntp true) e execute de novo`,
+  journalNewerSchema: ({ path, schema, latest }) =>
+    `o diário ${path} está na versão de esquema ${schema}, mais nova do que este programa conhece (${latest}): use um payouts mais novo (payouts --version diz qual é este). Nada foi enviado`,
+  journalOnNetworkFilesystem: ({ folder, fsType }) =>
+    `a pasta do diário ${folder} está num sistema de arquivos de rede (tipo ${fsType}): ali as travas do SQLite não são seguras; ponha a pasta de trabalho (home) num disco local. Nada foi enviado`,
+  retryIdTaken: ({ orderId, retryId }) =>
+    `${orderId}: não pode ser reenviado como ${retryId}: esse ID de pagamento já está no diário (vindo de outro arquivo); nada mudou`,
+  journalRefused: ({ detail }) =>
+    `o diário recusou a mudança (${detail}): o que ele já tinha gravado antes fica como estava; execute de novo`,
   releaseTurnedDown: () =>
     'ele foi recusado (payouts reject); para enviá-lo mesmo assim, ponha-o na entrada para ser conferido de novo',
   releaseAlreadyReleased: () => 'estes bytes já foram liberados: nada é enviado duas vezes',
@@ -454,6 +462,8 @@ const said: SaidTexts = {
     'recuperação: consultado no gateway antes do primeiro envio por este diário (o diário perdido pode tê-lo enviado)',
   auditLeaseEnded: ({ owner }) =>
     `nenhuma resposta registrada antes do fim da reserva: resolvido por consulta (${owner})`,
+  auditResending: ({ notFound, secondsSinceSent }) =>
+    `não encontrado ${notFound === 1 ? '1 vez' : `${notFound} vezes`}, a última agora mesmo, ${secondsSinceSent} s depois do último envio: enviado de novo com o mesmo ID de pagamento`,
   auditBalanceCovers: () => 'o saldo agora cobre o lote',
   auditFrozen: ({ said }, say) => `congelado: ${say(said)}`,
   auditUnfrozen: ({ why }, say) => `descongelado: ${say(why)}`,
@@ -502,6 +512,12 @@ const said: SaidTexts = {
   approveNothingHeld: ({ file }) =>
     `payouts approve: nenhum arquivo chamado "${file}" tem linhas retidas como possíveis duplicatas, pelo nome ou como linhas idênticas: nada mudou (payouts status lista todos os arquivos)`,
   turnedDownBy: ({ reason }) => `recusado por uma pessoa: ${reason}`,
+  releasedIdenticalBy: ({ by }) =>
+    `liberado por ${by}: as duas linhas idênticas são devidas (payouts approve --identical)`,
+  releasedNewBy: ({ by, repeats }) =>
+    `liberado por ${by}: pagamentos novos, não cópias de um arquivo anterior (payouts approve --new-batch${repeats === null ? '' : ` --repeats ${repeats}`})`,
+  linkedCopyBy: ({ by, batchId }) =>
+    `ligado por ${by} como cópia corrigida do lote ${batchId} (payouts approve --corrects)`,
   turnedDown: ({ file, batchId, moved }) =>
     `${file}${batchId === null ? '' : ` (lote ${batchId})`}: recusado${moved ? ' e movido para rejected/' : ''}; nenhuma das linhas dele será enviada. Um arquivo corrigido pode ser posto na entrada.`,
   rejectNoLongerWaiting: ({ file }) =>

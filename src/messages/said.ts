@@ -327,6 +327,12 @@ export type Said =
   | { code: 'releaseUnknownBytes' }
   // A command that would write the journal.
   | { code: 'clockBehindJournal'; nowMs: number; latestMs: number; timeZone: string }
+  // The journal's own word, as a JournalError of its kind carries it (journal/failures.ts).
+  | { code: 'journalNewerSchema'; path: string; schema: number; latest: number }
+  | { code: 'journalOnNetworkFilesystem'; folder: string; fsType: string }
+  | { code: 'retryIdTaken'; orderId: string; retryId: string }
+  /** A refusal the journal gives only a developer's detail for (a row moved meanwhile). */
+  | { code: 'journalRefused'; detail: string }
   // A result file's message for a row held with its whole batch (`why` null: journals
   // before the balance's reason was kept), or paid by nobody once its cover came back.
   | { code: 'heldForBalance'; why: Said | null }
@@ -354,6 +360,7 @@ export type Said =
   | { code: 'auditCheckedAgain'; when: 'claimed' | 'correctionAnswered'; said: Said }
   | { code: 'auditLookedUpAfterLoss' }
   | { code: 'auditLeaseEnded'; owner: string }
+  | { code: 'auditResending'; notFound: number; secondsSinceSent: number }
   | { code: 'auditBalanceCovers' }
   | { code: 'auditFrozen'; said: Said }
   | { code: 'auditUnfrozen'; why: Said }
@@ -420,6 +427,11 @@ export type Said =
   | { code: 'approveNothingHeld'; file: string }
   // `payouts reject`.
   | { code: 'turnedDownBy'; reason: string }
+  // A person's answer about held rows, as their audit keeps it.
+  | { code: 'releasedIdenticalBy'; by: string }
+  /** `repeats`: the count the person confirmed (--repeats), or null. */
+  | { code: 'releasedNewBy'; by: string; repeats: number | null }
+  | { code: 'linkedCopyBy'; by: string; batchId: number }
   | { code: 'turnedDown'; file: string; batchId: number | null; moved: boolean }
   | { code: 'rejectNoLongerWaiting'; file: string }
   // `payouts retry`.

@@ -466,9 +466,16 @@ export function describeJournal(name: string, factory: JournalFactory): void {
           newFile: 'folha_final.csv',
           hintFlags: '',
         });
-        expect((await journal.releaseHolds(copy, 'duplicate', 'released by maria')).rows).toBe(1);
+        const why = { code: 'releasedNewBy', by: 'maria', repeats: null } as const;
+        expect((await journal.releaseHolds(copy, 'duplicate', why)).rows).toBe(1);
         // Released, it says nothing: neither the English nor the value is left behind.
         expect(await journal.payout('b-1')).toMatchObject({ message: null, said: null });
+        // Its audit keeps the person's reason as the value it was given.
+        expect((await journal.history('b-1')).at(-1)).toMatchObject({
+          from: 'held',
+          to: 'queued',
+          reason: why,
+        });
         const claimed = (await journal.claimToSend('w', 10, 60_000, rules)).map(
           (claim) => claim.orderId,
         );
@@ -491,7 +498,8 @@ export function describeJournal(name: string, factory: JournalFactory): void {
           line: 3,
           state: 'queued',
         });
-        expect(await journal.releaseHolds(copy, 'duplicate', 'by maria', ['b-2'])).toEqual({
+        const why = { code: 'releasedNewBy', by: 'maria', repeats: 1 } as const;
+        expect(await journal.releaseHolds(copy, 'duplicate', why, ['b-2'])).toEqual({
           rows: 1,
           cents: 2000,
         });
@@ -504,7 +512,9 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         const first = (await journal.batchForFile(file)).batchId;
         await journal.admitPayouts(first, [{ line: 2, request: request('a-1') }], rules);
         await journal.finishBatch(first, { ...batch, state: 'awaiting-approval' });
-        expect(await journal.refuseBatch(first, 'wrong month')).toBe(true);
+        expect(
+          await journal.refuseBatch(first, { code: 'turnedDownBy', reason: 'wrong month' }),
+        ).toBe(true);
         expect(await admitIn(journal, 'outra.csv', [request('b-1')])).toEqual(['new']);
       });
     });
@@ -721,10 +731,14 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       expect((await again.payout('p-1'))?.state).toBe('sending');
       const [claim] = await again.claimAbandoned('next', 10, 30_000);
       expect(claim).toMatchObject({ orderId: 'p-1', state: 'unknown', attempts: 1 });
-      expect(
-        await again.markResending(claim!, 'not found twice after the grace period', 30_000),
-      ).toBe(true);
+      const why = { code: 'auditResending', notFound: 2, secondsSinceSent: 31 } as const;
+      expect(await again.markResending(claim!, why, 30_000)).toBe(true);
       expect(await again.payout('p-1')).toMatchObject({ state: 'sending', attempts: 2 });
+      expect((await again.history('p-1')).at(-1)).toMatchObject({
+        from: 'unknown',
+        to: 'sending',
+        reason: why,
+      });
       expect((await again.payout('p-1'))?.leaseUntil).toBe(clock + 30_000); // renewed for the re-send
       expect(await again.countsByState()).toEqual({ sending: { count: 1, cents: 1000 } });
     });
@@ -761,7 +775,8 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       clock += 30_000;
       const [claim] = await journal.claimAbandoned('slow', 10, 1_000);
       clock += 1_000;
-      expect(await journal.markResending(claim!, 'too late', 30_000)).toBe(false);
+      const why = { code: 'auditResending', notFound: 2, secondsSinceSent: 31 } as const;
+      expect(await journal.markResending(claim!, why, 30_000)).toBe(false);
       expect(await journal.payout('p-1')).toMatchObject({ state: 'unknown', attempts: 1 });
     });
 
@@ -945,7 +960,9 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       expect(await journal.approveBatch(batchId)).toBe(true);
       await journal.recordBatchEvent(batchId, 'approved', 'maria', 'payouts approve');
       expect(await journal.approveBatch(batchId)).toBe(false);
-      expect(await journal.refuseBatch(batchId, 'too late')).toBe(false);
+      expect(await journal.refuseBatch(batchId, { code: 'turnedDownBy', reason: 'too late' })).toBe(
+        false,
+      );
       expect(await journal.batchEvents(batchId)).toEqual([
         {
           at: clock,
@@ -1111,13 +1128,20 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         await journal.move('a-1', paid!.fence, 'paid', 'settled', { gatewayStatus: 'paid' });
         const copy = await fileOf(journal, 'outra', [request('b-1'), other('b-2')]);
         await journal.finishBatch(copy, { ...batch, state: 'awaiting-approval' }, undefined, rules);
-        expect(await journal.correctBatch(copy, first, 'maria: corrects folha.csv', rules)).toBe(1);
+        const linked = { code: 'linkedCopyBy', by: 'maria', batchId: first } as const;
+        expect(await journal.correctBatch(copy, first, linked, rules)).toBe(1);
         expect((await journal.rowTotalsOfBatch(copy)).rows).toEqual({ covered: 1, queued: 1 });
         expect((await journal.payout('a-2'))?.state).toBe('superseded');
         expect((await journal.supersededBy(first)).map((copied) => copied.id)).toEqual([copy]);
-        expect(await journal.refuseBatch(copy, 'wrong copy')).toBe(true);
+        const turnedDown = { code: 'turnedDownBy', reason: 'wrong copy' } as const;
+        expect(await journal.refuseBatch(copy, turnedDown)).toBe(true);
         expect(await journal.supersededBy(first)).toEqual([]);
         expect((await journal.payout('a-2'))?.state).toBe('queued');
+        // Its audit keeps both reasons as values: the link, then the turning down.
+        expect((await journal.history('a-2')).slice(-2).map((entry) => entry.reason)).toEqual([
+          { code: 'auditTakenOver', why: linked, by: 'b-2' },
+          { code: 'auditGivenBack', why: { code: 'auditCopyTurnedDown', why: turnedDown } },
+        ]);
       });
     });
 
@@ -1317,7 +1341,11 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         const [approve, refuse] = await openThreads(2);
         const answers = await Promise.all([
           approve!.call('approveBatch', [batchId], clock),
-          refuse!.call('refuseBatch', [batchId, 'wrong month'], clock),
+          refuse!.call(
+            'refuseBatch',
+            [batchId, { code: 'turnedDownBy', reason: 'wrong month' }],
+            clock,
+          ),
         ]);
         expect(answers.filter(Boolean)).toHaveLength(1);
         const [approved] = answers;

@@ -355,6 +355,19 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     latestMs: Date.parse('2026-11-27T12:00:00Z'),
     timeZone: 'America/Sao_Paulo',
   },
+  journalNewerSchema: {
+    code: 'journalNewerSchema',
+    path: '/srv/payouts/journal.db',
+    schema: 99,
+    latest: 24,
+  },
+  journalOnNetworkFilesystem: {
+    code: 'journalOnNetworkFilesystem',
+    folder: '/mnt/nfs/payouts',
+    fsType: '0x6969',
+  },
+  retryIdTaken: { code: 'retryIdTaken', orderId: 'folha-1', retryId: 'folha-1-r2' },
+  journalRefused: { code: 'journalRefused', detail: 'folha-1: not queued any more' },
   heldForBalance: {
     code: 'heldForBalance',
     why: { code: 'balanceShortfall', cents: 10_000, count: 1, feeCents: 0, availableCents: 6_000 },
@@ -440,6 +453,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   },
   auditLookedUpAfterLoss: { code: 'auditLookedUpAfterLoss' },
   auditLeaseEnded: { code: 'auditLeaseEnded', owner: 'run-1234' },
+  auditResending: { code: 'auditResending', notFound: 2, secondsSinceSent: 31 },
   auditBalanceCovers: { code: 'auditBalanceCovers' },
   auditFrozen: { code: 'auditFrozen', said: { code: 'takenOverBy', file: 'folha (2).csv' } },
   auditUnfrozen: { code: 'auditUnfrozen', why: { code: 'auditBalanceCovers' } },
@@ -509,6 +523,9 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     retryId: 'folha-2-r2',
   },
   turnedDownBy: { code: 'turnedDownBy', reason: 'mês errado' },
+  releasedIdenticalBy: { code: 'releasedIdenticalBy', by: 'maria' },
+  releasedNewBy: { code: 'releasedNewBy', by: 'maria', repeats: 2 },
+  linkedCopyBy: { code: 'linkedCopyBy', by: 'maria', batchId: 3 },
   turnedDown: { code: 'turnedDown', file: 'folha.csv', batchId: 3, moved: true },
   rejectNoLongerWaiting: { code: 'rejectNoLongerWaiting', file: 'folha.csv' },
   retryQueued: {

@@ -30,7 +30,7 @@ import type {
 } from '../../journal/journal.js';
 import { CATALOGS, type Catalog } from '../../messages/catalog.js';
 import type { Said } from '../../messages/said.js';
-import { say, sayInEnglish } from '../../messages/say.js';
+import { say } from '../../messages/say.js';
 import { hintFlagsOf, openContext, type GlobalOptions, type Output } from '../context.js';
 import { commandTarget, givenName } from '../../csv/given-name.js';
 import { openWorkJournal } from '../work-journal.js';
@@ -460,7 +460,7 @@ export function rejectCommand(
             const why: Said = { code: 'turnedDownBy', reason: options.reason };
             const file = basename(found.file);
             const replacedByIt = batch ? await replacedBy(journal, batch.id) : [];
-            if (batch && !(await journal.refuseBatch(batch.id, sayInEnglish(why)))) {
+            if (batch && !(await journal.refuseBatch(batch.id, why))) {
               throw new ExitError(1, say(words, { code: 'rejectNoLongerWaiting', file }));
             }
             // Their rows given back, the files this copy replaced wait again: their reports say so.

@@ -293,13 +293,12 @@ export function createBatches(
       return true;
     }),
 
-    refuseBatch: writing((batchId: number, why: string): boolean => {
+    refuseBatch: writing((batchId: number, why: Said): boolean => {
       if (rows.batchRow(batchId)?.state !== 'awaiting-approval') return false;
       rows.moveBatch(batchId, 'refused');
-      const turnedDown = english(why);
-      rows.holdQueuedRows(batchId, 'file', turnedDown);
-      corrections.giveBack(batchId, { code: 'auditCopyTurnedDown', why: turnedDown });
-      corrections.thaw(batchId, { code: 'auditFreezerTurnedDown', why: turnedDown });
+      rows.holdQueuedRows(batchId, 'file', why);
+      corrections.giveBack(batchId, { code: 'auditCopyTurnedDown', why });
+      corrections.thaw(batchId, { code: 'auditFreezerTurnedDown', why });
       return true;
     }),
 
@@ -325,8 +324,8 @@ export function createBatches(
       })),
 
     correctBatch: writing(
-      (copy: number, corrected: number, why: string, rules: AdmissionRules): number => {
-        corrections.applyCorrection(copy, corrected, english(why), rules.hintFlags ?? '');
+      (copy: number, corrected: number, why: Said, rules: AdmissionRules): number => {
+        corrections.applyCorrection(copy, corrected, why, rules.hintFlags ?? '');
         corrections.holdRepeatsOfFailed(copy, { corrected }, rules.hintFlags ?? '');
         for (const row of statements.queuedOf.all(copy)) {
           heldAtClaim(rows, row, rules, 'correctionAnswered');
@@ -336,8 +335,8 @@ export function createBatches(
     ),
 
     releaseHolds: writing(
-      (batchId: number, reason: HoldReason, why: string, only?: readonly string[]) => {
-        const released = rows.movedTogether('held', 'queued', english(why), () =>
+      (batchId: number, reason: HoldReason, why: Said, only?: readonly string[]) => {
+        const released = rows.movedTogether('held', 'queued', why, () =>
           statements.releaseHolds.all({
             now: now(),
             batchId,
@@ -347,7 +346,7 @@ export function createBatches(
         );
         // Its rows are new payments: what it froze of an earlier batch of its name is too.
         if (NEW_PAYMENT_REASONS.includes(reason)) {
-          corrections.thaw(batchId, { code: 'auditUnfrozen', why: english(why) });
+          corrections.thaw(batchId, { code: 'auditUnfrozen', why });
         }
         return {
           rows: released.length,

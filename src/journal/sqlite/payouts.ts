@@ -17,6 +17,7 @@ import { FORGOTTEN_BATCHES, orderIdsAsBatches } from '../../csv/order-id.js';
 import { PIX_KEY_TYPES, type CashOutRequest } from '../../gateway/contract.js';
 import { RETRYABLE, type RowState } from '../states.js';
 import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
+import type { Said } from '../../messages/said.js';
 import { createAdmitting, heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import {
   english,
@@ -217,9 +218,9 @@ export function createPayouts(
   }
 
   /** The re-send mark itself, in one transaction; see markResending below. */
-  const markResending = writing((claim: Claim, reason: string, leaseMs: number): boolean => {
+  const markResending = writing((claim: Claim, reason: Said, leaseMs: number): boolean => {
     const at = now();
-    return rows.guardedMove(claim.orderId, 'unknown', 'sending', english(reason), () =>
+    return rows.guardedMove(claim.orderId, 'unknown', 'sending', reason, () =>
       statements.markResending.run({
         now: at,
         leaseUntil: at + leaseMs,

@@ -104,10 +104,9 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       attemptNumber: row.attempt_number,
     });
     if (rows.payoutRow(retryId)) {
-      throw new JournalError(
-        'refused',
-        `${row.order_id}: cannot be sent again as ${retryId}: that orderId is already in the journal (from another file); nothing changed`,
-      );
+      throw new JournalError('refused', `${retryId} taken`, {
+        refusal: { code: 'retryIdTaken', orderId: row.order_id, retryId },
+      });
     }
     const request = { ...(JSON.parse(row.request) as CashOutRequest), orderId: retryId };
     const candidates = statements.paidOfAmount
