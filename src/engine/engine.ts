@@ -190,6 +190,8 @@ export async function sendQueued(
         // One turn for answers arriving together, so that their rows' successors share one
         // claim commit.
         await new Promise((resolve) => setImmediate(resolve));
+        // A 401 or a failed write read in that turn starts nothing more: what is held goes back.
+        if (stopped || failure !== undefined) break;
       }
       // After that turn, with no wait until the places are counted: a pause that an answer
       // in it started is seen here, and the rows claimed ahead go back to the queue rather

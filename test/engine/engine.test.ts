@@ -30,12 +30,19 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
   let clients: GatewayClient[];
   let offset: number;
   const now = () => Date.now() + offset;
+  // Every request the sandbox answered, in order: what reached the gateway.
+  let received: { method: string; status: number }[];
 
   beforeEach(async () => {
     offset = 0;
     clients = [];
+    received = [];
     // Payouts stay pending for the whole test: this is about sending, not settling.
-    sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
+    sandbox = await startSandbox({
+      token: TOKEN,
+      settleDelayMs: 3_600_000,
+      onRequest: ({ method, status }) => void received.push({ method, status }),
+    });
     journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')), { now });
   });
   afterEach(async () => {
@@ -358,6 +365,55 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     expect(new Set(back)).toEqual(
       new Set(['claimed ahead of its request and not sent (sending paused): queued again']),
     );
+  });
+
+  it('a 401 read while the loop takes its turn for answers starts no row claimed ahead: they go back to the queue', async () => {
+    const ids = await admit(12);
+    const gateway = client();
+    type Created = ReturnType<GatewayClient['createCashOut']>;
+    let calls = 0;
+    let first: Created | undefined;
+    let answerFirst: (answer: Created) => void = () => {};
+    const ordered: GatewayClient = {
+      ...gateway,
+      createCashOut: (request, callOptions) => {
+        calls++;
+        if (calls === 1) {
+          first = gateway.createCashOut(request, callOptions);
+          return new Promise<Created>((resolve) => (answerFirst = resolve)).then(
+            (answer) => answer,
+          );
+        }
+        if (calls !== 2) return gateway.createCashOut(request, callOptions);
+        // The credentials are refused from the second create on, once the first is paid.
+        const second = (first as Created).then(() => {
+          sandbox.setToken('rotated');
+          return gateway.createCashOut(request, callOptions);
+        });
+        // Both answers are held back, then given out so that the first (a success) frees its
+        // place and the loop starts its turn for answers before the 401 is read, within it.
+        const both = Promise.allSettled([first, second]);
+        answerFirst(both.then(() => first as Created));
+        return both
+          .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+          .then(() => second);
+      },
+    };
+    // Two places, and two rows claimed ahead of them; the process's clock held still, so
+    // that no row is given back for its age.
+    const report = await sendQueued(deps(ordered, { concurrency: 2, elapsed: () => 0 }), options());
+    expect(report.stopped).toMatch(/refused our credentials/);
+    // The two creates in flight when the 401 came, and none after it.
+    expect(received.map(({ status }) => status)).toEqual([200, 401]);
+    expect(sandbox.ledger()).toHaveLength(1);
+    expect(await states()).toEqual({
+      pending: { count: 1, cents: 1234 },
+      queued: { count: 11, cents: 11 * 1234 },
+    });
+    expect(await givenBack(ids)).toEqual([
+      `claimed ahead of its request and not sent (${report.stopped}): queued again`,
+      `claimed ahead of its request and not sent (${report.stopped}): queued again`,
+    ]);
   });
 
   it('a marker write that fails after a claim made only ahead ends the run with its error, not the process', async () => {
