@@ -95,6 +95,7 @@ function withPostback(request: CashOutRequest, options: EngineOptions): CashOutR
 }
 
 export interface EngineReport {
+  /** Payouts the gateway created in this run: a 429, a 401 or no answer sent nothing. */
   sent: number;
   /** Why the run stopped early, when it did (auth, wrong address, unreachable, signal). */
   stopped: string | undefined;
@@ -173,8 +174,8 @@ export async function sendQueued(
     const answer = await pool.ask((call) =>
       gateway.createCashOut(withPostback(claim.request, options), call),
     );
-    sent++;
     const decision = decideSend(answer);
+    if (decision.created) sent++;
     // The run reacts at once (a 401 stops the very next claim), before the write.
     react(decision.signal);
     writer.add(moveOf(deps, options, { claim, decision }));
