@@ -166,6 +166,14 @@ export async function sendQueued(
   const send = async ({ claim, at }: Claimed): Promise<void> => {
     // The journal's marker must know of the claim before its request leaves.
     await journal.sendable();
+    if (stopped !== undefined || failure !== undefined) {
+      // A 401 or a failure read while it waited for its claim's commit or the marker: not sent.
+      await journal.unclaim(
+        [claim],
+        `claimed and not sent (${stopped ?? 'the run failed'}): queued again`,
+      );
+      return;
+    }
     if (!claimFreshEnough(at, deps.elapsed(), options.leaseMs)) {
       // Fenced: a row another run took over stays its own; one still ours is queued again.
       await journal.unclaim([claim], FROZEN_REASON);

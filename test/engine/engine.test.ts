@@ -422,6 +422,72 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     ]);
   });
 
+  it('a 401 read while a claim for a free place commits sends none of its rows: they go back to the queue', async () => {
+    const ids = await admit(6);
+    const gateway = client();
+    let letClaimReturn: () => void = () => {};
+    let claimCommitted: () => void = () => {};
+    const committed = new Promise<void>((resolve) => (claimCommitted = resolve));
+    let claims = 0;
+    // The second claim (for the place the first answer frees) is committed, then held until
+    // the 401 has been read.
+    const slowClaim: Journal = {
+      ...journal,
+      claimToSend: async (...args) => {
+        const claimed = await journal.claimToSend(...args);
+        if (++claims === 2) {
+          claimCommitted();
+          await new Promise<void>((resolve) => (letClaimReturn = resolve));
+        }
+        return claimed;
+      },
+    };
+    let calls = 0;
+    const refusedSecond: GatewayClient = {
+      ...gateway,
+      createCashOut: (request, callOptions) => {
+        if (++calls !== 2) return gateway.createCashOut(request, callOptions);
+        // The credentials are refused from the second create on, answered once that claim is in.
+        const second = committed.then(() => {
+          sandbox.setToken('rotated');
+          return gateway.createCashOut(request, callOptions);
+        });
+        void second.catch(() => undefined).then(() => setImmediate(() => letClaimReturn()));
+        return second;
+      },
+    };
+    // Under a request budget nothing is claimed ahead: each place's row is claimed for it.
+    const report = await sendQueued(
+      {
+        ...deps(refusedSecond, { concurrency: 2, perSecond: 1_000, elapsed: () => 0 }),
+        journal: slowClaim,
+      },
+      options(),
+    );
+    expect(report).toMatchObject({
+      sent: 1,
+      stopped: expect.stringMatching(/refused our credentials/),
+    });
+    // The two creates sent before the 401 was read, and none after it.
+    expect(received.map(({ status }) => status)).toEqual([200, 401]);
+    expect(await states()).toEqual({
+      pending: { count: 1, cents: 1234 },
+      queued: { count: 5, cents: 5 * 1234 },
+    });
+    expect(await journal.payout('p-0002')).toMatchObject({ state: 'queued', attempts: 0 });
+    expect(
+      (await journal.history('p-0002')).map(({ from, to, reason }) => [
+        from,
+        to,
+        sayInEnglish(reason),
+      ]),
+    ).toContainEqual([
+      'sending',
+      'queued',
+      `claimed and not sent (${report.stopped}): queued again`,
+    ]);
+  });
+
   it('a marker write that fails after a claim made only ahead ends the run with its error, not the process', async () => {
     let commits = 0;
     const marked = openJournal(sqliteJournalAt(join(folder(), 'marked.db')), {
