@@ -102,6 +102,8 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     return ids;
   };
 
+  type Created = ReturnType<GatewayClient['createCashOut']>;
+
   /** Every orderId exactly once at the gateway: no duplicate, no miss. */
   const expectLedgerHoldsEachOnce = (ids: string[]) => {
     const counts = ledgerCounts(sandbox);
@@ -329,37 +331,45 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     expectLedgerHoldsEachOnce(ids);
   });
 
-  it('a pause that starts while the loop takes its turn for answers still gives back the rows claimed ahead at once', async () => {
-    const ids = await admit(12);
-    const gateway = client();
-    // The sixth create finds no gateway listening: refused, which pauses the pool (a back-off).
-    const nowhere = client({ baseUrl: `http://127.0.0.1:${await closedPort()}` });
-    type Created = ReturnType<GatewayClient['createCashOut']>;
+  /**
+   * The gateway client, its creates `at` and `at + 1` answered together: the first (a
+   * success) frees its place and the loop starts its turn for answers, and the second is
+   * read within that turn. `next` makes the second's request, given the first's answer.
+   */
+  const answeredInOneTurn = (
+    gateway: GatewayClient,
+    at: number,
+    next: (first: Created, ...call: Parameters<GatewayClient['createCashOut']>) => Created,
+  ): GatewayClient => {
     let calls = 0;
-    let fifth: Created | undefined;
-    let answerFifth: (answer: Created) => void = () => {};
-    const ordered: GatewayClient = {
+    let first: Created | undefined;
+    let answerFirst: (answer: Created) => void = () => {};
+    return {
       ...gateway,
       createCashOut: (request, callOptions) => {
         calls++;
-        if (calls === 5) {
-          fifth = gateway.createCashOut(request, callOptions);
-          return new Promise<Created>((resolve) => (answerFifth = resolve)).then(
+        if (calls === at) {
+          first = gateway.createCashOut(request, callOptions);
+          return new Promise<Created>((resolve) => (answerFirst = resolve)).then(
             (answer) => answer,
           );
         }
-        if (calls !== 6) return gateway.createCashOut(request, callOptions);
-        // Both answers are held back, then given out so that the fifth (a success) frees its
-        // place and the loop starts its turn for answers before the refusal is read, within
-        // that turn.
-        const sixth = nowhere.createCashOut(request, callOptions);
-        const both = Promise.allSettled([fifth, sixth]);
-        answerFifth(both.then(() => fifth as Created));
+        if (calls !== at + 1) return gateway.createCashOut(request, callOptions);
+        const second = next(first as Created, request, callOptions);
+        const both = Promise.allSettled([first, second]);
+        answerFirst(both.then(() => first as Created));
         return both
           .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
-          .then(() => sixth);
+          .then(() => second);
       },
     };
+  };
+
+  it('a pause that starts while the loop takes its turn for answers still gives back the rows claimed ahead at once', async () => {
+    const ids = await admit(12);
+    // The sixth create finds no gateway listening: refused, which pauses the pool (a back-off).
+    const nowhere = client({ baseUrl: `http://127.0.0.1:${await closedPort()}` });
+    const ordered = answeredInOneTurn(client(), 5, (_, ...call) => nowhere.createCashOut(...call));
     // The process's clock held still: rows are given back for the pause, never for age.
     await sendQueued(deps(ordered, { concurrency: 4, elapsed: () => 0 }), options());
     expectLedgerHoldsEachOnce(ids);
@@ -373,35 +383,13 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
   it('a 401 read while the loop takes its turn for answers starts no row claimed ahead: they go back to the queue', async () => {
     const ids = await admit(12);
     const gateway = client();
-    type Created = ReturnType<GatewayClient['createCashOut']>;
-    let calls = 0;
-    let first: Created | undefined;
-    let answerFirst: (answer: Created) => void = () => {};
-    const ordered: GatewayClient = {
-      ...gateway,
-      createCashOut: (request, callOptions) => {
-        calls++;
-        if (calls === 1) {
-          first = gateway.createCashOut(request, callOptions);
-          return new Promise<Created>((resolve) => (answerFirst = resolve)).then(
-            (answer) => answer,
-          );
-        }
-        if (calls !== 2) return gateway.createCashOut(request, callOptions);
-        // The credentials are refused from the second create on, once the first is paid.
-        const second = (first as Created).then(() => {
-          sandbox.setToken('rotated');
-          return gateway.createCashOut(request, callOptions);
-        });
-        // Both answers are held back, then given out so that the first (a success) frees its
-        // place and the loop starts its turn for answers before the 401 is read, within it.
-        const both = Promise.allSettled([first, second]);
-        answerFirst(both.then(() => first as Created));
-        return both
-          .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
-          .then(() => second);
-      },
-    };
+    // The credentials are refused from the second create on, once the first is paid.
+    const ordered = answeredInOneTurn(gateway, 1, (first, ...call) =>
+      first.then(() => {
+        sandbox.setToken('rotated');
+        return gateway.createCashOut(...call);
+      }),
+    );
     // Two places, and two rows claimed ahead of them; the process's clock held still, so
     // that no row is given back for its age.
     const report = await sendQueued(deps(ordered, { concurrency: 2, elapsed: () => 0 }), options());
