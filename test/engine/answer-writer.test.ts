@@ -196,11 +196,20 @@ describe('the grouped answer writer, against the sandbox over HTTP and a SQLite 
         allow();
       },
     });
-    for (const move of moves) writer.add(move);
-    // A timer of the same length set after the writer's fires after it: its group is on its way.
-    await delay(1);
-    expect(failures).toEqual([]);
-    await writer.flush();
+    // Another process holds the write lock: the group the timer starts waits for it.
+    const other = new Database(journal.path);
+    let finalFlush: Promise<void> | undefined;
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      for (const move of moves) writer.add(move);
+      // A timer of the same length set after the writer's fires after it: its group is on its way.
+      await delay(1);
+      finalFlush = writer.flush();
+      other.exec('COMMIT');
+    } finally {
+      other.close();
+    }
+    await finalFlush;
     expect(failures).toHaveLength(1);
     expect(writer.unwritten).toBe(0);
     expect(await states()).toEqual({ pending: { count: 3, cents: 3 * 1234 } });
