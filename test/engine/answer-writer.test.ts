@@ -11,6 +11,7 @@ import { Database } from '../../src/journal/sqlite.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { recordOpenBatch } from '../support/batch.js';
 import { useTempFolder } from '../support/files.js';
+import { refuseAnswers as refuseAnswersAt } from '../support/refuse-answers.js';
 import { TOKEN, cashOutRequest, clientFor, ledgerCounts } from '../support/gateway.js';
 
 const LEASE_MS = 30_000;
@@ -75,16 +76,7 @@ describe('the grouped answer writer, against the sandbox over HTTP and a SQLite 
     expect([...ledgerCounts(sandbox).values()]).toEqual(claims.map(() => 1));
   };
 
-  /** A store that refuses every answer's write, as a disk failing would, until it is dropped. */
-  const refuseAnswers = () => {
-    const other = new Database(journal.path);
-    other.exec(`CREATE TRIGGER refuse_answers BEFORE UPDATE OF state ON payouts
-      WHEN NEW.state = 'pending' BEGIN SELECT RAISE(ABORT, 'the disk refused the write'); END`);
-    return () => {
-      other.exec('DROP TRIGGER refuse_answers');
-      other.close();
-    };
-  };
+  const refuseAnswers = () => refuseAnswersAt(journal.path);
 
   it('keeps answers until a group is full, then writes the group', async () => {
     const claims = await claimed(4);

@@ -19,6 +19,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { createRandom } from '../../src/sandbox/faults.js';
 import { recordOpenBatch } from '../support/batch.js';
 import { useTempFolder } from '../support/files.js';
+import { refuseAnswers } from '../support/refuse-answers.js';
 import { TOKEN, cashOutRequest, clientFor, closedPort, ledgerCounts } from '../support/gateway.js';
 
 const GRACE_MS = 60_000;
@@ -410,26 +411,33 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     ]);
   });
 
-  it('a 401 read while a claim for a free place commits sends none of its rows: they go back to the queue', async () => {
-    const ids = await admit(6);
-    const gateway = client();
-    let letClaimReturn: () => void = () => {};
+  /**
+   * The journal, its second claim (for the place the first answer frees) committed, then
+   * held until `letGo`: what is read meanwhile is read while that claim is on its way.
+   */
+  const secondClaimHeld = () => {
+    let letGo: () => void = () => {};
     let claimCommitted: () => void = () => {};
     const committed = new Promise<void>((resolve) => (claimCommitted = resolve));
     let claims = 0;
-    // The second claim (for the place the first answer frees) is committed, then held until
-    // the 401 has been read.
-    const slowClaim: Journal = {
+    const held: Journal = {
       ...journal,
       claimToSend: async (...args) => {
         const claimed = await journal.claimToSend(...args);
         if (++claims === 2) {
           claimCommitted();
-          await new Promise<void>((resolve) => (letClaimReturn = resolve));
+          await new Promise<void>((resolve) => (letGo = resolve));
         }
         return claimed;
       },
     };
+    return { journal: held, committed, letGo: () => letGo() };
+  };
+
+  it('a 401 read while a claim for a free place commits sends none of its rows: they go back to the queue', async () => {
+    const ids = await admit(6);
+    const gateway = client();
+    const { journal: slowClaim, committed, letGo } = secondClaimHeld();
     let calls = 0;
     const refusedSecond: GatewayClient = {
       ...gateway,
@@ -440,7 +448,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
           sandbox.setToken('rotated');
           return gateway.createCashOut(request, callOptions);
         });
-        void second.catch(() => undefined).then(() => setImmediate(() => letClaimReturn()));
+        void second.catch(() => undefined).then(() => setImmediate(letGo));
         return second;
       },
     };
@@ -474,6 +482,52 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
       'queued',
       `claimed and not sent (${report.stopped}): queued again`,
     ]);
+  });
+
+  it('a journal write that fails while a claim for a free place commits sends none of its rows', async () => {
+    await admit(6);
+    const { journal: slowClaim, committed, letGo } = secondClaimHeld();
+    let heardFailure: () => void = () => {};
+    void new Promise<void>((resolve) => (heardFailure = resolve)).then(() => setImmediate(letGo));
+    // The answers' writes watched for their failure, not changed.
+    const watched: Journal = {
+      ...slowClaim,
+      moveMany: (...args) =>
+        journal.moveMany(...args).catch((error: unknown) => {
+          heardFailure();
+          throw error;
+        }),
+    };
+    const gateway = client();
+    let allow = () => {};
+    let calls = 0;
+    const refusedAfterClaim: GatewayClient = {
+      ...gateway,
+      createCashOut: (request, callOptions) => {
+        if (++calls !== 2) return gateway.createCashOut(request, callOptions);
+        // The disk refuses answers once that claim is in; the second create is paid.
+        return committed.then(() => {
+          allow = refuseAnswers(journal.path);
+          return gateway.createCashOut(request, callOptions);
+        });
+      },
+    };
+    try {
+      await expect(
+        sendQueued(
+          {
+            ...deps(refusedAfterClaim, { concurrency: 2, perSecond: 1_000, elapsed: () => 0 }),
+            journal: watched,
+          },
+          options(),
+        ),
+      ).rejects.toThrow('the disk refused the write');
+    } finally {
+      allow();
+    }
+    // The two creates sent before the failure was heard, and none after it.
+    expect(received.map(({ status }) => status)).toEqual([200, 200]);
+    expect(await journal.payout('p-0002')).toMatchObject({ state: 'queued', attempts: 0 });
   });
 
   it('a marker write that fails after a claim made only ahead ends the run with its error, not the process', async () => {
