@@ -96,6 +96,7 @@ function withPostback(request: CashOutRequest, options: EngineOptions): CashOutR
 }
 
 export interface EngineReport {
+  /** Payouts the gateway created in this run: a 429, a 401 or no answer sent nothing. */
   sent: number;
   /** Why the run stopped early, when it did (auth, wrong address, unreachable, signal). */
   stopped: string | undefined;
@@ -166,6 +167,14 @@ export async function sendQueued(
   const send = async ({ claim, at }: Claimed): Promise<void> => {
     // The journal's marker must know of the claim before its request leaves.
     await journal.sendable();
+    if (stopped !== undefined || failure !== undefined) {
+      // A 401 or a failure read while it waited for its claim's commit or the marker: not sent.
+      await journal.unclaim(
+        [claim],
+        `claimed and not sent (${stopped ?? 'the run failed'}): queued again`,
+      );
+      return;
+    }
     if (!claimFreshEnough(at, deps.elapsed(), options.leaseMs)) {
       // Fenced: a row another run took over stays its own; one still ours is queued again.
       await journal.unclaim([claim], FROZEN_REASON);
@@ -174,8 +183,8 @@ export async function sendQueued(
     const answer = await pool.ask((call) =>
       gateway.createCashOut(withPostback(claim.request, options), call),
     );
-    sent++;
     const decision = decideSend(answer);
+    if (decision.created) sent++;
     // The run reacts at once (a 401 stops the very next claim), before the write.
     react(decision.signal);
     writer.add(moveOf(deps, options, { claim, decision }));
@@ -191,6 +200,8 @@ export async function sendQueued(
         // One turn for answers arriving together, so that their rows' successors share one
         // claim commit.
         await new Promise((resolve) => setImmediate(resolve));
+        // A 401 or a failed write read in that turn starts nothing more: what is held goes back.
+        if (stopped || failure !== undefined) break;
       }
       // After that turn, with no wait until the places are counted: a pause that an answer
       // in it started is seen here, and the rows claimed ahead go back to the queue rather
