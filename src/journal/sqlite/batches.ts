@@ -28,14 +28,19 @@ import {
   type LineRow,
   type Synchronous,
 } from './context.js';
+import { batchOfFile } from '../rules/batch-of-file.js';
 import { coverSince } from '../rules/cover.js';
+import { HELD_FOR_BALANCE, thawsOnRelease } from '../rules/holds.js';
 import { heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import type { Corrections } from './corrections.js';
 import { saidJson, type Rows } from './rows.js';
 import type { Said } from '../../messages/said.js';
 
-/** Reasons whose release says a file's rows are new payments, not a copy of an earlier batch. */
-const NEW_PAYMENT_REASONS: readonly HoldReason[] = ['duplicate', 'same-name'];
+const HELD_FOR_BALANCE_JSON = JSON.stringify(HELD_FOR_BALANCE);
+
+/** A row's hold reason (`column`) is one of @reasons, a JSON list where null is none. */
+const HELD_FOR = (column: string): string =>
+  `COALESCE(${column}, '') IN (SELECT COALESCE(value, '') FROM json_each(@reasons))`;
 
 export function createBatches(
   { db, now, writing, admitting }: Context,
@@ -94,17 +99,22 @@ export function createBatches(
       UPDATE batches SET rows = @rows, valid = @valid, invalid = @invalid,
         total_cents = @totalCents, problems = @problems
       WHERE id = @id`),
-    queuedCentsByBatch: db.prepare<[], { batch_id: number; cents: number; count: number }>(`
+    // @reasons: a JSON list of the hold reasons the balance check holds (null for none).
+    queuedCentsByBatch: db.prepare<
+      { reasons: string },
+      { batch_id: number; cents: number; count: number }
+    >(`
       SELECT p.batch_id AS batch_id, SUM(p.value_cents) AS cents, COUNT(*) AS count
       FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE (p.state = 'queued' AND b.state = 'open')
-        OR (p.state = 'held' AND b.state = 'underfunded'
-          AND (p.hold_reason = 'balance' OR p.hold_reason IS NULL))
+        OR (p.state = 'held' AND b.state = 'underfunded' AND ${HELD_FOR(`p.hold_reason`)})
       GROUP BY p.batch_id ORDER BY p.batch_id`),
-    // Only what the balance check held (rows held before reasons were kept have none).
-    releaseHeld: db.prepare<[number, number], { order_id: string }>(`
-      UPDATE payouts SET state = 'queued', hold_reason = NULL, updated_at = ?
-      WHERE batch_id = ? AND state = 'held' AND (hold_reason = 'balance' OR hold_reason IS NULL)
+    releaseHeld: db.prepare<
+      { now: number; batchId: number; reasons: string },
+      { order_id: string }
+    >(`
+      UPDATE payouts SET state = 'queued', hold_reason = NULL, updated_at = @now
+      WHERE batch_id = @batchId AND state = 'held' AND ${HELD_FOR('hold_reason')}
       RETURNING order_id`),
     // @only: a JSON list of the orderIds to release, or null for every row held so. A
     // released repeat keeps the payout it repeats (covered_by): its claim weighs it past it.
@@ -187,27 +197,10 @@ export function createBatches(
     }),
 
     batchForFile: writing((file: ArrivingFile): BatchOfFile => {
-      const earlier = statements.batchesBySha256.all(file.sha256).map(toBatch);
-      const resuming = earlier.find((batch) => batch.state === 'admitting');
-      if (resuming) return { kind: 'resume', batchId: resuming.id, ...derivation(resuming) };
-      // A file an earlier run left in processing/: its rows are followed, not journaled
-      // again. One that has just arrived is a batch of its own whatever its bytes (next
-      // month's fixed payroll may be byte for byte this month's): the rules on who is
-      // paid judge its rows. A waiting batch whose file is in awaiting-approval/ already is
-      // not this one: an approved file's copy of its very bytes must not take it back there.
-      // Of several batches of these bytes, the one read under this name in processing/;
-      // under another name, only an approved file (moved there from approved/). Any
-      // other is a file a run moved in and died before reading: a batch of its own.
-      const candidates = earlier.filter(
-        (batch) =>
-          !file.arrived &&
-          !['unusable', 'refused', 'done'].includes(batch.state) &&
-          !(batch.state === 'awaiting-approval' && batch.awaitingName !== null),
-      );
-      const made =
-        candidates.findLast((batch) => batch.fileName === file.name) ??
-        candidates.findLast((batch) => batch.awaitingName !== null);
-      if (made) return { kind: 'same-file', batchId: made.id, ...derivation(made) };
+      const earlier = batchOfFile(file, statements.batchesBySha256.all(file.sha256).map(toBatch));
+      if (earlier.kind !== 'new') {
+        return { kind: earlier.kind, batchId: earlier.batch.id, ...derivation(earlier.batch) };
+      }
       const nameNumber = (statements.lastNameNumber.get(file.nameKey)?.n ?? 0) + 1;
       const journalId = statements.journalId.get()?.journal_id;
       if (journalId === undefined) throw new JournalError('damaged', 'the journal has no identity');
@@ -304,7 +297,7 @@ export function createBatches(
 
     fundBatch: writing((batchId: number): void => {
       rows.movedTogether('held', 'queued', { code: 'auditBalanceCovers' }, () =>
-        statements.releaseHeld.all(now(), batchId),
+        statements.releaseHeld.all({ now: now(), batchId, reasons: HELD_FOR_BALANCE_JSON }),
       );
       rows.moveBatch(batchId, 'open');
       statements.setHeldBecause.run(null, batchId);
@@ -317,7 +310,7 @@ export function createBatches(
     }),
 
     queuedByBatch: () =>
-      statements.queuedCentsByBatch.all().map((row) => ({
+      statements.queuedCentsByBatch.all({ reasons: HELD_FOR_BALANCE_JSON }).map((row) => ({
         batchId: row.batch_id,
         cents: row.cents,
         count: row.count,
@@ -345,7 +338,7 @@ export function createBatches(
           }),
         );
         // Its rows are new payments: what it froze of an earlier batch of its name is too.
-        if (NEW_PAYMENT_REASONS.includes(reason)) {
+        if (thawsOnRelease(reason)) {
           corrections.thaw(batchId, { code: 'auditUnfrozen', why });
         }
         return {

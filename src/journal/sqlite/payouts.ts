@@ -15,7 +15,8 @@ import type {
 import { sampleLines } from '../first-send.js';
 import { FORGOTTEN_BATCHES, orderIdsAsBatches } from '../../csv/order-id.js';
 import { PIX_KEY_TYPES, type CashOutRequest } from '../../gateway/contract.js';
-import { RETRYABLE, type RowState } from '../states.js';
+import type { RowState } from '../states.js';
+import { endsCover } from '../rules/uncover.js';
 import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
 import type { Said } from '../../messages/said.js';
 import { createAdmitting, heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
@@ -199,7 +200,7 @@ export function createPayouts(
       () => statements.move.run(params),
       row.id,
     );
-    if (moved && from !== move.to && RETRYABLE.includes(move.to)) rows.uncoverRowsOf(move.orderId);
+    if (moved && endsCover(from, move.to)) rows.uncoverRowsOf(move.orderId);
     return moved;
   }
 
