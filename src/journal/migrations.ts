@@ -451,4 +451,14 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
         WHERE reference IS NULL;
     `,
   },
+  {
+    version: 25,
+    sql: `
+      -- A daemon counts the rows of its unfinished states every few seconds, and of every
+      -- state for its health line: with the amount in the state index, both read the index
+      -- alone, the unfinished ones a range of it, never a payout's row.
+      DROP INDEX payouts_by_state;
+      CREATE INDEX payouts_by_state ON payouts (state, batch_id, line, value_cents);
+    `,
+  },
 ];
