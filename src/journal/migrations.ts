@@ -461,4 +461,14 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       CREATE INDEX payouts_by_state ON payouts (state, batch_id, line, value_cents);
     `,
   },
+  {
+    version: 26,
+    sql: `
+      -- Following reads what is due soonest first, a few at a time: a range of the poll
+      -- times of pending payouts (a time not set is due at once), not a sort of them all.
+      DROP INDEX payouts_by_next_poll;
+      CREATE INDEX payouts_by_poll_due ON payouts (COALESCE(next_poll_at, 0))
+        WHERE state = 'pending' AND transaction_id IS NOT NULL;
+    `,
+  },
 ];
