@@ -435,7 +435,13 @@ export interface JournalReports {
    */
   batchesShowingRefundedSince(since: number): Promise<number[]>;
   history(orderId: string): Promise<AuditEntry[]>;
-  countsByState(): Promise<Partial<Record<RowState, { count: number; cents: number }>>>;
+  /**
+   * How many payouts are in each state, and their cents: of `states` only, when given (a
+   * read of those rows alone, however many payouts are final), or of every state.
+   */
+  countsByState(
+    states?: readonly RowState[],
+  ): Promise<Partial<Record<RowState, { count: number; cents: number }>>>;
   /**
    * A batch's payouts still pending that were sent at or before `before`: how many, and
    * the oldest (when it was sent, and its orderId); undefined when there are none.

@@ -1219,6 +1219,11 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         pending: { count: 1, cents: 1000 },
         queued: { count: 1, cents: 1000 },
       });
+      // Of the states asked for only, none of those with no payout.
+      expect(await journal.countsByState(['pending', 'unknown', 'queued'])).toEqual({
+        pending: { count: 1, cents: 1000 },
+        queued: { count: 1, cents: 1000 },
+      });
     });
 
     describe('at once: journals in threads of their own on one store, each call as if alone', () => {

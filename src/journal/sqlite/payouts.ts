@@ -93,13 +93,15 @@ export function createPayouts(
       UPDATE payouts SET lease_owner = ?, lease_until = ?, fence = fence + 1, updated_at = ?
       WHERE order_id = ?
       RETURNING order_id, batch_id, line, fence, state, request, attempts, not_found, last_sent_at, transaction_id, polls`),
-    // Pending payouts whose poll is due, soonest first, not leased by a live process.
+    // Pending payouts whose poll is due, soonest first, not leased by a live process: by
+    // the index of poll times, which SQLite would pass over for the state's, reading every
+    // pending payout of a large batch each poll.
     due: db.prepare<{ now: number; limit: number }, { order_id: string }>(`
-      SELECT order_id FROM payouts
+      SELECT order_id FROM payouts INDEXED BY payouts_by_poll_due
       WHERE state = 'pending' AND transaction_id IS NOT NULL
-        AND (next_poll_at IS NULL OR next_poll_at <= @now)
+        AND COALESCE(next_poll_at, 0) <= @now
         AND (lease_until IS NULL OR lease_until <= @now)
-      ORDER BY next_poll_at LIMIT @limit`),
+      ORDER BY COALESCE(next_poll_at, 0) LIMIT @limit`),
     paidSince: db.prepare<
       { now: number; since: number; after: string; limit: number },
       { order_id: string }
@@ -109,7 +111,7 @@ export function createPayouts(
         AND (lease_until IS NULL OR lease_until <= @now) AND order_id > @after
       ORDER BY order_id LIMIT @limit`),
     nextPollAt: db.prepare<[], { at: number | null }>(`
-      SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts
+      SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts INDEXED BY payouts_by_poll_due
       WHERE state = 'pending' AND transaction_id IS NOT NULL`),
     pollPendingNow: db.prepare<PollHint>(`
       UPDATE payouts SET next_poll_at = @now, fence = fence + 1, lease_owner = NULL, lease_until = NULL
