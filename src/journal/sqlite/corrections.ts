@@ -12,6 +12,7 @@ import {
   correctionCandidate,
   inCorrectionWindow,
   isCorrection,
+  planChangesOfPaid,
   planCopyRows,
   planGiveBack,
   planLeftOut,
@@ -264,25 +265,20 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     return correctionCandidate({ id: batchId, receivedAt: batch.received_at }, earlier);
   }
 
-  /**
-   * A file's rows that give another amount to a document a batch of its name paid within
-   * the day are held (changes a paid row), whichever batch it corrects, if any: a payroll
-   * of that name dropped between a file and its copy must not let the copy pay twice.
-   */
+  /** A file's rows that change what a batch of its name paid within the day are held (planChangesOfPaid). */
   function holdChangesOfPaid(batchId: number, why: Said): void {
     const earlier = inWindowOf(batchId);
     if (earlier.length === 0) return;
-    const changes = statements.copyMaySend.all(batchId).flatMap((row) => {
-      for (const batch of earlier) {
-        const sent = sentOfDocument(row, batch.id);
-        if (sent) {
-          const change = { orderId: row.order_id, state: row.state, cents: row.value_cents };
-          return [{ ...change, sent }];
-        }
-      }
-      return [];
-    });
-    rows.applyPlan(planCopyRows(changes), why);
+    const named = statements.copyMaySend.all(batchId).map((row) => ({
+      orderId: row.order_id,
+      state: row.state,
+      cents: row.value_cents,
+      reference: row.reference,
+      payouts: earlier.flatMap((batch) =>
+        statements.ofDocument.all({ document: row.document, corrected: batch.id }).map(toCovering),
+      ),
+    }));
+    rows.applyPlan(planChangesOfPaid(named), why);
   }
 
   /**
