@@ -247,7 +247,12 @@ export function planChangesOfPaid(rows: readonly RowOfName[]): PlannedMove[] {
   );
 }
 
-/** A copy's row that may be sent (queued, or held for its name), and the payout it changes. */
+/** Whether a file's row may yet be sent: queued, or held for its name alone (an answer sends it). */
+export function maySend(row: { state: RowState; holdReason: HoldReason | null }): boolean {
+  return row.state === 'queued' || (row.state === 'held' && row.holdReason === 'same-name');
+}
+
+/** A copy's row that may be sent (maySend), and the payout it changes. */
 export interface CopyRow {
   orderId: string;
   state: RowState;

@@ -4,6 +4,7 @@ import {
   CORRECTION_WINDOW_MS,
   correctionCandidate,
   isCorrection,
+  maySend,
   planChangesOfPaid,
   planCopyRows,
   planGiveBack,
@@ -17,7 +18,7 @@ import {
   type CopyRepeat,
 } from '../../../src/journal/rules/correction.js';
 import type { BatchState } from '../../../src/journal/batch-states.js';
-import type { RowState } from '../../../src/journal/states.js';
+import type { HoldReason, RowState } from '../../../src/journal/states.js';
 
 const HOUR = 60 * 60 * 1000;
 const copy = { id: 2, fileName: 'folha (corrigida).csv' };
@@ -434,5 +435,20 @@ describe('planChangesOfPaid: rows of a file that change what its name paid that 
       });
       expect(plan[0]?.reason).toMatchObject({ code: 'held' });
     }
+  });
+});
+
+describe('maySend: the rows of a file a copy weighs as still to be sent', () => {
+  it.each<[RowState, HoldReason | null, boolean]>([
+    ['queued', null, true],
+    ['held', 'same-name', true],
+    ['held', 'duplicate', false],
+    ['held', 'changes-paid', false],
+    ['held', 'balance', false],
+    ['held', 'copy-waiting', false],
+    ['paid', null, false],
+    ['superseded', null, false],
+  ])('%s, held for %s: %s', (state, holdReason, expected) => {
+    expect(maySend({ state, holdReason })).toBe(expected);
   });
 });
