@@ -126,6 +126,12 @@ export function replaceableRows(
   );
 }
 
+/** How a copy's row that repeats a payout of the batch it corrects was held when it was read. */
+export const HELD_AS_REPEAT = { state: 'held', holdReason: 'duplicate' } as const satisfies {
+  state: RowState;
+  holdReason: HoldReason;
+};
+
 /** A copy's row held as a possible duplicate of a payout of the batch it corrects. */
 export interface CopyRepeat {
   orderId: string;

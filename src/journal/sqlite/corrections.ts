@@ -10,6 +10,7 @@ import { commandTarget, givenName } from '../../csv/given-name.js';
 import { coveredSaid, type Covering } from '../admission.js';
 import {
   correctionCandidate,
+  HELD_AS_REPEAT,
   inCorrectionWindow,
   isCorrection,
   maySend,
@@ -24,6 +25,7 @@ import {
   sameNameEarlier,
   standingBatches,
 } from '../rules/correction.js';
+import { TURNED_DOWN } from '../rules/cover.js';
 import { FROZEN, planFreeze, planThaw, UNSENT, type StandingRow } from '../rules/freeze.js';
 import type { BatchState } from '../batch-states.js';
 import { RETRYABLE, ROW_STATES, SENT, type HoldReason, type RowState } from '../states.js';
@@ -85,7 +87,7 @@ export function createCorrections({ db }: Context, rows: Rows) {
         SELECT 1 FROM payouts q JOIN batches qb ON qb.id = q.batch_id
         WHERE q.document = p.document AND q.value_cents = p.value_cents
           AND qb.name_key = @nameKey AND qb.id < @batchId
-          AND qb.state NOT IN ('unusable', 'refused'))
+          AND qb.state NOT IN (${inList(TURNED_DOWN)}))
       LIMIT 1`),
     // Rows of a batch with the document of a row of an earlier one.
     sharedRows: db.prepare<{ batchId: number; earlier: number }, { n: number }>(`
@@ -107,14 +109,14 @@ export function createCorrections({ db }: Context, rows: Rows) {
       SELECT r.order_id AS row_id, ${COVERING_COLUMNS}, r.value_cents AS row_cents, r.pix_key AS row_pix_key,
         r.name AS row_name, p.pix_key AS paid_pix_key, p.name AS paid_name, p.hold_reason AS paid_hold_reason
       FROM payouts r JOIN payouts p ON p.order_id = r.covered_by JOIN batches b ON b.id = p.batch_id
-      WHERE r.batch_id = @copy AND r.state = 'held' AND r.hold_reason = 'duplicate'
-        AND p.batch_id = @corrected
+      WHERE r.batch_id = @copy AND r.state = '${HELD_AS_REPEAT.state}'
+        AND r.hold_reason = '${HELD_AS_REPEAT.holdReason}' AND p.batch_id = @corrected
       ORDER BY r.line`),
     // Rows of a copy with the document and amount of a payout of `corrected` that failed:
     // like a fixed invalid row, a repeat of a row that needed a person.
     copyRepeatsFailed: db.prepare<{ copy: number; corrected: number }, { n: number }>(`
       SELECT COUNT(*) AS n FROM payouts r
-      WHERE r.batch_id = @copy AND r.state IN ('queued', 'held') AND EXISTS (
+      WHERE r.batch_id = @copy AND r.state IN (${inList(UNSENT)}) AND EXISTS (
         SELECT 1 FROM payouts p
         WHERE +p.batch_id = @corrected AND p.document = r.document
           AND p.value_cents = r.value_cents AND p.state IN (${inList(RETRYABLE)}))`),
