@@ -126,6 +126,12 @@ export function replaceableRows(
   );
 }
 
+/** How a copy's row that repeats a payout of the batch it corrects was held when it was read. */
+export const HELD_AS_REPEAT = { state: 'held', holdReason: 'duplicate' } as const satisfies {
+  state: RowState;
+  holdReason: HoldReason;
+};
+
 /** A copy's row held as a possible duplicate of a payout of the batch it corrects. */
 export interface CopyRepeat {
   orderId: string;
@@ -210,14 +216,49 @@ export function paidRowOf(
   row: { reference: string | null },
   payouts: readonly Covering[],
 ): Covering | undefined {
-  return payouts.find(
-    (payout) =>
-      SENT.includes(payout.state) &&
-      (row.reference === null || payout.reference === null || payout.reference === row.reference),
+  return payouts.find(paysRowOf(row));
+}
+
+/** Whether a payout that left paid a row's document for its reference (or either has none). */
+const paysRowOf =
+  (row: { reference: string | null }) =>
+  (payout: Covering): boolean =>
+    SENT.includes(payout.state) &&
+    (row.reference === null || payout.reference === null || payout.reference === row.reference);
+
+/** A file's row that may be sent (queued, or held for its name), and its reference. */
+export interface RowOfName {
+  orderId: string;
+  state: RowState;
+  cents: number;
+  reference: string | null;
+  /** Payouts to its document in the batches of its name within the day: newest batch first, each in line order. */
+  payouts: readonly Covering[];
+}
+
+/**
+ * A file's rows that give another amount to someone a batch of its name paid within the
+ * day are held (changes a paid row), naming the first such payout, whether or not the
+ * file is a correction. A row that repeats an amount paid changes nothing: the same-name
+ * rule or the corrected copy weighs it.
+ */
+export function planChangesOfPaid(rows: readonly RowOfName[]): PlannedMove[] {
+  return planCopyRows(
+    rows.flatMap((row) => {
+      const paid = row.payouts.filter(paysRowOf(row));
+      const [sent] = paid;
+      if (!sent || paid.some((payout) => payout.valueCents === row.cents)) return [];
+      return [{ orderId: row.orderId, state: row.state, cents: row.cents, sent }];
+    }),
   );
 }
 
-/** A copy's row that may be sent (queued, or held for its name), and the payout it changes. */
+/** Whether a file's row may yet be sent: queued, or held for its name alone (an answer sends it). */
+export function maySend(row: { state: RowState; holdReason: HoldReason | null }): boolean {
+  return row.state === 'queued' || (row.state === 'held' && row.holdReason === 'same-name');
+}
+
+/** A copy's row that may be sent (maySend), and the payout it changes. */
 export interface CopyRow {
   orderId: string;
   state: RowState;

@@ -10,8 +10,11 @@ import { commandTarget, givenName } from '../../csv/given-name.js';
 import { coveredSaid, type Covering } from '../admission.js';
 import {
   correctionCandidate,
+  HELD_AS_REPEAT,
   inCorrectionWindow,
   isCorrection,
+  maySend,
+  planChangesOfPaid,
   planCopyRows,
   planGiveBack,
   planLeftOut,
@@ -22,6 +25,9 @@ import {
   sameNameEarlier,
   standingBatches,
 } from '../rules/correction.js';
+import { TURNED_DOWN } from '../rules/cover.js';
+import { FROZEN, planFreeze, planThaw, UNSENT, type StandingRow } from '../rules/freeze.js';
+import type { BatchState } from '../batch-states.js';
 import { RETRYABLE, ROW_STATES, SENT, type HoldReason, type RowState } from '../states.js';
 import {
   COVERING_COLUMNS,
@@ -37,14 +43,6 @@ import { saidJson, type Rows } from './rows.js';
 
 export type Corrections = ReturnType<typeof createCorrections>;
 
-interface MaySendRow {
-  order_id: string;
-  document: string;
-  value_cents: number;
-  state: RowState;
-  reference: string | null;
-}
-
 type Repeat = CoveringRow & { row_id: string };
 
 /** A file's row and a payout it repeats unchanged. */
@@ -54,17 +52,16 @@ type RepeatOfPayoutRow = Repeat & {
   updated_at: number;
 };
 
-interface FreezeParams {
-  batchId: number;
-  message: string;
-  said: string | null;
-  now: number;
-}
-
-interface ThawParams {
-  nameKey: string;
-  copy: number;
-  now: number;
+/** A row as the store reads it for the rules on a batch's rows never sent. */
+interface StandingRowDb {
+  line: number;
+  order_id: string;
+  state: RowState;
+  hold_reason: HoldReason | null;
+  covered_by: string | null;
+  document: string;
+  value_cents: number;
+  reference: string | null;
 }
 
 /** A copy's row that repeats a payout, with both payees, and its amount. */
@@ -77,10 +74,7 @@ type CopyRepeatRow = Repeat & {
   paid_hold_reason: HoldReason | null;
 };
 
-/** A frozen row names the copy that froze it: only that copy's answer unfreezes it. */
-const FROZEN_BY_COPY = "json_extract(said, '$.batchId') = @copy";
-
-export function createCorrections({ db, now }: Context, rows: Rows) {
+export function createCorrections({ db }: Context, rows: Rows) {
   const statements = {
     batchesOfName: db.prepare<[string, number], BatchRow>(
       `SELECT * FROM batches WHERE name_key = ? AND id <> ? ORDER BY id DESC`,
@@ -93,7 +87,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
         SELECT 1 FROM payouts q JOIN batches qb ON qb.id = q.batch_id
         WHERE q.document = p.document AND q.value_cents = p.value_cents
           AND qb.name_key = @nameKey AND qb.id < @batchId
-          AND qb.state NOT IN ('unusable', 'refused'))
+          AND qb.state NOT IN (${inList(TURNED_DOWN)}))
       LIMIT 1`),
     // Rows of a batch with the document of a row of an earlier one.
     sharedRows: db.prepare<{ batchId: number; earlier: number }, { n: number }>(`
@@ -115,21 +109,17 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       SELECT r.order_id AS row_id, ${COVERING_COLUMNS}, r.value_cents AS row_cents, r.pix_key AS row_pix_key,
         r.name AS row_name, p.pix_key AS paid_pix_key, p.name AS paid_name, p.hold_reason AS paid_hold_reason
       FROM payouts r JOIN payouts p ON p.order_id = r.covered_by JOIN batches b ON b.id = p.batch_id
-      WHERE r.batch_id = @copy AND r.state = 'held' AND r.hold_reason = 'duplicate'
-        AND p.batch_id = @corrected
+      WHERE r.batch_id = @copy AND r.state = '${HELD_AS_REPEAT.state}'
+        AND r.hold_reason = '${HELD_AS_REPEAT.holdReason}' AND p.batch_id = @corrected
       ORDER BY r.line`),
     // Rows of a copy with the document and amount of a payout of `corrected` that failed:
     // like a fixed invalid row, a repeat of a row that needed a person.
     copyRepeatsFailed: db.prepare<{ copy: number; corrected: number }, { n: number }>(`
       SELECT COUNT(*) AS n FROM payouts r
-      WHERE r.batch_id = @copy AND r.state IN ('queued', 'held') AND EXISTS (
+      WHERE r.batch_id = @copy AND r.state IN (${inList(UNSENT)}) AND EXISTS (
         SELECT 1 FROM payouts p
         WHERE +p.batch_id = @corrected AND p.document = r.document
           AND p.value_cents = r.value_cents AND p.state IN (${inList(RETRYABLE)}))`),
-    copyMaySend: db.prepare<[number], MaySendRow>(`
-      SELECT order_id, document, value_cents, state, reference FROM payouts
-      WHERE batch_id = ? AND (state = 'queued' OR (state = 'held' AND hold_reason = 'same-name'))
-      ORDER BY line`),
     // A document has few payouts, a batch may have a million: the unary + keeps SQLite
     // from reading the batch whole (by payouts_by_batch) for every row of a copy.
     ofDocument: db.prepare<{ document: string; corrected: number }, CoveringRow>(`
@@ -159,53 +149,34 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     setLine: db.prepare<['covered', string, string | null, number, number]>(
       `UPDATE batch_lines SET kind = ?, message = ?, said = ? WHERE batch_id = ? AND line = ?`,
     ),
-    unsentOf: db.prepare<
-      [number],
-      { order_id: string; state: RowState; hold_reason: HoldReason | null }
-    >(
-      `SELECT order_id, state, hold_reason FROM payouts WHERE batch_id = ? AND state IN ('queued', 'held') ORDER BY line`,
-    ),
+    // A batch's rows in a state a rule names, in line order: a seek of payouts_by_state.
+    rowsInState: db.prepare<{ batchId: number; state: RowState }, StandingRowDb>(`
+      SELECT line, order_id, state, hold_reason, covered_by, document, value_cents, reference
+      FROM payouts WHERE state = @state AND batch_id = @batchId ORDER BY line`),
     supersededBy: db.prepare<[number], { order_id: string; hold_reason: HoldReason | null }>(
       `SELECT order_id, hold_reason FROM payouts WHERE superseded_by = ? AND state = 'superseded'`,
     ),
     setCorrects: db.prepare<[number, number]>(`UPDATE batches SET corrects = ? WHERE id = ?`),
-    // A batch frozen while a later file of its name waits: its unsent rows, and those only
-    // the balance held, are held for that file's answer.
-    freezeQueued: db.prepare<FreezeParams, { order_id: string }>(`
-      UPDATE payouts SET state = 'held', hold_reason = 'copy-waiting', message = @message,
-        said = @said, updated_at = @now
-      WHERE batch_id = @batchId AND state = 'queued' RETURNING order_id`),
-    freezeHeld: db.prepare<FreezeParams, { order_id: string }>(`
-      UPDATE payouts SET hold_reason = 'copy-waiting', message = @message, said = @said,
-        updated_at = @now
-      WHERE batch_id = @batchId AND state = 'held'
-        AND (hold_reason = 'balance' OR hold_reason IS NULL)
-      RETURNING order_id`),
-    // Thawed as its batch stands: queued to be sent, or held again for the balance (an
-    // underfunded batch) or the person who turned it down (a refused one).
-    thawQueued: db.prepare<ThawParams, { order_id: string }>(`
-      UPDATE payouts SET state = 'queued', hold_reason = NULL, message = NULL, said = NULL,
-        updated_at = @now
-      WHERE state = 'held' AND hold_reason = 'copy-waiting' AND ${FROZEN_BY_COPY} AND batch_id IN (
-        SELECT id FROM batches WHERE name_key = @nameKey AND id < @copy
-          AND state NOT IN ('underfunded', 'refused'))
-      RETURNING order_id`),
-    thawHeld: db.prepare<ThawParams, { order_id: string }>(`
-      UPDATE payouts SET message = NULL, said = NULL, updated_at = @now,
-        hold_reason = CASE (SELECT state FROM batches WHERE id = batch_id)
-          WHEN 'underfunded' THEN 'balance' ELSE 'file' END
-      WHERE state = 'held' AND hold_reason = 'copy-waiting' AND ${FROZEN_BY_COPY} AND batch_id IN (
-        SELECT id FROM batches WHERE name_key = @nameKey AND id < @copy
-          AND state IN ('underfunded', 'refused'))
-      RETURNING order_id`),
+    // The held rows of the earlier batches of a name for the reason `holdReason`, with the
+    // batch that froze each (a frozen row names it) and its own batch's state.
+    heldOfName: db.prepare<
+      { nameKey: string; copy: number; state: RowState; holdReason: HoldReason },
+      StandingRowDb & { frozen_by: number | null; batch_state: BatchState }
+    >(`
+      SELECT p.line, p.order_id, p.state, p.hold_reason, p.covered_by,
+        json_extract(p.said, '$.batchId') AS frozen_by, b.state AS batch_state
+      FROM batches b CROSS JOIN payouts p ON p.batch_id = b.id
+      WHERE b.name_key = @nameKey AND b.id < @copy
+        AND p.state = @state AND p.hold_reason = @holdReason
+      ORDER BY p.batch_id, p.line`),
     frozenFor: db.prepare<
-      { nameKey: string; copy: number },
+      { nameKey: string; copy: number; state: RowState; holdReason: HoldReason },
       { batch_id: number; file_name: string; n: number; cents: number }
     >(`
       SELECT p.batch_id, b.file_name, COUNT(*) AS n, SUM(p.value_cents) AS cents
       FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE b.name_key = @nameKey AND b.id < @copy
-        AND p.state = 'held' AND p.hold_reason = 'copy-waiting'
+        AND p.state = @state AND p.hold_reason = @holdReason
         AND json_extract(p.said, '$.batchId') = @copy
       GROUP BY p.batch_id ORDER BY p.batch_id`),
     // The line's own words stay a value where it kept one: the copy named inside it.
@@ -231,12 +202,22 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     ),
   };
 
+  /** A batch's rows never sent (UNSENT), in line order. */
+  const unsentOf = (batchId: number): StandingRowDb[] =>
+    UNSENT.flatMap((state) => statements.rowsInState.all({ batchId, state })).sort(
+      (a, b) => a.line - b.line,
+    );
+
+  /** A file's rows that may yet be sent (maySend), in line order. */
+  const maySendOf = (batchId: number): StandingRowDb[] =>
+    unsentOf(batchId).filter((row) => maySend(standingRow(row)));
+
   /** Batches of a name but `except`, newest first (refused and unusable ones left out). */
   const batchesOfName = (nameKey: string, except: number): BatchRow[] =>
     standingBatches(statements.batchesOfName.all(nameKey, except));
 
   /** The payout of batch `corrected` that a copy's row changes, if it left (paidRowOf). */
-  function sentOfDocument(row: MaySendRow, corrected: number): Covering | undefined {
+  function sentOfDocument(row: StandingRowDb, corrected: number): Covering | undefined {
     const payouts = statements.ofDocument.all({ document: row.document, corrected });
     return paidRowOf(row, payouts.map(toCovering));
   }
@@ -264,25 +245,20 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     return correctionCandidate({ id: batchId, receivedAt: batch.received_at }, earlier);
   }
 
-  /**
-   * A file's rows that give another amount to a document a batch of its name paid within
-   * the day are held (changes a paid row), whichever batch it corrects, if any: a payroll
-   * of that name dropped between a file and its copy must not let the copy pay twice.
-   */
+  /** A file's rows that change what a batch of its name paid within the day are held (planChangesOfPaid). */
   function holdChangesOfPaid(batchId: number, why: Said): void {
     const earlier = inWindowOf(batchId);
     if (earlier.length === 0) return;
-    const changes = statements.copyMaySend.all(batchId).flatMap((row) => {
-      for (const batch of earlier) {
-        const sent = sentOfDocument(row, batch.id);
-        if (sent) {
-          const change = { orderId: row.order_id, state: row.state, cents: row.value_cents };
-          return [{ ...change, sent }];
-        }
-      }
-      return [];
-    });
-    rows.applyPlan(planCopyRows(changes), why);
+    const named = maySendOf(batchId).map((row) => ({
+      orderId: row.order_id,
+      state: row.state,
+      cents: row.value_cents,
+      reference: row.reference,
+      payouts: earlier.flatMap((batch) =>
+        statements.ofDocument.all({ document: row.document, corrected: batch.id }).map(toCovering),
+      ),
+    }));
+    rows.applyPlan(planChangesOfPaid(named), why);
   }
 
   /**
@@ -312,15 +288,8 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       at: batch.received_at,
       earlierBatchId: latest.id,
     };
-    const params = {
-      batchId: latest.id,
-      message: keptMessage(frozen),
-      said: saidJson(frozen),
-      now: now(),
-    };
-    const why: Said = { code: 'auditFrozen', said: frozen };
-    rows.movedTogether('queued', 'held', why, () => statements.freezeQueued.all(params));
-    rows.movedTogether('held', 'held', why, () => statements.freezeHeld.all(params));
+    const standing = unsentOf(latest.id).map(standingRow);
+    rows.applyPlan(planFreeze(standing, frozen), { code: 'auditFrozen', said: frozen });
     const repeated = statements.repeatedLines.all({ batchId, earlier: latest.id, listed: 5 });
     const target = commandTarget(batch.file_name, batchId, hintFlags);
     const said: Said = {
@@ -346,9 +315,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       (statements.takenOverBy.get({ copy, corrected })?.n ?? 0) +
       (statements.copyRepeatsFailed.get({ copy, corrected })?.n ?? 0);
     if (repeats === 0) return false;
-    const fresh = statements.copyMaySend
-      .all(copy)
-      .filter((row) => !sentOfDocument(row, corrected)).length;
+    const fresh = maySendOf(copy).filter((row) => !sentOfDocument(row, corrected)).length;
     const replaceable = replaceableRows(
       statements.invalidLines.get(corrected)?.n ?? 0,
       statements.payoutsByState.all(corrected),
@@ -382,18 +349,14 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       statements.setLine.run('covered', keptMessage(said), saidJson(said), copy, line.line);
     }
     // Read after the repeats moved: a row that took one over is sent, or held as a change.
-    const copyRows = statements.copyMaySend.all(copy).map((row) => ({
+    const copyRows = maySendOf(copy).map((row) => ({
       orderId: row.order_id,
       state: row.state,
       cents: row.value_cents,
       sent: sentOfDocument(row, corrected),
     }));
     rows.applyPlan(planCopyRows(copyRows), why);
-    const unsent = statements.unsentOf.all(corrected).map((row) => ({
-      orderId: row.order_id,
-      state: row.state,
-      holdReason: row.hold_reason,
-    }));
+    const unsent = unsentOf(corrected).map(standingRow);
     rows.applyPlan(planLeftOut(copyBatch, unsent), why);
     // Its invalid rows were the reason for the copy: the copy's rows stand for them now.
     const file = givenName(copyBatch.fileName);
@@ -442,9 +405,12 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   function thaw(copy: number, why: Said): void {
     const nameKey = rows.batchRow(copy)?.name_key;
     if (!nameKey) return;
-    const params = { nameKey, copy, now: now() };
-    rows.movedTogether('held', 'queued', why, () => statements.thawQueued.all(params));
-    rows.movedTogether('held', 'held', why, () => statements.thawHeld.all(params));
+    const held = statements.heldOfName.all({ nameKey, copy, ...FROZEN }).map((row) => ({
+      ...standingRow(row),
+      frozenBy: row.frozen_by,
+      batchState: row.batch_state,
+    }));
+    rows.applyPlan(planThaw(held, copy), why);
   }
 
   /** Batches frozen while `copy` waits for a person, with what each holds back. */
@@ -453,7 +419,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   ): { batchId: number; fileName: string; rows: number; cents: number }[] {
     const nameKey = rows.batchRow(copy)?.name_key;
     if (!nameKey) return [];
-    return statements.frozenFor.all({ nameKey, copy }).map((row) => ({
+    return statements.frozenFor.all({ nameKey, copy, ...FROZEN }).map((row) => ({
       batchId: row.batch_id,
       fileName: row.file_name,
       rows: row.n,
@@ -471,7 +437,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
 
   /** The rows of a copy that may now be sent (see correctBatch). */
   const sendableOfCopy = (copy: number): number =>
-    statements.copyMaySend.all(copy).filter((row) => row.state === 'queued').length;
+    maySendOf(copy).filter((row) => row.state === 'queued').length;
 
   return {
     batchesOfName,
@@ -485,6 +451,16 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     thaw,
     frozenFor,
     sendableOfCopy,
+  };
+}
+
+/** A row the store read, as the rules weigh it. */
+function standingRow(row: StandingRowDb): StandingRow {
+  return {
+    orderId: row.order_id,
+    state: row.state,
+    holdReason: row.hold_reason,
+    coveredBy: row.covered_by,
   };
 }
 

@@ -4,6 +4,8 @@ import {
   CORRECTION_WINDOW_MS,
   correctionCandidate,
   isCorrection,
+  maySend,
+  planChangesOfPaid,
   planCopyRows,
   planGiveBack,
   planLeftOut,
@@ -16,7 +18,7 @@ import {
   type CopyRepeat,
 } from '../../../src/journal/rules/correction.js';
 import type { BatchState } from '../../../src/journal/batch-states.js';
-import type { RowState } from '../../../src/journal/states.js';
+import type { HoldReason, RowState } from '../../../src/journal/states.js';
 
 const HOUR = 60 * 60 * 1000;
 const copy = { id: 2, fileName: 'folha (corrigida).csv' };
@@ -377,5 +379,76 @@ describe('replaceableRows: the rows of a batch a correction may replace', () => 
     ],
   ])('%s', (_, invalidLines, payouts, expected) => {
     expect(replaceableRows(invalidLines, payouts)).toBe(expected);
+  });
+});
+
+describe('planChangesOfPaid: rows of a file that change what its name paid that day (rule 4)', () => {
+  // Each payout names its orderId by the line it was on.
+  const payout = (orderId: string, state: RowState, valueCents: number) => ({
+    ...paid(state, valueCents),
+    orderId,
+    line: orderId.startsWith('b') ? 3 : 2,
+  });
+
+  it.each<[string, number, Covering[], string | undefined]>([
+    ['nothing paid to the document', 1000, [], undefined],
+    [
+      'the amount paid, unchanged: weighed by the other rules',
+      1000,
+      [payout('a-1', 'paid', 1000)],
+      undefined,
+    ],
+    ['another amount than the one paid', 1500, [payout('a-1', 'paid', 1000)], 'a-1'],
+    ['another amount than one still pending', 1500, [payout('a-1', 'pending', 1000)], 'a-1'],
+    [
+      'another amount than one that failed: a fix',
+      1500,
+      [payout('a-1', 'failed', 1000)],
+      undefined,
+    ],
+    [
+      'the amount a batch before the newest paid',
+      1500,
+      [payout('b-1', 'paid', 1000), payout('a-1', 'paid', 1500)],
+      undefined,
+    ],
+    [
+      'another amount than both: the newest batch named',
+      1200,
+      [payout('b-1', 'paid', 1000), payout('a-1', 'paid', 1500)],
+      'b-1',
+    ],
+  ])('%s', (_, cents, payouts, expected) => {
+    const plan = planChangesOfPaid([
+      { orderId: 'c-2', state: 'queued', cents, reference: null, payouts },
+    ]);
+    expect(plan.map((move) => [move.orderId, move.to, move.fields.holdReason])).toEqual(
+      expected === undefined ? [] : [['c-2', 'held', 'changes-paid']],
+    );
+    if (expected) {
+      const named = payouts.find((payout) => payout.orderId === expected);
+      expect(plan[0]?.fields.said).toMatchObject({
+        code: 'heldChangesPaid',
+        line: named?.line,
+        paidCents: named?.valueCents,
+        cents,
+      });
+      expect(plan[0]?.reason).toMatchObject({ code: 'held' });
+    }
+  });
+});
+
+describe('maySend: the rows of a file a copy weighs as still to be sent', () => {
+  it.each<[RowState, HoldReason | null, boolean]>([
+    ['queued', null, true],
+    ['held', 'same-name', true],
+    ['held', 'duplicate', false],
+    ['held', 'changes-paid', false],
+    ['held', 'balance', false],
+    ['held', 'copy-waiting', false],
+    ['paid', null, false],
+    ['superseded', null, false],
+  ])('%s, held for %s: %s', (state, holdReason, expected) => {
+    expect(maySend({ state, holdReason })).toBe(expected);
   });
 });
