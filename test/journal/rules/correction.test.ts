@@ -3,6 +3,8 @@ import { failedBeforeSaid, type Covering } from '../../../src/journal/admission.
 import {
   CORRECTION_WINDOW_MS,
   correctionCandidate,
+  countRepeatsOfFailed,
+  heldLinesOnSent,
   isCorrection,
   maySend,
   planChangesOfPaid,
@@ -14,11 +16,15 @@ import {
   planRepeatsOfFailed,
   replaceableRows,
   sameNameEarlier,
+  sendableRows,
   standingBatches,
+  takenOverLines,
   type CopyRepeat,
+  type LineOnPayout,
 } from '../../../src/journal/rules/correction.js';
 import type { BatchState } from '../../../src/journal/batch-states.js';
 import type { HoldReason, RowState } from '../../../src/journal/states.js';
+import type { LineKind } from '../../../src/journal/types.js';
 
 const HOUR = 60 * 60 * 1000;
 const copy = { id: 2, fileName: 'folha (corrigida).csv' };
@@ -450,5 +456,65 @@ describe('maySend: the rows of a file a copy weighs as still to be sent', () => 
     ['superseded', null, false],
   ])('%s, held for %s: %s', (state, holdReason, expected) => {
     expect(maySend({ state, holdReason })).toBe(expected);
+  });
+});
+
+describe('takenOverLines and heldLinesOnSent: lines a copy and its batch share by orderId', () => {
+  const line = (kind: LineKind, state: RowState = 'paid'): LineOnPayout => ({
+    line: 3,
+    kind,
+    payout: paid(state),
+  });
+
+  it.each<[string, LineOnPayout[], LineOnPayout[], number]>([
+    ['none shared', [], [], 0],
+    ['a corrected line the copy superseded', [line('superseded')], [], 1],
+    ['a copy line held as repeating an orderId', [], [line('held')], 1],
+    ['both', [line('superseded')], [line('held'), line('held', 'queued')], 3],
+    ['an invalid line counts for neither', [line('invalid')], [line('invalid')], 0],
+    ['a copy line the copy superseded is not the corrected one', [], [line('superseded')], 0],
+  ])('%s', (_, ofCorrected, ofCopy, expected) => {
+    expect(takenOverLines(ofCorrected, ofCopy)).toBe(expected);
+  });
+
+  it.each<[LineKind, RowState, boolean]>([
+    ['held', 'paid', true],
+    ['held', 'pending', true],
+    ['held', 'queued', false],
+    ['held', 'failed', false],
+    ['covered', 'paid', false],
+    ['invalid', 'paid', false],
+  ])('a %s line on a payout %s is covered by it: %s', (kind, state, covered) => {
+    expect(heldLinesOnSent([line(kind, state)])).toHaveLength(covered ? 1 : 0);
+  });
+});
+
+describe('countRepeatsOfFailed: copy rows that repeat a failed payout of the batch it corrects', () => {
+  it.each<[string, { orderId: string; payoutState: RowState }[], number]>([
+    ['none', [], 0],
+    ['a repeat of a failed payout', [{ orderId: 'b-1', payoutState: 'failed' }], 1],
+    ['a repeat of a paid payout', [{ orderId: 'b-1', payoutState: 'paid' }], 0],
+    ['a repeat of a row never sent', [{ orderId: 'b-1', payoutState: 'queued' }], 0],
+    [
+      'a row repeating two failed payouts counts once',
+      [
+        { orderId: 'b-1', payoutState: 'failed' },
+        { orderId: 'b-1', payoutState: 'failed' },
+        { orderId: 'b-2', payoutState: 'paid' },
+      ],
+      1,
+    ],
+  ])('%s', (_, rows, expected) => {
+    expect(countRepeatsOfFailed(rows)).toBe(expected);
+  });
+});
+
+describe('sendableRows: the rows of a copy its answer sends', () => {
+  it.each<[RowState, number]>([
+    ['queued', 1],
+    ['held', 0],
+    ['superseded', 0],
+  ])('a %s row: %s', (state, expected) => {
+    expect(sendableRows([{ state }])).toBe(expected);
   });
 });
