@@ -87,17 +87,22 @@ export function sameNameEarlier(
   return newBatchAfterMs !== null && later >= newBatchAfterMs ? undefined : latest.id;
 }
 
-/** Rows a copy turned down had closed go back where they were: held for their reason, or queued. */
+/**
+ * Rows a copy turned down had closed go back where they were: held for their reason, or
+ * queued. `named`: the rows that name the copy; only those still closed (superseded) move.
+ */
 export function planGiveBack(
-  closed: readonly { orderId: string; holdReason: HoldReason | null }[],
+  named: readonly { orderId: string; state: RowState; holdReason: HoldReason | null }[],
 ): PlannedMove[] {
-  return closed.map((row) => ({
-    orderId: row.orderId,
-    from: 'superseded',
-    to: row.holdReason === null ? 'queued' : 'held',
-    fields: { holdReason: row.holdReason },
-    reason: { code: 'givenBack' },
-  }));
+  return named
+    .filter((row) => row.state === 'superseded')
+    .map((row) => ({
+      orderId: row.orderId,
+      from: 'superseded',
+      to: row.holdReason === null ? 'queued' : 'held',
+      fields: { holdReason: row.holdReason },
+      reason: { code: 'givenBack' },
+    }));
 }
 
 /**

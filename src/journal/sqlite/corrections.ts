@@ -165,9 +165,11 @@ export function createCorrections({ db }: Context, rows: Rows) {
     rowsInState: db.prepare<{ batchId: number; state: RowState }, StandingRowDb>(`
       SELECT line, order_id, state, hold_reason, covered_by, document, value_cents, reference
       FROM payouts WHERE state = @state AND batch_id = @batchId ORDER BY line`),
-    supersededBy: db.prepare<[number], { order_id: string; hold_reason: HoldReason | null }>(
-      `SELECT order_id, hold_reason FROM payouts WHERE superseded_by = ? AND state = 'superseded'`,
-    ),
+    // The rows that name a copy as the one that closed them: a seek of payouts_by_superseded_by.
+    supersededBy: db.prepare<
+      [number],
+      { order_id: string; state: RowState; hold_reason: HoldReason | null }
+    >(`SELECT order_id, state, hold_reason FROM payouts WHERE superseded_by = ?`),
     setCorrects: db.prepare<[number, number]>(`UPDATE batches SET corrects = ? WHERE id = ?`),
     // The held rows of the earlier batches of a name for the reason `holdReason`, with the
     // batch that froze each (a frozen row names it) and its own batch's state.
@@ -453,7 +455,7 @@ export function createCorrections({ db }: Context, rows: Rows) {
   function giveBack(copy: number, why: Said): void {
     const closed = statements.supersededBy
       .all(copy)
-      .map((row) => ({ orderId: row.order_id, holdReason: row.hold_reason }));
+      .map((row) => ({ orderId: row.order_id, state: row.state, holdReason: row.hold_reason }));
     rows.applyPlan(planGiveBack(closed), why);
   }
 

@@ -234,13 +234,17 @@ describe('sameNameEarlier: the batch a file named as it is weighed against', () 
 describe('planGiveBack: a copy turned down gives back what it closed', () => {
   it('as it was: held for its reason, or queued', () => {
     const plan = planGiveBack([
-      { orderId: 'a-1', holdReason: null },
-      { orderId: 'a-2', holdReason: 'balance' },
+      { orderId: 'a-1', state: 'superseded', holdReason: null },
+      { orderId: 'a-2', state: 'superseded', holdReason: 'balance' },
     ]);
     expect(plan.map((move) => [move.orderId, move.from, move.to, move.fields.holdReason])).toEqual([
       ['a-1', 'superseded', 'queued', null],
       ['a-2', 'superseded', 'held', 'balance'],
     ]);
+  });
+
+  it.each<RowState>(['queued', 'held', 'paid'])('leaves a row the copy named, %s now', (state) => {
+    expect(planGiveBack([{ orderId: 'a-1', state, holdReason: null }])).toEqual([]);
   });
 });
 
