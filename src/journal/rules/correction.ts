@@ -156,6 +156,11 @@ export function sendableRows(rows: readonly { state: RowState }[]): number {
   return rows.filter((row) => row.state === 'queued').length;
 }
 
+/** The lines of a corrected batch its copy's rows stand for: its invalid ones, the reason for the copy. */
+export function linesACopyReplaces<T extends { kind: LineKind }>(lines: readonly T[]): T[] {
+  return lines.filter((line) => line.kind === 'invalid');
+}
+
 /** States of a batch's payouts a correction may replace: they need a person, or never left. */
 const REPLACEABLE: readonly RowState[] = [...RETRYABLE, 'conflict', 'queued', 'held'];
 

@@ -13,6 +13,7 @@ import {
   countRepeatsOfFailed,
   HELD_AS_REPEAT,
   heldLinesOnSent,
+  linesACopyReplaces,
   inCorrectionWindow,
   isCorrection,
   maySend,
@@ -143,9 +144,6 @@ export function createCorrections({ db }: Context, rows: Rows) {
       FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE +p.batch_id = @corrected AND p.document = @document
       ORDER BY p.line`),
-    invalidLines: db.prepare<[number], { n: number }>(
-      `SELECT COUNT(*) AS n FROM batch_lines WHERE batch_id = ? AND kind = 'invalid'`,
-    ),
     // Every state named, so each is a seek of payouts_by_state, not a read of the batch.
     payoutsByState: db.prepare<[number], { state: RowState; count: number }>(`
       SELECT state, COUNT(*) AS count FROM payouts
@@ -189,10 +187,12 @@ export function createCorrections({ db }: Context, rows: Rows) {
       WHERE b.name_key = @nameKey AND b.id < @copy
         AND p.state = @state AND p.hold_reason = @holdReason
       ORDER BY p.batch_id, p.line`),
-    // The line's own words stay a value where it kept one: the copy named inside it.
-    invalidLinesOf: db.prepare<[number], { line: number; message: string; said: string | null }>(
-      `SELECT line, message, said FROM batch_lines WHERE batch_id = ? AND kind = 'invalid'`,
-    ),
+    // A batch's lines that are not payouts (the line's own words stay a value where it
+    // kept one): a seek of batch_lines' primary key.
+    linesOf: db.prepare<
+      [number],
+      { line: number; kind: LineKind; message: string; said: string | null }
+    >(`SELECT line, kind, message, said FROM batch_lines WHERE batch_id = ?`),
     supersedeInvalid: db.prepare<{
       corrected: number;
       line: number;
@@ -351,7 +351,7 @@ export function createCorrections({ db }: Context, rows: Rows) {
     if (repeats === 0) return false;
     const fresh = maySendOf(copy).filter((row) => !sentOfDocument(row, corrected)).length;
     const replaceable = replaceableRows(
-      statements.invalidLines.get(corrected)?.n ?? 0,
+      linesACopyReplaces(statements.linesOf.all(corrected)).length,
       statements.payoutsByState.all(corrected),
     );
     return isCorrection({ repeats, fresh, replaceable });
@@ -394,7 +394,7 @@ export function createCorrections({ db }: Context, rows: Rows) {
     rows.applyPlan(planLeftOut(copyBatch, unsent), why);
     // Its invalid rows were the reason for the copy: the copy's rows stand for them now.
     const file = givenName(copyBatch.fileName);
-    for (const line of statements.invalidLinesOf.all(corrected)) {
+    for (const line of linesACopyReplaces(statements.linesOf.all(corrected))) {
       // Its own words stay a value where it kept one; its English, as it was kept.
       const first = saidOf(line.said);
       statements.supersedeInvalid.run({

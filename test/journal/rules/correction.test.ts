@@ -5,6 +5,7 @@ import {
   correctionCandidate,
   countRepeatsOfFailed,
   heldLinesOnSent,
+  linesACopyReplaces,
   isCorrection,
   maySend,
   planChangesOfPaid,
@@ -520,5 +521,17 @@ describe('sendableRows: the rows of a copy its answer sends', () => {
     ['superseded', 0],
   ])('a %s row: %s', (state, expected) => {
     expect(sendableRows([{ state }])).toBe(expected);
+  });
+});
+
+describe('linesACopyReplaces: the lines of a corrected batch its copy stands for', () => {
+  it.each<[LineKind, boolean]>([
+    ['invalid', true],
+    ['skipped', false],
+    ['held', false],
+    ['covered', false],
+    ['superseded', false],
+  ])('a %s line: %s', (kind, replaced) => {
+    expect(linesACopyReplaces([{ line: 4, kind }])).toEqual(replaced ? [{ line: 4, kind }] : []);
   });
 });
