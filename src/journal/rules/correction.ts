@@ -17,6 +17,7 @@ import {
 } from '../admission.js';
 import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
 import type { BatchState } from '../batch-states.js';
+import type { LineKind } from '../types.js';
 import { TURNED_DOWN, withinWindow } from './cover.js';
 import type { PlannedMove } from './plan.js';
 
@@ -86,17 +87,22 @@ export function sameNameEarlier(
   return newBatchAfterMs !== null && later >= newBatchAfterMs ? undefined : latest.id;
 }
 
-/** Rows a copy turned down had closed go back where they were: held for their reason, or queued. */
+/**
+ * Rows a copy turned down had closed go back where they were: held for their reason, or
+ * queued. `named`: the rows that name the copy; only those still closed (superseded) move.
+ */
 export function planGiveBack(
-  closed: readonly { orderId: string; holdReason: HoldReason | null }[],
+  named: readonly { orderId: string; state: RowState; holdReason: HoldReason | null }[],
 ): PlannedMove[] {
-  return closed.map((row) => ({
-    orderId: row.orderId,
-    from: 'superseded',
-    to: row.holdReason === null ? 'queued' : 'held',
-    fields: { holdReason: row.holdReason },
-    reason: { code: 'givenBack' },
-  }));
+  return named
+    .filter((row) => row.state === 'superseded')
+    .map((row) => ({
+      orderId: row.orderId,
+      from: 'superseded',
+      to: row.holdReason === null ? 'queued' : 'held',
+      fields: { holdReason: row.holdReason },
+      reason: { code: 'givenBack' },
+    }));
 }
 
 /**
@@ -107,6 +113,52 @@ export function planGiveBack(
  */
 export function isCorrection(counts: { repeats: number; fresh: number; replaceable: number }) {
   return counts.repeats > 0 && counts.fresh <= counts.replaceable;
+}
+
+/** A line of one batch that is not a payout, and the payout of the other batch its orderId is. */
+export interface LineOnPayout {
+  line: number;
+  kind: LineKind;
+  payout: Covering;
+}
+
+/**
+ * How many rows a copy took over by orderId: the corrected batch's lines a copy's row
+ * superseded (`ofCorrected`, on the copy's payouts), and the copy's lines held as
+ * repeating an orderId of the corrected batch (`ofCopy`, on its payouts).
+ */
+export function takenOverLines(
+  ofCorrected: readonly LineOnPayout[],
+  ofCopy: readonly LineOnPayout[],
+): number {
+  const superseded = ofCorrected.filter((line) => line.kind === 'superseded').length;
+  return superseded + ofCopy.filter((line) => line.kind === 'held').length;
+}
+
+/** A copy's lines held as repeating an orderId of the corrected batch that left: that payout covers them. */
+export function heldLinesOnSent(ofCopy: readonly LineOnPayout[]): LineOnPayout[] {
+  return ofCopy.filter((line) => line.kind === 'held' && SENT.includes(line.payout.state));
+}
+
+/**
+ * How many of a copy's rows repeat (document and amount) a payout of the corrected batch
+ * that failed: like a fixed invalid row, a repeat of a row that needed a person.
+ */
+export function countRepeatsOfFailed(
+  repeats: readonly { orderId: string; payoutState: RowState }[],
+): number {
+  const failed = repeats.filter((row) => RETRYABLE.includes(row.payoutState));
+  return new Set(failed.map((row) => row.orderId)).size;
+}
+
+/** How many of a copy's rows its answer sends: the queued ones (a held one waits for its rule). */
+export function sendableRows(rows: readonly { state: RowState }[]): number {
+  return rows.filter((row) => row.state === 'queued').length;
+}
+
+/** The lines of a corrected batch its copy's rows stand for: its invalid ones, the reason for the copy. */
+export function linesACopyReplaces<T extends { kind: LineKind }>(lines: readonly T[]): T[] {
+  return lines.filter((line) => line.kind === 'invalid');
 }
 
 /** States of a batch's payouts a correction may replace: they need a person, or never left. */

@@ -60,8 +60,7 @@ export interface FrozenRow extends StandingRow {
  */
 export function planThaw(rows: readonly FrozenRow[], copy: number): PlannedMove[] {
   return rows.flatMap((row): PlannedMove[] => {
-    const frozen = row.state === FROZEN.state && row.holdReason === FROZEN.holdReason;
-    if (!frozen || row.frozenBy !== copy) return [];
+    if (!isFrozenBy(row, copy)) return [];
     const heldFor = HELD_AFTER_THAW[row.batchState] ?? null;
     return [
       {
@@ -73,6 +72,41 @@ export function planThaw(rows: readonly FrozenRow[], copy: number): PlannedMove[
       },
     ];
   });
+}
+
+/** Whether `copy`'s arrival froze a row, which its answer thaws. */
+function isFrozenBy(row: FrozenRow, copy: number): boolean {
+  return (
+    row.state === FROZEN.state && row.holdReason === FROZEN.holdReason && row.frozenBy === copy
+  );
+}
+
+/** A held row of an earlier batch of a file's name, with its batch's file and its amount. */
+export interface FrozenPayout extends FrozenRow {
+  batchId: number;
+  fileName: string;
+  cents: number;
+}
+
+/** The batches `copy` froze, in the journal's order, each with how many rows and how much it holds back. */
+export function frozenBatches(
+  rows: readonly FrozenPayout[],
+  copy: number,
+): { batchId: number; fileName: string; rows: number; cents: number }[] {
+  const batches = new Map<
+    number,
+    { batchId: number; fileName: string; rows: number; cents: number }
+  >();
+  for (const row of rows.filter((row) => isFrozenBy(row, copy))) {
+    const batch = batches.get(row.batchId) ?? {
+      batchId: row.batchId,
+      fileName: row.fileName,
+      rows: 0,
+      cents: 0,
+    };
+    batches.set(row.batchId, { ...batch, rows: batch.rows + 1, cents: batch.cents + row.cents });
+  }
+  return [...batches.values()].sort((a, b) => a.batchId - b.batchId);
 }
 
 /** Why a thawed row of a batch in these states is held again; any other is queued. */

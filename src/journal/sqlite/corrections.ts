@@ -10,7 +10,10 @@ import { commandTarget, givenName } from '../../csv/given-name.js';
 import { coveredSaid, type Covering } from '../admission.js';
 import {
   correctionCandidate,
+  countRepeatsOfFailed,
   HELD_AS_REPEAT,
+  heldLinesOnSent,
+  linesACopyReplaces,
   inCorrectionWindow,
   isCorrection,
   maySend,
@@ -23,11 +26,23 @@ import {
   planRepeatsOfFailed,
   replaceableRows,
   sameNameEarlier,
+  sendableRows,
   standingBatches,
+  takenOverLines,
+  type LineOnPayout,
 } from '../rules/correction.js';
 import { TURNED_DOWN } from '../rules/cover.js';
-import { FROZEN, planFreeze, planThaw, UNSENT, type StandingRow } from '../rules/freeze.js';
+import {
+  FROZEN,
+  frozenBatches,
+  planFreeze,
+  planThaw,
+  UNSENT,
+  type FrozenPayout,
+  type StandingRow,
+} from '../rules/freeze.js';
 import type { BatchState } from '../batch-states.js';
+import type { LineKind } from '../types.js';
 import { RETRYABLE, ROW_STATES, SENT, type HoldReason, type RowState } from '../states.js';
 import {
   COVERING_COLUMNS,
@@ -112,14 +127,16 @@ export function createCorrections({ db }: Context, rows: Rows) {
       WHERE r.batch_id = @copy AND r.state = '${HELD_AS_REPEAT.state}'
         AND r.hold_reason = '${HELD_AS_REPEAT.holdReason}' AND p.batch_id = @corrected
       ORDER BY r.line`),
-    // Rows of a copy with the document and amount of a payout of `corrected` that failed:
-    // like a fixed invalid row, a repeat of a row that needed a person.
-    copyRepeatsFailed: db.prepare<{ copy: number; corrected: number }, { n: number }>(`
-      SELECT COUNT(*) AS n FROM payouts r
-      WHERE r.batch_id = @copy AND r.state IN (${inList(UNSENT)}) AND EXISTS (
-        SELECT 1 FROM payouts p
-        WHERE +p.batch_id = @corrected AND p.document = r.document
-          AND p.value_cents = r.value_cents AND p.state IN (${inList(RETRYABLE)}))`),
+    // Rows of a copy never sent with the document and amount of a payout of `corrected`,
+    // with its state (countRepeatsOfFailed).
+    copyRepeatsOf: db.prepare<
+      { copy: number; corrected: number },
+      { order_id: string; payout_state: RowState }
+    >(`
+      SELECT r.order_id, p.state AS payout_state FROM payouts r
+      JOIN payouts p ON +p.batch_id = @corrected AND p.document = r.document
+        AND p.value_cents = r.value_cents
+      WHERE r.batch_id = @copy AND r.state IN (${inList(UNSENT)})`),
     // A document has few payouts, a batch may have a million: the unary + keeps SQLite
     // from reading the batch whole (by payouts_by_batch) for every row of a copy.
     ofDocument: db.prepare<{ document: string; corrected: number }, CoveringRow>(`
@@ -127,25 +144,18 @@ export function createCorrections({ db }: Context, rows: Rows) {
       FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE +p.batch_id = @corrected AND p.document = @document
       ORDER BY p.line`),
-    invalidLines: db.prepare<[number], { n: number }>(
-      `SELECT COUNT(*) AS n FROM batch_lines WHERE batch_id = ? AND kind = 'invalid'`,
-    ),
     // Every state named, so each is a seek of payouts_by_state, not a read of the batch.
     payoutsByState: db.prepare<[number], { state: RowState; count: number }>(`
       SELECT state, COUNT(*) AS count FROM payouts
       WHERE state IN (${inList(ROW_STATES)}) AND batch_id = ? GROUP BY state`),
-    // Rows of `corrected` a copy took over by their orderId, or repeats by orderId.
-    takenOverBy: db.prepare<{ copy: number; corrected: number }, { n: number }>(`
-      SELECT (SELECT COUNT(*) FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id
-              WHERE l.batch_id = @corrected AND l.kind = 'superseded' AND p.batch_id = @copy)
-        + (SELECT COUNT(*) FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id
-           WHERE l.batch_id = @copy AND l.kind = 'held' AND p.batch_id = @corrected) AS n`),
-    heldLinesOf: db.prepare<{ copy: number; corrected: number }, CoveringRow & { p_line: number }>(`
-      SELECT l.line, p.order_id, p.batch_id, p.line AS p_line, p.state, p.admitted_at,
-        p.transaction_id, p.value_cents, b.file_name
+    // A batch's lines on the orderIds of another's payouts, with those payouts.
+    linesOnPayoutsOf: db.prepare<
+      { lines: number; payouts: number },
+      CoveringRow & { l_line: number; kind: LineKind }
+    >(`
+      SELECT l.line AS l_line, l.kind, ${COVERING_COLUMNS}
       FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id JOIN batches b ON b.id = p.batch_id
-      WHERE l.batch_id = @copy AND l.kind = 'held' AND p.batch_id = @corrected
-        AND p.state IN (${inList(SENT)})`),
+      WHERE l.batch_id = @lines AND p.batch_id = @payouts`),
     setLine: db.prepare<['covered', string, string | null, number, number]>(
       `UPDATE batch_lines SET kind = ?, message = ?, said = ? WHERE batch_id = ? AND line = ?`,
     ),
@@ -153,36 +163,36 @@ export function createCorrections({ db }: Context, rows: Rows) {
     rowsInState: db.prepare<{ batchId: number; state: RowState }, StandingRowDb>(`
       SELECT line, order_id, state, hold_reason, covered_by, document, value_cents, reference
       FROM payouts WHERE state = @state AND batch_id = @batchId ORDER BY line`),
-    supersededBy: db.prepare<[number], { order_id: string; hold_reason: HoldReason | null }>(
-      `SELECT order_id, hold_reason FROM payouts WHERE superseded_by = ? AND state = 'superseded'`,
-    ),
+    // The rows that name a copy as the one that closed them: a seek of payouts_by_superseded_by.
+    supersededBy: db.prepare<
+      [number],
+      { order_id: string; state: RowState; hold_reason: HoldReason | null }
+    >(`SELECT order_id, state, hold_reason FROM payouts WHERE superseded_by = ?`),
     setCorrects: db.prepare<[number, number]>(`UPDATE batches SET corrects = ? WHERE id = ?`),
     // The held rows of the earlier batches of a name for the reason `holdReason`, with the
     // batch that froze each (a frozen row names it) and its own batch's state.
     heldOfName: db.prepare<
       { nameKey: string; copy: number; state: RowState; holdReason: HoldReason },
-      StandingRowDb & { frozen_by: number | null; batch_state: BatchState }
+      StandingRowDb & {
+        frozen_by: number | null;
+        batch_state: BatchState;
+        batch_id: number;
+        file_name: string;
+      }
     >(`
-      SELECT p.line, p.order_id, p.state, p.hold_reason, p.covered_by,
-        json_extract(p.said, '$.batchId') AS frozen_by, b.state AS batch_state
+      SELECT p.line, p.order_id, p.state, p.hold_reason, p.covered_by, p.value_cents,
+        json_extract(p.said, '$.batchId') AS frozen_by, b.state AS batch_state, p.batch_id,
+        b.file_name
       FROM batches b CROSS JOIN payouts p ON p.batch_id = b.id
       WHERE b.name_key = @nameKey AND b.id < @copy
         AND p.state = @state AND p.hold_reason = @holdReason
       ORDER BY p.batch_id, p.line`),
-    frozenFor: db.prepare<
-      { nameKey: string; copy: number; state: RowState; holdReason: HoldReason },
-      { batch_id: number; file_name: string; n: number; cents: number }
-    >(`
-      SELECT p.batch_id, b.file_name, COUNT(*) AS n, SUM(p.value_cents) AS cents
-      FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE b.name_key = @nameKey AND b.id < @copy
-        AND p.state = @state AND p.hold_reason = @holdReason
-        AND json_extract(p.said, '$.batchId') = @copy
-      GROUP BY p.batch_id ORDER BY p.batch_id`),
-    // The line's own words stay a value where it kept one: the copy named inside it.
-    invalidLinesOf: db.prepare<[number], { line: number; message: string; said: string | null }>(
-      `SELECT line, message, said FROM batch_lines WHERE batch_id = ? AND kind = 'invalid'`,
-    ),
+    // A batch's lines that are not payouts (the line's own words stay a value where it
+    // kept one): a seek of batch_lines' primary key.
+    linesOf: db.prepare<
+      [number],
+      { line: number; kind: LineKind; message: string; said: string | null }
+    >(`SELECT line, kind, message, said FROM batch_lines WHERE batch_id = ?`),
     supersedeInvalid: db.prepare<{
       corrected: number;
       line: number;
@@ -215,6 +225,25 @@ export function createCorrections({ db }: Context, rows: Rows) {
   /** Batches of a name but `except`, newest first (refused and unusable ones left out). */
   const batchesOfName = (nameKey: string, except: number): BatchRow[] =>
     standingBatches(statements.batchesOfName.all(nameKey, except));
+
+  /** Lines of batch `lines` on the orderIds of payouts of batch `payouts`. */
+  const linesOnPayoutsOf = (lines: number, payouts: number): LineOnPayout[] =>
+    statements.linesOnPayoutsOf.all({ lines, payouts }).map((row) => ({
+      line: row.l_line,
+      kind: row.kind,
+      payout: toCovering(row),
+    }));
+
+  /** The held rows of the earlier batches of a copy's name that a freeze holds (FROZEN). */
+  const frozenOfName = (nameKey: string, copy: number): FrozenPayout[] =>
+    statements.heldOfName.all({ nameKey, copy, ...FROZEN }).map((row) => ({
+      ...standingRow(row),
+      frozenBy: row.frozen_by,
+      batchState: row.batch_state,
+      batchId: row.batch_id,
+      fileName: row.file_name,
+      cents: row.value_cents,
+    }));
 
   /** The payout of batch `corrected` that a copy's row changes, if it left (paidRowOf). */
   function sentOfDocument(row: StandingRowDb, corrected: number): Covering | undefined {
@@ -312,12 +341,17 @@ export function createCorrections({ db }: Context, rows: Rows) {
   function isCorrectionOf(copy: number, corrected: number): boolean {
     const repeats =
       statements.copyRepeats.all({ copy, corrected }).length +
-      (statements.takenOverBy.get({ copy, corrected })?.n ?? 0) +
-      (statements.copyRepeatsFailed.get({ copy, corrected })?.n ?? 0);
+      takenOverLines(linesOnPayoutsOf(corrected, copy), linesOnPayoutsOf(copy, corrected)) +
+      countRepeatsOfFailed(
+        statements.copyRepeatsOf.all({ copy, corrected }).map((row) => ({
+          orderId: row.order_id,
+          payoutState: row.payout_state,
+        })),
+      );
     if (repeats === 0) return false;
     const fresh = maySendOf(copy).filter((row) => !sentOfDocument(row, corrected)).length;
     const replaceable = replaceableRows(
-      statements.invalidLines.get(corrected)?.n ?? 0,
+      linesACopyReplaces(statements.linesOf.all(corrected)).length,
       statements.payoutsByState.all(corrected),
     );
     return isCorrection({ repeats, fresh, replaceable });
@@ -344,8 +378,8 @@ export function createCorrections({ db }: Context, rows: Rows) {
       paidHoldReason: row.paid_hold_reason,
     }));
     rows.applyPlan(planRepeats(copyBatch, repeats, hintFlags), why);
-    for (const line of statements.heldLinesOf.all({ copy, corrected })) {
-      const said = coveredSaid(toCovering({ ...line, line: line.p_line }));
+    for (const line of heldLinesOnSent(linesOnPayoutsOf(copy, corrected))) {
+      const said = coveredSaid(line.payout);
       statements.setLine.run('covered', keptMessage(said), saidJson(said), copy, line.line);
     }
     // Read after the repeats moved: a row that took one over is sent, or held as a change.
@@ -360,7 +394,7 @@ export function createCorrections({ db }: Context, rows: Rows) {
     rows.applyPlan(planLeftOut(copyBatch, unsent), why);
     // Its invalid rows were the reason for the copy: the copy's rows stand for them now.
     const file = givenName(copyBatch.fileName);
-    for (const line of statements.invalidLinesOf.all(corrected)) {
+    for (const line of linesACopyReplaces(statements.linesOf.all(corrected))) {
       // Its own words stay a value where it kept one; its English, as it was kept.
       const first = saidOf(line.said);
       statements.supersedeInvalid.run({
@@ -405,12 +439,7 @@ export function createCorrections({ db }: Context, rows: Rows) {
   function thaw(copy: number, why: Said): void {
     const nameKey = rows.batchRow(copy)?.name_key;
     if (!nameKey) return;
-    const held = statements.heldOfName.all({ nameKey, copy, ...FROZEN }).map((row) => ({
-      ...standingRow(row),
-      frozenBy: row.frozen_by,
-      batchState: row.batch_state,
-    }));
-    rows.applyPlan(planThaw(held, copy), why);
+    rows.applyPlan(planThaw(frozenOfName(nameKey, copy), copy), why);
   }
 
   /** Batches frozen while `copy` waits for a person, with what each holds back. */
@@ -419,25 +448,19 @@ export function createCorrections({ db }: Context, rows: Rows) {
   ): { batchId: number; fileName: string; rows: number; cents: number }[] {
     const nameKey = rows.batchRow(copy)?.name_key;
     if (!nameKey) return [];
-    return statements.frozenFor.all({ nameKey, copy, ...FROZEN }).map((row) => ({
-      batchId: row.batch_id,
-      fileName: row.file_name,
-      rows: row.n,
-      cents: row.cents,
-    }));
+    return frozenBatches(frozenOfName(nameKey, copy), copy);
   }
 
   /** Rows a copy turned down had closed go back to where they were. */
   function giveBack(copy: number, why: Said): void {
     const closed = statements.supersededBy
       .all(copy)
-      .map((row) => ({ orderId: row.order_id, holdReason: row.hold_reason }));
+      .map((row) => ({ orderId: row.order_id, state: row.state, holdReason: row.hold_reason }));
     rows.applyPlan(planGiveBack(closed), why);
   }
 
   /** The rows of a copy that may now be sent (see correctBatch). */
-  const sendableOfCopy = (copy: number): number =>
-    maySendOf(copy).filter((row) => row.state === 'queued').length;
+  const sendableOfCopy = (copy: number): number => sendableRows(unsentOf(copy));
 
   return {
     batchesOfName,

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Said } from '../../../src/messages/said.js';
 import type { BatchState } from '../../../src/journal/batch-states.js';
-import { planFreeze, planThaw, type FrozenRow } from '../../../src/journal/rules/freeze.js';
+import {
+  frozenBatches,
+  planFreeze,
+  planThaw,
+  type FrozenPayout,
+  type FrozenRow,
+} from '../../../src/journal/rules/freeze.js';
 import type { HoldReason, RowState } from '../../../src/journal/states.js';
 
 const frozen: Said = {
@@ -75,5 +81,40 @@ describe('planThaw: the rows a file froze, once it is answered', () => {
 
   it('keeps the payout a released repeat repeats', () => {
     expect(planThaw([row({ coveredBy: 'x-9' })], 2)[0]?.fields.coveredBy).toBe('x-9');
+  });
+});
+
+describe('frozenBatches: what a file waiting for a person holds back of its name', () => {
+  const row = (
+    batchId: number,
+    cents: number,
+    fields: Partial<FrozenPayout> = {},
+  ): FrozenPayout => ({
+    orderId: `a-${batchId}-${cents}`,
+    state: 'held',
+    holdReason: 'copy-waiting',
+    coveredBy: null,
+    frozenBy: 3,
+    batchState: 'open',
+    batchId,
+    fileName: `folha-${batchId}.csv`,
+    cents,
+    ...fields,
+  });
+
+  it('counts and sums each batch the file froze, in the journal order', () => {
+    expect(frozenBatches([row(2, 500), row(1, 100), row(2, 250)], 3)).toEqual([
+      { batchId: 1, fileName: 'folha-1.csv', rows: 1, cents: 100 },
+      { batchId: 2, fileName: 'folha-2.csv', rows: 2, cents: 750 },
+    ]);
+  });
+
+  it.each<[string, Partial<FrozenPayout>]>([
+    ['frozen by another file', { frozenBy: 4 }],
+    ['frozen by nothing named', { frozenBy: null }],
+    ['held for another reason', { holdReason: 'balance' }],
+    ['not held', { state: 'queued', holdReason: null }],
+  ])('leaves out a row %s', (_, fields) => {
+    expect(frozenBatches([row(1, 100, fields)], 3)).toEqual([]);
   });
 });
