@@ -445,6 +445,15 @@ const said: SaidTexts = {
   pendingTooLongIn: ({ file, rows, age, orderId, hintFlags }) =>
     `payouts run: ${rows === 1 ? `1 payout pending for ${age} since it was sent` : `${rows} payouts pending for up to ${age} since they were sent`}, in ${file}: a person must look it up at the gateway (payouts get --order-id ${orderId}${hintFlags}); nothing is sent again meanwhile`,
   approvedSentNow: ({ file }) => `${file}: approved; it is sent now`,
+  progress: ({ total, sent, sending, toCheck, settled, perSecond }) =>
+    [
+      `${sent}/${total} sent`,
+      ...(sending > 0 ? [`${sending} sending`] : []),
+      ...(toCheck > 0 ? [`${toCheck} to check`] : []),
+      `${settled} settled`,
+      `${perSecond.toFixed(1)} rows/s`,
+    ].join(' · '),
+  progressLine: ({ progress }, say) => `progress: ${say(progress)}`,
   approved: ({ file, batchId, count, cents }) =>
     `${file} (batch ${batchId}): approved: ${plural(count, 'payout')}, ${formatCents(cents)} in all. A running \`payouts watch\` sends them now; otherwise the next \`payouts run\` does.`,
   linkedAsCopy: ({ file, batchId, corrects, by, count }) =>

@@ -40,6 +40,12 @@ const linhasESoma = ({ rows, cents }: { rows?: number; cents?: number }) =>
     .filter(Boolean)
     .join(' e ');
 
+/** `12,3`: a rate with one decimal, as Brazil writes it. */
+const UMA_CASA = new Intl.NumberFormat('pt-BR', {
+  minimumFractionDigits: 1,
+  maximumFractionDigits: 1,
+});
+
 const ESTADOS: Readonly<Record<StatusWord, string>> = {
   valid: 'válida',
   invalid: 'inválida',
@@ -492,6 +498,15 @@ const said: SaidTexts = {
   pendingTooLongIn: ({ file, rows, age, orderId, hintFlags }) =>
     `payouts run: ${rows === 1 ? `1 pagamento pendente há ${age} desde o envio` : `${rows} pagamentos pendentes há até ${age} desde o envio`}, em ${file}: uma pessoa precisa consultá-${rows === 1 ? 'lo' : 'los'} no gateway (payouts get --order-id ${orderId}${hintFlags}); nada é reenviado enquanto isso`,
   approvedSentNow: ({ file }) => `${file}: aprovado; é enviado agora`,
+  progress: ({ total, sent, sending, toCheck, settled, perSecond }) =>
+    [
+      `${sent}/${total} ${sent === 1 ? 'enviado' : 'enviados'}`,
+      ...(sending > 0 ? [`${sending} enviando`] : []),
+      ...(toCheck > 0 ? [`${toCheck} a conferir`] : []),
+      `${settled} ${settled === 1 ? 'liquidado' : 'liquidados'}`,
+      `${UMA_CASA.format(perSecond)} linhas/s`,
+    ].join(' · '),
+  progressLine: ({ progress }, say) => `progresso: ${say(progress)}`,
   approved: ({ file, batchId, count, cents }) =>
     `${file} (lote ${batchId}): aprovado: ${pagamentos(count)}, ${formatCents(cents)} ao todo. Um \`payouts watch\` em execução ${count === 1 ? 'o envia' : 'os envia'} agora; senão, o próximo \`payouts run\`.`,
   linkedAsCopy: ({ file, batchId, corrects, by, count }) =>

@@ -399,6 +399,17 @@ export type Said =
       hintFlags: string;
     }
   | { code: 'approvedSentNow'; file: string }
+  // Its progress on stderr, counted from the pass's start (`sent`: what the gateway took).
+  | {
+      code: 'progress';
+      total: number;
+      sent: number;
+      sending: number;
+      toCheck: number;
+      settled: number;
+      perSecond: number;
+    }
+  | { code: 'progressLine'; progress: Said }
   // `payouts approve`.
   | { code: 'approved'; file: string; batchId: number; count: number; cents: number }
   | {

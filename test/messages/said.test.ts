@@ -411,6 +411,27 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     hintFlags: '',
   },
   approvedSentNow: { code: 'approvedSentNow', file: 'folha.csv' },
+  progress: {
+    code: 'progress',
+    total: 17,
+    sent: 10,
+    sending: 2,
+    toCheck: 1,
+    settled: 4,
+    perSecond: 50,
+  },
+  progressLine: {
+    code: 'progressLine',
+    progress: {
+      code: 'progress',
+      total: 1,
+      sent: 1,
+      sending: 0,
+      toCheck: 0,
+      settled: 1,
+      perSecond: 0.5,
+    },
+  },
   approved: { code: 'approved', file: 'folha.csv', batchId: 3, count: 1, cents: 123_456 },
   linkedAsCopy: {
     code: 'linkedAsCopy',
@@ -578,6 +599,16 @@ describe('what the reading of a file says', () => {
     );
     expect(say(pt, SAMPLES.balanceBlocks)).toBe(
       'o saldo não pôde ser lido (503), então R$ 6,00 não pode ser conferido com ele (balanceCheck: block): nada dele é enviado',
+    );
+  });
+
+  it('says the progress line with real plurals, rows sending and to check apart', () => {
+    expect(say(pt, SAMPLES.progressLine)).toBe(
+      'progresso: 1/1 enviado · 1 liquidado · 0,5 linhas/s',
+    );
+    expect(say(en, SAMPLES.progressLine)).toBe('progress: 1/1 sent · 1 settled · 0.5 rows/s');
+    expect(say(pt, SAMPLES.progress)).toBe(
+      '10/17 enviados · 2 enviando · 1 a conferir · 4 liquidados · 50,0 linhas/s',
     );
   });
 
