@@ -296,7 +296,7 @@ export interface JournalSending {
    * stopped or paused): each row `queued` again, with the attempts it had, if its fence
    * still holds; in one commit. Returns how many were given back.
    */
-  unclaim(claims: readonly Claim[], reason: string): Promise<number>;
+  unclaim(claims: readonly Claim[], reason: Said): Promise<number>;
 }
 
 /** Answers: the moves a gateway's answer makes of a claimed row. */

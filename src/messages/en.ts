@@ -417,6 +417,15 @@ const said: SaidTexts = {
     `no answer recorded before its lease ended: resolving by lookup (${owner})`,
   auditResending: ({ notFound, secondsSinceSent }) =>
     `not found ${notFound} times, the last just now, ${secondsSinceSent}s after its last send: sending again with the same orderId`,
+  auditClaimedNotSent: ({ why }, say) => `claimed and not sent (${say(why)}): queued again`,
+  auditClaimedAheadNotSent: ({ why }, say) =>
+    `claimed ahead of its request and not sent (${say(why)}): queued again`,
+  auditClaimTooOld: () =>
+    'not sent: its claim was older than half its lease when its request was to leave (the process was stopped or paused); given back',
+  runStopped: () => 'the run stopped',
+  runFailed: () => 'the run failed',
+  sendingPaused: () => 'sending paused',
+  claimWaitedTooLong: () => 'it waited too long for a free place',
   auditBalanceCovers: () => 'the balance now covers its batch',
   auditFrozen: ({ said }, say) => `frozen: ${say(said)}`,
   auditUnfrozen: ({ why }, say) => `unfrozen: ${say(why)}`,

@@ -470,6 +470,15 @@ const said: SaidTexts = {
     `nenhuma resposta registrada antes do fim da reserva: resolvido por consulta (${owner})`,
   auditResending: ({ notFound, secondsSinceSent }) =>
     `não encontrado ${notFound === 1 ? '1 vez' : `${notFound} vezes`}, a última agora mesmo, ${secondsSinceSent} s depois do último envio: enviado de novo com o mesmo ID de pagamento`,
+  auditClaimedNotSent: ({ why }, say) => `reservado e não enviado (${say(why)}): de volta à fila`,
+  auditClaimedAheadNotSent: ({ why }, say) =>
+    `reservado antes do seu pedido e não enviado (${say(why)}): de volta à fila`,
+  auditClaimTooOld: () =>
+    'não enviado: sua reserva tinha mais da metade do prazo quando o pedido ia sair (o processo foi parado ou pausado); devolvido à fila',
+  runStopped: () => 'a execução parou',
+  runFailed: () => 'a execução falhou',
+  sendingPaused: () => 'envio pausado',
+  claimWaitedTooLong: () => 'esperou demais por uma vaga',
   auditBalanceCovers: () => 'o saldo agora cobre o lote',
   auditFrozen: ({ said }, say) => `congelado: ${say(said)}`,
   auditUnfrozen: ({ why }, say) => `descongelado: ${say(why)}`,

@@ -361,6 +361,14 @@ export type Said =
   | { code: 'auditLookedUpAfterLoss' }
   | { code: 'auditLeaseEnded'; owner: string }
   | { code: 'auditResending'; notFound: number; secondsSinceSent: number }
+  // A claim given back unsent; `why`: the run's stop (its English), or one of the four below.
+  | { code: 'auditClaimedNotSent'; why: Said }
+  | { code: 'auditClaimedAheadNotSent'; why: Said }
+  | { code: 'auditClaimTooOld' }
+  | { code: 'runStopped' }
+  | { code: 'runFailed' }
+  | { code: 'sendingPaused' }
+  | { code: 'claimWaitedTooLong' }
   | { code: 'auditBalanceCovers' }
   | { code: 'auditFrozen'; said: Said }
   | { code: 'auditUnfrozen'; why: Said }
