@@ -206,7 +206,7 @@ export interface JournalBatches {
     batchId: number,
     event: BatchEvent['event'],
     by: string,
-    detail: string,
+    detail: Said,
   ): Promise<void>;
   batchEvents(batchId: number): Promise<BatchEvent[]>;
 }

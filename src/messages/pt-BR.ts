@@ -2,7 +2,7 @@
 import { formatCents } from './money.js';
 import { FIELD_ALIASES, type PayoutField } from './fields.js';
 import type { Catalog, HelpTexts, StatusWord } from './catalog.js';
-import type { BytePosition, ControlSource, Payees, SaidTexts } from './said.js';
+import type { BytePosition, ControlSource, Payees, Repeating, SaidTexts } from './said.js';
 
 const many = (n: number, one: string, more: string) => `${n} ${n === 1 ? one : more}`;
 
@@ -108,6 +108,14 @@ const pagos = ({ rows, cents, first }: Payees) =>
     .join(', ')}${rows > first.length ? ', …' : ''}`;
 const transacao = (id: number | null) => (id === null ? '' : `, transação ${id}`);
 const pagamentos = (n: number) => many(n, 'pagamento', 'pagamentos');
+
+/** `linha 2 (Ana Souza, R$ 3.500,00) repete folha.csv linha 2 (nov-02, pago)`. */
+const repeticao = ({ line, name, cents, repeats }: Repeating) =>
+  `linha ${line} (${name}, ${formatCents(cents)}) repete ${
+    repeats
+      ? `${repeats.file} linha ${repeats.line} (${repeats.orderId}, ${ESTADOS[repeats.state]})`
+      : 'um pagamento anterior'
+  }`;
 /** O que houve com um pagamento que cobria uma linha e a deixa sem pagar. */
 const DESFEITO: Partial<Record<StatusWord, string>> = {
   refunded: 'foi devolvido',
@@ -502,6 +510,21 @@ const said: SaidTexts = {
   auditLeftOut: ({ why, file }, say) => `${say(why)}: mudado ou deixado de fora por ${file}`,
   auditGivenBack: ({ why }, say) => `devolvido: ${say(why)}`,
   auditCoveredByRetry: ({ retryId, why }, say) => `coberto por ${retryId}, ${say(why)}`,
+  eventApproved: ({ count, cents }) => `${pagamentos(count)}, ${formatCents(cents)}`,
+  eventReason: ({ reason }) => reason,
+  eventIdenticalDue: ({ rows }) =>
+    rows === 1 ? '1 linha idêntica é devida' : `${rows} linhas idênticas são devidas`,
+  eventCorrects: ({ batchId }) => `uma cópia corrigida do lote ${batchId}`,
+  eventNewPayments: ({ rows, confirmed, repeating }) =>
+    `${rows === 1 ? '1 linha retida é um pagamento novo' : `${rows} linhas retidas são pagamentos novos`}${
+      confirmed
+        ? `; ${repeating.length === 1 ? '1 delas repete um pagamento' : `${repeating.length} delas repetem pagamentos`}, como a pessoa confirmou: ${repeating.map(repeticao).join('; ')}`
+        : repeating.length > 0
+          ? `; ${repeating.length === 1 ? '1 linha que repete um pagamento continua retida' : `${repeating.length} linhas que repetem pagamentos continuam retidas`}`
+          : ''
+    }`,
+  eventReplacedBy: ({ batchId }) => `pela sua cópia corrigida, lote ${batchId}`,
+  eventMovedIntoApproved: () => 'movido para approved/',
   eventSentAgainAs: ({ line, orderId, state, retryId }) =>
     `linha ${line}: ${orderId} (${ESTADOS[state]}) reenviado como ${retryId} (payouts retry)`,
   pendingTooLongIn: ({ file, rows, age, orderId, hintFlags }) =>

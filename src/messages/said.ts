@@ -27,6 +27,14 @@ export interface Payees {
   first: { name: string; cents: number }[];
 }
 
+/** A held row that repeats an earlier payout, and that payout where it is known. */
+export interface Repeating {
+  line: number;
+  name: string;
+  cents: number;
+  repeats: { file: string; line: number; orderId: string; state: RowState } | null;
+}
+
 /** What a cell, a row or a file is told: one of these, rendered by a catalog. */
 export type Said =
   // Any cell.
@@ -397,6 +405,15 @@ export type Said =
   | { code: 'auditCoveredByRetry'; retryId: string; why: Said }
   // A person's decision about a batch, as its events keep it.
   | { code: 'eventSentAgainAs'; line: number; orderId: string; state: RowState; retryId: string }
+  | { code: 'eventApproved'; count: number; cents: number }
+  /** A person's own words (`payouts reject --reason`), kept as written. */
+  | { code: 'eventReason'; reason: string }
+  | { code: 'eventIdenticalDue'; rows: number }
+  | { code: 'eventCorrects'; batchId: number }
+  /** `confirmed`: the person gave --repeats, so the repeating rows were released too. */
+  | { code: 'eventNewPayments'; rows: number; confirmed: boolean; repeating: Repeating[] }
+  | { code: 'eventReplacedBy'; batchId: number }
+  | { code: 'eventMovedIntoApproved' }
   // `payouts run`.
   | {
       code: 'pendingTooLongIn';

@@ -959,7 +959,8 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       expect(await journal.linesOfBatch(batchId)).toEqual([{ ...total, message: 'a total line' }]);
       expect(await journal.claimToSend('a', 10, 60_000)).toEqual([]);
       expect(await journal.approveBatch(batchId)).toBe(true);
-      await journal.recordBatchEvent(batchId, 'approved', 'maria', 'payouts approve');
+      const approved = { code: 'eventApproved', count: 1, cents: 1000 } as const;
+      await journal.recordBatchEvent(batchId, 'approved', 'maria', approved);
       expect(await journal.approveBatch(batchId)).toBe(false);
       expect(await journal.refuseBatch(batchId, { code: 'turnedDownBy', reason: 'too late' })).toBe(
         false,
@@ -969,7 +970,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
           at: clock,
           event: 'approved',
           by: 'maria',
-          detail: { code: 'english', text: 'payouts approve' },
+          detail: approved,
         },
       ]);
       expect((await journal.batch(batchId))?.state).toBe('open');

@@ -546,6 +546,25 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     retryId: 'folha-1-r2',
     why: { code: 'auditSentAgainBy', by: 'Maria', at: 0 },
   },
+  eventApproved: { code: 'eventApproved', count: 2, cents: 170_000 },
+  eventReason: { code: 'eventReason', reason: 'valores errados' },
+  eventIdenticalDue: { code: 'eventIdenticalDue', rows: 3 },
+  eventCorrects: { code: 'eventCorrects', batchId: 2 },
+  eventNewPayments: {
+    code: 'eventNewPayments',
+    rows: 2,
+    confirmed: true,
+    repeating: [
+      {
+        line: 2,
+        name: 'Ana Souza',
+        cents: 350_000,
+        repeats: { file: 'folha.csv', line: 2, orderId: 'nov-02', state: 'paid' },
+      },
+    ],
+  },
+  eventReplacedBy: { code: 'eventReplacedBy', batchId: 4 },
+  eventMovedIntoApproved: { code: 'eventMovedIntoApproved' },
   eventSentAgainAs: {
     code: 'eventSentAgainAs',
     line: 3,
@@ -576,7 +595,8 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */
-const SAME_IN_EVERY_LANGUAGE = new Set<SaidCode>(['english']);
+// A caller's English, and a person's own words, are said as they were written.
+const SAME_IN_EVERY_LANGUAGE = new Set<SaidCode>(['english', 'eventReason']);
 
 describe('what the reading of a file says', () => {
   const en = CATALOGS.en;
