@@ -6,7 +6,7 @@
  */
 import type { JournalReports } from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
-import type { SaidTexts } from '../messages/said.js';
+import type { Progress, SaidTexts } from '../messages/said.js';
 import { say } from '../messages/say.js';
 import type { TextOutput } from '../runtime/io.js';
 
@@ -17,20 +17,6 @@ const BAR_WIDTH = 24;
 export type StateCounts = Partial<Record<RowState, { count: number }>>;
 
 const SETTLED: readonly RowState[] = ['paid', 'failed', 'canceled', 'refunded'];
-
-export interface Progress {
-  /** Rows this pass has in play: not settled when it began, or journaled since. */
-  total: number;
-  /** Of those, taken by the gateway (settled, or pending there). */
-  sent: number;
-  /** Claimed, with no answer yet: not the gateway's until it answers. */
-  sending: number;
-  /** Sent with no clear answer (`unknown`): looked up before anyone counts them. */
-  toCheck: number;
-  settled: number;
-  /** Rows sent by this pass a second, since it began. */
-  perSecond: number;
-}
 
 /** Pure: the progress between the counts at the start and now. */
 export function progressOf(start: StateCounts, now: StateCounts, elapsedMs: number): Progress {

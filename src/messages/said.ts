@@ -35,6 +35,21 @@ export interface Repeating {
   repeats: { file: string; line: number; orderId: string; state: RowState } | null;
 }
 
+/** The progress of a pass, in rows. */
+export interface Progress {
+  /** Rows this pass has in play: not settled when it began, or journaled since. */
+  total: number;
+  /** Of those, taken by the gateway (settled, or pending there). */
+  sent: number;
+  /** Claimed, with no answer yet: not the gateway's until it answers. */
+  sending: number;
+  /** Sent with no clear answer (`unknown`): looked up before anyone counts them. */
+  toCheck: number;
+  settled: number;
+  /** Rows sent by this pass a second, since it began. */
+  perSecond: number;
+}
+
 /** What a cell, a row or a file is told: one of these, rendered by a catalog. */
 export type Said =
   // Any cell.
@@ -424,16 +439,8 @@ export type Said =
       hintFlags: string;
     }
   | { code: 'approvedSentNow'; file: string }
-  // Its progress on stderr, counted from the pass's start (`sent`: what the gateway took).
-  | {
-      code: 'progress';
-      total: number;
-      sent: number;
-      sending: number;
-      toCheck: number;
-      settled: number;
-      perSecond: number;
-    }
+  // Its progress on stderr, counted from the pass's start.
+  | ({ code: 'progress' } & Progress)
   | { code: 'progressLine'; progress: Said }
   // `payouts approve`.
   | { code: 'approved'; file: string; batchId: number; count: number; cents: number }
