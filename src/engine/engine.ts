@@ -32,13 +32,13 @@ import { decideLookup, decideSend, type Decision, type RunSignal } from './decis
 import { backoffMs, claimFreshEnough, mayResend, pollDelayMs, type PollPolicy } from './policy.js';
 import type { GatewayPool } from './pool.js';
 import type { Said } from '../messages/said.js';
+import { sayInEnglish } from '../messages/say.js';
 
 /** How long answers wait to share a commit. */
 const GROUP_COMMIT_MS = 10;
 
 /** The journal's reason for a row given back because its claim aged before its request left. */
-const FROZEN_REASON =
-  'not sent: its claim was older than half its lease when its request was to leave (the process was stopped or paused); given back';
+const FROZEN_REASON: Said = { code: 'auditClaimTooOld' };
 
 /** The journal's aggregates the engine's loops use: each loop takes only its own. */
 export type EngineJournal = JournalSending & JournalAnswers & JournalRecovery & JournalFollowing;
@@ -169,10 +169,10 @@ export async function sendQueued(
     await journal.sendable();
     if (stopped !== undefined || failure !== undefined) {
       // A 401 or a failure read while it waited for its claim's commit or the marker: not sent.
-      await journal.unclaim(
-        [claim],
-        `claimed and not sent (${stopped ?? 'the run failed'}): queued again`,
-      );
+      await journal.unclaim([claim], {
+        code: 'auditClaimedNotSent',
+        why: stopped === undefined ? { code: 'runFailed' } : { code: 'english', text: stopped },
+      });
       return;
     }
     if (!claimFreshEnough(at, deps.elapsed(), options.leaseMs)) {
@@ -207,7 +207,7 @@ export async function sendQueued(
       // in it started is seen here, and the rows claimed ahead go back to the queue rather
       // than wait through it.
       if (pool.pausedUntil > deps.clock.now()) {
-        await ahead.giveBack('sending paused');
+        await ahead.giveBack({ code: 'sendingPaused' });
         await pool.waitToStart();
         continue;
       }
@@ -233,7 +233,9 @@ export async function sendQueued(
     await pool.idle();
     try {
       // Awaits a top-up on its way first, whose answers, if it failed, wait again.
-      await ahead.giveBack(stopped ?? 'the run stopped');
+      await ahead.giveBack(
+        stopped === undefined ? { code: 'runStopped' } : { code: 'english', text: stopped },
+      );
     } catch (error) {
       // Left `sending`: the next run resolves them by lookup.
       fail(error);
@@ -400,7 +402,9 @@ async function resend(
   await journal.sendable();
   if (!claimFreshEnough(markedAt, deps.elapsed(), options.leaseMs)) {
     // Unknown again, its lookups from the start: a row another run took over stays its own.
-    await journal.move(claim.orderId, claim.fence, 'unknown', FROZEN_REASON, {}, { release: true });
+    // Its English until `move` takes a value too.
+    const reason = sayInEnglish(FROZEN_REASON);
+    await journal.move(claim.orderId, claim.fence, 'unknown', reason, {}, { release: true });
     return { kind: 'stillUnknown' };
   }
   let decision = decideSend(

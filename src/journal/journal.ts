@@ -206,7 +206,7 @@ export interface JournalBatches {
     batchId: number,
     event: BatchEvent['event'],
     by: string,
-    detail: string,
+    detail: Said,
   ): Promise<void>;
   batchEvents(batchId: number): Promise<BatchEvent[]>;
 }
@@ -296,7 +296,7 @@ export interface JournalSending {
    * stopped or paused): each row `queued` again, with the attempts it had, if its fence
    * still holds; in one commit. Returns how many were given back.
    */
-  unclaim(claims: readonly Claim[], reason: string): Promise<number>;
+  unclaim(claims: readonly Claim[], reason: Said): Promise<number>;
 }
 
 /** Answers: the moves a gateway's answer makes of a claimed row. */

@@ -644,7 +644,8 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       clock += 60_001;
       const [taken] = await journal.claimAbandoned('b', 1, 60_000, { batchId: id, line: 3 });
       expect(taken).toMatchObject({ orderId: 'p-3', state: 'unknown' });
-      expect(await journal.unclaim(claims, 'not sent: the run stopped')).toBe(2);
+      const why = { code: 'auditClaimedNotSent', why: { code: 'runStopped' } } as const;
+      expect(await journal.unclaim(claims, why)).toBe(2);
       expect(await journal.payout('p-1')).toMatchObject({
         state: 'queued',
         attempts: 1,
@@ -661,8 +662,8 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       expect((await journal.history('p-2')).at(-1)).toMatchObject({
         from: 'sending',
         to: 'queued',
-        // A caller's reason, kept in its words.
-        reason: { code: 'english', text: 'not sent: the run stopped' },
+        // The engine's reason, kept as the value it gave.
+        reason: why,
       });
       // Claimed again as any queued row, by anyone.
       expect(
@@ -678,7 +679,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       const [claim] = await journal.claimToSend('a', 1, 60_000);
       // A person's words may open with a brace; read back, they are still those words.
       const words = '{urgente} devolvido à fila';
-      await journal.unclaim(claim ? [claim] : [], words);
+      await journal.move('p-1', claim?.fence ?? 0, 'queued', words);
       expect((await journal.history('p-1')).at(-1)).toMatchObject({
         to: 'queued',
         reason: { code: 'english', text: words },
@@ -958,7 +959,8 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       expect(await journal.linesOfBatch(batchId)).toEqual([{ ...total, message: 'a total line' }]);
       expect(await journal.claimToSend('a', 10, 60_000)).toEqual([]);
       expect(await journal.approveBatch(batchId)).toBe(true);
-      await journal.recordBatchEvent(batchId, 'approved', 'maria', 'payouts approve');
+      const approved = { code: 'eventApproved', count: 1, cents: 1000 } as const;
+      await journal.recordBatchEvent(batchId, 'approved', 'maria', approved);
       expect(await journal.approveBatch(batchId)).toBe(false);
       expect(await journal.refuseBatch(batchId, { code: 'turnedDownBy', reason: 'too late' })).toBe(
         false,
@@ -968,7 +970,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
           at: clock,
           event: 'approved',
           by: 'maria',
-          detail: { code: 'english', text: 'payouts approve' },
+          detail: approved,
         },
       ]);
       expect((await journal.batch(batchId))?.state).toBe('open');
@@ -1180,8 +1182,9 @@ export function describeJournal(name: string, factory: JournalFactory): void {
     it('a replayed give-back or answer changes nothing more; a call that fails writes nothing', async () => {
       const { journal } = await openWithPayouts(['p-1', 'p-2', 'p-3']);
       const [first, second] = await journal.claimToSend('a', 2, 60_000);
-      expect(await journal.unclaim([first!], 'not sent')).toBe(1);
-      expect(await journal.unclaim([first!], 'not sent')).toBe(0);
+      const why = { code: 'auditClaimTooOld' } as const;
+      expect(await journal.unclaim([first!], why)).toBe(1);
+      expect(await journal.unclaim([first!], why)).toBe(0);
       expect((await journal.history('p-1')).map((h) => h.to)).toEqual([
         'queued',
         'sending',
@@ -1364,7 +1367,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         clock += 30_000;
         const [old, next] = await openThreads(2);
         const [given, taken] = await Promise.all([
-          old!.call('unclaim', [[mine!], 'not sent: the run stopped'], clock),
+          old!.call('unclaim', [[mine!], { code: 'auditClaimTooOld' }], clock),
           next!.call('claimAbandoned', ['new', 10, 30_000], clock),
         ]);
         expect(given + taken.length).toBe(1);

@@ -226,7 +226,7 @@ describe('the SQLite journal', () => {
         path: journal.path,
         message: expect.stringMatching(/unable to open/),
       });
-      await expect(journal.unclaim([], 'given back')).rejects.toMatchObject({
+      await expect(journal.unclaim([], { code: 'auditClaimTooOld' })).rejects.toMatchObject({
         kind: 'unavailable',
         storeCode: 'SQLITE_CANTOPEN',
       });

@@ -272,8 +272,8 @@ export function createBatches(
       })),
 
     recordBatchEvent: writing(
-      (batchId: number, event: BatchEvent['event'], by: string, detail: string): void => {
-        rows.addBatchEvent(batchId, event, by, english(detail));
+      (batchId: number, event: BatchEvent['event'], by: string, detail: Said): void => {
+        rows.addBatchEvent(batchId, event, by, detail);
       },
     ),
 

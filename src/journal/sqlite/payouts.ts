@@ -332,9 +332,9 @@ export function createPayouts(
     },
 
     unclaim: writing(
-      (claims: readonly Claim[], reason: string): number =>
+      (claims: readonly Claim[], reason: Said): number =>
         claims.filter(({ orderId, fence }) =>
-          rows.guardedMove(orderId, 'sending', 'queued', english(reason), () =>
+          rows.guardedMove(orderId, 'sending', 'queued', reason, () =>
             statements.unclaim.run({ now: now(), orderId, fence }),
           ),
         ).length,
