@@ -1,7 +1,7 @@
 /** The batches aggregate of the SQLite journal: files, their lines and their states. */
 import type { BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
-import type { HoldReason } from '../states.js';
+import type { HoldReason, RowState } from '../states.js';
 import type {
   JournalApproval,
   JournalBatches,
@@ -30,13 +30,19 @@ import {
 } from './context.js';
 import { batchOfFile } from '../rules/batch-of-file.js';
 import { coverSince } from '../rules/cover.js';
-import { HELD_FOR_BALANCE, thawsOnRelease } from '../rules/holds.js';
+import {
+  BALANCE_STATES,
+  HELD_FOR_BALANCE,
+  thawsOnRelease,
+  weighedForBalance,
+} from '../rules/holds.js';
 import { heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import type { Corrections } from './corrections.js';
 import { saidJson, type Rows } from './rows.js';
 import type { Said } from '../../messages/said.js';
 
 const HELD_FOR_BALANCE_JSON = JSON.stringify(HELD_FOR_BALANCE);
+const BALANCE_STATES_JSON = JSON.stringify(BALANCE_STATES);
 
 /** A row's hold reason (`column`) is one of @reasons, a JSON list where null is none. */
 const HELD_FOR = (column: string): string =>
@@ -99,16 +105,23 @@ export function createBatches(
       UPDATE batches SET rows = @rows, valid = @valid, invalid = @invalid,
         total_cents = @totalCents, problems = @problems
       WHERE id = @id`),
-    // @reasons: a JSON list of the hold reasons the balance check holds (null for none).
-    queuedCentsByBatch: db.prepare<
-      { reasons: string },
-      { batch_id: number; cents: number; count: number }
+    // @states: a JSON list of the row states the balance check reads; its rule picks.
+    balanceGroups: db.prepare<
+      { states: string },
+      {
+        batch_id: number;
+        batch_state: BatchState;
+        state: RowState;
+        hold_reason: HoldReason | null;
+        cents: number;
+        count: number;
+      }
     >(`
-      SELECT p.batch_id AS batch_id, SUM(p.value_cents) AS cents, COUNT(*) AS count
+      SELECT p.batch_id AS batch_id, b.state AS batch_state, p.state AS state,
+        p.hold_reason AS hold_reason, SUM(p.value_cents) AS cents, COUNT(*) AS count
       FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE (p.state = 'queued' AND b.state = 'open')
-        OR (p.state = 'held' AND b.state = 'underfunded' AND ${HELD_FOR(`p.hold_reason`)})
-      GROUP BY p.batch_id ORDER BY p.batch_id`),
+      WHERE p.state IN (SELECT value FROM json_each(@states))
+      GROUP BY p.batch_id, p.state, p.hold_reason ORDER BY p.batch_id`),
     releaseHeld: db.prepare<
       { now: number; batchId: number; reasons: string },
       { order_id: string }
@@ -309,12 +322,22 @@ export function createBatches(
       statements.setHeldBecause.run(saidJson(why), batchId);
     }),
 
-    queuedByBatch: () =>
-      statements.queuedCentsByBatch.all({ reasons: HELD_FOR_BALANCE_JSON }).map((row) => ({
-        batchId: row.batch_id,
-        cents: row.cents,
-        count: row.count,
-      })),
+    queuedByBatch: () => {
+      const byBatch = new Map<number, { batchId: number; cents: number; count: number }>();
+      for (const row of statements.balanceGroups.all({ states: BALANCE_STATES_JSON })) {
+        const group = {
+          batchState: row.batch_state,
+          state: row.state,
+          holdReason: row.hold_reason,
+        };
+        if (!weighedForBalance(group)) continue;
+        const batch = byBatch.get(row.batch_id) ?? { batchId: row.batch_id, cents: 0, count: 0 };
+        batch.cents += row.cents;
+        batch.count += row.count;
+        byBatch.set(row.batch_id, batch);
+      }
+      return [...byBatch.values()];
+    },
 
     correctBatch: writing(
       (copy: number, corrected: number, why: Said, rules: AdmissionRules): number => {
