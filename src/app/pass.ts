@@ -125,6 +125,17 @@ export interface PassMemory {
   settling: Settling;
 }
 
+/** A process's memory before its first pass: nothing seen, written or learned yet. */
+export function newPassMemory(): PassMemory {
+  return {
+    seen: new Map(),
+    written: new Map(),
+    resolvedAt: 0,
+    warned: new Set(),
+    settling: new Settling(),
+  };
+}
+
 export interface PassReport {
   /** The files this pass took or looked at, with what became of their rows. */
   files: FileSummary[];
@@ -274,7 +285,7 @@ async function settle(
       settling: memory.settling,
     });
     if (followed.stopped) return followed;
-    const counts = await deps.journal.countsByState();
+    const counts = await deps.journal.countsByState(['unknown', 'sending', 'pending']);
     if (!counts.unknown && !counts.sending && !counts.pending) break;
     if ((counts.unknown || counts.sending) && resolveDue()) {
       const resolved = await resolveUnknown(deps, options);

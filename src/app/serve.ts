@@ -7,14 +7,15 @@ import { basename } from 'node:path';
 import { watch } from 'chokidar';
 import { systemCodeOf } from '../errors.js';
 import type { Config } from '../config/schema.js';
-import { Doorbell, Settling, nudgeOnPostback } from '../engine/follow.js';
+import { Doorbell, nudgeOnPostback } from '../engine/follow.js';
 import { POLLING, POLLING_WITH_POSTBACKS } from '../engine/policy.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import { isPayoutFileName, payoutFiles, type Folders } from '../inbox/folders.js';
 import { settledFiles } from '../inbox/readiness.js';
 import { ClockBehindError } from '../journal/clock-behind.js';
-import { explainJournalFailure } from '../journal/failures.js';
+import { journalErrorInEnglish } from '../journal/failures.js';
+import type { JournalReports } from '../journal/journal.js';
 import { JournalLossError } from '../journal/open-for-work.js';
 import { describeFile } from './describe-file.js';
 import { CATALOGS } from '../messages/catalog.js';
@@ -22,7 +23,7 @@ import { startPostbackReceiver, type PostbackReceiver } from '../postback/receiv
 import { postbackSecret } from '../postback/secret.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
-import { exitCodeOf, runPass, type PassJournal, type PassMemory, type PassReport } from './pass.js';
+import { exitCodeOf, newPassMemory, runPass, type PassJournal, type PassReport } from './pass.js';
 
 /** How often the daemon logs its health line (also on SIGUSR2). */
 const HEALTH_EVERY_MS = 60_000;
@@ -50,19 +51,27 @@ export interface ServeDeps {
 /** How the daemon ended: stopped by its signal, or failed on what does not mend itself. */
 export type ServeEnd = { failed: false } | { failed: true; why: string };
 
+/** The health line's figures: files waiting, and the journal's payouts by state. */
+export async function healthOf(
+  journal: JournalReports,
+  folders: Folders,
+): Promise<{ processing: number; inbox: number; rows: Record<string, number> }> {
+  return {
+    processing: payoutFiles(folders.processing).length,
+    inbox: payoutFiles(folders.inbox).length,
+    rows: Object.fromEntries(
+      Object.entries(await journal.countsByState()).map(([state, { count }]) => [state, count]),
+    ),
+  };
+}
+
 export async function serve(deps: ServeDeps): Promise<ServeEnd> {
   const { config, folders, journal, logger, signal: stop } = deps;
   // Its lines on each file are for the accountant too: in their words, as `run` says them.
   const words = CATALOGS[config.language ?? 'en'];
   const mark = (await journal.gatewayKind()) === 'sandbox' ? `${words.sandboxMoved}: ` : '';
   const doorbell = new Doorbell();
-  const health = async () => ({
-    processing: payoutFiles(folders.processing).length,
-    inbox: payoutFiles(folders.inbox).length,
-    rows: Object.fromEntries(
-      Object.entries(await journal.countsByState()).map(([state, { count }]) => [state, count]),
-    ),
-  });
+  const health = () => healthOf(journal, folders);
   let receiver: PostbackReceiver | undefined;
   // Files events only wake the loop early; the rescan finds every file regardless.
   const arrivals = new Doorbell();
@@ -111,13 +120,7 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
     const postbackUrl = receiver
       ? `${config.postbackPublicUrl ?? receiver.url}/postback/${postbackSecret(folders.home)}`
       : undefined;
-    const memory: PassMemory = {
-      seen: new Map(),
-      written: new Map(),
-      resolvedAt: 0,
-      warned: new Set(),
-      settling: new Settling(),
-    };
+    const memory = newPassMemory();
     const isReady = settledFiles(config.inboxSettle, () => deps.clock.now());
     const told = new Map<string, string>();
     logger.info(`watching ${folders.inbox}`);
@@ -147,7 +150,7 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
         if (error instanceof ClockBehindError) throw error;
         // A file or disk the daemon cannot handle now: said, and tried again later; what
         // is journaled stays journaled.
-        const why = explainJournalFailure(error, 'maybe') ?? (error as Error).message;
+        const why = journalErrorInEnglish(error, 'maybe') ?? (error as Error).message;
         logger.error(`pass failed: ${why}; trying again in ${FAILED_PASS_BACKOFF_MS / 1000}s`);
         await deps.clock.sleep(FAILED_PASS_BACKOFF_MS, stop);
         continue;

@@ -7,10 +7,11 @@ import { dirname } from 'node:path';
 import { CommanderError } from 'commander';
 import { EXIT_CODES, PayoutsError } from '../errors.js';
 import { GatewayError } from '../gateway/errors.js';
-import { explainJournalFailure } from '../journal/failures.js';
+import { explainJournalFailure, saidOfJournalError } from '../journal/failures.js';
 import { maskPersonalData } from '../runtime/mask.js';
-import type { HelpTexts } from '../messages/catalog.js';
+import type { Catalog, HelpTexts } from '../messages/catalog.js';
 import { en } from '../messages/en.js';
+import { say } from '../messages/say.js';
 
 /**
  * Thrown by a command to end with a code: its verdict (2, 3) or its failure with the
@@ -46,13 +47,10 @@ export interface Ending {
  * The ending of a command that threw `error`: ours say what and what to do; a system
  * failure is named with what to check; anything else is a bug, said as one.
  * `command`: the command the line named ('' for none), whose help a usage error names;
- * `usage`: the words of a usage error, in the reader's language.
+ * `words`: the reader's language, for a usage error and the journal's own word.
  */
-export function endingOf(
-  error: unknown,
-  command = '',
-  usage: HelpTexts['usage'] = en.help.usage,
-): Ending {
+export function endingOf(error: unknown, command = '', words: Catalog = en): Ending {
+  const { usage } = words.help;
   if (error instanceof CommanderError) {
     const said = usageSaid(error, usage);
     if (said === undefined) return { exitCode: error.exitCode, stderr: '' };
@@ -66,6 +64,10 @@ export function endingOf(
   const journalFailure = explainJournalFailure(error, 'maybe');
   if (journalFailure !== undefined)
     return { exitCode: EXIT_CODES.failed, stderr: `payouts: ${journalFailure}` };
+  // The journal's own word (a newer schema, a refusal): said from its kind and facts.
+  const journalSaid = saidOfJournalError(error);
+  if (journalSaid !== undefined)
+    return { exitCode: EXIT_CODES.failed, stderr: `payouts: ${say(words, journalSaid)}` };
   if (error instanceof PayoutsError) return { exitCode: error.exitCode, stderr: sayError(error) };
   const known = explainSystemError(error);
   if (known !== undefined) return { exitCode: EXIT_CODES.failed, stderr: `payouts: ${known}` };

@@ -8,7 +8,7 @@ import { Command, Help, type HelpConfiguration, type OutputConfiguration } from 
 import { endingOf, usageError } from './exit-error.js';
 import { loadConfig } from '../config/load.js';
 import { ENV_FILE_VARIABLE } from '../config/env-file.js';
-import { CATALOGS, type HelpTexts } from '../messages/catalog.js';
+import { CATALOGS, type Catalog, type HelpTexts } from '../messages/catalog.js';
 import { languageOf, type Language } from '../messages/language.js';
 import { withLogTimes, type CliIo } from '../runtime/io.js';
 
@@ -108,12 +108,12 @@ function helpIn(help: HelpTexts): Partial<HelpConfiguration> {
 }
 
 /**
- * The language `--help` and usage errors speak, known before the program is built: the
+ * The language `--help`, usage errors and the journal's own word speak, known before the program is built: the
  * `language` setting (the --config file, the settings file, PAYOUTS_LANGUAGE), else the
  * locale, as every command decides it; settings that cannot be read leave it to the locale,
  * and the command says what is wrong with them.
  */
-function helpTextsFor(argv: readonly string[], env: CliIo['env']): HelpTexts {
+function catalogFor(argv: readonly string[], env: CliIo['env']): Catalog {
   const valueOf = (flag: string) => {
     const at = argv.indexOf(flag);
     return at < 0 ? undefined : argv[at + 1];
@@ -129,7 +129,7 @@ function helpTextsFor(argv: readonly string[], env: CliIo['env']): HelpTexts {
   } catch {
     // The command itself reads them again, and says why they cannot be read.
   }
-  return CATALOGS[languageOf(setting, env)].help;
+  return CATALOGS[languageOf(setting, env)];
 }
 
 /**
@@ -175,7 +175,8 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
   const io = argv.includes('--log-times')
     ? withLogTimes(given, { stdout: !argv.includes('--json') })
     : given;
-  const help = helpTextsFor(argv, io.env);
+  const words = catalogFor(argv, io.env);
+  const { help } = words;
   try {
     // The whole help would push the mistake out of sight: one line, as for any usage error.
     if (namesNoCommand(argv)) {
@@ -184,7 +185,7 @@ export async function main(argv: readonly string[], given: CliIo): Promise<numbe
     await buildProgram(io, await buildersFor(argv), help).parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    const { exitCode, stderr } = endingOf(error, commandNamed(argv), help.usage);
+    const { exitCode, stderr } = endingOf(error, commandNamed(argv), words);
     if (stderr) io.stderr.write(`${stderr}\n`);
     return exitCode;
   }

@@ -6,6 +6,8 @@
  */
 import type { JournalReports } from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
+import type { Progress, SaidTexts } from '../messages/said.js';
+import { say } from '../messages/say.js';
 import type { TextOutput } from '../runtime/io.js';
 
 const EVERY_MS = 200;
@@ -15,17 +17,6 @@ const BAR_WIDTH = 24;
 export type StateCounts = Partial<Record<RowState, { count: number }>>;
 
 const SETTLED: readonly RowState[] = ['paid', 'failed', 'canceled', 'refunded'];
-const IN_FLIGHT: readonly RowState[] = ['sending', 'unknown', 'pending'];
-
-export interface Progress {
-  /** Rows this pass has in play: not settled when it began, or journaled since. */
-  total: number;
-  /** Of those, sent at least once (settled, or at the gateway). */
-  sent: number;
-  settled: number;
-  /** Rows sent by this pass a second, since it began. */
-  perSecond: number;
-}
 
 /** Pure: the progress between the counts at the start and now. */
 export function progressOf(start: StateCounts, now: StateCounts, elapsedMs: number): Progress {
@@ -35,19 +26,21 @@ export function progressOf(start: StateCounts, now: StateCounts, elapsedMs: numb
       .reduce((total, [, entry]) => total + (entry?.count ?? 0), 0);
   const settledBefore = sum(start, SETTLED);
   const settled = sum(now, SETTLED) - settledBefore;
-  const sent = settled + sum(now, IN_FLIGHT);
-  const sentByThisPass = sent - sum(start, IN_FLIGHT);
+  const sent = settled + sum(now, ['pending']);
+  const sentByThisPass = sent - sum(start, ['pending']);
   return {
     total: sum(now) - settledBefore,
     sent,
+    sending: sum(now, ['sending']),
+    toCheck: sum(now, ['unknown']),
     settled,
     perSecond: Math.max(0, sentByThisPass) / Math.max(0.001, elapsedMs / 1000),
   };
 }
 
-/** `10/17 sent · 4 settled · 50.0 rows/s`, and on a terminal a bar of what settled. */
-export function progressText(progress: Progress, bar: boolean): string {
-  const text = `${progress.sent}/${progress.total} sent · ${progress.settled} settled · ${progress.perSecond.toFixed(1)} rows/s`;
+/** `10/17 sent · 4 settled · 50.0 rows/s` in `words`, and on a terminal a bar of what settled. */
+export function progressText(progress: Progress, bar: boolean, words: { said: SaidTexts }): string {
+  const text = say(words, { code: 'progress', ...progress });
   if (!bar) return text;
   const filled =
     progress.total === 0 ? 0 : Math.round((progress.settled / progress.total) * BAR_WIDTH);
@@ -69,21 +62,20 @@ export async function startProgress(
   mode: 'off' | 'bar' | 'lines',
   stderr: TextOutput,
   note: (text: string) => void,
+  words: { said: SaidTexts },
 ): Promise<ProgressShown> {
   if (mode === 'off') return { note, stop: async () => undefined };
   const began = Date.now();
   const start = await journal.countsByState();
   let lastLine = 0;
   const draw = async (final: boolean): Promise<void> => {
-    const text = progressText(
-      progressOf(start, await journal.countsByState(), Date.now() - began),
-      mode === 'bar',
-    );
+    const progress = progressOf(start, await journal.countsByState(), Date.now() - began);
     if (mode === 'bar') {
       // Back to the line's start, redraw, and erase what a longer earlier line left.
-      stderr.write(`\r${text}\x1b[K${final ? '\n' : ''}`);
+      stderr.write(`\r${progressText(progress, true, words)}\x1b[K${final ? '\n' : ''}`);
     } else if (final || Date.now() - lastLine >= LINE_EVERY_MS) {
-      stderr.write(`progress: ${text}\n`);
+      const said = { code: 'progress', ...progress } as const;
+      stderr.write(`${say(words, { code: 'progressLine', progress: said })}\n`);
       lastLine = Date.now();
     }
   };

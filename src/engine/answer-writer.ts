@@ -17,8 +17,9 @@ export interface AnswerWriter {
    */
   withAnswers<T>(commit: (answers: readonly Move[]) => Promise<T>): Promise<T>;
   /**
-   * Writes the answers waiting in a commit of their own, after the groups on their way;
-   * resolves once all are written or have failed (never rejects: see `fail`).
+   * Writes the answers waiting in a commit of their own, after the groups on their way,
+   * those a failed group put back included; resolves once all are written or have failed
+   * (never rejects: see `fail`).
    */
   flush(): Promise<void>;
   /** Answers waiting or on their way to the journal. */
@@ -55,10 +56,16 @@ export function createAnswerWriter(options: {
     waiting = [...group, ...waiting];
   };
 
+  // A write is queued that has not yet taken its group: it takes what waits at its turn.
+  let queued = false;
   const flush = (): Promise<void> => {
-    const group = take();
-    if (group.length === 0) return writing;
+    if (queued) return writing;
+    queued = true;
     writing = writing.then(async () => {
+      queued = false;
+      // Taken at its turn, not when asked: answers a failed write put back go in this one.
+      const group = take();
+      if (group.length === 0) return;
       try {
         failpoint('before-answer-commit');
         await journal.moveMany(group);

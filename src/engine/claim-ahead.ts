@@ -5,6 +5,7 @@
  * SQLite journal commits it off the event loop) and its rows join the others when it
  * returns. What it still holds when the run stops or pauses is given back to the queue.
  */
+import type { Said } from '../messages/said.js';
 import type { Claim } from '../journal/journal.js';
 
 /**
@@ -35,7 +36,7 @@ export interface ClaimAhead {
    */
   fill(free: number, start: (row: Claimed) => void): Promise<Filled>;
   /** Gives back every row it holds, once a top-up on its way has come; says how many. */
-  giveBack(why: string): Promise<number>;
+  giveBack(why: Said): Promise<number>;
   /** Rows held now. */
   readonly held: number;
 }
@@ -45,7 +46,7 @@ export function createClaimAhead(options: {
   ahead: number;
   /** Claims up to `limit` queued rows, `sending` durably before it returns. */
   claim: (limit: number) => Promise<Claim[]>;
-  unclaim: (claims: readonly Claim[], reason: string) => Promise<number>;
+  unclaim: (claims: readonly Claim[], reason: Said) => Promise<number>;
   /** The process's monotonic clock, in ms: how long a row has been held. */
   elapsed: () => number;
   /** A top-up failed: the run ends with its error. */
@@ -80,11 +81,11 @@ export function createClaimAhead(options: {
   };
 
   /** Gives back the rows held from before `olderThan`; says how many. */
-  const giveBackOlder = async (why: string, olderThan: number): Promise<number> => {
+  const giveBackOlder = async (why: Said, olderThan: number): Promise<number> => {
     const count = ready.findIndex(({ at }) => at >= olderThan);
     const back = ready.splice(0, count < 0 ? ready.length : count).map((row) => row.claim);
     if (back.length > 0) {
-      await unclaim(back, `claimed ahead of its request and not sent (${why}): queued again`);
+      await unclaim(back, { code: 'auditClaimedAheadNotSent', why });
     }
     return back.length;
   };
@@ -93,7 +94,7 @@ export function createClaimAhead(options: {
     async fill(free, start) {
       const tooOld = elapsed() - AHEAD_MAX_WAIT_MS;
       // Requests take longer than a row may wait: holding rows ahead would only give back.
-      if ((await giveBackOlder('it waited too long for a free place', tooOld)) > 0) ahead = 0;
+      if ((await giveBackOlder({ code: 'claimWaitedTooLong' }, tooOld)) > 0) ahead = 0;
       const taken = ready.splice(0, free);
       for (const row of taken) start(row);
       const places = free - taken.length;

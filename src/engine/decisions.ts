@@ -38,24 +38,33 @@ function stateOf(status: GatewayStatus): RowState {
   return status === 'unrecognised' ? 'pending' : status;
 }
 
+/** What a create's answer means for its row, and for the run's count of payouts sent. */
+export interface SendDecision extends Decision {
+  /** The gateway answered with the payout's transaction; an unclear answer is not, until found. */
+  created: boolean;
+}
+
 /** The answer to a create (a cash-out, or the error it failed with). */
-export function decideSend(answer: CashOut | GatewayError): Decision {
-  if (!('kind' in answer)) {
-    return {
-      to: stateOf(answer.status),
-      reason: `created as transaction ${answer.transactionId} (status ${answer.statusRaw})`,
-      details: {
-        transactionId: answer.transactionId,
-        gatewayStatus: answer.statusRaw,
-        fee: answer.fee,
-        net: answer.net,
-        gatewayCreatedAt: answer.createdAt,
-        message: answer.description,
-      },
-      signal: CONTINUE,
-    };
-  }
-  const error = answer;
+export function decideSend(answer: CashOut | GatewayError): SendDecision {
+  if ('kind' in answer) return { ...decideFailedSend(answer), created: false };
+  return {
+    to: stateOf(answer.status),
+    reason: `created as transaction ${answer.transactionId} (status ${answer.statusRaw})`,
+    details: {
+      transactionId: answer.transactionId,
+      gatewayStatus: answer.statusRaw,
+      fee: answer.fee,
+      net: answer.net,
+      gatewayCreatedAt: answer.createdAt,
+      message: answer.description,
+    },
+    signal: CONTINUE,
+    created: true,
+  };
+}
+
+/** A create that failed: nothing was created, or nothing clear is known of it. */
+function decideFailedSend(error: GatewayError): Decision {
   switch (error.kind) {
     case 'rejected':
       return {

@@ -31,13 +31,14 @@ import { createClaimAhead, type Claimed } from './claim-ahead.js';
 import { decideLookup, decideSend, type Decision, type RunSignal } from './decisions.js';
 import { backoffMs, claimFreshEnough, mayResend, pollDelayMs, type PollPolicy } from './policy.js';
 import type { GatewayPool } from './pool.js';
+import type { Said } from '../messages/said.js';
+import { sayInEnglish } from '../messages/say.js';
 
 /** How long answers wait to share a commit. */
 const GROUP_COMMIT_MS = 10;
 
 /** The journal's reason for a row given back because its claim aged before its request left. */
-const FROZEN_REASON =
-  'not sent: its claim was older than half its lease when its request was to leave (the process was stopped or paused); given back';
+const FROZEN_REASON: Said = { code: 'auditClaimTooOld' };
 
 /** The journal's aggregates the engine's loops use: each loop takes only its own. */
 export type EngineJournal = JournalSending & JournalAnswers & JournalRecovery & JournalFollowing;
@@ -95,6 +96,7 @@ function withPostback(request: CashOutRequest, options: EngineOptions): CashOutR
 }
 
 export interface EngineReport {
+  /** Payouts the gateway created in this run: a 429, a 401 or no answer sent nothing. */
   sent: number;
   /** Why the run stopped early, when it did (auth, wrong address, unreachable, signal). */
   stopped: string | undefined;
@@ -165,6 +167,14 @@ export async function sendQueued(
   const send = async ({ claim, at }: Claimed): Promise<void> => {
     // The journal's marker must know of the claim before its request leaves.
     await journal.sendable();
+    if (stopped !== undefined || failure !== undefined) {
+      // A 401 or a failure read while it waited for its claim's commit or the marker: not sent.
+      await journal.unclaim([claim], {
+        code: 'auditClaimedNotSent',
+        why: stopped === undefined ? { code: 'runFailed' } : { code: 'english', text: stopped },
+      });
+      return;
+    }
     if (!claimFreshEnough(at, deps.elapsed(), options.leaseMs)) {
       // Fenced: a row another run took over stays its own; one still ours is queued again.
       await journal.unclaim([claim], FROZEN_REASON);
@@ -173,8 +183,8 @@ export async function sendQueued(
     const answer = await pool.ask((call) =>
       gateway.createCashOut(withPostback(claim.request, options), call),
     );
-    sent++;
     const decision = decideSend(answer);
+    if (decision.created) sent++;
     // The run reacts at once (a 401 stops the very next claim), before the write.
     react(decision.signal);
     writer.add(moveOf(deps, options, { claim, decision }));
@@ -190,12 +200,14 @@ export async function sendQueued(
         // One turn for answers arriving together, so that their rows' successors share one
         // claim commit.
         await new Promise((resolve) => setImmediate(resolve));
+        // A 401 or a failed write read in that turn starts nothing more: what is held goes back.
+        if (stopped || failure !== undefined) break;
       }
       // After that turn, with no wait until the places are counted: a pause that an answer
       // in it started is seen here, and the rows claimed ahead go back to the queue rather
       // than wait through it.
       if (pool.pausedUntil > deps.clock.now()) {
-        await ahead.giveBack('sending paused');
+        await ahead.giveBack({ code: 'sendingPaused' });
         await pool.waitToStart();
         continue;
       }
@@ -221,7 +233,9 @@ export async function sendQueued(
     await pool.idle();
     try {
       // Awaits a top-up on its way first, whose answers, if it failed, wait again.
-      await ahead.giveBack(stopped ?? 'the run stopped');
+      await ahead.giveBack(
+        stopped === undefined ? { code: 'runStopped' } : { code: 'english', text: stopped },
+      );
     } catch (error) {
       // Left `sending`: the next run resolves them by lookup.
       fail(error);
@@ -377,14 +391,20 @@ async function resend(
   const { journal, gateway, pool } = deps;
   await pool.startAnother();
   const markedAt = deps.elapsed();
-  const reason = `not found ${claim.notFound} times, the last just now, ${Math.round((deps.clock.now() - (claim.lastSentAt ?? 0)) / 1000)}s after its last send: sending again with the same orderId`;
+  const reason: Said = {
+    code: 'auditResending',
+    notFound: claim.notFound,
+    secondsSinceSent: Math.round((deps.clock.now() - (claim.lastSentAt ?? 0)) / 1000),
+  };
   if (!(await journal.markResending(claim, reason, options.leaseMs)))
     return { kind: 'stillUnknown' };
   failpoint('after-resend-commit');
   await journal.sendable();
   if (!claimFreshEnough(markedAt, deps.elapsed(), options.leaseMs)) {
     // Unknown again, its lookups from the start: a row another run took over stays its own.
-    await journal.move(claim.orderId, claim.fence, 'unknown', FROZEN_REASON, {}, { release: true });
+    // Its English until `move` takes a value too.
+    const reason = sayInEnglish(FROZEN_REASON);
+    await journal.move(claim.orderId, claim.fence, 'unknown', reason, {}, { release: true });
     return { kind: 'stillUnknown' };
   }
   let decision = decideSend(

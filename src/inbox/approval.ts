@@ -131,12 +131,10 @@ export async function closeReplaced(journal: Replacing, folders: Folders): Promi
   for (const batch of await journal.batchesIn('awaiting-approval')) {
     const replaced = await replacementOfBatch(journal, batch.id);
     if (!replaced || replaced.copyWaits) continue;
-    await journal.recordBatchEvent(
-      batch.id,
-      'replaced',
-      'payouts',
-      `by its corrected copy, batch ${replaced.copy.id}`,
-    );
+    await journal.recordBatchEvent(batch.id, 'replaced', 'payouts', {
+      code: 'eventReplacedBy',
+      batchId: replaced.copy.id,
+    });
     // Opened before its file moves: a file in processing/ of a batch still waiting goes back to wait.
     await journal.setBatchState(batch.id, 'open');
     if (batch.awaitingName === null) continue;
@@ -301,7 +299,9 @@ export async function releaseApproved(
     }
     if (!moveInto(file, folders.processing)) continue; // names all taken: next pass
     if (waiting && (await journal.batchEvents(waiting.id)).at(-1)?.event !== 'approved') {
-      await journal.recordBatchEvent(waiting.id, 'approved', 'a person', 'moved into approved/');
+      await journal.recordBatchEvent(waiting.id, 'approved', 'a person', {
+        code: 'eventMovedIntoApproved',
+      });
     }
     if (batch.awaitingName)
       rmSync(`${folders.awaiting}/${batch.awaitingName}.report.txt`, { force: true });

@@ -7,7 +7,6 @@
  * such rows the tool listed (`--repeats N`): money paid twice needs saying so.
  */
 import { basename } from 'node:path';
-import { formatCents } from '../messages/money.js';
 import { givenName } from '../csv/given-name.js';
 import { newBatchRelease, type LinePick } from '../journal/answers.js';
 import type {
@@ -19,6 +18,7 @@ import type {
   JournalReports,
 } from '../journal/journal.js';
 import type { HoldReason } from '../journal/states.js';
+import type { Said } from '../messages/said.js';
 
 export type HoldRelease =
   | {
@@ -61,12 +61,6 @@ export type HoldAnswer =
   | { corrects: number; by: string };
 
 /** `line 2 (Ana Souza, R$ 3.500,00) repeats folha.csv line 2 (paid)`, for the audit trail. */
-const repeatOf = (row: HeldRow): string =>
-  `line ${row.line} (${row.name}, ${formatCents(row.cents)}) repeats ${
-    row.repeats
-      ? `${row.repeats.fileName} line ${row.repeats.line} (${row.repeats.orderId}, ${row.repeats.state})`
-      : 'an earlier payout'
-  }`;
 
 /** The batches of a file name as the accountant gave it (`folha [2].csv` is `folha.csv`), oldest first. */
 export async function batchesGivenAs(
@@ -120,17 +114,14 @@ export async function releaseHolds(
   const batch = waiting[0];
   if (!batch) return undefined;
   if ('identical' in answer) {
-    const freed = await journal.releaseHolds(
-      batch.id,
-      'identical',
-      `released by ${answer.by}: both identical rows are due (payouts approve --identical)`,
-    );
-    await journal.recordBatchEvent(
-      batch.id,
-      'released',
-      answer.by,
-      `${freed.rows} identical rows are due`,
-    );
+    const freed = await journal.releaseHolds(batch.id, 'identical', {
+      code: 'releasedIdenticalBy',
+      by: answer.by,
+    });
+    await journal.recordBatchEvent(batch.id, 'released', answer.by, {
+      code: 'eventIdenticalDue',
+      rows: freed.rows,
+    });
     return { kind: 'released', batchId: batch.id, ...freed, repeating: [], repeatsReleased: false };
   }
   if ('corrects' in answer) {
@@ -140,14 +131,12 @@ export async function releaseHolds(
     if (corrected && !candidates.some((candidate) => candidate.id === corrected.id)) {
       return { kind: 'not-a-copy', batchId: batch.id, corrected, candidates };
     }
-    const why = `linked by ${answer.by} as a corrected copy of batch ${answer.corrects} (payouts approve --corrects)`;
+    const why: Said = { code: 'linkedCopyBy', by: answer.by, batchId: answer.corrects };
     const rows = await journal.correctBatch(batch.id, answer.corrects, why, rules);
-    await journal.recordBatchEvent(
-      batch.id,
-      'corrects',
-      answer.by,
-      `a corrected copy of batch ${answer.corrects}`,
-    );
+    await journal.recordBatchEvent(batch.id, 'corrects', answer.by, {
+      code: 'eventCorrects',
+      batchId: answer.corrects,
+    });
     return {
       kind: 'released',
       batchId: batch.id,
@@ -166,7 +155,7 @@ export async function releaseHolds(
     return { kind: 'repeats-differ', batchId: batch.id, repeating, given: answer.repeats ?? 0 };
   }
   const repeatsReleased = answer.repeats !== undefined;
-  const why = `released by ${answer.by}: new payments, not copies of an earlier file (payouts approve --new-batch${repeatsReleased ? ` --repeats ${answer.repeats}` : ''})`;
+  const why: Said = { code: 'releasedNewBy', by: answer.by, repeats: answer.repeats ?? null };
   let rows = 0;
   let cents = 0;
   for (const reason of NEW_BATCH_REASONS) {
@@ -176,16 +165,21 @@ export async function releaseHolds(
     rows += freed.rows;
     cents += freed.cents;
   }
-  const repeated = repeatsReleased
-    ? `; ${repeating.length} of them repeat payouts, as the person confirmed: ${repeating.map(repeatOf).join('; ')}`
-    : repeating.length > 0
-      ? `; ${repeating.length} rows that repeat payouts stay held`
-      : '';
-  await journal.recordBatchEvent(
-    batch.id,
-    'released',
-    answer.by,
-    `${rows} held rows are new payments${repeated}`,
-  );
+  await journal.recordBatchEvent(batch.id, 'released', answer.by, {
+    code: 'eventNewPayments',
+    rows,
+    confirmed: repeatsReleased,
+    repeating: repeating.map(({ line, name, cents, repeats }) => ({
+      line,
+      name,
+      cents,
+      repeats: repeats && {
+        file: repeats.fileName,
+        line: repeats.line,
+        orderId: repeats.orderId,
+        state: repeats.state,
+      },
+    })),
+  });
   return { kind: 'released', batchId: batch.id, rows, cents, repeating, repeatsReleased };
 }

@@ -1,9 +1,11 @@
 /**
  * The store's failures that a person must act on, as sentences that name the journal and
  * say what happened and what to do: a damaged journal, a full disk, a journal that cannot
- * be used. Told by the JournalError's kind; the journal's own refusals and conditions
- * (no path: see JournalError) say all in their message.
+ * be used. Told by the JournalError's kind; the journal's own word (a refusal, a newer
+ * schema) is a Said of its facts, for the catalogs to say.
  */
+import type { Said } from '../messages/said.js';
+import { sayInEnglish } from '../messages/say.js';
 import { JournalError } from './journal-error.js';
 import { restoreOf, waysOn } from './loss.js';
 
@@ -17,6 +19,7 @@ export function explainJournalFailure(
 ): string | undefined {
   if (!(error instanceof JournalError) || error.path === undefined) return undefined;
   const { path } = error;
+  if (error.kind === 'refused' || error.kind === 'newer-schema') return undefined;
   const what = error.message;
   const stopped =
     sent === 'nothing'
@@ -38,8 +41,29 @@ export function explainJournalFailure(
       const code = error.storeCode === undefined ? '' : `${error.storeCode}: `;
       return `the journal ${path} cannot be used (${code}${what}): ${stopped}. Check that its folder exists, that the user running payouts may write to it and to its folder, and that its disk works, then run again.`;
     }
-    case 'refused':
-    case 'newer-schema':
-      return undefined;
   }
+}
+
+/**
+ * What a person reads of the journal's own word, from its kind and facts: a newer schema,
+ * a refusal; undefined for anything else (a store's failure: explainJournalFailure).
+ */
+export function saidOfJournalError(error: unknown): Said | undefined {
+  if (!(error instanceof JournalError)) return undefined;
+  const { kind, schema, path } = error;
+  if (kind === 'newer-schema' && schema !== undefined && path !== undefined)
+    return { code: 'journalNewerSchema', path, schema: schema.found, latest: schema.latest };
+  if (kind !== 'refused' && kind !== 'newer-schema') return undefined;
+  return error.refusal ?? { code: 'journalRefused', detail: error.message };
+}
+
+/** Any JournalError as an operator's log or check reads it, in English; undefined for anything else. */
+export function journalErrorInEnglish(
+  error: unknown,
+  sent: 'nothing' | 'maybe',
+): string | undefined {
+  const said = saidOfJournalError(error);
+  return (
+    explainJournalFailure(error, sent) ?? (said === undefined ? undefined : sayInEnglish(said))
+  );
 }

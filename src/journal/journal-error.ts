@@ -1,4 +1,5 @@
 import { PayoutsError } from '../errors.js';
+import type { Said } from '../messages/said.js';
 
 /**
  * What became of the journal, which says what a person does about it: whichever store
@@ -14,30 +15,33 @@ export type JournalErrorKind =
   | 'damaged'
   /** Its disk is full or fails to write: free space, then run again. */
   | 'full'
-  /** Its rules refused what was asked (a move not allowed, a row not there): the message says what. */
+  /** Its rules refused what was asked (a move not allowed, a row not there): `refusal` says what. */
   | 'refused'
-  /** A newer payouts wrote it. */
+  /** A newer payouts wrote it: `schema` says which versions. */
   | 'newer-schema';
 
 export interface JournalErrorOptions {
   cause?: unknown;
   /** The store's own name for the failure (SQLite's result code): said beside its words, never acted on. */
   storeCode?: string;
-  /**
-   * The journal's file, on a failure of its store: a person is told which. Without it,
-   * the journal's own word (a refusal, its schema), whole in its message.
-   */
+  /** The journal's file (or address): a person is told which. */
   path?: string;
+  /** Kind newer-schema: the journal's schema version, and the latest this payouts knows. */
+  schema?: { found: number; latest: number };
+  /** Kind refused: what a person reads of it; without it, the message is a developer's detail. */
+  refusal?: Said;
 }
 
 /**
- * The journal failed or refused. Its own refusals and conditions say all in their
- * message; its store's failure carries the store's words, its code and the journal's path.
+ * The journal failed or refused. A person reads it from its kind and facts (see
+ * journal/failures.ts); its message is a developer's detail, or the store's own words.
  */
 export class JournalError extends PayoutsError {
   override readonly name = 'JournalError';
   readonly storeCode: string | undefined;
   readonly path: string | undefined;
+  readonly schema: { found: number; latest: number } | undefined;
+  readonly refusal: Said | undefined;
 
   constructor(
     readonly kind: JournalErrorKind,
@@ -47,5 +51,7 @@ export class JournalError extends PayoutsError {
     super('journal', message, { cause: options.cause });
     this.storeCode = options.storeCode;
     this.path = options.path;
+    this.schema = options.schema;
+    this.refusal = options.refusal;
   }
 }

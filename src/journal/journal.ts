@@ -206,7 +206,7 @@ export interface JournalBatches {
     batchId: number,
     event: BatchEvent['event'],
     by: string,
-    detail: string,
+    detail: Said,
   ): Promise<void>;
   batchEvents(batchId: number): Promise<BatchEvent[]>;
 }
@@ -220,7 +220,7 @@ export interface JournalApproval {
    * A person turned a waiting batch down: its rows held, never sent (a later file may
    * take them over). False when it was not waiting (any more): nothing changes then.
    */
-  refuseBatch(batchId: number, why: string): Promise<boolean>;
+  refuseBatch(batchId: number, why: Said): Promise<boolean>;
   /**
    * The corrected copies that closed rows of a batch (superseded), oldest first. One still
    * waiting for approval gives them back if it is turned down.
@@ -243,12 +243,7 @@ export interface JournalCorrections {
    * cover rule as a claim would (one another file has paid is held, naming that payout).
    * Returns how many of its rows will be sent.
    */
-  correctBatch(
-    copy: number,
-    corrected: number,
-    why: string,
-    rules: AdmissionRules,
-  ): Promise<number>;
+  correctBatch(copy: number, corrected: number, why: Said, rules: AdmissionRules): Promise<number>;
   /**
    * A person's release of a batch's rows held for `reason` (of those `only` names, when
    * given): queued, to be sent, each move audited with who released it and why.
@@ -256,7 +251,7 @@ export interface JournalCorrections {
   releaseHolds(
     batchId: number,
     reason: HoldReason,
-    why: string,
+    why: Said,
     only?: readonly string[],
   ): Promise<{ rows: number; cents: number }>;
 }
@@ -301,7 +296,7 @@ export interface JournalSending {
    * stopped or paused): each row `queued` again, with the attempts it had, if its fence
    * still holds; in one commit. Returns how many were given back.
    */
-  unclaim(claims: readonly Claim[], reason: string): Promise<number>;
+  unclaim(claims: readonly Claim[], reason: Said): Promise<number>;
 }
 
 /** Answers: the moves a gateway's answer makes of a claimed row. */
@@ -368,7 +363,7 @@ export interface JournalRecovery {
    * and renews its lease; false when the row is no longer ours or its lease has ended.
    * The marker is told after the commit (see sendable).
    */
-  markResending(claim: Claim, reason: string, leaseMs: number): Promise<boolean>;
+  markResending(claim: Claim, reason: Said, leaseMs: number): Promise<boolean>;
 }
 
 /** Following: pending payouts polled until they settle, and paid ones read again. */
@@ -440,7 +435,13 @@ export interface JournalReports {
    */
   batchesShowingRefundedSince(since: number): Promise<number[]>;
   history(orderId: string): Promise<AuditEntry[]>;
-  countsByState(): Promise<Partial<Record<RowState, { count: number; cents: number }>>>;
+  /**
+   * How many payouts are in each state, and their cents: of `states` only, when given (a
+   * read of those rows alone, however many payouts are final), or of every state.
+   */
+  countsByState(
+    states?: readonly RowState[],
+  ): Promise<Partial<Record<RowState, { count: number; cents: number }>>>;
   /**
    * A batch's payouts still pending that were sent at or before `before`: how many, and
    * the oldest (when it was sent, and its orderId); undefined when there are none.

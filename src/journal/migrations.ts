@@ -451,4 +451,24 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
         WHERE reference IS NULL;
     `,
   },
+  {
+    version: 25,
+    sql: `
+      -- A daemon counts the rows of its unfinished states every few seconds, and of every
+      -- state for its health line: with the amount in the state index, both read the index
+      -- alone, the unfinished ones a range of it, never a payout's row.
+      DROP INDEX payouts_by_state;
+      CREATE INDEX payouts_by_state ON payouts (state, batch_id, line, value_cents);
+    `,
+  },
+  {
+    version: 26,
+    sql: `
+      -- Following reads what is due soonest first, a few at a time: a range of the poll
+      -- times of pending payouts (a time not set is due at once), not a sort of them all.
+      DROP INDEX payouts_by_next_poll;
+      CREATE INDEX payouts_by_poll_due ON payouts (COALESCE(next_poll_at, 0))
+        WHERE state = 'pending' AND transaction_id IS NOT NULL;
+    `,
+  },
 ];

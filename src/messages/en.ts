@@ -3,7 +3,7 @@ import { formatCents } from './money.js';
 import { FIELD_ALIASES, FIELD_LABELS, type PayoutField } from './fields.js';
 import type { RowState } from '../domain/row-states.js';
 import type { Catalog, HelpTexts } from './catalog.js';
-import type { BytePosition, ControlSource, Payees, SaidTexts } from './said.js';
+import type { BytePosition, ControlSource, Payees, Repeating, SaidTexts } from './said.js';
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
@@ -42,6 +42,14 @@ const timeAndDay = (ms: number, timeZone: string) =>
   `${new Intl.DateTimeFormat('en-GB', { timeZone, timeStyle: 'short' }).format(ms)} on ${new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short' }).format(ms)}`;
 
 const DAY_MS = 86_400_000;
+
+/** `line 2 (Ana Souza, R$ 3.500,00) repeats folha.csv line 2 (nov-02, paid)`. */
+const repeatOf = ({ line, name, cents, repeats }: Repeating) =>
+  `line ${line} (${name}, ${formatCents(cents)}) repeats ${
+    repeats
+      ? `${repeats.file} line ${repeats.line} (${repeats.orderId}, ${repeats.state})`
+      : 'an earlier payout'
+  }`;
 
 /** ` (line 2 as its line 3, line 4 as its line 2 and 1 more row)`: which rows of a copy repeat which. */
 const whichRepeat = (repeats: readonly { line: number; earlierLine: number }[], more: number) =>
@@ -377,6 +385,14 @@ const said: SaidTexts = {
   notARegularFile: () => 'put the payout file itself in the inbox',
   clockBehindJournal: ({ nowMs, latestMs, timeZone }) =>
     `this computer's clock reads ${instant(nowMs, timeZone)} (${timeZone}), before ${instant(latestMs, timeZone)}, the latest time in the journal: nothing was done. The rules on who is paid compare these times, and a clock that went back could pay a file again. Set the host's clock right (turn on NTP time sync, e.g. timedatectl set-ntp true) and run again`,
+  journalNewerSchema: ({ path, schema, latest }) =>
+    `the journal ${path} is at schema version ${schema}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`,
+  journalOnNetworkFilesystem: ({ folder, fsType }) =>
+    `the journal folder ${folder} is on a network filesystem (type ${fsType}): SQLite locking is not safe there; put the home folder on a local disk. Nothing was sent`,
+  retryIdTaken: ({ orderId, retryId }) =>
+    `${orderId}: cannot be sent again as ${retryId}: that orderId is already in the journal (from another file); nothing changed`,
+  journalRefused: ({ detail }) =>
+    `the journal refused the change (${detail}): what it had committed before stays as it was; run again`,
   releaseTurnedDown: () =>
     'it was turned down (payouts reject); to send it after all, drop it in the inbox to be validated again',
   releaseAlreadyReleased: () => 'these bytes were already released: nothing is sent twice',
@@ -407,6 +423,17 @@ const said: SaidTexts = {
     'recovery: looked up at the gateway before its first send from this journal (the lost journal may have sent it)',
   auditLeaseEnded: ({ owner }) =>
     `no answer recorded before its lease ended: resolving by lookup (${owner})`,
+  auditResending: ({ notFound, secondsSinceSent }) =>
+    `not found ${notFound} times, the last just now, ${secondsSinceSent}s after its last send: sending again with the same orderId`,
+  auditClaimedNotSent: ({ why }, say) => `claimed and not sent (${say(why)}): queued again`,
+  auditClaimedAheadNotSent: ({ why }, say) =>
+    `claimed ahead of its request and not sent (${say(why)}): queued again`,
+  auditClaimTooOld: () =>
+    'not sent: its claim was older than half its lease when its request was to leave (the process was stopped or paused); given back',
+  runStopped: () => 'the run stopped',
+  runFailed: () => 'the run failed',
+  sendingPaused: () => 'sending paused',
+  claimWaitedTooLong: () => 'it waited too long for a free place',
   auditBalanceCovers: () => 'the balance now covers its batch',
   auditFrozen: ({ said }, say) => `frozen: ${say(said)}`,
   auditUnfrozen: ({ why }, say) => `unfrozen: ${say(why)}`,
@@ -430,11 +457,35 @@ const said: SaidTexts = {
   auditLeftOut: ({ why, file }, say) => `${say(why)}: changed or left out by ${file}`,
   auditGivenBack: ({ why }, say) => `given back: ${say(why)}`,
   auditCoveredByRetry: ({ retryId, why }, say) => `covered by ${retryId}, ${say(why)}`,
+  eventApproved: ({ count, cents }) => `${plural(count, 'payout')}, ${formatCents(cents)}`,
+  eventReason: ({ reason }) => reason,
+  eventIdenticalDue: ({ rows }) =>
+    `${plural(rows, 'identical row')} ${rows === 1 ? 'is' : 'are'} due`,
+  eventCorrects: ({ batchId }) => `a corrected copy of batch ${batchId}`,
+  eventNewPayments: ({ rows, confirmed, repeating }) =>
+    `${plural(rows, 'held row')} ${rows === 1 ? 'is a new payment' : 'are new payments'}${
+      confirmed
+        ? `; ${repeating.length} of them repeat payouts, as the person confirmed: ${repeating.map(repeatOf).join('; ')}`
+        : repeating.length > 0
+          ? `; ${plural(repeating.length, 'row')} that repeat payouts stay held`
+          : ''
+    }`,
+  eventReplacedBy: ({ batchId }) => `by its corrected copy, batch ${batchId}`,
+  eventMovedIntoApproved: () => 'moved into approved/',
   eventSentAgainAs: ({ line, orderId, state, retryId }) =>
     `line ${line}: ${orderId} (${state}) sent again as ${retryId} (payouts retry)`,
   pendingTooLongIn: ({ file, rows, age, orderId, hintFlags }) =>
     `payouts run: ${rows === 1 ? `1 payout pending for ${age} since it was sent` : `${rows} payouts pending for up to ${age} since they were sent`}, in ${file}: a person must look it up at the gateway (payouts get --order-id ${orderId}${hintFlags}); nothing is sent again meanwhile`,
   approvedSentNow: ({ file }) => `${file}: approved; it is sent now`,
+  progress: ({ total, sent, sending, toCheck, settled, perSecond }) =>
+    [
+      `${sent}/${total} sent`,
+      ...(sending > 0 ? [`${sending} sending`] : []),
+      ...(toCheck > 0 ? [`${toCheck} to check`] : []),
+      `${settled} settled`,
+      `${perSecond.toFixed(1)} rows/s`,
+    ].join(' · '),
+  progressLine: ({ progress }, say) => `progress: ${say(progress)}`,
   approved: ({ file, batchId, count, cents }) =>
     `${file} (batch ${batchId}): approved: ${plural(count, 'payout')}, ${formatCents(cents)} in all. A running \`payouts watch\` sends them now; otherwise the next \`payouts run\` does.`,
   linkedAsCopy: ({ file, batchId, corrects, by, count }) =>
@@ -455,6 +506,12 @@ const said: SaidTexts = {
   approveNothingHeld: ({ file }) =>
     `payouts approve: no file named "${file}" has rows held as possible duplicates, for its name or as identical rows: nothing changed (payouts status lists every file)`,
   turnedDownBy: ({ reason }) => `turned down by a person: ${reason}`,
+  releasedIdenticalBy: ({ by }) =>
+    `released by ${by}: both identical rows are due (payouts approve --identical)`,
+  releasedNewBy: ({ by, repeats }) =>
+    `released by ${by}: new payments, not copies of an earlier file (payouts approve --new-batch${repeats === null ? '' : ` --repeats ${repeats}`})`,
+  linkedCopyBy: ({ by, batchId }) =>
+    `linked by ${by} as a corrected copy of batch ${batchId} (payouts approve --corrects)`,
   turnedDown: ({ file, batchId, moved }) =>
     `${file}${batchId === null ? '' : ` (batch ${batchId})`}: turned down${moved ? ' and moved to rejected/' : ''}; none of its rows will be sent. A corrected file may be dropped in the inbox.`,
   rejectNoLongerWaiting: ({ file }) =>

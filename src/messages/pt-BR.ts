@@ -2,7 +2,7 @@
 import { formatCents } from './money.js';
 import { FIELD_ALIASES, type PayoutField } from './fields.js';
 import type { Catalog, HelpTexts, StatusWord } from './catalog.js';
-import type { BytePosition, ControlSource, Payees, SaidTexts } from './said.js';
+import type { BytePosition, ControlSource, Payees, Repeating, SaidTexts } from './said.js';
 
 const many = (n: number, one: string, more: string) => `${n} ${n === 1 ? one : more}`;
 
@@ -39,6 +39,12 @@ const linhasESoma = ({ rows, cents }: { rows?: number; cents?: number }) =>
   ]
     .filter(Boolean)
     .join(' e ');
+
+/** `12,3`: a rate with one decimal, as Brazil writes it. */
+const UMA_CASA = new Intl.NumberFormat('pt-BR', {
+  minimumFractionDigits: 1,
+  maximumFractionDigits: 1,
+});
 
 const ESTADOS: Readonly<Record<StatusWord, string>> = {
   valid: 'válida',
@@ -102,6 +108,14 @@ const pagos = ({ rows, cents, first }: Payees) =>
     .join(', ')}${rows > first.length ? ', …' : ''}`;
 const transacao = (id: number | null) => (id === null ? '' : `, transação ${id}`);
 const pagamentos = (n: number) => many(n, 'pagamento', 'pagamentos');
+
+/** `linha 2 (Ana Souza, R$ 3.500,00) repete folha.csv linha 2 (nov-02, pago)`. */
+const repeticao = ({ line, name, cents, repeats }: Repeating) =>
+  `linha ${line} (${name}, ${formatCents(cents)}) repete ${
+    repeats
+      ? `${repeats.file} linha ${repeats.line} (${repeats.orderId}, ${ESTADOS[repeats.state]})`
+      : 'um pagamento anterior'
+  }`;
 /** O que houve com um pagamento que cobria uma linha e a deixa sem pagar. */
 const DESFEITO: Partial<Record<StatusWord, string>> = {
   refunded: 'foi devolvido',
@@ -422,6 +436,14 @@ const said: SaidTexts = {
   notARegularFile: () => 'ponha na entrada o próprio arquivo de pagamentos',
   clockBehindJournal: ({ nowMs, latestMs, timeZone }) =>
     `o relógio deste computador marca ${instante(nowMs, timeZone)} (${timeZone}), antes de ${instante(latestMs, timeZone)}, o horário mais recente do diário: nada foi feito. As regras de quem é pago comparam esses horários, e um relógio que voltou poderia pagar um arquivo de novo. Acerte o relógio do servidor (ative a sincronização por NTP, por exemplo timedatectl set-ntp true) e execute de novo`,
+  journalNewerSchema: ({ path, schema, latest }) =>
+    `o diário ${path} está na versão de esquema ${schema}, mais nova do que este programa conhece (${latest}): use um payouts mais novo (payouts --version diz qual é este). Nada foi enviado`,
+  journalOnNetworkFilesystem: ({ folder, fsType }) =>
+    `a pasta do diário ${folder} está num sistema de arquivos de rede (tipo ${fsType}): ali as travas do SQLite não são seguras; ponha a pasta de trabalho (home) num disco local. Nada foi enviado`,
+  retryIdTaken: ({ orderId, retryId }) =>
+    `${orderId}: não pode ser reenviado como ${retryId}: esse ID de pagamento já está no diário (vindo de outro arquivo); nada mudou`,
+  journalRefused: ({ detail }) =>
+    `o diário recusou a mudança (${detail}): o que ele já tinha gravado antes fica como estava; execute de novo`,
   releaseTurnedDown: () =>
     'ele foi recusado (payouts reject); para enviá-lo mesmo assim, ponha-o na entrada para ser conferido de novo',
   releaseAlreadyReleased: () => 'estes bytes já foram liberados: nada é enviado duas vezes',
@@ -454,6 +476,17 @@ const said: SaidTexts = {
     'recuperação: consultado no gateway antes do primeiro envio por este diário (o diário perdido pode tê-lo enviado)',
   auditLeaseEnded: ({ owner }) =>
     `nenhuma resposta registrada antes do fim da reserva: resolvido por consulta (${owner})`,
+  auditResending: ({ notFound, secondsSinceSent }) =>
+    `não encontrado ${notFound === 1 ? '1 vez' : `${notFound} vezes`}, a última agora mesmo, ${secondsSinceSent} s depois do último envio: enviado de novo com o mesmo ID de pagamento`,
+  auditClaimedNotSent: ({ why }, say) => `reservado e não enviado (${say(why)}): de volta à fila`,
+  auditClaimedAheadNotSent: ({ why }, say) =>
+    `reservado antes do seu pedido e não enviado (${say(why)}): de volta à fila`,
+  auditClaimTooOld: () =>
+    'não enviado: sua reserva tinha mais da metade do prazo quando o pedido ia sair (o processo foi parado ou pausado); devolvido à fila',
+  runStopped: () => 'a execução parou',
+  runFailed: () => 'a execução falhou',
+  sendingPaused: () => 'envio pausado',
+  claimWaitedTooLong: () => 'esperou demais por uma vaga',
   auditBalanceCovers: () => 'o saldo agora cobre o lote',
   auditFrozen: ({ said }, say) => `congelado: ${say(said)}`,
   auditUnfrozen: ({ why }, say) => `descongelado: ${say(why)}`,
@@ -477,11 +510,35 @@ const said: SaidTexts = {
   auditLeftOut: ({ why, file }, say) => `${say(why)}: mudado ou deixado de fora por ${file}`,
   auditGivenBack: ({ why }, say) => `devolvido: ${say(why)}`,
   auditCoveredByRetry: ({ retryId, why }, say) => `coberto por ${retryId}, ${say(why)}`,
+  eventApproved: ({ count, cents }) => `${pagamentos(count)}, ${formatCents(cents)}`,
+  eventReason: ({ reason }) => reason,
+  eventIdenticalDue: ({ rows }) =>
+    rows === 1 ? '1 linha idêntica é devida' : `${rows} linhas idênticas são devidas`,
+  eventCorrects: ({ batchId }) => `uma cópia corrigida do lote ${batchId}`,
+  eventNewPayments: ({ rows, confirmed, repeating }) =>
+    `${rows === 1 ? '1 linha retida é um pagamento novo' : `${rows} linhas retidas são pagamentos novos`}${
+      confirmed
+        ? `; ${repeating.length === 1 ? '1 delas repete um pagamento' : `${repeating.length} delas repetem pagamentos`}, como a pessoa confirmou: ${repeating.map(repeticao).join('; ')}`
+        : repeating.length > 0
+          ? `; ${repeating.length === 1 ? '1 linha que repete um pagamento continua retida' : `${repeating.length} linhas que repetem pagamentos continuam retidas`}`
+          : ''
+    }`,
+  eventReplacedBy: ({ batchId }) => `pela sua cópia corrigida, lote ${batchId}`,
+  eventMovedIntoApproved: () => 'movido para approved/',
   eventSentAgainAs: ({ line, orderId, state, retryId }) =>
     `linha ${line}: ${orderId} (${ESTADOS[state]}) reenviado como ${retryId} (payouts retry)`,
   pendingTooLongIn: ({ file, rows, age, orderId, hintFlags }) =>
     `payouts run: ${rows === 1 ? `1 pagamento pendente há ${age} desde o envio` : `${rows} pagamentos pendentes há até ${age} desde o envio`}, em ${file}: uma pessoa precisa consultá-${rows === 1 ? 'lo' : 'los'} no gateway (payouts get --order-id ${orderId}${hintFlags}); nada é reenviado enquanto isso`,
   approvedSentNow: ({ file }) => `${file}: aprovado; é enviado agora`,
+  progress: ({ total, sent, sending, toCheck, settled, perSecond }) =>
+    [
+      `${sent}/${total} ${sent === 1 ? 'enviado' : 'enviados'}`,
+      ...(sending > 0 ? [`${sending} enviando`] : []),
+      ...(toCheck > 0 ? [`${toCheck} a conferir`] : []),
+      `${settled} ${settled === 1 ? 'liquidado' : 'liquidados'}`,
+      `${UMA_CASA.format(perSecond)} linhas/s`,
+    ].join(' · '),
+  progressLine: ({ progress }, say) => `progresso: ${say(progress)}`,
   approved: ({ file, batchId, count, cents }) =>
     `${file} (lote ${batchId}): aprovado: ${pagamentos(count)}, ${formatCents(cents)} ao todo. Um \`payouts watch\` em execução ${count === 1 ? 'o envia' : 'os envia'} agora; senão, o próximo \`payouts run\`.`,
   linkedAsCopy: ({ file, batchId, corrects, by, count }) =>
@@ -502,6 +559,12 @@ const said: SaidTexts = {
   approveNothingHeld: ({ file }) =>
     `payouts approve: nenhum arquivo chamado "${file}" tem linhas retidas como possíveis duplicatas, pelo nome ou como linhas idênticas: nada mudou (payouts status lista todos os arquivos)`,
   turnedDownBy: ({ reason }) => `recusado por uma pessoa: ${reason}`,
+  releasedIdenticalBy: ({ by }) =>
+    `liberado por ${by}: as duas linhas idênticas são devidas (payouts approve --identical)`,
+  releasedNewBy: ({ by, repeats }) =>
+    `liberado por ${by}: pagamentos novos, não cópias de um arquivo anterior (payouts approve --new-batch${repeats === null ? '' : ` --repeats ${repeats}`})`,
+  linkedCopyBy: ({ by, batchId }) =>
+    `ligado por ${by} como cópia corrigida do lote ${batchId} (payouts approve --corrects)`,
   turnedDown: ({ file, batchId, moved }) =>
     `${file}${batchId === null ? '' : ` (lote ${batchId})`}: recusado${moved ? ' e movido para rejected/' : ''}; nenhuma das linhas dele será enviada. Um arquivo corrigido pode ser posto na entrada.`,
   rejectNoLongerWaiting: ({ file }) =>

@@ -27,6 +27,29 @@ export interface Payees {
   first: { name: string; cents: number }[];
 }
 
+/** A held row that repeats an earlier payout, and that payout where it is known. */
+export interface Repeating {
+  line: number;
+  name: string;
+  cents: number;
+  repeats: { file: string; line: number; orderId: string; state: RowState } | null;
+}
+
+/** The progress of a pass, in rows. */
+export interface Progress {
+  /** Rows this pass has in play: not settled when it began, or journaled since. */
+  total: number;
+  /** Of those, taken by the gateway (settled, or pending there). */
+  sent: number;
+  /** Claimed, with no answer yet: not the gateway's until it answers. */
+  sending: number;
+  /** Sent with no clear answer (`unknown`): looked up before anyone counts them. */
+  toCheck: number;
+  settled: number;
+  /** Rows sent by this pass a second, since it began. */
+  perSecond: number;
+}
+
 /** What a cell, a row or a file is told: one of these, rendered by a catalog. */
 export type Said =
   // Any cell.
@@ -327,6 +350,12 @@ export type Said =
   | { code: 'releaseUnknownBytes' }
   // A command that would write the journal.
   | { code: 'clockBehindJournal'; nowMs: number; latestMs: number; timeZone: string }
+  // The journal's own word, as a JournalError of its kind carries it (journal/failures.ts).
+  | { code: 'journalNewerSchema'; path: string; schema: number; latest: number }
+  | { code: 'journalOnNetworkFilesystem'; folder: string; fsType: string }
+  | { code: 'retryIdTaken'; orderId: string; retryId: string }
+  /** A refusal the journal gives only a developer's detail for (a row moved meanwhile). */
+  | { code: 'journalRefused'; detail: string }
   // A result file's message for a row held with its whole batch (`why` null: journals
   // before the balance's reason was kept), or paid by nobody once its cover came back.
   | { code: 'heldForBalance'; why: Said | null }
@@ -354,6 +383,15 @@ export type Said =
   | { code: 'auditCheckedAgain'; when: 'claimed' | 'correctionAnswered'; said: Said }
   | { code: 'auditLookedUpAfterLoss' }
   | { code: 'auditLeaseEnded'; owner: string }
+  | { code: 'auditResending'; notFound: number; secondsSinceSent: number }
+  // A claim given back unsent; `why`: the run's stop (its English), or one of the four below.
+  | { code: 'auditClaimedNotSent'; why: Said }
+  | { code: 'auditClaimedAheadNotSent'; why: Said }
+  | { code: 'auditClaimTooOld' }
+  | { code: 'runStopped' }
+  | { code: 'runFailed' }
+  | { code: 'sendingPaused' }
+  | { code: 'claimWaitedTooLong' }
   | { code: 'auditBalanceCovers' }
   | { code: 'auditFrozen'; said: Said }
   | { code: 'auditUnfrozen'; why: Said }
@@ -382,6 +420,15 @@ export type Said =
   | { code: 'auditCoveredByRetry'; retryId: string; why: Said }
   // A person's decision about a batch, as its events keep it.
   | { code: 'eventSentAgainAs'; line: number; orderId: string; state: RowState; retryId: string }
+  | { code: 'eventApproved'; count: number; cents: number }
+  /** A person's own words (`payouts reject --reason`), kept as written. */
+  | { code: 'eventReason'; reason: string }
+  | { code: 'eventIdenticalDue'; rows: number }
+  | { code: 'eventCorrects'; batchId: number }
+  /** `confirmed`: the person gave --repeats, so the repeating rows were released too. */
+  | { code: 'eventNewPayments'; rows: number; confirmed: boolean; repeating: Repeating[] }
+  | { code: 'eventReplacedBy'; batchId: number }
+  | { code: 'eventMovedIntoApproved' }
   // `payouts run`.
   | {
       code: 'pendingTooLongIn';
@@ -392,6 +439,9 @@ export type Said =
       hintFlags: string;
     }
   | { code: 'approvedSentNow'; file: string }
+  // Its progress on stderr, counted from the pass's start.
+  | ({ code: 'progress' } & Progress)
+  | { code: 'progressLine'; progress: Said }
   // `payouts approve`.
   | { code: 'approved'; file: string; batchId: number; count: number; cents: number }
   | {
@@ -420,6 +470,11 @@ export type Said =
   | { code: 'approveNothingHeld'; file: string }
   // `payouts reject`.
   | { code: 'turnedDownBy'; reason: string }
+  // A person's answer about held rows, as their audit keeps it.
+  | { code: 'releasedIdenticalBy'; by: string }
+  /** `repeats`: the count the person confirmed (--repeats), or null. */
+  | { code: 'releasedNewBy'; by: string; repeats: number | null }
+  | { code: 'linkedCopyBy'; by: string; batchId: number }
   | { code: 'turnedDown'; file: string; batchId: number | null; moved: boolean }
   | { code: 'rejectNoLongerWaiting'; file: string }
   // `payouts retry`.

@@ -8,10 +8,20 @@
 // send to the last payout seen settled, and how long after the last settlement that was;
 // and the lookups by orderId asked before the batch's first send (checkFirstSends), with
 // every request of following and checking a payout.
+//
+// Then the follow loop's speed against the size of the batch: 2,000 and then 200,000
+// payouts pending, every one due, put straight into a journal in SQL, polled for 8 s
+// against the lean stand-in (its own process, every poll answered at once as pending):
+// the payouts it takes up a second (claimed as due: polled, or put back to wait for their
+// batch's probes) and the polls among them, and how long the loop takes to end once
+// stopped (what SIGTERM waits for). `node test/bench/follow.mjs pending` runs only these (`npm run build` first).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { requestBudget } from '../../dist/engine/budget.js';
 import { sendQueued } from '../../dist/engine/engine.js';
 import { checkFirstSends } from '../../dist/engine/first-send.js';
@@ -23,6 +33,8 @@ import { openJournal, sqliteJournalAt } from '../../dist/journal/open.js';
 import { startPostbackReceiver } from '../../dist/postback/receiver.js';
 import { startSandbox } from '../../dist/sandbox/server.js';
 import { systemClock } from '../../dist/runtime/clock.js';
+import { sqliteBinding } from '../../dist/runtime/sqlite.js';
+import { addPayouts } from './support/old-payouts.mjs';
 
 const TOKEN = 'bench-token';
 const PAYOUTS = 1_000;
@@ -32,6 +44,33 @@ const SECRET = 'bench-secret-bench-secret-bench-secret-0000';
 /** The Pix key of payout `i`: in the mixed batch, every tenth settles twice as late. */
 const pixKey = (mode, i) =>
   mode === 'mixed' && i % 10 === 5 ? `review+${i}@example.com` : `p${i}@example.com`;
+
+/** Our client of the gateway at `baseUrl`, a connection for each of the 16 polls at once. */
+const clientOf = (baseUrl) =>
+  createGatewayClient({
+    baseUrl,
+    token: TOKEN,
+    authScheme: '',
+    getTransactionMethod: 'GET',
+    connectTimeoutMs: 5000,
+    requestTimeoutMs: 30_000,
+    connections: 16,
+  });
+
+/** What the engine's loops are given: 16 polls at once, ended by `stop`. */
+const engineDeps = (journal, gateway, stop) => ({
+  journal,
+  gateway,
+  clock: systemClock,
+  random: Math.random,
+  elapsed: () => performance.now(),
+  pool: createGatewayPool({
+    concurrency: 16,
+    budget: requestBudget(null),
+    stop,
+    clock: systemClock,
+  }),
+});
 
 async function follow(mode) {
   let polls = 0;
@@ -47,15 +86,7 @@ async function follow(mode) {
   });
   const folder = mkdtempSync(join(tmpdir(), `payouts-bench-follow-${mode}-`));
   const journal = openJournal(sqliteJournalAt(join(folder, 'journal.db')));
-  const gateway = createGatewayClient({
-    baseUrl: sandbox.url,
-    token: TOKEN,
-    authScheme: '',
-    getTransactionMethod: 'GET',
-    connectTimeoutMs: 5000,
-    requestTimeoutMs: 30_000,
-    connections: 16,
-  });
+  const gateway = clientOf(sandbox.url);
   const doorbell = new Doorbell();
   const receiver =
     mode === 'postbacks'
@@ -95,19 +126,7 @@ async function follow(mode) {
       })),
       { duplicateWindowMs: 0 },
     );
-    const deps = {
-      journal,
-      gateway,
-      clock: systemClock,
-      random: Math.random,
-      elapsed: () => performance.now(),
-      pool: createGatewayPool({
-        concurrency: 16,
-        budget: requestBudget(null),
-        stop: new AbortController().signal,
-        clock: systemClock,
-      }),
-    };
+    const deps = engineDeps(journal, gateway, new AbortController().signal);
     const options = {
       owner: 'bench',
       leaseMs: 120_000,
@@ -157,5 +176,73 @@ async function follow(mode) {
   }
 }
 
-for (const mode of ['polling', 'postbacks', 'mixed'])
-  console.log(JSON.stringify(await follow(mode)));
+async function startLeanGateway() {
+  const lean = fileURLToPath(new URL('./support/lean-gateway.mjs', import.meta.url));
+  const child = spawn(process.execPath, [lean, '0', TOKEN], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8');
+  while (!/listening on (\S+)/.test(output)) [output] = await once(child.stdout, 'data');
+  return { url: /listening on (\S+)/.exec(output)[1], close: () => child.kill('SIGTERM') };
+}
+
+const POLL_FOR_MS = 8_000;
+
+async function pollRate(pending) {
+  const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-follow-pending-'));
+  const path = join(folder, 'journal.db');
+  await openJournal(sqliteJournalAt(path)).close();
+  const db = new (sqliteBinding())(path);
+  // Sent eleven minutes ago: every poll is due.
+  addPayouts(db, { count: pending, state: 'pending', now: Date.now() - 660_000 });
+  db.close();
+  const lean = await startLeanGateway();
+  const opened = openJournal(sqliteJournalAt(path));
+  let followed = 0;
+  const journal = Object.assign(Object.create(opened), {
+    claimDue: async (...args) => {
+      const claims = await opened.claimDue(...args);
+      followed += claims.length;
+      return claims;
+    },
+  });
+  const gateway = clientOf(lean.url);
+  const stop = new AbortController();
+  try {
+    const deps = engineDeps(journal, gateway, stop.signal);
+    const started = performance.now();
+    const following = followPending(deps, {
+      owner: 'bench',
+      leaseMs: 120_000,
+      graceMs: 120_000,
+      maxUnreachable: 8,
+      pollPolicy: POLLING,
+      until: Date.now() + 10 * POLL_FOR_MS,
+    });
+    await systemClock.sleep(POLL_FOR_MS);
+    const stoppedAt = performance.now();
+    stop.abort();
+    const report = await following;
+    const ended = performance.now();
+    return {
+      bench: 'follow',
+      mode: 'pending',
+      pending,
+      followedPerSecond: Math.round((followed * 1000) / (stoppedAt - started)),
+      pollsPerSecond: Math.round((report.polls * 1000) / (stoppedAt - started)),
+      stopMs: Math.round(ended - stoppedAt),
+    };
+  } finally {
+    await opened.close();
+    await gateway.close();
+    lean.close();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] !== 'pending') {
+  for (const mode of ['polling', 'postbacks', 'mixed'])
+    console.log(JSON.stringify(await follow(mode)));
+}
+for (const pending of [2_000, 200_000]) console.log(JSON.stringify(await pollRate(pending)));

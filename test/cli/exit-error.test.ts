@@ -68,7 +68,7 @@ describe('endingOf', () => {
       'the journal refusing a change (once `unexpected error`)',
       new JournalError('refused', 'o-1: a move from paid to sending is not allowed (retry)'),
       1,
-      'payouts: o-1: a move from paid to sending is not allowed (retry)',
+      'payouts: the journal refused the change (o-1: a move from paid to sending is not allowed (retry)): what it had committed before stays as it was; run again',
     ],
     [
       'a journal that is not this home\u2019s own',

@@ -8,6 +8,8 @@ import {
   type StateCounts,
 } from '../../src/cli/progress.js';
 import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
+import { en } from '../../src/messages/en.js';
+import { ptBR } from '../../src/messages/pt-BR.js';
 import { useTempFolder } from '../support/files.js';
 
 const counts = (entries: Record<string, number>): StateCounts =>
@@ -15,33 +17,55 @@ const counts = (entries: Record<string, number>): StateCounts =>
 
 describe('progressOf: a pass counted from its start, not the whole journal', () => {
   it.each([
-    ['a new journal, all sent, some settled', {}, { pending: 6, paid: 4 }, [10, 10, 4, 5]],
+    ['a new journal, all sent, some settled', {}, { pending: 6, paid: 4 }, [10, 10, 0, 0, 4, 5]],
     [
       'last month paid (100), this run 10 new',
       { paid: 100 },
       { paid: 103, pending: 5, queued: 2 },
-      [10, 8, 3, 4],
+      [10, 8, 0, 0, 3, 4],
     ],
     [
       'two left pending by the last run, settled now',
       { paid: 100, pending: 2 },
       { paid: 102 },
-      [2, 2, 2, 0],
+      [2, 2, 0, 0, 2, 0],
     ],
-    ['held rows are in play but not sent', {}, { held: 3, paid: 1 }, [4, 1, 1, 0.5]],
-  ] as const)('%s', (_what, start, now, [total, sent, settled, perSecond]) => {
+    ['held rows are in play but not sent', {}, { held: 3, paid: 1 }, [4, 1, 0, 0, 1, 0.5]],
+    // The gateway has not taken a row still sending, nor one whose answer was lost.
+    [
+      'rows sending or to check are not sent',
+      {},
+      { sending: 2, unknown: 1, pending: 3, paid: 1 },
+      [7, 4, 2, 1, 1, 2],
+    ],
+    [
+      'left to check by the last run, taken by the gateway now',
+      { unknown: 2 },
+      { pending: 2 },
+      [2, 2, 0, 0, 0, 1],
+    ],
+  ] as const)('%s', (_what, start, now, [total, sent, sending, toCheck, settled, perSecond]) => {
     const progress = progressOf(counts(start), counts(now), 2_000);
-    expect(progress).toEqual({ total, sent, settled, perSecond });
+    expect(progress).toEqual({ total, sent, sending, toCheck, settled, perSecond });
   });
 
   it('draws a bar of what settled on a terminal, plain text otherwise', () => {
-    const progress = { total: 8, sent: 8, settled: 4, perSecond: 12.345 };
-    expect(progressText(progress, false)).toBe('8/8 sent · 4 settled · 12.3 rows/s');
-    expect(progressText(progress, true)).toBe(
+    const progress = { total: 8, sent: 8, sending: 0, toCheck: 0, settled: 4, perSecond: 12.345 };
+    expect(progressText(progress, false, en)).toBe('8/8 sent · 4 settled · 12.3 rows/s');
+    expect(progressText(progress, true, en)).toBe(
       `[${'#'.repeat(12)}${'-'.repeat(12)}] 8/8 sent · 4 settled · 12.3 rows/s`,
     );
-    expect(progressText({ total: 0, sent: 0, settled: 0, perSecond: 0 }, true)).toMatch(
-      /^\[-{24}\] 0\/0 sent/,
+    const none = { total: 0, sent: 0, sending: 0, toCheck: 0, settled: 0, perSecond: 0 };
+    expect(progressText(none, true, en)).toMatch(/^\[-{24}\] 0\/0 sent/);
+  });
+
+  it('says apart the rows sending and to check, in the language of the home', () => {
+    const progress = { total: 7, sent: 4, sending: 2, toCheck: 1, settled: 1, perSecond: 2 };
+    expect(progressText(progress, false, en)).toBe(
+      '4/7 sent · 2 sending · 1 to check · 1 settled · 2.0 rows/s',
+    );
+    expect(progressText(progress, false, ptBR)).toBe(
+      '4/7 enviados · 2 enviando · 1 a conferir · 1 liquidado · 2,0 linhas/s',
     );
   });
 });
@@ -74,8 +98,12 @@ describe('the bar on a terminal', () => {
     });
     let written = '';
     const stderr = { write: (chunk: string | Uint8Array) => (written += String(chunk)) };
-    const progress = await startProgress(journal, 'bar', stderr, (text) =>
-      stderr.write(`${text}\n`),
+    const progress = await startProgress(
+      journal,
+      'bar',
+      stderr,
+      (text) => stderr.write(`${text}\n`),
+      en,
     );
     try {
       for (const until = Date.now() + 10_000; !written.includes('\r'); await delay(20)) {

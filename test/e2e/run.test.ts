@@ -234,10 +234,7 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
         }
       }
       expect(released).toHaveLength(2);
-      expect(released[0]?.reason).toEqual({
-        code: 'english',
-        text: expect.stringContaining('released by Maria'),
-      });
+      expect(released[0]?.reason).toEqual({ code: 'releasedNewBy', by: 'Maria', repeats: 2 });
     } finally {
       await journal.close();
     }

@@ -11,6 +11,7 @@ import { Database } from '../../src/journal/sqlite.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { recordOpenBatch } from '../support/batch.js';
 import { useTempFolder } from '../support/files.js';
+import { refuseAnswers as refuseAnswersAt } from '../support/refuse-answers.js';
 import { TOKEN, cashOutRequest, clientFor, ledgerCounts } from '../support/gateway.js';
 
 const LEASE_MS = 30_000;
@@ -75,16 +76,7 @@ describe('the grouped answer writer, against the sandbox over HTTP and a SQLite 
     expect([...ledgerCounts(sandbox).values()]).toEqual(claims.map(() => 1));
   };
 
-  /** A store that refuses every answer's write, as a disk failing would, until it is dropped. */
-  const refuseAnswers = () => {
-    const other = new Database(journal.path);
-    other.exec(`CREATE TRIGGER refuse_answers BEFORE UPDATE OF state ON payouts
-      WHEN NEW.state = 'pending' BEGIN SELECT RAISE(ABORT, 'the disk refused the write'); END`);
-    return () => {
-      other.exec('DROP TRIGGER refuse_answers');
-      other.close();
-    };
-  };
+  const refuseAnswers = () => refuseAnswersAt(journal.path);
 
   it('keeps answers until a group is full, then writes the group', async () => {
     const claims = await claimed(4);
@@ -167,8 +159,8 @@ describe('the grouped answer writer, against the sandbox over HTTP and a SQLite 
     } finally {
       allow();
     }
-    // The full group of three failed, and the fourth, written after it, too.
-    expect(failures).toHaveLength(2);
+    // The write the full group of three started takes the fourth too, at its turn: one failure.
+    expect(failures).toHaveLength(1);
     expect(failures[0]).toBeInstanceOf(JournalError);
     expect(failures[0]).toMatchObject({
       kind: 'unavailable',
@@ -177,9 +169,42 @@ describe('the grouped answer writer, against the sandbox over HTTP and a SQLite 
     expect(writer.unwritten).toBe(4);
     expect(await states()).toEqual({ sending: { count: 4, cents: 4 * 1234 } });
     await writer.flush();
-    expect(failures).toHaveLength(2);
+    expect(failures).toHaveLength(1);
     expect(writer.unwritten).toBe(0);
     expect(await states()).toEqual({ pending: { count: 4, cents: 4 * 1234 } });
+    await expectEachWrittenOnce(claims);
+  });
+
+  it('a group the timer started that fails once is written by the final flush called while it was on its way', async () => {
+    const claims = await claimed(3);
+    const moves = await answered(claims);
+    const failures: unknown[] = [];
+    const allow = refuseAnswers();
+    // The write fails once: the store takes answers again as soon as the failure is heard.
+    const writer = writerOf({
+      groupMs: 1,
+      fail: (error) => {
+        failures.push(error);
+        allow();
+      },
+    });
+    // Another process holds the write lock: the group the timer starts waits for it.
+    const other = new Database(journal.path);
+    let finalFlush: Promise<void> | undefined;
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      for (const move of moves) writer.add(move);
+      // A timer of the same length set after the writer's fires after it: its group is on its way.
+      await delay(1);
+      finalFlush = writer.flush();
+      other.exec('COMMIT');
+    } finally {
+      other.close();
+    }
+    await finalFlush;
+    expect(failures).toHaveLength(1);
+    expect(writer.unwritten).toBe(0);
+    expect(await states()).toEqual({ pending: { count: 3, cents: 3 * 1234 } });
     await expectEachWrittenOnce(claims);
   });
 });

@@ -106,7 +106,7 @@ describe('the claim-ahead buffer, against the sandbox over HTTP and a SQLite jou
     expect(started).toHaveLength(4);
     expect(ahead.held).toBe(4);
     expect(await sending()).toBe(8);
-    expect(await ahead.giveBack('the run stopped')).toBe(4);
+    expect(await ahead.giveBack({ code: 'runStopped' })).toBe(4);
     expect(await sending()).toBe(4);
   });
 
@@ -123,7 +123,7 @@ describe('the claim-ahead buffer, against the sandbox over HTTP and a SQLite jou
     expect(ahead.held).toBe(3);
     expect(await sending()).toBe(started.length + 3);
     expect(new Set(started.map(({ claim }) => claim.orderId)).size).toBe(8);
-    await ahead.giveBack('the run stopped');
+    await ahead.giveBack({ code: 'runStopped' });
   });
 
   it('hands out every row once, through top-ups, until the queue is empty', async () => {
@@ -141,7 +141,7 @@ describe('the claim-ahead buffer, against the sandbox over HTTP and a SQLite jou
       if (filled === 'empty') break;
     }
     await Promise.all(answers);
-    expect(await ahead.giveBack('the run stopped')).toBe(0);
+    expect(await ahead.giveBack({ code: 'runStopped' })).toBe(0);
     expect([...started].sort()).toEqual(ids);
     expect([...ledgerCounts(sandbox).entries()].filter(([, n]) => n !== 1)).toEqual([]);
     expect(await journal.countsByState()).toEqual({ pending: { count: 40, cents: 40 * 1234 } });
@@ -154,7 +154,7 @@ describe('the claim-ahead buffer, against the sandbox over HTTP and a SQLite jou
     await ahead.fill(4, (row) => started.push(row));
     // Leaves two and starts a top-up of two, not awaited.
     await ahead.fill(2, (row) => started.push(row));
-    expect(await ahead.giveBack('asked to stop')).toBe(4);
+    expect(await ahead.giveBack({ code: 'english', text: 'asked to stop' })).toBe(4);
     expect(ahead.held).toBe(0);
     expect(await sending()).toBe(started.length);
     expect(await givenBack(ids)).toEqual(
@@ -188,7 +188,7 @@ describe('the claim-ahead buffer, against the sandbox over HTTP and a SQLite jou
         Array.from({ length: 4 }, () => (refuse ? 'stop' : 'retry-later')),
       );
       const why = decisions[0]?.signal.kind === 'stop' ? decisions[0].signal.why : 'unreachable';
-      expect(await ahead.giveBack(why)).toBe(4);
+      expect(await ahead.giveBack({ code: 'english', text: why })).toBe(4);
       expect(await journal.countsByState()).toEqual({ queued: { count: 12, cents: 12 * 1234 } });
       expect(sandbox.ledger()).toHaveLength(0);
       expect((await givenBack(ids)).filter((reason) => reason.startsWith('claimed ahead'))).toEqual(

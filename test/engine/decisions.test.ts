@@ -40,20 +40,21 @@ const error = (kind: GatewayErrorKind, retryAfterMs?: number) =>
 
 describe('decideSend', () => {
   it.each([
-    [cashOut('pending', '0'), 'pending', 'continue'],
-    [cashOut('paid', '1'), 'paid', 'continue'],
-    [cashOut('failed', '2'), 'failed', 'continue'],
-    [cashOut('unrecognised', '9'), 'pending', 'continue'],
-    [error('rejected'), 'rejected', 'continue'],
-    [error('auth'), 'queued', 'stop'],
-    [error('rate-limited', 3000), 'queued', 'pause'],
-    [error('unavailable'), 'queued', 'retry-later'],
-    [error('ambiguous'), 'unknown', 'continue'],
-    [error('wrong-endpoint'), 'unknown', 'stop'],
-  ] as const)('%#: -> %s, run %s', (answer, to, signal) => {
+    [cashOut('pending', '0'), 'pending', 'continue', true],
+    [cashOut('paid', '1'), 'paid', 'continue', true],
+    [cashOut('failed', '2'), 'failed', 'continue', true],
+    [cashOut('unrecognised', '9'), 'pending', 'continue', true],
+    [error('rejected'), 'rejected', 'continue', false],
+    [error('auth'), 'queued', 'stop', false],
+    [error('rate-limited', 3000), 'queued', 'pause', false],
+    [error('unavailable'), 'queued', 'retry-later', false],
+    [error('ambiguous'), 'unknown', 'continue', false],
+    [error('wrong-endpoint'), 'unknown', 'stop', false],
+  ] as const)('%#: -> %s, run %s, created %s', (answer, to, signal, created) => {
     const decision = decideSend(answer);
     expect(decision.to).toBe(to);
     expect(decision.signal.kind).toBe(signal);
+    expect(decision.created).toBe(created);
   });
 
   it('records the answer verbatim: transactionId, status text, fee and net', () => {

@@ -19,6 +19,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { createRandom } from '../../src/sandbox/faults.js';
 import { recordOpenBatch } from '../support/batch.js';
 import { useTempFolder } from '../support/files.js';
+import { refuseAnswers } from '../support/refuse-answers.js';
 import { TOKEN, cashOutRequest, clientFor, closedPort, ledgerCounts } from '../support/gateway.js';
 
 const GRACE_MS = 60_000;
@@ -30,12 +31,19 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
   let clients: GatewayClient[];
   let offset: number;
   const now = () => Date.now() + offset;
+  // Every request the sandbox answered, in order: what reached the gateway.
+  let received: { method: string; status: number }[];
 
   beforeEach(async () => {
     offset = 0;
     clients = [];
+    received = [];
     // Payouts stay pending for the whole test: this is about sending, not settling.
-    sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
+    sandbox = await startSandbox({
+      token: TOKEN,
+      settleDelayMs: 3_600_000,
+      onRequest: ({ method, status }) => void received.push({ method, status }),
+    });
     journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')), { now });
   });
   afterEach(async () => {
@@ -94,6 +102,8 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     );
     return ids;
   };
+
+  type Created = ReturnType<GatewayClient['createCashOut']>;
 
   /** Every orderId exactly once at the gateway: no duplicate, no miss. */
   const expectLedgerHoldsEachOnce = (ids: string[]) => {
@@ -180,7 +190,8 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     });
     const report = await sendQueued(deps(client()), options());
     expect(report.stopped).toBeUndefined();
-    expect(report.sent).toBeGreaterThan(40);
+    // Counted once each, as the gateway created them: a 429 sent nothing.
+    expect(report.sent).toBe(40);
     expect(await states()).toEqual({ pending: { count: 40, cents: 40 * 1234 } });
     expectLedgerHoldsEachOnce(ids);
   });
@@ -191,6 +202,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     clients.push(nowhere);
     const down = await sendQueued(deps(nowhere), options({ maxUnreachable: 3 }));
     expect(down.stopped).toMatch(/could not be reached 3 times in a row/);
+    expect(down.sent).toBe(0);
     expect(await states()).toEqual({ queued: { count: 10, cents: 10 * 1234 } });
     expect(sandbox.ledger()).toHaveLength(0);
     await sendQueued(deps(client()), options());
@@ -211,6 +223,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     const report = await sendQueued(deps(wrapped, { concurrency: 1 }), options());
     expect(report.stopped).toMatch(/refused our credentials/);
     expect(sandbox.ledger()).toHaveLength(14);
+    expect(report.sent).toBe(14);
     expect((await states()).queued?.count).toBe(26);
     const fixed = client({ token: 'rotated' });
     await sendQueued(deps(fixed), options());
@@ -319,37 +332,45 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     expectLedgerHoldsEachOnce(ids);
   });
 
-  it('a pause that starts while the loop takes its turn for answers still gives back the rows claimed ahead at once', async () => {
-    const ids = await admit(12);
-    const gateway = client();
-    // The sixth create finds no gateway listening: refused, which pauses the pool (a back-off).
-    const nowhere = client({ baseUrl: `http://127.0.0.1:${await closedPort()}` });
-    type Created = ReturnType<GatewayClient['createCashOut']>;
+  /**
+   * The gateway client, its creates `at` and `at + 1` answered together: the first (a
+   * success) frees its place and the loop starts its turn for answers, and the second is
+   * read within that turn. `next` makes the second's request, given the first's answer.
+   */
+  const answeredInOneTurn = (
+    gateway: GatewayClient,
+    at: number,
+    next: (first: Created, ...call: Parameters<GatewayClient['createCashOut']>) => Created,
+  ): GatewayClient => {
     let calls = 0;
-    let fifth: Created | undefined;
-    let answerFifth: (answer: Created) => void = () => {};
-    const ordered: GatewayClient = {
+    let first: Created | undefined;
+    let answerFirst: (answer: Created) => void = () => {};
+    return {
       ...gateway,
       createCashOut: (request, callOptions) => {
         calls++;
-        if (calls === 5) {
-          fifth = gateway.createCashOut(request, callOptions);
-          return new Promise<Created>((resolve) => (answerFifth = resolve)).then(
+        if (calls === at) {
+          first = gateway.createCashOut(request, callOptions);
+          return new Promise<Created>((resolve) => (answerFirst = resolve)).then(
             (answer) => answer,
           );
         }
-        if (calls !== 6) return gateway.createCashOut(request, callOptions);
-        // Both answers are held back, then given out so that the fifth (a success) frees its
-        // place and the loop starts its turn for answers before the refusal is read, within
-        // that turn.
-        const sixth = nowhere.createCashOut(request, callOptions);
-        const both = Promise.allSettled([fifth, sixth]);
-        answerFifth(both.then(() => fifth as Created));
+        if (calls !== at + 1) return gateway.createCashOut(request, callOptions);
+        const second = next(first as Created, request, callOptions);
+        const both = Promise.allSettled([first, second]);
+        answerFirst(both.then(() => first as Created));
         return both
           .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
-          .then(() => sixth);
+          .then(() => second);
       },
     };
+  };
+
+  it('a pause that starts while the loop takes its turn for answers still gives back the rows claimed ahead at once', async () => {
+    const ids = await admit(12);
+    // The sixth create finds no gateway listening: refused, which pauses the pool (a back-off).
+    const nowhere = client({ baseUrl: `http://127.0.0.1:${await closedPort()}` });
+    const ordered = answeredInOneTurn(client(), 5, (_, ...call) => nowhere.createCashOut(...call));
     // The process's clock held still: rows are given back for the pause, never for age.
     await sendQueued(deps(ordered, { concurrency: 4, elapsed: () => 0 }), options());
     expectLedgerHoldsEachOnce(ids);
@@ -358,6 +379,155 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     expect(new Set(back)).toEqual(
       new Set(['claimed ahead of its request and not sent (sending paused): queued again']),
     );
+  });
+
+  it('a 401 read while the loop takes its turn for answers starts no row claimed ahead: they go back to the queue', async () => {
+    const ids = await admit(12);
+    const gateway = client();
+    // The credentials are refused from the second create on, once the first is paid.
+    const ordered = answeredInOneTurn(gateway, 1, (first, ...call) =>
+      first.then(() => {
+        sandbox.setToken('rotated');
+        return gateway.createCashOut(...call);
+      }),
+    );
+    // Two places, and two rows claimed ahead of them; the process's clock held still, so
+    // that no row is given back for its age.
+    const report = await sendQueued(deps(ordered, { concurrency: 2, elapsed: () => 0 }), options());
+    expect(report).toMatchObject({
+      sent: 1,
+      stopped: expect.stringMatching(/refused our credentials/),
+    });
+    // The two creates in flight when the 401 came, and none after it.
+    expect(received.map(({ status }) => status)).toEqual([200, 401]);
+    expect(sandbox.ledger()).toHaveLength(1);
+    expect(await states()).toEqual({
+      pending: { count: 1, cents: 1234 },
+      queued: { count: 11, cents: 11 * 1234 },
+    });
+    expect(await givenBack(ids)).toEqual([
+      `claimed ahead of its request and not sent (${report.stopped}): queued again`,
+      `claimed ahead of its request and not sent (${report.stopped}): queued again`,
+    ]);
+  });
+
+  /**
+   * The journal, its second claim (for the place the first answer frees) committed, then
+   * held until `letGo`: what is read meanwhile is read while that claim is on its way.
+   */
+  const secondClaimHeld = () => {
+    let letGo: () => void = () => {};
+    let claimCommitted: () => void = () => {};
+    const committed = new Promise<void>((resolve) => (claimCommitted = resolve));
+    let claims = 0;
+    const held: Journal = {
+      ...journal,
+      claimToSend: async (...args) => {
+        const claimed = await journal.claimToSend(...args);
+        if (++claims === 2) {
+          claimCommitted();
+          await new Promise<void>((resolve) => (letGo = resolve));
+        }
+        return claimed;
+      },
+    };
+    return { journal: held, committed, letGo: () => letGo() };
+  };
+
+  it('a 401 read while a claim for a free place commits sends none of its rows: they go back to the queue', async () => {
+    const ids = await admit(6);
+    const gateway = client();
+    const { journal: slowClaim, committed, letGo } = secondClaimHeld();
+    let calls = 0;
+    const refusedSecond: GatewayClient = {
+      ...gateway,
+      createCashOut: (request, callOptions) => {
+        if (++calls !== 2) return gateway.createCashOut(request, callOptions);
+        // The credentials are refused from the second create on, answered once that claim is in.
+        const second = committed.then(() => {
+          sandbox.setToken('rotated');
+          return gateway.createCashOut(request, callOptions);
+        });
+        void second.catch(() => undefined).then(() => setImmediate(letGo));
+        return second;
+      },
+    };
+    // Under a request budget nothing is claimed ahead: each place's row is claimed for it.
+    const report = await sendQueued(
+      {
+        ...deps(refusedSecond, { concurrency: 2, perSecond: 1_000, elapsed: () => 0 }),
+        journal: slowClaim,
+      },
+      options(),
+    );
+    expect(report).toMatchObject({
+      sent: 1,
+      stopped: expect.stringMatching(/refused our credentials/),
+    });
+    // The two creates sent before the 401 was read, and none after it.
+    expect(received.map(({ status }) => status)).toEqual([200, 401]);
+    expect(await states()).toEqual({
+      pending: { count: 1, cents: 1234 },
+      queued: { count: 5, cents: 5 * 1234 },
+    });
+    expect(await journal.payout('p-0002')).toMatchObject({ state: 'queued', attempts: 0 });
+    expect(
+      (await journal.history('p-0002')).map(({ from, to, reason }) => [
+        from,
+        to,
+        sayInEnglish(reason),
+      ]),
+    ).toContainEqual([
+      'sending',
+      'queued',
+      `claimed and not sent (${report.stopped}): queued again`,
+    ]);
+  });
+
+  it('a journal write that fails while a claim for a free place commits sends none of its rows', async () => {
+    await admit(6);
+    const { journal: slowClaim, committed, letGo } = secondClaimHeld();
+    let heardFailure: () => void = () => {};
+    void new Promise<void>((resolve) => (heardFailure = resolve)).then(() => setImmediate(letGo));
+    // The answers' writes watched for their failure, not changed.
+    const watched: Journal = {
+      ...slowClaim,
+      moveMany: (...args) =>
+        journal.moveMany(...args).catch((error: unknown) => {
+          heardFailure();
+          throw error;
+        }),
+    };
+    const gateway = client();
+    let allow = () => {};
+    let calls = 0;
+    const refusedAfterClaim: GatewayClient = {
+      ...gateway,
+      createCashOut: (request, callOptions) => {
+        if (++calls !== 2) return gateway.createCashOut(request, callOptions);
+        // The disk refuses answers once that claim is in; the second create is paid.
+        return committed.then(() => {
+          allow = refuseAnswers(journal.path);
+          return gateway.createCashOut(request, callOptions);
+        });
+      },
+    };
+    try {
+      await expect(
+        sendQueued(
+          {
+            ...deps(refusedAfterClaim, { concurrency: 2, perSecond: 1_000, elapsed: () => 0 }),
+            journal: watched,
+          },
+          options(),
+        ),
+      ).rejects.toThrow('the disk refused the write');
+    } finally {
+      allow();
+    }
+    // The two creates sent before the failure was heard, and none after it.
+    expect(received.map(({ status }) => status)).toEqual([200, 200]);
+    expect(await journal.payout('p-0002')).toMatchObject({ state: 'queued', attempts: 0 });
   });
 
   it('a marker write that fails after a claim made only ahead ends the run with its error, not the process', async () => {

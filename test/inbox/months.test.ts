@@ -526,7 +526,9 @@ async function rejectFile(m: Month, name: string, why: string): Promise<void> {
     const batch = (await journal.batchesIn('awaiting-approval')).find(
       (b) => b.awaitingName === name,
     );
-    expect(await journal.refuseBatch(batch?.id ?? 0, why)).toBe(true);
+    expect(await journal.refuseBatch(batch?.id ?? 0, { code: 'turnedDownBy', reason: why })).toBe(
+      true,
+    );
   } finally {
     await journal.close();
   }

@@ -490,9 +490,16 @@ export function describeJournal(
           newFile: 'folha_final.csv',
           hintFlags: '',
         });
-        expect((await journal.releaseHolds(copy, 'duplicate', 'released by maria')).rows).toBe(1);
+        const why = { code: 'releasedNewBy', by: 'maria', repeats: null } as const;
+        expect((await journal.releaseHolds(copy, 'duplicate', why)).rows).toBe(1);
         // Released, it says nothing: neither the English nor the value is left behind.
         expect(await journal.payout('b-1')).toMatchObject({ message: null, said: null });
+        // Its audit keeps the person's reason as the value it was given.
+        expect((await journal.history('b-1')).at(-1)).toMatchObject({
+          from: 'held',
+          to: 'queued',
+          reason: why,
+        });
         const claimed = (await journal.claimToSend('w', 10, 60_000, rules)).map(
           (claim) => claim.orderId,
         );
@@ -515,7 +522,8 @@ export function describeJournal(
           line: 3,
           state: 'queued',
         });
-        expect(await journal.releaseHolds(copy, 'duplicate', 'by maria', ['b-2'])).toEqual({
+        const why = { code: 'releasedNewBy', by: 'maria', repeats: 1 } as const;
+        expect(await journal.releaseHolds(copy, 'duplicate', why, ['b-2'])).toEqual({
           rows: 1,
           cents: 2000,
         });
@@ -528,7 +536,9 @@ export function describeJournal(
         const first = (await journal.batchForFile(file)).batchId;
         await journal.admitPayouts(first, [{ line: 2, request: request('a-1') }], rules);
         await journal.finishBatch(first, { ...batch, state: 'awaiting-approval' });
-        expect(await journal.refuseBatch(first, 'wrong month')).toBe(true);
+        expect(
+          await journal.refuseBatch(first, { code: 'turnedDownBy', reason: 'wrong month' }),
+        ).toBe(true);
         expect(await admitIn(journal, 'outra.csv', [request('b-1')])).toEqual(['new']);
       });
     });
@@ -658,7 +668,8 @@ export function describeJournal(
       clock += 60_001;
       const [taken] = await journal.claimAbandoned('b', 1, 60_000, { batchId: id, line: 3 });
       expect(taken).toMatchObject({ orderId: 'p-3', state: 'unknown' });
-      expect(await journal.unclaim(claims, 'not sent: the run stopped')).toBe(2);
+      const why = { code: 'auditClaimedNotSent', why: { code: 'runStopped' } } as const;
+      expect(await journal.unclaim(claims, why)).toBe(2);
       expect(await journal.payout('p-1')).toMatchObject({
         state: 'queued',
         attempts: 1,
@@ -675,8 +686,8 @@ export function describeJournal(
       expect((await journal.history('p-2')).at(-1)).toMatchObject({
         from: 'sending',
         to: 'queued',
-        // A caller's reason, kept in its words.
-        reason: { code: 'english', text: 'not sent: the run stopped' },
+        // The engine's reason, kept as the value it gave.
+        reason: why,
       });
       // Claimed again as any queued row, by anyone.
       expect(
@@ -692,7 +703,7 @@ export function describeJournal(
       const [claim] = await journal.claimToSend('a', 1, 60_000);
       // A person's words may open with a brace; read back, they are still those words.
       const words = '{urgente} devolvido à fila';
-      await journal.unclaim(claim ? [claim] : [], words);
+      await journal.move('p-1', claim?.fence ?? 0, 'queued', words);
       expect((await journal.history('p-1')).at(-1)).toMatchObject({
         to: 'queued',
         reason: { code: 'english', text: words },
@@ -745,10 +756,14 @@ export function describeJournal(
       expect((await again.payout('p-1'))?.state).toBe('sending');
       const [claim] = await again.claimAbandoned('next', 10, 30_000);
       expect(claim).toMatchObject({ orderId: 'p-1', state: 'unknown', attempts: 1 });
-      expect(
-        await again.markResending(claim!, 'not found twice after the grace period', 30_000),
-      ).toBe(true);
+      const why = { code: 'auditResending', notFound: 2, secondsSinceSent: 31 } as const;
+      expect(await again.markResending(claim!, why, 30_000)).toBe(true);
       expect(await again.payout('p-1')).toMatchObject({ state: 'sending', attempts: 2 });
+      expect((await again.history('p-1')).at(-1)).toMatchObject({
+        from: 'unknown',
+        to: 'sending',
+        reason: why,
+      });
       expect((await again.payout('p-1'))?.leaseUntil).toBe(clock + 30_000); // renewed for the re-send
       expect(await again.countsByState()).toEqual({ sending: { count: 1, cents: 1000 } });
     });
@@ -785,7 +800,8 @@ export function describeJournal(
       clock += 30_000;
       const [claim] = await journal.claimAbandoned('slow', 10, 1_000);
       clock += 1_000;
-      expect(await journal.markResending(claim!, 'too late', 30_000)).toBe(false);
+      const why = { code: 'auditResending', notFound: 2, secondsSinceSent: 31 } as const;
+      expect(await journal.markResending(claim!, why, 30_000)).toBe(false);
       expect(await journal.payout('p-1')).toMatchObject({ state: 'unknown', attempts: 1 });
     });
 
@@ -965,15 +981,18 @@ export function describeJournal(
       expect(await journal.linesOfBatch(batchId)).toEqual([{ ...total, message: 'a total line' }]);
       expect(await journal.claimToSend('a', 10, 60_000)).toEqual([]);
       expect(await journal.approveBatch(batchId)).toBe(true);
-      await journal.recordBatchEvent(batchId, 'approved', 'maria', 'payouts approve');
+      const approved = { code: 'eventApproved', count: 1, cents: 1000 } as const;
+      await journal.recordBatchEvent(batchId, 'approved', 'maria', approved);
       expect(await journal.approveBatch(batchId)).toBe(false);
-      expect(await journal.refuseBatch(batchId, 'too late')).toBe(false);
+      expect(await journal.refuseBatch(batchId, { code: 'turnedDownBy', reason: 'too late' })).toBe(
+        false,
+      );
       expect(await journal.batchEvents(batchId)).toEqual([
         {
           at: clock,
           event: 'approved',
           by: 'maria',
-          detail: { code: 'english', text: 'payouts approve' },
+          detail: approved,
         },
       ]);
       expect((await journal.batch(batchId))?.state).toBe('open');
@@ -1133,13 +1152,20 @@ export function describeJournal(
         await journal.move('a-1', paid!.fence, 'paid', 'settled', { gatewayStatus: 'paid' });
         const copy = await fileOf(journal, 'outra', [request('b-1'), other('b-2')]);
         await journal.finishBatch(copy, { ...batch, state: 'awaiting-approval' }, undefined, rules);
-        expect(await journal.correctBatch(copy, first, 'maria: corrects folha.csv', rules)).toBe(1);
+        const linked = { code: 'linkedCopyBy', by: 'maria', batchId: first } as const;
+        expect(await journal.correctBatch(copy, first, linked, rules)).toBe(1);
         expect((await journal.rowTotalsOfBatch(copy)).rows).toEqual({ covered: 1, queued: 1 });
         expect((await journal.payout('a-2'))?.state).toBe('superseded');
         expect((await journal.supersededBy(first)).map((copied) => copied.id)).toEqual([copy]);
-        expect(await journal.refuseBatch(copy, 'wrong copy')).toBe(true);
+        const turnedDown = { code: 'turnedDownBy', reason: 'wrong copy' } as const;
+        expect(await journal.refuseBatch(copy, turnedDown)).toBe(true);
         expect(await journal.supersededBy(first)).toEqual([]);
         expect((await journal.payout('a-2'))?.state).toBe('queued');
+        // Its audit keeps both reasons as values: the link, then the turning down.
+        expect((await journal.history('a-2')).slice(-2).map((entry) => entry.reason)).toEqual([
+          { code: 'auditTakenOver', why: linked, by: 'b-2' },
+          { code: 'auditGivenBack', why: { code: 'auditCopyTurnedDown', why: turnedDown } },
+        ]);
       });
     });
 
@@ -1178,8 +1204,9 @@ export function describeJournal(
     it('a replayed give-back or answer changes nothing more; a call that fails writes nothing', async () => {
       const { journal } = await openWithPayouts(['p-1', 'p-2', 'p-3']);
       const [first, second] = await journal.claimToSend('a', 2, 60_000);
-      expect(await journal.unclaim([first!], 'not sent')).toBe(1);
-      expect(await journal.unclaim([first!], 'not sent')).toBe(0);
+      const why = { code: 'auditClaimTooOld' } as const;
+      expect(await journal.unclaim([first!], why)).toBe(1);
+      expect(await journal.unclaim([first!], why)).toBe(0);
       expect((await journal.history('p-1')).map((h) => h.to)).toEqual([
         'queued',
         'sending',
@@ -1214,6 +1241,11 @@ export function describeJournal(
       expect(await journal.highWater()).toBe(written);
       expect(await journal.countsByState()).toEqual({
         sending: { count: 1, cents: 1000 },
+        pending: { count: 1, cents: 1000 },
+        queued: { count: 1, cents: 1000 },
+      });
+      // Of the states asked for only, none of those with no payout.
+      expect(await journal.countsByState(['pending', 'unknown', 'queued'])).toEqual({
         pending: { count: 1, cents: 1000 },
         queued: { count: 1, cents: 1000 },
       });
@@ -1339,7 +1371,11 @@ export function describeJournal(
         const [approve, refuse] = await openThreads(2);
         const answers = await Promise.all([
           approve!.call('approveBatch', [batchId], clock),
-          refuse!.call('refuseBatch', [batchId, 'wrong month'], clock),
+          refuse!.call(
+            'refuseBatch',
+            [batchId, { code: 'turnedDownBy', reason: 'wrong month' }],
+            clock,
+          ),
         ]);
         expect(answers.filter(Boolean)).toHaveLength(1);
         const [approved] = answers;
@@ -1353,7 +1389,7 @@ export function describeJournal(
         clock += 30_000;
         const [old, next] = await openThreads(2);
         const [given, taken] = await Promise.all([
-          old!.call('unclaim', [[mine!], 'not sent: the run stopped'], clock),
+          old!.call('unclaim', [[mine!], { code: 'auditClaimTooOld' }], clock),
           next!.call('claimAbandoned', ['new', 10, 30_000], clock),
         ]);
         expect(given + taken.length).toBe(1);

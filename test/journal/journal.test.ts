@@ -230,7 +230,7 @@ describe('the SQLite journal', () => {
         path: journal.path,
         message: expect.stringMatching(/unable to open/),
       });
-      await expect(journal.unclaim([], 'given back')).rejects.toMatchObject({
+      await expect(journal.unclaim([], { code: 'auditClaimTooOld' })).rejects.toMatchObject({
         kind: 'unavailable',
         storeCode: 'SQLITE_CANTOPEN',
       });
@@ -294,9 +294,12 @@ describe('the SQLite journal', () => {
       const raw = new Database(journal.path);
       raw.pragma('user_version = 99');
       raw.close();
-      expect(() => open()).toThrow(JournalError);
       expect(() => open()).toThrow(
-        `schema version 99, newer than this program knows (${MIGRATIONS.at(-1)?.version})`,
+        expect.objectContaining({
+          kind: 'newer-schema',
+          path: journal.path,
+          schema: { found: 99, latest: MIGRATIONS.at(-1)?.version },
+        }) as JournalError,
       );
     });
 

@@ -20,6 +20,14 @@ describe("a failure of the journal's sending thread, as its caller receives it",
     expect(received).toMatchObject({ kind: 'refused', message: 'p-1: not queued any more' });
   });
 
+  it('keeps what a person reads of a refusal, its Said', () => {
+    const refusal = { code: 'retryIdTaken', orderId: 'p-1', retryId: 'p-1-r2' } as const;
+    expect(across(new JournalError('refused', 'p-1-r2 taken', { refusal }))).toMatchObject({
+      kind: 'refused',
+      refusal,
+    });
+  });
+
   it("is the journal's failure of SQLite's kind, with its code, message and the journal's path", () => {
     const db = new Database(':memory:');
     let thrown: unknown;

@@ -355,6 +355,19 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     latestMs: Date.parse('2026-11-27T12:00:00Z'),
     timeZone: 'America/Sao_Paulo',
   },
+  journalNewerSchema: {
+    code: 'journalNewerSchema',
+    path: '/srv/payouts/journal.db',
+    schema: 99,
+    latest: 24,
+  },
+  journalOnNetworkFilesystem: {
+    code: 'journalOnNetworkFilesystem',
+    folder: '/mnt/nfs/payouts',
+    fsType: '0x6969',
+  },
+  retryIdTaken: { code: 'retryIdTaken', orderId: 'folha-1', retryId: 'folha-1-r2' },
+  journalRefused: { code: 'journalRefused', detail: 'folha-1: not queued any more' },
   heldForBalance: {
     code: 'heldForBalance',
     why: { code: 'balanceShortfall', cents: 10_000, count: 1, feeCents: 0, availableCents: 6_000 },
@@ -398,6 +411,27 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     hintFlags: '',
   },
   approvedSentNow: { code: 'approvedSentNow', file: 'folha.csv' },
+  progress: {
+    code: 'progress',
+    total: 17,
+    sent: 10,
+    sending: 2,
+    toCheck: 1,
+    settled: 4,
+    perSecond: 50,
+  },
+  progressLine: {
+    code: 'progressLine',
+    progress: {
+      code: 'progress',
+      total: 1,
+      sent: 1,
+      sending: 0,
+      toCheck: 0,
+      settled: 1,
+      perSecond: 0.5,
+    },
+  },
   approved: { code: 'approved', file: 'folha.csv', batchId: 3, count: 1, cents: 123_456 },
   linkedAsCopy: {
     code: 'linkedAsCopy',
@@ -440,6 +474,17 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   },
   auditLookedUpAfterLoss: { code: 'auditLookedUpAfterLoss' },
   auditLeaseEnded: { code: 'auditLeaseEnded', owner: 'run-1234' },
+  auditClaimedNotSent: { code: 'auditClaimedNotSent', why: { code: 'runFailed' } },
+  auditClaimedAheadNotSent: {
+    code: 'auditClaimedAheadNotSent',
+    why: { code: 'claimWaitedTooLong' },
+  },
+  auditClaimTooOld: { code: 'auditClaimTooOld' },
+  runStopped: { code: 'runStopped' },
+  runFailed: { code: 'runFailed' },
+  sendingPaused: { code: 'sendingPaused' },
+  claimWaitedTooLong: { code: 'claimWaitedTooLong' },
+  auditResending: { code: 'auditResending', notFound: 2, secondsSinceSent: 31 },
   auditBalanceCovers: { code: 'auditBalanceCovers' },
   auditFrozen: { code: 'auditFrozen', said: { code: 'takenOverBy', file: 'folha (2).csv' } },
   auditUnfrozen: { code: 'auditUnfrozen', why: { code: 'auditBalanceCovers' } },
@@ -501,6 +546,25 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     retryId: 'folha-1-r2',
     why: { code: 'auditSentAgainBy', by: 'Maria', at: 0 },
   },
+  eventApproved: { code: 'eventApproved', count: 2, cents: 170_000 },
+  eventReason: { code: 'eventReason', reason: 'valores errados' },
+  eventIdenticalDue: { code: 'eventIdenticalDue', rows: 3 },
+  eventCorrects: { code: 'eventCorrects', batchId: 2 },
+  eventNewPayments: {
+    code: 'eventNewPayments',
+    rows: 2,
+    confirmed: true,
+    repeating: [
+      {
+        line: 2,
+        name: 'Ana Souza',
+        cents: 350_000,
+        repeats: { file: 'folha.csv', line: 2, orderId: 'nov-02', state: 'paid' },
+      },
+    ],
+  },
+  eventReplacedBy: { code: 'eventReplacedBy', batchId: 4 },
+  eventMovedIntoApproved: { code: 'eventMovedIntoApproved' },
   eventSentAgainAs: {
     code: 'eventSentAgainAs',
     line: 3,
@@ -509,6 +573,9 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     retryId: 'folha-2-r2',
   },
   turnedDownBy: { code: 'turnedDownBy', reason: 'mês errado' },
+  releasedIdenticalBy: { code: 'releasedIdenticalBy', by: 'maria' },
+  releasedNewBy: { code: 'releasedNewBy', by: 'maria', repeats: 2 },
+  linkedCopyBy: { code: 'linkedCopyBy', by: 'maria', batchId: 3 },
   turnedDown: { code: 'turnedDown', file: 'folha.csv', batchId: 3, moved: true },
   rejectNoLongerWaiting: { code: 'rejectNoLongerWaiting', file: 'folha.csv' },
   retryQueued: {
@@ -528,7 +595,8 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */
-const SAME_IN_EVERY_LANGUAGE = new Set<SaidCode>(['english']);
+// A caller's English, and a person's own words, are said as they were written.
+const SAME_IN_EVERY_LANGUAGE = new Set<SaidCode>(['english', 'eventReason']);
 
 describe('what the reading of a file says', () => {
   const en = CATALOGS.en;
@@ -561,6 +629,16 @@ describe('what the reading of a file says', () => {
     );
     expect(say(pt, SAMPLES.balanceBlocks)).toBe(
       'o saldo não pôde ser lido (503), então R$ 6,00 não pode ser conferido com ele (balanceCheck: block): nada dele é enviado',
+    );
+  });
+
+  it('says the progress line with real plurals, rows sending and to check apart', () => {
+    expect(say(pt, SAMPLES.progressLine)).toBe(
+      'progresso: 1/1 enviado · 1 liquidado · 0,5 linhas/s',
+    );
+    expect(say(en, SAMPLES.progressLine)).toBe('progress: 1/1 sent · 1 settled · 0.5 rows/s');
+    expect(say(pt, SAMPLES.progress)).toBe(
+      '10/17 enviados · 2 enviando · 1 a conferir · 4 liquidados · 50,0 linhas/s',
     );
   });
 

@@ -86,6 +86,17 @@ export function ledgerCounts(sandbox: Sandbox): Map<string, number> {
   return counts;
 }
 
+/** Pix key and amount -> how many cash-outs the sandbox created paying it. */
+export function paidByKey(sandbox: Sandbox): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const entry of sandbox.ledger()) {
+    if (entry.object !== 'cashout') continue;
+    const key = `${entry.pixKey ?? ''} ${entry.valueCents}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
 /** Adds to the balance as a payer would: a cash-in, paid; waits until the balance shows it. */
 export async function topUp(baseUrl: string, cents: number): Promise<void> {
   const gateway = clientFor(baseUrl);

@@ -10,7 +10,7 @@ import { afterEach } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { ensureFolders, homeFolders, type Folders } from '../../src/inbox/folders.js';
-import { exitCodeOf, runPass, type FileSummary } from '../../src/app/pass.js';
+import { exitCodeOf, runPass, type FileSummary, type PassMemory } from '../../src/app/pass.js';
 import { type Journal } from '../../src/journal/journal.js';
 import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
@@ -37,6 +37,8 @@ export interface PassHome {
       signal?: AbortSignal;
       /** The client's request time-out (2 s unless told). */
       requestTimeoutMs?: number;
+      /** What a daemon's process keeps between its passes (none: a `run`). */
+      memory?: PassMemory;
     },
   ): Promise<{ files: FileSummary[]; exit: number }>;
   /** Opens the journal on our clock for `use`, and closes it once `use` is done. */
@@ -108,6 +110,7 @@ export async function passHome(
           isReady: () => true,
           note: pass.note ?? (() => undefined),
           clock: { now, sleep: systemClock.sleep },
+          ...(pass.memory === undefined ? {} : { memory: pass.memory }),
         });
         return { files: report.files, exit: exitCodeOf(report.files, report.stopped) };
       } finally {

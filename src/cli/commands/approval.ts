@@ -30,12 +30,11 @@ import type {
 } from '../../journal/journal.js';
 import { CATALOGS, type Catalog } from '../../messages/catalog.js';
 import type { Said } from '../../messages/said.js';
-import { say, sayInEnglish } from '../../messages/say.js';
+import { say } from '../../messages/say.js';
 import { hintFlagsOf, openContext, type GlobalOptions, type Output } from '../context.js';
 import { commandTarget, givenName } from '../../csv/given-name.js';
 import { openWorkJournal } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
-import { count } from '../format.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
@@ -271,12 +270,11 @@ async function approveWaiting(
   if (!found.batch) throw new ExitError(1, say(words, { code: 'approveChanged', file }));
   const sent = await toBeSent(journal, found.batch.id);
   // Recorded before the move: the run that opens the batch finds who approved it.
-  await journal.recordBatchEvent(
-    found.batch.id,
-    'approved',
-    by,
-    `${count(sent.count, 'payout')}, ${formatCents(sent.cents)}`,
-  );
+  await journal.recordBatchEvent(found.batch.id, 'approved', by, {
+    code: 'eventApproved',
+    count: sent.count,
+    cents: sent.cents,
+  });
   if (!moveInto(found.file, folders.approved)) {
     throw new ExitError(1, say(words, { code: 'approveNoFreeName', file }));
   }
@@ -460,7 +458,7 @@ export function rejectCommand(
             const why: Said = { code: 'turnedDownBy', reason: options.reason };
             const file = basename(found.file);
             const replacedByIt = batch ? await replacedBy(journal, batch.id) : [];
-            if (batch && !(await journal.refuseBatch(batch.id, sayInEnglish(why)))) {
+            if (batch && !(await journal.refuseBatch(batch.id, why))) {
               throw new ExitError(1, say(words, { code: 'rejectNoLongerWaiting', file }));
             }
             // Their rows given back, the files this copy replaced wait again: their reports say so.
@@ -481,7 +479,7 @@ export function rejectCommand(
                 batch.id,
                 'refused',
                 options.by?.trim() || userInfo().username,
-                options.reason,
+                { code: 'eventReason', reason: options.reason },
               );
             }
             // The reason file is the accountant's to read: in their words; the journal keeps English.

@@ -15,7 +15,7 @@ import { openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { startProgress } from '../progress.js';
 import { sayInEnglish } from '../../messages/say.js';
-import type { HelpTexts } from '../../messages/catalog.js';
+import { CATALOGS, type HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
 const SAMPLES = fileURLToPath(new URL('../../../samples/', import.meta.url));
@@ -94,6 +94,7 @@ export function demoCommand(io: CliIo, { command: { demo: words } }: HelpTexts):
             : 'lines',
         io.stderr,
         out.note,
+        CATALOGS[context.config.language ?? 'en'],
       );
       let filesDone: FileSummary[];
       try {

@@ -22,8 +22,8 @@ import {
   userNameOf,
   type Folders,
 } from '../../inbox/folders.js';
-import { JOURNAL_STORE, JournalError } from '../../journal/journal.js';
-import { explainJournalFailure } from '../../journal/failures.js';
+import { JOURNAL_STORE } from '../../journal/journal.js';
+import { journalErrorInEnglish } from '../../journal/failures.js';
 import {
   homeOwnerProblem,
   openContext,
@@ -287,9 +287,7 @@ async function journalCheck(folders: Folders, context: Context): Promise<Check> 
   try {
     return await readJournalCheck(folders, context);
   } catch (error) {
-    const why =
-      explainJournalFailure(error, 'nothing') ??
-      (error instanceof JournalError ? error.message : undefined);
+    const why = journalErrorInEnglish(error, 'nothing');
     if (why === undefined) throw error;
     return { name: 'journal', level: 'fail', detail: why };
   }

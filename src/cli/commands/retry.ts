@@ -4,7 +4,7 @@ import { givenName } from '../../csv/given-name.js';
 import { Command } from 'commander';
 import { homeFolders } from '../../inbox/folders.js';
 import { retryPayouts } from '../../inbox/retry.js';
-import { JournalError } from '../../journal/journal.js';
+import { saidOfJournalError } from '../../journal/failures.js';
 import { CATALOGS } from '../../messages/catalog.js';
 import { say } from '../../messages/say.js';
 import { hintFlagsOf, openContext, type GlobalOptions } from '../context.js';
@@ -44,8 +44,8 @@ export function retryCommand(io: CliIo, { command: { retry: words } }: HelpTexts
             { duplicateWindowMs: config.duplicateWindow, hintFlags: hintFlagsOf(globals) },
           );
         } catch (error) {
-          if (error instanceof JournalError && error.kind === 'refused')
-            throw new ExitError(1, `payouts retry: ${error.message}`);
+          const refused = saidOfJournalError(error);
+          if (refused) throw new ExitError(1, `payouts retry: ${say(words, refused)}`);
           throw error;
         }
         if (outcome.kind === 'not-failed') {

@@ -141,6 +141,7 @@ export function runCommand(io: CliIo, { command: { run: words }, usage }: HelpTe
               io.stderr.isTTY && !out.json && !out.quiet ? 'bar' : 'off',
               io.stderr,
               out.note,
+              CATALOGS[config.language ?? 'en'],
             ),
           clock: io.clock,
           signal: stop.signal,

@@ -11,7 +11,7 @@ import type { BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { standingBatches } from '../rules/correction.js';
-import { earlierBatchOf } from '../rules/intake.js';
+import { batchOfFile } from '../rules/batch-of-file.js';
 import { toHeldRow, toHoldSummary, type HeldRowRow, type HoldsRow } from '../sqlite/reports.js';
 import {
   english,
@@ -269,8 +269,9 @@ export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number
     batchForFile: (file) =>
       transaction(async (tx, _rows, now) => {
         await tx.rows(statements.intakeLock, {});
-        const made = earlierBatchOf(file, await batchesOf(tx, statements.bySha256, file));
-        if (made) return { kind: made.kind, batchId: made.batch.id, ...derivation(made.batch) };
+        const made = batchOfFile(file, await batchesOf(tx, statements.bySha256, file));
+        if (made.kind !== 'new')
+          return { kind: made.kind, batchId: made.batch.id, ...derivation(made.batch) };
         const [last] = await tx.rows<{ n: number }, { nameKey: string }>(
           statements.lastNameNumber,
           { nameKey: file.nameKey },
@@ -335,7 +336,7 @@ export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number
         now: clock(),
         event,
         by,
-        detail: reasonColumn(english(detail)),
+        detail: reasonColumn(detail),
       });
     },
 

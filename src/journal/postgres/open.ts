@@ -86,6 +86,11 @@ const statements = {
     `SELECT state, COUNT(*)::bigint AS count, SUM(value_cents)::bigint AS cents
      FROM payouts GROUP BY state`,
   ),
+  countsOfStates: statement<{ states: string[] }>(
+    'counts-of-states',
+    `SELECT state, COUNT(*)::bigint AS count, SUM(value_cents)::bigint AS cents
+     FROM payouts WHERE state = ANY(@states::text[]) GROUP BY state`,
+  ),
   lock: statement<{ name: string }>('lock', `SELECT * FROM locks WHERE name = @name FOR UPDATE`),
   // Two hosts taking a free lock at once: the key's row is locked while it is decided.
   lockKey: statement<{ name: string }>(
@@ -253,13 +258,17 @@ export async function openPostgresJournal(
         reason: reasonOf(row.reason),
       })),
 
-    countsByState: async () =>
+    countsByState: async (states) =>
       Object.fromEntries(
-        (
-          await pooled.rows<{ state: RowState; count: number; cents: number }, object>(
-            statements.countsByState,
-            {},
-          )
+        (states === undefined
+          ? await pooled.rows<{ state: RowState; count: number; cents: number }, object>(
+              statements.countsByState,
+              {},
+            )
+          : await pooled.rows<
+              { state: RowState; count: number; cents: number },
+              { states: string[] }
+            >(statements.countsOfStates, { states: [...states] })
         ).map((row) => [row.state, { count: row.count, cents: row.cents }]),
       ),
 

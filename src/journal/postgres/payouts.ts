@@ -521,7 +521,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
       transaction(async (tx, rows, now) => {
         let given = 0;
         for (const { orderId, fence } of claims) {
-          const moved = await rows.guardedMove(orderId, 'sending', 'queued', english(reason), () =>
+          const moved = await rows.guardedMove(orderId, 'sending', 'queued', reason, () =>
             tx.rows(statements.unclaim, { now, orderId, fence }),
           );
           if (moved) given += 1;
@@ -602,7 +602,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
 
     markResending: (claim, reason, leaseMs) =>
       transaction((tx, rows, now) =>
-        rows.guardedMove(claim.orderId, 'unknown', 'sending', english(reason), () =>
+        rows.guardedMove(claim.orderId, 'unknown', 'sending', reason, () =>
           tx.rows(statements.markResending, {
             now,
             orderId: claim.orderId,

@@ -17,6 +17,7 @@ import {
 } from '../admission.js';
 import { RETRYABLE, SENT, type HoldReason, type RowState } from '../states.js';
 import type { BatchState } from '../batch-states.js';
+import type { LineKind } from '../types.js';
 import { TURNED_DOWN, withinWindow } from './cover.js';
 import type { PlannedMove } from './plan.js';
 
@@ -86,17 +87,22 @@ export function sameNameEarlier(
   return newBatchAfterMs !== null && later >= newBatchAfterMs ? undefined : latest.id;
 }
 
-/** Rows a copy turned down had closed go back where they were: held for their reason, or queued. */
+/**
+ * Rows a copy turned down had closed go back where they were: held for their reason, or
+ * queued. `named`: the rows that name the copy; only those still closed (superseded) move.
+ */
 export function planGiveBack(
-  closed: readonly { orderId: string; holdReason: HoldReason | null }[],
+  named: readonly { orderId: string; state: RowState; holdReason: HoldReason | null }[],
 ): PlannedMove[] {
-  return closed.map((row) => ({
-    orderId: row.orderId,
-    from: 'superseded',
-    to: row.holdReason === null ? 'queued' : 'held',
-    fields: { holdReason: row.holdReason },
-    reason: { code: 'givenBack' },
-  }));
+  return named
+    .filter((row) => row.state === 'superseded')
+    .map((row) => ({
+      orderId: row.orderId,
+      from: 'superseded',
+      to: row.holdReason === null ? 'queued' : 'held',
+      fields: { holdReason: row.holdReason },
+      reason: { code: 'givenBack' },
+    }));
 }
 
 /**
@@ -107,6 +113,52 @@ export function planGiveBack(
  */
 export function isCorrection(counts: { repeats: number; fresh: number; replaceable: number }) {
   return counts.repeats > 0 && counts.fresh <= counts.replaceable;
+}
+
+/** A line of one batch that is not a payout, and the payout of the other batch its orderId is. */
+export interface LineOnPayout {
+  line: number;
+  kind: LineKind;
+  payout: Covering;
+}
+
+/**
+ * How many rows a copy took over by orderId: the corrected batch's lines a copy's row
+ * superseded (`ofCorrected`, on the copy's payouts), and the copy's lines held as
+ * repeating an orderId of the corrected batch (`ofCopy`, on its payouts).
+ */
+export function takenOverLines(
+  ofCorrected: readonly LineOnPayout[],
+  ofCopy: readonly LineOnPayout[],
+): number {
+  const superseded = ofCorrected.filter((line) => line.kind === 'superseded').length;
+  return superseded + ofCopy.filter((line) => line.kind === 'held').length;
+}
+
+/** A copy's lines held as repeating an orderId of the corrected batch that left: that payout covers them. */
+export function heldLinesOnSent(ofCopy: readonly LineOnPayout[]): LineOnPayout[] {
+  return ofCopy.filter((line) => line.kind === 'held' && SENT.includes(line.payout.state));
+}
+
+/**
+ * How many of a copy's rows repeat (document and amount) a payout of the corrected batch
+ * that failed: like a fixed invalid row, a repeat of a row that needed a person.
+ */
+export function countRepeatsOfFailed(
+  repeats: readonly { orderId: string; payoutState: RowState }[],
+): number {
+  const failed = repeats.filter((row) => RETRYABLE.includes(row.payoutState));
+  return new Set(failed.map((row) => row.orderId)).size;
+}
+
+/** How many of a copy's rows its answer sends: the queued ones (a held one waits for its rule). */
+export function sendableRows(rows: readonly { state: RowState }[]): number {
+  return rows.filter((row) => row.state === 'queued').length;
+}
+
+/** The lines of a corrected batch its copy's rows stand for: its invalid ones, the reason for the copy. */
+export function linesACopyReplaces<T extends { kind: LineKind }>(lines: readonly T[]): T[] {
+  return lines.filter((line) => line.kind === 'invalid');
 }
 
 /** States of a batch's payouts a correction may replace: they need a person, or never left. */
@@ -125,6 +177,12 @@ export function replaceableRows(
     invalidLines,
   );
 }
+
+/** How a copy's row that repeats a payout of the batch it corrects was held when it was read. */
+export const HELD_AS_REPEAT = { state: 'held', holdReason: 'duplicate' } as const satisfies {
+  state: RowState;
+  holdReason: HoldReason;
+};
 
 /** A copy's row held as a possible duplicate of a payout of the batch it corrects. */
 export interface CopyRepeat {
@@ -210,14 +268,49 @@ export function paidRowOf(
   row: { reference: string | null },
   payouts: readonly Covering[],
 ): Covering | undefined {
-  return payouts.find(
-    (payout) =>
-      SENT.includes(payout.state) &&
-      (row.reference === null || payout.reference === null || payout.reference === row.reference),
+  return payouts.find(paysRowOf(row));
+}
+
+/** Whether a payout that left paid a row's document for its reference (or either has none). */
+const paysRowOf =
+  (row: { reference: string | null }) =>
+  (payout: Covering): boolean =>
+    SENT.includes(payout.state) &&
+    (row.reference === null || payout.reference === null || payout.reference === row.reference);
+
+/** A file's row that may be sent (queued, or held for its name), and its reference. */
+export interface RowOfName {
+  orderId: string;
+  state: RowState;
+  cents: number;
+  reference: string | null;
+  /** Payouts to its document in the batches of its name within the day: newest batch first, each in line order. */
+  payouts: readonly Covering[];
+}
+
+/**
+ * A file's rows that give another amount to someone a batch of its name paid within the
+ * day are held (changes a paid row), naming the first such payout, whether or not the
+ * file is a correction. A row that repeats an amount paid changes nothing: the same-name
+ * rule or the corrected copy weighs it.
+ */
+export function planChangesOfPaid(rows: readonly RowOfName[]): PlannedMove[] {
+  return planCopyRows(
+    rows.flatMap((row) => {
+      const paid = row.payouts.filter(paysRowOf(row));
+      const [sent] = paid;
+      if (!sent || paid.some((payout) => payout.valueCents === row.cents)) return [];
+      return [{ orderId: row.orderId, state: row.state, cents: row.cents, sent }];
+    }),
   );
 }
 
-/** A copy's row that may be sent (queued, or held for its name), and the payout it changes. */
+/** Whether a file's row may yet be sent: queued, or held for its name alone (an answer sends it). */
+export function maySend(row: { state: RowState; holdReason: HoldReason | null }): boolean {
+  return row.state === 'queued' || (row.state === 'held' && row.holdReason === 'same-name');
+}
+
+/** A copy's row that may be sent (maySend), and the payout it changes. */
 export interface CopyRow {
   orderId: string;
   state: RowState;

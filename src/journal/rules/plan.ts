@@ -32,7 +32,11 @@ export type MoveReason =
   /** A row a copy had closed, given back as that copy is turned down. */
   | { code: 'givenBack' }
   /** A copy held as a repeat of a failed payout, covered by it sent again as `retryId`. */
-  | { code: 'coveredByRetry'; retryId: string };
+  | { code: 'coveredByRetry'; retryId: string }
+  /** Held while a later file of its name waits for a person, as `why` says. */
+  | { code: 'frozen' }
+  /** Let go as that file is answered, as `why` says. */
+  | { code: 'thawed' };
 
 /** A row moved by a rule: from the state the store read, with the fields the rule sets. */
 export interface PlannedMove {
@@ -62,5 +66,8 @@ export function auditReasonOf(reason: MoveReason, why: Said): Said {
       return { code: 'auditGivenBack', why };
     case 'coveredByRetry':
       return { code: 'auditCoveredByRetry', retryId: reason.retryId, why };
+    case 'frozen':
+    case 'thawed':
+      return why;
   }
 }

@@ -4,8 +4,39 @@
  * becomes of the copies held as its repeats.
  */
 import type { Said } from '../../messages/said.js';
-import type { HoldReason } from '../states.js';
+import { RETRYABLE, type HoldReason, type RowState } from '../states.js';
 import type { PlannedMove } from './plan.js';
+import type { LinkedRow } from './uncover.js';
+
+/** A payout that definitely did not pay, which only a person's request sends again. */
+export function isRetryable(state: RowState): boolean {
+  return RETRYABLE.includes(state);
+}
+
+/** The states of the rows of a batch a store reads for retryTargetsIn. */
+export const RETRY_TARGET_STATES: readonly RowState[] = [...RETRYABLE, 'held'];
+
+/**
+ * The rows of a batch `payouts retry FILE` names, in the file's order: each payout that
+ * definitely did not pay, and each copy held because it repeats one (it names that one).
+ */
+export function retryTargetsIn(
+  rows: readonly { orderId: string; state: RowState; holdReason: HoldReason | null }[],
+): string[] {
+  return rows
+    .filter((row) => isRetryable(row.state) || heldAsRepeat(row))
+    .map((row) => row.orderId);
+}
+
+/** A copy held because it repeats a failed payout unchanged. */
+function heldAsRepeat(row: { state: string; holdReason: HoldReason | null }): boolean {
+  return row.state === 'held' && row.holdReason === 'failed-before';
+}
+
+/** The copies held as repeats of the failed payout `orderId`, among the rows linked to it. */
+export function repeatsHeldOf(orderId: string, linked: readonly LinkedRow[]): LinkedRow[] {
+  return linked.filter((row) => row.coveredBy === orderId && heldAsRepeat(row));
+}
 
 /**
  * The payout a request names: a copy's row held because it repeats a failed payout names
@@ -17,9 +48,7 @@ export function retryTargetOf(row: {
   holdReason: HoldReason | null;
   coveredBy: string | null;
 }): string {
-  return row.state === 'held' && row.holdReason === 'failed-before' && row.coveredBy
-    ? row.coveredBy
-    : row.orderId;
+  return heldAsRepeat(row) && row.coveredBy ? row.coveredBy : row.orderId;
 }
 
 /** A payout sent again is a new one on its line: its orderId with the next attempt (-r2, -r3). */

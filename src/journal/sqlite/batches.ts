@@ -1,7 +1,7 @@
 /** The batches aggregate of the SQLite journal: files, their lines and their states. */
 import type { BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
-import type { HoldReason } from '../states.js';
+import type { HoldReason, RowState } from '../states.js';
 import type {
   JournalApproval,
   JournalBatches,
@@ -28,15 +28,25 @@ import {
   type LineRow,
   type Synchronous,
 } from './context.js';
+import { batchOfFile } from '../rules/batch-of-file.js';
 import { coverSince } from '../rules/cover.js';
-import { earlierBatchOf } from '../rules/intake.js';
+import {
+  BALANCE_STATES,
+  HELD_FOR_BALANCE,
+  thawsOnRelease,
+  weighedForBalance,
+} from '../rules/holds.js';
 import { heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import type { Corrections } from './corrections.js';
 import { saidJson, type Rows } from './rows.js';
 import type { Said } from '../../messages/said.js';
 
-/** Reasons whose release says a file's rows are new payments, not a copy of an earlier batch. */
-const NEW_PAYMENT_REASONS: readonly HoldReason[] = ['duplicate', 'same-name'];
+const HELD_FOR_BALANCE_JSON = JSON.stringify(HELD_FOR_BALANCE);
+const BALANCE_STATES_JSON = JSON.stringify(BALANCE_STATES);
+
+/** A row's hold reason (`column`) is one of @reasons, a JSON list where null is none. */
+const HELD_FOR = (column: string): string =>
+  `COALESCE(${column}, '') IN (SELECT COALESCE(value, '') FROM json_each(@reasons))`;
 
 export function createBatches(
   { db, now, writing, admitting }: Context,
@@ -95,17 +105,29 @@ export function createBatches(
       UPDATE batches SET rows = @rows, valid = @valid, invalid = @invalid,
         total_cents = @totalCents, problems = @problems
       WHERE id = @id`),
-    queuedCentsByBatch: db.prepare<[], { batch_id: number; cents: number; count: number }>(`
-      SELECT p.batch_id AS batch_id, SUM(p.value_cents) AS cents, COUNT(*) AS count
+    // @states: a JSON list of the row states the balance check reads; its rule picks.
+    balanceGroups: db.prepare<
+      { states: string },
+      {
+        batch_id: number;
+        batch_state: BatchState;
+        state: RowState;
+        hold_reason: HoldReason | null;
+        cents: number;
+        count: number;
+      }
+    >(`
+      SELECT p.batch_id AS batch_id, b.state AS batch_state, p.state AS state,
+        p.hold_reason AS hold_reason, SUM(p.value_cents) AS cents, COUNT(*) AS count
       FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE (p.state = 'queued' AND b.state = 'open')
-        OR (p.state = 'held' AND b.state = 'underfunded'
-          AND (p.hold_reason = 'balance' OR p.hold_reason IS NULL))
-      GROUP BY p.batch_id ORDER BY p.batch_id`),
-    // Only what the balance check held (rows held before reasons were kept have none).
-    releaseHeld: db.prepare<[number, number], { order_id: string }>(`
-      UPDATE payouts SET state = 'queued', hold_reason = NULL, updated_at = ?
-      WHERE batch_id = ? AND state = 'held' AND (hold_reason = 'balance' OR hold_reason IS NULL)
+      WHERE p.state IN (SELECT value FROM json_each(@states))
+      GROUP BY p.batch_id, p.state, p.hold_reason ORDER BY p.batch_id`),
+    releaseHeld: db.prepare<
+      { now: number; batchId: number; reasons: string },
+      { order_id: string }
+    >(`
+      UPDATE payouts SET state = 'queued', hold_reason = NULL, updated_at = @now
+      WHERE batch_id = @batchId AND state = 'held' AND ${HELD_FOR('hold_reason')}
       RETURNING order_id`),
     // @only: a JSON list of the orderIds to release, or null for every row held so. A
     // released repeat keeps the payout it repeats (covered_by): its claim weighs it past it.
@@ -188,12 +210,10 @@ export function createBatches(
     }),
 
     batchForFile: writing((file: ArrivingFile): BatchOfFile => {
-      const earlier = earlierBatchOf(
-        file,
-        statements.batchesBySha256.all(file.sha256).map(toBatch),
-      );
-      if (earlier)
+      const earlier = batchOfFile(file, statements.batchesBySha256.all(file.sha256).map(toBatch));
+      if (earlier.kind !== 'new') {
         return { kind: earlier.kind, batchId: earlier.batch.id, ...derivation(earlier.batch) };
+      }
       const nameNumber = (statements.lastNameNumber.get(file.nameKey)?.n ?? 0) + 1;
       const journalId = statements.journalId.get()?.journal_id;
       if (journalId === undefined) throw new JournalError('damaged', 'the journal has no identity');
@@ -265,8 +285,8 @@ export function createBatches(
       })),
 
     recordBatchEvent: writing(
-      (batchId: number, event: BatchEvent['event'], by: string, detail: string): void => {
-        rows.addBatchEvent(batchId, event, by, english(detail));
+      (batchId: number, event: BatchEvent['event'], by: string, detail: Said): void => {
+        rows.addBatchEvent(batchId, event, by, detail);
       },
     ),
 
@@ -279,19 +299,18 @@ export function createBatches(
       return true;
     }),
 
-    refuseBatch: writing((batchId: number, why: string): boolean => {
+    refuseBatch: writing((batchId: number, why: Said): boolean => {
       if (rows.batchRow(batchId)?.state !== 'awaiting-approval') return false;
       rows.moveBatch(batchId, 'refused');
-      const turnedDown = english(why);
-      rows.holdQueuedRows(batchId, 'file', turnedDown);
-      corrections.giveBack(batchId, { code: 'auditCopyTurnedDown', why: turnedDown });
-      corrections.thaw(batchId, { code: 'auditFreezerTurnedDown', why: turnedDown });
+      rows.holdQueuedRows(batchId, 'file', why);
+      corrections.giveBack(batchId, { code: 'auditCopyTurnedDown', why });
+      corrections.thaw(batchId, { code: 'auditFreezerTurnedDown', why });
       return true;
     }),
 
     fundBatch: writing((batchId: number): void => {
       rows.movedTogether('held', 'queued', { code: 'auditBalanceCovers' }, () =>
-        statements.releaseHeld.all(now(), batchId),
+        statements.releaseHeld.all({ now: now(), batchId, reasons: HELD_FOR_BALANCE_JSON }),
       );
       rows.moveBatch(batchId, 'open');
       statements.setHeldBecause.run(null, batchId);
@@ -303,16 +322,26 @@ export function createBatches(
       statements.setHeldBecause.run(saidJson(why), batchId);
     }),
 
-    queuedByBatch: () =>
-      statements.queuedCentsByBatch.all().map((row) => ({
-        batchId: row.batch_id,
-        cents: row.cents,
-        count: row.count,
-      })),
+    queuedByBatch: () => {
+      const byBatch = new Map<number, { batchId: number; cents: number; count: number }>();
+      for (const row of statements.balanceGroups.all({ states: BALANCE_STATES_JSON })) {
+        const group = {
+          batchState: row.batch_state,
+          state: row.state,
+          holdReason: row.hold_reason,
+        };
+        if (!weighedForBalance(group)) continue;
+        const batch = byBatch.get(row.batch_id) ?? { batchId: row.batch_id, cents: 0, count: 0 };
+        batch.cents += row.cents;
+        batch.count += row.count;
+        byBatch.set(row.batch_id, batch);
+      }
+      return [...byBatch.values()];
+    },
 
     correctBatch: writing(
-      (copy: number, corrected: number, why: string, rules: AdmissionRules): number => {
-        corrections.applyCorrection(copy, corrected, english(why), rules.hintFlags ?? '');
+      (copy: number, corrected: number, why: Said, rules: AdmissionRules): number => {
+        corrections.applyCorrection(copy, corrected, why, rules.hintFlags ?? '');
         corrections.holdRepeatsOfFailed(copy, { corrected }, rules.hintFlags ?? '');
         for (const row of statements.queuedOf.all(copy)) {
           heldAtClaim(rows, row, rules, 'correctionAnswered');
@@ -322,8 +351,8 @@ export function createBatches(
     ),
 
     releaseHolds: writing(
-      (batchId: number, reason: HoldReason, why: string, only?: readonly string[]) => {
-        const released = rows.movedTogether('held', 'queued', english(why), () =>
+      (batchId: number, reason: HoldReason, why: Said, only?: readonly string[]) => {
+        const released = rows.movedTogether('held', 'queued', why, () =>
           statements.releaseHolds.all({
             now: now(),
             batchId,
@@ -332,8 +361,8 @@ export function createBatches(
           }),
         );
         // Its rows are new payments: what it froze of an earlier batch of its name is too.
-        if (NEW_PAYMENT_REASONS.includes(reason)) {
-          corrections.thaw(batchId, { code: 'auditUnfrozen', why: english(why) });
+        if (thawsOnRelease(reason)) {
+          corrections.thaw(batchId, { code: 'auditUnfrozen', why });
         }
         return {
           rows: released.length,

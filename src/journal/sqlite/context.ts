@@ -77,8 +77,8 @@ export type Synchronous<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K];
 };
 
-/** States as an SQL list: constants of ours, never input. */
-export function inList(states: readonly RowState[]): string {
+/** States (of rows or batches) as an SQL list: constants of ours, never input. */
+export function inList(states: readonly (RowState | BatchState)[]): string {
   return states.map((state) => `'${state}'`).join(', ');
 }
 

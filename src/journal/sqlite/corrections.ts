@@ -10,8 +10,14 @@ import { commandTarget, givenName } from '../../csv/given-name.js';
 import { coveredSaid, type Covering } from '../admission.js';
 import {
   correctionCandidate,
+  countRepeatsOfFailed,
+  HELD_AS_REPEAT,
+  heldLinesOnSent,
+  linesACopyReplaces,
   inCorrectionWindow,
   isCorrection,
+  maySend,
+  planChangesOfPaid,
   planCopyRows,
   planGiveBack,
   planLeftOut,
@@ -20,8 +26,23 @@ import {
   planRepeatsOfFailed,
   replaceableRows,
   sameNameEarlier,
+  sendableRows,
   standingBatches,
+  takenOverLines,
+  type LineOnPayout,
 } from '../rules/correction.js';
+import { TURNED_DOWN } from '../rules/cover.js';
+import {
+  FROZEN,
+  frozenBatches,
+  planFreeze,
+  planThaw,
+  UNSENT,
+  type FrozenPayout,
+  type StandingRow,
+} from '../rules/freeze.js';
+import type { BatchState } from '../batch-states.js';
+import type { LineKind } from '../types.js';
 import { RETRYABLE, ROW_STATES, SENT, type HoldReason, type RowState } from '../states.js';
 import {
   COVERING_COLUMNS,
@@ -37,14 +58,6 @@ import { saidJson, type Rows } from './rows.js';
 
 export type Corrections = ReturnType<typeof createCorrections>;
 
-interface MaySendRow {
-  order_id: string;
-  document: string;
-  value_cents: number;
-  state: RowState;
-  reference: string | null;
-}
-
 type Repeat = CoveringRow & { row_id: string };
 
 /** A file's row and a payout it repeats unchanged. */
@@ -54,17 +67,16 @@ type RepeatOfPayoutRow = Repeat & {
   updated_at: number;
 };
 
-interface FreezeParams {
-  batchId: number;
-  message: string;
-  said: string | null;
-  now: number;
-}
-
-interface ThawParams {
-  nameKey: string;
-  copy: number;
-  now: number;
+/** A row as the store reads it for the rules on a batch's rows never sent. */
+interface StandingRowDb {
+  line: number;
+  order_id: string;
+  state: RowState;
+  hold_reason: HoldReason | null;
+  covered_by: string | null;
+  document: string;
+  value_cents: number;
+  reference: string | null;
 }
 
 /** A copy's row that repeats a payout, with both payees, and its amount. */
@@ -77,10 +89,7 @@ type CopyRepeatRow = Repeat & {
   paid_hold_reason: HoldReason | null;
 };
 
-/** A frozen row names the copy that froze it: only that copy's answer unfreezes it. */
-const FROZEN_BY_COPY = "json_extract(said, '$.batchId') = @copy";
-
-export function createCorrections({ db, now }: Context, rows: Rows) {
+export function createCorrections({ db }: Context, rows: Rows) {
   const statements = {
     batchesOfName: db.prepare<[string, number], BatchRow>(
       `SELECT * FROM batches WHERE name_key = ? AND id <> ? ORDER BY id DESC`,
@@ -93,7 +102,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
         SELECT 1 FROM payouts q JOIN batches qb ON qb.id = q.batch_id
         WHERE q.document = p.document AND q.value_cents = p.value_cents
           AND qb.name_key = @nameKey AND qb.id < @batchId
-          AND qb.state NOT IN ('unusable', 'refused'))
+          AND qb.state NOT IN (${inList(TURNED_DOWN)}))
       LIMIT 1`),
     // Rows of a batch with the document of a row of an earlier one.
     sharedRows: db.prepare<{ batchId: number; earlier: number }, { n: number }>(`
@@ -115,21 +124,19 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       SELECT r.order_id AS row_id, ${COVERING_COLUMNS}, r.value_cents AS row_cents, r.pix_key AS row_pix_key,
         r.name AS row_name, p.pix_key AS paid_pix_key, p.name AS paid_name, p.hold_reason AS paid_hold_reason
       FROM payouts r JOIN payouts p ON p.order_id = r.covered_by JOIN batches b ON b.id = p.batch_id
-      WHERE r.batch_id = @copy AND r.state = 'held' AND r.hold_reason = 'duplicate'
-        AND p.batch_id = @corrected
+      WHERE r.batch_id = @copy AND r.state = '${HELD_AS_REPEAT.state}'
+        AND r.hold_reason = '${HELD_AS_REPEAT.holdReason}' AND p.batch_id = @corrected
       ORDER BY r.line`),
-    // Rows of a copy with the document and amount of a payout of `corrected` that failed:
-    // like a fixed invalid row, a repeat of a row that needed a person.
-    copyRepeatsFailed: db.prepare<{ copy: number; corrected: number }, { n: number }>(`
-      SELECT COUNT(*) AS n FROM payouts r
-      WHERE r.batch_id = @copy AND r.state IN ('queued', 'held') AND EXISTS (
-        SELECT 1 FROM payouts p
-        WHERE +p.batch_id = @corrected AND p.document = r.document
-          AND p.value_cents = r.value_cents AND p.state IN (${inList(RETRYABLE)}))`),
-    copyMaySend: db.prepare<[number], MaySendRow>(`
-      SELECT order_id, document, value_cents, state, reference FROM payouts
-      WHERE batch_id = ? AND (state = 'queued' OR (state = 'held' AND hold_reason = 'same-name'))
-      ORDER BY line`),
+    // Rows of a copy never sent with the document and amount of a payout of `corrected`,
+    // with its state (countRepeatsOfFailed).
+    copyRepeatsOf: db.prepare<
+      { copy: number; corrected: number },
+      { order_id: string; payout_state: RowState }
+    >(`
+      SELECT r.order_id, p.state AS payout_state FROM payouts r
+      JOIN payouts p ON +p.batch_id = @corrected AND p.document = r.document
+        AND p.value_cents = r.value_cents
+      WHERE r.batch_id = @copy AND r.state IN (${inList(UNSENT)})`),
     // A document has few payouts, a batch may have a million: the unary + keeps SQLite
     // from reading the batch whole (by payouts_by_batch) for every row of a copy.
     ofDocument: db.prepare<{ document: string; corrected: number }, CoveringRow>(`
@@ -137,81 +144,55 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE +p.batch_id = @corrected AND p.document = @document
       ORDER BY p.line`),
-    invalidLines: db.prepare<[number], { n: number }>(
-      `SELECT COUNT(*) AS n FROM batch_lines WHERE batch_id = ? AND kind = 'invalid'`,
-    ),
     // Every state named, so each is a seek of payouts_by_state, not a read of the batch.
     payoutsByState: db.prepare<[number], { state: RowState; count: number }>(`
       SELECT state, COUNT(*) AS count FROM payouts
       WHERE state IN (${inList(ROW_STATES)}) AND batch_id = ? GROUP BY state`),
-    // Rows of `corrected` a copy took over by their orderId, or repeats by orderId.
-    takenOverBy: db.prepare<{ copy: number; corrected: number }, { n: number }>(`
-      SELECT (SELECT COUNT(*) FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id
-              WHERE l.batch_id = @corrected AND l.kind = 'superseded' AND p.batch_id = @copy)
-        + (SELECT COUNT(*) FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id
-           WHERE l.batch_id = @copy AND l.kind = 'held' AND p.batch_id = @corrected) AS n`),
-    heldLinesOf: db.prepare<{ copy: number; corrected: number }, CoveringRow & { p_line: number }>(`
-      SELECT l.line, p.order_id, p.batch_id, p.line AS p_line, p.state, p.admitted_at,
-        p.transaction_id, p.value_cents, b.file_name
+    // A batch's lines on the orderIds of another's payouts, with those payouts.
+    linesOnPayoutsOf: db.prepare<
+      { lines: number; payouts: number },
+      CoveringRow & { l_line: number; kind: LineKind }
+    >(`
+      SELECT l.line AS l_line, l.kind, ${COVERING_COLUMNS}
       FROM batch_lines l JOIN payouts p ON p.order_id = l.order_id JOIN batches b ON b.id = p.batch_id
-      WHERE l.batch_id = @copy AND l.kind = 'held' AND p.batch_id = @corrected
-        AND p.state IN (${inList(SENT)})`),
+      WHERE l.batch_id = @lines AND p.batch_id = @payouts`),
     setLine: db.prepare<['covered', string, string | null, number, number]>(
       `UPDATE batch_lines SET kind = ?, message = ?, said = ? WHERE batch_id = ? AND line = ?`,
     ),
-    unsentOf: db.prepare<
+    // A batch's rows in a state a rule names, in line order: a seek of payouts_by_state.
+    rowsInState: db.prepare<{ batchId: number; state: RowState }, StandingRowDb>(`
+      SELECT line, order_id, state, hold_reason, covered_by, document, value_cents, reference
+      FROM payouts WHERE state = @state AND batch_id = @batchId ORDER BY line`),
+    // The rows that name a copy as the one that closed them: a seek of payouts_by_superseded_by.
+    supersededBy: db.prepare<
       [number],
       { order_id: string; state: RowState; hold_reason: HoldReason | null }
-    >(
-      `SELECT order_id, state, hold_reason FROM payouts WHERE batch_id = ? AND state IN ('queued', 'held') ORDER BY line`,
-    ),
-    supersededBy: db.prepare<[number], { order_id: string; hold_reason: HoldReason | null }>(
-      `SELECT order_id, hold_reason FROM payouts WHERE superseded_by = ? AND state = 'superseded'`,
-    ),
+    >(`SELECT order_id, state, hold_reason FROM payouts WHERE superseded_by = ?`),
     setCorrects: db.prepare<[number, number]>(`UPDATE batches SET corrects = ? WHERE id = ?`),
-    // A batch frozen while a later file of its name waits: its unsent rows, and those only
-    // the balance held, are held for that file's answer.
-    freezeQueued: db.prepare<FreezeParams, { order_id: string }>(`
-      UPDATE payouts SET state = 'held', hold_reason = 'copy-waiting', message = @message,
-        said = @said, updated_at = @now
-      WHERE batch_id = @batchId AND state = 'queued' RETURNING order_id`),
-    freezeHeld: db.prepare<FreezeParams, { order_id: string }>(`
-      UPDATE payouts SET hold_reason = 'copy-waiting', message = @message, said = @said,
-        updated_at = @now
-      WHERE batch_id = @batchId AND state = 'held'
-        AND (hold_reason = 'balance' OR hold_reason IS NULL)
-      RETURNING order_id`),
-    // Thawed as its batch stands: queued to be sent, or held again for the balance (an
-    // underfunded batch) or the person who turned it down (a refused one).
-    thawQueued: db.prepare<ThawParams, { order_id: string }>(`
-      UPDATE payouts SET state = 'queued', hold_reason = NULL, message = NULL, said = NULL,
-        updated_at = @now
-      WHERE state = 'held' AND hold_reason = 'copy-waiting' AND ${FROZEN_BY_COPY} AND batch_id IN (
-        SELECT id FROM batches WHERE name_key = @nameKey AND id < @copy
-          AND state NOT IN ('underfunded', 'refused'))
-      RETURNING order_id`),
-    thawHeld: db.prepare<ThawParams, { order_id: string }>(`
-      UPDATE payouts SET message = NULL, said = NULL, updated_at = @now,
-        hold_reason = CASE (SELECT state FROM batches WHERE id = batch_id)
-          WHEN 'underfunded' THEN 'balance' ELSE 'file' END
-      WHERE state = 'held' AND hold_reason = 'copy-waiting' AND ${FROZEN_BY_COPY} AND batch_id IN (
-        SELECT id FROM batches WHERE name_key = @nameKey AND id < @copy
-          AND state IN ('underfunded', 'refused'))
-      RETURNING order_id`),
-    frozenFor: db.prepare<
-      { nameKey: string; copy: number },
-      { batch_id: number; file_name: string; n: number; cents: number }
+    // The held rows of the earlier batches of a name for the reason `holdReason`, with the
+    // batch that froze each (a frozen row names it) and its own batch's state.
+    heldOfName: db.prepare<
+      { nameKey: string; copy: number; state: RowState; holdReason: HoldReason },
+      StandingRowDb & {
+        frozen_by: number | null;
+        batch_state: BatchState;
+        batch_id: number;
+        file_name: string;
+      }
     >(`
-      SELECT p.batch_id, b.file_name, COUNT(*) AS n, SUM(p.value_cents) AS cents
-      FROM payouts p JOIN batches b ON b.id = p.batch_id
+      SELECT p.line, p.order_id, p.state, p.hold_reason, p.covered_by, p.value_cents,
+        json_extract(p.said, '$.batchId') AS frozen_by, b.state AS batch_state, p.batch_id,
+        b.file_name
+      FROM batches b CROSS JOIN payouts p ON p.batch_id = b.id
       WHERE b.name_key = @nameKey AND b.id < @copy
-        AND p.state = 'held' AND p.hold_reason = 'copy-waiting'
-        AND json_extract(p.said, '$.batchId') = @copy
-      GROUP BY p.batch_id ORDER BY p.batch_id`),
-    // The line's own words stay a value where it kept one: the copy named inside it.
-    invalidLinesOf: db.prepare<[number], { line: number; message: string; said: string | null }>(
-      `SELECT line, message, said FROM batch_lines WHERE batch_id = ? AND kind = 'invalid'`,
-    ),
+        AND p.state = @state AND p.hold_reason = @holdReason
+      ORDER BY p.batch_id, p.line`),
+    // A batch's lines that are not payouts (the line's own words stay a value where it
+    // kept one): a seek of batch_lines' primary key.
+    linesOf: db.prepare<
+      [number],
+      { line: number; kind: LineKind; message: string; said: string | null }
+    >(`SELECT line, kind, message, said FROM batch_lines WHERE batch_id = ?`),
     supersedeInvalid: db.prepare<{
       corrected: number;
       line: number;
@@ -231,12 +212,41 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     ),
   };
 
+  /** A batch's rows never sent (UNSENT), in line order. */
+  const unsentOf = (batchId: number): StandingRowDb[] =>
+    UNSENT.flatMap((state) => statements.rowsInState.all({ batchId, state })).sort(
+      (a, b) => a.line - b.line,
+    );
+
+  /** A file's rows that may yet be sent (maySend), in line order. */
+  const maySendOf = (batchId: number): StandingRowDb[] =>
+    unsentOf(batchId).filter((row) => maySend(standingRow(row)));
+
   /** Batches of a name but `except`, newest first (refused and unusable ones left out). */
   const batchesOfName = (nameKey: string, except: number): BatchRow[] =>
     standingBatches(statements.batchesOfName.all(nameKey, except));
 
+  /** Lines of batch `lines` on the orderIds of payouts of batch `payouts`. */
+  const linesOnPayoutsOf = (lines: number, payouts: number): LineOnPayout[] =>
+    statements.linesOnPayoutsOf.all({ lines, payouts }).map((row) => ({
+      line: row.l_line,
+      kind: row.kind,
+      payout: toCovering(row),
+    }));
+
+  /** The held rows of the earlier batches of a copy's name that a freeze holds (FROZEN). */
+  const frozenOfName = (nameKey: string, copy: number): FrozenPayout[] =>
+    statements.heldOfName.all({ nameKey, copy, ...FROZEN }).map((row) => ({
+      ...standingRow(row),
+      frozenBy: row.frozen_by,
+      batchState: row.batch_state,
+      batchId: row.batch_id,
+      fileName: row.file_name,
+      cents: row.value_cents,
+    }));
+
   /** The payout of batch `corrected` that a copy's row changes, if it left (paidRowOf). */
-  function sentOfDocument(row: MaySendRow, corrected: number): Covering | undefined {
+  function sentOfDocument(row: StandingRowDb, corrected: number): Covering | undefined {
     const payouts = statements.ofDocument.all({ document: row.document, corrected });
     return paidRowOf(row, payouts.map(toCovering));
   }
@@ -264,25 +274,20 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     return correctionCandidate({ id: batchId, receivedAt: batch.received_at }, earlier);
   }
 
-  /**
-   * A file's rows that give another amount to a document a batch of its name paid within
-   * the day are held (changes a paid row), whichever batch it corrects, if any: a payroll
-   * of that name dropped between a file and its copy must not let the copy pay twice.
-   */
+  /** A file's rows that change what a batch of its name paid within the day are held (planChangesOfPaid). */
   function holdChangesOfPaid(batchId: number, why: Said): void {
     const earlier = inWindowOf(batchId);
     if (earlier.length === 0) return;
-    const changes = statements.copyMaySend.all(batchId).flatMap((row) => {
-      for (const batch of earlier) {
-        const sent = sentOfDocument(row, batch.id);
-        if (sent) {
-          const change = { orderId: row.order_id, state: row.state, cents: row.value_cents };
-          return [{ ...change, sent }];
-        }
-      }
-      return [];
-    });
-    rows.applyPlan(planCopyRows(changes), why);
+    const named = maySendOf(batchId).map((row) => ({
+      orderId: row.order_id,
+      state: row.state,
+      cents: row.value_cents,
+      reference: row.reference,
+      payouts: earlier.flatMap((batch) =>
+        statements.ofDocument.all({ document: row.document, corrected: batch.id }).map(toCovering),
+      ),
+    }));
+    rows.applyPlan(planChangesOfPaid(named), why);
   }
 
   /**
@@ -312,15 +317,8 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       at: batch.received_at,
       earlierBatchId: latest.id,
     };
-    const params = {
-      batchId: latest.id,
-      message: keptMessage(frozen),
-      said: saidJson(frozen),
-      now: now(),
-    };
-    const why: Said = { code: 'auditFrozen', said: frozen };
-    rows.movedTogether('queued', 'held', why, () => statements.freezeQueued.all(params));
-    rows.movedTogether('held', 'held', why, () => statements.freezeHeld.all(params));
+    const standing = unsentOf(latest.id).map(standingRow);
+    rows.applyPlan(planFreeze(standing, frozen), { code: 'auditFrozen', said: frozen });
     const repeated = statements.repeatedLines.all({ batchId, earlier: latest.id, listed: 5 });
     const target = commandTarget(batch.file_name, batchId, hintFlags);
     const said: Said = {
@@ -343,14 +341,17 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   function isCorrectionOf(copy: number, corrected: number): boolean {
     const repeats =
       statements.copyRepeats.all({ copy, corrected }).length +
-      (statements.takenOverBy.get({ copy, corrected })?.n ?? 0) +
-      (statements.copyRepeatsFailed.get({ copy, corrected })?.n ?? 0);
+      takenOverLines(linesOnPayoutsOf(corrected, copy), linesOnPayoutsOf(copy, corrected)) +
+      countRepeatsOfFailed(
+        statements.copyRepeatsOf.all({ copy, corrected }).map((row) => ({
+          orderId: row.order_id,
+          payoutState: row.payout_state,
+        })),
+      );
     if (repeats === 0) return false;
-    const fresh = statements.copyMaySend
-      .all(copy)
-      .filter((row) => !sentOfDocument(row, corrected)).length;
+    const fresh = maySendOf(copy).filter((row) => !sentOfDocument(row, corrected)).length;
     const replaceable = replaceableRows(
-      statements.invalidLines.get(corrected)?.n ?? 0,
+      linesACopyReplaces(statements.linesOf.all(corrected)).length,
       statements.payoutsByState.all(corrected),
     );
     return isCorrection({ repeats, fresh, replaceable });
@@ -377,27 +378,23 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
       paidHoldReason: row.paid_hold_reason,
     }));
     rows.applyPlan(planRepeats(copyBatch, repeats, hintFlags), why);
-    for (const line of statements.heldLinesOf.all({ copy, corrected })) {
-      const said = coveredSaid(toCovering({ ...line, line: line.p_line }));
+    for (const line of heldLinesOnSent(linesOnPayoutsOf(copy, corrected))) {
+      const said = coveredSaid(line.payout);
       statements.setLine.run('covered', keptMessage(said), saidJson(said), copy, line.line);
     }
     // Read after the repeats moved: a row that took one over is sent, or held as a change.
-    const copyRows = statements.copyMaySend.all(copy).map((row) => ({
+    const copyRows = maySendOf(copy).map((row) => ({
       orderId: row.order_id,
       state: row.state,
       cents: row.value_cents,
       sent: sentOfDocument(row, corrected),
     }));
     rows.applyPlan(planCopyRows(copyRows), why);
-    const unsent = statements.unsentOf.all(corrected).map((row) => ({
-      orderId: row.order_id,
-      state: row.state,
-      holdReason: row.hold_reason,
-    }));
+    const unsent = unsentOf(corrected).map(standingRow);
     rows.applyPlan(planLeftOut(copyBatch, unsent), why);
     // Its invalid rows were the reason for the copy: the copy's rows stand for them now.
     const file = givenName(copyBatch.fileName);
-    for (const line of statements.invalidLinesOf.all(corrected)) {
+    for (const line of linesACopyReplaces(statements.linesOf.all(corrected))) {
       // Its own words stay a value where it kept one; its English, as it was kept.
       const first = saidOf(line.said);
       statements.supersedeInvalid.run({
@@ -442,9 +439,7 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   function thaw(copy: number, why: Said): void {
     const nameKey = rows.batchRow(copy)?.name_key;
     if (!nameKey) return;
-    const params = { nameKey, copy, now: now() };
-    rows.movedTogether('held', 'queued', why, () => statements.thawQueued.all(params));
-    rows.movedTogether('held', 'held', why, () => statements.thawHeld.all(params));
+    rows.applyPlan(planThaw(frozenOfName(nameKey, copy), copy), why);
   }
 
   /** Batches frozen while `copy` waits for a person, with what each holds back. */
@@ -453,25 +448,19 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
   ): { batchId: number; fileName: string; rows: number; cents: number }[] {
     const nameKey = rows.batchRow(copy)?.name_key;
     if (!nameKey) return [];
-    return statements.frozenFor.all({ nameKey, copy }).map((row) => ({
-      batchId: row.batch_id,
-      fileName: row.file_name,
-      rows: row.n,
-      cents: row.cents,
-    }));
+    return frozenBatches(frozenOfName(nameKey, copy), copy);
   }
 
   /** Rows a copy turned down had closed go back to where they were. */
   function giveBack(copy: number, why: Said): void {
     const closed = statements.supersededBy
       .all(copy)
-      .map((row) => ({ orderId: row.order_id, holdReason: row.hold_reason }));
+      .map((row) => ({ orderId: row.order_id, state: row.state, holdReason: row.hold_reason }));
     rows.applyPlan(planGiveBack(closed), why);
   }
 
   /** The rows of a copy that may now be sent (see correctBatch). */
-  const sendableOfCopy = (copy: number): number =>
-    statements.copyMaySend.all(copy).filter((row) => row.state === 'queued').length;
+  const sendableOfCopy = (copy: number): number => sendableRows(unsentOf(copy));
 
   return {
     batchesOfName,
@@ -485,6 +474,16 @@ export function createCorrections({ db, now }: Context, rows: Rows) {
     thaw,
     frozenFor,
     sendableOfCopy,
+  };
+}
+
+/** A row the store read, as the rules weigh it. */
+function standingRow(row: StandingRowDb): StandingRow {
+  return {
+    orderId: row.order_id,
+    state: row.state,
+    holdReason: row.hold_reason,
+    coveredBy: row.covered_by,
   };
 }
 

@@ -51,10 +51,11 @@ export function openSqliteJournal(path: string, options: JournalOptions = {}): J
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const { type } = statfsSync(folder);
   if (NETWORK_FILESYSTEMS.has(type)) {
-    throw new JournalError(
-      'refused',
-      `the journal folder ${folder} is on a network filesystem (type 0x${type.toString(16)}): SQLite locking is not safe there; put the home folder on a local disk`,
-    );
+    const fsType = `0x${type.toString(16)}`;
+    throw new JournalError('refused', `network filesystem ${fsType}`, {
+      path,
+      refusal: { code: 'journalOnNetworkFilesystem', folder, fsType },
+    });
   }
   // Created owner-only before SQLite opens it; its -wal and -shm files take the same mode.
   closeSync(openSync(path, 'a', 0o600));
@@ -105,7 +106,7 @@ export function openSqliteJournalReadOnly(path: string, now: () => number): Jour
   let schema: number;
   try {
     schema = file.pragma('user_version', { simple: true }) as number;
-    if (schema > LATEST) throw new JournalError('newer-schema', newerSchema(path, schema, LATEST));
+    if (schema > LATEST) throw newerSchema(path, schema);
     if (schema < LATEST) {
       const image = file.serialize();
       // Bytes 18 and 19 say WAL: a copy in memory has no -wal, and reads as a rollback journal.
@@ -291,8 +292,7 @@ function migrate(db: Database): void {
     db.transaction(() => {
       // Read inside the write lock: another process may have migrated meanwhile.
       const current = db.pragma('user_version', { simple: true }) as number;
-      if (current > LATEST)
-        throw new JournalError('newer-schema', newerSchema(db.name, current, LATEST));
+      if (current > LATEST) throw newerSchema(db.name, current);
       if (migration.version <= current) return;
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
@@ -300,6 +300,9 @@ function migrate(db: Database): void {
   }
 }
 
-function newerSchema(path: string, schema: number, latest: number): string {
-  return `the journal ${path} is at schema version ${schema}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`;
+function newerSchema(path: string, found: number): JournalError {
+  return new JournalError('newer-schema', `schema ${found} > ${LATEST}`, {
+    path,
+    schema: { found, latest: LATEST },
+  });
 }

@@ -15,8 +15,10 @@ import type {
 import { sampleLines } from '../first-send.js';
 import { FORGOTTEN_BATCHES, orderIdsAsBatches } from '../../csv/order-id.js';
 import { PIX_KEY_TYPES, type CashOutRequest } from '../../gateway/contract.js';
-import { RETRYABLE, type RowState } from '../states.js';
+import type { RowState } from '../states.js';
+import { endsCover } from '../rules/uncover.js';
 import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
+import type { Said } from '../../messages/said.js';
 import { createAdmitting, heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import {
   english,
@@ -91,13 +93,15 @@ export function createPayouts(
       UPDATE payouts SET lease_owner = ?, lease_until = ?, fence = fence + 1, updated_at = ?
       WHERE order_id = ?
       RETURNING order_id, batch_id, line, fence, state, request, attempts, not_found, last_sent_at, transaction_id, polls`),
-    // Pending payouts whose poll is due, soonest first, not leased by a live process.
+    // Pending payouts whose poll is due, soonest first, not leased by a live process: by
+    // the index of poll times, which SQLite would pass over for the state's, reading every
+    // pending payout of a large batch each poll.
     due: db.prepare<{ now: number; limit: number }, { order_id: string }>(`
-      SELECT order_id FROM payouts
+      SELECT order_id FROM payouts INDEXED BY payouts_by_poll_due
       WHERE state = 'pending' AND transaction_id IS NOT NULL
-        AND (next_poll_at IS NULL OR next_poll_at <= @now)
+        AND COALESCE(next_poll_at, 0) <= @now
         AND (lease_until IS NULL OR lease_until <= @now)
-      ORDER BY next_poll_at LIMIT @limit`),
+      ORDER BY COALESCE(next_poll_at, 0) LIMIT @limit`),
     paidSince: db.prepare<
       { now: number; since: number; after: string; limit: number },
       { order_id: string }
@@ -107,7 +111,7 @@ export function createPayouts(
         AND (lease_until IS NULL OR lease_until <= @now) AND order_id > @after
       ORDER BY order_id LIMIT @limit`),
     nextPollAt: db.prepare<[], { at: number | null }>(`
-      SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts
+      SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts INDEXED BY payouts_by_poll_due
       WHERE state = 'pending' AND transaction_id IS NOT NULL`),
     pollPendingNow: db.prepare<PollHint>(`
       UPDATE payouts SET next_poll_at = @now, fence = fence + 1, lease_owner = NULL, lease_until = NULL
@@ -198,7 +202,7 @@ export function createPayouts(
       () => statements.move.run(params),
       row.id,
     );
-    if (moved && from !== move.to && RETRYABLE.includes(move.to)) rows.uncoverRowsOf(move.orderId);
+    if (moved && endsCover(from, move.to)) rows.uncoverRowsOf(move.orderId);
     return moved;
   }
 
@@ -217,9 +221,9 @@ export function createPayouts(
   }
 
   /** The re-send mark itself, in one transaction; see markResending below. */
-  const markResending = writing((claim: Claim, reason: string, leaseMs: number): boolean => {
+  const markResending = writing((claim: Claim, reason: Said, leaseMs: number): boolean => {
     const at = now();
-    return rows.guardedMove(claim.orderId, 'unknown', 'sending', english(reason), () =>
+    return rows.guardedMove(claim.orderId, 'unknown', 'sending', reason, () =>
       statements.markResending.run({
         now: at,
         leaseUntil: at + leaseMs,
@@ -328,9 +332,9 @@ export function createPayouts(
     },
 
     unclaim: writing(
-      (claims: readonly Claim[], reason: string): number =>
+      (claims: readonly Claim[], reason: Said): number =>
         claims.filter(({ orderId, fence }) =>
-          rows.guardedMove(orderId, 'sending', 'queued', english(reason), () =>
+          rows.guardedMove(orderId, 'sending', 'queued', reason, () =>
             statements.unclaim.run({ now: now(), orderId, fence }),
           ),
         ).length,

@@ -111,8 +111,12 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
     >(`
       SELECT at, from_state, to_state, reason FROM audit
       WHERE payout_id = (SELECT id FROM payouts WHERE order_id = ?) ORDER BY id`),
+    // Both read the state index alone (it holds the amount): all of it, or one state's range.
     countsByState: db.prepare<[], { state: RowState; count: number; cents: number }>(
       `SELECT state, COUNT(*) AS count, SUM(value_cents) AS cents FROM payouts GROUP BY state`,
+    ),
+    countOfState: db.prepare<[RowState], { count: number; cents: number | null }>(
+      `SELECT COUNT(*) AS count, SUM(value_cents) AS cents FROM payouts WHERE state = ?`,
     ),
     // Pending payouts of a batch sent at or before @before, and the oldest of them (SQLite
     // gives a bare column the row MIN chose).
@@ -187,11 +191,16 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
         reason: reasonOf(row.reason),
       })),
 
-    countsByState: () =>
+    countsByState: (states) =>
       Object.fromEntries(
-        statements.countsByState
-          .all()
-          .map((row) => [row.state, { count: row.count, cents: row.cents }]),
+        states === undefined
+          ? statements.countsByState
+              .all()
+              .map((row) => [row.state, { count: row.count, cents: row.cents }])
+          : states.flatMap((state) => {
+              const { count, cents } = statements.countOfState.get(state) ?? { count: 0 };
+              return count === 0 ? [] : [[state, { count, cents: cents ?? 0 }]];
+            }),
       ),
 
     pendingSentBefore: (batchId, before) => {

@@ -3,13 +3,22 @@ import type { CashOutRequest } from '../../gateway/contract.js';
 import { duplicateSaid } from '../admission.js';
 import { JournalError } from '../journal-error.js';
 import type { JournalRetries } from '../journal.js';
-import { MAY_MOVE_MONEY, RETRYABLE, type HoldReason, type RowState } from '../states.js';
+import type { HoldReason, RowState } from '../states.js';
 import type { AdmissionRules, RetryResult } from '../types.js';
 import { payoutParams, REQUEST_COLUMNS, REQUEST_VALUES, type PayoutParams } from './admitting.js';
-import { inList, type Context, type Synchronous } from './context.js';
+import type { Context, Synchronous } from './context.js';
 import { BY_AMOUNT, candidatesOf, toCandidate, type CandidateRow, type Rows } from './rows.js';
 import { coverSince, paidSince } from '../rules/cover.js';
-import { nextAttempt, planCopiesCovered, retryTargetOf } from '../rules/retry.js';
+import {
+  isRetryable,
+  nextAttempt,
+  planCopiesCovered,
+  repeatsHeldOf,
+  RETRY_TARGET_STATES,
+  retryTargetOf,
+  retryTargetsIn,
+} from '../rules/retry.js';
+import { reopens } from '../rules/uncover.js';
 import type { Said } from '../../messages/said.js';
 
 interface RetryRow {
@@ -46,20 +55,14 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
         admitted_at, state, updated_at, retry_of, attempt_number, released_at, reference)
       VALUES (@orderId, @batchId, @line, ${REQUEST_VALUES}, @hash, @now, 'queued', @now,
         @retryOf, @attempt, @now, @reference)`),
-    heldAsFailedBefore: db.prepare<[string], { order_id: string }>(`
-      SELECT order_id FROM payouts
-      WHERE covered_by = ? AND state = 'held' AND hold_reason = 'failed-before'`),
-    retryTargetsOf: db.prepare<[number], { order_id: string }>(`
-      SELECT order_id FROM payouts
-      WHERE batch_id = ? AND (state IN (${inList(RETRYABLE)})
-        OR (state = 'held' AND hold_reason = 'failed-before'))
+    // The rows of a batch in the states the retry rule names (payouts_by_state).
+    rowsInStates: db.prepare<
+      { batchId: number; states: string },
+      { order_id: string; state: RowState; hold_reason: HoldReason | null }
+    >(`
+      SELECT order_id, state, hold_reason FROM payouts
+      WHERE batch_id = @batchId AND state IN (SELECT value FROM json_each(@states))
       ORDER BY line, order_id`),
-    // The failed payout's copies, held as its repeats, and their copies in turn.
-    copiesOf: db.prepare<[string], { order_id: string }>(`
-      WITH RECURSIVE copies (order_id) AS (
-        SELECT order_id FROM payouts WHERE covered_by = ?
-        UNION SELECT p.order_id FROM payouts p JOIN copies c ON p.covered_by = c.order_id)
-      SELECT order_id FROM copies`),
     // The payouts of other files to that person of that amount.
     paidOfAmount: db.prepare<{ document: string; value: number; batchId: number }, CandidateRow>(
       candidatesOf(BY_AMOUNT),
@@ -89,7 +92,7 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       });
     const row = target === named?.order_id ? named : target && statements.retryOf.get(target);
     if (!row) return { kind: 'absent', orderId };
-    if (!RETRYABLE.includes(row.state)) {
+    if (!isRetryable(row.state)) {
       const [latest] = statements.retriesOf.all(row.order_id);
       return {
         kind: 'not-failed',
@@ -104,16 +107,17 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       attemptNumber: row.attempt_number,
     });
     if (rows.payoutRow(retryId)) {
-      throw new JournalError(
-        'refused',
-        `${row.order_id}: cannot be sent again as ${retryId}: that orderId is already in the journal (from another file); nothing changed`,
-      );
+      throw new JournalError('refused', `${retryId} taken`, {
+        refusal: { code: 'retryIdTaken', orderId: row.order_id, retryId },
+      });
     }
     const request = { ...(JSON.parse(row.request) as CashOutRequest), orderId: retryId };
     const candidates = statements.paidOfAmount
       .all({ document: row.document, value: row.value_cents, batchId: row.batch_id })
       .map(toCandidate);
-    const ownCopies = new Set(statements.copiesOf.all(row.order_id).map((copy) => copy.order_id));
+    // Its copies, held as its repeats, and their copies in turn.
+    const linked = rows.linkedTo(row.order_id);
+    const ownCopies = new Set(linked.map((copy) => copy.orderId));
     const covering = paidSince({ batchId: row.batch_id, valueCents: row.value_cents }, candidates, {
       since: coverSince(now(), rules),
       copies: ownCopies,
@@ -153,7 +157,8 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       },
     );
     const repeat: Said = { code: 'repeatSentAgain', by, at, retryId };
-    const fileName = rows.batchRow(row.batch_id)?.file_name ?? '';
+    const batch = rows.batchRow(row.batch_id);
+    const fileName = batch?.file_name ?? '';
     const held = covering
       ? duplicateSaid(
           covering,
@@ -164,9 +169,7 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       : null;
     if (covering && held)
       rows.holdQueuedRow(retryId, 'duplicate', held, { coveredBy: covering.orderId });
-    const copies = statements.heldAsFailedBefore
-      .all(row.order_id)
-      .map((copy) => ({ orderId: copy.order_id }));
+    const copies = repeatsHeldOf(row.order_id, linked);
     rows.applyPlan(planCopiesCovered(copies, retryId, repeat, held !== null), why);
     rows.addBatchEvent(row.batch_id, 'retried', by, {
       code: 'eventSentAgainAs',
@@ -175,7 +178,7 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       state: row.state,
       retryId,
     });
-    if (rows.batchRow(row.batch_id)?.state === 'done') rows.moveBatch(row.batch_id, 'open');
+    if (batch && reopens(batch.state)) rows.moveBatch(batch.id, 'open');
     return {
       kind: 'retried',
       orderId: retryId,
@@ -192,7 +195,12 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       (orderIds: readonly string[], by: string, rules: AdmissionRules): RetryResult[] =>
         orderIds.map((orderId) => retryOne(orderId, by, rules)),
     ),
-    retryTargetsOf: (batchId) => statements.retryTargetsOf.all(batchId).map((row) => row.order_id),
+    retryTargetsOf: (batchId) =>
+      retryTargetsIn(
+        statements.rowsInStates
+          .all({ batchId, states: JSON.stringify(RETRY_TARGET_STATES) })
+          .map((row) => ({ orderId: row.order_id, state: row.state, holdReason: row.hold_reason })),
+      ),
     hasRetries: (batchId) => statements.batchHasRetries.get(batchId) !== undefined,
   };
 }

@@ -3,7 +3,7 @@
  * move of a row, the guarded move of a batch, the lines of a batch that are not payouts, and the reads every rule needs (a
  * payout, a batch, what covers a row, what is known of an orderId).
  */
-import { failedBeforeSaid, type Covering, type Known } from '../admission.js';
+import type { Covering, Known } from '../admission.js';
 import {
   coverOf,
   coverSince,
@@ -16,6 +16,7 @@ import { JournalError } from '../journal-error.js';
 import { canMove, type HoldReason, type RowState } from '../states.js';
 import type { Said } from '../../messages/said.js';
 import { auditReasonOf, type PlannedMove, type RuleFields } from '../rules/plan.js';
+import { planUncover, type LinkedRow } from '../rules/uncover.js';
 import { keptMessage } from '../kept-message.js';
 import type { AdmissionRules, BatchEvent, BatchLine } from '../types.js';
 import {
@@ -164,14 +165,23 @@ export function createRows({ db, now }: Context) {
       INSERT OR REPLACE INTO batch_lines (batch_id, line, kind, order_id, column_heading, message,
         name, value_cents, value_written, said, cpf_cnpj, pix_key_type, pix_key)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    // The rows a payout covers, and those they cover in turn (a copy of a copy).
-    coveredBy: db.prepare<[string], { order_id: string; batch_id: number }>(`
-      WITH RECURSIVE chain (order_id, batch_id) AS (
-        SELECT order_id, batch_id FROM payouts WHERE covered_by = ? AND state = 'covered'
-        UNION
-        SELECT p.order_id, p.batch_id FROM payouts p JOIN chain c ON p.covered_by = c.order_id
-        WHERE p.state = 'covered')
-      SELECT order_id, batch_id FROM chain`),
+    // The rows that name a payout as their cover, and those naming them in turn.
+    linkedTo: db.prepare<
+      [string],
+      {
+        order_id: string;
+        covered_by: string;
+        state: RowState;
+        hold_reason: HoldReason | null;
+        batch_id: number;
+        batch_state: BatchState;
+      }
+    >(`
+      WITH RECURSIVE linked (order_id) AS (
+        SELECT order_id FROM payouts WHERE covered_by = ?
+        UNION SELECT p.order_id FROM payouts p JOIN linked l ON p.covered_by = l.order_id)
+      SELECT p.order_id, p.covered_by, p.state, p.hold_reason, p.batch_id, b.state AS batch_state
+      FROM linked l JOIN payouts p ON p.order_id = l.order_id JOIN batches b ON b.id = p.batch_id`),
     coveringRow: db.prepare<[string], CoveringRow>(
       `SELECT ${COVERING_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = ?`,
     ),
@@ -431,28 +441,26 @@ export function createRows({ db, now }: Context) {
     return coverOf(key, batchId, coverCandidates(key, batchId), { since, range });
   }
 
-  /**
-   * Covered follows its cover, inside the caller's transaction: the rows a payout covered,
-   * directly or through a covered copy, need a person once it definitely did not pay
-   * (failed, refused, canceled, refunded). Each is held as a repeat of it, so that one
-   * `payouts retry` of it covers them all again, and a batch already done opens again,
-   * so that every run names it until a person acts.
-   */
+  /** The rows that name `orderId` as their cover, directly or through one another. */
+  function linkedTo(orderId: string): LinkedRow[] {
+    return statements.linkedTo.all(orderId).map((row) => ({
+      orderId: row.order_id,
+      coveredBy: row.covered_by,
+      state: row.state,
+      holdReason: row.hold_reason,
+      batchId: row.batch_id,
+      batchState: row.batch_state,
+    }));
+  }
+
+  /** Covered follows its cover (planUncover), inside the caller's transaction. */
   function uncoverRowsOf(orderId: string): void {
-    const covered = statements.coveredBy.all(orderId);
-    const cover = covered.length > 0 ? statements.coveringRow.get(orderId) : undefined;
+    const linked = linkedTo(orderId);
+    const cover = linked.length > 0 ? statements.coveringRow.get(orderId) : undefined;
     if (!cover) return;
-    const said = failedBeforeSaid(toCovering(cover));
-    for (const row of covered) {
-      moveRow(
-        row.order_id,
-        'covered',
-        'held',
-        { holdReason: 'failed-before', coveredBy: orderId, said },
-        { code: 'auditCoverEnded', orderId, state: cover.state, said },
-      );
-      if (statements.batchById.get(row.batch_id)?.state === 'done') moveBatch(row.batch_id, 'open');
-    }
+    const plan = planUncover(toCovering(cover), linked);
+    applyPlan(plan.moves, plan.why);
+    for (const batchId of plan.reopen) moveBatch(batchId, 'open');
   }
 
   /** What admission weighs a row of this orderId against, in a batch named `nameKey`. */
@@ -489,6 +497,7 @@ export function createRows({ db, now }: Context) {
     holdQueuedRow,
     insertLines,
     coveringOf,
+    linkedTo,
     uncoverRowsOf,
     knownOf,
     payoutRow: (orderId: string): PayoutRow | undefined => statements.payout.get(orderId),

@@ -12,6 +12,7 @@
  * the thread decides by the same time and the same rules as the journal that asked.
  */
 import { Worker } from 'node:worker_threads';
+import type { Said } from '../../messages/said.js';
 import { JournalError, type JournalErrorKind } from '../journal-error.js';
 import type { JournalAnswers, JournalSending } from '../journal.js';
 import type { Synchronous } from './context.js';
@@ -48,6 +49,7 @@ export interface FailureShape {
   message: string;
   storeCode: string | undefined;
   path: string | undefined;
+  refusal: Said | undefined;
   stack: string | undefined;
 }
 
@@ -55,8 +57,8 @@ export type SendingReply = { id: number; result: unknown } | { id: number; failu
 
 export function failureShape(error: unknown, path: string): FailureShape {
   const thrown = error instanceof Error ? error : threadFailure(error);
-  const { kind, message, storeCode, path: at } = journalErrorOf(thrown, path);
-  return { kind, message, storeCode, path: at, stack: thrown.stack };
+  const { kind, message, storeCode, path: at, refusal } = journalErrorOf(thrown, path);
+  return { kind, message, storeCode, path: at, refusal, stack: thrown.stack };
 }
 
 /** What a thread that died of a throw that is not an Error sends: its own fields only. */
@@ -75,10 +77,11 @@ function threadFailure(thrown: unknown): Error {
  * journal's failure from a file's by it), with the thread's stack, where it was thrown.
  */
 export function failureOf(shape: FailureShape): JournalError {
-  const { kind, message, storeCode, path, stack } = shape;
+  const { kind, message, storeCode, path, refusal, stack } = shape;
   const error = new JournalError(kind, message, {
     ...(storeCode === undefined ? {} : { storeCode }),
     ...(path === undefined ? {} : { path }),
+    ...(refusal === undefined ? {} : { refusal }),
   });
   if (stack !== undefined) error.stack = stack;
   return error;

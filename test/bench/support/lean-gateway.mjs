@@ -1,6 +1,8 @@
-// A lean stand-in for the gateway, for the engine benchmark only: a bare node:http server
-// that answers each cash-out as the contract says (pending, its orderId and value echoed)
-// after the latency asked for, and counts what it created. The sandbox does much more a
+// A lean stand-in for the gateway, for the engine and following benchmarks only: a bare
+// node:http server that answers each cash-out as the contract says (pending, its orderId
+// and value echoed) after the latency asked for, and counts what it created; and any
+// transaction polled by id as a cash-out still pending, of 100 cents and no orderId (the
+// payouts test/bench/support/old-payouts.mjs makes). The sandbox does much more a
 // request (validation, a ledger, balances, settlement timers): on two cores its CPU is
 // taken from the engine measured beside it, which a real gateway, elsewhere, is not.
 // Run as its own process: `node lean-gateway.mjs LATENCY_MS TOKEN`, which prints
@@ -24,6 +26,15 @@ const server = createServer((req, response) => {
   if (req.headers.authorization !== token) return answer(response, 401, { message: 'token' });
   if (req.method === 'GET' && req.url === '/sandbox/ledger') {
     return answer(response, 200, { created });
+  }
+  const polled = /^\/transaction\/get\/by\/id\/(\d+)$/.exec(req.url ?? '');
+  if (req.method === 'GET' && polled) {
+    const pending = { transactionId: Number(polled[1]), orderId: null, object: 'cashout' };
+    const reply = () =>
+      answer(response, 200, { ...pending, status: '0', method: 'pix', value: 100 });
+    if (latencyMs > 0) setTimeout(reply, latencyMs);
+    else reply();
+    return;
   }
   if (req.method !== 'POST' || req.url !== '/transaction/cashout') {
     return answer(response, 404, { message: 'not found' });

@@ -3,7 +3,12 @@ import { failedBeforeSaid, type Covering } from '../../../src/journal/admission.
 import {
   CORRECTION_WINDOW_MS,
   correctionCandidate,
+  countRepeatsOfFailed,
+  heldLinesOnSent,
+  linesACopyReplaces,
   isCorrection,
+  maySend,
+  planChangesOfPaid,
   planCopyRows,
   planGiveBack,
   planLeftOut,
@@ -12,11 +17,15 @@ import {
   planRepeatsOfFailed,
   replaceableRows,
   sameNameEarlier,
+  sendableRows,
   standingBatches,
+  takenOverLines,
   type CopyRepeat,
+  type LineOnPayout,
 } from '../../../src/journal/rules/correction.js';
 import type { BatchState } from '../../../src/journal/batch-states.js';
-import type { RowState } from '../../../src/journal/states.js';
+import type { HoldReason, RowState } from '../../../src/journal/states.js';
+import type { LineKind } from '../../../src/journal/types.js';
 
 const HOUR = 60 * 60 * 1000;
 const copy = { id: 2, fileName: 'folha (corrigida).csv' };
@@ -226,13 +235,17 @@ describe('sameNameEarlier: the batch a file named as it is weighed against', () 
 describe('planGiveBack: a copy turned down gives back what it closed', () => {
   it('as it was: held for its reason, or queued', () => {
     const plan = planGiveBack([
-      { orderId: 'a-1', holdReason: null },
-      { orderId: 'a-2', holdReason: 'balance' },
+      { orderId: 'a-1', state: 'superseded', holdReason: null },
+      { orderId: 'a-2', state: 'superseded', holdReason: 'balance' },
     ]);
     expect(plan.map((move) => [move.orderId, move.from, move.to, move.fields.holdReason])).toEqual([
       ['a-1', 'superseded', 'queued', null],
       ['a-2', 'superseded', 'held', 'balance'],
     ]);
+  });
+
+  it.each<RowState>(['queued', 'held', 'paid'])('leaves a row the copy named, %s now', (state) => {
+    expect(planGiveBack([{ orderId: 'a-1', state, holdReason: null }])).toEqual([]);
   });
 });
 
@@ -377,5 +390,148 @@ describe('replaceableRows: the rows of a batch a correction may replace', () => 
     ],
   ])('%s', (_, invalidLines, payouts, expected) => {
     expect(replaceableRows(invalidLines, payouts)).toBe(expected);
+  });
+});
+
+describe('planChangesOfPaid: rows of a file that change what its name paid that day (rule 4)', () => {
+  // Each payout names its orderId by the line it was on.
+  const payout = (orderId: string, state: RowState, valueCents: number) => ({
+    ...paid(state, valueCents),
+    orderId,
+    line: orderId.startsWith('b') ? 3 : 2,
+  });
+
+  it.each<[string, number, Covering[], string | undefined]>([
+    ['nothing paid to the document', 1000, [], undefined],
+    [
+      'the amount paid, unchanged: weighed by the other rules',
+      1000,
+      [payout('a-1', 'paid', 1000)],
+      undefined,
+    ],
+    ['another amount than the one paid', 1500, [payout('a-1', 'paid', 1000)], 'a-1'],
+    ['another amount than one still pending', 1500, [payout('a-1', 'pending', 1000)], 'a-1'],
+    [
+      'another amount than one that failed: a fix',
+      1500,
+      [payout('a-1', 'failed', 1000)],
+      undefined,
+    ],
+    [
+      'the amount a batch before the newest paid',
+      1500,
+      [payout('b-1', 'paid', 1000), payout('a-1', 'paid', 1500)],
+      undefined,
+    ],
+    [
+      'another amount than both: the newest batch named',
+      1200,
+      [payout('b-1', 'paid', 1000), payout('a-1', 'paid', 1500)],
+      'b-1',
+    ],
+  ])('%s', (_, cents, payouts, expected) => {
+    const plan = planChangesOfPaid([
+      { orderId: 'c-2', state: 'queued', cents, reference: null, payouts },
+    ]);
+    expect(plan.map((move) => [move.orderId, move.to, move.fields.holdReason])).toEqual(
+      expected === undefined ? [] : [['c-2', 'held', 'changes-paid']],
+    );
+    if (expected) {
+      const named = payouts.find((payout) => payout.orderId === expected);
+      expect(plan[0]?.fields.said).toMatchObject({
+        code: 'heldChangesPaid',
+        line: named?.line,
+        paidCents: named?.valueCents,
+        cents,
+      });
+      expect(plan[0]?.reason).toMatchObject({ code: 'held' });
+    }
+  });
+});
+
+describe('maySend: the rows of a file a copy weighs as still to be sent', () => {
+  it.each<[RowState, HoldReason | null, boolean]>([
+    ['queued', null, true],
+    ['held', 'same-name', true],
+    ['held', 'duplicate', false],
+    ['held', 'changes-paid', false],
+    ['held', 'balance', false],
+    ['held', 'copy-waiting', false],
+    ['paid', null, false],
+    ['superseded', null, false],
+  ])('%s, held for %s: %s', (state, holdReason, expected) => {
+    expect(maySend({ state, holdReason })).toBe(expected);
+  });
+});
+
+describe('takenOverLines and heldLinesOnSent: lines a copy and its batch share by orderId', () => {
+  const line = (kind: LineKind, state: RowState = 'paid'): LineOnPayout => ({
+    line: 3,
+    kind,
+    payout: paid(state),
+  });
+
+  it.each<[string, LineOnPayout[], LineOnPayout[], number]>([
+    ['none shared', [], [], 0],
+    ['a corrected line the copy superseded', [line('superseded')], [], 1],
+    ['a copy line held as repeating an orderId', [], [line('held')], 1],
+    ['both', [line('superseded')], [line('held'), line('held', 'queued')], 3],
+    ['an invalid line counts for neither', [line('invalid')], [line('invalid')], 0],
+    ['a copy line the copy superseded is not the corrected one', [], [line('superseded')], 0],
+  ])('%s', (_, ofCorrected, ofCopy, expected) => {
+    expect(takenOverLines(ofCorrected, ofCopy)).toBe(expected);
+  });
+
+  it.each<[LineKind, RowState, boolean]>([
+    ['held', 'paid', true],
+    ['held', 'pending', true],
+    ['held', 'queued', false],
+    ['held', 'failed', false],
+    ['covered', 'paid', false],
+    ['invalid', 'paid', false],
+  ])('a %s line on a payout %s is covered by it: %s', (kind, state, covered) => {
+    expect(heldLinesOnSent([line(kind, state)])).toHaveLength(covered ? 1 : 0);
+  });
+});
+
+describe('countRepeatsOfFailed: copy rows that repeat a failed payout of the batch it corrects', () => {
+  it.each<[string, { orderId: string; payoutState: RowState }[], number]>([
+    ['none', [], 0],
+    ['a repeat of a failed payout', [{ orderId: 'b-1', payoutState: 'failed' }], 1],
+    ['a repeat of a paid payout', [{ orderId: 'b-1', payoutState: 'paid' }], 0],
+    ['a repeat of a row never sent', [{ orderId: 'b-1', payoutState: 'queued' }], 0],
+    [
+      'a row repeating two failed payouts counts once',
+      [
+        { orderId: 'b-1', payoutState: 'failed' },
+        { orderId: 'b-1', payoutState: 'failed' },
+        { orderId: 'b-2', payoutState: 'paid' },
+      ],
+      1,
+    ],
+  ])('%s', (_, rows, expected) => {
+    expect(countRepeatsOfFailed(rows)).toBe(expected);
+  });
+});
+
+describe('sendableRows: the rows of a copy its answer sends', () => {
+  it.each<[RowState, number]>([
+    ['queued', 1],
+    ['held', 0],
+    ['superseded', 0],
+  ])('a %s row: %s', (state, expected) => {
+    expect(sendableRows([{ state }])).toBe(expected);
+  });
+});
+
+describe('linesACopyReplaces: the lines of a corrected batch its copy stands for', () => {
+  it.each<[LineKind, boolean]>([
+    ['invalid', true],
+    ['skipped', false],
+    ['held', false],
+    ['covered', false],
+    ['superseded', false],
+  ])('a %s line: %s', (kind, replaced) => {
+    expect(linesACopyReplaces([{ line: 4, kind }])).toEqual(replaced ? [{ line: 4, kind }] : []);
   });
 });

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Said } from '../../../src/messages/said.js';
-import { nextAttempt, planCopiesCovered, retryTargetOf } from '../../../src/journal/rules/retry.js';
+import { HOLD_REASONS, ROW_STATES, type HoldReason } from '../../../src/journal/states.js';
+import {
+  isRetryable,
+  nextAttempt,
+  planCopiesCovered,
+  repeatsHeldOf,
+  RETRY_TARGET_STATES,
+  retryTargetOf,
+  retryTargetsIn,
+} from '../../../src/journal/rules/retry.js';
 
 describe('retryTargetOf: the payout a retry request sends again', () => {
   it.each([
@@ -42,5 +51,70 @@ describe('planCopiesCovered', () => {
 
   it('leaves them held when another payout holds the retry as a possible duplicate', () => {
     expect(planCopiesCovered(copies, 'p-1-r2', repeat, true)).toEqual([]);
+  });
+});
+
+describe('isRetryable: what only a person sends again', () => {
+  it.each([
+    ['failed', true],
+    ['rejected', true],
+    ['canceled', true],
+    ['refunded', true],
+    ['paid', false],
+    ['pending', false],
+    ['retried', false],
+    ['conflict', false],
+  ] as const)('%s: %s', (state, expected) => {
+    expect(isRetryable(state)).toBe(expected);
+  });
+});
+
+describe('retryTargetsIn: the rows of a file `payouts retry FILE` names', () => {
+  it('names what did not pay and the copies held as repeats, in the order read', () => {
+    const rows = [
+      { orderId: 'p-1', state: 'failed', holdReason: null },
+      { orderId: 'p-2', state: 'held', holdReason: 'duplicate' },
+      { orderId: 'p-3', state: 'refunded', holdReason: null },
+      { orderId: 'p-4', state: 'held', holdReason: 'failed-before' },
+      { orderId: 'p-5', state: 'held', holdReason: 'balance' },
+      { orderId: 'p-6', state: 'rejected', holdReason: null },
+      { orderId: 'p-7', state: 'canceled', holdReason: null },
+    ] as const;
+    expect(retryTargetsIn(rows)).toEqual(['p-1', 'p-3', 'p-4', 'p-6', 'p-7']);
+  });
+
+  it('names no row of a state the store does not read for it (RETRY_TARGET_STATES)', () => {
+    const named = ROW_STATES.flatMap((state) =>
+      [null, ...HOLD_REASONS].flatMap((holdReason) =>
+        retryTargetsIn([{ orderId: 'p-1', state, holdReason }]).length > 0 ? [state] : [],
+      ),
+    );
+    expect(new Set(named)).toEqual(new Set(RETRY_TARGET_STATES));
+  });
+});
+
+describe('repeatsHeldOf: the copies a payout sent again covers', () => {
+  const row = (
+    orderId: string,
+    coveredBy: string,
+    state: 'held' | 'covered',
+    holdReason: HoldReason | null,
+  ) => ({
+    orderId,
+    coveredBy,
+    state,
+    holdReason,
+    batchId: 2,
+    batchState: 'open' as const,
+  });
+
+  it('takes the copies held as its repeats, naming it directly', () => {
+    const linked = [
+      row('b-1', 'p-1', 'held', 'failed-before'),
+      row('b-2', 'p-1', 'held', 'duplicate'),
+      row('c-1', 'b-1', 'held', 'failed-before'),
+      row('b-3', 'p-1', 'covered', null),
+    ];
+    expect(repeatsHeldOf('p-1', linked).map((copy) => copy.orderId)).toEqual(['b-1']);
   });
 });

@@ -1,0 +1,81 @@
+/**
+ * What a daemon does every few seconds reads from an index: a following pass does the
+ * same journal work on a journal of 10,000 finished payouts as on one of 1,000,000, no
+ * statement of it reading every payout; the health line reads a covering index.
+ */
+import { describe, expect, it } from 'vitest';
+import { healthOf } from '../../src/app/serve.js';
+import { newPassMemory } from '../../src/app/pass.js';
+import { sqliteBinding } from '../../src/runtime/sqlite.js';
+import { addPayouts } from '../bench/support/old-payouts.mjs';
+import { passHome, type PassHome } from '../support/pass-home.js';
+import { PAYROLL_HEADER, payrollRows } from '../support/payroll.js';
+import { planOf, recordStatements, type Ran } from '../support/statements.js';
+
+function addPaid(home: PassHome, count: number): void {
+  const db = new (sqliteBinding())(home.folders.journal);
+  try {
+    addPayouts(db, { count, state: 'paid' });
+  } finally {
+    db.close();
+  }
+}
+
+/** Each statement with how SQLite reads for it, in this journal. */
+const plansOf = (home: PassHome, ran: readonly Ran[]) =>
+  ran.map((statement) => ({
+    sql: statement.sql.replace(/\s+/g, ' ').trim(),
+    plan: planOf(home.folders.journal, statement),
+  }));
+
+describe("a daemon's periodic journal work", () => {
+  it('is the same on a million finished payouts as on ten thousand, and reads no payout it does not need', async () => {
+    // Three payouts left pending at the gateway: each following pass polls them.
+    const home = await passHome({ settleDelayMs: 3_600_000 });
+    await home.withJournal(() => undefined);
+    addPaid(home, 10_000);
+    home.drop('folha.csv', [PAYROLL_HEADER, ...payrollRows('folha', 3)]);
+    const memory = newPassMemory();
+    const first = await home.run({}, { followMs: 200, memory });
+    expect(first.files.map((file) => file.rows)).toEqual([{ pending: 3 }]);
+    // Each a pass that also looks up unclear rows, as one does every 15 s.
+    const pass = async () => {
+      memory.resolvedAt = 0;
+      const ran = await recordStatements(async () => {
+        await home.run({}, { followMs: 200, memory });
+      });
+      return plansOf(home, ran);
+    };
+
+    const small = await pass();
+    addPaid(home, 990_000);
+    const large = await pass();
+
+    expect(large.filter(({ plan }) => plan.some((line) => /^SCAN payouts\b/.test(line)))).toEqual(
+      [],
+    );
+    expect(new Set(large.map(({ sql, plan }) => `${sql}: ${plan.join('; ')}`))).toEqual(
+      new Set(small.map(({ sql, plan }) => `${sql}: ${plan.join('; ')}`)),
+    );
+    expect(home.sandbox.ledger().filter((entry) => entry.object === 'cashout')).toHaveLength(3);
+  }, 120_000);
+
+  it("reads the health line's counts from an index alone, never a payout's row", async () => {
+    const home = await passHome();
+    await home.withJournal(() => undefined);
+    addPaid(home, 1_000);
+    let rows: Record<string, number> = {};
+    const ran = await recordStatements(async () => {
+      rows = await home.withJournal(
+        async (journal) => (await healthOf(journal, home.folders)).rows,
+      );
+    });
+    expect(rows).toEqual({ paid: 1_000 });
+    const counts = plansOf(home, ran).filter(({ sql }) => /\bFROM payouts\b/.test(sql));
+    expect(counts.length).toBeGreaterThan(0);
+    const rowsRead = counts.flatMap(({ plan }) =>
+      plan.filter((line) => / payouts /.test(line) && !/COVERING INDEX/.test(line)),
+    );
+    expect(rowsRead).toEqual([]);
+  });
+});

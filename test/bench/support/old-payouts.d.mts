@@ -1,0 +1,7 @@
+import type { Database } from 'better-sqlite3';
+
+/** test/bench/support/old-payouts.mjs: payouts put straight into a journal in SQL. */
+export function addPayouts(
+  db: Database,
+  options: { count: number; state: 'paid' | 'pending'; now?: number },
+): number;

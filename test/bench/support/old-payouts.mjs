@@ -1,0 +1,40 @@
+// Payouts put straight into a journal in SQL, a batch of their own: a home's years of paid
+// payouts, or a large batch waiting at the gateway, made in seconds rather than through
+// the journal's interface (a test's or a benchmark's journal of a million payouts).
+
+/**
+ * Adds `count` payouts in `state` to the journal open as `db` (a better-sqlite3
+ * connection), in a new batch, each of 100 cents, sent once at `now` and known to the
+ * gateway; the pending ones' polls spread over the ten minutes after it. Returns the
+ * batch's id.
+ */
+export function addPayouts(db, { count, state, now = 1_000 }) {
+  return db.transaction(() => {
+    const batchId = Number(
+      db
+        .prepare(
+          `INSERT INTO batches (file_name, sha256, received_at, state, rows, valid, invalid,
+             total_cents, problems)
+           VALUES (@name, @name, @now, @batchState, @count, @count, 0, 0, '[]')`,
+        )
+        .run({
+          name: `antigo-${state}-${Date.now()}-${Math.random()}.csv`,
+          now,
+          batchState: state === 'pending' ? 'open' : 'done',
+          count,
+        }).lastInsertRowid,
+    );
+    db.prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < @count)
+       INSERT INTO payouts (order_id, batch_id, line, value_cents, pix_key_type, document,
+         name, email, phone, payload_hash, state, attempts, last_sent_at, transaction_id,
+         next_poll_at, updated_at, admitted_at)
+       SELECT 'antigo-' || CAST(@batchId AS INTEGER) || '-' || i, @batchId, i + 1, 100, 2,
+         printf('%011d', i), 'Pessoa ' || i, 'p' || i || '@example.com', '+5511987654321',
+         randomblob(32), @state, 1, @now, @batchId * 10000000 + i,
+         CASE @state WHEN 'pending' THEN @now + i * 600000 / @count END, @now, @now
+       FROM n`,
+    ).run({ count, batchId, state, now });
+    return batchId;
+  })();
+}
