@@ -1,8 +1,8 @@
 /**
- * The batches aggregate of the PostgreSQL journal, as far as it goes: files taken in,
- * their lines and states, result names, a person's events and approval, and funding.
- * The decisions are the rules' (../rules/); what reads then writes takes a lock first, so
- * that two hosts deciding at once decide one after the other.
+ * The batches aggregate of the PostgreSQL journal: files taken in, their lines and
+ * states, result names, a person's events and answers (approval, a corrected copy, holds
+ * released), and funding. The decisions are the rules' (../rules/); what reads then writes
+ * takes a lock first, so that two hosts deciding at once decide one after the other.
  */
 import pg from 'pg';
 import { homeTag } from '../../csv/order-id.js';
@@ -12,6 +12,15 @@ import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { standingBatches } from '../rules/correction.js';
 import { batchOfFile } from '../rules/batch-of-file.js';
+import {
+  HELD_FOR_BALANCE,
+  BALANCE_STATES,
+  thawsOnRelease,
+  balanceByBatch,
+  type BalanceGroup,
+} from '../rules/holds.js';
+import type { HoldReason, RowState } from '../states.js';
+import { QUEUED_COLUMNS, type QueuedRow } from '../sqlite/admitting.js';
 import { toHeldRow, toHoldSummary, type HeldRowRow, type HoldsRow } from '../sqlite/reports.js';
 import {
   english,
@@ -25,6 +34,8 @@ import {
 import { saidJson } from '../sqlite/rows.js';
 import type { BatchEvent, BatchInput, BatchRecord } from '../types.js';
 import { inTransaction, type Runner } from './connection.js';
+import { correctionsOn } from './corrections.js';
+import { heldAtClaim } from './payouts.js';
 import { rowsOn, type Rows } from './rows.js';
 import { AT, statement, type Statement } from './sql.js';
 
@@ -45,6 +56,10 @@ type Batches = Pick<
   | 'recordBatchEvent'
   | 'batchEvents'
   | 'approveBatch'
+  | 'refuseBatch'
+  | 'correctBatch'
+  | 'releaseHolds'
+  | 'frozenFor'
   | 'fundBatch'
   | 'underfundBatch'
   | 'queuedByBatch'
@@ -64,7 +79,8 @@ type InsertBatch = Omit<BatchInput, 'problems'> & {
 };
 
 const statements = {
-  // Files taken in one after another across the cluster, as admissions are (payouts.ts).
+  // Files taken in, and the rules on who is paid weighed, one after another across the
+  // cluster, as admissions are (payouts.ts): the rules read what the others write.
   intakeLock: statement('intake-lock', `SELECT pg_advisory_xact_lock(31, 1)`),
   // Result names given one at a time: two batches never take one name.
   resultNameLock: statement('result-name-lock', `SELECT pg_advisory_xact_lock(31, 2)`),
@@ -127,22 +143,43 @@ const statements = {
        total_cents = @totalCents, problems = @problems
      WHERE id = @id`,
   ),
-  queuedByBatch: statement(
-    'queued-by-batch',
-    `SELECT p.batch_id, SUM(p.value_cents)::bigint AS cents, COUNT(*)::bigint AS count
+  // The row states the balance check reads, by batch; its rule picks among the groups.
+  balanceGroups: statement<{ states: string[] }>(
+    'balance-groups',
+    `SELECT p.batch_id AS "batchId", b.state AS "batchState", p.state,
+       p.hold_reason AS "holdReason", SUM(p.value_cents)::bigint AS cents,
+       COUNT(*)::bigint AS count
      FROM payouts p JOIN batches b ON b.id = p.batch_id
-     WHERE (p.state = 'queued' AND b.state = 'open')
-       OR (p.state = 'held' AND b.state = 'underfunded'
-         AND (p.hold_reason = 'balance' OR p.hold_reason IS NULL))
-     GROUP BY p.batch_id ORDER BY p.batch_id`,
+     WHERE p.state = ANY(@states::text[])
+     GROUP BY p.batch_id, b.state, p.state, p.hold_reason ORDER BY p.batch_id`,
   ),
-  // Only what the balance check held (rows held before reasons were kept have none).
-  releaseHeld: statement<{ now: number | null; batchId: number }>(
+  // Only what the balance check held: @reasons are the rule's, a null among them for none.
+  releaseHeld: statement<{ now: number | null; batchId: number; reasons: string[] }>(
     'release-held',
     `UPDATE payouts SET state = 'queued', hold_reason = NULL, updated_at = ${AT}
      WHERE batch_id = @batchId AND state = 'held'
-       AND (hold_reason = 'balance' OR hold_reason IS NULL)
+       AND COALESCE(hold_reason, '') = ANY(@reasons::text[])
      RETURNING id, order_id`,
+  ),
+  // @only: the orderIds to release, or null for every row held so. A released repeat
+  // keeps the payout it repeats (covered_by): its claim weighs it past it.
+  releaseHolds: statement<{
+    now: number | null;
+    batchId: number;
+    reason: HoldReason;
+    only: string[] | null;
+  }>(
+    'release-holds',
+    `UPDATE payouts SET state = 'queued', hold_reason = NULL, message = NULL, said = NULL,
+       released_at = ${AT}, updated_at = ${AT}
+     WHERE batch_id = @batchId AND state = 'held' AND hold_reason = @reason
+       AND (@only::text[] IS NULL OR order_id = ANY(@only::text[]))
+     RETURNING id, order_id, value_cents`,
+  ),
+  queuedOf: statement<{ batchId: number }>(
+    'queued-of-batch',
+    `SELECT ${QUEUED_COLUMNS} FROM payouts p
+     WHERE p.batch_id = @batchId AND p.state = 'queued' ORDER BY p.line`,
   ),
   linesOfBatch: statement<{ batchId: number }>(
     'lines-of-batch',
@@ -302,11 +339,8 @@ export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number
         if (figures.state === 'held' || figures.state === 'unusable') {
           await rows.holdQueuedRows(batchId, 'file', english(holdReason ?? figures.state));
         } else if (rules) {
-          // The corrected-copy and same-name rules (sqlite/corrections.ts) are not kept here yet.
-          throw new JournalError(
-            'refused',
-            'the corrected-copy rules are not yet kept by the PostgreSQL journal',
-          );
+          await tx.rows(statements.intakeLock, {});
+          await correctionsOn(tx, rows).weighFinished(batchId, rules);
         }
         await rows.moveBatch(batchId, figures.state);
         await tx.count(statements.finishBatch, {
@@ -355,13 +389,67 @@ export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number
         return true;
       }),
 
+    refuseBatch: (batchId, why) =>
+      transaction(async (tx, rows) => {
+        await tx.rows(statements.intakeLock, {});
+        if ((await lockedBatch(tx, batchId))?.state !== 'awaiting-approval') return false;
+        await rows.moveBatch(batchId, 'refused');
+        await rows.holdQueuedRows(batchId, 'file', why);
+        const corrections = correctionsOn(tx, rows);
+        await corrections.giveBack(batchId, { code: 'auditCopyTurnedDown', why });
+        await corrections.thaw(batchId, { code: 'auditFreezerTurnedDown', why });
+        return true;
+      }),
+
+    correctBatch: (copy, corrected, why, rules) =>
+      transaction(async (tx, rows) => {
+        await tx.rows(statements.intakeLock, {});
+        const corrections = correctionsOn(tx, rows);
+        await corrections.correct(copy, corrected, why, rules.hintFlags ?? '');
+        const queued = await tx.rows<QueuedRow, { batchId: number }>(statements.queuedOf, {
+          batchId: copy,
+        });
+        for (const row of queued) await heldAtClaim(rows, row, rules, 'correctionAnswered');
+        return corrections.sendableOfCopy(copy);
+      }),
+
+    releaseHolds: (batchId, reason, why, only) =>
+      transaction(async (tx, rows, now) => {
+        await tx.rows(statements.intakeLock, {});
+        const released = await rows.movedTogether('held', 'queued', why, () =>
+          tx.rows<
+            { id: number; order_id: string; value_cents: number },
+            { now: number | null; batchId: number; reason: HoldReason; only: string[] | null }
+          >(statements.releaseHolds, {
+            now,
+            batchId,
+            reason,
+            only: only === undefined ? null : [...only],
+          }),
+        );
+        // Its rows are new payments: what it froze of an earlier batch of its name is too.
+        if (thawsOnRelease(reason)) {
+          await correctionsOn(tx, rows).thaw(batchId, { code: 'auditUnfrozen', why });
+        }
+        return {
+          rows: released.length,
+          cents: released.reduce((sum, row) => sum + row.value_cents, 0),
+        };
+      }),
+
+    frozenFor: (copy) => transaction((tx, rows) => correctionsOn(tx, rows).frozenFor(copy)),
+
     fundBatch: (batchId) =>
       transaction(async (tx, rows, now) => {
         await rows.movedTogether('held', 'queued', { code: 'auditBalanceCovers' }, () =>
-          tx.rows<{ id: number; order_id: string }, { now: number | null; batchId: number }>(
-            statements.releaseHeld,
-            { now, batchId },
-          ),
+          tx.rows<
+            { id: number; order_id: string },
+            { now: number | null; batchId: number; reasons: string[] }
+          >(statements.releaseHeld, {
+            now,
+            batchId,
+            reasons: HELD_FOR_BALANCE.map((reason) => reason ?? ''),
+          }),
         );
         await rows.moveBatch(batchId, 'open');
         await tx.count(statements.setHeldBecause, { heldBecause: null, id: batchId });
@@ -375,12 +463,11 @@ export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number
       }),
 
     queuedByBatch: async () =>
-      (
-        await pooled.rows<{ batch_id: number; cents: number; count: number }, object>(
-          statements.queuedByBatch,
-          {},
-        )
-      ).map((row) => ({ batchId: row.batch_id, cents: row.cents, count: row.count })),
+      balanceByBatch(
+        await pooled.rows<BalanceGroup, { states: string[] }>(statements.balanceGroups, {
+          states: [...BALANCE_STATES],
+        }),
+      ),
 
     supersededBy: (batchId) => batchesOf(pooled, statements.supersededBy, { batchId }),
 

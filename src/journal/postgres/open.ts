@@ -317,10 +317,6 @@ export async function openPostgresJournal(
     ...createPayouts(pool, pooled, clock),
     ...createBatches(pool, pooled, clock),
 
-    refuseBatch: notYet('refuseBatch'),
-    correctBatch: notYet('correctBatch'),
-    releaseHolds: notYet('releaseHolds'),
-    frozenFor: notYet('frozenFor'),
     failedRepeatOf: notYet('failedRepeatOf'),
     lookUpNeverSent: notYet('lookUpNeverSent'),
     firstSendSamples: notYet('firstSendSamples'),

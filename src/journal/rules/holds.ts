@@ -27,6 +27,31 @@ export function weighedForBalance(group: {
   return false;
 }
 
+/** A store's sums of one batch's rows in one state and hold reason. */
+export interface BalanceGroup {
+  batchId: number;
+  batchState: BatchState;
+  state: RowState;
+  holdReason: HoldReason | null;
+  cents: number;
+  count: number;
+}
+
+/** What the balance check weighs of each batch (weighedForBalance), in the groups' order. */
+export function balanceByBatch(
+  groups: readonly BalanceGroup[],
+): { batchId: number; cents: number; count: number }[] {
+  const byBatch = new Map<number, { batchId: number; cents: number; count: number }>();
+  for (const group of groups) {
+    if (!weighedForBalance(group)) continue;
+    const batch = byBatch.get(group.batchId) ?? { batchId: group.batchId, cents: 0, count: 0 };
+    batch.cents += group.cents;
+    batch.count += group.count;
+    byBatch.set(group.batchId, batch);
+  }
+  return [...byBatch.values()];
+}
+
 /** Reasons whose release says a file's rows are new payments, not a copy of an earlier batch. */
 const NEW_PAYMENT_REASONS: readonly HoldReason[] = ['duplicate', 'same-name'];
 

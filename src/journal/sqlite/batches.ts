@@ -34,7 +34,8 @@ import {
   BALANCE_STATES,
   HELD_FOR_BALANCE,
   thawsOnRelease,
-  weighedForBalance,
+  balanceByBatch,
+  type BalanceGroup,
 } from '../rules/holds.js';
 import { heldAtClaim, QUEUED_COLUMNS, type QueuedRow } from './admitting.js';
 import type { Corrections } from './corrections.js';
@@ -106,19 +107,9 @@ export function createBatches(
         total_cents = @totalCents, problems = @problems
       WHERE id = @id`),
     // @states: a JSON list of the row states the balance check reads; its rule picks.
-    balanceGroups: db.prepare<
-      { states: string },
-      {
-        batch_id: number;
-        batch_state: BatchState;
-        state: RowState;
-        hold_reason: HoldReason | null;
-        cents: number;
-        count: number;
-      }
-    >(`
-      SELECT p.batch_id AS batch_id, b.state AS batch_state, p.state AS state,
-        p.hold_reason AS hold_reason, SUM(p.value_cents) AS cents, COUNT(*) AS count
+    balanceGroups: db.prepare<{ states: string }, BalanceGroup>(`
+      SELECT p.batch_id AS "batchId", b.state AS "batchState", p.state AS state,
+        p.hold_reason AS "holdReason", SUM(p.value_cents) AS cents, COUNT(*) AS count
       FROM payouts p JOIN batches b ON b.id = p.batch_id
       WHERE p.state IN (SELECT value FROM json_each(@states))
       GROUP BY p.batch_id, p.state, p.hold_reason ORDER BY p.batch_id`),
@@ -322,22 +313,8 @@ export function createBatches(
       statements.setHeldBecause.run(saidJson(why), batchId);
     }),
 
-    queuedByBatch: () => {
-      const byBatch = new Map<number, { batchId: number; cents: number; count: number }>();
-      for (const row of statements.balanceGroups.all({ states: BALANCE_STATES_JSON })) {
-        const group = {
-          batchState: row.batch_state,
-          state: row.state,
-          holdReason: row.hold_reason,
-        };
-        if (!weighedForBalance(group)) continue;
-        const batch = byBatch.get(row.batch_id) ?? { batchId: row.batch_id, cents: 0, count: 0 };
-        batch.cents += row.cents;
-        batch.count += row.count;
-        byBatch.set(row.batch_id, batch);
-      }
-      return [...byBatch.values()];
-    },
+    queuedByBatch: () =>
+      balanceByBatch(statements.balanceGroups.all({ states: BALANCE_STATES_JSON })),
 
     correctBatch: writing(
       (copy: number, corrected: number, why: Said, rules: AdmissionRules): number => {

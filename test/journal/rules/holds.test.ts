@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BALANCE_STATES,
   HELD_FOR_BALANCE,
+  balanceByBatch,
   thawsOnRelease,
   weighedForBalance,
 } from '../../../src/journal/rules/holds.js';
@@ -48,5 +49,48 @@ describe('weighedForBalance: the rows the balance check weighs', () => {
         }
       }
     }
+  });
+});
+
+describe('balanceByBatch: what the balance check weighs of each batch', () => {
+  const group = (
+    batchId: number,
+    batchState: 'open' | 'underfunded' | 'done',
+    state: 'queued' | 'held',
+    holdReason: 'balance' | 'duplicate' | null,
+    cents: number,
+    count: number,
+  ) => ({ batchId, batchState, state, holdReason, cents, count });
+
+  it.each([
+    ['nothing read', [], []],
+    [
+      "an open batch's queued rows, not its held ones",
+      [group(1, 'open', 'queued', null, 3000, 3), group(1, 'open', 'held', 'duplicate', 1000, 1)],
+      [{ batchId: 1, cents: 3000, count: 3 }],
+    ],
+    [
+      "an underfunded batch's rows held for the balance, with or without a reason kept",
+      [
+        group(2, 'underfunded', 'held', 'balance', 2000, 2),
+        group(2, 'underfunded', 'held', null, 500, 1),
+        group(2, 'underfunded', 'held', 'duplicate', 700, 1),
+      ],
+      [{ batchId: 2, cents: 2500, count: 3 }],
+    ],
+    [
+      'each batch apart, in the order read, a batch with nothing weighed left out',
+      [
+        group(3, 'open', 'queued', null, 100, 1),
+        group(4, 'done', 'queued', null, 900, 9),
+        group(5, 'underfunded', 'held', 'balance', 200, 2),
+      ],
+      [
+        { batchId: 3, cents: 100, count: 1 },
+        { batchId: 5, cents: 200, count: 2 },
+      ],
+    ],
+  ] as const)('%s', (_, groups, expected) => {
+    expect(balanceByBatch(groups)).toEqual(expected);
   });
 });
