@@ -449,7 +449,6 @@ const NOT_YET_ON_POSTGRES: readonly string[] = [
   "keeps an invalid line's message as a value beside its English, and its problems too",
   'journals new payouts as queued; an orderId of another file is held naming it, never a replay',
   "samples a batch's first, middle and last queued rows, sent from before or not, and none in recovery",
-  'lets a fixed copy of the same file replace an orderId the gateway refused',
   'in recovery, has every payout never sent from it looked up first, once',
   'weighs a row as admission would, writing nothing',
   'a copy a person says corrects a batch: covers what it paid, takes over what it never sent, until turned down',

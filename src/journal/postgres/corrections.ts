@@ -55,9 +55,10 @@ import {
   type CoveringRow,
 } from '../sqlite/context.js';
 import { saidJson } from '../sqlite/rows.js';
+import type { AdmissionPlan } from '../rules/admission.js';
 import type { Runner } from './connection.js';
 import type { Rows } from './rows.js';
-import { inList, statement } from './sql.js';
+import { AT, inList, statement } from './sql.js';
 
 type Repeat = CoveringRow & { row_id: string };
 
@@ -106,7 +107,41 @@ const repeatsOfPayoutsIn = (payoutsWhere: string): string => `
   WHERE r.batch_id = @copy
   ORDER BY r.line, p.admitted_at, p.line`;
 
+/** A payout's row as admission writes it. */
+export interface PayoutValues {
+  now: number | null;
+  orderId: string;
+  batchId: number;
+  line: number;
+  value: number;
+  pixKeyType: number;
+  pixKey: string;
+  document: string;
+  cpfCnpj: string;
+  name: string;
+  email: string;
+  phone: string;
+  hash: Buffer;
+  reference: string | null;
+}
+
 const statements = {
+  // A new payload takes the place of one the gateway never took (admission decided),
+  // guarded by the state admission read.
+  replacePayout: statement<PayoutValues & { from: RowState }>(
+    'replace-payout',
+    `UPDATE payouts SET batch_id = @batchId, line = @line, value_cents = @value,
+       pix_key_type = @pixKeyType, pix_key = @pixKey, document = @document,
+       cpf_cnpj = @cpfCnpj, name = @name, email = @email, phone = @phone,
+       payload_hash = @hash, admitted_at = ${AT}, reference = @reference, state = 'queued',
+       attempts = 0, not_found = 0, last_sent_at = NULL, transaction_id = NULL,
+       gateway_status = NULL, message = NULL, said = NULL, fee = NULL, net = NULL,
+       gateway_created_at = NULL, end_to_end_id = NULL, processed_at = NULL,
+       lease_owner = NULL, lease_until = NULL, hold_reason = NULL, covered_by = NULL,
+       updated_at = ${AT}
+     WHERE order_id = @orderId AND state = @from
+     RETURNING id`,
+  ),
   batchesOfName: statement<{ nameKey: string; except: number }>(
     'batches-of-name-but',
     `SELECT * FROM batches WHERE name_key = @nameKey AND id <> @except ORDER BY id DESC`,
@@ -244,6 +279,40 @@ const statements = {
     repeatsOfPayoutsIn(`p.state IN (${inList(RETRYABLE)}) AND p.batch_id <> @copy`),
   ),
 };
+
+/**
+ * A row of a fixed file takes over the row of its orderId the gateway refused (admission's
+ * plan, `replace`): the earlier batch keeps a line saying so, with the payee it had.
+ */
+export async function takeOver(
+  tx: Runner,
+  rows: Rows,
+  plan: Extract<AdmissionPlan, { write: 'replace' }>,
+  payout: PayoutValues,
+): Promise<void> {
+  const { orderId, batchId, line } = payout;
+  // The earlier row's own payee, before the new one takes its place.
+  const earlier = plan.supersedes && (await rows.payoutRow(orderId));
+  await rows.mustMove(orderId, plan.from, 'queued', { code: 'auditReplaced', batchId, line }, () =>
+    tx.rows<{ id: number }, PayoutValues & { from: RowState }>(statements.replacePayout, {
+      ...payout,
+      from: plan.from,
+    }),
+  );
+  if (!plan.supersedes) return;
+  await rows.insertLines(plan.supersedes.batchId, [
+    {
+      line: plan.supersedes.line,
+      kind: 'superseded',
+      orderId,
+      column: null,
+      message: keptMessage(plan.supersedes.said),
+      said: plan.supersedes.said,
+      name: earlier ? earlier.name : null,
+      valueCents: earlier ? earlier.value_cents : null,
+    },
+  ]);
+}
 
 /** A row the store read, as the rules weigh it. */
 const standingRow = (row: StandingRowDb): StandingRow => ({

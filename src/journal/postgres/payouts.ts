@@ -26,6 +26,7 @@ import type {
   PayoutInput,
 } from '../types.js';
 import { inTransaction, type Runner } from './connection.js';
+import { takeOver } from './corrections.js';
 import { CLAIM_COLUMNS, rowsOn, toClaim, toPayout, type ClaimRow, type Rows } from './rows.js';
 import { AT, statement } from './sql.js';
 import type pg from 'pg';
@@ -391,10 +392,13 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
         break;
       }
       case 'replace':
-        throw new JournalError(
-          'refused',
-          `${request.orderId}: taking over a row of an earlier batch is not yet kept by the PostgreSQL journal`,
+        await takeOver(
+          tx,
+          rows,
+          plan,
+          valuesFor({ request, batchId: batch.id, line, hash, reference: payout.reference, now }),
         );
+        break;
       case 'held-line':
         await rows.insertLines(batch.id, [
           {
