@@ -1167,6 +1167,40 @@ export function describeJournal(
           { code: 'auditGivenBack', why: { code: 'auditCopyTurnedDown', why: turnedDown } },
         ]);
       });
+
+      it('a row a copy covered is held for a person once its cover fails, and its done batch opens again', async () => {
+        const journal = await open();
+        const first = await fileOf(journal, 'folha', [request('a-1')]);
+        await journal.finishBatch(first, { ...batch, state: 'open' }, undefined, rules);
+        const [claim] = await journal.claimToSend('a', 1, 60_000);
+        await journal.move(
+          'a-1',
+          claim!.fence,
+          'pending',
+          'created',
+          { transactionId: 1 },
+          {
+            release: false,
+          },
+        );
+        const copy = await fileOf(journal, 'outra', [request('b-1')]);
+        await journal.finishBatch(copy, { ...batch, state: 'awaiting-approval' }, undefined, rules);
+        const linked = { code: 'linkedCopyBy', by: 'maria', batchId: first } as const;
+        await journal.correctBatch(copy, first, linked, rules);
+        expect(await journal.payout('b-1')).toMatchObject({ state: 'covered' });
+        await journal.setBatchState(copy, 'done');
+        await journal.move('a-1', claim!.fence, 'failed', 'failed at the gateway');
+        expect(await journal.payout('b-1')).toMatchObject({
+          state: 'held',
+          said: { code: 'heldFailedBefore', orderId: 'a-1' },
+        });
+        expect((await journal.history('b-1')).at(-1)).toMatchObject({
+          from: 'covered',
+          to: 'held',
+          reason: { code: 'auditCoverEnded', orderId: 'a-1', state: 'failed' },
+        });
+        expect((await journal.batch(copy))?.state).toBe('open');
+      });
     });
 
     it("says a batch's payouts pending since when, and the batches a refund shows in", async () => {

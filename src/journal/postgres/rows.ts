@@ -10,7 +10,7 @@ import type { Covering, Known } from '../admission.js';
 import { JournalError } from '../journal-error.js';
 import { canMove, type HoldReason, type RowState } from '../states.js';
 import { canMoveBatch, type BatchState } from '../batch-states.js';
-import { failedBeforeSaid } from '../admission.js';
+import { planUncover, type LinkedRow } from '../rules/uncover.js';
 import { auditReasonOf, type PlannedMove, type RuleFields } from '../rules/plan.js';
 import {
   coverOf,
@@ -181,15 +181,15 @@ const statements = {
     'move-batch',
     `UPDATE batches SET state = @to WHERE id = @batchId AND state = @from RETURNING id`,
   ),
-  // The rows a payout covers, and those they cover in turn (a copy of a copy).
-  coveredBy: statement<{ orderId: string }>(
-    'covered-by',
-    `WITH RECURSIVE chain (order_id, batch_id) AS (
-       SELECT order_id, batch_id FROM payouts WHERE covered_by = @orderId AND state = 'covered'
-       UNION
-       SELECT p.order_id, p.batch_id FROM payouts p JOIN chain c ON p.covered_by = c.order_id
-       WHERE p.state = 'covered')
-     SELECT order_id, batch_id FROM chain`,
+  // The rows that name a payout as their cover, directly or through one another.
+  linkedTo: statement<{ orderId: string }>(
+    'linked-to',
+    `WITH RECURSIVE linked (order_id) AS (
+       SELECT order_id FROM payouts WHERE covered_by = @orderId
+       UNION SELECT p.order_id FROM payouts p JOIN linked l ON p.covered_by = l.order_id)
+     SELECT p.order_id AS "orderId", p.covered_by AS "coveredBy", p.state,
+       p.hold_reason AS "holdReason", p.batch_id AS "batchId", b.state AS "batchState"
+     FROM linked l JOIN payouts p ON p.order_id = l.order_id JOIN batches b ON b.id = p.batch_id`,
   ),
   coveringRow: statement<{ orderId: string }>(
     'covering-row',
@@ -455,32 +455,19 @@ export function rowsOn(tx: Runner, now: number | null) {
         }),
       );
     },
-    /**
-     * Covered follows its cover: the rows a payout covered, directly or through a covered
-     * copy, are held as repeats of it once it definitely did not pay, and a batch already
-     * done opens again (see the SQLite store's uncoverRowsOf).
-     */
+    /** Covered follows its cover (planUncover), inside the caller's transaction. */
     async uncoverRowsOf(orderId: string): Promise<void> {
-      const covered = await tx.rows<{ order_id: string; batch_id: number }, { orderId: string }>(
-        statements.coveredBy,
-        { orderId },
-      );
-      if (covered.length === 0) return;
+      const linked = await tx.rows<LinkedRow, { orderId: string }>(statements.linkedTo, {
+        orderId,
+      });
+      if (linked.length === 0) return;
       const [cover] = await tx.rows<CoveringRow, { orderId: string }>(statements.coveringRow, {
         orderId,
       });
       if (!cover) return;
-      const said = failedBeforeSaid(toCovering(cover));
-      for (const row of covered) {
-        await moveRow(
-          row.order_id,
-          'covered',
-          'held',
-          { holdReason: 'failed-before', coveredBy: orderId, said },
-          { code: 'auditCoverEnded', orderId, state: cover.state, said },
-        );
-        if ((await batchRow(row.batch_id))?.state === 'done') await moveBatch(row.batch_id, 'open');
-      }
+      const plan = planUncover(toCovering(cover), linked);
+      await this.applyPlan(plan.moves, plan.why);
+      for (const batchId of plan.reopen) await moveBatch(batchId, 'open');
     },
     auditById,
     auditMany,
