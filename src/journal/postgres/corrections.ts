@@ -8,7 +8,7 @@
 import { keptMessage } from '../kept-message.js';
 import { JournalError } from '../journal-error.js';
 import type { Said } from '../../messages/said.js';
-import { commandTarget, givenName } from '../../csv/given-name.js';
+import { givenName } from '../../csv/given-name.js';
 import { coveredSaid, type Covering } from '../admission.js';
 import {
   correctionCandidate,
@@ -55,75 +55,27 @@ import {
   type CoveringRow,
 } from '../sqlite/context.js';
 import { saidJson } from '../sqlite/rows.js';
+import type { PayoutParams } from '../sqlite/admitting.js';
+import {
+  repeatsOfPayoutsIn,
+  frozenSaid,
+  sameNameSaid,
+  standingRow,
+  toCopyRepeat,
+  toRepeatOfPayout,
+  type CopyRepeatRow,
+  type RepeatOfPayoutRow,
+  type StandingRowDb,
+} from '../sqlite/corrections.js';
 import type { AdmissionPlan } from '../rules/admission.js';
 import type { Runner } from './connection.js';
 import type { Rows } from './rows.js';
 import { AT, inList, statement } from './sql.js';
 
-type Repeat = CoveringRow & { row_id: string };
-
-/** A file's row and a payout it repeats unchanged. */
-type RepeatOfPayoutRow = Repeat & {
-  row_state: RowState;
-  last_sent_at: number | null;
-  updated_at: number;
-};
-
-/** A row as the store reads it for the rules on a batch's rows never sent. */
-interface StandingRowDb {
-  line: number;
-  order_id: string;
-  state: RowState;
-  hold_reason: HoldReason | null;
-  covered_by: string | null;
-  document: string;
-  value_cents: number;
-  reference: string | null;
-}
-
-/** A copy's row that repeats a payout, with both payees, and its amount. */
-type CopyRepeatRow = Repeat & {
-  row_cents: number;
-  row_pix_key: string;
-  row_name: string;
-  paid_pix_key: string;
-  paid_name: string;
-  paid_hold_reason: HoldReason | null;
-};
-
 type Copy = { copy: number; corrected: number };
 
-/**
- * Rows of batch @copy and the payouts each repeats unchanged (document, amount, Pix key),
- * among the payouts `payoutsWhere` names; in the file's order, then the oldest payout first.
- */
-const repeatsOfPayoutsIn = (payoutsWhere: string): string => `
-  SELECT r.order_id AS row_id, r.state AS row_state, ${COVERING_COLUMNS},
-    p.last_sent_at, p.updated_at
-  FROM payouts r
-  JOIN payouts p ON ${payoutsWhere} AND p.document = r.document
-    AND p.value_cents = r.value_cents AND p.pix_key = r.pix_key
-  JOIN batches b ON b.id = p.batch_id
-  WHERE r.batch_id = @copy
-  ORDER BY r.line, p.admitted_at, p.line`;
-
-/** A payout's row as admission writes it. */
-export interface PayoutValues {
-  now: number | null;
-  orderId: string;
-  batchId: number;
-  line: number;
-  value: number;
-  pixKeyType: number;
-  pixKey: string;
-  document: string;
-  cpfCnpj: string;
-  name: string;
-  email: string;
-  phone: string;
-  hash: Buffer;
-  reference: string | null;
-}
+/** A payout's row as admission writes it, dated by the journal's clock or the database's. */
+export type PayoutValues = Omit<PayoutParams, 'now'> & { now: number | null };
 
 const statements = {
   // A new payload takes the place of one the gateway never took (admission decided),
@@ -314,14 +266,6 @@ export async function takeOver(
   ]);
 }
 
-/** A row the store read, as the rules weigh it. */
-const standingRow = (row: StandingRowDb): StandingRow => ({
-  orderId: row.order_id,
-  state: row.state,
-  holdReason: row.hold_reason,
-  coveredBy: row.covered_by,
-});
-
 /** The rules on a whole batch, on one transaction (`tx`) and its rows. */
 export function correctionsOn(tx: Runner, rows: Rows) {
   /** A batch's rows never sent (UNSENT), in line order. */
@@ -469,30 +413,14 @@ export function correctionsOn(tx: Runner, rows: Rows) {
       nameKey: batch.name_key,
     });
     if (repeats.length === 0) return;
-    const target = commandTarget(batch.file_name, batchId, hintFlags);
-    const frozen: Said = {
-      code: 'heldForCopy',
-      ...target,
-      batchId,
-      at: batch.received_at,
-      earlierBatchId: latest.id,
-    };
+    const frozen = frozenSaid(batch, latest, hintFlags);
     const standing = (await unsentOf(latest.id)).map(standingRow);
     await rows.applyPlan(planFreeze(standing, frozen), { code: 'auditFrozen', said: frozen });
     const repeated = await tx.rows<
       { line: number; earlier_line: number; total: number },
       { batchId: number; earlier: number; listed: number }
     >(statements.repeatedLines, { batchId, earlier: latest.id, listed: 5 });
-    const said: Said = {
-      code: 'heldSameName',
-      file: givenName(latest.file_name),
-      batchId: latest.id,
-      at: latest.received_at,
-      newFile: target.file,
-      hintFlags: target.hintFlags,
-      repeats: repeated.map((row) => ({ line: row.line, earlierLine: row.earlier_line })),
-      moreRepeats: (repeated[0]?.total ?? 0) - repeated.length,
-    };
+    const said = sameNameSaid(batch, latest, hintFlags, repeated);
     await rows.holdQueuedRows(batchId, 'same-name', said, said);
   }
 
@@ -541,14 +469,7 @@ export function correctionsOn(tx: Runner, rows: Rows) {
     const copyRow = await rows.batchRow(copy);
     if (!copyRow) throw new JournalError('refused', `batch ${copy} is not in the journal`);
     const copyBatch = { id: copy, fileName: copyRow.file_name };
-    const repeats = (await copyRepeats(copy, corrected)).map((row) => ({
-      orderId: row.row_id,
-      cents: row.row_cents,
-      payee: { pixKey: row.row_pix_key, name: row.row_name },
-      paid: toCovering(row),
-      paidPayee: { pixKey: row.paid_pix_key, name: row.paid_name },
-      paidHoldReason: row.paid_hold_reason,
-    }));
+    const repeats = (await copyRepeats(copy, corrected)).map(toCopyRepeat);
     await rows.applyPlan(planRepeats(copyBatch, repeats, hintFlags), why);
     for (const line of heldLinesOnSent(await linesOnPayoutsOf(copy, corrected))) {
       const said = coveredSaid(line.payout);
@@ -606,13 +527,7 @@ export function correctionsOn(tx: Runner, rows: Rows) {
         : await tx.rows<RepeatOfPayoutRow, { copy: number }>(statements.repeatsOfFailedElsewhere, {
             copy,
           });
-    const repeats = found.map((row) => ({
-      orderId: row.row_id,
-      state: row.row_state,
-      payout: toCovering(row),
-      lastSentAt: row.last_sent_at,
-      updatedAt: row.updated_at,
-    }));
+    const repeats = found.map(toRepeatOfPayout);
     const since = 'since' in failedIn ? failedIn.since : null;
     await rows.applyPlan(planRepeatsOfFailed(repeats, hintFlags, since), {
       code: 'auditRepeatsFailed',

@@ -26,7 +26,7 @@ import type {
   PayoutInput,
 } from '../types.js';
 import { inTransaction, type Runner } from './connection.js';
-import { takeOver } from './corrections.js';
+import { takeOver, type PayoutValues } from './corrections.js';
 import { CLAIM_COLUMNS, rowsOn, toClaim, toPayout, type ClaimRow, type Rows } from './rows.js';
 import { AT, statement } from './sql.js';
 import type pg from 'pg';
@@ -74,23 +74,7 @@ const LEASE_PICKED = `
     .join(', ')}`;
 
 const statements = {
-  insertPayout: statement<
-    Now & {
-      orderId: string;
-      batchId: number;
-      line: number;
-      value: number;
-      pixKeyType: number;
-      pixKey: string;
-      document: string;
-      cpfCnpj: string;
-      name: string;
-      email: string;
-      phone: string;
-      hash: Buffer;
-      reference: string | null;
-    }
-  >(
+  insertPayout: statement<PayoutValues>(
     'insert-payout',
     `INSERT INTO payouts (order_id, batch_id, line, value_cents, pix_key_type, pix_key, document,
        cpf_cnpj, name, email, phone, payload_hash, admitted_at, state, updated_at, reference)

@@ -29,7 +29,9 @@ import {
   sendableRows,
   standingBatches,
   takenOverLines,
+  type CopyRepeat,
   type LineOnPayout,
+  type RepeatOfPayout,
 } from '../rules/correction.js';
 import { TURNED_DOWN } from '../rules/cover.js';
 import {
@@ -58,17 +60,18 @@ import { saidJson, type Rows } from './rows.js';
 
 export type Corrections = ReturnType<typeof createCorrections>;
 
+// The row shapes the PostgreSQL store reads alike (postgres/corrections.ts).
 type Repeat = CoveringRow & { row_id: string };
 
 /** A file's row and a payout it repeats unchanged. */
-type RepeatOfPayoutRow = Repeat & {
+export type RepeatOfPayoutRow = Repeat & {
   row_state: RowState;
   last_sent_at: number | null;
   updated_at: number;
 };
 
 /** A row as the store reads it for the rules on a batch's rows never sent. */
-interface StandingRowDb {
+export interface StandingRowDb {
   line: number;
   order_id: string;
   state: RowState;
@@ -80,7 +83,7 @@ interface StandingRowDb {
 }
 
 /** A copy's row that repeats a payout, with both payees, and its amount. */
-type CopyRepeatRow = Repeat & {
+export type CopyRepeatRow = Repeat & {
   row_cents: number;
   row_pix_key: string;
   row_name: string;
@@ -310,27 +313,11 @@ export function createCorrections({ db }: Context, rows: Rows) {
     const earlier = latest && { id: latest.id, receivedAt: latest.received_at };
     if (!latest || sameNameEarlier(file, earlier, newBatchAfterMs) === undefined) return;
     if (!statements.repeatsEarlierOfName.get({ batchId, nameKey: batch.name_key })) return;
-    const frozen: Said = {
-      code: 'heldForCopy',
-      ...commandTarget(batch.file_name, batchId, hintFlags),
-      batchId,
-      at: batch.received_at,
-      earlierBatchId: latest.id,
-    };
+    const frozen = frozenSaid(batch, latest, hintFlags);
     const standing = unsentOf(latest.id).map(standingRow);
     rows.applyPlan(planFreeze(standing, frozen), { code: 'auditFrozen', said: frozen });
     const repeated = statements.repeatedLines.all({ batchId, earlier: latest.id, listed: 5 });
-    const target = commandTarget(batch.file_name, batchId, hintFlags);
-    const said: Said = {
-      code: 'heldSameName',
-      file: givenName(latest.file_name),
-      batchId: latest.id,
-      at: latest.received_at,
-      newFile: target.file,
-      hintFlags: target.hintFlags,
-      repeats: repeated.map((row) => ({ line: row.line, earlierLine: row.earlier_line })),
-      moreRepeats: (repeated[0]?.total ?? 0) - repeated.length,
-    };
+    const said = sameNameSaid(batch, latest, hintFlags, repeated);
     rows.holdQueuedRows(batchId, 'same-name', said, said);
   }
 
@@ -369,14 +356,7 @@ export function createCorrections({ db }: Context, rows: Rows) {
     const copyRow = rows.batchRow(copy);
     if (!copyRow) throw new JournalError('refused', `batch ${copy} is not in the journal`);
     const copyBatch = { id: copy, fileName: copyRow.file_name };
-    const repeats = statements.copyRepeats.all({ copy, corrected }).map((row) => ({
-      orderId: row.row_id,
-      cents: row.row_cents,
-      payee: { pixKey: row.row_pix_key, name: row.row_name },
-      paid: toCovering(row),
-      paidPayee: { pixKey: row.paid_pix_key, name: row.paid_name },
-      paidHoldReason: row.paid_hold_reason,
-    }));
+    const repeats = statements.copyRepeats.all({ copy, corrected }).map(toCopyRepeat);
     rows.applyPlan(planRepeats(copyBatch, repeats, hintFlags), why);
     for (const line of heldLinesOnSent(linesOnPayoutsOf(copy, corrected))) {
       const said = coveredSaid(line.payout);
@@ -422,13 +402,7 @@ export function createCorrections({ db }: Context, rows: Rows) {
       'corrected' in failedIn
         ? statements.repeatsOfFailed.all({ copy, corrected: failedIn.corrected })
         : statements.repeatsOfFailedElsewhere.all({ copy })
-    ).map((row) => ({
-      orderId: row.row_id,
-      state: row.row_state,
-      payout: toCovering(row),
-      lastSentAt: row.last_sent_at,
-      updatedAt: row.updated_at,
-    }));
+    ).map(toRepeatOfPayout);
     const since = 'since' in failedIn ? failedIn.since : null;
     rows.applyPlan(planRepeatsOfFailed(repeats, hintFlags, since), {
       code: 'auditRepeatsFailed',
@@ -477,8 +451,59 @@ export function createCorrections({ db }: Context, rows: Rows) {
   };
 }
 
+/** What the rows of `latest` say while `batch`, named as it, waits for a person. */
+export const frozenSaid = (batch: BatchRow, latest: BatchRow, hintFlags: string): Said => ({
+  code: 'heldForCopy',
+  ...commandTarget(batch.file_name, batch.id, hintFlags),
+  batchId: batch.id,
+  at: batch.received_at,
+  earlierBatchId: latest.id,
+});
+
+/**
+ * What the rows of `batch` say, held as named as `latest`: the first lines it repeats
+ * (`repeated`, each with the count of all), and how many more.
+ */
+export function sameNameSaid(
+  batch: BatchRow,
+  latest: BatchRow,
+  hintFlags: string,
+  repeated: readonly { line: number; earlier_line: number; total: number }[],
+): Said {
+  const target = commandTarget(batch.file_name, batch.id, hintFlags);
+  return {
+    code: 'heldSameName',
+    file: givenName(latest.file_name),
+    batchId: latest.id,
+    at: latest.received_at,
+    newFile: target.file,
+    hintFlags: target.hintFlags,
+    repeats: repeated.map((row) => ({ line: row.line, earlierLine: row.earlier_line })),
+    moreRepeats: (repeated[0]?.total ?? 0) - repeated.length,
+  };
+}
+
+/** A copy's row that repeats a payout, as planRepeats weighs it. */
+export const toCopyRepeat = (row: CopyRepeatRow): CopyRepeat => ({
+  orderId: row.row_id,
+  cents: row.row_cents,
+  payee: { pixKey: row.row_pix_key, name: row.row_name },
+  paid: toCovering(row),
+  paidPayee: { pixKey: row.paid_pix_key, name: row.paid_name },
+  paidHoldReason: row.paid_hold_reason,
+});
+
+/** A file's row and a payout it repeats, as planRepeatsOfFailed weighs it. */
+export const toRepeatOfPayout = (row: RepeatOfPayoutRow): RepeatOfPayout => ({
+  orderId: row.row_id,
+  state: row.row_state,
+  payout: toCovering(row),
+  lastSentAt: row.last_sent_at,
+  updatedAt: row.updated_at,
+});
+
 /** A row the store read, as the rules weigh it. */
-function standingRow(row: StandingRowDb): StandingRow {
+export function standingRow(row: StandingRowDb): StandingRow {
   return {
     orderId: row.order_id,
     state: row.state,
@@ -492,7 +517,7 @@ function standingRow(row: StandingRowDb): StandingRow {
  * among the payouts `payoutsWhere` names (of the batch a copy corrects, or of any other
  * batch journaled since @since); in the file's order, then the oldest payout first.
  */
-function repeatsOfPayoutsIn(payoutsWhere: string): string {
+export function repeatsOfPayoutsIn(payoutsWhere: string): string {
   return `
     SELECT r.order_id AS row_id, r.state AS row_state, ${COVERING_COLUMNS},
       p.last_sent_at, p.updated_at
