@@ -19,7 +19,7 @@ import {
   balanceByBatch,
   type BalanceGroup,
 } from '../rules/holds.js';
-import type { HoldReason, RowState } from '../states.js';
+import type { HoldReason } from '../states.js';
 import { QUEUED_COLUMNS, type QueuedRow } from '../sqlite/admitting.js';
 import { toHeldRow, toHoldSummary, type HeldRowRow, type HoldsRow } from '../sqlite/reports.js';
 import {

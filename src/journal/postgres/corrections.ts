@@ -41,7 +41,6 @@ import {
   planThaw,
   UNSENT,
   type FrozenPayout,
-  type StandingRow,
 } from '../rules/freeze.js';
 import type { BatchState } from '../batch-states.js';
 import type { AdmissionRules, LineKind } from '../types.js';

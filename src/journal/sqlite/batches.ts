@@ -1,7 +1,7 @@
 /** The batches aggregate of the SQLite journal: files, their lines and their states. */
 import type { BatchState } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
-import type { HoldReason, RowState } from '../states.js';
+import type { HoldReason } from '../states.js';
 import type {
   JournalApproval,
   JournalBatches,
