@@ -41,6 +41,7 @@ const COMMANDS: Record<string, () => Promise<CommandBuilder>> = {
   get: async () => (await import('./commands/get.js')).getCommand,
   cashin: async () => (await import('./commands/cashin.js')).cashInCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
+  journal: async () => (await import('./commands/journal.js')).journalCommand,
 };
 
 /**
