@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withCheckDigits } from '../../src/domain/check-digits.js';
 import type { Journal } from '../../src/journal/journal.js';
+import { MIGRATIONS } from '../../src/journal/migrations.js';
 import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { copyJournal } from '../../src/journal/postgres/copy.js';
 import { openPostgresJournal } from '../../src/journal/postgres/open.js';
@@ -207,6 +208,46 @@ describe.skipIf(missing)('payouts journal copy', () => {
     const ids = orderIds();
     await withJournals(url, async (sqlite, copy) => {
       expect(await answersOf(copy, ids)).toEqual(await answersOf(sqlite, ids));
+    });
+  });
+
+  it("keeps a request's own text where its columns cannot give it back", async () => {
+    await workedHome();
+    const url = await postgres.made('written');
+    // As a journal from before SQLite's migration 17 may hold it: a field no column keeps.
+    const db = new Database(journalPath());
+    const { request } = db
+      .prepare(`SELECT request FROM payouts WHERE order_id = 'wait-0'`)
+      .get() as {
+      request: string;
+    };
+    const written = JSON.stringify({ ...JSON.parse(request), note: 'escrito à mão' }, null, 1);
+    db.prepare(`UPDATE payouts SET request_written = ? WHERE order_id = 'wait-0'`).run(written);
+    db.close();
+    expect((await runCli(['journal', 'copy', '--to', url], { env: home.env })).code).toBe(0);
+    await withJournals(url, async (sqlite, copy) => {
+      const kept = (await copy.payout('wait-0'))?.request;
+      expect(kept).toEqual((await sqlite.payout('wait-0'))?.request);
+      expect(kept).toMatchObject({ note: 'escrito à mão', orderId: 'wait-0' });
+    });
+  });
+
+  it('brings an older SQLite journal up to date first, as every command does', async () => {
+    await workedHome();
+    const url = await postgres.made('older');
+    // The journal as SQLite's version 25 left it: its poll index before migration 26.
+    const db = new Database(journalPath());
+    db.exec(`DROP INDEX payouts_by_poll_due;
+      CREATE INDEX payouts_by_next_poll ON payouts (next_poll_at) WHERE state = 'pending';`);
+    db.pragma('user_version = 25');
+    db.close();
+    const copied = await runCli(['journal', 'copy', '--to', url], { env: home.env });
+    expect(copied.code, copied.stderr).toBe(0);
+    const after = new Database(journalPath(), { readonly: true });
+    expect(after.pragma('user_version', { simple: true })).toBe(MIGRATIONS.at(-1)?.version);
+    after.close();
+    await withJournals(url, async (sqlite, copy) => {
+      expect(await copy.countsByState()).toEqual(await sqlite.countsByState());
     });
   });
 

@@ -76,6 +76,9 @@ export type CopyOutcome =
       batches: BatchCompared[];
     };
 
+/** A schema this copy does not map: a bug of this payouts, said as one, never the database's. */
+class Unmapped extends Error {}
+
 class Differs extends Error {
   constructor(readonly outcome: CopyOutcome & { kind: 'differs' }) {
     super('the copy differs from the journal');
@@ -101,7 +104,7 @@ export async function copyJournal(
     const version = sqlite.pragma('user_version', { simple: true }) as number;
     const latest = MIGRATIONS.at(-1)?.version ?? 0;
     if (version !== latest) {
-      throw new Error(`the journal ${path} is at schema ${version}, the copy reads ${latest}`);
+      throw new Unmapped(`the journal ${path} is at schema ${version}, the copy reads ${latest}`);
     }
     const unknown = (
       sqlite.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as {
@@ -109,7 +112,7 @@ export async function copyJournal(
       }[]
     ).filter(({ name }) => !NOT_COPIED.has(name) && !TABLES.some((t) => t.table === name));
     if (unknown.length > 0) {
-      throw new Error(`${unknown.map((t) => t.name).join(', ')}: tables the copy does not know`);
+      throw new Unmapped(`${unknown.map((t) => t.name).join(', ')}: tables the copy does not know`);
     }
     // One snapshot of the file for every read below.
     sqlite.exec('BEGIN');
@@ -156,6 +159,7 @@ export async function copyJournal(
     });
   } catch (error) {
     if (error instanceof Differs) return error.outcome;
+    if (error instanceof Unmapped) throw error;
     throw journalErrorOf(error, address);
   } finally {
     sqlite.close();
@@ -202,7 +206,7 @@ async function columnsOf(
     .map((column) => column.name)
     .filter((name) => !twins.has(name) && !KEPT_IN_OTHERS.has(`${table}.${name}`));
   if (lost.length > 0) {
-    throw new Error(`${table}.${lost.join(', ')}: no column of the PostgreSQL journal keeps it`);
+    throw new Unmapped(`${table}.${lost.join(', ')}: no column of the PostgreSQL journal keeps it`);
   }
   return rows.map((row) => ({ name: row.name, boolean: row.type === 'boolean' }));
 }
