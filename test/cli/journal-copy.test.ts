@@ -351,3 +351,23 @@ describe.skipIf(missing)('payouts journal copy', () => {
     });
   });
 });
+
+describe('payouts journal copy, its command line', () => {
+  const folder = useTempFolder();
+  const env = () => sandboxHome(folder(), 'http://127.0.0.1:9').env;
+
+  it('says a missing --to as a usage error, in the command line it takes', async () => {
+    const missingTo = await runCli(['journal', 'copy'], { env: env() });
+    expect(missingTo.code).toBe(64);
+    expect(missingTo.stderr).toMatch(/^payouts journal: .*'--to <url>'.*payouts journal --help/);
+  });
+
+  it('refuses a --to that is not a PostgreSQL URL, without printing it', async () => {
+    const refused = await runCli(['journal', 'copy', '--to', `mysql://ana:${PASSWORD}@db/x`], {
+      env: { ...env(), PAYOUTS_LANGUAGE: 'pt-BR' },
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('recebe a URL de um banco PostgreSQL');
+    expect(refused.stdout + refused.stderr).not.toContain(PASSWORD);
+  });
+});
