@@ -771,7 +771,7 @@ const help: HelpTexts = {
       description: "the home's journal: copy it into PostgreSQL",
       copy: {
         description:
-          "copy this home's SQLite journal into an empty PostgreSQL database, exactly, in one transaction; compare rows and sums by state and by batch; change nothing in the SQLite journal",
+          "copy this home's SQLite journal into an empty PostgreSQL database, exactly, in one transaction; compare rows and sums by state and by batch; the SQLite journal is only read (brought up to date first, as by any command)",
         options: { to: 'the URL of the empty PostgreSQL database (postgres://…)' },
         after:
           "\nStop the daemon and cron's runs first: a run holding the home folder is refused, and so is a database that is not empty.\nExit 0 copied, 1 nothing written (each says why).\n" +

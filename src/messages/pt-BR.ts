@@ -835,7 +835,7 @@ const help: HelpTexts = {
       description: 'o diário da pasta: copiá-lo para o PostgreSQL',
       copy: {
         description:
-          'copia o diário SQLite desta pasta para um banco PostgreSQL vazio, exatamente, numa só transação; compara linhas e somas por estado e por lote; não muda nada no diário SQLite',
+          'copia o diário SQLite desta pasta para um banco PostgreSQL vazio, exatamente, numa só transação; compara linhas e somas por estado e por lote; o diário SQLite é só lido (atualizado antes, como por qualquer comando)',
         options: { to: 'a URL do banco PostgreSQL vazio (postgres://…)' },
         after:
           '\nPare antes o serviço e as execuções do cron: uma execução que trava a pasta é recusada, e também um banco que não está vazio.\nSaída 0 copiado, 1 nada escrito (cada uma diz por quê).\n' +
