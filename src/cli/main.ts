@@ -41,6 +41,7 @@ const COMMANDS: Record<string, () => Promise<CommandBuilder>> = {
   get: async () => (await import('./commands/get.js')).getCommand,
   cashin: async () => (await import('./commands/cashin.js')).cashInCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
+  journal: async () => (await import('./commands/journal.js')).journalCommand,
 };
 
 /**
@@ -74,15 +75,19 @@ function buildProgram(io: CliIo, builders: readonly CommandBuilder[], help: Help
     .configureHelp(helpIn(help))
     .configureOutput(outputTo(io))
     .exitOverride();
+  // Each command's help lists --config, --json and --quiet too: its examples use them. A
+  // command's own subcommands (journal copy) are said and end the same way.
+  const settle = (command: Command): Command => {
+    command
+      .helpOption('-h, --help', help.helpOption)
+      .configureOutput(outputTo(io))
+      .exitOverride()
+      .configureHelp({ ...helpIn(help), showGlobalOptions: true });
+    command.commands.forEach(settle);
+    return command;
+  };
   for (const command of builders.map((build) => build(io, help))) {
-    // Each command's help lists --config, --json and --quiet too: its examples use them.
-    program.addCommand(
-      command
-        .helpOption('-h, --help', help.helpOption)
-        .configureOutput(outputTo(io))
-        .exitOverride()
-        .configureHelp({ ...helpIn(help), showGlobalOptions: true }),
-    );
+    program.addCommand(settle(command));
   }
   return program;
 }

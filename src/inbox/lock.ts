@@ -20,7 +20,7 @@ const RETRY_MS = 1_000;
 const DAEMON_SETTLED_MS = 60 * 60 * 1000;
 
 /** The commands that work on a home folder, one at a time. */
-export type HomeCommand = 'run' | 'watch';
+export type HomeCommand = 'run' | 'watch' | 'journal copy';
 
 export interface HomeLock {
   release(): Promise<void>;

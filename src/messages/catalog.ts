@@ -107,6 +107,7 @@ export interface HelpTexts {
       | 'qrOut'
     >;
     demo: CommandHelp;
+    journal: Pick<CommandHelp, 'description'> & { copy: CommandHelp<'to'> };
   };
   /** A value the parser refused, by what was expected. */
   expected: {

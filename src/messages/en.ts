@@ -528,6 +528,26 @@ const said: SaidTexts = {
     `Fill one row per payment (Valor as 1.234,56; CPF/CNPJ with or without its dots; Tipo de chave and ID do pagamento may stay empty), then ${SAVE_AS_CSV.replace('save it again', 'save it')}, and check it with: payouts validate "${path}"`,
   templateExists: ({ path }) =>
     `payouts template: ${path} already exists: nothing was written (give another name, or remove it first)`,
+  journalCopyNotPostgres: () =>
+    'payouts journal copy: --to takes the URL of a PostgreSQL database, as postgres://user:password@host:5432/payouts: nothing copied',
+  journalCopyBusy: ({ command, pid, host, since }) =>
+    `payouts journal copy: another payouts process (${command === null ? '' : `payouts ${command}, `}pid ${pid} on ${host}, since ${new Date(since).toISOString()}) is working on this home folder: nothing copied, for a copy of a journal being written would not be exact. Stop it (the daemon, cron's runs), then copy again.`,
+  journalCopyStarted: ({ from, to }) =>
+    `Copying the journal ${from} into ${to}, in one transaction: cut short, it leaves the database empty.`,
+  journalCopyCopied: ({ batches, payouts, lines, audit, events, journalId }) =>
+    `Copied: ${batches} ${batches === 1 ? 'batch' : 'batches'}, ${plural(payouts, 'payout')}, ${lines} ${lines === 1 ? 'line that is not a payout' : 'lines that are not payouts'}, ${audit} ${audit === 1 ? 'audit entry' : 'audit entries'}, ${plural(events, 'batch event')}; the journal keeps its identity (${journalId}), so its orderIds and its loss check go on as before.`,
+  journalCopyCompared: ({ batches }) =>
+    `Rows and sums by state, in SQLite and in PostgreSQL (and in ${batches === 1 ? 'the one batch with payouts' : `each of the ${batches} batches with payouts`}, the same in both):`,
+  journalCopyState: ({ state, sqlite, postgres }) =>
+    `${state.padEnd(12)} ${String(sqlite.count).padStart(8)} ${formatCents(sqlite.cents).padStart(18)}   ${String(postgres.count).padStart(8)} ${formatCents(postgres.cents).padStart(18)}`,
+  journalCopyNext: ({ address }) =>
+    `Next: on every host of this home, set journal to the database's URL (PAYOUTS_JOURNAL=${address}, its password as you gave it), then start payouts again. The SQLite journal stays as it was and is no longer written: keep it as a record, and never run payouts on it again.`,
+  journalCopyNotEmpty: ({ address, tables, schema }) =>
+    `payouts journal copy: the database ${address} is not empty (${tables.length > 0 ? `tables with rows: ${tables.join(', ')}` : `a journal of schema version ${schema}`}): nothing was written. Copy into a new, empty database (CREATE DATABASE payouts).`,
+  journalCopyDiffers: ({ address, batches }) =>
+    `payouts journal copy: the copy in ${address} did not hold the same rows and sums as the journal${batches.length > 0 ? ` (batches ${batches.join(', ')})` : ''}: it was rolled back, nothing was written. Report this; the journal is unchanged.`,
+  journalCopyLockLost: () =>
+    'payouts journal copy: the home folder lock was lost while copying (this process stalled, or another took it over): the copy was rolled back, nothing was written. Copy again.',
 };
 
 /** `--help` as commander writes it in English, and our commands' own words. */
@@ -746,6 +766,17 @@ const help: HelpTexts = {
       after:
         '\nNo real money moves. Each demo gets a fresh home folder under <home>/demo/.\n' +
         '\nExample:\n  npm start        # the same as: payouts demo',
+    },
+    journal: {
+      description: "the home's journal: copy it into PostgreSQL",
+      copy: {
+        description:
+          "copy this home's SQLite journal into an empty PostgreSQL database, exactly, in one transaction; compare rows and sums by state and by batch; the SQLite journal is only read (brought up to date first, as by any command)",
+        options: { to: 'the URL of the empty PostgreSQL database (postgres://…)' },
+        after:
+          "\nStop the daemon and cron's runs first: a run holding the home folder is refused, and so is a database that is not empty.\nExit 0 copied, 1 nothing written (each says why).\n" +
+          '\nExample:\n  payouts journal copy --to postgres://payouts@db.interno:5432/payouts',
+      },
     },
   },
   expected: {

@@ -581,6 +581,26 @@ const said: SaidTexts = {
     `Preencha uma linha por pagamento (Valor como 1.234,56; CPF/CNPJ com ou sem os pontos; Tipo de chave e ID do pagamento podem ficar vazios), depois ${SALVAR_COMO_CSV.replace('salve-o de novo', 'salve-o')}, e confira-o com: payouts validate "${path}"`,
   templateExists: ({ path }) =>
     `payouts template: ${path} já existe: nada foi escrito (dê outro nome, ou apague-o antes)`,
+  journalCopyNotPostgres: () =>
+    'payouts journal copy: --to recebe a URL de um banco PostgreSQL, como postgres://usuario:senha@servidor:5432/payouts: nada foi copiado',
+  journalCopyBusy: ({ command, pid, host, since }) =>
+    `payouts journal copy: outro processo do payouts (${command === null ? '' : `payouts ${command}, `}pid ${pid} em ${host}, desde ${new Date(since).toISOString()}) está trabalhando nesta pasta: nada foi copiado, pois a cópia de um diário sendo escrito não seria exata. Pare-o (o serviço, as execuções do cron) e copie de novo.`,
+  journalCopyStarted: ({ from, to }) =>
+    `Copiando o diário ${from} para ${to}, numa só transação: interrompida, ela deixa o banco vazio.`,
+  journalCopyCopied: ({ batches, payouts, lines, audit, events, journalId }) =>
+    `Copiados: ${many(batches, 'lote', 'lotes')}, ${pagamentos(payouts)}, ${many(lines, 'linha que não é pagamento', 'linhas que não são pagamentos')}, ${many(audit, 'registro de auditoria', 'registros de auditoria')}, ${many(events, 'evento de lote', 'eventos de lote')}; o diário mantém sua identidade (${journalId}), então seus IDs de pagamento e a verificação de perda seguem como antes.`,
+  journalCopyCompared: ({ batches }) =>
+    `Linhas e somas por estado, no SQLite e no PostgreSQL (e em ${batches === 1 ? 'o único lote com pagamentos' : `cada um dos ${batches} lotes com pagamentos`}, iguais nos dois):`,
+  journalCopyState: ({ state, sqlite, postgres }) =>
+    `${ESTADOS[state].padEnd(12)} ${String(sqlite.count).padStart(8)} ${formatCents(sqlite.cents).padStart(18)}   ${String(postgres.count).padStart(8)} ${formatCents(postgres.cents).padStart(18)}`,
+  journalCopyNext: ({ address }) =>
+    `A seguir: em cada servidor desta pasta, defina journal com a URL do banco (PAYOUTS_JOURNAL=${address}, com a senha como você a deu) e inicie o payouts de novo. O diário SQLite fica como estava e não é mais escrito: guarde-o como registro e nunca mais rode o payouts nele.`,
+  journalCopyNotEmpty: ({ address, tables, schema }) =>
+    `payouts journal copy: o banco ${address} não está vazio (${tables.length > 0 ? `tabelas com linhas: ${tables.join(', ')}` : `um diário na versão de esquema ${schema}`}): nada foi escrito. Copie para um banco novo e vazio (CREATE DATABASE payouts).`,
+  journalCopyDiffers: ({ address, batches }) =>
+    `payouts journal copy: a cópia em ${address} não tinha as mesmas linhas e somas do diário${batches.length > 0 ? ` (lotes ${batches.join(', ')})` : ''}: foi desfeita, nada foi escrito. Relate isto; o diário não mudou.`,
+  journalCopyLockLost: () =>
+    'payouts journal copy: a trava da pasta foi perdida durante a cópia (este processo parou, ou outro a tomou): a cópia foi desfeita, nada foi escrito. Copie de novo.',
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */
@@ -810,6 +830,17 @@ const help: HelpTexts = {
       after:
         '\nNenhum dinheiro real é movido. Cada demonstração tem uma pasta de trabalho nova em <home>/demo/.\n' +
         '\nExemplo:\n  npm start        # o mesmo que: payouts demo',
+    },
+    journal: {
+      description: 'o diário da pasta: copiá-lo para o PostgreSQL',
+      copy: {
+        description:
+          'copia o diário SQLite desta pasta para um banco PostgreSQL vazio, exatamente, numa só transação; compara linhas e somas por estado e por lote; o diário SQLite é só lido (atualizado antes, como por qualquer comando)',
+        options: { to: 'a URL do banco PostgreSQL vazio (postgres://…)' },
+        after:
+          '\nPare antes o serviço e as execuções do cron: uma execução que trava a pasta é recusada, e também um banco que não está vazio.\nSaída 0 copiado, 1 nada escrito (cada uma diz por quê).\n' +
+          '\nExemplo:\n  payouts journal copy --to postgres://payouts@db.interno:5432/payouts',
+      },
     },
   },
   expected: {

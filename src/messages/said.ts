@@ -485,7 +485,32 @@ export type Said =
   // `payouts template`.
   | { code: 'templateWritten'; path: string }
   | { code: 'templateHowToFill'; path: string }
-  | { code: 'templateExists'; path: string };
+  | { code: 'templateExists'; path: string }
+  // payouts journal copy: a home's journal moved to PostgreSQL.
+  | { code: 'journalCopyNotPostgres' }
+  | { code: 'journalCopyBusy'; command: string | null; pid: number; host: string; since: number }
+  | { code: 'journalCopyStarted'; from: string; to: string }
+  | {
+      code: 'journalCopyCopied';
+      batches: number;
+      payouts: number;
+      lines: number;
+      audit: number;
+      events: number;
+      journalId: string;
+    }
+  | { code: 'journalCopyCompared'; batches: number }
+  | { code: 'journalCopyState'; state: RowState; sqlite: Tally; postgres: Tally }
+  | { code: 'journalCopyNext'; address: string }
+  | { code: 'journalCopyNotEmpty'; address: string; tables: string[]; schema: number }
+  | { code: 'journalCopyDiffers'; address: string; batches: number[] }
+  | { code: 'journalCopyLockLost' };
+
+/** Rows and their sum in cents, as a copy of the journal compares them. */
+export interface Tally {
+  count: number;
+  cents: number;
+}
 
 export type SaidCode = Said['code'];
 

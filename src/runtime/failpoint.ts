@@ -22,7 +22,9 @@ export type Failpoint =
   /** The journal is about to commit a chunk of what a file brings in. */
   | 'admitting-chunk'
   /** An unknown row just marked `sending` again for a re-send; the request has not left. */
-  | 'after-resend-commit';
+  | 'after-resend-commit'
+  /** A copy of the journal has written a chunk into PostgreSQL; nothing is committed. */
+  | 'copying-chunk';
 
 const [armedName, armedCount, armedAction] = (process.env[FAILPOINT_VARIABLE] ?? '').split(':');
 let reached = 0;

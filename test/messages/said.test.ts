@@ -592,6 +592,51 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   templateWritten: { code: 'templateWritten', path: '/home/ana/pagamentos.csv' },
   templateHowToFill: { code: 'templateHowToFill', path: '/home/ana/pagamentos.csv' },
   templateExists: { code: 'templateExists', path: '/home/ana/pagamentos.csv' },
+  journalCopyNotPostgres: { code: 'journalCopyNotPostgres' },
+  journalCopyBusy: {
+    code: 'journalCopyBusy',
+    command: 'watch',
+    pid: 4242,
+    host: 'pagamentos-1',
+    since: Date.UTC(2026, 10, 27, 7),
+  },
+  journalCopyStarted: {
+    code: 'journalCopyStarted',
+    from: '/srv/payouts/journal.db',
+    to: 'postgres://payouts:***@db.interno:5432/payouts',
+  },
+  journalCopyCopied: {
+    code: 'journalCopyCopied',
+    batches: 12,
+    payouts: 1,
+    lines: 3,
+    audit: 1,
+    events: 2,
+    journalId: '6f1c2a4e-0000-4000-8000-000000000001',
+  },
+  journalCopyCompared: { code: 'journalCopyCompared', batches: 12 },
+  journalCopyState: {
+    code: 'journalCopyState',
+    state: 'paid',
+    sqlite: { count: 1200, cents: 123_456_78 },
+    postgres: { count: 1200, cents: 123_456_78 },
+  },
+  journalCopyNext: {
+    code: 'journalCopyNext',
+    address: 'postgres://payouts:***@db.interno:5432/payouts',
+  },
+  journalCopyNotEmpty: {
+    code: 'journalCopyNotEmpty',
+    address: 'postgres://payouts:***@db.interno:5432/payouts',
+    tables: ['batches', 'notes'],
+    schema: 2,
+  },
+  journalCopyDiffers: {
+    code: 'journalCopyDiffers',
+    address: 'postgres://payouts:***@db.interno:5432/payouts',
+    batches: [3],
+  },
+  journalCopyLockLost: { code: 'journalCopyLockLost' },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */
@@ -660,6 +705,19 @@ describe('what the reading of a file says', () => {
     );
     expect(say(pt, SAMPLES.rowsRepeatInFile)).toContain(
       'retida para uma pessoa decidir: idêntica à linha 2 deste arquivo',
+    );
+  });
+
+  it("says a journal's copy in Portuguese plurals, its amounts as reais", () => {
+    expect(say(pt, SAMPLES.journalCopyCopied)).toMatch(
+      /^Copiados: 12 lotes, 1 pagamento, 3 linhas que não são pagamentos, 1 registro de auditoria, 2 eventos de lote;/,
+    );
+    expect(say(en, SAMPLES.journalCopyCopied)).toMatch(
+      /^Copied: 12 batches, 1 payout, 3 lines that are not payouts, 1 audit entry, 2 batch events;/,
+    );
+    expect(say(pt, SAMPLES.journalCopyState)).toMatch(/^pago\s+1200\s+R\$ 123\.456,78\s+1200/);
+    expect(say(pt, { ...SAMPLES.journalCopyCompared, batches: 1 })).toContain(
+      'o único lote com pagamentos',
     );
   });
 

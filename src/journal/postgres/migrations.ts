@@ -160,4 +160,12 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       );
     `,
   },
+  {
+    version: 2,
+    sql: `
+      -- SQLite's request_written (its migration 17): the request's own text, for a row its
+      -- columns cannot give back to the byte; a journal copied from SQLite keeps it.
+      ALTER TABLE payouts ADD COLUMN request_written text;
+    `,
+  },
 ];

@@ -45,7 +45,7 @@ export interface PostgresJournalOptions {
 }
 
 /** The URL as a person reads it: its password left out. */
-function addressOf(url: string): string {
+export function addressOf(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = '***';
   return parsed.href;
@@ -127,28 +127,42 @@ const statements = {
 };
 
 async function migrate(pool: pg.Pool, address: string): Promise<number> {
-  for (const migration of POSTGRES_MIGRATIONS) {
-    await inTransaction(pool, async (tx) => {
-      await tx.rows(statements.migrationLock, {});
-      // Read under the lock: another host may have migrated meanwhile.
-      const [{ kept } = { kept: false }] = await tx.rows<{ kept: boolean }, object>(
-        statements.schemaKept,
-        {},
-      );
-      const [{ version } = { version: 0 }] = kept
-        ? await tx.rows<{ version: number }, object>(statements.schemaVersion, {})
-        : [];
-      if (version > LATEST_POSTGRES_SCHEMA) {
-        throw new JournalError('newer-schema', newerSchema(address, version));
-      }
-      if (migration.version <= version) return;
-      await tx.client.query(migration.sql);
-      await tx.client.query('UPDATE schema_version SET version = $1 WHERE id = 1', [
-        migration.version,
-      ]);
-    });
-  }
+  await inTransaction(pool, (tx) => migrateWithin(tx, address));
   return LATEST_POSTGRES_SCHEMA;
+}
+
+/**
+ * Brings the schema up to date inside the caller's transaction, under the migrations' lock
+ * (held until it ends): a newer schema refused. A copy creates the schema and fills it in
+ * one transaction this way.
+ */
+export async function migrateWithin(
+  tx: Runner & { client: pg.PoolClient },
+  address: string,
+): Promise<void> {
+  const version = await schemaWithin(tx);
+  if (version > LATEST_POSTGRES_SCHEMA) {
+    throw new JournalError('newer-schema', newerSchema(address, version));
+  }
+  for (const migration of POSTGRES_MIGRATIONS.filter((m) => m.version > version)) {
+    await tx.client.query(migration.sql);
+    await tx.client.query('UPDATE schema_version SET version = $1 WHERE id = 1', [
+      migration.version,
+    ]);
+  }
+}
+
+/** The schema version of the database (0: no journal's schema), read under the migrations' lock. */
+export async function schemaWithin(tx: Runner): Promise<number> {
+  await tx.rows(statements.migrationLock, {});
+  const [{ kept } = { kept: false }] = await tx.rows<{ kept: boolean }, object>(
+    statements.schemaKept,
+    {},
+  );
+  const [{ version } = { version: 0 }] = kept
+    ? await tx.rows<{ version: number }, object>(statements.schemaVersion, {})
+    : [];
+  return version;
 }
 
 function newerSchema(address: string, schema: number): string {

@@ -35,7 +35,7 @@ import { AT, statement } from './sql.js';
 
 /** The request's fields as columns, and the request they give back. */
 export const REQUEST_COLUMNS =
-  'order_id, value_cents, pix_key_type, pix_key, cpf_cnpj, name, email, phone';
+  'order_id, value_cents, pix_key_type, pix_key, cpf_cnpj, name, email, phone, request_written';
 
 export interface RequestRow {
   order_id: string;
@@ -46,10 +46,17 @@ export interface RequestRow {
   name: string;
   email: string;
   phone: string;
+  /** The request's own text, kept (copied from SQLite) where the columns cannot give it back. */
+  request_written: string | null;
 }
 
 /** The request as journaled, in the reader's key order (toCashOutRequest). */
-export const requestOf = (row: RequestRow): CashOutRequest => ({
+export const requestOf = (row: RequestRow): CashOutRequest =>
+  row.request_written === null
+    ? requestOfColumns(row)
+    : (JSON.parse(row.request_written) as CashOutRequest);
+
+const requestOfColumns = (row: RequestRow): CashOutRequest => ({
   value: row.value_cents,
   pixKeyType: row.pix_key_type,
   pixKey: row.pix_key,
