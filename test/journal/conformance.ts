@@ -368,6 +368,10 @@ export function describeJournal(
         message: null,
         attempts: 0,
       });
+      // Its next send is the fixed request, not the one the gateway refused.
+      await journal.finishBatch(second, { ...batch, state: 'open' });
+      const [again] = await journal.claimToSend('a', 10, 60_000);
+      expect(again).toMatchObject({ orderId: 'p-1', request: { value: 1234 } });
       // Every change of its state, the take-over too, is a move the transition table allows.
       const moves = (await journal.history('p-1')).flatMap(({ from, to }) =>
         from === null ? [] : [`${from} -> ${to}`],
