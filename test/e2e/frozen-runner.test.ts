@@ -133,6 +133,37 @@ describe.each(JOURNAL_STORES)(
       expect(await givenBack()).toBe(ROWS);
     });
 
+    it('stopped (SIGSTOP) once its first payout is in the ledger, holding claimed rows, past its lease: once woken it pays nobody twice', async () => {
+      // One request at a time, each slow: the run holds a claimed row beside the one in flight.
+      sandbox.setFaults({ latencyMs: 300, operations: ['createCashOut'] });
+      const runEnv = { ...env, PAYOUTS_CONCURRENCY: '1' };
+      const child = spawn(process.execPath, [BIN, 'run', '--json'], {
+        env: cleanEnv(runEnv),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      frozen = child;
+      let stdout = '';
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      for (let i = 0; i < 2000 && sandbox.ledger().length === 0; i++) await delay(5);
+      child.kill('SIGSTOP');
+      const paidBeforeStop = sandbox.ledger().length;
+      expect(paidBeforeStop).toBeGreaterThan(0);
+      expect(paidBeforeStop).toBeLessThan(ROWS);
+      expect(await rowsIn('sending')).toBeGreaterThan(0);
+      sandbox.setFaults({ latencyMs: 0 });
+      await takeOver();
+      child.kill('SIGCONT');
+      const code = await exited;
+      frozen = undefined;
+      expectEachOnce();
+      // Woken, it counts in its summary what the journal holds: each row once, none sent twice.
+      expect(code).toBe(3);
+      const summary = JSON.parse(stdout) as { files: { rows: Record<string, number> }[] };
+      expect(summary.files).toMatchObject([{ rows: { pending: ROWS } }]);
+      expect(await rowsIn('queued', 'sending', 'unknown')).toBe(0);
+    });
+
     it('frozen right after marking a re-send, its row taken over and sent by another run: on waking it does not send it', async () => {
       // Every create fails before it commits: the rows are unknown, then sent again within
       // the run once not found twice after the grace period; it freezes at the first re-send.
