@@ -31,8 +31,8 @@ export function engineFor<J>(
     owner: workerName(),
     // A claim must not end while its request may still be on its way.
     leaseMs: longestRequestMs,
-    // Never shorter than a claim: a request must be over before its row may go again.
-    graceMs: Math.max(config.resendGrace, longestRequestMs),
+    // From the lease's end, not the send: a paused process's request may leave late in its lease.
+    graceMs: longestRequestMs + config.resendGrace,
     maxUnreachable: 8,
     pollPolicy: options.pollPolicy,
     ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),
