@@ -37,6 +37,10 @@ export function engineFor<J>(
     pollPolicy: options.pollPolicy,
     ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),
     admission: { duplicateWindowMs: config.duplicateWindow, hintFlags: options.hintFlags ?? '' },
+    onClaimTooOld: (orderId, ageMs, kept) =>
+      options.note(
+        `payout ${orderId} not sent: its claim was ${Math.round(ageMs / 1000)} s old when its request was to leave, past half its lease (${longestRequestMs / 2000} s): this process was stopped or paused; ${kept ? 'given back unsent' : 'another run had taken it over'}`,
+      ),
   };
   const deps: EngineDeps<J> = {
     journal,

@@ -61,6 +61,8 @@ describe.each(JOURNAL_STORES)(
     ): Promise<{
       child: ChildProcess;
       exited: Promise<number | null>;
+      /** The lines it said of rows it did not send because it was paused. */
+      pausedLines: () => string[];
     }> => {
       const child = spawn(process.execPath, [BIN, 'run'], {
         env: cleanEnv({ ...runEnv, PAYOUTS_FAILPOINT: `${point}:1:stop` }),
@@ -73,7 +75,9 @@ describe.each(JOURNAL_STORES)(
       for (let i = 0; i < 2000 && !stderr.includes('stopped (SIGSTOP)'); i++) await delay(10);
       expect(stderr).toContain(`failpoint ${point}: stopped (SIGSTOP)`);
       expect(sandbox.ledger()).toHaveLength(0);
-      return { child, exited };
+      const pausedLines = () =>
+        stderr.split('\n').filter((line) => /^payout \S+ not sent/.test(line));
+      return { child, exited, pausedLines };
     };
 
     /** Another run takes the frozen one's rows over, then reruns until each row is sent. */
@@ -110,17 +114,21 @@ describe.each(JOURNAL_STORES)(
     };
 
     it('frozen past its lease and lock, its rows taken over and sent by another run: on waking it sends none of them', async () => {
-      const { child, exited } = await freezeAt('after-sending-commit');
+      const { child, exited, pausedLines } = await freezeAt('after-sending-commit');
       expect(await rowsIn('sending')).toBe(ROWS);
       await takeOver();
       child.kill('SIGCONT');
       await exited;
       frozen = undefined;
       expectEachOnce();
+      expect(pausedLines().length).toBeGreaterThan(0);
+      expect(pausedLines().filter((line) => !line.includes('another run had taken it'))).toEqual(
+        [],
+      );
     });
 
     it('frozen past its lease with no other run: on waking it gives its rows back and sends each once', async () => {
-      const { child, exited } = await freezeAt('after-sending-commit');
+      const { child, exited, pausedLines } = await freezeAt('after-sending-commit');
       expect(await rowsIn('sending')).toBe(ROWS);
       // The lease running out is a wait on the real clock, looked at in the journal.
       for (let i = 0; i < 1000 && (await leasedSending()) > 0; i++) await delay(10);
@@ -131,6 +139,12 @@ describe.each(JOURNAL_STORES)(
       expectEachOnce();
       expect(await rowsIn('queued', 'sending', 'unknown')).toBe(0);
       expect(await givenBack()).toBe(ROWS);
+      // One line a row, saying so.
+      expect(pausedLines()).toHaveLength(ROWS);
+      expect(pausedLines()[0]).toMatch(
+        /^payout f-\d+ not sent: its claim was \d+ s old when its request was to leave/,
+      );
+      expect(pausedLines().filter((line) => !line.includes('given back unsent'))).toEqual([]);
     });
 
     /**
