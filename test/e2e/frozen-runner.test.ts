@@ -54,30 +54,38 @@ describe.each(JOURNAL_STORES)(
         (payout) => payout.state === 'sending' && (payout.leaseUntil ?? 0) > Date.now(),
       ).length;
 
-    /** A run that freezes itself the first time it reaches `point`; its exit, later. */
+    /**
+     * A run that freezes itself the first time it reaches `point`, the gateway having made
+     * `paid` payouts by then; its exit, later.
+     */
     const freezeAt = async (
-      point: 'after-sending-commit' | 'after-resend-commit',
+      point: 'after-sending-commit' | 'after-resend-commit' | 'before-answer-commit',
       runEnv = env,
+      paid = 0,
     ): Promise<{
       child: ChildProcess;
       exited: Promise<number | null>;
+      /** What it printed: its summary, as `--json` says it. */
+      stdout: () => string;
       /** The lines it said of rows it did not send because it was paused. */
       pausedLines: () => string[];
     }> => {
-      const child = spawn(process.execPath, [BIN, 'run'], {
+      const child = spawn(process.execPath, [BIN, 'run', '--json'], {
         env: cleanEnv({ ...runEnv, PAYOUTS_FAILPOINT: `${point}:1:stop` }),
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
       frozen = child;
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let stdout = '';
       let stderr = '';
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
       child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       for (let i = 0; i < 2000 && !stderr.includes('stopped (SIGSTOP)'); i++) await delay(10);
       expect(stderr).toContain(`failpoint ${point}: stopped (SIGSTOP)`);
-      expect(sandbox.ledger()).toHaveLength(0);
+      expect(sandbox.ledger()).toHaveLength(paid);
       const pausedLines = () =>
         stderr.split('\n').filter((line) => /^payout \S+ not sent/.test(line));
-      return { child, exited, pausedLines };
+      return { child, exited, stdout: () => stdout, pausedLines };
     };
 
     /** Another run takes the frozen one's rows over, then reruns until each row is sent. */
@@ -147,40 +155,13 @@ describe.each(JOURNAL_STORES)(
       expect(pausedLines().filter((line) => !line.includes('given back unsent'))).toEqual([]);
     });
 
-    /**
-     * SIGSTOPs `child` while it waits on a create, every payout the ledger holds journaled:
-     * never in a commit, which would hold the journal's write lock for as long as it is
-     * stopped.
-     */
-    const stopWhileWaiting = async (child: ChildProcess): Promise<void> => {
-      for (let i = 0; i < 2000; i++) {
-        const created = sandbox.ledger().length;
-        const counts = (await store.read(home, countsOf)) ?? {};
-        if (created > 0 && counts.pending === created && (counts.sending ?? 0) > 0) {
-          child.kill('SIGSTOP');
-          // No answer left the sandbox between the look and the stop: nothing is being written.
-          if (sandbox.ledger().length === created) return;
-          child.kill('SIGCONT');
-        }
-        await delay(5);
-      }
-      throw new Error('the run never waited on a create with its answers journaled');
-    };
-
-    it('stopped (SIGSTOP) mid-batch with a create on its way, past its lease, its rows taken over: once woken it pays nobody twice', async () => {
-      // One request at a time, each slow, so that it is stopped with one on its way, and
-      // mostly a row claimed beside it (held only while requests take under a second).
-      sandbox.setFaults({ latencyMs: 200, operations: ['createCashOut'] });
-      const child = spawn(process.execPath, [BIN, 'run', '--json'], {
-        env: cleanEnv({ ...env, PAYOUTS_CONCURRENCY: '1' }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      frozen = child;
-      let stdout = '';
-      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-      await stopWhileWaiting(child);
-      sandbox.setFaults({ latencyMs: 0 });
+    it('frozen once its first payout is in the ledger, before it is journaled, the next row claimed: once woken it pays nobody twice', async () => {
+      // One request at a time: beside the one answered, the next row is claimed ahead.
+      const { child, exited, stdout } = await freezeAt(
+        'before-answer-commit',
+        { ...env, PAYOUTS_CONCURRENCY: '1' },
+        1,
+      );
       await takeOver();
       child.kill('SIGCONT');
       const code = await exited;
@@ -188,7 +169,7 @@ describe.each(JOURNAL_STORES)(
       expectEachOnce();
       // Woken, its summary counts what the journal holds: each row once, every one pending.
       expect(code).toBe(3);
-      const summary = JSON.parse(stdout) as { files: { rows: Record<string, number> }[] };
+      const summary = JSON.parse(stdout()) as { files: { rows: Record<string, number> }[] };
       expect(summary.files).toMatchObject([{ rows: { pending: ROWS } }]);
       expect(await rowsIn('queued', 'sending', 'unknown')).toBe(0);
     });
