@@ -31,12 +31,16 @@ export function engineFor<J>(
     owner: workerName(),
     // A claim must not end while its request may still be on its way.
     leaseMs: longestRequestMs,
-    // Never shorter than a claim: a request must be over before its row may go again.
-    graceMs: Math.max(config.resendGrace, longestRequestMs),
+    // From the lease's end, not the send: a paused process's request may leave late in its lease.
+    graceMs: longestRequestMs + config.resendGrace,
     maxUnreachable: 8,
     pollPolicy: options.pollPolicy,
     ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),
     admission: { duplicateWindowMs: config.duplicateWindow, hintFlags: options.hintFlags ?? '' },
+    onClaimTooOld: (orderId, ageMs, kept) =>
+      options.note(
+        `payout ${orderId} not sent: its claim was ${Math.round(ageMs / 1000)} s old when its request was to leave, past half its lease (${longestRequestMs / 2000} s): this process was stopped or paused; ${kept ? 'given back unsent' : 'another run had taken it over'}`,
+      ),
   };
   const deps: EngineDeps<J> = {
     journal,

@@ -94,7 +94,7 @@ export const ConfigSchema = z.strictObject({
     'time allowed for the whole answer, headers and body, however slowly it comes: every request ends at the latest connectTimeout + requestTimeout after it starts (its deadline); a create with no complete answer is ambiguous, and looked up',
   ),
   resendGrace: duration.describe(
-    'time after a send before a payout the gateway says it does not have (twice) may be sent again, with its own orderId: a request may still be in flight at the gateway when the first lookup misses it',
+    "time after the end of a send's lease (a request's deadline with a margin: connectTimeout + 2 × requestTimeout + 2s) before a payout the gateway says it does not have (twice) may be sent again, with its own orderId: a request may still be in flight at the gateway when the first lookup misses it, or leave late from a process paused while it held the row",
   ),
   followTimeout: durationOrZero.describe(
     'how long `payouts run` follows pending payouts (polling each by transactionId) before it writes results and exits; what is still pending is picked up by the next run; `0` does not follow; `--follow-timeout` overrides it for one run',

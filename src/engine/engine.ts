@@ -81,6 +81,11 @@ export interface EngineOptions {
   postbackUrl?: string;
   /** The cover rule, checked again as rows are claimed (see claimToSend). */
   admission?: AdmissionRules;
+  /**
+   * A row not sent because its claim was `ageMs` old when its request was to leave (see
+   * claimFreshEnough); `kept`: still this run's, so given back; else another run took it.
+   */
+  onClaimTooOld?: (orderId: string, ageMs: number, kept: boolean) => void;
 }
 
 /** A claimed row and what its answer means for it. */
@@ -175,9 +180,11 @@ export async function sendQueued(
       });
       return;
     }
-    if (!claimFreshEnough(at, deps.elapsed(), options.leaseMs)) {
+    const leaving = deps.elapsed();
+    if (!claimFreshEnough(at, leaving, options.leaseMs)) {
       // Fenced: a row another run took over stays its own; one still ours is queued again.
-      await journal.unclaim([claim], FROZEN_REASON);
+      const kept = (await journal.unclaim([claim], FROZEN_REASON)) > 0;
+      options.onClaimTooOld?.(claim.orderId, leaving - at, kept);
       return;
     }
     const answer = await pool.ask((call) =>
@@ -400,11 +407,14 @@ async function resend(
     return { kind: 'stillUnknown' };
   failpoint('after-resend-commit');
   await journal.sendable();
-  if (!claimFreshEnough(markedAt, deps.elapsed(), options.leaseMs)) {
+  const leaving = deps.elapsed();
+  if (!claimFreshEnough(markedAt, leaving, options.leaseMs)) {
     // Unknown again, its lookups from the start: a row another run took over stays its own.
     // Its English until `move` takes a value too.
     const reason = sayInEnglish(FROZEN_REASON);
-    await journal.move(claim.orderId, claim.fence, 'unknown', reason, {}, { release: true });
+    const release = { release: true };
+    const kept = await journal.move(claim.orderId, claim.fence, 'unknown', reason, {}, release);
+    options.onClaimTooOld?.(claim.orderId, leaving - markedAt, kept);
     return { kind: 'stillUnknown' };
   }
   let decision = decideSend(

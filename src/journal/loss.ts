@@ -81,7 +81,7 @@ export function describeBehind(found: FoundAtGateway): string {
 
 /** Said once recovery begins: how every payout is sent from now on. */
 export function recoveryNote(what: string): string {
-  return `recovery: ${what}. From now on every payout is looked up at the gateway by its orderId before its first send from this journal: found, its transaction is adopted; not found twice and resendGrace after now, it is sent.`;
+  return `recovery: ${what}. From now on every payout is looked up at the gateway by its orderId before its first send from this journal: found, its transaction is adopted; not found twice, and a lease and resendGrace after now, it is sent.`;
 }
 
 /** How to put a good copy of the journal back, in its store's own way, as a person reads it. */
@@ -99,6 +99,6 @@ export function waysOn(restore: string): string {
   return (
     `Either restore the right journal, ${restore}, ` +
     `or run "payouts run --recover": from then on this journal looks every payout up at the gateway by its orderId before its first send ` +
-    `(found: its transaction is adopted; not found twice and resendGrace after recovery began: sent).`
+    `(found: its transaction is adopted; not found twice, and a lease and resendGrace after recovery began: sent).`
   );
 }

@@ -54,26 +54,38 @@ describe.each(JOURNAL_STORES)(
         (payout) => payout.state === 'sending' && (payout.leaseUntil ?? 0) > Date.now(),
       ).length;
 
-    /** A run that freezes itself the first time it reaches `point`; its exit, later. */
+    /**
+     * A run that freezes itself the first time it reaches `point`, the gateway having made
+     * `paid` payouts by then; its exit, later.
+     */
     const freezeAt = async (
-      point: 'after-sending-commit' | 'after-resend-commit',
+      point: 'after-sending-commit' | 'after-resend-commit' | 'before-answer-commit',
       runEnv = env,
+      paid = 0,
     ): Promise<{
       child: ChildProcess;
       exited: Promise<number | null>;
+      /** What it printed: its summary, as `--json` says it. */
+      stdout: () => string;
+      /** The lines it said of rows it did not send because it was paused. */
+      pausedLines: () => string[];
     }> => {
-      const child = spawn(process.execPath, [BIN, 'run'], {
+      const child = spawn(process.execPath, [BIN, 'run', '--json'], {
         env: cleanEnv({ ...runEnv, PAYOUTS_FAILPOINT: `${point}:1:stop` }),
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
       frozen = child;
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let stdout = '';
       let stderr = '';
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
       child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       for (let i = 0; i < 2000 && !stderr.includes('stopped (SIGSTOP)'); i++) await delay(10);
       expect(stderr).toContain(`failpoint ${point}: stopped (SIGSTOP)`);
-      expect(sandbox.ledger()).toHaveLength(0);
-      return { child, exited };
+      expect(sandbox.ledger()).toHaveLength(paid);
+      const pausedLines = () =>
+        stderr.split('\n').filter((line) => /^payout \S+ not sent/.test(line));
+      return { child, exited, stdout: () => stdout, pausedLines };
     };
 
     /** Another run takes the frozen one's rows over, then reruns until each row is sent. */
@@ -110,17 +122,21 @@ describe.each(JOURNAL_STORES)(
     };
 
     it('frozen past its lease and lock, its rows taken over and sent by another run: on waking it sends none of them', async () => {
-      const { child, exited } = await freezeAt('after-sending-commit');
+      const { child, exited, pausedLines } = await freezeAt('after-sending-commit');
       expect(await rowsIn('sending')).toBe(ROWS);
       await takeOver();
       child.kill('SIGCONT');
       await exited;
       frozen = undefined;
       expectEachOnce();
+      expect(pausedLines().length).toBeGreaterThan(0);
+      expect(pausedLines().filter((line) => !line.includes('another run had taken it'))).toEqual(
+        [],
+      );
     });
 
     it('frozen past its lease with no other run: on waking it gives its rows back and sends each once', async () => {
-      const { child, exited } = await freezeAt('after-sending-commit');
+      const { child, exited, pausedLines } = await freezeAt('after-sending-commit');
       expect(await rowsIn('sending')).toBe(ROWS);
       // The lease running out is a wait on the real clock, looked at in the journal.
       for (let i = 0; i < 1000 && (await leasedSending()) > 0; i++) await delay(10);
@@ -131,6 +147,31 @@ describe.each(JOURNAL_STORES)(
       expectEachOnce();
       expect(await rowsIn('queued', 'sending', 'unknown')).toBe(0);
       expect(await givenBack()).toBe(ROWS);
+      // One line a row, saying so.
+      expect(pausedLines()).toHaveLength(ROWS);
+      expect(pausedLines()[0]).toMatch(
+        /^payout f-\d+ not sent: its claim was \d+ s old when its request was to leave/,
+      );
+      expect(pausedLines().filter((line) => !line.includes('given back unsent'))).toEqual([]);
+    });
+
+    it('frozen once its first payout is in the ledger, before it is journaled, the next row claimed: once woken it pays nobody twice', async () => {
+      // One request at a time: beside the one answered, the next row is claimed ahead.
+      const { child, exited, stdout } = await freezeAt(
+        'before-answer-commit',
+        { ...env, PAYOUTS_CONCURRENCY: '1' },
+        1,
+      );
+      await takeOver();
+      child.kill('SIGCONT');
+      const code = await exited;
+      frozen = undefined;
+      expectEachOnce();
+      // Woken, its summary counts what the journal holds: each row once, every one pending.
+      expect(code).toBe(3);
+      const summary = JSON.parse(stdout()) as { files: { rows: Record<string, number> }[] };
+      expect(summary.files).toMatchObject([{ rows: { pending: ROWS } }]);
+      expect(await rowsIn('queued', 'sending', 'unknown')).toBe(0);
     });
 
     it('frozen right after marking a re-send, its row taken over and sent by another run: on waking it does not send it', async () => {
