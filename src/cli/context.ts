@@ -224,9 +224,9 @@ function mixedGateways(bound: GatewayKind, home: string): string {
  * A journal read only (the home's, or its view), or exit 1 with a sentence naming it: a
  * damaged or unopenable journal is the operator's to look at, never an `unexpected error`.
  */
-export function openHomeJournal(path: string, now: () => number): Journal {
+export async function openHomeJournal(path: string, now: () => number): Promise<Journal> {
   try {
-    return openJournalReadOnly(sqliteJournalAt(path), now);
+    return await openJournalReadOnly(sqliteJournalAt(path), now);
   } catch (error) {
     throw homeJournalFailure(error);
   }

@@ -83,7 +83,7 @@ export async function openJournalForWork(
   let open: Marker | undefined;
   try {
     before = judgeBeforeOpen({
-      store: journalState(location),
+      store: await journalState(location),
       marker,
       homeHasHistory: options.historyFolders.some(hasFiles),
     });
@@ -93,7 +93,7 @@ export async function openJournalForWork(
         lossMessage(describeLoss(before, path, { marker }), restore),
       );
     }
-    journal = openJournal(location, {
+    journal = await openJournal(location, {
       now: options.now,
       onSending: (highWater) => open?.cover(highWater) ?? Promise.resolve(),
     });
@@ -172,8 +172,8 @@ export async function readJournal(
   home: Pick<OpenForWorkOptions, 'home' | 'historyFolders'>,
   now: () => number,
 ): Promise<{ journal: Journal | undefined; loss: string | undefined }> {
-  const state = journalState(location);
-  const journal = state === 'absent' ? undefined : openJournalReadOnly(location, now);
+  const state = await journalState(location);
+  const journal = state === 'absent' ? undefined : await openJournalReadOnly(location, now);
   try {
     return { journal, loss: await lossOf(journal, state, location, home) };
   } catch (error) {

@@ -18,7 +18,7 @@ describe('a claim outlives its request', () => {
     [{ PAYOUTS_CONNECT_TIMEOUT: '30s', PAYOUTS_REQUEST_TIMEOUT: '5m' }],
   ])('the lease and the grace period cover the request deadline (%j)', async (env) => {
     const { config } = loadConfig({ env });
-    const journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
+    const journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     const client = clientFor('http://127.0.0.1:9');
     try {
       const { engine } = engineFor(journal, client, config, {

@@ -30,13 +30,13 @@ describe.each(JOURNAL_STORES)('a cron run beside the daemon, the journal in %s',
     const { home, env } = store.home(folder(), sandbox.url);
     expect((await runCli(['run'], { env })).code).toBe(0);
     const me = { holder: 'the other one', host: hostname(), pid: process.pid, command };
-    const then = store.open(home, { now: () => Date.now() - heldForMs });
+    const then = await store.open(home, { now: () => Date.now() - heldForMs });
     try {
       expect(await then.takeLock('home', me, 30_000, () => true)).toEqual({ taken: true });
     } finally {
       await then.close();
     }
-    const now = store.open(home);
+    const now = await store.open(home);
     try {
       expect(await now.renewLock('home', me.holder)).toBe(true);
     } finally {
