@@ -4,6 +4,21 @@
  */
 import type { JournalLocation } from './journal.js';
 
+/** Whether `text` names a PostgreSQL database (the `journal` setting's one form). */
+export function isPostgresUrl(text: string): boolean {
+  if (!/^postgres(ql)?:\/\//.test(text)) return false;
+  try {
+    return new URL(text).pathname.length > 1;
+  } catch {
+    return false;
+  }
+}
+
+/** The journal the `journal` setting names: none, the SQLite file of the home (`homeFile`). */
+export function journalLocationOf(setting: string | null, homeFile: string): JournalLocation {
+  return setting === null ? { kind: 'sqlite', path: homeFile } : { kind: 'postgres', url: setting };
+}
+
 /** Where the journal is, as a person finds it, before it is opened. */
 export function journalAddress(location: JournalLocation): string {
   return location.kind === 'sqlite' ? location.path : postgresAddress(location.url);

@@ -58,6 +58,8 @@ export interface OpenForWorkOptions {
   note?: (text: string) => void;
   /** The journal's clock. */
   now: () => number;
+  /** Requests in flight at once: a journal on a server sizes its connections from it. */
+  concurrency?: number;
 }
 
 export async function openJournalForWork(
@@ -95,6 +97,7 @@ export async function openJournalForWork(
     }
     journal = await openJournal(location, {
       now: options.now,
+      ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
       onSending: (highWater) => open?.cover(highWater) ?? Promise.resolve(),
     });
   } catch (error) {

@@ -295,7 +295,7 @@ async function journalCheck(folders: Folders, context: Context): Promise<Check> 
 
 async function readJournalCheck(folders: Folders, context: Context): Promise<Check> {
   const name = 'journal';
-  const { journal, loss } = await readJournalOf(folders, context.io.clock.now);
+  const { journal, loss } = await readJournalOf(folders, context.config, context.io.clock.now);
   try {
     if (loss !== undefined) return { name, level: 'fail', detail: loss };
     if (journal === undefined) {

@@ -1,0 +1,79 @@
+import { copyFileSync, existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { journalState } from '../../src/journal/open.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { runCli } from '../support/cli.js';
+import { useTempFolder } from '../support/files.js';
+import { sandboxHome } from '../support/home.js';
+import { TOKEN, closedPort, ledgerCounts } from '../support/gateway.js';
+import { postgresMissing, usePostgres } from '../support/postgres.js';
+import { WAITS_ON_POSTGRES } from '../support/journal-stores.js';
+
+const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
+/** In every URL these tests give: it must be printed nowhere (the test cluster trusts loopback). */
+const PASSWORD = 'pg-s3cr3t-pw';
+
+const postgresAbsent = postgresMissing();
+(postgresAbsent ? describe.skip : describe)(
+  `payouts run with the journal on PostgreSQL${postgresAbsent ? ` (skipped: ${postgresAbsent})` : ''}`,
+  () => {
+    const postgres = usePostgres();
+    const folder = useTempFolder();
+    let sandbox: Sandbox;
+    let home: string;
+    let env: Record<string, string>;
+    beforeEach(async () => {
+      sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
+      ({ home, env } = sandboxHome(folder(), sandbox.url, {
+        PAYOUTS_FOLLOW_TIMEOUT: '0',
+        PAYOUTS_INBOX_SETTLE: '1ms',
+      }));
+    });
+    afterEach(() => sandbox.close());
+
+    const withPassword = (url: string) => Object.assign(new URL(url), { password: PASSWORD }).href;
+    const drop = (name: string) => copyFileSync(join(SAMPLES, name), join(home, 'inbox', name));
+
+    it('leaves the file in the inbox while the database is away, naming the server without its password', async () => {
+      const database = await postgres.made('away');
+      const { hostname, pathname } = new URL(database);
+      const port = await closedPort();
+      const away = Object.assign(new URL(withPassword(database)), { port: String(port) }).href;
+      drop('payroll-2026-11.csv');
+
+      const first = await runCli(['run'], { env: { ...env, PAYOUTS_JOURNAL: away } });
+      expect(first.code, first.stderr).toBe(1);
+      expect(first.stderr).toContain(
+        `the journal's database postgres://postgres@${hostname}:${port}${pathname} cannot be reached (ECONNREFUSED`,
+      );
+      expect(`${first.stdout}${first.stderr}`).not.toContain(PASSWORD);
+      expect(readdirSync(join(home, 'inbox'))).toEqual(['payroll-2026-11.csv']);
+      expect(sandbox.ledger()).toHaveLength(0);
+      // Nor was a journal made in the home instead.
+      expect(existsSync(join(home, 'journal.db'))).toBe(false);
+    });
+
+    it.skipIf(WAITS_ON_POSTGRES.has('a run pays a file once, and a second run of it nobody'))(
+      'a run pays a file once, and a second run of it nobody',
+      async () => {
+        const url = withPassword(await postgres.made('pays'));
+        drop('payroll-2026-11.csv');
+        const first = await runCli(['run'], { env: { ...env, PAYOUTS_JOURNAL: url } });
+        expect(first.code, first.stderr).toBe(3); // pending: the sandbox does not settle them
+        expect(`${first.stdout}${first.stderr}`).not.toContain(PASSWORD);
+        expect(await journalState({ kind: 'postgres', url })).toBe('present');
+        expect(existsSync(join(home, 'journal.db'))).toBe(false);
+        expect(sandbox.ledger()).toHaveLength(6);
+        expect(readdirSync(join(home, 'results'))).toHaveLength(1);
+
+        drop('payroll-2026-11.csv');
+        const again = await runCli(['run'], { env: { ...env, PAYOUTS_JOURNAL: url } });
+        expect(`${again.stdout}${again.stderr}`).not.toContain(PASSWORD);
+        expect(sandbox.ledger()).toHaveLength(6);
+        expect([...ledgerCounts(sandbox).values()].every((n) => n === 1)).toBe(true);
+      },
+    );
+  },
+);
