@@ -2,7 +2,9 @@ import { copyFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { journalState } from '../../src/journal/open.js';
+import pg from 'pg';
+import { journalState, openJournal } from '../../src/journal/open.js';
+import { LATEST_POSTGRES_SCHEMA } from '../../src/journal/postgres/open.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
@@ -53,6 +55,51 @@ const postgresAbsent = postgresMissing();
       expect(sandbox.ledger()).toHaveLength(0);
       // Nor was a journal made in the home instead.
       expect(existsSync(join(home, 'journal.db'))).toBe(false);
+    });
+
+    it('refuses a database a newer payouts wrote: exit 1, one sentence naming both versions, the file left in the inbox', async () => {
+      const database = await postgres.made('newer');
+      await (await openJournal({ kind: 'postgres', url: database })).close();
+      const client = new pg.Client({ connectionString: database });
+      await client.connect();
+      await client.query('UPDATE schema_version SET version = 99');
+      await client.end();
+      drop('payroll-2026-11.csv');
+      const { hostname, port, pathname } = new URL(database);
+      const refused = await runCli(['run'], {
+        env: { ...env, PAYOUTS_JOURNAL: withPassword(database) },
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe(
+        `payouts: the journal postgres://postgres@${hostname}:${port}${pathname} is at schema version 99, newer than this program knows (${LATEST_POSTGRES_SCHEMA}): use a newer payouts (payouts --version says which this is). Nothing was sent\n`,
+      );
+      expect(readdirSync(join(home, 'inbox'))).toEqual(['payroll-2026-11.csv']);
+      expect(sandbox.ledger()).toHaveLength(0);
+    });
+
+    it('payouts doctor names the journal on PostgreSQL: its server, version and schema, never its password', async () => {
+      const database = await postgres.made('doctor');
+      const { hostname, port, pathname } = new URL(database);
+      const address = `postgres://postgres@${hostname}:${port}${pathname}`;
+      const up = { ...env, PAYOUTS_JOURNAL: withPassword(database) };
+      const before = await runCli(['doctor'], { env: up });
+      expect(before.stdout).toMatch(
+        new RegExp(`^ok {4}journal: none yet: the first run makes it in ${address}$`, 'm'),
+      );
+      await (await openJournal({ kind: 'postgres', url: database })).close();
+      const after = await runCli(['doctor'], { env: up });
+      expect(after.stdout).toMatch(
+        new RegExp(
+          `^ok {4}journal: ${address}: PostgreSQL \\d+\\.\\d+.* through node-postgres, schema ${LATEST_POSTGRES_SCHEMA} \\(current\\), has sent nothing yet$`,
+          'm',
+        ),
+      );
+      expect(after.stdout).toMatch(
+        new RegExp(`^ {2}journal = "${address}" {2}\\(PAYOUTS_JOURNAL\\)$`, 'm'),
+      );
+      const json = await runCli(['doctor', '--json'], { env: up });
+      for (const output of [before, after, json])
+        expect(`${output.stdout}${output.stderr}`).not.toContain(PASSWORD);
     });
 
     it.skipIf(WAITS_ON_POSTGRES.has('a run pays a file once, and a second run of it nobody'))(
