@@ -1,14 +1,12 @@
 import { copyFileSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { journalState, openJournal } from '../../src/journal/open.js';
 import { LATEST_POSTGRES_SCHEMA } from '../../src/journal/postgres/open.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
-import { useTempFolder } from '../support/files.js';
-import { sandboxHome } from '../support/home.js';
+import { usePendingSandboxHome } from '../support/home.js';
 import { TOKEN, closedPort, ledgerCounts } from '../support/gateway.js';
 import { postgresMissing, usePostgres } from '../support/postgres.js';
 import { WAITS_ON_POSTGRES } from '../support/journal-stores.js';
@@ -22,23 +20,14 @@ const postgresAbsent = postgresMissing();
   `payouts run with the journal on PostgreSQL${postgresAbsent ? ` (skipped: ${postgresAbsent})` : ''}`,
   () => {
     const postgres = usePostgres();
-    const folder = useTempFolder();
-    let sandbox: Sandbox;
-    let home: string;
-    let env: Record<string, string>;
-    beforeEach(async () => {
-      sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
-      ({ home, env } = sandboxHome(folder(), sandbox.url, {
-        PAYOUTS_FOLLOW_TIMEOUT: '0',
-        PAYOUTS_INBOX_SETTLE: '1ms',
-      }));
-    });
-    afterEach(() => sandbox.close());
+    const made = usePendingSandboxHome();
 
     const withPassword = (url: string) => Object.assign(new URL(url), { password: PASSWORD }).href;
-    const drop = (name: string) => copyFileSync(join(SAMPLES, name), join(home, 'inbox', name));
+    const drop = (name: string) =>
+      copyFileSync(join(SAMPLES, name), join(made().home, 'inbox', name));
 
     it('leaves the file in the inbox while the database is away, naming the server without its password', async () => {
+      const { sandbox, home, env } = made();
       const database = await postgres.made('away');
       const { hostname, pathname } = new URL(database);
       const port = await closedPort();
@@ -73,6 +62,7 @@ const postgresAbsent = postgresMissing();
     });
 
     it('refuses a database a newer payouts wrote: exit 1, one sentence naming both versions, the file left in the inbox', async () => {
+      const { sandbox, home, env } = made();
       const database = await postgres.made('newer');
       await (await openJournal({ kind: 'postgres', url: database })).close();
       const client = new pg.Client({ connectionString: database });
@@ -93,6 +83,7 @@ const postgresAbsent = postgresMissing();
     });
 
     it('payouts doctor names the journal on PostgreSQL: its server, version and schema, never its password', async () => {
+      const { env } = made();
       const database = await postgres.made('doctor');
       const { hostname, port, pathname } = new URL(database);
       const address = `postgres://postgres@${hostname}:${port}${pathname}`;
@@ -120,6 +111,7 @@ const postgresAbsent = postgresMissing();
     it.skipIf('a run pays a file once, and a second run of it nobody' in WAITS_ON_POSTGRES)(
       'a run pays a file once, and a second run of it nobody',
       async () => {
+        const { sandbox, home, env } = made();
         const url = withPassword(await postgres.made('pays'));
         drop('payroll-2026-11.csv');
         const first = await runCli(['run'], { env: { ...env, PAYOUTS_JOURNAL: url } });
