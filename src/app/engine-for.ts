@@ -8,7 +8,7 @@ import type { EngineDeps, EngineOptions } from '../engine/engine.js';
 import { createGatewayPool } from '../engine/pool.js';
 import type { Doorbell } from '../engine/follow.js';
 import { requestDeadlineMs, type GatewayClient } from '../gateway/client.js';
-import { workerName } from '../runtime/worker-name.js';
+import { hostNameOf, workerName } from '../runtime/worker-name.js';
 import type { PassOptions } from './pass.js';
 
 /** The engine's dependencies and options for this process, from the config. */
@@ -28,7 +28,7 @@ export function engineFor<J>(
     config.requestTimeout +
     2_000;
   const engine: EngineOptions = {
-    owner: workerName(),
+    owner: workerName(hostNameOf(config.hostName)),
     // A claim must not end while its request may still be on its way.
     leaseMs: longestRequestMs,
     // From the lease's end, not the send: a paused process's request may leave late in its lease.

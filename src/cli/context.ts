@@ -12,8 +12,13 @@ import { createLogger, logLevelOf, type Logger } from '../runtime/logger.js';
 import { languageOf, localeSource } from '../messages/language.js';
 import { userNameOf, type Folders } from '../inbox/folders.js';
 import { explainJournalFailure } from '../journal/failures.js';
-import type { GatewayKind, Journal, JournalGateway } from '../journal/journal.js';
-import { openJournalReadOnly, sqliteJournalAt } from '../journal/open.js';
+import type { GatewayKind, Journal, JournalGateway, JournalLocation } from '../journal/journal.js';
+import {
+  journalAddress,
+  journalState,
+  openJournalReadOnly,
+  sqliteJournalAt,
+} from '../journal/open.js';
 import { ExitError } from './exit-error.js';
 import type { CliIo } from '../runtime/io.js';
 
@@ -224,9 +229,9 @@ function mixedGateways(bound: GatewayKind, home: string): string {
  * A journal read only (the home's, or its view), or exit 1 with a sentence naming it: a
  * damaged or unopenable journal is the operator's to look at, never an `unexpected error`.
  */
-export function openHomeJournal(path: string, now: () => number): Journal {
+export async function openHomeJournal(path: string, now: () => number): Promise<Journal> {
   try {
-    return openJournalReadOnly(sqliteJournalAt(path), now);
+    return await openJournalReadOnly(sqliteJournalAt(path), now);
   } catch (error) {
     throw homeJournalFailure(error);
   }
@@ -242,13 +247,17 @@ export function homeJournalFailure(error: unknown): unknown {
  * For a command that reads what earlier runs did: a mistyped home folder must not be
  * created empty and reported as having nothing to do.
  */
-export function requireJournal(verb: string, folders: Folders): void {
-  if (!existsSync(folders.journal)) {
-    throw new ExitError(
-      1,
-      `payouts ${verb}: no journal at ${folders.journal}: nothing has run in this home folder yet (is home, or PAYOUTS_HOME, right?)`,
-    );
-  }
+export async function requireJournal(verb: string, location: JournalLocation): Promise<void> {
+  const absent =
+    location.kind === 'sqlite'
+      ? !existsSync(location.path)
+      : (await journalState(location)) === 'absent';
+  if (!absent) return;
+  const which =
+    location.kind === 'sqlite'
+      ? 'nothing has run in this home folder yet (is home, or PAYOUTS_HOME, right?)'
+      : 'nothing has run with this database yet (is journal, or PAYOUTS_JOURNAL, right?)';
+  throw new ExitError(1, `payouts ${verb}: no journal at ${journalAddress(location)}: ${which}`);
 }
 
 /**

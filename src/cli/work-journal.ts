@@ -10,7 +10,8 @@ import { ClockBehindError, refuseClockBehind } from '../journal/clock-behind.js'
 import type { Journal } from '../journal/journal.js';
 import { JournalLossError, openJournalForWork, readJournal } from '../journal/open-for-work.js';
 import { markerIn } from '../journal/marker.js';
-import { sqliteJournalAt } from '../journal/open.js';
+import { journalLocationOf } from '../journal/location.js';
+import type { JournalLocation } from '../journal/journal.js';
 import { homeJournalFailure, requireJournal, requireOwnHome, type Output } from './context.js';
 import { ExitError } from './exit-error.js';
 
@@ -21,18 +22,28 @@ import { ExitError } from './exit-error.js';
  */
 export async function readHomeJournal(
   folders: Folders,
+  config: Pick<Config, 'journal'>,
   now: () => number,
 ): ReturnType<typeof readJournal> {
   try {
-    return await readJournal(sqliteJournalAt(folders.journal), homeOf(folders), now);
+    return await readJournal(homeJournalAt(folders, config), homeOf(folders), now);
   } catch (error) {
     throw homeJournalFailure(error);
   }
 }
 
 /** Read-only (doctor): the same, a journal that cannot be read thrown as it failed. */
-export function readJournalOf(folders: Folders, now: () => number): ReturnType<typeof readJournal> {
-  return readJournal(sqliteJournalAt(folders.journal), homeOf(folders), now);
+export function readJournalOf(
+  folders: Folders,
+  config: Pick<Config, 'journal'>,
+  now: () => number,
+): ReturnType<typeof readJournal> {
+  return readJournal(homeJournalAt(folders, config), homeOf(folders), now);
+}
+
+/** Where this home's journal is: the `journal` setting's database, or the home's own file. */
+export function homeJournalAt(folders: Folders, config: Pick<Config, 'journal'>): JournalLocation {
+  return journalLocationOf(config.journal, folders.journal);
 }
 
 /** The home's marker, and the folders whose files show it has worked before. */
@@ -47,19 +58,21 @@ export async function openWorkJournal(
   verb: string,
   folders: Folders,
   out: Output,
-  config: Pick<Config, 'language' | 'timeZone'>,
+  config: Pick<Config, 'language' | 'timeZone' | 'journal' | 'concurrency'>,
   options: { now: () => number; recover?: boolean; mustExist?: boolean },
 ): Promise<Journal> {
   requireOwnHome(verb, folders);
+  const location = homeJournalAt(folders, config);
   // A home with a marker has had a journal: its absence is a loss, not a typo.
   if (options.mustExist && !existsSync(markerIn(folders.home))) {
-    requireJournal(verb, folders);
+    await requireJournal(verb, location);
   }
   let journal: Journal;
   try {
     // Awaited here: a loss the opening finds is its rejection, said as this command's.
-    journal = await openJournalForWork(sqliteJournalAt(folders.journal), {
+    journal = await openJournalForWork(location, {
       ...homeOf(folders),
+      concurrency: config.concurrency,
       recover: options.recover ?? false,
       now: options.now,
       // Said even with --quiet: a recovery changes how every payout is sent from now on.

@@ -8,6 +8,7 @@ import { PayoutsError } from '../errors.js';
 import { FAILPOINT_VARIABLE } from '../runtime/failpoint.js';
 import { CONFIG_KEYS, ConfigSchema, envName, type Config, type ConfigKey } from './schema.js';
 import { nearestOf } from '../csv/near-miss.js';
+import { isPostgresUrl, postgresAddress } from '../journal/location.js';
 import { ENV_FILE_VARIABLE, readEnvFileText, type EnvFileSettings } from './env-file.js';
 
 export interface ConfigLayer {
@@ -25,8 +26,9 @@ export class ConfigError extends PayoutsError {
   }
 }
 
-// A mistaken `authScheme: "Bearer <token>"` would carry the token: never echo either.
-const SECRET_KEYS = new Set(['token', 'authScheme']);
+// A mistaken `authScheme: "Bearer <token>"` would carry the token, and a mistyped journal
+// URL its password: never echo any of them.
+const SECRET_KEYS = new Set(['token', 'authScheme', 'journal']);
 
 function shown(key: string, value: unknown): string {
   return SECRET_KEYS.has(key) ? '' : ` = ${displayed(key, value)}`;
@@ -40,6 +42,8 @@ export function displayed(key: string, value: unknown): string {
   if (key === 'token' && value !== null) return '(set, hidden)';
   if (key === 'authScheme' && !/^(|Bearer|Basic|Token|Bot)$/i.test(String(value)))
     return '(set, hidden)';
+  if (key === 'journal' && typeof value === 'string')
+    return isPostgresUrl(value) ? JSON.stringify(postgresAddress(value)) : '(set, hidden)';
   const text = JSON.stringify(value) ?? 'missing';
   // user:password@ in an address is a credential too.
   return text.replace(/\/\/[^/@"]*@/, '//***@');

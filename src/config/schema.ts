@@ -12,6 +12,7 @@ import { BALANCE_CHECKS } from '../engine/balance.js';
 import { LANGUAGES } from '../messages/language.js';
 import { RESULT_DIALECTS } from '../results/result-file.js';
 import { parseDurationMs } from './duration.js';
+import { isPostgresUrl } from '../journal/location.js';
 
 /** A duration above zero, in milliseconds once parsed (undici reads 0 as "wait forever"). */
 const duration = z.union([z.number(), z.string()]).transform((value, ctx) => {
@@ -230,6 +231,23 @@ export const ConfigSchema = z.strictObject({
   logLevel: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .describe('lowest level of the pino log lines on stderr (`silent` for none)'),
+  journal: z
+    .string()
+    .refine(
+      isPostgresUrl,
+      'expected a PostgreSQL URL (postgres://USER@HOST:PORT/DATABASE), or nothing for the SQLite journal in the home',
+    )
+    .nullable()
+    .describe(
+      'where the journal is: `null`, the SQLite file `journal.db` in the home, for one host; a PostgreSQL URL (`postgres://payouts@db.example.com:5432/payouts`, or `postgresql://`), one database that several hosts sharing the home use at once. Its password is never printed (`payouts doctor` and every message name the server as `postgres://USER@HOST:PORT/DATABASE`); keep it in the environment file beside the token, or in `~/.pgpass`',
+    ),
+  hostName: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'expected a host name, like pay-1 or pay-1.example.com')
+    .nullable()
+    .describe(
+      "this host's name in the journal, written into each claim it takes and into the home's lock, so that hosts sharing one journal tell each other apart; `null`: the machine's hostname",
+    ),
 });
 
 export type Config = z.output<typeof ConfigSchema>;

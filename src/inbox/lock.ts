@@ -5,7 +5,6 @@
  * every payout to one sender: a lock taken over from a stalled holder pays nobody twice,
  * and the stalled holder, when it wakes and finds its lock gone, stops.
  */
-import { hostname } from 'node:os';
 import { formatElapsed } from '../config/duration.js';
 import type { JournalLocks, LockHolder } from '../journal/journal.js';
 import type { Clock } from '../runtime/clock.js';
@@ -45,6 +44,8 @@ export async function lockHome(
   journal: JournalLocks,
   options: {
     command: HomeCommand;
+    /** This host's name: a holder of this host is judged by its pid, another's by its heartbeat. */
+    host: string;
     waitMs: number;
     signal: AbortSignal;
     /** The process's clock, for the wait; the lock's own times are the journal's. */
@@ -55,8 +56,8 @@ export async function lockHome(
   },
 ): Promise<HomeLock | { heldBy: LockHolder }> {
   const me = {
-    holder: workerName(),
-    host: hostname(),
+    holder: workerName(options.host),
+    host: options.host,
     pid: process.pid,
     command: options.command,
   };

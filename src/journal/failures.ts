@@ -7,6 +7,7 @@
 import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
 import { JournalError } from './journal-error.js';
+import { isPostgresUrl } from './location.js';
 import { restoreOf, waysOn } from './loss.js';
 
 /**
@@ -20,6 +21,8 @@ export function explainJournalFailure(
   if (!(error instanceof JournalError) || error.path === undefined) return undefined;
   const { path } = error;
   if (error.kind === 'refused' || error.kind === 'newer-schema') return undefined;
+  // A PostgreSQL journal is named by its server's address, a SQLite one by its file.
+  const store = isPostgresUrl(path) ? 'postgres' : 'sqlite';
   const what = error.message;
   const stopped =
     sent === 'nothing'
@@ -30,7 +33,7 @@ export function explainJournalFailure(
       return `the disk holding the journal ${path} is full or failing to write (${what}): ${stopped}. Free space on that disk (df -h), then run again; the journal is kept as it is.`;
     case 'damaged':
       return `the journal ${path} is damaged (${what}): ${stopped}. Do not delete it, and keep it for a person to look at. ${waysOn(
-        restoreOf('sqlite', path),
+        restoreOf(store, path),
       )
         .replace('Either restore the right journal', 'Either restore the last good copy of it')
         .replace(
@@ -39,6 +42,8 @@ export function explainJournalFailure(
         )}`;
     case 'unavailable': {
       const code = error.storeCode === undefined ? '' : `${error.storeCode}: `;
+      if (store === 'postgres')
+        return `the journal's database ${path} cannot be reached (${code}${what}): ${stopped}, and every file stays where it was. Check that the PostgreSQL server is running and reachable from this host, and that the journal setting (PAYOUTS_JOURNAL) names the right user, password and database, then run again.`;
       return `the journal ${path} cannot be used (${code}${what}): ${stopped}. Check that its folder exists, that the user running payouts may write to it and to its folder, and that its disk works, then run again.`;
     }
   }

@@ -82,16 +82,22 @@ export interface Journal
     JournalReports {}
 
 /** Where a journal is: the kind of store, and its address there. */
-export interface JournalLocation {
-  kind: 'sqlite';
-  /** The journal's file. */
-  path: string;
-}
+export type JournalLocation =
+  | {
+      kind: 'sqlite';
+      /** The journal's file. */
+      path: string;
+    }
+  | {
+      kind: 'postgres';
+      /** The database's URL, credentials included: never shown (see journalAddress). */
+      url: string;
+    };
 
 /** What a journal says of itself, for people (`payouts doctor`) and its loss check. */
 export interface JournalDescription {
-  kind: JournalLocation['kind'] | 'postgres';
-  /** Where it is, as a person finds it: a file's path. */
+  kind: JournalLocation['kind'];
+  /** Where it is, as a person finds it: a file's path, or a database's URL without its password. */
   address: string;
   /** Which store, and through what: `SQLite through better-sqlite3 12.11.1`. */
   store: string;

@@ -58,6 +58,8 @@ export interface OpenForWorkOptions {
   note?: (text: string) => void;
   /** The journal's clock. */
   now: () => number;
+  /** Requests in flight at once: a journal on a server sizes its connections from it. */
+  concurrency?: number;
 }
 
 export async function openJournalForWork(
@@ -83,7 +85,7 @@ export async function openJournalForWork(
   let open: Marker | undefined;
   try {
     before = judgeBeforeOpen({
-      store: journalState(location),
+      store: await journalState(location),
       marker,
       homeHasHistory: options.historyFolders.some(hasFiles),
     });
@@ -93,8 +95,9 @@ export async function openJournalForWork(
         lossMessage(describeLoss(before, path, { marker }), restore),
       );
     }
-    journal = openJournal(location, {
+    journal = await openJournal(location, {
       now: options.now,
+      ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
       onSending: (highWater) => open?.cover(highWater) ?? Promise.resolve(),
     });
   } catch (error) {
@@ -172,8 +175,8 @@ export async function readJournal(
   home: Pick<OpenForWorkOptions, 'home' | 'historyFolders'>,
   now: () => number,
 ): Promise<{ journal: Journal | undefined; loss: string | undefined }> {
-  const state = journalState(location);
-  const journal = state === 'absent' ? undefined : openJournalReadOnly(location, now);
+  const state = await journalState(location);
+  const journal = state === 'absent' ? undefined : await openJournalReadOnly(location, now);
   try {
     return { journal, loss: await lossOf(journal, state, location, home) };
   } catch (error) {

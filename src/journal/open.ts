@@ -1,37 +1,52 @@
 /**
  * The one way to open a journal, by its location: for work (made when new, brought up
  * to date, written), or read only (nothing made, migrated or written). Only the store's
- * adapter (sqlite/) reads or writes the store itself.
+ * adapter (sqlite/, postgres/) reads or writes the store itself.
  */
 import type { Journal, JournalLocation, JournalState } from './journal.js';
+import {
+  openPostgresJournal,
+  openPostgresJournalReadOnly,
+  postgresJournalState,
+  type PostgresJournalOptions,
+} from './postgres/open.js';
 import {
   openSqliteJournal,
   openSqliteJournalReadOnly,
   sqliteJournalState,
-  type JournalOptions,
+  type JournalOptions as SqliteJournalOptions,
 } from './sqlite/open.js';
 
-export type { JournalOptions } from './sqlite/open.js';
+/** What opening a journal for work takes: each store reads what concerns it. */
+export type JournalOptions = SqliteJournalOptions & Pick<PostgresJournalOptions, 'concurrency'>;
+export { journalAddress } from './location.js';
 
-export function openJournal(location: JournalLocation, options: JournalOptions = {}): Journal {
-  return openSqliteJournal(location.path, options);
+export async function openJournal(
+  location: JournalLocation,
+  options: JournalOptions = {},
+): Promise<Journal> {
+  return location.kind === 'sqlite'
+    ? openSqliteJournal(location.path, options)
+    : openPostgresJournal(location, options);
 }
 
-export function openJournalReadOnly(location: JournalLocation, now: () => number): Journal {
-  return openSqliteJournalReadOnly(location.path, now);
+export async function openJournalReadOnly(
+  location: JournalLocation,
+  now: () => number,
+): Promise<Journal> {
+  return location.kind === 'sqlite'
+    ? openSqliteJournalReadOnly(location.path, now)
+    : openPostgresJournalReadOnly(location);
 }
 
 /** Whether there is a journal at the location, asked of its store, which is left as it was. */
-export function journalState(location: JournalLocation): JournalState {
-  return sqliteJournalState(location.path);
-}
-
-/** Where the journal is, as a person finds it (a file's path), before it is opened. */
-export function journalAddress(location: JournalLocation): string {
-  return location.path;
+export async function journalState(location: JournalLocation): Promise<JournalState> {
+  return location.kind === 'sqlite'
+    ? sqliteJournalState(location.path)
+    : postgresJournalState(location);
 }
 
 /** The SQLite journal in this file. */
-export function sqliteJournalAt(path: string): JournalLocation {
+export function sqliteJournalAt(path: string): Extract<JournalLocation, { kind: 'sqlite' }> {
   return { kind: 'sqlite', path };
 }

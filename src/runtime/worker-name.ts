@@ -1,7 +1,12 @@
 /** How a process names itself in the journal (claims, the home lock): host, pid and a tag. */
 import { hostname } from 'node:os';
 
+/** This host's name in the journal: the `hostName` setting, or the machine's hostname. */
+export function hostNameOf(setting: string | null): string {
+  return setting ?? hostname();
+}
+
 /** `host:pid:tag`; the tag tells apart two names taken by one process. */
-export function workerName(): string {
-  return `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+export function workerName(host: string): string {
+  return `${host}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
 }

@@ -60,7 +60,7 @@ describe('a clock behind the journal', () => {
     home.at('2026-11-27T12:00:00.000Z');
     home.drop('folha.csv', [HEADER, ANA, BRUNO]);
     expect((await home.run()).exit).toBe(0);
-    const journal = openJournal(sqliteJournalAt(home.folders.journal), { now: home.now });
+    const journal = await openJournal(sqliteJournalAt(home.folders.journal), { now: home.now });
     const gateway = clientFor(home.sandbox.url);
     let log = '';
     const stop = new AbortController();

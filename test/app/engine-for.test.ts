@@ -23,7 +23,7 @@ describe('a claim outlives its request', () => {
     [{ PAYOUTS_CONNECT_TIMEOUT: '30s', PAYOUTS_REQUEST_TIMEOUT: '5m' }],
   ])('the lease and the grace period cover the request deadline (%j)', async (env) => {
     const { config } = loadConfig({ env });
-    const journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
+    const journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     const client = clientFor('http://127.0.0.1:9');
     try {
       const { engine } = engineFor(journal, client, config, {
@@ -55,7 +55,9 @@ describe('a row left sending by a process paused past its lease', () => {
     const start = Date.now();
     let offset = 0;
     const clock = { ...systemClock, now: () => start + offset };
-    const journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')), { now: clock.now });
+    const journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')), {
+      now: clock.now,
+    });
     const client = clientFor(sandbox.url);
     try {
       const { config } = loadConfig({ env: QUICK_TIMEOUTS });

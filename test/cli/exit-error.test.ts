@@ -123,10 +123,10 @@ describe('endingOf', () => {
       });
     });
 
-    it('a journal damaged under a command says so, naming it, and what to do, exit 1', () => {
+    it('a journal damaged under a command says so, naming it, and what to do, exit 1', async () => {
       const path = join(folder(), 'journal.db');
       writeFileSync(path, 'this is not a database, '.repeat(50));
-      const error = thrownBy(() => openJournal(sqliteJournalAt(path)));
+      const error: unknown = await openJournal(sqliteJournalAt(path)).catch((e: unknown) => e);
       const { exitCode, stderr } = endingOf(error);
       expect(exitCode).toBe(1);
       expect(stderr).toMatch(

@@ -130,7 +130,7 @@ describe.skipIf(missing)('payouts journal copy', () => {
     url: string,
     use: (sqlite: Journal, postgres: Journal) => Promise<T>,
   ): Promise<T> {
-    const sqlite = openJournal(sqliteJournalAt(journalPath()));
+    const sqlite = await openJournal(sqliteJournalAt(journalPath()));
     try {
       const copy = await openPostgresJournal({ kind: 'postgres', url });
       try {
@@ -314,7 +314,7 @@ describe.skipIf(missing)('payouts journal copy', () => {
   it('refuses while a run holds the home', async () => {
     await workedHome();
     const url = await postgres.made('busy');
-    const journal = openJournal(sqliteJournalAt(journalPath()));
+    const journal = await openJournal(sqliteJournalAt(journalPath()));
     try {
       const me = { holder: 'run-elsewhere', host: 'other-host', pid: 1, command: 'run' };
       expect((await journal.takeLock('home', me, 30_000, () => true)).taken).toBe(true);

@@ -93,7 +93,7 @@ describe('the bar on a terminal', () => {
   const folder = useTempFolder();
 
   it('a remark said while the bar is drawn has a line of its own', async () => {
-    const journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')), {
+    const journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')), {
       now: () => Date.now(),
     });
     let written = '';

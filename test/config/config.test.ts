@@ -130,7 +130,40 @@ describe('config', () => {
       maxFileCents: 1_000_000_000,
       maxFileBytes: 536_870_912,
       logLevel: 'info',
+      journal: null,
+      hostName: null,
     });
+  });
+
+  it.each([
+    'postgres://payouts:s3cr3t-pw@db.example.com:5432/payouts',
+    'postgresql://payouts@10.0.0.7/payouts?sslmode=require',
+  ])('takes a PostgreSQL URL as the journal: %s', (url) => {
+    expect(loadConfig({ env: { PAYOUTS_JOURNAL: url } }).config.journal).toBe(url);
+  });
+
+  it.each([
+    'mysql://payouts:s3cr3t-pw@db.example.com/payouts',
+    'postgres:/payouts:s3cr3t-pw@db.example.com/payouts',
+    '/var/lib/payouts/journal.db',
+  ])(
+    'refuses a journal that is not a PostgreSQL URL, naming the setting, never its password: %j',
+    (value) => {
+      const problems = problemsOf(() => loadConfig({ env: { PAYOUTS_JOURNAL: value } })).join('\n');
+      expect(problems).toMatch(
+        /^journal \(from PAYOUTS_JOURNAL\): expected a PostgreSQL URL \(postgres:\/\/USER@HOST:PORT\/DATABASE\)/,
+      );
+      expect(problems).not.toContain('s3cr3t');
+    },
+  );
+
+  it('takes a host name for claims and the home lock, and refuses one with spaces', () => {
+    expect(loadConfig({ env: { PAYOUTS_HOST_NAME: 'pay-2.example' } }).config.hostName).toBe(
+      'pay-2.example',
+    );
+    expect(
+      problemsOf(() => loadConfig({ env: { PAYOUTS_HOST_NAME: 'pay 2' } })).join('\n'),
+    ).toMatch(/^hostName = "pay 2" \(from PAYOUTS_HOST_NAME\): expected a host name/);
   });
 
   it('lets a --config file override the defaults, and the environment override both', () => {

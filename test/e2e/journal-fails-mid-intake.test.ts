@@ -154,7 +154,7 @@ describe.runIf(IS_ROOT)(
       const { config } = loadConfig({
         env: { PAYOUTS_HOME: folders.home, PAYOUTS_BASE_URL: sandbox.url, PAYOUTS_TOKEN: TOKEN },
       });
-      const journal = openJournal(sqliteJournalAt(folders.journal));
+      const journal = await openJournal(sqliteJournalAt(folders.journal));
       const gateway = clientFor(sandbox.url);
       let log = '';
       const stop = new AbortController();

@@ -3,6 +3,7 @@
  * named as such, and one that has held it for more than an hour is a setup to mend (exit
  * 1, with the fix), not "run again later" for ever.
  */
+import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -30,13 +31,13 @@ describe.each(JOURNAL_STORES)('a cron run beside the daemon, the journal in %s',
     const { home, env } = store.home(folder(), sandbox.url);
     expect((await runCli(['run'], { env })).code).toBe(0);
     const me = { holder: 'the other one', host: hostname(), pid: process.pid, command };
-    const then = store.open(home, { now: () => Date.now() - heldForMs });
+    const then = await store.open(home, { now: () => Date.now() - heldForMs });
     try {
       expect(await then.takeLock('home', me, 30_000, () => true)).toEqual({ taken: true });
     } finally {
       await then.close();
     }
-    const now = store.open(home);
+    const now = await store.open(home);
     try {
       expect(await now.renewLock('home', me.holder)).toBe(true);
     } finally {
@@ -70,5 +71,25 @@ describe.each(JOURNAL_STORES)('a cron run beside the daemon, the journal in %s',
     expect(beside.stderr).toMatch(
       /^payouts run: another payouts process \(payouts run, pid \d+ on .*\) is still working on this home folder: nothing done\. Run again later, or use --wait\.$/m,
     );
+  });
+
+  it('a holder is judged by its pid on its own host only (hostName), by its heartbeat on another', async () => {
+    sandbox = await startSandbox({ token: TOKEN });
+    const { home, env } = store.home(folder(), sandbox.url);
+    expect((await runCli(['run'], { env })).code).toBe(0);
+    // A run on host pay-2 that died just now: its heartbeat is fresh, its pid gone.
+    const dead = spawnSync('true').pid;
+    const holder = { holder: 'the dead run', host: 'pay-2', pid: dead, command: 'run' };
+    const journal = await store.open(home);
+    try {
+      expect(await journal.takeLock('home', holder, 30_000, () => true)).toEqual({ taken: true });
+    } finally {
+      await journal.close();
+    }
+    const elsewhere = await runCli(['run'], { env: { ...env, PAYOUTS_HOST_NAME: 'pay-3' } });
+    expect(elsewhere.code).toBe(3);
+    expect(elsewhere.stderr).toContain(`(payouts run, pid ${dead} on pay-2, since `);
+    const sameHost = await runCli(['run'], { env: { ...env, PAYOUTS_HOST_NAME: 'pay-2' } });
+    expect(sameHost.code, sameHost.stderr).toBe(0);
   });
 });

@@ -224,7 +224,7 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
     expect((await runCli(['run'], { env })).code).toBe(3);
     expect(sandbox.ledger()).toHaveLength(4);
     expect(duplicates()).toEqual([]);
-    const journal = openJournal(sqliteJournalAt(join(home, 'journal.db')));
+    const journal = await openJournal(sqliteJournalAt(join(home, 'journal.db')));
     try {
       const orderId = (await journal.batches('folha_final.csv'))[0]?.id;
       const released = [];
@@ -268,7 +268,7 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
       'lost-1,Ana,ana@example.com,11987654321,52998224725,52998224725,"10,00"\n' +
       'lost-2,Bia,bia@example.com,11987654321,52998224725,52998224725,"20,00"\n';
     // What a run killed while reading lost.csv leaves, after someone removed the file.
-    const journal = openJournal(sqliteJournalAt(join(home, 'journal.db')));
+    const journal = await openJournal(sqliteJournalAt(join(home, 'journal.db')));
     const sha256 = createHash('sha256').update(content).digest('hex');
     const { batchId } = await journal.batchForFile({
       name: 'lost.csv',

@@ -27,7 +27,7 @@ describe('the grouped answer writer, against the sandbox over HTTP and a SQLite 
   beforeEach(async () => {
     sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
     gateway = clientFor(sandbox.url, { requestTimeoutMs: 1000 });
-    journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
+    journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
   });
   afterEach(async () => {
     await journal.close();

@@ -32,7 +32,7 @@ describe('the claim-ahead buffer, against the sandbox over HTTP and a SQLite jou
     elapsedMs = 0;
     sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 3_600_000 });
     clients = [];
-    journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
+    journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
   });
   afterEach(async () => {
     await journal.close();

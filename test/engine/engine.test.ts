@@ -44,7 +44,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
       settleDelayMs: 3_600_000,
       onRequest: ({ method, status }) => void received.push({ method, status }),
     });
-    journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')), { now });
+    journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')), { now });
   });
   afterEach(async () => {
     await journal.close();
@@ -532,7 +532,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
 
   it('a marker write that fails after a claim made only ahead ends the run with its error, not the process', async () => {
     let commits = 0;
-    const marked = openJournal(sqliteJournalAt(join(folder(), 'marked.db')), {
+    const marked = await openJournal(sqliteJournalAt(join(folder(), 'marked.db')), {
       now,
       // The first sending commit's marker is written; every later one fails, as a full disk.
       onSending: () =>

@@ -29,7 +29,7 @@ describe("the gateway asked before a batch's first send, over HTTP", () => {
         if (orderId) lookedUp.push(decodeURIComponent(orderId));
       },
     });
-    journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
+    journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     gateway = clientFor(sandbox.url, { requestTimeoutMs: 1000 });
   });
   afterEach(async () => {

@@ -37,7 +37,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
 
   beforeEach(async () => {
     sandbox = await startSandbox({ token: TOKEN, settleDelayMs: 300 });
-    journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
+    journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     const client = clientFor(sandbox.url, { requestTimeoutMs: 1000 });
     polls = 0;
     gateway = {
@@ -346,7 +346,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
 
       // The same payouts under new orderIds (the sandbox is shared), with the receiver on.
       await journal.close();
-      journal = openJournal(sqliteJournalAt(join(folder(), 'journal-2.db')));
+      journal = await openJournal(sqliteJournalAt(join(folder(), 'journal-2.db')));
       await admitKeys(keys, 'g');
       polls = 0;
       const doorbell = new Doorbell();

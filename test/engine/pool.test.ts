@@ -143,7 +143,7 @@ describe('the stop reaches lookups and polls in flight, over HTTP', () => {
           hanging.push(path.includes('orderId') ? 'getTransactionByOrderId' : 'getTransactionById');
       },
     });
-    journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
+    journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     gateway = clientFor(sandbox.url, { requestTimeoutMs: REQUEST_TIMEOUT_MS });
   });
   afterEach(async () => {

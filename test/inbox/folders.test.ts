@@ -47,7 +47,7 @@ describe('the home folders', () => {
       // A home made before the setting, with a folder someone opened up by hand.
       ensureFolders(folders);
       chmodSync(folders.results, 0o777);
-      const journal = openJournal(sqliteJournalAt(folders.journal));
+      const journal = await openJournal(sqliteJournalAt(folders.journal));
       await journal.close();
       ensureFolders(folders, group);
       const expected = {

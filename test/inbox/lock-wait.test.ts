@@ -13,7 +13,7 @@ describe('waiting for the home folder lock', () => {
   afterEach(async () => await journal.close());
 
   it('waits on the clock it is given: a minute of waiting takes no real minute', async () => {
-    journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
+    journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     // Held by a running process of this host (this one, under another name): never stale.
     const holder = { holder: 'the other run', host: hostname(), pid: process.pid, command: 'run' };
     expect(await journal.takeLock('home', holder, 30_000, () => true)).toEqual({ taken: true });
@@ -29,6 +29,7 @@ describe('waiting for the home folder lock', () => {
     const waitedFor: string[] = [];
     const result = await lockHome(journal, {
       command: 'run',
+      host: hostname(),
       waitMs: 60_000,
       signal: new AbortController().signal,
       clock,

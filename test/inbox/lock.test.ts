@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Journal } from '../../src/journal/journal.js';
-import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
+import { openSqliteJournal } from '../../src/journal/sqlite/open.js';
 import { useTempFolder } from '../support/files.js';
 
 describe('the home folder lock in the journal', () => {
@@ -10,7 +10,7 @@ describe('the home folder lock in the journal', () => {
   let clock = 1_000_000;
   afterEach(async () => await journal.close());
   const open = () =>
-    (journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')), { now: () => clock }));
+    (journal = openSqliteJournal(join(folder(), 'journal.db'), { now: () => clock }));
   const running = () => true;
   const gone = () => false;
   const a = { holder: 'a', host: 'h1', pid: 1, command: 'run' };

@@ -92,7 +92,7 @@ describe('the same rows again', () => {
     expect(m.paidCents()).toBe(550_000);
 
     // New payments alone free nothing: both rows repeat payouts, freed when counted.
-    const journal = openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
+    const journal = await openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
     try {
       const unsaid = await releaseHolds(
         journal,
@@ -144,7 +144,7 @@ describe('next month', () => {
     expect(summary.problems.map(sayInEnglish).join(' ')).toMatch(/same name as folha\.csv/);
     expect(m.sent().size).toBe(2);
 
-    const journal = openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
+    const journal = await openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
     try {
       await releaseHolds(journal, 'folha.csv', { newBatch: true, by: 'maria' }, rulesOf(m));
     } finally {
@@ -258,7 +258,7 @@ const ANA_RAISE = ANA.replace('"3.000,00"', '"3.100,00"');
 const BRUNO_LOWER = BRUNO.replace('"2.500,00"', '"2.300,00"');
 
 async function release(m: Month, file: string, how: Parameters<typeof releaseHolds>[2]) {
-  const journal = openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
+  const journal = await openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
   try {
     return await releaseHolds(journal, file, how, rulesOf(m));
   } finally {
@@ -485,7 +485,7 @@ describe('corrections', () => {
     expect(summaryOf(held.files, 'fornecedores.csv').rows).toEqual({ held: 3 });
     expect(m.sent().size).toBe(2);
 
-    const first = openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
+    const first = await openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
     const batchId = (await first.batches('fornecedores.csv'))[0]?.id ?? 0;
     await first.close();
     expect(await release(m, 'fornecedores.csv', { corrects: batchId, by: 'maria' })).toMatchObject({
@@ -521,7 +521,7 @@ function approveFile(m: Month, name: string): void {
 
 /** `payouts reject NAME`: the batch turned down, the file moved to rejected/. */
 async function rejectFile(m: Month, name: string, why: string): Promise<void> {
-  const journal = openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
+  const journal = await openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
   try {
     const batch = (await journal.batchesIn('awaiting-approval')).find(
       (b) => b.awaitingName === name,
@@ -721,7 +721,7 @@ describe('retry on purpose', () => {
   const EVA = 'Eva Rocha,390.533.447-05,eva@example.com,(31) 97654-3210,fail@example.com,"700,00"';
 
   async function retry(m: Month, target: string) {
-    const journal = openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
+    const journal = await openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
     try {
       return await retryPayouts(journal, target, { by: 'maria' }, rulesOf(m));
     } finally {
@@ -814,7 +814,7 @@ describe('retry on purpose', () => {
     await m.run();
     expect(retries(m, '-r2')).toHaveLength(1);
     expect(m.sent().size).toBe(3);
-    const journal = openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
+    const journal = await openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
     const copyBatch = (await journal.batches('folha_reenvio.csv'))[0]?.id ?? 0;
     const states = (await collect(entriesOf(journal, copyBatch))).map(
       (entry) => entry.payout?.state,
@@ -930,7 +930,7 @@ describe('retry on purpose', () => {
     const m = await month();
     m.drop('folha.csv', [HEADER, ANA, EVA]);
     await m.run();
-    const journal = openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
+    const journal = await openJournal(sqliteJournalAt(m.folders.journal), { now: m.now });
     const batchId = (await journal.batches('folha.csv'))[0]?.id ?? 0;
     const paid = (await collect(entriesOf(journal, batchId))).find(
       (e) => e.payout?.state === 'paid',

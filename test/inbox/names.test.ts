@@ -86,7 +86,7 @@ describe('result and archive names carry the batch date', () => {
     h.at('2026-11-23T12:00:00Z');
     // Left in processing/ by an older version, which had named its result already.
     writeFileSync(join(h.folders.processing, 'fornecedores.csv'), `${HEADER}\r\n${ANA}\r\n`);
-    const journal = openJournal(sqliteJournalAt(h.folders.journal), { now: h.now });
+    const journal = await openJournal(sqliteJournalAt(h.folders.journal), { now: h.now });
     try {
       const config = h.config();
       const ingested = await ingestFile(

@@ -1550,6 +1550,35 @@ export function describeJournal(
         });
       });
 
+      it('a holder on another host is judged by its heartbeat alone: its pid means nothing here', async () => {
+        const journal = await open();
+        const on = (host: string, holder: string) => ({ holder, host, pid: 7, command: 'run' });
+        const gone = () => false;
+        expect(await journal.takeLock('home', on('pay-1', 'a'), 60_000, gone)).toEqual({
+          taken: true,
+        });
+        // pid 7 is not running here, but it is pay-1's pid: its fresh heartbeat holds.
+        expect(await journal.takeLock('home', on('pay-2', 'b'), 60_000, gone)).toMatchObject({
+          taken: false,
+          heldBy: { holder: 'a', host: 'pay-1', pid: 7 },
+        });
+        clock += 30_000;
+        expect(await journal.renewLock('home', 'a')).toBe(true);
+        clock += 59_000;
+        expect(await journal.takeLock('home', on('pay-2', 'b'), 60_000, gone)).toMatchObject({
+          taken: false,
+        });
+        // Silent for staleMs: gone, whatever its pid.
+        clock += 1_000;
+        expect(await journal.takeLock('home', on('pay-2', 'b'), 60_000, gone)).toEqual({
+          taken: true,
+        });
+        // On its own host, a holder whose pid is not running is gone at once.
+        expect(await journal.takeLock('home', on('pay-2', 'c'), 60_000, gone)).toEqual({
+          taken: true,
+        });
+      });
+
       it('names a result file once: one name for one batch asked twice, two for two batches', async () => {
         const journal = await open();
         const first = await journal.recordBatch(batch, []);

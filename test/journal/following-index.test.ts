@@ -15,12 +15,12 @@ const folder = useTempFolder('payouts-following-');
 describe('following pending payouts', () => {
   it('reads what is due from the index on poll times, soonest first, never every pending payout', async () => {
     const path = join(folder(), 'journal.db');
-    await openJournal(sqliteJournalAt(path)).close();
+    await (await openJournal(sqliteJournalAt(path))).close();
     const db = new (sqliteBinding())(path);
     // 2,000 pending, their polls spread over ten minutes from 1,000 ms: one due every 300 ms.
     const batchId = addPayouts(db, { count: 2_000, state: 'pending', now: 1_000 });
     db.close();
-    const journal = openJournal(sqliteJournalAt(path), { now: () => 1_000 + 300_000 });
+    const journal = await openJournal(sqliteJournalAt(path), { now: () => 1_000 + 300_000 });
     let next: number | undefined;
     let claimed: string[] = [];
     const ran = await recordStatements(async () => {

@@ -19,6 +19,7 @@ const requestOf = (n: number, cpfCnpj: string): CashOutRequest => ({
 });
 import { useTempFolder } from '../support/files.js';
 import { postgresMissing, usePostgres } from '../support/postgres.js';
+import { openSqliteJournal } from '../../src/journal/sqlite/open.js';
 import { LATEST_POSTGRES_SCHEMA, openPostgresJournal } from '../../src/journal/postgres/open.js';
 import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -42,7 +43,8 @@ describe('the SQLite journal', () => {
   describe('as a file', () => {
     const opened: Journal[] = [];
     const open = () => {
-      const journal = openJournal(sqliteJournalAt(join(folder(), 'home', 'journal.db')));
+      // The adapter itself: what is SQLite's own is tested on it, at once.
+      const journal = openSqliteJournal(join(folder(), 'home', 'journal.db'));
       opened.push(journal);
       return journal;
     };
@@ -305,7 +307,7 @@ describe('the SQLite journal', () => {
 
     it('holds at claim exactly the rows the cover rule written plainly holds, and weighs a new row as it does', async () => {
       let clock = 1_000_000;
-      const journal = openJournal(sqliteJournalAt(join(folder(), 'home', 'journal.db')), {
+      const journal = await openJournal(sqliteJournalAt(join(folder(), 'home', 'journal.db')), {
         now: () => clock,
       });
       opened.push(journal);

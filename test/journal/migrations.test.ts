@@ -6,7 +6,7 @@ import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { homeTag } from '../../src/csv/order-id.js';
 import { payloadHash } from '../../src/journal/admission.js';
 import { type Journal } from '../../src/journal/journal.js';
-import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
+import { openSqliteJournal } from '../../src/journal/sqlite/open.js';
 import { MIGRATIONS } from '../../src/journal/migrations.js';
 import { Database } from '../../src/journal/sqlite.js';
 import { ROW_STATES } from '../../src/journal/states.js';
@@ -170,7 +170,7 @@ describe('migrations 17 and 18: the compact payouts table and audit', () => {
     for (const journal of opened.splice(0)) await journal.close();
   });
   const open = (path: string) => {
-    const journal = openJournal(sqliteJournalAt(path), { now: () => NOW });
+    const journal = openSqliteJournal(path, { now: () => NOW });
     opened.push(journal);
     return journal;
   };

@@ -23,7 +23,7 @@ describe('a journal opened for work', () => {
 
     // Another journal in the store's place: told by the identity the store reports.
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${store.path}${suffix}`, { force: true });
-    await openJournal(store).close();
+    await (await openJournal(store)).close();
     await expect(openJournalForWork(store, options)).rejects.toMatchObject({ kind: 'replaced' });
     // And the store gone: missing, by the home's marker.
     rmSync(store.path);

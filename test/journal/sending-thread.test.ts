@@ -65,7 +65,7 @@ describe("the journal's sending thread under the tests", () => {
   const folder = useTempFolder();
 
   it('runs the source under test, not a build of it: its failure is thrown from src/', async () => {
-    const journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
+    const journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     try {
       const batchId = await recordOpenBatch(journal, 'payroll.csv', 1);
       await journal.admitPayouts(batchId, [{ line: 2, request: cashOutRequest('t-1') }], {

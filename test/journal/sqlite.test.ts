@@ -50,7 +50,7 @@ describe('the SQLite binding', () => {
 // the switch to WAL was retried, about one pair in ten failed with SQLITE_BUSY.
 const openJournalScript = () => `
   const { openJournal, sqliteJournalAt } = await import(${JSON.stringify(moduleUrl('journal/open.js'))});
-  openJournal(sqliteJournalAt(process.argv[1])).close();
+  await (await openJournal(sqliteJournalAt(process.argv[1]))).close();
 `;
 
 describe('a new journal opened by two processes at once', () => {

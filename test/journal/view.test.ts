@@ -26,7 +26,7 @@ describe("the journal's view", () => {
   };
 
   it('is written when the journal changed, never when it did not, with the mode the group reads', async () => {
-    const journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
+    const journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     opened.push(journal);
     const viewPath = join(folder(), 'journal-view.db');
     await admitOne(journal, 'o-1');
@@ -39,12 +39,12 @@ describe("the journal's view", () => {
   });
 
   it('read only, it knows what the journal knew, and refuses any write', async () => {
-    const journal = openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
+    const journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
     opened.push(journal);
     await admitOne(journal, 'o-1');
     const viewPath = join(folder(), 'journal-view.db');
     writeJournalView(journal.path, viewPath, gid);
-    const view = openJournalReadOnly(sqliteJournalAt(viewPath), Date.now);
+    const view = await openJournalReadOnly(sqliteJournalAt(viewPath), Date.now);
     opened.push(view);
     expect(await view.identity()).toEqual(await journal.identity());
     expect(await view.countsByState()).toEqual(await journal.countsByState());

@@ -30,7 +30,7 @@ export interface JournalStore {
   /** What the home's journal holds, read through the interface; undefined while there is none. */
   read<T>(home: string, look: (journal: Journal) => Promise<T>): Promise<T | undefined>;
   /** The home's journal opened for writing, for a state a test sets up. */
-  open(home: string, options?: JournalOptions): Journal;
+  open(home: string, options?: JournalOptions): Promise<Journal>;
   /** The journal gone, as a careless `rm` or a disk cleanup leaves it. */
   lose(home: string): void;
   /** The journal emptied, as a failed restore leaves it. */
@@ -49,7 +49,7 @@ export interface JournalStore {
   damages: readonly (readonly [string, (home: string) => void])[];
 }
 
-const sqliteAt = (home: string): JournalLocation => sqliteJournalAt(join(home, 'journal.db'));
+const sqliteAt = (home: string) => sqliteJournalAt(join(home, 'journal.db'));
 
 /** SQLite's online backup, the only right way to copy a live journal. */
 async function sqliteBackup(from: string, to: string): Promise<void> {
@@ -67,8 +67,8 @@ const sqlite: JournalStore = {
   home: sandboxHome,
   read: async (home, look) => {
     const location = sqliteAt(home);
-    if (journalState(location) !== 'present') return undefined;
-    const journal = openJournalReadOnly(location, Date.now);
+    if ((await journalState(location)) !== 'present') return undefined;
+    const journal = await openJournalReadOnly(location, Date.now);
     try {
       return await look(journal);
     } finally {
@@ -116,6 +116,15 @@ const sqlite: JournalStore = {
       },
     ],
   ],
+};
+
+/**
+ * The end-to-end cases that run on SQLite but not yet on PostgreSQL, each with the member
+ * of the PostgreSQL journal it waits for (it refuses, naming itself, until kept): once it
+ * is, the case leaves this list.
+ */
+export const WAITS_ON_POSTGRES: Readonly<Record<string, string>> = {
+  'a run pays a file once, and a second run of it nobody': 'finishBatch with rules (pgrules)',
 };
 
 /** Every store a journal may be kept in: the end-to-end tests run once for each. */

@@ -97,7 +97,7 @@ export async function passHome(
       utimesSync(path, new Date(now()), new Date(now()));
     },
     async run(settings = {}, pass = {}) {
-      const journal = openJournal(sqliteJournalAt(folders.journal), { now });
+      const journal = await openJournal(sqliteJournalAt(folders.journal), { now });
       const gateway = clientFor(
         sandbox.url,
         pass.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: pass.requestTimeoutMs },
@@ -119,7 +119,7 @@ export async function passHome(
       }
     },
     async withJournal(use) {
-      const journal = openJournal(sqliteJournalAt(folders.journal), { now });
+      const journal = await openJournal(sqliteJournalAt(folders.journal), { now });
       try {
         return await use(journal);
       } finally {

@@ -78,7 +78,7 @@ export function demoCommand(io: CliIo, { command: { demo: words } }: HelpTexts):
         requestTimeoutMs: config.requestTimeout,
         connections: config.concurrency,
       });
-      const journal = openJournal(sqliteJournalAt(folders.journal), { now: io.clock.now });
+      const journal = await openJournal(sqliteJournalAt(folders.journal), { now: io.clock.now });
       // Its results and status then say SANDBOX, like any sandbox home's.
       await journal.bindGateway('sandbox');
       out.warn(

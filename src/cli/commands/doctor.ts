@@ -32,7 +32,8 @@ import {
   type GlobalOptions,
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
-import { readJournalOf } from '../work-journal.js';
+import { homeJournalAt, readJournalOf } from '../work-journal.js';
+import { journalAddress } from '../../journal/open.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
@@ -295,19 +296,24 @@ async function journalCheck(folders: Folders, context: Context): Promise<Check> 
 
 async function readJournalCheck(folders: Folders, context: Context): Promise<Check> {
   const name = 'journal';
-  const { journal, loss } = await readJournalOf(folders, context.io.clock.now);
+  const { journal, loss } = await readJournalOf(folders, context.config, context.io.clock.now);
+  const location = homeJournalAt(folders, context.config);
   try {
     if (loss !== undefined) return { name, level: 'fail', detail: loss };
     if (journal === undefined) {
       return {
         name,
         level: 'ok',
-        detail: `none yet: the first run makes ${folders.journal} (${JOURNAL_STORE}, owner-only)`,
+        detail:
+          location.kind === 'sqlite'
+            ? `none yet: the first run makes ${location.path} (${JOURNAL_STORE}, owner-only)`
+            : `none yet: the first run makes it in ${journalAddress(location)}`,
       };
     }
     const { address, store, schema, latestSchema } = await journal.describe();
     const bound = await journal.gatewayKind();
-    const mode = statSync(folders.journal).mode & 0o777;
+    // A file's mode is the SQLite journal's own; a database's access is its server's.
+    const mode = location.kind === 'sqlite' ? statSync(location.path).mode & 0o777 : 0o600;
     const wanted = context.config.baseUrl === null ? 'sandbox' : 'configured';
     const problems = [
       bound !== undefined && bound !== wanted

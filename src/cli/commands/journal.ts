@@ -1,3 +1,4 @@
+import { hostNameOf } from '../../runtime/worker-name.js';
 import { Command } from 'commander';
 import { homeFolders } from '../../inbox/folders.js';
 import { lockHome } from '../../inbox/lock.js';
@@ -40,6 +41,7 @@ export function journalCommand(io: CliIo, { command: { journal: words } }: HelpT
           const lost = new AbortController();
           const lock = await lockHome(journal, {
             command: VERB,
+            host: hostNameOf(config.hostName),
             waitMs: 0,
             signal: lost.signal,
             clock: io.clock,

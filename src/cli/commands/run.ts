@@ -1,3 +1,4 @@
+import { hostNameOf } from '../../runtime/worker-name.js';
 import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { parseDurationMs } from '../../config/duration.js';
@@ -91,6 +92,7 @@ export function runCommand(io: CliIo, { command: { run: words }, usage }: HelpTe
       try {
         const lock = await lockHome(journal, {
           command: 'run',
+          host: hostNameOf(config.hostName),
           waitMs,
           signal: stop.signal,
           clock: io.clock,
@@ -193,7 +195,7 @@ function durationFlag(flag: string, text: string, usage: HelpTexts['usage']): nu
 async function dryRun(context: Context, folders: Folders, hintFlags: string): Promise<void> {
   const { config, out } = context;
   // A run would refuse a lost journal: so does its rehearsal, rather than promise to pay all.
-  const { journal, loss } = await readHomeJournal(folders, context.io.clock.now);
+  const { journal, loss } = await readHomeJournal(folders, config, context.io.clock.now);
   if (loss) {
     await journal?.close();
     throw new ExitError(1, `payouts run --dry-run: ${loss}`);

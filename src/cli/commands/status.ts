@@ -30,7 +30,7 @@ import {
 } from '../../results/result-file.js';
 import { openContext, requireJournal, type GlobalOptions, type Output } from '../context.js';
 import { ExitError } from '../exit-error.js';
-import { readHomeJournal } from '../work-journal.js';
+import { homeJournalAt, readHomeJournal } from '../work-journal.js';
 import { describeTotals } from '../../app/describe-file.js';
 import { keyValueLines } from '../format.js';
 import { sayInEnglish } from '../../messages/say.js';
@@ -49,9 +49,10 @@ export function statusCommand(io: CliIo, { command: { status: words } }: HelpTex
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(context.config.home);
       // Said first, even with --quiet: what follows is not the whole truth of this home.
-      const { journal, loss } = await readHomeJournal(folders, io.clock.now);
+      const { journal, loss } = await readHomeJournal(folders, context.config, io.clock.now);
       if (loss) context.out.warn(`payouts status: ${loss}`);
-      if (journal === undefined) return requireJournal('status', folders);
+      if (journal === undefined)
+        return requireJournal('status', homeJournalAt(folders, context.config));
       try {
         const sandbox = (await journal.gatewayKind()) === 'sandbox';
         // Payouts pending longer than pendingAlertAfter, shown beside their file.

@@ -348,7 +348,7 @@ async function weighAgainstJournal(
   now: () => number,
   options: Parameters<typeof planRun>[2],
 ): Promise<DryRunFile | undefined> {
-  const journal = openHomeJournal(journalPath, now);
+  const journal = await openHomeJournal(journalPath, now);
   try {
     const [plan] = await planRun([file], journal, options);
     return plan;

@@ -1,3 +1,4 @@
+import { hostNameOf } from '../../runtime/worker-name.js';
 import { Command } from 'commander';
 import { serve } from '../../app/serve.js';
 import { ensureFolders, homeFolders } from '../../inbox/folders.js';
@@ -54,6 +55,7 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
       try {
         const lock = await lockHome(journal, {
           command: 'watch',
+          host: hostNameOf(config.hostName),
           waitMs: Number.MAX_SAFE_INTEGER,
           signal: stop.signal,
           clock: io.clock,

@@ -24,9 +24,15 @@ const types = {
  * A pool for `concurrency` requests in flight: their answers are written in groups, so a
  * few connections serve them, plus one for claims and one for everything else.
  */
-export function poolFor(url: string, concurrency: number): pg.Pool {
+export function poolFor(
+  url: string,
+  concurrency: number,
+  { readOnly = false }: { readOnly?: boolean } = {},
+): pg.Pool {
   return new pg.Pool({
     connectionString: url,
+    // Read only, every transaction refuses a write on the server itself.
+    ...(readOnly && { options: '-c default_transaction_read_only=on' }),
     max: Math.max(2, Math.ceil(concurrency / 8) + 2),
     statement_timeout: STATEMENT_TIMEOUT_MS,
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,

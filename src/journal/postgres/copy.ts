@@ -15,7 +15,8 @@ import { MIGRATIONS } from '../migrations.js';
 import type { RowState } from '../states.js';
 import { Database } from '../sqlite.js';
 import { inTransaction, poolFor, type Runner } from './connection.js';
-import { addressOf, LATEST_POSTGRES_SCHEMA, migrateWithin, schemaWithin } from './open.js';
+import { LATEST_POSTGRES_SCHEMA, migrateWithin, schemaWithin } from './open.js';
+import { postgresAddress } from '../location.js';
 import { journalErrorOf } from './store-errors.js';
 
 /** Rows read and written at once: a few hundred kilobytes, whatever the journal's size. */
@@ -95,7 +96,7 @@ export async function copyJournal(
   url: string,
   options: { onStart?: (address: string) => void; signal?: AbortSignal; chunkRows?: number } = {},
 ): Promise<CopyOutcome> {
-  const address = addressOf(url);
+  const address = postgresAddress(url);
   const chunkRows = options.chunkRows ?? CHUNK_ROWS;
   const sqlite = new Database(path, { readonly: true, fileMustExist: true });
   const pool = poolFor(url, 1);

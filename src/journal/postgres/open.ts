@@ -13,7 +13,8 @@ import type pg from 'pg';
 import { canMoveBatch } from '../batch-states.js';
 import { JournalError } from '../journal-error.js';
 import type { Journal, JournalDescription } from '../journal.js';
-import type { GatewayKind, JournalIdentity, LockHolder } from '../types.js';
+import type { GatewayKind, JournalIdentity, JournalState, LockHolder } from '../types.js';
+import { postgresAddress } from '../location.js';
 import type { RowState } from '../states.js';
 import { inTransaction, onPool, poolFor, type Runner } from './connection.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
@@ -42,13 +43,6 @@ export interface PostgresJournalOptions {
   now?: () => number;
   /** Requests in flight at once: the pool is sized from it. */
   concurrency?: number;
-}
-
-/** The URL as a person reads it: its password left out. */
-export function addressOf(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '***';
-  return parsed.href;
 }
 
 const statements = {
@@ -141,9 +135,7 @@ export async function migrateWithin(
   address: string,
 ): Promise<void> {
   const version = await schemaWithin(tx);
-  if (version > LATEST_POSTGRES_SCHEMA) {
-    throw new JournalError('newer-schema', newerSchema(address, version));
-  }
+  if (version > LATEST_POSTGRES_SCHEMA) throw newerSchema(address, version);
   for (const migration of POSTGRES_MIGRATIONS.filter((m) => m.version > version)) {
     await tx.client.query(migration.sql);
     await tx.client.query('UPDATE schema_version SET version = $1 WHERE id = 1', [
@@ -155,18 +147,49 @@ export async function migrateWithin(
 /** The schema version of the database (0: no journal's schema), read under the migrations' lock. */
 export async function schemaWithin(tx: Runner): Promise<number> {
   await tx.rows(statements.migrationLock, {});
-  const [{ kept } = { kept: false }] = await tx.rows<{ kept: boolean }, object>(
+  return schemaOf(tx);
+}
+
+function newerSchema(address: string, found: number): JournalError {
+  return new JournalError(
+    'newer-schema',
+    `the journal ${address} is at schema version ${found}, newer than this program knows (${LATEST_POSTGRES_SCHEMA}): use a newer payouts (payouts --version says which this is). Nothing was sent`,
+    { path: address, schema: { found, latest: LATEST_POSTGRES_SCHEMA } },
+  );
+}
+
+/** The schema version the database holds, 0 for none (a database payouts never opened). */
+async function schemaOf(runner: Runner): Promise<number> {
+  const [{ kept } = { kept: false }] = await runner.rows<{ kept: boolean }, object>(
     statements.schemaKept,
     {},
   );
-  const [{ version } = { version: 0 }] = kept
-    ? await tx.rows<{ version: number }, object>(statements.schemaVersion, {})
-    : [];
+  if (!kept) return 0;
+  const [{ version } = { version: 0 }] = await runner.rows<{ version: number }, object>(
+    statements.schemaVersion,
+    {},
+  );
   return version;
 }
 
-function newerSchema(address: string, schema: number): string {
-  return `the journal ${address} is at schema version ${schema}, newer than this program knows (${LATEST_POSTGRES_SCHEMA}): use a newer payouts (payouts --version says which this is). Nothing was sent`;
+/**
+ * Whether the database holds a journal, read without writing: none (no schema), empty
+ * (a schema without an identity, as a failed restore leaves it), or one.
+ */
+export async function postgresJournalState(location: PostgresLocation): Promise<JournalState> {
+  const address = postgresAddress(location.url);
+  const pool = poolFor(location.url, 1, { readOnly: true });
+  pool.on('error', () => undefined);
+  try {
+    const pooled = onPool(pool);
+    if ((await schemaOf(pooled)) === 0) return 'absent';
+    const identity = await pooled.rows(statements.identity, {});
+    return identity.length === 0 ? 'empty' : 'present';
+  } catch (error) {
+    throw journalErrorOf(error, address);
+  } finally {
+    await pool.end();
+  }
 }
 
 /** A member not kept by the PostgreSQL journal yet: it refuses, naming itself. */
@@ -192,20 +215,41 @@ function answering(journal: Journal, address: string): Journal {
   return Object.fromEntries(entries) as Journal;
 }
 
-export async function openPostgresJournal(
+export function openPostgresJournal(
   location: PostgresLocation,
   options: PostgresJournalOptions = {},
 ): Promise<Journal> {
-  const address = addressOf(location.url);
-  const pool = poolFor(location.url, options.concurrency ?? 1);
+  return openOn(location, options, false);
+}
+
+/**
+ * The journal in the database read only (status, doctor, a dry run): nothing is made,
+ * migrated or written (every transaction is read only, so a write fails on the server).
+ */
+export function openPostgresJournalReadOnly(location: PostgresLocation): Promise<Journal> {
+  return openOn(location, {}, true);
+}
+
+async function openOn(
+  location: PostgresLocation,
+  options: PostgresJournalOptions,
+  readOnly: boolean,
+): Promise<Journal> {
+  const address = postgresAddress(location.url);
+  const pool = poolFor(location.url, options.concurrency ?? 1, { readOnly });
   // A connection lost while idle in the pool is the pool's to replace, not the process's end.
   pool.on('error', () => undefined);
   const clock = (): number | null => options.now?.() ?? null;
   const pooled = onPool(pool);
   let schema: number;
   try {
-    schema = await migrate(pool, address);
-    await pooled.count(statements.makeIdentity, { journalId: randomUUID(), now: clock() });
+    if (readOnly) {
+      schema = await schemaOf(pooled);
+      if (schema > LATEST_POSTGRES_SCHEMA) throw newerSchema(address, schema);
+    } else {
+      schema = await migrate(pool, address);
+      await pooled.count(statements.makeIdentity, { journalId: randomUUID(), now: clock() });
+    }
   } catch (error) {
     await pool.end();
     throw journalErrorOf(error, address);

@@ -1,0 +1,34 @@
+/**
+ * Where a journal is, as a person names it: a file's path, or a database's URL shown
+ * without its credentials (a password in the URL or in its parameters is never printed).
+ */
+import type { JournalLocation } from './journal.js';
+
+/** Whether `text` names a PostgreSQL database (the `journal` setting's one form). */
+export function isPostgresUrl(text: string): boolean {
+  if (!/^postgres(ql)?:\/\//.test(text)) return false;
+  try {
+    return new URL(text).pathname.length > 1;
+  } catch {
+    return false;
+  }
+}
+
+/** The journal the `journal` setting names: none, the SQLite file of the home (`homeFile`). */
+export function journalLocationOf(setting: string | null, homeFile: string): JournalLocation {
+  return setting === null ? { kind: 'sqlite', path: homeFile } : { kind: 'postgres', url: setting };
+}
+
+/** Where the journal is, as a person finds it, before it is opened. */
+export function journalAddress(location: JournalLocation): string {
+  return location.kind === 'sqlite' ? location.path : postgresAddress(location.url);
+}
+
+/** `postgres://user@host:port/database`: the server and database, nothing secret. */
+export function postgresAddress(url: string): string {
+  const parsed = new URL(url);
+  // A socket folder is named by the `host` parameter when the URL has no host.
+  const host = parsed.host || (parsed.searchParams.get('host') ?? '');
+  const user = parsed.username === '' ? '' : `${parsed.username}@`;
+  return `${parsed.protocol}//${user}${host}${parsed.pathname}`;
+}
