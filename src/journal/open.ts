@@ -18,7 +18,8 @@ import {
 } from './sqlite/open.js';
 
 /** What opening a journal for work takes: each store reads what concerns it. */
-export type JournalOptions = SqliteJournalOptions & Pick<PostgresJournalOptions, 'concurrency'>;
+export type JournalOptions = SqliteJournalOptions &
+  Pick<PostgresJournalOptions, 'concurrency' | 'onSending'>;
 export { journalAddress } from './location.js';
 
 export async function openJournal(

@@ -4,7 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { MARKER_NAME, readMarker } from '../../src/journal/marker.js';
 import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { openJournalForWork } from '../../src/journal/open-for-work.js';
+import pg from 'pg';
+import { recordOpenBatch } from '../support/batch.js';
 import { useTempFolder } from '../support/files.js';
+import { cashOutRequest } from '../support/gateway.js';
+import { postgresMissing, usePostgres } from '../support/postgres.js';
+import type { Journal, JournalLocation } from '../../src/journal/journal.js';
 
 describe('a journal opened for work', () => {
   const folder = useTempFolder();
@@ -30,3 +35,50 @@ describe('a journal opened for work', () => {
     await expect(openJournalForWork(store, options)).rejects.toMatchObject({ kind: 'missing' });
   });
 });
+
+/** Rows claimed to send: the marker must say so before a request may leave. */
+async function claimOne(journal: Journal, orderId: string): Promise<void> {
+  const batchId = await recordOpenBatch(journal, `${orderId}.csv`, 1);
+  await journal.admitPayouts(batchId, [{ line: 2, request: cashOutRequest(orderId) }], {
+    duplicateWindowMs: 0,
+  });
+  expect(await journal.claimToSend('me', 1, 60_000)).toHaveLength(1);
+  await journal.sendable();
+}
+
+const postgresAbsent = postgresMissing();
+(postgresAbsent ? describe.skip : describe)(
+  `a journal on PostgreSQL opened for work${postgresAbsent ? ` (skipped: ${postgresAbsent})` : ''}`,
+  () => {
+    const folder = useTempFolder();
+    const postgres = usePostgres();
+
+    it('has the marker follow every sending commit, so a database restored from before them is older', async () => {
+      const home = join(folder(), 'home');
+      mkdirSync(home);
+      const location: JournalLocation = { kind: 'postgres', url: await postgres.made('work') };
+      const options = { home, historyFolders: [], now: Date.now };
+      const journal = await openJournalForWork(location, options);
+      await claimOne(journal, 'p-1');
+      await journal.close();
+      // A backup of the database taken here, before the next send.
+      const admin = new pg.Client({ connectionString: await postgres.made('admin') });
+      await admin.connect();
+      try {
+        await admin.query(
+          `CREATE DATABASE ${new URL(postgres.url('backup')).pathname.slice(1)} TEMPLATE ${new URL(location.url).pathname.slice(1)}`,
+        );
+      } finally {
+        await admin.end();
+      }
+      const again = await openJournalForWork(location, options);
+      await claimOne(again, 'p-2');
+      expect(readMarker(join(home, MARKER_NAME))?.highWater).toBe(await again.highWater());
+      await again.close();
+      // The backup put in its place forgets p-2 was sent: told by the marker, never sent blind.
+      await expect(
+        openJournalForWork({ kind: 'postgres', url: postgres.url('backup') }, options),
+      ).rejects.toMatchObject({ kind: 'older' });
+    });
+  },
+);

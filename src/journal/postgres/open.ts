@@ -43,6 +43,8 @@ export interface PostgresJournalOptions {
   now?: () => number;
   /** Requests in flight at once: the pool is sized from it. */
   concurrency?: number;
+  /** Told the high-water mark after each commit that claims rows to send (the marker). */
+  onSending?: (highWater: number) => Promise<void>;
 }
 
 const statements = {
@@ -274,6 +276,19 @@ async function openOn(
     );
   };
 
+  // What requests must wait for: the marker saying what the last sending commit wrote.
+  let sendingSaved: Promise<void> = Promise.resolve();
+  const committed = (): void => {
+    const { onSending } = options;
+    if (!onSending) return;
+    sendingSaved = one<{ id: number }>(statements.highWater, {}).then((row) =>
+      onSending(row?.id ?? 0),
+    );
+    // A failed write reaches the requests that wait for it; meanwhile it must not end the process.
+    sendingSaved.catch(() => undefined);
+  };
+  const payouts = createPayouts(pool, pooled, clock);
+
   const journal: Journal = {
     path: address,
     describe: async (): Promise<JournalDescription> => {
@@ -292,8 +307,7 @@ async function openOn(
     startRecovery: async (reason) => {
       await pooled.count(statements.startRecovery, { now: clock(), reason });
     },
-    // Every claim is committed on the server before it returns: requests may leave then.
-    sendable: () => Promise.resolve(),
+    sendable: () => sendingSaved,
     bindGateway: async (kind) => {
       await pooled.count(statements.bindGateway, { kind });
       return (await one<{ kind: GatewayKind }>(statements.boundGateway, {}))?.kind ?? kind;
@@ -372,7 +386,17 @@ async function openOn(
       await pooled.count(statements.releaseLock, { name, holder });
     },
 
-    ...createPayouts(pool, pooled, clock),
+    ...payouts,
+    claimToSend: async (...args) => {
+      const claims = await payouts.claimToSend(...args);
+      if (claims.length > 0) committed();
+      return claims;
+    },
+    markResending: async (...args) => {
+      const changed = await payouts.markResending(...args);
+      if (changed) committed();
+      return changed;
+    },
     ...createBatches(pool, pooled, clock),
 
     failedRepeatOf: notYet('failedRepeatOf'),
