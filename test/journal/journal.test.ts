@@ -461,7 +461,6 @@ const NOT_YET_ON_POSTGRES: readonly string[] = [
   'holds a repeat of a payout that failed within the window, journaled before it, as failedRepeatOf says',
   "says a batch's payouts pending since when, and the batches a refund shows in",
   'a person approving and another turning a waiting batch down at once: one answer wins',
-  'sends a failed payout again once when two people ask at once',
   'calls every member of the interface',
 ];
 

@@ -19,6 +19,7 @@ import { inTransaction, onPool, poolFor, type Runner } from './connection.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { createBatches } from './batches.js';
 import { createPayouts } from './payouts.js';
+import { createRetries } from './retries.js';
 import { reasonOf, toBatch } from '../sqlite/context.js';
 import { rowsOn } from './rows.js';
 import { AT, statement } from './sql.js';
@@ -316,6 +317,7 @@ export async function openPostgresJournal(
 
     ...createPayouts(pool, pooled, clock),
     ...createBatches(pool, pooled, clock),
+    ...createRetries(pool, pooled, clock),
 
     refuseBatch: notYet('refuseBatch'),
     correctBatch: notYet('correctBatch'),
@@ -325,9 +327,6 @@ export async function openPostgresJournal(
     lookUpNeverSent: notYet('lookUpNeverSent'),
     firstSendSamples: notYet('firstSendSamples'),
     forgottenOrderIds: notYet('forgottenOrderIds'),
-    retryPayouts: notYet('retryPayouts'),
-    retryTargetsOf: notYet('retryTargetsOf'),
-    hasRetries: notYet('hasRetries'),
     rowTotalsOfBatch: notYet('rowTotalsOfBatch'),
     resultEntries: notYet('resultEntries'),
     batchesShowingRefundedSince: notYet('batchesShowingRefundedSince'),

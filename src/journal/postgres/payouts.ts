@@ -72,6 +72,13 @@ const LEASE_PICKED = `
     .map((column) => `p.${column}`)
     .join(', ')}`;
 
+/**
+ * Admissions one at a time across the cluster: admission reads what it weighs a row
+ * against (the orderId, its cover), then writes; claims weighing the cover rule and
+ * retries take it too.
+ */
+export const admissionLock = statement('admission-lock', `SELECT pg_advisory_xact_lock(31, 1)`);
+
 const statements = {
   insertPayout: statement<
     Now & {
@@ -147,9 +154,6 @@ const statements = {
      SELECT i.id, ${AT}, NULL, 'queued', g.reason
      FROM inserted i JOIN given g USING (order_id) ORDER BY i.id`,
   ),
-  // Admissions one at a time across the cluster: admission reads what it weighs a row
-  // against (the orderId, its cover), then writes.
-  admissionLock: statement('admission-lock', `SELECT pg_advisory_xact_lock(31, 1)`),
   // The claim: queued rows of open batches in file order, locked as they are read, rows
   // another claim holds skipped; each stamped with a fresh epoch, its owner and lease.
   // The rows a claim may take: queued rows of open batches in file order, locked as they
@@ -420,7 +424,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
   return {
     admitPayouts: (batchId, payouts, rules) =>
       transaction(async (tx, rows, now) => {
-        await tx.rows(statements.admissionLock, {});
+        await tx.rows(admissionLock, {});
         const row = await rows.batchRow(batchId);
         if (!row) throw new JournalError('refused', `batch ${batchId} is not in the journal`);
         const batch = { id: batchId, fileName: row.file_name, nameKey: row.name_key };
@@ -488,7 +492,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
       transaction(async (tx, rows, now) => {
         for (const answer of answers) await applyMove(tx, rows, answer, now);
         // The cover rule reads what admissions and other claims write: one at a time.
-        if (rules) await tx.rows(statements.admissionLock, {});
+        if (rules) await tx.rows(admissionLock, {});
         const queued = await tx.rows<QueuedRow, { limit: number }>(statements.queued, { limit });
         const sendable: QueuedRow[] = [];
         for (const row of queued) {
@@ -659,7 +663,7 @@ const journaledFrom = (batchId: number, line: number): Said => ({
   line,
 });
 
-function valuesFor(row: {
+export function valuesFor(row: {
   request: CashOutRequest;
   batchId: number;
   line: number;

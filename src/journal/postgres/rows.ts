@@ -10,7 +10,7 @@ import type { Covering, Known } from '../admission.js';
 import { JournalError } from '../journal-error.js';
 import { canMove, type HoldReason, type RowState } from '../states.js';
 import { canMoveBatch, type BatchState } from '../batch-states.js';
-import { failedBeforeSaid } from '../admission.js';
+import { planUncover, type LinkedRow } from '../rules/uncover.js';
 import { auditReasonOf, type PlannedMove, type RuleFields } from '../rules/plan.js';
 import {
   coverOf,
@@ -19,7 +19,7 @@ import {
   type CoverCandidate,
   type CoverKey,
 } from '../rules/cover.js';
-import type { AdmissionRules, BatchLine, Claim, PayoutRecord } from '../types.js';
+import type { AdmissionRules, BatchEvent, BatchLine, Claim, PayoutRecord } from '../types.js';
 // The row shapes both stores read alike, and their mapping to the journal's types.
 import {
   COVERING_COLUMNS,
@@ -127,17 +127,18 @@ const CANDIDATE_COLUMNS = `p.order_id, p.batch_id, p.line, p.state, p.admitted_a
    '[]'::json)::text AS covered_rows`;
 
 /** The payouts that `match` a key, of batches other than @batchId (the cover rule weighs them). */
-const candidatesOf = (match: string): string =>
+export const candidatesOf = (match: string, extraColumns = ''): string =>
   ['p.batch_id < @batchId', 'p.batch_id > @batchId']
     .map(
-      (range) => `SELECT ${CANDIDATE_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE ${match} AND ${range}`,
+      (range) => `SELECT ${CANDIDATE_COLUMNS}${extraColumns} FROM payouts p
+      JOIN batches b ON b.id = p.batch_id WHERE ${match} AND ${range}`,
     )
     .join(' UNION ALL ');
 
-const BY_AMOUNT = 'p.document = @document AND p.value_cents = @value';
+/** A row's document and amount. */
+export const BY_AMOUNT = 'p.document = @document AND p.value_cents = @value';
 
-interface CandidateParams {
+export interface CandidateParams {
   document: string;
   value: number;
   batchId: number;
@@ -181,15 +182,26 @@ const statements = {
     'move-batch',
     `UPDATE batches SET state = @to WHERE id = @batchId AND state = @from RETURNING id`,
   ),
-  // The rows a payout covers, and those they cover in turn (a copy of a copy).
-  coveredBy: statement<{ orderId: string }>(
-    'covered-by',
-    `WITH RECURSIVE chain (order_id, batch_id) AS (
-       SELECT order_id, batch_id FROM payouts WHERE covered_by = @orderId AND state = 'covered'
-       UNION
-       SELECT p.order_id, p.batch_id FROM payouts p JOIN chain c ON p.covered_by = c.order_id
-       WHERE p.state = 'covered')
-     SELECT order_id, batch_id FROM chain`,
+  // The rows that name a payout as their cover, and those naming them in turn.
+  linkedTo: statement<{ orderId: string }>(
+    'linked-to',
+    `WITH RECURSIVE linked (order_id) AS (
+       SELECT order_id FROM payouts WHERE covered_by = @orderId
+       UNION SELECT p.order_id FROM payouts p JOIN linked l ON p.covered_by = l.order_id)
+     SELECT p.order_id, p.covered_by, p.state, p.hold_reason, p.batch_id,
+       b.state AS batch_state
+     FROM linked l JOIN payouts p ON p.order_id = l.order_id JOIN batches b ON b.id = p.batch_id`,
+  ),
+  addBatchEvent: statement<{
+    batchId: number;
+    now: number | null;
+    event: string;
+    by: string;
+    detail: string;
+  }>(
+    'rows-add-batch-event',
+    `INSERT INTO batch_events (batch_id, at, event, by, detail)
+     VALUES (@batchId, ${AT}, @event, @by, @detail)`,
   ),
   coveringRow: statement<{ orderId: string }>(
     'covering-row',
@@ -420,24 +432,43 @@ export function rowsOn(tx: Runner, now: number | null) {
     );
   }
 
+  /** Applies a rule's plan: each move guarded by the state the plan read, checked and audited. */
+  async function applyPlan(moves: readonly PlannedMove[], why: Said): Promise<void> {
+    for (const move of moves) {
+      await moveRow(move.orderId, move.from, move.to, move.fields, auditReasonOf(move.reason, why));
+    }
+  }
+
+  /** The rows that name `orderId` as their cover, directly or through one another. */
+  async function linkedTo(orderId: string): Promise<LinkedRow[]> {
+    const linked = await tx.rows<
+      {
+        order_id: string;
+        covered_by: string;
+        state: RowState;
+        hold_reason: HoldReason | null;
+        batch_id: number;
+        batch_state: BatchState;
+      },
+      { orderId: string }
+    >(statements.linkedTo, { orderId });
+    return linked.map((row) => ({
+      orderId: row.order_id,
+      coveredBy: row.covered_by,
+      state: row.state,
+      holdReason: row.hold_reason,
+      batchId: row.batch_id,
+      batchState: row.batch_state,
+    }));
+  }
+
   return {
     at,
     mustMove,
     movedTogether,
     moveBatch,
     moveRow,
-    /** Applies a rule's plan: each move guarded by the state the plan read, checked and audited. */
-    async applyPlan(moves: readonly PlannedMove[], why: Said): Promise<void> {
-      for (const move of moves) {
-        await moveRow(
-          move.orderId,
-          move.from,
-          move.to,
-          move.fields,
-          auditReasonOf(move.reason, why),
-        );
-      }
-    },
+    applyPlan,
     /** Holds a batch's queued rows; `said`, where a rule says why, becomes each row's message. */
     async holdQueuedRows(
       batchId: number,
@@ -455,32 +486,33 @@ export function rowsOn(tx: Runner, now: number | null) {
         }),
       );
     },
-    /**
-     * Covered follows its cover: the rows a payout covered, directly or through a covered
-     * copy, are held as repeats of it once it definitely did not pay, and a batch already
-     * done opens again (see the SQLite store's uncoverRowsOf).
-     */
+    linkedTo,
+    /** Covered follows its cover (planUncover), inside the caller's transaction. */
     async uncoverRowsOf(orderId: string): Promise<void> {
-      const covered = await tx.rows<{ order_id: string; batch_id: number }, { orderId: string }>(
-        statements.coveredBy,
-        { orderId },
-      );
-      if (covered.length === 0) return;
+      const linked = await linkedTo(orderId);
+      if (linked.length === 0) return;
       const [cover] = await tx.rows<CoveringRow, { orderId: string }>(statements.coveringRow, {
         orderId,
       });
       if (!cover) return;
-      const said = failedBeforeSaid(toCovering(cover));
-      for (const row of covered) {
-        await moveRow(
-          row.order_id,
-          'covered',
-          'held',
-          { holdReason: 'failed-before', coveredBy: orderId, said },
-          { code: 'auditCoverEnded', orderId, state: cover.state, said },
-        );
-        if ((await batchRow(row.batch_id))?.state === 'done') await moveBatch(row.batch_id, 'open');
-      }
+      const plan = planUncover(toCovering(cover), linked);
+      await applyPlan(plan.moves, plan.why);
+      for (const batchId of plan.reopen) await moveBatch(batchId, 'open');
+    },
+    /** Records a person's decision about a batch, with who and when. */
+    async addBatchEvent(
+      batchId: number,
+      event: BatchEvent['event'],
+      by: string,
+      detail: Said,
+    ): Promise<void> {
+      await tx.count(statements.addBatchEvent, {
+        batchId,
+        now,
+        event,
+        by,
+        detail: reasonColumn(detail),
+      });
     },
     auditById,
     auditMany,
