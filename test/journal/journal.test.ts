@@ -455,7 +455,6 @@ const NOT_YET_ON_POSTGRES: readonly string[] = [
   'a file a person turned down covers nothing',
   'in recovery, has every payout never sent from it looked up first, once',
   'opens a waiting batch once a person approves it; a second answer changes nothing',
-  'weighs a row as admission would, writing nothing',
   'freezes an earlier batch of its name while a file repeating it waits for a person',
   'a copy a person says corrects a batch: covers what it paid, takes over what it never sent, until turned down',
   'holds a repeat of a payout that failed within the window, journaled before it, as failedRepeatOf says',

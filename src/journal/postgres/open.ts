@@ -323,7 +323,6 @@ export async function openPostgresJournal(
     correctBatch: notYet('correctBatch'),
     releaseHolds: notYet('releaseHolds'),
     frozenFor: notYet('frozenFor'),
-    failedRepeatOf: notYet('failedRepeatOf'),
     lookUpNeverSent: notYet('lookUpNeverSent'),
     firstSendSamples: notYet('firstSendSamples'),
     forgottenOrderIds: notYet('forgottenOrderIds'),

@@ -14,7 +14,7 @@ import { admit, documentKey, payloadHash } from '../admission.js';
 import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { isResumed, planAdmission } from '../rules/admission.js';
-import { claimRange, coverKeyOf, holdAtClaim } from '../rules/cover.js';
+import { claimRange, coverKeyOf, coverSince, failedRepeated, holdAtClaim } from '../rules/cover.js';
 import { QUEUED_COLUMNS, queuedFactsOf, type QueuedRow } from '../sqlite/admitting.js';
 import { RETRYABLE, type RowState } from '../states.js';
 import type {
@@ -26,7 +26,18 @@ import type {
   PayoutInput,
 } from '../types.js';
 import { inTransaction, type Runner } from './connection.js';
-import { CLAIM_COLUMNS, rowsOn, toClaim, toPayout, type ClaimRow, type Rows } from './rows.js';
+import {
+  BY_AMOUNT,
+  candidatesOf,
+  CLAIM_COLUMNS,
+  rowsOn,
+  toClaim,
+  toPayout,
+  type CandidateParams,
+  type ClaimRow,
+  type Rows,
+} from './rows.js';
+import { toCandidate, type CandidateRow } from '../sqlite/rows.js';
 import { AT, statement } from './sql.js';
 import type pg from 'pg';
 
@@ -35,6 +46,7 @@ type Payouts = Pick<
   | 'admitPayouts'
   | 'known'
   | 'weigh'
+  | 'failedRepeatOf'
   | 'payout'
   | 'claimToSend'
   | 'unclaim'
@@ -106,6 +118,12 @@ const statements = {
   ),
   // Which of a file's orderIds the journal has, and which of its documents another
   // file's payouts have: a row with neither is weighed against nothing.
+  // Payouts of every batch (all after batch 0) of a row's document and amount, with the
+  // Pix key each paid (failedRepeated weighs them).
+  failedRepeated: statement<CandidateParams>(
+    'failed-repeated',
+    candidatesOf(BY_AMOUNT, ', p.pix_key'),
+  ),
   knownAmong: statement<{ orderIds: string[] }>(
     'known-among',
     `SELECT order_id FROM payouts WHERE order_id = ANY(@orderIds::text[])`,
@@ -481,6 +499,18 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
         await rows.coveringOf(coverKeyOf(request, reference), 0, rules),
         payloadHash(request),
       );
+    },
+
+    failedRepeatOf: async (request, rules) => {
+      const rows = rowsOn(pooled, clock());
+      const candidates = (
+        await pooled.rows<CandidateRow & { pix_key: string }, CandidateParams>(
+          statements.failedRepeated,
+          { document: documentKey(request.cpfCnpj), value: request.value, batchId: 0 },
+        )
+      ).map((row) => ({ ...toCandidate(row), pixKey: row.pix_key }));
+      const row = { valueCents: request.value, pixKey: request.pixKey };
+      return failedRepeated(row, candidates, coverSince(await rows.at(), rules));
     },
 
     payout: async (orderId) => {
