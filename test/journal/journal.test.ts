@@ -448,12 +448,10 @@ describe('the SQLite journal', () => {
 const NOT_YET_ON_POSTGRES: readonly string[] = [
   "keeps an invalid line's message as a value beside its English, and its problems too",
   'journals new payouts as queued; an orderId of another file is held naming it, never a replay',
-  "samples a batch's first, middle and last queued rows, sent from before or not, and none in recovery",
   'lets a fixed copy of the same file replace an orderId the gateway refused',
   'a row a person released as a new payment is not held again when it is claimed',
   'lists each held row with the payout it repeats, and releases only the rows named',
   'a file a person turned down covers nothing',
-  'in recovery, has every payout never sent from it looked up first, once',
   'opens a waiting batch once a person approves it; a second answer changes nothing',
   'freezes an earlier batch of its name while a file repeating it waits for a person',
   'a copy a person says corrects a batch: covers what it paid, takes over what it never sent, until turned down',

@@ -16,12 +16,15 @@ import type { Journal } from '../journal.js';
 import { isResumed, planAdmission } from '../rules/admission.js';
 import { claimRange, coverKeyOf, coverSince, failedRepeated, holdAtClaim } from '../rules/cover.js';
 import { QUEUED_COLUMNS, queuedFactsOf, type QueuedRow } from '../sqlite/admitting.js';
-import { RETRYABLE, type RowState } from '../states.js';
+import type { RowState } from '../states.js';
+import { endsCover } from '../rules/uncover.js';
+import { forgottenOrderIdsOf, sampleLines } from '../first-send.js';
 import type {
   AdmissionRules,
   AdmittedPayout,
   AnswerDetails,
   Claim,
+  FirstSendSample,
   Move,
   PayoutInput,
 } from '../types.js';
@@ -30,6 +33,7 @@ import {
   BY_AMOUNT,
   candidatesOf,
   CLAIM_COLUMNS,
+  requestOf,
   rowsOn,
   toClaim,
   toPayout,
@@ -48,6 +52,9 @@ type Payouts = Pick<
   | 'weigh'
   | 'failedRepeatOf'
   | 'payout'
+  | 'lookUpNeverSent'
+  | 'firstSendSamples'
+  | 'forgottenOrderIds'
   | 'claimToSend'
   | 'unclaim'
   | 'claimAbandoned'
@@ -123,6 +130,35 @@ const statements = {
   failedRepeated: statement<CandidateParams>(
     'failed-repeated',
     candidatesOf(BY_AMOUNT, ', p.pix_key'),
+  ),
+  recoverySince: statement('recovery-since', `SELECT recovery_since FROM identity WHERE id = 1`),
+  // Rows of open batches never sent, looked up first once the journal recovers.
+  neverSent: statement<Now & { since: number }>(
+    'never-sent',
+    `UPDATE payouts SET state = 'unknown', not_found = 0, last_sent_at = @since,
+       updated_at = ${AT}
+     WHERE state = 'queued' AND attempts = 0
+       AND batch_id IN (SELECT id FROM batches WHERE state = 'open')
+     RETURNING id, order_id`,
+  ),
+  // Every open batch with rows to send, sent from before or not: a home restored from a
+  // backup taken mid-batch has rows queued that the gateway has had since.
+  queuedBatches: statement(
+    'queued-batches',
+    `SELECT q.batch_id, b.file_name, q.queued FROM (
+       SELECT batch_id, COUNT(*)::bigint AS queued FROM payouts WHERE state = 'queued'
+       GROUP BY batch_id) q
+     JOIN batches b ON b.id = q.batch_id
+     WHERE b.state = 'open' ORDER BY q.batch_id`,
+  ),
+  queuedAt: statement<{ batchId: number; position: number }>(
+    'queued-at',
+    `SELECT order_id, line FROM payouts WHERE state = 'queued' AND batch_id = @batchId
+     ORDER BY line LIMIT 1 OFFSET @position`,
+  ),
+  highestOfName: statement<{ nameKey: string }>(
+    'highest-of-name',
+    `SELECT MAX(name_number) AS n FROM batches WHERE name_key = @nameKey`,
   ),
   knownAmong: statement<{ orderIds: string[] }>(
     'known-among',
@@ -354,7 +390,7 @@ async function applyMove(tx: Runner, rows: Rows, move: Move, now: number | null)
     from === move.to ? null : english(move.reason),
     () => tx.rows(statements.move, moveParams({ ...move, from }, now)),
   );
-  if (moved && from !== move.to && RETRYABLE.includes(move.to)) {
+  if (moved && endsCover(from, move.to)) {
     await rows.uncoverRowsOf(move.orderId);
   }
   return moved;
@@ -385,6 +421,28 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
     const now = clock();
     return inTransaction(pool, (tx) => work(tx, rowsOn(tx, now), now));
   };
+
+  /** When a person chose recovery after a loss; null outside recovery. */
+  const recoverySince = async (runner: Runner): Promise<number | null> =>
+    (await runner.rows<{ recovery_since: number | null }, object>(statements.recoverySince, {}))[0]
+      ?.recovery_since ?? null;
+
+  /** The orderIds of this row as the batches of its name a restored journal may have forgotten. */
+  async function forgottenOrderIds(orderId: string): Promise<string[]> {
+    const rows = rowsOn(pooled, clock());
+    const row = await rows.payoutRow(orderId);
+    const batch = row && (await rows.batchRow(row.batch_id));
+    if (!row || !batch?.name_key || batch.name_number === null) return [];
+    const [highest] = await pooled.rows<{ n: number | null }, { nameKey: string }>(
+      statements.highestOfName,
+      { nameKey: batch.name_key },
+    );
+    return forgottenOrderIdsOf(
+      requestOf(row),
+      { nameKey: batch.name_key, nameNumber: batch.name_number, orderIdHome: batch.order_id_home },
+      highest?.n ?? batch.name_number,
+    );
+  }
 
   async function admitOne(
     tx: Runner,
@@ -512,6 +570,48 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
       const row = { valueCents: request.value, pixKey: request.pixKey };
       return failedRepeated(row, candidates, coverSince(await rows.at(), rules));
     },
+
+    lookUpNeverSent: () =>
+      transaction(async (tx, rows, now) => {
+        const since = (await recoverySince(tx)) ?? null;
+        if (since === null) return 0;
+        const moved = await rows.movedTogether(
+          'queued',
+          'unknown',
+          { code: 'auditLookedUpAfterLoss' },
+          () =>
+            tx.rows<{ id: number; order_id: string }, Now & { since: number }>(
+              statements.neverSent,
+              { now, since },
+            ),
+        );
+        return moved.length;
+      }),
+
+    firstSendSamples: async () => {
+      if ((await recoverySince(pooled)) !== null) return [];
+      const batches = await pooled.rows<
+        { batch_id: number; file_name: string; queued: number },
+        object
+      >(statements.queuedBatches, {});
+      const samples: FirstSendSample[] = [];
+      for (const batch of batches) {
+        const payouts: FirstSendSample['payouts'] = [];
+        for (const position of sampleLines(batch.queued)) {
+          const [row] = await pooled.rows<
+            { order_id: string; line: number },
+            { batchId: number; position: number }
+          >(statements.queuedAt, { batchId: batch.batch_id, position });
+          if (!row) continue;
+          const forgotten = await forgottenOrderIds(row.order_id);
+          payouts.push({ orderId: row.order_id, line: row.line, forgotten });
+        }
+        samples.push({ batchId: batch.batch_id, fileName: batch.file_name, payouts });
+      }
+      return samples;
+    },
+
+    forgottenOrderIds: (orderId) => forgottenOrderIds(orderId),
 
     payout: async (orderId) => {
       const row = await rowsOn(pooled, clock()).payoutRow(orderId);
