@@ -1201,6 +1201,76 @@ export function describeJournal(
       expect(await journal.batchesShowingRefundedSince(clock + 1)).toEqual([]);
     });
 
+    it("gives a batch's result lines a page at a time, each with its payout and the one it repeats, and its totals in cents", async () => {
+      const rules = { duplicateWindowMs: 86_400_000 };
+      const { journal } = await openWithOnePayout();
+      const [claim] = await journal.claimToSend('a', 1, 60_000);
+      await journal.move('p-1', claim!.fence, 'pending', 'created', { transactionId: 1 });
+      const second = await journal.recordBatch({ ...batch, fileName: 'outro.csv' }, [
+        { line: 3, kind: 'invalid', orderId: null, column: 'name', message: 'is empty' },
+      ]);
+      await journal.admitPayouts(
+        second,
+        [
+          { line: 2, request: request('q-1') },
+          { line: 4, request: request('q-2', 2000) },
+          { line: 5, request: request('p-1') },
+        ],
+        rules,
+      );
+      const entry = (kind: string, line: number, orderId: string | null) => ({
+        line,
+        kind,
+        orderId,
+        note: null,
+        column: null,
+        name: null,
+        valueCents: null,
+        valueWritten: null,
+        cpfCnpj: null,
+        pixKeyType: null,
+        pixKey: null,
+        said: null,
+        cover: null,
+        repeatsState: null,
+      });
+      const [held, invalid, queued] = await journal.resultEntries(second, 0, 3);
+      expect(held).toEqual({
+        ...entry('payout', 2, 'q-1'),
+        payout: expect.objectContaining({ orderId: 'q-1', state: 'held', valueCents: 1000 }),
+        repeatsState: 'pending',
+      });
+      expect(invalid).toEqual({
+        ...entry('invalid', 3, null),
+        payout: null,
+        note: 'is empty',
+        column: 'name',
+      });
+      expect(queued).toEqual({
+        ...entry('payout', 4, 'q-2'),
+        payout: expect.objectContaining({
+          orderId: 'q-2',
+          state: 'queued',
+          request: request('q-2', 2000),
+        }),
+      });
+      expect(await journal.resultEntries(second, 4, 3)).toEqual([
+        {
+          ...entry('held', 5, 'p-1'),
+          payout: null,
+          note: expect.stringContaining('orderId p-1 is already journaled from payroll.csv'),
+          name: 'Ana Souza',
+          valueCents: 1000,
+          said: expect.objectContaining({ code: 'heldJournaled', state: 'pending' }),
+        },
+      ]);
+      expect(await journal.resultEntries(second, 5, 3)).toEqual([]);
+      expect(await journal.rowTotalsOfBatch(second)).toEqual({
+        rows: { held: 2, queued: 1, invalid: 1 },
+        cents: { held: 1000, queued: 2000, invalid: 0 },
+      });
+    });
+
     it('a replayed give-back or answer changes nothing more; a call that fails writes nothing', async () => {
       const { journal } = await openWithPayouts(['p-1', 'p-2', 'p-3']);
       const [first, second] = await journal.claimToSend('a', 2, 60_000);

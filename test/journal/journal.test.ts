@@ -446,8 +446,6 @@ describe('the SQLite journal', () => {
  * each is skipped for it alone, so this list is what is left to do.
  */
 const NOT_YET_ON_POSTGRES: readonly string[] = [
-  "keeps an invalid line's message as a value beside its English, and its problems too",
-  'journals new payouts as queued; an orderId of another file is held naming it, never a replay',
   'lets a fixed copy of the same file replace an orderId the gateway refused',
   'a row a person released as a new payment is not held again when it is claimed',
   'lists each held row with the payout it repeats, and releases only the rows named',
@@ -456,7 +454,6 @@ const NOT_YET_ON_POSTGRES: readonly string[] = [
   'freezes an earlier batch of its name while a file repeating it waits for a person',
   'a copy a person says corrects a batch: covers what it paid, takes over what it never sent, until turned down',
   'holds a repeat of a payout that failed within the window, journaled before it, as failedRepeatOf says',
-  "says a batch's payouts pending since when, and the batches a refund shows in",
   'a person approving and another turning a waiting batch down at once: one answer wins',
   'calls every member of the interface',
 ];

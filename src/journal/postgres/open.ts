@@ -19,6 +19,7 @@ import { inTransaction, onPool, poolFor, type Runner } from './connection.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { createBatches } from './batches.js';
 import { createPayouts } from './payouts.js';
+import { createReports } from './reports.js';
 import { createRetries } from './retries.js';
 import { reasonOf, toBatch } from '../sqlite/context.js';
 import { rowsOn } from './rows.js';
@@ -318,15 +319,12 @@ export async function openPostgresJournal(
     ...createPayouts(pool, pooled, clock),
     ...createBatches(pool, pooled, clock),
     ...createRetries(pool, pooled, clock),
+    ...createReports(pooled),
 
     refuseBatch: notYet('refuseBatch'),
     correctBatch: notYet('correctBatch'),
     releaseHolds: notYet('releaseHolds'),
     frozenFor: notYet('frozenFor'),
-    rowTotalsOfBatch: notYet('rowTotalsOfBatch'),
-    resultEntries: notYet('resultEntries'),
-    batchesShowingRefundedSince: notYet('batchesShowingRefundedSince'),
-    pendingSentBefore: notYet('pendingSentBefore'),
   };
   return answering(journal, address);
 }

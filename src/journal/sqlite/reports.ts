@@ -5,7 +5,15 @@
  */
 import type { JournalReports } from '../journal.js';
 import type { HoldReason, RowState } from '../states.js';
-import type { HeldRow, HoldSummary, LineKind, LineOutcome, RowTotals } from '../types.js';
+import type {
+  HeldRow,
+  HoldSummary,
+  LineKind,
+  LineOutcome,
+  PayoutRecord,
+  ResultEntry,
+  RowTotals,
+} from '../types.js';
 import {
   reasonOf,
   saidOf,
@@ -15,9 +23,8 @@ import {
   type Synchronous,
 } from './context.js';
 
-/** A line of a result: a payout, or a line joined to the payout it names (if any). */
-type ResultRow = Omit<PayoutRow, 'order_id'> & {
-  order_id: string | null;
+/** The columns of a result line both stores read, beside its payout's. */
+export interface ResultLineRow {
   entry_line: number;
   entry_kind: 'payout' | LineKind;
   entry_order_id: string | null;
@@ -35,7 +42,10 @@ type ResultRow = Omit<PayoutRow, 'order_id'> & {
   cover_file_name: string | null;
   cover_line: number | null;
   repeats_state: RowState | null;
-};
+}
+
+/** A line of a result: a payout, or a line joined to the payout it names (if any). */
+type ResultRow = Omit<PayoutRow, 'order_id'> & { order_id: string | null } & ResultLineRow;
 
 export interface HoldsRow {
   hold_reason: HoldReason | null;
@@ -144,41 +154,17 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
   };
 
   return {
-    rowTotalsOfBatch: (batchId) => {
-      const totals: RowTotals = { rows: {}, cents: {} };
-      for (const row of statements.rowTotalsOfBatch.all({ batchId })) {
-        totals.rows[row.key] = (totals.rows[row.key] ?? 0) + row.n;
-        totals.cents[row.key] = (totals.cents[row.key] ?? 0) + row.cents;
-      }
-      return totals;
-    },
+    rowTotalsOfBatch: (batchId) => totalsOf(statements.rowTotalsOfBatch.all({ batchId })),
 
     resultEntries: (batchId, after, limit) =>
-      statements.resultEntries.all({ batchId, after, limit }).map((row) => ({
-        line: row.entry_line,
-        kind: row.entry_kind,
-        orderId: row.entry_order_id,
-        payout: row.order_id === null ? null : toPayout({ ...row, order_id: row.order_id }),
-        note: row.note,
-        column: row.column_heading,
-        name: row.line_name,
-        valueCents: row.line_value_cents,
-        valueWritten: row.line_value_written,
-        cpfCnpj: row.line_cpf_cnpj,
-        pixKeyType: row.line_pix_key_type,
-        pixKey: row.line_pix_key,
-        said: saidOf(row.line_said),
-        repeatsState: row.repeats_state,
-        cover:
-          row.cover_order_id === null || row.cover_state === null
-            ? null
-            : {
-                orderId: row.cover_order_id,
-                state: row.cover_state,
-                fileName: row.cover_file_name ?? '',
-                line: row.cover_line ?? 0,
-              },
-      })),
+      statements.resultEntries
+        .all({ batchId, after, limit })
+        .map((row) =>
+          toResultEntry(
+            row,
+            row.order_id === null ? null : toPayout({ ...row, order_id: row.order_id }),
+          ),
+        ),
 
     batchesShowingRefundedSince: (since) =>
       statements.batchesShowingRefundedSince.all(since).map((row) => row.batch_id),
@@ -245,4 +231,43 @@ export const toHoldSummary = (row: HoldsRow): HoldSummary => ({
   cents: row.cents,
   message: row.message,
   said: saidOf(row.said),
+});
+
+/** A batch's lines by outcome, as both stores count them (a key may come from both tables). */
+export function totalsOf(
+  counted: readonly { key: LineOutcome; n: number; cents: number }[],
+): RowTotals {
+  const totals: RowTotals = { rows: {}, cents: {} };
+  for (const row of counted) {
+    totals.rows[row.key] = (totals.rows[row.key] ?? 0) + row.n;
+    totals.cents[row.key] = (totals.cents[row.key] ?? 0) + row.cents;
+  }
+  return totals;
+}
+
+/** A result line as both stores read it, with its payout (or the one a replay repeats). */
+export const toResultEntry = (row: ResultLineRow, payout: PayoutRecord | null): ResultEntry => ({
+  line: row.entry_line,
+  kind: row.entry_kind,
+  orderId: row.entry_order_id,
+  payout,
+  note: row.note,
+  column: row.column_heading,
+  name: row.line_name,
+  valueCents: row.line_value_cents,
+  valueWritten: row.line_value_written,
+  cpfCnpj: row.line_cpf_cnpj,
+  pixKeyType: row.line_pix_key_type,
+  pixKey: row.line_pix_key,
+  said: saidOf(row.line_said),
+  repeatsState: row.repeats_state,
+  cover:
+    row.cover_order_id === null || row.cover_state === null
+      ? null
+      : {
+          orderId: row.cover_order_id,
+          state: row.cover_state,
+          fileName: row.cover_file_name ?? '',
+          line: row.cover_line ?? 0,
+        },
 });
