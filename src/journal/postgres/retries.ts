@@ -20,9 +20,9 @@ import {
   RETRY_TARGET_STATES,
   retryTargetOf,
   retryTargetsIn,
+  retrySaids,
 } from '../rules/retry.js';
 import { reopens } from '../rules/uncover.js';
-import type { Said } from '../../messages/said.js';
 import { inTransaction, type Runner } from './connection.js';
 import { admissionLock, valuesFor } from './payouts.js';
 import { REQUEST_COLUMNS, requestOf, rowsOn, type RequestRow, type Rows } from './rows.js';
@@ -119,11 +119,12 @@ async function retryOne(
       ...(latest ? { retriedAs: latest.order_id } : {}),
     };
   }
-  const { attempt, base, retryId } = nextAttempt({
+  const next = nextAttempt({
     orderId: row.order_id,
     retryOf: row.retry_of,
     attemptNumber: row.attempt_number,
   });
+  const { attempt, retryId } = next;
   if (await rows.payoutRow(retryId)) {
     throw new JournalError('refused', `${retryId} taken`, {
       refusal: { code: 'retryIdTaken', orderId: row.order_id, retryId },
@@ -155,30 +156,9 @@ async function retryOne(
     attempt,
   });
   if (!inserted) throw new JournalError('refused', `${retryId}: not journaled`);
-  const why: Said = { code: 'auditSentAgainBy', by, at };
-  const retried: Said = {
-    code: 'sentAgainOnPurpose',
-    by,
-    at,
-    retryId,
-    earlier: row.message || null,
-  };
-  await rows.auditById(inserted.id, null, 'queued', {
-    code: 'auditRetry',
-    attempt,
-    base,
-    orderId: row.order_id,
-    state: row.state,
-    why,
-  });
-  await rows.moveRow(
-    row.order_id,
-    row.state,
-    'retried',
-    { said: retried },
-    { code: 'auditRetriedAs', why, retryId },
-  );
-  const repeat: Said = { code: 'repeatSentAgain', by, at, retryId };
+  const said = retrySaids({ by, at, failed: { ...row, orderId: row.order_id }, attempt: next });
+  await rows.auditById(inserted.id, null, 'queued', said.journaled);
+  await rows.moveRow(row.order_id, row.state, 'retried', { said: said.retried }, said.retriedAs);
   const batch = await rows.batchRow(row.batch_id);
   const held = covering
     ? duplicateSaid(
@@ -192,14 +172,8 @@ async function retryOne(
     await rows.holdQueuedRow(retryId, 'duplicate', held, { coveredBy: covering.orderId });
   }
   const copies = repeatsHeldOf(row.order_id, linked);
-  await rows.applyPlan(planCopiesCovered(copies, retryId, repeat, held !== null), why);
-  await rows.addBatchEvent(row.batch_id, 'retried', by, {
-    code: 'eventSentAgainAs',
-    line: row.line,
-    orderId: row.order_id,
-    state: row.state,
-    retryId,
-  });
+  await rows.applyPlan(planCopiesCovered(copies, retryId, said.repeat, held !== null), said.why);
+  await rows.addBatchEvent(row.batch_id, 'retried', by, said.event);
   if (batch && reopens(batch.state)) await rows.moveBatch(batch.id, 'open');
   return {
     kind: 'retried',

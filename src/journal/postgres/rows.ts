@@ -29,7 +29,13 @@ import {
   type BatchRow,
   type CoveringRow,
 } from '../sqlite/context.js';
-import { saidJson, toCandidate, type CandidateRow } from '../sqlite/rows.js';
+import {
+  saidJson,
+  toCandidate,
+  toLinkedRow,
+  type CandidateRow,
+  type LinkedRowRow,
+} from '../sqlite/rows.js';
 import type { Runner } from './connection.js';
 import { AT, statement } from './sql.js';
 
@@ -441,25 +447,10 @@ export function rowsOn(tx: Runner, now: number | null) {
 
   /** The rows that name `orderId` as their cover, directly or through one another. */
   async function linkedTo(orderId: string): Promise<LinkedRow[]> {
-    const linked = await tx.rows<
-      {
-        order_id: string;
-        covered_by: string;
-        state: RowState;
-        hold_reason: HoldReason | null;
-        batch_id: number;
-        batch_state: BatchState;
-      },
-      { orderId: string }
-    >(statements.linkedTo, { orderId });
-    return linked.map((row) => ({
-      orderId: row.order_id,
-      coveredBy: row.covered_by,
-      state: row.state,
-      holdReason: row.hold_reason,
-      batchId: row.batch_id,
-      batchState: row.batch_state,
-    }));
+    const linked = await tx.rows<LinkedRowRow, { orderId: string }>(statements.linkedTo, {
+      orderId,
+    });
+    return linked.map(toLinkedRow);
   }
 
   return {
