@@ -44,6 +44,32 @@ export interface ResultLineRow {
   repeats_state: RowState | null;
 }
 
+/**
+ * Every line of a batch in file order, a replay joined to the payout it repeats, a covered
+ * row or line to the payout that covers it (its state now): one text both stores run.
+ */
+export const RESULT_ENTRIES = `
+    SELECT p.line AS entry_line, 'payout' AS entry_kind, p.order_id AS entry_order_id,
+      NULL AS note, NULL AS column_heading, NULL AS line_name, NULL AS line_value_cents,
+      NULL AS line_value_written, NULL AS line_said, NULL AS line_cpf_cnpj,
+      NULL AS line_pix_key_type, NULL AS line_pix_key, c.order_id AS cover_order_id,
+      c.state AS cover_state, cb.file_name AS cover_file_name, c.line AS cover_line,
+      r.state AS repeats_state, p.*
+    FROM payouts p
+      LEFT JOIN payouts c ON p.state = 'covered' AND c.order_id = p.covered_by
+      LEFT JOIN batches cb ON cb.id = c.batch_id
+      LEFT JOIN payouts r ON r.order_id = p.covered_by
+    WHERE p.batch_id = @batchId AND p.line > @after
+    UNION ALL
+    SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, l.name, l.value_cents,
+      l.value_written, l.said, l.cpf_cnpj, l.pix_key_type, l.pix_key, c.order_id, c.state,
+      cb.file_name, c.line, c.state, p.*
+    FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
+      LEFT JOIN payouts c ON l.kind = 'covered' AND c.order_id = l.order_id
+      LEFT JOIN batches cb ON cb.id = c.batch_id
+    WHERE l.batch_id = @batchId AND l.line > @after
+    ORDER BY entry_line LIMIT @limit`;
+
 /** A line of a result: a payout, or a line joined to the payout it names (if any). */
 type ResultRow = Omit<PayoutRow, 'order_id'> & { order_id: string | null } & ResultLineRow;
 
@@ -84,29 +110,9 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
       UNION ALL
       SELECT kind AS key, COUNT(*) AS n, 0 AS cents
       FROM batch_lines WHERE batch_id = @batchId GROUP BY kind`),
-    // Every line of a batch in file order, a replay joined to the payout it repeats, a
-    // covered row or line to the payout that covers it (its state now).
-    resultEntries: db.prepare<{ batchId: number; after: number; limit: number }, ResultRow>(`
-      SELECT p.line AS entry_line, 'payout' AS entry_kind, p.order_id AS entry_order_id,
-        NULL AS note, NULL AS column_heading, NULL AS line_name, NULL AS line_value_cents,
-        NULL AS line_value_written, NULL AS line_said, NULL AS line_cpf_cnpj,
-        NULL AS line_pix_key_type, NULL AS line_pix_key, c.order_id AS cover_order_id,
-        c.state AS cover_state, cb.file_name AS cover_file_name, c.line AS cover_line,
-        r.state AS repeats_state, p.*
-      FROM payouts p
-        LEFT JOIN payouts c ON p.state = 'covered' AND c.order_id = p.covered_by
-        LEFT JOIN batches cb ON cb.id = c.batch_id
-        LEFT JOIN payouts r ON r.order_id = p.covered_by
-      WHERE p.batch_id = @batchId AND p.line > @after
-      UNION ALL
-      SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, l.name, l.value_cents,
-        l.value_written, l.said, l.cpf_cnpj, l.pix_key_type, l.pix_key, c.order_id, c.state,
-        cb.file_name, c.line, c.state, p.*
-      FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
-        LEFT JOIN payouts c ON l.kind = 'covered' AND c.order_id = l.order_id
-        LEFT JOIN batches cb ON cb.id = c.batch_id
-      WHERE l.batch_id = @batchId AND l.line > @after
-      ORDER BY entry_line LIMIT @limit`),
+    resultEntries: db.prepare<{ batchId: number; after: number; limit: number }, ResultRow>(
+      RESULT_ENTRIES,
+    ),
     // Batches whose results show a payout returned since then: its own, those with a row
     // it covers, those with a line naming it (a covered, held or replayed orderId).
     batchesShowingRefundedSince: db.prepare<[number], { batch_id: number }>(`
