@@ -4,9 +4,9 @@
  * migrate once), refused when a newer payouts wrote it, and given an identity once.
  *
  * What it keeps so far: the journal as a store, batches as recorded, admission, claims,
- * answers, claims given back, locks and a payout's history. The members not kept yet
- * refuse (a JournalError 'refused' naming them): the conformance suite lists them
- * (test/journal/journal.test.ts), so the list shows what is left.
+ * answers, claims given back, retries, recovery after a loss, locks and the reports. The
+ * members not kept yet refuse (a JournalError 'refused' naming them): the conformance
+ * suite lists them (test/journal/journal.test.ts), so the list shows what is left.
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
