@@ -9,7 +9,6 @@ import { runCli } from '../support/cli.js';
 import { usePendingSandboxHome } from '../support/home.js';
 import { TOKEN, closedPort, ledgerCounts } from '../support/gateway.js';
 import { postgresMissing, usePostgres } from '../support/postgres.js';
-import { WAITS_ON_POSTGRES } from '../support/journal-stores.js';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 /** In every URL these tests give: it must be printed nowhere (the test cluster trusts loopback). */
@@ -108,26 +107,23 @@ const postgresAbsent = postgresMissing();
         expect(`${output.stdout}${output.stderr}`).not.toContain(PASSWORD);
     });
 
-    it.skipIf('a run pays a file once, and a second run of it nobody' in WAITS_ON_POSTGRES)(
-      'a run pays a file once, and a second run of it nobody',
-      async () => {
-        const { sandbox, home, env } = made();
-        const url = withPassword(await postgres.made('pays'));
-        drop('payroll-2026-11.csv');
-        const first = await runCli(['run'], { env: { ...env, PAYOUTS_JOURNAL: url } });
-        expect(first.code, first.stderr).toBe(3); // pending: the sandbox does not settle them
-        expect(`${first.stdout}${first.stderr}`).not.toContain(PASSWORD);
-        expect(await journalState({ kind: 'postgres', url })).toBe('present');
-        expect(existsSync(join(home, 'journal.db'))).toBe(false);
-        expect(sandbox.ledger()).toHaveLength(6);
-        expect(readdirSync(join(home, 'results'))).toHaveLength(1);
+    it('a run pays a file once, and a second run of it nobody', async () => {
+      const { sandbox, home, env } = made();
+      const url = withPassword(await postgres.made('pays'));
+      drop('payroll-2026-11.csv');
+      const first = await runCli(['run'], { env: { ...env, PAYOUTS_JOURNAL: url } });
+      expect(first.code, first.stderr).toBe(3); // pending: the sandbox does not settle them
+      expect(`${first.stdout}${first.stderr}`).not.toContain(PASSWORD);
+      expect(await journalState({ kind: 'postgres', url })).toBe('present');
+      expect(existsSync(join(home, 'journal.db'))).toBe(false);
+      expect(sandbox.ledger()).toHaveLength(6);
+      expect(readdirSync(join(home, 'results'))).toHaveLength(1);
 
-        drop('payroll-2026-11.csv');
-        const again = await runCli(['run'], { env: { ...env, PAYOUTS_JOURNAL: url } });
-        expect(`${again.stdout}${again.stderr}`).not.toContain(PASSWORD);
-        expect(sandbox.ledger()).toHaveLength(6);
-        expect([...ledgerCounts(sandbox).values()].every((n) => n === 1)).toBe(true);
-      },
-    );
+      drop('payroll-2026-11.csv');
+      const again = await runCli(['run'], { env: { ...env, PAYOUTS_JOURNAL: url } });
+      expect(`${again.stdout}${again.stderr}`).not.toContain(PASSWORD);
+      expect(sandbox.ledger()).toHaveLength(6);
+      expect([...ledgerCounts(sandbox).values()].every((n) => n === 1)).toBe(true);
+    });
   },
 );

@@ -6,7 +6,7 @@
  * threads of their own (`node:worker_threads`, see journal-thread.ts), whose calls truly
  * run at the same time. Each implementation runs it with `describeJournal(name, factory)`.
  */
-import { afterEach, describe as vitestDescribe, expect, it as vitestIt } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { JournalError, type Claim, type Journal } from '../../src/journal/journal.js';
 import { restoreOf } from '../../src/journal/loss.js';
@@ -113,33 +113,9 @@ export const batch = {
   problems: [],
 };
 
-/**
- * Registers the conformance suite, as `name`, for the journals `openStore` opens. Cases
- * (or groups) titled in `notYet` are skipped: what a store in the making does not keep yet.
- */
-export function describeJournal(
-  name: string,
-  factory: JournalFactory,
-  notYet: readonly string[] = [],
-): void {
-  const unknown = new Set(notYet);
-  const skipped = (title: string): boolean => {
-    unknown.delete(title);
-    return notYet.includes(title);
-  };
-  const it = Object.assign(
-    (title: string, fn: () => unknown) => (skipped(title) ? vitestIt.skip : vitestIt)(title, fn),
-    {
-      each:
-        <T>(cases: readonly T[]) =>
-        (title: string, fn: (...args: T extends readonly unknown[] ? [...T] : [T]) => unknown) => {
-          (skipped(title) ? vitestIt.skip : vitestIt).each(cases as T[])(title, fn as never);
-        },
-    },
-  );
-  const describe = (title: string, fn: () => void) =>
-    (skipped(title) ? vitestDescribe.skip : vitestDescribe)(title, fn);
-  vitestDescribe(name, () => {
+/** Registers the conformance suite, as `name`, for the journals `openStore` opens. */
+export function describeJournal(name: string, factory: JournalFactory): void {
+  describe(name, () => {
     const opened: Journal[] = [];
     const threads: JournalThread[] = [];
     /** The members the suite's cases have called, here or in a thread. */
@@ -1239,6 +1215,76 @@ export function describeJournal(
       expect(await journal.batchesShowingRefundedSince(clock + 1)).toEqual([]);
     });
 
+    it("gives a batch's result lines a page at a time, each with its payout and the one it repeats, and its totals in cents", async () => {
+      const rules = { duplicateWindowMs: 86_400_000 };
+      const { journal } = await openWithOnePayout();
+      const [claim] = await journal.claimToSend('a', 1, 60_000);
+      await journal.move('p-1', claim!.fence, 'pending', 'created', { transactionId: 1 });
+      const second = await journal.recordBatch({ ...batch, fileName: 'outro.csv' }, [
+        { line: 3, kind: 'invalid', orderId: null, column: 'name', message: 'is empty' },
+      ]);
+      await journal.admitPayouts(
+        second,
+        [
+          { line: 2, request: request('q-1') },
+          { line: 4, request: request('q-2', 2000) },
+          { line: 5, request: request('p-1') },
+        ],
+        rules,
+      );
+      const entry = (kind: string, line: number, orderId: string | null) => ({
+        line,
+        kind,
+        orderId,
+        note: null,
+        column: null,
+        name: null,
+        valueCents: null,
+        valueWritten: null,
+        cpfCnpj: null,
+        pixKeyType: null,
+        pixKey: null,
+        said: null,
+        cover: null,
+        repeatsState: null,
+      });
+      const [held, invalid, queued] = await journal.resultEntries(second, 0, 3);
+      expect(held).toEqual({
+        ...entry('payout', 2, 'q-1'),
+        payout: expect.objectContaining({ orderId: 'q-1', state: 'held', valueCents: 1000 }),
+        repeatsState: 'pending',
+      });
+      expect(invalid).toEqual({
+        ...entry('invalid', 3, null),
+        payout: null,
+        note: 'is empty',
+        column: 'name',
+      });
+      expect(queued).toEqual({
+        ...entry('payout', 4, 'q-2'),
+        payout: expect.objectContaining({
+          orderId: 'q-2',
+          state: 'queued',
+          request: request('q-2', 2000),
+        }),
+      });
+      expect(await journal.resultEntries(second, 4, 3)).toEqual([
+        {
+          ...entry('held', 5, 'p-1'),
+          payout: null,
+          note: expect.stringContaining('orderId p-1 is already journaled from payroll.csv'),
+          name: 'Ana Souza',
+          valueCents: 1000,
+          said: expect.objectContaining({ code: 'heldJournaled', state: 'pending' }),
+        },
+      ]);
+      expect(await journal.resultEntries(second, 5, 3)).toEqual([]);
+      expect(await journal.rowTotalsOfBatch(second)).toEqual({
+        rows: { held: 2, queued: 1, invalid: 1 },
+        cents: { held: 1000, queued: 2000, invalid: 0 },
+      });
+    });
+
     it('a replayed give-back or answer changes nothing more; a call that fails writes nothing', async () => {
       const { journal } = await openWithPayouts(['p-1', 'p-2', 'p-3']);
       const [first, second] = await journal.claimToSend('a', 2, 60_000);
@@ -1645,9 +1691,5 @@ export function describeJournal(
     it('calls every member of the interface', () => {
       expect(Object.keys(MEMBERS).filter((member) => !called.has(member))).toEqual([]);
     });
-  });
-  // A title in notYet that names no case would hide nothing, and stay in the list forever.
-  vitestIt(`${name}: skips only cases it names`, () => {
-    expect([...unknown]).toEqual([]);
   });
 }

@@ -118,15 +118,6 @@ const sqlite: JournalStore = {
   ],
 };
 
-/**
- * The end-to-end cases that run on SQLite but not yet on PostgreSQL, each with the member
- * of the PostgreSQL journal it waits for (it refuses, naming itself, until kept): once it
- * is, the case leaves this list.
- */
-export const WAITS_ON_POSTGRES: Readonly<Record<string, string>> = {
-  'a run pays a file once, and a second run of it nobody': 'finishBatch with rules (pgrules)',
-};
-
 /** Every store a journal may be kept in: the end-to-end tests run once for each. */
 export const JOURNAL_STORES: readonly (readonly [string, JournalStore])[] = [[sqlite.name, sqlite]];
 

@@ -185,17 +185,6 @@ const statements = {
     'lines-of-batch',
     `SELECT * FROM batch_lines WHERE batch_id = @batchId ORDER BY line`,
   ),
-  addEvent: statement<{
-    batchId: number;
-    now: number | null;
-    event: string;
-    by: string;
-    detail: string;
-  }>(
-    'add-batch-event',
-    `INSERT INTO batch_events (batch_id, at, event, by, detail)
-     VALUES (@batchId, ${AT}, @event, @by, @detail)`,
-  ),
   events: statement<{ batchId: number }>(
     'batch-events',
     `SELECT at, event, by, detail FROM batch_events WHERE batch_id = @batchId ORDER BY id`,
@@ -364,15 +353,8 @@ export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number
         }),
       ),
 
-    recordBatchEvent: async (batchId, event, by, detail) => {
-      await pooled.count(statements.addEvent, {
-        batchId,
-        now: clock(),
-        event,
-        by,
-        detail: reasonColumn(detail),
-      });
-    },
+    recordBatchEvent: (batchId, event, by, detail) =>
+      rowsOn(pooled, clock()).addBatchEvent(batchId, event, by, detail),
 
     batchEvents: async (batchId) =>
       (

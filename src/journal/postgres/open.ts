@@ -4,9 +4,9 @@
  * migrate once), refused when a newer payouts wrote it, and given an identity once.
  *
  * What it keeps so far: the journal as a store, batches as recorded, admission, claims,
- * answers, claims given back, locks and a payout's history. The members not kept yet
- * refuse (a JournalError 'refused' naming them): the conformance suite lists them
- * (test/journal/journal.test.ts), so the list shows what is left.
+ * answers, claims given back, retries, recovery after a loss, locks and the reports. The
+ * members not kept yet refuse (a JournalError 'refused' naming them): the conformance
+ * suite lists them (test/journal/journal.test.ts), so the list shows what is left.
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
@@ -20,6 +20,8 @@ import { inTransaction, onPool, poolFor, type Runner } from './connection.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { createBatches } from './batches.js';
 import { createPayouts } from './payouts.js';
+import { createReports } from './reports.js';
+import { createRetries } from './retries.js';
 import { reasonOf, toBatch } from '../sqlite/context.js';
 import { rowsOn } from './rows.js';
 import { AT, statement } from './sql.js';
@@ -193,12 +195,6 @@ export async function postgresJournalState(location: PostgresLocation): Promise<
     await pool.end();
   }
 }
-
-/** A member not kept by the PostgreSQL journal yet: it refuses, naming itself. */
-const notYet = (member: string) => (): Promise<never> =>
-  Promise.reject(
-    new JournalError('refused', `${member} is not yet kept by the PostgreSQL journal`),
-  );
 
 /** Each method of `journal` failing as the JournalError of its kind (store-errors.ts). */
 function answering(journal: Journal, address: string): Journal {
@@ -398,18 +394,8 @@ async function openOn(
       return changed;
     },
     ...createBatches(pool, pooled, clock),
-
-    failedRepeatOf: notYet('failedRepeatOf'),
-    lookUpNeverSent: notYet('lookUpNeverSent'),
-    firstSendSamples: notYet('firstSendSamples'),
-    forgottenOrderIds: notYet('forgottenOrderIds'),
-    retryPayouts: notYet('retryPayouts'),
-    retryTargetsOf: notYet('retryTargetsOf'),
-    hasRetries: notYet('hasRetries'),
-    rowTotalsOfBatch: notYet('rowTotalsOfBatch'),
-    resultEntries: notYet('resultEntries'),
-    batchesShowingRefundedSince: notYet('batchesShowingRefundedSince'),
-    pendingSentBefore: notYet('pendingSentBefore'),
+    ...createRetries(pool, pooled, clock),
+    ...createReports(pooled),
   };
   return answering(journal, address);
 }

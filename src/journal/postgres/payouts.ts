@@ -14,20 +14,35 @@ import { admit, documentKey, payloadHash } from '../admission.js';
 import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { isResumed, planAdmission } from '../rules/admission.js';
-import { claimRange, coverKeyOf, holdAtClaim } from '../rules/cover.js';
+import { claimRange, coverKeyOf, coverSince, failedRepeated, holdAtClaim } from '../rules/cover.js';
 import { QUEUED_COLUMNS, queuedFactsOf, type QueuedRow } from '../sqlite/admitting.js';
-import { RETRYABLE, type RowState } from '../states.js';
+import type { RowState } from '../states.js';
+import { endsCover } from '../rules/uncover.js';
+import { forgottenOrderIdsOf, sampleLines } from '../first-send.js';
 import type {
   AdmissionRules,
   AdmittedPayout,
   AnswerDetails,
   Claim,
+  FirstSendSample,
   Move,
   PayoutInput,
 } from '../types.js';
 import { inTransaction, type Runner } from './connection.js';
 import { takeOver, type PayoutValues } from './corrections.js';
-import { CLAIM_COLUMNS, rowsOn, toClaim, toPayout, type ClaimRow, type Rows } from './rows.js';
+import {
+  BY_AMOUNT,
+  candidatesOf,
+  CLAIM_COLUMNS,
+  requestOf,
+  rowsOn,
+  toClaim,
+  toPayout,
+  type CandidateParams,
+  type ClaimRow,
+  type Rows,
+} from './rows.js';
+import { toCandidate, type CandidateRow } from '../sqlite/rows.js';
 import { AT, statement } from './sql.js';
 import type pg from 'pg';
 
@@ -36,7 +51,11 @@ type Payouts = Pick<
   | 'admitPayouts'
   | 'known'
   | 'weigh'
+  | 'failedRepeatOf'
   | 'payout'
+  | 'lookUpNeverSent'
+  | 'firstSendSamples'
+  | 'forgottenOrderIds'
   | 'claimToSend'
   | 'unclaim'
   | 'claimAbandoned'
@@ -73,6 +92,13 @@ const LEASE_PICKED = `
     .map((column) => `p.${column}`)
     .join(', ')}`;
 
+/**
+ * Admissions one at a time across the cluster: admission reads what it weighs a row
+ * against (the orderId, its cover), then writes; claims weighing the cover rule and
+ * retries take it too.
+ */
+export const admissionLock = statement('admission-lock', `SELECT pg_advisory_xact_lock(31, 1)`);
+
 const statements = {
   insertPayout: statement<PayoutValues>(
     'insert-payout',
@@ -84,6 +110,41 @@ const statements = {
   ),
   // Which of a file's orderIds the journal has, and which of its documents another
   // file's payouts have: a row with neither is weighed against nothing.
+  // Payouts of every batch (all after batch 0) of a row's document and amount, with the
+  // Pix key each paid (failedRepeated weighs them).
+  failedRepeated: statement<CandidateParams>(
+    'failed-repeated',
+    candidatesOf(BY_AMOUNT, ', p.pix_key'),
+  ),
+  recoverySince: statement('recovery-since', `SELECT recovery_since FROM identity WHERE id = 1`),
+  // Rows of open batches never sent, looked up first once the journal recovers.
+  neverSent: statement<Now & { since: number }>(
+    'never-sent',
+    `UPDATE payouts SET state = 'unknown', not_found = 0, last_sent_at = @since,
+       updated_at = ${AT}
+     WHERE state = 'queued' AND attempts = 0
+       AND batch_id IN (SELECT id FROM batches WHERE state = 'open')
+     RETURNING id, order_id`,
+  ),
+  // Every open batch with rows to send, sent from before or not: a home restored from a
+  // backup taken mid-batch has rows queued that the gateway has had since.
+  queuedBatches: statement(
+    'queued-batches',
+    `SELECT q.batch_id, b.file_name, q.queued FROM (
+       SELECT batch_id, COUNT(*)::bigint AS queued FROM payouts WHERE state = 'queued'
+       GROUP BY batch_id) q
+     JOIN batches b ON b.id = q.batch_id
+     WHERE b.state = 'open' ORDER BY q.batch_id`,
+  ),
+  queuedAt: statement<{ batchId: number; position: number }>(
+    'queued-at',
+    `SELECT order_id, line FROM payouts WHERE state = 'queued' AND batch_id = @batchId
+     ORDER BY line LIMIT 1 OFFSET @position`,
+  ),
+  highestOfName: statement<{ nameKey: string }>(
+    'highest-of-name',
+    `SELECT MAX(name_number) AS n FROM batches WHERE name_key = @nameKey`,
+  ),
   knownAmong: statement<{ orderIds: string[] }>(
     'known-among',
     `SELECT order_id FROM payouts WHERE order_id = ANY(@orderIds::text[])`,
@@ -132,9 +193,6 @@ const statements = {
      SELECT i.id, ${AT}, NULL, 'queued', g.reason
      FROM inserted i JOIN given g USING (order_id) ORDER BY i.id`,
   ),
-  // Admissions one at a time across the cluster: admission reads what it weighs a row
-  // against (the orderId, its cover), then writes.
-  admissionLock: statement('admission-lock', `SELECT pg_advisory_xact_lock(31, 1)`),
   // The claim: queued rows of open batches in file order, locked as they are read, rows
   // another claim holds skipped; each stamped with a fresh epoch, its owner and lease.
   // The rows a claim may take: queued rows of open batches in file order, locked as they
@@ -317,7 +375,7 @@ async function applyMove(tx: Runner, rows: Rows, move: Move, now: number | null)
     from === move.to ? null : english(move.reason),
     () => tx.rows(statements.move, moveParams({ ...move, from }, now)),
   );
-  if (moved && from !== move.to && RETRYABLE.includes(move.to)) {
+  if (moved && endsCover(from, move.to)) {
     await rows.uncoverRowsOf(move.orderId);
   }
   return moved;
@@ -348,6 +406,28 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
     const now = clock();
     return inTransaction(pool, (tx) => work(tx, rowsOn(tx, now), now));
   };
+
+  /** When a person chose recovery after a loss; null outside recovery. */
+  const recoverySince = async (runner: Runner): Promise<number | null> =>
+    (await runner.rows<{ recovery_since: number | null }, object>(statements.recoverySince, {}))[0]
+      ?.recovery_since ?? null;
+
+  /** The orderIds of this row as the batches of its name a restored journal may have forgotten. */
+  async function forgottenOrderIds(orderId: string): Promise<string[]> {
+    const rows = rowsOn(pooled, clock());
+    const row = await rows.payoutRow(orderId);
+    const batch = row && (await rows.batchRow(row.batch_id));
+    if (!row || !batch?.name_key || batch.name_number === null) return [];
+    const [highest] = await pooled.rows<{ n: number | null }, { nameKey: string }>(
+      statements.highestOfName,
+      { nameKey: batch.name_key },
+    );
+    return forgottenOrderIdsOf(
+      requestOf(row),
+      { nameKey: batch.name_key, nameNumber: batch.name_number, orderIdHome: batch.order_id_home },
+      highest?.n ?? batch.name_number,
+    );
+  }
 
   async function admitOne(
     tx: Runner,
@@ -408,7 +488,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
   return {
     admitPayouts: (batchId, payouts, rules) =>
       transaction(async (tx, rows, now) => {
-        await tx.rows(statements.admissionLock, {});
+        await tx.rows(admissionLock, {});
         const row = await rows.batchRow(batchId);
         if (!row) throw new JournalError('refused', `batch ${batchId} is not in the journal`);
         const batch = { id: batchId, fileName: row.file_name, nameKey: row.name_key };
@@ -467,6 +547,60 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
       );
     },
 
+    failedRepeatOf: async (request, rules) => {
+      const rows = rowsOn(pooled, clock());
+      const candidates = (
+        await pooled.rows<CandidateRow & { pix_key: string }, CandidateParams>(
+          statements.failedRepeated,
+          { document: documentKey(request.cpfCnpj), value: request.value, batchId: 0 },
+        )
+      ).map((row) => ({ ...toCandidate(row), pixKey: row.pix_key }));
+      const row = { valueCents: request.value, pixKey: request.pixKey };
+      return failedRepeated(row, candidates, coverSince(await rows.at(), rules));
+    },
+
+    lookUpNeverSent: () =>
+      transaction(async (tx, rows, now) => {
+        const since = (await recoverySince(tx)) ?? null;
+        if (since === null) return 0;
+        const moved = await rows.movedTogether(
+          'queued',
+          'unknown',
+          { code: 'auditLookedUpAfterLoss' },
+          () =>
+            tx.rows<{ id: number; order_id: string }, Now & { since: number }>(
+              statements.neverSent,
+              { now, since },
+            ),
+        );
+        return moved.length;
+      }),
+
+    firstSendSamples: async () => {
+      if ((await recoverySince(pooled)) !== null) return [];
+      const batches = await pooled.rows<
+        { batch_id: number; file_name: string; queued: number },
+        object
+      >(statements.queuedBatches, {});
+      const samples: FirstSendSample[] = [];
+      for (const batch of batches) {
+        const payouts: FirstSendSample['payouts'] = [];
+        for (const position of sampleLines(batch.queued)) {
+          const [row] = await pooled.rows<
+            { order_id: string; line: number },
+            { batchId: number; position: number }
+          >(statements.queuedAt, { batchId: batch.batch_id, position });
+          if (!row) continue;
+          const forgotten = await forgottenOrderIds(row.order_id);
+          payouts.push({ orderId: row.order_id, line: row.line, forgotten });
+        }
+        samples.push({ batchId: batch.batch_id, fileName: batch.file_name, payouts });
+      }
+      return samples;
+    },
+
+    forgottenOrderIds: (orderId) => forgottenOrderIds(orderId),
+
     payout: async (orderId) => {
       const row = await rowsOn(pooled, clock()).payoutRow(orderId);
       return row && toPayout(row);
@@ -476,7 +610,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
       transaction(async (tx, rows, now) => {
         for (const answer of answers) await applyMove(tx, rows, answer, now);
         // The cover rule reads what admissions and other claims write: one at a time.
-        if (rules) await tx.rows(statements.admissionLock, {});
+        if (rules) await tx.rows(admissionLock, {});
         const queued = await tx.rows<QueuedRow, { limit: number }>(statements.queued, { limit });
         const sendable: QueuedRow[] = [];
         for (const row of queued) {
@@ -647,7 +781,7 @@ const journaledFrom = (batchId: number, line: number): Said => ({
   line,
 });
 
-function valuesFor(row: {
+export function valuesFor(row: {
   request: CashOutRequest;
   batchId: number;
   line: number;

@@ -19,7 +19,7 @@ import {
   type CoverCandidate,
   type CoverKey,
 } from '../rules/cover.js';
-import type { AdmissionRules, BatchLine, Claim, PayoutRecord } from '../types.js';
+import type { AdmissionRules, BatchEvent, BatchLine, Claim, PayoutRecord } from '../types.js';
 // The row shapes both stores read alike, and their mapping to the journal's types.
 import {
   COVERING_COLUMNS,
@@ -29,7 +29,13 @@ import {
   type BatchRow,
   type CoveringRow,
 } from '../sqlite/context.js';
-import { saidJson, toCandidate, type CandidateRow } from '../sqlite/rows.js';
+import {
+  saidJson,
+  toCandidate,
+  toLinkedRow,
+  type CandidateRow,
+  type LinkedRowRow,
+} from '../sqlite/rows.js';
 import type { Runner } from './connection.js';
 import { AT, statement } from './sql.js';
 
@@ -134,17 +140,18 @@ const CANDIDATE_COLUMNS = `p.order_id, p.batch_id, p.line, p.state, p.admitted_a
    '[]'::json)::text AS covered_rows`;
 
 /** The payouts that `match` a key, of batches other than @batchId (the cover rule weighs them). */
-const candidatesOf = (match: string): string =>
+export const candidatesOf = (match: string, extraColumns = ''): string =>
   ['p.batch_id < @batchId', 'p.batch_id > @batchId']
     .map(
-      (range) => `SELECT ${CANDIDATE_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id
-      WHERE ${match} AND ${range}`,
+      (range) => `SELECT ${CANDIDATE_COLUMNS}${extraColumns} FROM payouts p
+      JOIN batches b ON b.id = p.batch_id WHERE ${match} AND ${range}`,
     )
     .join(' UNION ALL ');
 
-const BY_AMOUNT = 'p.document = @document AND p.value_cents = @value';
+/** A row's document and amount. */
+export const BY_AMOUNT = 'p.document = @document AND p.value_cents = @value';
 
-interface CandidateParams {
+export interface CandidateParams {
   document: string;
   value: number;
   batchId: number;
@@ -188,15 +195,26 @@ const statements = {
     'move-batch',
     `UPDATE batches SET state = @to WHERE id = @batchId AND state = @from RETURNING id`,
   ),
-  // The rows that name a payout as their cover, directly or through one another.
+  // The rows that name a payout as their cover, and those naming them in turn.
   linkedTo: statement<{ orderId: string }>(
     'linked-to',
     `WITH RECURSIVE linked (order_id) AS (
        SELECT order_id FROM payouts WHERE covered_by = @orderId
        UNION SELECT p.order_id FROM payouts p JOIN linked l ON p.covered_by = l.order_id)
-     SELECT p.order_id AS "orderId", p.covered_by AS "coveredBy", p.state,
-       p.hold_reason AS "holdReason", p.batch_id AS "batchId", b.state AS "batchState"
+     SELECT p.order_id, p.covered_by, p.state, p.hold_reason, p.batch_id,
+       b.state AS batch_state
      FROM linked l JOIN payouts p ON p.order_id = l.order_id JOIN batches b ON b.id = p.batch_id`,
+  ),
+  addBatchEvent: statement<{
+    batchId: number;
+    now: number | null;
+    event: string;
+    by: string;
+    detail: string;
+  }>(
+    'rows-add-batch-event',
+    `INSERT INTO batch_events (batch_id, at, event, by, detail)
+     VALUES (@batchId, ${AT}, @event, @by, @detail)`,
   ),
   coveringRow: statement<{ orderId: string }>(
     'covering-row',
@@ -427,24 +445,28 @@ export function rowsOn(tx: Runner, now: number | null) {
     );
   }
 
+  /** Applies a rule's plan: each move guarded by the state the plan read, checked and audited. */
+  async function applyPlan(moves: readonly PlannedMove[], why: Said): Promise<void> {
+    for (const move of moves) {
+      await moveRow(move.orderId, move.from, move.to, move.fields, auditReasonOf(move.reason, why));
+    }
+  }
+
+  /** The rows that name `orderId` as their cover, directly or through one another. */
+  async function linkedTo(orderId: string): Promise<LinkedRow[]> {
+    const linked = await tx.rows<LinkedRowRow, { orderId: string }>(statements.linkedTo, {
+      orderId,
+    });
+    return linked.map(toLinkedRow);
+  }
+
   return {
     at,
     mustMove,
     movedTogether,
     moveBatch,
     moveRow,
-    /** Applies a rule's plan: each move guarded by the state the plan read, checked and audited. */
-    async applyPlan(moves: readonly PlannedMove[], why: Said): Promise<void> {
-      for (const move of moves) {
-        await moveRow(
-          move.orderId,
-          move.from,
-          move.to,
-          move.fields,
-          auditReasonOf(move.reason, why),
-        );
-      }
-    },
+    applyPlan,
     /** Holds a batch's queued rows; `said`, where a rule says why, becomes each row's message. */
     async holdQueuedRows(
       batchId: number,
@@ -462,19 +484,33 @@ export function rowsOn(tx: Runner, now: number | null) {
         }),
       );
     },
+    linkedTo,
     /** Covered follows its cover (planUncover), inside the caller's transaction. */
     async uncoverRowsOf(orderId: string): Promise<void> {
-      const linked = await tx.rows<LinkedRow, { orderId: string }>(statements.linkedTo, {
-        orderId,
-      });
+      const linked = await linkedTo(orderId);
       if (linked.length === 0) return;
       const [cover] = await tx.rows<CoveringRow, { orderId: string }>(statements.coveringRow, {
         orderId,
       });
       if (!cover) return;
       const plan = planUncover(toCovering(cover), linked);
-      await this.applyPlan(plan.moves, plan.why);
+      await applyPlan(plan.moves, plan.why);
       for (const batchId of plan.reopen) await moveBatch(batchId, 'open');
+    },
+    /** Records a person's decision about a batch, with who and when. */
+    async addBatchEvent(
+      batchId: number,
+      event: BatchEvent['event'],
+      by: string,
+      detail: Said,
+    ): Promise<void> {
+      await tx.count(statements.addBatchEvent, {
+        batchId,
+        now,
+        event,
+        by,
+        detail: reasonColumn(detail),
+      });
     },
     auditById,
     auditMany,

@@ -82,3 +82,50 @@ export function planCopiesCovered(
     reason: { code: 'coveredByRetry', retryId },
   }));
 }
+
+/** What a retry says: in the audit, on the failed row and its copies, in its batch's events. */
+export interface RetrySaids {
+  /** Who sent it again, and when: why each move of the retry is audited. */
+  why: Said;
+  /** The new payout's first audit entry. */
+  journaled: Said;
+  /** The failed payout's message, and its audit entry as it becomes `retried`. */
+  retried: Said;
+  retriedAs: Said;
+  /** The message of a copy the new payout covers. */
+  repeat: Said;
+  /** The batch's event. */
+  event: Said;
+}
+
+export function retrySaids(retry: {
+  by: string;
+  at: number;
+  failed: { orderId: string; state: RowState; line: number; message: string | null };
+  attempt: { attempt: number; base: string; retryId: string };
+}): RetrySaids {
+  const { by, at, failed } = retry;
+  const { attempt, base, retryId } = retry.attempt;
+  const why: Said = { code: 'auditSentAgainBy', by, at };
+  return {
+    why,
+    journaled: {
+      code: 'auditRetry',
+      attempt,
+      base,
+      orderId: failed.orderId,
+      state: failed.state,
+      why,
+    },
+    retried: { code: 'sentAgainOnPurpose', by, at, retryId, earlier: failed.message || null },
+    retriedAs: { code: 'auditRetriedAs', why, retryId },
+    repeat: { code: 'repeatSentAgain', by, at, retryId },
+    event: {
+      code: 'eventSentAgainAs',
+      line: failed.line,
+      orderId: failed.orderId,
+      state: failed.state,
+      retryId,
+    },
+  };
+}

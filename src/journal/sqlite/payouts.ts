@@ -12,9 +12,8 @@ import type {
   JournalRetries,
   JournalSending,
 } from '../journal.js';
-import { sampleLines } from '../first-send.js';
-import { FORGOTTEN_BATCHES, orderIdsAsBatches } from '../../csv/order-id.js';
-import { PIX_KEY_TYPES, type CashOutRequest } from '../../gateway/contract.js';
+import { forgottenOrderIdsOf, sampleLines } from '../first-send.js';
+import type { CashOutRequest } from '../../gateway/contract.js';
 import type { RowState } from '../states.js';
 import { endsCover } from '../rules/uncover.js';
 import type { AdmissionRules, AnswerDetails, Claim, Move } from '../types.js';
@@ -239,18 +238,10 @@ export function createPayouts(
     const batch = row && rows.batchRow(row.batch_id);
     if (!row || !batch?.name_key || batch.name_number === null) return [];
     const highest = statements.highestOfName.get(batch.name_key)?.n ?? batch.name_number;
-    const request = JSON.parse(row.request) as CashOutRequest;
-    return orderIdsAsBatches(
-      orderId,
-      { stem: batch.name_key, batchNumber: batch.name_number, home: batch.order_id_home },
-      {
-        pixKeyType: PIX_KEY_TYPES[request.pixKeyType] ?? '',
-        pixKey: request.pixKey,
-        cpfCnpj: request.cpfCnpj,
-        valueCents: request.value,
-        name: request.person.name,
-      },
-      Array.from({ length: FORGOTTEN_BATCHES }, (_, i) => highest + 1 + i),
+    return forgottenOrderIdsOf(
+      JSON.parse(row.request) as CashOutRequest,
+      { nameKey: batch.name_key, nameNumber: batch.name_number, orderIdHome: batch.order_id_home },
+      highest,
     );
   }
 

@@ -5,7 +5,15 @@
  */
 import type { JournalReports } from '../journal.js';
 import type { HoldReason, RowState } from '../states.js';
-import type { HeldRow, HoldSummary, LineKind, LineOutcome, RowTotals } from '../types.js';
+import type {
+  HeldRow,
+  HoldSummary,
+  LineKind,
+  LineOutcome,
+  PayoutRecord,
+  ResultEntry,
+  RowTotals,
+} from '../types.js';
 import {
   reasonOf,
   saidOf,
@@ -15,9 +23,8 @@ import {
   type Synchronous,
 } from './context.js';
 
-/** A line of a result: a payout, or a line joined to the payout it names (if any). */
-type ResultRow = Omit<PayoutRow, 'order_id'> & {
-  order_id: string | null;
+/** The columns of a result line both stores read, beside its payout's. */
+export interface ResultLineRow {
   entry_line: number;
   entry_kind: 'payout' | LineKind;
   entry_order_id: string | null;
@@ -35,7 +42,36 @@ type ResultRow = Omit<PayoutRow, 'order_id'> & {
   cover_file_name: string | null;
   cover_line: number | null;
   repeats_state: RowState | null;
-};
+}
+
+/**
+ * Every line of a batch in file order, a replay joined to the payout it repeats, a covered
+ * row or line to the payout that covers it (its state now): one text both stores run.
+ */
+export const RESULT_ENTRIES = `
+    SELECT p.line AS entry_line, 'payout' AS entry_kind, p.order_id AS entry_order_id,
+      NULL AS note, NULL AS column_heading, NULL AS line_name, NULL AS line_value_cents,
+      NULL AS line_value_written, NULL AS line_said, NULL AS line_cpf_cnpj,
+      NULL AS line_pix_key_type, NULL AS line_pix_key, c.order_id AS cover_order_id,
+      c.state AS cover_state, cb.file_name AS cover_file_name, c.line AS cover_line,
+      r.state AS repeats_state, p.*
+    FROM payouts p
+      LEFT JOIN payouts c ON p.state = 'covered' AND c.order_id = p.covered_by
+      LEFT JOIN batches cb ON cb.id = c.batch_id
+      LEFT JOIN payouts r ON r.order_id = p.covered_by
+    WHERE p.batch_id = @batchId AND p.line > @after
+    UNION ALL
+    SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, l.name, l.value_cents,
+      l.value_written, l.said, l.cpf_cnpj, l.pix_key_type, l.pix_key, c.order_id, c.state,
+      cb.file_name, c.line, c.state, p.*
+    FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
+      LEFT JOIN payouts c ON l.kind = 'covered' AND c.order_id = l.order_id
+      LEFT JOIN batches cb ON cb.id = c.batch_id
+    WHERE l.batch_id = @batchId AND l.line > @after
+    ORDER BY entry_line LIMIT @limit`;
+
+/** A line of a result: a payout, or a line joined to the payout it names (if any). */
+type ResultRow = Omit<PayoutRow, 'order_id'> & { order_id: string | null } & ResultLineRow;
 
 export interface HoldsRow {
   hold_reason: HoldReason | null;
@@ -74,29 +110,9 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
       UNION ALL
       SELECT kind AS key, COUNT(*) AS n, 0 AS cents
       FROM batch_lines WHERE batch_id = @batchId GROUP BY kind`),
-    // Every line of a batch in file order, a replay joined to the payout it repeats, a
-    // covered row or line to the payout that covers it (its state now).
-    resultEntries: db.prepare<{ batchId: number; after: number; limit: number }, ResultRow>(`
-      SELECT p.line AS entry_line, 'payout' AS entry_kind, p.order_id AS entry_order_id,
-        NULL AS note, NULL AS column_heading, NULL AS line_name, NULL AS line_value_cents,
-        NULL AS line_value_written, NULL AS line_said, NULL AS line_cpf_cnpj,
-        NULL AS line_pix_key_type, NULL AS line_pix_key, c.order_id AS cover_order_id,
-        c.state AS cover_state, cb.file_name AS cover_file_name, c.line AS cover_line,
-        r.state AS repeats_state, p.*
-      FROM payouts p
-        LEFT JOIN payouts c ON p.state = 'covered' AND c.order_id = p.covered_by
-        LEFT JOIN batches cb ON cb.id = c.batch_id
-        LEFT JOIN payouts r ON r.order_id = p.covered_by
-      WHERE p.batch_id = @batchId AND p.line > @after
-      UNION ALL
-      SELECT l.line, l.kind, l.order_id, l.message, l.column_heading, l.name, l.value_cents,
-        l.value_written, l.said, l.cpf_cnpj, l.pix_key_type, l.pix_key, c.order_id, c.state,
-        cb.file_name, c.line, c.state, p.*
-      FROM batch_lines l LEFT JOIN payouts p ON l.kind = 'replay' AND p.order_id = l.order_id
-        LEFT JOIN payouts c ON l.kind = 'covered' AND c.order_id = l.order_id
-        LEFT JOIN batches cb ON cb.id = c.batch_id
-      WHERE l.batch_id = @batchId AND l.line > @after
-      ORDER BY entry_line LIMIT @limit`),
+    resultEntries: db.prepare<{ batchId: number; after: number; limit: number }, ResultRow>(
+      RESULT_ENTRIES,
+    ),
     // Batches whose results show a payout returned since then: its own, those with a row
     // it covers, those with a line naming it (a covered, held or replayed orderId).
     batchesShowingRefundedSince: db.prepare<[number], { batch_id: number }>(`
@@ -144,41 +160,17 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
   };
 
   return {
-    rowTotalsOfBatch: (batchId) => {
-      const totals: RowTotals = { rows: {}, cents: {} };
-      for (const row of statements.rowTotalsOfBatch.all({ batchId })) {
-        totals.rows[row.key] = (totals.rows[row.key] ?? 0) + row.n;
-        totals.cents[row.key] = (totals.cents[row.key] ?? 0) + row.cents;
-      }
-      return totals;
-    },
+    rowTotalsOfBatch: (batchId) => totalsOf(statements.rowTotalsOfBatch.all({ batchId })),
 
     resultEntries: (batchId, after, limit) =>
-      statements.resultEntries.all({ batchId, after, limit }).map((row) => ({
-        line: row.entry_line,
-        kind: row.entry_kind,
-        orderId: row.entry_order_id,
-        payout: row.order_id === null ? null : toPayout({ ...row, order_id: row.order_id }),
-        note: row.note,
-        column: row.column_heading,
-        name: row.line_name,
-        valueCents: row.line_value_cents,
-        valueWritten: row.line_value_written,
-        cpfCnpj: row.line_cpf_cnpj,
-        pixKeyType: row.line_pix_key_type,
-        pixKey: row.line_pix_key,
-        said: saidOf(row.line_said),
-        repeatsState: row.repeats_state,
-        cover:
-          row.cover_order_id === null || row.cover_state === null
-            ? null
-            : {
-                orderId: row.cover_order_id,
-                state: row.cover_state,
-                fileName: row.cover_file_name ?? '',
-                line: row.cover_line ?? 0,
-              },
-      })),
+      statements.resultEntries
+        .all({ batchId, after, limit })
+        .map((row) =>
+          toResultEntry(
+            row,
+            row.order_id === null ? null : toPayout({ ...row, order_id: row.order_id }),
+          ),
+        ),
 
     batchesShowingRefundedSince: (since) =>
       statements.batchesShowingRefundedSince.all(since).map((row) => row.batch_id),
@@ -245,4 +237,43 @@ export const toHoldSummary = (row: HoldsRow): HoldSummary => ({
   cents: row.cents,
   message: row.message,
   said: saidOf(row.said),
+});
+
+/** A batch's lines by outcome, as both stores count them (a key may come from both tables). */
+export function totalsOf(
+  counted: readonly { key: LineOutcome; n: number; cents: number }[],
+): RowTotals {
+  const totals: RowTotals = { rows: {}, cents: {} };
+  for (const row of counted) {
+    totals.rows[row.key] = (totals.rows[row.key] ?? 0) + row.n;
+    totals.cents[row.key] = (totals.cents[row.key] ?? 0) + row.cents;
+  }
+  return totals;
+}
+
+/** A result line as both stores read it, with its payout (or the one a replay repeats). */
+export const toResultEntry = (row: ResultLineRow, payout: PayoutRecord | null): ResultEntry => ({
+  line: row.entry_line,
+  kind: row.entry_kind,
+  orderId: row.entry_order_id,
+  payout,
+  note: row.note,
+  column: row.column_heading,
+  name: row.line_name,
+  valueCents: row.line_value_cents,
+  valueWritten: row.line_value_written,
+  cpfCnpj: row.line_cpf_cnpj,
+  pixKeyType: row.line_pix_key_type,
+  pixKey: row.line_pix_key,
+  said: saidOf(row.line_said),
+  repeatsState: row.repeats_state,
+  cover:
+    row.cover_order_id === null || row.cover_state === null
+      ? null
+      : {
+          orderId: row.cover_order_id,
+          state: row.cover_state,
+          fileName: row.cover_file_name ?? '',
+          line: row.cover_line ?? 0,
+        },
 });

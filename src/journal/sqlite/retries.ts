@@ -17,9 +17,9 @@ import {
   RETRY_TARGET_STATES,
   retryTargetOf,
   retryTargetsIn,
+  retrySaids,
 } from '../rules/retry.js';
 import { reopens } from '../rules/uncover.js';
-import type { Said } from '../../messages/said.js';
 
 interface RetryRow {
   order_id: string;
@@ -101,11 +101,12 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
         ...(latest ? { retriedAs: latest.order_id } : {}),
       };
     }
-    const { attempt, base, retryId } = nextAttempt({
+    const next = nextAttempt({
       orderId: row.order_id,
       retryOf: row.retry_of,
       attemptNumber: row.attempt_number,
     });
+    const { attempt, retryId } = next;
     if (rows.payoutRow(retryId)) {
       throw new JournalError('refused', `${retryId} taken`, {
         refusal: { code: 'retryIdTaken', orderId: row.order_id, retryId },
@@ -129,34 +130,9 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
       retryOf: row.order_id,
       attempt,
     });
-    const why: Said = { code: 'auditSentAgainBy', by, at };
-    const retried: Said = {
-      code: 'sentAgainOnPurpose',
-      by,
-      at,
-      retryId,
-      earlier: row.message || null,
-    };
-    rows.auditNew(Number(inserted.lastInsertRowid), {
-      code: 'auditRetry',
-      attempt,
-      base,
-      orderId: row.order_id,
-      state: row.state,
-      why,
-    });
-    rows.moveRow(
-      row.order_id,
-      row.state,
-      'retried',
-      { said: retried },
-      {
-        code: 'auditRetriedAs',
-        why,
-        retryId,
-      },
-    );
-    const repeat: Said = { code: 'repeatSentAgain', by, at, retryId };
+    const said = retrySaids({ by, at, failed: { ...row, orderId: row.order_id }, attempt: next });
+    rows.auditNew(Number(inserted.lastInsertRowid), said.journaled);
+    rows.moveRow(row.order_id, row.state, 'retried', { said: said.retried }, said.retriedAs);
     const batch = rows.batchRow(row.batch_id);
     const fileName = batch?.file_name ?? '';
     const held = covering
@@ -170,14 +146,8 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
     if (covering && held)
       rows.holdQueuedRow(retryId, 'duplicate', held, { coveredBy: covering.orderId });
     const copies = repeatsHeldOf(row.order_id, linked);
-    rows.applyPlan(planCopiesCovered(copies, retryId, repeat, held !== null), why);
-    rows.addBatchEvent(row.batch_id, 'retried', by, {
-      code: 'eventSentAgainAs',
-      line: row.line,
-      orderId: row.order_id,
-      state: row.state,
-      retryId,
-    });
+    rows.applyPlan(planCopiesCovered(copies, retryId, said.repeat, held !== null), said.why);
+    rows.addBatchEvent(row.batch_id, 'retried', by, said.event);
     if (batch && reopens(batch.state)) rows.moveBatch(batch.id, 'open');
     return {
       kind: 'retried',

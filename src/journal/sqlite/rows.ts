@@ -32,6 +32,25 @@ import {
 
 export type Rows = ReturnType<typeof createRows>;
 
+/** A row that names a payout as its cover, as both stores read it (see linkedTo). */
+export interface LinkedRowRow {
+  order_id: string;
+  covered_by: string;
+  state: RowState;
+  hold_reason: HoldReason | null;
+  batch_id: number;
+  batch_state: BatchState;
+}
+
+export const toLinkedRow = (row: LinkedRowRow): LinkedRow => ({
+  orderId: row.order_id,
+  coveredBy: row.covered_by,
+  state: row.state,
+  holdReason: row.hold_reason,
+  batchId: row.batch_id,
+  batchState: row.batch_state,
+});
+
 /** A possible cover as the store reads it (see candidatesOf). */
 export interface CandidateRow extends CoveringRow {
   journal_order: number;
@@ -166,17 +185,7 @@ export function createRows({ db, now }: Context) {
         name, value_cents, value_written, said, cpf_cnpj, pix_key_type, pix_key)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     // The rows that name a payout as their cover, and those naming them in turn.
-    linkedTo: db.prepare<
-      [string],
-      {
-        order_id: string;
-        covered_by: string;
-        state: RowState;
-        hold_reason: HoldReason | null;
-        batch_id: number;
-        batch_state: BatchState;
-      }
-    >(`
+    linkedTo: db.prepare<[string], LinkedRowRow>(`
       WITH RECURSIVE linked (order_id) AS (
         SELECT order_id FROM payouts WHERE covered_by = ?
         UNION SELECT p.order_id FROM payouts p JOIN linked l ON p.covered_by = l.order_id)
@@ -443,14 +452,7 @@ export function createRows({ db, now }: Context) {
 
   /** The rows that name `orderId` as their cover, directly or through one another. */
   function linkedTo(orderId: string): LinkedRow[] {
-    return statements.linkedTo.all(orderId).map((row) => ({
-      orderId: row.order_id,
-      coveredBy: row.covered_by,
-      state: row.state,
-      holdReason: row.hold_reason,
-      batchId: row.batch_id,
-      batchState: row.batch_state,
-    }));
+    return statements.linkedTo.all(orderId).map(toLinkedRow);
   }
 
   /** Covered follows its cover (planUncover), inside the caller's transaction. */

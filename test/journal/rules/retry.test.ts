@@ -9,6 +9,7 @@ import {
   RETRY_TARGET_STATES,
   retryTargetOf,
   retryTargetsIn,
+  retrySaids,
 } from '../../../src/journal/rules/retry.js';
 
 describe('retryTargetOf: the payout a retry request sends again', () => {
@@ -116,5 +117,42 @@ describe('repeatsHeldOf: the copies a payout sent again covers', () => {
       row('b-3', 'p-1', 'covered', null),
     ];
     expect(repeatsHeldOf('p-1', linked).map((copy) => copy.orderId)).toEqual(['b-1']);
+  });
+});
+
+describe('retrySaids: what a retry says, as values', () => {
+  it.each([
+    ['a failed payout that said why', 'card refused', 'card refused'],
+    ['one that said nothing', '', null],
+    ['one with no message', null, null],
+  ] as const)('%s', (_, message, earlier) => {
+    const said = retrySaids({
+      by: 'maria',
+      at: 7,
+      failed: { orderId: 'p-1', state: 'failed', line: 4, message },
+      attempt: { attempt: 2, base: 'p-1', retryId: 'p-1-r2' },
+    });
+    const why = { code: 'auditSentAgainBy', by: 'maria', at: 7 };
+    expect(said).toEqual({
+      why,
+      journaled: {
+        code: 'auditRetry',
+        attempt: 2,
+        base: 'p-1',
+        orderId: 'p-1',
+        state: 'failed',
+        why,
+      },
+      retried: { code: 'sentAgainOnPurpose', by: 'maria', at: 7, retryId: 'p-1-r2', earlier },
+      retriedAs: { code: 'auditRetriedAs', why, retryId: 'p-1-r2' },
+      repeat: { code: 'repeatSentAgain', by: 'maria', at: 7, retryId: 'p-1-r2' },
+      event: {
+        code: 'eventSentAgainAs',
+        line: 4,
+        orderId: 'p-1',
+        state: 'failed',
+        retryId: 'p-1-r2',
+      },
+    });
   });
 });

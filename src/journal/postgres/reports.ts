@@ -1,0 +1,98 @@
+/**
+ * The reports a result file and `payouts status` are written from, on the PostgreSQL
+ * journal: what became of a batch's lines, counted in SQL (a file may have a million
+ * rows), its result lines a page at a time, the batches a refund shows in, and how long a
+ * batch's payouts have been pending. Each is one statement, read as the SQLite store's.
+ */
+import type { Journal } from '../journal.js';
+import type { LineOutcome } from '../types.js';
+import { RESULT_ENTRIES, toResultEntry, totalsOf, type ResultLineRow } from '../sqlite/reports.js';
+import type { Runner } from './connection.js';
+import { toPayout, type PayoutRow } from './rows.js';
+import { statement } from './sql.js';
+
+type Reports = Pick<
+  Journal,
+  'rowTotalsOfBatch' | 'resultEntries' | 'batchesShowingRefundedSince' | 'pendingSentBefore'
+>;
+
+/** A line of a result: a payout, or a line joined to the payout it names (if any). */
+type ResultRow = Omit<PayoutRow, 'order_id'> & { order_id: string | null } & ResultLineRow;
+
+const statements = {
+  // A line that is not a payout counts as its kind: a replay or a held orderId of another
+  // file never counts as what became of that file's payout (it was not paid by this one).
+  rowTotalsOfBatch: statement<{ batchId: number }>(
+    'row-totals-of-batch',
+    `SELECT state AS key, COUNT(*)::bigint AS n, SUM(value_cents)::bigint AS cents
+     FROM payouts WHERE batch_id = @batchId GROUP BY state
+     UNION ALL
+     SELECT kind AS key, COUNT(*)::bigint AS n, 0::bigint AS cents
+     FROM batch_lines WHERE batch_id = @batchId GROUP BY kind`,
+  ),
+  resultEntries: statement<{ batchId: number; after: number; limit: number }>(
+    'result-entries',
+    RESULT_ENTRIES,
+  ),
+  // Batches whose results show a payout returned since then: its own, those with a row
+  // it covers, those with a line naming it (a covered, held or replayed orderId).
+  batchesShowingRefundedSince: statement<{ since: number }>(
+    'batches-showing-refunded-since',
+    `WITH r AS (
+       SELECT order_id, batch_id FROM payouts WHERE state = 'refunded' AND updated_at >= @since)
+     SELECT batch_id FROM r
+     UNION SELECT p.batch_id FROM payouts p JOIN r ON p.covered_by = r.order_id
+     UNION SELECT l.batch_id FROM batch_lines l JOIN r ON l.order_id = r.order_id
+     ORDER BY batch_id`,
+  ),
+  // Pending payouts of a batch sent at or before @before, and the oldest of them (the
+  // first in file order of those sent at once).
+  pendingSentBefore: statement<{ batchId: number; before: number }>(
+    'pending-sent-before',
+    `SELECT COUNT(*) OVER ()::bigint AS n, sent_at AS oldest, order_id FROM (
+       SELECT order_id, line, COALESCE(last_sent_at, admitted_at, updated_at) AS sent_at
+       FROM payouts WHERE batch_id = @batchId AND state = 'pending') pending
+     WHERE sent_at <= @before ORDER BY sent_at, line LIMIT 1`,
+  ),
+};
+
+export function createReports(pooled: Runner): Reports {
+  return {
+    rowTotalsOfBatch: async (batchId) =>
+      totalsOf(
+        await pooled.rows<{ key: LineOutcome; n: number; cents: number }, { batchId: number }>(
+          statements.rowTotalsOfBatch,
+          { batchId },
+        ),
+      ),
+
+    resultEntries: async (batchId, after, limit) =>
+      (
+        await pooled.rows<ResultRow, { batchId: number; after: number; limit: number }>(
+          statements.resultEntries,
+          { batchId, after, limit },
+        )
+      ).map((row) =>
+        toResultEntry(
+          row,
+          row.order_id === null ? null : toPayout({ ...row, order_id: row.order_id }),
+        ),
+      ),
+
+    batchesShowingRefundedSince: async (since) =>
+      (
+        await pooled.rows<{ batch_id: number }, { since: number }>(
+          statements.batchesShowingRefundedSince,
+          { since },
+        )
+      ).map((row) => row.batch_id),
+
+    pendingSentBefore: async (batchId, before) => {
+      const [row] = await pooled.rows<
+        { n: number; oldest: number; order_id: string },
+        { batchId: number; before: number }
+      >(statements.pendingSentBefore, { batchId, before });
+      return row && { rows: row.n, oldestSentAt: row.oldest, oldestOrderId: row.order_id };
+    },
+  };
+}
