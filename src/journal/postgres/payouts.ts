@@ -608,9 +608,10 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
 
     claimToSend: (owner, limit, leaseMs, rules, answers = []) =>
       transaction(async (tx, rows, now) => {
-        for (const answer of answers) await applyMove(tx, rows, answer, now);
-        // The cover rule reads what admissions and other claims write: one at a time.
+        // The cover rule reads what admissions and other claims write: one at a time. Taken
+        // before the answers lock their rows, in the order a retry takes them.
         if (rules) await tx.rows(admissionLock, {});
+        for (const answer of answers) await applyMove(tx, rows, answer, now);
         const queued = await tx.rows<QueuedRow, { limit: number }>(statements.queued, { limit });
         const sendable: QueuedRow[] = [];
         for (const row of queued) {
