@@ -48,7 +48,7 @@ export async function openWorkJournal(
   folders: Folders,
   out: Output,
   config: Pick<Config, 'language' | 'timeZone'>,
-  options: { now: () => number; recover?: boolean; mustExist?: boolean },
+  options: { now: () => number; recover?: boolean; mustExist?: boolean; copying?: boolean },
 ): Promise<Journal> {
   requireOwnHome(verb, folders);
   // A home with a marker has had a journal: its absence is a loss, not a typo.
@@ -62,6 +62,7 @@ export async function openWorkJournal(
       ...homeOf(folders),
       recover: options.recover ?? false,
       now: options.now,
+      copying: options.copying ?? false,
       // Said even with --quiet: a recovery changes how every payout is sent from now on.
       note: (text) => out.warn(text),
     });

@@ -14,7 +14,14 @@ import type {
   JournalState,
   JournalStore,
 } from './journal.js';
-import { journalAddress, journalState, openJournal, openJournalReadOnly } from './open.js';
+import type { Said } from '../messages/said.js';
+import {
+  journalAddress,
+  journalMoved,
+  journalState,
+  openJournal,
+  openJournalReadOnly,
+} from './open.js';
 import {
   describeBehind,
   describeLoss,
@@ -58,6 +65,8 @@ export interface OpenForWorkOptions {
   note?: (text: string) => void;
   /** The journal's clock. */
   now: () => number;
+  /** Opened by journal copy, which reads a journal moved already (see JournalOptions). */
+  copying?: boolean;
 }
 
 export async function openJournalForWork(
@@ -95,6 +104,7 @@ export async function openJournalForWork(
     }
     journal = openJournal(location, {
       now: options.now,
+      copying: options.copying ?? false,
       onSending: (highWater) => open?.cover(highWater) ?? Promise.resolve(),
     });
   } catch (error) {
@@ -164,18 +174,23 @@ export async function openJournalForWork(
 /**
  * This home's journal read only (a dry run, status, doctor), when there is a file, with
  * the same judgement: the sentence for a lost, emptied, replaced or older journal, or
- * undefined when it is this home's own (or a new home). Nothing is created or written,
- * not even a marker.
+ * undefined when it is this home's own (or a new home); and where journal copy moved it,
+ * if it did (work with it is refused). Nothing is created or written, not even a marker.
  */
 export async function readJournal(
   location: JournalLocation,
   home: Pick<OpenForWorkOptions, 'home' | 'historyFolders'>,
   now: () => number,
-): Promise<{ journal: Journal | undefined; loss: string | undefined }> {
+): Promise<{ journal: Journal | undefined; loss: string | undefined; moved: Said | undefined }> {
   const state = journalState(location);
   const journal = state === 'absent' ? undefined : openJournalReadOnly(location, now);
   try {
-    return { journal, loss: await lossOf(journal, state, location, home) };
+    const moved = journalMoved(location);
+    return {
+      journal,
+      loss: await lossOf(journal, state, location, home),
+      moved: moved && { code: 'journalMoved', ...moved },
+    };
   } catch (error) {
     await journal?.close();
     throw error;

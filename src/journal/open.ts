@@ -7,9 +7,11 @@ import type { Journal, JournalLocation, JournalState } from './journal.js';
 import {
   openSqliteJournal,
   openSqliteJournalReadOnly,
+  sqliteJournalMoved,
   sqliteJournalState,
   type JournalOptions,
 } from './sqlite/open.js';
+import type { Moved } from './sqlite/moved.js';
 
 export type { JournalOptions } from './sqlite/open.js';
 
@@ -24,6 +26,11 @@ export function openJournalReadOnly(location: JournalLocation, now: () => number
 /** Whether there is a journal at the location, asked of its store, which is left as it was. */
 export function journalState(location: JournalLocation): JournalState {
   return sqliteJournalState(location.path);
+}
+
+/** Where journal copy moved the journal, if it did: every command that works refuses it. */
+export function journalMoved(location: JournalLocation): Moved | undefined {
+  return sqliteJournalMoved(location.path);
 }
 
 /** Where the journal is, as a person finds it (a file's path), before it is opened. */

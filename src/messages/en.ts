@@ -387,6 +387,8 @@ const said: SaidTexts = {
     `this computer's clock reads ${instant(nowMs, timeZone)} (${timeZone}), before ${instant(latestMs, timeZone)}, the latest time in the journal: nothing was done. The rules on who is paid compare these times, and a clock that went back could pay a file again. Set the host's clock right (turn on NTP time sync, e.g. timedatectl set-ntp true) and run again`,
   journalNewerSchema: ({ path, schema, latest }) =>
     `the journal ${path} is at schema version ${schema}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`,
+  journalMoved: ({ address, at }) =>
+    `the journal of this home was moved to PostgreSQL (${address}) on ${instant(at, 'UTC')} UTC by payouts journal copy, and is no longer worked with here: set journal (PAYOUTS_JOURNAL) to that database's URL on every host of this home`,
   journalOnNetworkFilesystem: ({ folder, fsType }) =>
     `the journal folder ${folder} is on a network filesystem (type ${fsType}): SQLite locking is not safe there; put the home folder on a local disk. Nothing was sent`,
   retryIdTaken: ({ orderId, retryId }) =>

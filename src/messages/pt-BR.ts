@@ -438,6 +438,8 @@ const said: SaidTexts = {
     `o relógio deste computador marca ${instante(nowMs, timeZone)} (${timeZone}), antes de ${instante(latestMs, timeZone)}, o horário mais recente do diário: nada foi feito. As regras de quem é pago comparam esses horários, e um relógio que voltou poderia pagar um arquivo de novo. Acerte o relógio do servidor (ative a sincronização por NTP, por exemplo timedatectl set-ntp true) e execute de novo`,
   journalNewerSchema: ({ path, schema, latest }) =>
     `o diário ${path} está na versão de esquema ${schema}, mais nova do que este programa conhece (${latest}): use um payouts mais novo (payouts --version diz qual é este). Nada foi enviado`,
+  journalMoved: ({ address, at }) =>
+    `o diário desta pasta foi movido para o PostgreSQL (${address}) em ${instante(at, 'UTC')} UTC por payouts journal copy e não é mais usado aqui: defina journal (PAYOUTS_JOURNAL) com a URL desse banco em cada servidor desta pasta`,
   journalOnNetworkFilesystem: ({ folder, fsType }) =>
     `a pasta do diário ${folder} está num sistema de arquivos de rede (tipo ${fsType}): ali as travas do SQLite não são seguras; ponha a pasta de trabalho (home) num disco local. Nada foi enviado`,
   retryIdTaken: ({ orderId, retryId }) =>

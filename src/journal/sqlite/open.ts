@@ -24,6 +24,7 @@ import { createPayouts } from './payouts.js';
 import { createReports } from './reports.js';
 import { createRows } from './rows.js';
 import { sendingThread } from './sending-thread.js';
+import { movedOf, movedRefusal, type Moved } from './moved.js';
 import { asJournal, journalErrorOf } from './store-errors.js';
 
 // statfs magic numbers of filesystems that share one file between hosts: SQLite's
@@ -43,6 +44,8 @@ export interface JournalOptions {
    * re-sends); requests wait for what it returns (see `sendable`). The journal's marker.
    */
   onSending?: (highWater: number) => Promise<void>;
+  /** Opened by journal copy: a journal marked moved opens still, so a copy cut short is made again. */
+  copying?: boolean;
 }
 
 export function openSqliteJournal(path: string, options: JournalOptions = {}): Journal {
@@ -63,6 +66,9 @@ export function openSqliteJournal(path: string, options: JournalOptions = {}): J
 
   const db = asJournal(path, () => connect(path));
   try {
+    // Before anything is written: a moved journal is left exactly as the copy saw it.
+    const moved = movedOf(db);
+    if (moved && !options.copying) throw movedRefusal(path, moved);
     migrate(db);
     // A random identity, made once: a journal from elsewhere (or a new one) has another.
     db.prepare<[string, number]>(
@@ -137,6 +143,19 @@ export function sqliteJournalState(path: string): JournalState {
   const file = reading(path);
   try {
     return file.pragma('user_version', { simple: true }) === 0 ? 'empty' : 'present';
+  } catch (error) {
+    throw journalErrorOf(error, path);
+  } finally {
+    file.close();
+  }
+}
+
+/** Where journal copy moved the journal in the file, read without writing; undefined if not. */
+export function sqliteJournalMoved(path: string): Moved | undefined {
+  if (sqliteJournalState(path) !== 'present') return undefined;
+  const file = reading(path);
+  try {
+    return movedOf(file);
   } catch (error) {
     throw journalErrorOf(error, path);
   } finally {
