@@ -596,7 +596,7 @@ const said: SaidTexts = {
   journalCopyState: ({ state, sqlite, postgres }) =>
     `${ESTADOS[state].padEnd(12)} ${String(sqlite.count).padStart(8)} ${formatCents(sqlite.cents).padStart(18)}   ${String(postgres.count).padStart(8)} ${formatCents(postgres.cents).padStart(18)}`,
   journalCopyNext: ({ address }) =>
-    `A seguir: em cada servidor desta pasta, defina journal com a URL do banco (PAYOUTS_JOURNAL=${address}, com a senha como você a deu) e inicie o payouts de novo. O diário SQLite fica como estava e não é mais escrito: guarde-o como registro e nunca mais rode o payouts nele.`,
+    `A seguir: em cada servidor desta pasta, defina journal com a URL do banco (PAYOUTS_JOURNAL=${address}, com a senha como você a deu) e inicie o payouts de novo. O diário SQLite fica marcado como movido: daqui em diante todo comando se recusa a trabalhar com ele (payouts status ainda o lê), e nenhuma linha é paga pelos dois diários. Guarde-o como registro; docs/postgres.md diz como voltar a ele.`,
   journalCopyNotEmpty: ({ address, tables, schema }) =>
     `payouts journal copy: o banco ${address} não está vazio (${tables.length > 0 ? `tabelas com linhas: ${tables.join(', ')}` : `um diário na versão de esquema ${schema}`}): nada foi escrito. Copie para um banco novo e vazio (CREATE DATABASE payouts).`,
   journalCopyDiffers: ({ address, batches }) =>
@@ -840,7 +840,7 @@ const help: HelpTexts = {
           'copia o diário SQLite desta pasta para um banco PostgreSQL vazio, exatamente, numa só transação; compara linhas e somas por estado e por lote; o diário SQLite é só lido (atualizado antes, como por qualquer comando)',
         options: { to: 'a URL do banco PostgreSQL vazio (postgres://…)' },
         after:
-          '\nPare antes o serviço e as execuções do cron: uma execução que trava a pasta é recusada, e também um banco que não está vazio.\nSaída 0 copiado, 1 nada escrito (cada uma diz por quê).\n' +
+          '\nPare antes o serviço e as execuções do cron: uma execução que trava a pasta é recusada, e também um banco que não está vazio.\nDepois da cópia, todo comando recusa o diário SQLite: defina journal (PAYOUTS_JOURNAL) com a URL em cada servidor.\nSaída 0 copiado, 1 nada escrito (cada uma diz por quê).\n' +
           '\nExemplo:\n  payouts journal copy --to postgres://payouts@db.interno:5432/payouts',
       },
     },
