@@ -362,6 +362,24 @@ describe.skipIf(missing)('payouts journal copy', () => {
     expect(await tablesOf(elsewhere)).toEqual({});
   });
 
+  it('refuses the home to a command that opened the journal before the copy and waited', async () => {
+    await approvedNotSent();
+    const url = await postgres.made('waited');
+    // A run (or the daemon) that opened the journal before the copy, then waited for the home.
+    const journal = openJournal(sqliteJournalAt(journalPath()));
+    try {
+      const copied = await runCli(['journal', 'copy', '--to', url], { env: home.env });
+      expect(copied.code, copied.stderr).toBe(0);
+      const me = { holder: 'run-waiting', host: 'this-host', pid: process.pid, command: 'run' };
+      await expect(journal.takeLock('home', me, 30_000, () => true)).rejects.toMatchObject({
+        kind: 'refused',
+        refusal: { code: 'journalMoved', address: url },
+      });
+    } finally {
+      await journal.close();
+    }
+  });
+
   it('takes the mark off again when the copy fails and rolls back', async () => {
     const queued = await approvedNotSent();
     const url = await postgres.made('reset');

@@ -78,7 +78,7 @@ export function openSqliteJournal(path: string, options: JournalOptions = {}): J
     db.close();
     throw journalErrorOf(error, path);
   }
-  const { journal, recoverySince, sending } = journalOn(db, path, now, LATEST, options.onSending);
+  const { journal, recoverySince, sending } = journalOn(db, path, now, LATEST, options);
   // The sending path's writes, committed on a thread of their own (see sending-thread.ts).
   const thread = sendingThread(path, now, recoverySince);
   return {
@@ -128,7 +128,7 @@ export function openSqliteJournalReadOnly(path: string, now: () => number): Jour
     if (db.open) db.close();
     throw journalErrorOf(error, path);
   }
-  return answering(journalOn(db, path, now, schema).journal, path);
+  return answering(journalOn(db, path, now, schema, {}).journal, path);
 }
 
 /**
@@ -189,7 +189,7 @@ function journalOn(
   path: string,
   now: () => number,
   schema: number,
-  onSending?: JournalOptions['onSending'],
+  { onSending, copying = false }: JournalOptions,
 ) {
   const context = contextOf(db, now);
   const { writing } = context;
@@ -270,7 +270,7 @@ function journalOn(
     },
     ...createBatches(context, rows, corrections),
     ...createPayouts(context, rows, sending),
-    ...createLocks(context),
+    ...createLocks(context, copying),
     ...createReports(context),
   };
   return { journal, recoverySince: () => recoverySince, sending };
