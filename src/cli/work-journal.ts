@@ -59,7 +59,7 @@ export async function openWorkJournal(
   folders: Folders,
   out: Output,
   config: Pick<Config, 'language' | 'timeZone' | 'journal' | 'concurrency'>,
-  options: { now: () => number; recover?: boolean; mustExist?: boolean },
+  options: { now: () => number; recover?: boolean; mustExist?: boolean; copying?: boolean },
 ): Promise<Journal> {
   requireOwnHome(verb, folders);
   const location = homeJournalAt(folders, config);
@@ -75,6 +75,7 @@ export async function openWorkJournal(
       concurrency: config.concurrency,
       recover: options.recover ?? false,
       now: options.now,
+      copying: options.copying ?? false,
       // Said even with --quiet: a recovery changes how every payout is sent from now on.
       note: (text) => out.warn(text),
     });

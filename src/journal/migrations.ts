@@ -471,4 +471,17 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
         WHERE state = 'pending' AND transaction_id IS NOT NULL;
     `,
   },
+  {
+    version: 27,
+    sql: `
+      -- Where journal copy moved this journal (a PostgreSQL address, its password masked)
+      -- and when: marked before the copy commits, so a host still on this file refuses to
+      -- work with it, and no row is sent from both journals.
+      CREATE TABLE moved (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        address TEXT NOT NULL,
+        at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -14,7 +14,14 @@ import type {
   JournalState,
   JournalStore,
 } from './journal.js';
-import { journalAddress, journalState, openJournal, openJournalReadOnly } from './open.js';
+import type { Said } from '../messages/said.js';
+import {
+  journalAddress,
+  journalMoved,
+  journalState,
+  openJournal,
+  openJournalReadOnly,
+} from './open.js';
 import {
   describeBehind,
   describeLoss,
@@ -60,6 +67,8 @@ export interface OpenForWorkOptions {
   now: () => number;
   /** Requests in flight at once: a journal on a server sizes its connections from it. */
   concurrency?: number;
+  /** Opened by journal copy, which reads a journal moved already (see JournalOptions). */
+  copying?: boolean;
 }
 
 export async function openJournalForWork(
@@ -98,6 +107,7 @@ export async function openJournalForWork(
     journal = await openJournal(location, {
       now: options.now,
       ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+      copying: options.copying ?? false,
       onSending: (highWater) => open?.cover(highWater) ?? Promise.resolve(),
     });
   } catch (error) {
@@ -167,18 +177,23 @@ export async function openJournalForWork(
 /**
  * This home's journal read only (a dry run, status, doctor), when there is a file, with
  * the same judgement: the sentence for a lost, emptied, replaced or older journal, or
- * undefined when it is this home's own (or a new home). Nothing is created or written,
- * not even a marker.
+ * undefined when it is this home's own (or a new home); and where journal copy moved it,
+ * if it did (work with it is refused). Nothing is created or written, not even a marker.
  */
 export async function readJournal(
   location: JournalLocation,
   home: Pick<OpenForWorkOptions, 'home' | 'historyFolders'>,
   now: () => number,
-): Promise<{ journal: Journal | undefined; loss: string | undefined }> {
+): Promise<{ journal: Journal | undefined; loss: string | undefined; moved: Said | undefined }> {
   const state = await journalState(location);
   const journal = state === 'absent' ? undefined : await openJournalReadOnly(location, now);
   try {
-    return { journal, loss: await lossOf(journal, state, location, home) };
+    const moved = journalMoved(location);
+    return {
+      journal,
+      loss: await lossOf(journal, state, location, home),
+      moved: moved && { code: 'journalMoved', ...moved },
+    };
   } catch (error) {
     await journal?.close();
     throw error;

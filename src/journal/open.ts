@@ -13,9 +13,11 @@ import {
 import {
   openSqliteJournal,
   openSqliteJournalReadOnly,
+  sqliteJournalMoved,
   sqliteJournalState,
   type JournalOptions as SqliteJournalOptions,
 } from './sqlite/open.js';
+import type { Moved } from './sqlite/moved.js';
 
 /** What opening a journal for work takes: each store reads what concerns it. */
 export type JournalOptions = SqliteJournalOptions &
@@ -45,6 +47,11 @@ export async function journalState(location: JournalLocation): Promise<JournalSt
   return location.kind === 'sqlite'
     ? sqliteJournalState(location.path)
     : postgresJournalState(location);
+}
+
+/** Where journal copy moved the journal, if it did: every command that works refuses it. */
+export function journalMoved(location: JournalLocation): Moved | undefined {
+  return location.kind === 'sqlite' ? sqliteJournalMoved(location.path) : undefined;
 }
 
 /** The SQLite journal in this file. */

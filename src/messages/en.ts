@@ -387,6 +387,8 @@ const said: SaidTexts = {
     `this computer's clock reads ${instant(nowMs, timeZone)} (${timeZone}), before ${instant(latestMs, timeZone)}, the latest time in the journal: nothing was done. The rules on who is paid compare these times, and a clock that went back could pay a file again. Set the host's clock right (turn on NTP time sync, e.g. timedatectl set-ntp true) and run again`,
   journalNewerSchema: ({ path, schema, latest }) =>
     `the journal ${path} is at schema version ${schema}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`,
+  journalMoved: ({ address, at }) =>
+    `the journal of this home was moved to PostgreSQL (${address}) on ${instant(at, 'UTC')} UTC by payouts journal copy, and is no longer worked with here: set journal (PAYOUTS_JOURNAL) to that database's URL on every host of this home`,
   journalOnNetworkFilesystem: ({ folder, fsType }) =>
     `the journal folder ${folder} is on a network filesystem (type ${fsType}): SQLite locking is not safe there; put the home folder on a local disk. Nothing was sent`,
   retryIdTaken: ({ orderId, retryId }) =>
@@ -541,7 +543,7 @@ const said: SaidTexts = {
   journalCopyState: ({ state, sqlite, postgres }) =>
     `${state.padEnd(12)} ${String(sqlite.count).padStart(8)} ${formatCents(sqlite.cents).padStart(18)}   ${String(postgres.count).padStart(8)} ${formatCents(postgres.cents).padStart(18)}`,
   journalCopyNext: ({ address }) =>
-    `Next: on every host of this home, set journal to the database's URL (PAYOUTS_JOURNAL=${address}, its password as you gave it), then start payouts again. The SQLite journal stays as it was and is no longer written: keep it as a record, and never run payouts on it again.`,
+    `Next: on every host of this home, set journal to the database's URL (PAYOUTS_JOURNAL=${address}, its password as you gave it), then start payouts again. The SQLite journal is marked moved: from now on every command refuses to work with it (payouts status still reads it), so no row is paid from both journals. Keep it as a record; docs/postgres.md says how to go back to it.`,
   journalCopyNotEmpty: ({ address, tables, schema }) =>
     `payouts journal copy: the database ${address} is not empty (${tables.length > 0 ? `tables with rows: ${tables.join(', ')}` : `a journal of schema version ${schema}`}): nothing was written. Copy into a new, empty database (CREATE DATABASE payouts).`,
   journalCopyDiffers: ({ address, batches }) =>
@@ -774,7 +776,7 @@ const help: HelpTexts = {
           "copy this home's SQLite journal into an empty PostgreSQL database, exactly, in one transaction; compare rows and sums by state and by batch; the SQLite journal is only read (brought up to date first, as by any command)",
         options: { to: 'the URL of the empty PostgreSQL database (postgres://…)' },
         after:
-          "\nStop the daemon and cron's runs first: a run holding the home folder is refused, and so is a database that is not empty.\nExit 0 copied, 1 nothing written (each says why).\n" +
+          "\nStop the daemon and cron's runs first: a run holding the home folder is refused, and so is a database that is not empty.\nOnce copied, every command refuses the SQLite journal: set journal (PAYOUTS_JOURNAL) to the URL on every host.\nExit 0 copied, 1 nothing written (each says why).\n" +
           '\nExample:\n  payouts journal copy --to postgres://payouts@db.interno:5432/payouts',
       },
     },

@@ -438,6 +438,8 @@ const said: SaidTexts = {
     `o relógio deste computador marca ${instante(nowMs, timeZone)} (${timeZone}), antes de ${instante(latestMs, timeZone)}, o horário mais recente do diário: nada foi feito. As regras de quem é pago comparam esses horários, e um relógio que voltou poderia pagar um arquivo de novo. Acerte o relógio do servidor (ative a sincronização por NTP, por exemplo timedatectl set-ntp true) e execute de novo`,
   journalNewerSchema: ({ path, schema, latest }) =>
     `o diário ${path} está na versão de esquema ${schema}, mais nova do que este programa conhece (${latest}): use um payouts mais novo (payouts --version diz qual é este). Nada foi enviado`,
+  journalMoved: ({ address, at }) =>
+    `o diário desta pasta foi movido para o PostgreSQL (${address}) em ${instante(at, 'UTC')} UTC por payouts journal copy e não é mais usado aqui: defina journal (PAYOUTS_JOURNAL) com a URL desse banco em cada servidor desta pasta`,
   journalOnNetworkFilesystem: ({ folder, fsType }) =>
     `a pasta do diário ${folder} está num sistema de arquivos de rede (tipo ${fsType}): ali as travas do SQLite não são seguras; ponha a pasta de trabalho (home) num disco local. Nada foi enviado`,
   retryIdTaken: ({ orderId, retryId }) =>
@@ -594,7 +596,7 @@ const said: SaidTexts = {
   journalCopyState: ({ state, sqlite, postgres }) =>
     `${ESTADOS[state].padEnd(12)} ${String(sqlite.count).padStart(8)} ${formatCents(sqlite.cents).padStart(18)}   ${String(postgres.count).padStart(8)} ${formatCents(postgres.cents).padStart(18)}`,
   journalCopyNext: ({ address }) =>
-    `A seguir: em cada servidor desta pasta, defina journal com a URL do banco (PAYOUTS_JOURNAL=${address}, com a senha como você a deu) e inicie o payouts de novo. O diário SQLite fica como estava e não é mais escrito: guarde-o como registro e nunca mais rode o payouts nele.`,
+    `A seguir: em cada servidor desta pasta, defina journal com a URL do banco (PAYOUTS_JOURNAL=${address}, com a senha como você a deu) e inicie o payouts de novo. O diário SQLite fica marcado como movido: daqui em diante todo comando se recusa a trabalhar com ele (payouts status ainda o lê), e nenhuma linha é paga pelos dois diários. Guarde-o como registro; docs/postgres.md diz como voltar a ele.`,
   journalCopyNotEmpty: ({ address, tables, schema }) =>
     `payouts journal copy: o banco ${address} não está vazio (${tables.length > 0 ? `tabelas com linhas: ${tables.join(', ')}` : `um diário na versão de esquema ${schema}`}): nada foi escrito. Copie para um banco novo e vazio (CREATE DATABASE payouts).`,
   journalCopyDiffers: ({ address, batches }) =>
@@ -838,7 +840,7 @@ const help: HelpTexts = {
           'copia o diário SQLite desta pasta para um banco PostgreSQL vazio, exatamente, numa só transação; compara linhas e somas por estado e por lote; o diário SQLite é só lido (atualizado antes, como por qualquer comando)',
         options: { to: 'a URL do banco PostgreSQL vazio (postgres://…)' },
         after:
-          '\nPare antes o serviço e as execuções do cron: uma execução que trava a pasta é recusada, e também um banco que não está vazio.\nSaída 0 copiado, 1 nada escrito (cada uma diz por quê).\n' +
+          '\nPare antes o serviço e as execuções do cron: uma execução que trava a pasta é recusada, e também um banco que não está vazio.\nDepois da cópia, todo comando recusa o diário SQLite: defina journal (PAYOUTS_JOURNAL) com a URL em cada servidor.\nSaída 0 copiado, 1 nada escrito (cada uma diz por quê).\n' +
           '\nExemplo:\n  payouts journal copy --to postgres://payouts@db.interno:5432/payouts',
       },
     },

@@ -353,6 +353,8 @@ export type Said =
   // The journal's own word, as a JournalError of its kind carries it (journal/failures.ts).
   | { code: 'journalNewerSchema'; path: string; schema: number; latest: number }
   | { code: 'journalOnNetworkFilesystem'; folder: string; fsType: string }
+  /** The SQLite journal was moved to PostgreSQL by journal copy (address without its password). */
+  | { code: 'journalMoved'; address: string; at: number }
   | { code: 'retryIdTaken'; orderId: string; retryId: string }
   /** A refusal the journal gives only a developer's detail for (a row moved meanwhile). */
   | { code: 'journalRefused'; detail: string }

@@ -12,9 +12,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { withCheckDigits } from '../../src/domain/check-digits.js';
 import type { Journal } from '../../src/journal/journal.js';
 import { MIGRATIONS } from '../../src/journal/migrations.js';
-import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
+import { openJournal, openJournalReadOnly, sqliteJournalAt } from '../../src/journal/open.js';
 import { copyJournal } from '../../src/journal/postgres/copy.js';
 import { openPostgresJournal } from '../../src/journal/postgres/open.js';
+import { postgresAddress } from '../../src/journal/location.js';
 import { Database } from '../../src/journal/sqlite.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli } from '../support/cli.js';
@@ -98,6 +99,44 @@ describe.skipIf(missing)('payouts journal copy', () => {
     }
   };
 
+  /** A home with a file approved by a person and not sent yet: its rows queued. */
+  async function approvedNotSent(): Promise<string[]> {
+    drop('aprovada.csv', [PAYROLL_HEADER, ...payrollRows('queued', 2, () => '5,00')]);
+    await run({ PAYOUTS_REQUIRE_APPROVAL: 'true' });
+    const approved = await runCli(['approve', 'aprovada.csv', '--by', 'ana'], { env: home.env });
+    expect(approved.code, approved.stderr).toBe(0);
+    const queued = orderIds().filter((id) => id.startsWith('queued-'));
+    expect(queued).toHaveLength(2);
+    return queued;
+  }
+  const sentOf = (ids: readonly string[]) =>
+    sandbox.ledger().filter((entry) => ids.includes(entry.orderId ?? ''));
+
+  /** `journal copy` in a process of its own, armed with a failpoint (read as it starts). */
+  async function copyWithFailpoint(url: string, armed: string) {
+    const child = spawn(process.execPath, [BIN, 'journal', 'copy', '--to', url], {
+      env: cleanEnv({ ...home.env, PAYOUTS_FAILPOINT: armed }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.resume();
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.once('exit', (...ended) => resolve(ended)),
+    );
+    return { code, signal, stdout };
+  }
+
+  /** The mark journal copy leaves in the SQLite journal: where it moved, if it did. */
+  const markOf = (): { address: string } | undefined => {
+    const db = new Database(journalPath(), { readonly: true });
+    try {
+      return db.prepare('SELECT address FROM moved').get() as { address: string } | undefined;
+    } finally {
+      db.close();
+    }
+  };
+
   /** What a journal answers of everything it keeps, through the Journal interface. */
   async function answersOf(journal: Journal, ids: readonly string[]) {
     const batches = await journal.batches();
@@ -130,7 +169,8 @@ describe.skipIf(missing)('payouts journal copy', () => {
     url: string,
     use: (sqlite: Journal, postgres: Journal) => Promise<T>,
   ): Promise<T> {
-    const sqlite = await openJournal(sqliteJournalAt(journalPath()));
+    // Read only: once copied, the SQLite journal is refused to work with.
+    const sqlite = await openJournalReadOnly(sqliteJournalAt(journalPath()), Date.now);
     try {
       const copy = await openPostgresJournal({ kind: 'postgres', url });
       try {
@@ -204,7 +244,9 @@ describe.skipIf(missing)('payouts journal copy', () => {
     await workedHome();
     const url = await postgres.made('chunks');
     // Two rows a chunk: every table, batch_lines' two-column key too, read across chunks.
-    expect((await copyJournal(journalPath(), url, { chunkRows: 2 })).kind).toBe('copied');
+    expect((await copyJournal(journalPath(), url, { now: Date.now, chunkRows: 2 })).kind).toBe(
+      'copied',
+    );
     const ids = orderIds();
     await withJournals(url, async (sqlite, copy) => {
       expect(await answersOf(copy, ids)).toEqual(await answersOf(sqlite, ids));
@@ -235,9 +277,11 @@ describe.skipIf(missing)('payouts journal copy', () => {
   it('brings an older SQLite journal up to date first, as every command does', async () => {
     await workedHome();
     const url = await postgres.made('older');
-    // The journal as SQLite's version 25 left it: its poll index before migration 26.
+    // The journal as SQLite's version 25 left it: its poll index before migration 26, and
+    // no table for the mark of a move (27).
     const db = new Database(journalPath());
-    db.exec(`DROP INDEX payouts_by_poll_due;
+    db.exec(`DROP TABLE moved;
+      DROP INDEX payouts_by_poll_due;
       CREATE INDEX payouts_by_next_poll ON payouts (next_poll_at) WHERE state = 'pending';`);
     db.pragma('user_version = 25');
     db.close();
@@ -296,6 +340,7 @@ describe.skipIf(missing)('payouts journal copy', () => {
     expect(refused.stderr).toMatch(/not empty/);
     expect(refused.stdout + refused.stderr).not.toContain(PASSWORD);
     expect(await tablesOf(url)).toEqual({ notes: 1 });
+    expect(markOf()).toBeUndefined();
   });
 
   it('refuses a database holding a journal already, in Portuguese too', async () => {
@@ -309,6 +354,45 @@ describe.skipIf(missing)('payouts journal copy', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/não está vazi/);
     expect(await tablesOf(url)).toEqual(before);
+    // The journal stays moved, and to nowhere else: a second database would be a second journal.
+    expect(markOf()).toEqual({ address: url });
+    const elsewhere = await postgres.made('elsewhere');
+    const refused = await runCli(['journal', 'copy', '--to', elsewhere], { env: home.env });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`moved to PostgreSQL (${url})`);
+    expect(await tablesOf(elsewhere)).toEqual({});
+  });
+
+  it('refuses the home to a command that opened the journal before the copy and waited', async () => {
+    await approvedNotSent();
+    const url = await postgres.made('waited');
+    // A run (or the daemon) that opened the journal before the copy, then waited for the home.
+    const journal = await openJournal(sqliteJournalAt(journalPath()));
+    try {
+      const copied = await runCli(['journal', 'copy', '--to', url], { env: home.env });
+      expect(copied.code, copied.stderr).toBe(0);
+      const me = { holder: 'run-waiting', host: 'this-host', pid: process.pid, command: 'run' };
+      await expect(journal.takeLock('home', me, 30_000, () => true)).rejects.toMatchObject({
+        kind: 'refused',
+        refusal: { code: 'journalMoved', address: url },
+      });
+    } finally {
+      await journal.close();
+    }
+  });
+
+  it('takes the mark off again when the copy fails and rolls back', async () => {
+    const queued = await approvedNotSent();
+    const url = await postgres.made('reset');
+    // A failure no code says (a connection reset) after the second chunk: rolled back.
+    const failed = await copyWithFailpoint(url, 'copying-chunk:2:throw');
+    expect([failed.code, failed.signal]).toEqual([1, null]);
+    expect(failed.stdout).toContain('Copying');
+    expect(await tablesOf(url)).toEqual({});
+    expect(markOf()).toBeUndefined();
+    // The home is as it was: its SQLite journal pays, once.
+    await run();
+    expect(sentOf(queued)).toHaveLength(2);
   });
 
   it('refuses while a run holds the home', async () => {
@@ -330,25 +414,70 @@ describe.skipIf(missing)('payouts journal copy', () => {
   it('leaves the database empty when killed midway, and a second copy succeeds', async () => {
     await workedHome();
     const url = await postgres.made('killed');
-    const child = spawn(process.execPath, [BIN, 'journal', 'copy', '--to', url], {
-      // Killed by its own hand after its second chunk is written, before the commit.
-      env: cleanEnv({ ...home.env, PAYOUTS_FAILPOINT: 'copying-chunk:2' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    const signal = await new Promise((resolve) =>
-      child.once('exit', (_, killed) => resolve(killed)),
-    );
+    // Killed by its own hand after its second chunk is written, before the commit.
+    const { signal, stdout } = await copyWithFailpoint(url, 'copying-chunk:2');
     expect(signal).toBe('SIGKILL');
-    expect(output).toContain('Copying');
+    expect(stdout).toContain('Copying');
     expect(await tablesOf(url)).toEqual({});
+    // Marked before anything was committed: the SQLite journal is refused, though not copied.
+    const stale = await runCli(['run'], { env: home.env });
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain(`moved to PostgreSQL (${url})`);
     const again = await runCli(['journal', 'copy', '--to', url], { env: home.env });
     expect(again.code, again.stderr).toBe(0);
     await withJournals(url, async (sqlite, copy) => {
       expect(await copy.countsByState()).toEqual(await sqlite.countsByState());
       expect(await copy.highWater()).toBe(await sqlite.highWater());
     });
+  });
+  it('refuses the SQLite journal once copied: a run without the setting sends nothing', async () => {
+    const queued = await approvedNotSent();
+    const url = await postgres.made('moved');
+    const copied = await runCli(['journal', 'copy', '--to', withPassword(url)], { env: home.env });
+    expect(copied.code, copied.stderr).toBe(0);
+    const highWater = await withJournals(url, async (sqlite, copy) => {
+      for (const id of queued) expect((await copy.payout(id))?.state).toBe('queued');
+      return sqlite.highWater();
+    });
+
+    // A host (or a cron line) still on the old settings: the SQLite journal.
+    const stale = await runCli(['run'], { env: home.env });
+    expect(sentOf(queued)).toEqual([]);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain(`moved to PostgreSQL (${postgresAddress(withPassword(url))})`);
+    expect(stale.stderr).toContain('PAYOUTS_JOURNAL');
+    expect(stale.stdout + stale.stderr).not.toContain(PASSWORD);
+    const ptBR = await runCli(['approve', 'aprovada.csv', '--by', 'ana'], {
+      env: { ...home.env, PAYOUTS_LANGUAGE: 'pt-BR' },
+    });
+    expect(ptBR.code).toBe(1);
+    expect(ptBR.stderr).toMatch(/foi movido para o PostgreSQL/);
+
+    // Read only, status still reads it, and says where the journal went.
+    const status = await runCli(['status'], { env: home.env });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stderr).toContain('moved to PostgreSQL');
+    expect(status.stdout).toContain('aprovada.csv');
+    const doctor = await runCli(['doctor'], { env: home.env });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout + doctor.stderr).toMatch(/journal.*moved to PostgreSQL/);
+
+    // Nothing was written in the SQLite journal, and PostgreSQL sends each row once.
+    const sqlite = new Database(journalPath(), { readonly: true });
+    try {
+      const last = sqlite.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM audit').get() as {
+        id: number;
+      };
+      expect(last.id).toBe(highWater);
+    } finally {
+      sqlite.close();
+    }
+    const copy = await openPostgresJournal({ kind: 'postgres', url });
+    try {
+      for (const id of queued) expect((await copy.payout(id))?.state).toBe('queued');
+    } finally {
+      await copy.close();
+    }
   });
 });
 

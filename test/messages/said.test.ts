@@ -361,6 +361,11 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     schema: 99,
     latest: 24,
   },
+  journalMoved: {
+    code: 'journalMoved',
+    address: 'postgres://payouts:***@db.interno:5432/payouts',
+    at: Date.UTC(2026, 10, 27, 21, 40),
+  },
   journalOnNetworkFilesystem: {
     code: 'journalOnNetworkFilesystem',
     folder: '/mnt/nfs/payouts',

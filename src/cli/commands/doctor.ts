@@ -13,6 +13,7 @@ import { formatDuration } from '../../config/duration.js';
 import { CONFIG_KEYS, envName, type Config } from '../../config/schema.js';
 import { ENV_FILE_VARIABLE, shellReadsOtherwise } from '../../config/env-file.js';
 import { formatCents } from '../../messages/money.js';
+import { sayInEnglish } from '../../messages/say.js';
 import { GatewayError } from '../../gateway/errors.js';
 import { defaultAclLetsRead, parseDefaultAcl, readDefaultAcl } from '../../inbox/default-acl.js';
 import {
@@ -296,10 +297,16 @@ async function journalCheck(folders: Folders, context: Context): Promise<Check> 
 
 async function readJournalCheck(folders: Folders, context: Context): Promise<Check> {
   const name = 'journal';
-  const { journal, loss } = await readJournalOf(folders, context.config, context.io.clock.now);
+  const { journal, loss, moved } = await readJournalOf(
+    folders,
+    context.config,
+    context.io.clock.now,
+  );
   const location = homeJournalAt(folders, context.config);
   try {
     if (loss !== undefined) return { name, level: 'fail', detail: loss };
+    // Every run would refuse it: the home works only once its hosts are set to the database.
+    if (moved !== undefined) return { name, level: 'fail', detail: sayInEnglish(moved) };
     if (journal === undefined) {
       return {
         name,

@@ -36,6 +36,7 @@ export function journalCommand(io: CliIo, { command: { journal: words } }: HelpT
         const journal = await openWorkJournal(VERB, folders, out, config, {
           now: io.clock.now,
           mustExist: true,
+          copying: true,
         });
         try {
           const lost = new AbortController();
@@ -56,6 +57,7 @@ export function journalCommand(io: CliIo, { command: { journal: words } }: HelpT
           }
           try {
             const outcome = await copyJournal(journal.path, options.to, {
+              now: io.clock.now,
               onStart: (address) =>
                 out.line(
                   say(words, { code: 'journalCopyStarted', from: journal.path, to: address }),

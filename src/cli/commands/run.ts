@@ -195,10 +195,11 @@ function durationFlag(flag: string, text: string, usage: HelpTexts['usage']): nu
 async function dryRun(context: Context, folders: Folders, hintFlags: string): Promise<void> {
   const { config, out } = context;
   // A run would refuse a lost journal: so does its rehearsal, rather than promise to pay all.
-  const { journal, loss } = await readHomeJournal(folders, config, context.io.clock.now);
-  if (loss) {
+  const { journal, loss, moved } = await readHomeJournal(folders, config, context.io.clock.now);
+  if (loss || moved) {
     await journal?.close();
-    throw new ExitError(1, `payouts run --dry-run: ${loss}`);
+    const why = moved ? say(CATALOGS[config.language ?? 'en'], moved) : loss;
+    throw new ExitError(1, `payouts run --dry-run: ${why}`);
   }
   let plan: DryRunFile[];
   try {

@@ -33,7 +33,8 @@ import { ExitError } from '../exit-error.js';
 import { homeJournalAt, readHomeJournal } from '../work-journal.js';
 import { describeTotals } from '../../app/describe-file.js';
 import { keyValueLines } from '../format.js';
-import { sayInEnglish } from '../../messages/say.js';
+import { CATALOGS } from '../../messages/catalog.js';
+import { say, sayInEnglish } from '../../messages/say.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
@@ -49,8 +50,12 @@ export function statusCommand(io: CliIo, { command: { status: words } }: HelpTex
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(context.config.home);
       // Said first, even with --quiet: what follows is not the whole truth of this home.
-      const { journal, loss } = await readHomeJournal(folders, context.config, io.clock.now);
+      const { journal, loss, moved } = await readHomeJournal(folders, context.config, io.clock.now);
       if (loss) context.out.warn(`payouts status: ${loss}`);
+      if (moved) {
+        const said = say(CATALOGS[context.config.language ?? 'en'], moved);
+        context.out.warn(`payouts status: ${said}`);
+      }
       if (journal === undefined)
         return requireJournal('status', homeJournalAt(folders, context.config));
       try {

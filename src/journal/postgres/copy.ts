@@ -6,7 +6,10 @@
  * read transaction (one snapshot), a chunk of rows at a time; PostgreSQL is written in one
  * transaction under the migrations' lock, so a copy cut short leaves the database as it
  * was. Before it commits, the copy compares the rows and sums of each state and of each
- * batch on both sides; any difference rolls it back.
+ * batch on both sides; any difference rolls it back. Once the database is found empty, and
+ * before anything is committed there, the SQLite journal is marked moved (every command
+ * then refuses it): a copy cut short leaves it refused and the database empty, and is made
+ * again; a copy rolled back (a difference, the lock lost) takes the mark off again.
  */
 import type pg from 'pg';
 import type { Tally } from '../../messages/said.js';
@@ -14,6 +17,8 @@ import { failpoint } from '../../runtime/failpoint.js';
 import { MIGRATIONS } from '../migrations.js';
 import type { RowState } from '../states.js';
 import { Database } from '../sqlite.js';
+import { connect } from '../sqlite/connection.js';
+import { markMoved, movedOf, movedRefusal, unmarkMoved } from '../sqlite/moved.js';
 import { inTransaction, poolFor, type Runner } from './connection.js';
 import { LATEST_POSTGRES_SCHEMA, migrateWithin, schemaWithin } from './open.js';
 import { postgresAddress } from '../location.js';
@@ -42,8 +47,11 @@ type Copied = (typeof TABLES)[number]['table'];
 /** SQLite's columns whose facts PostgreSQL keeps in others (its virtual pix_key, cpf_cnpj). */
 const KEPT_IN_OTHERS = new Set(['payouts.pix_key_written', 'payouts.cpf_cnpj_written']);
 
-/** Tables of the journal that are not copied: its schema's version, made by the migrations; locks, left free. */
-const NOT_COPIED = new Set(['schema_version', 'locks']);
+/**
+ * Tables of the journal that are not copied: its schema's version, made by the
+ * migrations; locks, left free; the mark of the move, which is this file's alone.
+ */
+const NOT_COPIED = new Set(['schema_version', 'locks', 'moved']);
 
 export interface StateCompared {
   state: RowState;
@@ -90,18 +98,28 @@ class Differs extends Error {
  * Copies the SQLite journal at `path` (at the latest schema: a command opens it for work
  * first, which brings it up to date) into the database at `url`. `onStart` is told when
  * the database is found empty and the copy begins; `signal` cuts it short, writing nothing.
+ * A journal moved already is copied again only to where it was moved.
  */
 export async function copyJournal(
   path: string,
   url: string,
-  options: { onStart?: (address: string) => void; signal?: AbortSignal; chunkRows?: number } = {},
+  options: {
+    now: () => number;
+    onStart?: (address: string) => void;
+    signal?: AbortSignal;
+    chunkRows?: number;
+  },
 ): Promise<CopyOutcome> {
   const address = postgresAddress(url);
   const chunkRows = options.chunkRows ?? CHUNK_ROWS;
   const sqlite = new Database(path, { readonly: true, fileMustExist: true });
   const pool = poolFor(url, 1);
   pool.on('error', () => undefined);
+  let marker: Database | undefined;
+  let committing = false;
   try {
+    const moved = movedOf(sqlite);
+    if (moved && moved.address !== address) throw movedRefusal(path, moved);
     const version = sqlite.pragma('user_version', { simple: true }) as number;
     const latest = MIGRATIONS.at(-1)?.version ?? 0;
     if (version !== latest) {
@@ -124,6 +142,10 @@ export async function copyJournal(
         return { kind: 'not-empty' as const, address, tables: taken, schema };
       }
       await migrateWithin(tx, address);
+      if (!moved) {
+        marker = connect(path);
+        markMoved(marker, { address, at: options.now() });
+      }
       options.onStart?.(address);
       const rows = {} as Record<Copied, number>;
       for (const { table, key } of TABLES) {
@@ -148,6 +170,8 @@ export async function copyJournal(
       const highWater = (
         sqlite.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM audit').get() as { id: number }
       ).id;
+      // From here a failure may be the commit's own: the database may hold the copy.
+      committing = true;
       return {
         kind: 'copied' as const,
         address,
@@ -159,10 +183,13 @@ export async function copyJournal(
       };
     });
   } catch (error) {
+    // Rolled back for sure: the home is left as it was, its journal worked with again.
+    if (marker && !committing) unmarkMoved(marker);
     if (error instanceof Differs) return error.outcome;
     if (error instanceof Unmapped) throw error;
     throw journalErrorOf(error, address);
   } finally {
+    marker?.close();
     sqlite.close();
     await pool.end();
   }

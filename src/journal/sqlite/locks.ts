@@ -2,6 +2,7 @@
 import type { JournalLocks } from '../journal.js';
 import type { LockHolder } from '../types.js';
 import type { Context, Synchronous } from './context.js';
+import { movedOf, movedRefusal } from './moved.js';
 
 interface LockRow {
   holder: string;
@@ -12,7 +13,14 @@ interface LockRow {
   heartbeat_at: number;
 }
 
-export function createLocks({ db, now, writing }: Context): Synchronous<JournalLocks> {
+/**
+ * `copying`: the journal was opened by journal copy, which takes the home of a journal it
+ * moved already (a copy cut short is made again).
+ */
+export function createLocks(
+  { db, now, writing }: Context,
+  copying: boolean,
+): Synchronous<JournalLocks> {
   const statements = {
     lock: db.prepare<[string], LockRow>(`SELECT * FROM locks WHERE name = ?`),
     setLock: db.prepare<{
@@ -56,6 +64,10 @@ export function createLocks({ db, now, writing }: Context): Synchronous<JournalL
             },
           };
         }
+        // Read once the home is free: a command that opened the journal before journal copy
+        // moved it, and waited for the home meanwhile, finds the mark here.
+        const moved = movedOf(db);
+        if (moved && !copying) throw movedRefusal(db.name, moved);
         statements.setLock.run({ name, ...me, now: at });
         return { taken: true };
       },

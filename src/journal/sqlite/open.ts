@@ -24,6 +24,7 @@ import { createPayouts } from './payouts.js';
 import { createReports } from './reports.js';
 import { createRows } from './rows.js';
 import { sendingThread } from './sending-thread.js';
+import { movedOf, movedRefusal, type Moved } from './moved.js';
 import { asJournal, journalErrorOf } from './store-errors.js';
 
 // statfs magic numbers of filesystems that share one file between hosts: SQLite's
@@ -43,6 +44,8 @@ export interface JournalOptions {
    * re-sends); requests wait for what it returns (see `sendable`). The journal's marker.
    */
   onSending?: (highWater: number) => Promise<void>;
+  /** Opened by journal copy: a journal marked moved opens still, so a copy cut short is made again. */
+  copying?: boolean;
 }
 
 export function openSqliteJournal(path: string, options: JournalOptions = {}): Journal {
@@ -63,6 +66,9 @@ export function openSqliteJournal(path: string, options: JournalOptions = {}): J
 
   const db = asJournal(path, () => connect(path));
   try {
+    // Before anything is written: a moved journal is left exactly as the copy saw it.
+    const moved = movedOf(db);
+    if (moved && !options.copying) throw movedRefusal(path, moved);
     migrate(db);
     // A random identity, made once: a journal from elsewhere (or a new one) has another.
     db.prepare<[string, number]>(
@@ -72,7 +78,7 @@ export function openSqliteJournal(path: string, options: JournalOptions = {}): J
     db.close();
     throw journalErrorOf(error, path);
   }
-  const { journal, recoverySince, sending } = journalOn(db, path, now, LATEST, options.onSending);
+  const { journal, recoverySince, sending } = journalOn(db, path, now, LATEST, options);
   // The sending path's writes, committed on a thread of their own (see sending-thread.ts).
   const thread = sendingThread(path, now, recoverySince);
   return {
@@ -122,7 +128,7 @@ export function openSqliteJournalReadOnly(path: string, now: () => number): Jour
     if (db.open) db.close();
     throw journalErrorOf(error, path);
   }
-  return answering(journalOn(db, path, now, schema).journal, path);
+  return answering(journalOn(db, path, now, schema, {}).journal, path);
 }
 
 /**
@@ -137,6 +143,19 @@ export function sqliteJournalState(path: string): JournalState {
   const file = reading(path);
   try {
     return file.pragma('user_version', { simple: true }) === 0 ? 'empty' : 'present';
+  } catch (error) {
+    throw journalErrorOf(error, path);
+  } finally {
+    file.close();
+  }
+}
+
+/** Where journal copy moved the journal in the file, read without writing; undefined if not. */
+export function sqliteJournalMoved(path: string): Moved | undefined {
+  if (sqliteJournalState(path) !== 'present') return undefined;
+  const file = reading(path);
+  try {
+    return movedOf(file);
   } catch (error) {
     throw journalErrorOf(error, path);
   } finally {
@@ -170,7 +189,7 @@ function journalOn(
   path: string,
   now: () => number,
   schema: number,
-  onSending?: JournalOptions['onSending'],
+  { onSending, copying = false }: JournalOptions,
 ) {
   const context = contextOf(db, now);
   const { writing } = context;
@@ -251,7 +270,7 @@ function journalOn(
     },
     ...createBatches(context, rows, corrections),
     ...createPayouts(context, rows, sending),
-    ...createLocks(context),
+    ...createLocks(context, copying),
     ...createReports(context),
   };
   return { journal, recoverySince: () => recoverySince, sending };
