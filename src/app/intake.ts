@@ -64,7 +64,7 @@ export function planFile(facts: FileFacts): IntakeAction {
         : {
             kind: 'leave',
             file,
-            why: { code: 'mayStillBeWritten', settle: facts.settle, file: facts.name },
+            why: { code: 'waitingToSettle', settle: facts.settle, file: facts.name },
           };
     case 'processing':
       return facts.seenAs === undefined

@@ -359,8 +359,8 @@ const said: SaidTexts = {
   },
   balanceBlocks: ({ shortfall }, say) =>
     `${say(shortfall)} (balanceCheck: block): nothing of it is sent`,
-  mayStillBeWritten: ({ settle, file }) =>
-    `it may still be being written: it is taken once it has not changed for ${settle} (inboxSettle), or when a ${file}.done beside it says it is complete`,
+  waitingToSettle: ({ settle, file }) =>
+    `waiting for it to settle: it is taken once its size and time have not changed for ${settle} (inboxSettle), or when a ${file}.done beside it says it is complete`,
   processingFull: () =>
     'nine files of that name are still in processing/: it is taken once one of them is archived',
   cannotRead: ({ systemCode, permission }) =>

@@ -410,8 +410,8 @@ const said: SaidTexts = {
   },
   balanceBlocks: ({ shortfall }, say) =>
     `${say(shortfall)} (balanceCheck: block): nada dele é enviado`,
-  mayStillBeWritten: ({ settle, file }) =>
-    `ele pode ainda estar sendo gravado: é recebido quando ficar ${settle} sem mudar (inboxSettle), ou quando um ${file}.done ao lado disser que está completo`,
+  waitingToSettle: ({ settle, file }) =>
+    `aguardando que ele pare de mudar: é recebido quando seu tamanho e sua hora de modificação ficarem ${settle} sem mudar (inboxSettle), ou quando um ${file}.done ao lado disser que está completo`,
   processingFull: () =>
     'nove arquivos com esse nome ainda estão em processing/: ele é recebido quando um deles for arquivado',
   cannotRead: ({ systemCode, permission }) =>

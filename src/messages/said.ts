@@ -311,7 +311,7 @@ export type Said =
     }
   | { code: 'balanceBlocks'; shortfall: Said }
   // Files that wait, or cannot be taken.
-  | { code: 'mayStillBeWritten'; settle: string; file: string }
+  | { code: 'waitingToSettle'; settle: string; file: string }
   | { code: 'processingFull' }
   /** `permission`: the user running payouts may not read it (a file saved owner-only). */
   | { code: 'cannotRead'; systemCode: string; permission: boolean }

@@ -32,7 +32,7 @@ describe('what a pass does with a file', () => {
       {
         kind: 'leave',
         file: FILE,
-        why: { code: 'mayStillBeWritten', settle: '30s', file: 'folha.csv' },
+        why: { code: 'waitingToSettle', settle: '30s', file: 'folha.csv' },
       },
     ],
     [

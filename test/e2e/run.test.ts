@@ -309,7 +309,9 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
     const early = await runCli(['run'], { env: settling });
     expect(early.code, early.stdout + early.stderr).toBe(3);
     expect(early.stdout).toContain('payroll-2026-11.csv: left in the inbox for a later run');
-    expect(early.stdout).toContain('may still be being written');
+    expect(early.stdout).toContain(
+      'waiting for it to settle: it is taken once its size and time have not changed for 1m (inboxSettle)',
+    );
     expect(sandbox.ledger()).toHaveLength(0);
     writeFileSync(join(home, 'inbox', 'payroll-2026-11.csv.done'), '');
     const done = await runCli(['run'], { env: settling });

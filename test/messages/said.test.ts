@@ -319,7 +319,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     code: 'balanceBlocks',
     shortfall: { code: 'balanceShortfall', cents: 600, count: 1, feeCents: 0, readError: '503' },
   },
-  mayStillBeWritten: { code: 'mayStillBeWritten', settle: '10s', file: 'folha.csv' },
+  waitingToSettle: { code: 'waitingToSettle', settle: '10s', file: 'folha.csv' },
   processingFull: { code: 'processingFull' },
   cannotRead: { code: 'cannotRead', systemCode: 'EACCES', permission: true },
   awaitingApproval: { code: 'awaitingApproval', file: 'folha.csv', hintFlags: '' },
