@@ -5,6 +5,7 @@
  * does to it in the store's own way. Those tests run once per entry of JOURNAL_STORES, so
  * a second store is one more entry; only its entry here touches a store by its own means.
  */
+import { execFileSync } from 'node:child_process';
 import { closeSync, cpSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Journal, JournalLocation, PayoutRecord } from '../../src/journal/journal.js';
@@ -18,6 +19,7 @@ import {
 } from '../../src/journal/open.js';
 import { Database } from '../../src/journal/sqlite.js';
 import { sandboxHome } from './home.js';
+import { postgresBinaries, postgresMissing, usePostgres } from './postgres.js';
 
 export interface JournalStore {
   readonly name: string;
@@ -45,6 +47,10 @@ export interface JournalStore {
   backupHome(home: string, to: string): void;
   /** The home folder and its journal put back from such a copy. */
   restoreHome(from: string, home: string): void;
+  /** How a refusal tells the operator to copy this store's journal the right way. */
+  backupSaid: string;
+  /** What a refusal calls the journal after `blank`. */
+  blankSaid: RegExp;
   /** Ways the journal is damaged in place, each by its name. */
   damages: readonly (readonly [string, (home: string) => void])[];
 }
@@ -97,6 +103,8 @@ const sqlite: JournalStore = {
     rmSync(home, { recursive: true });
     cpSync(from, home, { recursive: true });
   },
+  backupSaid: 'online backup',
+  blankSaid: /is empty/,
   damages: [
     [
       'not a database',
@@ -118,8 +126,101 @@ const sqlite: JournalStore = {
   ],
 };
 
+/** A PostgreSQL client tool: the installed one, or the one on PATH. */
+function postgresTool(tool: string, args: readonly string[]): void {
+  const bin = postgresBinaries();
+  execFileSync(bin ? join(bin, tool) : tool, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/**
+ * The journal of a home: a database of its own on the test file's throwaway cluster,
+ * named by PAYOUTS_JOURNAL in the home's environment.
+ */
+function postgresStore(): JournalStore {
+  const postgres = usePostgres();
+  const databases = new Map<string, string>();
+  const databaseOf = (home: string): string => {
+    const database = databases.get(home);
+    if (!database) throw new Error(`no PostgreSQL journal for ${home}`);
+    return database;
+  };
+  const urlOf = (home: string) => postgres.cluster().url(databaseOf(home));
+  const at = (home: string) => ({ kind: 'postgres' as const, url: urlOf(home) });
+  const sql = (database: string, statement: string) =>
+    postgresTool('psql', [
+      ...['-v', 'ON_ERROR_STOP=1', '-q'],
+      ...['-d', postgres.cluster().url(database), '-c', statement],
+    ]);
+  /** The home's database dropped, as `DROP DATABASE` by a careless hand leaves it. */
+  const lose = (home: string) =>
+    sql('postgres', `DROP DATABASE IF EXISTS ${databaseOf(home)} WITH (FORCE)`);
+  /** A database of no journal schema in its place, as a DBA makes one. */
+  const blank = (home: string) => {
+    lose(home);
+    sql('postgres', `CREATE DATABASE ${databaseOf(home)}`);
+  };
+  /** pg_dump's copy of a live database, consistent while runs write to it. */
+  const backup = (home: string, to: string) =>
+    postgresTool('pg_dump', ['--format=custom', '--file', to, '--dbname', urlOf(home)]);
+  const restore = (from: string, home: string) => {
+    blank(home);
+    postgresTool('pg_restore', ['--no-owner', '--dbname', urlOf(home), from]);
+  };
+  const dumpBeside = (folder: string) => `${folder}.journal.dump`;
+  return {
+    name: 'PostgreSQL',
+    home: (folder, gatewayUrl, settings = {}) => {
+      const { home, env } = sandboxHome(folder, gatewayUrl, settings);
+      databases.set(home, `journal_${databases.size + 1}`);
+      blank(home);
+      return { home, env: { ...env, PAYOUTS_JOURNAL: urlOf(home) } };
+    },
+    read: async (home, look) => {
+      if ((await journalState(at(home))) !== 'present') return undefined;
+      const journal = await openJournalReadOnly(at(home), Date.now);
+      try {
+        return await look(journal);
+      } finally {
+        await journal.close();
+      }
+    },
+    open: (home, options) => openJournal(at(home), options),
+    lose,
+    // Every table but the schema's version emptied: a schema without an identity.
+    empty: (home) =>
+      sql(
+        databaseOf(home),
+        `DO $$ BEGIN EXECUTE (SELECT 'TRUNCATE ' || string_agg(quote_ident(tablename), ', ') FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_version'); END $$`,
+      ),
+    blank,
+    backup: async (home, to) => backup(home, to),
+    restore: async (from, home) => restore(from, home),
+    backupHome: (home, to) => {
+      cpSync(home, to, { recursive: true });
+      backup(home, dumpBeside(to));
+    },
+    restoreHome: (from, home) => {
+      rmSync(home, { recursive: true });
+      cpSync(from, home, { recursive: true });
+      restore(dumpBeside(from), home);
+    },
+    backupSaid: 'pg_dump and pg_restore',
+    // A database with no journal schema is what a new one is: none there, not an empty one.
+    blankSaid: /is missing/,
+    damages: [
+      ['with a table dropped', (home) => sql(databaseOf(home), 'DROP TABLE payouts CASCADE')],
+    ],
+  };
+}
+
+const postgresAbsent = postgresMissing();
+if (postgresAbsent) console.log(`The end-to-end tests run on SQLite only: ${postgresAbsent}`);
+
 /** Every store a journal may be kept in: the end-to-end tests run once for each. */
-export const JOURNAL_STORES: readonly (readonly [string, JournalStore])[] = [[sqlite.name, sqlite]];
+export const JOURNAL_STORES: readonly (readonly [string, JournalStore])[] = [
+  [sqlite.name, sqlite],
+  ...(postgresAbsent ? [] : [['PostgreSQL', postgresStore()] as const]),
+];
 
 /** How many payouts the journal has in each state (none absent). */
 export async function countsOf(journal: Journal): Promise<Partial<Record<RowState, number>>> {

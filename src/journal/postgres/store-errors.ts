@@ -11,6 +11,8 @@ export function kindOfSqlState(code: string): JournalErrorKind {
   if (code === '53100') return 'full';
   // data_corrupted, index_corrupted.
   if (code === 'XX001' || code === 'XX002') return 'damaged';
+  // undefined_table, undefined_column: the schema says migrated, so a part of it was dropped.
+  if (code === '42P01' || code === '42703') return 'damaged';
   // Integrity (23: a unique orderId, a foreign key) and data errors (22) are a write the
   // journal's rules let through: refused, never retried as if the server were away.
   if (code.startsWith('23') || code.startsWith('22')) return 'refused';

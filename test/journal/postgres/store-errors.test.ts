@@ -7,6 +7,8 @@ describe("PostgreSQL's failures as the journal's", () => {
     ['53100', 'full'], // disk_full
     ['XX001', 'damaged'], // data_corrupted
     ['XX002', 'damaged'], // index_corrupted
+    ['42P01', 'damaged'], // undefined_table: a table of the migrated schema dropped
+    ['42703', 'damaged'], // undefined_column
     ['23505', 'refused'], // unique_violation
     ['22P02', 'refused'], // invalid_text_representation
     ['57P01', 'unavailable'], // admin_shutdown: the server restarting
