@@ -107,7 +107,7 @@ export interface HelpTexts {
       | 'qrOut'
     >;
     demo: CommandHelp;
-    journal: Pick<CommandHelp, 'description'> & { copy: CommandHelp<'to'> };
+    journal: Pick<CommandHelp, 'description' | 'after'> & { copy: CommandHelp<'to'> };
   };
   /** A value the parser refused, by what was expected. */
   expected: {

@@ -771,6 +771,7 @@ const help: HelpTexts = {
     },
     journal: {
       description: "the home's journal: copy it into PostgreSQL",
+      after: '\nExample:\n  payouts journal copy --to postgres://payouts@db.interno:5432/payouts',
       copy: {
         description:
           "copy this home's SQLite journal into an empty PostgreSQL database, exactly, in one transaction; compare rows and sums by state and by batch; the SQLite journal is only read (brought up to date first, as by any command)",

@@ -835,6 +835,7 @@ const help: HelpTexts = {
     },
     journal: {
       description: 'o diário da pasta: copiá-lo para o PostgreSQL',
+      after: '\nExemplo:\n  payouts journal copy --to postgres://payouts@db.interno:5432/payouts',
       copy: {
         description:
           'copia o diário SQLite desta pasta para um banco PostgreSQL vazio, exatamente, numa só transação; compara linhas e somas por estado e por lote; o diário SQLite é só lido (atualizado antes, como por qualquer comando)',
