@@ -39,8 +39,8 @@ export interface PostgresLocation {
 export interface PostgresJournalOptions {
   /**
    * The journal's clock, in milliseconds since the epoch: given, it judges leases and
-   * dates every record (tests move one); absent, the database's `now()` does, one clock
-   * for every host.
+   * dates every record; absent, the database's `now()` does, one clock for every host.
+   * Commands give the host's clock today (tests move it), so hosts' clocks must agree.
    */
   now?: () => number;
   /** Requests in flight at once: the pool is sized from it. */

@@ -28,8 +28,8 @@ export function valuesOf<P extends object>(sql: Statement<P>, params: P): unknow
 }
 
 /**
- * The journal's time in milliseconds: the clock it was opened with (tests move one), or
- * else the database's (`now()`, the transaction's start), one clock for every host.
+ * The journal's time in milliseconds: the clock it was opened with (a command's, which
+ * tests move), or else the database's (`now()`, the transaction's start).
  */
 export const AT = `COALESCE(@now::bigint, floor(extract(epoch FROM now()) * 1000)::bigint)`;
 
