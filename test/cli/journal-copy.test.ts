@@ -478,6 +478,18 @@ describe.skipIf(missing)('payouts journal copy', () => {
     } finally {
       await copy.close();
     }
+
+    // What the copy said to do next, as it said it: the journal set to the database's URL.
+    expect(copied.stdout + copied.stderr).toContain('PAYOUTS_JOURNAL=');
+    const moved = await runCli(['run'], {
+      env: { ...home.env, PAYOUTS_JOURNAL: withPassword(url) },
+    });
+    expect([0, 3], moved.stderr).toContain(moved.code);
+    expect(
+      sentOf(queued)
+        .map((entry) => entry.orderId)
+        .sort(),
+    ).toEqual([...queued].sort());
   });
 });
 
