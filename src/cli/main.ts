@@ -83,6 +83,10 @@ function buildProgram(io: CliIo, builders: readonly CommandBuilder[], help: Help
       .configureOutput(outputTo(io))
       .exitOverride()
       .configureHelp({ ...helpIn(help), showGlobalOptions: true });
+    // A command with subcommands lists `help [command]` too, in the reader's words.
+    if (command.commands.length > 0) {
+      command.helpCommand(help.helpCommand.name, help.helpCommand.description);
+    }
     command.commands.forEach(settle);
     return command;
   };

@@ -21,71 +21,67 @@ const VERB = 'journal copy';
  * exactly). Exit 0 copied; 1 nothing written, with why.
  */
 export function journalCommand(io: CliIo, { command: { journal: words } }: HelpTexts): Command {
-  return (
-    new Command('journal')
-      .description(words.description)
-      .addHelpText('after', words.after)
-      // Its one subcommand's help is `payouts journal copy --help`, in the reader's words.
-      .helpCommand(false)
-      .addCommand(
-        new Command('copy')
-          .description(words.copy.description)
-          .requiredOption('--to <url>', words.copy.options.to)
-          .addHelpText('after', words.copy.after)
-          .action(async (options: { to: string }, command: Command) => {
-            const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
-            const words = CATALOGS[config.language ?? 'en'];
-            if (!/^postgres(ql)?:\/\//.test(options.to)) {
-              throw new ExitError(1, say(words, { code: 'journalCopyNotPostgres' }));
-            }
-            const folders = homeFolders(config.home);
-            const journal = await openWorkJournal(VERB, folders, out, config, {
-              now: io.clock.now,
-              mustExist: true,
-              copying: true,
+  return new Command('journal')
+    .description(words.description)
+    .addHelpText('after', words.after)
+    .addCommand(
+      new Command('copy')
+        .description(words.copy.description)
+        .requiredOption('--to <url>', words.copy.options.to)
+        .addHelpText('after', words.copy.after)
+        .action(async (options: { to: string }, command: Command) => {
+          const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+          const words = CATALOGS[config.language ?? 'en'];
+          if (!/^postgres(ql)?:\/\//.test(options.to)) {
+            throw new ExitError(1, say(words, { code: 'journalCopyNotPostgres' }));
+          }
+          const folders = homeFolders(config.home);
+          const journal = await openWorkJournal(VERB, folders, out, config, {
+            now: io.clock.now,
+            mustExist: true,
+            copying: true,
+          });
+          try {
+            const lost = new AbortController();
+            const lock = await lockHome(journal, {
+              command: VERB,
+              host: hostNameOf(config.hostName),
+              waitMs: 0,
+              signal: lost.signal,
+              clock: io.clock,
+              onLost: () => lost.abort(),
             });
-            try {
-              const lost = new AbortController();
-              const lock = await lockHome(journal, {
-                command: VERB,
-                host: hostNameOf(config.hostName),
-                waitMs: 0,
-                signal: lost.signal,
-                clock: io.clock,
-                onLost: () => lost.abort(),
-              });
-              if ('heldBy' in lock) {
-                const { command: holding, pid, host, since } = lock.heldBy;
-                throw new ExitError(
-                  1,
-                  say(words, { code: 'journalCopyBusy', command: holding, pid, host, since }),
-                );
-              }
-              try {
-                const outcome = await copyJournal(journal.path, options.to, {
-                  now: io.clock.now,
-                  onStart: (address) =>
-                    out.line(
-                      say(words, { code: 'journalCopyStarted', from: journal.path, to: address }),
-                    ),
-                  signal: lost.signal,
-                }).catch((error: unknown) => {
-                  if (lost.signal.aborted)
-                    throw new ExitError(1, say(words, { code: 'journalCopyLockLost' }));
-                  const refused = saidOfJournalError(error);
-                  if (refused) throw new ExitError(1, `payouts ${VERB}: ${say(words, refused)}`);
-                  throw error;
-                });
-                tell(outcome, out, words);
-              } finally {
-                await lock.release();
-              }
-            } finally {
-              await journal.close();
+            if ('heldBy' in lock) {
+              const { command: holding, pid, host, since } = lock.heldBy;
+              throw new ExitError(
+                1,
+                say(words, { code: 'journalCopyBusy', command: holding, pid, host, since }),
+              );
             }
-          }),
-      )
-  );
+            try {
+              const outcome = await copyJournal(journal.path, options.to, {
+                now: io.clock.now,
+                onStart: (address) =>
+                  out.line(
+                    say(words, { code: 'journalCopyStarted', from: journal.path, to: address }),
+                  ),
+                signal: lost.signal,
+              }).catch((error: unknown) => {
+                if (lost.signal.aborted)
+                  throw new ExitError(1, say(words, { code: 'journalCopyLockLost' }));
+                const refused = saidOfJournalError(error);
+                if (refused) throw new ExitError(1, `payouts ${VERB}: ${say(words, refused)}`);
+                throw error;
+              });
+              tell(outcome, out, words);
+            } finally {
+              await lock.release();
+            }
+          } finally {
+            await journal.close();
+          }
+        }),
+    );
 }
 
 /** What the copy did, or why it wrote nothing (exit 1). */
