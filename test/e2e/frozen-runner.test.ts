@@ -182,7 +182,9 @@ describe.each(JOURNAL_STORES)(
         ...env,
         PAYOUTS_FOLLOW_TIMEOUT: '30s',
       });
-      expect(await rowsIn('sending')).toBe(1);
+      // One re-send marked, at least: PostgreSQL commits the marks already on their way to it
+      // while the run is frozen, SQLite's are written one by one.
+      expect(await rowsIn('sending')).toBeGreaterThanOrEqual(1);
       sandbox.setFaults({ serverErrorRate: 0 });
       await takeOver();
       child.kill('SIGCONT');
