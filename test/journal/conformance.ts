@@ -19,7 +19,12 @@ export interface JournalFactory {
   open(store: string, now: () => number): Journal | Promise<Journal>;
   /** How a worker thread opens the journal stored as `store`. */
   elsewhere(store: string): OpenedElsewhere;
+  /** The clock the store judges leases by, when not the one a journal is opened with. */
+  leaseNow?: () => Promise<number>;
 }
+
+/** A lease over as soon as it is given, by whichever clock a store judges leases. */
+const ENDED = 0;
 
 /** Every member of the interface, each of which the suite must call. */
 const MEMBERS: Record<keyof Journal, true> = {
@@ -121,6 +126,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
     /** The members the suite's cases have called, here or in a thread. */
     const called = new Set<string>();
     let clock = 1_000_000;
+    const leaseNow = () => factory.leaseNow?.() ?? Promise.resolve(clock);
     const open = async (store = 'journal.db') => {
       const journal = await factory.open(store, () => clock);
       opened.push(journal);
@@ -542,17 +548,17 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         [3, 1, 2].map((n) => ({ line: n, request: request(`p-${n}`) })),
         { duplicateWindowMs: 0 },
       );
+      const claimFrom = await leaseNow();
       const claims = await journal.claimToSend('worker-a', 2, 60_000);
+      const claimTo = await leaseNow();
       expect(claims.map((c) => [c.orderId, c.state, c.attempts])).toEqual([
         ['p-1', 'sending', 1],
         ['p-2', 'sending', 1],
       ]);
-      expect(await journal.payout('p-1')).toMatchObject({
-        state: 'sending',
-        leaseOwner: 'worker-a',
-        leaseUntil: clock + 60_000,
-        lastSentAt: clock,
-      });
+      const p1 = await journal.payout('p-1');
+      expect(p1).toMatchObject({ state: 'sending', leaseOwner: 'worker-a', lastSentAt: clock });
+      expect(p1?.leaseUntil).toBeGreaterThanOrEqual(claimFrom + 60_000);
+      expect(p1?.leaseUntil).toBeLessThanOrEqual(claimTo + 60_000);
       expect((await journal.claimToSend('worker-b', 10, 60_000)).map((c) => c.orderId)).toEqual([
         'p-3',
       ]);
@@ -584,11 +590,10 @@ export function describeJournal(name: string, factory: JournalFactory): void {
 
     it('writes only with the current fence: a process whose lease was taken over writes nothing', async () => {
       const { journal } = await openWithOnePayout();
-      const [mine] = await journal.claimToSend('old', 1, 60_000);
-      expect(await journal.claimAbandoned('new', 10, 60_000)).toEqual([]); // lease still running
-      clock += 60_001;
+      const [mine] = await journal.claimToSend('old', 1, ENDED);
       const [taken] = await journal.claimAbandoned('new', 10, 60_000);
       expect(taken).toMatchObject({ orderId: 'p-1', state: 'unknown' });
+      expect(await journal.claimAbandoned('newer', 10, 60_000)).toEqual([]); // lease still running
       expect(taken?.fence).toBeGreaterThan(mine?.fence ?? 0);
       expect(
         await journal.move('p-1', mine?.fence ?? 0, 'pending', 'late answer', { transactionId: 7 }),
@@ -638,14 +643,13 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       const [sentOnce] = await journal.claimToSend('a', 1, 60_000);
       await journal.move('p-1', sentOnce?.fence ?? 0, 'queued', 'HTTP 429');
       clock += 5_000;
-      const claims = await journal.claimToSend('a', 3, 60_000);
+      const claims = await journal.claimToSend('a', 3, ENDED);
       expect(claims.map((claim) => [claim.orderId, claim.attempts])).toEqual([
         ['p-1', 2],
         ['p-2', 1],
         ['p-3', 1],
       ]);
       // p-3 was taken over meanwhile (its lease ended): not ours to give back.
-      clock += 60_001;
       const [taken] = await journal.claimAbandoned('b', 1, 60_000, { batchId: id, line: 3 });
       expect(taken).toMatchObject({ orderId: 'p-3', state: 'unknown' });
       const why = { code: 'auditClaimedNotSent', why: { code: 'runStopped' } } as const;
@@ -728,23 +732,26 @@ export function describeJournal(name: string, factory: JournalFactory): void {
 
     it('keeps a sending mark across a reopen, and resolves it as unknown once its lease ends', async () => {
       const { journal } = await openWithOnePayout();
-      await journal.claimToSend('crashed', 1, 30_000);
+      await journal.claimToSend('crashed', 1, ENDED);
       await journal.close();
       opened.pop();
-      clock += 30_000;
       const again = await open();
       expect((await again.payout('p-1'))?.state).toBe('sending');
       const [claim] = await again.claimAbandoned('next', 10, 30_000);
       expect(claim).toMatchObject({ orderId: 'p-1', state: 'unknown', attempts: 1 });
       const why = { code: 'auditResending', notFound: 2, secondsSinceSent: 31 } as const;
+      const markFrom = await leaseNow();
       expect(await again.markResending(claim!, why, 30_000)).toBe(true);
+      const markTo = await leaseNow();
       expect(await again.payout('p-1')).toMatchObject({ state: 'sending', attempts: 2 });
       expect((await again.history('p-1')).at(-1)).toMatchObject({
         from: 'unknown',
         to: 'sending',
         reason: why,
       });
-      expect((await again.payout('p-1'))?.leaseUntil).toBe(clock + 30_000); // renewed for the re-send
+      // Renewed for the re-send.
+      expect((await again.payout('p-1'))?.leaseUntil).toBeGreaterThanOrEqual(markFrom + 30_000);
+      expect((await again.payout('p-1'))?.leaseUntil).toBeLessThanOrEqual(markTo + 30_000);
       expect(await again.countsByState()).toEqual({ sending: { count: 1, cents: 1000 } });
     });
 
@@ -776,10 +783,8 @@ export function describeJournal(name: string, factory: JournalFactory): void {
 
     it('never marks a re-send on a claim whose lease has ended', async () => {
       const { journal } = await openWithOnePayout();
-      await journal.claimToSend('crashed', 1, 30_000);
-      clock += 30_000;
-      const [claim] = await journal.claimAbandoned('slow', 10, 1_000);
-      clock += 1_000;
+      await journal.claimToSend('crashed', 1, ENDED);
+      const [claim] = await journal.claimAbandoned('slow', 10, ENDED);
       const why = { code: 'auditResending', notFound: 2, secondsSinceSent: 31 } as const;
       expect(await journal.markResending(claim!, why, 30_000)).toBe(false);
       expect(await journal.payout('p-1')).toMatchObject({ state: 'unknown', attempts: 1 });
@@ -1469,8 +1474,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
 
       it('a claim given back as its lease is taken over: queued or taken, never both', async () => {
         const { journal } = await openWithOnePayout();
-        const [mine] = await journal.claimToSend('old', 1, 30_000);
-        clock += 30_000;
+        const [mine] = await journal.claimToSend('old', 1, ENDED);
         const [old, next] = await openThreads(2);
         const [given, taken] = await Promise.all([
           old!.call('unclaim', [[mine!], { code: 'auditClaimTooOld' }], clock),
@@ -1530,8 +1534,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       it('claims rows a gone process left, by two owners at once: each row once', async () => {
         const ids = orderIds(20);
         const { journal } = await openWithPayouts(ids);
-        await journal.claimToSend('crashed', 20, 30_000);
-        clock += 30_000;
+        await journal.claimToSend('crashed', 20, ENDED);
         expect(
           await claimTogether((thread, owner) =>
             thread.call('claimAbandoned', [owner, 3, 60_000], clock),
@@ -1587,8 +1590,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
           taken: true,
         });
         // A holder whose heartbeat is older than staleMs is gone, or one on this host not running.
-        clock += 60_000;
-        expect(await journal.takeLock('home', me('late', 3), 60_000, () => true)).toEqual({
+        expect(await journal.takeLock('home', me('late', 3), ENDED, () => true)).toEqual({
           taken: true,
         });
         expect(await journal.takeLock('home', me('next', 4), 60_000, () => false)).toEqual({
@@ -1615,8 +1617,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
           taken: false,
         });
         // Silent for staleMs: gone, whatever its pid.
-        clock += 1_000;
-        expect(await journal.takeLock('home', on('pay-2', 'b'), 60_000, gone)).toEqual({
+        expect(await journal.takeLock('home', on('pay-2', 'b'), ENDED, gone)).toEqual({
           taken: true,
         });
         // On its own host, a holder whose pid is not running is gone at once.

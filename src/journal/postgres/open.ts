@@ -24,7 +24,7 @@ import { createReports } from './reports.js';
 import { createRetries } from './retries.js';
 import { reasonOf, toBatch } from '../sqlite/context.js';
 import { rowsOn } from './rows.js';
-import { AT, statement } from './sql.js';
+import { AT, CLUSTER_NOW, statement } from './sql.js';
 import { journalErrorOf } from './store-errors.js';
 
 /** The schema version this payouts writes. */
@@ -38,9 +38,9 @@ export interface PostgresLocation {
 
 export interface PostgresJournalOptions {
   /**
-   * The journal's clock, in milliseconds since the epoch: given, it judges leases and
-   * dates every record; absent, the database's `now()` does, one clock for every host.
-   * Commands give the host's clock today (tests move it), so hosts' clocks must agree.
+   * The business's clock, in milliseconds since the epoch (a command's, which tests move):
+   * given, it dates every record; absent, the database's `now()` does. Leases and the home
+   * lock's heartbeats are the database's `now()` whatever is given: one clock for every host.
    */
   now?: () => number;
   /** Requests in flight at once: the pool is sized from it. */
@@ -105,18 +105,18 @@ const statements = {
   }>(
     'set-lock',
     `INSERT INTO locks (name, holder, host, pid, command, since, heartbeat_at)
-     VALUES (@name, @holder, @host, @pid, @command, ${AT}, ${AT})
+     VALUES (@name, @holder, @host, @pid, @command, ${AT}, ${CLUSTER_NOW})
      ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, host = excluded.host,
        pid = excluded.pid, command = excluded.command, since = excluded.since,
        heartbeat_at = excluded.heartbeat_at`,
   ),
-  staleBefore: statement<{ now: number | null; staleMs: number }>(
+  staleBefore: statement<{ staleMs: number }>(
     'stale-before',
-    `SELECT ${AT} - @staleMs AS at`,
+    `SELECT ${CLUSTER_NOW} - @staleMs AS at`,
   ),
-  renewLock: statement<{ now: number | null; name: string; holder: string }>(
+  renewLock: statement<{ name: string; holder: string }>(
     'renew-lock',
-    `UPDATE locks SET heartbeat_at = ${AT} WHERE name = @name AND holder = @holder`,
+    `UPDATE locks SET heartbeat_at = ${CLUSTER_NOW} WHERE name = @name AND holder = @holder`,
   ),
   releaseLock: statement<{ name: string; holder: string }>(
     'release-lock',
@@ -354,10 +354,9 @@ async function openOn(
           },
           { name: string }
         >(statements.lock, { name });
-        const [stale] = await tx.rows<{ at: number }, { now: number | null; staleMs: number }>(
-          statements.staleBefore,
-          { now: clock(), staleMs },
-        );
+        const [stale] = await tx.rows<{ at: number }, { staleMs: number }>(statements.staleBefore, {
+          staleMs,
+        });
         const gone =
           !row ||
           row.heartbeat_at <= (stale?.at ?? 0) ||
@@ -377,7 +376,7 @@ async function openOn(
         return { taken: true as const };
       }),
     renewLock: async (name, holder) =>
-      (await pooled.count(statements.renewLock, { now: clock(), name, holder })) === 1,
+      (await pooled.count(statements.renewLock, { name, holder })) === 1,
     releaseLock: async (name, holder) => {
       await pooled.count(statements.releaseLock, { name, holder });
     },

@@ -43,7 +43,7 @@ import {
   type Rows,
 } from './rows.js';
 import { toCandidate, type CandidateRow } from '../sqlite/rows.js';
-import { AT, statement } from './sql.js';
+import { AT, CLUSTER_NOW, statement } from './sql.js';
 import type pg from 'pg';
 
 type Payouts = Pick<
@@ -85,7 +85,7 @@ type AbandonedParams = Now & {
 
 /** The rows `picked` (a CTE) leased to @owner, each with the next claim epoch as its fence. */
 const LEASE_PICKED = `
-  UPDATE payouts p SET lease_owner = @owner, lease_until = ${AT} + @leaseMs,
+  UPDATE payouts p SET lease_owner = @owner, lease_until = ${CLUSTER_NOW} + @leaseMs,
     fence = nextval('claim_epochs'), updated_at = ${AT}
   FROM picked WHERE p.id = picked.id
   RETURNING ${CLAIM_COLUMNS.split(', ')
@@ -211,7 +211,7 @@ const statements = {
     'claim-queued',
     `UPDATE payouts p SET state = 'sending', attempts = attempts + 1, not_found = 0,
        last_sent_at = ${AT}, updated_at = ${AT}, lease_owner = @owner,
-       lease_until = ${AT} + @leaseMs, fence = nextval('claim_epochs')
+       lease_until = ${CLUSTER_NOW} + @leaseMs, fence = nextval('claim_epochs')
      WHERE p.id = ANY(@ids::bigint[]) AND p.state = 'queued'
      RETURNING ${CLAIM_COLUMNS.split(', ')
        .map((column) => `p.${column}`)
@@ -221,7 +221,7 @@ const statements = {
     'claim-abandoned',
     `WITH picked AS (
        SELECT id FROM payouts
-       WHERE state IN ('sending', 'unknown') AND (lease_until IS NULL OR lease_until <= ${AT})
+       WHERE state IN ('sending', 'unknown') AND (lease_until IS NULL OR lease_until <= ${CLUSTER_NOW})
          AND (batch_id, line) > (@batchId, @line)
        ORDER BY batch_id, line LIMIT @limit
        FOR UPDATE SKIP LOCKED)
@@ -234,7 +234,7 @@ const statements = {
        SELECT id FROM payouts
        WHERE state = 'pending' AND transaction_id IS NOT NULL
          AND (next_poll_at IS NULL OR next_poll_at <= ${AT})
-         AND (lease_until IS NULL OR lease_until <= ${AT})
+         AND (lease_until IS NULL OR lease_until <= ${CLUSTER_NOW})
        ORDER BY next_poll_at NULLS FIRST LIMIT @limit
        FOR UPDATE SKIP LOCKED)
      ${LEASE_PICKED}`,
@@ -247,7 +247,7 @@ const statements = {
     `WITH picked AS (
        SELECT id FROM payouts
        WHERE state = 'paid' AND transaction_id IS NOT NULL AND last_sent_at >= @since
-         AND (lease_until IS NULL OR lease_until <= ${AT}) AND order_id > @after
+         AND (lease_until IS NULL OR lease_until <= ${CLUSTER_NOW}) AND order_id > @after
        ORDER BY order_id LIMIT @limit
        FOR UPDATE SKIP LOCKED)
      ${LEASE_PICKED}`,
@@ -280,12 +280,12 @@ const statements = {
        AND last_sent_at IS NOT NULL
        AND next_poll_at > GREATEST(${AT}, last_sent_at + @afterSentMs)`,
   ),
-  // Only while the claim is ours and its lease runs, by the journal's clock.
+  // Only while the claim is ours and its lease runs, by the cluster's clock.
   markResending: statement<Now & { orderId: string; fence: number; leaseMs: number }>(
     'mark-resending',
     `UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0,
-       last_sent_at = ${AT}, updated_at = ${AT}, lease_until = ${AT} + @leaseMs
-     WHERE order_id = @orderId AND fence = @fence AND state = 'unknown' AND lease_until > ${AT}
+       last_sent_at = ${AT}, updated_at = ${AT}, lease_until = ${CLUSTER_NOW} + @leaseMs
+     WHERE order_id = @orderId AND fence = @fence AND state = 'unknown' AND lease_until > ${CLUSTER_NOW}
      RETURNING id`,
   ),
   rowForMove: statement<{ orderId: string }>(
