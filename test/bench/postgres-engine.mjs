@@ -5,19 +5,12 @@
 // Prints each run's line (CPU µs a payout: the engine's, the gateway's, and on PostgreSQL
 // the server's processes' from /proc), then the ratio of the medians and the load average.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { freshDatabase, startCluster } from './support/postgres.mjs';
+import { freshDatabase, loadAverage, median, startCluster } from './support/postgres.mjs';
 
 const RUNS = Number(process.env.BENCH_PG_RUNS ?? 2);
 const SCENARIO = { concurrency: 64, latencyMs: 50, seconds: 8 };
 const engine = fileURLToPath(new URL('./engine.mjs', import.meta.url));
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 /** One engine.mjs scenario in a child process: its JSON line. */
 function measure(scenario) {
@@ -55,7 +48,7 @@ if (missing) {
         sqliteEngineCpuUsPerPayout: of('sqlite', 'engineCpuUsPerPayout'),
         postgresEngineCpuUsPerPayout: of('postgres', 'engineCpuUsPerPayout'),
         postgresServerCpuUsPerPayout: of('postgres', 'serverCpuUsPerPayout'),
-        loadAverage: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+        loadAverage: loadAverage(),
       }),
     );
   } finally {

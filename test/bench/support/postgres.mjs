@@ -77,3 +77,14 @@ export function serverCpuMicros(postmaster) {
   }
   return total;
 }
+
+/** The middle of a run's figures (the mean of the two middle ones for an even count). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** The machine's load average (1, 5 and 15 minutes), printed beside a run's ratios. */
+export const loadAverage = () =>
+  readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
