@@ -13,8 +13,7 @@
 // server's CPU time per payout (test/bench/postgres-engine.mjs). BENCH_GATEWAY=lean measures against a lean stand-in instead
 // (support/lean-gateway.mjs, also its own process): what the engine does when the gateway
 // does not share its two cores' CPU with it.
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,10 +26,10 @@ import { systemClock } from '../../dist/runtime/clock.js';
 import { POLLING } from '../../dist/engine/policy.js';
 import { openJournalForWork } from '../../dist/journal/open-for-work.js';
 import { sqliteJournalAt } from '../../dist/journal/open.js';
-import { Pool, request } from 'undici';
-import { cpuMicrosOf, serverCpuMicros } from './support/postgres.mjs';
+import { Pool } from 'undici';
+import { startGatewayProcess, TOKEN } from './support/gateway-process.mjs';
+import { serverCpuMicros } from './support/postgres.mjs';
 
-const TOKEN = 'bench-token';
 const GATEWAY = process.env.BENCH_GATEWAY ?? 'sandbox';
 const SCENARIOS = [
   { concurrency: 16, latencyMs: 50, seconds: 10 },
@@ -39,60 +38,10 @@ const SCENARIOS = [
   { concurrency: 64, latencyMs: 0, rows: 30_000 },
 ];
 
-/** The gateway as a child process (`payouts sandbox`, or the lean stand-in); its address read from its first line. */
-async function startGatewayProcess(latencyMs) {
-  const bin = fileURLToPath(new URL('../../bin/payouts.js', import.meta.url));
-  const lean = fileURLToPath(new URL('./support/lean-gateway.mjs', import.meta.url));
-  const args =
-    GATEWAY === 'lean'
-      ? [lean, String(latencyMs), TOKEN]
-      : [
-          bin,
-          'sandbox',
-          '--port',
-          '0',
-          '--latency',
-          `${latencyMs}ms`,
-          '--settle-delay',
-          '1h',
-          '--balance',
-          '1000000000000',
-        ];
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, PAYOUTS_TOKEN: TOKEN, PAYOUTS_LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  let output = '';
-  child.stdout.setEncoding('utf8');
-  while (!/listening on (\S+)/.test(output)) {
-    const [chunk] = await Promise.race([
-      once(child.stdout, 'data'),
-      once(child, 'exit').then(() => {
-        throw new Error('sandbox exited');
-      }),
-    ]);
-    output += chunk;
-  }
-  const url = /listening on (\S+)/.exec(output)[1];
-  return {
-    url,
-    async ledgerSize() {
-      const response = await request(`${url}/sandbox/ledger`, {
-        headers: { authorization: TOKEN },
-      });
-      const ledger = await response.body.json();
-      return GATEWAY === 'lean' ? ledger.created : ledger.transactions.length;
-    },
-    /** CPU time the gateway's process has used, in µs (Linux: /proc, in clock ticks). */
-    cpuMicros: () => cpuMicrosOf(child.pid),
-    close: () => child.kill('SIGTERM'),
-  };
-}
-
 async function measure({ concurrency, latencyMs, seconds, rows, journalUrl, serverPid }) {
   const count = rows ?? Math.round((concurrency / latencyMs) * 1000 * seconds);
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-engine-'));
-  const sandbox = await startGatewayProcess(latencyMs);
+  const sandbox = await startGatewayProcess(latencyMs, { lean: GATEWAY === 'lean' });
   // As the CLI opens it: with its marker, written before each claim's requests leave.
   const location =
     journalUrl === undefined
