@@ -12,13 +12,31 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import pg from 'pg';
 import ts from 'typescript';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** test/support/postgres.ts's startCluster, or undefined (and why) without PostgreSQL. */
+/** The module test/support/postgres.ts, loaded once. */
+let support;
+
+/**
+ * test/support/postgres.ts's startCluster: `{ cluster }`, or `{ missing }` (why) without
+ * PostgreSQL.
+ */
 export async function startCluster() {
+  support ??= await loadSupport();
+  const missing = support.postgresMissing();
+  if (missing) return { missing };
+  return { cluster: await support.startCluster() };
+}
+
+/** test/support/postgres.ts's freshDatabase: a new, empty database of `cluster`, its URL. */
+export async function freshDatabase(cluster, name) {
+  support ??= await loadSupport();
+  return support.freshDatabase(cluster, name);
+}
+
+async function loadSupport() {
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-pg-'));
   try {
     const source = readFileSync(join(ROOT, 'test/support/postgres.ts'), 'utf8');
@@ -28,26 +46,10 @@ export async function startCluster() {
     // Beside a link to our node_modules, so its imports (pg, vitest) resolve.
     symlinkSync(join(ROOT, 'node_modules'), join(folder, 'node_modules'));
     writeFileSync(join(folder, 'postgres.mjs'), outputText);
-    const support = await import(pathToFileURL(join(folder, 'postgres.mjs')).href);
-    const missing = support.postgresMissing();
-    if (missing) return { missing };
-    return { cluster: await support.startCluster() };
+    return await import(pathToFileURL(join(folder, 'postgres.mjs')).href);
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
-}
-
-/** A new, empty database of the cluster, and its URL. */
-export async function freshDatabase(cluster, name) {
-  const client = new pg.Client({ connectionString: cluster.url() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${name}`);
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  return cluster.url(name);
 }
 
 /** utime + stime of a process, in µs, and with `waited` those of its ended children too. */
