@@ -10,9 +10,10 @@
 // busy machine, and that says which of the two bounds the rate on two cores. Prints one
 // JSON line per scenario. A scenario given `journalUrl` journals in that PostgreSQL
 // database instead of SQLite, and with `serverPid` (its postmaster) also gives the
-// server's CPU time per payout (test/bench/postgres-engine.mjs). BENCH_GATEWAY=lean measures against a lean stand-in instead
-// (support/lean-gateway.mjs, also its own process): what the engine does when the gateway
-// does not share its two cores' CPU with it.
+// server's CPU time per payout (test/bench/postgres-engine.mjs). BENCH_GATEWAY=lean
+// measures against a lean stand-in instead (support/lean-gateway.mjs, also its own
+// process): what the engine does when the gateway does not share its two cores' CPU with
+// it.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
