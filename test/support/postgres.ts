@@ -153,6 +153,19 @@ function stopAt(bin: string, data: string): void {
   run(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'immediate', '-w', '-t', '60']);
 }
 
+/** A new, empty database of the cluster (one of the same name dropped first): its URL. */
+export async function freshDatabase(cluster: Cluster, database: string): Promise<string> {
+  const client = new pg.Client({ connectionString: cluster.url() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${database}`);
+    await client.query(`CREATE DATABASE ${database}`);
+  } finally {
+    await client.end();
+  }
+  return cluster.url(database);
+}
+
 /**
  * A cluster for this test file, started before its tests and stopped after them, and
  * databases of each test's own: `url(name)` names one, `made(name)` makes it (once).
@@ -186,14 +199,7 @@ export function usePostgres(): {
     made: async (name) => {
       const database = nameOf(name);
       if (!made.has(database)) {
-        const client = new pg.Client({ connectionString: current().url() });
-        await client.connect();
-        try {
-          await client.query(`DROP DATABASE IF EXISTS ${database}`);
-          await client.query(`CREATE DATABASE ${database}`);
-        } finally {
-          await client.end();
-        }
+        await freshDatabase(current(), database);
         made.add(database);
       }
       return current().url(database);
