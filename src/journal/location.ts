@@ -24,6 +24,15 @@ export function journalAddress(location: JournalLocation): string {
   return location.kind === 'sqlite' ? location.path : postgresAddress(location.url);
 }
 
+/** The database a PostgreSQL URL (or its address) names, and the user it connects as, if named. */
+export function postgresDatabase(url: string): { database: string; user: string | undefined } {
+  const parsed = new URL(url);
+  return {
+    database: decodeURIComponent(parsed.pathname.slice(1)),
+    user: parsed.username === '' ? undefined : decodeURIComponent(parsed.username),
+  };
+}
+
 /** `postgres://user@host:port/database`: the server and database, nothing secret. */
 export function postgresAddress(url: string): string {
   const parsed = new URL(url);

@@ -299,8 +299,11 @@ export interface AuditEntry {
 }
 
 /** Which journal this is, and since when it is recovering from a lost one. */
-/** What a store answers of a journal's place: none there, one with nothing in it, or one. */
-export type JournalState = 'absent' | 'empty' | 'present';
+/**
+ * What a store answers of a journal's place: none there, one with nothing in it, or one;
+ * `no-store`: the store itself is not there and payouts may not make it (a database dropped).
+ */
+export type JournalState = 'absent' | 'no-store' | 'empty' | 'present';
 
 export interface JournalIdentity {
   journalId: string;

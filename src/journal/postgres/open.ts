@@ -190,7 +190,9 @@ export async function postgresJournalState(location: PostgresLocation): Promise<
     const identity = await pooled.rows(statements.identity, {});
     return identity.length === 0 ? 'empty' : 'present';
   } catch (error) {
-    throw journalErrorOf(error, address);
+    const failure = journalErrorOf(error, address);
+    if (failure.kind === 'missing') return 'no-store';
+    throw failure;
   } finally {
     await pool.end();
   }
