@@ -63,6 +63,27 @@ const postgresAbsent = postgresMissing();
       }
     });
 
+    it('a new home whose database does not exist: exit 1 naming it and the createdb line, the file left in the inbox', async () => {
+      const { sandbox, home, env } = made();
+      const url = withPassword(postgres.url('never_made'));
+      const { hostname, port, pathname } = new URL(url);
+      const database = pathname.slice(1);
+      const up = { ...env, PAYOUTS_JOURNAL: url };
+      drop('payroll-2026-11.csv');
+      const run = await runCli(['run'], { env: up });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        `the journal's database postgres://postgres@${hostname}:${port}/${database} does not exist (3D000: database "${database}" does not exist): nothing was sent, and every file stays where it was. The database ${database} does not exist on its server, and payouts may not make one: make it, empty, as PostgreSQL's administrator (createdb --owner=postgres ${database}). Then run again`,
+      );
+      expect(readdirSync(join(home, 'inbox'))).toEqual(['payroll-2026-11.csv']);
+      expect(sandbox.ledger()).toHaveLength(0);
+      const doctor = await runCli(['doctor'], { env: up });
+      expect(doctor.code).toBe(1);
+      expect(doctor.stdout).toMatch(/^FAIL {2}journal: the journal's database \S+ does not exist/m);
+      for (const output of [run, doctor])
+        expect(`${output.stdout}${output.stderr}`).not.toContain(PASSWORD);
+    });
+
     it('refuses a database a newer payouts wrote: exit 1, one sentence naming both versions, the file left in the inbox', async () => {
       const { sandbox, home, env } = made();
       const database = await postgres.made('newer');
