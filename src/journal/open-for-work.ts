@@ -196,7 +196,7 @@ export async function readJournal(
     const moved = journalMoved(location);
     return {
       journal,
-      loss: await lossOf(journal, state, location, home),
+      loss: lost ?? (await lossOf(journal, state, location, home)),
       moved: moved && { code: 'journalMoved', ...moved },
     };
   } catch (error) {
