@@ -87,6 +87,7 @@ const MEMBERS: Record<keyof Journal, true> = {
   takeLock: true,
   renewLock: true,
   releaseLock: true,
+  hostsSeen: true,
   rowTotalsOfBatch: true,
   resultEntries: true,
   batchesShowingRefundedSince: true,
@@ -1595,6 +1596,30 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         });
         expect(await journal.takeLock('home', me('next', 4), 60_000, () => false)).toEqual({
           taken: true,
+        });
+      });
+
+      it('says the hosts seen lately, the locks they hold and the rows under their leases', async () => {
+        const { journal } = await openWithPayouts(['p-1', 'p-2', 'p-3']);
+        const holder = 'h-1:7:abc';
+        const me = { holder, host: 'h-1', pid: 7, command: 'watch' };
+        expect(await journal.takeLock('home', me, 60_000, () => true)).toEqual({ taken: true });
+        expect(await journal.claimToSend(holder, 2, 60_000)).toHaveLength(2);
+        clock += 1_000;
+        expect(await journal.renewLock('home', holder)).toBe(true);
+        expect(await journal.hostsSeen(600_000)).toEqual({
+          now: clock,
+          hosts: [{ host: 'h-1', seenAt: clock }],
+          locks: [{ name: 'home', holder, host: 'h-1', heartbeatAt: clock }],
+          leases: [{ owner: holder, rows: 2, until: clock - 1_000 + 60_000 }],
+        });
+        // Past the window and the leases: the lock is still said, its holder no longer seen.
+        clock += 600_001;
+        expect(await journal.hostsSeen(600_000)).toEqual({
+          now: clock,
+          hosts: [],
+          locks: [{ name: 'home', holder, host: 'h-1', heartbeatAt: clock - 600_001 }],
+          leases: [],
         });
       });
 
