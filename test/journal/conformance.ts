@@ -6,6 +6,7 @@
  * threads of their own (`node:worker_threads`, see journal-thread.ts), whose calls truly
  * run at the same time. Each implementation runs it with `describeJournal(name, factory)`.
  */
+import { setTimeout as tick } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { JournalError, type Claim, type Journal } from '../../src/journal/journal.js';
@@ -1604,22 +1605,34 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         const holder = 'h-1:7:abc';
         const me = { holder, host: 'h-1', pid: 7, command: 'watch' };
         expect(await journal.takeLock('home', me, 60_000, () => true)).toEqual({ taken: true });
+        const claimFrom = await leaseNow();
         expect(await journal.claimToSend(holder, 2, 60_000)).toHaveLength(2);
+        const claimTo = await leaseNow();
+        // A lease already over is no row under a lease.
+        expect(await journal.claimToSend('h-2:8:def', 1, ENDED)).toHaveLength(1);
         clock += 1_000;
+        const renewFrom = await leaseNow();
         expect(await journal.renewLock('home', holder)).toBe(true);
-        expect(await journal.hostsSeen(600_000)).toEqual({
-          now: clock,
-          hosts: [{ host: 'h-1', seenAt: clock }],
-          locks: [{ name: 'home', holder, host: 'h-1', heartbeatAt: clock }],
-          leases: [{ owner: holder, rows: 2, until: clock - 1_000 + 60_000 }],
+        const renewTo = await leaseNow();
+        const seen = await journal.hostsSeen(600_000);
+        const seenAt = seen.hosts[0]?.seenAt ?? 0;
+        expect(seenAt).toBeGreaterThanOrEqual(renewFrom);
+        expect(seenAt).toBeLessThanOrEqual(renewTo);
+        expect(seen.now).toBeGreaterThanOrEqual(seenAt);
+        expect(seen).toMatchObject({
+          hosts: [{ host: 'h-1', seenAt }],
+          locks: [{ name: 'home', holder, host: 'h-1', heartbeatAt: seenAt }],
+          leases: [{ owner: holder, rows: 2 }],
         });
-        // Past the window and the leases: the lock is still said, its holder no longer seen.
-        clock += 600_001;
-        expect(await journal.hostsSeen(600_000)).toEqual({
-          now: clock,
+        expect(seen.leases[0]?.until).toBeGreaterThanOrEqual(claimFrom + 60_000);
+        expect(seen.leases[0]?.until).toBeLessThanOrEqual(claimTo + 60_000);
+        // Once the store's clock is past the sighting, a window that ends there leaves it out:
+        // the lock is still said, its holder no longer seen.
+        clock += 1;
+        for (let i = 0; i < 1000 && (await leaseNow()) <= seenAt; i++) await tick();
+        expect(await journal.hostsSeen(0)).toMatchObject({
           hosts: [],
-          locks: [{ name: 'home', holder, host: 'h-1', heartbeatAt: clock - 600_001 }],
-          leases: [],
+          locks: [{ name: 'home', holder, host: 'h-1', heartbeatAt: seenAt }],
         });
       });
 
