@@ -61,6 +61,7 @@ describe('the TCP proxy a test cuts', () => {
     expect(received).toBe('oneping');
     expect(before.read()).toBe('one');
     expect(during.read()).toBe('');
+    expect(proxy.forwarded()).toBe('one'.length);
 
     const closed = Promise.all(
       [before, during].map(

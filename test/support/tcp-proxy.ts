@@ -10,6 +10,8 @@ import { createConnection, createServer, type AddressInfo, type Socket } from 'n
 
 export interface TcpProxy {
   port: number;
+  /** Bytes passed so far from clients to the server: a host's traffic through it. */
+  forwarded(): number;
   /** From now on nothing passes, either way, on open connections or new ones. */
   cut(): void;
   /**
@@ -22,6 +24,7 @@ export interface TcpProxy {
 
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   let cut = false;
+  let forwarded = 0;
   const open = new Set<Socket>();
   const held = new Set<Socket>();
   const track = (socket: Socket) => {
@@ -43,6 +46,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     if (cut) return hold(client);
     const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
     track(upstream);
+    client.on('data', (chunk: Buffer) => (forwarded += chunk.length));
     client.pipe(upstream);
     upstream.pipe(client);
     client.once('close', () => upstream.destroy());
@@ -51,6 +55,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
+    forwarded: () => forwarded,
     cut: () => {
       cut = true;
       for (const socket of open) hold(socket);
