@@ -49,8 +49,8 @@ const LEASE_MS =
   requestDeadlineMs({ connectTimeoutMs: 1_000, requestTimeoutMs: 1_000 }) + 1_000 + 2_000;
 /** A state a fault waits for: generous, the machine is shared. */
 const FAULT_BOUND_MS = 240_000;
-/** Every file finished, once the faults are over: leases, graces and a stale lock to outlast. */
-const END_BOUND_MS = 600_000;
+/** Every file finished once the faults are over: leases, graces, a stale lock, and each file's polls. */
+const endBoundMs = (files: number) => 300_000 + files * 30_000;
 
 /** Waits (bounded) until `condition` holds; a condition that throws (the database away) is not yet. */
 async function waitFor(what: string, condition: () => boolean | Promise<boolean>, ms: number) {
@@ -175,7 +175,7 @@ const postgresAbsent = postgresMissing();
             ).rows[0]!.n,
           );
 
-        /** The host's `payouts watch`; started again whenever it ends, as systemd would. */
+        /** The host's `payouts watch`, started again whenever it ends, whatever its exit code. */
         const launch = (host: Host) => {
           const port = new URL(sandbox.url).port;
           const child = spawn(process.execPath, [BIN, 'watch'], {
@@ -214,10 +214,11 @@ const postgresAbsent = postgresMissing();
         for (const host of hosts) await start(host);
 
         const dropped: { name: string; orderIds: string[]; lines: number }[] = [];
+        // Archived: every row final (a result file is written, and rewritten, before that).
         const finished = (name: string) =>
-          existsSync(join(home, 'results')) &&
-          readdirSync(join(home, 'results')).some(
-            (file) => file.startsWith(`${name.slice(0, -4)}.`) && file.endsWith('.result.csv'),
+          existsSync(join(home, 'archive')) &&
+          readdirSync(join(home, 'archive')).some((file) =>
+            file.startsWith(`${name.slice(0, -4)}.`),
           );
         const allFinished = () => dropped.every((file) => finished(file.name));
         /** A new file in the inbox; once some of its rows are paid, work is under way. */
@@ -319,7 +320,7 @@ const postgresAbsent = postgresMissing();
             folders('processing').length === 0 &&
             hosts.every((host) => host.child?.exitCode === null) &&
             (await Promise.all(hosts.map(liveLeases))).every((n) => n === 0),
-          END_BOUND_MS,
+          endBoundMs(dropped.length),
         );
 
         const counts = ledgerCounts(sandbox);
@@ -364,7 +365,17 @@ const postgresAbsent = postgresMissing();
           expect(await ended, `${host.name} stopped by its pid`).toBe(0);
         }
 
-        const restarts = hosts.map((host) => `${host.name} ${host.exits.length}`).join(', ');
+        const endings = new Map<string, number>();
+        for (const exit of hosts.flatMap((host) => host.exits)) {
+          const why = /lock was lost/.test(exit)
+            ? 'its lock lost'
+            : /cannot be reached/.test(exit)
+              ? 'the database unreachable'
+              : 'other';
+          const key = `exit ${exit.slice(0, exit.indexOf(':'))}, ${why}`;
+          endings.set(key, (endings.get(key) ?? 0) + 1);
+        }
+        const restarts = [...endings].map(([key, n]) => `${n} (${key})`).join(', ') || 'none';
         say(
           `seed ${SEED}: ${faults.length} faults (${[...done].map(([kind, n]) => `${kind} ${n}`).join(', ')}), ` +
             `${expected.length} rows in ${dropped.length} files, each paid once; ` +
