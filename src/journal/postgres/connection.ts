@@ -97,6 +97,10 @@ export async function inTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let broken: unknown;
+  // Lost while checked out (a restart, a cut), it fails the statement on it; unheard, the
+  // error event would end the process.
+  const lost = (error: Error) => (broken = error);
+  client.on('error', lost);
   try {
     await client.query('BEGIN');
     const result = await work({ ...serialOn(client), client });
@@ -111,6 +115,7 @@ export async function inTransaction<T>(
     }
     throw error;
   } finally {
+    client.off('error', lost);
     client.release(broken instanceof Error ? broken : undefined);
   }
 }
