@@ -13,7 +13,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requestDeadlineMs } from '../../src/gateway/client.js';
@@ -27,6 +26,7 @@ import { QUICK_TIMEOUTS, sandboxHome } from '../support/home.js';
 import { payrollFile } from '../support/payroll.js';
 import { postgresMissing, usePostgres } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { waitFor as waitUntil } from '../support/wait.js';
 
 const KINDS = [
   'kill',
@@ -52,19 +52,9 @@ const FAULT_BOUND_MS = 240_000;
 /** Every file finished once the faults are over: leases, graces, a stale lock, and each file's polls. */
 const endBoundMs = (files: number) => 300_000 + files * 30_000;
 
-/** Waits (bounded) until `condition` holds; a condition that throws (the database away) is not yet. */
-async function waitFor(what: string, condition: () => boolean | Promise<boolean>, ms: number) {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      if (await condition()) return;
-    } catch {
-      // looked at again below
-    }
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what} (seed ${SEED})`);
-    await delay(100);
-  }
-}
+/** Waits (bounded) until `condition` holds, naming the seed when it times out. */
+const waitFor = (what: string, condition: () => boolean | Promise<boolean>, ms: number) =>
+  waitUntil(`${what} (seed ${SEED})`, condition, ms);
 
 interface Host {
   name: string;

@@ -4,9 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { stopChild } from '../support/cli.js';
 import { dated } from '../support/files.js';
 import { ledgerCounts } from '../support/gateway.js';
-import { useHostsOfOneHome, waitFor } from '../support/hosts.js';
+import { useHostsOfOneHome } from '../support/hosts.js';
 import { payrollFile } from '../support/payroll.js';
 import { postgresMissing } from '../support/postgres.js';
+import { waitFor } from '../support/wait.js';
 
 const postgresAbsent = postgresMissing();
 (postgresAbsent ? describe.skip : describe)(

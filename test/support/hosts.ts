@@ -4,7 +4,6 @@
  * gathered, and killed after each test.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, stopChild } from './cli.js';
@@ -62,13 +61,4 @@ export function useHostsOfOneHome(): {
       return { child, log: () => log };
     },
   };
-}
-
-/** Waits (bounded by `ms`) until `condition` holds. */
-export async function waitFor(what: string, condition: () => boolean, ms = 90_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await delay(100);
-  }
 }

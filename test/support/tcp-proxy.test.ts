@@ -1,6 +1,7 @@
 import { createConnection, createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+import { waitFor } from './wait.js';
 
 /** A client of `port` and everything it has read so far. */
 async function connect(port: number): Promise<{ socket: Socket; read: () => string }> {
@@ -13,13 +14,7 @@ async function connect(port: number): Promise<{ socket: Socket; read: () => stri
 }
 
 /** Waits (bounded) until `condition` holds. */
-async function until(what: string, condition: () => boolean): Promise<void> {
-  const bound = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > bound) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const until = (what: string, condition: () => boolean) => waitFor(what, condition, 10_000);
 
 describe('the TCP proxy a test cuts', () => {
   const echoes: Socket[] = [];

@@ -1,0 +1,22 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
+/**
+ * Waits (bounded by `ms`) until `condition` holds, looking every 100 ms; a condition that
+ * throws (a database away) does not hold yet.
+ */
+export async function waitFor(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  ms = 90_000,
+): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      if (await condition()) return;
+    } catch {
+      // looked at again below
+    }
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await delay(100);
+  }
+}
