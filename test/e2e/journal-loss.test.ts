@@ -10,6 +10,7 @@ import { QUICK_TIMEOUTS } from '../support/home.js';
 import { JOURNAL_STORES, countsOf } from '../support/journal-stores.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
 import { payrollFile } from '../support/payroll.js';
+import { waitForStopped } from '../support/wait.js';
 
 describe.each(JOURNAL_STORES)(
   'a missing, emptied, replaced or older journal in %s never pays anyone again',
@@ -290,6 +291,7 @@ describe.each(JOURNAL_STORES)(
       child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       for (let i = 0; i < 2000 && !stderr.includes('stopped (SIGSTOP)'); i++) await delay(10);
       expect(stderr).toContain('stopped (SIGSTOP)');
+      await waitForStopped(child.pid!);
       // The nightly backup of the home folder, taken while the run is paused mid-batch.
       const backup = join(folder(), 'home-backup');
       store.backupHome(home, backup);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /**
@@ -19,4 +20,16 @@ export async function waitFor(
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await delay(100);
   }
+}
+
+/**
+ * Waits until process `pid` is stopped (state T in /proc): a run says it freezes a moment
+ * before it does, and a SIGCONT sent in between would be lost and leave it frozen.
+ */
+export async function waitForStopped(pid: number, ms = 10_000): Promise<void> {
+  await waitFor(
+    `process ${pid} to stop`,
+    () => /^\d+ \(.*\) T /.test(readFileSync(`/proc/${pid}/stat`, 'utf8')),
+    ms,
+  );
 }
