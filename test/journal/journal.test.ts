@@ -627,6 +627,31 @@ const postgresAbsent = postgresMissing();
         }
       });
 
+      it('claims rows weighing the cover rule in the round trips of one row', async () => {
+        const proxy = await roundTripProxy(await postgres.made('claims'));
+        const journal = await openPostgresJournal({ kind: 'postgres', url: proxy.url });
+        try {
+          const id = await journal.recordBatch(batch, []);
+          await journal.admitPayouts(
+            id,
+            Array.from({ length: 21 }, (_, i) => ({
+              line: i + 2,
+              request: cashOutRequest(`c-${i + 1}`),
+            })),
+            { duplicateWindowMs: 0 },
+          );
+          const rules = { duplicateWindowMs: 20 * 86_400_000 };
+          proxy.take();
+          expect(await journal.claimToSend('a', 1, 60_000, rules)).toHaveLength(1);
+          const one = proxy.take();
+          expect(await journal.claimToSend('a', 20, 60_000, rules)).toHaveLength(20);
+          expect(proxy.take()).toBe(one);
+        } finally {
+          await journal.close();
+          await proxy.close();
+        }
+      });
+
       it("is unavailable, never a file's failure, when its server does not answer", async () => {
         // A loopback port nobody listens on: the cluster's own, once stopped, is not ours to stop.
         const server = createServer();

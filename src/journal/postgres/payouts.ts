@@ -10,11 +10,19 @@ import type { CashOutRequest } from '../../gateway/contract.js';
 import type { Said } from '../../messages/said.js';
 import { keptMessage } from '../kept-message.js';
 import { english, reasonColumn } from '../sqlite/context.js';
-import { admit, documentKey, payloadHash } from '../admission.js';
+import { admit, documentKey, payloadHash, type Covering } from '../admission.js';
 import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { isResumed, planAdmission } from '../rules/admission.js';
-import { claimRange, coverKeyOf, coverSince, failedRepeated, holdAtClaim } from '../rules/cover.js';
+import {
+  claimRange,
+  coverKeyOf,
+  coverOf,
+  coverSince,
+  failedRepeated,
+  holdAtClaim,
+  type CoverCandidate,
+} from '../rules/cover.js';
 import { QUEUED_COLUMNS, queuedFactsOf, type QueuedRow } from '../sqlite/admitting.js';
 import type { RowState } from '../states.js';
 import { endsCover } from '../rules/uncover.js';
@@ -74,6 +82,13 @@ interface Now {
 }
 
 type PollHint = Now & { transactionId: number | null; orderId: string | null };
+
+interface ClaimCoversParams {
+  documents: string[];
+  values: number[];
+  references: (string | null)[];
+  batchIds: number[];
+}
 
 type AbandonedParams = Now & {
   owner: string;
@@ -205,6 +220,16 @@ const statements = {
        AND (p.attempts > 0 OR (SELECT recovery_since FROM identity WHERE id = 1) IS NULL)
      ORDER BY p.batch_id, p.line LIMIT @limit
      FOR UPDATE OF p SKIP LOCKED`,
+  ),
+  // The possible covers of a claim's rows (the cover-by-amount and cover-by-reference
+  // lookups of each), each by its row's position.
+  claimCovers: statement<ClaimCoversParams>(
+    'claim-covers',
+    `SELECT k.n::integer - 1 AS at, c.* FROM unnest(@documents::text[], @values::bigint[],
+       @references::text[], @batchIds::bigint[])
+       WITH ORDINALITY AS k (document, value_cents, reference, batch_id, n)
+     CROSS JOIN LATERAL (${candidatesOf('p.document = k.document AND p.reference = k.reference', '', 'k.batch_id')}
+       UNION ALL ${candidatesOf('p.document = k.document AND p.value_cents = k.value_cents AND (k.reference IS NULL OR p.reference IS NULL)', '', 'k.batch_id')}) c`,
   ),
   // Each row claimed stamped with a fresh epoch as its fence, its owner and lease.
   claimQueued: statement<Now & { ids: number[]; owner: string; leaseMs: number }>(
@@ -466,10 +491,68 @@ export async function heldAtClaim(
   const facts = queuedFactsOf(row);
   const covering = await rows.coveringOf(facts.key, facts.batchId, rules, claimRange(facts));
   if (!covering) return false;
-  const fileName = (await rows.batchRow(row.batch_id))?.file_name ?? '';
-  const hold = holdAtClaim(facts, covering, fileName, rules, when);
-  await rows.holdQueuedRow(row.order_id, 'duplicate', hold.said, hold);
+  await holdCovered(rows, row, covering, rules, when);
   return true;
+}
+
+/** Holds a queued row that `covering` now covers, saying why. */
+async function holdCovered(
+  rows: Rows,
+  row: QueuedRow,
+  covering: Covering,
+  rules: AdmissionRules,
+  when: 'claimed' | 'correctionAnswered',
+): Promise<void> {
+  const fileName = (await rows.batchRow(row.batch_id))?.file_name ?? '';
+  const hold = holdAtClaim(queuedFactsOf(row), covering, fileName, rules, when);
+  await rows.holdQueuedRow(row.order_id, 'duplicate', hold.said, hold);
+}
+
+/**
+ * A claim's rows the cover rule lets go, weighed in file order as heldAtClaim weighs each:
+ * every row's possible covers read by one statement; once a row is held, the rows after it
+ * are weighed by heldAtClaim, against what that hold changed.
+ */
+async function sendableAtClaim(
+  tx: Runner,
+  rows: Rows,
+  queued: readonly QueuedRow[],
+  rules: AdmissionRules,
+): Promise<QueuedRow[]> {
+  if (queued.length === 0) return [];
+  const facts = queued.map(queuedFactsOf);
+  const candidates = facts.map((): CoverCandidate[] => []);
+  const read = await tx.rows<CandidateRow & { at: number }, ClaimCoversParams>(
+    statements.claimCovers,
+    {
+      documents: facts.map((row) => row.key.document),
+      values: facts.map((row) => row.key.valueCents),
+      references: facts.map((row) => row.key.reference),
+      batchIds: facts.map((row) => row.batchId),
+    },
+  );
+  for (const row of read) candidates[row.at]?.push(toCandidate(row));
+  const since = coverSince(await rows.at(), rules);
+  const sendable: QueuedRow[] = [];
+  let held = false;
+  for (const [at, row] of queued.entries()) {
+    if (held) {
+      if (!(await heldAtClaim(rows, row, rules))) sendable.push(row);
+      continue;
+    }
+    const { key, batchId } = facts[at]!;
+    const covering = coverOf(key, batchId, candidates[at]!, {
+      since,
+      range: claimRange(facts[at]!),
+    });
+    if (!covering) {
+      sendable.push(row);
+      continue;
+    }
+    await holdCovered(rows, row, covering, rules, 'claimed');
+    held = true;
+  }
+  return sendable;
 }
 
 export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number | null): Payouts {
@@ -684,10 +767,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
         if (rules) await tx.rows(admissionLock, {});
         await applyMoves(tx, rows, answers, now);
         const queued = await tx.rows<QueuedRow, { limit: number }>(statements.queued, { limit });
-        const sendable: QueuedRow[] = [];
-        for (const row of queued) {
-          if (!rules || !(await heldAtClaim(rows, row, rules))) sendable.push(row);
-        }
+        const sendable = rules ? await sendableAtClaim(tx, rows, queued, rules) : queued;
         if (sendable.length === 0) return [];
         rows.allowMove('queued', 'sending', owner);
         const claimed = await tx.rows<
