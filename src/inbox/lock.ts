@@ -10,7 +10,8 @@ import type { JournalLocks, LockHolder } from '../journal/journal.js';
 import type { Clock } from '../runtime/clock.js';
 import { workerName } from '../runtime/worker-name.js';
 
-const LOCK = 'home';
+/** The lock of the home folder in the journal: one worker at a time. */
+export const HOME_LOCK = 'home';
 /** A holder silent this long is gone (it renews every HEARTBEAT_MS). */
 const STALE_MS = 30_000;
 const HEARTBEAT_MS = 5_000;
@@ -65,7 +66,7 @@ export async function lockHome(
   const until = clock.now() + options.waitMs;
   let told = false;
   for (;;) {
-    const attempt = await journal.takeLock(LOCK, me, STALE_MS, isRunning);
+    const attempt = await journal.takeLock(HOME_LOCK, me, STALE_MS, isRunning);
     if (attempt.taken) break;
     if (clock.now() >= until || options.signal.aborted) return { heldBy: attempt.heldBy };
     if (!told) options.onWait?.(attempt.heldBy);
@@ -74,7 +75,7 @@ export async function lockHome(
   }
   const renew = async (): Promise<void> => {
     try {
-      if (await journal.renewLock(LOCK, me.holder)) return;
+      if (await journal.renewLock(HOME_LOCK, me.holder)) return;
       options.onLost(
         'the home folder lock was taken over by another process while this one stalled',
       );
@@ -90,7 +91,7 @@ export async function lockHome(
     async release() {
       clearInterval(heartbeat);
       try {
-        await journal.releaseLock(LOCK, me.holder);
+        await journal.releaseLock(HOME_LOCK, me.holder);
       } catch {
         // It ends with its heartbeat anyway, STALE_MS from now.
       }

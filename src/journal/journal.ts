@@ -45,6 +45,7 @@ import type {
   HeldRow,
   HoldSummary,
   JournalIdentity,
+  HostsSeen,
   LockHolder,
   Move,
   PayoutInput,
@@ -420,6 +421,8 @@ export interface JournalLocks {
   /** Keeps the lock ours; false when another process has taken it over. */
   renewLock(name: string, holder: string): Promise<boolean>;
   releaseLock(name: string, holder: string): Promise<void>;
+  /** The hosts seen at work in the last `withinMs`, the locks' holders and the live leases. */
+  hostsSeen(withinMs: number): Promise<HostsSeen>;
 }
 
 /** Reports: what became of a batch's lines, its result lines, a payout and its history. */

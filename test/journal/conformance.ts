@@ -6,6 +6,7 @@
  * threads of their own (`node:worker_threads`, see journal-thread.ts), whose calls truly
  * run at the same time. Each implementation runs it with `describeJournal(name, factory)`.
  */
+import { setTimeout as tick } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { JournalError, type Claim, type Journal } from '../../src/journal/journal.js';
@@ -87,6 +88,7 @@ const MEMBERS: Record<keyof Journal, true> = {
   takeLock: true,
   renewLock: true,
   releaseLock: true,
+  hostsSeen: true,
   rowTotalsOfBatch: true,
   resultEntries: true,
   batchesShowingRefundedSince: true,
@@ -1595,6 +1597,42 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         });
         expect(await journal.takeLock('home', me('next', 4), 60_000, () => false)).toEqual({
           taken: true,
+        });
+      });
+
+      it('says the hosts seen lately, the locks they hold and the rows under their leases', async () => {
+        const { journal } = await openWithPayouts(['p-1', 'p-2', 'p-3']);
+        const holder = 'h-1:7:abc';
+        const me = { holder, host: 'h-1', pid: 7, command: 'watch' };
+        expect(await journal.takeLock('home', me, 60_000, () => true)).toEqual({ taken: true });
+        const claimFrom = await leaseNow();
+        expect(await journal.claimToSend(holder, 2, 60_000)).toHaveLength(2);
+        const claimTo = await leaseNow();
+        // A lease already over is no row under a lease.
+        expect(await journal.claimToSend('h-2:8:def', 1, ENDED)).toHaveLength(1);
+        clock += 1_000;
+        const renewFrom = await leaseNow();
+        expect(await journal.renewLock('home', holder)).toBe(true);
+        const renewTo = await leaseNow();
+        const seen = await journal.hostsSeen(600_000);
+        const seenAt = seen.hosts[0]?.seenAt ?? 0;
+        expect(seenAt).toBeGreaterThanOrEqual(renewFrom);
+        expect(seenAt).toBeLessThanOrEqual(renewTo);
+        expect(seen.now).toBeGreaterThanOrEqual(seenAt);
+        expect(seen).toMatchObject({
+          hosts: [{ host: 'h-1', seenAt }],
+          locks: [{ name: 'home', holder, host: 'h-1', heartbeatAt: seenAt }],
+          leases: [{ owner: holder, rows: 2 }],
+        });
+        expect(seen.leases[0]?.until).toBeGreaterThanOrEqual(claimFrom + 60_000);
+        expect(seen.leases[0]?.until).toBeLessThanOrEqual(claimTo + 60_000);
+        // Once the store's clock is past the sighting, a window that ends there leaves it out:
+        // the lock is still said, its holder no longer seen.
+        clock += 1;
+        for (let i = 0; i < 1000 && (await leaseNow()) <= seenAt; i++) await tick();
+        expect(await journal.hostsSeen(0)).toMatchObject({
+          hosts: [],
+          locks: [{ name: 'home', holder, host: 'h-1', heartbeatAt: seenAt }],
         });
       });
 

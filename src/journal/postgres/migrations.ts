@@ -168,4 +168,15 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       ALTER TABLE payouts ADD COLUMN request_written text;
     `,
   },
+  {
+    version: 3,
+    sql: `
+      -- Each host's last sight (a lock taken, waited for or renewed), for payouts doctor:
+      -- the locks table keeps only each lock's holder, not the hosts waiting beside it.
+      CREATE TABLE hosts (
+        name text PRIMARY KEY,
+        seen_at bigint NOT NULL
+      );
+    `,
+  },
 ];

@@ -114,9 +114,32 @@ const statements = {
     'stale-before',
     `SELECT ${CLUSTER_NOW} - @staleMs AS at`,
   ),
+  // The holder's host seen in the same statement: a renewal is a sight of it.
   renewLock: statement<{ name: string; holder: string }>(
     'renew-lock',
-    `UPDATE locks SET heartbeat_at = ${CLUSTER_NOW} WHERE name = @name AND holder = @holder`,
+    `WITH renewed AS (
+       UPDATE locks SET heartbeat_at = ${CLUSTER_NOW} WHERE name = @name AND holder = @holder
+       RETURNING host, heartbeat_at)
+     INSERT INTO hosts (name, seen_at) SELECT host, heartbeat_at FROM renewed
+     ON CONFLICT (name) DO UPDATE SET seen_at = excluded.seen_at`,
+  ),
+  seeHost: statement<{ host: string }>(
+    'see-host',
+    `INSERT INTO hosts (name, seen_at) VALUES (@host, ${CLUSTER_NOW})
+     ON CONFLICT (name) DO UPDATE SET seen_at = excluded.seen_at`,
+  ),
+  // Hosts and leases are seen by the database's clock, as they are judged.
+  clock: statement('clock', `SELECT ${CLUSTER_NOW} AS at`),
+  hostsSince: statement<{ now: number | null; withinMs: number }>(
+    'hosts-since',
+    `SELECT name AS host, seen_at FROM hosts WHERE seen_at >= ${AT} - @withinMs`,
+  ),
+  lockHolders: statement('lock-holders', `SELECT name, holder, host, heartbeat_at FROM locks`),
+  // Read for doctor only: a scan of the payouts, not of an index kept on every claim.
+  liveLeases: statement<{ now: number | null }>(
+    'live-leases',
+    `SELECT lease_owner AS owner, COUNT(*)::bigint AS leased, MAX(lease_until) AS until
+     FROM payouts WHERE lease_owner IS NOT NULL AND lease_until > ${AT} GROUP BY lease_owner`,
   ),
   releaseLock: statement<{ name: string; holder: string }>(
     'release-lock',
@@ -190,7 +213,9 @@ export async function postgresJournalState(location: PostgresLocation): Promise<
     const identity = await pooled.rows(statements.identity, {});
     return identity.length === 0 ? 'empty' : 'present';
   } catch (error) {
-    throw journalErrorOf(error, address);
+    const failure = journalErrorOf(error, address);
+    if (failure.kind === 'missing') return 'no-store';
+    throw failure;
   } finally {
     await pool.end();
   }
@@ -343,6 +368,7 @@ async function openOn(
     takeLock: (name, me, staleMs, isRunning) =>
       inTransaction(pool, async (tx) => {
         await tx.rows(statements.lockKey, { name });
+        await tx.count(statements.seeHost, { host: me.host });
         const [row] = await tx.rows<
           {
             holder: string;
@@ -379,6 +405,32 @@ async function openOn(
       (await pooled.count(statements.renewLock, { name, holder })) === 1,
     releaseLock: async (name, holder) => {
       await pooled.count(statements.releaseLock, { name, holder });
+    },
+    hostsSeen: async (withinMs) => {
+      const [{ at } = { at: 0 }] = await pooled.rows<{ at: number }, object>(statements.clock, {});
+      const hosts = await pooled.rows<
+        { host: string; seen_at: number },
+        { now: number; withinMs: number }
+      >(statements.hostsSince, { now: at, withinMs });
+      const locks = await pooled.rows<
+        { name: string; holder: string; host: string; heartbeat_at: number },
+        object
+      >(statements.lockHolders, {});
+      const leases = await pooled.rows<
+        { owner: string; leased: number; until: number },
+        { now: number }
+      >(statements.liveLeases, { now: at });
+      return {
+        now: at,
+        hosts: hosts.map((row) => ({ host: row.host, seenAt: row.seen_at })),
+        locks: locks.map((row) => ({
+          name: row.name,
+          holder: row.holder,
+          host: row.host,
+          heartbeatAt: row.heartbeat_at,
+        })),
+        leases: leases.map(({ owner, leased, until }) => ({ owner, rows: leased, until })),
+      };
     },
 
     ...payouts,

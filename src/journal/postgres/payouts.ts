@@ -646,18 +646,18 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
         const row = await rows.batchRow(batchId);
         if (!row) throw new JournalError('refused', `batch ${batchId} is not in the journal`);
         const batch = { id: batchId, fileName: row.file_name, nameKey: row.name_key };
-        const [known, elsewhere] = await Promise.all([
-          tx.rows<{ order_id: string }, { orderIds: string[] }>(statements.knownAmong, {
-            orderIds: payouts.map(({ request }) => request.orderId),
-          }),
-          tx.rows<{ document: string }, { documents: string[]; batchId: number }>(
-            statements.documentsElsewhere,
-            {
-              documents: [...new Set(payouts.map(({ request }) => documentKey(request.cpfCnpj)))],
-              batchId,
-            },
-          ),
-        ]);
+        // One after the other: a transaction is one connection, which runs one query at a time.
+        const known = await tx.rows<{ order_id: string }, { orderIds: string[] }>(
+          statements.knownAmong,
+          { orderIds: payouts.map(({ request }) => request.orderId) },
+        );
+        const elsewhere = await tx.rows<
+          { document: string },
+          { documents: string[]; batchId: number }
+        >(statements.documentsElsewhere, {
+          documents: [...new Set(payouts.map(({ request }) => documentKey(request.cpfCnpj)))],
+          batchId,
+        });
         const journaled = new Set(known.map((r) => r.order_id));
         const covered = new Set(elsewhere.map((r) => r.document));
         const admitted: AdmittedPayout[] = [];
