@@ -7,6 +7,7 @@
  */
 import { formatElapsed } from '../config/duration.js';
 import type { JournalLocks, LockHolder } from '../journal/journal.js';
+import { JournalError } from '../journal/journal-error.js';
 import type { Clock } from '../runtime/clock.js';
 import { workerName } from '../runtime/worker-name.js';
 
@@ -54,6 +55,11 @@ export async function lockHome(
     onWait?: (holder: LockHolder) => void;
     /** The lock was taken over (this process stalled past STALE_MS) or cannot be renewed. */
     onLost: (why: string) => void;
+    /**
+     * The journal cannot be reached for now: the lock is tried again a heartbeat later.
+     * Without it, that is the lock lost.
+     */
+    onAway?: (why: string) => void;
   },
 ): Promise<HomeLock | { heldBy: LockHolder }> {
   const me = {
@@ -66,7 +72,17 @@ export async function lockHome(
   const until = clock.now() + options.waitMs;
   let told = false;
   for (;;) {
-    const attempt = await journal.takeLock(HOME_LOCK, me, STALE_MS, isRunning);
+    let attempt;
+    try {
+      attempt = await journal.takeLock(HOME_LOCK, me, STALE_MS, isRunning);
+    } catch (error) {
+      if (!isAway(error) || !options.onAway) throw error;
+      // A database restarting or cut off: the wait goes on, as for a holder.
+      options.onAway(`the home folder lock could not be taken (${error.message})`);
+      if (clock.now() >= until || options.signal.aborted) throw error;
+      await clock.sleep(Math.min(RETRY_MS, until - clock.now()), options.signal);
+      continue;
+    }
     if (attempt.taken) break;
     if (clock.now() >= until || options.signal.aborted) return { heldBy: attempt.heldBy };
     if (!told) options.onWait?.(attempt.heldBy);
@@ -80,6 +96,12 @@ export async function lockHome(
         'the home folder lock was taken over by another process while this one stalled',
       );
     } catch (error) {
+      // Still ours until it is stale: a heartbeat that finds it taken, once the journal is
+      // back, stops this process; the row claims keep each payout to one sender meanwhile.
+      if (isAway(error) && options.onAway) {
+        options.onAway(`the home folder lock could not be renewed (${error.message})`);
+        return;
+      }
       options.onLost(`the home folder lock could not be renewed (${(error as Error).message})`);
     }
     clearInterval(heartbeat);
@@ -118,4 +140,9 @@ export function daemonInTheWay(holder: LockHolder, now: number): string | undefi
   const heldMs = now - holder.since;
   if (holder.command !== 'watch' || heldMs < DAEMON_SETTLED_MS) return undefined;
   return `another payouts process (${describeHolder(holder)}) has worked on this home folder for ${formatElapsed(heldMs)}: a cron payouts run never works beside the daemon. Use one of the two: remove the cron line, or stop the daemon. Nothing done.`;
+}
+
+/** The journal cannot be reached for now (its database restarting, the network cut). */
+function isAway(error: unknown): error is JournalError {
+  return error instanceof JournalError && error.kind === 'unavailable';
 }

@@ -25,6 +25,7 @@ import { CLUSTER_NOW } from '../../src/journal/postgres/sql.js';
 import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { cashOutRequest } from '../support/gateway.js';
+import { roundTripProxy } from '../support/round-trips.js';
 import { useTranspiledSrc } from '../support/transpiled.js';
 
 // The journal's modules as a worker thread loads them (see journal-thread.ts).
@@ -572,6 +573,83 @@ const postgresAbsent = postgresMissing();
             `schema version 99, newer than this program knows (${LATEST_POSTGRES_SCHEMA})`,
           ),
         });
+      });
+
+      it('writes a set of answers in the round trips of one, each as if written alone', async () => {
+        const proxy = await roundTripProxy(await postgres.made('answers'));
+        const journal = await openPostgresJournal({ kind: 'postgres', url: proxy.url });
+        try {
+          const id = await journal.recordBatch(batch, []);
+          const orderIds = Array.from({ length: 20 }, (_, i) => `a-${i + 1}`);
+          await journal.admitPayouts(
+            id,
+            orderIds.map((orderId, i) => ({ line: i + 2, request: cashOutRequest(orderId) })),
+            { duplicateWindowMs: 0 },
+          );
+          const answers = (await journal.claimToSend('a', orderIds.length, 60_000)).map(
+            (claim, i) => ({
+              orderId: claim.orderId,
+              fence: claim.fence,
+              to: 'pending' as const,
+              reason: 'created',
+              details: { transactionId: i + 1 },
+            }),
+          );
+          const [first, ...others] = answers;
+          // An answer to a claim taken over since: its fence is no longer the row's.
+          const fenced = { ...first!, fence: first!.fence - 1 };
+          proxy.take();
+          expect(await journal.moveMany([fenced, ...others])).toEqual([
+            false,
+            ...others.map(() => true),
+          ]);
+          // BEGIN, the rows read, the moves and their audit written, COMMIT.
+          expect(proxy.take()).toBeLessThanOrEqual(4);
+          expect((await journal.history('a-1')).map((h) => h.to)).toEqual(['queued', 'sending']);
+          expect((await journal.history('a-2')).map((h) => h.to)).toEqual([
+            'queued',
+            'sending',
+            'pending',
+          ]);
+          expect(await journal.payout('a-2')).toMatchObject({ state: 'pending', transactionId: 2 });
+          // One row answered twice in a set: the second sees the first, as one after another.
+          const paid = { ...others[1]!, to: 'paid' as const, reason: 'settled' };
+          expect(await journal.moveMany([paid, paid])).toEqual([true, true]);
+          expect((await journal.history('a-3')).map((h) => h.to)).toEqual([
+            'queued',
+            'sending',
+            'pending',
+            'paid',
+          ]);
+        } finally {
+          await journal.close();
+          await proxy.close();
+        }
+      });
+
+      it('claims rows weighing the cover rule in the round trips of one row', async () => {
+        const proxy = await roundTripProxy(await postgres.made('claims'));
+        const journal = await openPostgresJournal({ kind: 'postgres', url: proxy.url });
+        try {
+          const id = await journal.recordBatch(batch, []);
+          await journal.admitPayouts(
+            id,
+            Array.from({ length: 21 }, (_, i) => ({
+              line: i + 2,
+              request: cashOutRequest(`c-${i + 1}`),
+            })),
+            { duplicateWindowMs: 0 },
+          );
+          const rules = { duplicateWindowMs: 20 * 86_400_000 };
+          proxy.take();
+          expect(await journal.claimToSend('a', 1, 60_000, rules)).toHaveLength(1);
+          const one = proxy.take();
+          expect(await journal.claimToSend('a', 20, 60_000, rules)).toHaveLength(20);
+          expect(proxy.take()).toBe(one);
+        } finally {
+          await journal.close();
+          await proxy.close();
+        }
       });
 
       it("is unavailable, never a file's failure, when its server does not answer", async () => {

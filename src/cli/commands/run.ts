@@ -97,6 +97,7 @@ export function runCommand(io: CliIo, { command: { run: words }, usage }: HelpTe
           signal: stop.signal,
           clock: io.clock,
           onWait: (holder) => out.note(`waiting for ${describeHolder(holder)} to finish`),
+          onAway: (why) => out.note(`${why}: the journal cannot be reached; trying again`),
           onLost: (why) => {
             out.note(`${why}: no new payouts will be sent; stopping`);
             stop.abort();

@@ -63,6 +63,7 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
             logger.info(
               `another payouts process (${describeHolder(holder)}) is working on this home folder: waiting for it`,
             ),
+          onAway: (why) => logger.warn(`${why}: the journal cannot be reached; trying again`),
           onLost: (why) => {
             logger.error(`${why}: stopping, so that two processes never work on one home folder`);
             lostLock = true;

@@ -10,11 +10,19 @@ import type { CashOutRequest } from '../../gateway/contract.js';
 import type { Said } from '../../messages/said.js';
 import { keptMessage } from '../kept-message.js';
 import { english, reasonColumn } from '../sqlite/context.js';
-import { admit, documentKey, payloadHash } from '../admission.js';
+import { admit, documentKey, payloadHash, type Covering } from '../admission.js';
 import { JournalError } from '../journal-error.js';
 import type { Journal } from '../journal.js';
 import { isResumed, planAdmission } from '../rules/admission.js';
-import { claimRange, coverKeyOf, coverSince, failedRepeated, holdAtClaim } from '../rules/cover.js';
+import {
+  claimRange,
+  coverKeyOf,
+  coverOf,
+  coverSince,
+  failedRepeated,
+  holdAtClaim,
+  type CoverCandidate,
+} from '../rules/cover.js';
 import { QUEUED_COLUMNS, queuedFactsOf, type QueuedRow } from '../sqlite/admitting.js';
 import type { RowState } from '../states.js';
 import { endsCover } from '../rules/uncover.js';
@@ -74,6 +82,13 @@ interface Now {
 }
 
 type PollHint = Now & { transactionId: number | null; orderId: string | null };
+
+interface ClaimCoversParams {
+  documents: string[];
+  values: number[];
+  references: (string | null)[];
+  batchIds: number[];
+}
 
 type AbandonedParams = Now & {
   owner: string;
@@ -206,6 +221,16 @@ const statements = {
      ORDER BY p.batch_id, p.line LIMIT @limit
      FOR UPDATE OF p SKIP LOCKED`,
   ),
+  // The possible covers of a claim's rows (the cover-by-amount and cover-by-reference
+  // lookups of each), each by its row's position.
+  claimCovers: statement<ClaimCoversParams>(
+    'claim-covers',
+    `SELECT k.n::integer - 1 AS at, c.* FROM unnest(@documents::text[], @values::bigint[],
+       @references::text[], @batchIds::bigint[])
+       WITH ORDINALITY AS k (document, value_cents, reference, batch_id, n)
+     CROSS JOIN LATERAL (${candidatesOf('p.document = k.document AND p.reference = k.reference', '', 'k.batch_id')}
+       UNION ALL ${candidatesOf('p.document = k.document AND p.value_cents = k.value_cents AND (k.reference IS NULL OR p.reference IS NULL)', '', 'k.batch_id')}) c`,
+  ),
   // Each row claimed stamped with a fresh epoch as its fence, its owner and lease.
   claimQueued: statement<Now & { ids: number[]; owner: string; leaseMs: number }>(
     'claim-queued',
@@ -288,9 +313,11 @@ const statements = {
      WHERE order_id = @orderId AND fence = @fence AND state = 'unknown' AND lease_until > ${CLUSTER_NOW}
      RETURNING id`,
   ),
-  rowForMove: statement<{ orderId: string }>(
-    'row-for-move',
-    `SELECT id, state, fence FROM payouts WHERE order_id = @orderId FOR UPDATE`,
+  // The rows a group of moves reads, locked: each one's state and fence.
+  rowsForMoves: statement<{ orderIds: string[] }>(
+    'rows-for-moves',
+    `SELECT id, order_id, state, fence FROM payouts WHERE order_id = ANY(@orderIds::text[])
+     ORDER BY id FOR UPDATE`,
   ),
   unclaim: statement<Now & { orderId: string; fence: number }>(
     'unclaim',
@@ -300,85 +327,154 @@ const statements = {
      WHERE order_id = @orderId AND fence = @fence AND state = 'sending'
      RETURNING id`,
   ),
-  move: statement<MoveParams>(
-    'move',
-    `UPDATE payouts SET state = @to, updated_at = ${AT},
-       transaction_id = COALESCE(@transactionId, transaction_id),
-       gateway_status = COALESCE(@gatewayStatus, gateway_status),
-       -- A poll that gets through clears what a failed one said.
-       message = CASE WHEN @setMessage THEN @message
-         WHEN @pollFailed IS FALSE AND poll_failed THEN NULL
-         ELSE message END,
-       -- What a rule said is no longer the row's message once an answer's replaces it.
-       said = CASE WHEN @setMessage THEN NULL ELSE said END,
-       poll_failed = COALESCE(@pollFailed, poll_failed),
-       fee = COALESCE(@fee, fee),
-       net = COALESCE(@net, net),
-       gateway_created_at = COALESCE(@gatewayCreatedAt, gateway_created_at),
-       end_to_end_id = COALESCE(@endToEndId, end_to_end_id),
-       processed_at = COALESCE(@processedAt, processed_at),
-       not_found = COALESCE(@notFound, not_found),
-       polls = COALESCE(@polls, polls),
-       -- A row that becomes pending keeps an earlier poll time a postback asked for.
-       next_poll_at = CASE WHEN @from <> 'pending' AND next_poll_at IS NOT NULL
-         THEN LEAST(next_poll_at, COALESCE(@nextPollAt, next_poll_at))
-         ELSE COALESCE(@nextPollAt, next_poll_at) END,
-       lease_owner = CASE WHEN @release THEN NULL ELSE lease_owner END,
-       lease_until = CASE WHEN @release THEN NULL ELSE lease_until END
-     WHERE order_id = @orderId AND fence = @fence AND state = @from
-     RETURNING id`,
+  // Moves of distinct rows, each guarded by its fence and the state it was read in, with
+  // an audit entry each where a reason is given, in the order given.
+  moves: statement<Now & MovesParams>(
+    'moves',
+    `WITH given AS (
+       SELECT * FROM unnest(@orderIds::text[], @fences::bigint[], @froms::text[], @tos::text[],
+         @transactionIds::bigint[], @gatewayStatuses::text[], @setMessages::boolean[],
+         @messages::text[], @fees::text[], @nets::text[], @gatewayCreatedAts::text[],
+         @endToEndIds::text[], @processedAts::text[], @notFounds::integer[],
+         @polls::integer[], @nextPollAts::bigint[], @pollsFailed::boolean[],
+         @releases::boolean[], @reasons::text[])
+         WITH ORDINALITY AS g (order_id, fence, from_state, to_state, transaction_id,
+           gateway_status, set_message, message, fee, net, gateway_created_at, end_to_end_id,
+           processed_at, not_found, polls, next_poll_at, poll_failed, release, reason, n)),
+     moved AS (
+       UPDATE payouts p SET state = g.to_state, updated_at = ${AT},
+         transaction_id = COALESCE(g.transaction_id, p.transaction_id),
+         gateway_status = COALESCE(g.gateway_status, p.gateway_status),
+         -- A poll that gets through clears what a failed one said.
+         message = CASE WHEN g.set_message THEN g.message
+           WHEN g.poll_failed IS FALSE AND p.poll_failed THEN NULL
+           ELSE p.message END,
+         -- What a rule said is no longer the row's message once an answer's replaces it.
+         said = CASE WHEN g.set_message THEN NULL ELSE p.said END,
+         poll_failed = COALESCE(g.poll_failed, p.poll_failed),
+         fee = COALESCE(g.fee, p.fee),
+         net = COALESCE(g.net, p.net),
+         gateway_created_at = COALESCE(g.gateway_created_at, p.gateway_created_at),
+         end_to_end_id = COALESCE(g.end_to_end_id, p.end_to_end_id),
+         processed_at = COALESCE(g.processed_at, p.processed_at),
+         not_found = COALESCE(g.not_found, p.not_found),
+         polls = COALESCE(g.polls, p.polls),
+         -- A row that becomes pending keeps an earlier poll time a postback asked for.
+         next_poll_at = CASE WHEN g.from_state <> 'pending' AND p.next_poll_at IS NOT NULL
+           THEN LEAST(p.next_poll_at, COALESCE(g.next_poll_at, p.next_poll_at))
+           ELSE COALESCE(g.next_poll_at, p.next_poll_at) END,
+         lease_owner = CASE WHEN g.release THEN NULL ELSE p.lease_owner END,
+         lease_until = CASE WHEN g.release THEN NULL ELSE p.lease_until END
+       FROM given g
+       WHERE p.order_id = g.order_id AND p.fence = g.fence AND p.state = g.from_state
+       RETURNING p.id, g.n, g.from_state, g.to_state, g.reason),
+     audited AS (
+       INSERT INTO audit (payout_id, at, from_state, to_state, reason)
+       SELECT id, ${AT}, from_state, to_state, reason FROM moved WHERE reason IS NOT NULL
+       ORDER BY n)
+     SELECT n::integer - 1 AS at FROM moved`,
   ),
 };
 
-type MoveParams = ReturnType<typeof moveParams>;
+/** A move read and allowed, to be written while its row still has `from` and its fence. */
+type PlannedWrite = Omit<Move, 'reason'> & {
+  from: RowState;
+  /** The audit entry's reason; none for a move that leaves the state as it was. */
+  reason: Said | null;
+};
 
-function moveParams(
-  move: Omit<Move, 'reason'> & { from: RowState },
-  now: number | null,
-): Now & Record<string, unknown> & { orderId: string } {
-  const details: AnswerDetails = move.details ?? {};
+type MovesParams = ReturnType<typeof movesParams>;
+
+/** The columns of `moves`, one array a field. */
+function movesParams(writes: readonly PlannedWrite[]) {
+  const details = writes.map((write): AnswerDetails => write.details ?? {});
   return {
-    orderId: move.orderId,
-    fence: move.fence,
-    from: move.from,
-    to: move.to,
-    now,
-    transactionId: details.transactionId ?? null,
-    gatewayStatus: details.gatewayStatus ?? null,
-    setMessage: details.message !== undefined,
-    message: details.message ?? null,
-    fee: details.fee ?? null,
-    net: details.net ?? null,
-    gatewayCreatedAt: details.gatewayCreatedAt ?? null,
-    endToEndId: details.endToEndId ?? null,
-    processedAt: details.processedAt ?? null,
-    notFound: details.notFound ?? null,
-    polls: details.polls ?? null,
-    nextPollAt: details.nextPollAt ?? null,
-    pollFailed: details.pollFailed ?? null,
-    release: move.release ?? true,
+    orderIds: writes.map((write) => write.orderId),
+    fences: writes.map((write) => write.fence),
+    froms: writes.map((write) => write.from),
+    tos: writes.map((write) => write.to),
+    transactionIds: details.map((d) => d.transactionId ?? null),
+    gatewayStatuses: details.map((d) => d.gatewayStatus ?? null),
+    setMessages: details.map((d) => d.message !== undefined),
+    messages: details.map((d) => d.message ?? null),
+    fees: details.map((d) => d.fee ?? null),
+    nets: details.map((d) => d.net ?? null),
+    gatewayCreatedAts: details.map((d) => d.gatewayCreatedAt ?? null),
+    endToEndIds: details.map((d) => d.endToEndId ?? null),
+    processedAts: details.map((d) => d.processedAt ?? null),
+    notFounds: details.map((d) => d.notFound ?? null),
+    polls: details.map((d) => d.polls ?? null),
+    nextPollAts: details.map((d) => d.nextPollAt ?? null),
+    pollsFailed: details.map((d) => d.pollFailed ?? null),
+    releases: writes.map((write) => write.release ?? true),
+    reasons: writes.map((write) => (write.reason === null ? null : reasonColumn(write.reason))),
   };
 }
 
-/** A move of a claimed row, written only while its fence is still the row's. */
-async function applyMove(tx: Runner, rows: Rows, move: Move, now: number | null): Promise<boolean> {
-  const [row] = await tx.rows<{ id: number; state: RowState; fence: number }, { orderId: string }>(
-    statements.rowForMove,
-    { orderId: move.orderId },
-  );
-  if (!row || row.fence !== move.fence) return false;
-  const from = row.state;
-  const moved = await rows.guardedMove(
-    move.orderId,
-    from,
-    move.to,
-    from === move.to ? null : english(move.reason),
-    () => tx.rows(statements.move, moveParams({ ...move, from }, now)),
-  );
-  if (moved && endsCover(from, move.to)) {
-    await rows.uncoverRowsOf(move.orderId);
+/** Writes moves of distinct rows in one statement: which of them moved, by position. */
+async function writeMoves(
+  tx: Runner,
+  writes: readonly PlannedWrite[],
+  now: number | null,
+): Promise<boolean[]> {
+  const moved = await tx.rows<{ at: number }, Now & MovesParams>(statements.moves, {
+    now,
+    ...movesParams(writes),
+  });
+  const written = writes.map(() => false);
+  for (const { at } of moved) written[at] = true;
+  return written;
+}
+
+/**
+ * Moves of claimed rows, each written only while its fence is still the row's, with the
+ * outcomes of writing them one after another: rows read together (locked), each move
+ * checked against the transition table, written together; a group ends before a row
+ * seen in it already and after a move that ends a cover, whose uncovering comes next.
+ */
+async function applyMoves(
+  tx: Runner,
+  rows: Rows,
+  moves: readonly Move[],
+  now: number | null,
+): Promise<boolean[]> {
+  const written: boolean[] = [];
+  while (written.length < moves.length) {
+    const group: Move[] = [];
+    const seen = new Set<string>();
+    for (const move of moves.slice(written.length)) {
+      if (seen.has(move.orderId)) break;
+      seen.add(move.orderId);
+      group.push(move);
+    }
+    const read = await tx.rows<
+      { id: number; order_id: string; state: RowState; fence: number },
+      { orderIds: string[] }
+    >(statements.rowsForMoves, { orderIds: [...seen] });
+    const found = new Map(read.map((row) => [row.order_id, row]));
+    const writes: (PlannedWrite | null)[] = [];
+    let ended: string | undefined;
+    for (const move of group) {
+      const row = found.get(move.orderId);
+      if (!row || row.fence !== move.fence) {
+        writes.push(null);
+        continue;
+      }
+      const from = row.state;
+      rows.allowMove(from, move.to, move.orderId);
+      writes.push({ ...move, from, reason: from === move.to ? null : english(move.reason) });
+      if (endsCover(from, move.to)) {
+        ended = move.orderId;
+        break;
+      }
+    }
+    const planned = writes.filter((write) => write !== null);
+    const moved = planned.length > 0 ? await writeMoves(tx, planned, now) : [];
+    let next = 0;
+    for (const write of writes) written.push(write !== null && moved[next++] === true);
+    if (ended !== undefined && written[written.length - 1]) await rows.uncoverRowsOf(ended);
   }
-  return moved;
+  return written;
 }
 
 /**
@@ -395,10 +491,68 @@ export async function heldAtClaim(
   const facts = queuedFactsOf(row);
   const covering = await rows.coveringOf(facts.key, facts.batchId, rules, claimRange(facts));
   if (!covering) return false;
-  const fileName = (await rows.batchRow(row.batch_id))?.file_name ?? '';
-  const hold = holdAtClaim(facts, covering, fileName, rules, when);
-  await rows.holdQueuedRow(row.order_id, 'duplicate', hold.said, hold);
+  await holdCovered(rows, row, covering, rules, when);
   return true;
+}
+
+/** Holds a queued row that `covering` now covers, saying why. */
+async function holdCovered(
+  rows: Rows,
+  row: QueuedRow,
+  covering: Covering,
+  rules: AdmissionRules,
+  when: 'claimed' | 'correctionAnswered',
+): Promise<void> {
+  const fileName = (await rows.batchRow(row.batch_id))?.file_name ?? '';
+  const hold = holdAtClaim(queuedFactsOf(row), covering, fileName, rules, when);
+  await rows.holdQueuedRow(row.order_id, 'duplicate', hold.said, hold);
+}
+
+/**
+ * A claim's rows the cover rule lets go, weighed in file order as heldAtClaim weighs each:
+ * every row's possible covers read by one statement; once a row is held, the rows after it
+ * are weighed by heldAtClaim, against what that hold changed.
+ */
+async function sendableAtClaim(
+  tx: Runner,
+  rows: Rows,
+  queued: readonly QueuedRow[],
+  rules: AdmissionRules,
+): Promise<QueuedRow[]> {
+  if (queued.length === 0) return [];
+  const facts = queued.map(queuedFactsOf);
+  const candidates = facts.map((): CoverCandidate[] => []);
+  const read = await tx.rows<CandidateRow & { at: number }, ClaimCoversParams>(
+    statements.claimCovers,
+    {
+      documents: facts.map((row) => row.key.document),
+      values: facts.map((row) => row.key.valueCents),
+      references: facts.map((row) => row.key.reference),
+      batchIds: facts.map((row) => row.batchId),
+    },
+  );
+  for (const row of read) candidates[row.at]?.push(toCandidate(row));
+  const since = coverSince(await rows.at(), rules);
+  const sendable: QueuedRow[] = [];
+  let held = false;
+  for (const [at, row] of queued.entries()) {
+    if (held) {
+      if (!(await heldAtClaim(rows, row, rules))) sendable.push(row);
+      continue;
+    }
+    const { key, batchId } = facts[at]!;
+    const covering = coverOf(key, batchId, candidates[at]!, {
+      since,
+      range: claimRange(facts[at]!),
+    });
+    if (!covering) {
+      sendable.push(row);
+      continue;
+    }
+    await holdCovered(rows, row, covering, rules, 'claimed');
+    held = true;
+  }
+  return sendable;
 }
 
 export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number | null): Payouts {
@@ -611,12 +765,9 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
         // The cover rule reads what admissions and other claims write: one at a time. Taken
         // before the answers lock their rows, in the order a retry takes them.
         if (rules) await tx.rows(admissionLock, {});
-        for (const answer of answers) await applyMove(tx, rows, answer, now);
+        await applyMoves(tx, rows, answers, now);
         const queued = await tx.rows<QueuedRow, { limit: number }>(statements.queued, { limit });
-        const sendable: QueuedRow[] = [];
-        for (const row of queued) {
-          if (!rules || !(await heldAtClaim(rows, row, rules))) sendable.push(row);
-        }
+        const sendable = rules ? await sendableAtClaim(tx, rows, queued, rules) : queued;
         if (sendable.length === 0) return [];
         rows.allowMove('queued', 'sending', owner);
         const claimed = await tx.rows<
@@ -663,26 +814,28 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
           line: after.line,
         });
         leased.sort((a, b) => a.batch_id - b.batch_id || a.line - b.line);
-        const claims: Claim[] = [];
-        for (const row of leased) {
-          const claim = toClaim(row);
-          if (claim.state === 'sending') {
-            const moved = await rows.guardedMove(
-              claim.orderId,
-              'sending',
-              'unknown',
-              { code: 'auditLeaseEnded', owner },
-              () =>
-                tx.rows(
-                  statements.move,
-                  moveParams({ ...claim, from: 'sending', to: 'unknown', release: false }, now),
-                ),
-            );
-            if (!moved) throw new JournalError('refused', `${claim.orderId}: not sending any more`);
-            claims.push({ ...claim, state: 'unknown' });
-          } else claims.push(claim);
+        const claims = leased.map(toClaim);
+        // Left sending past its lease: unknown, to be looked up before anyone sends it again.
+        const sending = claims.filter((claim) => claim.state === 'sending');
+        if (sending.length > 0) {
+          rows.allowMove('sending', 'unknown', owner);
+          const moved = await writeMoves(
+            tx,
+            sending.map((claim) => ({
+              ...claim,
+              from: 'sending' as const,
+              to: 'unknown' as const,
+              release: false,
+              reason: { code: 'auditLeaseEnded', owner } as const,
+            })),
+            now,
+          );
+          const stale = sending.find((_, at) => !moved[at]);
+          if (stale) throw new JournalError('refused', `${stale.orderId}: not sending any more`);
         }
-        return claims;
+        return claims.map((claim) =>
+          claim.state === 'sending' ? { ...claim, state: 'unknown' as const } : claim,
+        );
       }),
 
     claimDue: (owner, limit, leaseMs) =>
@@ -736,21 +889,13 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
       ),
 
     move: (orderId, fence, to, reason, details = {}, options = {}) =>
-      transaction((tx, rows, now) =>
-        applyMove(
-          tx,
-          rows,
-          { orderId, fence, to, reason, details, release: options.release ?? true },
-          now,
-        ),
-      ),
-
-    moveMany: (moves) =>
       transaction(async (tx, rows, now) => {
-        const written: boolean[] = [];
-        for (const move of moves) written.push(await applyMove(tx, rows, move, now));
-        return written;
+        const move = { orderId, fence, to, reason, details, release: options.release ?? true };
+        const [written] = await applyMoves(tx, rows, [move], now);
+        return written === true;
       }),
+
+    moveMany: (moves) => transaction((tx, rows, now) => applyMoves(tx, rows, moves, now)),
   };
 }
 

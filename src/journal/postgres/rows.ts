@@ -139,9 +139,9 @@ const CANDIDATE_COLUMNS = `p.order_id, p.batch_id, p.line, p.state, p.admitted_a
    FROM payouts c JOIN batches cb ON cb.id = c.batch_id WHERE c.covered_by = p.order_id),
    '[]'::json)::text AS covered_rows`;
 
-/** The payouts that `match` a key, of batches other than @batchId (the cover rule weighs them). */
-export const candidatesOf = (match: string, extraColumns = ''): string =>
-  ['p.batch_id < @batchId', 'p.batch_id > @batchId']
+/** The payouts that `match` a key, of batches other than `batch` (the cover rule weighs them). */
+export const candidatesOf = (match: string, extraColumns = '', batch = '@batchId'): string =>
+  [`p.batch_id < ${batch}`, `p.batch_id > ${batch}`]
     .map(
       (range) => `SELECT ${CANDIDATE_COLUMNS}${extraColumns} FROM payouts p
       JOIN batches b ON b.id = p.batch_id WHERE ${match} AND ${range}`,
