@@ -6,15 +6,16 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { stopChild } from '../support/cli.js';
 import { dated } from '../support/files.js';
 import { ledgerCounts } from '../support/gateway.js';
-import { useHostsOfOneHome, waitFor } from '../support/hosts.js';
+import { useHostsOfOneHome } from '../support/hosts.js';
 import { payrollFile } from '../support/payroll.js';
 import { postgresMissing } from '../support/postgres.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
+import { waitFor } from '../support/wait.js';
 
 const postgresAbsent = postgresMissing();
 (postgresAbsent ? describe.skip : describe)(
@@ -38,10 +39,28 @@ const postgresAbsent = postgresMissing();
           existsSync(join(home, 'archive', dated('antes.csv'))),
         );
 
-        // Longer than a heartbeat of the home's lock (every 5 s), shorter than its staleness
-        // (30 s): a heartbeat is sent into the cut, and fails once the cut ends.
+        // Until a heartbeat of the home's lock (every 5 s) is overdue, by the database's clock,
+        // so it was sent into the cut, well within its staleness (30 s): it fails once mended.
         proxy.cut();
-        await delay(7_000);
+        const look = new pg.Client({ connectionString: direct.href });
+        await look.connect();
+        try {
+          await waitFor(
+            'a heartbeat of the lock overdue',
+            async () =>
+              Number(
+                (
+                  await look.query<{ late: string }>(
+                    `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                       - max(heartbeat_at) AS late FROM locks`,
+                  )
+                ).rows[0]!.late,
+              ) > 6_000,
+            30_000,
+          );
+        } finally {
+          await look.end();
+        }
         proxy.mend();
         await waitFor('the heartbeat sent into the cut failing', () =>
           watch.log().includes('could not be renewed'),
