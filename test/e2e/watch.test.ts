@@ -23,10 +23,11 @@ import {
   payrollFile as payroll,
   payrollRows as payrollLines,
 } from '../support/payroll.js';
+import { waitFor } from '../support/wait.js';
 
 describe.each(JOURNAL_STORES)(
   'payouts watch (daemon as a child process, real folders, sandbox over HTTP), the journal in %s',
-  { timeout: 60_000 },
+  { timeout: 150_000 },
   (_, store) => {
     const folder = useTempFolder();
     let sandbox: Sandbox;
@@ -59,18 +60,6 @@ describe.each(JOURNAL_STORES)(
       return { child, stderr: () => stderr };
     };
 
-    /** Waits (bounded) until `condition` holds. */
-    const waitFor = async (
-      what: string,
-      condition: () => boolean | Promise<boolean>,
-      ms = 30_000,
-    ) => {
-      const until = Date.now() + ms;
-      while (!(await condition())) {
-        if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-        await delay(100);
-      }
-    };
     const archived = (name: string) => () => existsSync(join(home, 'archive', name));
 
     const expectEachOnce = (ids: string[]) => {
