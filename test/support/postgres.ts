@@ -210,9 +210,10 @@ export function usePostgres(): {
   beforeAll(async () => {
     cluster = await startCluster();
   }, READY_BOUND_MS + 30_000);
+  // pg_ctl stop waits up to 60 s; the folder's removal follows, slow on a loaded disk.
   afterAll(() => {
     cluster?.stop();
-  });
+  }, 90_000);
   beforeEach(() => {
     test += 1;
   });
