@@ -52,6 +52,7 @@ import type {
   ResultEntry,
   RetryResult,
   RowTotals,
+  WorkClaim,
 } from './types.js';
 
 export type * from './types.js';
@@ -420,6 +421,19 @@ export interface JournalLocks {
   /** Keeps the lock ours; false when another process has taken it over. */
   renewLock(name: string, holder: string): Promise<boolean>;
   releaseLock(name: string, holder: string): Promise<void>;
+  /**
+   * Takes `claim` for the lock holder `me` when no other holder has it, or its holder's
+   * lock is stale (its heartbeat older than `staleMs`, or gone): a claim lives as long as
+   * its holder's lock. Otherwise says the host that has it. A journal one host works on
+   * (SQLite: the home's one lock) gives every claim.
+   */
+  takeClaim(
+    claim: WorkClaim,
+    me: { holder: string; host: string },
+    staleMs: number,
+  ): Promise<{ taken: true } | { taken: false; host: string }>;
+  /** Gives `claim` back, when `holder` has it. */
+  releaseClaim(claim: WorkClaim, holder: string): Promise<void>;
 }
 
 /** Reports: what became of a batch's lines, its result lines, a payout and its history. */
