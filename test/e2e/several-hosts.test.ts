@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, stopChild } from '../support/cli.js';
@@ -50,7 +51,7 @@ const postgresAbsent = postgresMissing();
       }
     };
 
-    it('a host killed mid-batch: the host waiting beside it takes the home over and finishes, each row once', async () => {
+    it('a host killed mid-batch: the host working beside it takes its claims over and finishes, each row once', async () => {
       const { home, env } = sandboxHome(folder(), sandbox.url, {
         PAYOUTS_JOURNAL: await postgres.made('hosts'),
         PAYOUTS_LOG_LEVEL: 'info',
@@ -61,10 +62,7 @@ const postgresAbsent = postgresMissing();
       const first = startHost(env, 'pay-1');
       await waitFor('pay-1 working', () => first.log().includes('"msg"'));
       const second = startHost(env, 'pay-2');
-      await waitFor('pay-2 waiting for pay-1', () =>
-        /is working on this home folder: waiting for it/.test(second.log()),
-      );
-      expect(second.log()).toContain('on pay-1');
+      await waitFor('pay-2 working', () => second.log().includes('"msg"'));
 
       writeFileSync(join(home, 'inbox', 'folha.csv'), payrollFile('h', 200));
       await waitFor('some payouts sent by pay-1', () => sandbox.ledger().length > 20);
@@ -72,7 +70,8 @@ const postgresAbsent = postgresMissing();
       const sentByFirst = sandbox.ledger().length;
       expect(sentByFirst).toBeLessThan(200);
 
-      // pay-2 takes over once pay-1's heartbeat is stale, and its claims' leases ended.
+      // pay-2 takes pay-1's file or batch once pay-1's heartbeat is stale, and its rows
+      // once their leases ended.
       await waitFor('folha.csv archived by pay-2', () =>
         existsSync(join(home, 'archive', dated('folha.csv'))),
       );
@@ -81,5 +80,69 @@ const postgresAbsent = postgresMissing();
       expect(counts.size).toBe(200);
       expect(await stopChild(second.child)).toBe(0);
     });
+
+    /** The hosts that claimed rows to send, from the journal's audit of each claim. */
+    const sendingHosts = async (url: string): Promise<string[]> => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ host: string }>(
+          // Some reasons are a caller's English, not JSON: only the claims' are cast.
+          `SELECT DISTINCT split_part(claimed::json->>'owner', ':', 1) AS host
+           FROM (SELECT reason AS claimed FROM audit WHERE reason LIKE '{"code":"auditClaimed"%') c
+           ORDER BY host`,
+        );
+        return rows.map((row) => row.host);
+      } finally {
+        await client.end();
+      }
+    };
+
+    it('two hosts work at once: both send rows of two files, each row paid once, each result written once', async () => {
+      const journal = await postgres.made('together');
+      const { home, env } = sandboxHome(folder(), sandbox.url, {
+        PAYOUTS_JOURNAL: journal,
+        PAYOUTS_LOG_LEVEL: 'info',
+        PAYOUTS_INBOX_SETTLE: '300ms',
+        PAYOUTS_INBOX_RESCAN: '300ms',
+        PAYOUTS_CONCURRENCY: '4',
+        ...QUICK_TIMEOUTS,
+      });
+      // Sending outlasts reading both files: each host has rows left to send once it is free.
+      sandbox.setFaults({ latencyMs: 150 });
+      const hosts = [startHost(env, 'pay-1'), startHost(env, 'pay-2')];
+      await waitFor('both hosts started', () =>
+        hosts.every((host) => host.log().includes('"msg"')),
+      );
+      const files = { 'folha-a.csv': 'a', 'folha-b.csv': 'b' };
+      for (const [name, prefix] of Object.entries(files)) {
+        writeFileSync(join(home, 'inbox', name), payrollFile(prefix, 200));
+      }
+      // Bounded far above its time alone (about 30 s): the machine may be busy.
+      await waitFor(
+        'both files archived',
+        () => Object.keys(files).every((name) => existsSync(join(home, 'archive', dated(name)))),
+        180_000,
+      );
+
+      expect(await sendingHosts(journal)).toEqual(['pay-1', 'pay-2']);
+      const counts = ledgerCounts(sandbox);
+      expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
+      expect(counts.size).toBe(400);
+      const results = readdirSync(join(home, 'results')).filter((name) =>
+        name.endsWith('.result.csv'),
+      );
+      expect(results.sort()).toEqual(Object.keys(files).map((name) => dated(name, 'result')));
+      for (const result of results) {
+        // A heading, then one line per line of the file read.
+        expect(
+          readFileSync(join(home, 'results', result), 'utf8')
+            .trimEnd()
+            .split('\n'),
+        ).toHaveLength(201);
+      }
+      expect(readdirSync(join(home, 'processing'))).toEqual([]);
+      for (const host of hosts) expect(await stopChild(host.child)).toBe(0);
+    }, 240_000);
   },
 );
