@@ -144,5 +144,40 @@ const postgresAbsent = postgresMissing();
       expect(readdirSync(join(home, 'processing'))).toEqual([]);
       for (const host of hosts) expect(await stopChild(host.child)).toBe(0);
     }, 240_000);
+
+    it('a host dies reading a file: the other leaves it while the claim lives, then reads it on, each row once', async () => {
+      const { home, env } = sandboxHome(folder(), sandbox.url, {
+        PAYOUTS_JOURNAL: await postgres.made('reader'),
+        PAYOUTS_LOG_LEVEL: 'info',
+        PAYOUTS_INBOX_SETTLE: '300ms',
+        PAYOUTS_INBOX_RESCAN: '300ms',
+        ...QUICK_TIMEOUTS,
+      });
+      writeFileSync(join(home, 'inbox', 'folha.csv'), payrollFile('r', 1500));
+      // Frozen as its first chunk of rows is about to be written: the file claimed, in processing/.
+      const first = startHost({ ...env, PAYOUTS_FAILPOINT: 'admitting-chunk:1:stop' }, 'pay-1');
+      await waitFor('pay-1 frozen reading folha.csv', () =>
+        first.log().includes('failpoint admitting-chunk: stopped'),
+      );
+      const second = startHost(env, 'pay-2');
+      await waitFor('pay-2 leaving folha.csv to pay-1', () =>
+        second.log().includes('the host pay-1 is taking it in'),
+      );
+      expect(second.log()).not.toMatch(/reading cut short/);
+      await stopChild(first.child, 'SIGKILL');
+
+      // Once pay-1's lock is stale (30 s after its last heartbeat), pay-2 reads the file on.
+      await waitFor(
+        'folha.csv archived by pay-2',
+        () => existsSync(join(home, 'archive', dated('folha.csv'))),
+        180_000,
+      );
+      const counts = ledgerCounts(sandbox);
+      expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
+      expect(counts.size).toBe(1500);
+      const result = readFileSync(join(home, 'results', dated('folha.csv', 'result')), 'utf8');
+      expect(result.trimEnd().split('\n')).toHaveLength(1501);
+      expect(await stopChild(second.child)).toBe(0);
+    }, 240_000);
   },
 );
