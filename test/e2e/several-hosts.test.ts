@@ -42,6 +42,17 @@ const postgresAbsent = postgresMissing();
       return { child, log: () => log };
     };
 
+    /** A home the hosts share, its journal the database at `journal`, and their environment. */
+    const hostsHome = (journal: string, settings: Record<string, string> = {}) =>
+      sandboxHome(folder(), sandbox.url, {
+        PAYOUTS_JOURNAL: journal,
+        PAYOUTS_LOG_LEVEL: 'info',
+        PAYOUTS_INBOX_SETTLE: '300ms',
+        PAYOUTS_INBOX_RESCAN: '300ms',
+        ...QUICK_TIMEOUTS,
+        ...settings,
+      });
+
     /** Waits (bounded) until `condition` holds. */
     const waitFor = async (what: string, condition: () => boolean, ms = 90_000) => {
       const until = Date.now() + ms;
@@ -52,13 +63,7 @@ const postgresAbsent = postgresMissing();
     };
 
     it('a host killed mid-batch: the host working beside it takes its claims over and finishes, each row once', async () => {
-      const { home, env } = sandboxHome(folder(), sandbox.url, {
-        PAYOUTS_JOURNAL: await postgres.made('hosts'),
-        PAYOUTS_LOG_LEVEL: 'info',
-        PAYOUTS_INBOX_SETTLE: '300ms',
-        PAYOUTS_INBOX_RESCAN: '300ms',
-        ...QUICK_TIMEOUTS,
-      });
+      const { home, env } = hostsHome(await postgres.made('hosts'));
       const first = startHost(env, 'pay-1');
       await waitFor('pay-1 working', () => first.log().includes('"msg"'));
       const second = startHost(env, 'pay-2');
@@ -100,14 +105,7 @@ const postgresAbsent = postgresMissing();
 
     it('two hosts work at once: both send rows of two files, each row paid once, each result written once', async () => {
       const journal = await postgres.made('together');
-      const { home, env } = sandboxHome(folder(), sandbox.url, {
-        PAYOUTS_JOURNAL: journal,
-        PAYOUTS_LOG_LEVEL: 'info',
-        PAYOUTS_INBOX_SETTLE: '300ms',
-        PAYOUTS_INBOX_RESCAN: '300ms',
-        PAYOUTS_CONCURRENCY: '4',
-        ...QUICK_TIMEOUTS,
-      });
+      const { home, env } = hostsHome(journal, { PAYOUTS_CONCURRENCY: '4' });
       // Sending outlasts reading both files: each host has rows left to send once it is free.
       sandbox.setFaults({ latencyMs: 150 });
       const hosts = [startHost(env, 'pay-1'), startHost(env, 'pay-2')];
@@ -146,13 +144,7 @@ const postgresAbsent = postgresMissing();
     }, 240_000);
 
     it('a host dies reading a file: the other leaves it while the claim lives, then reads it on, each row once', async () => {
-      const { home, env } = sandboxHome(folder(), sandbox.url, {
-        PAYOUTS_JOURNAL: await postgres.made('reader'),
-        PAYOUTS_LOG_LEVEL: 'info',
-        PAYOUTS_INBOX_SETTLE: '300ms',
-        PAYOUTS_INBOX_RESCAN: '300ms',
-        ...QUICK_TIMEOUTS,
-      });
+      const { home, env } = hostsHome(await postgres.made('reader'));
       writeFileSync(join(home, 'inbox', 'folha.csv'), payrollFile('r', 1500));
       // Frozen as its first chunk of rows is about to be written: the file claimed, in processing/.
       const first = startHost({ ...env, PAYOUTS_FAILPOINT: 'admitting-chunk:1:stop' }, 'pay-1');
