@@ -8,7 +8,7 @@ import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
 import { JournalError } from './journal-error.js';
 import { isPostgresUrl } from './location.js';
-import { restoreOf, waysOn } from './loss.js';
+import { remakeDatabase, restoreOf, waysOn } from './loss.js';
 
 /**
  * The sentence for a failure of the journal's store, or undefined when `error` is none.
@@ -40,6 +40,10 @@ export function explainJournalFailure(
           'or run "payouts run --recover"',
           'or move it aside and run "payouts run --recover"',
         )}`;
+    case 'missing': {
+      const code = error.storeCode === undefined ? '' : `${error.storeCode}: `;
+      return `the journal's database ${path} does not exist (${code}${what}): ${stopped}, and every file stays where it was. ${remakeDatabase(path)} Then run again: payouts makes the journal in it.`;
+    }
     case 'unavailable': {
       const code = error.storeCode === undefined ? '' : `${error.storeCode}: `;
       if (store === 'postgres')

@@ -11,6 +11,8 @@ export type JournalErrorKind =
    * long, an I/O error, its store gone): run again once it can.
    */
   | 'unavailable'
+  /** Its store is not there and payouts may not make it (a database dropped or never made). */
+  | 'missing'
   /** Its file is damaged: kept for a person, never deleted. */
   | 'damaged'
   /** Its disk is full or fails to write: free space, then run again. */

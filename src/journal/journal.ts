@@ -45,6 +45,7 @@ import type {
   HeldRow,
   HoldSummary,
   JournalIdentity,
+  HostsSeen,
   LockHolder,
   Move,
   PayoutInput,
@@ -421,6 +422,8 @@ export interface JournalLocks {
   /** Keeps the lock ours; false when another process has taken it over. */
   renewLock(name: string, holder: string): Promise<boolean>;
   releaseLock(name: string, holder: string): Promise<void>;
+  /** The hosts seen at work in the last `withinMs`, the locks' holders and the live leases. */
+  hostsSeen(withinMs: number): Promise<HostsSeen>;
   /**
    * Takes `claim` for the lock holder `me` when no other holder has it, or its holder's
    * lock is stale (its heartbeat older than `staleMs`, or gone): a claim lives as long as

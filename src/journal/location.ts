@@ -24,11 +24,38 @@ export function journalAddress(location: JournalLocation): string {
   return location.kind === 'sqlite' ? location.path : postgresAddress(location.url);
 }
 
-/** `postgres://user@host:port/database`: the server and database, nothing secret. */
+/** The database a PostgreSQL URL (or its address) names, and the user it connects as, if named. */
+export function postgresDatabase(url: string): { database: string; user: string | undefined } {
+  const parsed = new URL(url);
+  return {
+    database: decodeURIComponent(parsed.pathname.slice(1)),
+    user: userOf(parsed),
+  };
+}
+
+/**
+ * The server and database, nothing secret: `postgres://user@host:port/database`, or for a
+ * socket folder (a host that is a path: percent-encoded, or the `host` parameter)
+ * `postgres:///database?host=/folder&port=…&user=…`, as libpq reads it.
+ */
 export function postgresAddress(url: string): string {
   const parsed = new URL(url);
-  // A socket folder is named by the `host` parameter when the URL has no host.
-  const host = parsed.host || (parsed.searchParams.get('host') ?? '');
-  const user = parsed.username === '' ? '' : `${parsed.username}@`;
-  return `${parsed.protocol}//${user}${host}${parsed.pathname}`;
+  const host = decodeURIComponent(parsed.hostname) || (parsed.searchParams.get('host') ?? '');
+  const port = parsed.port || (parsed.searchParams.get('port') ?? '');
+  const user = userOf(parsed);
+  if (!host.startsWith('/')) {
+    const at = user === undefined ? '' : `${encodeURIComponent(user)}@`;
+    return `${parsed.protocol}//${at}${host}${port === '' ? '' : `:${port}`}${parsed.pathname}`;
+  }
+  const params = [
+    `host=${host}`,
+    ...(port === '' ? [] : [`port=${port}`]),
+    ...(user === undefined ? [] : [`user=${encodeURIComponent(user)}`]),
+  ];
+  return `${parsed.protocol}//${parsed.pathname}?${params.join('&')}`;
+}
+
+function userOf(parsed: URL): string | undefined {
+  const user = decodeURIComponent(parsed.username) || parsed.searchParams.get('user');
+  return user === null || user === '' ? undefined : user;
 }

@@ -3,6 +3,7 @@
  * detected (docs/operations.md, "A lost journal"). Pure: the facts are gathered by the caller.
  */
 import type { JournalDescription } from './journal.js';
+import { postgresDatabase } from './location.js';
 import type { MarkerState } from './marker.js';
 import type { JournalState } from './types.js';
 
@@ -31,7 +32,7 @@ export interface OpenedFacts {
 export function judgeBeforeOpen(facts: JournalFacts): LossKind | undefined {
   if (facts.store === 'present') return undefined;
   if (facts.marker === undefined && !facts.homeHasHistory) return undefined; // a new home
-  return facts.store === 'absent' ? 'missing' : 'empty';
+  return facts.store === 'empty' ? 'empty' : 'missing';
 }
 
 /** After opening: another journal, or an older copy of this one. */
@@ -92,6 +93,15 @@ export function restoreOf(kind: JournalDescription['kind'], address: string): st
     case 'postgres':
       return `with PostgreSQL's own backups of ${address} (pg_dump and pg_restore, or the server's point-in-time recovery)`;
   }
+}
+
+/**
+ * What a person does when the journal's database itself is gone (`address`: a PostgreSQL
+ * one), as a sentence: payouts may not make a database, for that takes rights beyond the journal's.
+ */
+export function remakeDatabase(address: string): string {
+  const { database, user } = postgresDatabase(address);
+  return `The database ${database} does not exist on its server, and payouts may not make one: make it, empty, as PostgreSQL's administrator (createdb --owner=${user ?? 'USER'} ${database}).`;
 }
 
 /** The two ways on after a loss: restore the right journal (`restore`: its store's way), or recover. */

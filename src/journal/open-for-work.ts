@@ -28,6 +28,7 @@ import {
   judgeBeforeOpen,
   judgeOpened,
   recoveryNote,
+  remakeDatabase,
   restoreOf,
   waysOn,
   type FoundAtGateway,
@@ -93,15 +94,16 @@ export async function openJournalForWork(
   let journal: Journal;
   let open: Marker | undefined;
   try {
+    const state = await journalState(location);
     before = judgeBeforeOpen({
-      store: await journalState(location),
+      store: state,
       marker,
       homeHasHistory: options.historyFolders.some(hasFiles),
     });
     if (before && !options.recover) {
       throw new JournalLossError(
         before,
-        lossMessage(describeLoss(before, path, { marker }), restore),
+        lossMessage(describeLoss(before, path, { marker }), restore, firstOf(state, path)),
       );
     }
     journal = await openJournal(location, {
@@ -186,12 +188,15 @@ export async function readJournal(
   now: () => number,
 ): Promise<{ journal: Journal | undefined; loss: string | undefined; moved: Said | undefined }> {
   const state = await journalState(location);
-  const journal = state === 'absent' ? undefined : await openJournalReadOnly(location, now);
+  // A dropped database of a new home: opening it says which one, and what to do.
+  const lost = state === 'no-store' ? await lossOf(undefined, state, location, home) : undefined;
+  const journal =
+    state === 'absent' || lost !== undefined ? undefined : await openJournalReadOnly(location, now);
   try {
     const moved = journalMoved(location);
     return {
       journal,
-      loss: await lossOf(journal, state, location, home),
+      loss: lost ?? (await lossOf(journal, state, location, home)),
       moved: moved && { code: 'journalMoved', ...moved },
     };
   } catch (error) {
@@ -220,7 +225,8 @@ async function lossOf(
     marker,
     homeHasHistory: historyFolders.some(hasFiles),
   });
-  if (before) return lossMessage(describeLoss(before, path, { marker }), restore);
+  if (before)
+    return lossMessage(describeLoss(before, path, { marker }), restore, firstOf(state, path));
   if (marker === undefined || journal === undefined) return undefined;
   const journalId = (await journal.identity())?.journalId ?? '(none)';
   const highWater = await journal.highWater();
@@ -249,8 +255,17 @@ export async function behindTheGateway(
   options.note?.(recoveryNote(what));
 }
 
-function lossMessage(what: string, restore: string): string {
-  return `${what}: nothing was sent. The journal is the only memory of what was paid, and a journal that forgot a payout would pay it again. ${waysOn(restore)}`;
+/** What a person does before either way on: with no store, make it (the database) again. */
+function firstOf(state: JournalState, address: string): string | undefined {
+  return state === 'no-store' ? remakeDatabase(address) : undefined;
+}
+
+function lossMessage(what: string, restore: string, first?: string): string {
+  const ways =
+    first === undefined
+      ? waysOn(restore)
+      : `${first} Then ${waysOn(restore).replace(/^Either/, 'either')}`;
+  return `${what}: nothing was sent. The journal is the only memory of what was paid, and a journal that forgot a payout would pay it again. ${ways}`;
 }
 
 /** Whether a folder holds a file (what payouts leaves there), not only folders. */

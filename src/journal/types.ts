@@ -255,6 +255,17 @@ export interface LockHolder {
   heartbeatAt: number;
 }
 
+/** What the journal knows of the hosts at work on it, by its own clock (`hostsSeen`). */
+export interface HostsSeen {
+  /** The journal's clock when it was read. */
+  now: number;
+  /** Each host's last sight since the window began: a lock taken, waited for or renewed. */
+  hosts: { host: string; seenAt: number }[];
+  /** Each lock's holder. */
+  locks: { name: string; holder: string; host: string; heartbeatAt: number }[];
+  /** Rows under a lease not yet ended, by the process that claimed them (`host:pid:tag`). */
+  leases: { owner: string; rows: number; until: number }[];
+}
 /**
  * What one host takes for itself on a journal several hosts work on: an inbox file, by
  * its bytes, while it is taken and read into a batch; a batch, while it is finished.
@@ -306,8 +317,11 @@ export interface AuditEntry {
 }
 
 /** Which journal this is, and since when it is recovering from a lost one. */
-/** What a store answers of a journal's place: none there, one with nothing in it, or one. */
-export type JournalState = 'absent' | 'empty' | 'present';
+/**
+ * What a store answers of a journal's place: none there, one with nothing in it, or one;
+ * `no-store`: the store itself is not there and payouts may not make it (a database dropped).
+ */
+export type JournalState = 'absent' | 'no-store' | 'empty' | 'present';
 
 export interface JournalIdentity {
   journalId: string;

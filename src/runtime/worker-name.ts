@@ -10,3 +10,8 @@ export function hostNameOf(setting: string | null): string {
 export function workerName(host: string): string {
   return `${host}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
 }
+
+/** The host of a worker's name (`host:pid:tag`), the name itself when it is not one. */
+export function hostOfWorker(name: string): string {
+  return name.replace(/:\d+:[a-z0-9]+$/, '');
+}

@@ -8,12 +8,14 @@
 // with our client alone (ofClientAlone). CPU time per payout is given for both processes
 // (process.cpuUsage for the engine's, /proc for the gateway's): a figure that holds on a
 // busy machine, and that says which of the two bounds the rate on two cores. Prints one
-// JSON line per scenario. BENCH_GATEWAY=lean measures against a lean stand-in instead
-// (support/lean-gateway.mjs, also its own process): what the engine does when the gateway
-// does not share its two cores' CPU with it.
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// JSON line per scenario. A scenario given `journalUrl` journals in that PostgreSQL
+// database instead of SQLite, and with `serverPid` (its postmaster) also gives the
+// server's CPU time per payout (test/bench/postgres-engine.mjs). BENCH_GATEWAY=lean
+// measures against a lean stand-in instead (support/lean-gateway.mjs, also its own
+// process): what the engine does when the gateway does not share its two cores' CPU with
+// it.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,9 +27,10 @@ import { systemClock } from '../../dist/runtime/clock.js';
 import { POLLING } from '../../dist/engine/policy.js';
 import { openJournalForWork } from '../../dist/journal/open-for-work.js';
 import { sqliteJournalAt } from '../../dist/journal/open.js';
-import { Pool, request } from 'undici';
+import { Pool } from 'undici';
+import { startGatewayProcess, TOKEN } from './support/gateway-process.mjs';
+import { serverCpuMicros } from './support/postgres.mjs';
 
-const TOKEN = 'bench-token';
 const GATEWAY = process.env.BENCH_GATEWAY ?? 'sandbox';
 const SCENARIOS = [
   { concurrency: 16, latencyMs: 50, seconds: 10 },
@@ -36,68 +39,20 @@ const SCENARIOS = [
   { concurrency: 64, latencyMs: 0, rows: 30_000 },
 ];
 
-/** The gateway as a child process (`payouts sandbox`, or the lean stand-in); its address read from its first line. */
-async function startGatewayProcess(latencyMs) {
-  const bin = fileURLToPath(new URL('../../bin/payouts.js', import.meta.url));
-  const lean = fileURLToPath(new URL('./support/lean-gateway.mjs', import.meta.url));
-  const args =
-    GATEWAY === 'lean'
-      ? [lean, String(latencyMs), TOKEN]
-      : [
-          bin,
-          'sandbox',
-          '--port',
-          '0',
-          '--latency',
-          `${latencyMs}ms`,
-          '--settle-delay',
-          '1h',
-          '--balance',
-          '1000000000000',
-        ];
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, PAYOUTS_TOKEN: TOKEN, PAYOUTS_LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  let output = '';
-  child.stdout.setEncoding('utf8');
-  while (!/listening on (\S+)/.test(output)) {
-    const [chunk] = await Promise.race([
-      once(child.stdout, 'data'),
-      once(child, 'exit').then(() => {
-        throw new Error('sandbox exited');
-      }),
-    ]);
-    output += chunk;
-  }
-  const url = /listening on (\S+)/.exec(output)[1];
-  return {
-    url,
-    async ledgerSize() {
-      const response = await request(`${url}/sandbox/ledger`, {
-        headers: { authorization: TOKEN },
-      });
-      const ledger = await response.body.json();
-      return GATEWAY === 'lean' ? ledger.created : ledger.transactions.length;
-    },
-    /** CPU time the gateway's process has used, in µs (Linux: /proc, in clock ticks). */
-    cpuMicros() {
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * 10_000;
-    },
-    close: () => child.kill('SIGTERM'),
-  };
-}
-
-async function measure({ concurrency, latencyMs, seconds, rows }) {
+async function measure({ concurrency, latencyMs, seconds, rows, journalUrl, serverPid }) {
   const count = rows ?? Math.round((concurrency / latencyMs) * 1000 * seconds);
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-engine-'));
-  const sandbox = await startGatewayProcess(latencyMs);
+  const sandbox = await startGatewayProcess(latencyMs, { lean: GATEWAY === 'lean' });
   // As the CLI opens it: with its marker, written before each claim's requests leave.
-  const journal = await openJournalForWork(sqliteJournalAt(join(folder, 'journal.db')), {
+  const location =
+    journalUrl === undefined
+      ? sqliteJournalAt(join(folder, 'journal.db'))
+      : { kind: 'postgres', url: journalUrl };
+  const journal = await openJournalForWork(location, {
     home: folder,
     historyFolders: [],
     now: Date.now,
+    concurrency,
   });
   const gateway = createGatewayClient({
     baseUrl: sandbox.url,
@@ -170,6 +125,7 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
       gateway.createCashOut({ ...payouts[i].request, orderId: `alone-${i}` }),
     );
     const gatewayCpuBefore = sandbox.cpuMicros();
+    const serverCpuBefore = serverPid === undefined ? 0 : serverCpuMicros(serverPid);
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const report = await sendQueued(
@@ -199,6 +155,7 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
     const seconds_ = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const gatewayCpu = sandbox.cpuMicros() - gatewayCpuBefore;
+    const serverCpu = serverPid === undefined ? null : serverCpuMicros(serverPid) - serverCpuBefore;
     const ledger = await sandbox.ledgerSize();
     if (ledger !== count + 2 * alone || report.sent !== count)
       throw new Error(`sent ${report.sent}, ledger ${ledger}, expected ${count} and 2 × ${alone}`);
@@ -206,6 +163,7 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
     const ideal = latencyMs > 0 ? (concurrency / latencyMs) * 1000 : undefined;
     return {
       bench: 'engine',
+      journal: location.kind,
       gateway: GATEWAY,
       concurrency,
       latencyMs,
@@ -220,6 +178,7 @@ async function measure({ concurrency, latencyMs, seconds, rows }) {
       ofClientAlone: Number((perSec / alonePerSec).toFixed(3)),
       engineCpuUsPerPayout: Math.round((cpu.user + cpu.system) / count),
       gatewayCpuUsPerPayout: Math.round(gatewayCpu / count),
+      ...(serverCpu !== null && { serverCpuUsPerPayout: Math.round(serverCpu / count) }),
       peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     };
   } finally {

@@ -4,11 +4,12 @@
 // csv-parse (`columns: true`) reading the same file, each in a child process of its own,
 // run in turn (bare, ingest, bare, ingest) so both see the same machine. Prints rows/s,
 // the ratio of the best ingest to the best bare reading, the ingest's peak RSS (GNU
-// time's %M where it is installed) and the journal's bytes per payout.
+// time's %M where it is installed) and the journal's bytes per payout. `node ingest.mjs
+// ingest FILE JOURNAL` is one ingest alone, into a SQLite file or a PostgreSQL URL.
 import { spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse';
 import { writePayoutFile } from './support/brazilian-excel.mjs';
@@ -18,18 +19,21 @@ const RUNS = Number(process.env.BENCH_INGEST_RUNS ?? 2);
 const TIME = '/usr/bin/time';
 const self = fileURLToPath(import.meta.url);
 
-async function ingest(file, journalPath) {
+/** `where`: a SQLite file's path, or a PostgreSQL database's URL (postgres-admission.mjs). */
+async function ingest(file, where) {
   const { loadConfig } = await import('../../dist/config/load.js');
   const { ingestFile } = await import('../../dist/engine/ingest.js');
   const { openJournal, sqliteJournalAt } = await import('../../dist/journal/open.js');
-  const { config } = loadConfig({ env: { PAYOUTS_HOME: join(journalPath, '..') } });
+  const { config } = loadConfig({ env: { PAYOUTS_HOME: dirname(file) } });
   const options = {
     ...config,
     maxFileBytes: 4 * 1024 ** 3,
     maxPayoutCents: 1e12,
     maxFileCents: Number.MAX_SAFE_INTEGER,
   };
-  const journal = openJournal(sqliteJournalAt(journalPath));
+  const journal = await openJournal(
+    where.startsWith('postgres://') ? { kind: 'postgres', url: where } : sqliteJournalAt(where),
+  );
   try {
     const started = performance.now();
     const cpu = process.cpuUsage();

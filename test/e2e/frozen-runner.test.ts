@@ -10,6 +10,7 @@ import { TOKEN, ledgerCounts } from '../support/gateway.js';
 import { QUICK_TIMEOUTS } from '../support/home.js';
 import { JOURNAL_STORES, countsOf, payoutsOf } from '../support/journal-stores.js';
 import { payrollFile } from '../support/payroll.js';
+import { waitForStopped } from '../support/wait.js';
 import { sayInEnglish } from '../../src/messages/say.js';
 
 const ROWS = 16;
@@ -82,6 +83,7 @@ describe.each(JOURNAL_STORES)(
       child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       for (let i = 0; i < 2000 && !stderr.includes('stopped (SIGSTOP)'); i++) await delay(10);
       expect(stderr).toContain(`failpoint ${point}: stopped (SIGSTOP)`);
+      await waitForStopped(child.pid!);
       expect(sandbox.ledger()).toHaveLength(paid);
       const pausedLines = () =>
         stderr.split('\n').filter((line) => /^payout \S+ not sent/.test(line));

@@ -10,6 +10,7 @@ import { QUICK_TIMEOUTS } from '../support/home.js';
 import { JOURNAL_STORES, countsOf } from '../support/journal-stores.js';
 import { TOKEN, ledgerCounts } from '../support/gateway.js';
 import { payrollFile } from '../support/payroll.js';
+import { waitForStopped } from '../support/wait.js';
 
 describe.each(JOURNAL_STORES)(
   'a missing, emptied, replaced or older journal in %s never pays anyone again',
@@ -90,11 +91,12 @@ describe.each(JOURNAL_STORES)(
       expect({ code, signal }).toEqual({ code: null, signal: 'SIGKILL' });
     };
 
-    // On PostgreSQL a dropped database is said as unreachable ("check that the server is
-    // running": 3D000 taken as unavailable), not as a missing journal with what to do.
-    const droppedSaidUnreachable = store.name === 'PostgreSQL';
-
-    const lostAfterAFinishedRun = async (lose: (home: string) => void, what: RegExp) => {
+    /** `remake`: what the refusal asks before recovering (the store made again, for a lost one). */
+    const lostAfterAFinishedRun = async (
+      lose: (home: string) => void,
+      what: RegExp,
+      remake: (home: string) => void = () => undefined,
+    ) => {
       drop('payroll.csv', payrollFile('f', 20));
       const first = await runCli(['run', '--follow-timeout', '20s'], { env });
       expect(first.code, first.stderr).toBe(0);
@@ -111,27 +113,23 @@ describe.each(JOURNAL_STORES)(
       const status = await runCli(['status'], { env });
       expect(status.stderr).toMatch(what);
 
+      remake(home);
       await expectRecovered(20);
     };
-    it.skipIf(droppedSaidUnreachable)(
-      'journal deleted after a finished run, the same file dropped again: refused; --recover adopts every row',
-      () => lostAfterAFinishedRun(store.lose, /is missing/),
-    );
+    it('journal deleted after a finished run, the same file dropped again: refused; --recover adopts every row', () =>
+      lostAfterAFinishedRun(store.lose, store.lostSaid, store.remake));
     it('journal emptied after a finished run, the same file dropped again: refused; --recover adopts every row', () =>
       lostAfterAFinishedRun(store.empty, /is empty/));
 
-    it.skipIf(droppedSaidUnreachable)(
-      'journal and marker both deleted, the home has archived files: refused',
-      async () => {
-        drop('payroll.csv', payrollFile('m', 5));
-        expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
-        store.lose(home);
-        rmSync(join(home, 'journal.marker'), { force: true });
-        drop('payroll.csv', payrollFile('m', 5));
-        await expectRefused(/is missing/);
-        expect(sandbox.ledger()).toHaveLength(5);
-      },
-    );
+    it('journal and marker both deleted, the home has archived files: refused', async () => {
+      drop('payroll.csv', payrollFile('m', 5));
+      expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
+      store.lose(home);
+      rmSync(join(home, 'journal.marker'), { force: true });
+      drop('payroll.csv', payrollFile('m', 5));
+      await expectRefused(store.lostSaid);
+      expect(sandbox.ledger()).toHaveLength(5);
+    });
 
     it('journal and marker lost, a journal with nothing in it left in its place (a SQLite file of no tables, a database of no journal schema): refused', async () => {
       drop('payroll.csv', payrollFile('n', 5));
@@ -154,7 +152,12 @@ describe.each(JOURNAL_STORES)(
       expect(sandbox.ledger()).toHaveLength(10);
     });
 
-    const lostMidBatch = async (lose: (home: string) => void, what: RegExp, failpoint: string) => {
+    const lostMidBatch = async (
+      lose: (home: string) => void,
+      what: RegExp,
+      failpoint: string,
+      remake: (home: string) => void = () => undefined,
+    ) => {
       const rows = 300;
       drop('payroll.csv', payrollFile('k', rows));
       await crashAt(failpoint);
@@ -163,15 +166,14 @@ describe.each(JOURNAL_STORES)(
       expect(paidBefore).toBeLessThan(rows);
       lose(home);
       await expectRefused(what);
+      remake(home);
       await runToCompletion(['run', '--recover']);
       await runToCompletion();
       expect(duplicates()).toEqual([]);
       expect(sandbox.ledger()).toHaveLength(rows);
     };
-    it.skipIf(droppedSaidUnreachable)(
-      'journal deleted after a run killed mid-batch: refused; --recover pays exactly the rows never paid',
-      () => lostMidBatch(store.lose, /is missing/, 'after-sending-commit:3'),
-    );
+    it('journal deleted after a run killed mid-batch: refused; --recover pays exactly the rows never paid', () =>
+      lostMidBatch(store.lose, store.lostSaid, 'after-sending-commit:3', store.remake));
     it('journal emptied after a run killed mid-batch: refused; --recover pays exactly the rows never paid', () =>
       lostMidBatch(store.empty, /is empty/, 'before-answer-commit:2'));
 
@@ -289,6 +291,7 @@ describe.each(JOURNAL_STORES)(
       child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       for (let i = 0; i < 2000 && !stderr.includes('stopped (SIGSTOP)'); i++) await delay(10);
       expect(stderr).toContain('stopped (SIGSTOP)');
+      await waitForStopped(child.pid!);
       // The nightly backup of the home folder, taken while the run is paused mid-batch.
       const backup = join(folder(), 'home-backup');
       store.backupHome(home, backup);

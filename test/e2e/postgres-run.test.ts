@@ -1,15 +1,18 @@
+import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { journalState, openJournal } from '../../src/journal/open.js';
 import { LATEST_POSTGRES_SCHEMA } from '../../src/journal/postgres/open.js';
-import { runCli } from '../support/cli.js';
+import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { usePendingSandboxHome } from '../support/home.js';
 import { TOKEN, closedPort, ledgerCounts } from '../support/gateway.js';
 import { postgresMissing, usePostgres } from '../support/postgres.js';
 
+const execFileAsync = promisify(execFile);
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
 /** In every URL these tests give: it must be printed nowhere (the test cluster trusts loopback). */
 const PASSWORD = 'pg-s3cr3t-pw';
@@ -58,6 +61,27 @@ const postgresAbsent = postgresMissing();
         );
         expect(`${output.stdout}${output.stderr}`).not.toContain(PASSWORD);
       }
+    });
+
+    it('a new home whose database does not exist: exit 1 naming it and the createdb line, the file left in the inbox', async () => {
+      const { sandbox, home, env } = made();
+      const url = withPassword(postgres.url('never_made'));
+      const { hostname, port, pathname } = new URL(url);
+      const database = pathname.slice(1);
+      const up = { ...env, PAYOUTS_JOURNAL: url };
+      drop('payroll-2026-11.csv');
+      const run = await runCli(['run'], { env: up });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        `the journal's database postgres://postgres@${hostname}:${port}/${database} does not exist (3D000: database "${database}" does not exist): nothing was sent, and every file stays where it was. The database ${database} does not exist on its server, and payouts may not make one: make it, empty, as PostgreSQL's administrator (createdb --owner=postgres ${database}). Then run again`,
+      );
+      expect(readdirSync(join(home, 'inbox'))).toEqual(['payroll-2026-11.csv']);
+      expect(sandbox.ledger()).toHaveLength(0);
+      const doctor = await runCli(['doctor'], { env: up });
+      expect(doctor.code).toBe(1);
+      expect(doctor.stdout).toMatch(/^FAIL {2}journal: the journal's database \S+ does not exist/m);
+      for (const output of [run, doctor])
+        expect(`${output.stdout}${output.stderr}`).not.toContain(PASSWORD);
     });
 
     it('refuses a database a newer payouts wrote: exit 1, one sentence naming both versions, the file left in the inbox', async () => {
@@ -124,6 +148,22 @@ const postgresAbsent = postgresMissing();
       expect(`${again.stdout}${again.stderr}`).not.toContain(PASSWORD);
       expect(sandbox.ledger()).toHaveLength(6);
       expect([...ledgerCounts(sandbox).values()].every((n) => n === 1)).toBe(true);
+    });
+
+    it("a run as its own process, as cron starts it, prints no node-postgres warning: no query waits on another's connection", async () => {
+      const { sandbox, env } = made();
+      const url = await postgres.made('warnings');
+      drop('payroll-2026-11.csv');
+      // Node prints a deprecation once per process, to the process's own stderr.
+      const { stderr } = await execFileAsync(process.execPath, [BIN, 'run'], {
+        env: cleanEnv({ ...env, PAYOUTS_JOURNAL: url }),
+        encoding: 'utf8',
+      }).catch((error: { code: number; stderr: string }) => {
+        expect(error.code, error.stderr).toBe(3); // pending: the sandbox does not settle them
+        return error;
+      });
+      expect(sandbox.ledger()).toHaveLength(6);
+      expect(stderr).not.toContain('DeprecationWarning');
     });
   },
 );

@@ -6,6 +6,7 @@
  * threads of their own (`node:worker_threads`, see journal-thread.ts), whose calls truly
  * run at the same time. Each implementation runs it with `describeJournal(name, factory)`.
  */
+import { setTimeout as tick } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { JournalError, type Claim, type Journal } from '../../src/journal/journal.js';
@@ -19,7 +20,12 @@ export interface JournalFactory {
   open(store: string, now: () => number): Journal | Promise<Journal>;
   /** How a worker thread opens the journal stored as `store`. */
   elsewhere(store: string): OpenedElsewhere;
+  /** The clock the store judges leases by, when not the one a journal is opened with. */
+  leaseNow?: () => Promise<number>;
 }
+
+/** A lease over as soon as it is given, by whichever clock a store judges leases. */
+const ENDED = 0;
 
 /** Every member of the interface, each of which the suite must call. */
 const MEMBERS: Record<keyof Journal, true> = {
@@ -84,6 +90,7 @@ const MEMBERS: Record<keyof Journal, true> = {
   releaseLock: true,
   takeClaim: true,
   releaseClaim: true,
+  hostsSeen: true,
   rowTotalsOfBatch: true,
   resultEntries: true,
   batchesShowingRefundedSince: true,
@@ -123,6 +130,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
     /** The members the suite's cases have called, here or in a thread. */
     const called = new Set<string>();
     let clock = 1_000_000;
+    const leaseNow = () => factory.leaseNow?.() ?? Promise.resolve(clock);
     const open = async (store = 'journal.db') => {
       const journal = await factory.open(store, () => clock);
       opened.push(journal);
@@ -544,17 +552,17 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         [3, 1, 2].map((n) => ({ line: n, request: request(`p-${n}`) })),
         { duplicateWindowMs: 0 },
       );
+      const claimFrom = await leaseNow();
       const claims = await journal.claimToSend('worker-a', 2, 60_000);
+      const claimTo = await leaseNow();
       expect(claims.map((c) => [c.orderId, c.state, c.attempts])).toEqual([
         ['p-1', 'sending', 1],
         ['p-2', 'sending', 1],
       ]);
-      expect(await journal.payout('p-1')).toMatchObject({
-        state: 'sending',
-        leaseOwner: 'worker-a',
-        leaseUntil: clock + 60_000,
-        lastSentAt: clock,
-      });
+      const p1 = await journal.payout('p-1');
+      expect(p1).toMatchObject({ state: 'sending', leaseOwner: 'worker-a', lastSentAt: clock });
+      expect(p1?.leaseUntil).toBeGreaterThanOrEqual(claimFrom + 60_000);
+      expect(p1?.leaseUntil).toBeLessThanOrEqual(claimTo + 60_000);
       expect((await journal.claimToSend('worker-b', 10, 60_000)).map((c) => c.orderId)).toEqual([
         'p-3',
       ]);
@@ -586,11 +594,10 @@ export function describeJournal(name: string, factory: JournalFactory): void {
 
     it('writes only with the current fence: a process whose lease was taken over writes nothing', async () => {
       const { journal } = await openWithOnePayout();
-      const [mine] = await journal.claimToSend('old', 1, 60_000);
-      expect(await journal.claimAbandoned('new', 10, 60_000)).toEqual([]); // lease still running
-      clock += 60_001;
+      const [mine] = await journal.claimToSend('old', 1, ENDED);
       const [taken] = await journal.claimAbandoned('new', 10, 60_000);
       expect(taken).toMatchObject({ orderId: 'p-1', state: 'unknown' });
+      expect(await journal.claimAbandoned('newer', 10, 60_000)).toEqual([]); // lease still running
       expect(taken?.fence).toBeGreaterThan(mine?.fence ?? 0);
       expect(
         await journal.move('p-1', mine?.fence ?? 0, 'pending', 'late answer', { transactionId: 7 }),
@@ -640,14 +647,13 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       const [sentOnce] = await journal.claimToSend('a', 1, 60_000);
       await journal.move('p-1', sentOnce?.fence ?? 0, 'queued', 'HTTP 429');
       clock += 5_000;
-      const claims = await journal.claimToSend('a', 3, 60_000);
+      const claims = await journal.claimToSend('a', 3, ENDED);
       expect(claims.map((claim) => [claim.orderId, claim.attempts])).toEqual([
         ['p-1', 2],
         ['p-2', 1],
         ['p-3', 1],
       ]);
       // p-3 was taken over meanwhile (its lease ended): not ours to give back.
-      clock += 60_001;
       const [taken] = await journal.claimAbandoned('b', 1, 60_000, { batchId: id, line: 3 });
       expect(taken).toMatchObject({ orderId: 'p-3', state: 'unknown' });
       const why = { code: 'auditClaimedNotSent', why: { code: 'runStopped' } } as const;
@@ -730,23 +736,26 @@ export function describeJournal(name: string, factory: JournalFactory): void {
 
     it('keeps a sending mark across a reopen, and resolves it as unknown once its lease ends', async () => {
       const { journal } = await openWithOnePayout();
-      await journal.claimToSend('crashed', 1, 30_000);
+      await journal.claimToSend('crashed', 1, ENDED);
       await journal.close();
       opened.pop();
-      clock += 30_000;
       const again = await open();
       expect((await again.payout('p-1'))?.state).toBe('sending');
       const [claim] = await again.claimAbandoned('next', 10, 30_000);
       expect(claim).toMatchObject({ orderId: 'p-1', state: 'unknown', attempts: 1 });
       const why = { code: 'auditResending', notFound: 2, secondsSinceSent: 31 } as const;
+      const markFrom = await leaseNow();
       expect(await again.markResending(claim!, why, 30_000)).toBe(true);
+      const markTo = await leaseNow();
       expect(await again.payout('p-1')).toMatchObject({ state: 'sending', attempts: 2 });
       expect((await again.history('p-1')).at(-1)).toMatchObject({
         from: 'unknown',
         to: 'sending',
         reason: why,
       });
-      expect((await again.payout('p-1'))?.leaseUntil).toBe(clock + 30_000); // renewed for the re-send
+      // Renewed for the re-send.
+      expect((await again.payout('p-1'))?.leaseUntil).toBeGreaterThanOrEqual(markFrom + 30_000);
+      expect((await again.payout('p-1'))?.leaseUntil).toBeLessThanOrEqual(markTo + 30_000);
       expect(await again.countsByState()).toEqual({ sending: { count: 1, cents: 1000 } });
     });
 
@@ -778,10 +787,8 @@ export function describeJournal(name: string, factory: JournalFactory): void {
 
     it('never marks a re-send on a claim whose lease has ended', async () => {
       const { journal } = await openWithOnePayout();
-      await journal.claimToSend('crashed', 1, 30_000);
-      clock += 30_000;
-      const [claim] = await journal.claimAbandoned('slow', 10, 1_000);
-      clock += 1_000;
+      await journal.claimToSend('crashed', 1, ENDED);
+      const [claim] = await journal.claimAbandoned('slow', 10, ENDED);
       const why = { code: 'auditResending', notFound: 2, secondsSinceSent: 31 } as const;
       expect(await journal.markResending(claim!, why, 30_000)).toBe(false);
       expect(await journal.payout('p-1')).toMatchObject({ state: 'unknown', attempts: 1 });
@@ -1471,8 +1478,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
 
       it('a claim given back as its lease is taken over: queued or taken, never both', async () => {
         const { journal } = await openWithOnePayout();
-        const [mine] = await journal.claimToSend('old', 1, 30_000);
-        clock += 30_000;
+        const [mine] = await journal.claimToSend('old', 1, ENDED);
         const [old, next] = await openThreads(2);
         const [given, taken] = await Promise.all([
           old!.call('unclaim', [[mine!], { code: 'auditClaimTooOld' }], clock),
@@ -1532,8 +1538,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       it('claims rows a gone process left, by two owners at once: each row once', async () => {
         const ids = orderIds(20);
         const { journal } = await openWithPayouts(ids);
-        await journal.claimToSend('crashed', 20, 30_000);
-        clock += 30_000;
+        await journal.claimToSend('crashed', 20, ENDED);
         expect(
           await claimTogether((thread, owner) =>
             thread.call('claimAbandoned', [owner, 3, 60_000], clock),
@@ -1589,12 +1594,47 @@ export function describeJournal(name: string, factory: JournalFactory): void {
           taken: true,
         });
         // A holder whose heartbeat is older than staleMs is gone, or one on this host not running.
-        clock += 60_000;
-        expect(await journal.takeLock('home', me('late', 3), 60_000, () => true)).toEqual({
+        expect(await journal.takeLock('home', me('late', 3), ENDED, () => true)).toEqual({
           taken: true,
         });
         expect(await journal.takeLock('home', me('next', 4), 60_000, () => false)).toEqual({
           taken: true,
+        });
+      });
+
+      it('says the hosts seen lately, the locks they hold and the rows under their leases', async () => {
+        const { journal } = await openWithPayouts(['p-1', 'p-2', 'p-3']);
+        const holder = 'h-1:7:abc';
+        const me = { holder, host: 'h-1', pid: 7, command: 'watch' };
+        expect(await journal.takeLock('home', me, 60_000, () => true)).toEqual({ taken: true });
+        const claimFrom = await leaseNow();
+        expect(await journal.claimToSend(holder, 2, 60_000)).toHaveLength(2);
+        const claimTo = await leaseNow();
+        // A lease already over is no row under a lease.
+        expect(await journal.claimToSend('h-2:8:def', 1, ENDED)).toHaveLength(1);
+        clock += 1_000;
+        const renewFrom = await leaseNow();
+        expect(await journal.renewLock('home', holder)).toBe(true);
+        const renewTo = await leaseNow();
+        const seen = await journal.hostsSeen(600_000);
+        const seenAt = seen.hosts[0]?.seenAt ?? 0;
+        expect(seenAt).toBeGreaterThanOrEqual(renewFrom);
+        expect(seenAt).toBeLessThanOrEqual(renewTo);
+        expect(seen.now).toBeGreaterThanOrEqual(seenAt);
+        expect(seen).toMatchObject({
+          hosts: [{ host: 'h-1', seenAt }],
+          locks: [{ name: 'home', holder, host: 'h-1', heartbeatAt: seenAt }],
+          leases: [{ owner: holder, rows: 2 }],
+        });
+        expect(seen.leases[0]?.until).toBeGreaterThanOrEqual(claimFrom + 60_000);
+        expect(seen.leases[0]?.until).toBeLessThanOrEqual(claimTo + 60_000);
+        // Once the store's clock is past the sighting, a window that ends there leaves it out:
+        // the lock is still said, its holder no longer seen.
+        clock += 1;
+        for (let i = 0; i < 1000 && (await leaseNow()) <= seenAt; i++) await tick();
+        expect(await journal.hostsSeen(0)).toMatchObject({
+          hosts: [],
+          locks: [{ name: 'home', holder, host: 'h-1', heartbeatAt: seenAt }],
         });
       });
 
@@ -1617,8 +1657,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
           taken: false,
         });
         // Silent for staleMs: gone, whatever its pid.
-        clock += 1_000;
-        expect(await journal.takeLock('home', on('pay-2', 'b'), 60_000, gone)).toEqual({
+        expect(await journal.takeLock('home', on('pay-2', 'b'), ENDED, gone)).toEqual({
           taken: true,
         });
         // On its own host, a holder whose pid is not running is gone at once.
@@ -1667,9 +1706,14 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         expect(await journal.takeClaim(finishing, host(lost), 60_000)).toMatchObject({
           taken: false,
         });
-        clock += 60_000;
+        // Judged by the store's clock, as the lock is: a host ten minutes ahead takes nothing live.
+        clock = (await leaseNow()) + 600_000;
+        expect(await journal.takeClaim(finishing, host(lost), 60_000)).toEqual({
+          taken: false,
+          host: `h${won}`,
+        });
         expect(await journal.renewLock(`home@h${lost}`, `p-${lost}`)).toBe(true);
-        expect(await journal.takeClaim(finishing, host(lost), 60_000)).toEqual({ taken: true });
+        expect(await journal.takeClaim(finishing, host(lost), ENDED)).toEqual({ taken: true });
         // Its lock gone (released, or taken by a new process of its host): so is its claim.
         await journal.releaseLock(`home@h${lost}`, `p-${lost}`);
         expect(await journal.takeClaim(file, host(won), 60_000)).toEqual({ taken: true });

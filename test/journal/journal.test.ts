@@ -21,6 +21,7 @@ import { useTempFolder } from '../support/files.js';
 import { postgresMissing, usePostgres } from '../support/postgres.js';
 import { openSqliteJournal } from '../../src/journal/sqlite/open.js';
 import { LATEST_POSTGRES_SCHEMA, openPostgresJournal } from '../../src/journal/postgres/open.js';
+import { CLUSTER_NOW } from '../../src/journal/postgres/sql.js';
 import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { cashOutRequest } from '../support/gateway.js';
@@ -480,6 +481,17 @@ const postgresAbsent = postgresMissing();
         opener: 'openPostgresJournal',
         location: { kind: 'postgres', url: postgres.url(store) },
       }),
+      // The store judges leases by the database's clock, whatever it is opened with.
+      leaseNow: async () => {
+        const client = new pg.Client({ connectionString: postgres.url('journal.db') });
+        await client.connect();
+        try {
+          const { rows } = await client.query<{ at: string }>(`SELECT ${CLUSTER_NOW} AS at`);
+          return Number(rows[0]?.at);
+        } finally {
+          await client.end();
+        }
+      },
     });
 
     describe('as a database', () => {

@@ -17,6 +17,10 @@ describe('journal loss rules', () => {
     [{ store: 'absent', marker: undefined, homeHasHistory: false }, undefined], // a new home
     [{ store: 'absent', marker, homeHasHistory: false }, 'missing'],
     [{ store: 'absent', marker: undefined, homeHasHistory: true }, 'missing'],
+    // A dropped database: missing where the home had a journal, a new home's otherwise.
+    [{ store: 'no-store', marker, homeHasHistory: false }, 'missing'],
+    [{ store: 'no-store', marker: undefined, homeHasHistory: true }, 'missing'],
+    [{ store: 'no-store', marker: undefined, homeHasHistory: false }, undefined],
     [{ store: 'empty', marker, homeHasHistory: false }, 'empty'],
     [{ store: 'empty', marker: undefined, homeHasHistory: false }, undefined],
   ] as const)('before open: %j -> %s', (facts, loss) => {

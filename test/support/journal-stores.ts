@@ -37,6 +37,10 @@ export interface JournalStore {
   open(home: string, options?: JournalOptions): Promise<Journal>;
   /** The journal gone, as a careless `rm` or a disk cleanup leaves it. */
   lose(home: string): void;
+  /** What a refusal calls the journal after `lose`, with what to do first. */
+  lostSaid: RegExp;
+  /** What that refusal asks a person to do before recovering: the store made again, if it can be lost. */
+  remake(home: string): void;
   /** The journal emptied, as a failed restore leaves it. */
   empty(home: string): void;
   /** In the journal's place, a store of nothing journaled (for SQLite, a database of no tables). */
@@ -89,6 +93,9 @@ const sqlite: JournalStore = {
     for (const suffix of ['', '-wal', '-shm'])
       rmSync(`${sqliteAt(home).path}${suffix}`, { force: true });
   },
+  lostSaid: /is missing/,
+  // The first run with --recover makes the file.
+  remake: () => undefined,
   empty: (home) => {
     sqlite.lose(home);
     writeFileSync(sqliteAt(home).path, '');
@@ -190,6 +197,8 @@ function postgresStore(): JournalStore {
     },
     open: (home, options) => openJournal(at(home), options),
     lose,
+    lostSaid: /is missing[^]*createdb --owner=postgres journal_\d+\)\. Then either restore/,
+    remake: (home) => sql('postgres', `CREATE DATABASE ${databaseOf(home)}`),
     // Every table but the schema's version emptied: a schema without an identity.
     empty: (home) =>
       sql(

@@ -45,4 +45,30 @@ const running = (pid: number): boolean =>
     if (pid !== undefined) expect(running(pid)).toBe(false);
     if (folder !== undefined) expect(existsSync(folder)).toBe(false);
   });
+
+  it('restarted, it listens on the same port with its data kept, a new postmaster, the old sessions ended', async () => {
+    const cluster = await startCluster();
+    try {
+      if (cluster.pid === undefined) return;
+      const before = cluster.pid;
+      const old = new pg.Client({ connectionString: cluster.url() });
+      await old.connect();
+      const ended = new Promise<void>((resolve) => old.on('error', () => resolve()));
+      await old.query('CREATE TABLE kept (n integer); INSERT INTO kept VALUES (7)');
+      await cluster.restart();
+      await ended;
+      await old.end();
+      expect(running(before)).toBe(false);
+      expect(cluster.pid).not.toBe(before);
+      const client = new pg.Client({ connectionString: cluster.url() });
+      await client.connect();
+      try {
+        expect((await client.query<{ n: number }>('SELECT n FROM kept')).rows).toEqual([{ n: 7 }]);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      cluster.stop();
+    }
+  });
 });

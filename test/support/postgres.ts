@@ -7,11 +7,12 @@
  * to use instead; without either, the tests that need one skip, saying how to run them,
  * unless `PAYOUTS_REQUIRE_POSTGRES=1` (CI), where they fail.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 
@@ -46,7 +47,12 @@ export interface Cluster {
   /** The cluster's data folder, or undefined for a server the environment named. */
   folder: string | undefined;
   /** The postmaster's process id, or undefined for a server the environment named. */
-  pid: number | undefined;
+  readonly pid: number | undefined;
+  /**
+   * Restarts the server (`pg_ctl restart`, fast: open sessions are ended) on the same port
+   * and settings, its data kept, and waits until it accepts connections again.
+   */
+  restart(): Promise<void>;
   stop(): void;
 }
 
@@ -56,6 +62,26 @@ function run(tool: string, args: readonly string[]): string {
   const command = asRoot ? 'runuser' : tool;
   const argv = asRoot ? ['-u', 'postgres', '--', tool, ...args] : [...args];
   return execFileSync(command, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** `run`, without blocking the test's process meanwhile (its servers keep answering). */
+async function runAsync(tool: string, args: readonly string[]): Promise<void> {
+  const command = asRoot ? 'runuser' : tool;
+  const argv = asRoot ? ['-u', 'postgres', '--', tool, ...args] : [...args];
+  await promisify(execFile)(command, argv, { encoding: 'utf8' });
+}
+
+/** Waits until the server on `port` accepts connections (pg_isready), within READY_BOUND_MS. */
+async function ready(bin: string, port: number): Promise<void> {
+  const until = Date.now() + READY_BOUND_MS;
+  for (;;) {
+    try {
+      await runAsync(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-t', '5']);
+      return;
+    } catch (error) {
+      if (Date.now() >= until) throw error;
+    }
+  }
 }
 
 async function freePort(): Promise<number> {
@@ -76,6 +102,7 @@ export async function startCluster(): Promise<Cluster> {
         Object.assign(new URL(given), { pathname: `/${database}` }).href,
       folder: undefined,
       pid: undefined,
+      restart: () => Promise.reject(new Error('cannot restart a server the environment named')),
       stop: () => undefined,
     };
   }
@@ -119,15 +146,7 @@ export async function startCluster(): Promise<Cluster> {
       '-t',
       '60',
     ]);
-    const until = Date.now() + READY_BOUND_MS;
-    for (;;) {
-      try {
-        run(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-t', '5']);
-        break;
-      } catch (error) {
-        if (Date.now() >= until) throw error;
-      }
-    }
+    await ready(bin, port);
   } catch (error) {
     const log = existsSync(join(folder, 'log')) ? readFileSync(join(folder, 'log'), 'utf8') : '';
     stopAt(bin, data);
@@ -135,11 +154,21 @@ export async function startCluster(): Promise<Cluster> {
     throw new Error(`the test cluster did not start: ${String(error)}\n${log}`);
   }
   // The first line of postmaster.pid is the postmaster's pid.
-  const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const pidNow = () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let pid = pidNow();
   return {
     url: (database = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${database}`,
     folder,
-    pid,
+    get pid() {
+      return pid;
+    },
+    restart: async () => {
+      // pg_ctl restart starts the server with the options it was started with (postmaster.opts).
+      const args = ['restart', '-D', data, '-l', join(folder, 'log'), '-m', 'fast', '-w'];
+      await runAsync(join(bin, 'pg_ctl'), [...args, '-t', '60']);
+      pid = pidNow();
+      await ready(bin, port);
+    },
     stop: () => {
       stopAt(bin, data);
       rmSync(folder, { recursive: true, force: true });
@@ -151,6 +180,19 @@ export async function startCluster(): Promise<Cluster> {
 function stopAt(bin: string, data: string): void {
   if (!existsSync(join(data, 'postmaster.pid'))) return;
   run(join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'immediate', '-w', '-t', '60']);
+}
+
+/** A new, empty database of the cluster (one of the same name dropped first): its URL. */
+export async function freshDatabase(cluster: Cluster, database: string): Promise<string> {
+  const client = new pg.Client({ connectionString: cluster.url() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${database}`);
+    await client.query(`CREATE DATABASE ${database}`);
+  } finally {
+    await client.end();
+  }
+  return cluster.url(database);
 }
 
 /**
@@ -186,14 +228,7 @@ export function usePostgres(): {
     made: async (name) => {
       const database = nameOf(name);
       if (!made.has(database)) {
-        const client = new pg.Client({ connectionString: current().url() });
-        await client.connect();
-        try {
-          await client.query(`DROP DATABASE IF EXISTS ${database}`);
-          await client.query(`CREATE DATABASE ${database}`);
-        } finally {
-          await client.end();
-        }
+        await freshDatabase(current(), database);
         made.add(database);
       }
       return current().url(database);

@@ -9,13 +9,14 @@ import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { displayed } from '../../config/load.js';
-import { formatDuration } from '../../config/duration.js';
+import { formatDuration, formatElapsed } from '../../config/duration.js';
 import { CONFIG_KEYS, envName, type Config } from '../../config/schema.js';
 import { ENV_FILE_VARIABLE, shellReadsOtherwise } from '../../config/env-file.js';
 import { formatCents } from '../../messages/money.js';
 import { sayInEnglish } from '../../messages/say.js';
 import { GatewayError } from '../../gateway/errors.js';
 import { defaultAclLetsRead, parseDefaultAcl, readDefaultAcl } from '../../inbox/default-acl.js';
+import { homeLockName } from '../../inbox/lock.js';
 import {
   homeFolders,
   SHARED_MODES,
@@ -25,6 +26,7 @@ import {
 } from '../../inbox/folders.js';
 import { JOURNAL_STORE } from '../../journal/journal.js';
 import { journalErrorInEnglish } from '../../journal/failures.js';
+import { hostsAtWork, type HostAtWork } from '../../journal/hosts.js';
 import {
   homeOwnerProblem,
   openContext,
@@ -60,7 +62,7 @@ export function doctorCommand(io: CliIo, { command: { doctor: words } }: HelpTex
         ...(await gatewayChecks(context)),
         ...homeChecks(folders, context.config.sharedGroup),
         ...inboxCheck(folders, context.config.sharedGroup, io.env),
-        await journalCheck(folders, context),
+        ...(await journalChecks(folders, context)),
         contactsCheck(context.config),
         ...(context.envFile === undefined ? [] : [envFileCheck(context.envFile)]),
         ...tokenPlaceChecks(context),
@@ -282,20 +284,52 @@ function octal(mode: number): string {
 
 /**
  * The journal, read only: this home's own, its schema current, bound to this kind of
- * gateway; a damaged or unreadable one is a failed check that names it, not the end of
- * the checks.
+ * gateway, and on PostgreSQL the hosts at work on it; a damaged or unreadable one is a
+ * failed check that names it, not the end of the checks.
  */
-async function journalCheck(folders: Folders, context: Context): Promise<Check> {
+async function journalChecks(folders: Folders, context: Context): Promise<Check[]> {
   try {
     return await readJournalCheck(folders, context);
   } catch (error) {
     const why = journalErrorInEnglish(error, 'nothing');
     if (why === undefined) throw error;
-    return { name: 'journal', level: 'fail', detail: why };
+    return [{ name: 'journal', level: 'fail', detail: why }];
   }
 }
 
-async function readJournalCheck(folders: Folders, context: Context): Promise<Check> {
+/** How far back `payouts doctor` lists the hosts seen at work on the journal. */
+const HOSTS_WINDOW_MS = 10 * 60_000;
+
+/** A line per host at work on the journal: when last seen, what it holds, its leased rows. */
+function hostChecks(hosts: readonly HostAtWork[], now: number): Check[] {
+  if (hosts.length === 0)
+    return [
+      {
+        name: 'hosts',
+        level: 'ok',
+        detail: `none seen at work in the last ${formatElapsed(HOSTS_WINDOW_MS)}`,
+      },
+    ];
+  return hosts.map(({ host, seenAt, holds, leased }) => ({
+    name: `host ${host}`,
+    level: 'ok',
+    detail: [
+      seenAt === undefined
+        ? `not seen in the last ${formatElapsed(HOSTS_WINDOW_MS)}`
+        : `seen ${formatElapsed(now - seenAt)} ago`,
+      ...holds.map((name) =>
+        name === homeLockName(host, true) || name === homeLockName(host, false)
+          ? 'at work on the home folder'
+          : `holds the lock ${name}`,
+      ),
+      leased === undefined
+        ? 'no rows under its leases'
+        : `${leased.rows} ${leased.rows === 1 ? 'row' : 'rows'} under its leases for ${formatElapsed(leased.until - now)} more`,
+    ].join(', '),
+  }));
+}
+
+async function readJournalCheck(folders: Folders, context: Context): Promise<Check[]> {
   const name = 'journal';
   const { journal, loss, moved } = await readJournalOf(
     folders,
@@ -304,18 +338,20 @@ async function readJournalCheck(folders: Folders, context: Context): Promise<Che
   );
   const location = homeJournalAt(folders, context.config);
   try {
-    if (loss !== undefined) return { name, level: 'fail', detail: loss };
+    if (loss !== undefined) return [{ name, level: 'fail', detail: loss }];
     // Every run would refuse it: the home works only once its hosts are set to the database.
-    if (moved !== undefined) return { name, level: 'fail', detail: sayInEnglish(moved) };
+    if (moved !== undefined) return [{ name, level: 'fail', detail: sayInEnglish(moved) }];
     if (journal === undefined) {
-      return {
-        name,
-        level: 'ok',
-        detail:
-          location.kind === 'sqlite'
-            ? `none yet: the first run makes ${location.path} (${JOURNAL_STORE}, owner-only)`
-            : `none yet: the first run makes it in ${journalAddress(location)}`,
-      };
+      return [
+        {
+          name,
+          level: 'ok',
+          detail:
+            location.kind === 'sqlite'
+              ? `none yet: the first run makes ${location.path} (${JOURNAL_STORE}, owner-only)`
+              : `none yet: the first run makes it in ${journalAddress(location)}`,
+        },
+      ];
     }
     const { address, store, schema, latestSchema } = await journal.describe();
     const bound = await journal.gatewayKind();
@@ -333,9 +369,13 @@ async function readJournalCheck(folders: Folders, context: Context): Promise<Che
         : undefined,
     ].filter((problem): problem is string => problem !== undefined);
     const detail = `${address}: ${store}, schema ${schema} (${schema < latestSchema ? `the next run brings it to ${latestSchema}` : 'current'}), ${bound === undefined ? 'has sent nothing yet' : bound === 'sandbox' ? 'sends to the embedded sandbox' : 'sends to a real gateway'}`;
-    return problems.length === 0
-      ? { name, level: 'ok', detail }
-      : { name, level: 'fail', detail: `${detail}; but ${problems.join('; ')}` };
+    if (problems.length > 0)
+      return [{ name, level: 'fail', detail: `${detail}; but ${problems.join('; ')}` }];
+    const check: Check = { name, level: 'ok', detail };
+    // One host works on a SQLite journal; a schema before the hosts' table keeps none.
+    if (location.kind !== 'postgres' || schema < latestSchema) return [check];
+    const seen = await journal.hostsSeen(HOSTS_WINDOW_MS);
+    return [check, ...hostChecks(hostsAtWork(seen), seen.now)];
   } finally {
     await journal?.close();
   }

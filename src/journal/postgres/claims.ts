@@ -8,7 +8,7 @@
 import type { Journal } from '../journal.js';
 import type { WorkClaim } from '../types.js';
 import { inTransaction, type Runner } from './connection.js';
-import { AT, statement } from './sql.js';
+import { AT, CLUSTER_NOW, statement } from './sql.js';
 import type pg from 'pg';
 
 type Claims = Pick<Journal, 'takeClaim' | 'releaseClaim'>;
@@ -24,10 +24,11 @@ const statements = {
     'claim-key',
     `SELECT pg_advisory_xact_lock(31, hashtext('claim:' || @key))`,
   ),
-  claim: statement<{ key: string; now: number | null; staleMs: number }>(
+  // Judged as the lock is, by the database's clock: a heartbeat is written by it.
+  claim: statement<{ key: string; staleMs: number }>(
     'claim',
     `SELECT c.holder, c.host,
-       l.heartbeat_at IS NOT NULL AND l.heartbeat_at > ${AT} - @staleMs AS live
+       l.heartbeat_at IS NOT NULL AND l.heartbeat_at > ${CLUSTER_NOW} - @staleMs AS live
      FROM work_claims c LEFT JOIN locks l ON l.holder = c.holder
      WHERE c.key = @key FOR UPDATE OF c`,
   ),
@@ -61,8 +62,8 @@ export function createClaims(pool: pg.Pool, pooled: Runner, clock: () => number 
         await tx.rows(statements.claimKey, { key });
         const [row] = await tx.rows<
           { holder: string; host: string; live: boolean },
-          { key: string; now: number | null; staleMs: number }
-        >(statements.claim, { key, now: clock(), staleMs });
+          { key: string; staleMs: number }
+        >(statements.claim, { key, staleMs });
         if (row && row.holder !== me.holder && row.live) {
           return { taken: false as const, host: row.host };
         }

@@ -47,9 +47,16 @@ export interface Runner {
   count<P extends object>(sql: Statement<P>, params: P): Promise<number>;
 }
 
-function runnerOf(client: pg.Pool | pg.PoolClient): Runner {
-  const run = <P extends object>(sql: Statement<P>, params: P) =>
-    client.query({ name: sql.name, text: sql.text, values: valuesOf(sql, params) });
+const send = <P extends object>(
+  client: pg.Pool | pg.PoolClient,
+  sql: Statement<P>,
+  params: P,
+): Promise<pg.QueryResult> =>
+  client.query({ name: sql.name, text: sql.text, values: valuesOf(sql, params) });
+
+function runnerWith(
+  run: <P extends object>(sql: Statement<P>, params: P) => Promise<pg.QueryResult>,
+): Runner {
   return {
     rows: async <R, P extends object>(sql: Statement<P>, params: P) =>
       (await run(sql, params)).rows as R[],
@@ -57,7 +64,28 @@ function runnerOf(client: pg.Pool | pg.PoolClient): Runner {
   };
 }
 
-export const onPool = (pool: pg.Pool): Runner => runnerOf(pool);
+/**
+ * A transaction's runner: its connection runs one query at a time, so a second one while
+ * the first runs is a bug (node-postgres would queue it, deprecated), refused unsent.
+ */
+function serialOn(client: pg.PoolClient): Runner {
+  let running: string | undefined;
+  return runnerWith(async (sql, params) => {
+    if (running !== undefined)
+      throw new Error(
+        `query ${sql.name} sent on a transaction's connection still running ${running}`,
+      );
+    running = sql.name;
+    try {
+      return await send(client, sql, params);
+    } finally {
+      running = undefined;
+    }
+  });
+}
+
+export const onPool = (pool: pg.Pool): Runner =>
+  runnerWith((sql, params) => send(pool, sql, params));
 
 /**
  * `work` in one transaction on a connection of its own: committed when it resolves,
@@ -69,9 +97,13 @@ export async function inTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   let broken: unknown;
+  // Lost while checked out (a restart, a cut), it fails the statement on it; unheard, the
+  // error event would end the process.
+  const lost = (error: Error) => (broken = error);
+  client.on('error', lost);
   try {
     await client.query('BEGIN');
-    const result = await work({ ...runnerOf(client), client });
+    const result = await work({ ...serialOn(client), client });
     await client.query('COMMIT');
     return result;
   } catch (error) {
@@ -83,6 +115,7 @@ export async function inTransaction<T>(
     }
     throw error;
   } finally {
+    client.off('error', lost);
     client.release(broken instanceof Error ? broken : undefined);
   }
 }

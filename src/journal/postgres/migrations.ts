@@ -171,6 +171,17 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
   {
     version: 3,
     sql: `
+      -- Each host's last sight (a lock taken, waited for or renewed), for payouts doctor:
+      -- the locks table keeps only each lock's holder, not the hosts waiting beside it.
+      CREATE TABLE hosts (
+        name text PRIMARY KEY,
+        seen_at bigint NOT NULL
+      );
+    `,
+  },
+  {
+    version: 4,
+    sql: `
       -- What one host of several takes for itself: an inbox file (by its bytes) while it
       -- is taken and read, a batch while it is finished. A claim lives as long as its
       -- holder's lock (locks.holder) keeps its heartbeat.

@@ -25,7 +25,7 @@ import { createReports } from './reports.js';
 import { createRetries } from './retries.js';
 import { reasonOf, toBatch } from '../sqlite/context.js';
 import { rowsOn } from './rows.js';
-import { AT, statement } from './sql.js';
+import { AT, CLUSTER_NOW, statement } from './sql.js';
 import { journalErrorOf } from './store-errors.js';
 
 /** The schema version this payouts writes. */
@@ -39,9 +39,9 @@ export interface PostgresLocation {
 
 export interface PostgresJournalOptions {
   /**
-   * The journal's clock, in milliseconds since the epoch: given, it judges leases and
-   * dates every record; absent, the database's `now()` does, one clock for every host.
-   * Commands give the host's clock today (tests move it), so hosts' clocks must agree.
+   * The business's clock, in milliseconds since the epoch (a command's, which tests move):
+   * given, it dates every record; absent, the database's `now()` does. Leases and the home
+   * lock's heartbeats are the database's `now()` whatever is given: one clock for every host.
    */
   now?: () => number;
   /** Requests in flight at once: the pool is sized from it. */
@@ -106,18 +106,41 @@ const statements = {
   }>(
     'set-lock',
     `INSERT INTO locks (name, holder, host, pid, command, since, heartbeat_at)
-     VALUES (@name, @holder, @host, @pid, @command, ${AT}, ${AT})
+     VALUES (@name, @holder, @host, @pid, @command, ${AT}, ${CLUSTER_NOW})
      ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, host = excluded.host,
        pid = excluded.pid, command = excluded.command, since = excluded.since,
        heartbeat_at = excluded.heartbeat_at`,
   ),
-  staleBefore: statement<{ now: number | null; staleMs: number }>(
+  staleBefore: statement<{ staleMs: number }>(
     'stale-before',
-    `SELECT ${AT} - @staleMs AS at`,
+    `SELECT ${CLUSTER_NOW} - @staleMs AS at`,
   ),
-  renewLock: statement<{ now: number | null; name: string; holder: string }>(
+  // The holder's host seen in the same statement: a renewal is a sight of it.
+  renewLock: statement<{ name: string; holder: string }>(
     'renew-lock',
-    `UPDATE locks SET heartbeat_at = ${AT} WHERE name = @name AND holder = @holder`,
+    `WITH renewed AS (
+       UPDATE locks SET heartbeat_at = ${CLUSTER_NOW} WHERE name = @name AND holder = @holder
+       RETURNING host, heartbeat_at)
+     INSERT INTO hosts (name, seen_at) SELECT host, heartbeat_at FROM renewed
+     ON CONFLICT (name) DO UPDATE SET seen_at = excluded.seen_at`,
+  ),
+  seeHost: statement<{ host: string }>(
+    'see-host',
+    `INSERT INTO hosts (name, seen_at) VALUES (@host, ${CLUSTER_NOW})
+     ON CONFLICT (name) DO UPDATE SET seen_at = excluded.seen_at`,
+  ),
+  // Hosts and leases are seen by the database's clock, as they are judged.
+  clock: statement('clock', `SELECT ${CLUSTER_NOW} AS at`),
+  hostsSince: statement<{ now: number | null; withinMs: number }>(
+    'hosts-since',
+    `SELECT name AS host, seen_at FROM hosts WHERE seen_at >= ${AT} - @withinMs`,
+  ),
+  lockHolders: statement('lock-holders', `SELECT name, holder, host, heartbeat_at FROM locks`),
+  // Read for doctor only: a scan of the payouts, not of an index kept on every claim.
+  liveLeases: statement<{ now: number | null }>(
+    'live-leases',
+    `SELECT lease_owner AS owner, COUNT(*)::bigint AS leased, MAX(lease_until) AS until
+     FROM payouts WHERE lease_owner IS NOT NULL AND lease_until > ${AT} GROUP BY lease_owner`,
   ),
   releaseLock: statement<{ name: string; holder: string }>(
     'release-lock',
@@ -191,7 +214,9 @@ export async function postgresJournalState(location: PostgresLocation): Promise<
     const identity = await pooled.rows(statements.identity, {});
     return identity.length === 0 ? 'empty' : 'present';
   } catch (error) {
-    throw journalErrorOf(error, address);
+    const failure = journalErrorOf(error, address);
+    if (failure.kind === 'missing') return 'no-store';
+    throw failure;
   } finally {
     await pool.end();
   }
@@ -344,6 +369,7 @@ async function openOn(
     takeLock: (name, me, staleMs, isRunning) =>
       inTransaction(pool, async (tx) => {
         await tx.rows(statements.lockKey, { name });
+        await tx.count(statements.seeHost, { host: me.host });
         const [row] = await tx.rows<
           {
             holder: string;
@@ -355,10 +381,9 @@ async function openOn(
           },
           { name: string }
         >(statements.lock, { name });
-        const [stale] = await tx.rows<{ at: number }, { now: number | null; staleMs: number }>(
-          statements.staleBefore,
-          { now: clock(), staleMs },
-        );
+        const [stale] = await tx.rows<{ at: number }, { staleMs: number }>(statements.staleBefore, {
+          staleMs,
+        });
         const gone =
           !row ||
           row.heartbeat_at <= (stale?.at ?? 0) ||
@@ -378,9 +403,35 @@ async function openOn(
         return { taken: true as const };
       }),
     renewLock: async (name, holder) =>
-      (await pooled.count(statements.renewLock, { now: clock(), name, holder })) === 1,
+      (await pooled.count(statements.renewLock, { name, holder })) === 1,
     releaseLock: async (name, holder) => {
       await pooled.count(statements.releaseLock, { name, holder });
+    },
+    hostsSeen: async (withinMs) => {
+      const [{ at } = { at: 0 }] = await pooled.rows<{ at: number }, object>(statements.clock, {});
+      const hosts = await pooled.rows<
+        { host: string; seen_at: number },
+        { now: number; withinMs: number }
+      >(statements.hostsSince, { now: at, withinMs });
+      const locks = await pooled.rows<
+        { name: string; holder: string; host: string; heartbeat_at: number },
+        object
+      >(statements.lockHolders, {});
+      const leases = await pooled.rows<
+        { owner: string; leased: number; until: number },
+        { now: number }
+      >(statements.liveLeases, { now: at });
+      return {
+        now: at,
+        hosts: hosts.map((row) => ({ host: row.host, seenAt: row.seen_at })),
+        locks: locks.map((row) => ({
+          name: row.name,
+          holder: row.holder,
+          host: row.host,
+          heartbeatAt: row.heartbeat_at,
+        })),
+        leases: leases.map(({ owner, leased, until }) => ({ owner, rows: leased, until })),
+      };
     },
 
     ...payouts,

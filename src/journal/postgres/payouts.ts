@@ -44,7 +44,7 @@ import {
   type Rows,
 } from './rows.js';
 import { toCandidate, type CandidateRow } from '../sqlite/rows.js';
-import { AT, statement } from './sql.js';
+import { AT, CLUSTER_NOW, statement } from './sql.js';
 import type pg from 'pg';
 
 type Payouts = Pick<
@@ -86,7 +86,7 @@ type AbandonedParams = Now & {
 
 /** The rows `picked` (a CTE) leased to @owner, each with the next claim epoch as its fence. */
 const LEASE_PICKED = `
-  UPDATE payouts p SET lease_owner = @owner, lease_until = ${AT} + @leaseMs,
+  UPDATE payouts p SET lease_owner = @owner, lease_until = ${CLUSTER_NOW} + @leaseMs,
     fence = nextval('claim_epochs'), updated_at = ${AT}
   FROM picked WHERE p.id = picked.id
   RETURNING ${CLAIM_COLUMNS.split(', ')
@@ -212,7 +212,7 @@ const statements = {
     'claim-queued',
     `UPDATE payouts p SET state = 'sending', attempts = attempts + 1, not_found = 0,
        last_sent_at = ${AT}, updated_at = ${AT}, lease_owner = @owner,
-       lease_until = ${AT} + @leaseMs, fence = nextval('claim_epochs')
+       lease_until = ${CLUSTER_NOW} + @leaseMs, fence = nextval('claim_epochs')
      WHERE p.id = ANY(@ids::bigint[]) AND p.state = 'queued'
      RETURNING ${CLAIM_COLUMNS.split(', ')
        .map((column) => `p.${column}`)
@@ -222,7 +222,7 @@ const statements = {
     'claim-abandoned',
     `WITH picked AS (
        SELECT id FROM payouts
-       WHERE state IN ('sending', 'unknown') AND (lease_until IS NULL OR lease_until <= ${AT})
+       WHERE state IN ('sending', 'unknown') AND (lease_until IS NULL OR lease_until <= ${CLUSTER_NOW})
          AND (batch_id, line) > (@batchId, @line)
        ORDER BY batch_id, line LIMIT @limit
        FOR UPDATE SKIP LOCKED)
@@ -235,7 +235,7 @@ const statements = {
        SELECT id FROM payouts
        WHERE state = 'pending' AND transaction_id IS NOT NULL
          AND (next_poll_at IS NULL OR next_poll_at <= ${AT})
-         AND (lease_until IS NULL OR lease_until <= ${AT})
+         AND (lease_until IS NULL OR lease_until <= ${CLUSTER_NOW})
        ORDER BY next_poll_at NULLS FIRST LIMIT @limit
        FOR UPDATE SKIP LOCKED)
      ${LEASE_PICKED}`,
@@ -248,7 +248,7 @@ const statements = {
     `WITH picked AS (
        SELECT id FROM payouts
        WHERE state = 'paid' AND transaction_id IS NOT NULL AND last_sent_at >= @since
-         AND (lease_until IS NULL OR lease_until <= ${AT}) AND order_id > @after
+         AND (lease_until IS NULL OR lease_until <= ${CLUSTER_NOW}) AND order_id > @after
        ORDER BY order_id LIMIT @limit
        FOR UPDATE SKIP LOCKED)
      ${LEASE_PICKED}`,
@@ -281,12 +281,12 @@ const statements = {
        AND last_sent_at IS NOT NULL
        AND next_poll_at > GREATEST(${AT}, last_sent_at + @afterSentMs)`,
   ),
-  // Only while the claim is ours and its lease runs, by the journal's clock.
+  // Only while the claim is ours and its lease runs, by the cluster's clock.
   markResending: statement<Now & { orderId: string; fence: number; leaseMs: number }>(
     'mark-resending',
     `UPDATE payouts SET state = 'sending', attempts = attempts + 1, not_found = 0,
-       last_sent_at = ${AT}, updated_at = ${AT}, lease_until = ${AT} + @leaseMs
-     WHERE order_id = @orderId AND fence = @fence AND state = 'unknown' AND lease_until > ${AT}
+       last_sent_at = ${AT}, updated_at = ${AT}, lease_until = ${CLUSTER_NOW} + @leaseMs
+     WHERE order_id = @orderId AND fence = @fence AND state = 'unknown' AND lease_until > ${CLUSTER_NOW}
      RETURNING id`,
   ),
   rowForMove: statement<{ orderId: string }>(
@@ -494,18 +494,18 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
         const row = await rows.batchRow(batchId);
         if (!row) throw new JournalError('refused', `batch ${batchId} is not in the journal`);
         const batch = { id: batchId, fileName: row.file_name, nameKey: row.name_key };
-        const [known, elsewhere] = await Promise.all([
-          tx.rows<{ order_id: string }, { orderIds: string[] }>(statements.knownAmong, {
-            orderIds: payouts.map(({ request }) => request.orderId),
-          }),
-          tx.rows<{ document: string }, { documents: string[]; batchId: number }>(
-            statements.documentsElsewhere,
-            {
-              documents: [...new Set(payouts.map(({ request }) => documentKey(request.cpfCnpj)))],
-              batchId,
-            },
-          ),
-        ]);
+        // One after the other: a transaction is one connection, which runs one query at a time.
+        const known = await tx.rows<{ order_id: string }, { orderIds: string[] }>(
+          statements.knownAmong,
+          { orderIds: payouts.map(({ request }) => request.orderId) },
+        );
+        const elsewhere = await tx.rows<
+          { document: string },
+          { documents: string[]; batchId: number }
+        >(statements.documentsElsewhere, {
+          documents: [...new Set(payouts.map(({ request }) => documentKey(request.cpfCnpj)))],
+          batchId,
+        });
         const journaled = new Set(known.map((r) => r.order_id));
         const covered = new Set(elsewhere.map((r) => r.document));
         const admitted: AdmittedPayout[] = [];

@@ -28,10 +28,17 @@ export function valuesOf<P extends object>(sql: Statement<P>, params: P): unknow
 }
 
 /**
- * The journal's time in milliseconds: the clock it was opened with (a command's, which
- * tests move), or else the database's (`now()`, the transaction's start).
+ * The cluster's time in milliseconds: the database's `now()` (the transaction's start),
+ * whatever a host's clock reads. Leases and the home lock's heartbeats are judged by it alone.
  */
-export const AT = `COALESCE(@now::bigint, floor(extract(epoch FROM now()) * 1000)::bigint)`;
+export const CLUSTER_NOW = `floor(extract(epoch FROM now()) * 1000)::bigint`;
+
+/**
+ * The business's time in milliseconds (when a row was journaled, sent, moved: the days the
+ * rules on who is paid count): the clock the journal was opened with (a command's, which
+ * tests move), or else the cluster's.
+ */
+export const AT = `COALESCE(@now::bigint, ${CLUSTER_NOW})`;
 
 /** States as an SQL list: constants of ours, never input. */
 export const inList = (states: readonly string[]): string =>

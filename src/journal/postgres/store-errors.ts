@@ -9,6 +9,8 @@ import { JournalError, type JournalErrorKind } from '../journal-error.js';
 export function kindOfSqlState(code: string): JournalErrorKind {
   // disk_full, and out of memory or too many connections (class 53) otherwise.
   if (code === '53100') return 'full';
+  // invalid_catalog_name: the database dropped, or never made.
+  if (code === '3D000') return 'missing';
   // data_corrupted, index_corrupted.
   if (code === 'XX001' || code === 'XX002') return 'damaged';
   // undefined_table, undefined_column: the schema says migrated, so a part of it was dropped.

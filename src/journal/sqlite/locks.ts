@@ -1,6 +1,6 @@
 /** The locks aggregate of the SQLite journal: who holds the home folder. */
 import type { JournalLocks } from '../journal.js';
-import type { LockHolder } from '../types.js';
+import type { HostsSeen, LockHolder } from '../types.js';
 import type { Context, Synchronous } from './context.js';
 import { movedOf, movedRefusal } from './moved.js';
 
@@ -37,6 +37,14 @@ export function createLocks(
       `UPDATE locks SET heartbeat_at = ? WHERE name = ? AND holder = ?`,
     ),
     releaseLock: db.prepare<[string, string]>(`DELETE FROM locks WHERE name = ? AND holder = ?`),
+    lockHolders: db.prepare<
+      [],
+      Pick<LockRow, 'holder' | 'host' | 'heartbeat_at'> & { name: string }
+    >(`SELECT name, holder, host, heartbeat_at FROM locks`),
+    liveLeases: db.prepare<[number], { owner: string; rows: number; until: number }>(
+      `SELECT lease_owner AS owner, COUNT(*) AS rows, MAX(lease_until) AS until FROM payouts
+       WHERE lease_owner IS NOT NULL AND lease_until > ? GROUP BY lease_owner`,
+    ),
   };
 
   return {
@@ -82,6 +90,24 @@ export function createLocks(
       statements.releaseLock.run(name, holder);
     }),
 
+    // One host works on a SQLite journal: it is seen by its lock's heartbeat.
+    hostsSeen: (withinMs: number): HostsSeen => {
+      const at = now();
+      const locks = statements.lockHolders.all().map((row) => ({
+        name: row.name,
+        holder: row.holder,
+        host: row.host,
+        heartbeatAt: row.heartbeat_at,
+      }));
+      return {
+        now: at,
+        hosts: locks
+          .filter((lock) => lock.heartbeatAt >= at - withinMs)
+          .map(({ host, heartbeatAt }) => ({ host, seenAt: heartbeatAt })),
+        locks,
+        leases: statements.liveLeases.all(at),
+      };
+    },
     // One host works on a SQLite journal, the home's lock holder: every claim is its own.
     takeClaim: () => ({ taken: true }),
     releaseClaim: () => undefined,

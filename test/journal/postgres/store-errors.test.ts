@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { explainJournalFailure } from '../../../src/journal/failures.js';
 import { JournalError } from '../../../src/journal/journal-error.js';
 import { journalErrorOf, kindOfSqlState } from '../../../src/journal/postgres/store-errors.js';
 
 describe("PostgreSQL's failures as the journal's", () => {
   it.each([
     ['53100', 'full'], // disk_full
+    ['3D000', 'missing'], // invalid_catalog_name: the database dropped, or never made
     ['XX001', 'damaged'], // data_corrupted
     ['XX002', 'damaged'], // index_corrupted
     ['42P01', 'damaged'], // undefined_table: a table of the migrated schema dropped
@@ -21,6 +23,16 @@ describe("PostgreSQL's failures as the journal's", () => {
     expect(
       journalErrorOf(Object.assign(new Error('said'), { code }), 'postgres://h/db'),
     ).toMatchObject({ kind, storeCode: code, path: 'postgres://h/db', message: 'said' });
+  });
+
+  it('says a dropped database as missing: which database, made again by whom, with what', () => {
+    const dropped = journalErrorOf(
+      Object.assign(new Error('database "payroll" does not exist'), { code: '3D000' }),
+      'postgres://payouts@db.example:5432/payroll',
+    );
+    expect(explainJournalFailure(dropped, 'nothing')).toBe(
+      `the journal's database postgres://payouts@db.example:5432/payroll does not exist (3D000: database "payroll" does not exist): nothing was sent, and every file stays where it was. The database payroll does not exist on its server, and payouts may not make one: make it, empty, as PostgreSQL's administrator (createdb --owner=payouts payroll). Then run again: payouts makes the journal in it.`,
+    );
   });
 
   it("keeps the journal's own as they are, and says a socket's failure as unavailable", () => {

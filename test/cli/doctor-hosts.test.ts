@@ -1,0 +1,64 @@
+/**
+ * `payouts doctor` with the journal on PostgreSQL names the hosts at work on it: a host
+ * killed mid-batch still holding the home and its rows' leases, and a host beside it.
+ */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, cleanEnv, runCli } from '../support/cli.js';
+import { usePendingSandboxHome } from '../support/home.js';
+import { payrollFile } from '../support/payroll.js';
+import { postgresMissing, usePostgres } from '../support/postgres.js';
+
+const postgresAbsent = postgresMissing();
+(postgresAbsent ? describe.skip : describe)(
+  `payouts doctor on a PostgreSQL journal${postgresAbsent ? ` (skipped: ${postgresAbsent})` : ''}`,
+  { timeout: 60_000 },
+  () => {
+    const postgres = usePostgres();
+    const made = usePendingSandboxHome();
+
+    it('lists each host seen: when, whether it is at work on the home folder, its rows under a lease', async () => {
+      const { home, env: homeEnv, sandbox } = made();
+      const env = { ...homeEnv, PAYOUTS_JOURNAL: await postgres.made('hosts') };
+      const before = await runCli(['doctor'], { env });
+      expect(before.stdout).toMatch(/^ok {4}journal: none yet/m);
+      expect(before.stdout).not.toMatch(/^ok {4}host/m);
+
+      writeFileSync(join(home, 'inbox', 'folha.csv'), payrollFile('d', 40));
+      // pay-1 dies mid-batch: its lock and the leases of the rows it was sending stay.
+      const child = spawn(process.execPath, [BIN, 'run'], {
+        env: cleanEnv({
+          ...env,
+          PAYOUTS_HOST_NAME: 'pay-1',
+          PAYOUTS_FAILPOINT: 'after-sending-commit:1',
+        }),
+        stdio: 'ignore',
+      });
+      const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+        child.once('exit', (...end) => resolve(end)),
+      );
+      expect({ code, signal }).toEqual({ code: null, signal: 'SIGKILL' });
+      // pay-2 works beside pay-1: it sends the queued rows and leaves those under pay-1's leases.
+      const beside = await runCli(['run'], { env: { ...env, PAYOUTS_HOST_NAME: 'pay-2' } });
+      expect(beside.code).toBe(3);
+      expect(beside.stdout).toMatch(/\d+ sending/);
+
+      const doctor = await runCli(['doctor'], { env });
+      const leased = doctor.stdout.match(
+        /^ok {4}host pay-1: seen \d+s ago, at work on the home folder, (\d+) rows? under its leases for \d+(m|s)( \d+s)? more$/m,
+      );
+      expect(leased, doctor.stdout).not.toBeNull();
+      expect(Number(leased?.[1])).toBeGreaterThan(0);
+      expect(doctor.stdout).toMatch(/^ok {4}host pay-2: seen \d+s ago, no rows under its leases$/m);
+      expect(sandbox.ledger().length).toBe(40 - Number(leased?.[1]));
+      const json = JSON.parse((await runCli(['doctor', '--json'], { env })).stdout) as {
+        checks: { name: string }[];
+      };
+      expect(json.checks.map((check) => check.name)).toEqual(
+        expect.arrayContaining(['host pay-1', 'host pay-2']),
+      );
+    });
+  },
+);

@@ -1,0 +1,115 @@
+/**
+ * Leases and the home's lock on PostgreSQL are judged by the database's clock: another
+ * process, its clock ten minutes off (test/support/faketime.ts), opens the journal as a
+ * command does (its own clock given) and neither takes a live lease or lock nor leaves a
+ * dead one standing.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { setTimeout as delay } from 'node:timers/promises';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Claim, Journal } from '../../src/journal/journal.js';
+import { openPostgresJournal } from '../../src/journal/postgres/open.js';
+import { CLUSTER_NOW } from '../../src/journal/postgres/sql.js';
+import { TEN_MINUTES_MS, faketimeMissing, skewedClock } from '../support/faketime.js';
+import { cashOutRequest } from '../support/gateway.js';
+import { postgresMissing, usePostgres } from '../support/postgres.js';
+import { useTranspiledSrc } from '../support/transpiled.js';
+import { batch } from './conformance.js';
+
+const run = promisify(execFile);
+
+const missing = postgresMissing() ?? faketimeMissing();
+(missing ? describe.skip : describe)(
+  `leases and the home's lock on PostgreSQL, beside a process whose clock is off${missing ? ` (skipped: ${missing})` : ''}`,
+  () => {
+    const postgres = usePostgres();
+    const moduleUrl = useTranspiledSrc();
+    const opened: Journal[] = [];
+    afterEach(async () => {
+      for (const journal of opened.splice(0)) await journal.close();
+    });
+
+    /** This process's journal, on this machine's clock as a command's, with three rows claimed for `leaseMs`. */
+    const claimedFor = async (url: string, leaseMs: number) => {
+      const journal = await openPostgresJournal({ kind: 'postgres', url }, { now: Date.now });
+      opened.push(journal);
+      const id = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(
+        id,
+        [1, 2, 3].map((n) => ({
+          line: n + 1,
+          request: cashOutRequest(`p-${n}`),
+        })),
+        { duplicateWindowMs: 0 },
+      );
+      // The lock first: its heartbeat is no later than the leases' start.
+      const me = { holder: 'pay-1-a', host: 'pay-1', pid: process.pid, command: 'watch' };
+      expect(await journal.takeLock('home', me, 30_000, () => true)).toEqual({ taken: true });
+      expect(await journal.claimToSend('pay-1', 3, leaseMs)).toHaveLength(3);
+      return journal;
+    };
+
+    /**
+     * Another host, its clock `skewMs` off, opening the journal with its clock as a command
+     * does: the rows it takes over and whether it takes the home, at `staleMs`.
+     */
+    const otherHost = async (url: string, skewMs: number, staleMs: number) => {
+      const script = `
+        const { openPostgresJournal } = await import(${JSON.stringify(moduleUrl('journal/postgres/open.js'))});
+        const journal = await openPostgresJournal({ kind: 'postgres', url: process.argv[1] }, { now: Date.now });
+        const me = { holder: 'pay-2-a', host: 'pay-2', pid: process.pid, command: 'watch' };
+        const claims = await journal.claimAbandoned('pay-2', 10, 60_000);
+        const lock = await journal.takeLock('home', me, ${staleMs}, () => true);
+        await journal.close();
+        process.stdout.write(JSON.stringify({ clock: Date.now(), claims, taken: lock.taken }));`;
+      const { stdout } = await run(
+        process.execPath,
+        ['--input-type=module', '--eval', script, url],
+        { env: { ...process.env, ...skewedClock(skewMs) } },
+      );
+      const seen = JSON.parse(stdout) as { clock: number; claims: Claim[]; taken: boolean };
+      // That process really read its clock that far off.
+      expect(Math.abs(seen.clock - Date.now() - skewMs)).toBeLessThan(60_000);
+      return seen;
+    };
+
+    it('a host ten minutes ahead takes neither rows leased to a live host nor its home lock', async () => {
+      const url = await postgres.made('ahead');
+      const journal = await claimedFor(url, 60_000);
+      const ahead = await otherHost(url, TEN_MINUTES_MS, 30_000);
+      expect(ahead.claims).toEqual([]);
+      expect(ahead.taken).toBe(false);
+      expect((await journal.payout('p-1'))?.leaseOwner).toBe('pay-1');
+    });
+
+    it('a host ten minutes behind takes over rows and the home lock once their lease and heartbeat end by the database clock', async () => {
+      const url = await postgres.made('behind');
+      const journal = await claimedFor(url, 1_000);
+      const leaseUntil = (await journal.payout('p-3'))?.leaseUntil ?? 0;
+      // The leases and the heartbeat (1 s stale) running out: a wait on the database's clock.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const until = Date.now() + 30_000;
+        const past = async () =>
+          Number((await client.query<{ at: string }>(`SELECT ${CLUSTER_NOW} AS at`)).rows[0]?.at) >
+          leaseUntil;
+        while (!(await past())) {
+          if (Date.now() > until) throw new Error('timed out waiting for the leases to end');
+          await delay(20);
+        }
+      } finally {
+        await client.end();
+      }
+      const behind = await otherHost(url, -TEN_MINUTES_MS, 1_000);
+      expect(behind.claims.map((claim) => [claim.orderId, claim.state])).toEqual([
+        ['p-1', 'unknown'],
+        ['p-2', 'unknown'],
+        ['p-3', 'unknown'],
+      ]);
+      expect(behind.taken).toBe(true);
+    });
+  },
+);
