@@ -39,7 +39,6 @@ type Replacing = JournalBatches & JournalReports & JournalApproval;
 /** Invalid rows listed in a report; the result file has them all. */
 const REPORT_ERRORS = 200;
 
-/** The bytes' SHA-256, as the journal keys batches. */
 /** What a waiting batch would send once approved: its queued payouts. */
 export async function toBeSent(
   journal: JournalReports,
