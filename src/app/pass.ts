@@ -60,6 +60,7 @@ import { writeResultFile } from '../results/result-file.js';
 import { applyIntake, type IntakeJournal } from './apply-intake.js';
 import { engineFor } from './engine-for.js';
 import type { Clock } from '../runtime/clock.js';
+import { failpoint } from '../runtime/failpoint.js';
 
 export interface FileSummary {
   file: string;
@@ -407,6 +408,7 @@ async function finishClaimed(
     memory?.written.delete(batch.id);
     outcome = `${outcome}; every row final`;
   } else if (finished) {
+    failpoint('archiving-file');
     const archived = moveInto(
       path,
       folders.archive,

@@ -266,6 +266,7 @@ export interface HostsSeen {
   /** Rows under a lease not yet ended, by the process that claimed them (`host:pid:tag`). */
   leases: { owner: string; rows: number; until: number }[];
 }
+
 /**
  * What one host takes for itself on a journal several hosts work on: an inbox file, by
  * its bytes, while it is taken and read into a batch; a batch, while it is finished.

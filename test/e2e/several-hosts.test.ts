@@ -27,7 +27,7 @@ const postgresAbsent = postgresMissing();
       await waitFor('pay-2 working', () => second.log().includes('"msg"'));
 
       writeFileSync(join(home, 'inbox', 'folha.csv'), payrollFile('h', 200));
-      await waitFor('some payouts sent by pay-1', () => sandbox.ledger().length > 20);
+      await waitFor('some payouts sent', () => sandbox.ledger().length > 20);
       await stopChild(first.child, 'SIGKILL');
       const sentByFirst = sandbox.ledger().length;
       expect(sentByFirst).toBeLessThan(200);
@@ -45,34 +45,48 @@ const postgresAbsent = postgresMissing();
       for (const host of [first, second]) expect(host.log()).not.toContain('DeprecationWarning');
     });
 
-    /** The hosts that claimed rows to send, from the journal's audit of each claim. */
-    const sendingHosts = async (url: string): Promise<string[]> => {
+    /** The rows `sql` reads from the journal's database at `url`. */
+    const rowsOf = async <T extends object>(url: string, sql: string): Promise<T[]> => {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
-        const { rows } = await client.query<{ host: string }>(
-          // Some reasons are a caller's English, not JSON: only the claims' are cast.
-          `SELECT DISTINCT split_part(claimed::json->>'owner', ':', 1) AS host
-           FROM (SELECT reason AS claimed FROM audit WHERE reason LIKE '{"code":"auditClaimed"%') c
-           ORDER BY host`,
-        );
-        return rows.map((row) => row.host);
+        return (await client.query<T>(sql)).rows;
       } finally {
         await client.end();
       }
     };
 
-    it('two hosts work at once: both send rows of two files, each row paid once, each result written once', async () => {
+    /** The hosts that claimed rows to send, from the journal's audit of each claim. */
+    const sendingHosts = async (url: string): Promise<string[]> =>
+      (
+        await rowsOf<{ host: string }>(
+          url,
+          // Some reasons are a caller's English, not JSON: only the claims' are cast.
+          `SELECT DISTINCT split_part(claimed::json->>'owner', ':', 1) AS host
+           FROM (SELECT reason AS claimed FROM audit WHERE reason LIKE '{"code":"auditClaimed"%') c
+           ORDER BY host`,
+        )
+      ).map((row) => row.host);
+
+    /** Each file or batch claimed, and by which host. */
+    const claimsOf = (url: string) =>
+      rowsOf<{ kind: string; host: string }>(
+        url,
+        `SELECT split_part(key, ':', 1) AS kind, host FROM work_claims ORDER BY key`,
+      );
+
+    it('three hosts work at once: each sends rows of two files, each row paid once, each file moved once', async () => {
       const sandbox = hosts.sandbox();
       const { home, env } = await hosts.home('together', { PAYOUTS_CONCURRENCY: '4' });
       const journal = env.PAYOUTS_JOURNAL ?? '';
       // Sending outlasts reading both files: each host has rows left to send once it is free.
       sandbox.setFaults({ latencyMs: 150 });
-      const both = [startHost(env, 'pay-1'), startHost(env, 'pay-2')];
-      await waitFor('both hosts started', () => both.every((host) => host.log().includes('"msg"')));
+      const names = ['pay-1', 'pay-2', 'pay-3'];
+      const all = names.map((name) => startHost(env, name));
+      await waitFor('every host started', () => all.every((host) => host.log().includes('"msg"')));
       const files = { 'folha-a.csv': 'a', 'folha-b.csv': 'b' };
       for (const [name, prefix] of Object.entries(files)) {
-        writeFileSync(join(home, 'inbox', name), payrollFile(prefix, 200));
+        writeFileSync(join(home, 'inbox', name), payrollFile(prefix, 300));
       }
       // Bounded far above its time alone (about 30 s): the machine may be busy.
       await waitFor(
@@ -81,10 +95,16 @@ const postgresAbsent = postgresMissing();
         180_000,
       );
 
-      expect(await sendingHosts(journal)).toEqual(['pay-1', 'pay-2']);
+      expect(await sendingHosts(journal)).toEqual(names);
       const counts = ledgerCounts(sandbox);
       expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
-      expect(counts.size).toBe(400);
+      expect(counts.size).toBe(600);
+      // Each file moved once, to archive/, and one result for each.
+      const archived = Object.keys(files).map((name) => dated(name));
+      expect(readdirSync(join(home, 'archive')).sort()).toEqual(archived);
+      for (const folder of ['inbox', 'processing', 'rejected']) {
+        expect(readdirSync(join(home, folder)).filter((name) => name.endsWith('.csv'))).toEqual([]);
+      }
       const results = readdirSync(join(home, 'results')).filter((name) =>
         name.endsWith('.result.csv'),
       );
@@ -95,10 +115,9 @@ const postgresAbsent = postgresMissing();
           readFileSync(join(home, 'results', result), 'utf8')
             .trimEnd()
             .split('\n'),
-        ).toHaveLength(201);
+        ).toHaveLength(301);
       }
-      expect(readdirSync(join(home, 'processing'))).toEqual([]);
-      for (const host of both) expect(await stopChild(host.child)).toBe(0);
+      for (const host of all) expect(await stopChild(host.child)).toBe(0);
     }, 240_000);
 
     it('a host dies reading a file: the other leaves it while the claim lives, then reads it on, each row once', async () => {
@@ -128,6 +147,42 @@ const postgresAbsent = postgresMissing();
       expect(counts.size).toBe(1500);
       const result = readFileSync(join(home, 'results', dated('folha.csv', 'result')), 'utf8');
       expect(result.trimEnd().split('\n')).toHaveLength(1501);
+      expect(await stopChild(second.child)).toBe(0);
+    }, 240_000);
+
+    it('a host killed finishing a batch: the other leaves it while the claim lives, then archives it once', async () => {
+      const sandbox = hosts.sandbox();
+      const { home, env } = await hosts.home('finisher');
+      const journal = env.PAYOUTS_JOURNAL ?? '';
+      writeFileSync(join(home, 'inbox', 'folha.csv'), payrollFile('f', 50));
+      // pay-1 alone pays the file and freezes about to archive it, the batch claimed.
+      const first = startHost({ ...env, PAYOUTS_FAILPOINT: 'archiving-file:1:stop' }, 'pay-1');
+      await waitFor('pay-1 frozen finishing folha.csv', () =>
+        first.log().includes('failpoint archiving-file: stopped'),
+      );
+      expect(await claimsOf(journal)).toEqual([{ kind: 'batch', host: 'pay-1' }]);
+      const second = startHost(env, 'pay-2');
+      await waitFor('pay-2 saying folha.csv paid', () =>
+        second.log().includes('folha.csv: resumed; 50 paid'),
+      );
+      expect(second.log()).not.toContain('archived');
+      expect(existsSync(join(home, 'processing', 'folha.csv'))).toBe(true);
+      await stopChild(first.child, 'SIGKILL');
+
+      // Once pay-1's lock is stale (30 s after its last heartbeat), pay-2 archives the file.
+      await waitFor(
+        'folha.csv archived by pay-2',
+        () => existsSync(join(home, 'archive', dated('folha.csv'))),
+        180_000,
+      );
+      expect(readdirSync(join(home, 'archive'))).toEqual([dated('folha.csv')]);
+      expect(readdirSync(join(home, 'processing'))).toEqual([]);
+      const counts = ledgerCounts(sandbox);
+      expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
+      expect(counts.size).toBe(50);
+      const result = readFileSync(join(home, 'results', dated('folha.csv', 'result')), 'utf8');
+      expect(result.trimEnd().split('\n')).toHaveLength(51);
+      expect(await claimsOf(journal)).toEqual([]);
       expect(await stopChild(second.child)).toBe(0);
     }, 240_000);
   },
