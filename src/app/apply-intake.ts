@@ -6,7 +6,7 @@
  * short).
  */
 import { basename, dirname } from 'node:path';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { formatDuration } from '../config/duration.js';
 import { systemCodeOf } from '../errors.js';
 import type { Config } from '../config/schema.js';
@@ -21,6 +21,7 @@ import {
 } from '../inbox/approval.js';
 import type { FileState } from '../messages/file-state.js';
 import { moveInto, payoutFiles, reject, type Folders } from '../inbox/folders.js';
+import { fileClaimOf, type WorkerClaims } from '../inbox/lock.js';
 import { settledByAge } from '../inbox/readiness.js';
 import { skippedFiles } from '../inbox/skipped.js';
 import type {
@@ -31,6 +32,7 @@ import type {
   JournalIntake,
   JournalReports,
   JournalRetries,
+  WorkClaim,
 } from '../journal/journal.js';
 import { JournalError } from '../journal/journal.js';
 import { CATALOGS } from '../messages/catalog.js';
@@ -94,6 +96,10 @@ export async function applyIntake(
   }
   // What arrived joins processing/, beside what an earlier run left there.
   const arrived = new Set<string>();
+  // Files of processing/ this process has claimed, until it has read them.
+  const reading = new Map<string, WorkClaim>();
+  // Files of processing/ another host is reading: their batches are that host's to list.
+  const readElsewhere = new Set<string>();
   const settle = formatDuration(config.inboxSettle);
   for (const file of payoutFiles(folders.inbox)) {
     const action = planFile({
@@ -103,10 +109,22 @@ export async function applyIntake(
       ready: isReady(file),
       settle,
     });
-    const moved = action.kind === 'take' ? moveInto(file, folders.processing) : undefined;
+    let why: Said = action.kind === 'leave' ? action.why : { code: 'processingFull' };
+    let moved: string | undefined;
+    if (action.kind === 'take') {
+      // Claimed before it is moved: a host that finds it claimed leaves it to the claim's.
+      const taken = await claimFile(options.claims, file);
+      if (taken === undefined) continue; // moved on by another host meanwhile
+      if ('host' in taken) why = { code: 'takenByHost', host: taken.host };
+      else {
+        moved = moveInto(file, folders.processing);
+        if (moved && taken.claim) reading.set(moved, taken.claim);
+        else if (taken.claim) await options.claims?.release(taken.claim);
+        if (!moved && !existsSync(file)) continue; // taken by another host meanwhile
+      }
+    }
     if (moved) arrived.add(moved);
     else {
-      const why: Said = action.kind === 'leave' ? action.why : { code: 'processingFull' };
       summaries.push({
         ...(await summarise(
           journal,
@@ -133,6 +151,25 @@ export async function applyIntake(
     let action: ReadAction;
     if (found.kind === 'resume') action = found;
     else {
+      if (!reading.has(file)) {
+        const taken = await claimFile(options.claims, file);
+        if (taken === undefined) continue; // moved on by another host meanwhile
+        if ('host' in taken) {
+          readElsewhere.add(basename(file));
+          summaries.push({
+            ...(await summarise(
+              journal,
+              file,
+              undefined,
+              ['waiting', 'being read by another host'],
+              [{ code: 'takenByHost', host: taken.host }],
+            )),
+            fileWaits: true,
+          });
+          continue;
+        }
+        if (taken.claim) reading.set(file, taken.claim);
+      }
       let read: Awaited<ReturnType<typeof ingestFile>>;
       try {
         read = await ingestFile(
@@ -161,7 +198,14 @@ export async function applyIntake(
       stat && memory?.seen.set(file, { batchId, size: stat.size, mtimeMs: stat.mtimeMs });
     const summary = await applyToFile(action, { journal, folders, config, hintFlags, remember });
     if (summary) summaries.push(summary);
+    // Read, and moved on where the plan said: any host may follow its batch now.
+    const claim = reading.get(file);
+    reading.delete(file);
+    if (claim) await options.claims?.release(claim);
   }
+  // Stopped before reading them: any host takes them next. A pass that throws leaves its
+  // claims to its lock: this process takes them again, another host once the lock is gone.
+  for (const claim of reading.values()) await options.claims?.release(claim);
   const listed = planListedBatches({
     awaitingApproval: await awaitingBatches(journal, folders, {
       hintFlags,
@@ -171,6 +215,7 @@ export async function applyIntake(
     open: options.signal.aborted ? [] : await openBatches(journal),
     admitting: options.signal.aborted ? [] : await journal.batchesIn('admitting'),
     handled: new Set(summaries.flatMap((summary) => summary.batchId ?? [])),
+    readElsewhere,
     hintFlags,
   });
   for (const {
@@ -189,6 +234,22 @@ export async function applyIntake(
     });
   }
   return summaries;
+}
+
+/**
+ * Takes a file for this process before it is moved or read: the claim to give back once
+ * it is read (none when this process is the home's only worker), the host that has it,
+ * or undefined when it is gone.
+ */
+async function claimFile(
+  claims: WorkerClaims | undefined,
+  file: string,
+): Promise<{ claim: WorkClaim | undefined } | { host: string } | undefined> {
+  if (!claims) return { claim: undefined };
+  const claim = await fileClaimOf(file);
+  if (!claim) return undefined;
+  const attempt = await claims.take(claim);
+  return attempt.taken ? { claim } : { host: attempt.host };
 }
 
 /**

@@ -149,6 +149,8 @@ export interface BatchFacts {
   admitting: readonly { id: number; fileName: string }[];
   /** Batches of the files this pass handled: named once. */
   handled: ReadonlySet<number>;
+  /** Names of files in processing/ another host is reading: their batches are its to name. */
+  readElsewhere: ReadonlySet<string>;
   hintFlags: string;
 }
 
@@ -198,8 +200,10 @@ export function planListedBatches(facts: BatchFacts): ListedBatch[] {
   // Every file in processing/ was read, so an open batch not handled has its file
   // elsewhere (archived before a retry opened it again, or moved away by hand): its rows
   // are still sent, followed and written into its result like any file's.
+  const mine = (batch: { id: number; fileName: string }) =>
+    !facts.handled.has(batch.id) && !facts.readElsewhere.has(batch.fileName);
   const open = facts.open
-    .filter((batch) => !facts.handled.has(batch.id))
+    .filter((batch) => mine(batch))
     .map((batch): ListedBatch => {
       const how: Pick<ListedBatch, 'state' | 'outcome' | 'problems'> = batch.retried
         ? { state: 'retried', outcome: 'sent again on purpose (payouts retry)', problems: [] }
@@ -226,7 +230,7 @@ export function planListedBatches(facts: BatchFacts): ListedBatch[] {
   // Every file in processing/ was read, so a batch still `admitting` lost its file while
   // a run that was reading it died: its rows wait, unsent, for the same bytes.
   const cutShort = facts.admitting
-    .filter((batch) => !facts.handled.has(batch.id))
+    .filter((batch) => mine(batch))
     .map((batch): ListedBatch => ({
       file: batch.fileName,
       batchId: batch.id,

@@ -26,6 +26,7 @@ import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import type { FileState } from '../messages/file-state.js';
 import { batchesGivenAs } from '../inbox/holds.js';
 import { groupId, moveInto, type Folders } from '../inbox/folders.js';
+import type { WorkerClaims } from '../inbox/lock.js';
 import {
   describePendingTooLong,
   pendingTooLong,
@@ -46,6 +47,8 @@ import {
   type JournalReports,
   type JournalStore,
   type RowTotals,
+  type BatchRecord,
+  type WorkClaim,
   writeJournalView,
 } from '../journal/journal.js';
 import { behindTheGateway } from '../journal/open-for-work.js';
@@ -57,6 +60,7 @@ import { writeResultFile } from '../results/result-file.js';
 import { applyIntake, type IntakeJournal } from './apply-intake.js';
 import { engineFor } from './engine-for.js';
 import type { Clock } from '../runtime/clock.js';
+import { failpoint } from '../runtime/failpoint.js';
 
 export interface FileSummary {
   file: string;
@@ -96,6 +100,11 @@ export interface PassOptions {
   isReady?: (path: string) => boolean;
   /** State kept between the passes of one process. */
   memory?: PassMemory;
+  /**
+   * What this process takes for itself beside other hosts (an inbox file, a batch to
+   * finish); absent, it is the home's only worker and takes everything.
+   */
+  claims?: WorkerClaims;
   /** The journal's clock, which the engine reads and sleeps on (tests move both). */
   clock: Clock;
   /** Global flags the commands in hints need (` --config "…"`), '' by default. */
@@ -238,6 +247,7 @@ export async function runPass(
         options.memory,
         now(),
         options.hintFlags ?? '',
+        options.claims,
       ),
     );
   }
@@ -313,6 +323,7 @@ async function finishFile(
   memory: PassMemory | undefined,
   now: number,
   hintFlags: string,
+  claims: WorkerClaims | undefined,
 ): Promise<FileSummary> {
   const batch = summary.batchId === null ? undefined : await journal.batch(summary.batchId);
   // No batch: the file could not even be read, so it has no rows to count.
@@ -330,6 +341,26 @@ async function finishFile(
       problems: [...summary.problems, describePendingTooLong(overdue, hintFlags)],
     };
   }
+  // One host finishes a batch at a time: its result written and its file moved once.
+  const claim: WorkClaim = { kind: 'batch', batchId: batch.id };
+  if (claims && !(await claims.take(claim)).taken) return { ...summary, ...totals };
+  try {
+    return await finishClaimed(journal, folders, config, summary, batch, totals, memory);
+  } finally {
+    await claims?.release(claim);
+  }
+}
+
+/** finishFile, once this process has the batch to itself. */
+async function finishClaimed(
+  journal: JournalBatches & JournalReports & JournalApproval & JournalGateway,
+  folders: Folders,
+  config: Config,
+  summary: FileSummary,
+  batch: BatchRecord,
+  totals: RowTotals,
+  memory: PassMemory | undefined,
+): Promise<FileSummary> {
   const path = join(folders.processing, summary.file);
   const inProcessing = existsSync(path);
   if (summary.fileNeedsAPerson || (!inProcessing && !summary.fileElsewhere)) {
@@ -377,6 +408,7 @@ async function finishFile(
     memory?.written.delete(batch.id);
     outcome = `${outcome}; every row final`;
   } else if (finished) {
+    failpoint('archiving-file');
     const archived = moveInto(
       path,
       folders.archive,

@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.js';
 import { POLLING } from '../engine/policy.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { payoutFiles, type Folders } from '../inbox/folders.js';
+import type { WorkerClaims } from '../inbox/lock.js';
 import { settledOnOurClock } from '../inbox/readiness.js';
 import type { Clock } from '../runtime/clock.js';
 import { exitCodeOf, runPass, type PassJournal, type PassReport } from './pass.js';
@@ -15,6 +16,8 @@ export interface RunDeps {
   folders: Folders;
   /** The home's journal, its lock held by this process. */
   journal: PassJournal;
+  /** What this process takes for itself beside other hosts' (see PassOptions). */
+  claims?: WorkerClaims;
   /** Opened once the inbox was looked at, closed when the pass ends, whatever happens. */
   openGateway: () => Promise<{ client: GatewayClient; close(): Promise<void> }>;
   /**
@@ -57,6 +60,7 @@ export async function runInbox(deps: RunDeps): Promise<PassReport & { exitCode: 
         signal,
         pollPolicy: POLLING,
         isReady,
+        ...(deps.claims ? { claims: deps.claims } : {}),
         clock: deps.clock,
         note: progress.note,
       });

@@ -12,6 +12,7 @@ import { POLLING, POLLING_WITH_POSTBACKS } from '../engine/policy.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import { isPayoutFileName, payoutFiles, type Folders } from '../inbox/folders.js';
+import type { WorkerClaims } from '../inbox/lock.js';
 import { settledFiles } from '../inbox/readiness.js';
 import { ClockBehindError } from '../journal/clock-behind.js';
 import { journalErrorInEnglish } from '../journal/failures.js';
@@ -36,6 +37,8 @@ export interface ServeDeps {
   folders: Folders;
   /** The home's journal, its lock held by this process. */
   journal: PassJournal;
+  /** What this process takes for itself beside other hosts' (see PassOptions). */
+  claims?: WorkerClaims;
   gateway: GatewayClient;
   logger: Logger;
   /** The journal's clock, read and slept on (a rescan's wait, a failed pass's pause). */
@@ -136,6 +139,7 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
           ...(postbackUrl === undefined ? {} : { postbackUrl }),
           doorbell,
           isReady,
+          ...(deps.claims ? { claims: deps.claims } : {}),
           memory,
           clock: deps.clock,
           note: (text) => logger.warn(text),

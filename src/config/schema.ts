@@ -239,7 +239,7 @@ export const ConfigSchema = z.strictObject({
     )
     .nullable()
     .describe(
-      'where the journal is: `null`, the SQLite file `journal.db` in the home, for one host; a PostgreSQL URL (`postgres://payouts@db.example.com:5432/payouts`, or `postgresql://`), one database the hosts sharing the home keep their journal in, one of them working at a time (docs/several-hosts.md). Its password is never printed (`payouts doctor` and every message name the server as `postgres://USER@HOST:PORT/DATABASE`); keep it in the environment file beside the token, or in `~/.pgpass`',
+      'where the journal is: `null`, the SQLite file `journal.db` in the home, for one host; a PostgreSQL URL (`postgres://payouts@db.example.com:5432/payouts`, or `postgresql://`), one database the hosts sharing the home keep their journal in, working at once (docs/several-hosts.md). Its password is never printed (`payouts doctor` and every message name the server as `postgres://USER@HOST:PORT/DATABASE`); keep it in the environment file beside the token, or in `~/.pgpass`',
     ),
   hostName: z
     .string()

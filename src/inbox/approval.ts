@@ -8,8 +8,7 @@
  * Files are matched to batches by their bytes, never by name: what is released is
  * exactly what was validated and reported, whatever a person renamed.
  */
-import { createHash } from 'node:crypto';
-import { appendFileSync, createReadStream, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { formatCents } from '../messages/money.js';
 import { givenName, commandTarget } from '../csv/given-name.js';
@@ -26,7 +25,7 @@ import type {
 import { CATALOGS, type Catalog } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
 import { maskPersonalData } from '../runtime/mask.js';
-import { moveInto, payoutFiles, reject, type Folders } from './folders.js';
+import { moveInto, payoutFiles, reject, sha256Of, type Folders } from './folders.js';
 import { ANSWERED } from './holds.js';
 import type { Said } from '../messages/said.js';
 import { say } from '../messages/say.js';
@@ -39,13 +38,6 @@ type Replacing = JournalBatches & JournalReports & JournalApproval;
 
 /** Invalid rows listed in a report; the result file has them all. */
 const REPORT_ERRORS = 200;
-
-/** The bytes' SHA-256, as the journal keys batches. */
-async function sha256Of(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
 
 /** What a waiting batch would send once approved: its queued payouts. */
 export async function toBeSent(

@@ -4,11 +4,13 @@
  * the journal sits beside them.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   chownSync,
   constants,
   copyFileSync,
+  createReadStream,
   existsSync,
   linkSync,
   mkdirSync,
@@ -22,6 +24,13 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../config/load.js';
+
+/** A file's SHA-256, read as a stream: a payout file may be hundreds of megabytes. */
+export async function sha256Of(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
 
 export interface Folders {
   home: string;

@@ -1,18 +1,26 @@
 /**
- * One worker per home folder at a time: `payouts run` and `payouts watch` hold a lock in
- * the journal while they work, renewed by a heartbeat. A second one waits or steps back
- * with a clear message. The lock is a courtesy on top of the row claims, which alone keep
- * every payout to one sender: a lock taken over from a stalled holder pays nobody twice,
- * and the stalled holder, when it wakes and finds its lock gone, stops.
+ * One worker per home folder at a time on each host: `payouts run` and `payouts watch`
+ * hold a lock in the journal while they work, renewed by a heartbeat. A second one on the
+ * host waits or steps back with a clear message. On a journal hosts share (PostgreSQL)
+ * each host has a lock of its own, and what is one host's at a time (an inbox file taken
+ * and read, a batch finished) it takes by a claim that lives as long as its lock. The lock
+ * is a courtesy on top of the row claims, which alone keep every payout to one sender: a
+ * lock taken over from a stalled holder pays nobody twice, and the stalled holder, when it
+ * wakes and finds its lock gone, stops.
  */
+import { statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { formatElapsed } from '../config/duration.js';
-import type { JournalLocks, LockHolder } from '../journal/journal.js';
+import type { JournalLocks, LockHolder, WorkClaim } from '../journal/journal.js';
 import { JournalError } from '../journal/journal-error.js';
 import type { Clock } from '../runtime/clock.js';
 import { workerName } from '../runtime/worker-name.js';
+import { sha256Of } from './folders.js';
 
-/** The lock of the home folder in the journal: one worker at a time. */
-export const HOME_LOCK = 'home';
+/** The lock a process of `host` takes: the home's, or on a journal hosts share, the host's. */
+export function homeLockName(host: string, perHost: boolean): string {
+  return perHost ? `home@${host}` : 'home';
+}
 /** A holder silent this long is gone (it renews every HEARTBEAT_MS). */
 const STALE_MS = 30_000;
 const HEARTBEAT_MS = 5_000;
@@ -25,6 +33,14 @@ export type HomeCommand = 'run' | 'watch' | 'journal copy';
 
 export interface HomeLock {
   release(): Promise<void>;
+  /** What this worker takes for itself beside other hosts; none where it works alone. */
+  claims: WorkerClaims | undefined;
+}
+
+/** What a worker takes for itself while it holds the home's lock: see JournalLocks.takeClaim. */
+export interface WorkerClaims {
+  take(claim: WorkClaim): Promise<{ taken: true } | { taken: false; host: string }>;
+  release(claim: WorkClaim): Promise<void>;
 }
 
 /** Whether a process of this host is still running. */
@@ -48,6 +64,8 @@ export async function lockHome(
     command: HomeCommand;
     /** This host's name: a holder of this host is judged by its pid, another's by its heartbeat. */
     host: string;
+    /** The journal is shared by hosts (PostgreSQL): the lock is this host's, not the home's. */
+    perHost: boolean;
     waitMs: number;
     signal: AbortSignal;
     /** The process's clock, for the wait; the lock's own times are the journal's. */
@@ -69,12 +87,13 @@ export async function lockHome(
     command: options.command,
   };
   const { clock } = options;
+  const name = homeLockName(options.host, options.perHost);
   const until = clock.now() + options.waitMs;
   let told = false;
   for (;;) {
     let attempt;
     try {
-      attempt = await journal.takeLock(HOME_LOCK, me, STALE_MS, isRunning);
+      attempt = await journal.takeLock(name, me, STALE_MS, isRunning);
     } catch (error) {
       if (!isAway(error) || !options.onAway) throw error;
       // A database restarting or cut off: the wait goes on, as for a holder.
@@ -91,7 +110,7 @@ export async function lockHome(
   }
   const renew = async (): Promise<void> => {
     try {
-      if (await journal.renewLock(HOME_LOCK, me.holder)) return;
+      if (await journal.renewLock(name, me.holder)) return;
       options.onLost(
         'the home folder lock was taken over by another process while this one stalled',
       );
@@ -110,15 +129,32 @@ export async function lockHome(
   const heartbeat = setInterval(() => void renew(), HEARTBEAT_MS);
   heartbeat.unref();
   return {
+    claims: options.perHost
+      ? {
+          take: (claim) => journal.takeClaim(claim, me, STALE_MS),
+          release: (claim) => journal.releaseClaim(claim, me.holder),
+        }
+      : undefined,
     async release() {
       clearInterval(heartbeat);
       try {
-        await journal.releaseLock(HOME_LOCK, me.holder);
+        await journal.releaseLock(name, me.holder);
       } catch {
         // It ends with its heartbeat anyway, STALE_MS from now.
       }
     },
   };
+}
+
+/** A payout file as a claim, by its bytes; undefined when it is gone (another host moved it). */
+export async function fileClaimOf(path: string): Promise<WorkClaim | undefined> {
+  try {
+    const { size } = statSync(path);
+    return { kind: 'file', name: basename(path), size, sha256: await sha256Of(path) };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /** "the daemon, payouts watch, pid 123 on host, since 2026-11-23T07:00:00.000Z" */

@@ -53,6 +53,7 @@ import type {
   ResultEntry,
   RetryResult,
   RowTotals,
+  WorkClaim,
 } from './types.js';
 
 export type * from './types.js';
@@ -423,6 +424,19 @@ export interface JournalLocks {
   releaseLock(name: string, holder: string): Promise<void>;
   /** The hosts seen at work in the last `withinMs`, the locks' holders and the live leases. */
   hostsSeen(withinMs: number): Promise<HostsSeen>;
+  /**
+   * Takes `claim` for the lock holder `me` when no other holder has it, or its holder's
+   * lock is stale (its heartbeat older than `staleMs`, or gone): a claim lives as long as
+   * its holder's lock. Otherwise says the host that has it. A journal one host works on
+   * (SQLite: the home's one lock) gives every claim.
+   */
+  takeClaim(
+    claim: WorkClaim,
+    me: { holder: string; host: string },
+    staleMs: number,
+  ): Promise<{ taken: true } | { taken: false; host: string }>;
+  /** Gives `claim` back, when `holder` has it. */
+  releaseClaim(claim: WorkClaim, holder: string): Promise<void>;
 }
 
 /** Reports: what became of a batch's lines, its result lines, a payout and its history. */

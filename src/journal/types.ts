@@ -267,6 +267,13 @@ export interface HostsSeen {
   leases: { owner: string; rows: number; until: number }[];
 }
 
+/**
+ * What one host takes for itself on a journal several hosts work on: an inbox file, by
+ * its bytes, while it is taken and read into a batch; a batch, while it is finished.
+ */
+export type WorkClaim =
+  { kind: 'file'; name: string; size: number; sha256: string } | { kind: 'batch'; batchId: number };
+
 /** Rows of a batch per state (other lines per kind), and their cents. */
 export interface RowTotals {
   rows: Partial<Record<LineOutcome, number>>;

@@ -363,6 +363,8 @@ const said: SaidTexts = {
     `waiting for it to settle: it is taken once its size and time have not changed for ${settle} (inboxSettle), or when a ${file}.done beside it says it is complete`,
   processingFull: () =>
     'nine files of that name are still in processing/: it is taken once one of them is archived',
+  takenByHost: ({ host }) =>
+    `the host ${host} is taking it in: its rows are sent by whichever host is free once it has read it whole`,
   cannotRead: ({ systemCode, permission }) =>
     permission
       ? `cannot be read (${systemCode}): the user running payouts may not read it (it was saved readable by its owner only); give it read access and drop it in the inbox again, and see payouts doctor for making every file dropped in the inbox readable`

@@ -414,6 +414,8 @@ const said: SaidTexts = {
     `aguardando que ele pare de mudar: é recebido quando seu tamanho e sua hora de modificação ficarem ${settle} sem mudar (inboxSettle), ou quando um ${file}.done ao lado disser que está completo`,
   processingFull: () =>
     'nove arquivos com esse nome ainda estão em processing/: ele é recebido quando um deles for arquivado',
+  takenByHost: ({ host }) =>
+    `o servidor ${host} está recebendo o arquivo: as linhas dele são enviadas pelo servidor que estiver livre quando ele terminar de ler o arquivo inteiro`,
   cannotRead: ({ systemCode, permission }) =>
     permission
       ? `não pode ser lido (${systemCode}): o usuário que executa o payouts não tem permissão para lê-lo (ele foi salvo legível só por quem o criou); dê permissão de leitura a ele e ponha-o na entrada de novo, e veja no payouts doctor como deixar legível todo arquivo posto na entrada`

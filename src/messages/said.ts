@@ -313,6 +313,8 @@ export type Said =
   // Files that wait, or cannot be taken.
   | { code: 'waitingToSettle'; settle: string; file: string }
   | { code: 'processingFull' }
+  /** Another host sharing the journal is taking or reading it (a claim in the journal). */
+  | { code: 'takenByHost'; host: string }
   /** `permission`: the user running payouts may not read it (a file saved owner-only). */
   | { code: 'cannotRead'; systemCode: string; permission: boolean }
   | { code: 'awaitingApproval'; file: string; hintFlags: string }

@@ -24,7 +24,9 @@ export type Failpoint =
   /** An unknown row just marked `sending` again for a re-send; the request has not left. */
   | 'after-resend-commit'
   /** A copy of the journal has written a chunk into PostgreSQL; nothing is committed. */
-  | 'copying-chunk';
+  | 'copying-chunk'
+  /** Every row of a batch is final and its result written; its file is not yet archived. */
+  | 'archiving-file';
 
 const [armedName, armedCount, armedAction] = (process.env[FAILPOINT_VARIABLE] ?? '').split(':');
 let reached = 0;

@@ -126,6 +126,7 @@ describe('the batches a pass names from the journal alone', () => {
     open: [],
     admitting: [],
     handled: new Set(),
+    readElsewhere: new Set(),
     hintFlags: '',
   };
 
@@ -278,5 +279,15 @@ describe('the batches a pass names from the journal alone', () => {
         fileElsewhere: false,
       },
     ]);
+  });
+
+  it('leaves a batch another host is reading to that host: neither cut short nor elsewhere', () => {
+    const listed = planListedBatches({
+      ...none,
+      admitting: [{ id: 5, fileName: 'folha.csv' }],
+      open: [{ id: 6, fileName: 'bonus.csv', retried: false, waitingRetry: false, problems: [] }],
+      readElsewhere: new Set(['folha.csv', 'bonus.csv']),
+    });
+    expect(listed).toEqual([]);
   });
 });

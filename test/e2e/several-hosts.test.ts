@@ -1,5 +1,6 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { stopChild } from '../support/cli.js';
 import { dated } from '../support/files.js';
@@ -17,24 +18,22 @@ const postgresAbsent = postgresMissing();
     const hosts = useHostsOfOneHome();
     const startHost = hosts.start;
 
-    it('a host killed mid-batch: the host waiting beside it takes the home over and finishes, each row once', async () => {
+    it('a host killed mid-batch: the host working beside it takes its claims over and finishes, each row once', async () => {
       const sandbox = hosts.sandbox();
       const { home, env } = await hosts.home('hosts');
       const first = startHost(env, 'pay-1');
       await waitFor('pay-1 working', () => first.log().includes('"msg"'));
       const second = startHost(env, 'pay-2');
-      await waitFor('pay-2 waiting for pay-1', () =>
-        /is working on this home folder: waiting for it/.test(second.log()),
-      );
-      expect(second.log()).toContain('on pay-1');
+      await waitFor('pay-2 working', () => second.log().includes('"msg"'));
 
       writeFileSync(join(home, 'inbox', 'folha.csv'), payrollFile('h', 200));
-      await waitFor('some payouts sent by pay-1', () => sandbox.ledger().length > 20);
+      await waitFor('some payouts sent', () => sandbox.ledger().length > 20);
       await stopChild(first.child, 'SIGKILL');
       const sentByFirst = sandbox.ledger().length;
       expect(sentByFirst).toBeLessThan(200);
 
-      // pay-2 takes over once pay-1's heartbeat is stale, and its claims' leases ended.
+      // pay-2 takes pay-1's file or batch once pay-1's heartbeat is stale, and its rows
+      // once their leases ended.
       await waitFor('folha.csv archived by pay-2', () =>
         existsSync(join(home, 'archive', dated('folha.csv'))),
       );
@@ -45,5 +44,146 @@ const postgresAbsent = postgresMissing();
       // Node prints it once per process: a query sent on a connection still busy with another.
       for (const host of [first, second]) expect(host.log()).not.toContain('DeprecationWarning');
     });
+
+    /** The rows `sql` reads from the journal's database at `url`. */
+    const rowsOf = async <T extends object>(url: string, sql: string): Promise<T[]> => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query<T>(sql)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+
+    /** The hosts that claimed rows to send, from the journal's audit of each claim. */
+    const sendingHosts = async (url: string): Promise<string[]> =>
+      (
+        await rowsOf<{ host: string }>(
+          url,
+          // Some reasons are a caller's English, not JSON: only the claims' are cast.
+          `SELECT DISTINCT split_part(claimed::json->>'owner', ':', 1) AS host
+           FROM (SELECT reason AS claimed FROM audit WHERE reason LIKE '{"code":"auditClaimed"%') c
+           ORDER BY host`,
+        )
+      ).map((row) => row.host);
+
+    /** Each file or batch claimed, and by which host. */
+    const claimsOf = (url: string) =>
+      rowsOf<{ kind: string; host: string }>(
+        url,
+        `SELECT split_part(key, ':', 1) AS kind, host FROM work_claims ORDER BY key`,
+      );
+
+    it('three hosts work at once: each sends rows of two files, each row paid once, each file moved once', async () => {
+      const sandbox = hosts.sandbox();
+      const { home, env } = await hosts.home('together', { PAYOUTS_CONCURRENCY: '4' });
+      const journal = env.PAYOUTS_JOURNAL ?? '';
+      // Sending outlasts reading both files: each host has rows left to send once it is free.
+      sandbox.setFaults({ latencyMs: 150 });
+      const names = ['pay-1', 'pay-2', 'pay-3'];
+      const all = names.map((name) => startHost(env, name));
+      await waitFor('every host started', () => all.every((host) => host.log().includes('"msg"')));
+      const files = { 'folha-a.csv': 'a', 'folha-b.csv': 'b' };
+      for (const [name, prefix] of Object.entries(files)) {
+        writeFileSync(join(home, 'inbox', name), payrollFile(prefix, 300));
+      }
+      // Bounded far above its time alone (about 30 s): the machine may be busy.
+      await waitFor(
+        'both files archived',
+        () => Object.keys(files).every((name) => existsSync(join(home, 'archive', dated(name)))),
+        180_000,
+      );
+
+      expect(await sendingHosts(journal)).toEqual(names);
+      const counts = ledgerCounts(sandbox);
+      expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
+      expect(counts.size).toBe(600);
+      // Each file moved once, to archive/, and one result for each.
+      const archived = Object.keys(files).map((name) => dated(name));
+      expect(readdirSync(join(home, 'archive')).sort()).toEqual(archived);
+      for (const folder of ['inbox', 'processing', 'rejected']) {
+        expect(readdirSync(join(home, folder)).filter((name) => name.endsWith('.csv'))).toEqual([]);
+      }
+      const results = readdirSync(join(home, 'results')).filter((name) =>
+        name.endsWith('.result.csv'),
+      );
+      expect(results.sort()).toEqual(Object.keys(files).map((name) => dated(name, 'result')));
+      for (const result of results) {
+        // A heading, then one line per line of the file read.
+        expect(
+          readFileSync(join(home, 'results', result), 'utf8')
+            .trimEnd()
+            .split('\n'),
+        ).toHaveLength(301);
+      }
+      for (const host of all) expect(await stopChild(host.child)).toBe(0);
+    }, 240_000);
+
+    it('a host dies reading a file: the other leaves it while the claim lives, then reads it on, each row once', async () => {
+      const sandbox = hosts.sandbox();
+      const { home, env } = await hosts.home('reader');
+      writeFileSync(join(home, 'inbox', 'folha.csv'), payrollFile('r', 1500));
+      // Frozen as its first chunk of rows is about to be written: the file claimed, in processing/.
+      const first = startHost({ ...env, PAYOUTS_FAILPOINT: 'admitting-chunk:1:stop' }, 'pay-1');
+      await waitFor('pay-1 frozen reading folha.csv', () =>
+        first.log().includes('failpoint admitting-chunk: stopped'),
+      );
+      const second = startHost(env, 'pay-2');
+      await waitFor('pay-2 leaving folha.csv to pay-1', () =>
+        second.log().includes('the host pay-1 is taking it in'),
+      );
+      expect(second.log()).not.toMatch(/reading cut short/);
+      await stopChild(first.child, 'SIGKILL');
+
+      // Once pay-1's lock is stale (30 s after its last heartbeat), pay-2 reads the file on.
+      await waitFor(
+        'folha.csv archived by pay-2',
+        () => existsSync(join(home, 'archive', dated('folha.csv'))),
+        180_000,
+      );
+      const counts = ledgerCounts(sandbox);
+      expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
+      expect(counts.size).toBe(1500);
+      const result = readFileSync(join(home, 'results', dated('folha.csv', 'result')), 'utf8');
+      expect(result.trimEnd().split('\n')).toHaveLength(1501);
+      expect(await stopChild(second.child)).toBe(0);
+    }, 240_000);
+
+    it('a host killed finishing a batch: the other leaves it while the claim lives, then archives it once', async () => {
+      const sandbox = hosts.sandbox();
+      const { home, env } = await hosts.home('finisher');
+      const journal = env.PAYOUTS_JOURNAL ?? '';
+      writeFileSync(join(home, 'inbox', 'folha.csv'), payrollFile('f', 50));
+      // pay-1 alone pays the file and freezes about to archive it, the batch claimed.
+      const first = startHost({ ...env, PAYOUTS_FAILPOINT: 'archiving-file:1:stop' }, 'pay-1');
+      await waitFor('pay-1 frozen finishing folha.csv', () =>
+        first.log().includes('failpoint archiving-file: stopped'),
+      );
+      expect(await claimsOf(journal)).toEqual([{ kind: 'batch', host: 'pay-1' }]);
+      const second = startHost(env, 'pay-2');
+      await waitFor('pay-2 saying folha.csv paid', () =>
+        second.log().includes('folha.csv: resumed; 50 paid'),
+      );
+      expect(second.log()).not.toContain('archived');
+      expect(existsSync(join(home, 'processing', 'folha.csv'))).toBe(true);
+      await stopChild(first.child, 'SIGKILL');
+
+      // Once pay-1's lock is stale (30 s after its last heartbeat), pay-2 archives the file.
+      await waitFor(
+        'folha.csv archived by pay-2',
+        () => existsSync(join(home, 'archive', dated('folha.csv'))),
+        180_000,
+      );
+      expect(readdirSync(join(home, 'archive'))).toEqual([dated('folha.csv')]);
+      expect(readdirSync(join(home, 'processing'))).toEqual([]);
+      const counts = ledgerCounts(sandbox);
+      expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
+      expect(counts.size).toBe(50);
+      const result = readFileSync(join(home, 'results', dated('folha.csv', 'result')), 'utf8');
+      expect(result.trimEnd().split('\n')).toHaveLength(51);
+      expect(await claimsOf(journal)).toEqual([]);
+      expect(await stopChild(second.child)).toBe(0);
+    }, 240_000);
   },
 );

@@ -29,6 +29,7 @@ describe('waiting for the home folder lock', () => {
     const waitedFor: string[] = [];
     const result = await lockHome(journal, {
       command: 'run',
+      perHost: false,
       host: hostname(),
       waitMs: 60_000,
       signal: new AbortController().signal,

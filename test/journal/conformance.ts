@@ -88,6 +88,8 @@ const MEMBERS: Record<keyof Journal, true> = {
   takeLock: true,
   renewLock: true,
   releaseLock: true,
+  takeClaim: true,
+  releaseClaim: true,
   hostsSeen: true,
   rowTotalsOfBatch: true,
   resultEntries: true,
@@ -1662,6 +1664,59 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         expect(await journal.takeLock('home', on('pay-2', 'c'), 60_000, gone)).toEqual({
           taken: true,
         });
+      });
+
+      it('two hosts claiming one file at once: one has it while its lock lives, then the other', async () => {
+        const journal = await open();
+        // A journal hosts share (PostgreSQL); SQLite has one host, which every claim is given.
+        const shared = (await journal.describe()).kind === 'postgres';
+        const threads = await openThreads(2);
+        const host = (i: number) => ({ holder: `p-${i}`, host: `h${i}` });
+        // Each host's lock, as lockHome takes it: a claim lives as long as its holder's lock.
+        for (const i of [0, 1]) {
+          const me = { ...host(i), pid: i + 1, command: 'watch' };
+          expect(await journal.takeLock(`home@h${i}`, me, 60_000, () => true)).toEqual({
+            taken: true,
+          });
+        }
+        const file = { kind: 'file', name: 'folha.csv', size: 120, sha256: 'ab12' } as const;
+        const answers = await Promise.all(
+          threads.map((thread, i) => thread.call('takeClaim', [file, host(i), 60_000], clock)),
+        );
+        if (!shared) {
+          expect(answers).toEqual([{ taken: true }, { taken: true }]);
+          await journal.releaseClaim(file, 'p-0');
+          return;
+        }
+        const won = answers.findIndex((answer) => answer.taken);
+        const lost = 1 - won;
+        expect(answers[lost]).toEqual({ taken: false, host: `h${won}` });
+        // Its holder takes it again; the other is refused until it is given back.
+        expect(await journal.takeClaim(file, host(won), 60_000)).toEqual({ taken: true });
+        await journal.releaseClaim(file, `p-${lost}`); // not its claim: nothing changes
+        expect(await journal.takeClaim(file, host(lost), 60_000)).toEqual({
+          taken: false,
+          host: `h${won}`,
+        });
+        await journal.releaseClaim(file, `p-${won}`);
+        expect(await journal.takeClaim(file, host(lost), 60_000)).toEqual({ taken: true });
+        // A batch to finish, whose holder's lock goes stale: the other host takes it over.
+        const finishing = { kind: 'batch', batchId: await journal.recordBatch(batch, []) } as const;
+        expect(await journal.takeClaim(finishing, host(won), 60_000)).toEqual({ taken: true });
+        expect(await journal.takeClaim(finishing, host(lost), 60_000)).toMatchObject({
+          taken: false,
+        });
+        // Judged by the store's clock, as the lock is: a host ten minutes ahead takes nothing live.
+        clock = (await leaseNow()) + 600_000;
+        expect(await journal.takeClaim(finishing, host(lost), 60_000)).toEqual({
+          taken: false,
+          host: `h${won}`,
+        });
+        expect(await journal.renewLock(`home@h${lost}`, `p-${lost}`)).toBe(true);
+        expect(await journal.takeClaim(finishing, host(lost), ENDED)).toEqual({ taken: true });
+        // Its lock gone (released, or taken by a new process of its host): so is its claim.
+        await journal.releaseLock(`home@h${lost}`, `p-${lost}`);
+        expect(await journal.takeClaim(file, host(won), 60_000)).toEqual({ taken: true });
       });
 
       it('names a result file once: one name for one batch asked twice, two for two batches', async () => {

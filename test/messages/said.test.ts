@@ -321,6 +321,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   },
   waitingToSettle: { code: 'waitingToSettle', settle: '10s', file: 'folha.csv' },
   processingFull: { code: 'processingFull' },
+  takenByHost: { code: 'takenByHost', host: 'pay-2' },
   cannotRead: { code: 'cannotRead', systemCode: 'EACCES', permission: true },
   awaitingApproval: { code: 'awaitingApproval', file: 'folha.csv', hintFlags: '' },
   answerApproves: { code: 'answerApproves' },

@@ -21,7 +21,10 @@ export interface WatchHost {
 export function useHostsOfOneHome(): {
   sandbox(): Sandbox;
   /** A home whose journal is the database `database`, and its hosts' environment. */
-  home(database: string): Promise<{ home: string; env: Record<string, string> }>;
+  home(
+    database: string,
+    settings?: Record<string, string>,
+  ): Promise<{ home: string; env: Record<string, string> }>;
   /** `payouts watch` as the host `hostName` with `env`. */
   start(env: Record<string, string>, hostName: string): WatchHost;
 } {
@@ -42,13 +45,14 @@ export function useHostsOfOneHome(): {
   };
   return {
     sandbox: current,
-    home: async (database) =>
+    home: async (database, settings = {}) =>
       sandboxHome(folder(), current().url, {
         PAYOUTS_JOURNAL: await postgres.made(database),
         PAYOUTS_LOG_LEVEL: 'info',
         PAYOUTS_INBOX_SETTLE: '300ms',
         PAYOUTS_INBOX_RESCAN: '300ms',
         ...QUICK_TIMEOUTS,
+        ...settings,
       }),
     start: (env, hostName) => {
       const child = spawn(process.execPath, [BIN, 'watch'], {

@@ -23,6 +23,8 @@ import { postgresBinaries, postgresMissing, usePostgres } from './postgres.js';
 
 export interface JournalStore {
   readonly name: string;
+  /** Hosts sharing the home work at once, each holding a lock of its own (homeLockName). */
+  readonly hostsAtOnce: boolean;
   /** A home on the gateway at `gatewayUrl` whose journal this store keeps, and its commands' environment. */
   home(
     folder: string,
@@ -74,6 +76,7 @@ async function sqliteBackup(from: string, to: string): Promise<void> {
 /** The journal of a home: the file `journal.db` in it. */
 const sqlite: JournalStore = {
   name: 'SQLite',
+  hostsAtOnce: false,
   home: sandboxHome,
   read: async (home, look) => {
     const location = sqliteAt(home);
@@ -176,6 +179,7 @@ function postgresStore(): JournalStore {
   const dumpBeside = (folder: string) => `${folder}.journal.dump`;
   return {
     name: 'PostgreSQL',
+    hostsAtOnce: true,
     home: (folder, gatewayUrl, settings = {}) => {
       const { home, env } = sandboxHome(folder, gatewayUrl, settings);
       databases.set(home, `journal_${databases.size + 1}`);

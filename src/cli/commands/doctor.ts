@@ -16,7 +16,7 @@ import { formatCents } from '../../messages/money.js';
 import { sayInEnglish } from '../../messages/say.js';
 import { GatewayError } from '../../gateway/errors.js';
 import { defaultAclLetsRead, parseDefaultAcl, readDefaultAcl } from '../../inbox/default-acl.js';
-import { HOME_LOCK } from '../../inbox/lock.js';
+import { homeLockName } from '../../inbox/lock.js';
 import {
   homeFolders,
   SHARED_MODES,
@@ -318,7 +318,9 @@ function hostChecks(hosts: readonly HostAtWork[], now: number): Check[] {
         ? `not seen in the last ${formatElapsed(HOSTS_WINDOW_MS)}`
         : `seen ${formatElapsed(now - seenAt)} ago`,
       ...holds.map((name) =>
-        name === HOME_LOCK ? 'holds the home folder' : `holds the lock ${name}`,
+        name === homeLockName(host, true) || name === homeLockName(host, false)
+          ? 'at work on the home folder'
+          : `holds the lock ${name}`,
       ),
       leased === undefined
         ? 'no rows under its leases'

@@ -46,6 +46,8 @@ export function journalCommand(io: CliIo, { command: { journal: words } }: HelpT
             const lock = await lockHome(journal, {
               command: VERB,
               host: hostNameOf(config.hostName),
+              // The SQLite journal it copies: one host's.
+              perHost: false,
               waitMs: 0,
               signal: lost.signal,
               clock: io.clock,

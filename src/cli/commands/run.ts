@@ -8,7 +8,7 @@ import type { DryRunFile } from '../../engine/dry-run.js';
 import { ensureFolders, homeFolders, type Folders } from '../../inbox/folders.js';
 import { runInbox } from '../../app/run.js';
 import { rehearseRun } from '../../app/rehearse.js';
-import { daemonInTheWay, describeHolder, lockHome } from '../../inbox/lock.js';
+import { daemonInTheWay, describeHolder, lockHome, type WorkerClaims } from '../../inbox/lock.js';
 import { warnPendingTooLong } from '../../inbox/pending-alert.js';
 import { listenForStopSignal } from '../../runtime/signals.js';
 import type { Journal } from '../../journal/journal.js';
@@ -24,7 +24,7 @@ import {
 import { ExitError, usageError } from '../exit-error.js';
 import { startProgress } from '../progress.js';
 import { CATALOGS } from '../../messages/catalog.js';
-import { openWorkJournal, readHomeJournal } from '../work-journal.js';
+import { homeJournalAt, openWorkJournal, readHomeJournal } from '../work-journal.js';
 import { describeFile } from '../../app/describe-file.js';
 import { say, sayInEnglish } from '../../messages/say.js';
 import type { HelpTexts } from '../../messages/catalog.js';
@@ -93,6 +93,7 @@ export function runCommand(io: CliIo, { command: { run: words }, usage }: HelpTe
         const lock = await lockHome(journal, {
           command: 'run',
           host: hostNameOf(config.hostName),
+          perHost: homeJournalAt(folders, config).kind === 'postgres',
           waitMs,
           signal: stop.signal,
           clock: io.clock,
@@ -117,7 +118,7 @@ export function runCommand(io: CliIo, { command: { run: words }, usage }: HelpTe
           );
         }
         try {
-          await work();
+          await work(lock.claims);
         } finally {
           await lock.release();
         }
@@ -127,7 +128,7 @@ export function runCommand(io: CliIo, { command: { run: words }, usage }: HelpTe
         await journal.close();
       }
 
-      async function work(): Promise<void> {
+      async function work(claims: WorkerClaims | undefined): Promise<void> {
         const {
           files: final,
           stopped,
@@ -136,6 +137,7 @@ export function runCommand(io: CliIo, { command: { run: words }, usage }: HelpTe
           config,
           folders,
           journal,
+          ...(claims ? { claims } : {}),
           openGateway: () => openGateway(context, journal),
           // A bar on a terminal only: cron's log gets the summary, not a line every 2 s.
           showProgress: () =>

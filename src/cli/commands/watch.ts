@@ -14,7 +14,7 @@ import {
   type GlobalOptions,
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
-import { openWorkJournal } from '../work-journal.js';
+import { homeJournalAt, openWorkJournal } from '../work-journal.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
@@ -56,6 +56,7 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
         const lock = await lockHome(journal, {
           command: 'watch',
           host: hostNameOf(config.hostName),
+          perHost: homeJournalAt(folders, config).kind === 'postgres',
           waitMs: Number.MAX_SAFE_INTEGER,
           signal: stop.signal,
           clock: io.clock,
@@ -79,6 +80,7 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
               config,
               folders,
               journal,
+              ...(lock.claims ? { claims: lock.claims } : {}),
               gateway: gateway.client,
               logger,
               clock: io.clock,

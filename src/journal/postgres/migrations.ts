@@ -179,4 +179,23 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       );
     `,
   },
+  {
+    version: 4,
+    sql: `
+      -- What one host of several takes for itself: an inbox file (by its bytes) while it
+      -- is taken and read, a batch while it is finished. A claim lives as long as its
+      -- holder's lock (locks.holder) keeps its heartbeat.
+      CREATE TABLE work_claims (
+        key text PRIMARY KEY,
+        holder text NOT NULL,
+        host text NOT NULL,
+        file_name text,
+        file_size bigint,
+        sha256 text,
+        batch_id bigint REFERENCES batches (id),
+        taken_at bigint NOT NULL
+      );
+      CREATE INDEX locks_by_holder ON locks (holder);
+    `,
+  },
 ];

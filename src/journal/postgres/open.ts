@@ -20,6 +20,7 @@ import { inTransaction, onPool, poolFor, type Runner } from './connection.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { createBatches } from './batches.js';
 import { createPayouts } from './payouts.js';
+import { createClaims } from './claims.js';
 import { createReports } from './reports.js';
 import { createRetries } from './retries.js';
 import { reasonOf, toBatch } from '../sqlite/context.js';
@@ -447,6 +448,7 @@ async function openOn(
     ...createBatches(pool, pooled, clock),
     ...createRetries(pool, pooled, clock),
     ...createReports(pooled),
+    ...createClaims(pool, pooled, clock),
   };
   return answering(journal, address);
 }

@@ -12,6 +12,7 @@ import { keptMessage } from '../kept-message.js';
 import { english, reasonColumn } from '../sqlite/context.js';
 import { admit, documentKey, payloadHash, type Covering } from '../admission.js';
 import { JournalError } from '../journal-error.js';
+import { failpoint } from '../../runtime/failpoint.js';
 import type { Journal } from '../journal.js';
 import { isResumed, planAdmission } from '../rules/admission.js';
 import {
@@ -640,8 +641,9 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
   }
 
   return {
-    admitPayouts: (batchId, payouts, rules) =>
-      transaction(async (tx, rows, now) => {
+    admitPayouts: (batchId, payouts, rules) => {
+      failpoint('admitting-chunk');
+      return transaction(async (tx, rows, now) => {
         await tx.rows(admissionLock, {});
         const row = await rows.batchRow(batchId);
         if (!row) throw new JournalError('refused', `batch ${batchId} is not in the journal`);
@@ -688,7 +690,8 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
         }
         await journalWaiting();
         return admitted;
-      }),
+      });
+    },
 
     known: (orderId) => rowsOn(pooled, clock()).knownOf(orderId, null),
 

@@ -108,5 +108,8 @@ export function createLocks(
         leases: statements.liveLeases.all(at),
       };
     },
+    // One host works on a SQLite journal, the home's lock holder: every claim is its own.
+    takeClaim: () => ({ taken: true }),
+    releaseClaim: () => undefined,
   };
 }
