@@ -133,8 +133,9 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
   deps.setHealth(() => void logHealth());
   let stopWaking: (() => Promise<void>) | undefined;
   try {
-    // Whichever host's receiver took a postback, the journal tells the one following it.
-    stopWaking = await wakeOnPollNow(journal, doorbell);
+    // Whichever host's receiver took a postback, the journal tells the one following it
+    // (hosts share their settings: without a receiver here, none takes postbacks).
+    if (receiver) stopWaking = await wakeOnPollNow(journal, doorbell);
     const postbackUrl = receiver
       ? `${config.postbackPublicUrl ?? receiver.url}/postback/${postbackSecret(folders.home)}`
       : undefined;
