@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openPostgresJournalReadOnly } from '../../src/journal/postgres/open.js';
+import { postbackSecret } from '../../src/postback/secret.js';
 import { stopChild } from '../support/cli.js';
 import { closedPort } from '../support/gateway.js';
 import { useHostsOfOneHome } from '../support/hosts.js';
@@ -24,7 +25,7 @@ const postgresAbsent = postgresMissing();
   () => {
     const hosts = useHostsOfOneHome();
 
-    it('a postback received by the host standing by wakes the host following the payout', async () => {
+    it('a postback received by the host standing by wakes the host following the payout; one naming no payout changes nothing', async () => {
       const sandbox = hosts.sandbox();
       const { home, env } = await hosts.home('woken');
       const [portA, portB] = [await closedPort(), await closedPort()];
@@ -69,6 +70,16 @@ const postgresAbsent = postgresMissing();
           async () => (await journal.countsByState())['paid']?.count === 3,
           WOKEN_WITHIN_MS,
         );
+
+        // A postback naming a payout no host follows is taken, and changes nothing.
+        const before = await journal.countsByState();
+        const stray = await fetch(`http://127.0.0.1:${portB}/postback/${postbackSecret(home)}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ transactionId: 999_999, orderId: 'nobody', status: 'paid' }),
+        });
+        expect(stray.status).toBe(204);
+        expect(await journal.countsByState()).toEqual(before);
       } finally {
         await journal.close();
       }
