@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { watch } from 'chokidar';
 import { systemCodeOf } from '../errors.js';
 import type { Config } from '../config/schema.js';
-import { Doorbell, nudgeOnPostback } from '../engine/follow.js';
+import { Doorbell, nudgeOnPostback, wakeOnPollNow } from '../engine/follow.js';
 import { POLLING, POLLING_WITH_POSTBACKS } from '../engine/policy.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
@@ -16,7 +16,7 @@ import type { WorkerClaims } from '../inbox/lock.js';
 import { settledFiles } from '../inbox/readiness.js';
 import { ClockBehindError } from '../journal/clock-behind.js';
 import { journalErrorInEnglish } from '../journal/failures.js';
-import type { JournalReports } from '../journal/journal.js';
+import type { JournalFollowing, JournalReports } from '../journal/journal.js';
 import { JournalLossError } from '../journal/open-for-work.js';
 import { describeFile } from './describe-file.js';
 import { CATALOGS } from '../messages/catalog.js';
@@ -49,6 +49,8 @@ export interface ServeDeps {
   hintFlags: string;
   /** Given what logs a health line, once the daemon can say one (SIGUSR2). */
   setHealth: (report: () => void) => void;
+  /** The postback receiver (`receivePostbacks`); absent, payouts are followed by polling alone. */
+  receiver?: PostbackReceiver | undefined;
 }
 
 /** How the daemon ended: stopped by its signal, or failed on what does not mend itself. */
@@ -68,14 +70,48 @@ export async function healthOf(
   };
 }
 
+/**
+ * The postback receiver `postbackListen` asks for, or undefined when it is null. A
+ * postback brings its payout's poll forward in the journal, which wakes the process
+ * following it (`onPollNow`), this one or, on a journal hosts share, another.
+ */
+export async function receivePostbacks(
+  deps: Pick<ServeDeps, 'config' | 'folders' | 'logger'> & {
+    journal: JournalFollowing & JournalReports;
+  },
+): Promise<{ receiver: PostbackReceiver | undefined } | { failed: true; why: string }> {
+  const { config, folders, journal, logger } = deps;
+  if (!config.postbackListen) return { receiver: undefined };
+  const [, host = '', port = ''] = /^\[?(.*?)\]?:(\d+)$/.exec(config.postbackListen) ?? [];
+  // A damaged secret file is its own error, with its path: not a failure to listen.
+  const secret = postbackSecret(folders.home);
+  let receiver: PostbackReceiver;
+  try {
+    receiver = await startPostbackReceiver({
+      host,
+      port: Number(port),
+      secret,
+      onPostback: nudgeOnPostback(journal),
+      health: () => healthOf(journal, folders),
+    });
+  } catch (error) {
+    const code = systemCodeOf(error) ?? (error as Error).message;
+    return {
+      failed: true,
+      why: `cannot listen for postbacks on ${config.postbackListen} (${code})`,
+    };
+  }
+  logger.info(`postback receiver listening on ${receiver.url} (GET /healthz for health)`);
+  return { receiver };
+}
+
 export async function serve(deps: ServeDeps): Promise<ServeEnd> {
-  const { config, folders, journal, logger, signal: stop } = deps;
+  const { config, folders, journal, logger, receiver, signal: stop } = deps;
   // Its lines on each file are for the accountant too: in their words, as `run` says them.
   const words = CATALOGS[config.language ?? 'en'];
   const mark = (await journal.gatewayKind()) === 'sandbox' ? `${words.sandboxMoved}: ` : '';
   const doorbell = new Doorbell();
   const health = () => healthOf(journal, folders);
-  let receiver: PostbackReceiver | undefined;
   // Files events only wake the loop early; the rescan finds every file regardless.
   const arrivals = new Doorbell();
   const watcher = watch([folders.inbox, folders.approved], {
@@ -98,28 +134,11 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
   // Not awaited by the timer or the signal: logHealth says its own failure.
   const healthTimer = setInterval(() => void logHealth(), HEALTH_EVERY_MS);
   deps.setHealth(() => void logHealth());
+  let stopWaking: (() => Promise<void>) | undefined;
   try {
-    if (config.postbackListen) {
-      const [, host = '', port = ''] = /^\[?(.*?)\]?:(\d+)$/.exec(config.postbackListen) ?? [];
-      // A damaged secret file is its own error, with its path: not a failure to listen.
-      const secret = postbackSecret(folders.home);
-      try {
-        receiver = await startPostbackReceiver({
-          host,
-          port: Number(port),
-          secret,
-          onPostback: nudgeOnPostback(journal, doorbell),
-          health,
-        });
-      } catch (error) {
-        const code = systemCodeOf(error) ?? (error as Error).message;
-        return {
-          failed: true,
-          why: `cannot listen for postbacks on ${config.postbackListen} (${code})`,
-        };
-      }
-      logger.info(`postback receiver listening on ${receiver.url} (GET /healthz for health)`);
-    }
+    // Whichever host's receiver took a postback, the journal tells the one following it
+    // (hosts share their settings: without a receiver here, none takes postbacks).
+    if (receiver) stopWaking = await wakeOnPollNow(journal, doorbell);
     const postbackUrl = receiver
       ? `${config.postbackPublicUrl ?? receiver.url}/postback/${postbackSecret(folders.home)}`
       : undefined;
@@ -188,6 +207,6 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
   } finally {
     clearInterval(healthTimer);
     await watcher.close();
-    await receiver?.close();
+    await stopWaking?.();
   }
 }

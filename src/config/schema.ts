@@ -114,7 +114,7 @@ export const ConfigSchema = z.strictObject({
     .regex(/^(\[[0-9a-fA-F:.]+\]|[\w.-]+):\d{1,5}$/, 'expected host:port, such as 127.0.0.1:8787')
     .nullable()
     .describe(
-      "`host:port` where `payouts watch` receives the gateway's postbacks; `null`: no receiver, payouts are followed by polling alone",
+      "`host:port` where `payouts watch` receives the gateway's postbacks (on a PostgreSQL journal, also while it waits for another host: the host following the payout is told); `null`: no receiver, payouts are followed by polling alone",
     ),
   postbackPublicUrl: z
     .url({ protocol: /^https?$/ })

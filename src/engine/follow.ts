@@ -130,15 +130,27 @@ export class Settling {
 
 /**
  * What a postback does: when it names a payout we follow (by transactionId, or by
- * orderId), that payout's poll falls due now and the loop is woken. Nothing else.
+ * orderId), that payout's poll falls due now, and the journal tells the loop following it
+ * (`wakeOnPollNow`), in this process or another. Nothing else.
  */
 export function nudgeOnPostback(
   journal: JournalFollowing,
-  doorbell: Doorbell,
 ): (hint: { transactionId?: number; orderId?: string }) => Promise<void> {
   return async (hint) => {
-    if (await journal.pollNow(hint)) doorbell.ring(hint);
+    await journal.pollNow(hint);
   };
+}
+
+/**
+ * Rings `doorbell` for each payout a postback brought forward, whichever process took it,
+ * until the returned stop; without a name when the journal may have missed some, so the
+ * loop looks at what is due again.
+ */
+export function wakeOnPollNow(
+  journal: JournalFollowing,
+  doorbell: Doorbell,
+): Promise<() => Promise<void>> {
+  return journal.onPollNow((orderId) => doorbell.ring(orderId === undefined ? {} : { orderId }));
 }
 
 /**

@@ -399,6 +399,13 @@ export interface JournalFollowing {
    */
   pollNow(hint: { transactionId?: number; orderId?: string }): Promise<boolean>;
   /**
+   * Tells `woken` the orderId of each payout a postback brought forward (`pollNow`) from
+   * now on, by this process or any other on the journal, until the returned stop is
+   * called; with no orderId when some may have gone untold (the store was away): look
+   * again. One untold costs its payout a wait for its next poll, nothing else.
+   */
+  onPollNow(woken: (orderId?: string) => void): Promise<() => Promise<void>>;
+  /**
    * Brings forward the polls of a batch's pending payouts to `afterSentMs` after each
    * one's last send (now, for those already past it); a poll planned sooner stays.
    * Returns how many were brought forward.

@@ -25,7 +25,12 @@ import { fileURLToPath } from 'node:url';
 import { requestBudget } from '../../dist/engine/budget.js';
 import { sendQueued } from '../../dist/engine/engine.js';
 import { checkFirstSends } from '../../dist/engine/first-send.js';
-import { Doorbell, followPending, nudgeOnPostback } from '../../dist/engine/follow.js';
+import {
+  Doorbell,
+  followPending,
+  nudgeOnPostback,
+  wakeOnPollNow,
+} from '../../dist/engine/follow.js';
 import { POLLING, POLLING_WITH_POSTBACKS } from '../../dist/engine/policy.js';
 import { createGatewayPool } from '../../dist/engine/pool.js';
 import { createGatewayClient } from '../../dist/gateway/client.js';
@@ -88,13 +93,14 @@ async function follow(mode) {
   const journal = openJournal(sqliteJournalAt(join(folder, 'journal.db')));
   const gateway = clientOf(sandbox.url);
   const doorbell = new Doorbell();
+  const stopWaking = await wakeOnPollNow(journal, doorbell);
   const receiver =
     mode === 'postbacks'
       ? await startPostbackReceiver({
           host: '127.0.0.1',
           port: 0,
           secret: SECRET,
-          onPostback: nudgeOnPostback(journal, doorbell),
+          onPostback: nudgeOnPostback(journal),
         })
       : undefined;
   try {
@@ -169,6 +175,7 @@ async function follow(mode) {
     };
   } finally {
     await receiver?.close();
+    await stopWaking();
     await journal.close();
     await gateway.close();
     await sandbox.close();

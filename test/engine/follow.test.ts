@@ -7,6 +7,7 @@ import {
   Doorbell,
   followPending,
   nudgeOnPostback,
+  wakeOnPollNow,
   type FollowOptions,
 } from '../../src/engine/follow.js';
 import { startPostbackReceiver } from '../../src/postback/receiver.js';
@@ -350,11 +351,12 @@ describe('following pending payouts against the sandbox over HTTP', () => {
       await admitKeys(keys, 'g');
       polls = 0;
       const doorbell = new Doorbell();
+      const stopWaking = await wakeOnPollNow(journal, doorbell);
       const receiver = await startPostbackReceiver({
         host: '127.0.0.1',
         port: 0,
         secret: SECRET,
-        onPostback: nudgeOnPostback(journal, doorbell),
+        onPostback: nudgeOnPostback(journal),
       });
       try {
         const withPostbacks = {
@@ -371,6 +373,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
         expect(polls).toBeLessThan(pollingAlone);
       } finally {
         await receiver.close();
+        await stopWaking();
       }
     });
 
@@ -379,11 +382,12 @@ describe('following pending payouts against the sandbox over HTTP', () => {
       await admitKeys(['a@example.com']);
       await send({ pollPolicy: POLLING_WITH_POSTBACKS });
       const doorbell = new Doorbell();
+      const stopWaking = await wakeOnPollNow(journal, doorbell);
       const receiver = await startPostbackReceiver({
         host: '127.0.0.1',
         port: 0,
         secret: SECRET,
-        onPostback: nudgeOnPostback(journal, doorbell),
+        onPostback: nudgeOnPostback(journal),
       });
       try {
         const transactionId = (await journal.payout('f-0'))?.transactionId as number;
@@ -404,6 +408,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
         });
       } finally {
         await receiver.close();
+        await stopWaking();
       }
     });
   });

@@ -12,6 +12,7 @@ import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { JournalError, type Claim, type Journal } from '../../src/journal/journal.js';
 import { restoreOf } from '../../src/journal/loss.js';
 import { canMove, type RowState } from '../../src/journal/states.js';
+import { waitFor } from '../support/wait.js';
 import { journalThread, type JournalThread, type OpenedElsewhere } from './journal-thread.js';
 
 /** A store the suite runs against: journals of one test opened with one name are one journal. */
@@ -78,6 +79,7 @@ const MEMBERS: Record<keyof Journal, true> = {
   claimPaid: true,
   nextPollAt: true,
   pollNow: true,
+  onPollNow: true,
   pollBatchSooner: true,
   markResending: true,
   move: true,
@@ -101,7 +103,7 @@ const MEMBERS: Record<keyof Journal, true> = {
   heldRowsOfBatch: true,
 };
 
-const request = (orderId: string, value = 1000): CashOutRequest => ({
+export const request = (orderId: string, value = 1000): CashOutRequest => ({
   value,
   pixKeyType: 0,
   pixKey: '52998224725',
@@ -829,6 +831,30 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       expect((await journal.claimDue('b', 10, 30_000)).map((c) => c.orderId)).toEqual(['p-2']);
       expect(await journal.pollNow({ transactionId: 999 })).toBe(false);
       expect(await journal.pollNow({ orderId: 'nobody' })).toBe(false);
+    });
+
+    it('tells who listens the orderId of each payout a postback brings forward, in turn, and nothing of one it does not name', async () => {
+      const { journal } = await openWithPayouts(['p-1', 'p-2']);
+      const [first] = await journal.claimToSend('a', 2, 30_000);
+      await journal.move('p-1', first!.fence, 'pending', 'created', {
+        transactionId: 7,
+        nextPollAt: clock + 60_000,
+      });
+      const heard: (string | undefined)[] = [];
+      const stop = await journal.onPollNow((orderId) => heard.push(orderId));
+      expect(await journal.pollNow({ orderId: 'nobody' })).toBe(false);
+      expect(await journal.pollNow({ transactionId: 7 })).toBe(true);
+      expect(await journal.pollNow({ orderId: 'p-2' })).toBe(true); // still sending
+      await waitFor('p-2 told', () => heard.includes('p-2'), 10_000);
+      expect(heard).toEqual(['p-1', 'p-2']);
+
+      await stop();
+      const after: (string | undefined)[] = [];
+      const stopAfter = await journal.onPollNow((orderId) => after.push(orderId));
+      expect(await journal.pollNow({ transactionId: 7 })).toBe(true);
+      await waitFor('p-1 told again', () => after.includes('p-1'), 10_000);
+      expect(heard).toEqual(['p-1', 'p-2']); // stopped: told nothing more
+      await stopAfter();
     });
 
     it("brings a batch's polls forward to a time after each payout's own send: never later than planned, never another batch's", async () => {

@@ -1,6 +1,7 @@
 import { hostNameOf } from '../../runtime/worker-name.js';
 import { Command } from 'commander';
-import { serve } from '../../app/serve.js';
+import { receivePostbacks, serve } from '../../app/serve.js';
+import type { PostbackReceiver } from '../../postback/receiver.js';
 import { ensureFolders, homeFolders } from '../../inbox/folders.js';
 import { describeHolder, lockHome } from '../../inbox/lock.js';
 import type { Journal } from '../../journal/journal.js';
@@ -52,7 +53,16 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
         throw error;
       }
       let lostLock = false;
+      let receiver: PostbackReceiver | undefined;
+      const receive = async (): Promise<PostbackReceiver | undefined> => {
+        const started = await receivePostbacks({ config, folders, journal, logger });
+        if ('failed' in started) throw new ExitError(1, `payouts watch: ${started.why}`);
+        return started.receiver;
+      };
       try {
+        // On a journal hosts share, a host standing by takes postbacks too (a load balancer
+        // may send them any host's way): the journal tells the host following the payout.
+        if ((await journal.describe()).kind === 'postgres') receiver = await receive();
         const lock = await lockHome(journal, {
           command: 'watch',
           host: hostNameOf(config.hostName),
@@ -73,6 +83,7 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
         });
         if ('heldBy' in lock) return; // stopped while waiting
         try {
+          receiver ??= await receive();
           const gateway = await openGateway(context, journal);
           let end;
           try {
@@ -87,6 +98,7 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
               signal: stop.signal,
               hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
               setHealth: (report) => (health = report),
+              receiver,
             });
           } finally {
             await gateway.close();
@@ -96,6 +108,7 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
           await lock.release();
         }
       } finally {
+        await receiver?.close();
         stopSignal.close();
         process.off('SIGUSR2', onHealthSignal);
         await journal.close();

@@ -17,6 +17,7 @@ import type { GatewayKind, JournalIdentity, JournalState, LockHolder } from '../
 import { postgresAddress } from '../location.js';
 import type { RowState } from '../states.js';
 import { inTransaction, onPool, poolFor, type Runner } from './connection.js';
+import { listenTo, POSTBACK_CHANNEL } from './listen.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { createBatches } from './batches.js';
 import { createPayouts } from './payouts.js';
@@ -310,6 +311,7 @@ async function openOn(
     sendingSaved.catch(() => undefined);
   };
   const payouts = createPayouts(pool, pooled, clock);
+  const listening = new Set<() => Promise<void>>();
 
   const journal: Journal = {
     path: address,
@@ -336,6 +338,7 @@ async function openOn(
     },
     gatewayKind: async () => (await one<{ kind: GatewayKind }>(statements.boundGateway, {}))?.kind,
     close: async () => {
+      await Promise.all([...listening].map((stop) => stop()));
       if (!pool.ended) await pool.end();
     },
 
@@ -444,6 +447,17 @@ async function openOn(
       const changed = await payouts.markResending(...args);
       if (changed) committed();
       return changed;
+    },
+    onPollNow: async (woken) => {
+      const stop = await listenTo(location.url, POSTBACK_CHANNEL, {
+        payload: (orderId) => woken(orderId),
+        again: () => woken(),
+      });
+      const stopOnce = async (): Promise<void> => {
+        if (listening.delete(stopOnce)) await stop();
+      };
+      listening.add(stopOnce);
+      return stopOnce;
     },
     ...createBatches(pool, pooled, clock),
     ...createRetries(pool, pooled, clock),

@@ -52,6 +52,7 @@ import {
   type Rows,
 } from './rows.js';
 import { toCandidate, type CandidateRow } from '../sqlite/rows.js';
+import { POSTBACK_CHANNEL } from './listen.js';
 import { AT, CLUSTER_NOW, statement } from './sql.js';
 import type pg from 'pg';
 
@@ -289,14 +290,21 @@ const statements = {
     `UPDATE payouts SET next_poll_at = ${AT}, fence = nextval('claim_epochs'),
        lease_owner = NULL, lease_until = NULL
      WHERE state = 'pending' AND (transaction_id = @transactionId::bigint
-       OR (@transactionId::bigint IS NULL AND order_id = @orderId))`,
+       OR (@transactionId::bigint IS NULL AND order_id = @orderId))
+     RETURNING order_id`,
   ),
   // One still sending or unknown is polled as soon as it is pending.
   pollSoon: statement<PollHint>(
     'poll-soon',
     `UPDATE payouts SET next_poll_at = ${AT}
      WHERE state IN ('sending', 'unknown')
-       AND (transaction_id = @transactionId::bigint OR order_id = @orderId)`,
+       AND (transaction_id = @transactionId::bigint OR order_id = @orderId)
+     RETURNING order_id`,
+  ),
+  // Heard at the commit by every host listening (listen.ts), the one following it among them.
+  tellPollNow: statement<{ orderId: string }>(
+    'tell-poll-now',
+    `SELECT pg_notify('${POSTBACK_CHANNEL}', @orderId)`,
   ),
   // Only ever sooner: a poll a postback brought forward, or a row already due, stays.
   pollBatchSooner: statement<Now & { batchId: number; afterSentMs: number }>(
@@ -872,8 +880,14 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
           transactionId: hint.transactionId ?? null,
           orderId: hint.orderId ?? null,
         };
-        const pending = await tx.count(statements.pollPendingNow, params);
-        return pending + (await tx.count(statements.pollSoon, params)) > 0;
+        const named = [
+          ...(await tx.rows<{ order_id: string }, PollHint>(statements.pollPendingNow, params)),
+          ...(await tx.rows<{ order_id: string }, PollHint>(statements.pollSoon, params)),
+        ];
+        for (const { order_id: orderId } of named) {
+          await tx.rows(statements.tellPollNow, { orderId });
+        }
+        return named.length > 0;
       }),
 
     pollBatchSooner: (batchId, afterSentMs) =>

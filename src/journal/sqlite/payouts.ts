@@ -112,14 +112,16 @@ export function createPayouts(
     nextPollAt: db.prepare<[], { at: number | null }>(`
       SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts INDEXED BY payouts_by_poll_due
       WHERE state = 'pending' AND transaction_id IS NOT NULL`),
-    pollPendingNow: db.prepare<PollHint>(`
+    pollPendingNow: db.prepare<PollHint, { order_id: string }>(`
       UPDATE payouts SET next_poll_at = @now, fence = fence + 1, lease_owner = NULL, lease_until = NULL
       WHERE state = 'pending'
-        AND (transaction_id = @transactionId OR (@transactionId IS NULL AND order_id = @orderId))`),
-    pollSoon: db.prepare<PollHint>(`
+        AND (transaction_id = @transactionId OR (@transactionId IS NULL AND order_id = @orderId))
+      RETURNING order_id`),
+    pollSoon: db.prepare<PollHint, { order_id: string }>(`
       UPDATE payouts SET next_poll_at = @now
       WHERE state IN ('sending', 'unknown')
-        AND (transaction_id = @transactionId OR order_id = @orderId)`),
+        AND (transaction_id = @transactionId OR order_id = @orderId)
+      RETURNING order_id`),
     // Only ever sooner: a poll a postback brought forward, or a row already due, stays.
     pollBatchSooner: db.prepare<{ now: number; batchId: number; afterSentMs: number }>(`
       UPDATE payouts SET next_poll_at = MAX(@now, last_sent_at + @afterSentMs)
@@ -244,6 +246,20 @@ export function createPayouts(
       highest,
     );
   }
+
+  /** The orderIds of the rows a postback's hint brought forward. */
+  const pollNow = writing((hint: { transactionId?: number; orderId?: string }): string[] => {
+    const params = {
+      now: now(),
+      transactionId: hint.transactionId ?? null,
+      orderId: hint.orderId ?? null,
+    };
+    return [...statements.pollPendingNow.all(params), ...statements.pollSoon.all(params)].map(
+      (row) => row.order_id,
+    );
+  });
+  /** Who is told of a poll a postback brought forward. */
+  const wakes = new Set<(orderId?: string) => void>();
 
   return {
     forgottenOrderIds: (orderId) => forgottenOrderIds(orderId),
@@ -374,16 +390,20 @@ export function createPayouts(
 
     nextPollAt: () => statements.nextPollAt.get()?.at ?? undefined,
 
-    pollNow: writing((hint: { transactionId?: number; orderId?: string }): boolean => {
-      const params = {
-        now: now(),
-        transactionId: hint.transactionId ?? null,
-        orderId: hint.orderId ?? null,
+    pollNow: (hint) => {
+      const named = pollNow(hint);
+      // Told after the commit: one process on this journal, so told in process.
+      for (const orderId of named) for (const woken of wakes) woken(orderId);
+      return named.length > 0;
+    },
+
+    onPollNow: (woken) => {
+      const wake = (orderId?: string) => woken(orderId);
+      wakes.add(wake);
+      return async () => {
+        wakes.delete(wake);
       };
-      return (
-        statements.pollPendingNow.run(params).changes + statements.pollSoon.run(params).changes > 0
-      );
-    }),
+    },
 
     pollBatchSooner: (batchId, afterSentMs) =>
       statements.pollBatchSooner.run({ now: now(), batchId, afterSentMs }).changes,

@@ -1,0 +1,79 @@
+/**
+ * Notifications of the journal's database heard on a connection of their own: LISTEN
+ * belongs to a session, which a pooled connection would lose once given back. A lost
+ * connection (a restart, a cut) is made again with a growing wait, never ending the process.
+ */
+import pg from 'pg';
+
+/** Where a host that took a postback tells the others the payout it named (its orderId). */
+export const POSTBACK_CHANNEL = 'payouts_postback';
+
+const FIRST_RETRY_MS = 250;
+const LAST_RETRY_MS = 10_000;
+
+export interface Heard {
+  /** A notification's payload. */
+  payload: (payload: string) => void;
+  /** Listening again after a loss: what was notified meanwhile went unheard. */
+  again: () => void;
+}
+
+/**
+ * Listens on `channel` until the returned stop is called; resolves once listening, or once
+ * the first attempt failed (it is tried again meanwhile, as after a loss).
+ */
+export async function listenTo(
+  url: string,
+  channel: string,
+  heard: Heard,
+): Promise<() => Promise<void>> {
+  let stopped = false;
+  let current: pg.Client | undefined;
+  let retryMs = FIRST_RETRY_MS;
+  let retry: NodeJS.Timeout | undefined;
+  let lost = false;
+  let attempt = Promise.resolve();
+
+  const later = (): void => {
+    if (stopped) return;
+    lost = true;
+    retry = setTimeout(() => {
+      attempt = connect();
+    }, retryMs);
+    retryMs = Math.min(retryMs * 2, LAST_RETRY_MS);
+  };
+
+  const connect = async (): Promise<void> => {
+    const client = new pg.Client({ connectionString: url, keepAlive: true });
+    // Unheard, a connection's error event ends the process; its end says it is lost.
+    client.on('error', () => undefined);
+    client.on('notification', (message) => {
+      if (message.channel === channel && message.payload !== undefined)
+        heard.payload(message.payload);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${channel}`);
+    } catch {
+      await client.end().catch(() => undefined);
+      return later();
+    }
+    if (stopped) return client.end().catch(() => undefined);
+    current = client;
+    client.once('end', () => {
+      current = undefined;
+      later();
+    });
+    retryMs = FIRST_RETRY_MS;
+    if (lost) heard.again();
+  };
+
+  attempt = connect();
+  await attempt;
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await attempt;
+    await current?.end();
+  };
+}

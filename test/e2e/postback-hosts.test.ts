@@ -1,0 +1,90 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openPostgresJournalReadOnly } from '../../src/journal/postgres/open.js';
+import { postbackSecret } from '../../src/postback/secret.js';
+import { stopChild } from '../support/cli.js';
+import { closedPort } from '../support/gateway.js';
+import { useHostsOfOneHome } from '../support/hosts.js';
+import { payrollFile } from '../support/payroll.js';
+import { postgresMissing } from '../support/postgres.js';
+import { waitFor } from '../support/wait.js';
+
+/**
+ * With the receiver on, a payout's first poll falls 30 to 60 s after its send, and a pass
+ * follows in rounds of 15 s (half of `resendGrace`, 30 s here), each reading the journal's
+ * poll times afresh, the first from when the payouts are pending: a host that learns of
+ * them paid within half a round of their release was woken, not looking again.
+ */
+const WOKEN_WITHIN_MS = 7_500;
+
+const postgresAbsent = postgresMissing();
+(postgresAbsent ? describe.skip : describe)(
+  `postbacks to several hosts on one journal on PostgreSQL${postgresAbsent ? ` (skipped: ${postgresAbsent})` : ''}`,
+  { timeout: 120_000 },
+  () => {
+    const hosts = useHostsOfOneHome();
+
+    it('a postback received by the host standing by wakes the host following the payout; one naming no payout changes nothing', async () => {
+      const sandbox = hosts.sandbox();
+      const { home, env } = await hosts.home('woken');
+      const [portA, portB] = [await closedPort(), await closedPort()];
+      const slow = { ...env, PAYOUTS_INBOX_RESCAN: '60s', PAYOUTS_RESEND_GRACE: '30s' };
+      // The gateway reaches the hosts through one address, which leads to pay-2 alone.
+      const first = hosts.start(
+        {
+          ...slow,
+          PAYOUTS_POSTBACK_LISTEN: `127.0.0.1:${portA}`,
+          PAYOUTS_POSTBACK_PUBLIC_URL: `http://127.0.0.1:${portB}`,
+        },
+        'pay-1',
+      );
+      await waitFor('pay-1 watching', () => first.log().includes('watching '));
+      const second = hosts.start(
+        { ...slow, PAYOUTS_POSTBACK_LISTEN: `127.0.0.1:${portB}` },
+        'pay-2',
+      );
+      await waitFor('pay-2 waiting for pay-1', () =>
+        /is working on this home folder: waiting for it/.test(second.log()),
+      );
+
+      // Pending until pay-1 follows them, so that no postback comes before it waits.
+      sandbox.settleAs('pending');
+      writeFileSync(join(home, 'inbox', 'folha.csv'), payrollFile('w', 3));
+      const journal = await openPostgresJournalReadOnly({
+        kind: 'postgres',
+        url: env['PAYOUTS_JOURNAL'] as string,
+      });
+      try {
+        await waitFor(
+          'pay-1 to follow the 3 payouts',
+          async () => (await journal.countsByState())['pending']?.count === 3,
+        );
+        sandbox.settleAs('by-key');
+        await waitFor(
+          '3 payouts paid at the gateway',
+          () => sandbox.ledger().filter((entry) => entry.status === 'paid').length === 3,
+        );
+        await waitFor(
+          'pay-1 to journal the 3 payouts paid',
+          async () => (await journal.countsByState())['paid']?.count === 3,
+          WOKEN_WITHIN_MS,
+        );
+
+        // A postback naming a payout no host follows is taken, and changes nothing.
+        const before = await journal.countsByState();
+        const stray = await fetch(`http://127.0.0.1:${portB}/postback/${postbackSecret(home)}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ transactionId: 999_999, orderId: 'nobody', status: 'paid' }),
+        });
+        expect(stray.status).toBe(204);
+        expect(await journal.countsByState()).toEqual(before);
+      } finally {
+        await journal.close();
+      }
+      expect(await stopChild(second.child)).toBe(0);
+      expect(await stopChild(first.child)).toBe(0);
+    });
+  },
+);
