@@ -20,17 +20,17 @@ const WOKEN_WITHIN_MS = 7_500;
 
 const postgresAbsent = postgresMissing();
 (postgresAbsent ? describe.skip : describe)(
-  `postbacks to several hosts on one journal on PostgreSQL${postgresAbsent ? ` (skipped: ${postgresAbsent})` : ''}`,
+  `postbacks to several processes on one journal on PostgreSQL${postgresAbsent ? ` (skipped: ${postgresAbsent})` : ''}`,
   { timeout: 120_000 },
   () => {
     const hosts = useHostsOfOneHome();
 
-    it('a postback received by the host standing by wakes the host following the payout; one naming no payout changes nothing', async () => {
+    it('a postback received by a process standing by wakes the process following the payout; one naming no payout changes nothing', async () => {
       const sandbox = hosts.sandbox();
       const { home, env } = await hosts.home('woken');
       const [portA, portB] = [await closedPort(), await closedPort()];
       const slow = { ...env, PAYOUTS_INBOX_RESCAN: '60s', PAYOUTS_RESEND_GRACE: '30s' };
-      // The gateway reaches the hosts through one address, which leads to pay-2 alone.
+      // The gateway reaches the hosts through one address, which leads to the second alone.
       const first = hosts.start(
         {
           ...slow,
@@ -40,11 +40,13 @@ const postgresAbsent = postgresMissing();
         'pay-1',
       );
       await waitFor('pay-1 watching', () => first.log().includes('watching '));
+      // A second process of pay-1's host: it waits for that host's lock, and meanwhile takes
+      // postbacks only, so the process that follows the payouts is pay-1's first alone.
       const second = hosts.start(
         { ...slow, PAYOUTS_POSTBACK_LISTEN: `127.0.0.1:${portB}` },
-        'pay-2',
+        'pay-1',
       );
-      await waitFor('pay-2 waiting for pay-1', () =>
+      await waitFor('the second process waiting for the first', () =>
         /is working on this home folder: waiting for it/.test(second.log()),
       );
 
