@@ -14,6 +14,10 @@ import { journalLocationOf } from '../journal/location.js';
 import type { JournalLocation } from '../journal/journal.js';
 import { homeJournalFailure, requireJournal, requireOwnHome, type Output } from './context.js';
 import { ExitError } from './exit-error.js';
+import { hostClockOff } from '../journal/clock-skew.js';
+import { CATALOGS } from '../messages/catalog.js';
+import { say } from '../messages/say.js';
+import { hostNameOf } from '../runtime/worker-name.js';
 
 /**
  * Read-only (status, run --dry-run): this home's journal when it has one, and why it is
@@ -58,8 +62,17 @@ export async function openWorkJournal(
   verb: string,
   folders: Folders,
   out: Output,
-  config: Pick<Config, 'language' | 'timeZone' | 'journal' | 'concurrency'>,
-  options: { now: () => number; recover?: boolean; mustExist?: boolean; copying?: boolean },
+  config: Pick<
+    Config,
+    'language' | 'timeZone' | 'journal' | 'concurrency' | 'maxClockSkew' | 'hostName'
+  >,
+  options: {
+    now: () => number;
+    recover?: boolean;
+    mustExist?: boolean;
+    copying?: boolean;
+    waitForClock?: WaitForClock;
+  },
 ): Promise<Journal> {
   requireOwnHome(verb, folders);
   const location = homeJournalAt(folders, config);
@@ -85,6 +98,7 @@ export async function openWorkJournal(
     throw error;
   }
   try {
+    await refuseClockOff(verb, journal, config, options);
     await refuseClockBehind(journal, options.now(), config);
   } catch (error) {
     await journal.close();
@@ -93,4 +107,38 @@ export async function openWorkJournal(
     throw error;
   }
   return journal;
+}
+
+/** The daemon's way with a clock off: told the sentence once, then a wait before it looks again. */
+export interface WaitForClock {
+  told(text: string): void;
+  /** False once the daemon is stopping. */
+  wait(): Promise<boolean>;
+}
+
+/**
+ * This host's clock measured against the journal's: off by more than maxClockSkew, a
+ * command refuses (exit 1, the sentence), and the daemon waits until it is right or it stops.
+ */
+async function refuseClockOff(
+  verb: string,
+  journal: Journal,
+  config: Pick<Config, 'language' | 'maxClockSkew' | 'hostName'>,
+  options: { now: () => number; waitForClock?: WaitForClock },
+): Promise<void> {
+  const { waitForClock } = options;
+  for (let told = false; ; told = true) {
+    const off = await hostClockOff(
+      journal,
+      hostNameOf(config.hostName),
+      options.now,
+      config.maxClockSkew,
+      waitForClock !== undefined,
+    );
+    if (!off) return;
+    const text = say(CATALOGS[config.language ?? 'en'], off);
+    if (!waitForClock) throw new ExitError(1, `payouts ${verb}: ${text}`);
+    if (!told) waitForClock.told(text);
+    if (!(await waitForClock.wait())) return;
+  }
 }

@@ -423,6 +423,12 @@ export interface JournalLocks {
   releaseLock(name: string, holder: string): Promise<void>;
   /** The hosts seen at work in the last `withinMs`, the locks' holders and the live leases. */
   hostsSeen(withinMs: number): Promise<HostsSeen>;
+  /**
+   * How far the clock `now` of host `host` reads from the store's, in milliseconds (ahead
+   * positive), measured by one round trip and kept as the host's sight; null on a store
+   * that is one host's own (SQLite), whose clock is the host's.
+   */
+  clockOffset(host: string, now: () => number): Promise<number | null>;
 }
 
 /** Reports: what became of a batch's lines, its result lines, a payout and its history. */

@@ -179,4 +179,11 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       );
     `,
   },
+  {
+    version: 4,
+    sql: `
+      -- How far each host's clock read from the database's when last measured (doctor).
+      ALTER TABLE hosts ADD COLUMN clock_offset_ms bigint;
+    `,
+  },
 ];

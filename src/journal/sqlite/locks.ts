@@ -103,10 +103,12 @@ export function createLocks(
         now: at,
         hosts: locks
           .filter((lock) => lock.heartbeatAt >= at - withinMs)
-          .map(({ host, heartbeatAt }) => ({ host, seenAt: heartbeatAt })),
+          .map(({ host, heartbeatAt }) => ({ host, seenAt: heartbeatAt, clockOffsetMs: null })),
         locks,
         leases: statements.liveLeases.all(at),
       };
     },
+    // One host: its clock is the journal's.
+    clockOffset: (): null => null,
   };
 }
