@@ -8,6 +8,7 @@ import type { EngineDeps, EngineOptions } from '../engine/engine.js';
 import { createGatewayPool } from '../engine/pool.js';
 import type { Doorbell } from '../engine/follow.js';
 import { requestDeadlineMs, type GatewayClient } from '../gateway/client.js';
+import { clockAllowanceMs } from '../journal/clock-skew.js';
 import { hostNameOf, workerName } from '../runtime/worker-name.js';
 import type { PassOptions } from './pass.js';
 
@@ -31,8 +32,12 @@ export function engineFor<J>(
     owner: workerName(hostNameOf(config.hostName)),
     // A claim must not end while its request may still be on its way.
     leaseMs: longestRequestMs,
-    // From the lease's end, not the send: a paused process's request may leave late in its lease.
-    graceMs: longestRequestMs + config.resendGrace,
+    // From the lease's end, not the send: a paused process's request may leave late in its
+    // lease. The send may have been dated by another host's clock, off by up to the allowance.
+    graceMs:
+      longestRequestMs +
+      config.resendGrace +
+      clockAllowanceMs(config.journal !== null, config.maxClockSkew),
     maxUnreachable: 8,
     pollPolicy: options.pollPolicy,
     ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),

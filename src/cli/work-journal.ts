@@ -14,6 +14,11 @@ import { journalLocationOf } from '../journal/location.js';
 import type { JournalLocation } from '../journal/journal.js';
 import { homeJournalFailure, requireJournal, requireOwnHome, type Output } from './context.js';
 import { ExitError } from './exit-error.js';
+import { hostClockOff } from '../journal/clock-skew.js';
+import { HEARTBEAT_MS } from '../inbox/lock.js';
+import { CATALOGS } from '../messages/catalog.js';
+import { say } from '../messages/say.js';
+import { hostNameOf } from '../runtime/worker-name.js';
 
 /**
  * Read-only (status, run --dry-run): this home's journal when it has one, and why it is
@@ -58,8 +63,17 @@ export async function openWorkJournal(
   verb: string,
   folders: Folders,
   out: Output,
-  config: Pick<Config, 'language' | 'timeZone' | 'journal' | 'concurrency'>,
-  options: { now: () => number; recover?: boolean; mustExist?: boolean; copying?: boolean },
+  config: Pick<
+    Config,
+    'language' | 'timeZone' | 'journal' | 'concurrency' | 'maxClockSkew' | 'hostName'
+  >,
+  options: {
+    now: () => number;
+    recover?: boolean;
+    mustExist?: boolean;
+    copying?: boolean;
+    waitForClock?: WaitForClock;
+  },
 ): Promise<Journal> {
   requireOwnHome(verb, folders);
   const location = homeJournalAt(folders, config);
@@ -85,7 +99,9 @@ export async function openWorkJournal(
     throw error;
   }
   try {
-    await refuseClockBehind(journal, options.now(), config);
+    // A daemon stopped while its clock was off works on nothing: nothing more to check.
+    if (await refuseClockOff(verb, journal, config, options))
+      await refuseClockBehind(journal, options.now(), config);
   } catch (error) {
     await journal.close();
     if (error instanceof ClockBehindError)
@@ -93,4 +109,85 @@ export async function openWorkJournal(
     throw error;
   }
   return journal;
+}
+
+/** The daemon's way with a clock off: told the sentence once, then a wait before it looks again. */
+export interface WaitForClock {
+  told(text: string): void;
+  /** False once the daemon is stopping. */
+  wait(): Promise<boolean>;
+}
+
+type ClockSettings = Pick<Config, 'language' | 'maxClockSkew' | 'hostName'>;
+
+/** What to say when this host's clock is off from the journal's by more than maxClockSkew. */
+export async function clockOffText(
+  journal: Journal,
+  config: ClockSettings,
+  now: () => number,
+  watching: boolean,
+): Promise<string | undefined> {
+  const off = await hostClockOff(
+    journal,
+    hostNameOf(config.hostName),
+    now,
+    config.maxClockSkew,
+    watching,
+  );
+  return off && say(CATALOGS[config.language ?? 'en'], off);
+}
+
+/**
+ * This host's clock measured against the journal's: off by more than maxClockSkew, a
+ * command refuses (exit 1, the sentence), and the daemon waits until it is right (true) or
+ * it stops (false).
+ */
+async function refuseClockOff(
+  verb: string,
+  journal: Journal,
+  config: ClockSettings,
+  options: { now: () => number; waitForClock?: WaitForClock },
+): Promise<boolean> {
+  const { waitForClock } = options;
+  for (let told = false; ; told = true) {
+    const text = await clockOffText(journal, config, options.now, waitForClock !== undefined);
+    if (text === undefined) return true;
+    if (!waitForClock) throw new ExitError(1, `payouts ${verb}: ${text}`);
+    if (!told) waitForClock.told(text);
+    if (!(await waitForClock.wait())) return false;
+  }
+}
+
+/** The daemon waiting, out of the home's way, until this host's clock is right again. */
+export function untilClockRight(
+  journal: Journal,
+  config: ClockSettings,
+  options: { now: () => number; waitForClock: WaitForClock },
+): Promise<boolean> {
+  return refuseClockOff('watch', journal, config, options);
+}
+
+/**
+ * This host's clock measured again with each heartbeat of the home's lock while a command
+ * works; `onOff` is told the sentence the first time it is off. Returns what stops it.
+ */
+export function checkClockWhileWorking(
+  journal: Journal,
+  config: ClockSettings,
+  options: { now: () => number; watching: boolean; onOff: (text: string) => void },
+): () => void {
+  const check = async (): Promise<void> => {
+    try {
+      const text = await clockOffText(journal, config, options.now, options.watching);
+      if (text === undefined) return;
+      clearInterval(timer);
+      options.onOff(text);
+    } catch {
+      // The journal away: the lock's heartbeat says so, and the next beat measures again.
+    }
+  };
+  // Not awaited by the timer: check catches what fails.
+  const timer = setInterval(() => void check(), HEARTBEAT_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }

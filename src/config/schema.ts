@@ -241,6 +241,9 @@ export const ConfigSchema = z.strictObject({
     .describe(
       'where the journal is: `null`, the SQLite file `journal.db` in the home, for one host; a PostgreSQL URL (`postgres://payouts@db.example.com:5432/payouts`, or `postgresql://`), one database the hosts sharing the home keep their journal in, working at once (docs/several-hosts.md). Its password is never printed (`payouts doctor` and every message name the server as `postgres://USER@HOST:PORT/DATABASE`); keep it in the environment file beside the token, or in `~/.pgpass`',
     ),
+  maxClockSkew: duration.describe(
+    "how far this host's clock may read from the clock of the journal's database (PostgreSQL only), measured when a command opens the journal and again at each heartbeat of the home's lock: a host further off claims and sends nothing (`payouts run` exits 1 naming its offset, `payouts watch` waits, out of the way of the other hosts, until its clock is right), since hosts date the journal's entries by their own clocks; within it, the other hosts allow twice it (two hosts on either side) before a clock reads behind the journal, and the resend grace grows by twice it. 30s: far beyond what NTP keeps (milliseconds), and twice it still under the default resendGrace (2m)",
+  ),
   hostName: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'expected a host name, like pay-1 or pay-1.example.com')

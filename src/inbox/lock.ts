@@ -23,7 +23,7 @@ export function homeLockName(host: string, perHost: boolean): string {
 }
 /** A holder silent this long is gone (it renews every HEARTBEAT_MS). */
 const STALE_MS = 30_000;
-const HEARTBEAT_MS = 5_000;
+export const HEARTBEAT_MS = 5_000;
 const RETRY_MS = 1_000;
 /** A daemon holding the home this long is there to stay: a cron run beside it is a setup to mend. */
 const DAEMON_SETTLED_MS = 60 * 60 * 1000;

@@ -7,13 +7,15 @@ import { PayoutsError } from '../errors.js';
 import { CATALOGS } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
 import { say } from '../messages/say.js';
+import { clockAllowanceMs } from './clock-skew.js';
 import type { JournalStore } from './journal.js';
 
 /** How far behind the journal a clock may read: the drift of an ordinary clock. */
 export const CLOCK_DRIFT_ALLOWED_MS = 60_000;
 
-export function clockBehind(nowMs: number, latestMs: number): boolean {
-  return latestMs - nowMs > CLOCK_DRIFT_ALLOWED_MS;
+/** `allowanceMs`: how far other hosts sharing the journal may have dated it ahead (clockAllowanceMs). */
+export function clockBehind(nowMs: number, latestMs: number, allowanceMs = 0): boolean {
+  return latestMs - nowMs > CLOCK_DRIFT_ALLOWED_MS + allowanceMs;
 }
 
 export class ClockBehindError extends PayoutsError {
@@ -24,10 +26,16 @@ export class ClockBehindError extends PayoutsError {
 export async function refuseClockBehind(
   journal: JournalStore,
   nowMs: number,
-  home: { language: Language | null; timeZone: string },
+  home: {
+    language: Language | null;
+    timeZone: string;
+    journal: string | null;
+    maxClockSkew: number;
+  },
 ): Promise<void> {
   const latestMs = await journal.latestAt();
-  if (latestMs === undefined || !clockBehind(nowMs, latestMs)) return;
+  const allowanceMs = clockAllowanceMs(home.journal !== null, home.maxClockSkew);
+  if (latestMs === undefined || !clockBehind(nowMs, latestMs, allowanceMs)) return;
   const words = CATALOGS[home.language ?? 'en'];
   throw new ClockBehindError(
     'journal',

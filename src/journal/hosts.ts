@@ -6,6 +6,8 @@ export interface HostAtWork {
   host: string;
   /** Its last sight by the journal's clock; undefined for a host known only by its leases. */
   seenAt: number | undefined;
+  /** How far its clock read from the journal's when last measured; undefined if never. */
+  clockOffsetMs: number | undefined;
   /** The locks it holds, by name. */
   holds: string[];
   /** The rows under its leases, and when the last of those leases ends. */
@@ -16,7 +18,13 @@ export interface HostAtWork {
 export function hostsAtWork(seen: HostsSeen): HostAtWork[] {
   const byHost = new Map<string, HostAtWork>();
   const entry = (host: string): HostAtWork => {
-    const known = byHost.get(host) ?? { host, seenAt: undefined, holds: [], leased: undefined };
+    const known = byHost.get(host) ?? {
+      host,
+      seenAt: undefined,
+      clockOffsetMs: undefined,
+      holds: [],
+      leased: undefined,
+    };
     byHost.set(host, known);
     return known;
   };
@@ -24,7 +32,10 @@ export function hostsAtWork(seen: HostsSeen): HostAtWork[] {
     const known = entry(host);
     known.seenAt = Math.max(known.seenAt ?? at, at);
   };
-  for (const { host, seenAt } of seen.hosts) sighted(host, seenAt);
+  for (const { host, seenAt, clockOffsetMs } of seen.hosts) {
+    sighted(host, seenAt);
+    entry(host).clockOffsetMs = clockOffsetMs ?? undefined;
+  }
   for (const { name, host, heartbeatAt } of seen.locks) {
     sighted(host, heartbeatAt);
     entry(host).holds.push(name);

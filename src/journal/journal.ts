@@ -444,6 +444,12 @@ export interface JournalLocks {
   ): Promise<{ taken: true } | { taken: false; host: string }>;
   /** Gives `claim` back, when `holder` has it. */
   releaseClaim(claim: WorkClaim, holder: string): Promise<void>;
+  /**
+   * How far the clock `now` of host `host` reads from the store's, in milliseconds (ahead
+   * positive), measured by one round trip and kept as the host's sight; null on a store
+   * that is one host's own (SQLite), whose clock is the host's.
+   */
+  clockOffset(host: string, now: () => number): Promise<number | null>;
 }
 
 /** Reports: what became of a batch's lines, its result lines, a payout and its history. */

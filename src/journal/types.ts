@@ -259,8 +259,11 @@ export interface LockHolder {
 export interface HostsSeen {
   /** The journal's clock when it was read. */
   now: number;
-  /** Each host's last sight since the window began: a lock taken, waited for or renewed. */
-  hosts: { host: string; seenAt: number }[];
+  /**
+   * Each host's last sight since the window began (a lock taken, waited for or renewed, a
+   * clock measured), and how far its clock read from the journal's then (null: not measured).
+   */
+  hosts: { host: string; seenAt: number; clockOffsetMs: number | null }[];
   /** Each lock's holder. */
   locks: { name: string; holder: string; host: string; heartbeatAt: number }[];
   /** Rows under a lease not yet ended, by the process that claimed them (`host:pid:tag`). */

@@ -387,6 +387,8 @@ const said: SaidTexts = {
   notARegularFile: () => 'put the payout file itself in the inbox',
   clockBehindJournal: ({ nowMs, latestMs, timeZone }) =>
     `this computer's clock reads ${instant(nowMs, timeZone)} (${timeZone}), before ${instant(latestMs, timeZone)}, the latest time in the journal: nothing was done. The rules on who is paid compare these times, and a clock that went back could pay a file again. Set the host's clock right (turn on NTP time sync, e.g. timedatectl set-ntp true) and run again`,
+  hostClockOff: ({ host, offsetMs, way, boundMs, watching }) =>
+    `the clock of host ${host} reads ${Math.round(Math.abs(offsetMs) / 1000)} s ${way} of the journal's database, more than maxClockSkew (${Math.round(boundMs / 1000)} s) allows: it pays nothing until its clock is set right. Keep it by NTP (chrony or systemd-timesyncd), then ${watching ? 'it goes on by itself' : 'run again'}`,
   journalNewerSchema: ({ path, schema, latest }) =>
     `the journal ${path} is at schema version ${schema}, newer than this program knows (${latest}): use a newer payouts (payouts --version says which this is). Nothing was sent`,
   journalMoved: ({ address, at }) =>

@@ -438,6 +438,8 @@ const said: SaidTexts = {
   notARegularFile: () => 'ponha na entrada o próprio arquivo de pagamentos',
   clockBehindJournal: ({ nowMs, latestMs, timeZone }) =>
     `o relógio deste computador marca ${instante(nowMs, timeZone)} (${timeZone}), antes de ${instante(latestMs, timeZone)}, o horário mais recente do diário: nada foi feito. As regras de quem é pago comparam esses horários, e um relógio que voltou poderia pagar um arquivo de novo. Acerte o relógio do servidor (ative a sincronização por NTP, por exemplo timedatectl set-ntp true) e execute de novo`,
+  hostClockOff: ({ host, offsetMs, way, boundMs, watching }) =>
+    `o relógio do servidor ${host} está ${Math.round(Math.abs(offsetMs) / 1000)} s ${way === 'ahead' ? 'adiantado' : 'atrasado'} em relação ao banco de dados do diário, mais do que maxClockSkew (${Math.round(boundMs / 1000)} s) permite: ele não paga nada até o relógio ser acertado. Mantenha-o certo por NTP (chrony ou systemd-timesyncd); depois ${watching ? 'ele continua sozinho' : 'execute de novo'}`,
   journalNewerSchema: ({ path, schema, latest }) =>
     `o diário ${path} está na versão de esquema ${schema}, mais nova do que este programa conhece (${latest}): use um payouts mais novo (payouts --version diz qual é este). Nada foi enviado`,
   journalMoved: ({ address, at }) =>

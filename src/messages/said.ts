@@ -352,6 +352,15 @@ export type Said =
   | { code: 'releaseUnknownBytes' }
   // A command that would write the journal.
   | { code: 'clockBehindJournal'; nowMs: number; latestMs: number; timeZone: string }
+  // A host whose clock reads further from the shared journal's than maxClockSkew allows.
+  | {
+      code: 'hostClockOff';
+      host: string;
+      offsetMs: number;
+      way: 'ahead' | 'behind';
+      boundMs: number;
+      watching: boolean;
+    }
   // The journal's own word, as a JournalError of its kind carries it (journal/failures.ts).
   | { code: 'journalNewerSchema'; path: string; schema: number; latest: number }
   | { code: 'journalOnNetworkFilesystem'; folder: string; fsType: string }

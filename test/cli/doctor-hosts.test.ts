@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/runtime/clock.js';
 import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { usePendingSandboxHome } from '../support/home.js';
 import { payrollFile } from '../support/payroll.js';
@@ -47,17 +48,35 @@ const postgresAbsent = postgresMissing();
 
       const doctor = await runCli(['doctor'], { env });
       const leased = doctor.stdout.match(
-        /^ok {4}host pay-1: seen \d+s ago, at work on the home folder, (\d+) rows? under its leases for \d+(m|s)( \d+s)? more$/m,
+        /^ok {4}host pay-1: seen \d+s ago, its clock on the database's, at work on the home folder, (\d+) rows? under its leases for \d+(m|s)( \d+s)? more$/m,
       );
       expect(leased, doctor.stdout).not.toBeNull();
       expect(Number(leased?.[1])).toBeGreaterThan(0);
-      expect(doctor.stdout).toMatch(/^ok {4}host pay-2: seen \d+s ago, no rows under its leases$/m);
+      expect(doctor.stdout).toMatch(
+        /^ok {4}host pay-2: seen \d+s ago, its clock on the database's, no rows under its leases$/m,
+      );
       expect(sandbox.ledger().length).toBe(40 - Number(leased?.[1]));
       const json = JSON.parse((await runCli(['doctor', '--json'], { env })).stdout) as {
         checks: { name: string }[];
       };
       expect(json.checks.map((check) => check.name)).toEqual(
         expect.arrayContaining(['host pay-1', 'host pay-2']),
+      );
+    });
+
+    it('fails a host whose clock was off by more than maxClockSkew, with its offset and what to do', async () => {
+      const { env: homeEnv } = made();
+      const env = { ...homeEnv, PAYOUTS_JOURNAL: await postgres.made('skewed') };
+      const ahead = { ...systemClock, now: () => Date.now() + 10 * 60_000 };
+      const refused = await runCli(['run'], {
+        env: { ...env, PAYOUTS_HOST_NAME: 'pay-3' },
+        clock: ahead,
+      });
+      expect(refused.code).toBe(1);
+      const doctor = await runCli(['doctor'], { env });
+      expect(doctor.code).toBe(1);
+      expect(doctor.stdout).toMatch(
+        /^FAIL {2}host pay-3: seen \d+s ago, its clock 600 s ahead of the database's, more than maxClockSkew \(30 s\) allows: it pays nothing until its clock is kept by NTP \(chrony or systemd-timesyncd\), no rows under its leases$/m,
       );
     });
   },

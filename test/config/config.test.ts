@@ -131,6 +131,7 @@ describe('config', () => {
       maxFileBytes: 536_870_912,
       logLevel: 'info',
       journal: null,
+      maxClockSkew: 30_000,
       hostName: null,
     });
   });

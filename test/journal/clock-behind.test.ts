@@ -12,4 +12,11 @@ describe('clockBehind', () => {
   ])('a clock %s of the journal: %s', (_, now, behind) => {
     expect(clockBehind(now, latest)).toBe(behind);
   });
+
+  it.each([
+    ['a minute and a minute of allowance behind', latest - 120_000, false],
+    ['a millisecond more', latest - 120_001, true],
+  ])('beside hosts allowed a minute off: a clock %s: %s', (_, now, behind) => {
+    expect(clockBehind(now, latest, 60_000)).toBe(behind);
+  });
 });

@@ -93,6 +93,7 @@ const MEMBERS: Record<keyof Journal, true> = {
   takeClaim: true,
   releaseClaim: true,
   hostsSeen: true,
+  clockOffset: true,
   rowTotalsOfBatch: true,
   resultEntries: true,
   batchesShowingRefundedSince: true,
@@ -1648,7 +1649,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         expect(seenAt).toBeLessThanOrEqual(renewTo);
         expect(seen.now).toBeGreaterThanOrEqual(seenAt);
         expect(seen).toMatchObject({
-          hosts: [{ host: 'h-1', seenAt }],
+          hosts: [{ host: 'h-1', seenAt, clockOffsetMs: null }],
           locks: [{ name: 'home', holder, host: 'h-1', heartbeatAt: seenAt }],
           leases: [{ owner: holder, rows: 2 }],
         });
@@ -1662,6 +1663,25 @@ export function describeJournal(name: string, factory: JournalFactory): void {
           hosts: [],
           locks: [{ name: 'home', holder, host: 'h-1', heartbeatAt: seenAt }],
         });
+      });
+
+      it("measures a host's clock against the store's and keeps it as the host's sight, where hosts share the store", async () => {
+        const journal = await open();
+        const before = await leaseNow();
+        const offset = await journal.clockOffset('h-3', () => clock);
+        const after = await leaseNow();
+        // A store that judges by the command's clock is one host's own: nothing to measure.
+        if (factory.leaseNow === undefined) {
+          expect(offset).toBeNull();
+          return;
+        }
+        const seen = await journal.hostsSeen(600_000);
+        // The store's moment lies within the round trip: the offset is the host's clock minus it.
+        expect(offset).toBeLessThanOrEqual(clock - before);
+        expect(offset).toBeGreaterThanOrEqual(clock - after);
+        expect(seen.hosts).toEqual([
+          { host: 'h-3', seenAt: expect.any(Number) as number, clockOffsetMs: offset },
+        ]);
       });
 
       it('a holder on another host is judged by its heartbeat alone: its pid means nothing here', async () => {

@@ -12,8 +12,8 @@ describe('the hosts at work on a journal', () => {
       {
         ...none,
         hosts: [
-          { host: 'pay-2', seenAt: 99_000 },
-          { host: 'pay-1', seenAt: 90_000 },
+          { host: 'pay-2', seenAt: 99_000, clockOffsetMs: 1_500 },
+          { host: 'pay-1', seenAt: 90_000, clockOffsetMs: null },
         ],
         locks: [{ name: 'home', holder: 'pay-1:41:ab12cd', host: 'pay-1', heartbeatAt: 95_000 }],
         leases: [
@@ -22,16 +22,30 @@ describe('the hosts at work on a journal', () => {
         ],
       },
       [
-        { host: 'pay-1', seenAt: 95_000, holds: ['home'], leased: { rows: 5, until: 130_000 } },
-        { host: 'pay-2', seenAt: 99_000, holds: [], leased: undefined },
+        {
+          host: 'pay-1',
+          seenAt: 95_000,
+          clockOffsetMs: undefined,
+          holds: ['home'],
+          leased: { rows: 5, until: 130_000 },
+        },
+        { host: 'pay-2', seenAt: 99_000, clockOffsetMs: 1_500, holds: [], leased: undefined },
       ],
     ],
     [
       'a host known only by its leases, its name with colons of its own',
       { ...none, leases: [{ owner: 'db:a:7:x1', rows: 1, until: 110_000 }] },
-      [{ host: 'db:a', seenAt: undefined, holds: [], leased: { rows: 1, until: 110_000 } }],
+      [
+        {
+          host: 'db:a',
+          seenAt: undefined,
+          clockOffsetMs: undefined,
+          holds: [],
+          leased: { rows: 1, until: 110_000 },
+        },
+      ],
     ],
   ] as const)('%s', (_, seen, hosts) => {
-    expect(hostsAtWork(seen as HostsSeen)).toEqual(hosts);
+    expect(hostsAtWork(seen as HostsSeen)).toStrictEqual(hosts);
   });
 });

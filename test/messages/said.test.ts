@@ -356,6 +356,14 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     latestMs: Date.parse('2026-11-27T12:00:00Z'),
     timeZone: 'America/Sao_Paulo',
   },
+  hostClockOff: {
+    code: 'hostClockOff',
+    host: 'pay-2',
+    offsetMs: 600_400,
+    way: 'ahead',
+    boundMs: 30_000,
+    watching: false,
+  },
   journalNewerSchema: {
     code: 'journalNewerSchema',
     path: '/srv/payouts/journal.db',

@@ -27,6 +27,7 @@ import {
 import { JOURNAL_STORE } from '../../journal/journal.js';
 import { journalErrorInEnglish } from '../../journal/failures.js';
 import { hostsAtWork, type HostAtWork } from '../../journal/hosts.js';
+import { clockOff } from '../../journal/clock-skew.js';
 import {
   homeOwnerProblem,
   openContext,
@@ -300,8 +301,11 @@ async function journalChecks(folders: Folders, context: Context): Promise<Check[
 /** How far back `payouts doctor` lists the hosts seen at work on the journal. */
 const HOSTS_WINDOW_MS = 10 * 60_000;
 
-/** A line per host at work on the journal: when last seen, what it holds, its leased rows. */
-function hostChecks(hosts: readonly HostAtWork[], now: number): Check[] {
+/**
+ * A line per host at work on the journal: when last seen, how far its clock read from the
+ * database's (failed beyond `boundMs`, maxClockSkew), what it holds, its leased rows.
+ */
+function hostChecks(hosts: readonly HostAtWork[], now: number, boundMs: number): Check[] {
   if (hosts.length === 0)
     return [
       {
@@ -310,23 +314,37 @@ function hostChecks(hosts: readonly HostAtWork[], now: number): Check[] {
         detail: `none seen at work in the last ${formatElapsed(HOSTS_WINDOW_MS)}`,
       },
     ];
-  return hosts.map(({ host, seenAt, holds, leased }) => ({
-    name: `host ${host}`,
-    level: 'ok',
-    detail: [
-      seenAt === undefined
-        ? `not seen in the last ${formatElapsed(HOSTS_WINDOW_MS)}`
-        : `seen ${formatElapsed(now - seenAt)} ago`,
-      ...holds.map((name) =>
-        name === homeLockName(host, true) || name === homeLockName(host, false)
-          ? 'at work on the home folder'
-          : `holds the lock ${name}`,
-      ),
-      leased === undefined
-        ? 'no rows under its leases'
-        : `${leased.rows} ${leased.rows === 1 ? 'row' : 'rows'} under its leases for ${formatElapsed(leased.until - now)} more`,
-    ].join(', '),
-  }));
+  return hosts.map(({ host, seenAt, clockOffsetMs, holds, leased }) => {
+    const way = clockOffsetMs === undefined ? undefined : clockOff(clockOffsetMs, boundMs);
+    return {
+      name: `host ${host}`,
+      level: way === undefined ? 'ok' : 'fail',
+      detail: [
+        seenAt === undefined
+          ? `not seen in the last ${formatElapsed(HOSTS_WINDOW_MS)}`
+          : `seen ${formatElapsed(now - seenAt)} ago`,
+        ...(clockOffsetMs === undefined ? [] : [clockSaid(clockOffsetMs, way, boundMs)]),
+        ...holds.map((name) =>
+          name === homeLockName(host, true) || name === homeLockName(host, false)
+            ? 'at work on the home folder'
+            : `holds the lock ${name}`,
+        ),
+        leased === undefined
+          ? 'no rows under its leases'
+          : `${leased.rows} ${leased.rows === 1 ? 'row' : 'rows'} under its leases for ${formatElapsed(leased.until - now)} more`,
+      ].join(', '),
+    };
+  });
+}
+
+/** "its clock 3 s ahead of the database's", and what to do when that is beyond the bound. */
+function clockSaid(offsetMs: number, way: 'ahead' | 'behind' | undefined, boundMs: number): string {
+  const seconds = Math.round(Math.abs(offsetMs) / 1000);
+  const off = seconds === 0 ? 'on' : `${seconds} s ${offsetMs > 0 ? 'ahead' : 'behind'} of`;
+  const said = `its clock ${off} the database's`;
+  return way === undefined
+    ? said
+    : `${said}, more than maxClockSkew (${Math.round(boundMs / 1000)} s) allows: it pays nothing until its clock is kept by NTP (chrony or systemd-timesyncd)`;
 }
 
 async function readJournalCheck(folders: Folders, context: Context): Promise<Check[]> {
@@ -375,7 +393,7 @@ async function readJournalCheck(folders: Folders, context: Context): Promise<Che
     // One host works on a SQLite journal; a schema before the hosts' table keeps none.
     if (location.kind !== 'postgres' || schema < latestSchema) return [check];
     const seen = await journal.hostsSeen(HOSTS_WINDOW_MS);
-    return [check, ...hostChecks(hostsAtWork(seen), seen.now)];
+    return [check, ...hostChecks(hostsAtWork(seen), seen.now, context.config.maxClockSkew)];
   } finally {
     await journal?.close();
   }

@@ -24,7 +24,12 @@ import {
 import { ExitError, usageError } from '../exit-error.js';
 import { startProgress } from '../progress.js';
 import { CATALOGS } from '../../messages/catalog.js';
-import { homeJournalAt, openWorkJournal, readHomeJournal } from '../work-journal.js';
+import {
+  checkClockWhileWorking,
+  homeJournalAt,
+  openWorkJournal,
+  readHomeJournal,
+} from '../work-journal.js';
 import { describeFile } from '../../app/describe-file.js';
 import { say, sayInEnglish } from '../../messages/say.js';
 import type { HelpTexts } from '../../messages/catalog.js';
@@ -117,11 +122,25 @@ export function runCommand(io: CliIo, { command: { run: words }, usage }: HelpTe
             `payouts run: another payouts process (${describeHolder(lock.heldBy)}) is still working on this home folder${waited}: nothing done. Run again later, or ${waited ? 'wait longer with' : 'use'} --wait.`,
           );
         }
+        // Measured again with each heartbeat: a clock stepped off mid-run sends nothing more.
+        let clockOff: string | undefined;
+        const stopChecking = checkClockWhileWorking(journal, config, {
+          now: io.clock.now,
+          watching: false,
+          onOff: (text) => {
+            clockOff = text;
+            stop.abort();
+          },
+        });
         try {
           await work(lock.claims);
+        } catch (error) {
+          if (clockOff === undefined || !(error instanceof ExitError)) throw error;
         } finally {
+          stopChecking();
           await lock.release();
         }
+        if (clockOff !== undefined) throw new ExitError(1, `payouts run: ${clockOff}`);
       } finally {
         // The listeners first: a journal that fails to close must not leave them behind.
         stopSignal.close();

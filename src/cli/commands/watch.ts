@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { receivePostbacks, serve } from '../../app/serve.js';
 import type { PostbackReceiver } from '../../postback/receiver.js';
 import { ensureFolders, homeFolders } from '../../inbox/folders.js';
-import { describeHolder, lockHome } from '../../inbox/lock.js';
+import { HEARTBEAT_MS, describeHolder, lockHome } from '../../inbox/lock.js';
 import type { Journal } from '../../journal/journal.js';
 import { listenForStopSignal } from '../../runtime/signals.js';
 import {
@@ -15,7 +15,14 @@ import {
   type GlobalOptions,
 } from '../context.js';
 import { ExitError } from '../exit-error.js';
-import { homeJournalAt, openWorkJournal } from '../work-journal.js';
+import { ClockBehindError } from '../../journal/clock-behind.js';
+import {
+  checkClockWhileWorking,
+  clockOffText,
+  homeJournalAt,
+  openWorkJournal,
+  untilClockRight,
+} from '../work-journal.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
@@ -42,10 +49,19 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
         );
         stop.abort();
       });
+      // A clock off from the shared journal's: said once, and looked at again each heartbeat.
+      const waitForClock = {
+        told: (text: string) => logger.warn(text),
+        wait: async () => {
+          await io.clock.sleep(HEARTBEAT_MS, stop.signal);
+          return !stop.signal.aborted;
+        },
+      };
       let journal: Journal;
       try {
         journal = await openWorkJournal('watch', folders, context.out, config, {
           now: io.clock.now,
+          waitForClock,
         });
       } catch (error) {
         stopSignal.close();
@@ -63,6 +79,24 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
         // On a journal hosts share, a host standing by takes postbacks too (a load balancer
         // may send them any host's way): the journal tells the host following the payout.
         if ((await journal.describe()).kind === 'postgres') receiver = await receive();
+        while (!stop.signal.aborted && !(await workWhileClockRight(journal))) {
+          // Said already when it went off.
+          await untilClockRight(journal, config, {
+            now: io.clock.now,
+            waitForClock: { ...waitForClock, told: () => undefined },
+          });
+        }
+      } finally {
+        await receiver?.close();
+        stopSignal.close();
+        process.off('SIGUSR2', onHealthSignal);
+        await journal.close();
+      }
+      if (lostLock) throw new ExitError(1, 'payouts watch: stopped: the home folder lock was lost');
+      logger.info('stopped');
+
+      /** Holds the home and serves it; false when this host's clock went off meanwhile. */
+      async function workWhileClockRight(journal: Journal): Promise<boolean> {
         const lock = await lockHome(journal, {
           command: 'watch',
           host: hostNameOf(config.hostName),
@@ -81,7 +115,17 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
             stop.abort();
           },
         });
-        if ('heldBy' in lock) return; // stopped while waiting
+        if ('heldBy' in lock) return true; // stopped while waiting
+        // The home given up while the clock is off, so that a host on the right clock takes it.
+        const clockOff = new AbortController();
+        const stopChecking = checkClockWhileWorking(journal, config, {
+          now: io.clock.now,
+          watching: true,
+          onOff: (text) => {
+            if (!clockOff.signal.aborted) logger.warn(text);
+            clockOff.abort();
+          },
+        });
         try {
           receiver ??= await receive();
           const gateway = await openGateway(context, journal);
@@ -95,25 +139,29 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
               gateway: gateway.client,
               logger,
               clock: io.clock,
-              signal: stop.signal,
+              signal: AbortSignal.any([stop.signal, clockOff.signal]),
               hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
               setHealth: (report) => (health = report),
               receiver,
             });
+          } catch (error) {
+            // A clock stepped back past the journal is first a clock off: it waits, not stops.
+            const text =
+              error instanceof ClockBehindError
+                ? await clockOffText(journal, config, io.clock.now, true)
+                : undefined;
+            if (text === undefined) throw error;
+            if (!clockOff.signal.aborted) logger.warn(text);
+            clockOff.abort();
           } finally {
             await gateway.close();
           }
-          if (end.failed) throw new ExitError(1, `payouts watch: ${end.why}`);
+          if (end?.failed) throw new ExitError(1, `payouts watch: ${end.why}`);
         } finally {
+          stopChecking();
           await lock.release();
         }
-      } finally {
-        await receiver?.close();
-        stopSignal.close();
-        process.off('SIGUSR2', onHealthSignal);
-        await journal.close();
+        return !clockOff.signal.aborted;
       }
-      if (lostLock) throw new ExitError(1, 'payouts watch: stopped: the home folder lock was lost');
-      logger.info('stopped');
     });
 }

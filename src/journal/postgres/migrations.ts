@@ -198,4 +198,11 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       CREATE INDEX locks_by_holder ON locks (holder);
     `,
   },
+  {
+    version: 5,
+    sql: `
+      -- How far each host's clock read from the database's when last measured (doctor).
+      ALTER TABLE hosts ADD COLUMN clock_offset_ms bigint;
+    `,
+  },
 ];

@@ -28,6 +28,7 @@ import { reasonOf, toBatch } from '../sqlite/context.js';
 import { rowsOn } from './rows.js';
 import { AT, CLUSTER_NOW, statement } from './sql.js';
 import { journalErrorOf } from './store-errors.js';
+import { offsetOf } from '../clock-skew.js';
 
 /** The schema version this payouts writes. */
 export const LATEST_POSTGRES_SCHEMA = POSTGRES_MIGRATIONS.at(-1)?.version ?? 0;
@@ -132,9 +133,20 @@ const statements = {
   ),
   // Hosts and leases are seen by the database's clock, as they are judged.
   clock: statement('clock', `SELECT ${CLUSTER_NOW} AS at`),
+  // The moment the statement runs, not its transaction's start: a host's clock is measured by it.
+  clockNow: statement(
+    'clock-now',
+    `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS at`,
+  ),
+  seeHostClock: statement<{ host: string; offsetMs: number }>(
+    'see-host-clock',
+    `INSERT INTO hosts (name, seen_at, clock_offset_ms) VALUES (@host, ${CLUSTER_NOW}, @offsetMs)
+     ON CONFLICT (name) DO UPDATE SET seen_at = excluded.seen_at,
+       clock_offset_ms = excluded.clock_offset_ms`,
+  ),
   hostsSince: statement<{ now: number | null; withinMs: number }>(
     'hosts-since',
-    `SELECT name AS host, seen_at FROM hosts WHERE seen_at >= ${AT} - @withinMs`,
+    `SELECT name AS host, seen_at, clock_offset_ms FROM hosts WHERE seen_at >= ${AT} - @withinMs`,
   ),
   lockHolders: statement('lock-holders', `SELECT name, holder, host, heartbeat_at FROM locks`),
   // Read for doctor only: a scan of the payouts, not of an index kept on every claim.
@@ -413,7 +425,7 @@ async function openOn(
     hostsSeen: async (withinMs) => {
       const [{ at } = { at: 0 }] = await pooled.rows<{ at: number }, object>(statements.clock, {});
       const hosts = await pooled.rows<
-        { host: string; seen_at: number },
+        { host: string; seen_at: number; clock_offset_ms: number | null },
         { now: number; withinMs: number }
       >(statements.hostsSince, { now: at, withinMs });
       const locks = await pooled.rows<
@@ -426,7 +438,11 @@ async function openOn(
       >(statements.liveLeases, { now: at });
       return {
         now: at,
-        hosts: hosts.map((row) => ({ host: row.host, seenAt: row.seen_at })),
+        hosts: hosts.map((row) => ({
+          host: row.host,
+          seenAt: row.seen_at,
+          clockOffsetMs: row.clock_offset_ms,
+        })),
         locks: locks.map((row) => ({
           name: row.name,
           holder: row.holder,
@@ -435,6 +451,17 @@ async function openOn(
         })),
         leases: leases.map(({ owner, leased, until }) => ({ owner, rows: leased, until })),
       };
+    },
+
+    clockOffset: async (host, now) => {
+      const sentMs = now();
+      const [{ at } = { at: 0 }] = await pooled.rows<{ at: number }, object>(
+        statements.clockNow,
+        {},
+      );
+      const offsetMs = offsetOf(sentMs, at, now());
+      await pooled.count(statements.seeHostClock, { host, offsetMs });
+      return offsetMs;
     },
 
     ...payouts,

@@ -103,7 +103,7 @@ export function createLocks(
         now: at,
         hosts: locks
           .filter((lock) => lock.heartbeatAt >= at - withinMs)
-          .map(({ host, heartbeatAt }) => ({ host, seenAt: heartbeatAt })),
+          .map(({ host, heartbeatAt }) => ({ host, seenAt: heartbeatAt, clockOffsetMs: null })),
         locks,
         leases: statements.liveLeases.all(at),
       };
@@ -111,5 +111,7 @@ export function createLocks(
     // One host works on a SQLite journal, the home's lock holder: every claim is its own.
     takeClaim: () => ({ taken: true }),
     releaseClaim: () => undefined,
+    // One host: its clock is the journal's.
+    clockOffset: (): null => null,
   };
 }
