@@ -138,6 +138,7 @@ async function measure({ concurrency, latencyMs, seconds, rows, journalUrl, serv
         pool: createGatewayPool({
           concurrency,
           budget: requestBudget(null),
+          maxPauseMs: 60_000,
           stop: new AbortController().signal,
           clock: systemClock,
         }),

@@ -19,6 +19,7 @@ import type { RowState } from '../states.js';
 import { inTransaction, onPool, poolFor, type Runner } from './connection.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { createBatches } from './batches.js';
+import { createLimits } from './limits.js';
 import { createPayouts } from './payouts.js';
 import { createReports } from './reports.js';
 import { createRetries } from './retries.js';
@@ -446,6 +447,7 @@ async function openOn(
     },
     ...createBatches(pool, pooled, clock),
     ...createRetries(pool, pooled, clock),
+    ...createLimits(pooled),
     ...createReports(pooled),
   };
   return answering(journal, address);
