@@ -10,7 +10,7 @@
  *   - with hosts that keep the gateway's limits together (`together`, a PostgreSQL
  *     journal): a 429 one host was answered pauses them all, and each keeps to its part
  *     of the request budget. The pool grants no start on a look at the journal older than
- *     LOOK_EVERY_MS;
+ *     LOOK_STALE_MS;
  *   - the stop: nothing new starts after it, and requests in flight are abandoned
  *     STOP_GRACE_MS later.
  *
@@ -34,14 +34,16 @@ import { BUDGET_WINDOW_MS, shareOf, type RequestBudget } from './budget.js';
  */
 export const STOP_GRACE_MS = 2_000;
 
-/** How old a host's look at the journal may be when one of its requests starts. */
+/** How often a host sending looks at the journal, beside its requests, not before them. */
 export const LOOK_EVERY_MS = 250;
+/** How old a host's look may be when the pool grants a start: past it, the pool waits for one. */
+export const LOOK_STALE_MS = 2 * LOOK_EVERY_MS;
 /**
  * A host that starts sending beside others waits this long from its first look, so that
  * every other host has looked since (with a look's margin) and keeps to its smaller part,
  * and a window of the budget has passed.
  */
-export const JOIN_AFTER_MS = 2 * LOOK_EVERY_MS + BUDGET_WINDOW_MS;
+export const JOIN_AFTER_MS = LOOK_STALE_MS + LOOK_EVERY_MS + BUDGET_WINDOW_MS;
 /**
  * A host that has not looked for this long is no longer sending: its part goes to the
  * others. Longer than JOIN_AFTER_MS, so none of its starts is left in their window; a host
@@ -131,6 +133,9 @@ export function createGatewayPool(options: {
   const running = new Set<Promise<void>>();
   let pausedUntil = 0;
   let lookedAt = -Infinity;
+  let looking: Promise<void> | undefined;
+  // A host that has just begun sends only after one more look (see look).
+  let mustLook = false;
   let othersSending = false;
   let joinedAt = -Infinity;
   // The end of the pause the hosts together keep, as far as this host knows: written once
@@ -143,8 +148,19 @@ export function createGatewayPool(options: {
   const taskEnded = (): Promise<void> =>
     running.size === 0 ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve));
 
-  const lookedLately = (now: number): boolean =>
-    together === undefined || now - lookedAt < LOOK_EVERY_MS;
+  /** Whether the pool must wait for a look before it grants a start. */
+  const mustLookNow = (now: number): boolean =>
+    together !== undefined && (now - lookedAt >= LOOK_STALE_MS || (mustLook && pausedUntil <= now));
+
+  const lookNow = (hosts: Together): Promise<void> =>
+    (looking ??= look(hosts).finally(() => (looking = undefined)));
+
+  /** A look in the background while the requests go on, once the last is LOOK_EVERY_MS old. */
+  const lookAhead = (now: number): void => {
+    if (together === undefined || now - lookedAt < LOOK_EVERY_MS) return;
+    // Its failure is met by the look the pool waits for once this one is stale.
+    lookNow(together).catch(() => undefined);
+  };
 
   const look = async (hosts: Together): Promise<void> => {
     await sharing;
@@ -161,6 +177,7 @@ export function createGatewayPool(options: {
     // A host that has just begun looks once more before it sends, and so finds a host that
     // began at the same moment (their first looks could not see each other); beside others,
     // it waits for them to keep to smaller parts.
+    mustLook = sight.joined;
     if (sight.joined) joinedAt = now;
     const waitUntil = sight.joined
       ? now + LOOK_EVERY_MS
@@ -177,13 +194,15 @@ export function createGatewayPool(options: {
 
   const startable = (): number => {
     const now = clock.now();
-    if (stop.aborted || pausedUntil > now || !lookedLately(now)) return 0;
+    if (stop.aborted || pausedUntil > now || mustLookNow(now)) return 0;
+    lookAhead(now);
     return budget.available(now, concurrency - running.size);
   };
 
   const waitToStart = async (): Promise<void> => {
     const now = clock.now();
-    if (together && !lookedLately(now)) return look(together);
+    if (together && mustLookNow(now)) return lookNow(together);
+    lookAhead(now);
     if (pausedUntil > now) return nap(pausedUntil - now);
     if (running.size >= concurrency) return taskEnded();
     return nap(budget.nextAt(now) - now);
@@ -255,8 +274,8 @@ export function createGatewayPool(options: {
     async startAnother() {
       for (;;) {
         const now = clock.now();
-        if (together && !lookedLately(now) && !stop.aborted) {
-          await look(together);
+        if (together && mustLookNow(now) && !stop.aborted) {
+          await lookNow(together);
           continue;
         }
         const wait = Math.max(pausedUntil, budget.nextAt(now)) - now;
