@@ -169,7 +169,9 @@ export function createGatewayPool(options: {
     lookedAt = now;
     othersSending = sight.others.length > 0;
     const until = now + sight.pausedForMs;
-    if (until > sharedUntil + LOOK_EVERY_MS) hosts.onPaused(sight.pausedForMs, false);
+    if (sight.pausedForMs > 0 && until > sharedUntil + LOOK_EVERY_MS) {
+      hosts.onPaused(sight.pausedForMs, false);
+    }
     sharedUntil = Math.max(sharedUntil, until);
     pausedUntil = Math.max(pausedUntil, until);
     if (hosts.perSecond === null) return;

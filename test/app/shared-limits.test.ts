@@ -29,11 +29,14 @@ const missing = postgresMissing();
     // When each host started a create, when each reached the gateway, when it answered a 429.
     let starts: number[];
     let arrivals: number[];
+    // What each host logged, by its name.
+    let notes: string[];
     let rateLimitedAt: number | undefined;
 
     beforeEach(async () => {
       starts = [];
       arrivals = [];
+      notes = [];
       rateLimitedAt = undefined;
       sandbox = await startSandbox({
         token: TOKEN,
@@ -94,7 +97,7 @@ const missing = postgresMissing();
         signal: new AbortController().signal,
         pollPolicy: POLLING,
         clock: systemClock,
-        note: () => undefined,
+        note: (text) => notes.push(`${name}: ${text}`),
       });
       return sendQueued(deps, engine);
     };
@@ -133,6 +136,19 @@ const missing = postgresMissing();
       // the journal within a fraction of that; until 2.5 s: the host that was answered
       // reads the 429 a moment after the gateway sent it.
       expect(arrivals.filter((when) => when > at + 1_000 && when < at + 2_500).length).toBe(0);
+      // Each host says the pause once: the one answered, and the other as it learns of it.
+      const said = notes.filter((note) => note.includes('429'));
+      expect(said).toHaveLength(2);
+      expect(said).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(
+            /^pay-\d: another host of this journal was answered 429 \(too many requests\): no request starts here for [23]s$/,
+          ),
+          expect.stringMatching(
+            /^pay-\d: the gateway answered 429 \(too many requests\): no request starts for 3s on any host of this journal$/,
+          ),
+        ]),
+      );
     });
   },
 );
