@@ -13,6 +13,7 @@ import type {
   JournalBatches,
   JournalFollowing,
   JournalGateway,
+  JournalLimits,
   JournalReports,
 } from '../journal/journal.js';
 import { resultFileNames } from '../results/names.js';
@@ -25,7 +26,12 @@ const DAY_MS = 86_400_000;
 export interface ReconcileDeps {
   config: Config;
   folders: Folders;
-  journal: JournalFollowing & JournalAnswers & JournalBatches & JournalReports & JournalGateway;
+  journal: JournalFollowing &
+    JournalAnswers &
+    JournalBatches &
+    JournalReports &
+    JournalGateway &
+    JournalLimits;
   gateway: GatewayClient;
   /** The journal's clock. */
   clock: Clock;

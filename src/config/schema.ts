@@ -185,8 +185,11 @@ export const ConfigSchema = z.strictObject({
     .max(100_000)
     .nullable()
     .describe(
-      'most gateway requests started in any one second (a sliding window), sends, lookups and polls together; `null` for no cap (the interface publishes no rate limit, and a 429 pauses the whole pool anyway)',
+      'most gateway requests started in any one second (a sliding window), sends, lookups and polls together; `null` for no cap (the interface publishes no rate limit, and a 429 pauses the whole pool anyway). On a PostgreSQL journal it is the cap of all hosts together: each host sending takes an equal part, and a host that starts sending beside others waits about 1.75 s while they make room',
     ),
+  maxGatewayPause: duration.describe(
+    'longest wait a 429 from the gateway imposes, whatever its `Retry-After` asks: no request starts meanwhile (on a PostgreSQL journal, on any host), and the first one after it learns whether the gateway still refuses',
+  ),
   encoding: z
     .enum(ENCODING_SETTINGS)
     .describe(

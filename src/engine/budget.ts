@@ -16,9 +16,15 @@ export interface RequestBudget {
   take(wanted: number, now: number): number;
   /** The earliest time at which one more start will be granted (`now` when one is free). */
   nextAt(now: number): number;
+  /**
+   * From now on at most `share` starts in any second (0 to `perSecond`): this host's part
+   * of a limit that hosts keep together. The starts already made still count.
+   */
+  keepTo(share: number): void;
 }
 
-const WINDOW_MS = 1_000;
+/** The span in which the budget counts starts. */
+export const BUDGET_WINDOW_MS = 1_000;
 
 /** A budget of `perSecond` starts per second; `null` grants everything at once. */
 export function requestBudget(perSecond: number | null): RequestBudget {
@@ -28,30 +34,50 @@ export function requestBudget(perSecond: number | null): RequestBudget {
       available: (_now, atMost) => atMost,
       take: (wanted) => wanted,
       nextAt: (now) => now,
+      keepTo: () => undefined,
     };
   }
-  // A ring of the last `perSecond` start times; a slot is free once its time is a window old.
+  // A ring of the last `perSecond` start times, `next` the slot the next start takes. Under
+  // a share s, a start is free once the s-th latest start is a window old.
   const starts = new Array<number>(perSecond).fill(-Infinity);
-  let oldest = 0;
-  const isFree = (index: number, now: number) => (starts[index] as number) <= now - WINDOW_MS;
+  let next = 0;
+  let share = perSecond;
+  const latest = (back: number) => starts[(next - back + perSecond) % perSecond] as number;
+  const isFree = (taken: number, now: number) =>
+    share > taken && latest(share - taken) <= now - BUDGET_WINDOW_MS;
   return {
     capped: true,
     available(now, atMost) {
       let free = 0;
-      while (free < Math.min(atMost, perSecond) && isFree((oldest + free) % perSecond, now)) free++;
+      while (free < atMost && isFree(free, now)) free++;
       return free;
     },
     take(wanted, now) {
       let granted = 0;
-      while (granted < wanted && isFree(oldest, now)) {
-        starts[oldest] = now;
-        oldest = (oldest + 1) % perSecond;
+      while (granted < wanted && isFree(0, now)) {
+        starts[next] = now;
+        next = (next + 1) % perSecond;
         granted++;
       }
       return granted;
     },
     nextAt(now) {
-      return Math.max(now, (starts[oldest] as number) + WINDOW_MS);
+      // With no share, nothing is granted until another share comes: look again in a window.
+      return share === 0 ? now + BUDGET_WINDOW_MS : Math.max(now, latest(share) + BUDGET_WINDOW_MS);
+    },
+    keepTo(part) {
+      share = Math.max(0, Math.min(perSecond, part));
     },
   };
+}
+
+/**
+ * This host's part of `perSecond` shared among `hosts` (its own name among them): an equal
+ * part each, the remainder one more for each of the first hosts by name, so the parts add
+ * up to the limit; with more hosts than the limit, the last by name get none.
+ */
+export function shareOf(perSecond: number, hosts: readonly string[], me: string): number {
+  const names = [...new Set([...hosts, me])].sort();
+  const rank = names.indexOf(me);
+  return Math.floor(perSecond / names.length) + (rank < perSecond % names.length ? 1 : 0);
 }

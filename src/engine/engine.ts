@@ -20,6 +20,7 @@ import type {
   Claim,
   JournalAnswers,
   JournalFollowing,
+  JournalLimits,
   JournalRecovery,
   JournalSending,
   Move,
@@ -41,7 +42,11 @@ const GROUP_COMMIT_MS = 10;
 const FROZEN_REASON: Said = { code: 'auditClaimTooOld' };
 
 /** The journal's aggregates the engine's loops use: each loop takes only its own. */
-export type EngineJournal = JournalSending & JournalAnswers & JournalRecovery & JournalFollowing;
+export type EngineJournal = JournalSending &
+  JournalAnswers &
+  JournalRecovery &
+  JournalFollowing &
+  JournalLimits;
 
 /** What resolving a row with no clear answer uses: it may send it again. */
 type Resolving = JournalRecovery & JournalSending & JournalAnswers;
@@ -138,7 +143,7 @@ export async function sendQueued(
         signal.kind === 'pause' && signal.ms !== undefined
           ? signal.ms
           : backoffMs(Math.max(1, unreachableInARow), deps.random);
-      pool.pause(wait);
+      pool.pause(wait, signal.kind === 'pause' ? 'rate-limited' : 'unreachable');
       if (unreachableInARow >= options.maxUnreachable) {
         stopped ??= `the gateway could not be reached ${unreachableInARow} times in a row`;
       }
@@ -364,7 +369,7 @@ async function resolveOne(
       if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
       // A 429 holds back every request of the pool, not only this row's next lookup.
       if (decision.signal.kind === 'pause' && decision.signal.ms !== undefined) {
-        pool.pause(decision.signal.ms);
+        pool.pause(decision.signal.ms, 'rate-limited');
       }
       return { kind: 'stillUnknown' };
   }

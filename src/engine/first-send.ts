@@ -59,6 +59,7 @@ export async function checkFirstSends(
           signal.kind === 'pause' && signal.ms !== undefined
             ? signal.ms
             : backoffMs(asks, deps.random),
+          signal.kind === 'pause' ? 'rate-limited' : 'unreachable',
         );
         pending.push({ ...payout, asks });
         return;

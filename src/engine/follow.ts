@@ -223,7 +223,7 @@ export async function followPending(
       report.failed = true;
     }
     if (decision.signal.kind === 'pause' && decision.signal.ms !== undefined) {
-      pool.pause(decision.signal.ms);
+      pool.pause(decision.signal.ms, 'rate-limited');
     }
     const now = clock.now();
     const next =

@@ -54,7 +54,7 @@ export async function reconcilePaid(
       const answer = await pool.ask((call) => deps.gateway.getTransactionById(transactionId, call));
       const decision = decidePoll(claim.request, transactionId, answer);
       if (decision.signal.kind === 'stop') report.stopped ??= decision.signal.why;
-      if (decision.signal.kind === 'pause') pool.pause(decision.signal.ms ?? 1_000);
+      if (decision.signal.kind === 'pause') pool.pause(decision.signal.ms ?? 1_000, 'rate-limited');
       if ('kind' in answer) {
         // No answer: not checked, and the row is left as it was, for the next reconcile.
         report.failed++;

@@ -42,6 +42,7 @@ import type {
   Claim,
   FirstSendSample,
   GatewayKind,
+  GatewaySight,
   HeldRow,
   HoldSummary,
   JournalIdentity,
@@ -81,6 +82,7 @@ export interface Journal
     JournalRecovery,
     JournalFollowing,
     JournalLocks,
+    JournalLimits,
     JournalReports {}
 
 /** Where a journal is: the kind of store, and its address there. */
@@ -450,6 +452,21 @@ export interface JournalLocks {
    * that is one host's own (SQLite), whose clock is the host's.
    */
   clockOffset(host: string, now: () => number): Promise<number | null>;
+}
+
+/**
+ * The gateway's limits kept by the hosts together: a pause one host was asked for (a 429),
+ * and who sends, so each takes its part of `maxRequestsPerSecond`. A journal one host
+ * owns (SQLite) answers for that host alone.
+ */
+export interface JournalLimits {
+  /**
+   * Says `host` sends now, and what it must keep to: the pause still running and the other
+   * hosts that said so within the last `withinMs`, by the journal's clock.
+   */
+  lookAtGateway(host: string, withinMs: number): Promise<GatewaySight>;
+  /** No host starts a request for `ms` from now; a longer pause already set stands. */
+  pauseGateway(ms: number): Promise<void>;
 }
 
 /** Reports: what became of a batch's lines, its result lines, a payout and its history. */

@@ -277,6 +277,19 @@ export interface HostsSeen {
 export type WorkClaim =
   { kind: 'file'; name: string; size: number; sha256: string } | { kind: 'batch'; batchId: number };
 
+/** What a host sending must keep to (`lookAtGateway`), by the journal's clock. */
+export interface GatewaySight {
+  /** How long the gateway's pause still runs (0: none). */
+  pausedForMs: number;
+  /** The other hosts sending, by name. */
+  others: string[];
+  /**
+   * True when this host was not sending a moment before (its first look, or the first after
+   * a gap): the others learn of it only at their next look.
+   */
+  joined: boolean;
+}
+
 /** Rows of a batch per state (other lines per kind), and their cents. */
 export interface RowTotals {
   rows: Partial<Record<LineOutcome, number>>;

@@ -10,7 +10,9 @@
 // busy machine, and that says which of the two bounds the rate on two cores. Prints one
 // JSON line per scenario. A scenario given `journalUrl` journals in that PostgreSQL
 // database instead of SQLite, and with `serverPid` (its postmaster) also gives the
-// server's CPU time per payout (test/bench/postgres-engine.mjs). BENCH_GATEWAY=lean
+// server's CPU time per payout (test/bench/postgres-engine.mjs); given `together`, its pool
+// keeps the gateway's limits with other hosts through the journal, as `payouts run`'s does
+// (test/bench/postgres-limits.mjs). BENCH_GATEWAY=lean
 // measures against a lean stand-in instead (support/lean-gateway.mjs, also its own
 // process): what the engine does when the gateway does not share its two cores' CPU with
 // it.
@@ -39,7 +41,7 @@ const SCENARIOS = [
   { concurrency: 64, latencyMs: 0, rows: 30_000 },
 ];
 
-async function measure({ concurrency, latencyMs, seconds, rows, journalUrl, serverPid }) {
+async function measure({ concurrency, latencyMs, seconds, rows, journalUrl, serverPid, together }) {
   const count = rows ?? Math.round((concurrency / latencyMs) * 1000 * seconds);
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-engine-'));
   const sandbox = await startGatewayProcess(latencyMs, { lean: GATEWAY === 'lean' });
@@ -138,8 +140,13 @@ async function measure({ concurrency, latencyMs, seconds, rows, journalUrl, serv
         pool: createGatewayPool({
           concurrency,
           budget: requestBudget(null),
+          maxPauseMs: 60_000,
           stop: new AbortController().signal,
           clock: systemClock,
+          // As engineFor wires it: the pool looks at the journal for the hosts' pause and parts.
+          ...(together && {
+            together: { journal, host: 'bench', perSecond: null, onPaused: () => undefined },
+          }),
         }),
       },
       {
@@ -164,6 +171,7 @@ async function measure({ concurrency, latencyMs, seconds, rows, journalUrl, serv
     return {
       bench: 'engine',
       journal: location.kind,
+      together: Boolean(together),
       gateway: GATEWAY,
       concurrency,
       latencyMs,

@@ -72,6 +72,7 @@ const engineDeps = (journal, gateway, stop) => ({
   pool: createGatewayPool({
     concurrency: 16,
     budget: requestBudget(null),
+    maxPauseMs: 60_000,
     stop,
     clock: systemClock,
   }),

@@ -4,23 +4,16 @@
 // (test/support/postgres.ts's), in turn, RUNS times each, each in a process of its own.
 // Prints each run's line (CPU µs a payout: the engine's, the gateway's, and on PostgreSQL
 // the server's processes' from /proc), then the ratio of the medians and the load average.
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { freshDatabase, loadAverage, median, startCluster } from './support/postgres.mjs';
+import {
+  freshDatabase,
+  loadAverage,
+  measureEngine as measure,
+  median,
+  startCluster,
+} from './support/postgres.mjs';
 
 const RUNS = Number(process.env.BENCH_PG_RUNS ?? 2);
 const SCENARIO = { concurrency: 64, latencyMs: 50, seconds: 8 };
-const engine = fileURLToPath(new URL('./engine.mjs', import.meta.url));
-
-/** One engine.mjs scenario in a child process: its JSON line. */
-function measure(scenario) {
-  const child = spawnSync(process.execPath, [engine, 'measure', JSON.stringify(scenario)], {
-    encoding: 'utf8',
-  });
-  if (child.status !== 0) throw new Error(child.stderr);
-  process.stdout.write(child.stdout);
-  return JSON.parse(child.stdout);
-}
 
 const { cluster, missing } = await startCluster();
 if (missing) {

@@ -122,6 +122,7 @@ describe('config', () => {
       sameNameNewBatchAfter: null,
       concurrency: 16,
       maxRequestsPerSecond: null,
+      maxGatewayPause: 60_000,
       encoding: 'auto',
       headings: {},
       recipientEmail: null,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestBudget } from '../../src/engine/budget.js';
+import { requestBudget, shareOf } from '../../src/engine/budget.js';
 
 describe('requestBudget', () => {
   it('grants everything when there is no cap', () => {
@@ -58,8 +58,45 @@ describe('requestBudget', () => {
     expect(budget.nextAt(1100)).toBe(1300);
   });
 
+  it('keeps to a part of its cap: the starts already made count, and a larger part frees at once', () => {
+    const budget = requestBudget(4);
+    expect(budget.take(4, 0)).toBe(4);
+    budget.keepTo(2);
+    expect(budget.available(500, 4)).toBe(0);
+    expect(budget.nextAt(500)).toBe(1000);
+    expect(budget.take(4, 1000)).toBe(2);
+    expect(budget.available(1500, 4)).toBe(0);
+    budget.keepTo(4);
+    expect(budget.available(1500, 4)).toBe(2);
+    budget.keepTo(0);
+    expect(budget.available(5000, 4)).toBe(0);
+    expect(budget.nextAt(5000)).toBe(6000);
+  });
+
   it('available never counts past what is asked', () => {
     const budget = requestBudget(1000);
     expect(budget.available(0, 3)).toBe(3);
+  });
+});
+
+describe("shareOf: a host's part of a limit the hosts sending keep together", () => {
+  it.each([
+    // [limit, the other hosts, this host, its part]
+    [10, [], 'pay-1', 10],
+    [10, ['pay-2'], 'pay-1', 5],
+    [10, ['pay-1', 'pay-3'], 'pay-2', 3],
+    [10, ['pay-2', 'pay-3'], 'pay-1', 4],
+    [2, ['pay-1', 'pay-2'], 'pay-3', 0],
+    [2, ['pay-2', 'pay-3'], 'pay-1', 1],
+  ] as const)('%i among %j: %s takes %i', (limit, others, me, part) => {
+    expect(shareOf(limit, others, me)).toBe(part);
+  });
+
+  it('the parts of every host add up to the limit', () => {
+    const hosts = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    for (const limit of [1, 5, 7, 10, 23]) {
+      const parts = hosts.map((me) => shareOf(limit, hosts, me));
+      expect(parts.reduce((sum, part) => sum + part, 0)).toBe(limit);
+    }
   });
 });

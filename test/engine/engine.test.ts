@@ -77,6 +77,7 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
       pool: createGatewayPool({
         concurrency: pool.concurrency ?? 8,
         budget: requestBudget(pool.perSecond ?? null),
+        maxPauseMs: 60_000,
         stop: pool.stop ?? new AbortController().signal,
         clock,
       }),

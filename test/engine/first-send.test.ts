@@ -46,6 +46,7 @@ describe("the gateway asked before a batch's first send, over HTTP", () => {
       pool: createGatewayPool({
         concurrency: 8,
         budget: requestBudget(null),
+        maxPauseMs: 60_000,
         stop: new AbortController().signal,
         clock: systemClock,
       }),

@@ -64,6 +64,7 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     pool: createGatewayPool({
       concurrency: 8,
       budget: requestBudget(null),
+      maxPauseMs: 60_000,
       stop,
       clock: systemClock,
     }),

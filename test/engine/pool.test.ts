@@ -40,18 +40,33 @@ function heldTask(): { task: () => Promise<void>; end: () => void } {
 const poolOf = (
   clock: Clock,
   { concurrency = 4, perSecond = null as number | null, stop = new AbortController().signal } = {},
-) => createGatewayPool({ concurrency, budget: requestBudget(perSecond), stop, clock });
+) =>
+  createGatewayPool({
+    concurrency,
+    budget: requestBudget(perSecond),
+    maxPauseMs: 60_000,
+    stop,
+    clock,
+  });
 
 describe('the gateway pool', () => {
   it('a pause holds back every start until it ends, and a shorter one never shortens it', async () => {
     const clock = steppedClock();
     const pool = poolOf(clock);
     expect(pool.startable()).toBe(4);
-    pool.pause(5_000);
-    pool.pause(1_000);
+    pool.pause(5_000, 'rate-limited');
+    pool.pause(1_000, 'rate-limited');
     expect(pool.startable()).toBe(0);
     expect(await pool.grant()).toBe(4);
     expect(clock.slept).toEqual([5_000]);
+  });
+
+  it('a pause lasts at most maxPauseMs, whatever the gateway asks', async () => {
+    const clock = steppedClock();
+    const pool = poolOf(clock);
+    pool.pause(3_600_000, 'rate-limited');
+    expect(await pool.grant()).toBe(4);
+    expect(clock.slept).toEqual([60_000]);
   });
 
   it('never runs more tasks than its concurrency, and says when one ends', async () => {
@@ -109,7 +124,7 @@ describe('the gateway pool', () => {
     const clock = steppedClock();
     const stop = new AbortController();
     const pool = poolOf(clock, { perSecond: 1, stop: stop.signal });
-    pool.pause(60_000);
+    pool.pause(60_000, 'rate-limited');
     stop.abort();
     expect(pool.startable()).toBe(0);
     expect(await pool.grant()).toBe(0);
@@ -161,6 +176,7 @@ describe('the stop reaches lookups and polls in flight, over HTTP', () => {
     pool: createGatewayPool({
       concurrency: 4,
       budget: requestBudget(null),
+      maxPauseMs: 60_000,
       stop,
       clock: systemClock,
     }),

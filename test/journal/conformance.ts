@@ -23,6 +23,8 @@ export interface JournalFactory {
   elsewhere(store: string): OpenedElsewhere;
   /** The clock the store judges leases by, when not the one a journal is opened with. */
   leaseNow?: () => Promise<number>;
+  /** True when hosts share the store, and keep the gateway's limits through it. */
+  sharedByHosts?: true;
 }
 
 /** A lease over as soon as it is given, by whichever clock a store judges leases. */
@@ -94,6 +96,8 @@ const MEMBERS: Record<keyof Journal, true> = {
   releaseClaim: true,
   hostsSeen: true,
   clockOffset: true,
+  lookAtGateway: true,
+  pauseGateway: true,
   rowTotalsOfBatch: true,
   resultEntries: true,
   batchesShowingRefundedSince: true,
@@ -1825,6 +1829,34 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         expect(await journal.retryTargetsOf(id)).toEqual([]);
         expect(await journal.hasRetries(id)).toBe(true);
       });
+    });
+
+    it("keeps the gateway's pause and who sends for the hosts that share it, or says one host's", async () => {
+      const [one, other] = [await open(), await open()];
+      const first = await one.lookAtGateway('h-1', 60_000);
+      expect(first).toEqual({ pausedForMs: 0, others: [], joined: !!factory.sharedByHosts });
+      await other.pauseGateway(30_000);
+      // A shorter pause never shortens a longer one.
+      await one.pauseGateway(1_000);
+      const seen = await other.lookAtGateway('h-2', 60_000);
+      if (!factory.sharedByHosts) {
+        expect(seen).toEqual({ pausedForMs: 0, others: [], joined: false });
+        return;
+      }
+      expect(seen).toMatchObject({ others: ['h-1'], joined: true });
+      expect(seen.pausedForMs).toBeGreaterThan(1_000);
+      expect(seen.pausedForMs).toBeLessThanOrEqual(30_000);
+      // Seen again within the window, a moment later by the store's clock, a host is still
+      // the one that began at its first look.
+      const looked = await leaseNow();
+      for (let i = 0; i < 1000 && (await leaseNow()) <= looked; i++) await tick();
+      const again = await one.lookAtGateway('h-1', 60_000);
+      expect(again).toMatchObject({ others: ['h-2'], joined: false });
+      // Once the store's clock is past both sights, a window that ends there leaves the
+      // other out, and this host sends anew.
+      const sighted = await leaseNow();
+      for (let i = 0; i < 1000 && (await leaseNow()) <= sighted; i++) await tick();
+      expect(await one.lookAtGateway('h-1', 0)).toMatchObject({ others: [], joined: true });
     });
 
     // Last: a member no case calls (a new one, say) fails here.

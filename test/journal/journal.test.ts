@@ -482,6 +482,7 @@ const postgresAbsent = postgresMissing();
         opener: 'openPostgresJournal',
         location: { kind: 'postgres', url: postgres.url(store) },
       }),
+      sharedByHosts: true,
       // The store judges leases by the database's clock, whatever it is opened with.
       leaseNow: async () => {
         const client = new pg.Client({ connectionString: postgres.url('journal.db') });

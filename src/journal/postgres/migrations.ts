@@ -205,4 +205,21 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       ALTER TABLE hosts ADD COLUMN clock_offset_ms bigint;
     `,
   },
+  {
+    version: 6,
+    sql: `
+      -- The gateway's limits kept by the hosts together (limits.ts): the pause a 429 asked
+      -- one host for, on the database's clock (its row made by the first), and each host
+      -- sending since when, last seen when.
+      CREATE TABLE gateway_pause (
+        id integer PRIMARY KEY CHECK (id = 1),
+        paused_until bigint NOT NULL
+      );
+      CREATE TABLE senders (
+        name text PRIMARY KEY,
+        since bigint NOT NULL,
+        seen_at bigint NOT NULL
+      );
+    `,
+  },
 ];

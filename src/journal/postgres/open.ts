@@ -20,6 +20,7 @@ import { inTransaction, onPool, poolFor, type Runner } from './connection.js';
 import { listenTo, POSTBACK_CHANNEL } from './listen.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { createBatches } from './batches.js';
+import { createLimits } from './limits.js';
 import { createPayouts } from './payouts.js';
 import { createClaims } from './claims.js';
 import { createReports } from './reports.js';
@@ -488,6 +489,7 @@ async function openOn(
     },
     ...createBatches(pool, pooled, clock),
     ...createRetries(pool, pooled, clock),
+    ...createLimits(pooled),
     ...createReports(pooled),
     ...createClaims(pool, pooled, clock),
   };

@@ -19,6 +19,7 @@ import type { GatewayKind, JournalIdentity, JournalState } from '../types.js';
 import { createBatches } from './batches.js';
 import { contextOf, type Synchronous } from './context.js';
 import { createCorrections } from './corrections.js';
+import { createLimits } from './limits.js';
 import { createLocks } from './locks.js';
 import { createPayouts } from './payouts.js';
 import { createReports } from './reports.js';
@@ -271,6 +272,7 @@ function journalOn(
     ...createBatches(context, rows, corrections),
     ...createPayouts(context, rows, sending),
     ...createLocks(context, copying),
+    ...createLimits(),
     ...createReports(context),
   };
   return { journal, recoverySince: () => recoverySince, sending };

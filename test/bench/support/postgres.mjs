@@ -1,6 +1,7 @@
 // The tests' throwaway PostgreSQL cluster (test/support/postgres.ts, transpiled here so the
 // benchmarks start it exactly as the tests do: loopback only, as `postgres` when we are
 // root), a fresh database on it by name, and the CPU time its server processes used.
+import { spawnSync } from 'node:child_process';
 import {
   mkdtempSync,
   readFileSync,
@@ -90,3 +91,14 @@ export function median(values) {
 /** The machine's load average (1, 5 and 15 minutes), printed beside a run's ratios. */
 export const loadAverage = () =>
   readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+/** One engine.mjs scenario in a child process of its own: its JSON line, also printed. */
+export function measureEngine(scenario) {
+  const engine = fileURLToPath(new URL('../engine.mjs', import.meta.url));
+  const child = spawnSync(process.execPath, [engine, 'measure', JSON.stringify(scenario)], {
+    encoding: 'utf8',
+  });
+  if (child.status !== 0) throw new Error(child.stderr);
+  process.stdout.write(child.stdout);
+  return JSON.parse(child.stdout);
+}
