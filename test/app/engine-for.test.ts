@@ -129,7 +129,9 @@ const postgresAbsent = postgresMissing();
       opened.push(resolver);
       const client = clientFor(sandbox.url);
       try {
-        const { config } = loadConfig({ env: { ...QUICK_TIMEOUTS, PAYOUTS_JOURNAL: url } });
+        const { config } = loadConfig({
+          env: { ...QUICK_TIMEOUTS, PAYOUTS_MAX_CLOCK_SKEW: '30s', PAYOUTS_JOURNAL: url },
+        });
         const wired = () =>
           engineFor(resolver, client, config, {
             followMs: 0,

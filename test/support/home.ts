@@ -11,6 +11,8 @@ export const QUICK_TIMEOUTS = {
   PAYOUTS_REQUEST_TIMEOUT: '1s',
   PAYOUTS_CONNECT_TIMEOUT: '1s',
   PAYOUTS_RESEND_GRACE: '1s',
+  // On PostgreSQL the resend grace grows by twice this; one machine's clock is the database's.
+  PAYOUTS_MAX_CLOCK_SKEW: '3s',
 };
 
 /** `<folder>/home` with its inbox, and the environment of a run on it against `gatewayUrl`. */
