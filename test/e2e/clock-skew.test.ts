@@ -34,6 +34,8 @@ const missing = postgresMissing() ?? faketimeMissing();
   { timeout: 240_000 },
   () => {
     const hosts = useHostsOfOneHome();
+    /** The default bound, which the sentence names (the tests' own is 3 s). */
+    const DEFAULT_BOUND = { PAYOUTS_MAX_CLOCK_SKEW: '30s' };
     const folder = useTempFolder();
 
     /** How far the clock of the process that wrote `log` is from ours, by its first line's time. */
@@ -62,7 +64,7 @@ const missing = postgresMissing() ?? faketimeMissing();
     ])(
       'a host ten minutes %s pays nothing, says so once and keeps out of the way; the host on the right clock pays every row once',
       async (way, skewMs) => {
-        const { home, env } = await hosts.home(way);
+        const { home, env } = await hosts.home(way, DEFAULT_BOUND);
         const off = hosts.start({ ...env, ...skewedClock(skewMs) }, 'pay-2');
         await waitFor('pay-2 saying its clock is off', () =>
           clockOff('pay-2', way).test(off.log()),
@@ -83,7 +85,7 @@ const missing = postgresMissing() ?? faketimeMissing();
     );
 
     it('a host ten minutes ahead goes on by itself once its clock is set right, and pays the file once', async () => {
-      const { home, env } = await hosts.home('set_right');
+      const { home, env } = await hosts.home('set_right', DEFAULT_BOUND);
       const skewFile = join(folder(), 'skew');
       writeFileSync(join(home, 'inbox', 'folha.csv'), payrollFile('h', 20));
       const host = hosts.start({ ...env, ...clockSetBy(skewFile, TEN_MINUTES_MS) }, 'pay-1');
@@ -165,7 +167,7 @@ const missing = postgresMissing() ?? faketimeMissing();
     };
 
     it('a working host whose clock steps ten minutes behind stops claiming, and the host beside it pays the rest of the file and the next', async () => {
-      const { home, env } = await hosts.home('stepped');
+      const { home, env } = await hosts.home('stepped', DEFAULT_BOUND);
       const journal = env.PAYOUTS_JOURNAL ?? '';
       const sandbox = hosts.sandbox();
       // Sending outlasts the step: the file is still being sent when the clock is off.
