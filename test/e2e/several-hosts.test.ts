@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFailed } from 'vitest';
 import { stopChild } from '../support/cli.js';
 import { dated } from '../support/files.js';
 import { ledgerCounts } from '../support/gateway.js';
@@ -83,6 +83,14 @@ const postgresAbsent = postgresMissing();
       sandbox.setFaults({ latencyMs: 150 });
       const names = ['pay-1', 'pay-2', 'pay-3'];
       const all = names.map((name) => startHost(env, name));
+      // Why a host sent nothing, or a file stayed, is in the hosts' own words.
+      onTestFailed(() => {
+        for (const [i, host] of all.entries()) {
+          console.log(
+            `--- ${names[i]}: stderr\n${host.log()}--- ${names[i]}: stdout\n${host.printed()}`,
+          );
+        }
+      });
       await waitFor('every host started', () => all.every((host) => host.log().includes('"msg"')));
       const files = { 'folha-a.csv': 'a', 'folha-b.csv': 'b' };
       for (const [name, prefix] of Object.entries(files)) {

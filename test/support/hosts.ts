@@ -1,7 +1,7 @@
 /**
  * Hosts of one home on one journal on PostgreSQL, against one sandbox gateway: `payouts
  * watch` started as a child process per host name (`PAYOUTS_HOST_NAME`), each with its log
- * gathered, and killed after each test.
+ * and its output gathered, and killed after each test.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach } from 'vitest';
@@ -16,6 +16,8 @@ export interface WatchHost {
   child: ChildProcess;
   /** What it has logged so far (stderr). */
   log(): string;
+  /** What it has printed so far (stdout). */
+  printed(): string;
 }
 
 export function useHostsOfOneHome(): {
@@ -57,12 +59,14 @@ export function useHostsOfOneHome(): {
     start: (env, hostName) => {
       const child = spawn(process.execPath, [BIN, 'watch'], {
         env: cleanEnv({ ...env, PAYOUTS_HOST_NAME: hostName }),
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
       let log = '';
+      let printed = '';
       child.stderr?.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+      child.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString('utf8')));
       daemons.push(child);
-      return { child, log: () => log };
+      return { child, log: () => log, printed: () => printed };
     },
   };
 }
