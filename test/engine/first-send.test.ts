@@ -1,3 +1,5 @@
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requestBudget } from '../../src/engine/budget.js';
@@ -120,4 +122,69 @@ describe("the gateway asked before a batch's first send, over HTTP", () => {
     expect(await check()).toEqual({ kind: 'clear' });
     expect(lookedUp).toEqual(['s-1', 's-2']);
   });
+
+  it('a sample another host of this journal sends while it is looked up: clear, not behind', async () => {
+    await admit(3);
+    const relay = await holdingRelay(sandbox.url, '/transaction/get/by/orderId/s-0');
+    // Held, the lookup must not time out and be asked again before s-0 is sent.
+    gateway = clientFor(relay.url, { requestTimeoutMs: 120_000 });
+    try {
+      const checked = check();
+      await relay.held;
+      // Meanwhile another host claims s-0, as sending, before its request leaves.
+      expect((await journal.claimToSend('pay-2', 1, 30_000)).map((c) => c.orderId)).toEqual([
+        's-0',
+      ]);
+      await gateway.createCashOut(cashOutRequest('s-0', { cpfCnpj: '0' }));
+      relay.release();
+      expect(await checked).toEqual({ kind: 'clear' });
+    } finally {
+      await relay.close();
+    }
+  });
 });
+
+/**
+ * A loopback relay to `target` that holds the first request for `path` until released
+ * (`held` resolves once it arrived), and passes every other at once.
+ */
+async function holdingRelay(
+  target: string,
+  path: string,
+): Promise<{ url: string; held: Promise<void>; release(): void; close(): Promise<void> }> {
+  let arrived!: () => void;
+  const held = new Promise<void>((resolve) => (arrived = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let holding = true;
+  const server = createServer((req, res) => {
+    const hold = holding && req.url === path;
+    if (hold) {
+      holding = false;
+      arrived();
+    }
+    void (hold ? released : Promise.resolve()).then(() => {
+      const upstream = request(new URL(req.url ?? '/', target), {
+        method: req.method ?? 'GET',
+        headers: req.headers,
+      });
+      upstream.on('response', (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    held,
+    release,
+    close: async () => {
+      release();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
