@@ -394,7 +394,8 @@ export interface JournalFollowing {
   /** When the next poll falls due (0: now), or undefined when nothing is pending. */
   nextPollAt(): Promise<number | undefined>;
   /**
-   * A postback named this payout: its poll falls due now. A poll already in flight for
+   * A postback named this payout: its poll falls due now, on any host's clock (the host
+   * that takes postbacks may not be the one following, nor on time). A poll in flight for
    * it loses its fence (its answer may be older than the news) and the row is polled
    * again; a row still `sending` or `unknown` is polled as soon as it is pending. False
    * when it names no payout we follow.

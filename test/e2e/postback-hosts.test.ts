@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { openPostgresJournalReadOnly } from '../../src/journal/postgres/open.js';
 import { postbackSecret } from '../../src/postback/secret.js';
 import { stopChild } from '../support/cli.js';
+import { TEN_MINUTES_MS, clockSetBy, faketimeMissing, setSkew } from '../support/faketime.js';
+import { useTempFolder } from '../support/files.js';
 import { closedPort } from '../support/gateway.js';
 import { useHostsOfOneHome } from '../support/hosts.js';
 import { payrollFile } from '../support/payroll.js';
@@ -24,6 +26,7 @@ const postgresAbsent = postgresMissing();
   { timeout: 120_000 },
   () => {
     const hosts = useHostsOfOneHome();
+    const folder = useTempFolder();
 
     it('a postback received by a process standing by wakes the process following the payout; one naming no payout changes nothing', async () => {
       const sandbox = hosts.sandbox();
@@ -88,5 +91,65 @@ const postgresAbsent = postgresMissing();
       expect(await stopChild(second.child)).toBe(0);
       expect(await stopChild(first.child)).toBe(0);
     });
+
+    const faketimeAbsent = faketimeMissing();
+    it.skipIf(faketimeAbsent !== undefined)(
+      `a postback taken by a host standing aside, its clock ten minutes ahead, wakes the host following the payout, which polls it at once${faketimeAbsent ? ` (skipped: ${faketimeAbsent})` : ''}`,
+      async () => {
+        const sandbox = hosts.sandbox();
+        const { home, env } = await hosts.home('aside');
+        const [portA, portB] = [await closedPort(), await closedPort()];
+        const slow = { ...env, PAYOUTS_INBOX_RESCAN: '60s', PAYOUTS_RESEND_GRACE: '30s' };
+        // pay-2 listens on the one address the gateway is given, then its clock goes off.
+        const skewFile = join(folder(), 'skew');
+        const aside = hosts.start(
+          { ...slow, ...clockSetBy(skewFile, 0), PAYOUTS_POSTBACK_LISTEN: `127.0.0.1:${portB}` },
+          'pay-2',
+        );
+        await waitFor('pay-2 watching', () => aside.log().includes('watching '));
+        setSkew(skewFile, TEN_MINUTES_MS);
+        await waitFor('pay-2 standing aside', () =>
+          /the clock of host pay-2 reads \d+ s ahead/.test(aside.log()),
+        );
+        const following = hosts.start(
+          {
+            ...slow,
+            PAYOUTS_POSTBACK_LISTEN: `127.0.0.1:${portA}`,
+            PAYOUTS_POSTBACK_PUBLIC_URL: `http://127.0.0.1:${portB}`,
+          },
+          'pay-1',
+        );
+        await waitFor('pay-1 watching', () => following.log().includes('watching '));
+
+        sandbox.settleAs('pending');
+        writeFileSync(join(home, 'inbox', 'folha.csv'), payrollFile('s', 3));
+        const journal = await openPostgresJournalReadOnly({
+          kind: 'postgres',
+          url: env['PAYOUTS_JOURNAL'] as string,
+        });
+        try {
+          await waitFor(
+            'pay-1 to follow the 3 payouts',
+            async () => (await journal.countsByState())['pending']?.count === 3,
+          );
+          sandbox.settleAs('by-key');
+          await waitFor(
+            '3 payouts paid at the gateway',
+            () => sandbox.ledger().filter((entry) => entry.status === 'paid').length === 3,
+          );
+          await waitFor(
+            'pay-1 to journal the 3 payouts paid',
+            async () => (await journal.countsByState())['paid']?.count === 3,
+            WOKEN_WITHIN_MS,
+          );
+        } finally {
+          await journal.close();
+        }
+        // pay-2 sent nothing: it stood aside before the file came.
+        expect(aside.log()).not.toContain('folha.csv');
+        expect(await stopChild(following.child)).toBe(0);
+        expect(await stopChild(aside.child)).toBe(0);
+      },
+    );
   },
 );

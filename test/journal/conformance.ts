@@ -838,6 +838,23 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       expect(await journal.pollNow({ orderId: 'nobody' })).toBe(false);
     });
 
+    it("a postback's poll is due on any host's clock: taken on one ten minutes ahead, due for one on time", async () => {
+      const journal = await open();
+      const id = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(id, [{ line: 2, request: request('p-1') }], {
+        duplicateWindowMs: 0,
+      });
+      const [claim] = await journal.claimToSend('a', 1, 30_000);
+      await journal.move('p-1', claim!.fence, 'pending', 'created', {
+        transactionId: 7,
+        nextPollAt: clock + 60_000,
+      });
+      clock += 10 * 60_000;
+      expect(await journal.pollNow({ transactionId: 7 })).toBe(true);
+      clock -= 10 * 60_000;
+      expect((await journal.claimDue('b', 10, 30_000)).map((c) => c.orderId)).toEqual(['p-1']);
+    });
+
     it('tells who listens the orderId of each payout a postback brings forward, in turn, and nothing of one it does not name', async () => {
       const { journal } = await openWithPayouts(['p-1', 'p-2']);
       const [first] = await journal.claimToSend('a', 2, 30_000);

@@ -83,7 +83,10 @@ interface Now {
   now: number | null;
 }
 
-type PollHint = Now & { transactionId: number | null; orderId: string | null };
+interface PollHint {
+  transactionId: number | null;
+  orderId: string | null;
+}
 
 interface ClaimCoversParams {
   documents: string[];
@@ -284,10 +287,11 @@ const statements = {
     `SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts
      WHERE state = 'pending' AND transaction_id IS NOT NULL`,
   ),
-  // A postback names a pending payout: due now, and a poll in flight loses its fence.
+  // A postback names a pending payout: due now, and a poll in flight loses its fence. Due
+  // since ever (0), not at the taker's clock: the host following it reads its own.
   pollPendingNow: statement<PollHint>(
     'poll-pending-now',
-    `UPDATE payouts SET next_poll_at = ${AT}, fence = nextval('claim_epochs'),
+    `UPDATE payouts SET next_poll_at = 0, fence = nextval('claim_epochs'),
        lease_owner = NULL, lease_until = NULL
      WHERE state = 'pending' AND (transaction_id = @transactionId::bigint
        OR (@transactionId::bigint IS NULL AND order_id = @orderId))
@@ -296,7 +300,7 @@ const statements = {
   // One still sending or unknown is polled as soon as it is pending.
   pollSoon: statement<PollHint>(
     'poll-soon',
-    `UPDATE payouts SET next_poll_at = ${AT}
+    `UPDATE payouts SET next_poll_at = 0
      WHERE state IN ('sending', 'unknown')
        AND (transaction_id = @transactionId::bigint OR order_id = @orderId)
      RETURNING order_id`,
@@ -874,9 +878,8 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
       undefined,
 
     pollNow: (hint) =>
-      transaction(async (tx, _rows, now) => {
+      transaction(async (tx) => {
         const params = {
-          now,
           transactionId: hint.transactionId ?? null,
           orderId: hint.orderId ?? null,
         };

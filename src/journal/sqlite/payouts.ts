@@ -112,13 +112,14 @@ export function createPayouts(
     nextPollAt: db.prepare<[], { at: number | null }>(`
       SELECT MIN(COALESCE(next_poll_at, 0)) AS at FROM payouts INDEXED BY payouts_by_poll_due
       WHERE state = 'pending' AND transaction_id IS NOT NULL`),
+    // Due since ever (0), whatever the clock, as on a journal hosts share.
     pollPendingNow: db.prepare<PollHint, { order_id: string }>(`
-      UPDATE payouts SET next_poll_at = @now, fence = fence + 1, lease_owner = NULL, lease_until = NULL
+      UPDATE payouts SET next_poll_at = 0, fence = fence + 1, lease_owner = NULL, lease_until = NULL
       WHERE state = 'pending'
         AND (transaction_id = @transactionId OR (@transactionId IS NULL AND order_id = @orderId))
       RETURNING order_id`),
     pollSoon: db.prepare<PollHint, { order_id: string }>(`
-      UPDATE payouts SET next_poll_at = @now
+      UPDATE payouts SET next_poll_at = 0
       WHERE state IN ('sending', 'unknown')
         AND (transaction_id = @transactionId OR order_id = @orderId)
       RETURNING order_id`),
@@ -250,7 +251,6 @@ export function createPayouts(
   /** The orderIds of the rows a postback's hint brought forward. */
   const pollNow = writing((hint: { transactionId?: number; orderId?: string }): string[] => {
     const params = {
-      now: now(),
       transactionId: hint.transactionId ?? null,
       orderId: hint.orderId ?? null,
     };
@@ -425,7 +425,6 @@ export function createPayouts(
 }
 
 interface PollHint {
-  now: number;
   transactionId: number | null;
   orderId: string | null;
 }
