@@ -13,7 +13,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { BIN, cleanEnv, stopChild } from '../support/cli.js';
 import { dated } from '../support/files.js';
-import { ledgerCounts } from '../support/gateway.js';
+import { closedPort, ledgerCounts } from '../support/gateway.js';
 import { useHostsOfOneHome } from '../support/hosts.js';
 import { payrollFile } from '../support/payroll.js';
 import { postgresMissing } from '../support/postgres.js';
@@ -164,6 +164,31 @@ const postgresAbsent = postgresMissing();
         expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
         expect(counts.size).toBe(20);
         expect(await stopChild(watch.child)).toBe(0);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('a daemon told to stop while its LISTEN connection stops answering ends at once, exit 0', async () => {
+      const { env } = await hosts.home('cut-listen');
+      const direct = new URL(env.PAYOUTS_JOURNAL ?? '');
+      const proxy = await startTcpProxy(Number(direct.port));
+      try {
+        const watch = hosts.start(
+          {
+            ...env,
+            PAYOUTS_JOURNAL: through(direct.href, proxy.port),
+            PAYOUTS_POSTBACK_LISTEN: `127.0.0.1:${await closedPort()}`,
+          },
+          'pay-1',
+        );
+        await waitFor('pay-1 watching', () => watch.log().includes('watching '));
+        // Only the session that listens for postbacks: the pool's statements still pass.
+        proxy.cut(/LISTEN payouts_postback/);
+        watch.child.kill('SIGTERM');
+        await waitFor('pay-1 to end', () => watch.child.exitCode !== null, ENDS_WITHIN_MS);
+        expect(watch.child.exitCode, watch.log()).toBe(0);
+        expect(watch.log()).toContain('stopped');
       } finally {
         await proxy.close();
       }
