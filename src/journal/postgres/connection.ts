@@ -18,9 +18,9 @@ export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
  * long before TCP's would (minutes to hours). A connection is made in milliseconds when the
  * server answers at all.
  */
-export const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 /** Beyond the statement's own bound, so that a server that answers cancels it first. */
-export const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
+const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
 /** An idle connection whose peer is gone is found by TCP's probes from this long on. */
 const KEEPALIVE_IDLE_MS = 10_000;
 
