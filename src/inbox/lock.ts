@@ -108,13 +108,16 @@ export async function lockHome(
     told = true;
     await clock.sleep(Math.min(RETRY_MS, until - clock.now()), options.signal);
   }
+  let released = false;
   const renew = async (): Promise<void> => {
     try {
-      if (await journal.renewLock(name, me.holder)) return;
+      // A renewal answered after the release (the database slow or stalled) says nothing.
+      if ((await journal.renewLock(name, me.holder)) || released) return;
       options.onLost(
         'the home folder lock was taken over by another process while this one stalled',
       );
     } catch (error) {
+      if (released) return;
       // Still ours until it is stale: a heartbeat that finds it taken, once the journal is
       // back, stops this process; the row claims keep each payout to one sender meanwhile.
       if (isAway(error) && options.onAway) {
@@ -136,6 +139,7 @@ export async function lockHome(
         }
       : undefined,
     async release() {
+      released = true;
       clearInterval(heartbeat);
       try {
         await journal.releaseLock(name, me.holder);

@@ -6,9 +6,15 @@
 import type { Said } from '../messages/said.js';
 import type { JournalLocks } from './journal.js';
 
-/** How far a host's clock reads from the store's, the round trip's middle taken as the store's moment. */
+/**
+ * How far a host's clock reads from the store's at least: the store read its clock at some
+ * moment between the request's sending and its answer, which a network that stalled holds
+ * seconds apart, so its middle would be no measure.
+ */
 export function offsetOf(sentMs: number, storeMs: number, answeredMs: number): number {
-  return Math.round((sentMs + answeredMs) / 2 - storeMs);
+  if (sentMs > storeMs) return Math.round(sentMs - storeMs);
+  if (answeredMs < storeMs) return Math.round(answeredMs - storeMs);
+  return 0;
 }
 
 /** Whether an offset is beyond the bound, and which way. */

@@ -1,8 +1,14 @@
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { lockHome } from '../../src/inbox/lock.js';
 import { type Journal } from '../../src/journal/journal.js';
+import { openPostgresJournal } from '../../src/journal/postgres/open.js';
 import { openSqliteJournal } from '../../src/journal/sqlite/open.js';
+import { systemClock } from '../../src/runtime/clock.js';
 import { useTempFolder } from '../support/files.js';
+import { postgresMissing, usePostgres } from '../support/postgres.js';
+import { waitFor } from '../support/wait.js';
 
 describe('the home folder lock in the journal', () => {
   const folder = useTempFolder();
@@ -66,3 +72,63 @@ describe('the home folder lock in the journal', () => {
     expect((await journal.takeLock('home', b, 30_000, running)).taken).toBe(false);
   });
 });
+
+const postgresAbsent = postgresMissing();
+(postgresAbsent ? describe.skip : describe)(
+  `the home folder lock on PostgreSQL${postgresAbsent ? ` (skipped: ${postgresAbsent})` : ''}`,
+  () => {
+    const postgres = usePostgres();
+
+    it(
+      'a renewal answered after the lock was released says nothing of it',
+      { timeout: 60_000 },
+      async () => {
+        const url = await postgres.made('renewal');
+        const journal = await openPostgresJournal({ kind: 'postgres', url });
+        const other = new pg.Client({ connectionString: url });
+        await other.connect();
+        const said: string[] = [];
+        try {
+          const lock = await lockHome(journal, {
+            command: 'watch',
+            host: 'h1',
+            perHost: true,
+            waitMs: 0,
+            signal: new AbortController().signal,
+            clock: systemClock,
+            onLost: (why) => said.push(`lost: ${why}`),
+            onAway: (why) => said.push(`away: ${why}`),
+          });
+          if ('heldBy' in lock) throw new Error('the lock was not taken');
+          // Another session holds the lock's row: the next heartbeat's renewal waits for it
+          // (the journal's only session waiting here), as one a stalled network holds does.
+          await other.query('BEGIN');
+          await other.query(`SELECT 1 FROM locks WHERE name = 'home@h1' FOR UPDATE`);
+          await waitFor(
+            'a renewal waiting for the row',
+            async () =>
+              (
+                await other.query<{ n: number }>(
+                  `SELECT count(*)::int AS n FROM pg_stat_activity
+                 WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+                )
+              ).rows[0]?.n === 1,
+            30_000,
+          );
+          // Released meanwhile (a stop, the clock off), the row gone when the renewal lands.
+          const released = lock.release();
+          await other.query(`DELETE FROM locks WHERE name = 'home@h1'`);
+          await other.query('COMMIT');
+          await released;
+          // The pool ends once the renewal's connection is back; what it said follows at once.
+          await journal.close();
+          await new Promise((resolve) => setImmediate(resolve));
+          expect(said).toEqual([]);
+        } finally {
+          await other.end();
+          await journal.close();
+        }
+      },
+    );
+  },
+);

@@ -10,6 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Claim, Journal } from '../../src/journal/journal.js';
+import { offsetOf } from '../../src/journal/clock-skew.js';
 import { openPostgresJournal } from '../../src/journal/postgres/open.js';
 import { CLUSTER_NOW } from '../../src/journal/postgres/sql.js';
 import { TEN_MINUTES_MS, faketimeMissing, skewedClock } from '../support/faketime.js';
@@ -113,3 +114,19 @@ const missing = postgresMissing() ?? faketimeMissing();
     });
   },
 );
+
+describe("a host's clock measured against the store's over one round trip", () => {
+  it.each([
+    // sent, the store's clock, answered (the host's clock): the least the host is off by
+    [1_000, 1_000, 1_010, 0],
+    [601_000, 1_000, 601_010, 600_000], // ten minutes ahead
+    [1_000, 601_000, 1_010, -599_990], // ten minutes behind
+    // Held 20 s by a network that stalled: the store read its clock somewhere in between,
+    // which tells nothing of this host's (the middle of the round trip said 10 s behind).
+    [0, 20_000, 20_010, 0],
+    [0, 0, 20_010, 0],
+    [0, 50_000, 20_010, -29_990], // behind beyond any stall
+  ])('sent at %i, read %i, answered at %i: off by %i', (sent, store, answered, offset) => {
+    expect(offsetOf(sent, store, answered)).toBe(offset);
+  });
+});

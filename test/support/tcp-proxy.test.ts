@@ -70,4 +70,42 @@ describe('the TCP proxy a test cuts', () => {
     await until('the echo of four', () => after.read() === 'four');
     for (const { socket } of [after, pinged]) socket.destroy();
   });
+
+  it('resumed after a cut, passes what was held both ways on the held connections, and new ones', async () => {
+    const before = await connect(proxy.port);
+    before.socket.write('one');
+    await until('the echo of one', () => before.read() === 'one');
+    proxy.cut();
+    before.socket.write('two');
+    const during = await connect(proxy.port);
+    during.socket.write('three');
+    proxy.resume();
+    await until('the echo of two', () => before.read() === 'onetwo');
+    await until('the echo of three', () => during.read() === 'three');
+    const after = await connect(proxy.port);
+    after.socket.write('four');
+    await until('the echo of four', () => after.read() === 'four');
+    expect(proxy.forwarded()).toBe('onetwothreefour'.length);
+    for (const { socket } of [before, during, after]) socket.destroy();
+  });
+
+  it('cut only where the client sent what it names, passes on the other connections and new ones', async () => {
+    const listening = await connect(proxy.port);
+    listening.socket.write('LISTEN x');
+    const other = await connect(proxy.port);
+    other.socket.write('one');
+    await until('both echoed', () => listening.read() === 'LISTEN x' && other.read() === 'one');
+    proxy.cut(/LISTEN/);
+    listening.socket.write('two');
+    other.socket.write('three');
+    const after = await connect(proxy.port);
+    after.socket.write('four');
+    await until('the echo of three', () => other.read() === 'onethree');
+    await until('the echo of four', () => after.read() === 'four');
+    expect(received).not.toContain('two');
+    expect(listening.read()).toBe('LISTEN x');
+    proxy.resume();
+    await until('the echo of two', () => listening.read() === 'LISTEN xtwo');
+    for (const { socket } of [listening, other, after]) socket.destroy();
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * The PostgreSQL journal's connections: one pool, sized from `concurrency`, every session
- * bounded (a statement, a transaction left idle), bigint read as a number (times in
+ * bounded on the server (a statement, a transaction left idle) and on this side (a
+ * connect, a statement's answer), bigint read as a number (times in
  * milliseconds and ids stay far below 2^53), and transactions that give their connection
  * back whatever happens.
  */
@@ -11,6 +12,49 @@ import { valuesOf, type Statement } from './sql.js';
 export const STATEMENT_TIMEOUT_MS = 30_000;
 /** A transaction its process stopped answering (paused, cut off) gives its locks back. */
 export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
+/**
+ * The server's bounds never reach it across a network that stops answering (a cut cable,
+ * a firewall dropping packets, a frozen server): the client's own bounds end the wait
+ * long before TCP's would (minutes to hours). A connection is made in milliseconds when the
+ * server answers at all.
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** Beyond the statement's own bound, so that a server that answers cancels it first. */
+const QUERY_TIMEOUT_MS = STATEMENT_TIMEOUT_MS + 5_000;
+/** An idle connection whose peer is gone is found by TCP's probes from this long on. */
+const KEEPALIVE_IDLE_MS = 10_000;
+
+/**
+ * What node-postgres says of its own time-outs, which carry no code (the one place their
+ * words are read): what each means, with its figure.
+ */
+const TIMEOUTS: ReadonlyMap<string, string> = new Map([
+  ['timeout expired', `no answer from the server within ${CONNECT_TIMEOUT_MS / 1000} s`],
+  ['Query read timeout', `no answer from the server within ${QUERY_TIMEOUT_MS / 1000} s`],
+]);
+
+/** What a time-out of the client meant, or undefined when `error` is none. */
+export function timeoutOf(error: unknown): string | undefined {
+  return error instanceof Error && !('code' in error) ? TIMEOUTS.get(error.message) : undefined;
+}
+
+/**
+ * A connection bounded on this side: made within CONNECT_TIMEOUT_MS, each statement
+ * answered within QUERY_TIMEOUT_MS, probed when idle. The pool makes its connections so:
+ * given to the pool itself, the connect bound would also end a wait for a free
+ * connection, which is no sign of a cut.
+ */
+export class BoundedClient extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super({
+      ...config,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      query_timeout: QUERY_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+    });
+  }
+}
 
 const INT8 = 20;
 const types = {
@@ -36,6 +80,7 @@ export function poolFor(
     max: Math.max(2, Math.ceil(concurrency / 8) + 2),
     statement_timeout: STATEMENT_TIMEOUT_MS,
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    Client: BoundedClient,
     types,
   });
 }
@@ -107,11 +152,16 @@ export async function inTransaction<T>(
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    try {
-      await client.query('ROLLBACK');
-    } catch (rollback) {
-      // A connection that cannot roll back is not given back to the pool.
-      broken = rollback;
+    // A statement left unanswered holds its connection: a rollback would wait behind it.
+    // Ended instead, the server rolls back (at once, or when the session's bounds end it).
+    if (timeoutOf(error) !== undefined) broken = error;
+    else {
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollback) {
+        // A connection that cannot roll back is not given back to the pool.
+        broken = rollback;
+      }
     }
     throw error;
   } finally {

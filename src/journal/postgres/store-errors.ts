@@ -4,6 +4,7 @@
  * the PostgreSQL journal throws passes through `journalErrorOf` at its edge (open.ts).
  */
 import { JournalError, type JournalErrorKind } from '../journal-error.js';
+import { timeoutOf } from './connection.js';
 
 /** The kind of an SQLSTATE (five characters: its class is the first two). */
 export function kindOfSqlState(code: string): JournalErrorKind {
@@ -26,7 +27,8 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
 /**
  * What the journal at `address` threw, as the JournalError its callers act on: its own as
  * it is; PostgreSQL's by its SQLSTATE; anything else (a refused or reset connection, a
- * pool closed) as the journal unavailable, for a failure below the journal is never a file's.
+ * pool closed, no answer in time) as the journal unavailable, for a failure below the
+ * journal is never a file's.
  */
 export function journalErrorOf(error: unknown, address: string): JournalError {
   if (error instanceof JournalError) return error;
@@ -39,7 +41,8 @@ export function journalErrorOf(error: unknown, address: string): JournalError {
       path: address,
     });
   }
-  return new JournalError('unavailable', message, {
+  // No answer in time is the server out of reach, said with the bound it had.
+  return new JournalError('unavailable', timeoutOf(error) ?? message, {
     cause: error,
     ...(typeof code === 'string' && { storeCode: code }),
     path: address,

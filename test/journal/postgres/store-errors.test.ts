@@ -45,4 +45,17 @@ describe("PostgreSQL's failures as the journal's", () => {
     });
     expect(journalErrorOf('the pool ended', 'postgres://h/db').kind).toBe('unavailable');
   });
+
+  it.each([
+    ['timeout expired', 'no answer from the server within 10 s'], // a connect
+    ['Query read timeout', 'no answer from the server within 35 s'], // a statement
+  ])("says node-postgres's time-out %j as the server out of reach, with its bound", (said, as) => {
+    const failure = journalErrorOf(new Error(said), 'postgres://u@h:5432/db');
+    expect(failure).toMatchObject({ kind: 'unavailable', message: as, storeCode: undefined });
+    expect(explainJournalFailure(failure, 'nothing')).toMatch(
+      new RegExp(
+        `^the journal's database postgres://u@h:5432/db cannot be reached \\(${as}\\): nothing was sent`,
+      ),
+    );
+  });
 });
