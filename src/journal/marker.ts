@@ -11,6 +11,10 @@
  * and a checksum, so a write cut short by a crash leaves the other slot, and the marker
  * never says more than was durably written. An update in place, not a rename, so it
  * costs about what a SQLite commit does (docs/benchmarks.md).
+ *
+ * On a journal hosts share, each host keeps a marker of its own (`journal@HOST.marker`):
+ * a host's word is then never written over by another's, which may say less. The home's
+ * word is the highest of all its markers.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -18,6 +22,7 @@ import {
   fdatasync,
   fsyncSync,
   openSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -52,6 +57,41 @@ export class MarkerError extends PayoutsError {
 /** The marker of a home folder. */
 export function markerIn(home: string): string {
   return join(home, MARKER_NAME);
+}
+
+/** The marker host `host` writes, on a journal hosts share. */
+export function hostMarkerIn(home: string, host: string): string {
+  return join(home, `journal@${host}.marker`);
+}
+
+/** A host's marker by its name (a host name as `hostName` allows). */
+const HOST_MARKER = /^journal@[A-Za-z0-9][A-Za-z0-9_.-]*\.marker$/;
+
+/** Every marker of a home folder: its own, and each host's, whether there or not. */
+export function markersIn(home: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(home);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [markerIn(home)];
+    throw error;
+  }
+  const hosts = names.filter((name) => HOST_MARKER.test(name)).sort();
+  return [markerIn(home), ...hosts.map((name) => join(home, name))];
+}
+
+/**
+ * What the markers of a home say together: the one that saw the most sent (each speaks
+ * of one journal: a recovery writes one anew and removes the others), or undefined when
+ * there is none.
+ */
+export function readHomeMarker(home: string): MarkerState | undefined {
+  let highest: MarkerState | undefined;
+  for (const path of markersIn(home)) {
+    const state = readMarker(path);
+    if (state && (!highest || state.highWater > highest.highWater)) highest = state;
+  }
+  return highest;
 }
 
 function encodeSlot(state: MarkerState, seq: number): Buffer {
