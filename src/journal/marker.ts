@@ -24,6 +24,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
   write,
@@ -191,8 +192,12 @@ export function openMarker(path: string, state: MarkerState, seq?: number): Mark
 
   const flush = async (): Promise<void> => {
     while (current.highWater < target) {
-      const next = { journalId: current.journalId, highWater: target };
-      sequence++;
+      // Another process of this host may have written it since this one opened it (a run
+      // that waited for the lock): its newest slot is neither written over nor lowered.
+      const newest = newestSlot(fd);
+      const theirs = newest?.journalId === current.journalId ? newest.highWater : 0;
+      const next = { journalId: current.journalId, highWater: Math.max(target, theirs) };
+      sequence = Math.max(sequence, newest?.seq ?? 0) + 1;
       // The slot not holding the newest state: a torn write leaves that one whole.
       const slot = encodeSlot(next, sequence);
       await writeAsync(fd, slot, 0, SLOT_BYTES, (sequence % 2) * SLOT_BYTES);
@@ -224,4 +229,14 @@ function newestSeq(path: string): number {
       .map(decodeSlot)
       .map((slot) => slot?.seq ?? 0),
   );
+}
+
+/** The newest whole slot of an open marker, read again: a read from the page cache. */
+function newestSlot(fd: number): (MarkerState & { seq: number }) | undefined {
+  const bytes = Buffer.alloc(2 * SLOT_BYTES);
+  readSync(fd, bytes, 0, bytes.length, 0);
+  return [bytes.subarray(0, SLOT_BYTES), bytes.subarray(SLOT_BYTES)]
+    .map(decodeSlot)
+    .filter((slot) => slot !== undefined)
+    .sort((a, b) => b.seq - a.seq)[0];
 }
