@@ -65,8 +65,8 @@ export function hostMarkerIn(home: string, host: string): string {
   return join(home, `journal@${host}.marker`);
 }
 
-/** A host's marker by its name (a host name as `hostName` allows). */
-const HOST_MARKER = /^journal@[A-Za-z0-9][A-Za-z0-9_.-]*\.marker$/;
+/** A host's marker by its name: any host name, the machine's hostname included. */
+const HOST_MARKER = /^journal@.+\.marker$/;
 
 /** Every marker of a home folder: its own, and each host's, whether there or not. */
 export function markersIn(home: string): string[] {
