@@ -63,8 +63,29 @@ export async function applyIntake(
   const hintFlags = options.hintFlags ?? '';
   const isReady = options.isReady ?? settledByAge(config.inboxSettle, () => options.clock.now());
   const words = CATALOGS[config.language ?? 'en'];
-  for (const release of await releaseApproved(journal, folders, isReady, config.language ?? 'en')) {
-    if (release.released)
+  const released = await releaseApproved(
+    journal,
+    folders,
+    isReady,
+    options.claims,
+    config.language ?? 'en',
+  );
+  // Batches of approved/ files another host is releasing.
+  const releasing = new Set<number>();
+  for (const release of released) {
+    if ('releasedBy' in release) {
+      if (release.batchId !== undefined) releasing.add(release.batchId);
+      summaries.push({
+        ...(await summarise(
+          journal,
+          release.file,
+          release.batchId,
+          ['waiting', 'being released by another host'],
+          [{ code: 'releasedByHost', host: release.releasedBy }],
+        )),
+        fileWaits: true,
+      });
+    } else if (release.released)
       options.note(say(words, { code: 'approvedSentNow', file: givenName(release.file) }));
     else {
       summaries.push({
@@ -207,10 +228,10 @@ export async function applyIntake(
   // claims to its lock: this process takes them again, another host once the lock is gone.
   for (const claim of reading.values()) await options.claims?.release(claim);
   const listed = planListedBatches({
-    awaitingApproval: await awaitingBatches(journal, folders, {
-      hintFlags,
-      language: config.language ?? 'en',
-    }),
+    // A batch another host is releasing is named once, above, as that host's.
+    awaitingApproval: (
+      await awaitingBatches(journal, folders, { hintFlags, language: config.language ?? 'en' })
+    ).filter((batch) => !releasing.has(batch.id)),
     // Only once every file in processing/ was read: a stop may have cut the reading short.
     open: options.signal.aborted ? [] : await openBatches(journal),
     admitting: options.signal.aborted ? [] : await journal.batchesIn('admitting'),

@@ -9,7 +9,7 @@ import type { Config } from '../config/schema.js';
 import { ClockBehindError, refuseClockBehind } from '../journal/clock-behind.js';
 import type { Journal } from '../journal/journal.js';
 import { JournalLossError, openJournalForWork, readJournal } from '../journal/open-for-work.js';
-import { markerIn } from '../journal/marker.js';
+import { markersIn } from '../journal/marker.js';
 import { journalLocationOf } from '../journal/location.js';
 import type { JournalLocation } from '../journal/journal.js';
 import { homeJournalFailure, requireJournal, requireOwnHome, type Output } from './context.js';
@@ -78,7 +78,7 @@ export async function openWorkJournal(
   requireOwnHome(verb, folders);
   const location = homeJournalAt(folders, config);
   // A home with a marker has had a journal: its absence is a loss, not a typo.
-  if (options.mustExist && !existsSync(markerIn(folders.home))) {
+  if (options.mustExist && !markersIn(folders.home).some((path) => existsSync(path))) {
     await requireJournal(verb, location);
   }
   let journal: Journal;
@@ -86,6 +86,8 @@ export async function openWorkJournal(
     // Awaited here: a loss the opening finds is its rejection, said as this command's.
     journal = await openJournalForWork(location, {
       ...homeOf(folders),
+      // Hosts sharing a journal each keep a marker: none writes over another's word.
+      ...(location.kind === 'postgres' && { host: hostNameOf(config.hostName) }),
       concurrency: config.concurrency,
       recover: options.recover ?? false,
       now: options.now,

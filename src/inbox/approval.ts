@@ -8,7 +8,7 @@
  * Files are matched to batches by their bytes, never by name: what is released is
  * exactly what was validated and reported, whatever a person renamed.
  */
-import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { formatCents } from '../messages/money.js';
 import { givenName, commandTarget } from '../csv/given-name.js';
@@ -24,9 +24,11 @@ import type {
 } from '../journal/journal.js';
 import { CATALOGS, type Catalog } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
+import { failpoint } from '../runtime/failpoint.js';
 import { maskPersonalData } from '../runtime/mask.js';
 import { moveInto, payoutFiles, reject, sha256Of, type Folders } from './folders.js';
 import { ANSWERED } from './holds.js';
+import { fileClaimOf, type WorkerClaims } from './lock.js';
 import type { Said } from '../messages/said.js';
 import { say } from '../messages/say.js';
 
@@ -259,47 +261,81 @@ function payeeLine(entry: ResultEntry, words: Catalog): string | undefined {
 }
 
 export type Release =
-  { file: string; released: true; batchId: number } | { file: string; released: false; why: Said };
+  | { file: string; released: true; batchId: number }
+  | { file: string; released: false; why: Said }
+  /** Claimed by another host sharing the journal, which releases it: its batch, if known. */
+  | { file: string; releasedBy: string; batchId: number | undefined };
 
 /**
  * Files a person moved into approved/ (once settled): each opens its waiting batch and
  * goes on to processing/. Bytes of no waiting batch are refused to rejected/, saying why:
- * only what was validated and reported may be released.
+ * only what was validated and reported may be released. Beside other hosts (`claims`),
+ * a file is released under a claim on its bytes, as an inbox file is taken: by one host.
  */
 export async function releaseApproved(
   journal: JournalBatches & JournalApproval,
   folders: Folders,
   isReady: (path: string) => boolean,
+  claims: WorkerClaims | undefined,
   language: Language = 'en',
 ): Promise<Release[]> {
   const outcomes: Release[] = [];
   for (const file of payoutFiles(folders.approved)) {
     if (!isReady(file)) continue;
-    const batches = await journal.batchesOf(await sha256Of(file));
-    const waiting = batches.find((batch) => batch.state === 'awaiting-approval');
-    // Approved before a crash, the file not yet moved on: it goes on now.
-    const released = batches.find(
-      (batch) => batch.state === 'open' || batch.state === 'underfunded',
-    );
-    const batch = waiting ?? released;
-    if (!batch || (waiting && !(await journal.approveBatch(waiting.id)))) {
-      const why = refusalOf(batches);
-      // Its reason file is read by the person who released it: in their language.
-      reject(file, folders.rejected, [say(CATALOGS[language], why)]);
-      outcomes.push({ file: basename(file), released: false, why });
+    if (!claims) {
+      const outcome = await release(journal, folders, file, await sha256Of(file), language);
+      if (outcome) outcomes.push(outcome);
       continue;
     }
-    if (!moveInto(file, folders.processing)) continue; // names all taken: next pass
-    if (waiting && (await journal.batchEvents(waiting.id)).at(-1)?.event !== 'approved') {
-      await journal.recordBatchEvent(waiting.id, 'approved', 'a person', {
-        code: 'eventMovedIntoApproved',
-      });
+    const claim = await fileClaimOf(file);
+    if (claim?.kind !== 'file') continue; // released by another host meanwhile
+    const attempt = await claims.take(claim);
+    if (!attempt.taken) {
+      const batches = await journal.batchesOf(claim.sha256);
+      const waiting = batches.find((batch) => batch.state === 'awaiting-approval');
+      outcomes.push({ file: basename(file), releasedBy: attempt.host, batchId: waiting?.id });
+      continue;
     }
-    if (batch.awaitingName)
-      rmSync(`${folders.awaiting}/${batch.awaitingName}.report.txt`, { force: true });
-    outcomes.push({ file: basename(file), released: true, batchId: batch.id });
+    // Claimed once another host had released it and given its claim back: gone.
+    const outcome = existsSync(file)
+      ? await release(journal, folders, file, claim.sha256, language)
+      : undefined;
+    if (outcome) outcomes.push(outcome);
+    // A pass that throws leaves the claim to its lock, as an inbox file's.
+    await claims.release(claim);
   }
   return outcomes;
+}
+
+/** Releases one file of approved/ whose bytes are `sha256`; undefined: left for the next pass. */
+async function release(
+  journal: JournalBatches & JournalApproval,
+  folders: Folders,
+  file: string,
+  sha256: string,
+  language: Language,
+): Promise<Release | undefined> {
+  const batches = await journal.batchesOf(sha256);
+  const waiting = batches.find((batch) => batch.state === 'awaiting-approval');
+  // Approved before a crash, the file not yet moved on: it goes on now.
+  const released = batches.find((batch) => batch.state === 'open' || batch.state === 'underfunded');
+  const batch = waiting ?? released;
+  failpoint('releasing-approved');
+  if (!batch || (waiting && !(await journal.approveBatch(waiting.id)))) {
+    const why = refusalOf(batches);
+    // Its reason file is read by the person who released it: in their language.
+    reject(file, folders.rejected, [say(CATALOGS[language], why)]);
+    return { file: basename(file), released: false, why };
+  }
+  if (!moveInto(file, folders.processing)) return undefined; // names all taken: next pass
+  if (waiting && (await journal.batchEvents(waiting.id)).at(-1)?.event !== 'approved') {
+    await journal.recordBatchEvent(waiting.id, 'approved', 'a person', {
+      code: 'eventMovedIntoApproved',
+    });
+  }
+  if (batch.awaitingName)
+    rmSync(`${folders.awaiting}/${batch.awaitingName}.report.txt`, { force: true });
+  return { file: basename(file), released: true, batchId: batch.id };
 }
 
 function refusalOf(batches: readonly BatchRecord[]): Said {

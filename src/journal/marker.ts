@@ -11,6 +11,10 @@
  * and a checksum, so a write cut short by a crash leaves the other slot, and the marker
  * never says more than was durably written. An update in place, not a rename, so it
  * costs about what a SQLite commit does (docs/benchmarks.md).
+ *
+ * On a journal hosts share, each host keeps a marker of its own (`journal@HOST.marker`):
+ * a host's word is then never written over by another's, which may say less. The home's
+ * word is the highest of all its markers.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -18,7 +22,9 @@ import {
   fdatasync,
   fsyncSync,
   openSync,
+  readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
   write,
@@ -52,6 +58,41 @@ export class MarkerError extends PayoutsError {
 /** The marker of a home folder. */
 export function markerIn(home: string): string {
   return join(home, MARKER_NAME);
+}
+
+/** The marker host `host` writes, on a journal hosts share. */
+export function hostMarkerIn(home: string, host: string): string {
+  return join(home, `journal@${host}.marker`);
+}
+
+/** A host's marker by its name: any host name, the machine's hostname included. */
+const HOST_MARKER = /^journal@.+\.marker$/;
+
+/** Every marker of a home folder: its own, and each host's, whether there or not. */
+export function markersIn(home: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(home);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [markerIn(home)];
+    throw error;
+  }
+  const hosts = names.filter((name) => HOST_MARKER.test(name)).sort();
+  return [markerIn(home), ...hosts.map((name) => join(home, name))];
+}
+
+/**
+ * What the markers of a home say together: the one that saw the most sent (each speaks
+ * of one journal: a recovery writes one anew and removes the others), or undefined when
+ * there is none.
+ */
+export function readHomeMarker(home: string): MarkerState | undefined {
+  let highest: MarkerState | undefined;
+  for (const path of markersIn(home)) {
+    const state = readMarker(path);
+    if (state && (!highest || state.highWater > highest.highWater)) highest = state;
+  }
+  return highest;
 }
 
 function encodeSlot(state: MarkerState, seq: number): Buffer {
@@ -151,8 +192,12 @@ export function openMarker(path: string, state: MarkerState, seq?: number): Mark
 
   const flush = async (): Promise<void> => {
     while (current.highWater < target) {
-      const next = { journalId: current.journalId, highWater: target };
-      sequence++;
+      // Another process of this host may have written it since this one opened it (a run
+      // that waited for the lock): its newest slot is neither written over nor lowered.
+      const newest = newestSlot(fd);
+      const theirs = newest?.journalId === current.journalId ? newest.highWater : 0;
+      const next = { journalId: current.journalId, highWater: Math.max(target, theirs) };
+      sequence = Math.max(sequence, newest?.seq ?? 0) + 1;
       // The slot not holding the newest state: a torn write leaves that one whole.
       const slot = encodeSlot(next, sequence);
       await writeAsync(fd, slot, 0, SLOT_BYTES, (sequence % 2) * SLOT_BYTES);
@@ -184,4 +229,14 @@ function newestSeq(path: string): number {
       .map(decodeSlot)
       .map((slot) => slot?.seq ?? 0),
   );
+}
+
+/** The newest whole slot of an open marker, read again: a read from the page cache. */
+function newestSlot(fd: number): (MarkerState & { seq: number }) | undefined {
+  const bytes = Buffer.alloc(2 * SLOT_BYTES);
+  readSync(fd, bytes, 0, bytes.length, 0);
+  return [bytes.subarray(0, SLOT_BYTES), bytes.subarray(SLOT_BYTES)]
+    .map(decodeSlot)
+    .filter((slot) => slot !== undefined)
+    .sort((a, b) => b.seq - a.seq)[0];
 }

@@ -4,7 +4,7 @@
  * again what it forgot, so it stops the command until a person restores the right one or
  * chooses recovery (docs/operations.md, "A lost journal"). A new home starts with no extra step.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { PayoutsError } from '../errors.js';
 import { explainJournalFailure } from './failures.js';
 import type {
@@ -36,9 +36,12 @@ import {
 } from './loss.js';
 import {
   createMarker,
+  hostMarkerIn,
   markerIn,
+  markersIn,
   MarkerError,
   openMarker,
+  readHomeMarker,
   readMarker,
   type Marker,
   type MarkerState,
@@ -58,6 +61,8 @@ export class JournalLossError extends PayoutsError {
 export interface OpenForWorkOptions {
   /** The home folder: its marker is kept there, wherever the journal's store is. */
   home: string;
+  /** This host's name on a journal hosts share: it writes a marker of its own. */
+  host?: string;
   /** Folders whose files show the home has worked before (processing/, archive/, results/). */
   historyFolders: readonly string[];
   /** A person chose recovery (`run --recover`): a loss is recorded and work goes on. */
@@ -79,10 +84,11 @@ export async function openJournalForWork(
   const note = options.note ?? (() => undefined);
   const path = journalAddress(location);
   const restore = restoreOf(location.kind, path);
-  const markerPath = markerIn(options.home);
+  const markerPath =
+    options.host === undefined ? markerIn(options.home) : hostMarkerIn(options.home, options.host);
   let marker: MarkerState | undefined;
   try {
-    marker = readMarker(markerPath);
+    marker = readHomeMarker(options.home);
   } catch (error) {
     if (!(error instanceof MarkerError)) throw error;
     throw new JournalLossError(
@@ -150,12 +156,16 @@ export async function openJournalForWork(
       );
     }
     const state = { journalId: identity.journalId, highWater };
-    // Written anew when there was none (a new home, or a journal from before markers) or
-    // after a recovery; otherwise opened to be kept up with the sends.
-    open =
-      marker === undefined || after
-        ? createMarker(markerPath, state)
-        : openMarker(markerPath, marker);
+    // Written anew when there was none (a new home, a journal from before markers, a host
+    // new to the home) or after a recovery; otherwise opened to be kept up with the sends.
+    const own = marker && !after ? readMarker(markerPath) : undefined;
+    open = own ? openMarker(markerPath, own) : createMarker(markerPath, state);
+    // The other hosts' markers speak of the journal before the recovery: they would refuse it.
+    if (after) {
+      for (const path of markersIn(options.home)) {
+        if (path !== markerPath) rmSync(path, { force: true });
+      }
+    }
   } catch (error) {
     await journal.close();
     if (error instanceof JournalLossError) throw error;
@@ -215,7 +225,7 @@ async function lossOf(
   const restore = restoreOf(location.kind, path);
   let marker: MarkerState | undefined;
   try {
-    marker = readMarker(markerIn(home));
+    marker = readHomeMarker(home);
   } catch (error) {
     if (error instanceof MarkerError) return error.message;
     throw error;

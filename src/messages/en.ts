@@ -554,6 +554,8 @@ const said: SaidTexts = {
     `payouts journal copy: the copy in ${address} did not hold the same rows and sums as the journal${batches.length > 0 ? ` (batches ${batches.join(', ')})` : ''}: it was rolled back, nothing was written. Report this; the journal is unchanged.`,
   journalCopyLockLost: () =>
     'payouts journal copy: the home folder lock was lost while copying (this process stalled, or another took it over): the copy was rolled back, nothing was written. Copy again.',
+  releasedByHost: ({ host }) =>
+    `the host ${host} is releasing it: its rows are sent by whichever host is free once it is in processing/`,
 };
 
 /** `--help` as commander writes it in English, and our commands' own words. */

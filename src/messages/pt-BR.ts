@@ -607,6 +607,8 @@ const said: SaidTexts = {
     `payouts journal copy: a cópia em ${address} não tinha as mesmas linhas e somas do diário${batches.length > 0 ? ` (lotes ${batches.join(', ')})` : ''}: foi desfeita, nada foi escrito. Relate isto; o diário não mudou.`,
   journalCopyLockLost: () =>
     'payouts journal copy: a trava da pasta foi perdida durante a cópia (este processo parou, ou outro a tomou): a cópia foi desfeita, nada foi escrito. Copie de novo.',
+  releasedByHost: ({ host }) =>
+    `o servidor ${host} está liberando o arquivo: as linhas dele são enviadas pelo servidor que estiver livre quando ele estiver em processing/`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */

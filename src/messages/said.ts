@@ -517,7 +517,9 @@ export type Said =
   | { code: 'journalCopyNext'; address: string }
   | { code: 'journalCopyNotEmpty'; address: string; tables: string[]; schema: number }
   | { code: 'journalCopyDiffers'; address: string; batches: number[] }
-  | { code: 'journalCopyLockLost' };
+  | { code: 'journalCopyLockLost' }
+  /** A file of approved/ another host sharing the journal is releasing (a claim in the journal). */
+  | { code: 'releasedByHost'; host: string };
 
 /** Rows and their sum in cents, as a copy of the journal compares them. */
 export interface Tally {

@@ -26,7 +26,9 @@ export type Failpoint =
   /** A copy of the journal has written a chunk into PostgreSQL; nothing is committed. */
   | 'copying-chunk'
   /** Every row of a batch is final and its result written; its file is not yet archived. */
-  | 'archiving-file';
+  | 'archiving-file'
+  /** A file of approved/ is claimed and its batch read; it is not yet released nor moved. */
+  | 'releasing-approved';
 
 const [armedName, armedCount, armedAction] = (process.env[FAILPOINT_VARIABLE] ?? '').split(':');
 let reached = 0;

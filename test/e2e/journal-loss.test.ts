@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { markersIn } from '../../src/journal/marker.js';
 import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 import { QUICK_TIMEOUTS } from '../support/home.js';
@@ -125,7 +126,7 @@ describe.each(JOURNAL_STORES)(
       drop('payroll.csv', payrollFile('m', 5));
       expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
       store.lose(home);
-      rmSync(join(home, 'journal.marker'), { force: true });
+      for (const marker of markersIn(home)) rmSync(marker, { force: true });
       drop('payroll.csv', payrollFile('m', 5));
       await expectRefused(store.lostSaid);
       expect(sandbox.ledger()).toHaveLength(5);
@@ -135,7 +136,7 @@ describe.each(JOURNAL_STORES)(
       drop('payroll.csv', payrollFile('n', 5));
       expect((await runCli(['run', '--follow-timeout', '20s'], { env })).code).toBe(0);
       store.lose(home);
-      rmSync(join(home, 'journal.marker'), { force: true });
+      for (const marker of markersIn(home)) rmSync(marker, { force: true });
       store.blank(home);
       drop('payroll.csv', payrollFile('n', 5));
       await expectRefused(store.blankSaid);
@@ -145,10 +146,13 @@ describe.each(JOURNAL_STORES)(
     it('a journal with no marker beside it (a home from before markers) is adopted as it is', async () => {
       drop('a.csv', payrollFile('u', 5));
       expect((await runCli(['run'], { env })).code).toBe(3);
-      rmSync(join(home, 'journal.marker'));
+      // A home's own marker on SQLite; each host's beside it on PostgreSQL.
+      const markers = markersIn(home).filter((marker) => existsSync(marker));
+      expect(markers).toHaveLength(1);
+      for (const marker of markers) rmSync(marker);
       drop('b.csv', payrollFile('v', 5));
       expect((await runCli(['run'], { env })).code).toBe(3);
-      expect(existsSync(join(home, 'journal.marker'))).toBe(true);
+      expect(markersIn(home).filter((marker) => existsSync(marker))).toEqual(markers);
       expect(sandbox.ledger()).toHaveLength(10);
     });
 

@@ -5,7 +5,7 @@ import { explainJournalFailure } from '../../src/journal/failures.js';
 import { JournalError } from '../../src/journal/journal.js';
 import { journalErrorOf } from '../../src/journal/sqlite/store-errors.js';
 import { judgeBeforeOpen, judgeOpened, restoreOf } from '../../src/journal/loss.js';
-import { createMarker, MarkerError, readMarker } from '../../src/journal/marker.js';
+import { createMarker, MarkerError, openMarker, readMarker } from '../../src/journal/marker.js';
 import { Database } from '../../src/journal/sqlite.js';
 import { useTempFolder } from '../support/files.js';
 
@@ -56,6 +56,19 @@ describe('journal marker', () => {
     open.close();
     expect(readMarker(path)).toEqual({ journalId: 'j-1', highWater: 20 });
     expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('opened by two processes of one host in turn (a run waiting for the lock), never says less than either wrote', async () => {
+    const path = join(folder(), 'journal.marker');
+    const first = createMarker(path, marker);
+    // Opened before the first sends: a run that waits for the home's lock opens its journal first.
+    const second = openMarker(path, marker);
+    await first.cover(11);
+    await first.cover(12);
+    first.close();
+    await second.cover(13);
+    second.close();
+    expect(readMarker(path)).toEqual({ journalId: 'j-1', highWater: 13 });
   });
 
   it('a write torn by a crash leaves the state before it; both slots torn is an error, never a guess', async () => {

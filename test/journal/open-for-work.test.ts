@@ -1,14 +1,15 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MARKER_NAME, readMarker } from '../../src/journal/marker.js';
+import { MARKER_NAME, readHomeMarker, readMarker } from '../../src/journal/marker.js';
 import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { openJournalForWork } from '../../src/journal/open-for-work.js';
 import pg from 'pg';
 import { recordOpenBatch } from '../support/batch.js';
 import { useTempFolder } from '../support/files.js';
 import { cashOutRequest } from '../support/gateway.js';
-import { postgresMissing, usePostgres } from '../support/postgres.js';
+import { postgresBinaries, postgresMissing, usePostgres } from '../support/postgres.js';
 import type { Journal, JournalLocation } from '../../src/journal/journal.js';
 
 describe('a journal opened for work', () => {
@@ -80,5 +81,49 @@ const postgresAbsent = postgresMissing();
         openJournalForWork({ kind: 'postgres', url: postgres.url('backup') }, options),
       ).rejects.toMatchObject({ kind: 'older' });
     });
+
+    it('keeps the highest of what two hosts sent, whatever order they wrote it in, so a database restored between their sends is older', async () => {
+      const home = join(folder(), 'home');
+      mkdirSync(home);
+      const url = await postgres.made('hosts');
+      const location: JournalLocation = { kind: 'postgres', url };
+      const as = (host: string) => ({ home, historyFolders: [], now: Date.now, host });
+      const first = await openJournalForWork(location, as('pay-1'));
+      const second = await openJournalForWork(location, as('pay-2'));
+      // pay-1 sends twice, then pay-2 once: pay-2's word on the marker comes last.
+      await claimOne(first, 'p-1');
+      await claimOne(first, 'p-2');
+      // A backup of the database taken here, after pay-1's sends, before pay-2's.
+      const dump = join(folder(), 'hosts.dump');
+      tool('pg_dump', ['--format=custom', '--file', dump, '--dbname', url]);
+      await claimOne(second, 'p-3');
+      const highest = await second.highWater();
+      await first.close();
+      await second.close();
+      // Each host's marker its own; together they say the highest sent.
+      expect(readdirSync(home).sort()).toEqual(['journal@pay-1.marker', 'journal@pay-2.marker']);
+      expect(readHomeMarker(home)?.highWater).toBe(highest);
+      const backup = await postgres.made('restored');
+      tool('pg_restore', ['--no-owner', '--dbname', backup, dump]);
+      // The backup put in its place forgets p-3 was sent: told by the markers, never sent blind.
+      await expect(
+        openJournalForWork({ kind: 'postgres', url: backup }, as('pay-1')),
+      ).rejects.toMatchObject({ kind: 'older' });
+      // Recovered from one host, the backup is the journal of every host from then on.
+      await (
+        await openJournalForWork(
+          { kind: 'postgres', url: backup },
+          { ...as('pay-2'), recover: true },
+        )
+      ).close();
+      expect(readdirSync(home)).toEqual(['journal@pay-2.marker']);
+      await (await openJournalForWork({ kind: 'postgres', url: backup }, as('pay-1'))).close();
+    });
   },
 );
+
+/** A PostgreSQL client program of the machine's cluster (pg_dump, pg_restore). */
+function tool(name: string, args: readonly string[]): void {
+  const bin = postgresBinaries();
+  execFileSync(bin ? join(bin, name) : name, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+}

@@ -651,6 +651,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     batches: [3],
   },
   journalCopyLockLost: { code: 'journalCopyLockLost' },
+  releasedByHost: { code: 'releasedByHost', host: 'pay-2' },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */
