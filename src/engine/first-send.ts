@@ -4,7 +4,7 @@
  * journal never sent, means the journal is behind the gateway (a home folder restored
  * from a backup with its marker, or copied): sending would pay again what it forgot.
  */
-import type { FirstSendSample, JournalRecovery } from '../journal/journal.js';
+import type { FirstSendSample, JournalRecovery, JournalReports } from '../journal/journal.js';
 import { decideFirstSendLookup, type FirstSendLookup } from './decisions.js';
 import type { EngineDeps } from './engine.js';
 import { backoffMs } from './policy.js';
@@ -27,7 +27,10 @@ const MAX_ASKS = 4;
 
 /** Looks up the samples of every batch with rows about to be sent. */
 export async function checkFirstSends(
-  deps: Pick<EngineDeps<JournalRecovery>, 'journal' | 'gateway' | 'pool' | 'random'>,
+  deps: Pick<
+    EngineDeps<JournalRecovery & JournalReports>,
+    'journal' | 'gateway' | 'pool' | 'random'
+  >,
 ): Promise<FirstSendCheck> {
   const { pool, gateway } = deps;
   // Each sample also as the batches of its name a restored journal may have forgotten.
@@ -69,6 +72,10 @@ export async function checkFirstSends(
   }
   for (const { asked: payout, lookup } of answers) {
     if (lookup.kind === 'found') {
+      // Claimed since it was sampled (another host of a shared journal, which marks a row
+      // `sending` before its request leaves): that send may be what the gateway has.
+      const row = await deps.journal.payout(payout.orderId);
+      if (row !== undefined && row.state !== 'queued') continue;
       const { fileName, orderId, line } = payout;
       const { transactionId, statusRaw } = lookup;
       return { kind: 'behind', fileName, orderId, line, transactionId, statusRaw };

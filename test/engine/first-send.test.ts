@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requestBudget } from '../../src/engine/budget.js';
@@ -38,10 +40,10 @@ describe("the gateway asked before a batch's first send, over HTTP", () => {
     await sandbox.close();
   });
 
-  const check = () =>
+  const check = (through = gateway) =>
     checkFirstSends({
       journal,
-      gateway,
+      gateway: through,
       random: createRandom(5),
       pool: createGatewayPool({
         concurrency: 8,
@@ -112,6 +114,36 @@ describe("the gateway asked before a batch's first send, over HTTP", () => {
     expect(result).toMatchObject({ kind: 'unchecked', failed: true });
     expect(result.kind === 'unchecked' && result.why).toMatch(/refused our credentials/);
     expect(lookedUp).toEqual(['s-0']);
+  });
+
+  it('a row another host claims and sends while it is looked up: no sign of a journal behind', async () => {
+    const ids = await admit(10);
+    // In front of the sandbox: the lookup of s-9 waits there while another host of this
+    // journal claims the batch's rows and sends s-9, as hosts sharing one journal do.
+    const front = createServer((req, res) => {
+      const forward = async () => {
+        if (req.url?.endsWith('/by/orderId/s-9')) {
+          const claimed = await journal.claimToSend('pay-2:1:a', ids.length, 30_000);
+          expect(claimed.map((claim) => claim.orderId)).toEqual(ids);
+          await gateway.createCashOut(cashOutRequest('s-9', { cpfCnpj: '9' }));
+        }
+        const answer = await fetch(`${sandbox.url}${req.url}`, {
+          headers: { authorization: req.headers.authorization ?? '' },
+        });
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(await answer.text());
+      };
+      forward().catch((error: unknown) => res.destroy(error as Error));
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const through = clientFor(`http://127.0.0.1:${(front.address() as AddressInfo).port}`);
+    try {
+      expect(await check(through)).toEqual({ kind: 'clear' });
+      expect(lookedUp.sort()).toEqual(['s-0', 's-4', 's-9']);
+    } finally {
+      await through.close();
+      await new Promise((resolve) => front.close(resolve));
+    }
   });
 
   it('a batch with a row sent is asked again about the rows it has queued', async () => {
