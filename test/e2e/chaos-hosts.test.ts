@@ -421,9 +421,13 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
   return order;
 }
 
-/** The last message a process logged before it ended, its figures left out so that alike ones count together. */
+/**
+ * Why a process ended, as its last line says it (a log line's message), its figures left
+ * out so that alike ones count together.
+ */
 function lastSaid(exit: string): string {
-  const said = [...exit.matchAll(/"msg":"((?:[^"\\]|\\.)*)"/g)].at(-1)?.[1] ?? 'nothing logged';
+  const last = exit.trimEnd().split('\n').at(-1) ?? '';
+  const said = /^\{.*"msg":"((?:[^"\\]|\\.)*)"/.exec(last)?.[1] ?? last;
   return said.replace(/\d+/g, 'N').slice(0, 160);
 }
 
