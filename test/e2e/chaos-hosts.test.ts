@@ -76,12 +76,15 @@ const postgresAbsent = postgresMissing();
     const postgres = usePostgres();
     let sandbox: Sandbox;
     const answered = new Map<string, number>();
+    /** The gateway's requests by what they ask: creates, lookups by orderId, the rest. */
+    const asked = new Map<string, number>();
     const hosts: Host[] = [];
     let ending = false;
     const looks: pg.Pool[] = [];
 
     beforeEach(async () => {
       answered.clear();
+      asked.clear();
       ending = false;
       sandbox = await startSandbox({
         token: TOKEN,
@@ -95,9 +98,12 @@ const postgresAbsent = postgresMissing();
           rateLimitRate: 0.02,
           retryAfterSeconds: 1,
         },
-        onRequest: ({ status, fault }) => {
+        onRequest: ({ method, path, status, fault }) => {
           const key = fault === 'none' ? String(status) : fault;
           answered.set(key, (answered.get(key) ?? 0) + 1);
+          const what =
+            method === 'POST' ? 'create' : path.includes('/by/orderId/') ? 'lookup' : 'other';
+          asked.set(what, (asked.get(what) ?? 0) + 1);
         },
       });
     });
@@ -245,7 +251,10 @@ const postgresAbsent = postgresMissing();
           hosts.reduce((sum, other) => sum + (other === host ? 0 : other.gateway.forwarded()), 0);
 
         const done = new Map<Kind, number>();
+        /** Seconds each kind of fault took, from its file's drop to the state it waited for. */
+        const took = new Map<Kind, number>();
         for (const fault of faults) {
+          const faultStarted = Date.now();
           await drop();
           const target = fault === 'kill' ? pick(hosts) : await working();
           say(
@@ -297,7 +306,9 @@ const postgresAbsent = postgresMissing();
             sandbox.setFaults({ rateLimitRate: 0.02 });
           }
           done.set(fault, (done.get(fault) ?? 0) + 1);
+          took.set(fault, (took.get(fault) ?? 0) + (Date.now() - faultStarted) / 1000);
         }
+        const faultsOverAt = Date.now();
 
         say('faults over: waiting for every file to finish');
         const folders = (name: string) =>
@@ -361,11 +372,31 @@ const postgresAbsent = postgresMissing();
             ? 'its lock lost'
             : /cannot be reached/.test(exit)
               ? 'the database unreachable'
-              : 'other';
+              : lastSaid(exit);
           const key = `exit ${exit.slice(0, exit.indexOf(':'))}, ${why}`;
           endings.set(key, (endings.get(key) ?? 0) + 1);
         }
         const restarts = [...endings].map(([key, n]) => `${n} (${key})`).join(', ') || 'none';
+        const paid = ledgerCounts(sandbox);
+        // The figures of the run for its closing note, from the gateway's ledger and the journal.
+        const figures = {
+          seed: SEED,
+          faults: Object.fromEntries(done),
+          faultSeconds: Object.fromEntries([...took].map(([kind, s]) => [kind, Math.round(s)])),
+          files: dropped.length,
+          rows: expected.length,
+          rowsPaid: expected.filter((id) => paid.get(id) === 1).length,
+          ledgerEntries: sandbox.ledger().length,
+          requests: Object.fromEntries(asked),
+          gatewayFaults: Object.fromEntries(
+            [...answered].filter(([key]) => !/^\d+$/.test(key) || key === '429'),
+          ),
+          journal: await journalFigures(look),
+          hostRestarts: Object.fromEntries(endings),
+          finishSeconds: Math.round((Date.now() - faultsOverAt) / 1000),
+          seconds: Math.round((Date.now() - started) / 1000),
+        };
+        console.log(`chaos figures ${JSON.stringify(figures)}`);
         say(
           `seed ${SEED}: ${faults.length} faults (${[...done].map(([kind, n]) => `${kind} ${n}`).join(', ')}), ` +
             `${expected.length} rows in ${dropped.length} files, each paid once; ` +
@@ -390,9 +421,74 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
   return order;
 }
 
+/**
+ * Why a process ended, as its last line says it (a log line's message), its figures left
+ * out so that alike ones count together.
+ */
+function lastSaid(exit: string): string {
+  const last = exit.trimEnd().split('\n').at(-1) ?? '';
+  const said = /^\{.*"msg":"((?:[^"\\]|\\.)*)"/.exec(last)?.[1] ?? last;
+  return said.replace(/\d+/g, 'N').slice(0, 160);
+}
+
 /** The last lines a process logged (a crash's stack included), for the record of how it ended. */
 function lastLines(log: string): string {
   return log.trimEnd().split('\n').slice(-30).join('\n');
+}
+
+/**
+ * What the journal's audit says the hosts did: claims by host, rows found `sending` past
+ * their lease (taken over, by another host or by the same host's next process), rows left
+ * unknown by an answer that never came, how unknown rows ended (found by lookup, or sent
+ * again after two lookups found nothing), and claims given back unsent, too old to leave.
+ */
+async function journalFigures(look: pg.Pool) {
+  const { rows } = await look.query<{
+    host: string | null;
+    code: string;
+    from_state: string | null;
+    to_state: string;
+    other_host: boolean | null;
+    n: string;
+  }>(
+    `WITH said AS (
+       SELECT id, payout_id, from_state, to_state,
+              CASE WHEN reason LIKE '{%' THEN reason::json END AS reason
+         FROM audit)
+     SELECT CASE WHEN a.reason->>'code' = 'auditClaimed'
+                 THEN split_part(a.reason->>'owner', ':', 1) END AS host,
+            coalesce(a.reason->>'code', 'english') AS code, a.from_state, a.to_state,
+            CASE WHEN a.reason->>'code' = 'auditLeaseEnded' THEN
+              split_part(a.reason->>'owner', ':', 1) <> (
+                SELECT split_part(c.reason->>'owner', ':', 1) FROM said c
+                 WHERE c.payout_id = a.payout_id AND c.id < a.id
+                   AND c.reason->>'code' = 'auditClaimed'
+                 ORDER BY c.id DESC LIMIT 1) END AS other_host,
+            count(*) AS n
+       FROM said a GROUP BY 1, 2, 3, 4, 5`,
+  );
+  const sum = (which: (row: (typeof rows)[number]) => boolean) =>
+    rows.filter(which).reduce((total, row) => total + Number(row.n), 0);
+  const claimsByHost: Record<string, number> = {};
+  for (const row of rows) if (row.host) claimsByHost[row.host] = Number(row.n);
+  return {
+    claimsByHost,
+    takenOverSending: {
+      byAnotherHost: sum((row) => row.code === 'auditLeaseEnded' && row.other_host === true),
+      bySameHostAgain: sum((row) => row.code === 'auditLeaseEnded' && row.other_host !== true),
+    },
+    unknownAfterNoAnswer: sum(
+      (row) =>
+        row.to_state === 'unknown' &&
+        row.from_state === 'sending' &&
+        row.code !== 'auditLeaseEnded',
+    ),
+    unknownFoundByLookup: sum(
+      (row) => row.from_state === 'unknown' && !['sending', 'unknown'].includes(row.to_state),
+    ),
+    resentAfterLookup: sum((row) => row.code === 'auditResending'),
+    givenBackTooOld: sum((row) => row.code === 'auditClaimTooOld'),
+  };
 }
 
 /** Each row's moves as the journal audited them, read through the interface. */
