@@ -4,7 +4,7 @@
  * journal never sent, means the journal is behind the gateway (a home folder restored
  * from a backup with its marker, or copied): sending would pay again what it forgot.
  */
-import type { FirstSendSample, JournalRecovery } from '../journal/journal.js';
+import type { FirstSendSample, JournalRecovery, JournalReports } from '../journal/journal.js';
 import { decideFirstSendLookup, type FirstSendLookup } from './decisions.js';
 import type { EngineDeps } from './engine.js';
 import { backoffMs } from './policy.js';
@@ -27,7 +27,10 @@ const MAX_ASKS = 4;
 
 /** Looks up the samples of every batch with rows about to be sent. */
 export async function checkFirstSends(
-  deps: Pick<EngineDeps<JournalRecovery>, 'journal' | 'gateway' | 'pool' | 'random'>,
+  deps: Pick<
+    EngineDeps<JournalRecovery & Pick<JournalReports, 'payout'>>,
+    'journal' | 'gateway' | 'pool' | 'random'
+  >,
 ): Promise<FirstSendCheck> {
   const { pool, gateway } = deps;
   // Each sample also as the batches of its name a restored journal may have forgotten.
@@ -69,6 +72,9 @@ export async function checkFirstSends(
   }
   for (const { asked: payout, lookup } of answers) {
     if (lookup.kind === 'found') {
+      // Another host of this journal may have sent it since it was sampled: its `sending`
+      // was committed before its request left, so the journal says so by now.
+      if ((await deps.journal.payout(payout.orderId))?.lastSentAt != null) continue;
       const { fileName, orderId, line } = payout;
       const { transactionId, statusRaw } = lookup;
       return { kind: 'behind', fileName, orderId, line, transactionId, statusRaw };

@@ -12,6 +12,7 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { recordOpenBatch } from '../support/batch.js';
 import { useTempFolder } from '../support/files.js';
 import { TOKEN, cashOutRequest, clientFor } from '../support/gateway.js';
+import { waitFor } from '../support/wait.js';
 
 describe("the gateway asked before a batch's first send, over HTTP", () => {
   const folder = useTempFolder();
@@ -19,14 +20,16 @@ describe("the gateway asked before a batch's first send, over HTTP", () => {
   let journal: Journal;
   let gateway: GatewayClient;
   let lookedUp: string[];
+  let hung: string[];
 
   beforeEach(async () => {
     lookedUp = [];
+    hung = [];
     sandbox = await startSandbox({
       token: TOKEN,
-      onRequest: ({ path }) => {
+      onRequest: ({ path, fault }) => {
         const orderId = /^\/transaction\/get\/by\/orderId\/(.+)$/.exec(path)?.[1];
-        if (orderId) lookedUp.push(decodeURIComponent(orderId));
+        if (orderId) (fault === 'hang' ? hung : lookedUp).push(decodeURIComponent(orderId));
       },
     });
     journal = await openJournal(sqliteJournalAt(join(folder(), 'journal.db')));
@@ -119,5 +122,20 @@ describe("the gateway asked before a batch's first send, over HTTP", () => {
     await journal.claimToSend('test', 1, 30_000);
     expect(await check()).toEqual({ kind: 'clear' });
     expect(lookedUp).toEqual(['s-1', 's-2']);
+  });
+
+  it('a sampled row sent by another host of this journal while it was asked: clear, not behind', async () => {
+    await admit(10);
+    // Every lookup hangs (then times out and is asked again) until the other host has sent.
+    sandbox.setFaults({ hangRate: 1, operations: ['getTransactionByOrderId'] });
+    const checking = check();
+    await waitFor('the samples asked', () => hung.length === 3);
+    // Another host claims every row, its `sending` committed before its requests leave.
+    for (const claim of await journal.claimToSend('pay-2:1', 10, 30_000)) {
+      await gateway.createCashOut(claim.request);
+    }
+    sandbox.setFaults({ hangRate: 0 });
+    expect(await checking).toEqual({ kind: 'clear' });
+    expect(lookedUp.sort()).toEqual(['s-0', 's-4', 's-9']);
   });
 });
