@@ -24,6 +24,8 @@ import {
   freshDatabase,
   loadAverage,
   median,
+  schedMicrosOf,
+  serverChildren,
   serverCpuMicros,
   startCluster,
 } from './support/postgres.mjs';
@@ -88,6 +90,22 @@ function sendsOf(audit) {
 /** utime + stime of live processes `pids`, in µs. */
 const cpuOf = (pids) => pids.reduce((sum, pid) => sum + cpuMicrosOf(pid), 0);
 
+/**
+ * Of the run's processes (hosts, gateway, the server's), how long they waited, runnable,
+ * for a core against how long they ran, between two readings of schedMicrosOf: far above
+ * 1, the cores are what they wait for, not each other.
+ */
+function waitedForACore(before, after) {
+  let onCpu = 0;
+  let waiting = 0;
+  for (const [pid, now] of after) {
+    const then = before.get(pid) ?? { onCpu: 0, waiting: 0 };
+    onCpu += now.onCpu - then.onCpu;
+    waiting += now.waiting - then.waiting;
+  }
+  return Number((waiting / onCpu).toFixed(2));
+}
+
 async function measure(cluster, hostCount, run) {
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-hosts-'));
   const home = join(folder, 'home');
@@ -114,6 +132,8 @@ async function measure(cluster, hostCount, run) {
     // Written beside the inbox and moved in whole, so it is never seen half written.
     await writePayoutFile(join(home, 'folha.csv'), ROWS);
     const pids = hosts.map((host) => host.child.pid);
+    const ours = () => [...pids, gateway.pid, cluster.pid, ...serverChildren(cluster.pid)];
+    const schedBefore = schedMicrosOf(ours());
     const before = {
       hosts: cpuOf(pids),
       server: serverCpuMicros(cluster.pid),
@@ -135,6 +155,7 @@ async function measure(cluster, hostCount, run) {
       },
       BOUND_MS,
     );
+    const schedAfter = schedMicrosOf(ours());
     const after = {
       hosts: cpuOf(pids),
       server: serverCpuMicros(cluster.pid),
@@ -191,6 +212,7 @@ async function measure(cluster, hostCount, run) {
           (after.gateway - before.gateway) / 1000 / wallMs
         ).toFixed(2),
       ),
+      waitedForACore: waitedForACore(schedBefore, schedAfter),
       ...checks,
       loadAverage: loadAverage(),
     };
