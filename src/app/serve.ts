@@ -135,7 +135,15 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
   const healthTimer = setInterval(() => void logHealth(), HEALTH_EVERY_MS);
   deps.setHealth(() => void logHealth());
   let stopWaking: (() => Promise<void>) | undefined;
+  let stopHearing: (() => Promise<void>) | undefined;
   try {
+    // Rows another host made sendable (its file read whole) are sent now, not at the rescan;
+    // told during a pass, which may have looked before they were: another pass at once.
+    let toldQueued = false;
+    stopHearing = await journal.onRowsQueued(() => {
+      toldQueued = true;
+      arrivals.ring();
+    });
     // Whichever host's receiver took a postback, the journal tells the one following it
     // (hosts share their settings: without a receiver here, none takes postbacks).
     if (receiver) stopWaking = await wakeOnPollNow(journal, doorbell);
@@ -149,6 +157,7 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
     // Until stopped: a daemon's life is bounded by its signals.
     while (!stop.aborted) {
       let pass: PassReport;
+      toldQueued = false;
       try {
         pass = await runPass(journal, deps.gateway, folders, config, {
           hintFlags: deps.hintFlags,
@@ -196,6 +205,7 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
       }
       if (pass.stopped && !stop.aborted) logger.warn(`pass stopped early: ${pass.stopped}`);
       if (stop.aborted) break;
+      if (toldQueued) continue;
       // A file waiting to settle is looked at again as soon as it may have.
       const waiting = payoutFiles(folders.inbox).length + payoutFiles(folders.approved).length > 0;
       await deps.clock.sleep(
@@ -208,5 +218,6 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
     clearInterval(healthTimer);
     await watcher.close();
     await stopWaking?.();
+    await stopHearing?.();
   }
 }

@@ -153,6 +153,14 @@ export interface JournalIntake {
     holdReason?: string,
     rules?: AdmissionRules & { sameNameNewBatchAfterMs: number | null },
   ): Promise<void>;
+  /**
+   * Tells `woken` each time another process of this journal may have made rows sendable
+   * (a file read whole, a batch approved), until the returned stop is called; also when
+   * some may have gone untold (the store was away). A host that shares the journal sends
+   * them then, not at its next rescan. One process at a time works on a SQLite journal:
+   * never told there.
+   */
+  onRowsQueued(woken: () => void): Promise<() => Promise<void>>;
 }
 
 /** Admission: a file's payouts journaled, or weighed, by the rules on who is paid. */

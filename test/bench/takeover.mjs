@@ -13,51 +13,25 @@
 // stale frees it. Every sample of both stores runs at once (the figures are the timers',
 // not the CPU's); prints each, then the median and max of each store, and the load. Minutes
 // long: `npm run bench:takeover`, apart from `npm run bench`.
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Database } from '../../dist/journal/sqlite.js';
 import { writePayoutFile } from './support/brazilian-excel.mjs';
 import { startGatewayProcess, TOKEN } from './support/gateway-process.mjs';
 import { freshDatabase, loadAverage, median, startCluster } from './support/postgres.mjs';
+import { hostsEnv, startHost, waitFor as waitWithin } from './support/watch-hosts.mjs';
 
 const SAMPLES = Number(process.env.BENCH_TAKEOVER_SAMPLES ?? 3);
 const ROWS = 1_000;
 const KILL_AFTER = 100;
 /** The longest a sample may take at any step: past it the benchmark fails. */
 const BOUND_MS = 300_000;
-const BIN = fileURLToPath(new URL('../../bin/payouts.js', import.meta.url));
 
-/** Polls `condition` every 50 ms until it holds, within BOUND_MS. */
-async function waitFor(what, condition) {
-  const until = performance.now() + BOUND_MS;
-  while (!(await condition())) {
-    if (performance.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await delay(50);
-  }
-}
-
-/** `payouts watch` as `hostName` (undefined: the machine's), its log's lines kept. */
-function startHost(env, hostName) {
-  const child = spawn(process.execPath, [BIN, 'watch'], {
-    env: { ...env, ...(hostName !== undefined && { PAYOUTS_HOST_NAME: hostName }) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const lines = [];
-  let rest = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk) => {
-    const parts = (rest + chunk).split('\n');
-    rest = parts.pop();
-    lines.push(...parts);
-  });
-  return { child, lines };
-}
+/** Waits for `condition` within BOUND_MS. */
+const waitFor = (what, condition) => waitWithin(what, condition, BOUND_MS);
 
 // Rows found `sending` past their lease and looked up by orderId (the audit says so).
 const LOOKED_UP = `SELECT COUNT(DISTINCT payout_id) AS n FROM audit WHERE to_state = 'unknown'`;
@@ -87,15 +61,12 @@ async function sample(journalUrl) {
   const home = join(folder, 'home');
   mkdirSync(join(home, 'inbox'), { recursive: true });
   const gateway = await startGatewayProcess(50, { settleDelay: '1s' });
-  const env = {
-    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PAYOUTS_'))),
-    NO_COLOR: '1',
-    PAYOUTS_BASE_URL: gateway.url,
-    PAYOUTS_TOKEN: TOKEN,
-    PAYOUTS_HOME: home,
-    PAYOUTS_LOG_LEVEL: 'info',
+  const env = hostsEnv({
+    gatewayUrl: gateway.url,
+    token: TOKEN,
+    home,
     ...(journalUrl !== undefined && { PAYOUTS_JOURNAL: journalUrl }),
-  };
+  });
   const hosts = [];
   try {
     const postgres = journalUrl !== undefined;

@@ -128,6 +128,37 @@ const postgresAbsent = postgresMissing();
       for (const host of all) expect(await stopChild(host.child)).toBe(0);
     }, 240_000);
 
+    it('a host idle while another reads a file sends its rows once it is read, not at its next rescan', async () => {
+      const sandbox = hosts.sandbox();
+      // No rescan within the test: only being told can bring pay-2 to the rows.
+      const { home, env } = await hosts.home('told', {
+        PAYOUTS_CONCURRENCY: '4',
+        PAYOUTS_INBOX_RESCAN: '10m',
+      });
+      sandbox.setFaults({ latencyMs: 150 });
+      writeFileSync(join(home, 'inbox', 'folha.csv'), payrollFile('t', 300));
+      // Frozen as its first chunk of rows is about to be written: the file claimed, in processing/.
+      const first = startHost({ ...env, PAYOUTS_FAILPOINT: 'admitting-chunk:1:stop' }, 'pay-1');
+      await waitFor('pay-1 frozen reading folha.csv', () =>
+        first.log().includes('failpoint admitting-chunk: stopped'),
+      );
+      const second = startHost(env, 'pay-2');
+      await waitFor('pay-2 leaving folha.csv to pay-1', () =>
+        second.log().includes('the host pay-1 is taking it in'),
+      );
+      first.child.kill('SIGCONT');
+      await waitFor(
+        'folha.csv archived',
+        () => existsSync(join(home, 'archive', dated('folha.csv'))),
+        180_000,
+      );
+      expect(await sendingHosts(env.PAYOUTS_JOURNAL ?? '')).toEqual(['pay-1', 'pay-2']);
+      const counts = ledgerCounts(sandbox);
+      expect([...counts.values()].filter((n) => n !== 1)).toEqual([]);
+      expect(counts.size).toBe(300);
+      for (const host of [first, second]) expect(await stopChild(host.child)).toBe(0);
+    }, 240_000);
+
     it('a host dies reading a file: the other leaves it while the claim lives, then reads it on, each row once', async () => {
       const sandbox = hosts.sandbox();
       const { home, env } = await hosts.home('reader');

@@ -82,6 +82,7 @@ const MEMBERS: Record<keyof Journal, true> = {
   nextPollAt: true,
   pollNow: true,
   onPollNow: true,
+  onRowsQueued: true,
   pollBatchSooner: true,
   markResending: true,
   move: true,
@@ -877,6 +878,27 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       await waitFor('p-1 told again', () => after.includes('p-1'), 10_000);
       expect(heard).toEqual(['p-1', 'p-2']); // stopped: told nothing more
       await stopAfter();
+    });
+
+    it('tells who listens, on a journal hosts share, when a batch opens: read whole or approved, not awaiting approval', async () => {
+      const journal = await open();
+      // One process at a time works on a SQLite journal: none other to tell.
+      const shared = (await journal.describe()).kind === 'postgres';
+      let told = 0;
+      const stop = await journal.onRowsQueued(() => (told += 1));
+      const approved = (
+        await journal.batchForFile({ name: 'a.csv', nameKey: 'a', sha256: 'a1', arrived: true })
+      ).batchId;
+      await journal.finishBatch(approved, { ...batch, state: 'awaiting-approval' });
+      expect(await journal.approveBatch(approved)).toBe(true);
+      const read = (
+        await journal.batchForFile({ name: 'b.csv', nameKey: 'b', sha256: 'b1', arrived: true })
+      ).batchId;
+      await journal.finishBatch(read, { ...batch, state: 'open' });
+      // Heard in the order committed: once the last is, any before it would have been.
+      if (shared) await waitFor('both told', () => told >= 2, 10_000);
+      expect(told).toBe(shared ? 2 : 0);
+      await stop();
     });
 
     it("brings a batch's polls forward to a time after each payout's own send: never later than planned, never another batch's", async () => {

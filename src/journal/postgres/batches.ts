@@ -35,6 +35,7 @@ import { saidJson } from '../sqlite/rows.js';
 import type { BatchEvent, BatchInput, BatchRecord } from '../types.js';
 import { inTransaction, type Runner } from './connection.js';
 import { correctionsOn } from './corrections.js';
+import { QUEUED_CHANNEL } from './listen.js';
 import { heldAtClaim } from './payouts.js';
 import { rowsOn, type Rows } from './rows.js';
 import { AT, statement, type Statement } from './sql.js';
@@ -82,6 +83,8 @@ const statements = {
   // Files taken in, and the rules on who is paid weighed, one after another across the
   // cluster, as admissions are (payouts.ts): the rules read what the others write.
   intakeLock: statement('intake-lock', `SELECT pg_advisory_xact_lock(31, 1)`),
+  // Heard at the commit by every host listening (listen.ts): rows of an open batch to send.
+  tellQueued: statement('tell-queued', `SELECT pg_notify('${QUEUED_CHANNEL}', '')`),
   // Result names given one at a time: two batches never take one name.
   resultNameLock: statement('result-name-lock', `SELECT pg_advisory_xact_lock(31, 2)`),
   insertBatch: statement<InsertBatch>(
@@ -337,6 +340,7 @@ export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number
           id: batchId,
           problems: JSON.stringify(figures.problems),
         });
+        if (figures.state === 'open') await tx.rows(statements.tellQueued, {});
       }),
 
     recordLines: (batchId, lines) => transaction((_tx, rows) => rows.insertLines(batchId, lines)),
@@ -368,6 +372,7 @@ export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number
       transaction(async (tx, rows) => {
         if ((await lockedBatch(tx, batchId))?.state !== 'awaiting-approval') return false;
         await rows.moveBatch(batchId, 'open');
+        await tx.rows(statements.tellQueued, {});
         return true;
       }),
 

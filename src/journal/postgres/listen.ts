@@ -8,6 +8,8 @@ import { BoundedClient } from './connection.js';
 
 /** Where a host that took a postback tells the others the payout it named (its orderId). */
 export const POSTBACK_CHANNEL = 'payouts_postback';
+/** Where a host that made rows sendable (a file read whole, a batch approved) tells the others. */
+export const QUEUED_CHANNEL = 'payouts_queued';
 
 const FIRST_RETRY_MS = 250;
 const LAST_RETRY_MS = 10_000;

@@ -17,7 +17,7 @@ import type { GatewayKind, JournalIdentity, JournalState, LockHolder } from '../
 import { postgresAddress } from '../location.js';
 import type { RowState } from '../states.js';
 import { inTransaction, onPool, poolFor, type Runner } from './connection.js';
-import { listenTo, POSTBACK_CHANNEL } from './listen.js';
+import { listenTo, POSTBACK_CHANNEL, QUEUED_CHANNEL, type Heard } from './listen.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { createBatches } from './batches.js';
 import { createLimits } from './limits.js';
@@ -325,6 +325,15 @@ async function openOn(
   };
   const payouts = createPayouts(pool, pooled, clock);
   const listening = new Set<() => Promise<void>>();
+  /** Listens on `channel` until the stop it gives, or the journal's close. */
+  const listen = async (channel: string, heard: Heard): Promise<() => Promise<void>> => {
+    const stop = await listenTo(location.url, channel, heard);
+    const stopOnce = async (): Promise<void> => {
+      if (listening.delete(stopOnce)) await stop();
+    };
+    listening.add(stopOnce);
+    return stopOnce;
+  };
 
   const journal: Journal = {
     path: address,
@@ -476,17 +485,12 @@ async function openOn(
       if (changed) committed();
       return changed;
     },
-    onPollNow: async (woken) => {
-      const stop = await listenTo(location.url, POSTBACK_CHANNEL, {
+    onPollNow: (woken) =>
+      listen(POSTBACK_CHANNEL, {
         payload: (orderId) => woken(orderId),
         again: () => woken(),
-      });
-      const stopOnce = async (): Promise<void> => {
-        if (listening.delete(stopOnce)) await stop();
-      };
-      listening.add(stopOnce);
-      return stopOnce;
-    },
+      }),
+    onRowsQueued: (woken) => listen(QUEUED_CHANNEL, { payload: () => woken(), again: woken }),
     ...createBatches(pool, pooled, clock),
     ...createRetries(pool, pooled, clock),
     ...createLimits(pooled),

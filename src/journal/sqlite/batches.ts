@@ -226,6 +226,9 @@ export function createBatches(
       return { kind: 'new', batchId: Number(lastInsertRowid), nameNumber, orderIdHome };
     }),
 
+    // One process at a time works on a SQLite journal: no other makes rows sendable meanwhile.
+    onRowsQueued: () => async () => undefined,
+
     finishBatch: writing(
       (...[batchId, figures, holdReason, rules]: Parameters<JournalIntake['finishBatch']>) => {
         if (figures.state === 'held' || figures.state === 'unusable') {

@@ -62,6 +62,7 @@ export async function startGatewayProcess(
     },
     /** The sandbox's transactions, each with its orderId. */
     transactions: async () => (await ledgerOf(url)).transactions,
+    pid: child.pid,
     /** CPU time the gateway's process has used, in µs (Linux: /proc, in clock ticks). */
     cpuMicros: () => cpuMicrosOf(child.pid),
     close: () => child.kill('SIGTERM'),

@@ -69,16 +69,46 @@ export function cpuMicrosOf(pid, waited = false) {
  */
 export function serverCpuMicros(postmaster) {
   let total = cpuMicrosOf(postmaster, true);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const pid of serverChildren(postmaster)) {
     try {
-      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
-      if (Number(fields[1]) === postmaster) total += cpuMicrosOf(Number(entry));
+      total += cpuMicrosOf(pid);
     } catch {
       // The process ended while we looked: the postmaster's waited times count it.
     }
   }
   return total;
+}
+
+/** The live processes of the cluster's server other than its postmaster. */
+export function serverChildren(postmaster) {
+  const children = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (Number(fields[1]) === postmaster) children.push(Number(entry));
+    } catch {
+      // Ended while we looked.
+    }
+  }
+  return children;
+}
+
+/**
+ * How long each of `pids` has been on a core and waited, runnable, for one (Linux:
+ * /proc/PID/schedstat), in µs, by pid; a process that ended meanwhile is left out.
+ */
+export function schedMicrosOf(pids) {
+  const times = new Map();
+  for (const pid of pids) {
+    try {
+      const [onCpu, waiting] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ');
+      times.set(pid, { onCpu: Number(onCpu) / 1000, waiting: Number(waiting) / 1000 });
+    } catch {
+      // Ended while we looked.
+    }
+  }
+  return times;
 }
 
 /** The middle of a run's figures (the mean of the two middle ones for an even count). */
