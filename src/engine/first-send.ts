@@ -72,9 +72,6 @@ export async function checkFirstSends(
   }
   for (const { asked: payout, lookup } of answers) {
     if (lookup.kind === 'found') {
-      // Another host of this journal may have sent it since it was sampled: its `sending`
-      // was committed before its request left, so the journal says so by now.
-      if ((await deps.journal.payout(payout.orderId))?.lastSentAt != null) continue;
       const { fileName, orderId, line } = payout;
       // Claimed and sent since it was sampled, by another host of a shared journal: not forgotten.
       const now = await deps.journal.payout(orderId);
