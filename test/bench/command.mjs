@@ -70,8 +70,8 @@ async function bareInsert(file, path) {
   return { ms, cpuMs, records };
 }
 
-/** A command line under GNU time: its wall seconds, peak RSS in MB, and stdout. */
-function timed(args, env = process.env) {
+/** A command line under GNU time: its wall seconds, peak RSS in MB, and stdout; `part` printed. */
+function timed(part, args, env = process.env) {
   const child = spawnSync(TIME, ['-f', 'TIMED %e %M', process.execPath, ...args], {
     encoding: 'utf8',
     env,
@@ -80,6 +80,8 @@ function timed(args, env = process.env) {
   });
   const found = /TIMED ([\d.]+) (\d+)/.exec(child.stderr ?? '');
   if (!found) throw new Error(`${args.join(' ')}: ${child.status ?? child.signal} ${child.stderr}`);
+  // Each part as it ends: a million rows take most of an hour on a busy machine.
+  console.log(JSON.stringify({ bench: 'command', rows: ROWS, part, seconds: Number(found[1]) }));
   return {
     status: child.status,
     stdout: child.stdout,
@@ -91,7 +93,9 @@ function timed(args, env = process.env) {
 
 /** The lean stand-in as a process of its own, answering at once; bounded by its own timer too. */
 async function startLean() {
-  const child = spawn(process.execPath, [LEAN, '0', TOKEN], {
+  // A minute for every 1,000 rows: a million took over 15 minutes at load 20.
+  const minutes = String(Math.max(15, ROWS / 1_000));
+  const child = spawn(process.execPath, [LEAN, '0', TOKEN, minutes], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   let output = '';
@@ -127,7 +131,7 @@ function run(folder, file, gatewayUrl, approval) {
     PAYOUTS_MAX_PAYOUT_CENTS: String(1e12),
     PAYOUTS_MAX_FILE_CENTS: String(Number.MAX_SAFE_INTEGER),
   };
-  const measured = timed([BIN, 'run', '--json'], env);
+  const measured = timed(approval ? 'runApproval' : 'runSend', [BIN, 'run', '--json'], env);
   rmSync(home, { recursive: true, force: true });
   return measured;
 }
@@ -139,19 +143,21 @@ if (mode === 'insert') {
   console.log(JSON.stringify({ bench: 'command', skipped: `${TIME} is not installed` }));
 } else {
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-command-'));
-  const lean = await startLean();
+  let lean;
   try {
     const file = join(folder, 'folha.csv');
     await writePayoutFile(file, ROWS);
-    const bare = timed([INGEST, 'bare', file]);
+    const bare = timed('bareCsvParse', [INGEST, 'bare', file]);
     const bareRecords = JSON.parse(bare.stdout).records;
-    const insert = timed([self, 'insert', file, join(folder, 'bare.db')]);
+    const insert = timed('bareInsert', [self, 'insert', file, join(folder, 'bare.db')]);
     const inserted = JSON.parse(insert.stdout);
     rmSync(join(folder, 'bare.db'), { force: true });
-    const ingest = timed([INGEST, 'ingest', file, join(folder, 'ingest.db')]);
+    const ingest = timed('ingest', [INGEST, 'ingest', file, join(folder, 'ingest.db')]);
     const ingested = JSON.parse(ingest.stdout);
     const queued = ingested.rows.queued ?? 0;
     rmSync(join(folder, 'ingest.db'), { force: true });
+    // Started now, so its bounded life is the runs'.
+    lean = await startLean();
     const approval = run(folder, file, lean.url, true);
     const send = run(folder, file, lean.url, false);
     const sent = Number(
@@ -205,7 +211,7 @@ if (mode === 'insert') {
       }),
     );
   } finally {
-    lean.close();
+    lean?.close();
     rmSync(folder, { recursive: true, force: true });
   }
 }

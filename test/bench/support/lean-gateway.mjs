@@ -5,12 +5,13 @@
 // payouts test/bench/support/old-payouts.mjs makes); any looked up by orderId, not found. The sandbox does much more a
 // request (validation, a ledger, balances, settlement timers): on two cores its CPU is
 // taken from the engine measured beside it, which a real gateway, elsewhere, is not.
-// Run as its own process: `node lean-gateway.mjs LATENCY_MS TOKEN`, which prints
-// "listening on URL" and serves until killed.
+// Run as its own process: `node lean-gateway.mjs LATENCY_MS TOKEN [MINUTES]`, which prints
+// "listening on URL" and serves until killed, or MINUTES (15) have passed.
 import { createServer } from 'node:http';
 
 const latencyMs = Number(process.argv[2] ?? 0);
 const token = process.argv[3] ?? '';
+const minutes = Number(process.argv[4] ?? 15);
 let created = 0;
 
 const answer = (response, status, body) => {
@@ -66,7 +67,7 @@ const server = createServer((req, response) => {
 });
 server.keepAliveTimeout = 60_000;
 // Bounded even if the benchmark that started it dies without killing it.
-setTimeout(() => process.exit(0), 15 * 60_000).unref();
+setTimeout(() => process.exit(0), minutes * 60_000).unref();
 server.listen(0, '127.0.0.1', () => {
   console.log(`listening on http://127.0.0.1:${server.address().port}`);
 });
