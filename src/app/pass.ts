@@ -514,12 +514,12 @@ async function whyHeld(
   if (own.length > LISTED_HELD_ROWS) {
     notes.push({ code: 'heldRowsMore', rows: own.length - LISTED_HELD_ROWS });
   }
-  const lines = (await journal.linesOfBatch(batchId)).filter((line) => line.kind === 'held');
-  if (lines.length > 0) {
+  const lines = await journal.linesOfBatch(batchId, ['held'], 1);
+  if (lines.count > 0) {
     notes.push({
       code: 'orderIdsJournaled',
-      rows: lines.length,
-      example: wordsOf(lines[0]?.said ?? null, lines[0]?.message ?? null),
+      rows: lines.count,
+      example: wordsOf(lines.first[0]?.said ?? null, lines.first[0]?.message ?? null),
     });
   }
   return notes;

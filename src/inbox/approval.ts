@@ -165,9 +165,9 @@ export async function writeReport(
   const target = commandTarget(name, batchId, hintFlags);
   const totals = await journal.rowTotalsOfBatch(batchId);
   const sent = await toBeSent(journal, batchId);
-  const lines = await journal.linesOfBatch(batchId);
-  const invalid = lines.filter((line) => line.kind === 'invalid');
-  const notSent = lines.filter((line) => line.kind === 'held' || line.kind === 'covered');
+  // The first of them, and how many: a file's lines may be a million.
+  const invalid = await journal.linesOfBatch(batchId, ['invalid'], REPORT_ERRORS);
+  const notSent = await journal.linesOfBatch(batchId, ['held', 'covered'], REPORT_ERRORS);
   const holds = await journal.holdsOfBatch(batchId);
   const heldRows = await journal.heldRowsOfBatch(batchId);
   const words = CATALOGS[language];
@@ -193,7 +193,7 @@ export async function writeReport(
         ),
       ];
     }),
-    ...[...invalid, ...notSent].slice(0, REPORT_ERRORS).map(
+    ...[...invalid.first, ...notSent.first].slice(0, REPORT_ERRORS).map(
       (line) =>
         `  ${approval.atLine({
           line: line.line,
@@ -201,7 +201,7 @@ export async function writeReport(
           message: line.said ? say(words, line.said) : line.message,
         })}`,
     ),
-    ...(invalid.length + notSent.length > REPORT_ERRORS ? [`  ${approval.more}`] : []),
+    ...(invalid.count + notSent.count > REPORT_ERRORS ? [`  ${approval.more}`] : []),
     '',
     approval.toApprove({ ...target, inFolder: name }),
     ...(holds.some((hold) => hold.reason !== null && ANSWERED.includes(hold.reason))

@@ -46,6 +46,7 @@ import type {
   HeldRow,
   HoldSummary,
   JournalIdentity,
+  LineKind,
   HostsSeen,
   LockHolder,
   Move,
@@ -212,7 +213,15 @@ export interface JournalBatches {
    * batch has, kept from then on.
    */
   resultName(batchId: number, candidates: readonly string[]): Promise<string>;
-  linesOfBatch(batchId: number): Promise<BatchLine[]>;
+  /**
+   * How many lines of these kinds a batch has, and the first `limit` of them in line order:
+   * a file's lines may be a million, so no one reads them all at once.
+   */
+  linesOfBatch(
+    batchId: number,
+    kinds: readonly LineKind[],
+    limit: number,
+  ): Promise<{ count: number; first: BatchLine[] }>;
   /** An underfunded batch the balance now covers: its rows queued again, and it opens. */
   fundBatch(batchId: number): Promise<void>;
   /** A batch the balance does not cover: its queued rows held, checked again every run. */

@@ -20,6 +20,7 @@ import { Database } from '../../src/journal/sqlite.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { useTempFolder, writeFile } from '../support/files.js';
+import { everyLine } from '../support/lines.js';
 import { TOKEN, cashOutRequest } from '../support/gateway.js';
 import { sandboxHome } from '../support/home.js';
 import { PAYROLL_HEADER, payrollRows } from '../support/payroll.js';
@@ -149,7 +150,7 @@ describe.skipIf(missing)('payouts journal copy', () => {
       batches,
       ofBatches: await Promise.all(
         batches.map(async (batch) => ({
-          lines: await journal.linesOfBatch(batch.id),
+          lines: await everyLine(journal, batch.id),
           events: await journal.batchEvents(batch.id),
           held: await journal.heldRowsOfBatch(batch.id),
           holds: await journal.holdsOfBatch(batch.id),

@@ -12,6 +12,8 @@ import type { CashOutRequest } from '../../src/gateway/contract.js';
 import { JournalError, type Claim, type Journal } from '../../src/journal/journal.js';
 import { restoreOf } from '../../src/journal/loss.js';
 import { canMove, type RowState } from '../../src/journal/states.js';
+import type { LineKind } from '../../src/journal/types.js';
+import { everyLine } from '../support/lines.js';
 import { waitFor } from '../support/wait.js';
 import { journalThread, type JournalThread, type OpenedElsewhere } from './journal-thread.js';
 
@@ -200,7 +202,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         ],
       );
       expect(
-        (await journal.linesOfBatch(id)).map((line) => [line.line, line.message, line.said]),
+        (await everyLine(journal, id)).map((line) => [line.line, line.message, line.said]),
       ).toEqual([
         [4, "is empty: the recipient's name is required", { code: 'nameEmpty' }],
         [5, 'a total line', undefined],
@@ -210,6 +212,31 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         null,
       ]);
       expect((await journal.batch(id))?.problems).toEqual([{ code: 'noRows' }]);
+    });
+
+    it('reads the first lines of the kinds asked for, in line order, and counts them all', async () => {
+      const journal = await open();
+      const invalid = (line: number) => ({
+        line,
+        kind: 'invalid' as const,
+        orderId: null,
+        column: 'name',
+        message: 'is empty',
+      });
+      const skipped = { line: 5, kind: 'skipped' as const, orderId: null, column: null };
+      const id = await journal.recordBatch(batch, [
+        invalid(9),
+        invalid(4),
+        { ...skipped, message: 'a total line' },
+        invalid(7),
+      ]);
+      const lines = async (kinds: LineKind[], limit: number) => {
+        const { count, first } = await journal.linesOfBatch(id, kinds, limit);
+        return { count, lines: first.map((line) => line.line) };
+      };
+      expect(await lines(['invalid'], 2)).toEqual({ count: 3, lines: [4, 7] });
+      expect(await lines(['invalid', 'skipped'], 10)).toEqual({ count: 4, lines: [4, 5, 7, 9] });
+      expect(await lines(['held', 'covered'], 10)).toEqual({ count: 0, lines: [] });
     });
 
     it('journals new payouts as queued; an orderId of another file is held naming it, never a replay', async () => {
@@ -241,7 +268,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       );
       expect(admitted.map((a) => a.admission)).toEqual(['journaled', 'journaled', 'new']);
       expect((await journal.payout('p-2'))?.valueCents).toBe(2000); // the other file's row is untouched
-      expect(await journal.linesOfBatch(second)).toEqual([
+      expect(await everyLine(journal, second)).toEqual([
         {
           line: 2,
           kind: 'held',
@@ -342,7 +369,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         )[0]?.admission,
       ).toBe('journaled');
       expect(await journal.payout('p-1')).toMatchObject({ state: 'rejected', batchId: first });
-      expect((await journal.linesOfBatch(unchanged))[0]?.message).toMatch(
+      expect((await everyLine(journal, unchanged))[0]?.message).toMatch(
         /\(now rejected\): not sent again; to send that payment again on purpose, run: payouts retry p-1\./,
       );
       // Fixed (here its amount), it takes the refused row over.
@@ -954,7 +981,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       expect(
         (await journal.admitPayouts(id, again, { duplicateWindowMs: 0 })).map((a) => a.admission),
       ).toEqual(['same', 'same', 'new']);
-      expect(await journal.linesOfBatch(id)).toEqual([]);
+      expect(await everyLine(journal, id)).toEqual([]);
       // A held file's rows are never sent (it never opens: a new copy takes them over).
       const held = await journal.recordBatch({ ...batch, state: 'admitting' }, []);
       await journal.admitPayouts(held, [{ line: 2, request: request('h-2') }], {
@@ -1037,7 +1064,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       ).toEqual([[batchId, 'folha.csv']]);
       expect((await journal.latestOfName('folha'))?.id).toBe(batchId);
       expect(await journal.latestOfName('outra')).toBeUndefined();
-      expect(await journal.linesOfBatch(batchId)).toEqual([{ ...total, message: 'a total line' }]);
+      expect(await everyLine(journal, batchId)).toEqual([{ ...total, message: 'a total line' }]);
       expect(await journal.claimToSend('a', 10, 60_000)).toEqual([]);
       expect(await journal.approveBatch(batchId)).toBe(true);
       const approved = { code: 'eventApproved', count: 1, cents: 1000 } as const;
@@ -1491,7 +1518,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         const winner = admitted.find((a) => a.admission === 'new');
         const loser = admitted.find((a) => a.admission === 'journaled');
         expect((await journal.payout('p-1'))?.batchId).toBe(winner?.batchId);
-        expect(await journal.linesOfBatch(loser?.batchId ?? 0)).toEqual([
+        expect(await everyLine(journal, loser?.batchId ?? 0)).toEqual([
           expect.objectContaining({ line: 2, kind: 'held', orderId: 'p-1' }),
         ]);
         expect(await journal.countsByState()).toEqual({ queued: { count: 1, cents: 1000 } });

@@ -184,9 +184,12 @@ const statements = {
     `SELECT ${QUEUED_COLUMNS} FROM payouts p
      WHERE p.batch_id = @batchId AND p.state = 'queued' ORDER BY p.line`,
   ),
-  linesOfBatch: statement<{ batchId: number }>(
+  linesOfBatch: statement<{ batchId: number; kinds: string[]; limit: number }>(
     'lines-of-batch',
-    `SELECT * FROM batch_lines WHERE batch_id = @batchId ORDER BY line`,
+    // The count over every line of those kinds, taken before the limit.
+    `SELECT *, (COUNT(*) OVER ())::int AS count FROM batch_lines
+     WHERE batch_id = @batchId AND kind = ANY(@kinds::text[])
+     ORDER BY line LIMIT @limit`,
   ),
   events: statement<{ batchId: number }>(
     'batch-events',
@@ -345,17 +348,23 @@ export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number
 
     recordLines: (batchId, lines) => transaction((_tx, rows) => rows.insertLines(batchId, lines)),
 
-    linesOfBatch: async (batchId) =>
-      (await pooled.rows<LineRow, { batchId: number }>(statements.linesOfBatch, { batchId })).map(
-        (row) => ({
+    linesOfBatch: async (batchId, kinds, limit) => {
+      const rows = await pooled.rows<
+        LineRow & { count: number },
+        { batchId: number; kinds: string[]; limit: number }
+      >(statements.linesOfBatch, { batchId, kinds: [...kinds], limit });
+      return {
+        count: rows[0]?.count ?? 0,
+        first: rows.map((row) => ({
           line: row.line,
           kind: row.kind,
           orderId: row.order_id,
           column: row.column_heading,
           message: row.message,
           ...(row.said === null ? {} : { said: saidOf(row.said) }),
-        }),
-      ),
+        })),
+      };
+    },
 
     recordBatchEvent: (batchId, event, by, detail) =>
       rowsOn(pooled, clock()).addBatchEvent(batchId, event, by, detail),

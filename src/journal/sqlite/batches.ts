@@ -134,8 +134,14 @@ export function createBatches(
     queuedOf: db.prepare<[number], QueuedRow>(
       `SELECT ${QUEUED_COLUMNS} FROM payouts p WHERE p.batch_id = ? AND p.state = 'queued' ORDER BY p.line`,
     ),
-    linesOfBatch: db.prepare<[number], LineRow>(
-      `SELECT * FROM batch_lines WHERE batch_id = ? ORDER BY line`,
+    linesOfBatch: db.prepare<
+      { batchId: number; kinds: string; limit: number },
+      LineRow & { count: number }
+    >(
+      // The count over every line of those kinds, taken before the limit.
+      `SELECT *, COUNT(*) OVER () AS count FROM batch_lines
+       WHERE batch_id = @batchId AND kind IN (SELECT value FROM json_each(@kinds))
+       ORDER BY line LIMIT @limit`,
     ),
     batchEvents: db.prepare<[number], Omit<BatchEvent, 'detail'> & { detail: string }>(
       `SELECT at, event, by, detail FROM batch_events WHERE batch_id = ? ORDER BY id`,
@@ -268,15 +274,20 @@ export function createBatches(
       rows.insertLines(batchId, lines);
     }),
 
-    linesOfBatch: (batchId) =>
-      statements.linesOfBatch.all(batchId).map((row) => ({
-        line: row.line,
-        kind: row.kind,
-        orderId: row.order_id,
-        column: row.column_heading,
-        message: row.message,
-        ...(row.said === null ? {} : { said: saidOf(row.said) }),
-      })),
+    linesOfBatch: (batchId, kinds, limit) => {
+      const rows = statements.linesOfBatch.all({ batchId, kinds: JSON.stringify(kinds), limit });
+      return {
+        count: rows[0]?.count ?? 0,
+        first: rows.map((row) => ({
+          line: row.line,
+          kind: row.kind,
+          orderId: row.order_id,
+          column: row.column_heading,
+          message: row.message,
+          ...(row.said === null ? {} : { said: saidOf(row.said) }),
+        })),
+      };
+    },
 
     recordBatchEvent: writing(
       (batchId: number, event: BatchEvent['event'], by: string, detail: Said): void => {

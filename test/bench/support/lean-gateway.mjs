@@ -2,15 +2,16 @@
 // node:http server that answers each cash-out as the contract says (pending, its orderId
 // and value echoed) after the latency asked for, and counts what it created; and any
 // transaction polled by id as a cash-out still pending, of 100 cents and no orderId (the
-// payouts test/bench/support/old-payouts.mjs makes). The sandbox does much more a
+// payouts test/bench/support/old-payouts.mjs makes); any looked up by orderId, not found. The sandbox does much more a
 // request (validation, a ledger, balances, settlement timers): on two cores its CPU is
 // taken from the engine measured beside it, which a real gateway, elsewhere, is not.
-// Run as its own process: `node lean-gateway.mjs LATENCY_MS TOKEN`, which prints
-// "listening on URL" and serves until killed.
+// Run as its own process: `node lean-gateway.mjs LATENCY_MS TOKEN [MINUTES]`, which prints
+// "listening on URL" and serves until killed, or MINUTES (15) have passed.
 import { createServer } from 'node:http';
 
 const latencyMs = Number(process.argv[2] ?? 0);
 const token = process.argv[3] ?? '';
+const minutes = Number(process.argv[4] ?? 15);
 let created = 0;
 
 const answer = (response, status, body) => {
@@ -35,6 +36,10 @@ const server = createServer((req, response) => {
     if (latencyMs > 0) setTimeout(reply, latencyMs);
     else reply();
     return;
+  }
+  // Asked before a batch's first send (checkFirstSends): it keeps no orderIds, and those were never sent.
+  if (req.method === 'GET' && req.url?.startsWith('/transaction/get/by/orderId/')) {
+    return answer(response, 404, { message: 'Transaction not found' });
   }
   if (req.method !== 'POST' || req.url !== '/transaction/cashout') {
     return answer(response, 404, { message: 'not found' });
@@ -62,7 +67,7 @@ const server = createServer((req, response) => {
 });
 server.keepAliveTimeout = 60_000;
 // Bounded even if the benchmark that started it dies without killing it.
-setTimeout(() => process.exit(0), 15 * 60_000).unref();
+setTimeout(() => process.exit(0), minutes * 60_000).unref();
 server.listen(0, '127.0.0.1', () => {
   console.log(`listening on http://127.0.0.1:${server.address().port}`);
 });

@@ -1,0 +1,93 @@
+/**
+ * The approval report of a big file is written as it is read (issue 34): what it holds at
+ * any moment is a page of the journal, whatever the file holds, not its lines or payees.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { withCheckDigits } from '../../src/domain/check-digits.js';
+import { useTempFolder, writeFile } from '../support/files.js';
+import { useTranspiledSrc } from '../support/transpiled.js';
+
+const moduleUrl = useTranspiledSrc();
+const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount\n';
+const ROWS = 100_000;
+
+/**
+ * How much more heap is in use (after a full collection) at the most the report held than
+ * before it began, in MB, measured in a child process of its own (--expose-gc): the file
+ * journaled as `payouts run` takes it for approval, then its report written while every
+ * answer of the journal is weighed as it arrives, held alive (the journal is the real
+ * one; only looked at).
+ */
+function reportHeapGrowth(home: string, file: string): Promise<number> {
+  const script = `
+    const { loadConfig } = await import(${JSON.stringify(moduleUrl('config/load.js'))});
+    const { ingestFile } = await import(${JSON.stringify(moduleUrl('engine/ingest.js'))});
+    const { openJournal, sqliteJournalAt } = await import(${JSON.stringify(moduleUrl('journal/open.js'))});
+    const { writeReport } = await import(${JSON.stringify(moduleUrl('inbox/approval.js'))});
+    const { config } = loadConfig({ env: { PAYOUTS_HOME: ${JSON.stringify(home)} } });
+    const journal = await openJournal(sqliteJournalAt(${JSON.stringify(join(home, 'journal.db'))}));
+    const ingested = await ingestFile(${JSON.stringify(file)}, journal, { ...config, now: Date.now() },
+      'awaiting-approval');
+    let before = 0;
+    let most = 0;
+    const weighed = new Proxy(journal, {
+      get: (target, name) => typeof target[name] !== 'function' ? target[name]
+        : async (...args) => {
+            const answer = await target[name](...args);
+            globalThis.gc();
+            most = Math.max(most, process.memoryUsage().heapUsed - before);
+            return answer;
+          },
+    });
+    globalThis.gc();
+    before = process.memoryUsage().heapUsed;
+    await writeReport(weighed, ${JSON.stringify(file)}, ingested.batchId);
+    await journal.close();
+    process.stdout.write(JSON.stringify({ kind: ingested.kind, grownMb: most / 1e6 }));`;
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--expose-gc', '--input-type=module', '-e', script],
+      { timeout: 280_000, maxBuffer: 1024 * 1024 },
+      (error, stdout) => {
+        if (error) return reject(error);
+        const { kind, grownMb } = JSON.parse(stdout) as { kind: string; grownMb: number };
+        expect(kind).toBe('awaiting-approval');
+        resolve(grownMb);
+      },
+    );
+  });
+}
+
+describe('the approval report of 100,000 rows holds a page of them at a time', () => {
+  const folder = useTempFolder();
+
+  // Before, the report read every invalid line at once: 100,000 lines repeating an
+  // orderId grew it by 34 MB (0.6 now), and `payouts run` peaked at 459 MB on 200,000.
+  it('of rows repeating one orderId (each an invalid line)', { timeout: 300_000 }, async () => {
+    const rows = Array.from(
+      { length: ROWS },
+      (_, i) =>
+        `o-1,Pessoa ${i},p${i}@example.com,11987654321,52998224725,EMAIL,p${i}@x.com,"1,00"\n`,
+    );
+    const file = writeFile(folder(), 'folha.csv', HEADER + rows.join(''));
+    expect(await reportHeapGrowth(folder(), file)).toBeLessThan(16);
+    const report = readFileSync(`${file}.report.txt`, 'utf8');
+    expect(report).toContain('99999 invalid');
+  });
+
+  it('of 100,000 payees, each listed', { timeout: 300_000 }, async () => {
+    // A document each: one payee's 100,000 rows would measure the rules on who is paid.
+    const rows = Array.from({ length: ROWS }, (_, i) => {
+      const cpf = withCheckDigits(String(100_000_000 + i * 7).slice(0, 9));
+      return `o-${i},Pessoa ${i},p${i}@example.com,11987654321,${cpf},EMAIL,p${i}@x.com,"1,00"\n`;
+    });
+    const file = writeFile(folder(), 'folha.csv', HEADER + rows.join(''));
+    expect(await reportHeapGrowth(folder(), file)).toBeLessThan(16);
+    const report = readFileSync(`${file}.report.txt`, 'utf8');
+    expect(report).toContain(`line ${ROWS + 1}: Pessoa ${ROWS - 1}`);
+  });
+});
