@@ -228,7 +228,9 @@ const statements = {
   // Of any age: the rule weighs each by its own time (its failure), not its admission.
   repeatsOfFailedElsewhere: statement<{ copy: number }>(
     'repeats-of-failed-elsewhere',
-    repeatsOfPayoutsIn(`p.state IN (${inList(RETRYABLE)}) AND p.batch_id <> @copy`),
+    repeatsOfPayoutsIn(
+      ...['<', '>'].map((op) => `p.state IN (${inList(RETRYABLE)}) AND p.batch_id ${op} @copy`),
+    ),
   ),
 };
 

@@ -211,7 +211,9 @@ export function createCorrections({ db }: Context, rows: Rows) {
     ),
     // Of any age: the rule weighs each by its own time (its failure), not its admission.
     repeatsOfFailedElsewhere: db.prepare<{ copy: number }, RepeatOfPayoutRow>(
-      repeatsOfPayoutsIn(`p.state IN (${inList(RETRYABLE)}) AND p.batch_id <> @copy`),
+      repeatsOfPayoutsIn(
+        ...['<', '>'].map((op) => `p.state IN (${inList(RETRYABLE)}) AND p.batch_id ${op} @copy`),
+      ),
     ),
   };
 
@@ -514,18 +516,21 @@ export function standingRow(row: StandingRowDb): StandingRow {
 
 /**
  * Rows of batch @copy and the payouts each repeats unchanged (document, amount, Pix key),
- * among the payouts `payoutsWhere` names (of the batch a copy corrects, or of any other
- * batch journaled since @since); in the file's order, then the oldest payout first.
+ * among the payouts each of `payoutsWhere` names (of the batch a copy corrects, or of any
+ * other batch journaled since @since); in the file's order, then the oldest payout first.
+ * Each names a range of payouts_by_cover's batch_id: a file of one payee's identical rows
+ * read its own rows once a row under `batch_id <> @copy` (issue 34).
  */
-export function repeatsOfPayoutsIn(payoutsWhere: string): string {
-  return `
+export function repeatsOfPayoutsIn(...payoutsWhere: string[]): string {
+  const select = (where: string) => `
     SELECT r.order_id AS row_id, r.state AS row_state, ${COVERING_COLUMNS},
-      p.last_sent_at, p.updated_at
+      p.last_sent_at, p.updated_at, r.line AS row_line
     FROM payouts r
-    JOIN payouts p ON ${payoutsWhere} AND p.document = r.document
+    JOIN payouts p ON ${where} AND p.document = r.document
       AND p.value_cents = r.value_cents
       AND p.pix_key = r.pix_key
     JOIN batches b ON b.id = p.batch_id
-    WHERE r.batch_id = @copy
-    ORDER BY r.line, p.admitted_at, p.line`;
+    WHERE r.batch_id = @copy`;
+  return `SELECT * FROM (${payoutsWhere.map(select).join(' UNION ALL')}) AS repeats
+    ORDER BY row_line, admitted_at, line`;
 }
