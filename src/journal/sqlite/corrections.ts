@@ -518,8 +518,8 @@ export function standingRow(row: StandingRowDb): StandingRow {
  * Rows of batch @copy and the payouts each repeats unchanged (document, amount, Pix key),
  * among the payouts each of `payoutsWhere` names (of the batch a copy corrects, or of any
  * other batch journaled since @since); in the file's order, then the oldest payout first.
- * Each names a range of payouts_by_cover's batch_id: a file of one payee's identical rows
- * read its own rows once a row under `batch_id <> @copy` (issue 34).
+ * Each names a range of payouts_by_cover's batch_id, which `<>` cannot seek: under it, a
+ * file of one payee's identical rows read all its own rows once a row.
  */
 export function repeatsOfPayoutsIn(...payoutsWhere: string[]): string {
   const select = (where: string) => `
