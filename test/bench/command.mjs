@@ -6,7 +6,10 @@
 // alone (ingest.mjs's child), bare csv-parse of the file, and a bare SQLite insert of its
 // rows (each record's JSON under an orderId, a commit a thousand, the same pragmas as the
 // journal; only the inserts timed). Prints one JSON line: seconds, peak RSS, rows/s of each,
-// and the ratios run/ingest, ingest/bare insert and payouts/s of the sending run.
+// and the ratios run/ingest, ingest/bare insert and payouts/s of the sending run, whole and
+// of its sending phase alone (the stand-in's first create to its last: before it, node's
+// start and the file's intake; after it, the file's result and the summary).
+// `node test/bench/command.mjs send` runs the sending run alone.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -131,14 +134,66 @@ function run(folder, file, gatewayUrl, approval) {
     PAYOUTS_MAX_PAYOUT_CENTS: String(1e12),
     PAYOUTS_MAX_FILE_CENTS: String(Number.MAX_SAFE_INTEGER),
   };
+  const startedAt = Date.now();
   const measured = timed(approval ? 'runApproval' : 'runSend', [BIN, 'run', '--json'], env);
+  const endedAt = Date.now();
   rmSync(home, { recursive: true, force: true });
-  return measured;
+  return { ...measured, startedAt, endedAt };
+}
+
+/** What the stand-in created, and when it was asked for the first and the last (epoch ms). */
+async function ledgerOf(lean) {
+  const answer = await fetch(`${lean.url}/sandbox/ledger`, { headers: { authorization: TOKEN } });
+  const { created, firstAt, lastAt } = await answer.json();
+  return { sent: Number(created), firstAt, lastAt };
+}
+
+/** The sending run's phases in seconds: to the first create, first to last, after the last. */
+function phasesOf(send, { firstAt, lastAt }) {
+  const seconds = (ms) => Number((ms / 1000).toFixed(2));
+  return {
+    beforeFirstSend: seconds(firstAt - send.startedAt),
+    sending: seconds(lastAt - firstAt),
+    afterLastSend: seconds(send.endedAt - lastAt),
+  };
+}
+
+const rate = (seconds) => Math.round(ROWS / seconds);
+
+/** The sending run alone, against a fresh stand-in: its seconds, phases, peak RSS and rates. */
+async function sendAlone(folder) {
+  const file = join(folder, 'folha.csv');
+  await writePayoutFile(file, ROWS);
+  const lean = await startLean();
+  try {
+    const send = run(folder, file, lean.url, false);
+    const ledger = await ledgerOf(lean);
+    if (ledger.sent !== ROWS || send.status !== 3)
+      throw new Error(`sent ${ledger.sent} of ${ROWS}, run exits ${send.status}: ${send.stderr}`);
+    const phases = phasesOf(send, ledger);
+    return {
+      bench: 'command',
+      rows: ROWS,
+      seconds: { runSend: send.seconds, ...phases },
+      peakRssMb: { runSend: send.peakRssMb },
+      payoutsPerSecAtZeroLatency: rate(send.seconds),
+      sendingPhasePayoutsPerSec: rate(phases.sending),
+    };
+  } finally {
+    lean.close();
+  }
 }
 
 const [mode, file, where] = process.argv.slice(2);
 if (mode === 'insert') {
   console.log(JSON.stringify(await bareInsert(file, where)));
+} else if (mode === 'send' && existsSync(TIME)) {
+  const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-command-'));
+  try {
+    console.log(JSON.stringify(await sendAlone(folder)));
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 } else if (!existsSync(TIME)) {
   console.log(JSON.stringify({ bench: 'command', skipped: `${TIME} is not installed` }));
 } else {
@@ -160,13 +215,9 @@ if (mode === 'insert') {
     lean = await startLean();
     const approval = run(folder, file, lean.url, true);
     const send = run(folder, file, lean.url, false);
-    const sent = Number(
-      (
-        await (
-          await fetch(`${lean.url}/sandbox/ledger`, { headers: { authorization: TOKEN } })
-        ).json()
-      ).created,
-    );
+    const ledger = await ledgerOf(lean);
+    const { sent } = ledger;
+    const phases = phasesOf(send, ledger);
     if (bareRecords !== ROWS || inserted.records !== ROWS || queued !== ROWS || sent !== ROWS)
       throw new Error(
         `expected ${ROWS} rows each: bare ${bareRecords}, inserted ${inserted.records}, ingested ${JSON.stringify(ingested.rows)}, sent ${sent}`,
@@ -175,7 +226,6 @@ if (mode === 'insert') {
     // Exit 2: a file waits for a person; 3: payouts sent, left pending (not followed).
     if (waiting?.state !== 'awaiting-approval' || approval.status !== 2 || send.status !== 3)
       throw new Error(`run exits ${approval.status} and ${send.status}: ${approval.stdout}`);
-    const rate = (seconds) => Math.round(ROWS / seconds);
     const ratio = (a, b) => Number((a / b).toFixed(2));
     console.log(
       JSON.stringify({
@@ -184,6 +234,7 @@ if (mode === 'insert') {
         seconds: {
           runApproval: approval.seconds,
           runSend: send.seconds,
+          runSendPhases: phases,
           ingest: Number((ingested.ms / 1000).toFixed(2)),
           ingestProcess: ingest.seconds,
           bareCsvParse: bare.seconds,
@@ -208,6 +259,7 @@ if (mode === 'insert') {
         ingestToBareInsert: ratio(ingested.ms, inserted.ms),
         runApprovalToBareCsvParse: ratio(approval.seconds, bare.seconds),
         payoutsPerSecAtZeroLatency: rate(send.seconds),
+        sendingPhasePayoutsPerSec: rate(phases.sending),
       }),
     );
   } finally {

@@ -6,13 +6,16 @@
 // request (validation, a ledger, balances, settlement timers): on two cores its CPU is
 // taken from the engine measured beside it, which a real gateway, elsewhere, is not.
 // Run as its own process: `node lean-gateway.mjs LATENCY_MS TOKEN [MINUTES]`, which prints
-// "listening on URL" and serves until killed, or MINUTES (15) have passed.
+// "listening on URL" and serves until killed, or MINUTES (15) have passed. Its ledger says
+// how many cash-outs it created, and when the first and the last were asked for (epoch ms).
 import { createServer } from 'node:http';
 
 const latencyMs = Number(process.argv[2] ?? 0);
 const token = process.argv[3] ?? '';
 const minutes = Number(process.argv[4] ?? 15);
 let created = 0;
+let firstAt = null;
+let lastAt = null;
 
 const answer = (response, status, body) => {
   const text = JSON.stringify(body);
@@ -26,7 +29,7 @@ const answer = (response, status, body) => {
 const server = createServer((req, response) => {
   if (req.headers.authorization !== token) return answer(response, 401, { message: 'token' });
   if (req.method === 'GET' && req.url === '/sandbox/ledger') {
-    return answer(response, 200, { created });
+    return answer(response, 200, { created, firstAt, lastAt });
   }
   const polled = /^\/transaction\/get\/by\/id\/(\d+)$/.exec(req.url ?? '');
   if (req.method === 'GET' && polled) {
@@ -44,6 +47,8 @@ const server = createServer((req, response) => {
   if (req.method !== 'POST' || req.url !== '/transaction/cashout') {
     return answer(response, 404, { message: 'not found' });
   }
+  lastAt = Date.now();
+  firstAt ??= lastAt;
   const chunks = [];
   req.on('data', (chunk) => chunks.push(chunk));
   req.on('end', () => {
