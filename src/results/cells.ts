@@ -43,13 +43,13 @@ export function gatewayInstant(text: string): Date | undefined {
   return new Date(match[1] ? text : `${text}Z`);
 }
 
-/**
- * An instant as the clocks of `timeZone` read it, to the second, with that zone's offset
- * then: 2026-11-23T20:41:07Z in America/Sao_Paulo is `2026-11-23T17:41:07` and -180.
- */
-function wallClock(instant: Date, timeZone: string): { local: string; offsetMinutes: number } {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
+/** The formatter of each time zone asked for: making one costs more than a row's whole result line. */
+const clocks = new Map<string, Intl.DateTimeFormat>();
+
+function clockOf(timeZone: string): Intl.DateTimeFormat {
+  let clock = clocks.get(timeZone);
+  if (!clock) {
+    clock = new Intl.DateTimeFormat('en-US', {
       timeZone,
       hourCycle: 'h23',
       year: 'numeric',
@@ -58,7 +58,19 @@ function wallClock(instant: Date, timeZone: string): { local: string; offsetMinu
       hour: '2-digit',
       minute: '2-digit',
       second: '2-digit',
-    })
+    });
+    clocks.set(timeZone, clock);
+  }
+  return clock;
+}
+
+/**
+ * An instant as the clocks of `timeZone` read it, to the second, with that zone's offset
+ * then: 2026-11-23T20:41:07Z in America/Sao_Paulo is `2026-11-23T17:41:07` and -180.
+ */
+function wallClock(instant: Date, timeZone: string): { local: string; offsetMinutes: number } {
+  const parts = Object.fromEntries(
+    clockOf(timeZone)
       .formatToParts(instant)
       .map((part) => [part.type, part.value]),
   );
