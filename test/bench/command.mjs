@@ -9,18 +9,20 @@
 // and the ratios run/ingest, ingest/bare insert and payouts/s of the sending run, whole and
 // of its sending phase alone (the stand-in's first create to its last: before it, node's
 // start and the file's intake; after it, the file's result and the summary).
-// `node test/bench/command.mjs send` runs the sending run alone.
-import { spawn, spawnSync } from 'node:child_process';
+// `node test/bench/command.mjs send` runs the sending run alone; BENCH_COMMAND_CONCURRENCY
+// sets the run's `concurrency` (the config's default otherwise).
+import { spawn } from 'node:child_process';
 import {
   copyFileSync,
   createReadStream,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   rmSync,
 } from 'node:fs';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse';
@@ -35,6 +37,9 @@ const LEAN = fileURLToPath(new URL('./support/lean-gateway.mjs', import.meta.url
 const self = fileURLToPath(import.meta.url);
 /** Rows inserted a transaction by the bare insert, as ingest.ts commits its chunks. */
 const CHUNK = 1_000;
+/** How often the sending run's CPU is sampled, and /proc's clock ticks a second. */
+const SAMPLE_MS = 100;
+const TICKS = 100;
 
 /** The floor of journaling: the file's records inserted bare, only the inserts timed. */
 async function bareInsert(file, path) {
@@ -73,24 +78,67 @@ async function bareInsert(file, path) {
   return { ms, cpuMs, records };
 }
 
-/** A command line under GNU time: its wall seconds, peak RSS in MB, and stdout; `part` printed. */
-function timed(part, args, env = process.env) {
-  const child = spawnSync(TIME, ['-f', 'TIMED %e %M', process.execPath, ...args], {
-    encoding: 'utf8',
+/** CPU ms a process has used (user and system) from /proc, or undefined once it is gone. */
+function cpuMsOf(pid) {
+  if (!(pid > 0)) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command's name in parentheses: state, then utime and stime at 12 and 13.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** GNU time's one child, the command's node: 0 before it starts and once it is gone. */
+function childOf(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim());
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A command line under GNU time: its wall seconds, peak RSS in MB, and stdout; `part`
+ * printed. With `gatewayPid`, the CPU of the command's node and of that process sampled
+ * every SAMPLE_MS while it runs, each sample dated (epoch ms).
+ */
+async function timed(part, args, env = process.env, gatewayPid = undefined) {
+  const child = spawn(TIME, ['-f', 'TIMED %e %M', process.execPath, ...args], {
     env,
-    maxBuffer: 256 * 1024 * 1024,
-    timeout: 60 * 60_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const found = /TIMED ([\d.]+) (\d+)/.exec(child.stderr ?? '');
-  if (!found) throw new Error(`${args.join(' ')}: ${child.status ?? child.signal} ${child.stderr}`);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60 * 60_000);
+  const samples = [];
+  const sampler =
+    gatewayPid === undefined
+      ? undefined
+      : setInterval(() => {
+          const run = cpuMsOf(childOf(child.pid));
+          if (run !== undefined) {
+            samples.push({ at: Date.now(), run, gateway: cpuMsOf(gatewayPid) });
+          }
+        }, SAMPLE_MS);
+  const [status, signal] = await once(child, 'close');
+  clearInterval(sampler);
+  clearTimeout(killer);
+  const found = /TIMED ([\d.]+) (\d+)/.exec(stderr);
+  if (!found) throw new Error(`${args.join(' ')}: ${status ?? signal} ${stderr}`);
   // Each part as it ends: a million rows take most of an hour on a busy machine.
   console.log(JSON.stringify({ bench: 'command', rows: ROWS, part, seconds: Number(found[1]) }));
   return {
-    status: child.status,
-    stdout: child.stdout,
-    stderr: child.stderr,
+    status,
+    stdout,
+    stderr,
     seconds: Number(found[1]),
     peakRssMb: Math.round(Number(found[2]) / 1024),
+    samples,
   };
 }
 
@@ -112,18 +160,22 @@ async function startLean() {
     ]);
     output += chunk;
   }
-  return { url: /listening on (\S+)/.exec(output)[1], close: () => child.kill('SIGTERM') };
+  return {
+    url: /listening on (\S+)/.exec(output)[1],
+    pid: child.pid,
+    close: () => child.kill('SIGTERM'),
+  };
 }
 
-/** `payouts run --json` on a fresh home whose inbox holds `file`. */
-function run(folder, file, gatewayUrl, approval) {
+/** `payouts run --json` on a fresh home whose inbox holds `file`, against `lean`. */
+async function run(folder, file, lean, approval) {
   const home = join(folder, approval ? 'home-approval' : 'home-send');
   mkdirSync(join(home, 'inbox'), { recursive: true });
   copyFileSync(file, join(home, 'inbox', 'folha.csv'));
   const env = {
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PAYOUTS_'))),
     PAYOUTS_HOME: home,
-    PAYOUTS_BASE_URL: gatewayUrl,
+    PAYOUTS_BASE_URL: lean.url,
     PAYOUTS_TOKEN: TOKEN,
     PAYOUTS_LOG_LEVEL: 'silent',
     PAYOUTS_INBOX_SETTLE: '1ms',
@@ -133,9 +185,15 @@ function run(folder, file, gatewayUrl, approval) {
     PAYOUTS_MAX_FILE_BYTES: String(4 * 1024 ** 3),
     PAYOUTS_MAX_PAYOUT_CENTS: String(1e12),
     PAYOUTS_MAX_FILE_CENTS: String(Number.MAX_SAFE_INTEGER),
+    // The engine benchmark's zero-latency figure is at 64: its ceiling beside the default's.
+    ...(process.env.BENCH_COMMAND_CONCURRENCY
+      ? { PAYOUTS_CONCURRENCY: process.env.BENCH_COMMAND_CONCURRENCY }
+      : {}),
   };
   const startedAt = Date.now();
-  const measured = timed(approval ? 'runApproval' : 'runSend', [BIN, 'run', '--json'], env);
+  const measured = approval
+    ? await timed('runApproval', [BIN, 'run', '--json'], env)
+    : await timed('runSend', [BIN, 'run', '--json'], env, lean.pid);
   const endedAt = Date.now();
   rmSync(home, { recursive: true, force: true });
   return { ...measured, startedAt, endedAt };
@@ -148,13 +206,32 @@ async function ledgerOf(lean) {
   return { sent: Number(created), firstAt, lastAt };
 }
 
-/** The sending run's phases in seconds: to the first create, first to last, after the last. */
+/**
+ * The sending run's phases in seconds (to the first create, first to last, after the last),
+ * and the CPU a payout of its sending phase, of the command (both its threads) and of the
+ * stand-in, from the samples around the first and the last create; with what that CPU
+ * allows on this machine's cores, were nothing else running.
+ */
 function phasesOf(send, { firstAt, lastAt }) {
   const seconds = (ms) => Number((ms / 1000).toFixed(2));
+  const before = send.samples.findLast((sample) => sample.at <= firstAt);
+  const after = send.samples.find((sample) => sample.at >= lastAt);
+  const perPayout = (key) =>
+    before?.[key] === undefined || after?.[key] === undefined
+      ? null
+      : Math.round(((after[key] - before[key]) * 1000) / ROWS);
+  const cpuUs = { run: perPayout('run'), gateway: perPayout('gateway') };
   return {
-    beforeFirstSend: seconds(firstAt - send.startedAt),
-    sending: seconds(lastAt - firstAt),
-    afterLastSend: seconds(send.endedAt - lastAt),
+    seconds: {
+      beforeFirstSend: seconds(firstAt - send.startedAt),
+      sending: seconds(lastAt - firstAt),
+      afterLastSend: seconds(send.endedAt - lastAt),
+    },
+    cpuUs,
+    cpuBound:
+      cpuUs.run === null || cpuUs.gateway === null
+        ? null
+        : Math.round((availableParallelism() * 1e6) / (cpuUs.run + cpuUs.gateway)),
   };
 }
 
@@ -166,7 +243,7 @@ async function sendAlone(folder) {
   await writePayoutFile(file, ROWS);
   const lean = await startLean();
   try {
-    const send = run(folder, file, lean.url, false);
+    const send = await run(folder, file, lean, false);
     const ledger = await ledgerOf(lean);
     if (ledger.sent !== ROWS || send.status !== 3)
       throw new Error(`sent ${ledger.sent} of ${ROWS}, run exits ${send.status}: ${send.stderr}`);
@@ -174,10 +251,13 @@ async function sendAlone(folder) {
     return {
       bench: 'command',
       rows: ROWS,
-      seconds: { runSend: send.seconds, ...phases },
+      seconds: { runSend: send.seconds, ...phases.seconds },
       peakRssMb: { runSend: send.peakRssMb },
       payoutsPerSecAtZeroLatency: rate(send.seconds),
-      sendingPhasePayoutsPerSec: rate(phases.sending),
+      sendingPhasePayoutsPerSec: rate(phases.seconds.sending),
+      sendingPhaseCpuUsPerPayout: phases.cpuUs,
+      sendingPhaseCpuBoundPerSec: phases.cpuBound,
+      load: loadavg()[0],
     };
   } finally {
     lean.close();
@@ -202,19 +282,19 @@ if (mode === 'insert') {
   try {
     const file = join(folder, 'folha.csv');
     await writePayoutFile(file, ROWS);
-    const bare = timed('bareCsvParse', [INGEST, 'bare', file]);
+    const bare = await timed('bareCsvParse', [INGEST, 'bare', file]);
     const bareRecords = JSON.parse(bare.stdout).records;
-    const insert = timed('bareInsert', [self, 'insert', file, join(folder, 'bare.db')]);
+    const insert = await timed('bareInsert', [self, 'insert', file, join(folder, 'bare.db')]);
     const inserted = JSON.parse(insert.stdout);
     rmSync(join(folder, 'bare.db'), { force: true });
-    const ingest = timed('ingest', [INGEST, 'ingest', file, join(folder, 'ingest.db')]);
+    const ingest = await timed('ingest', [INGEST, 'ingest', file, join(folder, 'ingest.db')]);
     const ingested = JSON.parse(ingest.stdout);
     const queued = ingested.rows.queued ?? 0;
     rmSync(join(folder, 'ingest.db'), { force: true });
     // Started now, so its bounded life is the runs'.
     lean = await startLean();
-    const approval = run(folder, file, lean.url, true);
-    const send = run(folder, file, lean.url, false);
+    const approval = await run(folder, file, lean, true);
+    const send = await run(folder, file, lean, false);
     const ledger = await ledgerOf(lean);
     const { sent } = ledger;
     const phases = phasesOf(send, ledger);
@@ -234,7 +314,7 @@ if (mode === 'insert') {
         seconds: {
           runApproval: approval.seconds,
           runSend: send.seconds,
-          runSendPhases: phases,
+          runSendPhases: phases.seconds,
           ingest: Number((ingested.ms / 1000).toFixed(2)),
           ingestProcess: ingest.seconds,
           bareCsvParse: bare.seconds,
@@ -259,7 +339,10 @@ if (mode === 'insert') {
         ingestToBareInsert: ratio(ingested.ms, inserted.ms),
         runApprovalToBareCsvParse: ratio(approval.seconds, bare.seconds),
         payoutsPerSecAtZeroLatency: rate(send.seconds),
-        sendingPhasePayoutsPerSec: rate(phases.sending),
+        sendingPhasePayoutsPerSec: rate(phases.seconds.sending),
+        sendingPhaseCpuUsPerPayout: phases.cpuUs,
+        sendingPhaseCpuBoundPerSec: phases.cpuBound,
+        load: loadavg()[0],
       }),
     );
   } finally {
