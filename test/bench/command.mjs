@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse';
 import { writePayoutFile } from './support/brazilian-excel.mjs';
+import { cpuMicrosOf } from './support/postgres.mjs';
 
 const ROWS = Number(process.env.BENCH_COMMAND_ROWS ?? 100_000);
 const TIME = '/usr/bin/time';
@@ -37,9 +38,8 @@ const LEAN = fileURLToPath(new URL('./support/lean-gateway.mjs', import.meta.url
 const self = fileURLToPath(import.meta.url);
 /** Rows inserted a transaction by the bare insert, as ingest.ts commits its chunks. */
 const CHUNK = 1_000;
-/** How often the sending run's CPU is sampled, and /proc's clock ticks a second. */
+/** How often the sending run's CPU is sampled. */
 const SAMPLE_MS = 100;
-const TICKS = 100;
 
 /** The floor of journaling: the file's records inserted bare, only the inserts timed. */
 async function bareInsert(file, path) {
@@ -78,14 +78,11 @@ async function bareInsert(file, path) {
   return { ms, cpuMs, records };
 }
 
-/** CPU ms a process has used (user and system) from /proc, or undefined once it is gone. */
+/** CPU ms a process has used (user and system), or undefined once it is gone. */
 function cpuMsOf(pid) {
   if (!(pid > 0)) return undefined;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // After the command's name in parentheses: state, then utime and stime at 12 and 13.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+    return cpuMicrosOf(pid) / 1000;
   } catch {
     return undefined;
   }
