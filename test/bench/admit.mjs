@@ -69,7 +69,7 @@ const cpuMs = (start) => {
 };
 
 async function admitAll(path) {
-  const journal = openJournal(sqliteJournalAt(path));
+  const journal = await openJournal(sqliteJournalAt(path));
   const batch = await journal.batchForFile({
     name: 'folha-2026-11.csv',
     nameKey: 'folha-2026-11',

@@ -40,7 +40,7 @@ const nameOf = (batch) => `fornecedores-${batch % NAMES}`;
 
 /** A journal of PAYOUTS payouts, written in one transaction through SQL (bulk, fast). */
 async function buildJournal(path) {
-  await openJournal(sqliteJournalAt(path), { now: () => NOW - SPAN }).close();
+  await (await openJournal(sqliteJournalAt(path), { now: () => NOW - SPAN })).close();
   const db = new Database(path);
   db.pragma('synchronous = OFF');
   const insertBatch = db.prepare(`
@@ -114,7 +114,7 @@ function writeFile(path) {
 
 async function timeIngest(folder, journalPath, file, at) {
   const { config } = loadConfig({ env: { PAYOUTS_HOME: folder } });
-  const journal = openJournal(sqliteJournalAt(journalPath), { now: () => at });
+  const journal = await openJournal(sqliteJournalAt(journalPath), { now: () => at });
   try {
     const started = performance.now();
     const result = await ingestFile(file, journal, config, 'open', true);

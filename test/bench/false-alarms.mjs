@@ -39,7 +39,7 @@ async function home() {
       utimesSync(path, new Date(now()), new Date(now()));
     },
     async run() {
-      const journal = openJournal(sqliteJournalAt(folders.journal), { now });
+      const journal = await openJournal(sqliteJournalAt(folders.journal), { now });
       const gateway = createGatewayClient({
         baseUrl: sandbox.url,
         token: TOKEN,

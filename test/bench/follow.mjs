@@ -91,7 +91,7 @@ async function follow(mode) {
     },
   });
   const folder = mkdtempSync(join(tmpdir(), `payouts-bench-follow-${mode}-`));
-  const journal = openJournal(sqliteJournalAt(join(folder, 'journal.db')));
+  const journal = await openJournal(sqliteJournalAt(join(folder, 'journal.db')));
   const gateway = clientOf(sandbox.url);
   const doorbell = new Doorbell();
   const stopWaking = await wakeOnPollNow(journal, doorbell);
@@ -200,13 +200,13 @@ const POLL_FOR_MS = 8_000;
 async function pollRate(pending) {
   const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-follow-pending-'));
   const path = join(folder, 'journal.db');
-  await openJournal(sqliteJournalAt(path)).close();
+  await (await openJournal(sqliteJournalAt(path))).close();
   const db = new (sqliteBinding())(path);
   // Sent eleven minutes ago: every poll is due.
   addPayouts(db, { count: pending, state: 'pending', now: Date.now() - 660_000 });
   db.close();
   const lean = await startLeanGateway();
-  const opened = openJournal(sqliteJournalAt(path));
+  const opened = await openJournal(sqliteJournalAt(path));
   let followed = 0;
   const journal = Object.assign(Object.create(opened), {
     claimDue: async (...args) => {

@@ -78,7 +78,7 @@ const pass = (journal, followMs) =>
   });
 
 try {
-  await openJournal(sqliteJournalAt(folders.journal)).close();
+  await (await openJournal(sqliteJournalAt(folders.journal))).close();
   writeFileSync(
     join(folders.inbox, 'folha.csv'),
     'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount\n' +
@@ -106,7 +106,7 @@ try {
       selects.push(performance.now() - began);
     }
     db.close();
-    const opened = openJournal(sqliteJournalAt(folders.journal));
+    const opened = await openJournal(sqliteJournalAt(folders.journal));
     try {
       // The file is taken and sent by the first pass at the first size.
       if (size === SIZES[0]) await pass(opened, 0);

@@ -40,7 +40,7 @@ const path = join(folder, 'journal.db');
 try {
   // Every payout a year old: only the reference can hold a row, never the window.
   let clock = Date.now() - 365 * 24 * 3_600_000;
-  const journal = openJournal(sqliteJournalAt(path), { now: () => clock });
+  const journal = await openJournal(sqliteJournalAt(path), { now: () => clock });
   for (let file = 0; file < FILES; file++) {
     const { batchId } = await journal.batchForFile({
       name: `fornecedores-${file}.csv`,
@@ -58,7 +58,7 @@ try {
   clock = Date.now();
 
   const measure = async (label) => {
-    const open = openJournal(sqliteJournalAt(path), { now: () => clock });
+    const open = await openJournal(sqliteJournalAt(path), { now: () => clock });
     const cases = {
       'repeated reference (held)': (n) => [request(10 * n), `NF${10 * n}`],
       'new reference, busy supplier (new)': (n) => [request(10 * n), `NF${FILES * ROWS + n}`],

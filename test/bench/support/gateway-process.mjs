@@ -16,11 +16,12 @@ async function ledgerOf(url) {
 
 /**
  * The gateway as a child process (`payouts sandbox` whose payouts settle after `settleDelay`,
- * or with `lean` the stand-in); its address read from its first line.
+ * with `faults` its fault flags, or with `lean` the stand-in); its address read from its
+ * first line.
  */
 export async function startGatewayProcess(
   latencyMs,
-  { lean: leanGateway = false, settleDelay = '1h' } = {},
+  { lean: leanGateway = false, settleDelay = '1h', faults = [] } = {},
 ) {
   const bin = fileURLToPath(new URL('../../../bin/payouts.js', import.meta.url));
   const lean = fileURLToPath(new URL('./lean-gateway.mjs', import.meta.url));
@@ -37,6 +38,7 @@ export async function startGatewayProcess(
         settleDelay,
         '--balance',
         '1000000000000',
+        ...faults,
       ];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, PAYOUTS_TOKEN: TOKEN, PAYOUTS_LOG_LEVEL: 'silent' },
