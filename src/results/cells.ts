@@ -43,13 +43,13 @@ export function gatewayInstant(text: string): Date | undefined {
   return new Date(match[1] ? text : `${text}Z`);
 }
 
-/**
- * An instant as the clocks of `timeZone` read it, to the second, with that zone's offset
- * then: 2026-11-23T20:41:07Z in America/Sao_Paulo is `2026-11-23T17:41:07` and -180.
- */
-function wallClock(instant: Date, timeZone: string): { local: string; offsetMinutes: number } {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
+const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
+
+/** One formatter per zone: making one costs far more than using it (an archive of a million). */
+function formatterOf(timeZone: string): Intl.DateTimeFormat {
+  let formatter = FORMATTERS.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
       timeZone,
       hourCycle: 'h23',
       year: 'numeric',
@@ -58,7 +58,19 @@ function wallClock(instant: Date, timeZone: string): { local: string; offsetMinu
       hour: '2-digit',
       minute: '2-digit',
       second: '2-digit',
-    })
+    });
+    FORMATTERS.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/**
+ * An instant as the clocks of `timeZone` read it, to the second, with that zone's offset
+ * then: 2026-11-23T20:41:07Z in America/Sao_Paulo is `2026-11-23T17:41:07` and -180.
+ */
+function wallClock(instant: Date, timeZone: string): { local: string; offsetMinutes: number } {
+  const parts = Object.fromEntries(
+    formatterOf(timeZone)
       .formatToParts(instant)
       .map((part) => [part.type, part.value]),
   );
