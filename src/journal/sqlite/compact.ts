@@ -173,7 +173,9 @@ export function openSqliteCompaction(path: string): SqliteCompaction {
         }
       }
       // TRUNCATE empties the WAL file when no reader is still on its pages (a daemon
-      // mid-read): then it says busy, and the next checkpoint finishes the job.
+      // mid-read): then it says busy, and the next checkpoint finishes the job. It holds
+      // writers back while it waits for readers, so it waits a moment, not BUSY_WAIT_MS.
+      db.pragma('busy_timeout = 250');
       const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
       return { entries, batches, longestHoldMs, checkpointed: result?.busy === 0 };
     },
