@@ -107,7 +107,10 @@ export interface HelpTexts {
       | 'qrOut'
     >;
     demo: CommandHelp;
-    journal: Pick<CommandHelp, 'description' | 'after'> & { copy: CommandHelp<'to'> };
+    journal: Pick<CommandHelp, 'description' | 'after'> & {
+      copy: CommandHelp<'to'>;
+      compact: CommandHelp<'before'>;
+    };
   };
   /** A value the parser refused, by what was expected. */
   expected: {
@@ -116,6 +119,8 @@ export interface HelpTexts {
     lines: string;
     reason: string;
     days(p: { value: string }): string;
+    day(p: { value: string }): string;
+    pastDay(p: { value: string; today: string }): string;
   };
   /** A command line that cannot be taken: one line, then where to read more. */
   usage: {

@@ -6,6 +6,9 @@ import type { Catalog, HelpTexts } from './catalog.js';
 import type { BytePosition, ControlSource, Payees, Repeating, SaidTexts } from './said.js';
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+/** A size as people read it: 7.5 MB, 812.0 kB, 96 bytes. */
+const bytes = (n: number) =>
+  n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} kB` : `${n} bytes`;
 
 /**
  * How to save a file as CSV, in the menus a Brazilian Excel really has: "CSV UTF-8"
@@ -556,6 +559,16 @@ const said: SaidTexts = {
     'payouts journal copy: the home folder lock was lost while copying (this process stalled, or another took it over): the copy was rolled back, nothing was written. Copy again.',
   releasedByHost: ({ host }) =>
     `the host ${host} is releasing it: its rows are sent by whichever host is free once it is in processing/`,
+  journalCompactNotSqlite: () =>
+    'payouts journal compact: the journal is in PostgreSQL, where compacting is not available yet: nothing changed (docs/retention.md says what it would move)',
+  journalCompactNothing: ({ before }) =>
+    `Nothing to compact: no finished batch received before ${before} has history left in the journal.`,
+  journalCompactStarted: ({ before, batches, entries, archive }) =>
+    `Moving the history of ${batches} ${batches === 1 ? 'finished batch' : 'finished batches'} received before ${before} (${entries} ${entries === 1 ? 'audit entry' : 'audit entries'}) into ${archive}, a thousand payouts at a time: stopped, run it again.`,
+  journalCompactDone: ({ batches, entries, archive, longestHoldMs }) =>
+    `Moved: ${entries} ${entries === 1 ? 'audit entry' : 'audit entries'} of ${batches} ${batches === 1 ? 'batch' : 'batches'}, now in ${archive}; the journal was held for writing at most ${longestHoldMs} ms at a time. Every orderId, and all the rules on who is paid read, stay.`,
+  journalCompactBytes: ({ fileBefore, walBefore, fileAfter, walAfter, free, checkpointed }) =>
+    `Journal ${bytes(fileBefore)} + WAL ${bytes(walBefore)} before, ${bytes(fileAfter)} + WAL ${bytes(walAfter)} after${checkpointed ? '' : ' (a reader was still on the WAL: the next checkpoint empties it)'}; ${bytes(free)} of the file is free, filled by new payouts before the file grows again.`,
 };
 
 /** `--help` as commander writes it in English, and our commands' own words. */
@@ -776,7 +789,7 @@ const help: HelpTexts = {
         '\nExample:\n  npm start        # the same as: payouts demo',
     },
     journal: {
-      description: "the home's journal: copy it into PostgreSQL",
+      description: "the home's journal: copy it into PostgreSQL, or move old history out",
       after: '\nExample:\n  payouts journal copy --to postgres://payouts@db.interno:5432/payouts',
       copy: {
         description:
@@ -786,6 +799,17 @@ const help: HelpTexts = {
           "\nStop the daemon and cron's runs first: a run holding the home folder is refused, and so is a database that is not empty.\nOnce copied, every command refuses the SQLite journal: set journal (PAYOUTS_JOURNAL) to the URL on every host.\nExit 0 copied, 1 nothing written (each says why).\n" +
           '\nExample:\n  payouts journal copy --to postgres://payouts@db.interno:5432/payouts',
       },
+      compact: {
+        description:
+          'move the history (audit entries) of finished batches received before a day out of the journal, into a dated CSV in archive/journal-history/, then checkpoint the journal; each orderId and everything the rules on who is paid read stay',
+        options: {
+          before:
+            'the day (YYYY-MM-DD, as result file names date batches): batches received before it',
+        },
+        after:
+          '\nSafe beside a running daemon (the journal is written in short transactions) and safe to stop and run again. SQLite journals only.\nExit 0 done or nothing to do, 1 not done (says why), 64 a day that cannot be taken.\n' +
+          '\nExample:\n  payouts journal compact --before 2026-06-01',
+      },
     },
   },
   expected: {
@@ -794,6 +818,9 @@ const help: HelpTexts = {
     lines: 'Expected line numbers, such as 2,5,9.',
     reason: 'Say why the file is turned down.',
     days: ({ value }) => `Expected a whole number of days from 1, got "${value}".`,
+    day: ({ value }) => `Expected a day as YYYY-MM-DD, such as 2026-06-01, got "${value}".`,
+    pastDay: ({ value, today }) =>
+      `Expected a day up to today (${today}), got ${value}: only the history of batches received before it is moved.`,
   },
   usage: {
     sayWhichCommand: 'say which command, e.g. payouts validate FILE or payouts run',

@@ -5,6 +5,13 @@ import type { Catalog, HelpTexts, StatusWord } from './catalog.js';
 import type { BytePosition, ControlSource, Payees, Repeating, SaidTexts } from './said.js';
 
 const many = (n: number, one: string, more: string) => `${n} ${n === 1 ? one : more}`;
+/** Um tamanho como se lê: 7,5 MB, 812,0 kB, 96 bytes. */
+const bytes = (n: number) =>
+  n >= 1e6
+    ? `${(n / 1e6).toFixed(1).replace('.', ',')} MB`
+    : n >= 1e3
+      ? `${(n / 1e3).toFixed(1).replace('.', ',')} kB`
+      : `${n} bytes`;
 
 const SALVAR_COMO_CSV =
   'salve-o de novo no Excel em Arquivo > Salvar como > "CSV UTF-8 (delimitado por vírgulas)" (ou "CSV (separado por vírgulas)")';
@@ -609,6 +616,16 @@ const said: SaidTexts = {
     'payouts journal copy: a trava da pasta foi perdida durante a cópia (este processo parou, ou outro a tomou): a cópia foi desfeita, nada foi escrito. Copie de novo.',
   releasedByHost: ({ host }) =>
     `o servidor ${host} está liberando o arquivo: as linhas dele são enviadas pelo servidor que estiver livre quando ele estiver em processing/`,
+  journalCompactNotSqlite: () =>
+    'payouts journal compact: o diário está no PostgreSQL, onde a compactação ainda não existe: nada mudou (docs/retention.md diz o que ela tiraria)',
+  journalCompactNothing: ({ before }) =>
+    `Nada a compactar: nenhum lote terminado recebido antes de ${before} tem histórico no diário.`,
+  journalCompactStarted: ({ before, batches, entries, archive }) =>
+    `Tirando o histórico de ${many(batches, 'lote terminado', 'lotes terminados')} recebidos antes de ${before} (${many(entries, 'registro de auditoria', 'registros de auditoria')}) para ${archive}, mil pagamentos por vez: se interrompido, rode de novo.`,
+  journalCompactDone: ({ batches, entries, archive, longestHoldMs }) =>
+    `Tirados: ${many(entries, 'registro de auditoria', 'registros de auditoria')} de ${many(batches, 'lote', 'lotes')}, agora em ${archive}; o diário ficou travado para escrita no máximo ${longestHoldMs} ms por vez. Cada ID de pagamento, e tudo o que as regras de quem é pago leem, ficam.`,
+  journalCompactBytes: ({ fileBefore, walBefore, fileAfter, walAfter, free, checkpointed }) =>
+    `Diário ${bytes(fileBefore)} + WAL ${bytes(walBefore)} antes, ${bytes(fileAfter)} + WAL ${bytes(walAfter)} depois${checkpointed ? '' : ' (um leitor ainda estava no WAL: a próxima consolidação o esvazia)'}; ${bytes(free)} do arquivo estão livres, preenchidos por novos pagamentos antes de o arquivo crescer de novo.`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */
@@ -840,7 +857,8 @@ const help: HelpTexts = {
         '\nExemplo:\n  npm start        # o mesmo que: payouts demo',
     },
     journal: {
-      description: 'o diário da pasta: copiá-lo para o PostgreSQL',
+      description:
+        'o diário da pasta: copiá-lo para o PostgreSQL, ou tirar dele o histórico antigo',
       after: '\nExemplo:\n  payouts journal copy --to postgres://payouts@db.interno:5432/payouts',
       copy: {
         description:
@@ -850,6 +868,17 @@ const help: HelpTexts = {
           '\nPare antes o serviço e as execuções do cron: uma execução que trava a pasta é recusada, e também um banco que não está vazio.\nDepois da cópia, todo comando recusa o diário SQLite: defina journal (PAYOUTS_JOURNAL) com a URL em cada servidor.\nSaída 0 copiado, 1 nada escrito (cada uma diz por quê).\n' +
           '\nExemplo:\n  payouts journal copy --to postgres://payouts@db.interno:5432/payouts',
       },
+      compact: {
+        description:
+          'tira do diário o histórico (registros de auditoria) dos lotes terminados recebidos antes de um dia, para um CSV datado em archive/journal-history/, e depois consolida o diário; cada ID de pagamento e tudo o que as regras de quem é pago leem ficam',
+        options: {
+          before:
+            'o dia (AAAA-MM-DD, como os nomes dos arquivos de resultado datam os lotes): lotes recebidos antes dele',
+        },
+        after:
+          '\nSeguro com o serviço rodando (o diário é escrito em transações curtas) e seguro para interromper e rodar de novo. Só diários SQLite.\nSaída 0 feito ou nada a fazer, 1 não feito (diz por quê), 64 um dia que não pode ser aceito.\n' +
+          '\nExemplo:\n  payouts journal compact --before 2026-06-01',
+      },
     },
   },
   expected: {
@@ -858,6 +887,9 @@ const help: HelpTexts = {
     lines: 'Esperava números de linha, por exemplo 2,5,9.',
     reason: 'Diga por que o arquivo é recusado.',
     days: ({ value }) => `Esperava um número inteiro de dias, a partir de 1; veio "${value}".`,
+    day: ({ value }) => `Esperava um dia como AAAA-MM-DD, por exemplo 2026-06-01; veio "${value}".`,
+    pastDay: ({ value, today }) =>
+      `Esperava um dia até hoje (${today}); veio ${value}: só sai o histórico dos lotes recebidos antes dele.`,
   },
   usage: {
     sayWhichCommand: 'diga qual comando, por exemplo payouts validate ARQUIVO ou payouts run',

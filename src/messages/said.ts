@@ -519,7 +519,33 @@ export type Said =
   | { code: 'journalCopyDiffers'; address: string; batches: number[] }
   | { code: 'journalCopyLockLost' }
   /** A file of approved/ another host sharing the journal is releasing (a claim in the journal). */
-  | { code: 'releasedByHost'; host: string };
+  | { code: 'releasedByHost'; host: string }
+  // payouts journal compact: old history moved out of the journal.
+  | { code: 'journalCompactNotSqlite' }
+  | { code: 'journalCompactNothing'; before: string }
+  | {
+      code: 'journalCompactStarted';
+      before: string;
+      batches: number;
+      entries: number;
+      archive: string;
+    }
+  | {
+      code: 'journalCompactDone';
+      batches: number;
+      entries: number;
+      archive: string;
+      longestHoldMs: number;
+    }
+  | {
+      code: 'journalCompactBytes';
+      fileBefore: number;
+      walBefore: number;
+      fileAfter: number;
+      walAfter: number;
+      free: number;
+      checkpointed: boolean;
+    };
 
 /** Rows and their sum in cents, as a copy of the journal compares them. */
 export interface Tally {

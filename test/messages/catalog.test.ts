@@ -58,6 +58,7 @@ function rendered(catalog: Catalog): Record<string, string> {
     batchFile: 'fornecedor.csv',
     candidates: [{ batchId: 7, file: 'folha.csv' }],
     duration: '10m',
+    today: '2026-11-28',
     flag: '--wait',
     text: 'banana',
     option: '--by <name>',

@@ -652,6 +652,31 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   },
   journalCopyLockLost: { code: 'journalCopyLockLost' },
   releasedByHost: { code: 'releasedByHost', host: 'pay-2' },
+  journalCompactNotSqlite: { code: 'journalCompactNotSqlite' },
+  journalCompactNothing: { code: 'journalCompactNothing', before: '2026-06-01' },
+  journalCompactStarted: {
+    code: 'journalCompactStarted',
+    before: '2026-06-01',
+    batches: 2,
+    entries: 812,
+    archive: '/srv/payouts/archive/journal-history',
+  },
+  journalCompactDone: {
+    code: 'journalCompactDone',
+    batches: 2,
+    entries: 812,
+    archive: '/srv/payouts/archive/journal-history/2026-11-28.csv',
+    longestHoldMs: 4,
+  },
+  journalCompactBytes: {
+    code: 'journalCompactBytes',
+    fileBefore: 7_500_000,
+    walBefore: 4_120_000,
+    fileAfter: 7_500_000,
+    walAfter: 0,
+    free: 3_100_000,
+    checkpointed: true,
+  },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */

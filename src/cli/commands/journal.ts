@@ -1,5 +1,7 @@
 import { hostNameOf } from '../../runtime/worker-name.js';
-import { Command } from 'commander';
+import { join } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { compactionPending, compactJournal } from '../../app/compact.js';
 import { homeFolders } from '../../inbox/folders.js';
 import { lockHome } from '../../inbox/lock.js';
 import { saidOfJournalError } from '../../journal/failures.js';
@@ -8,7 +10,8 @@ import { CATALOGS, type Catalog } from '../../messages/catalog.js';
 import { say } from '../../messages/say.js';
 import { openContext, type GlobalOptions, type Output } from '../context.js';
 import { ExitError } from '../exit-error.js';
-import { openWorkJournal } from '../work-journal.js';
+import { homeJournalAt, openWorkJournal } from '../work-journal.js';
+import { batchDay } from '../../results/names.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
@@ -20,7 +23,10 @@ const VERB = 'journal copy';
  * database while this command holds the home (a journal being written would not copy
  * exactly). Exit 0 copied; 1 nothing written, with why.
  */
-export function journalCommand(io: CliIo, { command: { journal: words } }: HelpTexts): Command {
+export function journalCommand(
+  io: CliIo,
+  { command: { journal: words }, expected }: HelpTexts,
+): Command {
   return new Command('journal')
     .description(words.description)
     .addHelpText('after', words.after)
@@ -83,8 +89,90 @@ export function journalCommand(io: CliIo, { command: { journal: words } }: HelpT
             await journal.close();
           }
         }),
+    )
+    .addCommand(
+      new Command('compact')
+        .description(words.compact.description)
+        .requiredOption(
+          '--before <day>',
+          words.compact.options.before,
+          dayArgument(expected, () => batchDay(io.clock.now())),
+        )
+        .addHelpText('after', words.compact.after)
+        .action(async (options: { before: string }, command: Command) => {
+          const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+          const words = CATALOGS[config.language ?? 'en'];
+          const folders = homeFolders(config.home);
+          if (homeJournalAt(folders, config).kind === 'postgres') {
+            throw new ExitError(1, say(words, { code: 'journalCompactNotSqlite' }));
+          }
+          // Opened as every command opens it: brought up to date, and a lost journal refused.
+          const journal = await openWorkJournal(COMPACT, folders, out, config, {
+            now: io.clock.now,
+            mustExist: true,
+          });
+          try {
+            const before = options.before;
+            const pending = compactionPending(journal.path, before);
+            if (pending.batches === 0) {
+              out.data({ before, batches: 0, entries: 0 });
+              out.line(say(words, { code: 'journalCompactNothing', before }));
+              return;
+            }
+            const archive = join(folders.archive, 'journal-history');
+            out.line(say(words, { code: 'journalCompactStarted', before, archive, ...pending }));
+            const done = await compactJournal(journal.path, archive, before, {
+              format: {
+                dialect: config.resultDialect,
+                timeZone: config.timeZone,
+                language: config.language ?? 'en',
+              },
+              now: io.clock.now(),
+            });
+            const longestHoldMs = Math.ceil(done.longestHoldMs);
+            out.data({ before, ...done, longestHoldMs });
+            out.line(
+              say(words, {
+                code: 'journalCompactDone',
+                batches: done.batches,
+                entries: done.entries,
+                archive: done.archive,
+                longestHoldMs,
+              }),
+            );
+            out.line(
+              say(words, {
+                code: 'journalCompactBytes',
+                fileBefore: done.bytesBefore.file,
+                walBefore: done.bytesBefore.wal,
+                fileAfter: done.bytesAfter.file,
+                walAfter: done.bytesAfter.wal,
+                free: done.bytesAfter.free,
+                checkpointed: done.checkpointed,
+              }),
+            );
+          } finally {
+            await journal.close();
+          }
+        }),
     );
 }
+
+const COMPACT = 'journal compact';
+
+/** A parser of a day (YYYY-MM-DD) that exists and is not after `today()`. */
+const dayArgument =
+  (expected: HelpTexts['expected'], today: () => string) =>
+  (value: string): string => {
+    const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+    const date = day && new Date(Date.UTC(+day[1]!, +day[2]! - 1, +day[3]!));
+    if (!date || date.toISOString().slice(0, 10) !== value) {
+      throw new InvalidArgumentError(expected.day({ value }));
+    }
+    if (value > today())
+      throw new InvalidArgumentError(expected.pastDay({ value, today: today() }));
+    return value;
+  };
 
 /** What the copy did, or why it wrote nothing (exit 1). */
 function tell(outcome: CopyOutcome, out: Output, words: Catalog): void {

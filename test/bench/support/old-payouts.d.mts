@@ -3,5 +3,5 @@ import type { Database } from 'better-sqlite3';
 /** test/bench/support/old-payouts.mjs: payouts put straight into a journal in SQL. */
 export function addPayouts(
   db: Database,
-  options: { count: number; state: 'paid' | 'pending'; now?: number },
+  options: { count: number; state: 'paid' | 'pending'; now?: number; history?: boolean },
 ): number;

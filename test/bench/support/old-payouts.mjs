@@ -5,10 +5,11 @@
 /**
  * Adds `count` payouts in `state` to the journal open as `db` (a better-sqlite3
  * connection), in a new batch, each of 100 cents, sent once at `now` and known to the
- * gateway; the pending ones' polls spread over the ten minutes after it. Returns the
- * batch's id.
+ * gateway; the pending ones' polls spread over the ten minutes after it. With `history`,
+ * each paid one also has the four audit entries a run writes (queued, sending, pending,
+ * paid) with its words. Returns the batch's id.
  */
-export function addPayouts(db, { count, state, now = 1_000 }) {
+export function addPayouts(db, { count, state, now = 1_000, history = false }) {
   return db.transaction(() => {
     const batchId = Number(
       db
@@ -35,6 +36,20 @@ export function addPayouts(db, { count, state, now = 1_000 }) {
          CASE @state WHEN 'pending' THEN @now + i * 600000 / @count END, @now, @now
        FROM n`,
     ).run({ count, batchId, state, now });
+    if (history) {
+      db.prepare(
+        `INSERT INTO audit (payout_id, at, from_state, to_state, reason)
+         SELECT p.id, @now, m.from_state, m.to_state, CASE m.step
+           WHEN 0 THEN json_object('code', 'auditJournaled', 'batchId', p.batch_id, 'line', p.line)
+           WHEN 1 THEN json_object('code', 'auditClaimed', 'owner', 'host:4242:a1b2c3', 'attempt', 1)
+           WHEN 2 THEN 'created as transaction ' || p.transaction_id || ' (status 0)'
+           ELSE 'polled: status paid' END
+         FROM payouts p, (SELECT 0 AS step, NULL AS from_state, 'queued' AS to_state
+           UNION ALL SELECT 1, 'queued', 'sending' UNION ALL SELECT 2, 'sending', 'pending'
+           UNION ALL SELECT 3, 'pending', 'paid') m
+         WHERE p.batch_id = @batchId ORDER BY p.id, m.step`,
+      ).run({ batchId, now });
+    }
     return batchId;
   })();
 }

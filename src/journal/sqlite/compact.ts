@@ -1,0 +1,196 @@
+/**
+ * `payouts journal compact`, the SQLite journal's side: the audit entries of finished
+ * batches received before a date, handed to an exporter and then deleted, a few hundred
+ * payouts' worth per write transaction, so a daemon on the same file waits milliseconds
+ * for the lock, never the whole compaction. What the rules on who is paid read (each
+ * orderId's row, its batch, its events) is never touched (docs/retention.md).
+ */
+import { statSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import type { Said } from '../../messages/said.js';
+import type { RowState } from '../states.js';
+import { connect } from './connection.js';
+import { reasonOf } from './context.js';
+
+/** An audit entry as it leaves the journal. */
+export interface MovedEntry {
+  id: number;
+  orderId: string;
+  batchId: number;
+  fileName: string;
+  line: number;
+  at: number;
+  from: RowState | null;
+  to: RowState;
+  reason: Said;
+}
+
+/** The journal's file and its WAL, in bytes, and the bytes of its free pages. */
+export interface JournalBytes {
+  file: number;
+  wal: number;
+  free: number;
+}
+
+export interface CompactOutcome {
+  entries: number;
+  batches: number;
+  /** The longest a chunk's write transaction held the lock, in ms. */
+  longestHoldMs: number;
+  /** Whether the WAL could be emptied (a reader in the middle of it keeps its pages). */
+  checkpointed: boolean;
+}
+
+/** Payouts per chunk: about four entries each, deleted in tens of ms of lock at most. */
+const PAYOUTS_PER_CHUNK = 1_000;
+
+export interface SqliteCompaction {
+  /** Finished batches received before `before` that still have entries to move. */
+  batchesBefore(before: number): { id: number; entries: number }[];
+  /**
+   * Moves every entry of those batches: each chunk's entries go to `exportEntries` (which
+   * makes them durable), then a short write transaction deletes them, so an entry is
+   * deleted only once exported. Entries in `exported` (the archive's last chunk, from a run
+   * cut short) are deleted without being exported again. A batch `payouts retry` opens
+   * again meanwhile keeps its entries (the next compaction writes that chunk again).
+   */
+  compact(
+    before: number,
+    options: {
+      exported: ReadonlySet<number>;
+      exportEntries: (entries: readonly MovedEntry[]) => void;
+      /** Between chunks, given the last one's hold in ms: other connections write here. */
+      pause: (heldMs: number) => Promise<void>;
+    },
+  ): Promise<CompactOutcome>;
+  bytes(): JournalBytes;
+  close(): void;
+}
+
+/** Opens the SQLite journal at `path` (brought up to date beforehand) for compaction. */
+export function openSqliteCompaction(path: string): SqliteCompaction {
+  const db = connect(path);
+  const statements = {
+    batches: db.prepare<[number], { id: number; entries: number }>(`
+      SELECT b.id, COUNT(a.id) AS entries FROM batches b
+      JOIN payouts p ON p.batch_id = b.id JOIN audit a ON a.payout_id = p.id
+      WHERE b.state = 'done' AND b.received_at < ? AND a.id < (SELECT MAX(id) FROM audit)
+      GROUP BY b.id ORDER BY b.id`),
+    stateOf: db.prepare<[number], { state: string }>(`SELECT state FROM batches WHERE id = ?`),
+    // The next payouts of a batch in file order, after the cursor (line, id).
+    payouts: db.prepare<
+      { batchId: number; line: number; id: number; limit: number },
+      { id: number; line: number }
+    >(`
+      SELECT id, line FROM payouts
+      WHERE batch_id = @batchId AND (line > @line OR (line = @line AND id > @id))
+      ORDER BY line, id LIMIT @limit`),
+    // The journal's newest entry stays: its id is the high water journal.marker compares,
+    // and SQLite numbers the next entry after the highest left.
+    entries: db.prepare<
+      [string],
+      {
+        id: number;
+        order_id: string;
+        batch_id: number;
+        file_name: string;
+        line: number;
+        at: number;
+        from_state: RowState | null;
+        to_state: RowState;
+        reason: string;
+      }
+    >(`
+      SELECT a.id, p.order_id, p.batch_id, b.file_name, p.line, a.at, a.from_state,
+        a.to_state, a.reason
+      FROM json_each(?) j JOIN audit a ON a.payout_id = j.value
+      JOIN payouts p ON p.id = a.payout_id JOIN batches b ON b.id = p.batch_id
+      WHERE a.id < (SELECT MAX(id) FROM audit)
+      ORDER BY p.line, p.id, a.id`),
+    remove: db.prepare<[string]>(`
+      DELETE FROM audit WHERE id IN (SELECT value FROM json_each(?))
+        AND id < (SELECT MAX(id) FROM audit)`),
+  };
+
+  /** A chunk's entries (read outside any write lock), in file order. */
+  const read = (batchId: number, cursor: { line: number; id: number }) => {
+    const payouts = statements.payouts.all({
+      batchId,
+      line: cursor.line,
+      id: cursor.id,
+      limit: PAYOUTS_PER_CHUNK,
+    });
+    const entries = statements.entries
+      .all(JSON.stringify(payouts.map((payout) => payout.id)))
+      .map((row): MovedEntry => ({
+        id: row.id,
+        orderId: row.order_id,
+        batchId: row.batch_id,
+        fileName: row.file_name,
+        line: row.line,
+        at: row.at,
+        from: row.from_state,
+        to: row.to_state,
+        reason: reasonOf(row.reason),
+      }));
+    return { last: payouts.at(-1), entries };
+  };
+
+  /** Deletes exported entries in one short write transaction, if their batch is still done. */
+  const remove = db.transaction((batchId: number, ids: readonly number[]): boolean => {
+    // `payouts retry` may have opened it again since the chunk was read.
+    if (statements.stateOf.get(batchId)?.state !== 'done') return false;
+    statements.remove.run(JSON.stringify(ids));
+    return true;
+  });
+
+  return {
+    batchesBefore: (before) => statements.batches.all(before),
+    async compact(before, { exported, exportEntries, pause }) {
+      let entries = 0;
+      let batches = 0;
+      let longestHoldMs = 0;
+      for (const { id: batchId } of statements.batches.all(before)) {
+        batches += 1;
+        for (let cursor = { line: -1, id: -1 }; ;) {
+          const chunk = read(batchId, cursor);
+          if (!chunk.last) break;
+          cursor = { line: chunk.last.line, id: chunk.last.id };
+          if (chunk.entries.length === 0) continue;
+          // Exported (and on disk) before the transaction that deletes them.
+          const fresh = chunk.entries.filter((entry) => !exported.has(entry.id));
+          if (fresh.length > 0) exportEntries(fresh);
+          const began = performance.now();
+          const removed = remove.immediate(
+            batchId,
+            chunk.entries.map((entry) => entry.id),
+          );
+          const heldMs = performance.now() - began;
+          longestHoldMs = Math.max(longestHoldMs, heldMs);
+          if (!removed) break;
+          entries += fresh.length;
+          await pause(heldMs);
+        }
+      }
+      // TRUNCATE empties the WAL file when no reader is still on its pages (a daemon
+      // mid-read): then it says busy, and the next checkpoint finishes the job. It holds
+      // writers back while it waits for readers, so it waits a moment, not BUSY_WAIT_MS.
+      db.pragma('busy_timeout = 250');
+      const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      return { entries, batches, longestHoldMs, checkpointed: result?.busy === 0 };
+    },
+    bytes() {
+      const size = (file: string) => {
+        try {
+          return statSync(file).size;
+        } catch {
+          return 0;
+        }
+      };
+      const pageSize = db.pragma('page_size', { simple: true }) as number;
+      const freePages = db.pragma('freelist_count', { simple: true }) as number;
+      return { file: size(path), wal: size(`${path}-wal`), free: pageSize * freePages };
+    },
+    close: () => db.close(),
+  };
+}
