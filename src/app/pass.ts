@@ -443,7 +443,6 @@ async function whyHeld(
   hintFlags: string,
 ): Promise<Said[]> {
   const notes: Said[] = [];
-  const heldRows = await journal.heldRowsOfBatch(batchId);
   // A row's own words (`example`): the journal's value, or its English where it kept none.
   const wordsOf = (said: Said | null, message: string | null): Said =>
     said ?? { code: 'english', text: message ?? '' };
@@ -486,6 +485,7 @@ async function whyHeld(
     notes.push({ code: 'rowsRepeatOtherFile', rows: duplicates.rows, cents: duplicates.cents });
   }
   if (duplicates || sameName) {
+    const heldRows = await journal.heldRowsOfBatch(batchId);
     const { free, repeating } = newBatchRelease(heldRows, undefined);
     notes.push(
       ...readingsOf({
@@ -509,11 +509,13 @@ async function whyHeld(
       hintFlags: named.hintFlags,
     });
   }
-  const own = heldRows.filter((row) => OWN_HOLDS.includes(row.reason));
-  notes.push(...own.slice(0, LISTED_HELD_ROWS).map(heldRowSaid));
-  if (own.length > LISTED_HELD_ROWS) {
-    notes.push({ code: 'heldRowsMore', rows: own.length - LISTED_HELD_ROWS });
-  }
+  // The first of them and their count: identical rows of one payee may be a million.
+  const own = holds.reduce(
+    (rows, hold) => rows + (OWN_HOLDS.includes(hold.reason) ? hold.rows : 0),
+    0,
+  );
+  notes.push(...(await journal.ownHeldRowsOfBatch(batchId, LISTED_HELD_ROWS)).map(heldRowSaid));
+  if (own > LISTED_HELD_ROWS) notes.push({ code: 'heldRowsMore', rows: own - LISTED_HELD_ROWS });
   const lines = await journal.linesOfBatch(batchId, ['held'], 1);
   if (lines.count > 0) {
     notes.push({

@@ -19,7 +19,7 @@ import type {
   JournalBatches,
   JournalGateway,
   JournalReports,
-  ResultEntry,
+  PayeeEntry,
   RowTotals,
 } from '../journal/journal.js';
 import { CATALOGS, type Catalog } from '../messages/catalog.js';
@@ -169,7 +169,12 @@ export async function writeReport(
   const invalid = await journal.linesOfBatch(batchId, ['invalid'], REPORT_ERRORS);
   const notSent = await journal.linesOfBatch(batchId, ['held', 'covered'], REPORT_ERRORS);
   const holds = await journal.holdsOfBatch(batchId);
-  const heldRows = await journal.heldRowsOfBatch(batchId);
+  // The first of the rows held by themselves: identical rows of one payee may be a million.
+  const heldRows = await journal.ownHeldRowsOfBatch(batchId, REPORT_ERRORS);
+  const ownHeld = holds.reduce(
+    (rows, hold) => rows + (OWN_HOLDS.includes(hold.reason) ? hold.rows : 0),
+    0,
+  );
   const words = CATALOGS[language];
   const approval = words.approval;
   const report = [
@@ -193,6 +198,7 @@ export async function writeReport(
         ),
       ];
     }),
+    ...(ownHeld > heldRows.length ? [`    ${approval.more}`] : []),
     ...[...invalid.first, ...notSent.first].slice(0, REPORT_ERRORS).map(
       (line) =>
         `  ${approval.atLine({
@@ -215,11 +221,10 @@ export async function writeReport(
   writeFileSync(path, `${report.join('\n')}\n`);
   // Every payee, a page at a time: a finance control checks who is paid, not only totals.
   for (let after = 0; ;) {
-    const page = await journal.resultEntries(batchId, after, PAGE);
+    const page = await journal.payeesOfBatch(batchId, after, PAGE);
     const last = page.at(-1);
     if (!last) break;
-    const listed = page.flatMap((entry) => payeeLine(entry, words) ?? []);
-    if (listed.length > 0) appendFileSync(path, `${listed.join('\n')}\n`);
+    appendFileSync(path, `${page.map((payee) => payeeLine(payee, words)).join('\n')}\n`);
     after = last.line;
   }
 }
@@ -244,19 +249,16 @@ export async function reportReplaced(
 const PAGE = 500;
 
 /** `  line 2: Ana Souza, document ***25, Pix key a***@example.com, R$ 3.000,00: to be sent` */
-function payeeLine(entry: ResultEntry, words: Catalog): string | undefined {
-  const payout = entry.payout;
-  if (!payout || entry.kind !== 'payout') return undefined;
-  const request = payout.request;
-  const waiting = payout.state === 'queued';
+function payeeLine(payee: PayeeEntry, words: Catalog): string {
+  const waiting = payee.state === 'queued';
   return `  ${words.approval.payee({
-    line: entry.line,
-    name: request.person.name,
-    document: maskPersonalData(request.cpfCnpj),
-    key: maskPersonalData(request.pixKey),
-    amount: formatCents(request.value),
-    state: waiting ? null : words.state[payout.state],
-    message: waiting ? null : (payout.said ? say(words, payout.said) : payout.message) || null,
+    line: payee.line,
+    name: payee.name,
+    document: maskPersonalData(payee.cpfCnpj),
+    key: maskPersonalData(payee.pixKey),
+    amount: formatCents(payee.valueCents),
+    state: waiting ? null : words.state[payee.state],
+    message: waiting ? null : (payee.said ? say(words, payee.said) : payee.message) || null,
   })}`;
 }
 

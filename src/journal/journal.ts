@@ -51,6 +51,7 @@ import type {
   LockHolder,
   Move,
   PayoutInput,
+  PayeeEntry,
   PayoutRecord,
   ResultEntry,
   RetryResult,
@@ -501,6 +502,11 @@ export interface JournalReports {
    */
   resultEntries(batchId: number, after: number, limit: number): Promise<ResultEntry[]>;
   /**
+   * Up to `limit` payouts of a batch after line `after`, in file order, as a report lists
+   * their payees: the few columns it shows, not each payout whole (a file may be large).
+   */
+  payeesOfBatch(batchId: number, after: number, limit: number): Promise<PayeeEntry[]>;
+  /**
    * Batches whose results show a payout that became refunded since `since`: its own
    * batch, and every later one with a row it covered or a line naming its orderId.
    */
@@ -525,4 +531,9 @@ export interface JournalReports {
   holdsOfBatch(batchId: number): Promise<HoldSummary[]>;
   /** Every held row of a batch in file order, with the payout each repeats. */
   heldRowsOfBatch(batchId: number): Promise<HeldRow[]>;
+  /**
+   * The first `limit` rows of a batch held by themselves (OWN_HOLDS), in file order: what a
+   * report lists of them, however many a file holds.
+   */
+  ownHeldRowsOfBatch(batchId: number, limit: number): Promise<HeldRow[]>;
 }

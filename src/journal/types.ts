@@ -325,6 +325,18 @@ export interface ResultEntry {
   repeatsState: RowState | null;
 }
 
+/** A payout as a report lists its payee: its request's name, document, key and amount. */
+export interface PayeeEntry {
+  line: number;
+  name: string;
+  cpfCnpj: string;
+  pixKey: string;
+  valueCents: number;
+  state: RowState;
+  message: string | null;
+  said: Said | null;
+}
+
 export interface AuditEntry {
   at: number;
   from: RowState | null;

@@ -103,12 +103,14 @@ const MEMBERS: Record<keyof Journal, true> = {
   pauseGateway: true,
   rowTotalsOfBatch: true,
   resultEntries: true,
+  payeesOfBatch: true,
   batchesShowingRefundedSince: true,
   history: true,
   countsByState: true,
   pendingSentBefore: true,
   holdsOfBatch: true,
   heldRowsOfBatch: true,
+  ownHeldRowsOfBatch: true,
 };
 
 export const request = (orderId: string, value = 1000): CashOutRequest => ({
@@ -541,6 +543,8 @@ export function describeJournal(name: string, factory: JournalFactory): void {
           [2, 'Ana Souza', 1000, 'duplicate'],
           [3, 'Ana Souza', 2000, 'duplicate'],
         ]);
+        expect(await journal.ownHeldRowsOfBatch(copy, 1)).toEqual(held.slice(0, 1));
+        expect(await journal.ownHeldRowsOfBatch(copy, 5)).toEqual(held);
         expect(held[1]?.repeats).toMatchObject({
           orderId: 'a-2',
           fileName: 'folha.csv',
@@ -1319,6 +1323,53 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       await journal.move('p-1', p1!.fence, 'refunded', 'came back');
       expect(await journal.batchesShowingRefundedSince(since)).toEqual([id]);
       expect(await journal.batchesShowingRefundedSince(clock + 1)).toEqual([]);
+    });
+
+    it("lists a batch's payees a page at a time, as its result lines have them", async () => {
+      const rules = { duplicateWindowMs: 86_400_000 };
+      const journal = await open();
+      const first = await journal.recordBatch(batch, []);
+      await journal.admitPayouts(first, [{ line: 2, request: request('a-1') }], rules);
+      const id = await journal.recordBatch({ ...batch, fileName: 'outro.csv' }, [
+        { line: 3, kind: 'invalid', orderId: null, column: 'name', message: 'is empty' },
+      ]);
+      const other = { name: 'Bruno Lima', email: 'bruno@example.com', phone: '+5511912345678' };
+      await journal.admitPayouts(
+        id,
+        [
+          { line: 2, request: request('b-1') },
+          { line: 4, request: { ...request('b-2', 2500), pixKeyType: 2, pixKey: 'b@x.com' } },
+          { line: 5, request: { ...request('b-3', 700), cpfCnpj: '11144477735', person: other } },
+        ],
+        rules,
+      );
+      const payees = [
+        ...(await journal.payeesOfBatch(id, 0, 2)),
+        ...(await journal.payeesOfBatch(id, 4, 2)),
+      ];
+      expect(payees.map((payee) => [payee.line, payee.state, payee.name, payee.pixKey])).toEqual([
+        [2, 'held', 'Ana Souza', '52998224725'],
+        [4, 'queued', 'Ana Souza', 'b@x.com'],
+        [5, 'queued', 'Bruno Lima', '52998224725'],
+      ]);
+      const results = (await journal.resultEntries(id, 0, 10)).flatMap(({ line, payout }) =>
+        payout === null
+          ? []
+          : [
+              {
+                line,
+                name: payout.request.person.name,
+                cpfCnpj: payout.request.cpfCnpj,
+                pixKey: payout.request.pixKey,
+                valueCents: payout.request.value,
+                state: payout.state,
+                message: payout.message,
+                said: payout.said,
+              },
+            ],
+      );
+      expect(payees).toEqual(results);
+      expect(await journal.payeesOfBatch(id, 5, 2)).toEqual([]);
     });
 
     it("gives a batch's result lines a page at a time, each with its payout and the one it repeats, and its totals in cents", async () => {

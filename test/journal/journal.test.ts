@@ -63,6 +63,25 @@ describe('the SQLite journal', () => {
       return journal;
     };
 
+    // A run whose files all wait for approval claims nothing: the thread and its own
+    // connection would be a second heap for nothing (issue 34: `run`'s peak memory).
+    it('starts no sending thread for a claim that finds nothing to send', async () => {
+      const workers = () => (process.report.getReport() as { workers: unknown[] }).workers.length;
+      const before = workers();
+      const journal = open();
+      const id = await journal.recordBatch({ ...batch, state: 'awaiting-approval' }, []);
+      await journal.admitPayouts(id, [{ line: 2, request: cashOutRequest('o-1') }], {
+        duplicateWindowMs: 0,
+      });
+      expect(await journal.claimToSend('run-1', 10, 60_000)).toEqual([]);
+      expect(workers()).toBe(before);
+      await journal.setBatchState(id, 'open');
+      expect((await journal.claimToSend('run-1', 10, 60_000)).map((c) => c.orderId)).toEqual([
+        'o-1',
+      ]);
+      expect(workers()).toBe(before + 1);
+    });
+
     it('is created owner-only, in WAL mode with synchronous FULL, and migrates once', async () => {
       const journal = open();
       const path = journal.path;

@@ -21,7 +21,13 @@ import {
 } from '../rules/holds.js';
 import type { HoldReason } from '../states.js';
 import { QUEUED_COLUMNS, type QueuedRow } from '../sqlite/admitting.js';
-import { toHeldRow, toHoldSummary, type HeldRowRow, type HoldsRow } from '../sqlite/reports.js';
+import {
+  OWN_HOLDS_LIST,
+  toHeldRow,
+  toHoldSummary,
+  type HeldRowRow,
+  type HoldsRow,
+} from '../sqlite/reports.js';
 import {
   english,
   reasonColumn,
@@ -68,6 +74,7 @@ type Batches = Pick<
   | 'latestOfName'
   | 'holdsOfBatch'
   | 'heldRowsOfBatch'
+  | 'ownHeldRowsOfBatch'
 >;
 
 /** A batch as inserted: its problems as JSON, and what its derived orderIds are made with. */
@@ -78,6 +85,17 @@ type InsertBatch = Omit<BatchInput, 'problems'> & {
   nameNumber: number;
   orderIdHome: string | null;
 };
+
+/** A batch's held rows with the payout each repeats. */
+const HELD_ROWS = `
+    SELECT p.order_id, p.line, p.name, p.value_cents, p.hold_reason, p.message, p.said,
+       c.order_id AS repeats_order_id, c.batch_id AS repeats_batch_id,
+       cb.file_name AS repeats_file_name, c.line AS repeats_line, c.admitted_at AS repeats_at,
+       c.state AS repeats_state
+     FROM payouts p
+       LEFT JOIN payouts c ON c.order_id = p.covered_by
+       LEFT JOIN batches cb ON cb.id = c.batch_id
+     WHERE p.batch_id = @batchId AND p.state = 'held'`;
 
 const statements = {
   // Files taken in, and the rules on who is paid weighed, one after another across the
@@ -209,14 +227,11 @@ const statements = {
   ),
   heldRowsOfBatch: statement<{ batchId: number }>(
     'held-rows-of-batch',
-    `SELECT p.order_id, p.line, p.name, p.value_cents, p.hold_reason, p.message, p.said,
-       c.order_id AS repeats_order_id, c.batch_id AS repeats_batch_id,
-       cb.file_name AS repeats_file_name, c.line AS repeats_line, c.admitted_at AS repeats_at,
-       c.state AS repeats_state
-     FROM payouts p
-       LEFT JOIN payouts c ON c.order_id = p.covered_by
-       LEFT JOIN batches cb ON cb.id = c.batch_id
-     WHERE p.batch_id = @batchId AND p.state = 'held' ORDER BY p.line`,
+    `${HELD_ROWS} ORDER BY p.line`,
+  ),
+  ownHeldRowsOfBatch: statement<{ batchId: number; limit: number }>(
+    'own-held-rows-of-batch',
+    `${HELD_ROWS} AND p.hold_reason IN (${OWN_HOLDS_LIST}) ORDER BY p.line LIMIT @limit`,
   ),
   supersededBy: statement<{ batchId: number }>(
     'superseded-by',
@@ -478,6 +493,14 @@ export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number
     heldRowsOfBatch: async (batchId) =>
       (
         await pooled.rows<HeldRowRow, { batchId: number }>(statements.heldRowsOfBatch, { batchId })
+      ).map(toHeldRow),
+
+    ownHeldRowsOfBatch: async (batchId, limit) =>
+      (
+        await pooled.rows<HeldRowRow, { batchId: number; limit: number }>(
+          statements.ownHeldRowsOfBatch,
+          { batchId, limit },
+        )
       ).map(toHeldRow),
   };
 }

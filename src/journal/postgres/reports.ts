@@ -6,14 +6,25 @@
  */
 import type { Journal } from '../journal.js';
 import type { LineOutcome } from '../types.js';
-import { RESULT_ENTRIES, toResultEntry, totalsOf, type ResultLineRow } from '../sqlite/reports.js';
+import {
+  RESULT_ENTRIES,
+  toPayee,
+  toResultEntry,
+  totalsOf,
+  type PayeeRow,
+  type ResultLineRow,
+} from '../sqlite/reports.js';
 import type { Runner } from './connection.js';
 import { toPayout, type PayoutRow } from './rows.js';
 import { statement } from './sql.js';
 
 type Reports = Pick<
   Journal,
-  'rowTotalsOfBatch' | 'resultEntries' | 'batchesShowingRefundedSince' | 'pendingSentBefore'
+  | 'rowTotalsOfBatch'
+  | 'resultEntries'
+  | 'payeesOfBatch'
+  | 'batchesShowingRefundedSince'
+  | 'pendingSentBefore'
 >;
 
 /** A line of a result: a payout, or a line joined to the payout it names (if any). */
@@ -33,6 +44,20 @@ const statements = {
   resultEntries: statement<{ batchId: number; after: number; limit: number }>(
     'result-entries',
     RESULT_ENTRIES,
+  ),
+  // The request's fields from its columns, or from its own text where one was kept.
+  payeesOfBatch: statement<{ batchId: number; after: number; limit: number }>(
+    'payees-of-batch',
+    `SELECT line, state, message, said,
+       CASE WHEN request_written IS NULL THEN value_cents
+         ELSE (request_written::jsonb ->> 'value')::bigint END AS value_cents,
+       CASE WHEN request_written IS NULL THEN cpf_cnpj
+         ELSE request_written::jsonb ->> 'cpfCnpj' END AS cpf_cnpj,
+       CASE WHEN request_written IS NULL THEN pix_key
+         ELSE request_written::jsonb ->> 'pixKey' END AS pix_key,
+       CASE WHEN request_written IS NULL THEN name
+         ELSE request_written::jsonb #>> '{person,name}' END AS name
+     FROM payouts WHERE batch_id = @batchId AND line > @after ORDER BY line LIMIT @limit`,
   ),
   // Batches whose results show a payout returned since then: its own, those with a row
   // it covers, those with a line naming it (a covered, held or replayed orderId).
@@ -78,6 +103,14 @@ export function createReports(pooled: Runner): Reports {
           row.order_id === null ? null : toPayout({ ...row, order_id: row.order_id }),
         ),
       ),
+
+    payeesOfBatch: async (batchId, after, limit) =>
+      (
+        await pooled.rows<PayeeRow, { batchId: number; after: number; limit: number }>(
+          statements.payeesOfBatch,
+          { batchId, after, limit },
+        )
+      ).map(toPayee),
 
     batchesShowingRefundedSince: async (since) =>
       (

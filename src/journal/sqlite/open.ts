@@ -82,9 +82,16 @@ export function openSqliteJournal(path: string, options: JournalOptions = {}): J
   const { journal, recoverySince, sending } = journalOn(db, path, now, LATEST, options);
   // The sending path's writes, committed on a thread of their own (see sending-thread.ts).
   const thread = sendingThread(path, now, recoverySince);
+  // Whether any open batch has a queued row: none, and a claim has nothing to take.
+  const anyToSend = db.prepare<[], 1>(`
+    SELECT 1 FROM batches b WHERE b.state = 'open'
+      AND EXISTS (SELECT 1 FROM payouts p WHERE p.state = 'queued' AND p.batch_id = b.id)`);
   return {
     ...answering(journal, path),
     claimToSend: async (...args) => {
+      // Without answers to write, the thread (a heap of its own) waits for a row to claim:
+      // a run whose files all wait for approval never starts it.
+      if ((args[4]?.length ?? 0) === 0 && anyToSend.get() === undefined) return [];
       const claims = await thread.call('claimToSend', args);
       if (claims.length > 0) sending.committed();
       return claims;

@@ -3,6 +3,7 @@
  * SQL (a file may have a million rows), its result lines a page at a time, and a payout's
  * history.
  */
+import { OWN_HOLDS } from '../answers.js';
 import type { JournalReports } from '../journal.js';
 import type { HoldReason, RowState } from '../states.js';
 import type {
@@ -10,6 +11,7 @@ import type {
   HoldSummary,
   LineKind,
   LineOutcome,
+  PayeeEntry,
   PayoutRecord,
   ResultEntry,
   RowTotals,
@@ -97,6 +99,51 @@ export interface HeldRowRow {
   repeats_state: RowState | null;
 }
 
+/** A payee's columns as a payout row has them, and where its request's own text has each. */
+const PAYEE_FIELDS = [
+  ['value_cents', '$.value'],
+  ['cpf_cnpj', '$.cpfCnpj'],
+  ['pix_key', '$.pixKey'],
+  ['name', '$.person.name'],
+] as const;
+
+export interface PayeeRow {
+  line: number;
+  state: RowState;
+  message: string | null;
+  said: string | null;
+  value_cents: number;
+  cpf_cnpj: string;
+  pix_key: string;
+  name: string;
+}
+
+/** A payee as both stores read it. */
+export const toPayee = (row: PayeeRow): PayeeEntry => ({
+  line: row.line,
+  name: row.name,
+  cpfCnpj: row.cpf_cnpj,
+  pixKey: row.pix_key,
+  valueCents: Number(row.value_cents),
+  state: row.state,
+  message: row.message,
+  said: saidOf(row.said),
+});
+
+/** A batch's held rows with the payout each repeats, for a batch's id. */
+const HELD_ROWS = `
+      SELECT p.order_id, p.line, json_extract(p.request, '$.person.name') AS name, p.value_cents,
+        p.hold_reason, p.message, p.said, c.order_id AS repeats_order_id,
+        c.batch_id AS repeats_batch_id, cb.file_name AS repeats_file_name,
+        c.line AS repeats_line, c.admitted_at AS repeats_at, c.state AS repeats_state
+      FROM payouts p
+        LEFT JOIN payouts c ON c.order_id = p.covered_by
+        LEFT JOIN batches cb ON cb.id = c.batch_id
+      WHERE p.batch_id = ? AND p.state = 'held'`;
+
+/** The reasons a row is held by itself, as an SQL list both stores read: constants of ours. */
+export const OWN_HOLDS_LIST = OWN_HOLDS.map((reason) => `'${reason}'`).join(', ');
+
 export function createReports({ db }: Context): Synchronous<Omit<JournalReports, 'payout'>> {
   const statements = {
     // A line that is not a payout counts as its kind: a replay or a held orderId of another
@@ -113,6 +160,14 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
     resultEntries: db.prepare<{ batchId: number; after: number; limit: number }, ResultRow>(
       RESULT_ENTRIES,
     ),
+    // The request's fields from its columns, or from its own text where one was kept.
+    payeesOfBatch: db.prepare<{ batchId: number; after: number; limit: number }, PayeeRow>(`
+      SELECT line, state, message, said, ${PAYEE_FIELDS.map(
+        ([column, path]) =>
+          `CASE WHEN request_written IS NULL THEN ${column}
+            ELSE json_extract(request_written, '${path}') END AS ${column}`,
+      ).join(', ')}
+      FROM payouts WHERE batch_id = @batchId AND line > @after ORDER BY line LIMIT @limit`),
     // Batches whose results show a payout returned since then: its own, those with a row
     // it covers, those with a line naming it (a covered, held or replayed orderId).
     batchesShowingRefundedSince: db.prepare<[number], { batch_id: number }>(`
@@ -148,15 +203,10 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
       -- SQLite takes the bare column (said) from the row MIN() picked: one row's words.
       SELECT hold_reason, COUNT(*) AS n, SUM(value_cents) AS cents, MIN(message) AS message, said
       FROM payouts WHERE batch_id = ? AND state = 'held' GROUP BY hold_reason ORDER BY hold_reason`),
-    heldRowsOfBatch: db.prepare<[number], HeldRowRow>(`
-      SELECT p.order_id, p.line, json_extract(p.request, '$.person.name') AS name, p.value_cents,
-        p.hold_reason, p.message, p.said, c.order_id AS repeats_order_id,
-        c.batch_id AS repeats_batch_id, cb.file_name AS repeats_file_name,
-        c.line AS repeats_line, c.admitted_at AS repeats_at, c.state AS repeats_state
-      FROM payouts p
-        LEFT JOIN payouts c ON c.order_id = p.covered_by
-        LEFT JOIN batches cb ON cb.id = c.batch_id
-      WHERE p.batch_id = ? AND p.state = 'held' ORDER BY p.line`),
+    heldRowsOfBatch: db.prepare<[number], HeldRowRow>(`${HELD_ROWS} ORDER BY p.line`),
+    ownHeldRowsOfBatch: db.prepare<[number, number], HeldRowRow>(
+      `${HELD_ROWS} AND p.hold_reason IN (${OWN_HOLDS_LIST}) ORDER BY p.line LIMIT ?`,
+    ),
   };
 
   return {
@@ -171,6 +221,9 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
             row.order_id === null ? null : toPayout({ ...row, order_id: row.order_id }),
           ),
         ),
+
+    payeesOfBatch: (batchId, after, limit) =>
+      statements.payeesOfBatch.all({ batchId, after, limit }).map(toPayee),
 
     batchesShowingRefundedSince: (since) =>
       statements.batchesShowingRefundedSince.all(since).map((row) => row.batch_id),
@@ -205,6 +258,9 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
     holdsOfBatch: (batchId) => statements.holdsOfBatch.all(batchId).map(toHoldSummary),
 
     heldRowsOfBatch: (batchId) => statements.heldRowsOfBatch.all(batchId).map(toHeldRow),
+
+    ownHeldRowsOfBatch: (batchId, limit) =>
+      statements.ownHeldRowsOfBatch.all(batchId, limit).map(toHeldRow),
   };
 }
 
