@@ -25,6 +25,7 @@ import { fileClaimOf, type WorkerClaims } from '../inbox/lock.js';
 import { settledByAge } from '../inbox/readiness.js';
 import { skippedFiles } from '../inbox/skipped.js';
 import type {
+  BatchRecord,
   JournalAdmission,
   JournalApproval,
   JournalBatches,
@@ -227,15 +228,16 @@ export async function applyIntake(
   // Stopped before reading them: any host takes them next. A pass that throws leaves its
   // claims to its lock: this process takes them again, another host once the lock is gone.
   for (const claim of reading.values()) await options.claims?.release(claim);
+  const handled = new Set(summaries.flatMap((summary) => summary.batchId ?? []));
   const listed = planListedBatches({
     // A batch another host is releasing is named once, above, as that host's.
     awaitingApproval: (
       await awaitingBatches(journal, folders, { hintFlags, language: config.language ?? 'en' })
     ).filter((batch) => !releasing.has(batch.id)),
     // Only once every file in processing/ was read: a stop may have cut the reading short.
-    open: options.signal.aborted ? [] : await openBatches(journal),
+    open: options.signal.aborted ? [] : await openBatches(journal, handled),
     admitting: options.signal.aborted ? [] : await journal.batchesIn('admitting'),
-    handled: new Set(summaries.flatMap((summary) => summary.batchId ?? [])),
+    handled,
     readElsewhere,
     hintFlags,
   });
@@ -293,14 +295,17 @@ async function awaitingBatches(
 
 /**
  * Batches with rows not final, by their state (an index, not a read of every payout),
- * oldest first, with whether `payouts retry` made payouts of theirs.
+ * oldest first, with whether `payouts retry` made payouts of theirs; those `handled` (their
+ * files summed up already) left out unread, as the plan leaves them out.
  */
 async function openBatches(
   journal: JournalBatches & JournalRetries & JournalReports,
+  handled: ReadonlySet<number>,
 ): Promise<BatchFacts['open'][number][]> {
   const open: BatchFacts['open'][number][] = [];
   for (const state of ['open', 'underfunded', 'held'] as const) {
     for (const batch of await journal.batchesIn(state)) {
+      if (handled.has(batch.id)) continue;
       const retried = await journal.hasRetries(batch.id);
       open.push({
         id: batch.id,
@@ -337,15 +342,19 @@ async function applyToFile(
 ): Promise<FileSummary | undefined> {
   const { file } = action;
   switch (action.kind) {
-    case 'resume':
+    case 'resume': {
       remember(action.batchId);
-      return await summarise(
-        journal,
+      // A resumed file's problems (a control total that does not match, say) are said again
+      // on every run while they hold it back. The balance check adds its own reason each pass.
+      const batch = await journal.batch(action.batchId);
+      return summaryOf(
         file,
         action.batchId,
+        batch,
         ['resumed', 'resumed'],
-        await stillTrue(journal, action.batchId),
+        [...(batch?.problems ?? [])],
       );
+    }
     case 'await-approval':
       // Listed below with every file waiting for a person's approval.
       if (
@@ -440,22 +449,24 @@ async function setAside(
   };
 }
 
-/**
- * A resumed file's problems (a control total that does not match, say), said again on
- * every run while they hold it back. The balance check adds its own reason each pass.
- */
-async function stillTrue(journal: JournalBatches, batchId: number): Promise<Said[]> {
-  return [...((await journal.batch(batchId))?.problems ?? [])];
-}
-
 async function summarise(
   journal: JournalBatches,
   file: string,
   batchId: number | undefined,
-  [state, outcome]: [FileState, string],
+  said: [FileState, string],
   problems: Said[],
 ): Promise<FileSummary> {
   const batch = batchId === undefined ? undefined : await journal.batch(batchId);
+  return summaryOf(file, batchId, batch, said, problems);
+}
+
+function summaryOf(
+  file: string,
+  batchId: number | undefined,
+  batch: BatchRecord | undefined,
+  [state, outcome]: [FileState, string],
+  problems: Said[],
+): FileSummary {
   return {
     file: basename(file),
     batchId: batchId ?? null,

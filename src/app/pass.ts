@@ -132,6 +132,11 @@ export interface PassMemory {
   warned: Set<string>;
   /** What following learned of each batch's settle time (see followPending). */
   settling: Settling;
+  /**
+   * Each open file's summary as this process last finished it, by batch, with what it was
+   * made of: a file nothing moved for since is not finished again (see finishFile).
+   */
+  finished: Map<number, { made: string; summary: FileSummary }>;
 }
 
 /** A process's memory before its first pass: nothing seen, written or learned yet. */
@@ -142,6 +147,7 @@ export function newPassMemory(): PassMemory {
     resolvedAt: 0,
     warned: new Set(),
     settling: new Settling(),
+    finished: new Map(),
   };
 }
 
@@ -237,6 +243,17 @@ export async function runPass(
     failed = report.failed;
   }
   const files: FileSummary[] = [];
+  const memory = options.memory;
+  // What another batch's state changes in a file's summary (a copy, one of its name): read
+  // once a pass, not once a file.
+  const batchStates =
+    memory && summaries.length > 0
+      ? JSON.stringify((await journal.batches()).map((batch) => [batch.id, batch.state]))
+      : undefined;
+  const open = new Set(summaries.flatMap((summary) => summary.batchId ?? []));
+  for (const batchId of memory?.finished.keys() ?? []) {
+    if (!open.has(batchId)) memory?.finished.delete(batchId);
+  }
   for (const summary of summaries) {
     files.push(
       await finishFile(
@@ -244,7 +261,7 @@ export async function runPass(
         folders,
         config,
         summary,
-        options.memory,
+        memory && batchStates !== undefined ? { ...memory, batchStates } : undefined,
         now(),
         options.hintFlags ?? '',
         options.claims,
@@ -320,7 +337,7 @@ async function finishFile(
   folders: Folders,
   config: Config,
   summary: FileSummary,
-  memory: PassMemory | undefined,
+  memory: (PassMemory & { batchStates: string }) | undefined,
   now: number,
   hintFlags: string,
   claims: WorkerClaims | undefined,
@@ -329,11 +346,24 @@ async function finishFile(
   // No batch: the file could not even be read, so it has no rows to count.
   if (!batch) return summary;
   const totals = await journal.rowTotalsOfBatch(batch.id);
+  const overdue = await pendingTooLong(journal, batch.id, config.pendingAlertAfter, now);
+  // Nothing it is made of moved since this process finished it: its result is written and
+  // nothing is to move, so no claim and no reads more (a hundred open files, every pass).
+  const made = JSON.stringify([summary, batch, totals, overdue ?? null, memory?.batchStates]);
+  const last = memory?.finished.get(batch.id);
+  if (
+    last?.made === made &&
+    last.summary.result !== null &&
+    existsSync(last.summary.result) &&
+    existsSync(join(folders.processing, summary.file))
+  ) {
+    return last.summary;
+  }
+  memory?.finished.delete(batch.id);
   summary = {
     ...summary,
     problems: [...summary.problems, ...(await whyHeld(journal, batch.id, hintFlags))],
   };
-  const overdue = await pendingTooLong(journal, batch.id, config.pendingAlertAfter, now);
   if (overdue) {
     summary = {
       ...summary,
@@ -344,11 +374,18 @@ async function finishFile(
   // One host finishes a batch at a time: its result written and its file moved once.
   const claim: WorkClaim = { kind: 'batch', batchId: batch.id };
   if (claims && !(await claims.take(claim)).taken) return { ...summary, ...totals };
+  let finished: FileSummary;
   try {
-    return await finishClaimed(journal, folders, config, summary, batch, totals, memory);
+    finished = await finishClaimed(journal, folders, config, summary, batch, totals, memory);
   } finally {
     await claims?.release(claim);
   }
+  // Still open, its result written: the same again until something of it moves.
+  const open = !['archived', 'final'].includes(finished.state) && !finished.fileNeedsAPerson;
+  if (open && finished.result !== null) {
+    memory?.finished.set(batch.id, { made, summary: finished });
+  }
+  return finished;
 }
 
 /** finishFile, once this process has the batch to itself. */
