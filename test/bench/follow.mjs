@@ -15,7 +15,15 @@
 // the payouts it takes up a second (claimed as due: polled, or put back to wait for their
 // batch's probes) and the polls among them, and how long the loop takes to end once
 // stopped (what SIGTERM waits for). `node test/bench/follow.mjs pending` runs only these (`npm run build` first).
-import { spawn } from 'node:child_process';
+//
+// Then the command a user runs (issue 34): a home whose journal holds 2,000, 20,000 and
+// 200,000 payouts sent and pending, every one due, put in SQL as above, followed by
+// `payouts watch` as a child against the lean stand-in: its polls a second from the
+// stand-in's count over 5 s once polling began, and the time from SIGTERM to the exit; then
+// `payouts run --follow-timeout 10s` on the same home, its wall time from spawn to exit
+// and from its first poll to its exit. `node test/bench/follow.mjs command` runs only these,
+// `BENCH_FOLLOW_PENDING=200000` only the sizes named.
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -186,7 +194,7 @@ async function follow(mode) {
 
 async function startLeanGateway() {
   const lean = fileURLToPath(new URL('./support/lean-gateway.mjs', import.meta.url));
-  const child = spawn(process.execPath, [lean, '0', TOKEN], {
+  const child = spawn(process.execPath, [lean, '0', TOKEN, '30'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   let output = '';
@@ -249,8 +257,144 @@ async function pollRate(pending) {
   }
 }
 
-if (process.argv[2] !== 'pending') {
+const BIN = fileURLToPath(new URL('../../bin/payouts.js', import.meta.url));
+const COMMAND_WINDOW_MS = 5_000;
+const COMMAND_SIZES = (process.env.BENCH_FOLLOW_PENDING ?? '2000,20000,200000')
+  .split(',')
+  .map(Number);
+/** Every wait on the command's child is bounded by this much. */
+const COMMAND_BOUND_MS = 5 * 60_000;
+
+/** The environment of a command on `home` against the gateway at `url`. */
+const commandEnv = (home, url) => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PAYOUTS_'))),
+  PAYOUTS_HOME: home,
+  PAYOUTS_BASE_URL: url,
+  PAYOUTS_TOKEN: TOKEN,
+  PAYOUTS_LOG_LEVEL: 'silent',
+  PAYOUTS_INBOX_SETTLE: '1ms',
+  PAYOUTS_BALANCE_CHECK: 'off',
+});
+
+/** The stand-in's count of polls answered. */
+async function pollsAnswered(url) {
+  const ledger = await fetch(`${url}/sandbox/ledger`, { headers: { authorization: TOKEN } });
+  return (await ledger.json()).polls;
+}
+
+/** Looks at `look` every 50 ms until it gives something, within the bound. */
+async function waitFor(what, look) {
+  const bound = performance.now() + COMMAND_BOUND_MS;
+  for (;;) {
+    const seen = await look();
+    if (seen !== undefined) return seen;
+    if (performance.now() > bound) throw new Error(`waited too long for ${what}`);
+    await systemClock.sleep(50);
+  }
+}
+
+/** `payouts ...args` as a child on the home; `exited` resolves with when it exited. */
+function startCommand(home, url, args) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: commandEnv(home, url),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = once(child, 'exit').then(([code, signal]) => ({
+    at: performance.now(),
+    code,
+    signal,
+    stderr,
+  }));
+  return { child, exited };
+}
+
+/** The polls answered, and when, once they began growing. */
+async function pollingBegan(url, exited) {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const before = await pollsAnswered(url);
+  return waitFor('the first poll', async () => {
+    if (gone) throw new Error('the command exited before it polled');
+    const polls = await pollsAnswered(url);
+    return polls > before ? { polls, at: performance.now() } : undefined;
+  });
+}
+
+async function commandFollowing(pending, lean) {
+  const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-follow-command-'));
+  const home = join(folder, 'home');
+  try {
+    // An empty run makes the home and its journal as a user's first run does.
+    const made = spawnSync(process.execPath, [BIN, 'run', '--follow-timeout', '0'], {
+      env: commandEnv(home, lean.url),
+      encoding: 'utf8',
+      timeout: COMMAND_BOUND_MS,
+    });
+    if (made.status !== 0) throw new Error(`payouts run: ${made.status} ${made.stderr}`);
+    const db = new (sqliteBinding())(join(home, 'journal.db'));
+    // Sent eleven minutes ago: every poll is due.
+    addPayouts(db, { count: pending, state: 'pending', now: Date.now() - 660_000 });
+    db.close();
+
+    const watch = startCommand(home, lean.url, ['watch']);
+    let watchStopMs;
+    let polls;
+    try {
+      const began = await pollingBegan(lean.url, watch.exited);
+      await systemClock.sleep(COMMAND_WINDOW_MS);
+      polls =
+        ((await pollsAnswered(lean.url)) - began.polls) / ((performance.now() - began.at) / 1000);
+    } finally {
+      const termAt = performance.now();
+      watch.child.kill('SIGTERM');
+      const ended = await Promise.race([watch.exited, systemClock.sleep(COMMAND_BOUND_MS)]);
+      if (!ended) watch.child.kill('SIGKILL');
+      watchStopMs = ended ? ended.at - termAt : undefined;
+      if (ended && ended.code !== 0)
+        throw new Error(`payouts watch: ${ended.code} ${ended.stderr}`);
+    }
+
+    const startedAt = performance.now();
+    const run = startCommand(home, lean.url, ['run', '--follow-timeout', '10s']);
+    const began = await pollingBegan(lean.url, run.exited);
+    const ended = await Promise.race([run.exited, systemClock.sleep(COMMAND_BOUND_MS)]);
+    if (!ended) {
+      run.child.kill('SIGKILL');
+      throw new Error('payouts run --follow-timeout 10s ran past the bound');
+    }
+    // Exit 3: payouts left pending.
+    if (ended.code !== 3) throw new Error(`payouts run: ${ended.code} ${ended.stderr}`);
+    return {
+      bench: 'follow',
+      mode: 'command',
+      pending,
+      watchPollsPerSecond: Math.round(polls),
+      watchSigtermToExitMs: Math.round(watchStopMs),
+      runFollowTimeout10sSeconds: Number(((ended.at - startedAt) / 1000).toFixed(2)),
+      runFirstPollToExitSeconds: Number(((ended.at - began.at) / 1000).toFixed(2)),
+    };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+const only = process.argv[2];
+if (only === undefined) {
   for (const mode of ['polling', 'postbacks', 'mixed'])
     console.log(JSON.stringify(await follow(mode)));
 }
-for (const pending of [2_000, 200_000]) console.log(JSON.stringify(await pollRate(pending)));
+if (only === undefined || only === 'pending') {
+  for (const pending of [2_000, 200_000]) console.log(JSON.stringify(await pollRate(pending)));
+}
+if (only === undefined || only === 'command') {
+  const lean = await startLeanGateway();
+  try {
+    for (const pending of COMMAND_SIZES)
+      console.log(JSON.stringify(await commandFollowing(pending, lean)));
+  } finally {
+    lean.close();
+  }
+}

@@ -1,8 +1,9 @@
 // A lean stand-in for the gateway, for the engine and following benchmarks only: a bare
 // node:http server that answers each cash-out as the contract says (pending, its orderId
-// and value echoed) after the latency asked for, and counts what it created; and any
-// transaction polled by id as a cash-out still pending, of 100 cents and no orderId (the
-// payouts test/bench/support/old-payouts.mjs makes); any looked up by orderId, not found. The sandbox does much more a
+// and value echoed) after the latency asked for; any transaction polled by id as a
+// cash-out still pending, of 100 cents and no orderId (the payouts
+// test/bench/support/old-payouts.mjs makes); any looked up by orderId, not found. It counts
+// what it created and the polls it answered (`GET /sandbox/ledger`). The sandbox does much more a
 // request (validation, a ledger, balances, settlement timers): on two cores its CPU is
 // taken from the engine measured beside it, which a real gateway, elsewhere, is not.
 // Run as its own process: `node lean-gateway.mjs LATENCY_MS TOKEN [MINUTES]`, which prints
@@ -16,6 +17,7 @@ const minutes = Number(process.argv[4] ?? 15);
 let created = 0;
 let firstAt = null;
 let lastAt = null;
+let polls = 0;
 
 const answer = (response, status, body) => {
   const text = JSON.stringify(body);
@@ -29,10 +31,11 @@ const answer = (response, status, body) => {
 const server = createServer((req, response) => {
   if (req.headers.authorization !== token) return answer(response, 401, { message: 'token' });
   if (req.method === 'GET' && req.url === '/sandbox/ledger') {
-    return answer(response, 200, { created, firstAt, lastAt });
+    return answer(response, 200, { created, polls, firstAt, lastAt });
   }
   const polled = /^\/transaction\/get\/by\/id\/(\d+)$/.exec(req.url ?? '');
   if (req.method === 'GET' && polled) {
+    polls++;
     const pending = { transactionId: Number(polled[1]), orderId: null, object: 'cashout' };
     const reply = () =>
       answer(response, 200, { ...pending, status: '0', method: 'pix', value: 100 });
