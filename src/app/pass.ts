@@ -265,6 +265,7 @@ export async function runPass(
         now(),
         options.hintFlags ?? '',
         options.claims,
+        options.signal,
       ),
     );
   }
@@ -341,6 +342,7 @@ async function finishFile(
   now: number,
   hintFlags: string,
   claims: WorkerClaims | undefined,
+  stop: AbortSignal,
 ): Promise<FileSummary> {
   const batch = summary.batchId === null ? undefined : await journal.batch(summary.batchId);
   // No batch: the file could not even be read, so it has no rows to count.
@@ -376,7 +378,7 @@ async function finishFile(
   if (claims && !(await claims.take(claim)).taken) return { ...summary, ...totals };
   let finished: FileSummary;
   try {
-    finished = await finishClaimed(journal, folders, config, summary, batch, totals, memory);
+    finished = await finishClaimed(journal, folders, config, summary, batch, totals, memory, stop);
   } finally {
     await claims?.release(claim);
   }
@@ -397,10 +399,13 @@ async function finishClaimed(
   batch: BatchRecord,
   totals: RowTotals,
   memory: PassMemory | undefined,
+  stop: AbortSignal,
 ): Promise<FileSummary> {
   const path = join(folders.processing, summary.file);
   const inProcessing = existsSync(path);
-  if (summary.fileNeedsAPerson || (!inProcessing && !summary.fileElsewhere)) {
+  // Stopped: the result of a large batch would hold the stop for as long as it takes to
+  // write; the next pass writes it from the journal, and archives the file.
+  if (summary.fileNeedsAPerson || (!inProcessing && !summary.fileElsewhere) || stop.aborted) {
     return { ...summary, ...totals };
   }
   // Named once, with the day the batch arrived: next week's file of the same name gets
@@ -413,11 +418,18 @@ async function finishClaimed(
   const fingerprint = JSON.stringify(totals);
   if (memory?.written.get(batch.id) !== fingerprint || !existsSync(result)) {
     try {
-      await writeResultFile(journal, batch, result, {
-        dialect: config.resultDialect,
-        timeZone: config.timeZone,
-        language: config.language ?? 'en',
-      });
+      const written = await writeResultFile(
+        journal,
+        batch,
+        result,
+        {
+          dialect: config.resultDialect,
+          timeZone: config.timeZone,
+          language: config.language ?? 'en',
+        },
+        stop,
+      );
+      if (!written) return { ...summary, ...totals };
     } catch (error) {
       // The payouts are journaled whatever happens here; the file waits in processing/
       // and its result is written again by the next pass.

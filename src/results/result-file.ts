@@ -202,13 +202,15 @@ export async function* entriesOf(
  * result made against the embedded sandbox has a first column saying so on every line:
  * a `paid` there moved no money, and a column survives sorting, filtering and copying
  * rows in a spreadsheet where a title line would not. Results of a real gateway have none.
+ * False when `stop` came first: `path` keeps what it had.
  */
 export async function writeResultFile(
   journal: JournalReports & JournalGateway,
   batch: BatchRecord,
   path: string,
   format: ResultFormat,
-): Promise<void> {
+  stop?: AbortSignal,
+): Promise<boolean> {
   const sandbox = (await journal.gatewayKind()) === 'sandbox';
   const words = catalogFor(format);
   const headings = RESULT_COLUMNS.map((column) => words.heading[column]);
@@ -217,10 +219,15 @@ export async function writeResultFile(
   const heldBecause = holdMessage(batch, words);
   try {
     for await (const entry of entriesOf(journal, batch.id)) {
+      if (stop?.aborted) {
+        await file.abandon();
+        return false;
+      }
       const line = resultLine(entry, format, heldBecause);
       await file.write(sandbox ? [words.sandboxMoved, ...line] : line);
     }
     await file.commit();
+    return true;
   } catch (error) {
     await file.abandon();
     throw error;

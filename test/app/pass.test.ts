@@ -80,4 +80,32 @@ describe('a pass', () => {
     expect(ledger).toHaveLength(rows);
     expect(new Set(ledger.map((entry) => entry.orderId)).size).toBe(rows);
   }, 60_000);
+
+  it('stopped while it follows writes no result, which the next pass writes', async () => {
+    const stop = new AbortController();
+    // The stop comes with the first poll: the payouts are sent and pending (they settle
+    // in an hour), and a result of a large batch would take the stop that long to end.
+    const home = await passHome({
+      settleDelayMs: 3_600_000,
+      onRequest: ({ path }) => {
+        if (path.startsWith('/transaction/get/by/id/')) stop.abort();
+      },
+    });
+    home.drop('folha.csv', [PAYROLL_HEADER, ...payrollRows('folha', 3)]);
+    const first = await home.run({}, { signal: stop.signal, followMs: 30_000 });
+    expect(stop.signal.aborted).toBe(true);
+    expect(first.files.map((file) => [file.file, file.rows])).toEqual([
+      ['folha.csv', { pending: 3 }],
+    ]);
+    expect(readdirSync(home.folders.results)).toEqual([]);
+    expect(existsSync(join(home.folders.processing, 'folha.csv'))).toBe(true);
+
+    const second = await home.run({}, { followMs: 0 });
+    expect(second.files.map((file) => [file.file, file.rows])).toEqual([
+      ['folha.csv', { pending: 3 }],
+    ]);
+    expect(readdirSync(home.folders.results)).toEqual([
+      expect.stringMatching(/^folha\..*\.result\.csv$/),
+    ]);
+  });
 });
