@@ -122,12 +122,16 @@ export interface WaitForClock {
 
 type ClockSettings = Pick<Config, 'language' | 'maxClockSkew' | 'hostName'>;
 
-/** What to say when this host's clock is off from the journal's by more than maxClockSkew. */
+/**
+ * What to say when this host's clock is off from the journal's by more than maxClockSkew,
+ * or cannot be told to be within it; `working` on a clock found right, only when it is off.
+ */
 export async function clockOffText(
   journal: Journal,
   config: ClockSettings,
   now: () => number,
   watching: boolean,
+  working: boolean,
 ): Promise<string | undefined> {
   const off = await hostClockOff(
     journal,
@@ -136,7 +140,9 @@ export async function clockOffText(
     config.maxClockSkew,
     watching,
   );
-  return off && say(CATALOGS[config.language ?? 'en'], off);
+  // A slow round trip is no news of a clock found right: the next heartbeat reads it again.
+  if (off === undefined || (working && off.code === 'hostClockUnknown')) return undefined;
+  return say(CATALOGS[config.language ?? 'en'], off);
 }
 
 /**
@@ -152,7 +158,13 @@ async function refuseClockOff(
 ): Promise<boolean> {
   const { waitForClock } = options;
   for (let told = false; ; told = true) {
-    const text = await clockOffText(journal, config, options.now, waitForClock !== undefined);
+    const text = await clockOffText(
+      journal,
+      config,
+      options.now,
+      waitForClock !== undefined,
+      false,
+    );
     if (text === undefined) return true;
     if (!waitForClock) throw new ExitError(1, `payouts ${verb}: ${text}`);
     if (!told) waitForClock.told(text);
@@ -180,7 +192,7 @@ export function checkClockWhileWorking(
 ): () => void {
   const check = async (): Promise<void> => {
     try {
-      const text = await clockOffText(journal, config, options.now, options.watching);
+      const text = await clockOffText(journal, config, options.now, options.watching, true);
       if (text === undefined) return;
       clearInterval(timer);
       options.onOff(text);

@@ -17,6 +17,28 @@ export function offsetOf(sentMs: number, storeMs: number, answeredMs: number): n
   return 0;
 }
 
+/**
+ * One reading of a host's clock: its offset when the round trip settles which side of the
+ * bound it is on, else only the round trip (the offset lies anywhere in a range that wide).
+ */
+export type ClockReading = { offsetMs: number } | { roundTripMs: number };
+
+export function clockReading(
+  sentMs: number,
+  storeMs: number,
+  answeredMs: number,
+  boundMs: number,
+): ClockReading {
+  const [least, most] = [sentMs - storeMs, answeredMs - storeMs];
+  const settled = least > boundMs || most < -boundMs || (least >= -boundMs && most <= boundMs);
+  return settled
+    ? { offsetMs: offsetOf(sentMs, storeMs, answeredMs) }
+    : { roundTripMs: Math.round(answeredMs - sentMs) };
+}
+
+/** Readings taken, one after another, before a host's clock is said to be unknown. */
+const CLOCK_READINGS = 3;
+
 /** Whether an offset is beyond the bound, and which way. */
 export function clockOff(offsetMs: number, boundMs: number): 'ahead' | 'behind' | undefined {
   if (Math.abs(offsetMs) <= boundMs) return undefined;
@@ -33,7 +55,8 @@ export function clockAllowanceMs(shared: boolean, boundMs: number): number {
 
 /**
  * This host's clock measured against the store's and kept as its last sight: what to say
- * when it is beyond the bound, else undefined (always on a store that is one host's own).
+ * when it is beyond the bound, or when no reading could tell (never taken as right), else
+ * undefined (always on a store that is one host's own).
  */
 export async function hostClockOff(
   journal: JournalLocks,
@@ -42,8 +65,21 @@ export async function hostClockOff(
   boundMs: number,
   watching: boolean,
 ): Promise<Said | undefined> {
-  const offsetMs = await journal.clockOffset(host, now);
-  const way = offsetMs === null ? undefined : clockOff(offsetMs, boundMs);
-  if (offsetMs === null || way === undefined) return undefined;
-  return { code: 'hostClockOff', host, offsetMs, way, boundMs, watching };
+  for (let read = 1; ; read++) {
+    const reading = await journal.clockOffset(host, now, boundMs);
+    if (reading === null) return undefined;
+    if ('offsetMs' in reading) {
+      const way = clockOff(reading.offsetMs, boundMs);
+      if (way === undefined) return undefined;
+      return { code: 'hostClockOff', host, offsetMs: reading.offsetMs, way, boundMs, watching };
+    }
+    if (read === CLOCK_READINGS)
+      return {
+        code: 'hostClockUnknown',
+        host,
+        roundTripMs: reading.roundTripMs,
+        boundMs,
+        watching,
+      };
+  }
 }

@@ -27,6 +27,7 @@ import type { CashOutRequest } from '../gateway/contract.js';
 import type { Admission, Covering, Known } from './admission.js';
 import type { BatchState } from './batch-states.js';
 import type { Said } from '../messages/said.js';
+import type { ClockReading } from './clock-skew.js';
 import type { HoldReason, RowState } from './states.js';
 import type {
   AdmissionRules,
@@ -467,10 +468,11 @@ export interface JournalLocks {
   releaseClaim(claim: WorkClaim, holder: string): Promise<void>;
   /**
    * How far the clock `now` of host `host` reads from the store's, in milliseconds (ahead
-   * positive), measured by one round trip and kept as the host's sight; null on a store
-   * that is one host's own (SQLite), whose clock is the host's.
+   * positive), measured by one round trip and kept as the host's sight when the round trip
+   * tells which side of `boundMs` it is on; null on a store that is one host's own
+   * (SQLite), whose clock is the host's.
    */
-  clockOffset(host: string, now: () => number): Promise<number | null>;
+  clockOffset(host: string, now: () => number, boundMs: number): Promise<ClockReading | null>;
 }
 
 /**

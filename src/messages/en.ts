@@ -569,6 +569,8 @@ const said: SaidTexts = {
     `Moved: ${entries} ${entries === 1 ? 'audit entry' : 'audit entries'} of ${batches} ${batches === 1 ? 'batch' : 'batches'}, now in ${archive}; the journal was held for writing at most ${longestHoldMs} ms at a time. Every orderId, and all the rules on who is paid read, stay.`,
   journalCompactBytes: ({ fileBefore, walBefore, fileAfter, walAfter, free, checkpointed }) =>
     `Journal ${bytes(fileBefore)} + WAL ${bytes(walBefore)} before, ${bytes(fileAfter)} + WAL ${bytes(walAfter)} after${checkpointed ? '' : ' (a reader was still on the WAL: the next checkpoint empties it)'}; ${bytes(free)} of the file is free, filled by new payouts before the file grows again.`,
+  hostClockUnknown: ({ host, roundTripMs, boundMs, watching }) =>
+    `the clock of host ${host} could not be measured against the journal's database: each reading took ${roundTripMs} ms or so, too long to tell whether it is within maxClockSkew (${Math.round(boundMs / 1000)} s): it pays nothing until a reading tells. Check the network and the load between this host and the database, then ${watching ? 'it goes on by itself' : 'run again'}`,
 };
 
 /** `--help` as commander writes it in English, and our commands' own words. */

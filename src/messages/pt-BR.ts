@@ -626,6 +626,8 @@ const said: SaidTexts = {
     `Tirados: ${many(entries, 'registro de auditoria', 'registros de auditoria')} de ${many(batches, 'lote', 'lotes')}, agora em ${archive}; o diário ficou travado para escrita no máximo ${longestHoldMs} ms por vez. Cada ID de pagamento, e tudo o que as regras de quem é pago leem, ficam.`,
   journalCompactBytes: ({ fileBefore, walBefore, fileAfter, walAfter, free, checkpointed }) =>
     `Diário ${bytes(fileBefore)} + WAL ${bytes(walBefore)} antes, ${bytes(fileAfter)} + WAL ${bytes(walAfter)} depois${checkpointed ? '' : ' (um leitor ainda estava no WAL: a próxima consolidação o esvazia)'}; ${bytes(free)} do arquivo estão livres, preenchidos por novos pagamentos antes de o arquivo crescer de novo.`,
+  hostClockUnknown: ({ host, roundTripMs, boundMs, watching }) =>
+    `o relógio do servidor ${host} não pôde ser medido contra o banco de dados do diário: cada leitura levou uns ${roundTripMs} ms, tempo demais para saber se está dentro de maxClockSkew (${Math.round(boundMs / 1000)} s): ele não paga nada até uma leitura dizer. Verifique a rede e a carga entre este servidor e o banco; depois ${watching ? 'ele continua sozinho' : 'execute de novo'}`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */

@@ -545,6 +545,14 @@ export type Said =
       walAfter: number;
       free: number;
       checkpointed: boolean;
+    }
+  // A host whose clock no reading could place within or beyond maxClockSkew: too slow a round trip.
+  | {
+      code: 'hostClockUnknown';
+      host: string;
+      roundTripMs: number;
+      boundMs: number;
+      watching: boolean;
     };
 
 /** Rows and their sum in cents, as a copy of the journal compares them. */

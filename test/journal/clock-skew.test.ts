@@ -10,12 +10,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Claim, Journal } from '../../src/journal/journal.js';
-import { offsetOf } from '../../src/journal/clock-skew.js';
+import { clockReading, hostClockOff, offsetOf } from '../../src/journal/clock-skew.js';
 import { openPostgresJournal } from '../../src/journal/postgres/open.js';
 import { CLUSTER_NOW } from '../../src/journal/postgres/sql.js';
 import { TEN_MINUTES_MS, faketimeMissing, skewedClock } from '../support/faketime.js';
 import { cashOutRequest } from '../support/gateway.js';
 import { postgresMissing, usePostgres } from '../support/postgres.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 import { useTranspiledSrc } from '../support/transpiled.js';
 import { batch } from './conformance.js';
 
@@ -112,6 +113,40 @@ const missing = postgresMissing() ?? faketimeMissing();
       ]);
       expect(behind.taken).toBe(true);
     });
+
+    it('a clock off, read over a round trip slow enough to hide it, is not taken as right', async () => {
+      const url = new URL(await postgres.made('slow'));
+      const proxy = await startTcpProxy(Number(url.port));
+      url.port = String(proxy.port);
+      try {
+        const journal = await openPostgresJournal(
+          { kind: 'postgres', url: url.href },
+          { now: Date.now },
+        );
+        opened.push(journal);
+        await journal.hostsSeen(0); // a pooled connection open before the cut
+        // 3 s ahead, 2 s allowed: a reading held 1 s to 5 s on its way in reads 2 s or less.
+        const offMs = 3_000;
+        const boundMs = 2_000;
+        const reads: number[] = [];
+        const now = () => {
+          reads.push(Date.now());
+          return Date.now() + offMs;
+        };
+        proxy.cut();
+        const said = hostClockOff(journal, 'pay-9', now, boundMs, true);
+        // Held until the store reads its clock about `offMs` after the host read its own.
+        for (let i = 0; i < 600 && (reads[0] === undefined || Date.now() < reads[0] + offMs); i++)
+          await delay(20);
+        proxy.resume();
+        expect(await said).toMatchObject({ code: 'hostClockOff', way: 'ahead', boundMs });
+        const { hosts } = await journal.hostsSeen(600_000);
+        expect(hosts).toHaveLength(1);
+        expect(hosts[0]?.clockOffsetMs).toBeGreaterThan(boundMs);
+      } finally {
+        await proxy.close();
+      }
+    });
   },
 );
 
@@ -128,5 +163,19 @@ describe("a host's clock measured against the store's over one round trip", () =
     [0, 50_000, 20_010, -29_990], // behind beyond any stall
   ])('sent at %i, read %i, answered at %i: off by %i', (sent, store, answered, offset) => {
     expect(offsetOf(sent, store, answered)).toBe(offset);
+  });
+});
+
+describe("a reading that cannot tell which side of the bound a host's clock is on", () => {
+  it.each([
+    // sent, the store's clock, answered, the bound: what the reading says
+    [0, 0, 10, 1_000, { offsetMs: 0 }], // within, whatever moment the store read
+    [5_000, 0, 5_010, 1_000, { offsetMs: 5_000 }], // ahead, whatever moment
+    [0, 5_000, 10, 1_000, { offsetMs: -4_990 }], // behind, whatever moment
+    // Held 5 s: from 0 (right) to 5 s ahead (off), so it cannot tell.
+    [0, 0, 5_000, 1_000, { roundTripMs: 5_000 }],
+    [0, 5_000, 5_000, 1_000, { roundTripMs: 5_000 }],
+  ])('sent at %i, read %i, answered at %i, bound %i: %o', (sent, store, answered, bound, said) => {
+    expect(clockReading(sent, store, answered, bound)).toEqual(said);
   });
 });

@@ -1789,7 +1789,8 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       it("measures a host's clock against the store's and keeps it as the host's sight, where hosts share the store", async () => {
         const journal = await open();
         const before = await leaseNow();
-        const offset = await journal.clockOffset('h-3', () => clock);
+        const reading = await journal.clockOffset('h-3', () => clock, Number.MAX_SAFE_INTEGER);
+        const offset = reading && 'offsetMs' in reading ? reading.offsetMs : reading;
         const after = await leaseNow();
         // A store that judges by the command's clock is one host's own: nothing to measure.
         if (factory.leaseNow === undefined) {

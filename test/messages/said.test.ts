@@ -677,6 +677,13 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     free: 3_100_000,
     checkpointed: true,
   },
+  hostClockUnknown: {
+    code: 'hostClockUnknown',
+    host: 'pay-2',
+    roundTripMs: 12_400,
+    boundMs: 30_000,
+    watching: true,
+  },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */

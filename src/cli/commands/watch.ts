@@ -148,7 +148,7 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
             // A clock stepped back past the journal is first a clock off: it waits, not stops.
             const text =
               error instanceof ClockBehindError
-                ? await clockOffText(journal, config, io.clock.now, true)
+                ? await clockOffText(journal, config, io.clock.now, true, false)
                 : undefined;
             if (text === undefined) throw error;
             if (!clockOff.signal.aborted) logger.warn(text);

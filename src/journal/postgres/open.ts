@@ -29,7 +29,7 @@ import { reasonOf, toBatch } from '../sqlite/context.js';
 import { rowsOn } from './rows.js';
 import { AT, CLUSTER_NOW, statement } from './sql.js';
 import { journalErrorOf } from './store-errors.js';
-import { offsetOf } from '../clock-skew.js';
+import { clockReading } from '../clock-skew.js';
 
 /** The schema version this payouts writes. */
 export const LATEST_POSTGRES_SCHEMA = POSTGRES_MIGRATIONS.at(-1)?.version ?? 0;
@@ -463,15 +463,17 @@ async function openOn(
       };
     },
 
-    clockOffset: async (host, now) => {
+    clockOffset: async (host, now, boundMs) => {
       const sentMs = now();
       const [{ at } = { at: 0 }] = await pooled.rows<{ at: number }, object>(
         statements.clockNow,
         {},
       );
-      const offsetMs = offsetOf(sentMs, at, now());
-      await pooled.count(statements.seeHostClock, { host, offsetMs });
-      return offsetMs;
+      const reading = clockReading(sentMs, at, now(), boundMs);
+      // A reading that cannot tell is no sight of the clock: the last one stands.
+      if ('offsetMs' in reading)
+        await pooled.count(statements.seeHostClock, { host, offsetMs: reading.offsetMs });
+      return reading;
     },
 
     ...payouts,
