@@ -5,13 +5,15 @@
 // pending ones polled for 200 ms, each file's result written): the time spent in the
 // journal's members in a pass (the median; calls that overlap, polls in flight, counted
 // each), beside a bare `SELECT 1` on the same file (the floor of one statement, in µs),
-// and the health line's counts (countsByState) once. Prints one JSON line per size. `BENCH_PERIODIC_SIZES=10000,100000`
+// and the health line's counts once: as it was (countsByState of every state) and as it is
+// (healthOf, the states in flight). Prints one JSON line per size. `BENCH_PERIODIC_SIZES=10000,100000`
 // runs only the sizes named (`npm run build` first).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { newPassMemory, runPass } from '../../dist/app/pass.js';
+import { healthOf } from '../../dist/app/serve.js';
 import { loadConfig } from '../../dist/config/load.js';
 import { withCheckDigits } from '../../dist/domain/check-digits.js';
 import { createGatewayClient } from '../../dist/gateway/client.js';
@@ -119,7 +121,10 @@ try {
       }
       const began = performance.now();
       const counts = await opened.countsByState();
-      const healthMs = performance.now() - began;
+      const allCountsMs = performance.now() - began;
+      const healthBegan = performance.now();
+      await healthOf(opened, folders);
+      const healthMs = performance.now() - healthBegan;
       console.log(
         JSON.stringify({
           bench: 'periodic',
@@ -127,6 +132,7 @@ try {
           pending: counts.pending?.count ?? 0,
           passJournalMs: ms(median(passes)),
           select1Micros: ms(median(selects) * 1000),
+          allCountsMs: ms(allCountsMs),
           healthCountsMs: ms(healthMs),
           buildSeconds: Number((buildMs / 1000).toFixed(1)),
         }),
