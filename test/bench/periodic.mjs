@@ -6,7 +6,8 @@
 // journal's members in a pass (the median; calls that overlap, polls in flight, counted
 // each), beside a bare `SELECT 1` on the same file (the floor of one statement, in µs),
 // and the health line's counts once: as it was (countsByState of every state) and as it is
-// (healthOf, the states in flight). Prints one JSON line per size. `BENCH_PERIODIC_SIZES=10000,100000`
+// (healthOf, the states in flight); and what `run`'s progress reads to start and stop
+// (its batches' counts, the 3-payout file's open). Prints one JSON line per size. `BENCH_PERIODIC_SIZES=10000,100000`
 // runs only the sizes named (`npm run build` first).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { newPassMemory, runPass } from '../../dist/app/pass.js';
 import { healthOf } from '../../dist/app/serve.js';
+import { startProgress } from '../../dist/cli/progress.js';
 import { loadConfig } from '../../dist/config/load.js';
+import { en } from '../../dist/messages/en.js';
 import { withCheckDigits } from '../../dist/domain/check-digits.js';
 import { createGatewayClient } from '../../dist/gateway/client.js';
 import { ensureFolders, homeFolders } from '../../dist/inbox/folders.js';
@@ -125,6 +128,10 @@ try {
       const healthBegan = performance.now();
       await healthOf(opened, folders);
       const healthMs = performance.now() - healthBegan;
+      const progressBegan = performance.now();
+      const sink = { write: () => true };
+      await (await startProgress(opened, 'lines', sink, () => undefined, en)).stop();
+      const progressMs = performance.now() - progressBegan;
       console.log(
         JSON.stringify({
           bench: 'periodic',
@@ -134,6 +141,7 @@ try {
           select1Micros: ms(median(selects) * 1000),
           allCountsMs: ms(allCountsMs),
           healthCountsMs: ms(healthMs),
+          progressCountsMs: ms(progressMs),
           buildSeconds: Number((buildMs / 1000).toFixed(1)),
         }),
       );
