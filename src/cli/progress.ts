@@ -1,10 +1,11 @@
 /**
  * Progress of a pass on stderr, read from the journal (the one place that knows): a bar
  * redrawn in place on a terminal, or a plain `progress:` line now and then (the demo's,
- * whose output people read in a log). Counted from the pass's start, so months of paid
- * payouts in the journal are not this run's.
+ * whose output people read in a log). Counted from the pass's start over the batches it
+ * may move, so months of paid payouts in the journal are not this run's, nor read.
  */
-import type { JournalReports } from '../journal/journal.js';
+import { BATCH_STATES } from '../journal/batch-states.js';
+import type { Journal } from '../journal/journal.js';
 import type { RowState } from '../journal/states.js';
 import type { Progress, SaidTexts } from '../messages/said.js';
 import { say } from '../messages/say.js';
@@ -58,7 +59,7 @@ export interface ProgressShown {
  * `stderr`. A remark said while it shows goes through its `note`, which says it with `note`.
  */
 export async function startProgress(
-  journal: JournalReports,
+  journal: Pick<Journal, 'batchesIn' | 'countsOfBatch'>,
   mode: 'off' | 'bar' | 'lines',
   stderr: TextOutput,
   note: (text: string) => void,
@@ -66,10 +67,24 @@ export async function startProgress(
 ): Promise<ProgressShown> {
   if (mode === 'off') return { note, stop: async () => undefined };
   const began = Date.now();
-  const start = await journal.countsByState();
+  // Every batch not done when seen, kept once seen: its rows settling are this run's work.
+  const batches = new Set<number>();
+  const counts = async (): Promise<StateCounts> => {
+    for (const state of BATCH_STATES.filter((state) => state !== 'done')) {
+      for (const batch of await journal.batchesIn(state)) batches.add(batch.id);
+    }
+    const total: Partial<Record<RowState, { count: number }>> = {};
+    for (const batchId of batches) {
+      for (const [state, { count }] of Object.entries(await journal.countsOfBatch(batchId))) {
+        total[state as RowState] = { count: (total[state as RowState]?.count ?? 0) + count };
+      }
+    }
+    return total;
+  };
+  const start = await counts();
   let lastLine = 0;
   const draw = async (final: boolean): Promise<void> => {
-    const progress = progressOf(start, await journal.countsByState(), Date.now() - began);
+    const progress = progressOf(start, await counts(), Date.now() - began);
     if (mode === 'bar') {
       // Back to the line's start, redraw, and erase what a longer earlier line left.
       stderr.write(`\r${progressText(progress, true, words)}\x1b[K${final ? '\n' : ''}`);

@@ -521,6 +521,8 @@ export interface JournalReports {
   countsByState(
     states?: readonly RowState[],
   ): Promise<Partial<Record<RowState, { count: number; cents: number }>>>;
+  /** How many of a batch's payouts are in each state: a read of its rows' index alone. */
+  countsOfBatch(batchId: number): Promise<Partial<Record<RowState, { count: number }>>>;
   /**
    * A batch's payouts still pending that were sent at or before `before`: how many, and
    * the oldest (when it was sent, and its orderId); undefined when there are none.

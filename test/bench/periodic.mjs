@@ -5,14 +5,19 @@
 // pending ones polled for 200 ms, each file's result written): the time spent in the
 // journal's members in a pass (the median; calls that overlap, polls in flight, counted
 // each), beside a bare `SELECT 1` on the same file (the floor of one statement, in µs),
-// and the health line's counts (countsByState) once. Prints one JSON line per size. `BENCH_PERIODIC_SIZES=10000,100000`
+// and the health line's counts once: as it was (countsByState of every state) and as it is
+// (healthOf, the states in flight); and what `run`'s progress reads to start and stop
+// (its batches' counts, the 3-payout file's open). Prints one JSON line per size. `BENCH_PERIODIC_SIZES=10000,100000`
 // runs only the sizes named (`npm run build` first).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { newPassMemory, runPass } from '../../dist/app/pass.js';
+import { healthOf } from '../../dist/app/serve.js';
+import { startProgress } from '../../dist/cli/progress.js';
 import { loadConfig } from '../../dist/config/load.js';
+import { en } from '../../dist/messages/en.js';
 import { withCheckDigits } from '../../dist/domain/check-digits.js';
 import { createGatewayClient } from '../../dist/gateway/client.js';
 import { ensureFolders, homeFolders } from '../../dist/inbox/folders.js';
@@ -119,7 +124,14 @@ try {
       }
       const began = performance.now();
       const counts = await opened.countsByState();
-      const healthMs = performance.now() - began;
+      const allCountsMs = performance.now() - began;
+      const healthBegan = performance.now();
+      await healthOf(opened, folders);
+      const healthMs = performance.now() - healthBegan;
+      const progressBegan = performance.now();
+      const sink = { write: () => true };
+      await (await startProgress(opened, 'lines', sink, () => undefined, en)).stop();
+      const progressMs = performance.now() - progressBegan;
       console.log(
         JSON.stringify({
           bench: 'periodic',
@@ -127,7 +139,9 @@ try {
           pending: counts.pending?.count ?? 0,
           passJournalMs: ms(median(passes)),
           select1Micros: ms(median(selects) * 1000),
+          allCountsMs: ms(allCountsMs),
           healthCountsMs: ms(healthMs),
+          progressCountsMs: ms(progressMs),
           buildSeconds: Number((buildMs / 1000).toFixed(1)),
         }),
       );

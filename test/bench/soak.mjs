@@ -116,7 +116,7 @@ try {
       healthMs: health.ms,
       journalMB: Number((journalBytes() / 1e6).toFixed(1)),
       rowsDropped: expected.size,
-      paid: health.rows.paid ?? 0,
+      inFlight: Object.values(health.rows).reduce((sum, count) => sum + count, 0),
     };
     samples.push(figures);
     console.log(JSON.stringify(figures));

@@ -10,7 +10,10 @@ import {
 import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { en } from '../../src/messages/en.js';
 import { ptBR } from '../../src/messages/pt-BR.js';
+import { sqliteBinding } from '../../src/runtime/sqlite.js';
+import { addPayouts } from '../bench/support/old-payouts.mjs';
 import { useTempFolder } from '../support/files.js';
+import { planOf, recordStatements } from '../support/statements.js';
 
 const counts = (entries: Record<string, number>): StateCounts =>
   Object.fromEntries(Object.entries(entries).map(([state, count]) => [state, { count }]));
@@ -118,5 +121,38 @@ describe('the bar on a terminal', () => {
     expect(screenOf(written).join('\n')).toMatch(
       /^the gateway answered status "limbo", which payouts does not know\n\[[#-]{24}\] 0\/0 sent · 0 settled · 0\.0 rows\/s\n$/,
     );
+  });
+});
+
+describe("a run's progress", () => {
+  const folder = useTempFolder();
+
+  it("reads this run's batches, never the payouts of finished ones", async () => {
+    const path = join(folder(), 'journal.db');
+    await (await openJournal(sqliteJournalAt(path), { now: () => Date.now() })).close();
+    const db = new (sqliteBinding())(path);
+    try {
+      addPayouts(db, { count: 1_000, state: 'paid' });
+      addPayouts(db, { count: 2, state: 'pending' });
+    } finally {
+      db.close();
+    }
+    const journal = await openJournal(sqliteJournalAt(path), { now: () => Date.now() });
+    let written = '';
+    const stderr = { write: (chunk: string | Uint8Array) => (written += String(chunk)) };
+    const ran = await recordStatements(async () => {
+      try {
+        const progress = await startProgress(journal, 'lines', stderr, () => undefined, en);
+        await progress.stop();
+      } finally {
+        await journal.close();
+      }
+    });
+    // The two left pending by an earlier run are this run's to follow; the paid ones are not.
+    expect(written).toBe('progress: 2/2 sent · 0 settled · 0.0 rows/s\n');
+    const scans = ran.flatMap((statement) =>
+      planOf(path, statement).filter((line) => /^SCAN (payouts|batches)\b/.test(line)),
+    );
+    expect(scans).toEqual([]);
   });
 });

@@ -107,6 +107,7 @@ const MEMBERS: Record<keyof Journal, true> = {
   batchesShowingRefundedSince: true,
   history: true,
   countsByState: true,
+  countsOfBatch: true,
   pendingSentBefore: true,
   holdsOfBatch: true,
   heldRowsOfBatch: true,
@@ -1443,7 +1444,7 @@ export function describeJournal(name: string, factory: JournalFactory): void {
     });
 
     it('a replayed give-back or answer changes nothing more; a call that fails writes nothing', async () => {
-      const { journal } = await openWithPayouts(['p-1', 'p-2', 'p-3']);
+      const { journal, id } = await openWithPayouts(['p-1', 'p-2', 'p-3']);
       const [first, second] = await journal.claimToSend('a', 2, 60_000);
       const why = { code: 'auditClaimTooOld' } as const;
       expect(await journal.unclaim([first!], why)).toBe(1);
@@ -1490,6 +1491,14 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         pending: { count: 1, cents: 1000 },
         queued: { count: 1, cents: 1000 },
       });
+      // Of one batch: another's payouts are not its.
+      const other = await openWithPayouts(['q-1']);
+      expect(await journal.countsOfBatch(id)).toEqual({
+        sending: { count: 1 },
+        pending: { count: 1 },
+        queued: { count: 1 },
+      });
+      expect(await other.journal.countsOfBatch(other.id)).toEqual({ held: { count: 1 } });
     });
 
     describe('at once: journals in threads of their own on one store, each call as if alone', () => {

@@ -5,6 +5,7 @@
  * batch's payouts have been pending. Each is one statement, read as the SQLite store's.
  */
 import type { Journal } from '../journal.js';
+import type { RowState } from '../states.js';
 import type { LineOutcome } from '../types.js';
 import {
   RESULT_ENTRIES,
@@ -24,6 +25,7 @@ type Reports = Pick<
   | 'resultEntries'
   | 'payeesOfBatch'
   | 'batchesShowingRefundedSince'
+  | 'countsOfBatch'
   | 'pendingSentBefore'
 >;
 
@@ -69,6 +71,10 @@ const statements = {
      UNION SELECT p.batch_id FROM payouts p JOIN r ON p.covered_by = r.order_id
      UNION SELECT l.batch_id FROM batch_lines l JOIN r ON l.order_id = r.order_id
      ORDER BY batch_id`,
+  ),
+  countsOfBatch: statement<{ batchId: number }>(
+    'counts-of-batch',
+    `SELECT state, COUNT(*)::bigint AS count FROM payouts WHERE batch_id = @batchId GROUP BY state`,
   ),
   // Pending payouts of a batch sent at or before @before, and the oldest of them (the
   // first in file order of those sent at once).
@@ -119,6 +125,16 @@ export function createReports(pooled: Runner): Reports {
           { since },
         )
       ).map((row) => row.batch_id),
+
+    countsOfBatch: async (batchId) =>
+      Object.fromEntries(
+        (
+          await pooled.rows<{ state: RowState; count: number }, { batchId: number }>(
+            statements.countsOfBatch,
+            { batchId },
+          )
+        ).map((row) => [row.state, { count: row.count }]),
+      ),
 
     pendingSentBefore: async (batchId, before) => {
       const [row] = await pooled.rows<

@@ -5,7 +5,7 @@
  */
 import { OWN_HOLDS } from '../answers.js';
 import type { JournalReports } from '../journal.js';
-import type { HoldReason, RowState } from '../states.js';
+import { ROW_STATES, type HoldReason, type RowState } from '../states.js';
 import type {
   HeldRow,
   HoldSummary,
@@ -189,6 +189,13 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
     countOfState: db.prepare<[RowState], { count: number; cents: number | null }>(
       `SELECT COUNT(*) AS count, SUM(value_cents) AS cents FROM payouts WHERE state = ?`,
     ),
+    // Every state named: SQLite then reads the batch's range of each in the state index,
+    // the amount's column beside it, rather than each of its rows (5x slower at 100k).
+    countsOfBatch: db.prepare<[number], { state: RowState; count: number }>(
+      `SELECT state, COUNT(*) AS count FROM payouts
+       WHERE state IN (${ROW_STATES.map((state) => `'${state}'`).join(', ')}) AND batch_id = ?
+       GROUP BY state`,
+    ),
     // Pending payouts of a batch sent at or before @before, and the oldest of them (SQLite
     // gives a bare column the row MIN chose).
     pendingSentBefore: db.prepare<
@@ -246,6 +253,11 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
               const { count, cents } = statements.countOfState.get(state) ?? { count: 0 };
               return count === 0 ? [] : [[state, { count, cents: cents ?? 0 }]];
             }),
+      ),
+
+    countsOfBatch: (batchId) =>
+      Object.fromEntries(
+        statements.countsOfBatch.all(batchId).map((row) => [row.state, { count: row.count }]),
       ),
 
     pendingSentBefore: (batchId, before) => {
