@@ -62,6 +62,9 @@ export async function runCli(
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
+/** How long a command run as a child may take before the test ends it. */
+const RUN_BOUND_MS = 20_000;
+
 /** Runs the built bin/payouts.js as a child process, with the environment of cleanEnv(env). */
 function runBin(
   args: readonly string[],
@@ -73,7 +76,7 @@ function runBin(
       [BIN, ...args],
       {
         env: cleanEnv(options.env),
-        timeout: 20_000,
+        timeout: RUN_BOUND_MS,
         encoding: 'utf8',
         ...options.user,
       },
@@ -81,7 +84,9 @@ function runBin(
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         // A process that never started (EACCES, ENOENT) says why, or a test sees a bare 1.
         const unstarted = typeof error?.code === 'string' ? `${error.message}\n` : '';
-        resolve({ code, stdout, stderr: unstarted + stderr });
+        // Killed at this bound (a machine too busy): said, or a test sees a bare 1.
+        const killed = error?.killed ? `(ended by the test after ${RUN_BOUND_MS} ms)\n` : '';
+        resolve({ code, stdout, stderr: unstarted + killed + stderr });
       },
     );
   });
