@@ -24,6 +24,7 @@ import type { PollPolicy } from '../engine/policy.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import type { FileState } from '../messages/file-state.js';
+import { BATCH_STATES } from '../journal/batch-states.js';
 import { batchesGivenAs } from '../inbox/holds.js';
 import { groupId, moveInto, type Folders } from '../inbox/folders.js';
 import type { WorkerClaims } from '../inbox/lock.js';
@@ -245,10 +246,11 @@ export async function runPass(
   const files: FileSummary[] = [];
   const memory = options.memory;
   // What another batch's state changes in a file's summary (a copy, one of its name): read
-  // once a pass, not once a file.
+  // once a pass, not once a file. Done batches left out, so years of them are not read: one
+  // reopened comes back into the list, and one finishing leaves it, either way a change.
   const batchStates =
     memory && summaries.length > 0
-      ? JSON.stringify((await journal.batches()).map((batch) => [batch.id, batch.state]))
+      ? JSON.stringify(await unfinishedBatchStates(journal))
       : undefined;
   const open = new Set(summaries.flatMap((summary) => summary.batchId ?? []));
   for (const batchId of memory?.finished.keys() ?? []) {
@@ -326,6 +328,16 @@ async function settle(
     await deps.clock.sleep(roundEnd - deps.clock.now(), deps.pool.stop);
   }
   return { stopped: undefined, failed: false };
+}
+
+/** Each batch not done, with its state, from the index on batch states. */
+async function unfinishedBatchStates(journal: JournalBatches): Promise<[number, string][]> {
+  const states: [number, string][] = [];
+  for (const state of BATCH_STATES) {
+    if (state === 'done') continue;
+    for (const batch of await journal.batchesIn(state)) states.push([batch.id, state]);
+  }
+  return states;
 }
 
 /**

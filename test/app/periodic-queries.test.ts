@@ -48,11 +48,18 @@ describe("a daemon's periodic journal work", () => {
       return plansOf(home, ran);
     };
 
+    // The pass after the file's first finishes it once more as resumed; the next ones find
+    // nothing of it moved, as a daemon's passes do while its payouts wait at the gateway.
+    await pass();
     const small = await pass();
     addPaid(home, 990_000);
     const large = await pass();
 
     expect(large.filter(({ plan }) => plan.some((line) => /^SCAN payouts\b/.test(line)))).toEqual(
+      [],
+    );
+    // Nor every batch ever finished: a home of years has tens of thousands.
+    expect(large.filter(({ plan }) => plan.some((line) => /^SCAN batches\b/.test(line)))).toEqual(
       [],
     );
     expect(new Set(large.map(({ sql, plan }) => `${sql}: ${plan.join('; ')}`))).toEqual(
