@@ -6,8 +6,13 @@ export interface HostAtWork {
   host: string;
   /** Its last sight by the journal's clock; undefined for a host known only by its leases. */
   seenAt: number | undefined;
-  /** How far its clock read from the journal's when last measured; undefined if never. */
+  /**
+   * How far its clock read from the journal's when last measured; undefined if never, or
+   * when that reading's round trip was too slow to tell.
+   */
   clockOffsetMs: number | undefined;
+  /** The round trip of its last clock reading; undefined if never measured. */
+  clockRoundTripMs: number | undefined;
   /** The locks it holds, by name. */
   holds: string[];
   /** The rows under its leases, and when the last of those leases ends. */
@@ -22,6 +27,7 @@ export function hostsAtWork(seen: HostsSeen): HostAtWork[] {
       host,
       seenAt: undefined,
       clockOffsetMs: undefined,
+      clockRoundTripMs: undefined,
       holds: [],
       leased: undefined,
     };
@@ -32,9 +38,10 @@ export function hostsAtWork(seen: HostsSeen): HostAtWork[] {
     const known = entry(host);
     known.seenAt = Math.max(known.seenAt ?? at, at);
   };
-  for (const { host, seenAt, clockOffsetMs } of seen.hosts) {
+  for (const { host, seenAt, clockOffsetMs, clockRoundTripMs } of seen.hosts) {
     sighted(host, seenAt);
     entry(host).clockOffsetMs = clockOffsetMs ?? undefined;
+    entry(host).clockRoundTripMs = clockRoundTripMs ?? undefined;
   }
   for (const { name, host, heartbeatAt } of seen.locks) {
     sighted(host, heartbeatAt);

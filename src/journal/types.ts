@@ -261,9 +261,15 @@ export interface HostsSeen {
   now: number;
   /**
    * Each host's last sight since the window began (a lock taken, waited for or renewed, a
-   * clock measured), and how far its clock read from the journal's then (null: not measured).
+   * clock measured), how far its clock read from the journal's at its last reading (null:
+   * not measured, or that reading's round trip was too slow to tell) and that round trip.
    */
-  hosts: { host: string; seenAt: number; clockOffsetMs: number | null }[];
+  hosts: {
+    host: string;
+    seenAt: number;
+    clockOffsetMs: number | null;
+    clockRoundTripMs: number | null;
+  }[];
   /** Each lock's holder. */
   locks: { name: string; holder: string; host: string; heartbeatAt: number }[];
   /** Rows under a lease not yet ended, by the process that claimed them (`host:pid:tag`). */

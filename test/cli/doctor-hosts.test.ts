@@ -6,11 +6,14 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { setTimeout as delay } from 'node:timers/promises';
+import { openPostgresJournal } from '../../src/journal/postgres/open.js';
 import { systemClock } from '../../src/runtime/clock.js';
 import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { usePendingSandboxHome } from '../support/home.js';
 import { payrollFile } from '../support/payroll.js';
 import { postgresMissing, usePostgres } from '../support/postgres.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 
 const postgresAbsent = postgresMissing();
 (postgresAbsent ? describe.skip : describe)(
@@ -79,5 +82,48 @@ const postgresAbsent = postgresMissing();
         /^FAIL {2}host pay-3: seen \d+s ago, its clock 600 s ahead of the database's, more than maxClockSkew \(30 s\) allows: it pays nothing until its clock is kept by NTP \(chrony or systemd-timesyncd\), no rows under its leases$/m,
       );
     });
+
+    it('warns of a host whose last clock reading could not tell, with its round trip, not the figure before', async () => {
+      const { env: homeEnv } = made();
+      const url = await postgres.made('untold');
+      const env = { ...homeEnv, PAYOUTS_JOURNAL: url, PAYOUTS_MAX_CLOCK_SKEW: '1s' };
+      const proxied = new URL(url);
+      const proxy = await startTcpProxy(Number(proxied.port));
+      proxied.port = String(proxy.port);
+      const journal = await openPostgresJournal({ kind: 'postgres', url: proxied.href });
+      try {
+        const boundMs = 1_000;
+        expect(await journal.clockOffset('pay-4', Date.now, boundMs)).toEqual({ offsetMs: 0 });
+        expect((await runCli(['doctor'], { env })).stdout).toMatch(
+          /^ok {4}host pay-4: seen \d+s ago, its clock on the database's, no rows under its leases$/m,
+        );
+        // Held 3 s on its way in: the clock read right, or up to 3 s behind, past the bound.
+        const holdMs = 3_000;
+        const reads: number[] = [];
+        const now = () => {
+          reads.push(Date.now());
+          return Date.now();
+        };
+        proxy.cut();
+        const reading = journal.clockOffset('pay-4', now, boundMs);
+        for (let i = 0; i < 600 && (reads[0] === undefined || Date.now() < reads[0] + holdMs); i++)
+          await delay(20);
+        proxy.resume();
+        const slow = await reading;
+        const roundTripMs = slow !== null && 'roundTripMs' in slow ? slow.roundTripMs : undefined;
+        expect(roundTripMs).toBeGreaterThanOrEqual(holdMs);
+        const doctor = await runCli(['doctor'], { env });
+        expect(doctor.stdout).not.toMatch(/^FAIL {2}host/m);
+        expect(doctor.stdout).toMatch(
+          new RegExp(
+            `^WARN {2}host pay-4: seen \\d+s ago, its clock: could not tell \\(round trip ${roundTripMs} ms\\) whether it is within maxClockSkew \\(1 s\\) of the database's; check the network and the load between it and the database, no rows under its leases$`,
+            'm',
+          ),
+        );
+      } finally {
+        await journal.close();
+        await proxy.close();
+      }
+    }, 120_000);
   },
 );

@@ -147,6 +147,51 @@ const missing = postgresMissing() ?? faketimeMissing();
         await proxy.close();
       }
     });
+
+    it('a reading too slow to tell is kept as its round trip, in place of the offset before it', async () => {
+      const url = new URL(await postgres.made('untold'));
+      const proxy = await startTcpProxy(Number(url.port));
+      url.port = String(proxy.port);
+      try {
+        const journal = await openPostgresJournal(
+          { kind: 'postgres', url: url.href },
+          { now: Date.now },
+        );
+        opened.push(journal);
+        const boundMs = 1_000;
+        expect(await journal.clockOffset('pay-9', Date.now, boundMs)).toEqual({ offsetMs: 0 });
+        const told = (await journal.hostsSeen(600_000)).hosts[0];
+        expect(told).toMatchObject({ host: 'pay-9', clockOffsetMs: 0 });
+        expect(told?.clockRoundTripMs).toBeLessThan(boundMs);
+        // Held 3 s on its way in: the clock read right, or up to 3 s behind.
+        const holdMs = 3_000;
+        const reads: number[] = [];
+        const now = () => {
+          reads.push(Date.now());
+          return Date.now();
+        };
+        proxy.cut();
+        const reading = journal.clockOffset('pay-9', now, boundMs);
+        for (let i = 0; i < 600 && (reads[0] === undefined || Date.now() < reads[0] + holdMs); i++)
+          await delay(20);
+        proxy.resume();
+        const slow = await reading;
+        expect(slow).toMatchObject({ roundTripMs: expect.any(Number) });
+        const roundTripMs = slow !== null && 'roundTripMs' in slow ? slow.roundTripMs : 0;
+        expect(roundTripMs).toBeGreaterThanOrEqual(holdMs);
+        const { hosts } = await journal.hostsSeen(600_000);
+        expect(hosts).toEqual([
+          {
+            host: 'pay-9',
+            seenAt: expect.any(Number),
+            clockOffsetMs: null,
+            clockRoundTripMs: roundTripMs,
+          },
+        ]);
+      } finally {
+        await proxy.close();
+      }
+    });
   },
 );
 

@@ -8,12 +8,12 @@ describe('the hosts at work on a journal', () => {
   it.each([
     ['nothing seen', none, []],
     [
-      'a host waiting beside the holder, which holds leased rows of two of its processes',
+      'a host waiting beside the holder, which holds leased rows of two of its processes, its last clock reading too slow to tell',
       {
         ...none,
         hosts: [
-          { host: 'pay-2', seenAt: 99_000, clockOffsetMs: 1_500 },
-          { host: 'pay-1', seenAt: 90_000, clockOffsetMs: null },
+          { host: 'pay-2', seenAt: 99_000, clockOffsetMs: 1_500, clockRoundTripMs: 4 },
+          { host: 'pay-1', seenAt: 90_000, clockOffsetMs: null, clockRoundTripMs: 45_000 },
         ],
         locks: [{ name: 'home', holder: 'pay-1:41:ab12cd', host: 'pay-1', heartbeatAt: 95_000 }],
         leases: [
@@ -26,10 +26,18 @@ describe('the hosts at work on a journal', () => {
           host: 'pay-1',
           seenAt: 95_000,
           clockOffsetMs: undefined,
+          clockRoundTripMs: 45_000,
           holds: ['home'],
           leased: { rows: 5, until: 130_000 },
         },
-        { host: 'pay-2', seenAt: 99_000, clockOffsetMs: 1_500, holds: [], leased: undefined },
+        {
+          host: 'pay-2',
+          seenAt: 99_000,
+          clockOffsetMs: 1_500,
+          clockRoundTripMs: 4,
+          holds: [],
+          leased: undefined,
+        },
       ],
     ],
     [
@@ -40,6 +48,7 @@ describe('the hosts at work on a journal', () => {
           host: 'db:a',
           seenAt: undefined,
           clockOffsetMs: undefined,
+          clockRoundTripMs: undefined,
           holds: [],
           leased: { rows: 1, until: 110_000 },
         },

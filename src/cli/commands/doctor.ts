@@ -303,7 +303,8 @@ const HOSTS_WINDOW_MS = 10 * 60_000;
 
 /**
  * A line per host at work on the journal: when last seen, how far its clock read from the
- * database's (failed beyond `boundMs`, maxClockSkew), what it holds, its leased rows.
+ * database's (failed beyond `boundMs`, maxClockSkew; a warning when its last reading could
+ * not tell), what it holds, its leased rows.
  */
 function hostChecks(hosts: readonly HostAtWork[], now: number, boundMs: number): Check[] {
   if (hosts.length === 0)
@@ -314,16 +315,23 @@ function hostChecks(hosts: readonly HostAtWork[], now: number, boundMs: number):
         detail: `none seen at work in the last ${formatElapsed(HOSTS_WINDOW_MS)}`,
       },
     ];
-  return hosts.map(({ host, seenAt, clockOffsetMs, holds, leased }) => {
+  return hosts.map(({ host, seenAt, clockOffsetMs, clockRoundTripMs, holds, leased }) => {
     const way = clockOffsetMs === undefined ? undefined : clockOff(clockOffsetMs, boundMs);
+    const untold = clockOffsetMs === undefined && clockRoundTripMs !== undefined;
     return {
       name: `host ${host}`,
-      level: way === undefined ? 'ok' : 'fail',
+      level: way !== undefined ? 'fail' : untold ? 'warn' : 'ok',
       detail: [
         seenAt === undefined
           ? `not seen in the last ${formatElapsed(HOSTS_WINDOW_MS)}`
           : `seen ${formatElapsed(now - seenAt)} ago`,
-        ...(clockOffsetMs === undefined ? [] : [clockSaid(clockOffsetMs, way, boundMs)]),
+        ...(clockOffsetMs !== undefined
+          ? [clockSaid(clockOffsetMs, way, boundMs)]
+          : untold
+            ? [
+                `its clock: could not tell (round trip ${clockRoundTripMs} ms) whether it is within maxClockSkew (${Math.round(boundMs / 1000)} s) of the database's; check the network and the load between it and the database`,
+              ]
+            : []),
         ...holds.map((name) =>
           name === homeLockName(host, true) || name === homeLockName(host, false)
             ? 'at work on the home folder'

@@ -222,4 +222,12 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       );
     `,
   },
+  {
+    version: 7,
+    sql: `
+      -- The round trip of each host's last clock reading: one too slow to tell which side
+      -- of maxClockSkew the clock is on keeps it, its offset null (doctor says so).
+      ALTER TABLE hosts ADD COLUMN clock_round_trip_ms bigint;
+    `,
+  },
 ];

@@ -139,15 +139,18 @@ const statements = {
     'clock-now',
     `SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS at`,
   ),
-  seeHostClock: statement<{ host: string; offsetMs: number }>(
+  seeHostClock: statement<{ host: string; offsetMs: number | null; roundTripMs: number }>(
     'see-host-clock',
-    `INSERT INTO hosts (name, seen_at, clock_offset_ms) VALUES (@host, ${CLUSTER_NOW}, @offsetMs)
+    `INSERT INTO hosts (name, seen_at, clock_offset_ms, clock_round_trip_ms)
+     VALUES (@host, ${CLUSTER_NOW}, @offsetMs, @roundTripMs)
      ON CONFLICT (name) DO UPDATE SET seen_at = excluded.seen_at,
-       clock_offset_ms = excluded.clock_offset_ms`,
+       clock_offset_ms = excluded.clock_offset_ms,
+       clock_round_trip_ms = excluded.clock_round_trip_ms`,
   ),
   hostsSince: statement<{ now: number | null; withinMs: number }>(
     'hosts-since',
-    `SELECT name AS host, seen_at, clock_offset_ms FROM hosts WHERE seen_at >= ${AT} - @withinMs`,
+    `SELECT name AS host, seen_at, clock_offset_ms, clock_round_trip_ms FROM hosts
+     WHERE seen_at >= ${AT} - @withinMs`,
   ),
   lockHolders: statement('lock-holders', `SELECT name, holder, host, heartbeat_at FROM locks`),
   // Read for doctor only: a scan of the payouts, not of an index kept on every claim.
@@ -435,7 +438,12 @@ async function openOn(
     hostsSeen: async (withinMs) => {
       const [{ at } = { at: 0 }] = await pooled.rows<{ at: number }, object>(statements.clock, {});
       const hosts = await pooled.rows<
-        { host: string; seen_at: number; clock_offset_ms: number | null },
+        {
+          host: string;
+          seen_at: number;
+          clock_offset_ms: number | null;
+          clock_round_trip_ms: number | null;
+        },
         { now: number; withinMs: number }
       >(statements.hostsSince, { now: at, withinMs });
       const locks = await pooled.rows<
@@ -452,6 +460,7 @@ async function openOn(
           host: row.host,
           seenAt: row.seen_at,
           clockOffsetMs: row.clock_offset_ms,
+          clockRoundTripMs: row.clock_round_trip_ms,
         })),
         locks: locks.map((row) => ({
           name: row.name,
@@ -469,10 +478,14 @@ async function openOn(
         statements.clockNow,
         {},
       );
-      const reading = clockReading(sentMs, at, now(), boundMs);
-      // A reading that cannot tell is no sight of the clock: the last one stands.
-      if ('offsetMs' in reading)
-        await pooled.count(statements.seeHostClock, { host, offsetMs: reading.offsetMs });
+      const answeredMs = now();
+      const reading = clockReading(sentMs, at, answeredMs, boundMs);
+      // A reading that cannot tell replaces the last offset: doctor must not show a stale one.
+      await pooled.count(statements.seeHostClock, {
+        host,
+        offsetMs: 'offsetMs' in reading ? reading.offsetMs : null,
+        roundTripMs: Math.round(answeredMs - sentMs),
+      });
       return reading;
     },
 

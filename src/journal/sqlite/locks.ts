@@ -103,7 +103,12 @@ export function createLocks(
         now: at,
         hosts: locks
           .filter((lock) => lock.heartbeatAt >= at - withinMs)
-          .map(({ host, heartbeatAt }) => ({ host, seenAt: heartbeatAt, clockOffsetMs: null })),
+          .map(({ host, heartbeatAt }) => ({
+            host,
+            seenAt: heartbeatAt,
+            clockOffsetMs: null,
+            clockRoundTripMs: null,
+          })),
         locks,
         leases: statements.liveLeases.all(at),
       };
