@@ -245,13 +245,10 @@ export async function runPass(
   }
   const files: FileSummary[] = [];
   const memory = options.memory;
-  // What another batch's state changes in a file's summary (a copy, one of its name): read
-  // once a pass, not once a file. Done batches left out, so years of them are not read: one
-  // reopened comes back into the list, and one finishing leaves it, either way a change.
-  const batchStates =
-    memory && summaries.length > 0
-      ? JSON.stringify(await unfinishedBatchStates(journal))
-      : undefined;
+  // The batches of a file's name change its summary by their states: read once a pass, not
+  // once a file. Done batches left out, so years of them are not read: one reopened comes
+  // back into the list, and one finishing leaves it, either way a change.
+  const unfinished = memory && summaries.length > 0 ? await unfinishedBatches(journal) : undefined;
   const open = new Set(summaries.flatMap((summary) => summary.batchId ?? []));
   for (const batchId of memory?.finished.keys() ?? []) {
     if (!open.has(batchId)) memory?.finished.delete(batchId);
@@ -263,7 +260,7 @@ export async function runPass(
         folders,
         config,
         summary,
-        memory && batchStates !== undefined ? { ...memory, batchStates } : undefined,
+        memory && unfinished !== undefined ? { ...memory, unfinished } : undefined,
         now(),
         options.hintFlags ?? '',
         options.claims,
@@ -330,14 +327,47 @@ async function settle(
   return { stopped: undefined, failed: false };
 }
 
-/** Each batch not done, with its state, from the index on batch states. */
-async function unfinishedBatchStates(journal: JournalBatches): Promise<[number, string][]> {
-  const states: [number, string][] = [];
+/** Each batch not done, from the index on batch states. */
+async function unfinishedBatches(journal: JournalBatches): Promise<BatchRecord[]> {
+  const batches: BatchRecord[] = [];
   for (const state of BATCH_STATES) {
-    if (state === 'done') continue;
-    for (const batch of await journal.batchesIn(state)) states.push([batch.id, state]);
+    if (state !== 'done') batches.push(...(await journal.batchesIn(state)));
   }
-  return states;
+  return batches;
+}
+
+/**
+ * What a file's summary reads beyond its own batch, rows and overdue alert, so that it is
+ * made again when any of it moves and only then: the states of the batches of its name
+ * (whether another waits beside it, the earlier one it repeats, those it freezes), of the
+ * copies that closed its rows (one waiting for approval keeps it open), and of the payouts
+ * its listed held rows repeat (a row says that payout's state now).
+ */
+async function readBeyondItsBatch(
+  journal: JournalBatches & JournalReports & JournalApproval,
+  batch: BatchRecord,
+  totals: RowTotals,
+  unfinished: readonly BatchRecord[],
+): Promise<unknown[]> {
+  const name = givenName(basename(batch.fileName));
+  const ofItsName = unfinished
+    .filter(
+      (other) =>
+        other.id !== batch.id &&
+        (givenName(basename(other.fileName)) === name ||
+          (other.nameKey !== null && other.nameKey === batch.nameKey)),
+    )
+    .map((other) => [other.id, other.state]);
+  const copies = totals.rows.superseded
+    ? (await journal.supersededBy(batch.id)).map((copy) => [copy.id, copy.state])
+    : [];
+  const repeated = totals.rows.held
+    ? (await journal.ownHeldRowsOfBatch(batch.id, LISTED_HELD_ROWS)).map((row) => [
+        row.line,
+        row.repeats?.state ?? null,
+      ])
+    : [];
+  return [ofItsName, copies, repeated];
 }
 
 /**
@@ -350,7 +380,7 @@ async function finishFile(
   folders: Folders,
   config: Config,
   summary: FileSummary,
-  memory: (PassMemory & { batchStates: string }) | undefined,
+  memory: (PassMemory & { unfinished: readonly BatchRecord[] }) | undefined,
   now: number,
   hintFlags: string,
   claims: WorkerClaims | undefined,
@@ -363,7 +393,8 @@ async function finishFile(
   const overdue = await pendingTooLong(journal, batch.id, config.pendingAlertAfter, now);
   // Nothing it is made of moved since this process finished it: its result is written and
   // nothing is to move, so no claim and no reads more (a hundred open files, every pass).
-  const made = JSON.stringify([summary, batch, totals, overdue ?? null, memory?.batchStates]);
+  const beyond = memory ? await readBeyondItsBatch(journal, batch, totals, memory.unfinished) : [];
+  const made = JSON.stringify([summary, batch, totals, overdue ?? null, beyond]);
   const last = memory?.finished.get(batch.id);
   if (
     last?.made === made &&
