@@ -3,9 +3,11 @@
  * file whose rows did not move since this process last looked costs it a few reads, no
  * batch claim taken and released and no result written again: a host with a hundred
  * files open otherwise spends its passes on them, and its following (a round of
- * `inboxRescan` a pass) falls ever further behind.
+ * `inboxRescan` a pass) falls ever further behind; other files arriving beside it change
+ * nothing of it. But a file whose summary could change (its rows, its overdue alert, a
+ * file of its name or a copy of it, a payout its held rows repeat) is made again.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -20,7 +22,6 @@ import { TOKEN, clientFor } from '../support/gateway.js';
 import { postgresMissing, usePostgres } from '../support/postgres.js';
 import { PAYROLL_HEADER, payrollFile, payrollRows } from '../support/payroll.js';
 import { roundTripProxy } from '../support/round-trips.js';
-import { writeFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /** A file of payrollRows without the orderId column: each row's orderId derived from it. */
