@@ -41,10 +41,15 @@ try {
   const usedBefore = inUse(journal);
   mkdirSync(join(folder, 'archive'));
   const began = performance.now();
-  const done = await compactJournal(journal, join(folder, 'archive'), '2026-01-01', {
-    format: { dialect: 'excel', timeZone: 'America/Sao_Paulo', language: 'pt-BR' },
-    now: Date.now(),
-  });
+  const done = await compactJournal(
+    sqliteJournalAt(journal),
+    join(folder, 'archive'),
+    '2026-01-01',
+    {
+      format: { dialect: 'excel', timeZone: 'America/Sao_Paulo', language: 'pt-BR' },
+      now: Date.now(),
+    },
+  );
   const seconds = (performance.now() - began) / 1000;
   const usedAfter = inUse(journal);
   console.log(

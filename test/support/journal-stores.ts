@@ -18,6 +18,8 @@ import {
   type JournalOptions,
 } from '../../src/journal/open.js';
 import { Database } from '../../src/journal/sqlite.js';
+import pg from 'pg';
+import { addPaidPayoutsPostgres, addPayouts } from '../bench/support/old-payouts.mjs';
 import { sandboxHome } from './home.js';
 import { postgresBinaries, postgresMissing, usePostgres } from './postgres.js';
 
@@ -59,6 +61,10 @@ export interface JournalStore {
   blankSaid: RegExp;
   /** Ways the journal is damaged in place, each by its name. */
   damages: readonly (readonly [string, (home: string) => void])[];
+  /** The rows of a SELECT both stores read alike, run on the home's journal by its own means. */
+  select<T>(home: string, sql: string): Promise<T[]>;
+  /** `count` payouts paid long ago with their history, in a finished batch of their own. */
+  addPaidHistory(home: string, count: number): Promise<void>;
 }
 
 const sqliteAt = (home: string) => sqliteJournalAt(join(home, 'journal.db'));
@@ -115,6 +121,22 @@ const sqlite: JournalStore = {
   },
   backupSaid: 'online backup',
   blankSaid: /is empty/,
+  select: async <T>(home: string, sql: string) => {
+    const db = new Database(sqliteAt(home).path, { readonly: true });
+    try {
+      return db.prepare<[], T>(sql).all();
+    } finally {
+      db.close();
+    }
+  },
+  addPaidHistory: async (home, count) => {
+    const db = new Database(sqliteAt(home).path);
+    try {
+      addPayouts(db, { count, state: 'paid', history: true });
+    } finally {
+      db.close();
+    }
+  },
   damages: [
     [
       'not a database',
@@ -218,12 +240,34 @@ function postgresStore(): JournalStore {
       restore(dumpBeside(from), home);
     },
     backupSaid: 'pg_dump and pg_restore',
+    select: (home, statement) =>
+      onClient(urlOf(home), async (client) => (await client.query(statement)).rows),
+    addPaidHistory: (home, count) =>
+      onClient(urlOf(home), async (client) => {
+        await addPaidPayoutsPostgres(client, { count });
+      }),
     // A database with no journal schema is what a new one is: none there, not an empty one.
     blankSaid: /is missing/,
     damages: [
       ['with a table dropped', (home) => sql(databaseOf(home), 'DROP TABLE payouts CASCADE')],
     ],
   };
+}
+
+/** `work` on a connection of its own to the database at `url`, bigints read as numbers. */
+async function onClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({
+    connectionString: url,
+    types: {
+      getTypeParser: (oid, format) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format)),
+    },
+  });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
 }
 
 const postgresAbsent = postgresMissing();
