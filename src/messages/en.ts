@@ -804,13 +804,13 @@ const help: HelpTexts = {
       },
       compact: {
         description:
-          'move the history (audit entries) of finished batches received before a day out of the journal, into a dated CSV in archive/journal-history/, then checkpoint the journal; each orderId and everything the rules on who is paid read stay',
+          'move the history (audit entries) of finished batches received before a day out of the journal, into a dated CSV in archive/journal-history/, then checkpoint (SQLite) or vacuum (PostgreSQL) the journal; each orderId and everything the rules on who is paid read stay',
         options: {
           before:
             'the day (YYYY-MM-DD, as result file names date batches): batches received before it',
         },
         after:
-          '\nSafe beside a running daemon (the journal is written in short transactions) and safe to stop and run again. SQLite journals only.\nExit 0 done or nothing to do, 1 not done (says why), 64 a day that cannot be taken.\n' +
+          '\nSafe beside a running daemon (the journal is written in short transactions) and safe to stop and run again. payouts status ORDER_ID then names the archive file that holds the history of a payout.\nExit 0 done or nothing to do, 1 not done (says why), 64 a day that cannot be taken.\n' +
           '\nExample:\n  payouts journal compact --before 2026-06-01',
       },
     },

@@ -873,13 +873,13 @@ const help: HelpTexts = {
       },
       compact: {
         description:
-          'tira do diário o histórico (registros de auditoria) dos lotes terminados recebidos antes de um dia, para um CSV datado em archive/journal-history/, e depois consolida o diário; cada ID de pagamento e tudo o que as regras de quem é pago leem ficam',
+          'tira do diário o histórico (registros de auditoria) dos lotes terminados recebidos antes de um dia, para um CSV datado em archive/journal-history/, e depois consolida (SQLite) ou faz VACUUM (PostgreSQL) no diário; cada ID de pagamento e tudo o que as regras de quem é pago leem ficam',
         options: {
           before:
             'o dia (AAAA-MM-DD, como os nomes dos arquivos de resultado datam os lotes): lotes recebidos antes dele',
         },
         after:
-          '\nSeguro com o serviço rodando (o diário é escrito em transações curtas) e seguro para interromper e rodar de novo. Só diários SQLite.\nSaída 0 feito ou nada a fazer, 1 não feito (diz por quê), 64 um dia que não pode ser aceito.\n' +
+          '\nSeguro com o serviço rodando (o diário é escrito em transações curtas) e seguro para interromper e rodar de novo. payouts status ID_DO_PAGAMENTO depois diz o arquivo em archive/journal-history/ que guarda o histórico de um pagamento.\nSaída 0 feito ou nada a fazer, 1 não feito (diz por quê), 64 um dia que não pode ser aceito.\n' +
           '\nExemplo:\n  payouts journal compact --before 2026-06-01',
       },
     },

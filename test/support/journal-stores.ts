@@ -63,6 +63,10 @@ export interface JournalStore {
   damages: readonly (readonly [string, (home: string) => void])[];
   /** The rows of a SELECT both stores read alike, run on the home's journal by its own means. */
   select<T>(home: string, sql: string): Promise<T[]>;
+  /** A change both stores take alike, as another process would write it. */
+  execute(home: string, sql: string): Promise<void>;
+  /** Where the home's journal is. */
+  location(home: string): JournalLocation;
   /** `count` payouts paid long ago with their history, in a finished batch of their own. */
   addPaidHistory(home: string, count: number): Promise<void>;
 }
@@ -129,6 +133,15 @@ const sqlite: JournalStore = {
       db.close();
     }
   },
+  execute: async (home, sql) => {
+    const db = new Database(sqliteAt(home).path);
+    try {
+      db.prepare(sql).run();
+    } finally {
+      db.close();
+    }
+  },
+  location: sqliteAt,
   addPaidHistory: async (home, count) => {
     const db = new Database(sqliteAt(home).path);
     try {
@@ -242,6 +255,11 @@ function postgresStore(): JournalStore {
     backupSaid: 'pg_dump and pg_restore',
     select: (home, statement) =>
       onClient(urlOf(home), async (client) => (await client.query(statement)).rows),
+    execute: (home, statement) =>
+      onClient(urlOf(home), async (client) => {
+        await client.query(statement);
+      }),
+    location: at,
     addPaidHistory: (home, count) =>
       onClient(urlOf(home), async (client) => {
         await addPaidPayoutsPostgres(client, { count });
