@@ -152,17 +152,14 @@ const COMPACT = 'journal compact';
 /** The journal's bytes before and after, as its store counts them. */
 function bytesSaid({ bytesBefore: before, bytesAfter: after, settled }: Compacted): Said {
   if (before.kind === 'sqlite' && after.kind === 'sqlite') {
-    const [fileBefore, walBefore] = [before.file, before.wal];
-    const { file: fileAfter, wal: walAfter, free } = after;
-    const checkpointed = settled;
     return {
       code: 'journalCompactBytes',
-      fileBefore,
-      walBefore,
-      fileAfter,
-      walAfter,
-      free,
-      checkpointed,
+      fileBefore: before.file,
+      walBefore: before.wal,
+      fileAfter: after.file,
+      walAfter: after.wal,
+      free: after.free,
+      checkpointed: settled,
     };
   }
   if (before.kind === 'postgres' && after.kind === 'postgres') {
@@ -175,6 +172,7 @@ function bytesSaid({ bytesBefore: before, bytesAfter: after, settled }: Compacte
       vacuumed: settled,
     };
   }
+  // One compaction measures one store: never reached.
   throw new Error('journal compact: the bytes before and after are of two stores');
 }
 
