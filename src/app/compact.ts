@@ -1,7 +1,8 @@
 /**
  * `payouts journal compact --before DATE`, wired: the audit entries of finished batches
  * received before DATE appended to a dated archive CSV (synced before the journal lets
- * them go), then the WAL checkpointed. Cut short, a run again picks up where it stopped:
+ * them go), then the freed space made usable (SQLite's WAL checkpointed, PostgreSQL's
+ * audit vacuumed). Cut short, a run again picks up where it stopped:
  * the only entries that can be both in the archive and still in the journal are those of
  * the chunk it was writing, the archive's last, which are then deleted, not written twice.
  */
@@ -19,12 +20,9 @@ import {
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { safeCell } from '../csv/safe-cell.js';
-import {
-  openSqliteCompaction,
-  type CompactOutcome,
-  type JournalBytes,
-  type MovedEntry,
-} from '../journal/sqlite/compact.js';
+import type { CompactOutcome, JournalBytes, MovedEntry } from '../journal/compaction.js';
+import { openCompaction } from '../journal/open.js';
+import type { JournalLocation } from '../journal/journal.js';
 import { say } from '../messages/say.js';
 import { inTimeZone, spreadsheetTime } from '../results/cells.js';
 import { batchDay, BATCH_TIME_ZONE } from '../results/names.js';
@@ -50,6 +48,8 @@ export interface Compacted extends CompactOutcome {
   archive: string;
   bytesBefore: JournalBytes;
   bytesAfter: JournalBytes;
+  /** The freed space made usable: the WAL checkpointed, or the audit vacuumed. */
+  settled: boolean;
 }
 
 /** `2026-06-01` as the instant that day begins where batches are dated (names.ts). */
@@ -62,25 +62,25 @@ export function dayStart(day: string): number {
 }
 
 /**
- * Finished batches received before `day`, in the SQLite journal at `journalPath`: how
- * many, and the entries they would move (nothing is changed).
+ * Finished batches received before `day`, in the journal at `location`: how many, and the
+ * entries they would move (nothing is changed).
  */
-export function compactionPending(
-  journalPath: string,
+export async function compactionPending(
+  location: JournalLocation,
   day: string,
-): { batches: number; entries: number } {
-  const compaction = openSqliteCompaction(journalPath);
+): Promise<{ batches: number; entries: number }> {
+  const compaction = await openCompaction(location);
   try {
-    const batches = compaction.batchesBefore(dayStart(day));
+    const batches = await compaction.batchesBefore(dayStart(day));
     return { batches: batches.length, entries: batches.reduce((sum, b) => sum + b.entries, 0) };
   } finally {
-    compaction.close();
+    await compaction.close();
   }
 }
 
-/** Moves the entries out into `<archiveFolder>/<today>.csv` and checkpoints the WAL. */
+/** Moves the entries out into `<archiveFolder>/<today>.csv`, then settles the journal. */
 export async function compactJournal(
-  journalPath: string,
+  location: JournalLocation,
   archiveFolder: string,
   day: string,
   { format, now }: { format: ResultFormat; now: number },
@@ -91,7 +91,10 @@ export async function compactJournal(
   const dialect = csvDialectOf(format.dialect);
   const words = catalogFor(format);
   const descriptor = openSync(archive, 'a+', 0o640);
-  const compaction = openSqliteCompaction(journalPath);
+  const compaction = await openCompaction(location).catch((error: unknown) => {
+    closeSync(descriptor);
+    throw error;
+  });
   try {
     cutPartialLine(descriptor);
     const options = {
@@ -104,8 +107,10 @@ export async function compactJournal(
         (dialect.bom ? '\ufeff' : '') + stringify([[...ARCHIVE_COLUMNS]], options),
       );
     }
-    const bytesBefore = compaction.bytes();
+    const bytesBefore = await compaction.bytes();
     const outcome = await compaction.compact(dayStart(day), {
+      archive,
+      now,
       exported,
       exportEntries(entries: readonly MovedEntry[]) {
         const rows = entries.map((entry) =>
@@ -127,9 +132,10 @@ export async function compactJournal(
       },
       pause: (heldMs) => new Promise((resolve) => setTimeout(resolve, Math.max(2, heldMs))),
     });
-    return { ...outcome, archive, bytesBefore, bytesAfter: compaction.bytes() };
+    const settled = await compaction.settle();
+    return { ...outcome, archive, bytesBefore, bytesAfter: await compaction.bytes(), settled };
   } finally {
-    compaction.close();
+    await compaction.close();
     closeSync(descriptor);
   }
 }

@@ -18,6 +18,9 @@ import {
   type JournalOptions as SqliteJournalOptions,
 } from './sqlite/open.js';
 import type { Moved } from './sqlite/moved.js';
+import type { Compaction } from './compaction.js';
+import { openPostgresCompaction } from './postgres/compact.js';
+import { openSqliteCompaction } from './sqlite/compact.js';
 
 /** What opening a journal for work takes: each store reads what concerns it. */
 export type JournalOptions = SqliteJournalOptions &
@@ -52,6 +55,13 @@ export async function journalState(location: JournalLocation): Promise<JournalSt
 /** Where journal copy moved the journal, if it did: every command that works refuses it. */
 export function journalMoved(location: JournalLocation): Moved | undefined {
   return location.kind === 'sqlite' ? sqliteJournalMoved(location.path) : undefined;
+}
+
+/** The journal at `location` (brought up to date beforehand), opened for `journal compact`. */
+export function openCompaction(location: JournalLocation): Promise<Compaction> {
+  return location.kind === 'sqlite'
+    ? Promise.resolve(openSqliteCompaction(location.path))
+    : openPostgresCompaction(location.url);
 }
 
 /** The SQLite journal in this file. */

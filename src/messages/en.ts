@@ -559,8 +559,6 @@ const said: SaidTexts = {
     'payouts journal copy: the home folder lock was lost while copying (this process stalled, or another took it over): the copy was rolled back, nothing was written. Copy again.',
   releasedByHost: ({ host }) =>
     `the host ${host} is releasing it: its rows are sent by whichever host is free once it is in processing/`,
-  journalCompactNotSqlite: () =>
-    'payouts journal compact: the journal is in PostgreSQL, where compacting is not available yet: nothing changed (docs/retention.md says what it would move)',
   journalCompactNothing: ({ before }) =>
     `Nothing to compact: no finished batch received before ${before} has history left in the journal.`,
   journalCompactStarted: ({ before, batches, entries, archive }) =>
@@ -571,6 +569,9 @@ const said: SaidTexts = {
     `Journal ${bytes(fileBefore)} + WAL ${bytes(walBefore)} before, ${bytes(fileAfter)} + WAL ${bytes(walAfter)} after${checkpointed ? '' : ' (a reader was still on the WAL: the next checkpoint empties it)'}; ${bytes(free)} of the file is free, filled by new payouts before the file grows again.`,
   hostClockUnknown: ({ host, roundTripMs, boundMs, watching }) =>
     `the clock of host ${host} could not be measured against the journal's database: each reading took ${roundTripMs} ms or so, too long to tell whether it is within maxClockSkew (${Math.round(boundMs / 1000)} s): it pays nothing until a reading tells. Check the network and the load between this host and the database, then ${watching ? 'it goes on by itself' : 'run again'}`,
+  journalCompactTables: ({ tablesBefore, auditBefore, tablesAfter, auditAfter, vacuumed }) =>
+    `Journal tables ${bytes(tablesBefore)} (audit ${bytes(auditBefore)}) before, ${bytes(tablesAfter)} (audit ${bytes(auditAfter)}) after, by pg_total_relation_size; ${vacuumed ? "VACUUM made the freed rows' space reusable: new payouts fill it before the tables grow again" : "VACUUM could not run now: autovacuum makes the freed rows' space reusable later"}. VACUUM FULL audit gives it back to the disk, but locks the table: only while no payouts process runs.`,
+  historyMoved: ({ archive }) => `history moved out of the journal into ${archive}`,
 };
 
 /** `--help` as commander writes it in English, and our commands' own words. */
@@ -803,13 +804,13 @@ const help: HelpTexts = {
       },
       compact: {
         description:
-          'move the history (audit entries) of finished batches received before a day out of the journal, into a dated CSV in archive/journal-history/, then checkpoint the journal; each orderId and everything the rules on who is paid read stay',
+          'move the history (audit entries) of finished batches received before a day out of the journal, into a dated CSV in archive/journal-history/, then checkpoint (SQLite) or vacuum (PostgreSQL) the journal; each orderId and everything the rules on who is paid read stay',
         options: {
           before:
             'the day (YYYY-MM-DD, as result file names date batches): batches received before it',
         },
         after:
-          '\nSafe beside a running daemon (the journal is written in short transactions) and safe to stop and run again. SQLite journals only.\nExit 0 done or nothing to do, 1 not done (says why), 64 a day that cannot be taken.\n' +
+          '\nSafe beside a running daemon (the journal is written in short transactions) and safe to stop and run again. payouts status ORDER_ID then names the archive file that holds the history of a payout.\nExit 0 done or nothing to do, 1 not done (says why), 64 a day that cannot be taken.\n' +
           '\nExample:\n  payouts journal compact --before 2026-06-01',
       },
     },

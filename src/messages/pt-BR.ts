@@ -616,8 +616,6 @@ const said: SaidTexts = {
     'payouts journal copy: a trava da pasta foi perdida durante a cópia (este processo parou, ou outro a tomou): a cópia foi desfeita, nada foi escrito. Copie de novo.',
   releasedByHost: ({ host }) =>
     `o servidor ${host} está liberando o arquivo: as linhas dele são enviadas pelo servidor que estiver livre quando ele estiver em processing/`,
-  journalCompactNotSqlite: () =>
-    'payouts journal compact: o diário está no PostgreSQL, onde a compactação ainda não existe: nada mudou (docs/retention.md diz o que ela tiraria)',
   journalCompactNothing: ({ before }) =>
     `Nada a compactar: nenhum lote terminado recebido antes de ${before} tem histórico no diário.`,
   journalCompactStarted: ({ before, batches, entries, archive }) =>
@@ -628,6 +626,9 @@ const said: SaidTexts = {
     `Diário ${bytes(fileBefore)} + WAL ${bytes(walBefore)} antes, ${bytes(fileAfter)} + WAL ${bytes(walAfter)} depois${checkpointed ? '' : ' (um leitor ainda estava no WAL: a próxima consolidação o esvazia)'}; ${bytes(free)} do arquivo estão livres, preenchidos por novos pagamentos antes de o arquivo crescer de novo.`,
   hostClockUnknown: ({ host, roundTripMs, boundMs, watching }) =>
     `o relógio do servidor ${host} não pôde ser medido contra o banco de dados do diário: cada leitura levou uns ${roundTripMs} ms, tempo demais para saber se está dentro de maxClockSkew (${Math.round(boundMs / 1000)} s): ele não paga nada até uma leitura dizer. Verifique a rede e a carga entre este servidor e o banco; depois ${watching ? 'ele continua sozinho' : 'execute de novo'}`,
+  journalCompactTables: ({ tablesBefore, auditBefore, tablesAfter, auditAfter, vacuumed }) =>
+    `Tabelas do diário ${bytes(tablesBefore)} (auditoria ${bytes(auditBefore)}) antes, ${bytes(tablesAfter)} (auditoria ${bytes(auditAfter)}) depois, por pg_total_relation_size; ${vacuumed ? 'o VACUUM deixou o espaço das linhas tiradas reutilizável: novos pagamentos o preenchem antes de as tabelas crescerem de novo' : 'o VACUUM não pôde rodar agora: o autovacuum deixa o espaço das linhas tiradas reutilizável depois'}. VACUUM FULL audit o devolve ao disco, mas trava a tabela: só com nenhum processo do payouts rodando.`,
+  historyMoved: ({ archive }) => `histórico tirado do diário para ${archive}`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */
@@ -872,13 +873,13 @@ const help: HelpTexts = {
       },
       compact: {
         description:
-          'tira do diário o histórico (registros de auditoria) dos lotes terminados recebidos antes de um dia, para um CSV datado em archive/journal-history/, e depois consolida o diário; cada ID de pagamento e tudo o que as regras de quem é pago leem ficam',
+          'tira do diário o histórico (registros de auditoria) dos lotes terminados recebidos antes de um dia, para um CSV datado em archive/journal-history/, e depois consolida (SQLite) ou faz VACUUM (PostgreSQL) no diário; cada ID de pagamento e tudo o que as regras de quem é pago leem ficam',
         options: {
           before:
             'o dia (AAAA-MM-DD, como os nomes dos arquivos de resultado datam os lotes): lotes recebidos antes dele',
         },
         after:
-          '\nSeguro com o serviço rodando (o diário é escrito em transações curtas) e seguro para interromper e rodar de novo. Só diários SQLite.\nSaída 0 feito ou nada a fazer, 1 não feito (diz por quê), 64 um dia que não pode ser aceito.\n' +
+          '\nSeguro com o serviço rodando (o diário é escrito em transações curtas) e seguro para interromper e rodar de novo. payouts status ID_DO_PAGAMENTO depois diz o arquivo em archive/journal-history/ que guarda o histórico de um pagamento.\nSaída 0 feito ou nada a fazer, 1 não feito (diz por quê), 64 um dia que não pode ser aceito.\n' +
           '\nExemplo:\n  payouts journal compact --before 2026-06-01',
       },
     },

@@ -521,7 +521,6 @@ export type Said =
   /** A file of approved/ another host sharing the journal is releasing (a claim in the journal). */
   | { code: 'releasedByHost'; host: string }
   // payouts journal compact: old history moved out of the journal.
-  | { code: 'journalCompactNotSqlite' }
   | { code: 'journalCompactNothing'; before: string }
   | {
       code: 'journalCompactStarted';
@@ -553,7 +552,18 @@ export type Said =
       roundTripMs: number;
       boundMs: number;
       watching: boolean;
-    };
+    }
+  // payouts journal compact on PostgreSQL: the tables' bytes, and whether VACUUM ran.
+  | {
+      code: 'journalCompactTables';
+      tablesBefore: number;
+      auditBefore: number;
+      tablesAfter: number;
+      auditAfter: number;
+      vacuumed: boolean;
+    }
+  // A batch's event: its payouts' history moved into this archive file.
+  | { code: 'historyMoved'; archive: string };
 
 /** Rows and their sum in cents, as a copy of the journal compares them. */
 export interface Tally {

@@ -652,7 +652,6 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
   },
   journalCopyLockLost: { code: 'journalCopyLockLost' },
   releasedByHost: { code: 'releasedByHost', host: 'pay-2' },
-  journalCompactNotSqlite: { code: 'journalCompactNotSqlite' },
   journalCompactNothing: { code: 'journalCompactNothing', before: '2026-06-01' },
   journalCompactStarted: {
     code: 'journalCompactStarted',
@@ -683,6 +682,18 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     roundTripMs: 12_400,
     boundMs: 30_000,
     watching: true,
+  },
+  journalCompactTables: {
+    code: 'journalCompactTables',
+    tablesBefore: 812_000_000,
+    auditBefore: 410_000_000,
+    tablesAfter: 806_000_000,
+    auditAfter: 404_000_000,
+    vacuumed: true,
+  },
+  historyMoved: {
+    code: 'historyMoved',
+    archive: '/srv/payouts/archive/journal-history/2026-11-28.csv',
   },
 };
 

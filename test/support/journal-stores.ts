@@ -18,6 +18,8 @@ import {
   type JournalOptions,
 } from '../../src/journal/open.js';
 import { Database } from '../../src/journal/sqlite.js';
+import pg from 'pg';
+import { addPaidPayoutsPostgres, addPayouts } from '../bench/support/old-payouts.mjs';
 import { sandboxHome } from './home.js';
 import { postgresBinaries, postgresMissing, usePostgres } from './postgres.js';
 
@@ -59,6 +61,14 @@ export interface JournalStore {
   blankSaid: RegExp;
   /** Ways the journal is damaged in place, each by its name. */
   damages: readonly (readonly [string, (home: string) => void])[];
+  /** The rows of a SELECT both stores read alike, run on the home's journal by its own means. */
+  select<T>(home: string, sql: string): Promise<T[]>;
+  /** A change both stores take alike, as another process would write it. */
+  execute(home: string, sql: string): Promise<void>;
+  /** Where the home's journal is. */
+  location(home: string): JournalLocation;
+  /** `count` payouts paid long ago with their history, in a finished batch of their own. */
+  addPaidHistory(home: string, count: number): Promise<void>;
 }
 
 const sqliteAt = (home: string) => sqliteJournalAt(join(home, 'journal.db'));
@@ -115,6 +125,31 @@ const sqlite: JournalStore = {
   },
   backupSaid: 'online backup',
   blankSaid: /is empty/,
+  select: async <T>(home: string, sql: string) => {
+    const db = new Database(sqliteAt(home).path, { readonly: true });
+    try {
+      return db.prepare<[], T>(sql).all();
+    } finally {
+      db.close();
+    }
+  },
+  execute: async (home, sql) => {
+    const db = new Database(sqliteAt(home).path);
+    try {
+      db.prepare(sql).run();
+    } finally {
+      db.close();
+    }
+  },
+  location: sqliteAt,
+  addPaidHistory: async (home, count) => {
+    const db = new Database(sqliteAt(home).path);
+    try {
+      addPayouts(db, { count, state: 'paid', history: true });
+    } finally {
+      db.close();
+    }
+  },
   damages: [
     [
       'not a database',
@@ -218,12 +253,39 @@ function postgresStore(): JournalStore {
       restore(dumpBeside(from), home);
     },
     backupSaid: 'pg_dump and pg_restore',
+    select: (home, statement) =>
+      onClient(urlOf(home), async (client) => (await client.query(statement)).rows),
+    execute: (home, statement) =>
+      onClient(urlOf(home), async (client) => {
+        await client.query(statement);
+      }),
+    location: at,
+    addPaidHistory: (home, count) =>
+      onClient(urlOf(home), async (client) => {
+        await addPaidPayoutsPostgres(client, { count });
+      }),
     // A database with no journal schema is what a new one is: none there, not an empty one.
     blankSaid: /is missing/,
     damages: [
       ['with a table dropped', (home) => sql(databaseOf(home), 'DROP TABLE payouts CASCADE')],
     ],
   };
+}
+
+/** `work` on a connection of its own to the database at `url`, bigints read as numbers. */
+async function onClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({
+    connectionString: url,
+    types: {
+      getTypeParser: (oid, format) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format)),
+    },
+  });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
 }
 
 const postgresAbsent = postgresMissing();

@@ -1,7 +1,8 @@
 import { hostNameOf } from '../../runtime/worker-name.js';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { compactionPending, compactJournal } from '../../app/compact.js';
+import { compactionPending, compactJournal, type Compacted } from '../../app/compact.js';
+import type { Said } from '../../messages/said.js';
 import { homeFolders } from '../../inbox/folders.js';
 import { lockHome } from '../../inbox/lock.js';
 import { saidOfJournalError } from '../../journal/failures.js';
@@ -103,9 +104,6 @@ export function journalCommand(
           const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
           const words = CATALOGS[config.language ?? 'en'];
           const folders = homeFolders(config.home);
-          if (homeJournalAt(folders, config).kind === 'postgres') {
-            throw new ExitError(1, say(words, { code: 'journalCompactNotSqlite' }));
-          }
           // Opened as every command opens it: brought up to date, and a lost journal refused.
           const journal = await openWorkJournal(COMPACT, folders, out, config, {
             now: io.clock.now,
@@ -113,7 +111,8 @@ export function journalCommand(
           });
           try {
             const before = options.before;
-            const pending = compactionPending(journal.path, before);
+            const location = homeJournalAt(folders, config);
+            const pending = await compactionPending(location, before);
             if (pending.batches === 0) {
               out.data({ before, batches: 0, entries: 0 });
               out.line(say(words, { code: 'journalCompactNothing', before }));
@@ -121,7 +120,7 @@ export function journalCommand(
             }
             const archive = join(folders.archive, 'journal-history');
             out.line(say(words, { code: 'journalCompactStarted', before, archive, ...pending }));
-            const done = await compactJournal(journal.path, archive, before, {
+            const done = await compactJournal(location, archive, before, {
               format: {
                 dialect: config.resultDialect,
                 timeZone: config.timeZone,
@@ -140,17 +139,7 @@ export function journalCommand(
                 longestHoldMs,
               }),
             );
-            out.line(
-              say(words, {
-                code: 'journalCompactBytes',
-                fileBefore: done.bytesBefore.file,
-                walBefore: done.bytesBefore.wal,
-                fileAfter: done.bytesAfter.file,
-                walAfter: done.bytesAfter.wal,
-                free: done.bytesAfter.free,
-                checkpointed: done.checkpointed,
-              }),
-            );
+            out.line(say(words, bytesSaid(done)));
           } finally {
             await journal.close();
           }
@@ -159,6 +148,33 @@ export function journalCommand(
 }
 
 const COMPACT = 'journal compact';
+
+/** The journal's bytes before and after, as its store counts them. */
+function bytesSaid({ bytesBefore: before, bytesAfter: after, settled }: Compacted): Said {
+  if (before.kind === 'sqlite' && after.kind === 'sqlite') {
+    return {
+      code: 'journalCompactBytes',
+      fileBefore: before.file,
+      walBefore: before.wal,
+      fileAfter: after.file,
+      walAfter: after.wal,
+      free: after.free,
+      checkpointed: settled,
+    };
+  }
+  if (before.kind === 'postgres' && after.kind === 'postgres') {
+    return {
+      code: 'journalCompactTables',
+      tablesBefore: before.tables,
+      auditBefore: before.audit,
+      tablesAfter: after.tables,
+      auditAfter: after.audit,
+      vacuumed: settled,
+    };
+  }
+  // One compaction measures one store: never reached.
+  throw new Error('journal compact: the bytes before and after are of two stores');
+}
 
 /** A parser of a day (YYYY-MM-DD) that exists and is not after `today()`. */
 const dayArgument =

@@ -8,6 +8,7 @@ import { givenName } from '../../csv/given-name.js';
 import { archiveFileName } from '../../results/names.js';
 import { inTimeZone } from '../../results/cells.js';
 import { homeFolders } from '../../inbox/folders.js';
+import { COMPACTED_BY, COMPACTED_EVENT } from '../../journal/compaction.js';
 import {
   describePendingTooLong,
   pendingTooLong,
@@ -304,12 +305,19 @@ async function showPayout(
   if (!payout) return;
   const history = await journal.history(orderId);
   const batch = await journal.batch(payout.batchId);
+  // Its batch's history moved out by journal compact: where it is now.
+  const moved = (await journal.batchEvents(payout.batchId)).flatMap((event) =>
+    event.event === COMPACTED_EVENT && event.detail.code === 'historyMoved'
+      ? [{ at: event.at, archive: event.detail.archive }]
+      : [],
+  );
   out.data({
     sandbox,
     ...payout,
     fee: gatewayFigure(payout.fee),
     net: gatewayFigure(payout.net),
     history: history.map((entry) => ({ ...entry, reason: sayInEnglish(entry.reason) })),
+    historyMovedTo: moved.map((entry) => entry.archive),
   });
   out.line(
     keyValueLines([
@@ -329,6 +337,10 @@ async function showPayout(
     ]),
   );
   out.line('\nHistory:');
+  for (const { at, archive } of moved) {
+    const said = sayInEnglish({ code: 'historyMoved', archive });
+    out.line(`  until ${timeOf(at, timeZone)}: ${said} (by ${COMPACTED_BY})`);
+  }
   for (const entry of history) {
     out.line(
       `  ${timeOf(entry.at, timeZone)}  ${entry.from ?? '(new)'} -> ${entry.to}: ${sayInEnglish(entry.reason)}`,

@@ -1,74 +1,23 @@
 /**
- * `payouts journal compact`, the SQLite journal's side: the audit entries of finished
- * batches received before a date, handed to an exporter and then deleted, a few hundred
- * payouts' worth per write transaction, so a daemon on the same file waits milliseconds
- * for the lock, never the whole compaction. What the rules on who is paid read (each
- * orderId's row, its batch, its events) is never touched (docs/retention.md).
+ * `payouts journal compact`, the SQLite journal's side (../compaction.ts): a chunk's
+ * entries read without the write lock, deleted in one IMMEDIATE transaction, then the WAL
+ * checkpointed.
  */
 import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type { Said } from '../../messages/said.js';
+import {
+  COMPACTED_BY,
+  COMPACTED_EVENT,
+  PAYOUTS_PER_CHUNK,
+  type Compaction,
+  type MovedEntry,
+} from '../compaction.js';
 import type { RowState } from '../states.js';
 import { connect } from './connection.js';
-import { reasonOf } from './context.js';
-
-/** An audit entry as it leaves the journal. */
-export interface MovedEntry {
-  id: number;
-  orderId: string;
-  batchId: number;
-  fileName: string;
-  line: number;
-  at: number;
-  from: RowState | null;
-  to: RowState;
-  reason: Said;
-}
-
-/** The journal's file and its WAL, in bytes, and the bytes of its free pages. */
-export interface JournalBytes {
-  file: number;
-  wal: number;
-  free: number;
-}
-
-export interface CompactOutcome {
-  entries: number;
-  batches: number;
-  /** The longest a chunk's write transaction held the lock, in ms. */
-  longestHoldMs: number;
-  /** Whether the WAL could be emptied (a reader in the middle of it keeps its pages). */
-  checkpointed: boolean;
-}
-
-/** Payouts per chunk: about four entries each, deleted in tens of ms of lock at most. */
-const PAYOUTS_PER_CHUNK = 1_000;
-
-export interface SqliteCompaction {
-  /** Finished batches received before `before` that still have entries to move. */
-  batchesBefore(before: number): { id: number; entries: number }[];
-  /**
-   * Moves every entry of those batches: each chunk's entries go to `exportEntries` (which
-   * makes them durable), then a short write transaction deletes them, so an entry is
-   * deleted only once exported. Entries in `exported` (the archive's last chunk, from a run
-   * cut short) are deleted without being exported again. A batch `payouts retry` opens
-   * again meanwhile keeps its entries (the next compaction writes that chunk again).
-   */
-  compact(
-    before: number,
-    options: {
-      exported: ReadonlySet<number>;
-      exportEntries: (entries: readonly MovedEntry[]) => void;
-      /** Between chunks, given the last one's hold in ms: other connections write here. */
-      pause: (heldMs: number) => Promise<void>;
-    },
-  ): Promise<CompactOutcome>;
-  bytes(): JournalBytes;
-  close(): void;
-}
+import { reasonColumn, reasonOf } from './context.js';
 
 /** Opens the SQLite journal at `path` (brought up to date beforehand) for compaction. */
-export function openSqliteCompaction(path: string): SqliteCompaction {
+export function openSqliteCompaction(path: string): Compaction {
   const db = connect(path);
   const statements = {
     batches: db.prepare<[number], { id: number; entries: number }>(`
@@ -110,6 +59,12 @@ export function openSqliteCompaction(path: string): SqliteCompaction {
     remove: db.prepare<[string]>(`
       DELETE FROM audit WHERE id IN (SELECT value FROM json_each(?))
         AND id < (SELECT MAX(id) FROM audit)`),
+    // Once per archive file: a run cut short and run again the next day adds the second.
+    recordMoved: db.prepare<{ batchId: number; at: number; detail: string }>(`
+      INSERT INTO batch_events (batch_id, at, event, by, detail)
+      SELECT @batchId, @at, '${COMPACTED_EVENT}', '${COMPACTED_BY}', @detail
+      WHERE NOT EXISTS (SELECT 1 FROM batch_events WHERE batch_id = @batchId
+        AND event = '${COMPACTED_EVENT}' AND detail = @detail)`),
   };
 
   /** A chunk's entries (read outside any write lock), in file order. */
@@ -137,16 +92,20 @@ export function openSqliteCompaction(path: string): SqliteCompaction {
   };
 
   /** Deletes exported entries in one short write transaction, if their batch is still done. */
-  const remove = db.transaction((batchId: number, ids: readonly number[]): boolean => {
-    // `payouts retry` may have opened it again since the chunk was read.
-    if (statements.stateOf.get(batchId)?.state !== 'done') return false;
-    statements.remove.run(JSON.stringify(ids));
-    return true;
-  });
+  const remove = db.transaction(
+    (batchId: number, ids: readonly number[], moved: { at: number; detail: string }): boolean => {
+      // `payouts retry` may have opened it again since the chunk was read.
+      if (statements.stateOf.get(batchId)?.state !== 'done') return false;
+      statements.remove.run(JSON.stringify(ids));
+      statements.recordMoved.run({ batchId, ...moved });
+      return true;
+    },
+  );
 
   return {
-    batchesBefore: (before) => statements.batches.all(before),
-    async compact(before, { exported, exportEntries, pause }) {
+    batchesBefore: async (before) => statements.batches.all(before),
+    async compact(before, { archive, now, exported, exportEntries, pause }) {
+      const moved = { at: now, detail: reasonColumn({ code: 'historyMoved', archive }) };
       let entries = 0;
       let batches = 0;
       let longestHoldMs = 0;
@@ -164,6 +123,7 @@ export function openSqliteCompaction(path: string): SqliteCompaction {
           const removed = remove.immediate(
             batchId,
             chunk.entries.map((entry) => entry.id),
+            moved,
           );
           const heldMs = performance.now() - began;
           longestHoldMs = Math.max(longestHoldMs, heldMs);
@@ -172,14 +132,17 @@ export function openSqliteCompaction(path: string): SqliteCompaction {
           await pause(heldMs);
         }
       }
+      return { entries, batches, longestHoldMs };
+    },
+    async settle() {
       // TRUNCATE empties the WAL file when no reader is still on its pages (a daemon
       // mid-read): then it says busy, and the next checkpoint finishes the job. It holds
       // writers back while it waits for readers, so it waits a moment, not BUSY_WAIT_MS.
       db.pragma('busy_timeout = 250');
       const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-      return { entries, batches, longestHoldMs, checkpointed: result?.busy === 0 };
+      return result?.busy === 0;
     },
-    bytes() {
+    async bytes() {
       const size = (file: string) => {
         try {
           return statSync(file).size;
@@ -189,8 +152,15 @@ export function openSqliteCompaction(path: string): SqliteCompaction {
       };
       const pageSize = db.pragma('page_size', { simple: true }) as number;
       const freePages = db.pragma('freelist_count', { simple: true }) as number;
-      return { file: size(path), wal: size(`${path}-wal`), free: pageSize * freePages };
+      return {
+        kind: 'sqlite',
+        file: size(path),
+        wal: size(`${path}-wal`),
+        free: pageSize * freePages,
+      };
     },
-    close: () => db.close(),
+    close: async () => {
+      db.close();
+    },
   };
 }

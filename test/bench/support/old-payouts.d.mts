@@ -5,3 +5,9 @@ export function addPayouts(
   db: Database,
   options: { count: number; state: 'paid' | 'pending'; now?: number; history?: boolean },
 ): number;
+
+/** The same on a PostgreSQL journal: paid payouts with their history, in a finished batch. */
+export function addPaidPayoutsPostgres(
+  client: import('pg').Client,
+  options: { count: number; now?: number },
+): Promise<number>;
