@@ -22,8 +22,9 @@
 // stand-in's count over 5 s once polling began, and the time from SIGTERM to the exit; then
 // `payouts run --follow-timeout 10s` on the same home under GNU time, its wall time from
 // spawn to exit and from its first poll to its exit, and its CPU seconds (user and system)
-// in all and from its first poll on. `node test/bench/follow.mjs command` runs only these,
-// `BENCH_FOLLOW_PENDING=200000` only the sizes named.
+// in all, from its first poll on, and past the timeout (10 s after that poll).
+// `node test/bench/follow.mjs command` runs only these, `BENCH_FOLLOW_PENDING=200000`
+// only the sizes named.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
@@ -261,6 +262,7 @@ async function pollRate(pending) {
 
 const BIN = fileURLToPath(new URL('../../bin/payouts.js', import.meta.url));
 const COMMAND_WINDOW_MS = 5_000;
+const FOLLOW_TIMEOUT_MS = 10_000;
 const COMMAND_SIZES = (process.env.BENCH_FOLLOW_PENDING ?? '2000,20000,200000')
   .split(',')
   .map(Number);
@@ -381,9 +383,17 @@ async function commandFollowing(pending, lean) {
     }
 
     const startedAt = performance.now();
-    const run = startCommand(home, lean.url, ['run', '--follow-timeout', '10s'], true);
+    const run = startCommand(
+      home,
+      lean.url,
+      ['run', '--follow-timeout', `${FOLLOW_TIMEOUT_MS}ms`],
+      true,
+    );
     const began = await pollingBegan(lean.url, run.exited);
     const cpuAtFirstPoll = cpuMicrosOf(childOf(run.child.pid)) / 1e6;
+    // Its CPU once the timeout has run from the first poll (or at its exit, if sooner).
+    const timedOut = await Promise.race([run.exited, systemClock.sleep(FOLLOW_TIMEOUT_MS)]);
+    const cpuAtTimeout = timedOut ? undefined : cpuMicrosOf(childOf(run.child.pid)) / 1e6;
     const ended = await Promise.race([run.exited, systemClock.sleep(COMMAND_BOUND_MS)]);
     if (!ended) {
       run.child.kill('SIGKILL');
@@ -401,6 +411,9 @@ async function commandFollowing(pending, lean) {
       runFirstPollToExitSeconds: Number(((ended.at - began.at) / 1000).toFixed(2)),
       runCpuSeconds: ended.cpuSeconds,
       runCpuFromFirstPollSeconds: Number((ended.cpuSeconds - cpuAtFirstPoll).toFixed(2)),
+      runCpuPastTimeoutSeconds: Number(
+        (ended.cpuSeconds - (cpuAtTimeout ?? ended.cpuSeconds)).toFixed(2),
+      ),
     };
   } finally {
     rmSync(folder, { recursive: true, force: true });
