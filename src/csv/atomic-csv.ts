@@ -6,8 +6,7 @@ import { once } from 'node:events';
 import { closeSync, createWriteStream, fsyncSync, openSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { stringify } from 'csv-stringify';
+import { finished } from 'node:stream/promises';
 import { syncFolderOf } from '../runtime/sync-folder.js';
 
 export interface CsvDialect {
@@ -42,23 +41,29 @@ export function openAtomicCsv(
     if (!closed) closeSync(descriptor);
     closed = true;
   };
-  const csv = stringify({
-    header: true,
-    columns: [...columns],
-    delimiter: dialect.delimiter,
-    bom: dialect.bom,
-    record_delimiter: dialect.recordDelimiter,
-  });
-  // A write error destroys both, so a wait for 'drain' ends in that error, not forever.
-  const written = pipeline(csv, file);
-  written.catch(() => undefined);
+  // A write error ends a wait for 'drain' in that error, not forever.
+  const failed = new Promise<never>((_, reject) => file.once('error', reject));
+  failed.catch(() => undefined);
+  const eol = dialect.recordDelimiter === 'windows' ? '\r\n' : '\n';
+  const record = (line: readonly string[]) =>
+    line.map((cell) => csvCell(cell, dialect.delimiter)).join(dialect.delimiter) + eol;
+  // Records are joined into chunks of about CHUNK characters: a stream write per record
+  // cost more than the record's own text (docs/benchmarks.md, follow).
+  let chunk = (dialect.bom ? '\ufeff' : '') + record(columns);
+  const flush = async () => {
+    const text = chunk;
+    chunk = '';
+    if (!file.write(text)) await Promise.race([once(file, 'drain'), failed]);
+  };
   return {
     async write(line) {
-      if (!csv.write(line)) await once(csv, 'drain');
+      chunk += record(line);
+      if (chunk.length >= CHUNK) await flush();
     },
     async commit() {
-      csv.end();
-      await written;
+      await flush();
+      file.end();
+      await Promise.race([finished(file), failed]);
       // On disk before it takes the name, and the name on disk after: a power cut leaves
       // the old file or the new one, never an empty one.
       fsyncSync(descriptor);
@@ -73,10 +78,22 @@ export function openAtomicCsv(
       syncFolderOf(path);
     },
     async abandon() {
-      csv.destroy();
       file.destroy();
       close();
       await rm(temporary, { force: true });
     },
   };
+}
+
+/** Characters of records gathered before they are written. */
+const CHUNK = 64 * 1024;
+
+/**
+ * A cell as RFC 4180 (and csv-stringify) write it: quoted when it holds the delimiter, a
+ * quote or a line break, its quotes doubled; as it is otherwise.
+ */
+function csvCell(text: string, delimiter: string): string {
+  const quoted =
+    text.includes('"') || text.includes(delimiter) || text.includes('\n') || text.includes('\r');
+  return quoted ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -36,7 +36,7 @@ import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
 
 /** How long answers wait to share a commit. */
-const GROUP_COMMIT_MS = 10;
+export const GROUP_COMMIT_MS = 10;
 
 /** The journal's reason for a row given back because its claim aged before its request left. */
 const FROZEN_REASON: Said = { code: 'auditClaimTooOld' };
@@ -446,7 +446,7 @@ export async function record(
 }
 
 /** The journal's move for a decision: a row that becomes pending gets its first poll time. */
-function moveOf(
+export function moveOf(
   deps: Pick<EngineDeps, 'clock' | 'random'>,
   options: EngineOptions,
   { claim, decision }: Answer,

@@ -11,7 +11,8 @@
 import { mapStatus } from '../gateway/status.js';
 import type { Claim, JournalAnswers, JournalFollowing } from '../journal/journal.js';
 import { decidePoll, type Decision } from './decisions.js';
-import { record, type EngineDeps, type EngineOptions } from './engine.js';
+import { createAnswerWriter } from './answer-writer.js';
+import { GROUP_COMMIT_MS, moveOf, record, type EngineDeps, type EngineOptions } from './engine.js';
 import {
   PROBES_PER_BATCH,
   batchPollAt,
@@ -207,6 +208,16 @@ export async function followPending(
     }
   };
 
+  // A poll's answer shares a commit with the others' of the next few ms.
+  const writer = createAnswerWriter({
+    journal,
+    groupMs: GROUP_COMMIT_MS,
+    groupSize: pool.concurrency,
+    fail: (error) => {
+      failure ??= { error };
+    },
+  });
+
   const poll = async (claim: Claim): Promise<void> => {
     const transactionId = claim.transactionId as number;
     const answer = await pool.ask((call) => deps.gateway.getTransactionById(transactionId, call));
@@ -230,14 +241,18 @@ export async function followPending(
       decision.to === 'pending'
         ? nextPoll(decision, claim.polls + 1, batchSays(claim, now) ?? now + pollDelay(claim))
         : decision;
-    await recordLearning([{ claim, decision: next }]);
+    const knew = settling.settledAgeMs(claim.batchId);
+    writer.add(moveOf(deps, options, { claim, decision: next }));
     const ageMs =
       claim.lastSentAt === null ? undefined : settleAgeLearned(decision.to, now - claim.lastSentAt);
-    if (ageMs !== undefined) {
-      // The batch's other payouts are likely paid as long after their own send.
-      if (settling.sawSettled(claim.batchId, ageMs)) {
-        await journal.pollBatchSooner(claim.batchId, learnedPollAgeMs(ageMs));
-      }
+    // The batch's other payouts are likely paid as long after their own send.
+    if (ageMs !== undefined) settling.sawSettled(claim.batchId, ageMs);
+    const learned = settling.settledAgeMs(claim.batchId);
+    if (learned !== undefined && learned !== knew) {
+      // Brought forward after the answers decided before it was learned are written
+      // (see recordLearning), this one's included.
+      await writer.flush();
+      await journal.pollBatchSooner(claim.batchId, learnedPollAgeMs(learned));
     }
   };
 
@@ -255,6 +270,10 @@ export async function followPending(
     await slept;
   };
 
+  // Due payouts claimed ahead of a free place: a claim is a commit, so one claims as many
+  // as the places, and each place that frees polls the next of them (at most a
+  // concurrency's worth, polled within about a request's time, well inside their lease).
+  const ahead: Claim[] = [];
   try {
     while (
       !report.stopped &&
@@ -267,39 +286,46 @@ export async function followPending(
         continue;
       }
       const now = clock.now();
-      const dueAt = Math.max((await journal.nextPollAt()) ?? Infinity, pool.pausedUntil);
-      if (dueAt === Infinity) {
-        if (pool.running === 0) break; // nothing pending
-        await pool.taskEnded();
-        continue;
+      if (ahead.length === 0) {
+        const dueAt = Math.max((await journal.nextPollAt()) ?? Infinity, pool.pausedUntil);
+        if (dueAt === Infinity) {
+          if (pool.running === 0) break; // nothing pending
+          await pool.taskEnded();
+          continue;
+        }
+        if (dueAt > now) {
+          await pause(Math.min(dueAt, options.until) - now, true);
+          continue;
+        }
       }
-      if (dueAt > now) {
-        await pause(Math.min(dueAt, options.until) - now, true);
-        continue;
-      }
-      // No more claims than the pool lets start now: a claim must not wait out its lease.
       const grant = await pool.grant();
       if (grant === 0) continue; // stopped
-      const claims = await journal.claimDue(options.owner, grant, options.leaseMs);
-      if (claims.length === 0) {
-        // Due, but leased: by this process (its poll in flight) or another. Look again
-        // when a poll of ours ends, or shortly.
-        await pause(Math.min(1_000, options.until - now), false);
-        continue;
+      if (ahead.length === 0) {
+        const claims = await journal.claimDue(options.owner, pool.concurrency, options.leaseMs);
+        if (claims.length === 0) {
+          // Due, but leased: by this process (its poll in flight, or its answer not yet
+          // written) or another. Look again once our answers are written, when a poll of
+          // ours ends, or shortly.
+          if (writer.unwritten > 0) {
+            await writer.flush();
+            continue;
+          }
+          await pause(Math.min(1_000, options.until - now), false);
+          continue;
+        }
+        // A payout whose batch says it is not settled yet waits, without a request; one a
+        // postback named is polled now.
+        const waiting: { claim: Claim; decision: Decision }[] = [];
+        // The grant and the claim may have waited (a pause, the budget): the time is now.
+        const claimedAt = clock.now();
+        for (const claim of claims) {
+          const at = options.doorbell?.takeNamed(claim) ? undefined : batchSays(claim, claimedAt);
+          if (at === undefined) ahead.push(claim);
+          else waiting.push({ claim, decision: nextPoll(WAIT, claim.polls, at) });
+        }
+        if (waiting.length > 0) await recordLearning(waiting);
       }
-      // A payout whose batch says it is not settled yet waits, without a request; one a
-      // postback named is polled now.
-      const waiting: { claim: Claim; decision: Decision }[] = [];
-      const polled: Claim[] = [];
-      // The grant and the claim may have waited (a pause, the budget): the time is now.
-      const claimedAt = clock.now();
-      for (const claim of claims) {
-        const at = options.doorbell?.takeNamed(claim) ? undefined : batchSays(claim, claimedAt);
-        if (at === undefined) polled.push(claim);
-        else waiting.push({ claim, decision: nextPoll(WAIT, claim.polls, at) });
-      }
-      if (waiting.length > 0) await recordLearning(waiting);
-      for (const claim of polled) {
+      for (const claim of ahead.splice(0, grant)) {
         pool
           .run(() => poll(claim))
           // Anything but a gateway answer (a bug, the journal failing) ends the loop once
@@ -311,6 +337,19 @@ export async function followPending(
     }
   } finally {
     await pool.idle();
+    await writer.flush();
+    // Claimed but not polled: due at once again, for the next loop or another process,
+    // rather than leased until the lease ends.
+    if (ahead.length > 0 && failure === undefined) {
+      const at = clock.now();
+      await record(
+        deps,
+        options,
+        ahead
+          .splice(0)
+          .map((claim) => ({ claim, decision: nextPoll(NOT_POLLED, claim.polls, at) })),
+      );
+    }
   }
   if (failure) throw failure.error;
   if (!report.stopped && pool.stop.aborted) report.stopped = 'asked to stop';
@@ -321,6 +360,14 @@ export async function followPending(
 const WAIT: Decision = {
   to: 'pending',
   reason: 'waits for its batch',
+  details: {},
+  signal: { kind: 'continue' },
+};
+
+/** A claimed payout the loop ended before polling. */
+const NOT_POLLED: Decision = {
+  to: 'pending',
+  reason: 'not polled before following stopped',
   details: {},
   signal: { kind: 'continue' },
 };

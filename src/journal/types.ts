@@ -303,12 +303,29 @@ export interface RowTotals {
 }
 
 /** One input line as the result file shows it: a payout, or a line that is not one. */
+/** A payout as its result line shows it: no lease, fence or schedule. */
+export type ResultPayout = Pick<
+  PayoutRecord,
+  | 'orderId'
+  | 'request'
+  | 'valueCents'
+  | 'state'
+  | 'transactionId'
+  | 'message'
+  | 'said'
+  | 'fee'
+  | 'net'
+  | 'gatewayCreatedAt'
+  | 'endToEndId'
+  | 'processedAt'
+>;
+
 export interface ResultEntry {
   line: number;
   kind: 'payout' | LineKind;
   orderId: string | null;
   /** The payout, or for a replay the payout it repeats; null for other lines. */
-  payout: PayoutRecord | null;
+  payout: ResultPayout | null;
   /** Why a line is not a payout of its own (invalid, skipped, replay, conflict). */
   note: string | null;
   column: string | null;

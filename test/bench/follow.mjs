@@ -20,13 +20,15 @@
 // 200,000 payouts sent and pending, every one due, put in SQL as above, followed by
 // `payouts watch` as a child against the lean stand-in: its polls a second from the
 // stand-in's count over 5 s once polling began, and the time from SIGTERM to the exit; then
-// `payouts run --follow-timeout 10s` on the same home, its wall time from spawn to exit
-// and from its first poll to its exit. `node test/bench/follow.mjs command` runs only these,
-// `BENCH_FOLLOW_PENDING=200000` only the sizes named.
+// `payouts run --follow-timeout 10s` on the same home under GNU time, its wall time from
+// spawn to exit and from its first poll to its exit, and its CPU seconds (user and system)
+// in all, from its first poll on, and past the timeout (10 s after that poll).
+// `node test/bench/follow.mjs command` runs only these, `BENCH_FOLLOW_PENDING=200000`
+// only the sizes named.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +50,7 @@ import { startSandbox } from '../../dist/sandbox/server.js';
 import { systemClock } from '../../dist/runtime/clock.js';
 import { sqliteBinding } from '../../dist/runtime/sqlite.js';
 import { addPayouts } from './support/old-payouts.mjs';
+import { cpuMicrosOf } from './support/postgres.mjs';
 
 const TOKEN = 'bench-token';
 const PAYOUTS = 1_000;
@@ -259,6 +262,7 @@ async function pollRate(pending) {
 
 const BIN = fileURLToPath(new URL('../../bin/payouts.js', import.meta.url));
 const COMMAND_WINDOW_MS = 5_000;
+const FOLLOW_TIMEOUT_MS = 10_000;
 const COMMAND_SIZES = (process.env.BENCH_FOLLOW_PENDING ?? '2000,20000,200000')
   .split(',')
   .map(Number);
@@ -293,21 +297,42 @@ async function waitFor(what, look) {
   }
 }
 
-/** `payouts ...args` as a child on the home; `exited` resolves with when it exited. */
-function startCommand(home, url, args) {
-  const child = spawn(process.execPath, [BIN, ...args], {
+const TIME = '/usr/bin/time';
+
+/** GNU time's one child, the command's node (0 before it starts and once it is gone). */
+function childOf(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim());
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * `payouts ...args` as a child on the home, under GNU time when `timed` (its CPU seconds
+ * then in `exited.cpuSeconds`); `exited` resolves with when it exited.
+ */
+function startCommand(home, url, args, timed = false) {
+  const command = timed
+    ? [TIME, ['-f', 'TIMED %U %S', process.execPath, BIN, ...args]]
+    : [process.execPath, [BIN, ...args]];
+  const child = spawn(...command, {
     env: commandEnv(home, url),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = once(child, 'exit').then(([code, signal]) => ({
-    at: performance.now(),
-    code,
-    signal,
-    stderr,
-  }));
+  const exited = once(child, 'close').then(([code, signal]) => {
+    const cpu = /TIMED ([\d.]+) ([\d.]+)/.exec(stderr);
+    return {
+      at: performance.now(),
+      code,
+      signal,
+      stderr,
+      ...(cpu ? { cpuSeconds: Number(cpu[1]) + Number(cpu[2]) } : {}),
+    };
+  });
   return { child, exited };
 }
 
@@ -358,8 +383,17 @@ async function commandFollowing(pending, lean) {
     }
 
     const startedAt = performance.now();
-    const run = startCommand(home, lean.url, ['run', '--follow-timeout', '10s']);
+    const run = startCommand(
+      home,
+      lean.url,
+      ['run', '--follow-timeout', `${FOLLOW_TIMEOUT_MS}ms`],
+      true,
+    );
     const began = await pollingBegan(lean.url, run.exited);
+    const cpuAtFirstPoll = cpuMicrosOf(childOf(run.child.pid)) / 1e6;
+    // Its CPU once the timeout has run from the first poll (or at its exit, if sooner).
+    const timedOut = await Promise.race([run.exited, systemClock.sleep(FOLLOW_TIMEOUT_MS)]);
+    const cpuAtTimeout = timedOut ? undefined : cpuMicrosOf(childOf(run.child.pid)) / 1e6;
     const ended = await Promise.race([run.exited, systemClock.sleep(COMMAND_BOUND_MS)]);
     if (!ended) {
       run.child.kill('SIGKILL');
@@ -375,6 +409,11 @@ async function commandFollowing(pending, lean) {
       watchSigtermToExitMs: Math.round(watchStopMs),
       runFollowTimeout10sSeconds: Number(((ended.at - startedAt) / 1000).toFixed(2)),
       runFirstPollToExitSeconds: Number(((ended.at - began.at) / 1000).toFixed(2)),
+      runCpuSeconds: ended.cpuSeconds,
+      runCpuFromFirstPollSeconds: Number((ended.cpuSeconds - cpuAtFirstPoll).toFixed(2)),
+      runCpuPastTimeoutSeconds: Number(
+        (ended.cpuSeconds - (cpuAtTimeout ?? ended.cpuSeconds)).toFixed(2),
+      ),
     };
   } finally {
     rmSync(folder, { recursive: true, force: true });

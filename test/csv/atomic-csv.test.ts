@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { openAtomicCsv } from '../../src/csv/atomic-csv.js';
+import { openAtomicCsv, type CsvDialect } from '../../src/csv/atomic-csv.js';
 import { useTempFolder } from '../support/files.js';
 
 describe('openAtomicCsv', () => {
@@ -24,5 +25,44 @@ describe('openAtomicCsv', () => {
     mkdirSync(join(path, 'inside'), { recursive: true }); // a full folder now holds the name
     await expect(file.commit()).rejects.toThrow();
     expect(readdirSync(folder())).toEqual(['taken']);
+  });
+
+  // Cells that need quoting, and records enough to span many of the chunks it writes at once.
+  const cells = [
+    '',
+    'plain',
+    'a;b',
+    'a,b',
+    'say "hi"',
+    'two\nlines',
+    'cr\rhere',
+    'crlf\r\n',
+    'ç ã é',
+    '"',
+  ];
+  const records = Array.from({ length: 5_000 }, (_, i) => [
+    String(i),
+    cells[i % cells.length] as string,
+    cells[(i * 7) % cells.length] as string,
+  ]);
+  it.each<[string, CsvDialect]>([
+    ['excel', { delimiter: ';', bom: true, recordDelimiter: 'windows' }],
+    ['rfc4180', { delimiter: ',', bom: false, recordDelimiter: 'windows' }],
+    ['plain', { delimiter: ',', bom: false, recordDelimiter: 'unix' }],
+  ])('writes the bytes csv-stringify writes (%s)', async (_, dialect) => {
+    const path = join(folder(), 'out.csv');
+    const file = openAtomicCsv(path, ['line', 'first "one"', 'second;'], dialect);
+    for (const record of records) await file.write(record);
+    await file.commit();
+    const expected = stringify(records, {
+      header: true,
+      columns: ['line', 'first "one"', 'second;'],
+      delimiter: dialect.delimiter,
+      bom: dialect.bom,
+      record_delimiter: dialect.recordDelimiter,
+      // A lone line break is quoted too: unquoted, it would end the record for any reader.
+      quote_record_delimiter: true,
+    });
+    expect(readFileSync(path, 'utf8')).toBe(expected);
   });
 });

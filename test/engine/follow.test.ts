@@ -159,6 +159,31 @@ describe('following pending payouts against the sandbox over HTTP', () => {
     expect(await journal.countsByState()).toEqual({ paid: { count: 2, cents: 2 * 1234 } });
   });
 
+  it('claims due payouts many at a commit, not one a freed place', async () => {
+    const count = 64;
+    await admitKeys(Array.from({ length: count }, (_, i) => `k${i}@example.com`));
+    // Every payout due at once, and polled again at once while pending.
+    const now: PollPolicy = { firstMs: 1, growth: 1, capMs: 1 };
+    await send({ pollPolicy: now });
+    const claims: number[] = [];
+    const counted = Object.assign(Object.create(journal) as Journal, {
+      claimDue: async (owner: string, limit: number, leaseMs: number) => {
+        const claimed = await journal.claimDue(owner, limit, leaseMs);
+        if (claimed.length > 0) claims.push(claimed.length);
+        return claimed;
+      },
+    });
+    const report = await followPending(
+      { ...deps(), journal: counted },
+      options({ pollPolicy: now }),
+    );
+    expect(report).toMatchObject({ moved: count, failed: false });
+    const claimed = claims.reduce((sum, n) => sum + n, 0);
+    expect(claimed).toBeGreaterThanOrEqual(count);
+    // Eight places: one a claim when each freed place claimed its own row.
+    expect(claimed / claims.length).toBeGreaterThanOrEqual(4);
+  });
+
   it('a slow answer holds only its own slot: the other payouts are polled on to paid meanwhile', async () => {
     await admitKeys(['slow@example.com', 'a@example.com', 'b@example.com']);
     await send();

@@ -311,8 +311,11 @@ export async function payoutsOf(journal: Journal): Promise<PayoutRecord[]> {
     for (let after = 0; ;) {
       const page = await journal.resultEntries(id, after, 500);
       if (page.length === 0) break;
-      for (const entry of page)
-        if (entry.kind === 'payout' && entry.payout) payouts.push(entry.payout);
+      // A result line shows no lease: the payout itself has it.
+      for (const entry of page) {
+        const payout = entry.kind === 'payout' && (await journal.payout(entry.orderId ?? ''));
+        if (payout) payouts.push(payout);
+      }
       after = page.at(-1)?.line ?? after;
     }
   }

@@ -43,7 +43,6 @@ import {
   BY_AMOUNT,
   candidatesOf,
   CLAIM_COLUMNS,
-  requestOf,
   rowsOn,
   toClaim,
   toPayout,
@@ -52,6 +51,7 @@ import {
   type Rows,
 } from './rows.js';
 import { toCandidate, type CandidateRow } from '../sqlite/rows.js';
+import { requestOf } from '../sqlite/context.js';
 import { POSTBACK_CHANNEL } from './listen.js';
 import { AT, CLUSTER_NOW, statement } from './sql.js';
 import type pg from 'pg';

@@ -29,9 +29,6 @@ type Reports = Pick<
   | 'pendingSentBefore'
 >;
 
-/** A line of a result: a payout, or a line joined to the payout it names (if any). */
-type ResultRow = Omit<PayoutRow, 'order_id'> & { order_id: string | null } & ResultLineRow;
-
 const statements = {
   // A line that is not a payout counts as its kind: a replay or a held orderId of another
   // file never counts as what became of that file's payout (it was not paid by this one).
@@ -99,16 +96,11 @@ export function createReports(pooled: Runner): Reports {
 
     resultEntries: async (batchId, after, limit) =>
       (
-        await pooled.rows<ResultRow, { batchId: number; after: number; limit: number }>(
+        await pooled.rows<ResultLineRow, { batchId: number; after: number; limit: number }>(
           statements.resultEntries,
           { batchId, after, limit },
         )
-      ).map((row) =>
-        toResultEntry(
-          row,
-          row.order_id === null ? null : toPayout({ ...row, order_id: row.order_id }),
-        ),
-      ),
+      ).map(toResultEntry),
 
     payeesOfBatch: async (batchId, after, limit) =>
       (

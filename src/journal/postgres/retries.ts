@@ -25,7 +25,8 @@ import {
 import { reopens } from '../rules/uncover.js';
 import { inTransaction, type Runner } from './connection.js';
 import { admissionLock, valuesFor } from './payouts.js';
-import { REQUEST_COLUMNS, requestOf, rowsOn, type RequestRow, type Rows } from './rows.js';
+import { requestOf, type RequestRow } from '../sqlite/context.js';
+import { REQUEST_COLUMNS, rowsOn, type Rows } from './rows.js';
 import { AT, statement } from './sql.js';
 
 interface RetryRow extends RequestRow {

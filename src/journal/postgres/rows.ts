@@ -24,10 +24,12 @@ import type { AdmissionRules, BatchEvent, BatchLine, Claim, PayoutRecord } from 
 import {
   COVERING_COLUMNS,
   reasonColumn,
+  requestOf,
   saidOf,
   toCovering,
   type BatchRow,
   type CoveringRow,
+  type RequestRow,
 } from '../sqlite/context.js';
 import {
   saidJson,
@@ -42,34 +44,6 @@ import { AT, statement } from './sql.js';
 /** The request's fields as columns, and the request they give back. */
 export const REQUEST_COLUMNS =
   'order_id, value_cents, pix_key_type, pix_key, cpf_cnpj, name, email, phone, request_written';
-
-export interface RequestRow {
-  order_id: string;
-  value_cents: number;
-  pix_key_type: number;
-  pix_key: string;
-  cpf_cnpj: string;
-  name: string;
-  email: string;
-  phone: string;
-  /** The request's own text, kept (copied from SQLite) where the columns cannot give it back. */
-  request_written: string | null;
-}
-
-/** The request as journaled, in the reader's key order (toCashOutRequest). */
-export const requestOf = (row: RequestRow): CashOutRequest =>
-  row.request_written === null
-    ? requestOfColumns(row)
-    : (JSON.parse(row.request_written) as CashOutRequest);
-
-const requestOfColumns = (row: RequestRow): CashOutRequest => ({
-  value: row.value_cents,
-  pixKeyType: row.pix_key_type,
-  pixKey: row.pix_key,
-  cpfCnpj: row.cpf_cnpj,
-  person: { name: row.name, email: row.email, phone: row.phone },
-  orderId: row.order_id,
-});
 
 export const CLAIM_COLUMNS = `id, ${REQUEST_COLUMNS}, batch_id, line, fence, state, attempts, not_found, last_sent_at, transaction_id, polls`;
 

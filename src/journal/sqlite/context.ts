@@ -192,6 +192,34 @@ export function toCovering(row: CoveringRow): Covering {
   };
 }
 
+export interface RequestRow {
+  order_id: string;
+  value_cents: number;
+  pix_key_type: number;
+  pix_key: string;
+  cpf_cnpj: string;
+  name: string;
+  email: string;
+  phone: string;
+  /** The request's own text, kept where the columns cannot give it back to the byte. */
+  request_written: string | null;
+}
+
+/** The request as journaled, in the reader's key order (toCashOutRequest). */
+export const requestOf = (row: RequestRow): CashOutRequest =>
+  row.request_written === null
+    ? requestOfColumns(row)
+    : (JSON.parse(row.request_written) as CashOutRequest);
+
+const requestOfColumns = (row: RequestRow): CashOutRequest => ({
+  value: row.value_cents,
+  pixKeyType: row.pix_key_type,
+  pixKey: row.pix_key,
+  cpfCnpj: row.cpf_cnpj,
+  person: { name: row.name, email: row.email, phone: row.phone },
+  orderId: row.order_id,
+});
+
 export interface ClaimRow {
   order_id: string;
   batch_id: number;
