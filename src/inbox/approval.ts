@@ -8,7 +8,8 @@
  * Files are matched to batches by their bytes, never by name: what is released is
  * exactly what was validated and reported, whatever a person renamed.
  */
-import { appendFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { formatCents } from '../messages/money.js';
 import { givenName, commandTarget } from '../csv/given-name.js';
@@ -217,15 +218,22 @@ export async function writeReport(
     '',
     approval.payeesTitle,
   ];
-  const path = `${file}.report.txt`;
-  writeFileSync(path, `${report.join('\n')}\n`);
-  // Every payee, a page at a time: a finance control checks who is paid, not only totals.
-  for (let after = 0; ;) {
-    const page = await journal.payeesOfBatch(batchId, after, PAGE);
-    const last = page.at(-1);
-    if (!last) break;
-    appendFileSync(path, `${page.map((payee) => payeeLine(payee, words)).join('\n')}\n`);
-    after = last.line;
+  const written = await open(`${file}.report.txt`, 'w');
+  try {
+    await written.write(`${report.join('\n')}\n`);
+    // Every payee, a page at a time: a finance control checks who is paid, not only totals.
+    for (let after = 0; ;) {
+      const page = await journal.payeesOfBatch(batchId, after, PAGE);
+      const last = page.at(-1);
+      if (!last) break;
+      let lines = '';
+      for (const payee of page) lines += `${payeeLine(payee, words)}\n`;
+      // One write a page, awaited: the disk paces us, and a signal or a health line has its turn.
+      await written.write(lines);
+      after = last.line;
+    }
+  } finally {
+    await written.close();
   }
 }
 

@@ -4,7 +4,10 @@
 // chunks as ingest.ts writes them. Against bare SQLite in the same process: the same rows
 // inserted as (orderId, JSON) into a one-table journal with the same pragmas, a
 // transaction per chunk. Then where the journal's bytes go (SQLite's dbstat), per payout,
-// with and without the audit rows, and after VACUUM. Prints one JSON line per measure.
+// with and without the audit rows, and after VACUUM. And the floor of admission: the same
+// payouts written by the journal's own insert and audit entry into a fresh journal, with
+// no rule's lookup, as admission commits its chunks: what no change to the rules can go
+// under. Prints one JSON line per measure.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +15,8 @@ import { performance } from 'node:perf_hooks';
 import { openJournal, sqliteJournalAt } from '../../dist/journal/open.js';
 import { Database } from '../../dist/journal/sqlite.js';
 import { withCheckDigits } from '../../dist/domain/check-digits.js';
+import { connect } from '../../dist/journal/sqlite/connection.js';
+import { INSERT_PAYOUT, payoutParams } from '../../dist/journal/sqlite/admitting.js';
 
 const ROWS = Number(process.env.BENCH_ADMIT_ROWS ?? 1_000_000);
 const CHUNK = Number(process.env.BENCH_ADMIT_CHUNK ?? 1_000);
@@ -127,6 +132,52 @@ function bareAll(path) {
   return { ms, cpuMs: cpuUsed };
 }
 
+/**
+ * The journal's writes alone: each payout inserted and audited as admission does, in a
+ * fresh journal (every index), a transaction a chunk at admission's pragmas, no lookup.
+ */
+async function floorAll(path) {
+  const journal = await openJournal(sqliteJournalAt(path));
+  const { batchId } = await journal.batchForFile({
+    name: 'folha-2026-11.csv',
+    nameKey: 'folha-2026-11',
+    sha256: 'f'.repeat(64),
+    arrived: true,
+  });
+  await journal.close();
+  const db = connect(path);
+  // As context.ts's `admitting` commits a file's chunks.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('wal_autocheckpoint = 20000');
+  const insert = db.prepare(INSERT_PAYOUT);
+  const audit = db.prepare(
+    `INSERT INTO audit (payout_id, at, from_state, to_state, reason) VALUES (?, ?, NULL, 'queued', ?)`,
+  );
+  const chunk = db.transaction((payouts) => {
+    const now = Date.now();
+    for (const { line, request } of payouts) {
+      const id = insert.run(payoutParams(request, batchId, line, now)).lastInsertRowid;
+      audit.run(id, now, JSON.stringify({ code: 'auditJournaled', batchId, line }));
+    }
+  });
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  let payouts = [];
+  for (let i = 0; i < ROWS; i++) {
+    const { payout } = entry(i);
+    if (payout) payouts.push(payout);
+    if (payouts.length >= CHUNK) {
+      chunk(payouts);
+      payouts = [];
+    }
+  }
+  chunk(payouts);
+  const ms = performance.now() - started;
+  const cpuUsed = cpuMs(cpu);
+  db.close();
+  return { ms, cpuMs: cpuUsed };
+}
+
 /** Bytes of each table and index (whole pages, as the file pays for them). */
 function bytesOf(path, vacuum = false) {
   const db = new Database(path);
@@ -152,6 +203,8 @@ const folder = mkdtempSync(join(tmpdir(), 'payouts-bench-admit-'));
 try {
   const bare = bareAll(join(folder, 'bare.db'));
   const admitted = await admitAll(join(folder, 'journal.db'));
+  const floor = await floorAll(join(folder, 'floor.db'));
+  rmSync(join(folder, 'floor.db'), { force: true });
   const bytes = bytesOf(join(folder, 'journal.db'));
   console.log(
     JSON.stringify({
@@ -163,6 +216,11 @@ try {
       bareRowsPerSecond: Math.round(ROWS / (bare.ms / 1000)),
       bareCpuUsPerRow: Number(((bare.cpuMs * 1000) / ROWS).toFixed(2)),
       vsBare: Number((admitted.ms / bare.ms).toFixed(2)),
+      floorRowsPerSecond: Math.round(ROWS / (floor.ms / 1000)),
+      floorCpuUsPerRow: Number(((floor.cpuMs * 1000) / ROWS).toFixed(2)),
+      // By CPU, which the machine's load moves least.
+      floorVsBareCpu: Number((floor.cpuMs / bare.cpuMs).toFixed(2)),
+      admitVsFloorCpu: Number((admitted.cpuMs / floor.cpuMs).toFixed(2)),
     }),
   );
   console.log(JSON.stringify({ bench: 'admit-bytes', ...bytes }));

@@ -9,8 +9,10 @@
 // and the ratios run/ingest, ingest/bare insert and payouts/s of the sending run, whole and
 // of its sending phase alone (the stand-in's first create to its last: before it, node's
 // start and the file's intake; after it, the file's result and the summary).
-// `node test/bench/command.mjs send` runs the sending run alone; BENCH_COMMAND_CONCURRENCY
-// sets the run's `concurrency` (the config's default otherwise).
+// `node test/bench/command.mjs send` runs the sending run alone, `approval` all but it (a
+// million rows are sent in most of an hour); BENCH_COMMAND_CONCURRENCY sets the run's
+// `concurrency` (the config's default otherwise). Each part's CPU seconds (user and system,
+// GNU time's) are printed beside its wall seconds: the load moves them less.
 import { spawn } from 'node:child_process';
 import {
   copyFileSync,
@@ -103,7 +105,7 @@ function childOf(pid) {
  * every SAMPLE_MS while it runs, each sample dated (epoch ms).
  */
 async function timed(part, args, env = process.env, gatewayPid = undefined) {
-  const child = spawn(TIME, ['-f', 'TIMED %e %M', process.execPath, ...args], {
+  const child = spawn(TIME, ['-f', 'TIMED %e %M %U %S', process.execPath, ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -125,15 +127,19 @@ async function timed(part, args, env = process.env, gatewayPid = undefined) {
   const [status, signal] = await once(child, 'close');
   clearInterval(sampler);
   clearTimeout(killer);
-  const found = /TIMED ([\d.]+) (\d+)/.exec(stderr);
+  const found = /TIMED ([\d.]+) (\d+) ([\d.]+) ([\d.]+)/.exec(stderr);
   if (!found) throw new Error(`${args.join(' ')}: ${status ?? signal} ${stderr}`);
   // Each part as it ends: a million rows take most of an hour on a busy machine.
-  console.log(JSON.stringify({ bench: 'command', rows: ROWS, part, seconds: Number(found[1]) }));
+  const cpuSeconds = Number((Number(found[3]) + Number(found[4])).toFixed(2));
+  console.log(
+    JSON.stringify({ bench: 'command', rows: ROWS, part, seconds: Number(found[1]), cpuSeconds }),
+  );
   return {
     status,
     stdout,
     stderr,
     seconds: Number(found[1]),
+    cpuSeconds,
     peakRssMb: Math.round(Number(found[2]) / 1024),
     samples,
   };
@@ -291,18 +297,23 @@ if (mode === 'insert') {
     // Started now, so its bounded life is the runs'.
     lean = await startLean();
     const approval = await run(folder, file, lean, true);
-    const send = await run(folder, file, lean, false);
+    const sending = mode !== 'approval';
+    const send = sending ? await run(folder, file, lean, false) : undefined;
     const ledger = await ledgerOf(lean);
-    const { sent } = ledger;
-    const phases = phasesOf(send, ledger);
+    const sent = sending ? ledger.sent : ROWS;
+    const phases = send && phasesOf(send, ledger);
     if (bareRecords !== ROWS || inserted.records !== ROWS || queued !== ROWS || sent !== ROWS)
       throw new Error(
         `expected ${ROWS} rows each: bare ${bareRecords}, inserted ${inserted.records}, ingested ${JSON.stringify(ingested.rows)}, sent ${sent}`,
       );
     const waiting = JSON.parse(approval.stdout).files[0];
     // Exit 2: a file waits for a person; 3: payouts sent, left pending (not followed).
-    if (waiting?.state !== 'awaiting-approval' || approval.status !== 2 || send.status !== 3)
-      throw new Error(`run exits ${approval.status} and ${send.status}: ${approval.stdout}`);
+    if (
+      waiting?.state !== 'awaiting-approval' ||
+      approval.status !== 2 ||
+      (send && send.status !== 3)
+    )
+      throw new Error(`run exits ${approval.status} and ${send?.status}: ${approval.stdout}`);
     const ratio = (a, b) => Number((a / b).toFixed(2));
     console.log(
       JSON.stringify({
@@ -310,23 +321,32 @@ if (mode === 'insert') {
         rows: ROWS,
         seconds: {
           runApproval: approval.seconds,
-          runSend: send.seconds,
-          runSendPhases: phases.seconds,
+          runSend: send?.seconds,
+          runSendPhases: phases?.seconds,
           ingest: Number((ingested.ms / 1000).toFixed(2)),
           ingestProcess: ingest.seconds,
           bareCsvParse: bare.seconds,
           bareInsert: Number((inserted.ms / 1000).toFixed(2)),
         },
+        // Each process whole (node's start and the journal's opening too), and each part timed inside.
+        cpuSeconds: {
+          runApproval: approval.cpuSeconds,
+          runSend: send?.cpuSeconds,
+          ingest: Number((ingested.cpuMs / 1000).toFixed(2)),
+          ingestProcess: ingest.cpuSeconds,
+          bareCsvParse: bare.cpuSeconds,
+          bareInsert: Number((inserted.cpuMs / 1000).toFixed(2)),
+        },
         peakRssMb: {
           runApproval: approval.peakRssMb,
-          runSend: send.peakRssMb,
+          runSend: send?.peakRssMb,
           ingest: ingest.peakRssMb,
           bareCsvParse: bare.peakRssMb,
           bareInsert: insert.peakRssMb,
         },
         rowsPerSec: {
           runApproval: rate(approval.seconds),
-          runSend: rate(send.seconds),
+          runSend: send && rate(send.seconds),
           ingest: rate(ingested.ms / 1000),
           bareCsvParse: rate(bare.seconds),
           bareInsert: rate(inserted.ms / 1000),
@@ -335,10 +355,14 @@ if (mode === 'insert') {
         runApprovalToIngest: ratio(approval.seconds, ingest.seconds),
         ingestToBareInsert: ratio(ingested.ms, inserted.ms),
         runApprovalToBareCsvParse: ratio(approval.seconds, bare.seconds),
-        payoutsPerSecAtZeroLatency: rate(send.seconds),
-        sendingPhasePayoutsPerSec: rate(phases.seconds.sending),
-        sendingPhaseCpuUsPerPayout: phases.cpuUs,
-        sendingPhaseCpuBoundPerSec: phases.cpuBound,
+        // The same by CPU, process against process.
+        runApprovalToIngestCpu: ratio(approval.cpuSeconds, ingest.cpuSeconds),
+        ingestToBareInsertCpu: ratio(ingested.cpuMs, inserted.cpuMs),
+        runApprovalToBareCsvParseCpu: ratio(approval.cpuSeconds, bare.cpuSeconds),
+        payoutsPerSecAtZeroLatency: send && rate(send.seconds),
+        sendingPhasePayoutsPerSec: phases && rate(phases.seconds.sending),
+        sendingPhaseCpuUsPerPayout: phases?.cpuUs,
+        sendingPhaseCpuBoundPerSec: phases?.cpuBound,
         load: loadavg()[0],
       }),
     );

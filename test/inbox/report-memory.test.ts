@@ -62,6 +62,42 @@ function reportHeapGrowth(home: string, file: string): Promise<number> {
   });
 }
 
+/**
+ * Whether the event loop took a turn while the report of `file` was written (a signal's
+ * handler, a daemon's health line wait for one): a setImmediate queued as it begins runs
+ * before it ends, in a child process of its own over the real journal.
+ */
+function loopTurnsDuringReport(home: string, file: string): Promise<boolean> {
+  const script = `
+    const { loadConfig } = await import(${JSON.stringify(moduleUrl('config/load.js'))});
+    const { ingestFile } = await import(${JSON.stringify(moduleUrl('engine/ingest.js'))});
+    const { openJournal, sqliteJournalAt } = await import(${JSON.stringify(moduleUrl('journal/open.js'))});
+    const { writeReport } = await import(${JSON.stringify(moduleUrl('inbox/approval.js'))});
+    const { config } = loadConfig({ env: { PAYOUTS_HOME: ${JSON.stringify(home)} } });
+    const journal = await openJournal(sqliteJournalAt(${JSON.stringify(join(home, 'journal.db'))}));
+    const ingested = await ingestFile(${JSON.stringify(file)}, journal, { ...config, now: Date.now() },
+      'awaiting-approval');
+    let ended = false;
+    const writing = writeReport(journal, ${JSON.stringify(file)}, ingested.batchId).then(() => { ended = true; });
+    const turned = await new Promise((resolve) => setImmediate(() => resolve(!ended)));
+    await writing;
+    await journal.close();
+    process.stdout.write(JSON.stringify({ kind: ingested.kind, turned }));`;
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { timeout: 280_000, maxBuffer: 1024 * 1024 },
+      (error, stdout) => {
+        if (error) return reject(error);
+        const { kind, turned } = JSON.parse(stdout) as { kind: string; turned: boolean };
+        expect(kind).toBe('awaiting-approval');
+        resolve(turned);
+      },
+    );
+  });
+}
+
 describe('the approval report of 100,000 rows holds a page of them at a time', () => {
   const folder = useTempFolder();
 
@@ -102,5 +138,15 @@ describe('the approval report of 100,000 rows holds a page of them at a time', (
     expect(await reportHeapGrowth(folder(), file)).toBeLessThan(16);
     const report = readFileSync(`${file}.report.txt`, 'utf8');
     expect(report).toContain(`line ${ROWS + 1}: Pessoa`);
+  });
+
+  it('lets the event loop turn between its pages', { timeout: 300_000 }, async () => {
+    const rows = Array.from({ length: 5_000 }, (_, i) => {
+      const cpf = withCheckDigits(String(100_000_000 + i * 7).slice(0, 9));
+      return `o-${i},Pessoa ${i},p${i}@example.com,11987654321,${cpf},EMAIL,p${i}@x.com,"1,00"\n`;
+    });
+    const file = writeFile(folder(), 'folha.csv', HEADER + rows.join(''));
+    expect(await loopTurnsDuringReport(folder(), file)).toBe(true);
+    expect(readFileSync(`${file}.report.txt`, 'utf8')).toContain('line 5001: Pessoa 4999');
   });
 });

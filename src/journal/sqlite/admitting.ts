@@ -76,11 +76,14 @@ export const REQUEST_VALUES = `@value, @pixKeyType,
   NULLIF(@pixKey, CASE @pixKeyType WHEN 2 THEN @email WHEN 3 THEN @phone ELSE @cpfCnpj END),
   @document, NULLIF(@cpfCnpj, @document), @name, @email, @phone`;
 
+/** A new payout, queued (test/bench/admit.mjs times it alone: the floor of admission). */
+export const INSERT_PAYOUT = `
+  INSERT INTO payouts (order_id, batch_id, line, ${REQUEST_COLUMNS}, payload_hash, admitted_at, state, updated_at, reference)
+  VALUES (@orderId, @batchId, @line, ${REQUEST_VALUES}, @hash, @now, 'queued', @now, @reference)`;
+
 export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Admitting {
   const statements = {
-    insertPayout: db.prepare<PayoutParams>(`
-      INSERT INTO payouts (order_id, batch_id, line, ${REQUEST_COLUMNS}, payload_hash, admitted_at, state, updated_at, reference)
-      VALUES (@orderId, @batchId, @line, ${REQUEST_VALUES}, @hash, @now, 'queued', @now, @reference)`),
+    insertPayout: db.prepare<PayoutParams>(INSERT_PAYOUT),
     // A new payload takes the place of one the gateway never saw (admission decided),
     // guarded by the state admission read.
     replacePayout: db.prepare<PayoutParams & { from: RowState }>(`
