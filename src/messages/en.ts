@@ -571,6 +571,45 @@ const said: SaidTexts = {
     `Journal ${bytes(fileBefore)} + WAL ${bytes(walBefore)} before, ${bytes(fileAfter)} + WAL ${bytes(walAfter)} after${checkpointed ? '' : ' (a reader was still on the WAL: the next checkpoint empties it)'}; ${bytes(free)} of the file is free, filled by new payouts before the file grows again.`,
   hostClockUnknown: ({ host, roundTripMs, boundMs, watching }) =>
     `the clock of host ${host} could not be measured against the journal's database: each reading took ${roundTripMs} ms or so, too long to tell whether it is within maxClockSkew (${Math.round(boundMs / 1000)} s): it pays nothing until a reading tells. Check the network and the load between this host and the database, then ${watching ? 'it goes on by itself' : 'run again'}`,
+  fourEyesWaits: ({ file, dropper, approvers, approvalCode, approvedBy, needed, second }) =>
+    `nothing of it is sent until ${needed === 2 ? 'two approvers' : 'an approver'} (${approvers.join(', ') || 'none named but its dropper'}; not ${dropper}, who dropped it) ${needed === 2 ? 'each leave' : 'leaves'} in awaiting-approval/ a file ${file}.aprovado (or ${file}.NAME.aprovado) holding its approval code ${approvalCode}, or ${needed === 2 ? 'each run' : 'runs'} under their own login: payouts approve "${file}"; moving it into approved/ releases nothing${
+      approvedBy.length > 0 ? `; approved so far by ${approvedBy.join(' and ')}` : ''
+    }${
+      second === null
+        ? ''
+        : second.rule === 'above'
+          ? `; two approvers: its total ${formatCents(second.cents)} is above secondApprovalAbove (${formatCents(second.limit)})`
+          : `; two approvers: with ${formatCents(second.cents)} approved today, it would pass dailyLimit (${formatCents(second.limit)})`
+    }`,
+  fourEyesNoApprovers: ({ file }) =>
+    `${file}: nothing of it is released: fourEyes is on and the setting approvers names nobody; set it in the settings file (PAYOUTS_APPROVERS=ana,bruno,@financeiro)`,
+  fourEyesRefused: ({ file, owner, rule, dropper, approvers }) =>
+    `${file} (of ${owner}) releases nothing: ${
+      {
+        'not-a-file': 'it is not a regular file of at most 4 KB',
+        writable: 'others than its owner may write it (save it with mode 0640 or 0600)',
+        service: `it is the service's or root's: approvals are made by people under their own login`,
+        dropper: `${dropper} dropped the file, and may not approve it`,
+        'not-approver': `${owner} is not named in the setting approvers`,
+        'other-code':
+          'it does not hold the approval code of the file as it is now (see its .report.txt)',
+        'changed-file':
+          'the file changed since its report: no approval releases it; drop it again as a new file',
+      }[rule]
+    }; who may approve: ${approvers.join(', ') || 'nobody yet (set approvers)'}`,
+  fourEyesMovedBack: ({ file }) =>
+    `${file}: moved into approved/ by hand, which under four eyes cannot say who released it: back in awaiting-approval/; its .report.txt says how to approve it`,
+  fourEyesCode: ({ approvalCode, batchId, count, cents }) =>
+    `Approval code: ${approvalCode} (batch ${batchId}: ${plural(count, 'payout')}, ${formatCents(cents)}, these very bytes)`,
+  eventFourEyesApproved: ({ approvalCode, count, cents, needed, via }) =>
+    `approval code ${approvalCode}: ${plural(count, 'payout')}, ${formatCents(cents)} (${via}; ${needed === 2 ? 'two approvers needed' : 'one approver needed'})`,
+  eventDropped: ({ uid }) => `dropped into inbox/ (uid ${uid})`,
+  fourEyesByService: ({ user }) =>
+    `payouts approve: approvals are made by people under their own login, never as ${user}: each approver runs payouts approve under their own user, or leaves FILE.aprovado holding the approval code in awaiting-approval/. Nothing was approved.`,
+  fourEyesApprovalWritten: ({ file, approvalFile, approvalCode, by }) =>
+    `${file}: your approval as ${by} is in awaiting-approval/${approvalFile}, with the approval code ${approvalCode}; the service weighs it on its next run`,
+  fourEyesNoCode: ({ file }) =>
+    `payouts approve: ${file}.report.txt has no approval code yet: wait for the service's next run, then approve again. Nothing was approved.`,
 };
 
 /** `--help` as commander writes it in English, and our commands' own words. */

@@ -628,6 +628,45 @@ const said: SaidTexts = {
     `Diário ${bytes(fileBefore)} + WAL ${bytes(walBefore)} antes, ${bytes(fileAfter)} + WAL ${bytes(walAfter)} depois${checkpointed ? '' : ' (um leitor ainda estava no WAL: a próxima consolidação o esvazia)'}; ${bytes(free)} do arquivo estão livres, preenchidos por novos pagamentos antes de o arquivo crescer de novo.`,
   hostClockUnknown: ({ host, roundTripMs, boundMs, watching }) =>
     `o relógio do servidor ${host} não pôde ser medido contra o banco de dados do diário: cada leitura levou uns ${roundTripMs} ms, tempo demais para saber se está dentro de maxClockSkew (${Math.round(boundMs / 1000)} s): ele não paga nada até uma leitura dizer. Verifique a rede e a carga entre este servidor e o banco; depois ${watching ? 'ele continua sozinho' : 'execute de novo'}`,
+  fourEyesWaits: ({ file, dropper, approvers, approvalCode, approvedBy, needed, second }) =>
+    `nada dele é enviado até que ${needed === 2 ? 'dois aprovadores' : 'um aprovador'} (${approvers.join(', ') || 'ninguém além de quem o enviou'}; não ${dropper}, que o enviou) ${needed === 2 ? 'deixem' : 'deixe'} em awaiting-approval/ um arquivo ${file}.aprovado (ou ${file}.NOME.aprovado) com o código de aprovação ${approvalCode}, ou ${needed === 2 ? 'executem' : 'execute'} com o próprio usuário: payouts approve "${file}"; mover o arquivo para approved/ não libera nada${
+      approvedBy.length > 0 ? `; aprovado até agora por ${approvedBy.join(' e ')}` : ''
+    }${
+      second === null
+        ? ''
+        : second.rule === 'above'
+          ? `; dois aprovadores: o total, ${formatCents(second.cents)}, passa de secondApprovalAbove (${formatCents(second.limit)})`
+          : `; dois aprovadores: com ${formatCents(second.cents)} aprovados hoje, ele passaria de dailyLimit (${formatCents(second.limit)})`
+    }`,
+  fourEyesNoApprovers: ({ file }) =>
+    `${file}: nada dele é liberado: fourEyes está ligado e a configuração approvers não nomeia ninguém; defina-a no arquivo de configuração (PAYOUTS_APPROVERS=ana,bruno,@financeiro)`,
+  fourEyesRefused: ({ file, owner, rule, dropper, approvers }) =>
+    `${file} (de ${owner}) não libera nada: ${
+      {
+        'not-a-file': 'não é um arquivo comum de até 4 KB',
+        writable: 'outros além do dono podem alterá-lo (grave-o com modo 0640 ou 0600)',
+        service: 'é do serviço ou do root: aprovações são feitas por pessoas com o próprio usuário',
+        dropper: `${dropper} enviou o arquivo e não pode aprová-lo`,
+        'not-approver': `${owner} não está na configuração approvers`,
+        'other-code':
+          'não tem o código de aprovação do arquivo como ele está agora (veja o .report.txt)',
+        'changed-file':
+          'o arquivo mudou depois do relatório: nenhuma aprovação o libera; envie-o de novo como um arquivo novo',
+      }[rule]
+    }; quem pode aprovar: ${approvers.join(', ') || 'ninguém ainda (defina approvers)'}`,
+  fourEyesMovedBack: ({ file }) =>
+    `${file}: movido à mão para approved/, o que, com quatro olhos, não diz quem liberou: voltou para awaiting-approval/; o .report.txt diz como aprová-lo`,
+  fourEyesCode: ({ approvalCode, batchId, count, cents }) =>
+    `Código de aprovação: ${approvalCode} (lote ${batchId}: ${pagamentos(count)}, ${formatCents(cents)}, exatamente este arquivo)`,
+  eventFourEyesApproved: ({ approvalCode, count, cents, needed, via }) =>
+    `código de aprovação ${approvalCode}: ${pagamentos(count)}, ${formatCents(cents)} (${via}; ${needed === 2 ? 'dois aprovadores exigidos' : 'um aprovador exigido'})`,
+  eventDropped: ({ uid }) => `enviado para inbox/ (uid ${uid})`,
+  fourEyesByService: ({ user }) =>
+    `payouts approve: aprovações são feitas por pessoas com o próprio usuário, nunca como ${user}: cada aprovador executa payouts approve com o seu usuário, ou deixa ARQUIVO.aprovado com o código de aprovação em awaiting-approval/. Nada foi aprovado.`,
+  fourEyesApprovalWritten: ({ file, approvalFile, approvalCode, by }) =>
+    `${file}: a sua aprovação, como ${by}, está em awaiting-approval/${approvalFile}, com o código de aprovação ${approvalCode}; o serviço a considera na próxima execução`,
+  fourEyesNoCode: ({ file }) =>
+    `payouts approve: ${file}.report.txt ainda não tem código de aprovação: espere a próxima execução do serviço e aprove de novo. Nada foi aprovado.`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */

@@ -1,6 +1,6 @@
-import { rmSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { formatCents } from '../../messages/money.js';
 import {
@@ -17,8 +17,10 @@ import {
   moveInto,
   payoutFiles,
   reject,
+  userNameOf,
   type Folders,
 } from '../../inbox/folders.js';
+import { codeIn, serviceUids } from '../../inbox/four-eyes.js';
 import { describeTotals } from '../../app/describe-file.js';
 import type {
   BatchEvent,
@@ -236,6 +238,8 @@ export function approveCommand(
             ? { corrects: options.corrects, by }
             : undefined;
       if (answer) return answerHolds(io, name, answer, options.batch, command);
+      const { config } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+      if (config.fourEyes) return approveAsPerson(io, name, options.by, command);
       return onAwaitingFile(
         io,
         'approve',
@@ -256,6 +260,56 @@ export function approveCommand(
         },
       );
     });
+}
+
+/**
+ * Under four eyes, `approve` leaves the approval of the user running it beside the waiting
+ * file, holding the code of its report, for the service to weigh: the file's owner is the
+ * approver. It opens no journal, which the service user alone reads.
+ */
+function approveAsPerson(
+  io: CliIo,
+  name: string,
+  note: string | undefined,
+  command: Command,
+): void {
+  const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+  const words = CATALOGS[config.language ?? 'en'];
+  const folders = homeFolders(config.home);
+  const uid = process.getuid?.() ?? 0;
+  if (serviceUids(folders).includes(uid)) {
+    throw new ExitError(1, say(words, { code: 'fourEyesByService', user: userNameOf(uid) }));
+  }
+  const files = payoutFiles(folders.awaiting);
+  const file =
+    files.find((path) => basename(path) === basename(name)) ??
+    files.find((path) => givenName(basename(path)) === givenName(basename(name)));
+  if (!file) {
+    const waiting = files.map((path) => basename(path));
+    throw new ExitError(
+      1,
+      say(words, { code: 'notAwaiting', verb: 'approve', file: basename(name), waiting }),
+    );
+  }
+  const report = `${file}.report.txt`;
+  const code = existsSync(report) ? codeIn(readFileSync(report, 'utf8')) : undefined;
+  if (!code) throw new ExitError(1, say(words, { code: 'fourEyesNoCode', file: basename(file) }));
+  const by = userNameOf(uid);
+  const approvalFile = `${basename(file)}.${by}.aprovado`;
+  const path = join(folders.awaiting, approvalFile);
+  // Writable by its owner alone, or it counts for nothing: others could change what it says.
+  writeFileSync(path, `${code}\n${note?.trim() ? `${note.trim()}\n` : ''}`, { mode: 0o640 });
+  chmodSync(path, 0o640);
+  out.data({ file: basename(file), approvalFile, approvalCode: code, by });
+  out.line(
+    say(words, {
+      code: 'fourEyesApprovalWritten',
+      file: basename(file),
+      approvalFile,
+      approvalCode: code,
+      by,
+    }),
+  );
 }
 
 /** Approves a waiting file: recorded, then moved into approved/, where the next run opens it. */
