@@ -143,6 +143,34 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
     ]);
   });
 
+  it('beyond dailyLimit, a small file needs a second approver too', async () => {
+    const limit = { dailyLimit: 7_000_00 };
+    const home = await waitingFile(limit);
+    leaveApproval(home, 'ana');
+    expect((await home.run(settings(limit))).exit).toBe(0);
+    home.drop('carla.csv', [HEADER, CARLA]);
+    chownSync(join(home.folders.inbox, 'carla.csv'), ids.maria.uid, ids.maria.gid);
+    expect((await home.run(settings(limit))).exit).toBe(2);
+    const carla = join(home.folders.awaiting, 'carla.csv');
+    const code = /Approval code: (\S+)/.exec(readFileSync(`${carla}.report.txt`, 'utf8'))?.[1];
+    const approve = (who: Who) => {
+      const path = `${carla}.${USERS[who]}.aprovado`;
+      writeFileSync(path, `${code}\n`, { mode: 0o640 });
+      chownSync(path, ids[who].uid, ids[who].gid);
+    };
+    approve('ana');
+    const one = await home.run(settings(limit));
+    expect(one.exit).toBe(2);
+    expect(paidByKey(home.sandbox).get('carla@example.com 445050')).toBeUndefined();
+    expect(one.files.flatMap((file) => file.problems.map((p) => say(en, p))).join('\n')).toContain(
+      'two approvers: with R$ 6.000,00 approved today, it would pass dailyLimit (R$ 7.000,00)',
+    );
+    approve('bruno');
+    const two = await home.run(settings(limit));
+    expect(two.exit).toBe(0);
+    expect(paidByKey(home.sandbox).get('carla@example.com 445050')).toBe(1);
+  });
+
   it('an approval of a file changed since its report, or of another code, releases nothing', async () => {
     const home = await waitingFile();
     leaveApproval(home, 'ana', 'AAAA-BBBB-CCCC');
@@ -175,7 +203,7 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
     );
   });
 
-  it('an approval others may write, or a link, releases nothing', async () => {
+  it('an approval others may write releases nothing', async () => {
     const home = await waitingFile();
     chmodSync(leaveApproval(home, 'ana'), 0o666);
     const writable = await home.run(settings());
