@@ -688,9 +688,13 @@ const help: HelpTexts = {
         name: 'fileOrOrderId',
         description: 'a file name (as dropped in the inbox) or an orderId',
       },
-      options: {},
+      options: {
+        approvals:
+          'the releases of files for an auditor: who dropped each, who approved it and when, its approval code, what it sent',
+        since: 'with --approvals: releases from this day on (YYYY-MM-DD, in timeZone)',
+      },
       after:
-        '\nExamples:\n  payouts status\n  payouts status payroll-2026-11.csv\n  payouts status pay-2026-11-001 --json',
+        '\nExamples:\n  payouts status\n  payouts status payroll-2026-11.csv\n  payouts status pay-2026-11-001 --json\n  payouts status --approvals --since 2026-11-01',
     },
     watch: {
       description:

@@ -755,9 +755,13 @@ const help: HelpTexts = {
         name: 'arquivoOuOrderId',
         description: 'um nome de arquivo (como foi posto na caixa de entrada) ou um orderId',
       },
-      options: {},
+      options: {
+        approvals:
+          'as liberações de arquivos, para a auditoria: quem enviou cada um, quem o aprovou e quando, o código de aprovação, o que ele enviou',
+        since: 'com --approvals: liberações a partir deste dia (AAAA-MM-DD, no timeZone)',
+      },
       after:
-        '\nExemplos:\n  payouts status\n  payouts status folha-2026-11.csv\n  payouts status pag-2026-11-001 --json',
+        '\nExemplos:\n  payouts status\n  payouts status folha-2026-11.csv\n  payouts status pag-2026-11-001 --json\n  payouts status --approvals --since 2026-11-01',
     },
     watch: {
       description:

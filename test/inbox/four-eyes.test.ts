@@ -125,6 +125,7 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
   it('above secondApprovalAbove, one approver releases nothing and two do', async () => {
     const above = { secondApprovalAbove: 5_000_00 };
     const home = await waitingFile(above);
+    const code = codeOf(home);
     leaveApproval(home, 'ana');
     const one = await home.run(settings(above));
     expect(one.exit).toBe(2);
@@ -140,7 +141,24 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
       ['dropped', USERS.maria],
       ['approved', USERS.ana],
       ['approved', USERS.bruno],
-    ]);
+    ]); // What an auditor reads: the file's own history, and the releases of the day.
+    const env = home.env();
+    const status = await runCli(['status', 'folha.csv'], { env });
+    expect(status.stdout).toContain(`dropped by ${USERS.maria} at `);
+    expect(status.stdout).toMatch(
+      new RegExp(`approved by ${USERS.ana} at .*: approval code ${code}: 2 payouts`),
+    );
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format();
+    const releases = await runCli(['status', '--approvals', '--since', today], { env });
+    expect(releases.code, releases.stderr).toBe(0);
+    expect(releases.stdout).toMatch(
+      new RegExp(
+        `^batch 1  folha\\.csv  dropped by ${USERS.maria}  approved by ${USERS.ana} at \\S+, ${USERS.bruno} at \\S+  code ${code}  done: 2 paid \\(R\\$ 6\\.000,00\\)$`,
+        'm',
+      ),
+    );
+    const tomorrow = await runCli(['status', '--approvals', '--since', '2999-01-01'], { env });
+    expect(tomorrow.stdout).toContain('No file was approved since 2999-01-01.');
   });
 
   it('beyond dailyLimit, a small file needs a second approver too', async () => {
