@@ -73,7 +73,8 @@ export async function applyIntake(
     for (const batch of await journal.batchesIn('awaiting-approval')) {
       if (await replacementOfBatch(journal, batch.id)) continue;
       const weighing = await weighApprovals(journal, folders, batch, config, options.clock.now());
-      if (weighing) weighed.set(batch.id, weighing);
+      if (weighing?.turnedDown) options.note(say(words, weighing.turnedDown));
+      else if (weighing) weighed.set(batch.id, weighing);
     }
   }
   const released = await releaseApproved(

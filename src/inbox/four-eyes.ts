@@ -13,11 +13,20 @@ import type { Config } from '../config/schema.js';
 import type {
   BatchEvent,
   BatchRecord,
+  JournalApproval,
   JournalBatches,
   JournalReports,
 } from '../journal/journal.js';
 import type { FourEyesRule, Said } from '../messages/said.js';
-import { groupEntry, moveInto, sha256Of, userEntry, userNameOf, type Folders } from './folders.js';
+import {
+  groupEntry,
+  moveInto,
+  reject,
+  sha256Of,
+  userEntry,
+  userNameOf,
+  type Folders,
+} from './folders.js';
 
 /** Base32 without the letters and digits read alike aloud (I and 1, O and 0). */
 const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -156,6 +165,49 @@ export interface Weighing {
   refusals: Said[];
   /** Moved into approved/: released by this pass. */
   released: boolean;
+  /** Turned down by a rejection file: what the run says of it. */
+  turnedDown?: Said;
+}
+
+/** Who never counts, and who may approve. */
+function facts0(folders: Folders, config: Pick<Config, 'approvers'>) {
+  return {
+    // Whoever runs the pass too: the service, even in a home another user owns.
+    serviceUids: [...serviceUids(folders), process.getuid?.() ?? 0],
+    approvers: config.approvers,
+  };
+}
+
+/**
+ * A waiting file turned down by a rejection file: its rows held, never sent, recorded
+ * with who and why (the lines after the code), the file to rejected/ with the reason.
+ */
+async function turnDown(
+  journal: JournalBatches & JournalApproval,
+  folders: Folders,
+  batch: BatchRecord,
+  path: string,
+  by: string,
+): Promise<Said | undefined> {
+  const written = readFileSync(path, 'utf8').split('\n').slice(1).join(' ').trim();
+  const reason = written || `${basename(path)}, by ${by}`;
+  const why: Said = { code: 'turnedDownBy', reason };
+  if (!(await journal.refuseBatch(batch.id, why))) return undefined;
+  await journal.recordBatchEvent(batch.id, 'refused', by, { code: 'eventReason', reason });
+  const file = join(folders.awaiting, batch.awaitingName ?? '');
+  const moved = reject(file, folders.rejected, [`${by}: ${reason}`]);
+  rmSync(`${file}.report.txt`, { force: true });
+  for (const each of [
+    ...rejectionFiles(folders.awaiting, basename(file)),
+    ...decisionFiles(folders.awaiting, basename(file)),
+  ])
+    rmSync(each, { force: true });
+  return {
+    code: 'turnedDown',
+    file: basename(file),
+    batchId: batch.id,
+    moved: moved !== undefined,
+  };
 }
 
 /** Who dropped a batch's file: the uid recorded at intake, else its file's owner now. */
@@ -171,7 +223,7 @@ function dropperOf(events: readonly BatchEvent[], file: string): number {
  * it, and removes them.
  */
 export async function weighApprovals(
-  journal: JournalBatches & JournalReports,
+  journal: JournalBatches & JournalReports & JournalApproval,
   folders: Folders,
   batch: BatchRecord,
   config: Pick<Config, 'approvers' | 'secondApprovalAbove' | 'dailyLimit' | 'timeZone'>,
@@ -197,14 +249,34 @@ export async function weighApprovals(
       said: { code: 'fourEyesNoApprovers', file: batch.awaitingName },
     };
   }
+  // The dropper may withdraw their own file: a rejection sends nothing.
+  const rejecting = { ...facts0(folders, config), dropperUid: -1 };
+  const rejections = rejectionFiles(folders.awaiting, batch.awaitingName).map((path) => ({
+    path,
+    decision: weighDecision(path, code, rejecting),
+  }));
+  const rejection = rejections.find(({ decision }) => 'by' in decision);
+  if (rejection && 'by' in rejection.decision) {
+    const turnedDown = await turnDown(
+      journal,
+      folders,
+      batch,
+      rejection.path,
+      rejection.decision.by,
+    );
+    if (turnedDown)
+      return {
+        batchId: batch.id,
+        code,
+        said: turnedDown,
+        refusals: [],
+        released: false,
+        turnedDown,
+      };
+  }
   const paths = decisionFiles(folders.awaiting, batch.awaitingName);
   const changed = paths.length > 0 && (await sha256Of(file)) !== batch.sha256;
-  const facts = {
-    dropperUid,
-    // Whoever runs the pass too: the service, even in a home another user owns.
-    serviceUids: [...serviceUids(folders), process.getuid?.() ?? 0],
-    approvers: config.approvers,
-  };
+  const facts = { ...facts0(folders, config), dropperUid };
   const decisions = paths.map((path) =>
     changed
       ? ({
@@ -215,8 +287,8 @@ export async function weighApprovals(
       : weighDecision(path, code, facts),
   );
   const approvedBy = [...new Set(decisions.flatMap((d) => ('by' in d ? [d.by] : [])))];
-  const refusals: Said[] = decisions.flatMap((d) =>
-    'rule' in d ? [{ code: 'fourEyesRefused', ...d, dropper, approvers } as const] : [],
+  const refusals: Said[] = [...decisions, ...rejections.map(({ decision }) => decision)].flatMap(
+    (d) => ('rule' in d ? [{ code: 'fourEyesRefused', ...d, dropper, approvers } as const] : []),
   );
   const above = config.secondApprovalAbove;
   const limit = config.dailyLimit;

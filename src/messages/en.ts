@@ -606,8 +606,8 @@ const said: SaidTexts = {
   eventDropped: ({ uid }) => `dropped into inbox/ (uid ${uid})`,
   fourEyesByService: ({ user }) =>
     `payouts approve: approvals are made by people under their own login, never as ${user}: each approver runs payouts approve under their own user, or leaves FILE.aprovado holding the approval code in awaiting-approval/. Nothing was approved.`,
-  fourEyesApprovalWritten: ({ file, approvalFile, approvalCode, by }) =>
-    `${file}: your approval as ${by} is in awaiting-approval/${approvalFile}, with the approval code ${approvalCode}; the service weighs it on its next run`,
+  fourEyesApprovalWritten: ({ file, approvalFile, approvalCode, by, rejects }) =>
+    `${file}: your ${rejects ? 'rejection' : 'approval'} as ${by} is in awaiting-approval/${approvalFile}, with the approval code ${approvalCode}; the service weighs it on its next run`,
   fourEyesNoCode: ({ file }) =>
     `payouts approve: ${file}.report.txt has no approval code yet: wait for the service's next run, then approve again. Nothing was approved.`,
 };

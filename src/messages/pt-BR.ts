@@ -663,8 +663,8 @@ const said: SaidTexts = {
   eventDropped: ({ uid }) => `enviado para inbox/ (uid ${uid})`,
   fourEyesByService: ({ user }) =>
     `payouts approve: aprovações são feitas por pessoas com o próprio usuário, nunca como ${user}: cada aprovador executa payouts approve com o seu usuário, ou deixa ARQUIVO.aprovado com o código de aprovação em awaiting-approval/. Nada foi aprovado.`,
-  fourEyesApprovalWritten: ({ file, approvalFile, approvalCode, by }) =>
-    `${file}: a sua aprovação, como ${by}, está em awaiting-approval/${approvalFile}, com o código de aprovação ${approvalCode}; o serviço a considera na próxima execução`,
+  fourEyesApprovalWritten: ({ file, approvalFile, approvalCode, by, rejects }) =>
+    `${file}: a sua ${rejects ? 'recusa' : 'aprovação'}, como ${by}, está em awaiting-approval/${approvalFile}, com o código de aprovação ${approvalCode}; o serviço a considera na próxima execução`,
   fourEyesNoCode: ({ file }) =>
     `payouts approve: ${file}.report.txt ainda não tem código de aprovação: espere a próxima execução do serviço e aprove de novo. Nada foi aprovado.`,
 };

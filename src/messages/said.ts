@@ -594,6 +594,7 @@ export type Said =
       approvalFile: string;
       approvalCode: string;
       by: string;
+      rejects: boolean;
     }
   | { code: 'fourEyesNoCode'; file: string };
 

@@ -189,6 +189,30 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
     expect(paidByKey(home.sandbox).get('carla@example.com 445050')).toBe(1);
   });
 
+  it('a rejection left by an approver turns the file down; the dropper may withdraw their own', async () => {
+    for (const who of ['ana', 'maria'] as const) {
+      const home = await waitingFile();
+      const path = `${waiting(home)}.${USERS[who]}.rejeitado`;
+      writeFileSync(path, `${codeOf(home)}\nmês errado\n`, { mode: 0o640 });
+      chownSync(path, ids[who].uid, ids[who].gid);
+      const notes: string[] = [];
+      const turned = await home.run(settings(), { note: (text) => notes.push(text) });
+      expect(turned.exit).toBe(0);
+      expect(paidByKey(home.sandbox).size).toBe(0);
+      expect(notes).toContain(
+        'folha.csv (batch 1): turned down and moved to rejected/; none of its rows will be sent. A corrected file may be dropped in the inbox.',
+      );
+      expect(readFileSync(join(home.folders.rejected, 'folha.csv.reason.txt'), 'utf8')).toBe(
+        `${USERS[who]}: mês errado\n`,
+      );
+      expect(existsSync(path)).toBe(false);
+      expect(await audit(home)).toEqual([
+        ['dropped', USERS.maria],
+        ['refused', USERS[who]],
+      ]);
+    }
+  });
+
   it('an approval of a file changed since its report, or of another code, releases nothing', async () => {
     const home = await waitingFile();
     leaveApproval(home, 'ana', 'AAAA-BBBB-CCCC');
@@ -253,6 +277,27 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
       ['approved', USERS.ana],
     ]);
   });
+  it.runIf(nobodyReachesCheckout())(
+    'payouts reject as an approver leaves their rejection, with the reason',
+    async () => {
+      const home = await waitingFile();
+      const env = { ...home.env(), PAYOUTS_FOUR_EYES: 'true', PAYOUTS_APPROVERS: USERS.bruno };
+      for (const folder of [dirname(home.folders.home), home.folders.home])
+        chmodSync(folder, 0o755);
+      chmodSync(home.folders.awaiting, 0o777);
+      const asBruno = await runCli(['reject', 'folha.csv', '--reason', 'valor errado'], {
+        env,
+        user: ids.bruno,
+      });
+      expect(asBruno.code, asBruno.stderr).toBe(0);
+      expect(asBruno.stdout).toContain(`your rejection as ${USERS.bruno} is in awaiting-approval/`);
+      expect((await home.run(settings())).exit).toBe(0);
+      expect(paidByKey(home.sandbox).size).toBe(0);
+      expect(readFileSync(join(home.folders.rejected, 'folha.csv.reason.txt'), 'utf8')).toBe(
+        `${USERS.bruno}: valor errado\n`,
+      );
+    },
+  );
 });
 
 describe.skipIf(IS_ROOT)('four eyes, with real users', () => {

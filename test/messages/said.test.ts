@@ -727,6 +727,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     approvalFile: 'folha.csv.ana.aprovado',
     approvalCode: 'K7QD-M2XA-P9RT',
     by: 'ana',
+    rejects: false,
   },
   fourEyesNoCode: { code: 'fourEyesNoCode', file: 'folha.csv' },
 };

@@ -239,7 +239,7 @@ export function approveCommand(
             : undefined;
       if (answer) return answerHolds(io, name, answer, options.batch, command);
       const { config } = openContext(io, command.optsWithGlobals<GlobalOptions>());
-      if (config.fourEyes) return approveAsPerson(io, name, options.by, command);
+      if (config.fourEyes) return decideAsPerson(io, 'approve', name, options.by, command);
       return onAwaitingFile(
         io,
         'approve',
@@ -263,12 +263,14 @@ export function approveCommand(
 }
 
 /**
- * Under four eyes, `approve` leaves the approval of the user running it beside the waiting
- * file, holding the code of its report, for the service to weigh: the file's owner is the
- * approver. It opens no journal, which the service user alone reads.
+ * Under four eyes, `approve` (or `reject`) leaves the decision of the user running it
+ * beside the waiting file, holding the code of its report (and for a rejection, why), for
+ * the service to weigh: the file's owner is who decided. It opens no journal, which the
+ * service user alone reads.
  */
-function approveAsPerson(
+function decideAsPerson(
   io: CliIo,
+  verb: 'approve' | 'reject',
   name: string,
   note: string | undefined,
   command: Command,
@@ -288,14 +290,14 @@ function approveAsPerson(
     const waiting = files.map((path) => basename(path));
     throw new ExitError(
       1,
-      say(words, { code: 'notAwaiting', verb: 'approve', file: basename(name), waiting }),
+      say(words, { code: 'notAwaiting', verb, file: basename(name), waiting }),
     );
   }
   const report = `${file}.report.txt`;
   const code = existsSync(report) ? codeIn(readFileSync(report, 'utf8')) : undefined;
   if (!code) throw new ExitError(1, say(words, { code: 'fourEyesNoCode', file: basename(file) }));
   const by = userNameOf(uid);
-  const approvalFile = `${basename(file)}.${by}.aprovado`;
+  const approvalFile = `${basename(file)}.${by}.${verb === 'approve' ? 'aprovado' : 'rejeitado'}`;
   const path = join(folders.awaiting, approvalFile);
   // Writable by its owner alone, or it counts for nothing: others could change what it says.
   writeFileSync(path, `${code}\n${note?.trim() ? `${note.trim()}\n` : ''}`, { mode: 0o640 });
@@ -308,6 +310,7 @@ function approveAsPerson(
       approvalFile,
       approvalCode: code,
       by,
+      rejects: verb === 'reject',
     }),
   );
 }
@@ -464,7 +467,8 @@ async function answerHolds(
     const waiting = await findAwaiting(journal, folders, name, batchId);
     const found = waiting && !Array.isArray(waiting) && waiting.batch ? waiting : undefined;
     // Who answers with the summary's command has read the file: it is approved with its answer.
-    const approves = rows > 0 && !('newBatch' in answer && answer.pick);
+    // Under four eyes an answer frees rows but releases nothing: approvers do.
+    const approves = rows > 0 && !('newBatch' in answer && answer.pick) && !config.fourEyes;
     const approved =
       found && approves ? await approveWaiting(found, journal, folders, answer.by, words) : null;
     out.data({ file: basename(name), ...released, by: answer.by, approved: approved !== null });
@@ -495,8 +499,17 @@ export function rejectCommand(
     .option('--batch <batch>', words.options.batch, positive(expected.batch))
     .option('--by <name>', words.options.by)
     .action(
-      (name: string, options: { reason: string; batch?: number; by?: string }, command: Command) =>
-        onAwaitingFile(
+      (
+        name: string,
+        options: { reason: string; batch?: number; by?: string },
+        command: Command,
+      ) => {
+        const { config } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+        // Under four eyes an accountant's rejection is theirs; the service's own stays the operator's.
+        const uid = process.getuid?.() ?? 0;
+        if (config.fourEyes && !serviceUids(homeFolders(config.home)).includes(uid))
+          return decideAsPerson(io, 'reject', name, options.reason, command);
+        return onAwaitingFile(
           io,
           'reject',
           name,
@@ -554,6 +567,7 @@ export function rejectCommand(
               }),
             );
           },
-        ),
+        );
+      },
     );
 }
