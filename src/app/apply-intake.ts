@@ -21,7 +21,7 @@ import {
   toBeSent,
   writeReport,
 } from '../inbox/approval.js';
-import { weighApprovals, type Weighing } from '../inbox/four-eyes.js';
+import { fourEyesApprovals, weighApprovals, type Weighing } from '../inbox/four-eyes.js';
 import type { FileState } from '../messages/file-state.js';
 import { moveInto, payoutFiles, reject, userNameOf, type Folders } from '../inbox/folders.js';
 import { fileClaimOf, type WorkerClaims } from '../inbox/lock.js';
@@ -103,9 +103,28 @@ export async function applyIntake(
     } else if ('sentBack' in release) {
       weighed.delete(release.batchId);
       options.note(say(words, { code: 'fourEyesMovedBack', file: release.file }));
-    } else if (release.released)
-      options.note(say(words, { code: 'approvedSentNow', file: givenName(release.file) }));
-    else {
+    } else if (release.released) {
+      const file = givenName(release.file);
+      const approvals = fourEyesApprovals(await journal.batchEvents(release.batchId));
+      const last = approvals.at(-1);
+      options.note(
+        say(
+          words,
+          config.fourEyes && last
+            ? {
+                code: 'fourEyesReleased',
+                file,
+                approvalCode: last.approvalCode,
+                approvedBy: [
+                  ...new Set(
+                    approvals.filter((a) => a.approvalCode === last.approvalCode).map((a) => a.by),
+                  ),
+                ],
+              }
+            : { code: 'approvedSentNow', file },
+        ),
+      );
+    } else {
       summaries.push({
         ...(await summarise(
           journal,

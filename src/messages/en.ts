@@ -610,6 +610,8 @@ const said: SaidTexts = {
     `${file}: your ${rejects ? 'rejection' : 'approval'} as ${by} is in awaiting-approval/${approvalFile}, with the approval code ${approvalCode}; the service weighs it on its next run`,
   fourEyesNoCode: ({ file }) =>
     `payouts approve: ${file}.report.txt has no approval code yet: wait for the service's next run, then approve again. Nothing was approved.`,
+  fourEyesReleased: ({ file, approvedBy, approvalCode }) =>
+    `${file}: approved by ${approvedBy.join(' and ')} (approval code ${approvalCode}); it is sent now`,
 };
 
 /** `--help` as commander writes it in English, and our commands' own words. */

@@ -667,6 +667,8 @@ const said: SaidTexts = {
     `${file}: a sua ${rejects ? 'recusa' : 'aprovação'}, como ${by}, está em awaiting-approval/${approvalFile}, com o código de aprovação ${approvalCode}; o serviço a considera na próxima execução`,
   fourEyesNoCode: ({ file }) =>
     `payouts approve: ${file}.report.txt ainda não tem código de aprovação: espere a próxima execução do serviço e aprove de novo. Nada foi aprovado.`,
+  fourEyesReleased: ({ file, approvedBy, approvalCode }) =>
+    `${file}: aprovado por ${approvedBy.join(' e ')} (código de aprovação ${approvalCode}); é enviado agora`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */

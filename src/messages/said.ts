@@ -596,7 +596,8 @@ export type Said =
       by: string;
       rejects: boolean;
     }
-  | { code: 'fourEyesNoCode'; file: string };
+  | { code: 'fourEyesNoCode'; file: string }
+  | { code: 'fourEyesReleased'; file: string; approvedBy: string[]; approvalCode: string };
 
 /** Why an approval file releases nothing under four eyes. */
 export type FourEyesRule =

@@ -134,7 +134,11 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
       `approved so far by ${USERS.ana}; two approvers: its total R$ 6.000,00 is above secondApprovalAbove (R$ 5.000,00)`,
     );
     leaveApproval(home, 'bruno');
-    const two = await home.run(settings(above));
+    const notes: string[] = [];
+    const two = await home.run(settings(above), { note: (text) => notes.push(text) });
+    expect(notes).toContain(
+      `folha.csv: approved by ${USERS.ana} and ${USERS.bruno} (approval code ${code}); it is sent now`,
+    );
     expect(two.exit).toBe(0);
     expect([...paidByKey(home.sandbox).values()]).toEqual([1, 1]);
     expect(await audit(home)).toEqual([

@@ -730,6 +730,12 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     rejects: false,
   },
   fourEyesNoCode: { code: 'fourEyesNoCode', file: 'folha.csv' },
+  fourEyesReleased: {
+    code: 'fourEyesReleased',
+    file: 'folha.csv',
+    approvedBy: ['ana', 'bruno'],
+    approvalCode: 'K7QD-M2XA-P9RT',
+  },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */
