@@ -77,10 +77,12 @@ export async function applyIntake(
       else if (weighing) weighed.set(batch.id, weighing);
     }
   }
+  // Moved by this pass: settled, though a run's look at approved/ was before they were there.
+  const movedIn = new Set([...weighed.values()].flatMap((weighing) => weighing.released || []));
   const released = await releaseApproved(
     journal,
     folders,
-    isReady,
+    (path) => movedIn.has(path) || isReady(path),
     options.claims,
     config.language ?? 'en',
     config.fourEyes,

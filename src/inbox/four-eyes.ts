@@ -163,8 +163,8 @@ export interface Weighing {
   said: Said;
   /** Approval files that do not count, each with the rule it breaks. */
   refusals: Said[];
-  /** Moved into approved/: released by this pass. */
-  released: boolean;
+  /** Moved into approved/ (its path there): released by this pass. */
+  released: string | false;
   /** Turned down by a rejection file: what the run says of it. */
   turnedDown?: Said;
 }
@@ -322,9 +322,9 @@ export async function weighApprovals(
     });
     recorded.push({ by, at: now, approvalCode: code, needed, cents: sent.cents });
   }
-  if (!moveInto(file, folders.approved))
-    return { batchId: batch.id, code, said, refusals, released: false };
+  const moved = moveInto(file, folders.approved);
+  if (!moved) return { batchId: batch.id, code, said, refusals, released: false };
   // Kept until the approvals are journaled and the file is on its way: a crash weighs them again.
   for (const path of paths) rmSync(path, { force: true });
-  return { batchId: batch.id, code, said, refusals, released: true };
+  return { batchId: batch.id, code, said, refusals, released: moved };
 }

@@ -122,6 +122,19 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
     ]);
   });
 
+  it('payouts run releases a file in the run that finds its approvals enough', async () => {
+    const home = await waitingFile();
+    leaveApproval(home, 'ana');
+    const env = {
+      ...home.env(),
+      PAYOUTS_FOUR_EYES: 'true',
+      PAYOUTS_APPROVERS: `${USERS.ana},${USERS.bruno}`,
+    };
+    const run = await runCli(['run'], { env });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect([...paidByKey(home.sandbox).values()]).toEqual([1, 1]);
+  });
+
   it('above secondApprovalAbove, one approver releases nothing and two do', async () => {
     const above = { secondApprovalAbove: 5_000_00 };
     const home = await waitingFile(above);
