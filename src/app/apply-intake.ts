@@ -5,8 +5,8 @@
  * summary, with the batches only the journal knows of (approval, a retry, a reading cut
  * short).
  */
-import { basename, dirname } from 'node:path';
-import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { formatDuration } from '../config/duration.js';
 import { systemCodeOf } from '../errors.js';
 import type { Config } from '../config/schema.js';
@@ -18,9 +18,12 @@ import {
   releaseApproved,
   replacementOfBatch,
   reportReplaced,
+  toBeSent,
+  writeReport,
 } from '../inbox/approval.js';
+import { fourEyesApprovals, weighApprovals, type Weighing } from '../inbox/four-eyes.js';
 import type { FileState } from '../messages/file-state.js';
-import { moveInto, payoutFiles, reject, type Folders } from '../inbox/folders.js';
+import { moveInto, payoutFiles, reject, userNameOf, type Folders } from '../inbox/folders.js';
 import { fileClaimOf, type WorkerClaims } from '../inbox/lock.js';
 import { settledByAge } from '../inbox/readiness.js';
 import { skippedFiles } from '../inbox/skipped.js';
@@ -64,12 +67,25 @@ export async function applyIntake(
   const hintFlags = options.hintFlags ?? '';
   const isReady = options.isReady ?? settledByAge(config.inboxSettle, () => options.clock.now());
   const words = CATALOGS[config.language ?? 'en'];
+  // Approvals enough by the rules move their files into approved/, released just below.
+  const weighed = new Map<number, Weighing>();
+  if (config.fourEyes) {
+    for (const batch of await journal.batchesIn('awaiting-approval')) {
+      if (await replacementOfBatch(journal, batch.id)) continue;
+      const weighing = await weighApprovals(journal, folders, batch, config, options.clock.now());
+      if (weighing?.turnedDown) options.note(say(words, weighing.turnedDown));
+      else if (weighing) weighed.set(batch.id, weighing);
+    }
+  }
+  // Moved by this pass: settled, though a run's look at approved/ was before they were there.
+  const movedIn = new Set([...weighed.values()].flatMap((weighing) => weighing.released || []));
   const released = await releaseApproved(
     journal,
     folders,
-    isReady,
+    (path) => movedIn.has(path) || isReady(path),
     options.claims,
     config.language ?? 'en',
+    config.fourEyes,
   );
   // Batches of approved/ files another host is releasing.
   const releasing = new Set<number>();
@@ -86,9 +102,31 @@ export async function applyIntake(
         )),
         fileWaits: true,
       });
-    } else if (release.released)
-      options.note(say(words, { code: 'approvedSentNow', file: givenName(release.file) }));
-    else {
+    } else if ('sentBack' in release) {
+      weighed.delete(release.batchId);
+      options.note(say(words, { code: 'fourEyesMovedBack', file: release.file }));
+    } else if (release.released) {
+      const file = givenName(release.file);
+      const approvals = fourEyesApprovals(await journal.batchEvents(release.batchId));
+      const last = approvals.at(-1);
+      options.note(
+        say(
+          words,
+          config.fourEyes && last
+            ? {
+                code: 'fourEyesReleased',
+                file,
+                approvalCode: last.approvalCode,
+                approvedBy: [
+                  ...new Set(
+                    approvals.filter((a) => a.approvalCode === last.approvalCode).map((a) => a.by),
+                  ),
+                ],
+              }
+            : { code: 'approvedSentNow', file },
+        ),
+      );
+    } else {
       summaries.push({
         ...(await summarise(
           journal,
@@ -118,6 +156,8 @@ export async function applyIntake(
   }
   // What arrived joins processing/, beside what an earlier run left there.
   const arrived = new Set<string>();
+  // Who dropped each file that arrived: its owner in the inbox, before any move could change it.
+  const droppedBy = new Map<string, number>();
   // Files of processing/ this process has claimed, until it has read them.
   const reading = new Map<string, WorkClaim>();
   // Files of processing/ another host is reading: their batches are that host's to list.
@@ -139,7 +179,9 @@ export async function applyIntake(
       if (taken === undefined) continue; // moved on by another host meanwhile
       if ('host' in taken) why = { code: 'takenByHost', host: taken.host };
       else {
+        const owner = statSync(file, { throwIfNoEntry: false })?.uid;
         moved = moveInto(file, folders.processing);
+        if (moved && owner !== undefined) droppedBy.set(moved, owner);
         if (moved && taken.claim) reading.set(moved, taken.claim);
         else if (taken.claim) await options.claims?.release(taken.claim);
         if (!moved && !existsSync(file)) continue; // taken by another host meanwhile
@@ -198,7 +240,7 @@ export async function applyIntake(
           file,
           journal,
           { ...config, hintFlags, now: options.clock.now() },
-          config.requireApproval ? 'awaiting-approval' : 'open',
+          config.requireApproval || config.fourEyes ? 'awaiting-approval' : 'open',
           arrived.has(file),
         );
       } catch (error) {
@@ -218,6 +260,9 @@ export async function applyIntake(
     }
     const remember = (batchId: number) =>
       stat && memory?.seen.set(file, { batchId, size: stat.size, mtimeMs: stat.mtimeMs });
+    if (config.fourEyes && action.kind === 'await-approval') {
+      await recordDropper(journal, action.batchId, droppedBy.get(file) ?? stat?.uid);
+    }
     const summary = await applyToFile(action, { journal, folders, config, hintFlags, remember });
     if (summary) summaries.push(summary);
     // Read, and moved on where the plan said: any host may follow its batch now.
@@ -232,7 +277,11 @@ export async function applyIntake(
   const listed = planListedBatches({
     // A batch another host is releasing is named once, above, as that host's.
     awaitingApproval: (
-      await awaitingBatches(journal, folders, { hintFlags, language: config.language ?? 'en' })
+      await awaitingBatches(journal, folders, {
+        hintFlags,
+        language: config.language ?? 'en',
+        fourEyes: config.fourEyes ? { config, weighed, now: options.clock.now() } : undefined,
+      })
     ).filter((batch) => !releasing.has(batch.id)),
     // Only once every file in processing/ was read: a stop may have cut the reading short.
     open: options.signal.aborted ? [] : await openBatches(journal, handled),
@@ -280,17 +329,90 @@ async function claimFile(
  * report then says so).
  */
 async function awaitingBatches(
-  journal: JournalBatches & JournalReports & JournalApproval,
+  journal: JournalBatches & JournalReports & JournalApproval & JournalGateway,
   folders: Folders,
-  options: { hintFlags: string; language: Language },
+  options: {
+    hintFlags: string;
+    language: Language;
+    /** Under four eyes: the waiting batches weighed this pass; the others are weighed here. */
+    fourEyes: { config: Config; weighed: Map<number, Weighing>; now: number } | undefined;
+  },
 ): Promise<BatchFacts['awaitingApproval'][number][]> {
   const awaiting = [];
   for (const batch of await journal.batchesIn('awaiting-approval')) {
     const replaced = await replacementOfBatch(journal, batch.id);
     if (replaced) await reportReplaced(journal, folders, batch, options);
-    awaiting.push({ ...batch, ...(replaced ? { replacedBy: replaced.copy } : {}) });
+    const eyes = options.fourEyes;
+    const weighing =
+      replaced || !eyes
+        ? undefined
+        : (eyes.weighed.get(batch.id) ??
+          (await weighApprovals(journal, folders, batch, eyes.config, eyes.now)));
+    if (weighing && !weighing.released)
+      await reportWeighing(journal, folders, batch, weighing, options);
+    awaiting.push({
+      ...batch,
+      ...(replaced ? { replacedBy: replaced.copy } : {}),
+      ...(weighing && !weighing.released
+        ? { fourEyes: [weighing.said, ...weighing.refusals] }
+        : {}),
+    });
   }
   return awaiting;
+}
+
+/** A waiting file's report, written again when what four eyes says of it changed. */
+async function reportWeighing(
+  journal: JournalBatches & JournalReports & JournalGateway,
+  folders: Folders,
+  batch: BatchRecord,
+  weighing: Weighing,
+  options: { hintFlags: string; language: Language },
+): Promise<void> {
+  if (batch.awaitingName === null) return;
+  const file = join(folders.awaiting, batch.awaitingName);
+  const words = CATALOGS[options.language];
+  const sent = await toBeSent(journal, batch.id);
+  const code: Said = {
+    code: 'fourEyesCode',
+    approvalCode: weighing.code,
+    batchId: batch.id,
+    ...sent,
+  };
+  const lines = [weighing.said, ...weighing.refusals];
+  // A report lists every payee, maybe a million: written again only when its head would change.
+  const head = readHead(`${file}.report.txt`);
+  if ([code, ...lines].every((said) => head.includes(say(words, said)))) return;
+  await writeReport(journal, file, batch.id, { ...options, fourEyes: { code, lines } });
+}
+
+/** The first bytes of a report, where what four eyes says of it is written. */
+function readHead(path: string): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buffer = Buffer.alloc(65_536);
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Who dropped a file, as its owner's name, recorded once in the batch's audit. */
+async function recordDropper(
+  journal: JournalBatches,
+  batchId: number,
+  uid: number | undefined,
+): Promise<void> {
+  if (uid === undefined) return;
+  const events = await journal.batchEvents(batchId);
+  if (events.some((event) => event.event === 'dropped')) return;
+  await journal.recordBatchEvent(batchId, 'dropped', userNameOf(uid), {
+    code: 'eventDropped',
+    uid,
+  });
 }
 
 /**

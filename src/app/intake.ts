@@ -132,6 +132,8 @@ export interface BatchFacts {
     awaitingName: string | null;
     /** The corrected copy, itself waiting for approval, that took over every row it had left. */
     replacedBy?: { id: number; fileName: string; awaitingName: string | null; receivedAt: number };
+    /** Under four eyes: who may release it, and the approvals that do not count. */
+    fourEyes?: Said[];
   }[];
   /**
    * Batches with rows not final (open, underfunded, held), with whether `payouts retry`
@@ -192,7 +194,7 @@ export function planListedBatches(facts: BatchFacts): ListedBatch[] {
       batchId: batch.id,
       state: 'awaiting-approval',
       outcome: 'waiting for approval in awaiting-approval/',
-      problems: [{ code: 'awaitingApproval', ...target(batch) }],
+      problems: batch.fourEyes ?? [{ code: 'awaitingApproval', ...target(batch) }],
       fileNeedsAPerson: true,
       fileElsewhere: false,
     };

@@ -4,6 +4,7 @@
  * the merged result of defaults, `--config FILE` and `PAYOUTS_*` variables.
  */
 import { z } from 'zod';
+import { parseReais } from '../csv/amount.js';
 import { ENCODING_SETTINGS } from '../csv/encoding.js';
 import { headingMapProblems } from '../csv/header.js';
 import { isEmail } from '../csv/pix-key.js';
@@ -41,6 +42,22 @@ const durationOrZero = z.union([z.number(), z.string()]).transform((value, ctx) 
 export const GATEWAY_CHOICES = ['baseUrl', 'sandbox'] as const;
 
 const cents = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/** An amount in reais (`50000`, `"50.000,00"`), in cents once parsed; null: none. */
+const reais = z
+  .union([z.number().positive(), z.string()])
+  .nullable()
+  .transform((value, ctx) => {
+    if (value === null) return null;
+    if (typeof value === 'number') return Math.round(value * 100);
+    const reading = parseReais(value);
+    if (reading.ok) return reading.cents;
+    ctx.addIssue({
+      code: 'custom',
+      message: 'expected an amount in reais, such as 50000 or 50.000,00',
+    });
+    return z.NEVER;
+  });
 
 export const ConfigSchema = z.strictObject({
   home: z
@@ -254,6 +271,32 @@ export const ConfigSchema = z.strictObject({
     .describe(
       "this host's name in the journal, written into each claim it takes and into the home's lock, so that hosts sharing one journal tell each other apart; `null`: the machine's hostname",
     ),
+  fourEyes: z
+    .boolean()
+    .describe(
+      'four eyes: every file waits for approval (as with `requireApproval`), and only a person named in `approvers`, other than the one who dropped it, releases it, under their own login: by leaving `FILE.aprovado` (or `FILE.NAME.aprovado`) holding the approval code of its `.report.txt` in `awaiting-approval/`, or by `payouts approve FILE` run as themselves. A file moved into `approved/` by hand releases nothing and goes back to wait; the service user and root never approve (docs/operations.md, "Four eyes")',
+    ),
+  approvers: z
+    .string()
+    .regex(
+      /^\s*(@?[A-Za-z0-9_][A-Za-z0-9_.-]*\s*(,\s*@?[A-Za-z0-9_][A-Za-z0-9_.-]*\s*)*)?$/,
+      'expected user names and @groups separated by commas, like ana,bruno,@financeiro',
+    )
+    .transform((text) =>
+      text
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== ''),
+    )
+    .describe(
+      "who may approve a file under `fourEyes`: Unix user names and `@group`s (its members, by the system's user database), separated by commas, such as `ana,bruno,@financeiro`. Empty: nothing is released, and every run says to set it",
+    ),
+  secondApprovalAbove: reais.describe(
+    'under `fourEyes`, a file whose payouts total more than this, in reais (`50000` or `"50.000,00"`), needs two distinct approvers; `null`: one is enough whatever the total',
+  ),
+  dailyLimit: reais.describe(
+    "under `fourEyes`, reais a home may release in one calendar day (in `timeZone`): a file that would take the day's approved totals beyond it needs two distinct approvers, whatever its size; `null`: no limit",
+  ),
 });
 
 export type Config = z.output<typeof ConfigSchema>;

@@ -28,6 +28,7 @@ import type { Language } from '../messages/language.js';
 import { failpoint } from '../runtime/failpoint.js';
 import { maskPersonalData } from '../runtime/mask.js';
 import { moveInto, payoutFiles, reject, sha256Of, type Folders } from './folders.js';
+import { approvalCode, approvedAs } from './four-eyes.js';
 import { ANSWERED } from './holds.js';
 import { fileClaimOf, type WorkerClaims } from './lock.js';
 import type { Said } from '../messages/said.js';
@@ -155,12 +156,22 @@ export async function awaitApproval(
   return moved;
 }
 
+/** Under four eyes, what a report says instead of how to move the file: its code, and who may release it. */
+export interface FourEyesReport {
+  code: Said;
+  lines: readonly Said[];
+}
+
 /** What a waiting file would send, its held rows and every payee, beside it as `FILE.report.txt`. */
 export async function writeReport(
   journal: Reporting,
   file: string,
   batchId: number,
-  { hintFlags = '', language = 'en' }: { hintFlags?: string; language?: Language } = {},
+  {
+    hintFlags = '',
+    language = 'en',
+    fourEyes,
+  }: { hintFlags?: string; language?: Language; fourEyes?: FourEyesReport } = {},
 ): Promise<void> {
   const name = basename(file);
   const target = commandTarget(name, batchId, hintFlags);
@@ -182,6 +193,7 @@ export async function writeReport(
     // A sandbox's approval must never pass for a real one, printed or forwarded.
     ...((await journal.gatewayKind()) === 'sandbox' ? [approval.sandbox] : []),
     approval.waiting({ file: target.file, batchId }),
+    ...(fourEyes ? [say(words, fourEyes.code)] : []),
     approval.onceApproved({ count: sent.count, amount: formatCents(sent.cents) }),
     approval.notSent({
       invalid: totals.rows.invalid ?? 0,
@@ -210,10 +222,14 @@ export async function writeReport(
     ),
     ...(invalid.count + notSent.count > REPORT_ERRORS ? [`  ${approval.more}`] : []),
     '',
-    approval.toApprove({ ...target, inFolder: name }),
-    ...(holds.some((hold) => hold.reason !== null && ANSWERED.includes(hold.reason))
-      ? [approval.answerApproves(target)]
-      : []),
+    ...(fourEyes
+      ? fourEyes.lines.map((line) => say(words, line))
+      : [
+          approval.toApprove({ ...target, inFolder: name }),
+          ...(holds.some((hold) => hold.reason !== null && ANSWERED.includes(hold.reason))
+            ? [approval.answerApproves(target)]
+            : []),
+        ]),
     approval.toReject(target),
     '',
     approval.payeesTitle,
@@ -274,7 +290,9 @@ export type Release =
   | { file: string; released: true; batchId: number }
   | { file: string; released: false; why: Said }
   /** Claimed by another host sharing the journal, which releases it: its batch, if known. */
-  | { file: string; releasedBy: string; batchId: number | undefined };
+  | { file: string; releasedBy: string; batchId: number | undefined }
+  /** Under four eyes, moved in by hand without the approvals its code needs: back to wait. */
+  | { file: string; sentBack: true; batchId: number };
 
 /**
  * Files a person moved into approved/ (once settled): each opens its waiting batch and
@@ -283,17 +301,25 @@ export type Release =
  * a file is released under a claim on its bytes, as an inbox file is taken: by one host.
  */
 export async function releaseApproved(
-  journal: JournalBatches & JournalApproval,
+  journal: JournalBatches & JournalApproval & JournalReports,
   folders: Folders,
   isReady: (path: string) => boolean,
   claims: WorkerClaims | undefined,
   language: Language = 'en',
+  fourEyes = false,
 ): Promise<Release[]> {
   const outcomes: Release[] = [];
   for (const file of payoutFiles(folders.approved)) {
     if (!isReady(file)) continue;
     if (!claims) {
-      const outcome = await release(journal, folders, file, await sha256Of(file), language);
+      const outcome = await release(
+        journal,
+        folders,
+        file,
+        await sha256Of(file),
+        language,
+        fourEyes,
+      );
       if (outcome) outcomes.push(outcome);
       continue;
     }
@@ -308,7 +334,7 @@ export async function releaseApproved(
     }
     // Claimed once another host had released it and given its claim back: gone.
     const outcome = existsSync(file)
-      ? await release(journal, folders, file, claim.sha256, language)
+      ? await release(journal, folders, file, claim.sha256, language, fourEyes)
       : undefined;
     if (outcome) outcomes.push(outcome);
     // A pass that throws leaves the claim to its lock, as an inbox file's.
@@ -319,14 +345,24 @@ export async function releaseApproved(
 
 /** Releases one file of approved/ whose bytes are `sha256`; undefined: left for the next pass. */
 async function release(
-  journal: JournalBatches & JournalApproval,
+  journal: JournalBatches & JournalApproval & JournalReports,
   folders: Folders,
   file: string,
   sha256: string,
   language: Language,
+  fourEyes: boolean,
 ): Promise<Release | undefined> {
   const batches = await journal.batchesOf(sha256);
   const waiting = batches.find((batch) => batch.state === 'awaiting-approval');
+  if (waiting && fourEyes) {
+    const code = approvalCode(waiting, await toBeSent(journal, waiting.id));
+    if (!approvedAs(await journal.batchEvents(waiting.id), code)) {
+      const back = moveInto(file, folders.awaiting, undefined, waiting.awaitingName ?? undefined);
+      if (!back) return undefined; // names all taken: next pass
+      await journal.setAwaitingName(waiting.id, basename(back));
+      return { file: basename(back), sentBack: true, batchId: waiting.id };
+    }
+  }
   // Approved before a crash, the file not yet moved on: it goes on now.
   const released = batches.find((batch) => batch.state === 'open' || batch.state === 'underfunded');
   const batch = waiting ?? released;

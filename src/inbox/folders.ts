@@ -154,6 +154,19 @@ export function userNameOf(uid: number): string {
   );
 }
 
+/** A user's name and primary group from its id, as the system's user database has them. */
+export function userEntry(uid: number): { name: string; gid: number } | undefined {
+  const fields = databaseLine('passwd', String(uid), (f) => f[2] === String(uid))?.split(':');
+  return fields?.[0] && fields[3] ? { name: fields[0], gid: Number(fields[3]) } : undefined;
+}
+
+/** A group's id and its listed members (not those whose primary group it is). */
+export function groupEntry(group: string): { gid: number; members: string[] } | undefined {
+  const fields = groupLine(group)?.split(':');
+  if (!fields?.[2]) return undefined;
+  return { gid: Number(fields[2]), members: (fields[3] ?? '').split(',').filter(Boolean) };
+}
+
 function databaseLine(
   database: 'group' | 'passwd',
   key: string,
@@ -172,7 +185,7 @@ function databaseLine(
 
 /** Files a person or an ERP may leave that are not payout files, or not finished ones. */
 const NOT_A_PAYOUT_FILE =
-  /^(\.|~\$|\.~lock)|\.(tmp|part|crdownload|total|done|reason\.txt|report\.txt)$/i;
+  /^(\.|~\$|\.~lock)|\.(tmp|part|crdownload|total|done|reason\.txt|report\.txt|aprovado|rejeitado)$/i;
 
 /** Whether a file name may be a payout file (not a temporary, lock or sidecar file). */
 export function isPayoutFileName(name: string): boolean {

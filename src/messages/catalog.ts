@@ -67,7 +67,7 @@ export interface HelpTexts {
     run: CommandHelp<'inbox' | 'followTimeout' | 'recover' | 'logTimes' | 'dryRun'> & {
       wait(p: { duration: string }): string;
     };
-    status: CommandHelp & ArgumentHelp;
+    status: CommandHelp<'approvals' | 'since'> & ArgumentHelp;
     watch: CommandHelp<'inbox'>;
     approve: CommandHelp<
       'newBatch' | 'repeats' | 'rows' | 'except' | 'identical' | 'corrects' | 'batch' | 'by'

@@ -572,6 +572,47 @@ const said: SaidTexts = {
   journalCompactTables: ({ tablesBefore, auditBefore, tablesAfter, auditAfter, vacuumed }) =>
     `Journal tables ${bytes(tablesBefore)} (audit ${bytes(auditBefore)}) before, ${bytes(tablesAfter)} (audit ${bytes(auditAfter)}) after, by pg_total_relation_size; ${vacuumed ? "VACUUM made the freed rows' space reusable: new payouts fill it before the tables grow again" : "VACUUM could not run now: autovacuum makes the freed rows' space reusable later"}. VACUUM FULL audit gives it back to the disk, but locks the table: only while no payouts process runs.`,
   historyMoved: ({ archive }) => `history moved out of the journal into ${archive}`,
+  fourEyesWaits: ({ file, dropper, approvers, approvalCode, approvedBy, needed, second }) =>
+    `nothing of it is sent until ${needed === 2 ? 'two approvers' : 'an approver'} (${approvers.join(', ') || 'none named but its dropper'}; not ${dropper}, who dropped it) ${needed === 2 ? 'each leave' : 'leaves'} in awaiting-approval/ a file ${file}.aprovado (or ${file}.NAME.aprovado) holding its approval code ${approvalCode}, or ${needed === 2 ? 'each run' : 'runs'} under their own login: payouts approve "${file}"; moving it into approved/ releases nothing${
+      approvedBy.length > 0 ? `; approved so far by ${approvedBy.join(' and ')}` : ''
+    }${
+      second === null
+        ? ''
+        : second.rule === 'above'
+          ? `; two approvers: its total ${formatCents(second.cents)} is above secondApprovalAbove (${formatCents(second.limit)})`
+          : `; two approvers: with ${formatCents(second.cents)} approved today, it would pass dailyLimit (${formatCents(second.limit)})`
+    }`,
+  fourEyesNoApprovers: ({ file }) =>
+    `${file}: nothing of it is released: fourEyes is on and the setting approvers names nobody; set it in the settings file (PAYOUTS_APPROVERS=ana,bruno,@financeiro)`,
+  fourEyesRefused: ({ file, owner, rule, dropper, approvers }) =>
+    `${file} (of ${owner}) releases nothing: ${
+      {
+        'not-a-file': 'it is not a regular file of at most 4 KB',
+        writable: 'others than its owner may write it (save it with mode 0640 or 0600)',
+        service: `it is the service's or root's: approvals are made by people under their own login`,
+        dropper: `${dropper} dropped the file, and may not approve it`,
+        'not-approver': `${owner} is not named in the setting approvers`,
+        'other-code':
+          'it does not hold the approval code of the file as it is now (see its .report.txt)',
+        'changed-file':
+          'the file changed since its report: no approval releases it; drop it again as a new file',
+      }[rule]
+    }; who may approve: ${approvers.join(', ') || 'nobody yet (set approvers)'}`,
+  fourEyesMovedBack: ({ file }) =>
+    `${file}: moved into approved/ by hand, which under four eyes cannot say who released it: back in awaiting-approval/; its .report.txt says how to approve it`,
+  fourEyesCode: ({ approvalCode, batchId, count, cents }) =>
+    `Approval code: ${approvalCode} (batch ${batchId}: ${plural(count, 'payout')}, ${formatCents(cents)}, these very bytes)`,
+  eventFourEyesApproved: ({ approvalCode, count, cents, needed, via }) =>
+    `approval code ${approvalCode}: ${plural(count, 'payout')}, ${formatCents(cents)} (${via}; ${needed === 2 ? 'two approvers needed' : 'one approver needed'})`,
+  eventDropped: ({ uid }) => `dropped into inbox/ (uid ${uid})`,
+  fourEyesByService: ({ user }) =>
+    `payouts approve: approvals are made by people under their own login, never as ${user}: each approver runs payouts approve under their own user, or leaves FILE.aprovado holding the approval code in awaiting-approval/. Nothing was approved.`,
+  fourEyesApprovalWritten: ({ file, approvalFile, approvalCode, by, rejects }) =>
+    `${file}: your ${rejects ? 'rejection' : 'approval'} as ${by} is in awaiting-approval/${approvalFile}, with the approval code ${approvalCode}; the service weighs it on its next run`,
+  fourEyesNoCode: ({ file }) =>
+    `payouts approve: ${file}.report.txt has no approval code yet: wait for the service's next run, then approve again. Nothing was approved.`,
+  fourEyesReleased: ({ file, approvedBy, approvalCode }) =>
+    `${file}: approved by ${approvedBy.join(' and ')} (approval code ${approvalCode}); it is sent now`,
 };
 
 /** `--help` as commander writes it in English, and our commands' own words. */
@@ -650,9 +691,13 @@ const help: HelpTexts = {
         name: 'fileOrOrderId',
         description: 'a file name (as dropped in the inbox) or an orderId',
       },
-      options: {},
+      options: {
+        approvals:
+          'the releases of files for an auditor: who dropped each, who approved it and when, its approval code, what it sent',
+        since: 'with --approvals: releases from this day on (YYYY-MM-DD, in timeZone)',
+      },
       after:
-        '\nExamples:\n  payouts status\n  payouts status payroll-2026-11.csv\n  payouts status pay-2026-11-001 --json',
+        '\nExamples:\n  payouts status\n  payouts status payroll-2026-11.csv\n  payouts status pay-2026-11-001 --json\n  payouts status --approvals --since 2026-11-01',
     },
     watch: {
       description:

@@ -629,6 +629,47 @@ const said: SaidTexts = {
   journalCompactTables: ({ tablesBefore, auditBefore, tablesAfter, auditAfter, vacuumed }) =>
     `Tabelas do diário ${bytes(tablesBefore)} (auditoria ${bytes(auditBefore)}) antes, ${bytes(tablesAfter)} (auditoria ${bytes(auditAfter)}) depois, por pg_total_relation_size; ${vacuumed ? 'o VACUUM deixou o espaço das linhas tiradas reutilizável: novos pagamentos o preenchem antes de as tabelas crescerem de novo' : 'o VACUUM não pôde rodar agora: o autovacuum deixa o espaço das linhas tiradas reutilizável depois'}. VACUUM FULL audit o devolve ao disco, mas trava a tabela: só com nenhum processo do payouts rodando.`,
   historyMoved: ({ archive }) => `histórico tirado do diário para ${archive}`,
+  fourEyesWaits: ({ file, dropper, approvers, approvalCode, approvedBy, needed, second }) =>
+    `nada dele é enviado até que ${needed === 2 ? 'dois aprovadores' : 'um aprovador'} (${approvers.join(', ') || 'ninguém além de quem o enviou'}; não ${dropper}, que o enviou) ${needed === 2 ? 'deixem' : 'deixe'} em awaiting-approval/ um arquivo ${file}.aprovado (ou ${file}.NOME.aprovado) com o código de aprovação ${approvalCode}, ou ${needed === 2 ? 'executem' : 'execute'} com o próprio usuário: payouts approve "${file}"; mover o arquivo para approved/ não libera nada${
+      approvedBy.length > 0 ? `; aprovado até agora por ${approvedBy.join(' e ')}` : ''
+    }${
+      second === null
+        ? ''
+        : second.rule === 'above'
+          ? `; dois aprovadores: o total, ${formatCents(second.cents)}, passa de secondApprovalAbove (${formatCents(second.limit)})`
+          : `; dois aprovadores: com ${formatCents(second.cents)} aprovados hoje, ele passaria de dailyLimit (${formatCents(second.limit)})`
+    }`,
+  fourEyesNoApprovers: ({ file }) =>
+    `${file}: nada dele é liberado: fourEyes está ligado e a configuração approvers não nomeia ninguém; defina-a no arquivo de configuração (PAYOUTS_APPROVERS=ana,bruno,@financeiro)`,
+  fourEyesRefused: ({ file, owner, rule, dropper, approvers }) =>
+    `${file} (de ${owner}) não libera nada: ${
+      {
+        'not-a-file': 'não é um arquivo comum de até 4 KB',
+        writable: 'outros além do dono podem alterá-lo (grave-o com modo 0640 ou 0600)',
+        service: 'é do serviço ou do root: aprovações são feitas por pessoas com o próprio usuário',
+        dropper: `${dropper} enviou o arquivo e não pode aprová-lo`,
+        'not-approver': `${owner} não está na configuração approvers`,
+        'other-code':
+          'não tem o código de aprovação do arquivo como ele está agora (veja o .report.txt)',
+        'changed-file':
+          'o arquivo mudou depois do relatório: nenhuma aprovação o libera; envie-o de novo como um arquivo novo',
+      }[rule]
+    }; quem pode aprovar: ${approvers.join(', ') || 'ninguém ainda (defina approvers)'}`,
+  fourEyesMovedBack: ({ file }) =>
+    `${file}: movido à mão para approved/, o que, com quatro olhos, não diz quem liberou: voltou para awaiting-approval/; o .report.txt diz como aprová-lo`,
+  fourEyesCode: ({ approvalCode, batchId, count, cents }) =>
+    `Código de aprovação: ${approvalCode} (lote ${batchId}: ${pagamentos(count)}, ${formatCents(cents)}, exatamente este arquivo)`,
+  eventFourEyesApproved: ({ approvalCode, count, cents, needed, via }) =>
+    `código de aprovação ${approvalCode}: ${pagamentos(count)}, ${formatCents(cents)} (${via}; ${needed === 2 ? 'dois aprovadores exigidos' : 'um aprovador exigido'})`,
+  eventDropped: ({ uid }) => `enviado para inbox/ (uid ${uid})`,
+  fourEyesByService: ({ user }) =>
+    `payouts approve: aprovações são feitas por pessoas com o próprio usuário, nunca como ${user}: cada aprovador executa payouts approve com o seu usuário, ou deixa ARQUIVO.aprovado com o código de aprovação em awaiting-approval/. Nada foi aprovado.`,
+  fourEyesApprovalWritten: ({ file, approvalFile, approvalCode, by, rejects }) =>
+    `${file}: a sua ${rejects ? 'recusa' : 'aprovação'}, como ${by}, está em awaiting-approval/${approvalFile}, com o código de aprovação ${approvalCode}; o serviço a considera na próxima execução`,
+  fourEyesNoCode: ({ file }) =>
+    `payouts approve: ${file}.report.txt ainda não tem código de aprovação: espere a próxima execução do serviço e aprove de novo. Nada foi aprovado.`,
+  fourEyesReleased: ({ file, approvedBy, approvalCode }) =>
+    `${file}: aprovado por ${approvedBy.join(' e ')} (código de aprovação ${approvalCode}); é enviado agora`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */
@@ -717,9 +758,13 @@ const help: HelpTexts = {
         name: 'arquivoOuOrderId',
         description: 'um nome de arquivo (como foi posto na caixa de entrada) ou um orderId',
       },
-      options: {},
+      options: {
+        approvals:
+          'as liberações de arquivos, para a auditoria: quem enviou cada um, quem o aprovou e quando, o código de aprovação, o que ele enviou',
+        since: 'com --approvals: liberações a partir deste dia (AAAA-MM-DD, no timeZone)',
+      },
       after:
-        '\nExemplos:\n  payouts status\n  payouts status folha-2026-11.csv\n  payouts status pag-2026-11-001 --json',
+        '\nExemplos:\n  payouts status\n  payouts status folha-2026-11.csv\n  payouts status pag-2026-11-001 --json\n  payouts status --approvals --since 2026-11-01',
     },
     watch: {
       description:

@@ -563,7 +563,61 @@ export type Said =
       vacuumed: boolean;
     }
   // A batch's event: its payouts' history moved into this archive file.
-  | { code: 'historyMoved'; archive: string };
+  | { code: 'historyMoved'; archive: string }
+  // Four eyes: a waiting file, who may release it, and what has not counted.
+  | {
+      code: 'fourEyesWaits';
+      file: string;
+      dropper: string;
+      /** `approvers` without the dropper: names and @groups. */
+      approvers: string[];
+      approvalCode: string;
+      approvedBy: string[];
+      needed: number;
+      /** Why a second approver is needed: its total above secondApprovalAbove, or the day's dailyLimit. */
+      second: { rule: 'above' | 'daily'; cents: number; limit: number } | null;
+    }
+  | { code: 'fourEyesNoApprovers'; file: string }
+  | {
+      code: 'fourEyesRefused';
+      file: string;
+      owner: string;
+      rule: FourEyesRule;
+      dropper: string;
+      approvers: string[];
+    }
+  | { code: 'fourEyesMovedBack'; file: string }
+  | { code: 'fourEyesCode'; approvalCode: string; batchId: number; count: number; cents: number }
+  | {
+      code: 'eventFourEyesApproved';
+      approvalCode: string;
+      count: number;
+      cents: number;
+      needed: number;
+      via: string;
+    }
+  | { code: 'eventDropped'; uid: number }
+  | { code: 'fourEyesByService'; user: string }
+  | {
+      code: 'fourEyesApprovalWritten';
+      file: string;
+      approvalFile: string;
+      approvalCode: string;
+      by: string;
+      rejects: boolean;
+    }
+  | { code: 'fourEyesNoCode'; file: string }
+  | { code: 'fourEyesReleased'; file: string; approvedBy: string[]; approvalCode: string };
+
+/** Why an approval file releases nothing under four eyes. */
+export type FourEyesRule =
+  | 'not-a-file'
+  | 'writable'
+  | 'service'
+  | 'dropper'
+  | 'not-approver'
+  | 'other-code'
+  | 'changed-file';
 
 /** Rows and their sum in cents, as a copy of the journal compares them. */
 export interface Tally {

@@ -134,6 +134,10 @@ describe('config', () => {
       journal: null,
       maxClockSkew: 30_000,
       hostName: null,
+      fourEyes: false,
+      approvers: [],
+      secondApprovalAbove: null,
+      dailyLimit: null,
     });
   });
 

@@ -188,8 +188,8 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
   });
 
   /** A real user whose group is accounting's stand-in, as `usermod -aG accounting` makes one. */
-  async function newAccountant(): Promise<{ uid: number; gid: number }> {
-    const name = `acct${process.pid}`;
+  async function newAccountant(n = 1): Promise<{ uid: number; gid: number }> {
+    const name = `acct${n}x${process.pid}`;
     const made = await sh(
       `useradd -M -N -g nogroup -s /usr/sbin/nologin ${name} && id -u ${name}`,
       {
@@ -261,6 +261,12 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
     expect(rehearsal.code, rehearsal.output).toBe(0);
     expect(rehearsal.output).toContain('payroll.csv');
     expect(sandbox.ledger()).toEqual([]);
+    // Four eyes, as the environment file sets it: the file waits for an accountant's approval.
+    const waits = await cronLine();
+    expect(waits.code, waits.log).toBe(2);
+    expect(sandbox.ledger()).toEqual([]);
+    const accountant = await newAccountant();
+    await approveAs(accountant, 'payroll.csv');
     const { code, log } = await cronLine();
     expect(code, log).toBe(0);
     expect(existsSync(join(srv, 'archive', dated('payroll.csv')))).toBe(true);
@@ -288,7 +294,6 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
     // no contacts) checked with validate against the server's settings, then copied into
     // the inbox with a umask that leaves it readable by its owner alone. The inbox's default
     // ACL lets the service read it; cron's line pays it.
-    const accountant = await newAccountant();
     const own = join(top, 'contabilidade');
     mkdirSync(own);
     chownSync(own, accountant.uid, accountant.gid);
@@ -316,6 +321,9 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
     expect(copied.code, copied.output).toBe(0);
     const minuteAgo = new Date(Date.now() - 60_000);
     utimesSync(join(inbox, 'folha-2026-11.csv'), minuteAgo, minuteAgo);
+    // Dropped by this accountant: another approves it.
+    expect((await cronLine()).code).toBe(2);
+    await approveAs(await newAccountant(2), 'folha-2026-11.csv');
     const paid = await cronLine();
     expect(paid.code, paid.log).toBe(0);
     expect(
@@ -369,6 +377,13 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
     daemon.stderr.on('data', (chunk: Buffer) => (daemonLog += chunk.toString('utf8')));
     try {
       dropped('bonus.csv');
+      const report = join(srv, 'awaiting-approval', 'bonus.csv.report.txt');
+      const reported = Date.now() + 30_000;
+      while (!existsSync(report)) {
+        if (Date.now() > reported) throw new Error(`no report; daemon log:\n${daemonLog}`);
+        await delay(100);
+      }
+      await approveAs(accountant, 'bonus.csv');
       const until = Date.now() + 30_000;
       while (!existsSync(join(srv, 'archive', dated('bonus.csv')))) {
         if (Date.now() > until) throw new Error(`not archived; daemon log:\n${daemonLog}`);
@@ -404,6 +419,19 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
     expect(lackingCode).toBe(1);
     expect(lackingLog).toContain('no gateway is configured: baseUrl and token are missing');
   }, 600_000);
+
+  /** The guide's approval, run by an accountant as their own user in their own folder. */
+  async function approveAs(accountant: { uid: number; gid: number }, file: string) {
+    const line = /^\$ (payouts --settings-file \S+ approve) /m.exec(README)?.[1];
+    expect(line).toBeDefined();
+    const approved = await sh(here(`${line as string} ${file}`), {
+      env: { PATH: `${join(usrLocal, 'bin')}:/usr/bin:/bin`, HOME: top, LANG: 'C.UTF-8' },
+      cwd: top,
+      user: accountant,
+    });
+    expect(approved.code, approved.output).toBe(0);
+    expect(approved.output).toContain('awaiting-approval/');
+  }
 
   /** A payroll as exported without contacts: its e-mail and phone columns dropped. */
   const withoutContacts = (text: string) =>

@@ -1,6 +1,6 @@
-import { rmSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { formatCents } from '../../messages/money.js';
 import {
@@ -17,8 +17,10 @@ import {
   moveInto,
   payoutFiles,
   reject,
+  userNameOf,
   type Folders,
 } from '../../inbox/folders.js';
+import { codeIn, serviceUids } from '../../inbox/four-eyes.js';
 import { describeTotals } from '../../app/describe-file.js';
 import type {
   BatchEvent,
@@ -236,6 +238,8 @@ export function approveCommand(
             ? { corrects: options.corrects, by }
             : undefined;
       if (answer) return answerHolds(io, name, answer, options.batch, command);
+      const { config } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+      if (config.fourEyes) return decideAsPerson(io, 'approve', name, options.by, command);
       return onAwaitingFile(
         io,
         'approve',
@@ -256,6 +260,59 @@ export function approveCommand(
         },
       );
     });
+}
+
+/**
+ * Under four eyes, `approve` (or `reject`) leaves the decision of the user running it
+ * beside the waiting file, holding the code of its report (and for a rejection, why), for
+ * the service to weigh: the file's owner is who decided. It opens no journal, which the
+ * service user alone reads.
+ */
+function decideAsPerson(
+  io: CliIo,
+  verb: 'approve' | 'reject',
+  name: string,
+  note: string | undefined,
+  command: Command,
+): void {
+  const { config, out } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+  const words = CATALOGS[config.language ?? 'en'];
+  const folders = homeFolders(config.home);
+  const uid = process.getuid?.() ?? 0;
+  if (serviceUids(folders).includes(uid)) {
+    throw new ExitError(1, say(words, { code: 'fourEyesByService', user: userNameOf(uid) }));
+  }
+  const files = payoutFiles(folders.awaiting);
+  const file =
+    files.find((path) => basename(path) === basename(name)) ??
+    files.find((path) => givenName(basename(path)) === givenName(basename(name)));
+  if (!file) {
+    const waiting = files.map((path) => basename(path));
+    throw new ExitError(
+      1,
+      say(words, { code: 'notAwaiting', verb, file: basename(name), waiting }),
+    );
+  }
+  const report = `${file}.report.txt`;
+  const code = existsSync(report) ? codeIn(readFileSync(report, 'utf8')) : undefined;
+  if (!code) throw new ExitError(1, say(words, { code: 'fourEyesNoCode', file: basename(file) }));
+  const by = userNameOf(uid);
+  const approvalFile = `${basename(file)}.${by}.${verb === 'approve' ? 'aprovado' : 'rejeitado'}`;
+  const path = join(folders.awaiting, approvalFile);
+  // Writable by its owner alone, or it counts for nothing: others could change what it says.
+  writeFileSync(path, `${code}\n${note?.trim() ? `${note.trim()}\n` : ''}`, { mode: 0o640 });
+  chmodSync(path, 0o640);
+  out.data({ file: basename(file), approvalFile, approvalCode: code, by });
+  out.line(
+    say(words, {
+      code: 'fourEyesApprovalWritten',
+      file: basename(file),
+      approvalFile,
+      approvalCode: code,
+      by,
+      rejects: verb === 'reject',
+    }),
+  );
 }
 
 /** Approves a waiting file: recorded, then moved into approved/, where the next run opens it. */
@@ -410,7 +467,8 @@ async function answerHolds(
     const waiting = await findAwaiting(journal, folders, name, batchId);
     const found = waiting && !Array.isArray(waiting) && waiting.batch ? waiting : undefined;
     // Who answers with the summary's command has read the file: it is approved with its answer.
-    const approves = rows > 0 && !('newBatch' in answer && answer.pick);
+    // Under four eyes an answer frees rows but releases nothing: approvers do.
+    const approves = rows > 0 && !('newBatch' in answer && answer.pick) && !config.fourEyes;
     const approved =
       found && approves ? await approveWaiting(found, journal, folders, answer.by, words) : null;
     out.data({ file: basename(name), ...released, by: answer.by, approved: approved !== null });
@@ -441,8 +499,17 @@ export function rejectCommand(
     .option('--batch <batch>', words.options.batch, positive(expected.batch))
     .option('--by <name>', words.options.by)
     .action(
-      (name: string, options: { reason: string; batch?: number; by?: string }, command: Command) =>
-        onAwaitingFile(
+      (
+        name: string,
+        options: { reason: string; batch?: number; by?: string },
+        command: Command,
+      ) => {
+        const { config } = openContext(io, command.optsWithGlobals<GlobalOptions>());
+        // Under four eyes an accountant's rejection is theirs; the service's own stays the operator's.
+        const uid = process.getuid?.() ?? 0;
+        if (config.fourEyes && !serviceUids(homeFolders(config.home)).includes(uid))
+          return decideAsPerson(io, 'reject', name, options.reason, command);
+        return onAwaitingFile(
           io,
           'reject',
           name,
@@ -500,6 +567,7 @@ export function rejectCommand(
               }),
             );
           },
-        ),
+        );
+      },
     );
 }

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { replacementOfBatch } from '../../inbox/approval.js';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { formatCents } from '../../messages/money.js';
 import { foldText } from '../../csv/fold.js';
 import { batchStem } from '../../csv/order-id.js';
@@ -39,6 +39,57 @@ import { say, sayInEnglish } from '../../messages/say.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
 
+interface StatusOptions {
+  approvals?: boolean;
+  since?: string;
+}
+
+/** The day of an instant in the home's time zone, `2026-11-28`. */
+const dayOf = (ms: number, timeZone: string) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date(ms));
+
+/**
+ * Every release of a file a person approved, oldest first, from `since` on: for an
+ * auditor, who dropped it, who approved it and when, with its code and what it sent.
+ */
+async function listApprovals(
+  journal: JournalBatches & JournalReports,
+  out: Output,
+  timeZone: string,
+  since: string | undefined,
+): Promise<void> {
+  const releases = [];
+  for (const batch of await journal.batches()) {
+    const events = await journal.batchEvents(batch.id);
+    const approvals = events.filter((event) => event.event === 'approved');
+    const last = approvals.at(-1);
+    if (!last || (since !== undefined && dayOf(last.at, timeZone) < since)) continue;
+    const dropped = events.find((event) => event.event === 'dropped');
+    const coded = approvals.flatMap((event) =>
+      event.detail.code === 'eventFourEyesApproved' ? [event.detail.approvalCode] : [],
+    );
+    releases.push({
+      batchId: batch.id,
+      file: batch.fileName,
+      droppedBy: dropped?.by ?? null,
+      approvedBy: approvals.map((event) => ({ by: event.by, at: timeOf(event.at, timeZone) })),
+      approvalCode: coded.at(-1) ?? null,
+      state: batch.state,
+      done: describeTotals(await journal.rowTotalsOfBatch(batch.id)),
+    });
+  }
+  out.data(releases);
+  if (releases.length === 0) out.line(`No file was approved${since ? ` since ${since}` : ''}.`);
+  for (const release of releases) {
+    const who = release.approvedBy.map(({ by, at }) => `${by} at ${at}`).join(', ');
+    out.line(
+      `batch ${release.batchId}  ${release.file}  dropped by ${release.droppedBy ?? 'unknown'}  approved by ${who}${
+        release.approvalCode ? `  code ${release.approvalCode}` : ''
+      }  ${release.state}: ${release.done}`,
+    );
+  }
+}
+
 /** What listing batches reads: their totals, lines and events, and what replaced one. */
 type Listing = JournalBatches & JournalReports & JournalApproval;
 
@@ -46,8 +97,14 @@ export function statusCommand(io: CliIo, { command: { status: words } }: HelpTex
   return new Command('status')
     .description(words.description)
     .argument(`[${words.argument.name}]`, words.argument.description)
+    .option('--approvals', words.options.approvals)
+    .option('--since <day>', words.options.since, (day: string) => {
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(day)))
+        throw new InvalidArgumentError('expected a day, YYYY-MM-DD');
+      return day;
+    })
     .addHelpText('after', words.after)
-    .action(async (what: string | undefined, _options: unknown, command: Command) => {
+    .action(async (what: string | undefined, options: StatusOptions, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(context.config.home);
       // Said first, even with --quiet: what follows is not the whole truth of this home.
@@ -67,6 +124,8 @@ export function statusCommand(io: CliIo, { command: { status: words } }: HelpTex
         if (sandbox)
           context.out.line(`${SANDBOX_MARK}: this journal has only sent to the embedded sandbox`);
         const { timeZone } = context.config;
+        if (options.approvals)
+          return await listApprovals(journal, context.out, timeZone, options.since);
         if (what === undefined) {
           await listBatches(journal, context.out, sandbox, tooLong, timeZone);
           return listSkipped(folders.inbox, context.out);

@@ -1,0 +1,330 @@
+/**
+ * Four eyes (fourEyes, docs/operations.md, "Four eyes"): a waiting file is released only
+ * by approvers other than the person who dropped it, each known by the Unix user that owns
+ * the approval they left beside it (`FILE.aprovado`, `FILE.NAME.aprovado`), never by a
+ * typed name. Each approval holds the file's approval code, which binds the batch, the
+ * file's bytes, and the number and total of its payouts: an approval of another version
+ * releases nothing.
+ */
+import { createHash } from 'node:crypto';
+import { lstatSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { Config } from '../config/schema.js';
+import type {
+  BatchEvent,
+  BatchRecord,
+  JournalApproval,
+  JournalBatches,
+  JournalReports,
+} from '../journal/journal.js';
+import type { FourEyesRule, Said } from '../messages/said.js';
+import {
+  groupEntry,
+  moveInto,
+  reject,
+  sha256Of,
+  userEntry,
+  userNameOf,
+  type Folders,
+} from './folders.js';
+
+/** Base32 without the letters and digits read alike aloud (I and 1, O and 0). */
+const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+/** `K7QD-M2XA-P9RT`: 60 bits of the batch, the file's SHA-256, its payouts and their total. */
+export function approvalCode(
+  batch: { id: number; sha256: string },
+  sent: { count: number; cents: number },
+): string {
+  const digest = createHash('sha256')
+    .update(`payouts approval\n${batch.id}\n${batch.sha256}\n${sent.count}\n${sent.cents}`)
+    .digest();
+  let bits = 0n;
+  for (const byte of digest.subarray(0, 8)) bits = (bits << 8n) | BigInt(byte);
+  let code = '';
+  for (let i = 0; i < 12; i++) code += ALPHABET[Number((bits >> BigInt(59 - i * 5)) & 31n)];
+  return `${code.slice(0, 4)}-${code.slice(4, 8)}-${code.slice(8)}`;
+}
+
+/** The first approval code written in a text (a report, an approval file), if any. */
+export function codeIn(text: string): string | undefined {
+  return /\b[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}\b/.exec(text.toUpperCase())?.[0];
+}
+
+/** Whether a user is named in `approvers`, or is a member of a `@group` named there. */
+export function isApprover(uid: number, approvers: readonly string[]): boolean {
+  const user = userEntry(uid);
+  if (!user) return false;
+  return approvers.some((entry) => {
+    if (!entry.startsWith('@')) return entry === user.name;
+    const group = groupEntry(entry.slice(1));
+    return group !== undefined && (group.gid === user.gid || group.members.includes(user.name));
+  });
+}
+
+/** The suffixes of the files a person leaves beside a waiting file. */
+const APPROVES = '.aprovado';
+const REJECTS = '.rejeitado';
+
+/** Approval (or rejection) files beside `name` in awaiting-approval/: `name.aprovado`, `name.X.aprovado`. */
+export function decisionFiles(folder: string, name: string, suffix = APPROVES): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((each) => each.startsWith(`${name}.`) && each.endsWith(suffix))
+    .sort()
+    .map((each) => join(folder, each));
+}
+
+/** Rejection files beside `name`: the same rules as approvals. */
+export const rejectionFiles = (folder: string, name: string): string[] =>
+  decisionFiles(folder, name, REJECTS);
+
+/** Who never approves: root and the home's owner, the service user. */
+export function serviceUids(folders: Folders): number[] {
+  return [0, statSync(folders.home).uid];
+}
+
+/** Longest approval file read: a code and a note. */
+const MOST_BYTES = 4096;
+
+/** One approval file weighed: its approver, or the rule it breaks. */
+export type Decision =
+  { file: string; by: string; uid: number } | { file: string; owner: string; rule: FourEyesRule };
+
+/** Weighs one approval file against the rules: who it is of, and whether it counts. */
+export function weighDecision(
+  path: string,
+  code: string,
+  facts: { dropperUid: number; serviceUids: readonly number[]; approvers: readonly string[] },
+): Decision {
+  const file = basename(path);
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (!stat) return { file, owner: '?', rule: 'not-a-file' };
+  const owner = userNameOf(stat.uid);
+  const broken = (rule: FourEyesRule): Decision => ({ file, owner, rule });
+  if (!stat.isFile() || stat.size > MOST_BYTES) return broken('not-a-file');
+  if ((stat.mode & 0o022) !== 0) return broken('writable');
+  if (facts.serviceUids.includes(stat.uid)) return broken('service');
+  if (stat.uid === facts.dropperUid) return broken('dropper');
+  if (!isApprover(stat.uid, facts.approvers)) return broken('not-approver');
+  if (codeIn(readFileSync(path, 'utf8')) !== code) return broken('other-code');
+  return { file, by: owner, uid: stat.uid };
+}
+
+/** The day of an instant in a time zone, `2026-11-28`. */
+function dayOf(at: number, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date(at));
+}
+
+/** The approval events of a batch that four eyes recorded, with the code each approved. */
+export function fourEyesApprovals(
+  events: readonly BatchEvent[],
+): { by: string; at: number; approvalCode: string; needed: number; cents: number }[] {
+  return events.flatMap((event) =>
+    event.event === 'approved' && event.detail.code === 'eventFourEyesApproved'
+      ? [{ by: event.by, at: event.at, ...event.detail }]
+      : [],
+  );
+}
+
+/** Whether the approvals recorded for a batch release its file as it is now (`code`). */
+export function approvedAs(events: readonly BatchEvent[], code: string): boolean {
+  const approvals = fourEyesApprovals(events).filter((each) => each.approvalCode === code);
+  const needed = approvals.at(-1)?.needed ?? Infinity;
+  return new Set(approvals.map((each) => each.by)).size >= needed;
+}
+
+/** What the approvals released on `day` total, by the day of their last approval. */
+async function approvedOn(
+  journal: JournalBatches,
+  day: string,
+  timeZone: string,
+  except: number,
+): Promise<number> {
+  let cents = 0;
+  for (const batch of await journal.batches()) {
+    if (batch.id === except || batch.state === 'awaiting-approval') continue;
+    const last = fourEyesApprovals(await journal.batchEvents(batch.id)).at(-1);
+    if (last && dayOf(last.at, timeZone) === day) cents += last.cents;
+  }
+  return cents;
+}
+
+/** A waiting batch as four eyes sees it this pass. */
+export interface Weighing {
+  batchId: number;
+  code: string;
+  /** What is said of it in the run's summary and its report. */
+  said: Said;
+  /** Approval files that do not count, each with the rule it breaks. */
+  refusals: Said[];
+  /** Moved into approved/ (its path there): released by this pass. */
+  released: string | false;
+  /** Turned down by a rejection file: what the run says of it. */
+  turnedDown?: Said;
+}
+
+/** Who never counts, and who may approve. */
+function facts0(folders: Folders, config: Pick<Config, 'approvers'>) {
+  return {
+    // Whoever runs the pass too: the service, even in a home another user owns.
+    serviceUids: [...serviceUids(folders), process.getuid?.() ?? 0],
+    approvers: config.approvers,
+  };
+}
+
+/**
+ * A waiting file turned down by a rejection file: its rows held, never sent, recorded
+ * with who and why (the lines after the code), the file to rejected/ with the reason.
+ */
+async function turnDown(
+  journal: JournalBatches & JournalApproval,
+  folders: Folders,
+  batch: BatchRecord,
+  path: string,
+  by: string,
+): Promise<Said | undefined> {
+  const written = readFileSync(path, 'utf8').split('\n').slice(1).join(' ').trim();
+  const reason = written || `${basename(path)}, by ${by}`;
+  const why: Said = { code: 'turnedDownBy', reason };
+  if (!(await journal.refuseBatch(batch.id, why))) return undefined;
+  await journal.recordBatchEvent(batch.id, 'refused', by, { code: 'eventReason', reason });
+  const file = join(folders.awaiting, batch.awaitingName ?? '');
+  const moved = reject(file, folders.rejected, [`${by}: ${reason}`]);
+  rmSync(`${file}.report.txt`, { force: true });
+  for (const each of [
+    ...rejectionFiles(folders.awaiting, basename(file)),
+    ...decisionFiles(folders.awaiting, basename(file)),
+  ])
+    rmSync(each, { force: true });
+  return {
+    code: 'turnedDown',
+    file: basename(file),
+    batchId: batch.id,
+    moved: moved !== undefined,
+  };
+}
+
+/** Who dropped a batch's file: the uid recorded at intake, else its file's owner now. */
+function dropperOf(events: readonly BatchEvent[], file: string): number {
+  const dropped = events.find((event) => event.detail.code === 'eventDropped');
+  if (dropped?.detail.code === 'eventDropped') return dropped.detail.uid;
+  return statSync(file).uid;
+}
+
+/**
+ * Weighs the approvals beside a waiting file: records each that counts (once), and when
+ * they are enough under the rules, moves the file into approved/, where the pass releases
+ * it, and removes them.
+ */
+export async function weighApprovals(
+  journal: JournalBatches & JournalReports & JournalApproval,
+  folders: Folders,
+  batch: BatchRecord,
+  config: Pick<Config, 'approvers' | 'secondApprovalAbove' | 'dailyLimit' | 'timeZone'>,
+  now: number,
+): Promise<Weighing | undefined> {
+  if (batch.awaitingName === null) return undefined;
+  const file = join(folders.awaiting, batch.awaitingName);
+  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return undefined;
+  const totals = await journal.rowTotalsOfBatch(batch.id);
+  const sent = { count: totals.rows.queued ?? 0, cents: totals.cents.queued ?? 0 };
+  const code = approvalCode(batch, sent);
+  const events = await journal.batchEvents(batch.id);
+  const dropperUid = dropperOf(events, file);
+  const dropper = userNameOf(dropperUid);
+  const approvers = config.approvers.filter((entry) => entry !== dropper);
+  const waits = { file: batch.awaitingName, dropper, approvers, approvalCode: code };
+  if (config.approvers.length === 0) {
+    return {
+      batchId: batch.id,
+      code,
+      refusals: [],
+      released: false,
+      said: { code: 'fourEyesNoApprovers', file: batch.awaitingName },
+    };
+  }
+  // The dropper may withdraw their own file: a rejection sends nothing.
+  const rejecting = { ...facts0(folders, config), dropperUid: -1 };
+  const rejections = rejectionFiles(folders.awaiting, batch.awaitingName).map((path) => ({
+    path,
+    decision: weighDecision(path, code, rejecting),
+  }));
+  const rejection = rejections.find(({ decision }) => 'by' in decision);
+  if (rejection && 'by' in rejection.decision) {
+    const turnedDown = await turnDown(
+      journal,
+      folders,
+      batch,
+      rejection.path,
+      rejection.decision.by,
+    );
+    if (turnedDown)
+      return {
+        batchId: batch.id,
+        code,
+        said: turnedDown,
+        refusals: [],
+        released: false,
+        turnedDown,
+      };
+  }
+  const paths = decisionFiles(folders.awaiting, batch.awaitingName);
+  const changed = paths.length > 0 && (await sha256Of(file)) !== batch.sha256;
+  const facts = { ...facts0(folders, config), dropperUid };
+  const decisions = paths.map((path) =>
+    changed
+      ? ({
+          file: basename(path),
+          owner: userNameOf(lstatSync(path).uid),
+          rule: 'changed-file',
+        } as const)
+      : weighDecision(path, code, facts),
+  );
+  const approvedBy = [...new Set(decisions.flatMap((d) => ('by' in d ? [d.by] : [])))];
+  const refusals: Said[] = [...decisions, ...rejections.map(({ decision }) => decision)].flatMap(
+    (d) => ('rule' in d ? [{ code: 'fourEyesRefused', ...d, dropper, approvers } as const] : []),
+  );
+  const above = config.secondApprovalAbove;
+  const limit = config.dailyLimit;
+  const today =
+    limit === null || approvedBy.length === 0
+      ? 0
+      : await approvedOn(journal, dayOf(now, config.timeZone), config.timeZone, batch.id);
+  const second: Extract<Said, { code: 'fourEyesWaits' }>['second'] =
+    above !== null && sent.cents > above
+      ? { rule: 'above', cents: sent.cents, limit: above }
+      : limit !== null && today + sent.cents > limit
+        ? { rule: 'daily', cents: today, limit }
+        : null;
+  const needed = second ? 2 : 1;
+  const said: Said = { code: 'fourEyesWaits', ...waits, approvedBy, needed, second };
+  if (approvedBy.length < needed)
+    return { batchId: batch.id, code, said, refusals, released: false };
+  const recorded = fourEyesApprovals(events);
+  for (const decision of decisions) {
+    if (!('by' in decision)) continue;
+    const { by } = decision;
+    if (recorded.some((r) => r.by === by && r.approvalCode === code && r.needed === needed))
+      continue;
+    await journal.recordBatchEvent(batch.id, 'approved', by, {
+      code: 'eventFourEyesApproved',
+      approvalCode: code,
+      count: sent.count,
+      cents: sent.cents,
+      needed,
+      via: decision.file,
+    });
+    recorded.push({ by, at: now, approvalCode: code, needed, cents: sent.cents });
+  }
+  const moved = moveInto(file, folders.approved);
+  if (!moved) return { batchId: batch.id, code, said, refusals, released: false };
+  // Kept until the approvals are journaled and the file is on its way: a crash weighs them again.
+  for (const path of paths) rmSync(path, { force: true });
+  return { batchId: batch.id, code, said, refusals, released: moved };
+}

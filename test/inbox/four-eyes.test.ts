@@ -1,0 +1,322 @@
+/**
+ * Four eyes with real Unix users (made here with useradd, so only as root): the person
+ * who drops a file never releases it, a large one needs two approvers, an approval binds
+ * the file's bytes, and a file moved into approved/ by hand releases nothing. The
+ * sandbox's ledger is the judge of what was paid.
+ */
+import { execFileSync } from 'node:child_process';
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  existsSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Config } from '../../src/config/schema.js';
+import type { FileSummary } from '../../src/app/pass.js';
+import { en } from '../../src/messages/en.js';
+import { say } from '../../src/messages/say.js';
+import { runCli } from '../support/cli.js';
+import { paidByKey } from '../support/gateway.js';
+import { IS_ROOT, nobodyReachesCheckout } from '../support/nobody.js';
+import { passHome, type PassHome } from '../support/pass-home.js';
+
+// A few passes and a child run each: far from what they take, so a busy machine waits.
+vi.setConfig({ testTimeout: 60_000 });
+
+const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
+const ANA = 'Ana Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"3.500,00"';
+const BRUNO =
+  'Bruno Lima,111.444.777-35,bruno@example.com,(21) 99876-5432,bruno@example.com,"2.500,00"';
+const CARLA =
+  'Carla Dias,390.533.447-05,carla@example.com,(31) 99123-4567,carla@example.com,"4.450,50"';
+
+/** Users of this file only: the pid keeps two runs of it on one machine apart. */
+const tag = `fe${process.pid % 100_000}`;
+const USERS = { maria: `${tag}maria`, ana: `${tag}ana`, bruno: `${tag}bruno` } as const;
+type Who = keyof typeof USERS;
+const ids = {} as Record<Who, { uid: number; gid: number }>;
+
+describe.runIf(IS_ROOT)('four eyes, with real users', () => {
+  beforeAll(() => {
+    for (const [who, name] of Object.entries(USERS) as [Who, string][]) {
+      execFileSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', name]);
+      const id = (flag: string) =>
+        Number(execFileSync('id', [flag, name], { encoding: 'utf8' }).trim());
+      ids[who] = { uid: id('-u'), gid: id('-g') };
+    }
+  });
+  afterAll(() => {
+    for (const name of Object.values(USERS)) execFileSync('userdel', [name]);
+  });
+
+  const settings = (more: Partial<Config> = {}): Partial<Config> => ({
+    fourEyes: true,
+    approvers: [USERS.maria, USERS.ana, USERS.bruno],
+    ...more,
+  });
+
+  /** A home with folha.csv dropped by maria and waiting, its report written. */
+  async function waitingFile(more: Partial<Config> = {}, rows = [ANA, BRUNO]) {
+    const home = await passHome();
+    home.drop('folha.csv', [HEADER, ...rows]);
+    chownSync(join(home.folders.inbox, 'folha.csv'), ids.maria.uid, ids.maria.gid);
+    const first = await home.run(settings(more));
+    expect(first.exit).toBe(2);
+    expect(paidByKey(home.sandbox).size).toBe(0);
+    return home;
+  }
+
+  const waiting = (home: PassHome) => join(home.folders.awaiting, 'folha.csv');
+  const codeOf = (home: PassHome) =>
+    /Approval code: ([A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4})/.exec(
+      readFileSync(`${waiting(home)}.report.txt`, 'utf8'),
+    )?.[1] ?? '';
+
+  /** What a person leaves in awaiting-approval/, as their own user. */
+  function leaveApproval(home: PassHome, who: Who, code = codeOf(home)): string {
+    const path = `${waiting(home)}.${USERS[who]}.aprovado`;
+    writeFileSync(path, `${code}\n`, { mode: 0o640 });
+    chownSync(path, ids[who].uid, ids[who].gid);
+    return path;
+  }
+
+  /** The summary's words for folha.csv, in English. */
+  const said = (files: FileSummary[]) =>
+    files
+      .filter((file) => file.file === 'folha.csv')
+      .flatMap((file) => file.problems.map((problem) => say(en, problem)))
+      .join('\n');
+
+  const audit = (home: PassHome) =>
+    home.withJournal(async (journal) => {
+      const [batch] = await journal.batches('folha.csv');
+      return (await journal.batchEvents(batch?.id ?? 0)).map((e) => [e.event, e.by]);
+    });
+
+  it('the report gives the code; the dropper cannot approve their own file; another approver can', async () => {
+    const home = await waitingFile();
+    expect(codeOf(home)).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    leaveApproval(home, 'maria');
+    const own = await home.run(settings());
+    expect(own.exit).toBe(2);
+    expect(paidByKey(home.sandbox).size).toBe(0);
+    expect(said(own.files)).toContain(
+      `folha.csv.${USERS.maria}.aprovado (of ${USERS.maria}) releases nothing: ${USERS.maria} dropped the file, and may not approve it`,
+    );
+    expect(readFileSync(`${waiting(home)}.report.txt`, 'utf8')).toContain(
+      `${USERS.maria} dropped the file, and may not approve it`,
+    );
+    leaveApproval(home, 'ana');
+    const approved = await home.run(settings());
+    expect(approved.exit).toBe(0);
+    expect([...paidByKey(home.sandbox).values()]).toEqual([1, 1]);
+    expect(existsSync(waiting(home))).toBe(false);
+    expect(await audit(home)).toEqual([
+      ['dropped', USERS.maria],
+      ['approved', USERS.ana],
+    ]);
+  });
+
+  it('payouts run releases a file in the run that finds its approvals enough', async () => {
+    const home = await waitingFile();
+    leaveApproval(home, 'ana');
+    const env = {
+      ...home.env(),
+      PAYOUTS_FOUR_EYES: 'true',
+      PAYOUTS_APPROVERS: `${USERS.ana},${USERS.bruno}`,
+    };
+    const run = await runCli(['run'], { env });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect([...paidByKey(home.sandbox).values()]).toEqual([1, 1]);
+  });
+
+  it('above secondApprovalAbove, one approver releases nothing and two do', async () => {
+    const above = { secondApprovalAbove: 5_000_00 };
+    const home = await waitingFile(above);
+    const code = codeOf(home);
+    leaveApproval(home, 'ana');
+    const one = await home.run(settings(above));
+    expect(one.exit).toBe(2);
+    expect(paidByKey(home.sandbox).size).toBe(0);
+    expect(said(one.files)).toContain(
+      `approved so far by ${USERS.ana}; two approvers: its total R$ 6.000,00 is above secondApprovalAbove (R$ 5.000,00)`,
+    );
+    leaveApproval(home, 'bruno');
+    const notes: string[] = [];
+    const two = await home.run(settings(above), { note: (text) => notes.push(text) });
+    expect(notes).toContain(
+      `folha.csv: approved by ${USERS.ana} and ${USERS.bruno} (approval code ${code}); it is sent now`,
+    );
+    expect(two.exit).toBe(0);
+    expect([...paidByKey(home.sandbox).values()]).toEqual([1, 1]);
+    expect(await audit(home)).toEqual([
+      ['dropped', USERS.maria],
+      ['approved', USERS.ana],
+      ['approved', USERS.bruno],
+    ]); // What an auditor reads: the file's own history, and the releases of the day.
+    const env = home.env();
+    const status = await runCli(['status', 'folha.csv'], { env });
+    expect(status.stdout).toContain(`dropped by ${USERS.maria} at `);
+    expect(status.stdout).toMatch(
+      new RegExp(`approved by ${USERS.ana} at .*: approval code ${code}: 2 payouts`),
+    );
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Sao_Paulo' }).format();
+    const releases = await runCli(['status', '--approvals', '--since', today], { env });
+    expect(releases.code, releases.stderr).toBe(0);
+    expect(releases.stdout).toMatch(
+      new RegExp(
+        `^batch 1  folha\\.csv  dropped by ${USERS.maria}  approved by ${USERS.ana} at \\S+, ${USERS.bruno} at \\S+  code ${code}  done: 2 paid \\(R\\$ 6\\.000,00\\)$`,
+        'm',
+      ),
+    );
+    const tomorrow = await runCli(['status', '--approvals', '--since', '2999-01-01'], { env });
+    expect(tomorrow.stdout).toContain('No file was approved since 2999-01-01.');
+  });
+
+  it('beyond dailyLimit, a small file needs a second approver too', async () => {
+    const limit = { dailyLimit: 7_000_00 };
+    const home = await waitingFile(limit);
+    leaveApproval(home, 'ana');
+    expect((await home.run(settings(limit))).exit).toBe(0);
+    home.drop('carla.csv', [HEADER, CARLA]);
+    chownSync(join(home.folders.inbox, 'carla.csv'), ids.maria.uid, ids.maria.gid);
+    expect((await home.run(settings(limit))).exit).toBe(2);
+    const carla = join(home.folders.awaiting, 'carla.csv');
+    const code = /Approval code: (\S+)/.exec(readFileSync(`${carla}.report.txt`, 'utf8'))?.[1];
+    const approve = (who: Who) => {
+      const path = `${carla}.${USERS[who]}.aprovado`;
+      writeFileSync(path, `${code}\n`, { mode: 0o640 });
+      chownSync(path, ids[who].uid, ids[who].gid);
+    };
+    approve('ana');
+    const one = await home.run(settings(limit));
+    expect(one.exit).toBe(2);
+    expect(paidByKey(home.sandbox).get('carla@example.com 445050')).toBeUndefined();
+    expect(one.files.flatMap((file) => file.problems.map((p) => say(en, p))).join('\n')).toContain(
+      'two approvers: with R$ 6.000,00 approved today, it would pass dailyLimit (R$ 7.000,00)',
+    );
+    approve('bruno');
+    const two = await home.run(settings(limit));
+    expect(two.exit).toBe(0);
+    expect(paidByKey(home.sandbox).get('carla@example.com 445050')).toBe(1);
+  });
+
+  it('a rejection left by an approver turns the file down; the dropper may withdraw their own', async () => {
+    for (const who of ['ana', 'maria'] as const) {
+      const home = await waitingFile();
+      const path = `${waiting(home)}.${USERS[who]}.rejeitado`;
+      writeFileSync(path, `${codeOf(home)}\nmês errado\n`, { mode: 0o640 });
+      chownSync(path, ids[who].uid, ids[who].gid);
+      const notes: string[] = [];
+      const turned = await home.run(settings(), { note: (text) => notes.push(text) });
+      expect(turned.exit).toBe(0);
+      expect(paidByKey(home.sandbox).size).toBe(0);
+      expect(notes).toContain(
+        'folha.csv (batch 1): turned down and moved to rejected/; none of its rows will be sent. A corrected file may be dropped in the inbox.',
+      );
+      expect(readFileSync(join(home.folders.rejected, 'folha.csv.reason.txt'), 'utf8')).toBe(
+        `${USERS[who]}: mês errado\n`,
+      );
+      expect(existsSync(path)).toBe(false);
+      expect(await audit(home)).toEqual([
+        ['dropped', USERS.maria],
+        ['refused', USERS[who]],
+      ]);
+    }
+  });
+
+  it('an approval of a file changed since its report, or of another code, releases nothing', async () => {
+    const home = await waitingFile();
+    leaveApproval(home, 'ana', 'AAAA-BBBB-CCCC');
+    const other = await home.run(settings());
+    expect(other.exit).toBe(2);
+    expect(said(other.files)).toContain(
+      'it does not hold the approval code of the file as it is now',
+    );
+    leaveApproval(home, 'ana');
+    appendFileSync(waiting(home), `${CARLA}\r\n`);
+    const changed = await home.run(settings());
+    expect(changed.exit).toBe(2);
+    expect(paidByKey(home.sandbox).size).toBe(0);
+    expect(said(changed.files)).toContain('the file changed since its report');
+  });
+
+  it('a file moved into approved/ by hand releases nothing: back to wait, saying how to approve', async () => {
+    const home = await waitingFile();
+    renameSync(waiting(home), join(home.folders.approved, 'folha.csv'));
+    const notes: string[] = [];
+    const moved = await home.run(settings(), { note: (text) => notes.push(text) });
+    expect(moved.exit).toBe(2);
+    expect(paidByKey(home.sandbox).size).toBe(0);
+    expect(existsSync(waiting(home))).toBe(true);
+    expect(notes).toContain(
+      'folha.csv: moved into approved/ by hand, which under four eyes cannot say who released it: back in awaiting-approval/; its .report.txt says how to approve it',
+    );
+    expect(said(moved.files)).toContain(
+      `leaves in awaiting-approval/ a file folha.csv.aprovado (or folha.csv.NAME.aprovado) holding its approval code ${codeOf(home)}, or runs under their own login: payouts approve "folha.csv"`,
+    );
+  });
+
+  it('an approval others may write releases nothing', async () => {
+    const home = await waitingFile();
+    chmodSync(leaveApproval(home, 'ana'), 0o666);
+    const writable = await home.run(settings());
+    expect(writable.exit).toBe(2);
+    expect(said(writable.files)).toContain('others than its owner may write it');
+    expect(paidByKey(home.sandbox).size).toBe(0);
+  });
+
+  it('payouts approve as the service user (here root) is refused; as an approver it leaves their approval', async () => {
+    const home = await waitingFile();
+    const env = { ...home.env(), PAYOUTS_FOUR_EYES: 'true', PAYOUTS_APPROVERS: USERS.ana };
+    const asService = await runCli(['approve', 'folha.csv'], { env });
+    expect(asService.code).toBe(1);
+    expect(asService.stderr).toContain(
+      'payouts approve: approvals are made by people under their own login, never as root',
+    );
+    expect(paidByKey(home.sandbox).size).toBe(0);
+    if (!nobodyReachesCheckout()) return; // ana could not even start payouts here
+    for (const folder of [dirname(home.folders.home), home.folders.home]) chmodSync(folder, 0o755);
+    chmodSync(home.folders.awaiting, 0o777);
+    const asAna = await runCli(['approve', 'folha.csv'], { env, user: ids.ana });
+    expect(asAna.code, asAna.stderr).toBe(0);
+    expect(asAna.stdout).toContain(`your approval as ${USERS.ana} is in awaiting-approval/`);
+    const released = await home.run(settings());
+    expect(released.exit).toBe(0);
+    expect([...paidByKey(home.sandbox).values()]).toEqual([1, 1]);
+    expect(await audit(home)).toEqual([
+      ['dropped', USERS.maria],
+      ['approved', USERS.ana],
+    ]);
+  });
+  it.runIf(nobodyReachesCheckout())(
+    'payouts reject as an approver leaves their rejection, with the reason',
+    async () => {
+      const home = await waitingFile();
+      const env = { ...home.env(), PAYOUTS_FOUR_EYES: 'true', PAYOUTS_APPROVERS: USERS.bruno };
+      for (const folder of [dirname(home.folders.home), home.folders.home])
+        chmodSync(folder, 0o755);
+      chmodSync(home.folders.awaiting, 0o777);
+      const asBruno = await runCli(['reject', 'folha.csv', '--reason', 'valor errado'], {
+        env,
+        user: ids.bruno,
+      });
+      expect(asBruno.code, asBruno.stderr).toBe(0);
+      expect(asBruno.stdout).toContain(`your rejection as ${USERS.bruno} is in awaiting-approval/`);
+      expect((await home.run(settings())).exit).toBe(0);
+      expect(paidByKey(home.sandbox).size).toBe(0);
+      expect(readFileSync(join(home.folders.rejected, 'folha.csv.reason.txt'), 'utf8')).toBe(
+        `${USERS.bruno}: valor errado\n`,
+      );
+    },
+  );
+});
+
+describe.skipIf(IS_ROOT)('four eyes, with real users', () => {
+  it.skip('needs root, to make the users with useradd', () => undefined);
+});
