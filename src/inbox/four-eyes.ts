@@ -139,7 +139,11 @@ export function approvedAs(events: readonly BatchEvent[], code: string): boolean
   return new Set(approvals.map((each) => each.by)).size >= needed;
 }
 
-/** What the approvals released on `day` total, by the day of their last approval. */
+/**
+ * What the approvals released on `day` total, by the day of their last approval: a batch
+ * still waiting counts too, as its approvals are recorded only once they release it, and
+ * files approved together before one run must count each other.
+ */
 async function approvedOn(
   journal: JournalBatches,
   day: string,
@@ -148,7 +152,7 @@ async function approvedOn(
 ): Promise<number> {
   let cents = 0;
   for (const batch of await journal.batches()) {
-    if (batch.id === except || batch.state === 'awaiting-approval') continue;
+    if (batch.id === except) continue;
     const last = fourEyesApprovals(await journal.batchEvents(batch.id)).at(-1);
     if (last && dayOf(last.at, timeZone) === day) cents += last.cents;
   }

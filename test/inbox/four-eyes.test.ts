@@ -206,6 +206,30 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
     expect(paidByKey(home.sandbox).get('carla@example.com 445050')).toBe(1);
   });
 
+  it('beyond dailyLimit, files approved together before one run count each other', async () => {
+    const limit = { dailyLimit: 7_000_00 };
+    const home = await waitingFile(limit);
+    home.drop('carla.csv', [HEADER, CARLA]);
+    chownSync(join(home.folders.inbox, 'carla.csv'), ids.maria.uid, ids.maria.gid);
+    expect((await home.run(settings(limit))).exit).toBe(2);
+    const carla = join(home.folders.awaiting, 'carla.csv');
+    const code = /Approval code: (\S+)/.exec(readFileSync(`${carla}.report.txt`, 'utf8'))?.[1];
+    const path = `${carla}.${USERS.ana}.aprovado`;
+    writeFileSync(path, `${code}\n`, { mode: 0o640 });
+    chownSync(path, ids.ana.uid, ids.ana.gid);
+    leaveApproval(home, 'ana');
+    // R$ 6.000,00 and R$ 4.450,50 pass R$ 7.000,00 together: one approver releases one of them.
+    const run = await home.run(settings(limit));
+    expect(run.exit).toBe(2);
+    const paid = paidByKey(home.sandbox);
+    const folhaPaid = paid.get('ana@example.com 350000') === 1;
+    const carlaPaid = paid.get('carla@example.com 445050') === 1;
+    expect([folhaPaid, carlaPaid].filter(Boolean)).toHaveLength(1);
+    expect(run.files.flatMap((file) => file.problems.map((p) => say(en, p))).join('\n')).toContain(
+      'would pass dailyLimit (R$ 7.000,00)',
+    );
+  });
+
   it('a rejection left by an approver turns the file down; the dropper may withdraw their own', async () => {
     for (const who of ['ana', 'maria'] as const) {
       const home = await waitingFile();
