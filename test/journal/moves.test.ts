@@ -12,7 +12,8 @@ const SETS_STATE = /UPDATE\s+payouts\s+SET\s(?:(?!\bWHERE\b)[^`])*?\bstate\s*=/g
 
 /** Statements (`name: db.prepare...(\`SQL\`)`) whose SQL changes a payout's state. */
 function stateWritersOf(source: string): string[] {
-  const prepared = /(\w+): db\.prepare(?:<[^`]*?>)?\(\s*`([^`]*)`/g;
+  // Type arguments hold no call: a statement made from a constant is not given the next's SQL.
+  const prepared = /(\w+): db\.prepare(?:<[^`()]*?>)?\(\s*`([^`]*)`/g;
   return [...source.matchAll(prepared)]
     .filter(([, , sql]) => new RegExp(SETS_STATE.source).test(sql ?? ''))
     .map(([, name]) => name ?? '');
