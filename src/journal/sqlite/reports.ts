@@ -21,25 +21,24 @@ import {
   requestOf,
   saidOf,
   type Context,
+  type PayoutRow,
   type RequestRow,
   type Synchronous,
 } from './context.js';
+
+/** What the gateway answered of a payout, as a result line shows it. */
+type GatewayAnswerColumn =
+  'message' | 'said' | 'fee' | 'net' | 'gateway_created_at' | 'end_to_end_id' | 'processed_at';
 
 /**
  * A line of a result as both stores read it: the line's columns, and its payout's (each
  * null where the line names none).
  */
-export interface ResultLineRow extends Omit<RequestRow, 'order_id'> {
+export interface ResultLineRow
+  extends Omit<RequestRow, 'order_id'>, Pick<PayoutRow, GatewayAnswerColumn> {
   order_id: string | null;
   state: RowState;
   transaction_id: number | null;
-  message: string | null;
-  said: string | null;
-  fee: string | null;
-  net: string | null;
-  gateway_created_at: string | null;
-  end_to_end_id: string | null;
-  processed_at: string | null;
   entry_line: number;
   entry_kind: 'payout' | LineKind;
   entry_order_id: string | null;
