@@ -23,6 +23,7 @@ import {
 } from '../inbox/approval.js';
 import { fourEyesApprovals, weighApprovals, type Weighing } from '../inbox/four-eyes.js';
 import type { FileState } from '../messages/file-state.js';
+import { moveDropped, type Dropper } from '../inbox/dropped.js';
 import { moveInto, payoutFiles, reject, userNameOf, type Folders } from '../inbox/folders.js';
 import { fileClaimOf, type WorkerClaims } from '../inbox/lock.js';
 import { settledByAge } from '../inbox/readiness.js';
@@ -157,7 +158,7 @@ export async function applyIntake(
   // What arrived joins processing/, beside what an earlier run left there.
   const arrived = new Set<string>();
   // Who dropped each file that arrived: its owner in the inbox, before any move could change it.
-  const droppedBy = new Map<string, number>();
+  const droppedBy = new Map<string, Dropper>();
   // Files of processing/ this process has claimed, until it has read them.
   const reading = new Map<string, WorkClaim>();
   // Files of processing/ another host is reading: their batches are that host's to list.
@@ -173,18 +174,23 @@ export async function applyIntake(
     });
     let why: Said = action.kind === 'leave' ? action.why : { code: 'processingFull' };
     let moved: string | undefined;
+    // Left by four eyes, which cannot tell who dropped it: a person fixes it.
+    let refused = false;
     if (action.kind === 'take') {
       // Claimed before it is moved: a host that finds it claimed leaves it to the claim's.
       const taken = await claimFile(options.claims, file);
       if (taken === undefined) continue; // moved on by another host meanwhile
       if ('host' in taken) why = { code: 'takenByHost', host: taken.host };
       else {
-        const owner = statSync(file, { throwIfNoEntry: false })?.uid;
-        moved = moveInto(file, folders.processing);
-        if (moved && owner !== undefined) droppedBy.set(moved, owner);
+        const taking = config.fourEyes
+          ? await moveDropped(file, folders.processing)
+          : { moved: moveInto(file, folders.processing) };
+        if ('refused' in taking) [why, refused] = [taking.refused, true];
+        else moved = taking.moved;
+        if (moved && 'dropper' in taking && taking.dropper) droppedBy.set(moved, taking.dropper);
         if (moved && taken.claim) reading.set(moved, taken.claim);
         else if (taken.claim) await options.claims?.release(taken.claim);
-        if (!moved && !existsSync(file)) continue; // taken by another host meanwhile
+        if (!moved && !refused && !existsSync(file)) continue; // taken by another host meanwhile
       }
     }
     if (moved) arrived.add(moved);
@@ -198,6 +204,7 @@ export async function applyIntake(
           [why],
         )),
         fileWaits: true,
+        fileNeedsAPerson: refused,
       });
     }
   }
@@ -261,7 +268,14 @@ export async function applyIntake(
     const remember = (batchId: number) =>
       stat && memory?.seen.set(file, { batchId, size: stat.size, mtimeMs: stat.mtimeMs });
     if (config.fourEyes && action.kind === 'await-approval') {
-      await recordDropper(journal, action.batchId, droppedBy.get(file) ?? stat?.uid);
+      const dropper = droppedBy.get(file);
+      const batch = await journal.batch(action.batchId);
+      if (dropper?.sha256 !== undefined && dropper.sha256 !== batch?.sha256) {
+        // What was read is not what its owner dropped: nothing of it may wait under their name.
+        const why: Said = { code: 'fourEyesNotAsDropped', file: basename(file) };
+        await journal.refuseBatch(action.batchId, why);
+        action = { kind: 'reject', file, batchId: action.batchId, problems: [why] };
+      } else await recordDropper(journal, action.batchId, dropper?.uid ?? stat?.uid);
     }
     const summary = await applyToFile(action, { journal, folders, config, hintFlags, remember });
     if (summary) summaries.push(summary);

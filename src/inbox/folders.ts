@@ -83,13 +83,23 @@ export const SHARED_MODES = {
 } as const satisfies Partial<Record<keyof Folders, number>>;
 
 /**
+ * Under four eyes, folders where people leave files for others to weigh: sticky (+t), so
+ * nobody renames or deletes another person's file there (a dropped file, an approval).
+ */
+const STICKY: readonly (keyof Folders)[] = ['inbox', 'awaiting', 'approved'];
+
+/**
  * Makes the home's folders, and sets their modes at every start, so a folder made before
  * the first run, or changed by hand, is set right. Without a shared group every folder
  * under the home is owner-only (0700); the home is left as it was made. With one
- * (`sharedGroup`), every folder is given that group and its mode in SHARED_MODES. An
- * `--inbox` elsewhere is the operator's and is left alone.
+ * (`sharedGroup`), every folder is given that group and its mode in SHARED_MODES, sticky
+ * where STICKY says under `fourEyes`. An `--inbox` elsewhere is the operator's and is left alone.
  */
-export function ensureFolders(folders: Folders, sharedGroup: string | null = null): void {
+export function ensureFolders(
+  folders: Folders,
+  sharedGroup: string | null = null,
+  fourEyes = false,
+): void {
   const gid = sharedGroup === null ? undefined : groupId(sharedGroup);
   for (const [name, mode] of Object.entries(SHARED_MODES) as [
     keyof typeof SHARED_MODES,
@@ -101,7 +111,8 @@ export function ensureFolders(folders: Folders, sharedGroup: string | null = nul
     if (gid === undefined && name === 'home') continue;
     try {
       if (gid !== undefined) chownSync(folder, -1, gid);
-      chmodSync(folder, gid === undefined ? 0o700 : mode);
+      const sticky = fourEyes && STICKY.includes(name) ? 0o1000 : 0;
+      chmodSync(folder, gid === undefined ? 0o700 : mode | sticky);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== 'EPERM') throw error;
@@ -185,7 +196,7 @@ function databaseLine(
 
 /** Files a person or an ERP may leave that are not payout files, or not finished ones. */
 const NOT_A_PAYOUT_FILE =
-  /^(\.|~\$|\.~lock)|\.(tmp|part|crdownload|total|done|reason\.txt|report\.txt|aprovado|rejeitado)$/i;
+  /^(\.|~\$|\.~lock)|\.(tmp|part|crdownload|total|done|reason\.txt|report\.txt|aprovado|rejeitado|aprovado\.txt|rejeitado\.txt)$/i;
 
 /** Whether a file name may be a payout file (not a temporary, lock or sidecar file). */
 export function isPayoutFileName(name: string): boolean {

@@ -7,7 +7,17 @@
  * releases nothing.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import type {
@@ -20,6 +30,7 @@ import type {
 import type { FourEyesRule, Said } from '../messages/said.js';
 import {
   groupEntry,
+  isPayoutFileName,
   moveInto,
   reject,
   sha256Of,
@@ -66,7 +77,22 @@ export function isApprover(uid: number, approvers: readonly string[]): boolean {
 const APPROVES = '.aprovado';
 const REJECTS = '.rejeitado';
 
-/** Approval (or rejection) files beside `name` in awaiting-approval/: `name.aprovado`, `name.X.aprovado`. */
+/** Whether `each` is `file.aprovado` or `file.NAME.aprovado`, or either with the `.txt` Notepad adds. */
+function decides(each: string, file: string, suffix: string): boolean {
+  return [suffix, `${suffix}.txt`].some(
+    (end) =>
+      each === `${file}${end}` ||
+      (each.startsWith(`${file}.`) &&
+        each.endsWith(end) &&
+        each.length > file.length + end.length + 1),
+  );
+}
+
+/**
+ * Approval (or rejection) files beside `name` in awaiting-approval/, by exact name:
+ * `name.aprovado`, `name.X.aprovado` (and `.aprovado.txt`), never one that is another
+ * waiting file's (`name.v2.csv.aprovado` is `name.v2.csv`'s when that file waits too).
+ */
 export function decisionFiles(folder: string, name: string, suffix = APPROVES): string[] {
   let names: string[];
   try {
@@ -74,8 +100,12 @@ export function decisionFiles(folder: string, name: string, suffix = APPROVES): 
   } catch {
     return [];
   }
+  const longer = names.filter((other) => other.startsWith(`${name}.`) && isPayoutFileName(other));
   return names
-    .filter((each) => each.startsWith(`${name}.`) && each.endsWith(suffix))
+    .filter(
+      (each) =>
+        decides(each, name, suffix) && !longer.some((other) => decides(each, other, suffix)),
+    )
     .sort()
     .map((each) => join(folder, each));
 }
@@ -92,28 +122,48 @@ export function serviceUids(folders: Folders): number[] {
 /** Longest approval file read: a code and a note. */
 const MOST_BYTES = 4096;
 
-/** One approval file weighed: its approver, or the rule it breaks. */
+/** One approval file weighed: its approver and what it says, or the rule it breaks. */
 export type Decision =
-  { file: string; by: string; uid: number } | { file: string; owner: string; rule: FourEyesRule };
+  | { file: string; by: string; uid: number; text: string }
+  | { file: string; owner: string; rule: FourEyesRule };
 
-/** Weighs one approval file against the rules: who it is of, and whether it counts. */
+/**
+ * Weighs one approval file against the rules: who it is of, and whether it counts. Owner,
+ * mode, links and words are all read through one handle, opened without following a
+ * link: a file renamed or replaced meanwhile is never judged by another's owner.
+ */
 export function weighDecision(
   path: string,
   code: string,
   facts: { dropperUid: number; serviceUids: readonly number[]; approvers: readonly string[] },
 ): Decision {
   const file = basename(path);
-  const stat = lstatSync(path, { throwIfNoEntry: false });
-  if (!stat) return { file, owner: '?', rule: 'not-a-file' };
-  const owner = userNameOf(stat.uid);
-  const broken = (rule: FourEyesRule): Decision => ({ file, owner, rule });
-  if (!stat.isFile() || stat.size > MOST_BYTES) return broken('not-a-file');
-  if ((stat.mode & 0o022) !== 0) return broken('writable');
-  if (facts.serviceUids.includes(stat.uid)) return broken('service');
-  if (stat.uid === facts.dropperUid) return broken('dropper');
-  if (!isApprover(stat.uid, facts.approvers)) return broken('not-approver');
-  if (codeIn(readFileSync(path, 'utf8')) !== code) return broken('other-code');
-  return { file, by: owner, uid: stat.uid };
+  let fd: number;
+  try {
+    // O_NONBLOCK: a FIFO left there never stalls the pass.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    const uid = lstatSync(path, { throwIfNoEntry: false })?.uid;
+    return { file, owner: uid === undefined ? '?' : userNameOf(uid), rule: 'not-a-file' };
+  }
+  try {
+    const stat = fstatSync(fd);
+    const owner = userNameOf(stat.uid);
+    const broken = (rule: FourEyesRule): Decision => ({ file, owner, rule });
+    if (!stat.isFile() || stat.size > MOST_BYTES) return broken('not-a-file');
+    if ((stat.mode & 0o022) !== 0) return broken('writable');
+    // Another name of the same file: it may be someone else's approval, linked in.
+    if (stat.nlink !== 1) return broken('linked');
+    if (facts.serviceUids.includes(stat.uid)) return broken('service');
+    if (stat.uid === facts.dropperUid) return broken('dropper');
+    if (!isApprover(stat.uid, facts.approvers)) return broken('not-approver');
+    const bytes = Buffer.alloc(MOST_BYTES);
+    const text = bytes.subarray(0, readSync(fd, bytes, 0, MOST_BYTES, 0)).toString('utf8');
+    if (codeIn(text) !== code) return broken('other-code');
+    return { file, by: owner, uid: stat.uid, text };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The day of an instant in a time zone, `2026-11-28`. */
@@ -190,11 +240,11 @@ async function turnDown(
   journal: JournalBatches & JournalApproval,
   folders: Folders,
   batch: BatchRecord,
-  path: string,
-  by: string,
+  decision: { file: string; by: string; text: string },
 ): Promise<Said | undefined> {
-  const written = readFileSync(path, 'utf8').split('\n').slice(1).join(' ').trim();
-  const reason = written || `${basename(path)}, by ${by}`;
+  const { by } = decision;
+  const written = decision.text.split('\n').slice(1).join(' ').trim();
+  const reason = written || `${decision.file}, by ${by}`;
   const why: Said = { code: 'turnedDownBy', reason };
   if (!(await journal.refuseBatch(batch.id, why))) return undefined;
   await journal.recordBatchEvent(batch.id, 'refused', by, { code: 'eventReason', reason });
@@ -212,6 +262,22 @@ async function turnDown(
     batchId: batch.id,
     moved: moved !== undefined,
   };
+}
+
+/** Waiting files' hashes, by what any write to them changes (ctime): hashed again only once changed. */
+const hashes = new Map<string, { stamp: string; sha256: string }>();
+
+/** A waiting file's SHA-256: a file of hundreds of megabytes is not read whole every pass. */
+async function waitingSha256(path: string): Promise<string> {
+  const stat = statSync(path);
+  const stamp = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+  const known = hashes.get(path);
+  if (known?.stamp === stamp) return known.sha256;
+  const sha256 = await sha256Of(path);
+  // Bounded: a daemon sees new names for months.
+  if (hashes.size >= 1_000) hashes.clear();
+  hashes.set(path, { stamp, sha256 });
+  return sha256;
 }
 
 /** Who dropped a batch's file: the uid recorded at intake, else its file's owner now. */
@@ -261,13 +327,7 @@ export async function weighApprovals(
   }));
   const rejection = rejections.find(({ decision }) => 'by' in decision);
   if (rejection && 'by' in rejection.decision) {
-    const turnedDown = await turnDown(
-      journal,
-      folders,
-      batch,
-      rejection.path,
-      rejection.decision.by,
-    );
+    const turnedDown = await turnDown(journal, folders, batch, rejection.decision);
     if (turnedDown)
       return {
         batchId: batch.id,
@@ -279,7 +339,7 @@ export async function weighApprovals(
       };
   }
   const paths = decisionFiles(folders.awaiting, batch.awaitingName);
-  const changed = paths.length > 0 && (await sha256Of(file)) !== batch.sha256;
+  const changed = (await waitingSha256(file)) !== batch.sha256;
   const facts = { ...facts0(folders, config), dropperUid };
   const decisions = paths.map((path) =>
     changed
@@ -307,8 +367,10 @@ export async function weighApprovals(
         ? { rule: 'daily', cents: today, limit }
         : null;
   const needed = second ? 2 : 1;
-  const said: Said = { code: 'fourEyesWaits', ...waits, approvedBy, needed, second };
-  if (approvedBy.length < needed)
+  const said: Said = changed
+    ? { code: 'fourEyesChanged', file: batch.awaitingName, approvalCode: code }
+    : { code: 'fourEyesWaits', ...waits, approvedBy, needed, second };
+  if (changed || approvedBy.length < needed)
     return { batchId: batch.id, code, said, refusals, released: false };
   const recorded = fourEyesApprovals(events);
   for (const decision of decisions) {

@@ -596,6 +596,8 @@ const said: SaidTexts = {
           'it does not hold the approval code of the file as it is now (see its .report.txt)',
         'changed-file':
           'the file changed since its report: no approval releases it; drop it again as a new file',
+        linked:
+          "it has other names too (hard links), so it may be another person's approval: an approval is a file of its own, saved by its approver",
       }[rule]
     }; who may approve: ${approvers.join(', ') || 'nobody yet (set approvers)'}`,
   fourEyesMovedBack: ({ file }) =>
@@ -613,6 +615,21 @@ const said: SaidTexts = {
     `payouts approve: ${file}.report.txt has no approval code yet: wait for the service's next run, then approve again. Nothing was approved.`,
   fourEyesReleased: ({ file, approvedBy, approvalCode }) =>
     `${file}: approved by ${approvedBy.join(' and ')} (approval code ${approvalCode}); it is sent now`,
+  fourEyesChanged: ({ file, approvalCode }) =>
+    `${file} changed since its report: what it holds now was never checked, and no approval releases it (the approval code ${approvalCode} is of the file as it was reported). Drop the corrected file in the inbox again: it is checked and reported anew, with a new approval code to approve; then turn this one down (leave ${file}.rejeitado, or payouts reject "${file}"). Or put back the file as it was reported`,
+  fourEyesDecisionExists: ({ file, approvalFile, rejects }) =>
+    `payouts ${rejects ? 'reject' : 'approve'}: awaiting-approval/${approvalFile} is there already: your ${rejects ? 'rejection' : 'approval'} of ${file} was left before, and is never written over. To change it, delete that file, then run this again. Nothing was written.`,
+  fourEyesInboxRefused: ({ file, why, links, mode }) =>
+    `${file} is not taken: under four eyes the person who dropped a file is its owner, and ${
+      {
+        link: "it is a symbolic link, whose target may be anyone's: copy the file itself into the inbox",
+        'not-a-file': 'it is not a regular file: copy the file itself into the inbox',
+        linked: `it has ${links} names (hard links), so it may be another person's file: copy it into the inbox as a file of its own (cp, not ln)`,
+        writable: `others than its owner may change it (mode ${mode}): chmod 640 "${file}", or save it through a share with create mask 0640`,
+      }[why]
+    }. It stays in the inbox, and is taken on the run after`,
+  fourEyesNotAsDropped: ({ file }) =>
+    `${file}: the file read is not the one whose owner was checked in the inbox (it was replaced while it was taken in): nothing of it is sent; drop it again`,
 };
 
 /** `--help` as commander writes it in English, and our commands' own words. */

@@ -653,6 +653,8 @@ const said: SaidTexts = {
           'não tem o código de aprovação do arquivo como ele está agora (veja o .report.txt)',
         'changed-file':
           'o arquivo mudou depois do relatório: nenhuma aprovação o libera; envie-o de novo como um arquivo novo',
+        linked:
+          'ele tem outros nomes (links físicos), e pode ser a aprovação de outra pessoa: uma aprovação é um arquivo próprio, gravado por quem aprova',
       }[rule]
     }; quem pode aprovar: ${approvers.join(', ') || 'ninguém ainda (defina approvers)'}`,
   fourEyesMovedBack: ({ file }) =>
@@ -670,6 +672,21 @@ const said: SaidTexts = {
     `payouts approve: ${file}.report.txt ainda não tem código de aprovação: espere a próxima execução do serviço e aprove de novo. Nada foi aprovado.`,
   fourEyesReleased: ({ file, approvedBy, approvalCode }) =>
     `${file}: aprovado por ${approvedBy.join(' e ')} (código de aprovação ${approvalCode}); é enviado agora`,
+  fourEyesChanged: ({ file, approvalCode }) =>
+    `${file} mudou depois do relatório: o que ele tem agora nunca foi conferido, e nenhuma aprovação o libera (o código de aprovação ${approvalCode} é do arquivo como foi relatado). Envie o arquivo corrigido para a caixa de entrada de novo: ele é conferido e relatado outra vez, com um novo código de aprovação a aprovar; depois recuse este (deixe ${file}.rejeitado, ou payouts reject "${file}"). Ou ponha de volta o arquivo como foi relatado`,
+  fourEyesDecisionExists: ({ file, approvalFile, rejects }) =>
+    `payouts ${rejects ? 'reject' : 'approve'}: awaiting-approval/${approvalFile} já existe: a sua ${rejects ? 'recusa' : 'aprovação'} de ${file} foi deixada antes, e nunca é sobrescrita. Para mudá-la, apague esse arquivo e execute de novo. Nada foi gravado.`,
+  fourEyesInboxRefused: ({ file, why, links, mode }) =>
+    `${file} não foi recebido: com quatro olhos, quem enviou um arquivo é o dono dele, e ${
+      {
+        link: 'ele é um link simbólico, que pode apontar para o arquivo de qualquer um: copie o próprio arquivo para a caixa de entrada',
+        'not-a-file': 'ele não é um arquivo comum: copie o próprio arquivo para a caixa de entrada',
+        linked: `ele tem ${links} nomes (links físicos), e pode ser o arquivo de outra pessoa: copie-o para a caixa de entrada como um arquivo próprio (cp, não ln)`,
+        writable: `outros além do dono podem alterá-lo (modo ${mode}): chmod 640 "${file}", ou grave-o por um compartilhamento com create mask 0640`,
+      }[why]
+    }. Ele fica na caixa de entrada, e é recebido na execução seguinte`,
+  fourEyesNotAsDropped: ({ file }) =>
+    `${file}: o arquivo lido não é aquele cujo dono foi conferido na caixa de entrada (foi trocado enquanto era recebido): nada dele é enviado; envie-o de novo`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */

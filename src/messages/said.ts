@@ -607,7 +607,19 @@ export type Said =
       rejects: boolean;
     }
   | { code: 'fourEyesNoCode'; file: string }
-  | { code: 'fourEyesReleased'; file: string; approvedBy: string[]; approvalCode: string };
+  | { code: 'fourEyesReleased'; file: string; approvedBy: string[]; approvalCode: string }
+  // A waiting file whose bytes are no longer those its report was made of.
+  | { code: 'fourEyesChanged'; file: string; approvalCode: string }
+  | { code: 'fourEyesDecisionExists'; file: string; approvalFile: string; rejects: boolean }
+  // A dropped file four eyes cannot tell the dropper of: left in the inbox.
+  | {
+      code: 'fourEyesInboxRefused';
+      file: string;
+      why: 'link' | 'not-a-file' | 'linked' | 'writable';
+      links: number;
+      mode: string;
+    }
+  | { code: 'fourEyesNotAsDropped'; file: string };
 
 /** Why an approval file releases nothing under four eyes. */
 export type FourEyesRule =
@@ -617,7 +629,8 @@ export type FourEyesRule =
   | 'dropper'
   | 'not-approver'
   | 'other-code'
-  | 'changed-file';
+  | 'changed-file'
+  | 'linked';
 
 /** Rows and their sum in cents, as a copy of the journal compares them. */
 export interface Tally {

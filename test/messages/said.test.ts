@@ -747,6 +747,21 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     approvedBy: ['ana', 'bruno'],
     approvalCode: 'K7QD-M2XA-P9RT',
   },
+  fourEyesChanged: { code: 'fourEyesChanged', file: 'folha.csv', approvalCode: 'K7QD-M2XA-P9RT' },
+  fourEyesDecisionExists: {
+    code: 'fourEyesDecisionExists',
+    file: 'folha.csv',
+    approvalFile: 'folha.csv.ana.aprovado',
+    rejects: false,
+  },
+  fourEyesInboxRefused: {
+    code: 'fourEyesInboxRefused',
+    file: 'folha.csv',
+    why: 'writable',
+    links: 1,
+    mode: '0664',
+  },
+  fourEyesNotAsDropped: { code: 'fourEyesNotAsDropped', file: 'folha.csv' },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */

@@ -71,7 +71,7 @@ async function onAwaitingFile(
     now: io.clock.now,
     mustExist: true,
   });
-  ensureFolders(folders, config.sharedGroup);
+  ensureFolders(folders, config.sharedGroup, config.fourEyes);
   try {
     const awaiting = await findAwaiting(journal, folders, name, pick);
     if (Array.isArray(awaiting)) throw whichBatch(words, verb, name, awaiting, command);
@@ -300,7 +300,23 @@ function decideAsPerson(
   const approvalFile = `${basename(file)}.${by}.${verb === 'approve' ? 'aprovado' : 'rejeitado'}`;
   const path = join(folders.awaiting, approvalFile);
   // Writable by its owner alone, or it counts for nothing: others could change what it says.
-  writeFileSync(path, `${code}\n${note?.trim() ? `${note.trim()}\n` : ''}`, { mode: 0o640 });
+  // Never over a decision already there ('wx'): whoever left it said so, and it may be weighed.
+  try {
+    writeFileSync(path, `${code}\n${note?.trim() ? `${note.trim()}\n` : ''}`, {
+      mode: 0o640,
+      flag: 'wx',
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const rejects = verb === 'reject';
+    const said: Said = {
+      code: 'fourEyesDecisionExists',
+      file: basename(file),
+      approvalFile,
+      rejects,
+    };
+    throw new ExitError(1, say(words, said));
+  }
   chmodSync(path, 0o640);
   out.data({ file: basename(file), approvalFile, approvalCode: code, by });
   out.line(

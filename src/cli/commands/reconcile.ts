@@ -40,7 +40,7 @@ export function reconcileCommand(
         now: io.clock.now,
         mustExist: true,
       });
-      ensureFolders(folders, config.sharedGroup);
+      ensureFolders(folders, config.sharedGroup, config.fourEyes);
       const stop = new AbortController();
       const stopSignal = listenForStopSignal(() => stop.abort());
       try {

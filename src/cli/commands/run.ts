@@ -76,7 +76,7 @@ export function runCommand(io: CliIo, { command: { run: words }, usage }: HelpTe
         return;
       }
       requireOwnHome('run', folders);
-      ensureFolders(folders, config.sharedGroup);
+      ensureFolders(folders, config.sharedGroup, config.fourEyes);
       // Listened for from the start: a signal while a file is read ends the run before
       // anything is sent; one while sending gives the requests in flight 2 s to finish and be journaled.
       const stop = new AbortController();

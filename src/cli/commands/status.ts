@@ -1,5 +1,7 @@
-import { basename } from 'node:path';
-import { replacementOfBatch } from '../../inbox/approval.js';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { replacementOfBatch, toBeSent } from '../../inbox/approval.js';
+import { approvalCode } from '../../inbox/four-eyes.js';
 import { Command, InvalidArgumentError } from 'commander';
 import { formatCents } from '../../messages/money.js';
 import { foldText } from '../../csv/fold.js';
@@ -7,7 +9,7 @@ import { batchStem } from '../../csv/order-id.js';
 import { givenName } from '../../csv/given-name.js';
 import { archiveFileName } from '../../results/names.js';
 import { inTimeZone } from '../../results/cells.js';
-import { homeFolders } from '../../inbox/folders.js';
+import { homeFolders, sha256Of, type Folders } from '../../inbox/folders.js';
 import { COMPACTED_BY, COMPACTED_EVENT } from '../../journal/compaction.js';
 import {
   describePendingTooLong,
@@ -37,6 +39,7 @@ import { keyValueLines } from '../format.js';
 import { CATALOGS } from '../../messages/catalog.js';
 import { say, sayInEnglish } from '../../messages/say.js';
 import type { HelpTexts } from '../../messages/catalog.js';
+import type { Said } from '../../messages/said.js';
 import type { CliIo } from '../../runtime/io.js';
 
 interface StatusOptions {
@@ -132,7 +135,7 @@ export function statusCommand(io: CliIo, { command: { status: words } }: HelpTex
         }
         const batches = await batchesNamed(journal, basename(what));
         if (batches.length > 0)
-          return await listRows(journal, batches, context.out, sandbox, tooLong, timeZone);
+          return await listRows(journal, batches, context.out, sandbox, tooLong, timeZone, folders);
         if (await journal.payout(what))
           return await showPayout(journal, what, context.out, sandbox, timeZone);
         throw new ExitError(
@@ -273,6 +276,19 @@ function jsonRow(record: ResultRecord, entry: ResultEntry) {
 }
 
 /** Every line of the file's batches, in file order. */
+/** A waiting file whose bytes are no longer those of its report: no approval releases it. */
+async function changedSinceReport(
+  journal: JournalReports,
+  batch: BatchRecord,
+  folders: Folders,
+): Promise<Said | undefined> {
+  if (batch.state !== 'awaiting-approval' || batch.awaitingName === null) return undefined;
+  const file = join(folders.awaiting, batch.awaitingName);
+  if (!existsSync(file) || (await sha256Of(file)) === batch.sha256) return undefined;
+  const code = approvalCode(batch, await toBeSent(journal, batch.id));
+  return { code: 'fourEyesChanged', file: batch.awaitingName, approvalCode: code };
+}
+
 async function listRows(
   journal: Listing,
   batches: BatchRecord[],
@@ -280,6 +296,7 @@ async function listRows(
   sandbox: boolean,
   tooLong: (batchId: number) => Promise<PendingTooLong | undefined>,
   timeZone: string,
+  folders: Folders,
 ): Promise<void> {
   const all: {
     sandbox: boolean;
@@ -295,6 +312,8 @@ async function listRows(
     if (batch.resultName) out.line(`  result: results/${batch.resultName}`);
     // Why a whole file is held, refused or unusable: said here, not only in rejected/.
     for (const problem of batch.problems) out.line(`  ${sayInEnglish(problem)}`);
+    const changed = await changedSinceReport(journal, batch, folders);
+    if (changed) out.line(`  ${sayInEnglish(changed)}`);
     // What people decided about it, with who and when (an approval, a release).
     for (const event of await journal.batchEvents(batch.id)) {
       out.line(

@@ -37,7 +37,7 @@ export function watchCommand(io: CliIo, { command: { watch: words } }: HelpTexts
       requireInbox('watch', options.inbox);
       const folders = homeFolders(config.home, options.inbox);
       requireOwnHome('watch', folders);
-      ensureFolders(folders, config.sharedGroup);
+      ensureFolders(folders, config.sharedGroup, config.fourEyes);
       // From the start: a standby daemon asked for its health must not die of the signal.
       let health = () => logger.info('health: waiting for the home folder lock');
       const onHealthSignal = () => health();
