@@ -71,7 +71,7 @@ export const ConfigSchema = z.strictObject({
     .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'expected a group name, like accounting, or its number')
     .nullable()
     .describe(
-      'group (name or number) that shares the home with the user running payouts, such as accounting: it may drop files in `inbox/` and move them through `awaiting-approval/` and `approved/` (mode 2770), and read `results/`, `archive/`, `rejected/` and `processing/` (2750); the home is 0750; the journal, its marker and the postback secret stay owner-only (0600). Set at every start, so a folder changed by hand is set right; an `--inbox` outside the home is left alone. `null`: every folder under the home owner-only (0700), also set at every start, for homes reached only through the service user',
+      'group (name or number) that shares the home with the user running payouts, such as accounting: it may drop files in `inbox/` and move them through `awaiting-approval/` and `approved/` (mode 2770; under `fourEyes` 3770, sticky, so nobody renames or deletes a file of another person there), and read `results/`, `archive/`, `rejected/` and `processing/` (2750); the home is 0750; the journal, its marker and the postback secret stay owner-only (0600). Set at every start, so a folder changed by hand is set right; an `--inbox` outside the home is left alone. `null`: every folder under the home owner-only (0700), also set at every start, for homes reached only through the service user',
     ),
   baseUrl: z
     .url({ protocol: /^https?$/ })
@@ -274,7 +274,7 @@ export const ConfigSchema = z.strictObject({
   fourEyes: z
     .boolean()
     .describe(
-      'four eyes: every file waits for approval (as with `requireApproval`), and only a person named in `approvers`, other than the one who dropped it, releases it, under their own login: by leaving `FILE.aprovado` (or `FILE.NAME.aprovado`) holding the approval code of its `.report.txt` in `awaiting-approval/`, or by `payouts approve FILE` run as themselves. A file moved into `approved/` by hand releases nothing and goes back to wait; the service user and root never approve (docs/operations.md, "Four eyes")',
+      'four eyes: every file waits for approval (as with `requireApproval`), and only a person named in `approvers`, other than the one who dropped it, releases it, under their own login: by leaving `FILE.aprovado` (or `FILE.NAME.aprovado`) holding the approval code of its `.report.txt` in `awaiting-approval/`, or by `payouts approve FILE` run as themselves. A file moved into `approved/` by hand releases nothing and goes back to wait; the service user and root never approve. A dropped file, or an approval, counts only as a file of its own that nobody but its owner may change (no link, not writable by group or others): one that is not stays where it is, saying why (docs/operations.md, "Four eyes")',
     ),
   approvers: z
     .string()

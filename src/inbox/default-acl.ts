@@ -11,6 +11,7 @@ export interface AclEntry {
   tag: 'user' | 'group' | 'mask' | 'other';
   id: number | undefined;
   read: boolean;
+  write: boolean;
 }
 
 /** The entries of `getfacl --omit-header --numeric --default` (`group:1001:rw-`); empty when none. */
@@ -19,7 +20,12 @@ export function parseDefaultAcl(text: string): AclEntry[] {
   for (const line of text.split('\n')) {
     const [tag, id, perms] = (line.split('#')[0] ?? '').trim().split(':');
     if (tag !== 'user' && tag !== 'group' && tag !== 'mask' && tag !== 'other') continue;
-    entries.push({ tag, id: id ? Number(id) : undefined, read: perms?.[0] === 'r' });
+    entries.push({
+      tag,
+      id: id ? Number(id) : undefined,
+      read: perms?.[0] === 'r',
+      write: perms?.[1] === 'w',
+    });
   }
   return entries;
 }
@@ -45,6 +51,22 @@ export function defaultAclLetsRead(
   );
   if (groups.length > 0) return mask && groups.some((entry) => entry.read);
   return entries.some((entry) => entry.tag === 'other' && entry.read);
+}
+
+/**
+ * Whether a file made in the folder may be changed by others than its owner: a named
+ * user's or a group's entry with write (within the mask), or other's. Under four eyes
+ * such a file is not taken: its owner is who dropped it.
+ */
+export function defaultAclLetsOthersWrite(entries: readonly AclEntry[]): boolean {
+  const mask = entries.find((entry) => entry.tag === 'mask')?.write ?? true;
+  return entries.some((entry) =>
+    entry.tag === 'other'
+      ? entry.write
+      : (entry.tag === 'group' || (entry.tag === 'user' && entry.id !== undefined)) &&
+        entry.write &&
+        mask,
+  );
 }
 
 /** The folder's default ACL as getfacl prints it, or undefined when getfacl is not installed. */

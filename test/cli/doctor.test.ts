@@ -205,7 +205,9 @@ describe('payouts doctor', { timeout: 30_000 }, () => {
     expect(bare.code, bare.stdout).toBe(1);
     expect(check(bare.report, 'inbox')).toMatchObject({ ok: false });
     expect(bare.stdout).toContain(`FAIL  inbox: `);
-    expect(check(bare.report, 'inbox')?.detail).toContain(`setfacl -d -m g:${group}:rw ${inbox}`);
+    expect(check(bare.report, 'inbox')?.detail).toContain(
+      `setfacl -d -m g::r,g:${group}:r ${inbox}`,
+    );
 
     // A default ACL that leaves the group out is no better.
     execFileSync('setfacl', ['-d', '-m', 'u::rw,g::-,o::-', inbox]);
@@ -215,6 +217,16 @@ describe('payouts doctor', { timeout: 30_000 }, () => {
     const fixed = await doctor(shared);
     expect(fixed.code, fixed.stdout).toBe(0);
     expect(fixed.stdout).toMatch(/^ok {4}inbox: .*default ACL/m);
+    // Under four eyes, a default ACL that lets the group write every dropped file fails.
+    const fourEyes = { ...shared, PAYOUTS_FOUR_EYES: 'true', PAYOUTS_APPROVERS: 'ana' };
+    const writable = await doctor(fourEyes);
+    expect(writable.code, writable.stdout).toBe(1);
+    expect(check(writable.report, 'inbox')?.detail).toContain(
+      `its default ACL lets others than a file's owner change every file dropped in ${inbox}: under fourEyes such a file is not taken; set it read-only: setfacl -d -m g::r,g:${group}:r ${inbox}`,
+    );
+    execFileSync('setfacl', ['-d', '-m', `g::r,g:${group}:r`, inbox]);
+    const readOnly = await doctor(fourEyes);
+    expect(readOnly.code, readOnly.stdout).toBe(0);
     // Without a shared group only payouts' own user drops files: nothing to check.
     expect(check((await doctor(env)).report, 'inbox')).toBeUndefined();
   });

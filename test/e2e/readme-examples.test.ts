@@ -254,7 +254,8 @@ describe.runIf(IS_ROOT)('the README, as written, from a fresh checkout to the da
     expect(doctor.output).not.toContain(TOKEN);
     // payouts makes inbox/ on first use: the first cron turn, with an empty inbox.
     expect((await cronLine()).code).toBe(0);
-    expect(statSync(inbox)).toMatchObject({ gid: NOBODY.gid, mode: 0o42770 });
+    // Sticky under four eyes, as the environment file sets it: nobody moves another's file.
+    expect(statSync(inbox)).toMatchObject({ gid: NOBODY.gid, mode: 0o43770 });
     dropped('payroll.csv');
     // The first file through --dry-run: weighed, nothing sent.
     const rehearsal = await sh(dryRunLine as string, { cwd: checkout, env: shell });

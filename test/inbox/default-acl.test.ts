@@ -3,7 +3,11 @@
  * groups 998 and 1001, `accounting`), from the inbox's default ACL as getfacl prints it.
  */
 import { describe, expect, it } from 'vitest';
-import { defaultAclLetsRead, parseDefaultAcl } from '../../src/inbox/default-acl.js';
+import {
+  defaultAclLetsOthersWrite,
+  defaultAclLetsRead,
+  parseDefaultAcl,
+} from '../../src/inbox/default-acl.js';
 
 const PAYOUTS = { uid: 998, gids: [998, 1001] };
 /** The group a setgid inbox of group `accounting` gives every file made in it. */
@@ -63,8 +67,32 @@ describe("a shared inbox's default ACL", () => {
 
   it('reads named entries by number', () => {
     expect(parseDefaultAcl('group:1001:rw-\nmask::r--\n')).toEqual([
-      { tag: 'group', id: 1001, read: true },
-      { tag: 'mask', id: undefined, read: true },
+      { tag: 'group', id: 1001, read: true, write: true },
+      { tag: 'mask', id: undefined, read: true, write: false },
     ]);
+  });
+
+  // Under four eyes a file others may change is not taken: its owner is who dropped it.
+  it.each([
+    [
+      'the group named with write',
+      'user::rwx\ngroup::r-x\ngroup:1001:rw-\nmask::rwx\nother::---\n',
+      true,
+    ],
+    ["the file's own group with write", 'user::rwx\ngroup::rwx\nother::---\n', true],
+    ['other with write', 'user::rwx\ngroup::r--\nother::rw-\n', true],
+    [
+      'the mask takes write away',
+      'user::rwx\ngroup::rwx\ngroup:1001:rw-\nmask::r--\nother::---\n',
+      false,
+    ],
+    [
+      'read-only, as the docs set it',
+      'user::rwx\ngroup::r--\ngroup:1001:r--\nmask::r--\nother::---\n',
+      false,
+    ],
+    ['none: the writer umask decides', '', false],
+  ])('lets others than the owner write: %s', (_case, text, writable) => {
+    expect(defaultAclLetsOthersWrite(parseDefaultAcl(text))).toBe(writable);
   });
 });

@@ -15,7 +15,12 @@ import { ENV_FILE_VARIABLE, shellReadsOtherwise } from '../../config/env-file.js
 import { formatCents } from '../../messages/money.js';
 import { sayInEnglish } from '../../messages/say.js';
 import { GatewayError } from '../../gateway/errors.js';
-import { defaultAclLetsRead, parseDefaultAcl, readDefaultAcl } from '../../inbox/default-acl.js';
+import {
+  defaultAclLetsOthersWrite,
+  defaultAclLetsRead,
+  parseDefaultAcl,
+  readDefaultAcl,
+} from '../../inbox/default-acl.js';
 import { homeLockName } from '../../inbox/lock.js';
 import {
   homeFolders,
@@ -62,7 +67,7 @@ export function doctorCommand(io: CliIo, { command: { doctor: words } }: HelpTex
       const checks = [
         ...(await gatewayChecks(context)),
         ...homeChecks(folders, context.config.sharedGroup),
-        ...inboxCheck(folders, context.config.sharedGroup, io.env),
+        ...inboxCheck(folders, context.config, io.env),
         ...(await journalChecks(folders, context)),
         contactsCheck(context.config),
         ...(context.envFile === undefined ? [] : [envFileCheck(context.envFile)]),
@@ -190,7 +195,7 @@ function homeChecks(folders: Folders, sharedGroup: string | null): Check[] {
   const sharing =
     sharedGroup === null
       ? 'folders owner-only'
-      : `shared with group ${sharedGroup}: inbox/ and approval folders 2770, the others 2750, set at each start`;
+      : `shared with group ${sharedGroup}: inbox/ and approval folders 2770 (3770, sticky, under fourEyes), the others 2750, set at each start`;
   return [
     {
       name: 'home',
@@ -206,12 +211,17 @@ function homeChecks(folders: Folders, sharedGroup: string | null): Check[] {
  * payouts whatever their umask or Samba mask: the inbox's default ACL must give the group
  * read. Without one, only payouts' own user drops files there: nothing to check.
  */
-function inboxCheck(folders: Folders, sharedGroup: string | null, env: CliIo['env']): Check[] {
+function inboxCheck(
+  folders: Folders,
+  { sharedGroup, fourEyes }: Pick<Config, 'sharedGroup' | 'fourEyes'>,
+  env: CliIo['env'],
+): Check[] {
   const gid = sharedGroup === null ? undefined : sharedGroupId(sharedGroup);
   if (sharedGroup === null || gid === undefined) return [];
   const { inbox } = folders;
   const name = 'inbox';
-  const setAcl = `setfacl -d -m g:${sharedGroup}:rw ${inbox}`;
+  // Read-only: payouts reads every file, and nobody but its owner changes it.
+  const setAcl = `setfacl -d -m g::r,g:${sharedGroup}:r ${inbox}`;
   const unreadable = `a file dropped there saved readable by its owner only (umask 077, a strict Samba create mask) cannot be read by payouts`;
   const stats = statSync(inbox, { throwIfNoEntry: false });
   if (!stats?.isDirectory()) {
@@ -237,7 +247,17 @@ function inboxCheck(folders: Folders, sharedGroup: string | null, env: CliIo['en
   const reader = { uid: process.getuid?.() ?? 0, gids: process.getgroups?.() ?? [] };
   // A setgid inbox gives its files its own group; otherwise the writer's.
   const fileGid = (stats.mode & 0o2000) !== 0 ? stats.gid : -1;
-  return defaultAclLetsRead(parseDefaultAcl(acl), reader, fileGid)
+  const entries = parseDefaultAcl(acl);
+  if (fourEyes && defaultAclLetsOthersWrite(entries)) {
+    return [
+      {
+        name,
+        level: 'fail',
+        detail: `its default ACL lets others than a file's owner change every file dropped in ${inbox}: under fourEyes such a file is not taken; set it read-only: ${setAcl}`,
+      },
+    ];
+  }
+  return defaultAclLetsRead(entries, reader, fileGid)
     ? [
         {
           name,
