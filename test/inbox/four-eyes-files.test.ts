@@ -10,9 +10,12 @@ import {
   chownSync,
   existsSync,
   linkSync,
+  mkdtempSync,
   readFileSync,
+  rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -213,6 +216,31 @@ describe.runIf(IS_ROOT)('four eyes, files nobody lets themselves in through', ()
     expect(status.stdout).toContain(words);
     expect(paidByKey(home.sandbox).size).toBe(0);
   });
+
+  // /dev/shm is another file system than the temp folder: the file is copied, not linked.
+  it.runIf(existsSync('/dev/shm'))(
+    'a file copied in from an inbox on another disk is known by the bytes of its owner’s file',
+    async () => {
+      const home = await passHome();
+      const elsewhere = mkdtempSync('/dev/shm/payouts-inbox-');
+      try {
+        const file = join(elsewhere, 'folha.csv');
+        writeFileSync(file, [HEADER, ANA, BRUNO].join('\r\n'));
+        own(file, 'maria');
+        const past = new Date(Date.now() - 60_000);
+        utimesSync(file, past, past);
+        const env = { ...home.env(), PAYOUTS_FOUR_EYES: 'true', PAYOUTS_APPROVERS: USERS.ana };
+        const run = await runCli(['run', '--inbox', elsewhere], { env });
+        expect(run.code, run.stdout + run.stderr).toBe(2);
+        expect(existsSync(file)).toBe(false);
+        expect(statSync(waiting(home)).dev).not.toBe(statSync(elsewhere).dev);
+        const status = await runCli(['status', 'folha.csv'], { env });
+        expect(status.stdout).toContain(`dropped by ${USERS.maria} at `);
+      } finally {
+        rmSync(elsewhere, { recursive: true, force: true });
+      }
+    },
+  );
 
   it.runIf(nobodyReachesCheckout())(
     'payouts approve never writes over an approval already there',
