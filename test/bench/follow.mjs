@@ -336,6 +336,19 @@ function startCommand(home, url, args, timed = false) {
   return { child, exited };
 }
 
+/**
+ * What `promise` gives, or undefined once `ms` have passed first; the timer is ended either
+ * way, so that a bound left waiting keeps the benchmark's process alive no longer.
+ */
+async function within(promise, ms) {
+  const done = new AbortController();
+  try {
+    return await Promise.race([promise, systemClock.sleep(ms, done.signal)]);
+  } finally {
+    done.abort();
+  }
+}
+
 /** The polls answered, and when, once they began growing. */
 async function pollingBegan(url, exited) {
   let gone = false;
@@ -375,7 +388,7 @@ async function commandFollowing(pending, lean) {
     } finally {
       const termAt = performance.now();
       watch.child.kill('SIGTERM');
-      const ended = await Promise.race([watch.exited, systemClock.sleep(COMMAND_BOUND_MS)]);
+      const ended = await within(watch.exited, COMMAND_BOUND_MS);
       if (!ended) watch.child.kill('SIGKILL');
       watchStopMs = ended ? ended.at - termAt : undefined;
       if (ended && ended.code !== 0)
@@ -392,9 +405,9 @@ async function commandFollowing(pending, lean) {
     const began = await pollingBegan(lean.url, run.exited);
     const cpuAtFirstPoll = cpuMicrosOf(childOf(run.child.pid)) / 1e6;
     // Its CPU once the timeout has run from the first poll (or at its exit, if sooner).
-    const timedOut = await Promise.race([run.exited, systemClock.sleep(FOLLOW_TIMEOUT_MS)]);
+    const timedOut = await within(run.exited, FOLLOW_TIMEOUT_MS);
     const cpuAtTimeout = timedOut ? undefined : cpuMicrosOf(childOf(run.child.pid)) / 1e6;
-    const ended = await Promise.race([run.exited, systemClock.sleep(COMMAND_BOUND_MS)]);
+    const ended = await within(run.exited, COMMAND_BOUND_MS);
     if (!ended) {
       run.child.kill('SIGKILL');
       throw new Error('payouts run --follow-timeout 10s ran past the bound');

@@ -3,6 +3,7 @@
  * SQL (a file may have a million rows), its result lines a page at a time, and a payout's
  * history.
  */
+import type { CashOutRequest } from '../../gateway/contract.js';
 import { OWN_HOLDS } from '../answers.js';
 import type { JournalReports } from '../journal.js';
 import { ROW_STATES, type HoldReason, type RowState } from '../states.js';
@@ -14,11 +15,11 @@ import type {
   PayeeEntry,
   ResultEntry,
   ResultPayout,
+  ResultRequest,
   RowTotals,
 } from '../types.js';
 import {
   reasonOf,
-  requestOf,
   saidOf,
   type Context,
   type PayoutRow,
@@ -35,7 +36,7 @@ type GatewayAnswerColumn =
  * null where the line names none).
  */
 export interface ResultLineRow
-  extends Omit<RequestRow, 'order_id'>, Pick<PayoutRow, GatewayAnswerColumn> {
+  extends Omit<RequestRow, 'order_id' | 'email' | 'phone'>, Pick<PayoutRow, GatewayAnswerColumn> {
   order_id: string | null;
   state: RowState;
   transaction_id: number | null;
@@ -63,7 +64,7 @@ export interface ResultLineRow
  * is JSON made for each row read, which took most of a 200,000-row result's time.
  */
 const RESULT_PAYOUT_COLUMNS = `p.order_id, p.state, p.value_cents, p.pix_key_type, p.pix_key,
-      p.cpf_cnpj, p.name, p.email, p.phone, p.request_written, p.transaction_id, p.message,
+      p.cpf_cnpj, p.name, p.request_written, p.transaction_id, p.message,
       p.said, p.fee, p.net, p.gateway_created_at, p.end_to_end_id, p.processed_at`;
 
 /**
@@ -165,17 +166,19 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
   const statements = {
     // A line that is not a payout counts as its kind: a replay or a held orderId of another
     // file never counts as what became of that file's payout (it was not paid by this one).
+    // Every state named, as countsOfBatch: a seek of the state index, not a read of each row.
     rowTotalsOfBatch: db.prepare<
       { batchId: number },
       { key: LineOutcome; n: number; cents: number }
     >(`
       SELECT state AS key, COUNT(*) AS n, SUM(value_cents) AS cents
-      FROM payouts WHERE batch_id = @batchId GROUP BY state
+      FROM payouts WHERE state IN (${ROW_STATES.map((state) => `'${state}'`).join(', ')})
+        AND batch_id = @batchId GROUP BY state
       UNION ALL
       SELECT kind AS key, COUNT(*) AS n, 0 AS cents
       FROM batch_lines WHERE batch_id = @batchId GROUP BY kind`),
-    // As arrays: better-sqlite3 makes an object of a row's 35 columns one property at a
-    // time, more than SQLite takes to read the row (resultRows makes them in JS).
+    // As arrays: better-sqlite3 makes an object of a row's 33 columns one property at a
+    // time, more than SQLite takes to read the row (resultLineView reads them as named).
     resultEntries: db
       .prepare<{ batchId: number; after: number; limit: number }, unknown[]>(RESULT_ENTRIES)
       .raw(true),
@@ -235,19 +238,15 @@ export function createReports({ db }: Context): Synchronous<Omit<JournalReports,
     ),
   };
 
-  const names = statements.resultEntries.columns().map((column) => column.name);
-  const resultRows = (rows: unknown[][]): ResultLineRow[] =>
-    rows.map((values) => {
-      const row: Record<string, unknown> = {};
-      for (const [i, name] of names.entries()) row[name] = values[i];
-      return row as unknown as ResultLineRow;
-    });
+  const View = resultLineView(statements.resultEntries.columns().map((column) => column.name));
 
   return {
     rowTotalsOfBatch: (batchId) => totalsOf(statements.rowTotalsOfBatch.all({ batchId })),
 
     resultEntries: (batchId, after, limit) =>
-      resultRows(statements.resultEntries.all({ batchId, after, limit })).map(toResultEntry),
+      statements.resultEntries
+        .all({ batchId, after, limit })
+        .map((values) => toResultEntry(new View(values))),
 
     payeesOfBatch: (batchId, after, limit) =>
       statements.payeesOfBatch.all({ batchId, after, limit }).map(toPayee),
@@ -344,7 +343,7 @@ export const toResultEntry = (row: ResultLineRow): ResultEntry => ({
   line: row.entry_line,
   kind: row.entry_kind,
   orderId: row.entry_order_id,
-  payout: row.order_id === null ? null : toResultPayout({ ...row, order_id: row.order_id }),
+  payout: row.order_id === null ? null : toResultPayout(row, row.order_id),
   note: row.note,
   column: row.column_heading,
   name: row.line_name,
@@ -366,9 +365,9 @@ export const toResultEntry = (row: ResultLineRow): ResultEntry => ({
         },
 });
 
-const toResultPayout = (row: ResultLineRow & { order_id: string }): ResultPayout => ({
-  orderId: row.order_id,
-  request: requestOf(row),
+const toResultPayout = (row: ResultLineRow, orderId: string): ResultPayout => ({
+  orderId,
+  request: resultRequestOf(row),
   valueCents: row.value_cents,
   state: row.state,
   transactionId: row.transaction_id,
@@ -380,3 +379,38 @@ const toResultPayout = (row: ResultLineRow & { order_id: string }): ResultPayout
   endToEndId: row.end_to_end_id,
   processedAt: row.processed_at,
 });
+
+/** The request as a result line shows it, from its columns or its own text where one was kept. */
+function resultRequestOf(row: ResultLineRow): ResultRequest {
+  if (row.request_written === null) {
+    const {
+      value_cents: value,
+      pix_key_type: pixKeyType,
+      pix_key: pixKey,
+      cpf_cnpj: cpfCnpj,
+    } = row;
+    return { value, pixKeyType, pixKey, cpfCnpj, person: { name: row.name } };
+  }
+  const { value, pixKeyType, pixKey, cpfCnpj, person } = JSON.parse(
+    row.request_written,
+  ) as CashOutRequest;
+  return { value, pixKeyType, pixKey, cpfCnpj, person: { name: person.name } };
+}
+
+/**
+ * A row read as an array, its columns named by getters on one prototype: a page of rows
+ * costs an object of one field each, not one of 33 properties added one at a time.
+ */
+function resultLineView(names: readonly string[]): new (values: unknown[]) => ResultLineRow {
+  class View {
+    constructor(readonly values: unknown[]) {}
+  }
+  names.forEach((name, i) =>
+    Object.defineProperty(View.prototype, name, {
+      get(this: View) {
+        return this.values[i];
+      },
+    }),
+  );
+  return View as unknown as new (values: unknown[]) => ResultLineRow;
+}
