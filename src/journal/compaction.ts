@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Said } from '../messages/said.js';
 import type { RowState } from './states.js';
+import { reasonColumn } from './sqlite/context.js';
 
 /** An audit entry as it leaves the journal. */
 export interface MovedEntry {
@@ -119,15 +120,20 @@ export interface CompactionSteps {
     | { last: ChunkCursor | undefined; entries: MovedEntry[] }
     | Promise<{ last: ChunkCursor | undefined; entries: MovedEntry[] }>;
   /** Deletes entries in one short write transaction; false, deleting none, once the batch is no longer done. */
-  removeChunk(batchId: number, ids: number[]): boolean | Promise<boolean>;
+  removeChunk(
+    batchId: number,
+    ids: number[],
+    moved: { at: number; detail: string },
+  ): boolean | Promise<boolean>;
 }
 
 /** `Compaction.compact`, for either store: the chunks, their export, their removal, the pauses. */
 export async function compactBatches(
   steps: CompactionSteps,
   before: number,
-  { exported, exportEntries, pause }: CompactOptions,
+  { archive, now, exported, exportEntries, pause }: CompactOptions,
 ): Promise<CompactOutcome> {
+  const moved = { at: now, detail: reasonColumn({ code: 'historyMoved', archive }) };
   let entries = 0;
   let batches = 0;
   let longestHoldMs = 0;
@@ -145,6 +151,7 @@ export async function compactBatches(
       const removed = await steps.removeChunk(
         batchId,
         chunk.entries.map((entry) => entry.id),
+        moved,
       );
       const heldMs = performance.now() - began;
       longestHoldMs = Math.max(longestHoldMs, heldMs);

@@ -15,7 +15,7 @@ import {
   type Compaction,
   type EntryRow,
 } from '../compaction.js';
-import { reasonColumn, reasonOf } from '../sqlite/context.js';
+import { reasonOf } from '../sqlite/context.js';
 import { inTransaction, onPool, poolFor } from './connection.js';
 import { statement } from './sql.js';
 
@@ -112,19 +112,8 @@ export async function openPostgresCompaction(url: string): Promise<Compaction> {
 
   return {
     batchesBefore,
-    async compact(before, options) {
-      const { now: at, archive } = options;
-      const moved = { at, detail: reasonColumn({ code: 'historyMoved', archive }) };
-      return compactBatches(
-        {
-          batchesBefore,
-          readChunk: read,
-          removeChunk: (batchId, ids) => remove(batchId, ids, moved),
-        },
-        before,
-        options,
-      );
-    },
+    compact: (before, options) =>
+      compactBatches({ batchesBefore, readChunk: read, removeChunk: remove }, before, options),
     async settle() {
       // A connection of its own: the pool's bound every statement by STATEMENT_TIMEOUT_MS.
       const client = new pg.Client({

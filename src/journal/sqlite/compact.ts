@@ -15,7 +15,7 @@ import {
   type EntryRow,
 } from '../compaction.js';
 import { connect } from './connection.js';
-import { reasonColumn, reasonOf } from './context.js';
+import { reasonOf } from './context.js';
 
 /** Opens the SQLite journal at `path` (brought up to date beforehand) for compaction. */
 export function openSqliteCompaction(path: string): Compaction {
@@ -84,19 +84,16 @@ export function openSqliteCompaction(path: string): Compaction {
 
   return {
     batchesBefore,
-    async compact(before, options) {
-      const { now: at, archive } = options;
-      const moved = { at, detail: reasonColumn({ code: 'historyMoved', archive }) };
-      return compactBatches(
+    compact: (before, options) =>
+      compactBatches(
         {
           batchesBefore,
           readChunk: read,
-          removeChunk: (batchId, ids) => remove.immediate(batchId, ids, moved),
+          removeChunk: (batchId, ids, moved) => remove.immediate(batchId, ids, moved),
         },
         before,
         options,
-      );
-    },
+      ),
     async settle() {
       // TRUNCATE empties the WAL file when no reader is still on its pages (a daemon
       // mid-read): then it says busy, and the next checkpoint finishes the job. It holds
