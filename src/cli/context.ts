@@ -13,12 +13,7 @@ import { languageOf, localeSource } from '../messages/language.js';
 import { userNameOf, type Folders } from '../inbox/folders.js';
 import { explainJournalFailure } from '../journal/failures.js';
 import type { GatewayKind, Journal, JournalGateway, JournalLocation } from '../journal/journal.js';
-import {
-  journalAddress,
-  journalState,
-  openJournalReadOnly,
-  sqliteJournalAt,
-} from '../journal/open.js';
+import { journalAddress, journalState, openJournalReadOnly } from '../journal/open.js';
 import { ExitError } from './exit-error.js';
 import type { CliIo } from '../runtime/io.js';
 
@@ -229,9 +224,12 @@ function mixedGateways(bound: GatewayKind, home: string): string {
  * A journal read only (the home's, or its view), or exit 1 with a sentence naming it: a
  * damaged or unopenable journal is the operator's to look at, never an `unexpected error`.
  */
-export async function openHomeJournal(path: string, now: () => number): Promise<Journal> {
+export async function openHomeJournal(
+  location: JournalLocation,
+  now: () => number,
+): Promise<Journal> {
   try {
-    return await openJournalReadOnly(sqliteJournalAt(path), now);
+    return await openJournalReadOnly(location, now);
   } catch (error) {
     throw homeJournalFailure(error);
   }

@@ -5,8 +5,10 @@
  * waits milliseconds, never the whole compaction. What the rules on who is paid read (each
  * orderId's row, its batch, its events) is never touched (docs/retention.md).
  */
+import { performance } from 'node:perf_hooks';
 import type { Said } from '../messages/said.js';
 import type { RowState } from './states.js';
+import { reasonColumn } from './sqlite/context.js';
 
 /** An audit entry as it leaves the journal. */
 export interface MovedEntry {
@@ -43,6 +45,15 @@ export const PAYOUTS_PER_CHUNK = 1_000;
 export const COMPACTED_EVENT = 'compacted';
 export const COMPACTED_BY = 'payouts journal compact';
 
+export interface CompactOptions {
+  archive: string;
+  now: number;
+  exported: ReadonlySet<number>;
+  exportEntries: (entries: readonly MovedEntry[]) => void;
+  /** Between chunks, given the last one's hold in ms: other connections write here. */
+  pause: (heldMs: number) => Promise<void>;
+}
+
 export interface Compaction {
   /** Finished batches received before `before` that still have entries to move. */
   batchesBefore(before: number): Promise<{ id: number; entries: number }[]>;
@@ -55,17 +66,7 @@ export interface Compaction {
    * retry` opens again meanwhile keeps its entries (the next compaction writes that chunk
    * again). The journal's newest entry stays: its id is the high water the marker compares.
    */
-  compact(
-    before: number,
-    options: {
-      archive: string;
-      now: number;
-      exported: ReadonlySet<number>;
-      exportEntries: (entries: readonly MovedEntry[]) => void;
-      /** Between chunks, given the last one's hold in ms: other connections write here. */
-      pause: (heldMs: number) => Promise<void>;
-    },
-  ): Promise<CompactOutcome>;
+  compact(before: number, options: CompactOptions): Promise<CompactOutcome>;
   /**
    * The space freed made usable: SQLite's WAL checkpointed, PostgreSQL's audit vacuumed.
    * False when it could not finish now (a reader on the WAL; the next one finishes it).
@@ -73,4 +74,91 @@ export interface Compaction {
   settle(): Promise<boolean>;
   bytes(): Promise<JournalBytes>;
   close(): Promise<void>;
+}
+
+/** An audit entry as both stores read it for the archive, its reason the column's text. */
+export interface EntryRow {
+  id: number;
+  order_id: string;
+  batch_id: number;
+  file_name: string;
+  line: number;
+  at: number;
+  from_state: RowState | null;
+  to_state: RowState;
+  reason: string;
+}
+
+export function movedEntryOf(row: EntryRow, reason: Said): MovedEntry {
+  return {
+    id: row.id,
+    orderId: row.order_id,
+    batchId: row.batch_id,
+    fileName: row.file_name,
+    line: row.line,
+    at: row.at,
+    from: row.from_state,
+    to: row.to_state,
+    reason,
+  };
+}
+
+/** A batch's payouts are read in file order, PAYOUTS_PER_CHUNK after this one at a time. */
+export interface ChunkCursor {
+  line: number;
+  id: number;
+}
+
+/** What a store does for `compactBatches`, in its own SQL, synchronously or not. */
+export interface CompactionSteps {
+  batchesBefore(before: number): Promise<readonly { id: number }[]>;
+  /** The entries of a batch's next chunk of payouts, and the last of those payouts. */
+  readChunk(
+    batchId: number,
+    after: ChunkCursor,
+  ):
+    | { last: ChunkCursor | undefined; entries: MovedEntry[] }
+    | Promise<{ last: ChunkCursor | undefined; entries: MovedEntry[] }>;
+  /** Deletes entries in one short write transaction; false, deleting none, once the batch is no longer done. */
+  removeChunk(
+    batchId: number,
+    ids: number[],
+    moved: { at: number; detail: string },
+  ): boolean | Promise<boolean>;
+}
+
+/** `Compaction.compact`, for either store: the chunks, their export, their removal, the pauses. */
+export async function compactBatches(
+  steps: CompactionSteps,
+  before: number,
+  { archive, now, exported, exportEntries, pause }: CompactOptions,
+): Promise<CompactOutcome> {
+  const moved = { at: now, detail: reasonColumn({ code: 'historyMoved', archive }) };
+  let entries = 0;
+  let batches = 0;
+  let longestHoldMs = 0;
+  for (const { id: batchId } of await steps.batchesBefore(before)) {
+    batches += 1;
+    for (let cursor: ChunkCursor = { line: -1, id: -1 }; ;) {
+      const chunk = await steps.readChunk(batchId, cursor);
+      if (!chunk.last) break;
+      cursor = { line: chunk.last.line, id: chunk.last.id };
+      if (chunk.entries.length === 0) continue;
+      // Exported (and on disk) before the transaction that deletes them.
+      const fresh = chunk.entries.filter((entry) => !exported.has(entry.id));
+      if (fresh.length > 0) exportEntries(fresh);
+      const began = performance.now();
+      const removed = await steps.removeChunk(
+        batchId,
+        chunk.entries.map((entry) => entry.id),
+        moved,
+      );
+      const heldMs = performance.now() - began;
+      longestHoldMs = Math.max(longestHoldMs, heldMs);
+      if (!removed) break;
+      entries += fresh.length;
+      await pause(heldMs);
+    }
+  }
+  return { entries, batches, longestHoldMs };
 }

@@ -14,6 +14,10 @@ import { planRun, type DryRunFile } from '../../engine/dry-run.js';
 import { homeFolders, type Folders } from '../../inbox/folders.js';
 import { hintFlagsOf, openContext, openHomeJournal, type GlobalOptions } from '../context.js';
 import { systemCodeOf } from '../../errors.js';
+import type { Config } from '../../config/schema.js';
+import type { JournalLocation } from '../../journal/journal.js';
+import { journalAddress, journalState, sqliteJournalAt } from '../../journal/open.js';
+import { homeJournalAt } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
 import { say, sayInEnglish } from '../../messages/say.js';
 import type { Said } from '../../messages/said.js';
@@ -118,12 +122,13 @@ export function validateCommand(io: CliIo, { command: { validate: words } }: Hel
       const unusable = result.problems.filter((p) => p.kind === 'unusable');
       // The rules on who is paid weigh each valid row against the home's journal, if it
       // has one: held rows are said row by row, with why, before the file is dropped.
-      const against = unusable.length === 0 ? journalToWeigh(homeFolders(config.home)) : undefined;
-      const journalPath = against?.path;
+      const against =
+        unusable.length === 0 ? await journalToWeigh(homeFolders(config.home), config) : undefined;
+      const journalPath = against?.location && journalAddress(against.location);
       const weighed =
-        journalPath === undefined
+        against?.location === undefined
           ? undefined
-          : await weighAgainstJournal(resolve(file), journalPath, io.clock.now, {
+          : await weighAgainstJournal(resolve(file), against.location, io.clock.now, {
               ...config,
               hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
               now: io.clock.now(),
@@ -313,18 +318,26 @@ function printSummary(
 }
 
 /**
- * What a file is weighed against: the journal, read only, by its owner (the service user);
+ * What a file is weighed against: a PostgreSQL journal, read only, by whoever the `journal`
+ * setting lets in; a SQLite journal, read only, by its owner (the service user), while
  * anyone else reads the view the service writes for its group, and never the journal;
  * with no view yet, `unread` names the journal nothing was weighed against.
  */
 interface JournalToWeigh {
-  path?: string;
+  location?: JournalLocation;
   /** When the service wrote the view weighed. */
   writtenAt?: number;
   unread?: string;
 }
 
-function journalToWeigh(folders: Folders): JournalToWeigh | undefined {
+async function journalToWeigh(
+  folders: Folders,
+  config: Pick<Config, 'journal'>,
+): Promise<JournalToWeigh | undefined> {
+  const location = homeJournalAt(folders, config);
+  // The database's own rights say who reads it; one no run has journaled in has nothing.
+  if (location.kind === 'postgres')
+    return (await journalState(location)) === 'absent' ? undefined : { location };
   let owner: number | undefined;
   try {
     owner = statSync(folders.journal, { throwIfNoEntry: false })?.uid;
@@ -334,21 +347,21 @@ function journalToWeigh(folders: Folders): JournalToWeigh | undefined {
     throw error;
   }
   if (owner === undefined) return undefined;
-  if (owner === process.getuid?.()) return { path: folders.journal };
+  if (owner === process.getuid?.()) return { location };
   const view = statSync(folders.view, { throwIfNoEntry: false });
   return view === undefined
     ? { unread: folders.journal }
-    : { path: folders.view, writtenAt: view.mtimeMs };
+    : { location: sqliteJournalAt(folders.view), writtenAt: view.mtimeMs };
 }
 
 /** What a run would hold of this file's valid rows, weighed against a journal opened read only. */
 async function weighAgainstJournal(
   file: string,
-  journalPath: string,
+  location: JournalLocation,
   now: () => number,
   options: Parameters<typeof planRun>[2],
 ): Promise<DryRunFile | undefined> {
-  const journal = await openHomeJournal(journalPath, now);
+  const journal = await openHomeJournal(location, now);
   try {
     const [plan] = await planRun([file], journal, options);
     return plan;

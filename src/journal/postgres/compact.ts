@@ -4,17 +4,18 @@
  * the batch's row (FOR SHARE: a `payouts retry` opening it again waits for the commit, or
  * has committed and the chunk is left), then the audit vacuumed.
  */
-import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import {
   COMPACTED_BY,
   COMPACTED_EVENT,
   PAYOUTS_PER_CHUNK,
+  compactBatches,
+  movedEntryOf,
+  type ChunkCursor,
   type Compaction,
-  type MovedEntry,
+  type EntryRow,
 } from '../compaction.js';
-import type { RowState } from '../states.js';
-import { reasonColumn, reasonOf } from '../sqlite/context.js';
+import { reasonOf } from '../sqlite/context.js';
 import { inTransaction, onPool, poolFor } from './connection.js';
 import { statement } from './sql.js';
 
@@ -71,25 +72,13 @@ const statements = {
   ),
 };
 
-interface EntryRow {
-  id: number;
-  order_id: string;
-  batch_id: number;
-  file_name: string;
-  line: number;
-  at: number;
-  from_state: RowState | null;
-  to_state: RowState;
-  reason: string;
-}
-
 /** Opens the PostgreSQL journal at `url` (brought up to date beforehand) for compaction. */
 export async function openPostgresCompaction(url: string): Promise<Compaction> {
   const pool = poolFor(url, 1);
   const pooled = onPool(pool);
 
   /** A chunk's entries, in file order. */
-  const read = async (batchId: number, cursor: { line: number; id: number }) => {
+  const read = async (batchId: number, cursor: ChunkCursor) => {
     const payouts = await pooled.rows<
       { id: number; line: number },
       { batchId: number; line: number; id: number; limit: number }
@@ -98,18 +87,8 @@ export async function openPostgresCompaction(url: string): Promise<Compaction> {
     const entries =
       ids.length === 0
         ? []
-        : (await pooled.rows<EntryRow, { ids: number[] }>(statements.entries, { ids })).map(
-            (row): MovedEntry => ({
-              id: row.id,
-              orderId: row.order_id,
-              batchId: row.batch_id,
-              fileName: row.file_name,
-              line: row.line,
-              at: row.at,
-              from: row.from_state,
-              to: row.to_state,
-              reason: reasonOf(row.reason),
-            }),
+        : (await pooled.rows<EntryRow, { ids: number[] }>(statements.entries, { ids })).map((row) =>
+            movedEntryOf(row, reasonOf(row.reason)),
           );
     return { last: payouts.at(-1), entries };
   };
@@ -133,36 +112,8 @@ export async function openPostgresCompaction(url: string): Promise<Compaction> {
 
   return {
     batchesBefore,
-    async compact(before, { archive, now, exported, exportEntries, pause }) {
-      const moved = { at: now, detail: reasonColumn({ code: 'historyMoved', archive }) };
-      let entries = 0;
-      let batches = 0;
-      let longestHoldMs = 0;
-      for (const { id: batchId } of await batchesBefore(before)) {
-        batches += 1;
-        for (let cursor = { line: -1, id: -1 }; ;) {
-          const chunk = await read(batchId, cursor);
-          if (!chunk.last) break;
-          cursor = { line: chunk.last.line, id: chunk.last.id };
-          if (chunk.entries.length === 0) continue;
-          // Exported (and on disk) before the transaction that deletes them.
-          const fresh = chunk.entries.filter((entry) => !exported.has(entry.id));
-          if (fresh.length > 0) exportEntries(fresh);
-          const began = performance.now();
-          const removed = await remove(
-            batchId,
-            chunk.entries.map((entry) => entry.id),
-            moved,
-          );
-          const heldMs = performance.now() - began;
-          longestHoldMs = Math.max(longestHoldMs, heldMs);
-          if (!removed) break;
-          entries += fresh.length;
-          await pause(heldMs);
-        }
-      }
-      return { entries, batches, longestHoldMs };
-    },
+    compact: (before, options) =>
+      compactBatches({ batchesBefore, readChunk: read, removeChunk: remove }, before, options),
     async settle() {
       // A connection of its own: the pool's bound every statement by STATEMENT_TIMEOUT_MS.
       const client = new pg.Client({

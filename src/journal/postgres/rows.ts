@@ -23,12 +23,13 @@ import type { AdmissionRules, BatchEvent, BatchLine, Claim, PayoutRecord } from 
 // The row shapes both stores read alike, and their mapping to the journal's types.
 import {
   COVERING_COLUMNS,
+  gatewayAnswerOf,
   reasonColumn,
   requestOf,
-  saidOf,
   toCovering,
   type BatchRow,
   type CoveringRow,
+  type GatewayAnswerRow,
   type RequestRow,
 } from '../sqlite/context.js';
 import {
@@ -74,15 +75,8 @@ export const toClaim = (row: ClaimRow): Claim => ({
   polls: row.polls,
 });
 
-export interface PayoutRow extends ClaimRow {
+export interface PayoutRow extends ClaimRow, GatewayAnswerRow {
   gateway_status: string | null;
-  message: string | null;
-  said: string | null;
-  fee: string | null;
-  net: string | null;
-  gateway_created_at: string | null;
-  end_to_end_id: string | null;
-  processed_at: string | null;
   lease_owner: string | null;
   lease_until: number | null;
 }
@@ -91,13 +85,7 @@ export const toPayout = (row: PayoutRow): PayoutRecord => ({
   ...toClaim(row),
   valueCents: row.value_cents,
   gatewayStatus: row.gateway_status,
-  message: row.message,
-  said: saidOf(row.said),
-  fee: row.fee,
-  net: row.net,
-  gatewayCreatedAt: row.gateway_created_at,
-  endToEndId: row.end_to_end_id,
-  processedAt: row.processed_at,
+  ...gatewayAnswerOf(row),
   leaseOwner: row.lease_owner,
   leaseUntil: row.lease_until,
 });

@@ -4,17 +4,18 @@
  * checkpointed.
  */
 import { statSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import {
   COMPACTED_BY,
   COMPACTED_EVENT,
   PAYOUTS_PER_CHUNK,
+  compactBatches,
+  movedEntryOf,
+  type ChunkCursor,
   type Compaction,
-  type MovedEntry,
+  type EntryRow,
 } from '../compaction.js';
-import type { RowState } from '../states.js';
 import { connect } from './connection.js';
-import { reasonColumn, reasonOf } from './context.js';
+import { reasonOf } from './context.js';
 
 /** Opens the SQLite journal at `path` (brought up to date beforehand) for compaction. */
 export function openSqliteCompaction(path: string): Compaction {
@@ -36,20 +37,7 @@ export function openSqliteCompaction(path: string): Compaction {
       ORDER BY line, id LIMIT @limit`),
     // The journal's newest entry stays: its id is the high water journal.marker compares,
     // and SQLite numbers the next entry after the highest left.
-    entries: db.prepare<
-      [string],
-      {
-        id: number;
-        order_id: string;
-        batch_id: number;
-        file_name: string;
-        line: number;
-        at: number;
-        from_state: RowState | null;
-        to_state: RowState;
-        reason: string;
-      }
-    >(`
+    entries: db.prepare<[string], EntryRow>(`
       SELECT a.id, p.order_id, p.batch_id, b.file_name, p.line, a.at, a.from_state,
         a.to_state, a.reason
       FROM json_each(?) j JOIN audit a ON a.payout_id = j.value
@@ -68,7 +56,7 @@ export function openSqliteCompaction(path: string): Compaction {
   };
 
   /** A chunk's entries (read outside any write lock), in file order. */
-  const read = (batchId: number, cursor: { line: number; id: number }) => {
+  const read = (batchId: number, cursor: ChunkCursor) => {
     const payouts = statements.payouts.all({
       batchId,
       line: cursor.line,
@@ -77,17 +65,7 @@ export function openSqliteCompaction(path: string): Compaction {
     });
     const entries = statements.entries
       .all(JSON.stringify(payouts.map((payout) => payout.id)))
-      .map((row): MovedEntry => ({
-        id: row.id,
-        orderId: row.order_id,
-        batchId: row.batch_id,
-        fileName: row.file_name,
-        line: row.line,
-        at: row.at,
-        from: row.from_state,
-        to: row.to_state,
-        reason: reasonOf(row.reason),
-      }));
+      .map((row) => movedEntryOf(row, reasonOf(row.reason)));
     return { last: payouts.at(-1), entries };
   };
 
@@ -102,38 +80,20 @@ export function openSqliteCompaction(path: string): Compaction {
     },
   );
 
+  const batchesBefore = async (before: number) => statements.batches.all(before);
+
   return {
-    batchesBefore: async (before) => statements.batches.all(before),
-    async compact(before, { archive, now, exported, exportEntries, pause }) {
-      const moved = { at: now, detail: reasonColumn({ code: 'historyMoved', archive }) };
-      let entries = 0;
-      let batches = 0;
-      let longestHoldMs = 0;
-      for (const { id: batchId } of statements.batches.all(before)) {
-        batches += 1;
-        for (let cursor = { line: -1, id: -1 }; ;) {
-          const chunk = read(batchId, cursor);
-          if (!chunk.last) break;
-          cursor = { line: chunk.last.line, id: chunk.last.id };
-          if (chunk.entries.length === 0) continue;
-          // Exported (and on disk) before the transaction that deletes them.
-          const fresh = chunk.entries.filter((entry) => !exported.has(entry.id));
-          if (fresh.length > 0) exportEntries(fresh);
-          const began = performance.now();
-          const removed = remove.immediate(
-            batchId,
-            chunk.entries.map((entry) => entry.id),
-            moved,
-          );
-          const heldMs = performance.now() - began;
-          longestHoldMs = Math.max(longestHoldMs, heldMs);
-          if (!removed) break;
-          entries += fresh.length;
-          await pause(heldMs);
-        }
-      }
-      return { entries, batches, longestHoldMs };
-    },
+    batchesBefore,
+    compact: (before, options) =>
+      compactBatches(
+        {
+          batchesBefore,
+          readChunk: read,
+          removeChunk: (batchId, ids, moved) => remove.immediate(batchId, ids, moved),
+        },
+        before,
+        options,
+      ),
     async settle() {
       // TRUNCATE empties the WAL file when no reader is still on its pages (a daemon
       // mid-read): then it says busy, and the next checkpoint finishes the job. It holds

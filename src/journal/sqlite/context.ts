@@ -250,17 +250,38 @@ export function toClaim(row: ClaimRow): Claim {
   };
 }
 
+/** What the gateway answered of a payout, as a result line shows it: one place for both stores. */
+export const GATEWAY_ANSWER_COLUMNS = [
+  'message',
+  'said',
+  'fee',
+  'net',
+  'gateway_created_at',
+  'end_to_end_id',
+  'processed_at',
+] as const;
+export type GatewayAnswerRow = Record<(typeof GATEWAY_ANSWER_COLUMNS)[number], string | null>;
+
+/** A payout's or a result line's answer columns, as its record holds them. */
+export const gatewayAnswerOf = (
+  row: GatewayAnswerRow,
+): Pick<
+  PayoutRecord,
+  'message' | 'said' | 'fee' | 'net' | 'gatewayCreatedAt' | 'endToEndId' | 'processedAt'
+> => ({
+  message: row.message,
+  said: saidOf(row.said),
+  fee: row.fee,
+  net: row.net,
+  gatewayCreatedAt: row.gateway_created_at,
+  endToEndId: row.end_to_end_id,
+  processedAt: row.processed_at,
+});
+
 /** A row of `payouts` as `SELECT *` reads it (the columns we use). */
-export interface PayoutRow extends ClaimRow {
+export interface PayoutRow extends ClaimRow, GatewayAnswerRow {
   value_cents: number;
   gateway_status: string | null;
-  message: string | null;
-  said: string | null;
-  fee: string | null;
-  net: string | null;
-  gateway_created_at: string | null;
-  end_to_end_id: string | null;
-  processed_at: string | null;
   lease_owner: string | null;
   lease_until: number | null;
   hold_reason: HoldReason | null;
@@ -275,13 +296,7 @@ export function toPayout(row: PayoutRow): PayoutRecord {
     line: row.line,
     valueCents: row.value_cents,
     gatewayStatus: row.gateway_status,
-    message: row.message,
-    said: saidOf(row.said),
-    fee: row.fee,
-    net: row.net,
-    gatewayCreatedAt: row.gateway_created_at,
-    endToEndId: row.end_to_end_id,
-    processedAt: row.processed_at,
+    ...gatewayAnswerOf(row),
     leaseOwner: row.lease_owner,
     leaseUntil: row.lease_until,
   };

@@ -19,24 +19,22 @@ import type {
   RowTotals,
 } from '../types.js';
 import {
+  GATEWAY_ANSWER_COLUMNS,
+  gatewayAnswerOf,
   reasonOf,
   saidOf,
   type Context,
-  type PayoutRow,
+  type GatewayAnswerRow,
   type RequestRow,
   type Synchronous,
 } from './context.js';
-
-/** What the gateway answered of a payout, as a result line shows it. */
-type GatewayAnswerColumn =
-  'message' | 'said' | 'fee' | 'net' | 'gateway_created_at' | 'end_to_end_id' | 'processed_at';
 
 /**
  * A line of a result as both stores read it: the line's columns, and its payout's (each
  * null where the line names none).
  */
 export interface ResultLineRow
-  extends Omit<RequestRow, 'order_id' | 'email' | 'phone'>, Pick<PayoutRow, GatewayAnswerColumn> {
+  extends Omit<RequestRow, 'order_id' | 'email' | 'phone'>, GatewayAnswerRow {
   order_id: string | null;
   state: RowState;
   transaction_id: number | null;
@@ -64,8 +62,8 @@ export interface ResultLineRow
  * is JSON made for each row read, which took most of a 200,000-row result's time.
  */
 const RESULT_PAYOUT_COLUMNS = `p.order_id, p.state, p.value_cents, p.pix_key_type, p.pix_key,
-      p.cpf_cnpj, p.name, p.request_written, p.transaction_id, p.message,
-      p.said, p.fee, p.net, p.gateway_created_at, p.end_to_end_id, p.processed_at`;
+      p.cpf_cnpj, p.name, p.request_written, p.transaction_id,
+      ${GATEWAY_ANSWER_COLUMNS.map((column) => `p.${column}`).join(', ')}`;
 
 /**
  * Every line of a batch in file order, a replay joined to the payout it repeats, a covered
@@ -371,13 +369,7 @@ const toResultPayout = (row: ResultLineRow, orderId: string): ResultPayout => ({
   valueCents: row.value_cents,
   state: row.state,
   transactionId: row.transaction_id,
-  message: row.message,
-  said: saidOf(row.said),
-  fee: row.fee,
-  net: row.net,
-  gatewayCreatedAt: row.gateway_created_at,
-  endToEndId: row.end_to_end_id,
-  processedAt: row.processed_at,
+  ...gatewayAnswerOf(row),
 });
 
 /** The request as a result line shows it, from its columns or its own text where one was kept. */
