@@ -349,6 +349,7 @@ export async function followAlongside(
   memory: Pick<PassMemory, 'warned' | 'settling'>,
   idleMs: number,
   note: (text: string) => void,
+  onMoved: () => void,
 ): Promise<{ stopped: string | undefined; failed: boolean }> {
   const onUnknownStatus = unknownStatusNote(note);
   // Until stopped: a daemon's life is bounded by its signals.
@@ -361,6 +362,7 @@ export async function followAlongside(
       onUnknownStatus,
       warned: memory.warned,
       settling: memory.settling,
+      onMoved,
     });
     if (followed.failed) return followed;
     // Ended early, nothing pending: until a pass sends more, or a postback rings.

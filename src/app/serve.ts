@@ -151,6 +151,7 @@ async function keepFollowing(
   config: Config,
   logger: Logger,
   signal: AbortSignal,
+  onMoved: () => void,
 ): Promise<ServeEnd> {
   // Until stopped: a daemon's life is bounded by its signals.
   while (!signal.aborted) {
@@ -161,6 +162,7 @@ async function keepFollowing(
         memory,
         config.inboxRescan,
         (text) => logger.warn(text),
+        onMoved,
       );
       if (followed.failed) {
         return { failed: true, why: `stopped: ${followed.stopped ?? 'following failed'}` };
@@ -242,9 +244,23 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
     };
     // One pool for the process: sending and following keep to one concurrency and budget.
     const engine = engineFor(journal, deps.gateway, config, passOptions);
-    const following = keepFollowing(engine, doorbell, memory, config, logger, signal).finally(() =>
-      ended.abort(),
-    );
+    // A payout settled: its file is finished (its result written, archived when all are
+    // final) by the next pass, now rather than at the rescan.
+    let moved = false;
+    const settled = new Doorbell();
+    const onMoved = () => {
+      moved = true;
+      settled.ring();
+    };
+    const following = keepFollowing(
+      engine,
+      doorbell,
+      memory,
+      config,
+      logger,
+      signal,
+      onMoved,
+    ).finally(() => ended.abort());
     // Awaited below, whatever ends the passes; a failure is not left unhandled meanwhile.
     following.catch(() => undefined);
     logger.info(`watching ${folders.inbox}`);
@@ -254,6 +270,7 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
       while (!signal.aborted) {
         let pass: PassReport;
         toldQueued = false;
+        moved = false;
         try {
           pass = await runPass(journal, deps.gateway, folders, config, {
             ...passOptions,
@@ -288,13 +305,13 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
         if (signal.aborted) break;
         // What it sent is pending now: following looks at once, not at its next rescan.
         doorbell.ring();
-        if (toldQueued) continue;
+        if (toldQueued || moved) continue;
         // A file waiting to settle is looked at again as soon as it may have.
         const waiting =
           payoutFiles(folders.inbox).length + payoutFiles(folders.approved).length > 0;
         await deps.clock.sleep(
           waiting ? Math.min(config.inboxSettle, config.inboxRescan) : config.inboxRescan,
-          AbortSignal.any([signal, arrivals.signal]),
+          AbortSignal.any([signal, arrivals.signal, settled.signal]),
         );
       }
     } catch (error) {
