@@ -56,24 +56,26 @@ export function engineFor<J extends JournalLimits>(
     clock: options.clock,
     elapsed: () => performance.now(),
     random: Math.random,
-    pool: createGatewayPool({
-      concurrency: config.concurrency,
-      budget: requestBudget(config.maxRequestsPerSecond),
-      maxPauseMs: config.maxGatewayPause,
-      stop: options.signal,
-      clock: options.clock,
-      together: {
-        journal,
-        host,
-        perSecond: config.maxRequestsPerSecond,
-        onPaused: (ms, here) =>
-          options.note(
-            here
-              ? `the gateway answered 429 (too many requests): no request starts for ${formatElapsed(ms)} on any host of this journal`
-              : `another host of this journal was answered 429 (too many requests): no request starts here for ${formatElapsed(ms)}`,
-          ),
-      },
-    }),
+    pool:
+      options.pool ??
+      createGatewayPool({
+        concurrency: config.concurrency,
+        budget: requestBudget(config.maxRequestsPerSecond),
+        maxPauseMs: config.maxGatewayPause,
+        stop: options.signal,
+        clock: options.clock,
+        together: {
+          journal,
+          host,
+          perSecond: config.maxRequestsPerSecond,
+          onPaused: (ms, here) =>
+            options.note(
+              here
+                ? `the gateway answered 429 (too many requests): no request starts for ${formatElapsed(ms)} on any host of this journal`
+                : `another host of this journal was answered 429 (too many requests): no request starts here for ${formatElapsed(ms)}`,
+            ),
+        },
+      }),
   };
   return { deps, engine: options.doorbell ? { ...engine, doorbell: options.doorbell } : engine };
 }

@@ -21,6 +21,7 @@ import {
 import { checkFirstSends } from '../engine/first-send.js';
 import { Settling, followPending, type Doorbell } from '../engine/follow.js';
 import type { PollPolicy } from '../engine/policy.js';
+import type { GatewayPool } from '../engine/pool.js';
 import type { GatewayClient } from '../gateway/client.js';
 import { GatewayError, needsTheOperator } from '../gateway/errors.js';
 import type { FileState } from '../messages/file-state.js';
@@ -108,6 +109,8 @@ export interface PassOptions {
   claims?: WorkerClaims;
   /** The journal's clock, which the engine reads and sleeps on (tests move both). */
   clock: Clock;
+  /** The daemon's gateway pool, shared by its passes and its following; absent, the pass's own. */
+  pool?: GatewayPool;
   /** Global flags the commands in hints need (` --config "…"`), '' by default. */
   hintFlags?: string;
   /**
@@ -298,10 +301,7 @@ async function settle(
   memory: Pick<PassMemory, 'warned' | 'settling'>,
   note: (text: string) => void,
 ): Promise<{ stopped: string | undefined; failed: boolean }> {
-  const onUnknownStatus = (word: string, orderId: string) =>
-    note(
-      `the gateway answered status "${word}" (first seen on ${orderId}), which payouts does not know: kept verbatim, and the row stays pending`,
-    );
+  const onUnknownStatus = unknownStatusNote(note);
   for (let round = 0; round < MAX_SETTLE_ROUNDS && deps.clock.now() < until; round++) {
     const roundEnd = Math.min(until, deps.clock.now() + lookupEveryMs(options.graceMs));
     const followed = await followPending(deps, {
@@ -323,6 +323,50 @@ async function settle(
     // The rest of the round, when following ended it early (nothing due to poll): the
     // next lookups wait for the next round, never a busy loop.
     await deps.clock.sleep(roundEnd - deps.clock.now(), deps.pool.stop);
+  }
+  return { stopped: undefined, failed: false };
+}
+
+/** Says a status word payouts does not know, the first time following sees it. */
+function unknownStatusNote(note: (text: string) => void) {
+  return (word: string, orderId: string) =>
+    note(
+      `the gateway answered status "${word}" (first seen on ${orderId}), which payouts does not know: kept verbatim, and the row stays pending`,
+    );
+}
+
+/**
+ * A daemon's following, beside its file passes rather than taking turns with them: pending
+ * payouts polled as they fall due, or as a postback brings them forward, until stopped.
+ * Taking turns, hundreds of open files took seconds of journal round trips each pass, and
+ * payouts the gateway had settled waited for following's next slice, for hours (issue 31).
+ * Unknown rows stay the passes' to look up, and `engine.doorbell` wakes it when there is
+ * nothing to poll.
+ */
+export async function followAlongside(
+  deps: EngineDeps<EngineJournal>,
+  engine: EngineOptions & { doorbell: Doorbell },
+  memory: Pick<PassMemory, 'warned' | 'settling'>,
+  idleMs: number,
+  note: (text: string) => void,
+  onMoved: () => void,
+): Promise<{ stopped: string | undefined; failed: boolean }> {
+  const onUnknownStatus = unknownStatusNote(note);
+  // Until stopped: a daemon's life is bounded by its signals.
+  while (!deps.pool.stop.aborted) {
+    const until = deps.clock.now() + idleMs;
+    const wake = AbortSignal.any([deps.pool.stop, engine.doorbell.signal]);
+    const followed = await followPending(deps, {
+      ...engine,
+      until,
+      onUnknownStatus,
+      warned: memory.warned,
+      settling: memory.settling,
+      onMoved,
+    });
+    if (followed.failed) return followed;
+    // Ended early, nothing pending: until a pass sends more, or a postback rings.
+    await deps.clock.sleep(until - deps.clock.now(), wake);
   }
   return { stopped: undefined, failed: false };
 }
@@ -386,11 +430,20 @@ async function finishFile(
   claims: WorkerClaims | undefined,
   stop: AbortSignal,
 ): Promise<FileSummary> {
-  const batch = summary.batchId === null ? undefined : await journal.batch(summary.batchId);
+  const { batchId } = summary;
+  // An open batch as read once this pass (a round trip less a file, hundreds of them open).
+  const batch =
+    batchId === null
+      ? undefined
+      : (memory?.unfinished.find((unfinished) => unfinished.id === batchId) ??
+        (await journal.batch(batchId)));
   // No batch: the file could not even be read, so it has no rows to count.
   if (!batch) return summary;
   const totals = await journal.rowTotalsOfBatch(batch.id);
-  const overdue = await pendingTooLong(journal, batch.id, config.pendingAlertAfter, now);
+  // No row pending, none pending too long: no query.
+  const overdue = totals.rows.pending
+    ? await pendingTooLong(journal, batch.id, config.pendingAlertAfter, now)
+    : undefined;
   // Nothing it is made of moved since this process finished it: its result is written and
   // nothing is to move, so no claim and no reads more (a hundred open files, every pass).
   const beyond = memory ? await readBeyondItsBatch(journal, batch, totals, memory.unfinished) : [];

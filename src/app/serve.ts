@@ -25,7 +25,17 @@ import { startPostbackReceiver, type PostbackReceiver } from '../postback/receiv
 import { postbackSecret } from '../postback/secret.js';
 import type { Clock } from '../runtime/clock.js';
 import type { Logger } from '../runtime/logger.js';
-import { exitCodeOf, newPassMemory, runPass, type PassJournal, type PassReport } from './pass.js';
+import { engineFor } from './engine-for.js';
+import {
+  exitCodeOf,
+  followAlongside,
+  newPassMemory,
+  runPass,
+  type PassJournal,
+  type PassMemory,
+  type PassOptions,
+  type PassReport,
+} from './pass.js';
 
 /** How often the daemon logs its health line (also on SIGUSR2). */
 const HEALTH_EVERY_MS = 60_000;
@@ -116,6 +126,57 @@ export async function receivePostbacks(
   return { receiver };
 }
 
+/**
+ * Failures that do not mend themselves, which end the daemon: a refused token or a wrong
+ * address (a supervisor shows the exit, where a retried pass would only log), a journal
+ * behind the gateway (a person restores it or recovers), a clock behind the journal
+ * (sending on it could pay a file again).
+ */
+function needsAPerson(error: unknown): boolean {
+  return (
+    (error instanceof GatewayError && needsTheOperator(error)) ||
+    error instanceof JournalLossError ||
+    error instanceof ClockBehindError
+  );
+}
+
+/**
+ * The daemon's following (followAlongside), beside its passes, until stopped: a failure
+ * that mends itself (the journal away) is said and tried again later, as a pass's is.
+ */
+async function keepFollowing(
+  { deps, engine }: ReturnType<typeof engineFor<PassJournal>>,
+  doorbell: Doorbell,
+  memory: PassMemory,
+  config: Config,
+  logger: Logger,
+  signal: AbortSignal,
+  onMoved: () => void,
+): Promise<ServeEnd> {
+  // Until stopped: a daemon's life is bounded by its signals.
+  while (!signal.aborted) {
+    try {
+      const followed = await followAlongside(
+        deps,
+        { ...engine, doorbell },
+        memory,
+        config.inboxRescan,
+        (text) => logger.warn(text),
+        onMoved,
+      );
+      if (followed.failed) {
+        return { failed: true, why: `stopped: ${followed.stopped ?? 'following failed'}` };
+      }
+    } catch (error) {
+      if (needsAPerson(error)) throw error;
+      const why = journalErrorInEnglish(error, 'maybe') ?? (error as Error).message;
+      logger.error(`following failed: ${why}; trying again in ${FAILED_PASS_BACKOFF_MS / 1000}s`);
+      await deps.clock.sleep(FAILED_PASS_BACKOFF_MS, signal);
+    }
+  }
+  return { failed: false };
+}
+
 export async function serve(deps: ServeDeps): Promise<ServeEnd> {
   const { config, folders, journal, logger, receiver, signal: stop } = deps;
   // Its lines on each file are for the accountant too: in their words, as `run` says them.
@@ -164,67 +225,103 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
     const memory = newPassMemory();
     const isReady = settledFiles(config.inboxSettle, () => deps.clock.now());
     const told = new Map<string, string>();
+    // Either loop ending (stopped, or failed on what does not mend itself) ends the other.
+    const ended = new AbortController();
+    const signal = AbortSignal.any([stop, ended.signal]);
+    const passOptions: PassOptions = {
+      hintFlags: deps.hintFlags,
+      // Following is its own loop, beside the passes (followAlongside).
+      followMs: 0,
+      signal,
+      pollPolicy: receiver ? POLLING_WITH_POSTBACKS : POLLING,
+      ...(postbackUrl === undefined ? {} : { postbackUrl }),
+      doorbell,
+      isReady,
+      ...(deps.claims ? { claims: deps.claims } : {}),
+      memory,
+      clock: deps.clock,
+      note: (text) => logger.warn(text),
+    };
+    // One pool for the process: sending and following keep to one concurrency and budget.
+    const engine = engineFor(journal, deps.gateway, config, passOptions);
+    // A payout settled: its file is finished (its result written, archived when all are
+    // final) by the next pass, now rather than at the rescan.
+    let moved = false;
+    const settled = new Doorbell();
+    const onMoved = () => {
+      moved = true;
+      settled.ring();
+    };
+    const following = keepFollowing(
+      engine,
+      doorbell,
+      memory,
+      config,
+      logger,
+      signal,
+      onMoved,
+    ).finally(() => ended.abort());
+    // Awaited below, whatever ends the passes; a failure is not left unhandled meanwhile.
+    following.catch(() => undefined);
     logger.info(`watching ${folders.inbox}`);
-    // Until stopped: a daemon's life is bounded by its signals.
-    while (!stop.aborted) {
-      let pass: PassReport;
-      toldQueued = false;
-      try {
-        pass = await runPass(journal, deps.gateway, folders, config, {
-          hintFlags: deps.hintFlags,
-          followMs: config.inboxRescan,
-          signal: stop,
-          pollPolicy: receiver ? POLLING_WITH_POSTBACKS : POLLING,
-          ...(postbackUrl === undefined ? {} : { postbackUrl }),
-          doorbell,
-          isReady,
-          ...(deps.claims ? { claims: deps.claims } : {}),
-          memory,
-          clock: deps.clock,
-          note: (text) => logger.warn(text),
-        });
-      } catch (error) {
-        // A refused token or a wrong address does not mend itself: stop, and say what to
-        // check (a supervisor shows the exit, where a retried pass would only log).
-        if (error instanceof GatewayError && needsTheOperator(error)) throw error;
-        // Nor does a journal behind the gateway: a person restores it or recovers.
-        if (error instanceof JournalLossError) throw error;
-        // Nor does a clock behind the journal: sending on it could pay a file again.
-        if (error instanceof ClockBehindError) throw error;
-        // A file or disk the daemon cannot handle now: said, and tried again later; what
-        // is journaled stays journaled.
-        const why = journalErrorInEnglish(error, 'maybe') ?? (error as Error).message;
-        logger.error(`pass failed: ${why}; trying again in ${FAILED_PASS_BACKOFF_MS / 1000}s`);
-        await deps.clock.sleep(FAILED_PASS_BACKOFF_MS, stop);
-        continue;
+    let passesEnd: ServeEnd | undefined;
+    try {
+      // Until stopped: a daemon's life is bounded by its signals.
+      while (!signal.aborted) {
+        let pass: PassReport;
+        toldQueued = false;
+        moved = false;
+        try {
+          pass = await runPass(journal, deps.gateway, folders, config, {
+            ...passOptions,
+            pool: engine.deps.pool,
+          });
+        } catch (error) {
+          if (needsAPerson(error)) throw error;
+          const why = journalErrorInEnglish(error, 'maybe') ?? (error as Error).message;
+          logger.error(`pass failed: ${why}; trying again in ${FAILED_PASS_BACKOFF_MS / 1000}s`);
+          await deps.clock.sleep(FAILED_PASS_BACKOFF_MS, signal);
+          continue;
+        }
+        logger.debug({ files: pass.files.length }, 'pass done');
+        // Each file said once per change, not once per pass; files gone are forgotten.
+        const current = new Map(
+          pass.files.map((file) => [`${file.batchId ?? ''}:${file.file}`, file]),
+        );
+        for (const [key, file] of current) {
+          const text = describeFile(file, words);
+          if (told.get(key) === text) continue;
+          // What needs a person (failed, held, refused: exit 2 for run) is a warning.
+          if (exitCodeOf([file], undefined) === 2) logger.warn(mark + text);
+          else logger.info(mark + text);
+        }
+        told.clear();
+        for (const [key, file] of current) told.set(key, describeFile(file, words));
+        if (pass.failed) {
+          passesEnd = { failed: true, why: `stopped: ${pass.stopped ?? 'the pass failed'}` };
+          break;
+        }
+        if (pass.stopped && !signal.aborted) logger.warn(`pass stopped early: ${pass.stopped}`);
+        if (signal.aborted) break;
+        // What it sent is pending now: following looks at once, not at its next rescan.
+        doorbell.ring();
+        if (toldQueued || moved) continue;
+        // A file waiting to settle is looked at again as soon as it may have.
+        const waiting =
+          payoutFiles(folders.inbox).length + payoutFiles(folders.approved).length > 0;
+        await deps.clock.sleep(
+          waiting ? Math.min(config.inboxSettle, config.inboxRescan) : config.inboxRescan,
+          AbortSignal.any([signal, arrivals.signal, settled.signal]),
+        );
       }
-      // Each file said once per change, not once per pass; files gone are forgotten.
-      const current = new Map(
-        pass.files.map((file) => [`${file.batchId ?? ''}:${file.file}`, file]),
-      );
-      for (const [key, file] of current) {
-        const text = describeFile(file, words);
-        if (told.get(key) === text) continue;
-        // What needs a person (failed, held, refused: exit 2 for run) is a warning.
-        if (exitCodeOf([file], undefined) === 2) logger.warn(mark + text);
-        else logger.info(mark + text);
-      }
-      told.clear();
-      for (const [key, file] of current) told.set(key, describeFile(file, words));
-      if (pass.failed) {
-        return { failed: true, why: `stopped: ${pass.stopped ?? 'the pass failed'}` };
-      }
-      if (pass.stopped && !stop.aborted) logger.warn(`pass stopped early: ${pass.stopped}`);
-      if (stop.aborted) break;
-      if (toldQueued) continue;
-      // A file waiting to settle is looked at again as soon as it may have.
-      const waiting = payoutFiles(folders.inbox).length + payoutFiles(folders.approved).length > 0;
-      await deps.clock.sleep(
-        waiting ? Math.min(config.inboxSettle, config.inboxRescan) : config.inboxRescan,
-        AbortSignal.any([stop, arrivals.signal, doorbell.signal]),
-      );
+    } catch (error) {
+      ended.abort();
+      await following.catch(() => undefined);
+      throw error;
     }
-    return { failed: false };
+    ended.abort();
+    const followingEnd = await following;
+    return passesEnd ?? followingEnd;
   } finally {
     clearInterval(healthTimer);
     await watcher.close();

@@ -33,6 +33,8 @@ export interface FollowOptions extends EngineOptions {
   warned?: Set<string>;
   /** What was learned of each batch, kept by the caller across calls, as `warned` is. */
   settling?: Settling;
+  /** Told each time a row leaves `pending`: a daemon's passes then finish its file. */
+  onMoved?: () => void;
 }
 
 export interface FollowReport {
@@ -228,7 +230,10 @@ export async function followPending(
       if (!warned.has(word)) options.onUnknownStatus?.(word, claim.orderId);
       warned.add(word);
     }
-    if (decision.to !== 'pending') report.moved++;
+    if (decision.to !== 'pending') {
+      report.moved++;
+      options.onMoved?.();
+    }
     if (decision.signal.kind === 'stop') {
       report.stopped ??= decision.signal.why;
       report.failed = true;

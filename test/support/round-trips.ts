@@ -10,12 +10,18 @@ export interface RoundTripProxy {
   url: string;
   /** Round trips since the last call (or since the proxy started). */
   take(): number;
+  /**
+   * From now on each message reaches the server `ms` later: a database across a network.
+   * Only ever raised, so that messages never pass one another.
+   */
+  slow(ms: number): void;
   close(): Promise<void>;
 }
 
 export async function roundTripProxy(url: string): Promise<RoundTripProxy> {
   const server = new URL(url);
   let count = 0;
+  let latencyMs = 0;
   const sockets = new Set<Socket>();
   const proxy = createServer((client) => {
     const upstream = connect(Number(server.port), server.hostname);
@@ -29,7 +35,8 @@ export async function roundTripProxy(url: string): Promise<RoundTripProxy> {
     let pending = Buffer.alloc(0);
     let started = false;
     client.on('data', (chunk: Buffer) => {
-      upstream.write(chunk);
+      if (latencyMs > 0) setTimeout(() => upstream.write(chunk), latencyMs);
+      else upstream.write(chunk);
       pending = Buffer.concat([pending, chunk]);
       for (;;) {
         const head = started ? 1 : 0;
@@ -53,6 +60,9 @@ export async function roundTripProxy(url: string): Promise<RoundTripProxy> {
       const taken = count;
       count = 0;
       return taken;
+    },
+    slow: (ms) => {
+      latencyMs = Math.max(latencyMs, ms);
     },
     close: async () => {
       for (const socket of sockets) socket.destroy();
