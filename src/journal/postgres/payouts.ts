@@ -213,18 +213,22 @@ const statements = {
      SELECT i.id, ${AT}, NULL, 'queued', g.reason
      FROM inserted i JOIN given g USING (order_id) ORDER BY i.id`,
   ),
-  // The claim: queued rows of open batches in file order, locked as they are read, rows
-  // another claim holds skipped; each stamped with a fresh epoch, its owner and lease.
   // The rows a claim may take: queued rows of open batches in file order, locked as they
   // are read, rows another claim holds skipped. A recovering journal sends directly only
-  // rows it has sent before (a 429 put back): the others are looked up first.
+  // rows it has sent before (a 429 put back): the others are looked up first. Each open
+  // batch's rows are read in line order from the queue's index, so a claim stops at its
+  // limit whatever the statistics say (a join sorted every queued row before them).
   queued: statement<{ limit: number }>(
     'claim-candidates',
-    `SELECT ${QUEUED_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id
-     WHERE p.state = 'queued' AND b.state = 'open'
-       AND (p.attempts > 0 OR (SELECT recovery_since FROM identity WHERE id = 1) IS NULL)
-     ORDER BY p.batch_id, p.line LIMIT @limit
-     FOR UPDATE OF p SKIP LOCKED`,
+    `SELECT ${QUEUED_COLUMNS}
+     FROM (SELECT id FROM batches WHERE state = 'open') b
+     CROSS JOIN LATERAL (
+       SELECT * FROM payouts q
+       WHERE q.batch_id = b.id AND q.state = 'queued'
+         AND (q.attempts > 0 OR (SELECT recovery_since FROM identity WHERE id = 1) IS NULL)
+       ORDER BY q.line LIMIT @limit
+       FOR UPDATE SKIP LOCKED) p
+     ORDER BY b.id, p.line LIMIT @limit`,
   ),
   // The possible covers of a claim's rows (the cover-by-amount and cover-by-reference
   // lookups of each), each by its row's position.
@@ -242,7 +246,8 @@ const statements = {
     `UPDATE payouts p SET state = 'sending', attempts = attempts + 1, not_found = 0,
        last_sent_at = ${AT}, updated_at = ${AT}, lease_owner = @owner,
        lease_until = ${CLUSTER_NOW} + @leaseMs, fence = nextval('claim_epochs')
-     WHERE p.id = ANY(@ids::bigint[]) AND p.state = 'queued'
+     -- By the key alone: as an index condition, the state read every queued row.
+     WHERE p.id = ANY(@ids::bigint[]) AND (p.state = 'queued') IS TRUE
      RETURNING ${CLAIM_COLUMNS.split(', ')
        .map((column) => `p.${column}`)
        .join(', ')}`,
