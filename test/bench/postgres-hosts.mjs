@@ -39,6 +39,42 @@ const LATENCY_MS = 50;
 /** The longest a run may take at any step: past it the benchmark fails. */
 const BOUND_MS = 600_000;
 
+/**
+ * How many rows the hosts have sent, on one connection kept for the run: a connection a
+ * look (every 50 ms) cost the server a session's start each time, counted as the hosts'.
+ */
+async function sentRows(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  let looks = 0;
+  return {
+    async count() {
+      looks++;
+      const { rows } = await client.query(
+        `SELECT COUNT(*) FILTER (WHERE state NOT IN ('queued', 'sending')) AS sent FROM payouts`,
+      );
+      return Number(rows[0].sent);
+    },
+    end: () => client.end(),
+    get looks() {
+      return looks;
+    },
+  };
+}
+
+/**
+ * The statements the database at `url` ran since its counts were reset, from
+ * pg_stat_statements (loaded by the cluster's start below): calls and execution ms.
+ */
+async function statementsOf(url) {
+  const [row] = await rowsOf(
+    url,
+    `SELECT SUM(calls)::bigint AS calls, SUM(total_exec_time) AS ms FROM pg_stat_statements
+     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  );
+  return { calls: Number(row.calls), ms: Number(row.ms) };
+}
+
 /** The rows `sql` reads from the database at `url`. */
 async function rowsOf(url, sql) {
   const client = new pg.Client({ connectionString: url });
@@ -131,6 +167,9 @@ async function measure(cluster, hostCount, run) {
     );
     // Written beside the inbox and moved in whole, so it is never seen half written.
     await writePayoutFile(join(home, 'folha.csv'), ROWS);
+    await rowsOf(journalUrl, 'CREATE EXTENSION pg_stat_statements');
+    await rowsOf(journalUrl, 'SELECT pg_stat_statements_reset()');
+    const sent = await sentRows(journalUrl);
     const pids = hosts.map((host) => host.child.pid);
     const ours = () => [...pids, gateway.pid, cluster.pid, ...serverChildren(cluster.pid)];
     const schedBefore = schedMicrosOf(ours());
@@ -141,20 +180,19 @@ async function measure(cluster, hostCount, run) {
     };
     const dropped = Date.now();
     renameSync(join(home, 'folha.csv'), join(home, 'inbox', 'folha.csv'));
-    await waitFor(
-      'every row sent',
-      async () => {
-        const ended = hosts.find(({ child }) => child.exitCode !== null || child.signalCode);
-        if (ended) throw new Error(`a host ended:\n${ended.lines.slice(-5).join('\n')}`);
-        const [row] = await rowsOf(
-          journalUrl,
-          `SELECT COUNT(*) FILTER (WHERE state NOT IN ('queued', 'sending')) AS sent
-           FROM payouts`,
-        );
-        return Number(row.sent) >= ROWS;
-      },
-      BOUND_MS,
-    );
+    try {
+      await waitFor(
+        'every row sent',
+        async () => {
+          const ended = hosts.find(({ child }) => child.exitCode !== null || child.signalCode);
+          if (ended) throw new Error(`a host ended:\n${ended.lines.slice(-5).join('\n')}`);
+          return (await sent.count()) >= ROWS;
+        },
+        BOUND_MS,
+      );
+    } finally {
+      await sent.end();
+    }
     const schedAfter = schedMicrosOf(ours());
     const after = {
       hosts: cpuOf(pids),
@@ -162,6 +200,7 @@ async function measure(cluster, hostCount, run) {
       gateway: gateway.cpuMicros(),
     };
     const wallMs = Date.now() - dropped;
+    const statements = await statementsOf(journalUrl);
     const audit = await rowsOf(
       journalUrl,
       'SELECT payout_id, at, from_state, to_state, reason FROM audit ORDER BY payout_id, id',
@@ -205,6 +244,10 @@ async function measure(cluster, hostCount, run) {
         server: perPayout('server'),
         gateway: perPayout('gateway'),
       },
+      // The hosts' round trips (BEGIN and COMMIT among them; intake's too), the bench's
+      // own looks and reset left out, and the server's time executing them.
+      statementsAPayout: Number(((statements.calls - sent.looks - 1) / ROWS).toFixed(2)),
+      serverExecUsAPayout: Math.round((statements.ms * 1000) / ROWS),
       // CPU seconds of the three kinds of process over the wall time: 2 is both cores.
       coresBusy: Number(
         (
@@ -239,6 +282,9 @@ if (missing) {
   console.log(JSON.stringify({ bench: 'postgres-hosts', skipped: missing }));
 } else {
   try {
+    // Statements counted by the server: its module is loaded at start only.
+    await rowsOf(cluster.url(), 'ALTER SYSTEM SET shared_preload_libraries = pg_stat_statements');
+    await cluster.restart();
     const runs = Object.fromEntries(HOST_COUNTS.map((n) => [n, []]));
     for (let run = 0; run < RUNS; run++) {
       for (const n of HOST_COUNTS) runs[n].push(await measure(cluster, n, run));

@@ -672,6 +672,61 @@ const postgresAbsent = postgresMissing();
         }
       });
 
+      it('claims by reading the rows it takes, not the queue, before any statistics', async () => {
+        const url = await postgres.made('claim-reads');
+        const raw = new pg.Client({ connectionString: url });
+        await raw.connect();
+        // Rows read from payouts by the server's sessions that have ended: a session's
+        // counts reach the statistics when it ends, so the journal is closed and its
+        // sessions waited for (bounded) before they are read.
+        const readSoFar = async (): Promise<number> => {
+          const until = Date.now() + 30_000;
+          const others = `SELECT COUNT(*)::integer AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()`;
+          while ((await raw.query<{ n: number }>(others)).rows[0]?.n !== 0) {
+            if (Date.now() > until) throw new Error('the journal sessions did not end');
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          await raw.query('SELECT pg_stat_clear_snapshot()');
+          const { rows } = await raw.query<{ n: string }>(
+            `SELECT seq_tup_read + COALESCE(idx_tup_fetch, 0) AS n
+             FROM pg_stat_user_tables WHERE relname = 'payouts'`,
+          );
+          return Number(rows[0]?.n);
+        };
+        try {
+          let journal = await openPostgresJournal({ kind: 'postgres', url });
+          // As a file just admitted meets tables whose statistics predate it: autovacuum has
+          // not analyzed them yet (it waits for its minute and for a tenth of the rows).
+          await raw.query('ALTER TABLE payouts SET (autovacuum_enabled = false)');
+          const id = await journal.recordBatch(batch, []);
+          const queue = 3_000;
+          await journal.admitPayouts(
+            id,
+            Array.from({ length: queue }, (_, i) => ({
+              line: i + 2,
+              request: cashOutRequest(`q-${i + 1}`),
+            })),
+            { duplicateWindowMs: 0 },
+          );
+          await journal.close();
+          const before = await readSoFar();
+          journal = await openPostgresJournal({ kind: 'postgres', url });
+          await journal.close();
+          const opening = (await readSoFar()) - before;
+          journal = await openPostgresJournal({ kind: 'postgres', url });
+          const claimed = await journal.claimToSend('a', 16, 60_000);
+          await journal.close();
+          expect(claimed.map((claim) => claim.orderId)).toEqual(
+            Array.from({ length: 16 }, (_, i) => `q-${i + 1}`),
+          );
+          // The candidates and their claim: each row a few times at most, never the queue.
+          expect((await readSoFar()) - before - 2 * opening).toBeLessThanOrEqual(16 * 4);
+        } finally {
+          await raw.end();
+        }
+      });
+
       it("is unavailable, never a file's failure, when its server does not answer", async () => {
         // A loopback port nobody listens on: the cluster's own, once stopped, is not ours to stop.
         const server = createServer();

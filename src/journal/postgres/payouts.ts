@@ -213,18 +213,22 @@ const statements = {
      SELECT i.id, ${AT}, NULL, 'queued', g.reason
      FROM inserted i JOIN given g USING (order_id) ORDER BY i.id`,
   ),
-  // The claim: queued rows of open batches in file order, locked as they are read, rows
-  // another claim holds skipped; each stamped with a fresh epoch, its owner and lease.
   // The rows a claim may take: queued rows of open batches in file order, locked as they
   // are read, rows another claim holds skipped. A recovering journal sends directly only
-  // rows it has sent before (a 429 put back): the others are looked up first.
+  // rows it has sent before (a 429 put back): the others are looked up first. Each open
+  // batch's rows are read in line order from the queue's index, so a claim stops at its
+  // limit whatever the statistics say (a join sorted every queued row before them).
   queued: statement<{ limit: number }>(
     'claim-candidates',
-    `SELECT ${QUEUED_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id
-     WHERE p.state = 'queued' AND b.state = 'open'
-       AND (p.attempts > 0 OR (SELECT recovery_since FROM identity WHERE id = 1) IS NULL)
-     ORDER BY p.batch_id, p.line LIMIT @limit
-     FOR UPDATE OF p SKIP LOCKED`,
+    `SELECT ${QUEUED_COLUMNS}, p.attempts
+     FROM (SELECT id FROM batches WHERE state = 'open') b
+     CROSS JOIN LATERAL (
+       SELECT * FROM payouts q
+       WHERE q.batch_id = b.id AND q.state = 'queued'
+         AND (q.attempts > 0 OR (SELECT recovery_since FROM identity WHERE id = 1) IS NULL)
+       ORDER BY q.line LIMIT @limit
+       FOR UPDATE SKIP LOCKED) p
+     ORDER BY b.id, p.line LIMIT @limit`,
   ),
   // The possible covers of a claim's rows (the cover-by-amount and cover-by-reference
   // lookups of each), each by its row's position.
@@ -236,16 +240,28 @@ const statements = {
      CROSS JOIN LATERAL (${candidatesOf('p.document = k.document AND p.reference = k.reference', '', 'k.batch_id')}
        UNION ALL ${candidatesOf('p.document = k.document AND p.value_cents = k.value_cents AND (k.reference IS NULL OR p.reference IS NULL)', '', 'k.batch_id')}) c`,
   ),
-  // Each row claimed stamped with a fresh epoch as its fence, its owner and lease.
-  claimQueued: statement<Now & { ids: number[]; owner: string; leaseMs: number }>(
+  // Each row claimed stamped with a fresh epoch as its fence, its owner and lease, and
+  // audited with its reason in the same statement, in the order given.
+  claimQueued: statement<
+    Now & { ids: number[]; reasons: string[]; owner: string; leaseMs: number }
+  >(
     'claim-queued',
-    `UPDATE payouts p SET state = 'sending', attempts = attempts + 1, not_found = 0,
-       last_sent_at = ${AT}, updated_at = ${AT}, lease_owner = @owner,
-       lease_until = ${CLUSTER_NOW} + @leaseMs, fence = nextval('claim_epochs')
-     WHERE p.id = ANY(@ids::bigint[]) AND p.state = 'queued'
-     RETURNING ${CLAIM_COLUMNS.split(', ')
-       .map((column) => `p.${column}`)
-       .join(', ')}`,
+    `WITH claimed AS (
+       UPDATE payouts p SET state = 'sending', attempts = attempts + 1, not_found = 0,
+         last_sent_at = ${AT}, updated_at = ${AT}, lease_owner = @owner,
+         lease_until = ${CLUSTER_NOW} + @leaseMs, fence = nextval('claim_epochs')
+       -- By the key alone: as an index condition, the state read every queued row.
+       WHERE p.id = ANY(@ids::bigint[]) AND (p.state = 'queued') IS TRUE
+       RETURNING ${CLAIM_COLUMNS.split(', ')
+         .map((column) => `p.${column}`)
+         .join(', ')}),
+     audited AS (
+       INSERT INTO audit (payout_id, at, from_state, to_state, reason)
+       SELECT c.id, ${AT}, 'queued', 'sending', g.reason FROM claimed c
+       JOIN unnest(@ids::bigint[], @reasons::text[]) WITH ORDINALITY AS g (id, reason, n)
+         ON g.id = c.id
+       ORDER BY g.n)
+     SELECT * FROM claimed`,
   ),
   abandoned: statement<AbandonedParams>(
     'claim-abandoned',
@@ -526,12 +542,12 @@ async function holdCovered(
  * every row's possible covers read by one statement; once a row is held, the rows after it
  * are weighed by heldAtClaim, against what that hold changed.
  */
-async function sendableAtClaim(
+async function sendableAtClaim<R extends QueuedRow>(
   tx: Runner,
   rows: Rows,
-  queued: readonly QueuedRow[],
+  queued: readonly R[],
   rules: AdmissionRules,
-): Promise<QueuedRow[]> {
+): Promise<R[]> {
   if (queued.length === 0) return [];
   const facts = queued.map(queuedFactsOf);
   const candidates = facts.map((): CoverCandidate[] => []);
@@ -546,7 +562,7 @@ async function sendableAtClaim(
   );
   for (const row of read) candidates[row.at]?.push(toCandidate(row));
   const since = coverSince(await rows.at(), rules);
-  const sendable: QueuedRow[] = [];
+  const sendable: R[] = [];
   let held = false;
   for (const [at, row] of queued.entries()) {
     if (held) {
@@ -781,28 +797,33 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
         // before the answers lock their rows, in the order a retry takes them.
         if (rules) await tx.rows(admissionLock, {});
         await applyMoves(tx, rows, answers, now);
-        const queued = await tx.rows<QueuedRow, { limit: number }>(statements.queued, { limit });
+        const queued = await tx.rows<QueuedRow & { attempts: number }, { limit: number }>(
+          statements.queued,
+          { limit },
+        );
         const sendable = rules ? await sendableAtClaim(tx, rows, queued, rules) : queued;
         if (sendable.length === 0) return [];
         rows.allowMove('queued', 'sending', owner);
+        // Locked as read, so each row's attempt is the one it was read with, plus this one.
+        const reasons = sendable.map((row) =>
+          reasonColumn({ code: 'auditClaimed', owner, attempt: row.attempts + 1 }),
+        );
         const claimed = await tx.rows<
           ClaimRow,
-          Now & { ids: number[]; owner: string; leaseMs: number }
-        >(statements.claimQueued, { now, ids: sendable.map((row) => row.id), owner, leaseMs });
+          Now & { ids: number[]; reasons: string[]; owner: string; leaseMs: number }
+        >(statements.claimQueued, {
+          now,
+          ids: sendable.map((row) => row.id),
+          reasons,
+          owner,
+          leaseMs,
+        });
         // Read queued and locked in this very transaction: none can have moved since.
         if (claimed.length !== sendable.length) {
           throw new JournalError('refused', `${owner}: rows claimed moved meanwhile`);
         }
         // In file order: RETURNING gives none.
         claimed.sort((a, b) => a.batch_id - b.batch_id || a.line - b.line);
-        await rows.auditMany(
-          'queued',
-          'sending',
-          claimed.map((row) => ({
-            id: row.id,
-            reason: { code: 'auditClaimed', owner, attempt: row.attempts },
-          })),
-        );
         return claimed.map(toClaim);
       }),
 
