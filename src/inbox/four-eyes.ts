@@ -214,6 +214,23 @@ async function turnDown(
   };
 }
 
+/**
+ * Who dropped a batch's file under four eyes, as recorded at intake: such a batch keeps
+ * its rules on every host, whatever that host's own fourEyes says.
+ */
+export function droppedBy(events: readonly BatchEvent[]): string | undefined {
+  return events.find((event) => event.event === 'dropped')?.by;
+}
+
+/** Whether a batch is released by four eyes: on this host's setting, or dropped under it anywhere. */
+export async function underFourEyes(
+  journal: JournalBatches,
+  batchId: number,
+  fourEyes: boolean,
+): Promise<boolean> {
+  return fourEyes || droppedBy(await journal.batchEvents(batchId)) !== undefined;
+}
+
 /** Who dropped a batch's file: the uid recorded at intake, else its file's owner now. */
 function dropperOf(events: readonly BatchEvent[], file: string): number {
   const dropped = events.find((event) => event.detail.code === 'eventDropped');

@@ -670,6 +670,10 @@ const said: SaidTexts = {
     `payouts approve: ${file}.report.txt ainda não tem código de aprovação: espere a próxima execução do serviço e aprove de novo. Nada foi aprovado.`,
   fourEyesReleased: ({ file, approvedBy, approvalCode }) =>
     `${file}: aprovado por ${approvedBy.join(' e ')} (código de aprovação ${approvalCode}); é enviado agora`,
+  fourEyesAnswerReleased: ({ file, batchId, dropper, approvers }) =>
+    `payouts approve: ${file} (lote ${batchId}) já foi liberado pelos aprovadores; com quatro olhos, as linhas retidas dele só são enviadas quando aprovadores as liberam, e a resposta de mais ninguém as solta (${dropper} o deixou na entrada). Responda enquanto um arquivo espera em awaiting-approval/, antes de os aprovadores o liberarem, ou deixe essas linhas de novo num arquivo novo, que espera por eles. Quem pode aprovar: ${approvers.join(', ') || 'ninguém ainda (defina approvers)'}. Nada foi liberado.`,
+  fourEyesDropped: ({ file, dropper }) =>
+    `payouts approve: ${file} foi deixado na entrada com quatro olhos (por ${dropper}): só aprovadores o liberam, cada um com o próprio usuário, deixando ${file}.SEUNOME.aprovado com o código de aprovação do seu .report.txt em awaiting-approval/, ou executando payouts approve como eles mesmos onde fourEyes está ligado. Nada foi aprovado.`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */

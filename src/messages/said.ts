@@ -607,7 +607,15 @@ export type Said =
       rejects: boolean;
     }
   | { code: 'fourEyesNoCode'; file: string }
-  | { code: 'fourEyesReleased'; file: string; approvedBy: string[]; approvalCode: string };
+  | { code: 'fourEyesReleased'; file: string; approvedBy: string[]; approvalCode: string }
+  | {
+      code: 'fourEyesAnswerReleased';
+      file: string;
+      batchId: number;
+      dropper: string;
+      approvers: string[];
+    }
+  | { code: 'fourEyesDropped'; file: string; dropper: string };
 
 /** Why an approval file releases nothing under four eyes. */
 export type FourEyesRule =

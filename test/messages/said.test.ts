@@ -747,6 +747,14 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     approvedBy: ['ana', 'bruno'],
     approvalCode: 'K7QD-M2XA-P9RT',
   },
+  fourEyesAnswerReleased: {
+    code: 'fourEyesAnswerReleased',
+    file: 'folha.csv',
+    batchId: 3,
+    dropper: 'maria',
+    approvers: ['ana', 'bruno'],
+  },
+  fourEyesDropped: { code: 'fourEyesDropped', file: 'folha.csv', dropper: 'maria' },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */
