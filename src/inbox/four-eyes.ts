@@ -24,6 +24,7 @@ import {
   reject,
   sha256Of,
   userEntry,
+  userIdOf,
   userNameOf,
   type Folders,
 } from './folders.js';
@@ -51,14 +52,20 @@ export function codeIn(text: string): string | undefined {
   return /\b[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}\b/.exec(text.toUpperCase())?.[0];
 }
 
-/** Whether a user is named in `approvers`, or is a member of a `@group` named there. */
+/**
+ * Whether a user is named in `approvers`, or is a member of a `@group` named there: by
+ * uid, so any of a user's names counts, and two names of one uid are one person.
+ */
 export function isApprover(uid: number, approvers: readonly string[]): boolean {
   const user = userEntry(uid);
   if (!user) return false;
   return approvers.some((entry) => {
-    if (!entry.startsWith('@')) return entry === user.name;
+    if (!entry.startsWith('@')) return userIdOf(entry) === uid;
     const group = groupEntry(entry.slice(1));
-    return group !== undefined && (group.gid === user.gid || group.members.includes(user.name));
+    return (
+      group !== undefined &&
+      (group.gid === user.gid || group.members.some((member) => userIdOf(member) === uid))
+    );
   });
 }
 
@@ -122,21 +129,30 @@ function dayOf(at: number, timeZone: string): string {
 }
 
 /** The approval events of a batch that four eyes recorded, with the code each approved. */
-export function fourEyesApprovals(
-  events: readonly BatchEvent[],
-): { by: string; at: number; approvalCode: string; needed: number; cents: number }[] {
+export function fourEyesApprovals(events: readonly BatchEvent[]): {
+  by: string;
+  uid: number | undefined;
+  at: number;
+  approvalCode: string;
+  needed: number;
+  cents: number;
+}[] {
   return events.flatMap((event) =>
     event.event === 'approved' && event.detail.code === 'eventFourEyesApproved'
-      ? [{ by: event.by, at: event.at, ...event.detail }]
+      ? [{ by: event.by, at: event.at, ...event.detail, uid: event.detail.uid }]
       : [],
   );
 }
+
+/** Who an approval is of: its uid, as one person has one whatever their names. */
+const personOf = (approval: { by: string; uid?: number | undefined }): string =>
+  approval.uid === undefined ? `name ${approval.by}` : `uid ${approval.uid}`;
 
 /** Whether the approvals recorded for a batch release its file as it is now (`code`). */
 export function approvedAs(events: readonly BatchEvent[], code: string): boolean {
   const approvals = fourEyesApprovals(events).filter((each) => each.approvalCode === code);
   const needed = approvals.at(-1)?.needed ?? Infinity;
-  return new Set(approvals.map((each) => each.by)).size >= needed;
+  return new Set(approvals.map(personOf)).size >= needed;
 }
 
 /**
@@ -307,7 +323,10 @@ export async function weighApprovals(
         } as const)
       : weighDecision(path, code, facts),
   );
-  const approvedBy = [...new Set(decisions.flatMap((d) => ('by' in d ? [d.by] : [])))];
+  // One name a person: the first of their approvals names them.
+  const people = new Map<number, string>();
+  for (const d of decisions) if ('by' in d && !people.has(d.uid)) people.set(d.uid, d.by);
+  const approvedBy = [...people.values()];
   const refusals: Said[] = [...decisions, ...rejections.map(({ decision }) => decision)].flatMap(
     (d) => ('rule' in d ? [{ code: 'fourEyesRefused', ...d, dropper, approvers } as const] : []),
   );
@@ -331,7 +350,8 @@ export async function weighApprovals(
   for (const decision of decisions) {
     if (!('by' in decision)) continue;
     const { by } = decision;
-    if (recorded.some((r) => r.by === by && r.approvalCode === code && r.needed === needed))
+    const { uid } = decision;
+    if (recorded.some((r) => r.uid === uid && r.approvalCode === code && r.needed === needed))
       continue;
     await journal.recordBatchEvent(batch.id, 'approved', by, {
       code: 'eventFourEyesApproved',
@@ -340,8 +360,9 @@ export async function weighApprovals(
       cents: sent.cents,
       needed,
       via: decision.file,
+      uid,
     });
-    recorded.push({ by, at: now, approvalCode: code, needed, cents: sent.cents });
+    recorded.push({ by, uid, at: now, approvalCode: code, needed, cents: sent.cents });
   }
   const moved = moveInto(file, folders.approved);
   if (!moved) return { batchId: batch.id, code, said, refusals, released: false };

@@ -595,6 +595,8 @@ export type Said =
       cents: number;
       needed: number;
       via: string;
+      /** Absent from approvals journaled before uids were: counted by name. */
+      uid?: number;
     }
   | { code: 'eventDropped'; uid: number }
   | { code: 'fourEyesByService'; user: string }

@@ -427,6 +427,38 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
       expect(anaPaid(home)).toBe(2);
     });
 
+    it('approvers count by uid: a second name of one user is that user, never a second approver', async () => {
+      const alias = `${tag}anna`;
+      execFileSync('useradd', [
+        ...['--non-unique', '--uid', String(ids.ana.uid), '--gid', String(ids.ana.gid)],
+        ...['--no-create-home', '--shell', '/usr/sbin/nologin', alias],
+      ]);
+      try {
+        // Named by her second name, ana is an approver; her two approvals are one person's.
+        const above = { secondApprovalAbove: 5_000_00, approvers: [alias, USERS.bruno] };
+        const home = await waitingFile(above);
+        leaveApproval(home, 'ana');
+        const path = `${waiting(home)}.${alias}.aprovado`;
+        writeFileSync(path, `${codeOf(home)}\n`, { mode: 0o640 });
+        chownSync(path, ids.ana.uid, ids.ana.gid);
+        const one = await home.run(settings(above));
+        expect(said(one.files)).toContain(`approved so far by ${USERS.ana};`);
+        expect(one.exit).toBe(2);
+        expect(paidByKey(home.sandbox).size).toBe(0);
+        leaveApproval(home, 'bruno');
+        expect((await home.run(settings(above))).exit).toBe(0);
+        expect([...paidByKey(home.sandbox).values()]).toEqual([1, 1]);
+        const uids = await home.withJournal(async (journal) =>
+          (await journal.batchEvents(1)).flatMap((e) =>
+            e.detail.code === 'eventFourEyesApproved' ? [e.detail.uid] : [],
+          ),
+        );
+        expect(uids).toEqual([ids.ana.uid, ids.bruno.uid]);
+      } finally {
+        execFileSync('userdel', [alias]);
+      }
+    });
+
     it('a file dropped under four eyes is released by its approvals on a host with fourEyes off too', async () => {
       const home = await waitingFile();
       const off = { fourEyes: false, requireApproval: true };
