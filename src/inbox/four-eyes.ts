@@ -155,23 +155,30 @@ export function approvedAs(events: readonly BatchEvent[], code: string): boolean
   return new Set(approvals.map(personOf)).size >= needed;
 }
 
+/** Longer than any calendar day in any time zone: the approvals read for one. */
+const DAY_AND_MORE_MS = 2 * 24 * 3_600_000;
+
 /**
- * What the approvals released on `day` total, by the day of their last approval: a batch
- * still waiting counts too, as its approvals are recorded only once they release it, and
- * files approved together before one run must count each other.
+ * What the approvals released on the day of `now` total, by the day of each batch's last
+ * approval: a batch still waiting counts too, as its approvals are recorded only once they
+ * release it, and files approved together before one run must count each other. Only the
+ * approvals of the last two days are read, a range of an index.
  */
 async function approvedOn(
   journal: JournalBatches,
-  day: string,
+  now: number,
   timeZone: string,
   except: number,
 ): Promise<number> {
-  let cents = 0;
-  for (const batch of await journal.batches()) {
-    if (batch.id === except) continue;
-    const last = fourEyesApprovals(await journal.batchEvents(batch.id)).at(-1);
-    if (last && dayOf(last.at, timeZone) === day) cents += last.cents;
+  const day = dayOf(now, timeZone);
+  const last = new Map<number, { at: number; cents: number }>();
+  for (const event of await journal.approvalsSince(now - DAY_AND_MORE_MS)) {
+    if (event.batchId === except || event.detail.code !== 'eventFourEyesApproved') continue;
+    last.set(event.batchId, { at: event.at, cents: event.detail.cents });
   }
+  let cents = 0;
+  for (const { at, cents: approved } of last.values())
+    if (dayOf(at, timeZone) === day) cents += approved;
   return cents;
 }
 
@@ -335,7 +342,7 @@ export async function weighApprovals(
   const today =
     limit === null || approvedBy.length === 0
       ? 0
-      : await approvedOn(journal, dayOf(now, config.timeZone), config.timeZone, batch.id);
+      : await approvedOn(journal, now, config.timeZone, batch.id);
   const second: Extract<Said, { code: 'fourEyesWaits' }>['second'] =
     above !== null && sent.cents > above
       ? { rule: 'above', cents: sent.cents, limit: above }

@@ -26,6 +26,7 @@ import { paidByKey } from '../support/gateway.js';
 import { IS_ROOT, nobodyReachesCheckout } from '../support/nobody.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
 import { postgresMissing, usePostgres } from '../support/postgres.js';
+import { planOf, recordStatements } from '../support/statements.js';
 
 // A few passes and a child run each: far from what they take, so a busy machine waits.
 vi.setConfig({ testTimeout: 60_000 });
@@ -209,9 +210,21 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
         chownSync(path, ids[who].uid, ids[who].gid);
       };
       approve('ana');
-      const one = await home.run(settings(limit));
+      let one: Awaited<ReturnType<PassHome['run']>> | undefined;
+      const ran = await recordStatements(async () => {
+        one = await home.run(settings(limit));
+      });
+      if (!one) throw new Error('no pass');
       expect(one.exit).toBe(2);
       expect(paidByKey(home.sandbox).get('carla@example.com 445050')).toBeUndefined();
+      if (store === 'SQLite') {
+        // The day's approvals are a range of their index, never every batch's events.
+        const plans = ran
+          .filter(({ sql }) => /\bFROM batch_events\b/.test(sql))
+          .map((statement) => planOf(home.folders.journal, statement).join('; '));
+        expect(plans.filter((plan) => /\bSCAN batch_events\b/.test(plan))).toEqual([]);
+        expect(plans.join('\n')).toContain('USING INDEX batch_events_approved_by_time (at>?)');
+      }
       expect(
         one.files.flatMap((file) => file.problems.map((p) => say(en, p))).join('\n'),
       ).toContain(
@@ -220,6 +233,24 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
       approve('bruno');
       const two = await home.run(settings(limit));
       expect(two.exit).toBe(0);
+      expect(paidByKey(home.sandbox).get('carla@example.com 445050')).toBe(1);
+    });
+
+    it("beyond dailyLimit, only the day's approvals count: yesterday's do not", async () => {
+      const limit = { dailyLimit: 7_000_00 };
+      const home = await waitingFile(limit);
+      leaveApproval(home, 'ana');
+      expect((await home.run(settings(limit))).exit).toBe(0);
+      home.advance(24 * 3_600_000);
+      home.drop('carla.csv', [HEADER, CARLA]);
+      chownSync(join(home.folders.inbox, 'carla.csv'), ids.maria.uid, ids.maria.gid);
+      expect((await home.run(settings(limit))).exit).toBe(2);
+      const carla = join(home.folders.awaiting, 'carla.csv');
+      const code = /Approval code: (\S+)/.exec(readFileSync(`${carla}.report.txt`, 'utf8'))?.[1];
+      const path = `${carla}.${USERS.ana}.aprovado`;
+      writeFileSync(path, `${code}\n`, { mode: 0o640 });
+      chownSync(path, ids.ana.uid, ids.ana.gid);
+      expect((await home.run(settings(limit))).exit).toBe(0);
       expect(paidByKey(home.sandbox).get('carla@example.com 445050')).toBe(1);
     });
 
