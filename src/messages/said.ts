@@ -617,7 +617,18 @@ export type Said =
       dropper: string;
       approvers: string[];
     }
-  | { code: 'fourEyesDropped'; file: string; dropper: string };
+  | { code: 'fourEyesDropped'; file: string; dropper: string }
+  | { code: 'approvalsNone'; since: string | null }
+  | {
+      code: 'approvalsRelease';
+      batchId: number;
+      file: string;
+      droppedBy: string | null;
+      approvedBy: { by: string; at: string }[];
+      approvalCode: string | null;
+      state: string;
+      done: string;
+    };
 
 /** Why an approval file releases nothing under four eyes. */
 export type FourEyesRule =

@@ -192,6 +192,17 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
       );
       const tomorrow = await runCli(['status', '--approvals', '--since', '2999-01-01'], { env });
       expect(tomorrow.stdout).toContain('No file was approved since 2999-01-01.');
+      // An auditor reads it in their language, as the locale says.
+      const pt = { ...env, LC_ALL: 'pt_BR.UTF-8' };
+      const lista = await runCli(['status', '--approvals', '--since', today], { env: pt });
+      expect(lista.stdout).toMatch(
+        new RegExp(
+          `^lote 1  folha\\.csv  deixado por ${USERS.maria}  aprovado por ${USERS.ana} em \\S+, ${USERS.bruno} em \\S+  código ${code}  done: pago: 2 \\(R\\$ 6\\.000,00\\)$`,
+          'm',
+        ),
+      );
+      const amanha = await runCli(['status', '--approvals', '--since', '2999-01-01'], { env: pt });
+      expect(amanha.stdout).toContain('Nenhum arquivo foi aprovado desde 2999-01-01.');
     });
 
     it('beyond dailyLimit, a small file needs a second approver too', async () => {
