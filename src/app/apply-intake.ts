@@ -21,7 +21,12 @@ import {
   toBeSent,
   writeReport,
 } from '../inbox/approval.js';
-import { fourEyesApprovals, weighApprovals, type Weighing } from '../inbox/four-eyes.js';
+import {
+  fourEyesApprovals,
+  underFourEyes,
+  weighApprovals,
+  type Weighing,
+} from '../inbox/four-eyes.js';
 import type { FileState } from '../messages/file-state.js';
 import { moveDropped, type Dropper } from '../inbox/dropped.js';
 import { moveInto, payoutFiles, reject, userNameOf, type Folders } from '../inbox/folders.js';
@@ -70,13 +75,13 @@ export async function applyIntake(
   const words = CATALOGS[config.language ?? 'en'];
   // Approvals enough by the rules move their files into approved/, released just below.
   const weighed = new Map<number, Weighing>();
-  if (config.fourEyes) {
-    for (const batch of await journal.batchesIn('awaiting-approval')) {
-      if (await replacementOfBatch(journal, batch.id)) continue;
-      const weighing = await weighApprovals(journal, folders, batch, config, options.clock.now());
-      if (weighing?.turnedDown) options.note(say(words, weighing.turnedDown));
-      else if (weighing) weighed.set(batch.id, weighing);
-    }
+  // A batch dropped under four eyes keeps its rules on a host whose fourEyes is off.
+  for (const batch of await journal.batchesIn('awaiting-approval')) {
+    if (!(await underFourEyes(journal, batch.id, config.fourEyes))) continue;
+    if (await replacementOfBatch(journal, batch.id)) continue;
+    const weighing = await weighApprovals(journal, folders, batch, config, options.clock.now());
+    if (weighing?.turnedDown) options.note(say(words, weighing.turnedDown));
+    else if (weighing) weighed.set(batch.id, weighing);
   }
   // Moved by this pass: settled, though a run's look at approved/ was before they were there.
   const movedIn = new Set([...weighed.values()].flatMap((weighing) => weighing.released || []));
@@ -113,7 +118,7 @@ export async function applyIntake(
       options.note(
         say(
           words,
-          config.fourEyes && last
+          last
             ? {
                 code: 'fourEyesReleased',
                 file,
@@ -294,7 +299,7 @@ export async function applyIntake(
       await awaitingBatches(journal, folders, {
         hintFlags,
         language: config.language ?? 'en',
-        fourEyes: config.fourEyes ? { config, weighed, now: options.clock.now() } : undefined,
+        fourEyes: { config, weighed, now: options.clock.now() },
       })
     ).filter((batch) => !releasing.has(batch.id)),
     // Only once every file in processing/ was read: a stop may have cut the reading short.
@@ -348,8 +353,8 @@ async function awaitingBatches(
   options: {
     hintFlags: string;
     language: Language;
-    /** Under four eyes: the waiting batches weighed this pass; the others are weighed here. */
-    fourEyes: { config: Config; weighed: Map<number, Weighing>; now: number } | undefined;
+    /** The waiting batches under four eyes weighed this pass; the others are weighed here. */
+    fourEyes: { config: Config; weighed: Map<number, Weighing>; now: number };
   },
 ): Promise<BatchFacts['awaitingApproval'][number][]> {
   const awaiting = [];
@@ -358,7 +363,7 @@ async function awaitingBatches(
     if (replaced) await reportReplaced(journal, folders, batch, options);
     const eyes = options.fourEyes;
     const weighing =
-      replaced || !eyes
+      replaced || !(await underFourEyes(journal, batch.id, eyes.config.fourEyes))
         ? undefined
         : (eyes.weighed.get(batch.id) ??
           (await weighApprovals(journal, folders, batch, eyes.config, eyes.now)));

@@ -28,7 +28,7 @@ import type { Language } from '../messages/language.js';
 import { failpoint } from '../runtime/failpoint.js';
 import { maskPersonalData } from '../runtime/mask.js';
 import { moveInto, payoutFiles, reject, sha256Of, type Folders } from './folders.js';
-import { approvalCode, approvedAs } from './four-eyes.js';
+import { approvalCode, approvedAs, underFourEyes } from './four-eyes.js';
 import { ANSWERED } from './holds.js';
 import { fileClaimOf, type WorkerClaims } from './lock.js';
 import type { Said } from '../messages/said.js';
@@ -354,7 +354,7 @@ async function release(
 ): Promise<Release | undefined> {
   const batches = await journal.batchesOf(sha256);
   const waiting = batches.find((batch) => batch.state === 'awaiting-approval');
-  if (waiting && fourEyes) {
+  if (waiting && (await underFourEyes(journal, waiting.id, fourEyes))) {
     const code = approvalCode(waiting, await toBeSent(journal, waiting.id));
     if (!approvedAs(await journal.batchEvents(waiting.id), code)) {
       const back = moveInto(file, folders.awaiting, undefined, waiting.awaitingName ?? undefined);

@@ -171,6 +171,12 @@ export function userEntry(uid: number): { name: string; gid: number } | undefine
   return fields?.[0] && fields[3] ? { name: fields[0], gid: Number(fields[3]) } : undefined;
 }
 
+/** A user's id from its name, as the system's user database has it. */
+export function userIdOf(name: string): number | undefined {
+  const uid = databaseLine('passwd', name, (f) => f[0] === name)?.split(':')[2];
+  return uid ? Number(uid) : undefined;
+}
+
 /** A group's id and its listed members (not those whose primary group it is). */
 export function groupEntry(group: string): { gid: number; members: string[] } | undefined {
   const fields = groupLine(group)?.split(':');

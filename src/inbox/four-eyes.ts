@@ -35,6 +35,7 @@ import {
   reject,
   sha256Of,
   userEntry,
+  userIdOf,
   userNameOf,
   type Folders,
 } from './folders.js';
@@ -62,14 +63,20 @@ export function codeIn(text: string): string | undefined {
   return /\b[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}\b/.exec(text.toUpperCase())?.[0];
 }
 
-/** Whether a user is named in `approvers`, or is a member of a `@group` named there. */
+/**
+ * Whether a user is named in `approvers`, or is a member of a `@group` named there: by
+ * uid, so any of a user's names counts, and two names of one uid are one person.
+ */
 export function isApprover(uid: number, approvers: readonly string[]): boolean {
   const user = userEntry(uid);
   if (!user) return false;
   return approvers.some((entry) => {
-    if (!entry.startsWith('@')) return entry === user.name;
+    if (!entry.startsWith('@')) return userIdOf(entry) === uid;
     const group = groupEntry(entry.slice(1));
-    return group !== undefined && (group.gid === user.gid || group.members.includes(user.name));
+    return (
+      group !== undefined &&
+      (group.gid === user.gid || group.members.some((member) => userIdOf(member) === uid))
+    );
   });
 }
 
@@ -172,40 +179,56 @@ function dayOf(at: number, timeZone: string): string {
 }
 
 /** The approval events of a batch that four eyes recorded, with the code each approved. */
-export function fourEyesApprovals(
-  events: readonly BatchEvent[],
-): { by: string; at: number; approvalCode: string; needed: number; cents: number }[] {
+export function fourEyesApprovals(events: readonly BatchEvent[]): {
+  by: string;
+  uid: number | undefined;
+  at: number;
+  approvalCode: string;
+  needed: number;
+  cents: number;
+}[] {
   return events.flatMap((event) =>
     event.event === 'approved' && event.detail.code === 'eventFourEyesApproved'
-      ? [{ by: event.by, at: event.at, ...event.detail }]
+      ? [{ by: event.by, at: event.at, ...event.detail, uid: event.detail.uid }]
       : [],
   );
 }
+
+/** Who an approval is of: its uid, as one person has one whatever their names. */
+const personOf = (approval: { by: string; uid?: number | undefined }): string =>
+  approval.uid === undefined ? `name ${approval.by}` : `uid ${approval.uid}`;
 
 /** Whether the approvals recorded for a batch release its file as it is now (`code`). */
 export function approvedAs(events: readonly BatchEvent[], code: string): boolean {
   const approvals = fourEyesApprovals(events).filter((each) => each.approvalCode === code);
   const needed = approvals.at(-1)?.needed ?? Infinity;
-  return new Set(approvals.map((each) => each.by)).size >= needed;
+  return new Set(approvals.map(personOf)).size >= needed;
 }
 
+/** Longer than any calendar day in any time zone: the approvals read for one. */
+const DAY_AND_MORE_MS = 2 * 24 * 3_600_000;
+
 /**
- * What the approvals released on `day` total, by the day of their last approval: a batch
- * still waiting counts too, as its approvals are recorded only once they release it, and
- * files approved together before one run must count each other.
+ * What the approvals released on the day of `now` total, by the day of each batch's last
+ * approval: a batch still waiting counts too, as its approvals are recorded only once they
+ * release it, and files approved together before one run must count each other. Only the
+ * approvals of the last two days are read, a range of an index.
  */
 async function approvedOn(
   journal: JournalBatches,
-  day: string,
+  now: number,
   timeZone: string,
   except: number,
 ): Promise<number> {
-  let cents = 0;
-  for (const batch of await journal.batches()) {
-    if (batch.id === except) continue;
-    const last = fourEyesApprovals(await journal.batchEvents(batch.id)).at(-1);
-    if (last && dayOf(last.at, timeZone) === day) cents += last.cents;
+  const day = dayOf(now, timeZone);
+  const last = new Map<number, { at: number; cents: number }>();
+  for (const event of await journal.approvalsSince(now - DAY_AND_MORE_MS)) {
+    if (event.batchId === except || event.detail.code !== 'eventFourEyesApproved') continue;
+    last.set(event.batchId, { at: event.at, cents: event.detail.cents });
   }
+  let cents = 0;
+  for (const { at, cents: approved } of last.values())
+    if (dayOf(at, timeZone) === day) cents += approved;
   return cents;
 }
 
@@ -280,6 +303,23 @@ async function waitingSha256(path: string): Promise<string> {
   return sha256;
 }
 
+/**
+ * Who dropped a batch's file under four eyes, as recorded at intake: such a batch keeps
+ * its rules on every host, whatever that host's own fourEyes says.
+ */
+export function droppedBy(events: readonly BatchEvent[]): string | undefined {
+  return events.find((event) => event.event === 'dropped')?.by;
+}
+
+/** Whether a batch is released by four eyes: on this host's setting, or dropped under it anywhere. */
+export async function underFourEyes(
+  journal: JournalBatches,
+  batchId: number,
+  fourEyes: boolean,
+): Promise<boolean> {
+  return fourEyes || droppedBy(await journal.batchEvents(batchId)) !== undefined;
+}
+
 /** Who dropped a batch's file: the uid recorded at intake, else its file's owner now. */
 function dropperOf(events: readonly BatchEvent[], file: string): number {
   const dropped = events.find((event) => event.detail.code === 'eventDropped');
@@ -350,7 +390,10 @@ export async function weighApprovals(
         } as const)
       : weighDecision(path, code, facts),
   );
-  const approvedBy = [...new Set(decisions.flatMap((d) => ('by' in d ? [d.by] : [])))];
+  // One name a person: the first of their approvals names them.
+  const people = new Map<number, string>();
+  for (const d of decisions) if ('by' in d && !people.has(d.uid)) people.set(d.uid, d.by);
+  const approvedBy = [...people.values()];
   const refusals: Said[] = [...decisions, ...rejections.map(({ decision }) => decision)].flatMap(
     (d) => ('rule' in d ? [{ code: 'fourEyesRefused', ...d, dropper, approvers } as const] : []),
   );
@@ -359,7 +402,7 @@ export async function weighApprovals(
   const today =
     limit === null || approvedBy.length === 0
       ? 0
-      : await approvedOn(journal, dayOf(now, config.timeZone), config.timeZone, batch.id);
+      : await approvedOn(journal, now, config.timeZone, batch.id);
   const second: Extract<Said, { code: 'fourEyesWaits' }>['second'] =
     above !== null && sent.cents > above
       ? { rule: 'above', cents: sent.cents, limit: above }
@@ -376,7 +419,8 @@ export async function weighApprovals(
   for (const decision of decisions) {
     if (!('by' in decision)) continue;
     const { by } = decision;
-    if (recorded.some((r) => r.by === by && r.approvalCode === code && r.needed === needed))
+    const { uid } = decision;
+    if (recorded.some((r) => r.uid === uid && r.approvalCode === code && r.needed === needed))
       continue;
     await journal.recordBatchEvent(batch.id, 'approved', by, {
       code: 'eventFourEyesApproved',
@@ -385,8 +429,9 @@ export async function weighApprovals(
       cents: sent.cents,
       needed,
       via: decision.file,
+      uid,
     });
-    recorded.push({ by, at: now, approvalCode: code, needed, cents: sent.cents });
+    recorded.push({ by, uid, at: now, approvalCode: code, needed, cents: sent.cents });
   }
   const moved = moveInto(file, folders.approved);
   if (!moved) return { batchId: batch.id, code, said, refusals, released: false };

@@ -4,11 +4,13 @@
  * payments after all (`payouts approve FILE --new-batch`). Each release frees only the
  * reasons it names, and every row it frees records who released it and when. A row that
  * repeats a payout of duplicateWindow is freed only when the person gave the count of
- * such rows the tool listed (`--repeats N`): money paid twice needs saying so.
+ * such rows the tool listed (`--repeats N`): money paid twice needs saying so. Under four
+ * eyes an answer frees rows only while their file waits for its approvers.
  */
 import { basename } from 'node:path';
 import { givenName } from '../csv/given-name.js';
 import { newBatchRelease, type LinePick } from '../journal/answers.js';
+import { droppedBy } from './four-eyes.js';
 import type {
   AdmissionRules,
   BatchRecord,
@@ -37,7 +39,9 @@ export type HoldRelease =
   /** Several files of that name wait for an answer and none was picked: nothing was freed. */
   | { kind: 'which-batch'; batches: BatchRecord[] }
   /** `--corrects` named a batch this file neither shares a name with nor repeats: nothing changed. */
-  | { kind: 'not-a-copy'; batchId: number; corrected: BatchRecord; candidates: BatchRecord[] };
+  | { kind: 'not-a-copy'; batchId: number; corrected: BatchRecord; candidates: BatchRecord[] }
+  /** Under four eyes, of a batch its approvers released: only approvers send rows, nothing was freed. */
+  | { kind: 'four-eyes'; batchId: number; dropper: string };
 
 /**
  * The reasons `--new-batch` answers: "these are new payments, not copies" (a corrected
@@ -99,6 +103,7 @@ export async function releaseHolds(
   answer: HoldAnswer,
   rules: AdmissionRules,
   pick?: number,
+  fourEyes = false,
 ): Promise<HoldRelease | undefined> {
   const waiting: BatchRecord[] = [];
   for (const candidate of await batchesGivenAs(journal, fileName)) {
@@ -113,6 +118,12 @@ export async function releaseHolds(
   if (waiting.length > 1) return { kind: 'which-batch', batches: waiting };
   const batch = waiting[0];
   if (!batch) return undefined;
+  // Freed now, its rows would go out with no approver: the service answers, never approves.
+  if (batch.state !== 'awaiting-approval') {
+    const dropped = droppedBy(await journal.batchEvents(batch.id));
+    if (fourEyes || dropped !== undefined)
+      return { kind: 'four-eyes', batchId: batch.id, dropper: dropped ?? '?' };
+  }
   if ('identical' in answer) {
     const freed = await journal.releaseHolds(batch.id, 'identical', {
       code: 'releasedIdenticalBy',

@@ -238,6 +238,8 @@ export interface JournalBatches {
     detail: Said,
   ): Promise<void>;
   batchEvents(batchId: number): Promise<BatchEvent[]>;
+  /** The approvals of every batch from `since` on, oldest first: a range of an index on their time. */
+  approvalsSince(since: number): Promise<(BatchEvent & { batchId: number })[]>;
 }
 
 /** Approval: a batch waiting for a person, and the batches a corrected copy closes or freezes. */

@@ -484,4 +484,11 @@ export const MIGRATIONS: readonly { version: number; sql: string }[] = [
       );
     `,
   },
+  {
+    version: 28,
+    sql: `
+      -- dailyLimit sums the day's approvals: a range of their times, not every batch's events.
+      CREATE INDEX batch_events_approved_by_time ON batch_events (at) WHERE event = 'approved';
+    `,
+  },
 ];

@@ -630,6 +630,13 @@ const said: SaidTexts = {
     }. It stays in the inbox, and is taken on the run after`,
   fourEyesNotAsDropped: ({ file }) =>
     `${file}: the file read is not the one whose owner was checked in the inbox (it was replaced while it was taken in): nothing of it is sent; drop it again`,
+  fourEyesAnswerReleased: ({ file, batchId, dropper, approvers }) =>
+    `payouts approve: ${file} (batch ${batchId}) was released by its approvers; under four eyes its held rows are sent only once approvers release them, and nobody else's answer frees them (${dropper} dropped it). Answer while a file waits in awaiting-approval/, before its approvers release it, or drop these rows again in a new file, which waits for them. Who may approve: ${approvers.join(', ') || 'nobody yet (set approvers)'}. Nothing was freed.`,
+  fourEyesDropped: ({ file, dropper }) =>
+    `payouts approve: ${file} was dropped under four eyes (by ${dropper}): only approvers release it, each under their own login, by leaving ${file}.NAME.aprovado holding the approval code of its .report.txt in awaiting-approval/, or by payouts approve run as themselves where fourEyes is on. Nothing was approved.`,
+  approvalsNone: ({ since }) => `No file was approved${since === null ? '' : ` since ${since}`}.`,
+  approvalsRelease: ({ batchId, file, droppedBy, approvedBy, approvalCode, state, done }) =>
+    `batch ${batchId}  ${file}  dropped by ${droppedBy ?? 'unknown'}  approved by ${approvedBy.map(({ by, at }) => `${by} at ${at}`).join(', ')}${approvalCode === null ? '' : `  code ${approvalCode}`}  ${state}: ${done}`,
 };
 
 /** `--help` as commander writes it in English, and our commands' own words. */

@@ -630,7 +630,7 @@ const said: SaidTexts = {
     `Tabelas do diário ${bytes(tablesBefore)} (auditoria ${bytes(auditBefore)}) antes, ${bytes(tablesAfter)} (auditoria ${bytes(auditAfter)}) depois, por pg_total_relation_size; ${vacuumed ? 'o VACUUM deixou o espaço das linhas tiradas reutilizável: novos pagamentos o preenchem antes de as tabelas crescerem de novo' : 'o VACUUM não pôde rodar agora: o autovacuum deixa o espaço das linhas tiradas reutilizável depois'}. VACUUM FULL audit o devolve ao disco, mas trava a tabela: só com nenhum processo do payouts rodando.`,
   historyMoved: ({ archive }) => `histórico tirado do diário para ${archive}`,
   fourEyesWaits: ({ file, dropper, approvers, approvalCode, approvedBy, needed, second }) =>
-    `nada dele é enviado até que ${needed === 2 ? 'dois aprovadores' : 'um aprovador'} (${approvers.join(', ') || 'ninguém além de quem o enviou'}; não ${dropper}, que o enviou) ${needed === 2 ? 'deixem' : 'deixe'} em awaiting-approval/ um arquivo ${file}.aprovado (ou ${file}.NOME.aprovado) com o código de aprovação ${approvalCode}, ou ${needed === 2 ? 'executem' : 'execute'} com o próprio usuário: payouts approve "${file}"; mover o arquivo para approved/ não libera nada${
+    `nada dele é enviado até que ${needed === 2 ? 'dois aprovadores' : 'um aprovador'} (${approvers.join(', ') || 'ninguém além de quem o enviou'}; não ${dropper}, que o enviou) ${needed === 2 ? 'deixem' : 'deixe'} em awaiting-approval/ um arquivo ${file}.aprovado (ou ${file}.SEUNOME.aprovado) com o código de aprovação ${approvalCode}, ou ${needed === 2 ? 'executem' : 'execute'} com o próprio usuário: payouts approve "${file}"; mover o arquivo para approved/ não libera nada${
       approvedBy.length > 0 ? `; aprovado até agora por ${approvedBy.join(' e ')}` : ''
     }${
       second === null
@@ -687,6 +687,14 @@ const said: SaidTexts = {
     }. Ele fica na caixa de entrada, e é recebido na execução seguinte`,
   fourEyesNotAsDropped: ({ file }) =>
     `${file}: o arquivo lido não é aquele cujo dono foi conferido na caixa de entrada (foi trocado enquanto era recebido): nada dele é enviado; envie-o de novo`,
+  fourEyesAnswerReleased: ({ file, batchId, dropper, approvers }) =>
+    `payouts approve: ${file} (lote ${batchId}) já foi liberado pelos aprovadores; com quatro olhos, as linhas retidas dele só são enviadas quando aprovadores as liberam, e a resposta de mais ninguém as solta (${dropper} o deixou na entrada). Responda enquanto um arquivo espera em awaiting-approval/, antes de os aprovadores o liberarem, ou deixe essas linhas de novo num arquivo novo, que espera por eles. Quem pode aprovar: ${approvers.join(', ') || 'ninguém ainda (defina approvers)'}. Nada foi liberado.`,
+  fourEyesDropped: ({ file, dropper }) =>
+    `payouts approve: ${file} foi deixado na entrada com quatro olhos (por ${dropper}): só aprovadores o liberam, cada um com o próprio usuário, deixando ${file}.SEUNOME.aprovado com o código de aprovação do seu .report.txt em awaiting-approval/, ou executando payouts approve como eles mesmos onde fourEyes está ligado. Nada foi aprovado.`,
+  approvalsNone: ({ since }) =>
+    `Nenhum arquivo foi aprovado${since === null ? '' : ` desde ${since}`}.`,
+  approvalsRelease: ({ batchId, file, droppedBy, approvedBy, approvalCode, state, done }) =>
+    `lote ${batchId}  ${file}  deixado por ${droppedBy ?? 'desconhecido'}  aprovado por ${approvedBy.map(({ by, at }) => `${by} em ${at}`).join(', ')}${approvalCode === null ? '' : `  código ${approvalCode}`}  ${state}: ${done}`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */

@@ -595,6 +595,8 @@ export type Said =
       cents: number;
       needed: number;
       via: string;
+      /** Absent from approvals journaled before uids were: counted by name. */
+      uid?: number;
     }
   | { code: 'eventDropped'; uid: number }
   | { code: 'fourEyesByService'; user: string }
@@ -619,7 +621,26 @@ export type Said =
       links: number;
       mode: string;
     }
-  | { code: 'fourEyesNotAsDropped'; file: string };
+  | { code: 'fourEyesNotAsDropped'; file: string }
+  | {
+      code: 'fourEyesAnswerReleased';
+      file: string;
+      batchId: number;
+      dropper: string;
+      approvers: string[];
+    }
+  | { code: 'fourEyesDropped'; file: string; dropper: string }
+  | { code: 'approvalsNone'; since: string | null }
+  | {
+      code: 'approvalsRelease';
+      batchId: number;
+      file: string;
+      droppedBy: string | null;
+      approvedBy: { by: string; at: string }[];
+      approvalCode: string | null;
+      state: string;
+      done: string;
+    };
 
 /** Why an approval file releases nothing under four eyes. */
 export type FourEyesRule =

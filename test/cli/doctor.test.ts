@@ -4,6 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenPlaceCheck } from '../../src/cli/commands/doctor.js';
@@ -229,6 +230,34 @@ describe('payouts doctor', { timeout: 30_000 }, () => {
     expect(readOnly.code, readOnly.stdout).toBe(0);
     // Without a shared group only payouts' own user drops files: nothing to check.
     expect(check((await doctor(env)).report, 'inbox')).toBeUndefined();
+  });
+  it('under fourEyes: approvers must name users or groups that exist, and never the service user', async () => {
+    const { env } = sandboxHome(folder(), sandbox.url);
+    const service = userInfo().username;
+    const fourEyes = (approvers: string) =>
+      doctor({ ...env, PAYOUTS_FOUR_EYES: 'true', PAYOUTS_APPROVERS: approvers });
+    const none = await fourEyes('');
+    expect(none.code).toBe(1);
+    expect(check(none.report, 'four eyes')?.detail).toBe(
+      'fourEyes is on and approvers names nobody: no file is ever released. Name who may approve in the settings file: PAYOUTS_APPROVERS=ana,bruno,@financeiro',
+    );
+    const unknown = await fourEyes('nosuch-ana,@nosuch-group');
+    expect(unknown.code).toBe(1);
+    expect(check(unknown.report, 'four eyes')?.detail).toBe(
+      'approvers names no user or group of this machine: nosuch-ana is no user here; @nosuch-group is no group here. Nobody can approve: name existing users or groups (getent passwd NAME, getent group NAME)',
+    );
+    const some = await fourEyes('nobody,nosuch-ana');
+    expect(some.code, some.stderr).toBe(0);
+    expect(some.stdout).toContain(
+      'WARN  four eyes: approvers: nobody; nosuch-ana is no user here: take it out of PAYOUTS_APPROVERS, or make that user',
+    );
+    const withService = await fourEyes(`nobody,${service}`);
+    expect(withService.code).toBe(1);
+    expect(check(withService.report, 'four eyes')?.detail).toBe(
+      `approvers names ${service}, the user payouts runs as (or root): its approvals never count, and it would look like a second person. Take it out of PAYOUTS_APPROVERS (or out of the group that names it)`,
+    );
+    const fine = await fourEyes('nobody,@nogroup');
+    expect(fine.stdout).toMatch(/^ok {4}four eyes: approvers: nobody, @nogroup$/m);
   });
 });
 

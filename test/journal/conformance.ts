@@ -59,6 +59,7 @@ const MEMBERS: Record<keyof Journal, true> = {
   linesOfBatch: true,
   recordBatchEvent: true,
   batchEvents: true,
+  approvalsSince: true,
   approveBatch: true,
   refuseBatch: true,
   fundBatch: true,
@@ -1088,6 +1089,19 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       ]);
       expect((await journal.batch(batchId))?.state).toBe('open');
       expect((await journal.claimToSend('a', 10, 60_000)).map((c) => c.orderId)).toEqual(['p-1']);
+      // The approvals from an instant on, of every batch: only approvals, oldest first.
+      clock += 1_000;
+      await journal.recordBatchEvent(batchId, 'refused', 'ana', {
+        code: 'eventReason',
+        reason: 'x',
+      });
+      await journal.recordBatchEvent(batchId, 'approved', 'bruno', approved);
+      expect(await journal.approvalsSince(clock - 1_000)).toEqual([
+        { batchId, at: clock - 1_000, event: 'approved', by: 'maria', detail: approved },
+        { batchId, at: clock, event: 'approved', by: 'bruno', detail: approved },
+      ]);
+      expect((await journal.approvalsSince(clock)).map((event) => event.by)).toEqual(['bruno']);
+      expect(await journal.approvalsSince(clock + 1)).toEqual([]);
     });
 
     it('holds a batch the balance does not cover, and queues it again once funded', async () => {

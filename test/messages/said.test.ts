@@ -762,6 +762,25 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     mode: '0664',
   },
   fourEyesNotAsDropped: { code: 'fourEyesNotAsDropped', file: 'folha.csv' },
+  fourEyesAnswerReleased: {
+    code: 'fourEyesAnswerReleased',
+    file: 'folha.csv',
+    batchId: 3,
+    dropper: 'maria',
+    approvers: ['ana', 'bruno'],
+  },
+  fourEyesDropped: { code: 'fourEyesDropped', file: 'folha.csv', dropper: 'maria' },
+  approvalsNone: { code: 'approvalsNone', since: '2026-11-01' },
+  approvalsRelease: {
+    code: 'approvalsRelease',
+    batchId: 1,
+    file: 'folha.csv',
+    droppedBy: 'maria',
+    approvedBy: [{ by: 'ana', at: '2026-11-28T10:00:00-03:00' }],
+    approvalCode: 'K7QD-M2XA-P9RT',
+    state: 'done',
+    done: '2 paid (R$ 6.000,00)',
+  },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */

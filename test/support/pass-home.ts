@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { ensureFolders, homeFolders, type Folders } from '../../src/inbox/folders.js';
 import { exitCodeOf, runPass, type FileSummary, type PassMemory } from '../../src/app/pass.js';
-import { type Journal } from '../../src/journal/journal.js';
+import type { Journal, JournalLocation } from '../../src/journal/journal.js';
 import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { systemClock } from '../../src/runtime/clock.js';
@@ -56,6 +56,8 @@ export async function passHome(
     balanceCents?: number;
     settleDelayMs?: number;
     onRequest?: SandboxOptions['onRequest'];
+    /** Where the journal is kept: a PostgreSQL database (the home's journal.db unless told). */
+    journal?: JournalLocation;
   } = {},
 ): Promise<PassHome> {
   const folder = mkdtempSync(join(tmpdir(), 'payouts-pass-'));
@@ -73,10 +75,12 @@ export async function passHome(
   const now = () => Date.now() + offset;
   const folders = homeFolders(join(folder, 'home'));
   ensureFolders(folders);
+  const location = options.journal ?? sqliteJournalAt(folders.journal);
   const env = () => ({
     PAYOUTS_HOME: folders.home,
     PAYOUTS_BASE_URL: sandbox.url,
     PAYOUTS_TOKEN: TOKEN,
+    ...(location.kind === 'postgres' ? { PAYOUTS_JOURNAL: location.url } : {}),
   });
   const config = (settings: Partial<Config> = {}): Config => ({
     ...loadConfig({ env: env() }).config,
@@ -97,7 +101,7 @@ export async function passHome(
       utimesSync(path, new Date(now()), new Date(now()));
     },
     async run(settings = {}, pass = {}) {
-      const journal = await openJournal(sqliteJournalAt(folders.journal), { now });
+      const journal = await openJournal(location, { now });
       const gateway = clientFor(
         sandbox.url,
         pass.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: pass.requestTimeoutMs },
@@ -119,7 +123,7 @@ export async function passHome(
       }
     },
     async withJournal(use) {
-      const journal = await openJournal(sqliteJournalAt(folders.journal), { now });
+      const journal = await openJournal(location, { now });
       try {
         return await use(journal);
       } finally {

@@ -20,7 +20,7 @@ import {
   userNameOf,
   type Folders,
 } from '../../inbox/folders.js';
-import { codeIn, serviceUids } from '../../inbox/four-eyes.js';
+import { codeIn, droppedBy, serviceUids, underFourEyes } from '../../inbox/four-eyes.js';
 import { describeTotals } from '../../app/describe-file.js';
 import type {
   BatchEvent,
@@ -247,6 +247,12 @@ export function approveCommand(
         options.batch,
         command,
         async (found, journal, folders, out, words) => {
+          // Dropped under four eyes on another host: its approvers release it, not this setting.
+          const dropper = found.batch && droppedBy(await journal.batchEvents(found.batch.id));
+          if (dropper) {
+            const file = basename(found.file);
+            throw new ExitError(1, say(words, { code: 'fourEyesDropped', file, dropper }));
+          }
           const { batchId, count, cents } = await approveWaiting(
             found,
             journal,
@@ -377,7 +383,21 @@ async function answerHolds(
       duplicateWindowMs: config.duplicateWindow,
       hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
     };
-    const released = await releaseHolds(journal, name, answer, rules, pick);
+    const released = await releaseHolds(journal, name, answer, rules, pick, config.fourEyes);
+    if (released?.kind === 'four-eyes') {
+      const { batchId, dropper } = released;
+      const approvers = config.approvers.filter((entry) => entry !== dropper);
+      throw new ExitError(
+        1,
+        say(words, {
+          code: 'fourEyesAnswerReleased',
+          file: basename(name),
+          batchId,
+          dropper,
+          approvers,
+        }),
+      );
+    }
     if (released?.kind === 'which-batch') {
       throw whichBatch(words, 'approve', name, released.batches, command);
     }
@@ -484,7 +504,10 @@ async function answerHolds(
     const found = waiting && !Array.isArray(waiting) && waiting.batch ? waiting : undefined;
     // Who answers with the summary's command has read the file: it is approved with its answer.
     // Under four eyes an answer frees rows but releases nothing: approvers do.
-    const approves = rows > 0 && !('newBatch' in answer && answer.pick) && !config.fourEyes;
+    const approves =
+      rows > 0 &&
+      !('newBatch' in answer && answer.pick) &&
+      !(found?.batch && (await underFourEyes(journal, found.batch.id, config.fourEyes)));
     const approved =
       found && approves ? await approveWaiting(found, journal, folders, answer.by, words) : null;
     out.data({ file: basename(name), ...released, by: answer.by, approved: approved !== null });

@@ -3,7 +3,8 @@
  * or changing anything: the effective configuration and where each value came from, the
  * gateway reached and the token accepted (a balance read), the home folder writable
  * with the modes `sharedGroup` asks for, and the journal: its binding, its schema, and
- * that it is this home's own. Exit 0 only when every check holds.
+ * that it is this home's own; under fourEyes, that someone other than the service user can
+ * approve. Exit 0 only when every check holds.
  */
 import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
@@ -26,9 +27,12 @@ import {
   homeFolders,
   SHARED_MODES,
   sharedGroupId,
+  groupEntry,
+  userIdOf,
   userNameOf,
   type Folders,
 } from '../../inbox/folders.js';
+import { isApprover } from '../../inbox/four-eyes.js';
 import { JOURNAL_STORE } from '../../journal/journal.js';
 import { journalErrorInEnglish } from '../../journal/failures.js';
 import { hostsAtWork, type HostAtWork } from '../../journal/hosts.js';
@@ -70,6 +74,7 @@ export function doctorCommand(io: CliIo, { command: { doctor: words } }: HelpTex
         ...inboxCheck(folders, context.config, io.env),
         ...(await journalChecks(folders, context)),
         contactsCheck(context.config),
+        ...fourEyesChecks(context.config, folders),
         ...(context.envFile === undefined ? [] : [envFileCheck(context.envFile)]),
         ...tokenPlaceChecks(context),
       ];
@@ -453,6 +458,49 @@ function contactsCheck(config: Config): Check {
     level: 'warn',
     detail: `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set: a row with no ${missing.length === 1 ? (email === null ? 'e-mail' : 'phone') : 'e-mail or no phone'} in its file (an export such as Nome;CPF;Chave Pix;Valor has neither) is invalid and not paid, unless its Pix key is one: add ${add.join(' and ')} to the environment file, with your company's own contact`,
   };
+}
+
+/**
+ * Under four eyes, whether anyone can approve: every entry of approvers a user or group of
+ * this machine, and none of them the service user or root, whose approvals never count.
+ */
+function fourEyesChecks(config: Config, folders: Folders): Check[] {
+  if (!config.fourEyes) return [];
+  const name = 'four eyes';
+  const fail = (detail: string): Check[] => [{ name, level: 'fail', detail }];
+  const { approvers } = config;
+  if (approvers.length === 0)
+    return fail(
+      `fourEyes is on and approvers names nobody: no file is ever released. Name who may approve in the settings file: ${envName('approvers')}=ana,bruno,@financeiro`,
+    );
+  const exists = (entry: string) =>
+    entry.startsWith('@')
+      ? groupEntry(entry.slice(1)) !== undefined
+      : userIdOf(entry) !== undefined;
+  const missing = approvers
+    .filter((entry) => !exists(entry))
+    .map((entry) => `${entry} is no ${entry.startsWith('@') ? 'group' : 'user'} here`);
+  const known = approvers.filter(exists);
+  if (known.length === 0)
+    return fail(
+      `approvers names no user or group of this machine: ${missing.join('; ')}. Nobody can approve: name existing users or groups (getent passwd NAME, getent group NAME)`,
+    );
+  const home = statSync(folders.home, { throwIfNoEntry: false });
+  const service = [0, process.getuid?.() ?? 0, ...(home ? [home.uid] : [])];
+  const among = [...new Set(service)].filter((uid) => isApprover(uid, approvers));
+  if (among.length > 0)
+    return fail(
+      `approvers names ${among.map(userNameOf).join(', ')}, the user payouts runs as (or root): its approvals never count, and it would look like a second person. Take it out of ${envName('approvers')} (or out of the group that names it)`,
+    );
+  if (missing.length > 0)
+    return [
+      {
+        name,
+        level: 'warn',
+        detail: `approvers: ${known.join(', ')}; ${missing.join('; ')}: take ${missing.length === 1 ? 'it' : 'them'} out of ${envName('approvers')}, or make ${missing.length === 1 ? 'that user' : 'them'}`,
+      },
+    ];
+  return [{ name, level: 'ok', detail: `approvers: ${approvers.join(', ')}` }];
 }
 
 /**

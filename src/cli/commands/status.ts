@@ -38,6 +38,7 @@ import { describeTotals } from '../../app/describe-file.js';
 import { keyValueLines } from '../format.js';
 import { CATALOGS } from '../../messages/catalog.js';
 import { say, sayInEnglish } from '../../messages/say.js';
+import type { Language } from '../../messages/language.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { Said } from '../../messages/said.js';
 import type { CliIo } from '../../runtime/io.js';
@@ -58,9 +59,10 @@ const dayOf = (ms: number, timeZone: string) =>
 async function listApprovals(
   journal: JournalBatches & JournalReports,
   out: Output,
-  timeZone: string,
+  { timeZone, language }: { timeZone: string; language: Language },
   since: string | undefined,
 ): Promise<void> {
+  const words = CATALOGS[language];
   const releases = [];
   for (const batch of await journal.batches()) {
     const events = await journal.batchEvents(batch.id);
@@ -78,19 +80,18 @@ async function listApprovals(
       approvedBy: approvals.map((event) => ({ by: event.by, at: timeOf(event.at, timeZone) })),
       approvalCode: coded.at(-1) ?? null,
       state: batch.state,
-      done: describeTotals(await journal.rowTotalsOfBatch(batch.id)),
+      totals: await journal.rowTotalsOfBatch(batch.id),
     });
   }
-  out.data(releases);
-  if (releases.length === 0) out.line(`No file was approved${since ? ` since ${since}` : ''}.`);
-  for (const release of releases) {
-    const who = release.approvedBy.map(({ by, at }) => `${by} at ${at}`).join(', ');
+  out.data(
+    releases.map(({ totals, ...release }) => ({ ...release, done: describeTotals(totals) })),
+  );
+  // An auditor's list: in the reader's language, as what accountants read.
+  if (releases.length === 0) out.line(say(words, { code: 'approvalsNone', since: since ?? null }));
+  for (const { totals, ...release } of releases)
     out.line(
-      `batch ${release.batchId}  ${release.file}  dropped by ${release.droppedBy ?? 'unknown'}  approved by ${who}${
-        release.approvalCode ? `  code ${release.approvalCode}` : ''
-      }  ${release.state}: ${release.done}`,
+      say(words, { code: 'approvalsRelease', ...release, done: describeTotals(totals, words) }),
     );
-  }
 }
 
 /** What listing batches reads: their totals, lines and events, and what replaced one. */
@@ -128,7 +129,12 @@ export function statusCommand(io: CliIo, { command: { status: words } }: HelpTex
           context.out.line(`${SANDBOX_MARK}: this journal has only sent to the embedded sandbox`);
         const { timeZone } = context.config;
         if (options.approvals)
-          return await listApprovals(journal, context.out, timeZone, options.since);
+          return await listApprovals(
+            journal,
+            context.out,
+            { timeZone, language: context.config.language ?? 'en' },
+            options.since,
+          );
         if (what === undefined) {
           await listBatches(journal, context.out, sandbox, tooLong, timeZone);
           return listSkipped(folders.inbox, context.out);

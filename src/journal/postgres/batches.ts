@@ -62,6 +62,7 @@ type Batches = Pick<
   | 'linesOfBatch'
   | 'recordBatchEvent'
   | 'batchEvents'
+  | 'approvalsSince'
   | 'approveBatch'
   | 'refuseBatch'
   | 'correctBatch'
@@ -212,6 +213,11 @@ const statements = {
   events: statement<{ batchId: number }>(
     'batch-events',
     `SELECT at, event, by, detail FROM batch_events WHERE batch_id = @batchId ORDER BY id`,
+  ),
+  approvalsSince: statement<{ since: number }>(
+    'approvals-since',
+    `SELECT batch_id AS "batchId", at, event, by, detail FROM batch_events
+     WHERE event = 'approved' AND at >= @since ORDER BY at, id`,
   ),
   ofName: statement<{ nameKey: string }>(
     'batches-of-name',
@@ -390,6 +396,14 @@ export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number
           statements.events,
           { batchId },
         )
+      ).map((row) => ({ ...row, detail: reasonOf(row.detail) })),
+
+    approvalsSince: async (since) =>
+      (
+        await pooled.rows<
+          Omit<BatchEvent, 'detail'> & { detail: string; batchId: number },
+          { since: number }
+        >(statements.approvalsSince, { since })
       ).map((row) => ({ ...row, detail: reasonOf(row.detail) })),
 
     approveBatch: (batchId) =>

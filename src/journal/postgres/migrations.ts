@@ -230,4 +230,11 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; sql: string }[] = 
       ALTER TABLE hosts ADD COLUMN clock_round_trip_ms bigint;
     `,
   },
+  {
+    version: 8,
+    sql: `
+      -- dailyLimit sums the day's approvals: a range of their times, not every batch's events.
+      CREATE INDEX batch_events_approved_by_time ON batch_events (at) WHERE event = 'approved';
+    `,
+  },
 ];

@@ -146,6 +146,13 @@ export function createBatches(
     batchEvents: db.prepare<[number], Omit<BatchEvent, 'detail'> & { detail: string }>(
       `SELECT at, event, by, detail FROM batch_events WHERE batch_id = ? ORDER BY id`,
     ),
+    approvalsSince: db.prepare<
+      [number],
+      Omit<BatchEvent, 'detail'> & { detail: string; batchId: number }
+    >(
+      `SELECT batch_id AS batchId, at, event, by, detail FROM batch_events
+       WHERE event = 'approved' AND at >= ? ORDER BY at, id`,
+    ),
     supersededBy: db.prepare<[number], BatchRow>(`
       SELECT * FROM batches WHERE id IN (
         SELECT superseded_by FROM payouts WHERE batch_id = ? AND state = 'superseded')
@@ -297,6 +304,9 @@ export function createBatches(
 
     batchEvents: (batchId) =>
       statements.batchEvents.all(batchId).map((row) => ({ ...row, detail: reasonOf(row.detail) })),
+
+    approvalsSince: (since) =>
+      statements.approvalsSince.all(since).map((row) => ({ ...row, detail: reasonOf(row.detail) })),
 
     approveBatch: writing((batchId: number): boolean => {
       if (rows.batchRow(batchId)?.state !== 'awaiting-approval') return false;
