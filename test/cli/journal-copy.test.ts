@@ -278,10 +278,11 @@ describe.skipIf(missing)('payouts journal copy', () => {
   it('brings an older SQLite journal up to date first, as every command does', async () => {
     await workedHome();
     const url = await postgres.made('older');
-    // The journal as SQLite's version 25 left it: its poll index before migration 26, and
-    // no table for the mark of a move (27).
+    // The journal as SQLite's version 25 left it: its poll index before migration 26, no
+    // table for the mark of a move (27), no index of approvals by time (28).
     const db = new Database(journalPath());
     db.exec(`DROP TABLE moved;
+      DROP INDEX batch_events_approved_by_time;
       DROP INDEX payouts_by_poll_due;
       CREATE INDEX payouts_by_next_poll ON payouts (next_poll_at) WHERE state = 'pending';`);
     db.pragma('user_version = 25');

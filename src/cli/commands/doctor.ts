@@ -488,10 +488,19 @@ function fourEyesChecks(config: Config, folders: Folders): Check[] {
   const home = statSync(folders.home, { throwIfNoEntry: false });
   const service = [0, process.getuid?.() ?? 0, ...(home ? [home.uid] : [])];
   const among = [...new Set(service)].filter((uid) => isApprover(uid, approvers));
-  if (among.length > 0)
+  const named = among.filter((uid) =>
+    approvers.some((entry) => !entry.startsWith('@') && userIdOf(entry) === uid),
+  );
+  if (named.length > 0)
     return fail(
-      `approvers names ${among.map(userNameOf).join(', ')}, the user payouts runs as (or root): its approvals never count, and it would look like a second person. Take it out of ${envName('approvers')} (or out of the group that names it)`,
+      `approvers names ${named.map(userNameOf).join(', ')}, the user payouts runs as (or root): its approvals never count, and it would look like a second person. Take it out of ${envName('approvers')}`,
     );
+  // The server install's accounting group holds the service user, which is never counted.
+  const groups = approvers.filter((entry) => entry.startsWith('@')).join(', ');
+  const inGroup =
+    among.length === 0
+      ? ''
+      : `; ${among.map(userNameOf).join(', ')} (the user payouts runs as, or root) ${among.length === 1 ? 'is' : 'are'} never counted, though in ${groups}`;
   if (missing.length > 0)
     return [
       {
@@ -500,7 +509,7 @@ function fourEyesChecks(config: Config, folders: Folders): Check[] {
         detail: `approvers: ${known.join(', ')}; ${missing.join('; ')}: take ${missing.length === 1 ? 'it' : 'them'} out of ${envName('approvers')}, or make ${missing.length === 1 ? 'that user' : 'them'}`,
       },
     ];
-  return [{ name, level: 'ok', detail: `approvers: ${approvers.join(', ')}` }];
+  return [{ name, level: 'ok', detail: `approvers: ${approvers.join(', ')}${inGroup}` }];
 }
 
 /**
