@@ -1068,5 +1068,5 @@ export const en: Catalog = {
   },
   approvedByCell: ({ approvals, code }) =>
     `${approvals.map(({ by, at }) => `${by} ${at}`).join('; ')}${code === null ? '' : ` (code ${code})`}`,
-  movedIntoApproved: 'someone moving it into approved/',
+  movedIntoApproved: 'someone (moved into approved/)',
 };

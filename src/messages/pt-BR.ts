@@ -1140,5 +1140,5 @@ export const ptBR: Catalog = {
   },
   approvedByCell: ({ approvals, code }) =>
     `${approvals.map(({ by, at }) => `${by} ${at}`).join('; ')}${code === null ? '' : ` (código ${code})`}`,
-  movedIntoApproved: 'alguém, movendo-o para approved/',
+  movedIntoApproved: 'alguém (movido para approved/)',
 };

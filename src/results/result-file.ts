@@ -190,8 +190,11 @@ export function approvalCells(
     const { detail } = event;
     if (code !== null && (detail.code !== 'eventFourEyesApproved' || detail.approvalCode !== code))
       continue;
-    // One person once, by uid: an approval recorded again when more were needed is theirs still.
-    const person = detail.code === 'eventFourEyesApproved' ? `uid ${detail.uid}` : event.by;
+    // One person once, by uid where recorded: an approval recorded again when more were needed.
+    const person =
+      detail.code === 'eventFourEyesApproved' && detail.uid !== undefined
+        ? `uid ${detail.uid}`
+        : `name ${event.by}`;
     if (people.has(person)) continue;
     const by = detail.code === 'eventMovedIntoApproved' ? words.movedIntoApproved : event.by;
     people.set(person, { by, at: shownTime(event.at, format) });
