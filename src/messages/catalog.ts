@@ -29,7 +29,9 @@ export type Heading =
   | 'message'
   | 'amountAsWritten'
   | 'column'
-  | 'sandbox';
+  | 'sandbox'
+  | 'droppedBy'
+  | 'approvedBy';
 
 /** What a status cell may say: a row's state, a line's kind, or (a report) `valid`. */
 export type StatusWord = RowState | 'skipped' | 'replay' | 'valid';
@@ -294,6 +296,13 @@ export interface Catalog {
       message: string | null;
     }): string;
   };
+  /** A result file's approvedBy cell: each approver with when, then the code they approved. */
+  approvedByCell(p: {
+    approvals: readonly { by: string; at: string }[];
+    code: string | null;
+  }): string;
+  /** An approver the journal cannot name: whoever moved the file into approved/ by hand. */
+  movedIntoApproved: string;
 }
 
 export const CATALOGS: Readonly<Record<Language, Catalog>> = { en, 'pt-BR': ptBR };

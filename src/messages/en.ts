@@ -936,6 +936,8 @@ export const en: Catalog = {
     message: 'message',
     amountAsWritten: 'amountAsWritten',
     column: 'column',
+    droppedBy: 'droppedBy',
+    approvedBy: 'approvedBy',
   },
   state: {
     valid: 'valid',
@@ -1064,4 +1066,7 @@ export const en: Catalog = {
         state === null ? 'to be sent' : `${state}${message === null ? '' : ` (${message})`}`
       }`,
   },
+  approvedByCell: ({ approvals, code }) =>
+    `${approvals.map(({ by, at }) => `${by} ${at}`).join('; ')}${code === null ? '' : ` (code ${code})`}`,
+  movedIntoApproved: 'someone (moved into approved/)',
 };

@@ -1007,6 +1007,8 @@ export const ptBR: Catalog = {
     message: 'Mensagem',
     amountAsWritten: 'Valor como escrito',
     column: 'Coluna',
+    droppedBy: 'Enviado por',
+    approvedBy: 'Aprovado por',
   },
   state: ESTADOS,
   outcome: ({ state }) =>
@@ -1136,4 +1138,7 @@ export const ptBR: Catalog = {
         state === null ? 'a enviar' : `${state}${message === null ? '' : ` (${message})`}`
       }`,
   },
+  approvedByCell: ({ approvals, code }) =>
+    `${approvals.map(({ by, at }) => `${by} ${at}`).join('; ')}${code === null ? '' : ` (código ${code})`}`,
+  movedIntoApproved: 'alguém (movido para approved/)',
 };

@@ -21,6 +21,9 @@ export const RESULT_COLUMNS = [
 ] as const satisfies readonly Heading[];
 export type ResultColumn = (typeof RESULT_COLUMNS)[number];
 
+/** Trailing columns of a batch released by approval only: a file of one with none keeps 15. */
+export const APPROVAL_COLUMNS = ['droppedBy', 'approvedBy'] as const satisfies readonly Heading[];
+
 /** The columns of a `validate --report`, in the file's order. */
 export const REPORT_COLUMNS = [
   'line',

@@ -7,7 +7,9 @@ import { openAtomicCsv, type CsvDialect } from '../csv/atomic-csv.js';
 import { safeCell } from '../csv/safe-cell.js';
 import { PIX_KEY_TYPES } from '../gateway/contract.js';
 import type {
+  BatchEvent,
   BatchRecord,
+  JournalBatches,
   JournalGateway,
   JournalReports,
   ResultEntry,
@@ -25,7 +27,7 @@ import {
   shownPixKey,
   spreadsheetTime,
 } from './cells.js';
-import { RESULT_COLUMNS, type ResultColumn } from './columns.js';
+import { APPROVAL_COLUMNS, RESULT_COLUMNS, type ResultColumn } from './columns.js';
 import { say, sayInEnglish } from '../messages/say.js';
 
 /** Starts whatever is written or printed from a journal bound to the embedded sandbox. */
@@ -161,6 +163,46 @@ export function resultRecord(
   };
 }
 
+/** A time of ours as the file's other times are shown: for a spreadsheet, or with its offset. */
+function shownTime(at: number, format: ResultFormat): string {
+  const instant = new Date(at);
+  return format.dialect === 'excel'
+    ? spreadsheetTime(instant, format.timeZone)
+    : inTimeZone(instant, format.timeZone);
+}
+
+/**
+ * Who dropped a batch and who approved it, as its journal recorded them: the cells of
+ * APPROVAL_COLUMNS, or undefined for a batch nobody approved. Under four eyes, the
+ * approvers of the code that released it, each once; else whoever approved it last.
+ */
+export function approvalCells(
+  events: readonly BatchEvent[],
+  format: ResultFormat,
+): [droppedBy: string, approvedBy: string] | undefined {
+  const approvals = events.filter((event) => event.event === 'approved');
+  const last = approvals.at(-1);
+  if (!last) return undefined;
+  const words = catalogFor(format);
+  const code = last.detail.code === 'eventFourEyesApproved' ? last.detail.approvalCode : null;
+  const people = new Map<string, { by: string; at: string }>();
+  for (const event of code === null ? [last] : approvals) {
+    const { detail } = event;
+    if (code !== null && (detail.code !== 'eventFourEyesApproved' || detail.approvalCode !== code))
+      continue;
+    // One person once, by uid where recorded: an approval recorded again when more were needed.
+    const person =
+      detail.code === 'eventFourEyesApproved' && detail.uid !== undefined
+        ? `uid ${detail.uid}`
+        : `name ${event.by}`;
+    if (people.has(person)) continue;
+    const by = detail.code === 'eventMovedIntoApproved' ? words.movedIntoApproved : event.by;
+    people.set(person, { by, at: shownTime(event.at, format) });
+  }
+  const dropped = events.find((event) => event.event === 'dropped')?.by ?? '';
+  return [dropped, words.approvedByCell({ approvals: [...people.values()], code })];
+}
+
 /** One line of the result file: the record's cells in column order, each formula-safe. */
 export function resultLine(
   entry: ResultEntry,
@@ -205,7 +247,7 @@ export async function* entriesOf(
  * False when `stop` came first: `path` keeps what it had.
  */
 export async function writeResultFile(
-  journal: JournalReports & JournalGateway,
+  journal: JournalReports & JournalGateway & Pick<JournalBatches, 'batchEvents'>,
   batch: BatchRecord,
   path: string,
   format: ResultFormat,
@@ -213,7 +255,11 @@ export async function writeResultFile(
 ): Promise<boolean> {
   const sandbox = (await journal.gatewayKind()) === 'sandbox';
   const words = catalogFor(format);
-  const headings = RESULT_COLUMNS.map((column) => words.heading[column]);
+  // Read once: the same two cells end every line of the batch.
+  const approval = approvalCells(await journal.batchEvents(batch.id), format)?.map(safeCell);
+  const headings = [...RESULT_COLUMNS, ...(approval ? APPROVAL_COLUMNS : [])].map(
+    (column) => words.heading[column],
+  );
   const columns = sandbox ? [words.heading.sandbox, ...headings] : headings;
   const file = openAtomicCsv(path, columns, DIALECTS[format.dialect]);
   const heldBecause = holdMessage(batch, words);
@@ -224,6 +270,7 @@ export async function writeResultFile(
         return false;
       }
       const line = resultLine(entry, format, heldBecause);
+      if (approval) line.push(...approval);
       await file.write(sandbox ? [words.sandboxMoved, ...line] : line);
     }
     await file.commit();

@@ -68,6 +68,8 @@ function rendered(catalog: Catalog): Record<string, string> {
     help: 'payouts run --help',
     expected: 2,
     got: 3,
+    approvals: [{ by: 'ana', at: '2026-11-28 14:02:07' }],
+    code: 'K7QD-M2XA-P9RT',
   };
   const texts: Record<string, string> = {};
   const add = (prefix: string, entries: [string, unknown][]) => {

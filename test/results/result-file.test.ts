@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PayoutRecord, ResultEntry } from '../../src/journal/journal.js';
-import { holdMessage, resultLine } from '../../src/results/result-file.js';
+import type { BatchEvent, PayoutRecord, ResultEntry } from '../../src/journal/journal.js';
+import { approvalCells, holdMessage, resultLine } from '../../src/results/result-file.js';
 import { archiveFileName, batchDay, resultFileNames } from '../../src/results/names.js';
 import { cashOutRequest } from '../support/gateway.js';
 
@@ -274,5 +274,67 @@ describe('archiveFileName', () => {
     ['payroll (batch 2).result.csv', 'payroll.csv', 'payroll (batch 2).csv'],
   ])('%s of %s -> %s', (result, input, archived) => {
     expect(archiveFileName(result, input)).toBe(archived);
+  });
+});
+
+describe('approvalCells', () => {
+  const at = (iso: string) => Date.parse(iso);
+  const fourEyes = (by: string, uid: number, when: string, code: string, needed: number) =>
+    ({
+      at: at(when),
+      event: 'approved',
+      by,
+      detail: {
+        code: 'eventFourEyesApproved',
+        approvalCode: code,
+        count: 2,
+        cents: 600000,
+        needed,
+        via: `folha.csv.${by}.aprovado`,
+        uid,
+      },
+    }) satisfies BatchEvent;
+  const dropped: BatchEvent = {
+    at: at('2026-11-28T12:00:00Z'),
+    event: 'dropped',
+    by: 'maria',
+    detail: { code: 'eventDropped', uid: 1001 },
+  };
+
+  it('names the approvers of the code that released the batch, each once, at their first approval', () => {
+    const events: BatchEvent[] = [
+      dropped,
+      fourEyes('carla', 1004, '2026-11-28T12:30:00Z', 'AAAA-AAAA-AAAA', 1),
+      fourEyes('ana', 1002, '2026-11-28T17:02:07Z', 'K3F9-M2XA-P9RT', 1),
+      // Recorded again when a second approver was needed: still ana, once.
+      fourEyes('ana', 1002, '2026-11-28T17:09:00Z', 'K3F9-M2XA-P9RT', 2),
+      fourEyes('bruno', 1003, '2026-11-28T17:10:00Z', 'K3F9-M2XA-P9RT', 2),
+    ];
+    expect(approvalCells(events, { ...EXCEL, language: 'pt-BR' })).toEqual([
+      'maria',
+      'ana 2026-11-28 14:02:07; bruno 2026-11-28 14:10:00 (código K3F9-M2XA-P9RT)',
+    ]);
+    expect(approvalCells(events, { dialect: 'rfc4180', timeZone: 'America/Sao_Paulo' })).toEqual([
+      'maria',
+      'ana 2026-11-28T14:02:07-03:00; bruno 2026-11-28T14:10:00-03:00 (code K3F9-M2XA-P9RT)',
+    ]);
+  });
+
+  it('says a file moved into approved/ by hand was approved by someone the journal cannot name', () => {
+    const moved: BatchEvent = {
+      at: at('2026-11-28T17:02:07Z'),
+      event: 'approved',
+      by: 'a person',
+      detail: { code: 'eventMovedIntoApproved' },
+    };
+    expect(approvalCells([moved], { ...EXCEL, language: 'pt-BR' })).toEqual([
+      '',
+      'alguém (movido para approved/) 2026-11-28 14:02:07',
+    ]);
+  });
+
+  it('is nothing for a batch nobody approved, dropped under four eyes or not', () => {
+    expect(approvalCells([], EXCEL)).toBeUndefined();
+    expect(approvalCells([dropped], EXCEL)).toBeUndefined();
   });
 });
