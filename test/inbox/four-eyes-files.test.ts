@@ -19,7 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import type { FileSummary } from '../../src/app/pass.js';
 import { ensureFolders, homeFolders, isPayoutFileName } from '../../src/inbox/folders.js';
@@ -30,15 +30,12 @@ import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 import { paidByKey } from '../support/gateway.js';
 import { IS_ROOT, nobodyReachesCheckout } from '../support/nobody.js';
+import { ANA, BRUNO, HEADER } from '../support/folha.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
+import { useUnixUsers } from '../support/unix-users.js';
 
 // A few passes and a child run each: far from what they take, so a busy machine waits.
 vi.setConfig({ testTimeout: 60_000 });
-
-const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
-const ANA = 'Ana Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"3.500,00"';
-const BRUNO =
-  'Bruno Lima,111.444.777-35,bruno@example.com,(21) 99876-5432,bruno@example.com,"2.500,00"';
 
 describe('approval files beside a waiting file', () => {
   const folder = useTempFolder();
@@ -83,24 +80,9 @@ describe('approval files beside a waiting file', () => {
   });
 });
 
-/** Users of this file only: the pid keeps two runs of it on one machine apart. */
-const tag = `ff${process.pid % 100_000}`;
-const USERS = { maria: `${tag}maria`, ana: `${tag}ana`, bruno: `${tag}bruno` } as const;
-type Who = keyof typeof USERS;
-const ids = {} as Record<Who, { uid: number; gid: number }>;
-
 describe.runIf(IS_ROOT)('four eyes, files nobody lets themselves in through', () => {
-  beforeAll(() => {
-    for (const [who, name] of Object.entries(USERS) as [Who, string][]) {
-      execFileSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', name]);
-      const id = (flag: string) =>
-        Number(execFileSync('id', [flag, name], { encoding: 'utf8' }).trim());
-      ids[who] = { uid: id('-u'), gid: id('-g') };
-    }
-  });
-  afterAll(() => {
-    for (const name of Object.values(USERS)) execFileSync('userdel', [name]);
-  });
+  const { users: USERS, ids } = useUnixUsers('ff', ['maria', 'ana', 'bruno']);
+  type Who = keyof typeof USERS;
 
   const settings: Partial<Config> = {
     fourEyes: true,

@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import type { FileSummary } from '../../src/app/pass.js';
 import { en } from '../../src/messages/en.js';
@@ -24,52 +24,19 @@ import { say } from '../../src/messages/say.js';
 import { runCli } from '../support/cli.js';
 import { paidByKey } from '../support/gateway.js';
 import { IS_ROOT, nobodyReachesCheckout } from '../support/nobody.js';
-import { passHome, type PassHome } from '../support/pass-home.js';
-import { postgresMissing, usePostgres } from '../support/postgres.js';
+import { ANA, BRUNO, CARLA, HEADER } from '../support/folha.js';
+import { passHomeStores, type PassHome } from '../support/pass-home.js';
 import { planOf, recordStatements } from '../support/statements.js';
+import { useUnixUsers } from '../support/unix-users.js';
 
 // A few passes and a child run each: far from what they take, so a busy machine waits.
 vi.setConfig({ testTimeout: 60_000 });
 
-const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
-const ANA = 'Ana Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"3.500,00"';
-const BRUNO =
-  'Bruno Lima,111.444.777-35,bruno@example.com,(21) 99876-5432,bruno@example.com,"2.500,00"';
-const CARLA =
-  'Carla Dias,390.533.447-05,carla@example.com,(31) 99123-4567,carla@example.com,"4.450,50"';
-
-/** Users of this file only: the pid keeps two runs of it on one machine apart. */
-const tag = `fe${process.pid % 100_000}`;
-const USERS = { maria: `${tag}maria`, ana: `${tag}ana`, bruno: `${tag}bruno` } as const;
-type Who = keyof typeof USERS;
-const ids = {} as Record<Who, { uid: number; gid: number }>;
-
 describe.runIf(IS_ROOT)('four eyes, with real users', () => {
-  beforeAll(() => {
-    for (const [who, name] of Object.entries(USERS) as [Who, string][]) {
-      execFileSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', name]);
-      const id = (flag: string) =>
-        Number(execFileSync('id', [flag, name], { encoding: 'utf8' }).trim());
-      ids[who] = { uid: id('-u'), gid: id('-g') };
-    }
-  });
-  afterAll(() => {
-    for (const name of Object.values(USERS)) execFileSync('userdel', [name]);
-  });
-  // A cluster for this file, started only when its tests run (as root).
-  const postgres = postgresMissing() === undefined ? usePostgres() : undefined;
-  let journals = 0;
-  const STORES = ['SQLite', ...(postgres ? ['PostgreSQL'] : [])];
-
-  describe.each(STORES)('on %s', (store) => {
-    /** A home whose journal is in this store: each its own database on PostgreSQL. */
-    const newHome = async () =>
-      passHome(
-        store === 'PostgreSQL' && postgres
-          ? { journal: { kind: 'postgres', url: await postgres.made(`j${++journals}`) } }
-          : {},
-      );
-
+  const { tag, users: USERS, ids } = useUnixUsers('fe', ['maria', 'ana', 'bruno']);
+  type Who = keyof typeof USERS;
+  // PostgreSQL's cluster for this file starts only when its tests run (as root).
+  describe.each(passHomeStores())('on %s', (store, newHome) => {
     const settings = (more: Partial<Config> = {}): Partial<Config> => ({
       fourEyes: true,
       approvers: [USERS.maria, USERS.ana, USERS.bruno],

@@ -4,26 +4,21 @@
  * Four eyes with real Unix users, made here with useradd, so only as root. Each runs on
  * SQLite and on PostgreSQL (PAYOUTS_REQUIRE_POSTGRES=1 so the second cannot skip).
  */
-import { execFileSync } from 'node:child_process';
 import { chownSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { writeResultFile, type ResultFormat } from '../../src/results/result-file.js';
 import { runCli } from '../support/cli.js';
 import { paidByKey } from '../support/gateway.js';
 import { IS_ROOT } from '../support/nobody.js';
-import { passHome, type PassHome } from '../support/pass-home.js';
-import { postgresMissing, usePostgres } from '../support/postgres.js';
+import { ANA, BRUNO, HEADER } from '../support/folha.js';
+import { passHomeStores, type PassHome } from '../support/pass-home.js';
+import { useUnixUsers } from '../support/unix-users.js';
 
 // A few passes and a child run each: far from what they take, so a busy machine waits.
 vi.setConfig({ testTimeout: 60_000 });
-
-const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
-const ANA = 'Ana Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"3.500,00"';
-const BRUNO =
-  'Bruno Lima,111.444.777-35,bruno@example.com,(21) 99876-5432,bruno@example.com,"2.500,00"';
 
 /** Today's columns: what a batch released with no approval keeps, for existing imports. */
 const FIFTEEN_PT = [
@@ -44,12 +39,6 @@ const FIFTEEN_PT = [
   'Mensagem',
 ];
 
-/** Users of this file only: the pid keeps two runs of it on one machine apart. */
-const tag = `rc${process.pid % 100_000}`;
-const USERS = { maria: `${tag}maria`, ana: `${tag}ana`, bruno: `${tag}bruno` } as const;
-type Who = keyof typeof USERS;
-const ids = {} as Record<Who, { uid: number; gid: number }>;
-
 /** A result file's lines as cells, whatever its dialect. */
 function cellsOf(path: string, delimiter: string): string[][] {
   return parse(readFileSync(path, 'utf8'), { delimiter, bom: true, relax_column_count: true });
@@ -65,29 +54,8 @@ function resultOf(home: PassHome): string {
 }
 
 describe.runIf(IS_ROOT)('who dropped and who approved, in the result file', () => {
-  beforeAll(() => {
-    for (const [who, name] of Object.entries(USERS) as [Who, string][]) {
-      execFileSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', name]);
-      const id = (flag: string) =>
-        Number(execFileSync('id', [flag, name], { encoding: 'utf8' }).trim());
-      ids[who] = { uid: id('-u'), gid: id('-g') };
-    }
-  });
-  afterAll(() => {
-    for (const name of Object.values(USERS)) execFileSync('userdel', [name]);
-  });
-  const postgres = postgresMissing() === undefined ? usePostgres() : undefined;
-  let journals = 0;
-  const STORES = ['SQLite', ...(postgres ? ['PostgreSQL'] : [])];
-
-  describe.each(STORES)('on %s', (store) => {
-    const newHome = async () =>
-      passHome(
-        store === 'PostgreSQL' && postgres
-          ? { journal: { kind: 'postgres', url: await postgres.made(`j${++journals}`) } }
-          : {},
-      );
-
+  const { users: USERS, ids } = useUnixUsers('rc', ['maria', 'ana', 'bruno']);
+  describe.each(passHomeStores())('on %s', (_store, newHome) => {
     it('a four-eyes file dropped by one and approved by two names all three, and the code', async () => {
       const settings: Partial<Config> = {
         fourEyes: true,

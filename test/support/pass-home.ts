@@ -16,6 +16,7 @@ import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { systemClock } from '../../src/runtime/clock.js';
 import { TOKEN, clientFor } from './gateway.js';
+import { postgresMissing, usePostgres } from './postgres.js';
 
 export interface PassHome {
   sandbox: Sandbox;
@@ -131,4 +132,22 @@ export async function passHome(
       }
     },
   };
+}
+
+/**
+ * The stores a home's journal can be in, for describe.each: SQLite, and PostgreSQL when it
+ * is here (a cluster for the calling block, started when its tests run), each with its
+ * maker of a home whose journal is in that store, each its own database on PostgreSQL.
+ */
+export function passHomeStores(): [store: string, newHome: () => Promise<PassHome>][] {
+  const postgres = postgresMissing() === undefined ? usePostgres() : undefined;
+  let journals = 0;
+  const stores: [string, () => Promise<PassHome>][] = [['SQLite', () => passHome()]];
+  if (postgres)
+    stores.push([
+      'PostgreSQL',
+      async () =>
+        passHome({ journal: { kind: 'postgres', url: await postgres.made(`j${++journals}`) } }),
+    ]);
+  return stores;
 }
