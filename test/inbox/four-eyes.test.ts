@@ -54,15 +54,22 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
       return home;
     }
 
-    const waiting = (home: PassHome) => join(home.folders.awaiting, 'folha.csv');
-    const codeOf = (home: PassHome) =>
+    /** carla.csv dropped by maria beside what the home holds, and waiting. */
+    async function waitingCarla(home: PassHome, more: Partial<Config>) {
+      home.drop('carla.csv', [HEADER, CARLA]);
+      chownSync(join(home.folders.inbox, 'carla.csv'), ids.maria.uid, ids.maria.gid);
+      expect((await home.run(settings(more))).exit).toBe(2);
+    }
+
+    const waiting = (home: PassHome, file = 'folha.csv') => join(home.folders.awaiting, file);
+    const codeOf = (home: PassHome, file = 'folha.csv') =>
       /Approval code: ([A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4})/.exec(
-        readFileSync(`${waiting(home)}.report.txt`, 'utf8'),
+        readFileSync(`${waiting(home, file)}.report.txt`, 'utf8'),
       )?.[1] ?? '';
 
     /** What a person leaves in awaiting-approval/, as their own user. */
-    function leaveApproval(home: PassHome, who: Who, code = codeOf(home)): string {
-      const path = `${waiting(home)}.${USERS[who]}.aprovado`;
+    function leaveApproval(home: PassHome, who: Who, code = codeOf(home), file = 'folha.csv') {
+      const path = `${waiting(home, file)}.${USERS[who]}.aprovado`;
       writeFileSync(path, `${code}\n`, { mode: 0o640 });
       chownSync(path, ids[who].uid, ids[who].gid);
       return path;
@@ -177,16 +184,9 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
       const home = await waitingFile(limit);
       leaveApproval(home, 'ana');
       expect((await home.run(settings(limit))).exit).toBe(0);
-      home.drop('carla.csv', [HEADER, CARLA]);
-      chownSync(join(home.folders.inbox, 'carla.csv'), ids.maria.uid, ids.maria.gid);
-      expect((await home.run(settings(limit))).exit).toBe(2);
-      const carla = join(home.folders.awaiting, 'carla.csv');
-      const code = /Approval code: (\S+)/.exec(readFileSync(`${carla}.report.txt`, 'utf8'))?.[1];
-      const approve = (who: Who) => {
-        const path = `${carla}.${USERS[who]}.aprovado`;
-        writeFileSync(path, `${code}\n`, { mode: 0o640 });
-        chownSync(path, ids[who].uid, ids[who].gid);
-      };
+      await waitingCarla(home, limit);
+      const code = codeOf(home, 'carla.csv');
+      const approve = (who: Who) => leaveApproval(home, who, code, 'carla.csv');
       approve('ana');
       let one: Awaited<ReturnType<PassHome['run']>> | undefined;
       const ran = await recordStatements(async () => {
@@ -220,14 +220,8 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
       leaveApproval(home, 'ana');
       expect((await home.run(settings(limit))).exit).toBe(0);
       home.advance(24 * 3_600_000);
-      home.drop('carla.csv', [HEADER, CARLA]);
-      chownSync(join(home.folders.inbox, 'carla.csv'), ids.maria.uid, ids.maria.gid);
-      expect((await home.run(settings(limit))).exit).toBe(2);
-      const carla = join(home.folders.awaiting, 'carla.csv');
-      const code = /Approval code: (\S+)/.exec(readFileSync(`${carla}.report.txt`, 'utf8'))?.[1];
-      const path = `${carla}.${USERS.ana}.aprovado`;
-      writeFileSync(path, `${code}\n`, { mode: 0o640 });
-      chownSync(path, ids.ana.uid, ids.ana.gid);
+      await waitingCarla(home, limit);
+      leaveApproval(home, 'ana', codeOf(home, 'carla.csv'), 'carla.csv');
       expect((await home.run(settings(limit))).exit).toBe(0);
       expect(paidByKey(home.sandbox).get('carla@example.com 445050')).toBe(1);
     });
@@ -235,14 +229,8 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
     it('beyond dailyLimit, files approved together before one run count each other', async () => {
       const limit = { dailyLimit: 7_000_00 };
       const home = await waitingFile(limit);
-      home.drop('carla.csv', [HEADER, CARLA]);
-      chownSync(join(home.folders.inbox, 'carla.csv'), ids.maria.uid, ids.maria.gid);
-      expect((await home.run(settings(limit))).exit).toBe(2);
-      const carla = join(home.folders.awaiting, 'carla.csv');
-      const code = /Approval code: (\S+)/.exec(readFileSync(`${carla}.report.txt`, 'utf8'))?.[1];
-      const path = `${carla}.${USERS.ana}.aprovado`;
-      writeFileSync(path, `${code}\n`, { mode: 0o640 });
-      chownSync(path, ids.ana.uid, ids.ana.gid);
+      await waitingCarla(home, limit);
+      leaveApproval(home, 'ana', codeOf(home, 'carla.csv'), 'carla.csv');
       leaveApproval(home, 'ana');
       // R$ 6.000,00 and R$ 4.450,50 pass R$ 7.000,00 together: one approver releases one of them.
       const run = await home.run(settings(limit));
