@@ -754,7 +754,7 @@ const help: HelpTexts = {
           'it is a corrected copy of this batch (its number in the summary): rows that batch paid are covered, the others sent, and what that batch never sent is closed',
         batch:
           "when several files of that name wait: this one's batch number, as the run's summary gives it",
-        by: 'who answers, for the audit trail (default: the user running it)',
+        by: 'a note beside the user running it, who the audit trail names',
       },
       after:
         '\nExamples:\n  payouts approve payroll-2026-11.csv\n  payouts approve folha.csv --new-batch --by "Maria (financeiro)"\n  payouts approve semanal.csv --new-batch --except 9\n  payouts approve fornecedores.csv --corrects 12',
@@ -766,7 +766,7 @@ const help: HelpTexts = {
         reason: 'why, kept beside the file in rejected/',
         batch:
           "when several files of that name wait: this one's batch number, as the run's summary gives it",
-        by: 'who turns it down, for the audit trail (default: the user running it)',
+        by: 'a note beside the user running it, who the audit trail names',
       },
       after: '\nExample:\n  payouts reject payroll-2026-11.csv --reason "wrong month"',
     },

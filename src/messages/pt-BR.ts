@@ -822,7 +822,7 @@ const help: HelpTexts = {
           'é uma cópia corrigida deste lote (seu número no resumo): as linhas que esse lote pagou ficam cobertas, as outras são enviadas, e o que esse lote nunca enviou é encerrado',
         batch:
           'quando vários arquivos com esse nome esperam: o número do lote deste, como o resumo da execução o dá',
-        by: 'quem responde, para a trilha de auditoria (padrão: o usuário que executa)',
+        by: 'uma nota ao lado do usuário que executa, que a trilha de auditoria nomeia',
       },
       after:
         '\nExemplos:\n  payouts approve folha-2026-11.csv\n  payouts approve folha.csv --new-batch --by "Maria (financeiro)"\n  payouts approve semanal.csv --new-batch --except 9\n  payouts approve fornecedores.csv --corrects 12',
@@ -834,7 +834,7 @@ const help: HelpTexts = {
         reason: 'por quê; fica guardado ao lado do arquivo em rejected/',
         batch:
           'quando vários arquivos com esse nome esperam: o número do lote deste, como o resumo da execução o dá',
-        by: 'quem recusa, para a trilha de auditoria (padrão: o usuário que executa)',
+        by: 'uma nota ao lado do usuário que executa, que a trilha de auditoria nomeia',
       },
       after: '\nExemplo:\n  payouts reject folha-2026-11.csv --reason "mês errado"',
     },

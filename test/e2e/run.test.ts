@@ -7,6 +7,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -24,6 +25,9 @@ import {
 } from '../support/gateway.js';
 
 const SAMPLES = fileURLToPath(new URL('../../samples/', import.meta.url));
+
+/** Who `--by Maria` records: the user running the command, the typed name a note beside it. */
+const AS_MARIA = `${userInfo().username} (--by Maria)`;
 
 describe('payouts run (sandbox over HTTP, real folders)', () => {
   const folder = useTempFolder();
@@ -220,7 +224,9 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
       { env },
     );
     expect(approved.code, approved.stderr).toBe(0);
-    expect(approved.stdout).toContain('2 payouts, R$ 5.500,00, released by Maria as new payments');
+    expect(approved.stdout).toContain(
+      `2 payouts, R$ 5.500,00, released by ${AS_MARIA} as new payments`,
+    );
     expect((await runCli(['run'], { env })).code).toBe(3);
     expect(sandbox.ledger()).toHaveLength(4);
     expect(duplicates()).toEqual([]);
@@ -234,13 +240,13 @@ describe('payouts run (sandbox over HTTP, real folders)', () => {
         }
       }
       expect(released).toHaveLength(2);
-      expect(released[0]?.reason).toEqual({ code: 'releasedNewBy', by: 'Maria', repeats: 2 });
+      expect(released[0]?.reason).toEqual({ code: 'releasedNewBy', by: AS_MARIA, repeats: 2 });
     } finally {
       await journal.close();
     }
     const status = await runCli(['status', 'folha_final.csv'], { env });
     expect(status.stdout).toMatch(
-      /released by Maria at \d{4}-\d\d-\d\dT[\d:]+[+-]\d\d:\d\d: 2 held rows are new payments; 2 of them repeat payouts, as the person confirmed: line 2 \(Ana Souza/,
+      /released by \S+ \(--by Maria\) at \d{4}-\d\d-\d\dT[\d:]+[+-]\d\d:\d\d: 2 held rows are new payments; 2 of them repeat payouts, as the person confirmed: line 2 \(Ana Souza/,
     );
     const again = await runCli(['approve', 'folha_final.csv', '--new-batch'], { env });
     expect(again.code).toBe(1);

@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
   existsSync,
@@ -259,7 +260,7 @@ describe.each(JOURNAL_STORES)(
       );
       expect(refused.code, refused.stderr).toBe(0);
       expect((await runCli(['status', 'other.csv'], { env })).stdout).toContain(
-        'refused by Maria at',
+        `refused by ${userInfo().username} (--by Maria) at`,
       );
       expect(readFileSync(join(home, 'rejected', 'other.csv.reason.txt'), 'utf8')).toContain(
         'turned down by a person: wrong month',

@@ -4,6 +4,7 @@
  * twice and the new row is paid.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { withCheckDigits } from '../../src/domain/check-digits.js';
@@ -17,6 +18,8 @@ import { passHome, type PassHome } from '../support/pass-home.js';
 vi.setConfig({ testTimeout: 120_000 });
 
 const HEADER = 'Nome,CPF,E-mail,Celular,Chave Pix,Valor';
+/** Who `--by maria` records: the user running the command, the typed name a note beside it. */
+const AS_MARIA = `${userInfo().username} (--by maria)`;
 const ANA = 'Ana Souza,529.982.247-25,ana@example.com,(11) 98765-4321,ana@example.com,"3.500,00"';
 const BRUNO =
   'Bruno Lima,111.444.777-35,bruno@example.com,(21) 99876-5432,bruno@example.com,"2.500,00"';
@@ -116,7 +119,7 @@ describe('approve --new-batch', () => {
       expect.stringMatching(/^ {2}line 4: Carla Dias, R\$ 4\.450,50: repeats folha\.csv, line 4, /),
     ]);
     expect(lines[4]).toBe(
-      'folha.csv (batch 2): 1 payout, R$ 1.999,99, released by maria as new payments; the next run sends them.',
+      `folha.csv (batch 2): 1 payout, R$ 1.999,99, released by ${AS_MARIA} as new payments; the next run sends them.`,
     );
     expect(lines[5]).toContain('Those 3 rows stay held.');
     expect(approveCommands(fresh.stdout)).toEqual([]);
@@ -135,8 +138,9 @@ describe('approve --new-batch', () => {
     expect((await runCli(['run'], { env })).code).toBe(0);
     expect([...paidTo(home).values()]).toEqual([2, 2, 2, 1]);
     const status = await runCli(['status', 'folha.csv'], { env });
+    expect(status.stdout).toContain(`released by ${AS_MARIA} at `);
     expect(status.stdout).toMatch(
-      /released by maria at [\dT:.Z-]+: 3 held rows are new payments; 3 of them repeat payouts, as the person confirmed: line 2 \(Ana Souza, R\$ 3\.500,00\) repeats folha\.csv line 2/,
+      / at [\dT:.Z-]+: 3 held rows are new payments; 3 of them repeat payouts, as the person confirmed: line 2 \(Ana Souza, R\$ 3\.500,00\) repeats folha\.csv line 2/,
     );
   });
 });
@@ -306,7 +310,7 @@ describe('approve, twice', () => {
     const again = await runCli(['approve', 'folha.csv'], { env });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(
-      /^payouts approve: folha\.csv \(batch 1\) was approved by maria on \d{4}-\d\d-\d\d \d\d:\d\d UTC: 2 paid \(R\$ 6\.000,00\); nothing changed\n$/,
+      /^payouts approve: folha\.csv \(batch 1\) was approved by \S+ \(--by maria\) on \d{4}-\d\d-\d\d \d\d:\d\d UTC: 2 paid \(R\$ 6\.000,00\); nothing changed\n$/,
     );
   });
 });
@@ -379,7 +383,7 @@ describe('approve --corrects, counting what it sends', () => {
     expect([...paidTo(home).values()]).toEqual([1, 1, 1, 1]);
     const lines = approved.stdout.split('\n');
     expect(lines[0]).toBe(
-      'folha.csv (batch 3): linked as a corrected copy of batch 2 by maria; 1 payout to be sent by the next run.',
+      `folha.csv (batch 3): linked as a corrected copy of batch 2 by ${AS_MARIA}; 1 payout to be sent by the next run.`,
     );
     expect(lines[1]).toBe('1 row stays held:');
     expect(lines[2]).toMatch(

@@ -190,6 +190,16 @@ const lineList =
     return lines;
   };
 
+/**
+ * Who decides: the user running the command, never a name typed in a flag; `--by NAME`
+ * is kept only as a note beside that user.
+ */
+function personActing(typed: string | undefined): string {
+  const real = userInfo().username;
+  const note = typed?.trim();
+  return note && note !== real ? `${real} (--by ${note})` : real;
+}
+
 export function approveCommand(
   io: CliIo,
   { command: { approve: words }, expected }: HelpTexts,
@@ -224,7 +234,7 @@ export function approveCommand(
         : options.except
           ? { pick: { except: options.except } }
           : {};
-      const by = options.by?.trim() || userInfo().username;
+      const by = personActing(options.by);
       const answer: HoldAnswer | undefined = options.newBatch
         ? {
             newBatch: true,
@@ -581,12 +591,10 @@ export function rejectCommand(
               );
             }
             if (batch) {
-              await journal.recordBatchEvent(
-                batch.id,
-                'refused',
-                options.by?.trim() || userInfo().username,
-                { code: 'eventReason', reason: options.reason },
-              );
+              await journal.recordBatchEvent(batch.id, 'refused', personActing(options.by), {
+                code: 'eventReason',
+                reason: options.reason,
+              });
             }
             // The reason file is the accountant's to read: in their words; the journal keeps English.
             const moved = reject(found.file, folders.rejected, [say(words, why)]);
