@@ -51,7 +51,7 @@ const TAKES: Record<string, readonly string[]> = {
     'JournalReports',
     'JournalRetries',
   ],
-  results: ['JournalGateway', 'JournalReports'],
+  results: ['JournalBatches', 'JournalGateway', 'JournalReports'],
 };
 
 const journalSource = readFileSync(join(SRC, 'journal/journal.ts'), 'utf8');
