@@ -3,7 +3,9 @@
  * once rather than waiting for a claim's commit: `ahead` rows, topped up once half of them
  * are sent (docs/benchmarks.md). A top-up is claimed while the places go on sending (the
  * SQLite journal commits it off the event loop) and its rows join the others when it
- * returns. What it still holds when the run stops or pauses is given back to the queue.
+ * returns. Places that had to wait for a top-up mean the answers outran the commits: it
+ * then holds twice as many, up to `maxAhead`, so each commit claims more rows. What it
+ * still holds when the run stops or pauses is given back to the queue.
  */
 import type { Said } from '../messages/said.js';
 import type { Claim } from '../journal/journal.js';
@@ -42,8 +44,10 @@ export interface ClaimAhead {
 }
 
 export function createClaimAhead(options: {
-  /** How many rows to hold ahead of the places (0: none, as under a request budget). */
+  /** How many rows to hold ahead of the places at first (0: none, as under a request budget). */
   ahead: number;
+  /** The most it may come to hold, when its commits cannot keep up with the places. */
+  maxAhead: number;
   /** Claims up to `limit` queued rows, `sending` durably before it returns. */
   claim: (limit: number) => Promise<Claim[]>;
   unclaim: (claims: readonly Claim[], reason: Said) => Promise<number>;
@@ -107,7 +111,8 @@ export function createClaimAhead(options: {
         return 'filled';
       }
       if (toppingUp !== undefined) {
-        // The top-up on its way brings rows for these places.
+        // The top-up on its way brings rows for these places; later ones claim more.
+        ahead = Math.min(options.maxAhead, ahead * 2);
         await toppingUp;
         return 'waited';
       }

@@ -38,6 +38,13 @@ import { sayInEnglish } from '../messages/say.js';
 /** How long answers wait to share a commit. */
 export const GROUP_COMMIT_MS = 10;
 
+/**
+ * The most rows held ahead of the places (claim-ahead.ts), when the claims' commits cannot
+ * keep up with the answers: at zero latency a commit then claims a few hundred rows. After
+ * a crash, rows held are left `sending` unsent and are resolved by lookup.
+ */
+const MAX_AHEAD = 512;
+
 /** The journal's reason for a row given back because its claim aged before its request left. */
 const FROZEN_REASON: Said = { code: 'auditClaimTooOld' };
 
@@ -162,6 +169,7 @@ export async function sendQueued(
   // None held ahead under a request budget, whose pace, not the commits, is the ceiling.
   const ahead = createClaimAhead({
     ahead: pool.paced ? 0 : pool.concurrency,
+    maxAhead: pool.paced ? 0 : Math.max(pool.concurrency, MAX_AHEAD),
     claim: async (limit) => {
       const claims = await writer.withAnswers((answers) =>
         journal.claimToSend(options.owner, limit, options.leaseMs, options.admission, answers),

@@ -56,9 +56,10 @@ describe('the claim-ahead buffer, against the sandbox over HTTP and a SQLite jou
     return ids;
   };
 
-  const buffer = (ahead: number): ClaimAhead =>
+  const buffer = (ahead: number, maxAhead = ahead): ClaimAhead =>
     createClaimAhead({
       ahead,
+      maxAhead,
       claim: (limit) => journal.claimToSend('test', limit, LEASE_MS),
       unclaim: (claims, why) => journal.unclaim(claims, why),
       elapsed: () => elapsedMs,
@@ -123,6 +124,28 @@ describe('the claim-ahead buffer, against the sandbox over HTTP and a SQLite jou
     expect(ahead.held).toBe(3);
     expect(await sending()).toBe(started.length + 3);
     expect(new Set(started.map(({ claim }) => claim.orderId)).size).toBe(8);
+    await ahead.giveBack({ code: 'runStopped' });
+  });
+
+  it('holds twice as many ahead each time places waited for a top-up, up to its most', async () => {
+    await admit(60);
+    const ahead = buffer(4, 8);
+    const started: Claimed[] = [];
+    const start = (row: Claimed): number => started.push(row);
+    await ahead.fill(4, start);
+    // Three go, one is left: a top-up of three is on its way when two more places free.
+    await ahead.fill(3, start);
+    expect(await ahead.fill(2, start)).toBe('waited');
+    // Its commits now keep up with fewer places: held to eight, not four.
+    await ahead.fill(1, start);
+    await holding(ahead, 8);
+    // Waiting again would double it to 16: it stays at its most, eight.
+    await ahead.fill(5, start);
+    expect(await ahead.fill(4, start)).toBe('waited');
+    await ahead.fill(1, start);
+    await holding(ahead, 8);
+    expect(await sending()).toBe(started.length + 8);
+    expect(new Set(started.map(({ claim }) => claim.orderId)).size).toBe(started.length);
     await ahead.giveBack({ code: 'runStopped' });
   });
 
