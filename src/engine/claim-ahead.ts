@@ -18,10 +18,14 @@ import type { Claim } from '../journal/journal.js';
  */
 export const AHEAD_MAX_WAIT_MS = 1_000;
 
-/** A claimed row, and when it was asked for on the monotonic clock. */
+/**
+ * A claimed row, when it was asked for on the monotonic clock, and the marker's write of
+ * its claim's commit, which its request waits for.
+ */
 export interface Claimed {
   claim: Claim;
   at: number;
+  sendable: Promise<void>;
 }
 
 /**
@@ -51,6 +55,8 @@ export function createClaimAhead(options: {
   /** Claims up to `limit` queued rows, `sending` durably before it returns. */
   claim: (limit: number) => Promise<Claim[]>;
   unclaim: (claims: readonly Claim[], reason: Said) => Promise<number>;
+  /** The journal's `sendable`: asked as each claim returns, it covers that claim's rows. */
+  sendable: () => Promise<void>;
   /** The process's monotonic clock, in ms: how long a row has been held. */
   elapsed: () => number;
   /** A top-up failed: the run ends with its error. */
@@ -72,8 +78,10 @@ export function createClaimAhead(options: {
   const claimRows = async (limit: number): Promise<Claimed[]> => {
     const at = elapsed();
     const claims = await claim(limit);
+    // Not the marker's latest write when the row leaves: that may be a later claim's.
+    const sendable = options.sendable();
     queueDry = claims.length < limit;
-    return claims.map((claimed) => ({ claim: claimed, at }));
+    return claims.map((claimed) => ({ claim: claimed, at, sendable }));
   };
 
   const topUp = (limit: number): void => {

@@ -178,13 +178,14 @@ export async function sendQueued(
       return claims;
     },
     unclaim: (claims, why) => journal.unclaim(claims, why),
+    sendable: () => journal.sendable(),
     elapsed: deps.elapsed,
     fail,
   });
 
-  const send = async ({ claim, at }: Claimed): Promise<void> => {
+  const send = async ({ claim, at, sendable }: Claimed): Promise<void> => {
     // The journal's marker must know of the claim before its request leaves.
-    await journal.sendable();
+    await sendable;
     if (stopped !== undefined || failure !== undefined) {
       // A 401 or a failure read while it waited for its claim's commit or the marker: not sent.
       await journal.unclaim([claim], {

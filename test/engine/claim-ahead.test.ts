@@ -62,6 +62,7 @@ describe('the claim-ahead buffer, against the sandbox over HTTP and a SQLite jou
       maxAhead,
       claim: (limit) => journal.claimToSend('test', limit, LEASE_MS),
       unclaim: (claims, why) => journal.unclaim(claims, why),
+      sendable: () => journal.sendable(),
       elapsed: () => elapsedMs,
       fail: (error) => expect.fail(String(error)),
     });

@@ -569,6 +569,76 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     }
   });
 
+  it("a row's request waits for the marker write of its own claim, not for those of claims after it", async () => {
+    let commits = 0;
+    let hang = true;
+    const hanging: (() => void)[] = [];
+    const marked = await openJournal(sqliteJournalAt(join(folder(), 'marked.db')), {
+      now,
+      // The first sending commit's marker is written at once; later ones until let go.
+      onSending: () =>
+        ++commits === 1 || !hang
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => hanging.push(resolve)),
+    });
+    const gateway = client();
+    // Each create's answer is held until the test lets it go, one at a time.
+    const held: (() => void)[] = [];
+    let creates = 0;
+    const oneByOne: GatewayClient = {
+      ...gateway,
+      createCashOut: async (request, callOptions) => {
+        creates++;
+        if (hang) await new Promise<void>((resolve) => held.push(resolve));
+        return gateway.createCashOut(request, callOptions);
+      },
+    };
+    /** Waits, within a bound, for `reached` to hold. */
+    const until = async (what: string, reached: () => boolean) => {
+      for (let look = 0; look < 500 && !reached(); look++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(reached(), what).toBe(true);
+    };
+    let running: Promise<unknown> | undefined;
+    try {
+      const batchId = await recordOpenBatch(marked, 'payroll.csv', 12);
+      const ids = Array.from({ length: 12 }, (_, i) => `m-${i}`);
+      await marked.admitPayouts(
+        batchId,
+        ids.map((id, i) => ({ line: i + 2, request: cashOutRequest(id) })),
+        { duplicateWindowMs: 0 },
+      );
+      running = sendQueued(
+        { ...deps(oneByOne, { concurrency: 4, elapsed: () => 0 }), journal: marked },
+        options(),
+      );
+      // Four places and four rows claimed ahead of them, in the first commit.
+      await until('4 creates', () => creates === 4);
+      // Two answers free two places, filled from the rows held: two are left, and a
+      // top-up is claimed, whose marker write hangs.
+      for (const sent of [5, 6]) {
+        held.shift()?.();
+        await until(`${sent} creates`, () => creates === sent);
+      }
+      await until('a second sending commit', () => commits === 2);
+      // The first claim's last two rows go: their commit's marker write is done.
+      for (const sent of [7, 8]) {
+        held.shift()?.();
+        await until(`${sent} creates, a row of the first claim`, () => creates === sent);
+      }
+      hang = false;
+      for (const release of [...hanging.splice(0), ...held.splice(0)]) release();
+      expect(await running).toMatchObject({ sent: 12, stopped: undefined });
+      expectLedgerHoldsEachOnce(ids);
+    } finally {
+      hang = false;
+      for (const release of [...hanging.splice(0), ...held.splice(0)]) release();
+      await running?.catch(() => undefined);
+      await marked.close();
+    }
+  });
+
   it('a row claimed ahead that waits too long for a place is given back, not sent on a lease run down; then none is claimed ahead', async () => {
     const ids = await admit(6);
     // Each answer takes longer than a claim made ahead may wait for a free place.
