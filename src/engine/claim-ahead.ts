@@ -4,8 +4,9 @@
  * are sent (docs/benchmarks.md). A top-up is claimed while the places go on sending (the
  * SQLite journal commits it off the event loop) and its rows join the others when it
  * returns. Places that had to wait for a top-up mean the answers outran the commits: it
- * then holds twice as many, up to `maxAhead`, so each commit claims more rows. What it
- * still holds when the run stops or pauses is given back to the queue.
+ * then holds twice as many, up to `maxAhead`, so each commit claims more rows (back to
+ * `ahead` if they wait too long for places). What it still holds when the run stops or
+ * pauses is given back to the queue.
  */
 import type { Said } from '../messages/said.js';
 import type { Claim } from '../journal/journal.js';
@@ -105,8 +106,11 @@ export function createClaimAhead(options: {
   return {
     async fill(free, start) {
       const tooOld = elapsed() - AHEAD_MAX_WAIT_MS;
-      // Requests take longer than a row may wait: holding rows ahead would only give back.
-      if ((await giveBackOlder({ code: 'claimWaitedTooLong' }, tooOld)) > 0) ahead = 0;
+      // A grown hold outran the places: back to its first size. At that size, requests take
+      // longer than a row may wait: holding rows ahead would only give back.
+      if ((await giveBackOlder({ code: 'claimWaitedTooLong' }, tooOld)) > 0) {
+        ahead = ahead > options.ahead ? options.ahead : 0;
+      }
       const taken = ready.splice(0, free);
       for (const row of taken) start(row);
       const places = free - taken.length;

@@ -150,6 +150,27 @@ describe('the claim-ahead buffer, against the sandbox over HTTP and a SQLite jou
     await ahead.giveBack({ code: 'runStopped' });
   });
 
+  it('a hold grown past its first size that ages falls back to that size, and to none if it ages again', async () => {
+    await admit(60);
+    const ahead = buffer(4, 8);
+    const started: Claimed[] = [];
+    const start = (row: Claimed): number => started.push(row);
+    await ahead.fill(4, start);
+    await ahead.fill(3, start);
+    expect(await ahead.fill(2, start)).toBe('waited');
+    await ahead.fill(1, start);
+    await holding(ahead, 8);
+    // What it holds waits too long: given back, then four held again, not none.
+    elapsedMs += AHEAD_MAX_WAIT_MS + 1;
+    await ahead.fill(1, start);
+    expect(ahead.held).toBe(4);
+    // The four it holds at its first size age too: none is held any more.
+    elapsedMs += AHEAD_MAX_WAIT_MS + 1;
+    await ahead.fill(1, start);
+    expect(ahead.held).toBe(0);
+    expect(await sending()).toBe(started.length);
+  });
+
   it('hands out every row once, through top-ups, until the queue is empty', async () => {
     const ids = await admit(40);
     const ahead = buffer(4);
