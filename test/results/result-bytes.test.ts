@@ -116,7 +116,9 @@ async function variedJournal(path: string, options: { approved: boolean; sandbox
       transactionId: 900 + i,
     });
   }
-  let line = 2;
+  // Payouts on even lines, the other lines between the first of them: a page mixes both.
+  let payoutLine = 2;
+  let otherLine = 3;
   for (const [i, state] of [...ROW_STATES, ...ROW_STATES].entries()) {
     const answered = ANSWERED.includes(state);
     const cnpj = i % 3 === 1;
@@ -124,7 +126,7 @@ async function variedJournal(path: string, options: { approved: boolean; sandbox
       ...none,
       orderId: `p-${i};${text(i + 3)}`,
       batchId: 2,
-      line: line++,
+      line: (payoutLine += 2) - 2,
       cents: [1, 99, 100, 123456, 100000000][i % 5]!,
       keyType: i % 5,
       keyWritten: i % 7 === 0 ? `chave ${text(i)}` : null,
@@ -184,7 +186,7 @@ async function variedJournal(path: string, options: { approved: boolean; sandbox
           ? `linha-${i}`
           : null;
     batchLine.run(
-      line++,
+      (otherLine += 2) - 2,
       kind,
       named,
       i % 3 ? text(i) : null,
@@ -206,7 +208,17 @@ async function variedJournal(path: string, options: { approved: boolean; sandbox
     event.run(3000, 'approved', 'joão;x', JSON.stringify({ code: 'english', text: 'ok' }));
   }
   db.close();
-  return line - 2;
+  return ROW_STATES.length * 2 + LINE_KINDS.length * 2;
+}
+
+/** The batch's lines as RESULT_ENTRIES reads them whole. */
+function linesRead(path: string): ResultLineRow[] {
+  const db = new (sqliteBinding())(path, { readonly: true });
+  const rows = db
+    .prepare(RESULT_ENTRIES)
+    .all({ batchId: 2, after: 0, limit: 1_000_000 }) as ResultLineRow[];
+  db.close();
+  return rows;
 }
 
 /** A cell as RFC 4180 writes it: quoted when it holds the delimiter, a quote or a line break. */
@@ -218,11 +230,7 @@ const quoted = (cell: string, delimiter: string) =>
  * batch and its events as the journal reads them.
  */
 async function expected(path: string, format: ResultFormat, sandbox: boolean): Promise<string> {
-  const db = new (sqliteBinding())(path, { readonly: true });
-  const rows = db
-    .prepare(RESULT_ENTRIES)
-    .all({ batchId: 2, after: 0, limit: 1_000_000 }) as ResultLineRow[];
-  db.close();
+  const rows = linesRead(path);
   const journal = await openJournal(sqliteJournalAt(path));
   const batch = (await journal.batch(2))!;
   const events = await journal.batchEvents(2);
@@ -270,5 +278,24 @@ describe('a result file', () => {
       expect(wanted).toMatch(/"[^"\r\n]*""/);
       expect(written).toBe(wanted);
     }
+  });
+
+  it.each([1, 2, 3, 7, 1_000])('is read the same in pages of %i lines', async (limit) => {
+    const path = join(folder(), 'journal.db');
+    await variedJournal(path, { approved: false, sandbox: false });
+    const journal = await openJournal(sqliteJournalAt(path));
+    const paged = [];
+    for (let after = 0, pages = 0; pages < 1_000; pages++) {
+      const page = await journal.resultEntries(2, after, limit);
+      expect(page.length).toBeLessThanOrEqual(limit);
+      paged.push(...page);
+      const last = page.at(-1);
+      if (!last) break;
+      after = last.line;
+    }
+    await journal.close();
+    const whole = linesRead(path).map(toResultEntry);
+    expect(new Set(whole.map((entry) => entry.kind)).size).toBe(LINE_KINDS.length + 1);
+    expect(paged).toEqual(whole);
   });
 });
