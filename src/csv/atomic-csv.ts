@@ -19,7 +19,8 @@ export interface CsvDialect {
 const PLAIN: CsvDialect = { delimiter: ',', bom: false, recordDelimiter: 'unix' };
 
 export interface AtomicCsv {
-  write(line: readonly string[]): Promise<void>;
+  /** A promise only when the record filled a chunk: then await it before the next write. */
+  write(line: readonly string[]): Promise<void> | undefined;
   /** Renames the complete file into place. */
   commit(): Promise<void>;
   /** Removes the unfinished file; the final name keeps what it had. */
@@ -45,8 +46,17 @@ export function openAtomicCsv(
   const failed = new Promise<never>((_, reject) => file.once('error', reject));
   failed.catch(() => undefined);
   const eol = dialect.recordDelimiter === 'windows' ? '\r\n' : '\n';
-  const record = (line: readonly string[]) =>
-    line.map((cell) => csvCell(cell, dialect.delimiter)).join(dialect.delimiter) + eol;
+  const { delimiter } = dialect;
+  const quoting = quotingOf(delimiter);
+  const record = (line: readonly string[]) => {
+    let text = '';
+    for (let i = 0; i < line.length; i++) {
+      const cell = line[i]!;
+      if (i > 0) text += delimiter;
+      text += quoting.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
+    }
+    return text + eol;
+  };
   // Records are joined into chunks of about CHUNK characters: a stream write per record
   // cost more than the record's own text (docs/benchmarks.md, follow).
   let chunk = (dialect.bom ? '\ufeff' : '') + record(columns);
@@ -56,9 +66,9 @@ export function openAtomicCsv(
     if (!file.write(text)) await Promise.race([once(file, 'drain'), failed]);
   };
   return {
-    async write(line) {
+    write(line) {
       chunk += record(line);
-      if (chunk.length >= CHUNK) await flush();
+      return chunk.length >= CHUNK ? flush() : undefined;
     },
     async commit() {
       await flush();
@@ -89,11 +99,9 @@ export function openAtomicCsv(
 const CHUNK = 64 * 1024;
 
 /**
- * A cell as RFC 4180 (and csv-stringify) write it: quoted when it holds the delimiter, a
- * quote or a line break, its quotes doubled; as it is otherwise.
+ * Which cells RFC 4180 (and csv-stringify) quote, their quotes doubled: those holding the
+ * delimiter, a quote or a line break.
  */
-function csvCell(text: string, delimiter: string): string {
-  const quoted =
-    text.includes('"') || text.includes(delimiter) || text.includes('\n') || text.includes('\r');
-  return quoted ? `"${text.replaceAll('"', '""')}"` : text;
+function quotingOf(delimiter: string): RegExp {
+  return new RegExp(`["\\r\\n${delimiter.replace(/[\\^\]-]/g, '\\$&')}]`);
 }

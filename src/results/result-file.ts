@@ -230,11 +230,19 @@ export async function* entriesOf(
   journal: JournalReports,
   batchId: number,
 ): AsyncGenerator<ResultEntry> {
+  for await (const page of pagesOf(journal, batchId)) yield* page;
+}
+
+/** entriesOf a page at a time: a promise a page, not one a line. */
+async function* pagesOf(
+  journal: JournalReports,
+  batchId: number,
+): AsyncGenerator<readonly ResultEntry[]> {
   for (let after = 0; ;) {
     const page = await journal.resultEntries(batchId, after, PAGE);
-    yield* page;
     const last = page.at(-1);
     if (!last) return;
+    yield page;
     after = last.line;
   }
 }
@@ -264,14 +272,18 @@ export async function writeResultFile(
   const file = openAtomicCsv(path, columns, DIALECTS[format.dialect]);
   const heldBecause = holdMessage(batch, words);
   try {
-    for await (const entry of entriesOf(journal, batch.id)) {
+    for await (const page of pagesOf(journal, batch.id)) {
       if (stop?.aborted) {
         await file.abandon();
         return false;
       }
-      const line = resultLine(entry, format, heldBecause);
-      if (approval) line.push(...approval);
-      await file.write(sandbox ? [words.sandboxMoved, ...line] : line);
+      for (const entry of page) {
+        const line = resultLine(entry, format, heldBecause);
+        if (approval) line.push(...approval);
+        if (sandbox) line.unshift(words.sandboxMoved);
+        const full = file.write(line);
+        if (full) await full;
+      }
     }
     await file.commit();
     return true;
