@@ -12,6 +12,7 @@ import { readPayoutFile, type FileReport, type ReadOptions } from '../csv/reader
 import { mistakesSaid, toCashOutRequest, type Payout } from '../csv/row.js';
 import type { CashOutRequest, PixKeyTypeName } from '../gateway/contract.js';
 import { PayoutsError, systemCodeOf } from '../errors.js';
+import { collectGarbage, WORK_BETWEEN_COLLECTIONS } from '../runtime/collect.js';
 import type {
   BatchLine,
   JournalAdmission,
@@ -143,11 +144,18 @@ export async function ingestFile(
   const before = statSync(path, { throwIfNoEntry: false });
   let payouts: PayoutInput[] = [];
   let lines: BatchLine[] = [];
+  // Rows handed over by the reader, and at the last collection.
+  let read = 0;
+  let collectedAt = 0;
   const flush = async (): Promise<void> => {
     if (payouts.length > 0) await journal.admitPayouts(batchId(), payouts, rules);
     if (lines.length > 0) await journal.recordLines(batchId(), lines);
     payouts = [];
     lines = [];
+    if (read - collectedAt >= WORK_BETWEEN_COLLECTIONS) {
+      collectGarbage();
+      collectedAt = read;
+    }
   };
   let report: FileReport;
   try {
@@ -156,6 +164,7 @@ export async function ingestFile(
       { ...options, memoryKeys: options.memoryKeys ?? INGEST_MEMORY_KEYS },
       // A promise only when a chunk is written: a tick per row is measurable on a million rows.
       (row): Promise<void> | undefined => {
+        read++;
         if (row.kind === 'valid') payouts.push(new WaitingPayout(row.payout));
         else if (row.kind === 'invalid') {
           const orderId = row.cells.orderId?.trim() || null;
@@ -241,5 +250,7 @@ export async function ingestFile(
     `the file ${unusable ? 'cannot be used' : 'is held'}: ${report.problems[0] ? sayInEnglish(report.problems[0].message) : ''}`,
     { ...rules, sameNameNewBatchAfterMs: options.sameNameNewBatchAfter },
   );
+  // The reader's tables are dead now: a big file's, tens of MB, go before its report.
+  if (read >= WORK_BETWEEN_COLLECTIONS) collectGarbage();
   return { kind, batchId: batch.batchId, report };
 }

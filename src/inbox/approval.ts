@@ -25,6 +25,7 @@ import type {
 } from '../journal/journal.js';
 import { CATALOGS, type Catalog } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
+import { collectGarbage, WORK_BETWEEN_COLLECTIONS } from '../runtime/collect.js';
 import { failpoint } from '../runtime/failpoint.js';
 import { maskPersonalData } from '../runtime/mask.js';
 import { moveInto, payoutFiles, reject, sha256Of, type Folders } from './folders.js';
@@ -238,7 +239,8 @@ export async function writeReport(
   try {
     await written.write(`${report.join('\n')}\n`);
     // Every payee, a page at a time: a finance control checks who is paid, not only totals.
-    for (let after = 0; ;) {
+    // Payees written, and at the last collection: a million payees' garbage is tens of MB.
+    for (let after = 0, reported = 0, collectedAt = 0; ;) {
       const page = await journal.payeesOfBatch(batchId, after, PAGE);
       const last = page.at(-1);
       if (!last) break;
@@ -247,6 +249,11 @@ export async function writeReport(
       // One write a page, awaited: the disk paces us, and a signal or a health line has its turn.
       await written.write(lines);
       after = last.line;
+      reported += page.length;
+      if (reported - collectedAt >= WORK_BETWEEN_COLLECTIONS) {
+        collectGarbage();
+        collectedAt = reported;
+      }
     }
   } finally {
     await written.close();
