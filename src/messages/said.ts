@@ -576,6 +576,8 @@ export type Said =
       needed: number;
       /** Why a second approver is needed: its total above secondApprovalAbove, or the day's dailyLimit. */
       second: { rule: 'above' | 'daily'; cents: number; limit: number } | null;
+      /** The global flags of the run (see hintFlagsOf), so `payouts approve` reaches its home. */
+      hintFlags: string;
     }
   | { code: 'fourEyesNoApprovers'; file: string }
   | {

@@ -246,6 +246,68 @@ describe.runIf(IS_ROOT)('four eyes, files nobody lets themselves in through', ()
   );
 });
 
+describe.runIf(IS_ROOT && nobodyReachesCheckout())(
+  'four eyes, a home whose settings come only from --settings-file',
+  () => {
+    const { users: USERS, ids } = useUnixUsers('fs', ['maria', 'ana']);
+    const elsewhere = useTempFolder('payouts-elsewhere-');
+
+    /** The words of a shell command line: double-quoted or bare, as sh splits these. */
+    const wordsOf = (line: string) =>
+      [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2] ?? '');
+
+    it.each(['en', 'pt-BR'])(
+      'the approve command the waiting file prints reaches the same home, as printed (%s)',
+      async (language) => {
+        const home = await passHome();
+        const settings = join(elsewhere(), 'payouts.env');
+        const values = {
+          ...home.env(),
+          PAYOUTS_FOUR_EYES: 'true',
+          PAYOUTS_APPROVERS: USERS.ana,
+          PAYOUTS_INBOX_SETTLE: '1ms',
+          PAYOUTS_LANGUAGE: language,
+          PAYOUTS_LOG_LEVEL: 'silent',
+        };
+        writeFileSync(
+          settings,
+          Object.entries(values)
+            .map(([key, value]) => `${key}=${value}\n`)
+            .join(''),
+          { mode: 0o644 },
+        );
+        home.drop('folha.csv', [HEADER, ANA, BRUNO]);
+        chownSync(join(home.folders.inbox, 'folha.csv'), ids.maria.uid, ids.maria.gid);
+        const run = await runCli(['--settings-file', settings, 'run']);
+        expect(run.code, run.stdout + run.stderr).toBe(2);
+        const report = readFileSync(join(home.folders.awaiting, 'folha.csv.report.txt'), 'utf8');
+        const printed = /payouts approve "folha\.csv"[^;\n]*/.exec(run.stdout)?.[0] ?? '';
+        expect(printed, run.stdout).not.toBe('');
+        expect(report).toContain(printed);
+
+        // Ana, in a folder of her own with no PAYOUTS_* set, runs what she was told.
+        for (const folder of [dirname(home.folders.home), home.folders.home, elsewhere()])
+          chmodSync(folder, 0o755);
+        chmodSync(home.folders.awaiting, 0o777);
+        const [command, ...args] = wordsOf(printed);
+        expect(command).toBe('payouts');
+        const approve = await runCli(args, { user: ids.ana, cwd: elsewhere() });
+        expect(approve.code, `${printed}\n${approve.stdout}${approve.stderr}`).toBe(0);
+
+        const released = await runCli(['--settings-file', settings, 'run']);
+        expect(released.code, released.stdout + released.stderr).toBe(0);
+        expect([...paidByKey(home.sandbox).values()]).toEqual([1, 1]);
+        const events = await home.withJournal(async (journal) =>
+          journal.batchEvents((await journal.batches())[0]?.id ?? 0),
+        );
+        expect(events.filter((event) => event.event === 'approved').map((e) => e.by)).toEqual([
+          USERS.ana,
+        ]);
+      },
+    );
+  },
+);
+
 describe.skipIf(IS_ROOT)('four eyes, files nobody lets themselves in through', () => {
   it.skip('needs root, to make the users with useradd', () => undefined);
 });

@@ -704,6 +704,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     approvedBy: ['ana'],
     needed: 2,
     second: { rule: 'above', cents: 6_000_000, limit: 5_000_000 },
+    hintFlags: ' --settings-file "/etc/payouts.env"',
   },
   fourEyesNoApprovers: { code: 'fourEyesNoApprovers', file: 'folha.csv' },
   fourEyesRefused: {
