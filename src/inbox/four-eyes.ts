@@ -412,7 +412,7 @@ export async function weighApprovals(
         : null;
   const needed = second ? 2 : 1;
   const said: Said = changed
-    ? { code: 'fourEyesChanged', file: batch.awaitingName, approvalCode: code }
+    ? { code: 'fourEyesChanged', file: batch.awaitingName, approvalCode: code, hintFlags }
     : { code: 'fourEyesWaits', ...waits, approvedBy, needed, second };
   if (changed || approvedBy.length < needed)
     return { batchId: batch.id, code, said, refusals, released: false };

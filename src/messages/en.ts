@@ -624,8 +624,8 @@ const said: SaidTexts = {
     `payouts approve: ${file}.report.txt has no approval code yet: wait for the service's next run, then approve again. Nothing was approved.`,
   fourEyesReleased: ({ file, approvedBy, approvalCode }) =>
     `${file}: approved by ${approvedBy.join(' and ')} (approval code ${approvalCode}); it is sent now`,
-  fourEyesChanged: ({ file, approvalCode }) =>
-    `${file} changed since its report: what it holds now was never checked, and no approval releases it (the approval code ${approvalCode} is of the file as it was reported). Drop the corrected file in the inbox again: it is checked and reported anew, with a new approval code to approve; then turn this one down (leave ${file}.rejeitado, or payouts reject "${file}"). Or put back the file as it was reported`,
+  fourEyesChanged: ({ file, approvalCode, hintFlags }) =>
+    `${file} changed since its report: what it holds now was never checked, and no approval releases it (the approval code ${approvalCode} is of the file as it was reported). Drop the corrected file in the inbox again: it is checked and reported anew, with a new approval code to approve; then turn this one down (leave ${file}.rejeitado, or payouts reject "${file}" --reason "why"${hintFlags}). Or put back the file as it was reported`,
   fourEyesDecisionExists: ({ file, approvalFile, rejects }) =>
     `payouts ${rejects ? 'reject' : 'approve'}: awaiting-approval/${approvalFile} is there already: your ${rejects ? 'rejection' : 'approval'} of ${file} was left before, and is never written over. To change it, delete that file, then run this again. Nothing was written.`,
   fourEyesInboxRefused: ({ file, why, links, mode }) =>

@@ -681,8 +681,8 @@ const said: SaidTexts = {
     `payouts approve: ${file}.report.txt ainda não tem código de aprovação: espere a próxima execução do serviço e aprove de novo. Nada foi aprovado.`,
   fourEyesReleased: ({ file, approvedBy, approvalCode }) =>
     `${file}: aprovado por ${approvedBy.join(' e ')} (código de aprovação ${approvalCode}); é enviado agora`,
-  fourEyesChanged: ({ file, approvalCode }) =>
-    `${file} mudou depois do relatório: o que ele tem agora nunca foi conferido, e nenhuma aprovação o libera (o código de aprovação ${approvalCode} é do arquivo como foi relatado). Envie o arquivo corrigido para a caixa de entrada de novo: ele é conferido e relatado outra vez, com um novo código de aprovação a aprovar; depois recuse este (deixe ${file}.rejeitado, ou payouts reject "${file}"). Ou ponha de volta o arquivo como foi relatado`,
+  fourEyesChanged: ({ file, approvalCode, hintFlags }) =>
+    `${file} mudou depois do relatório: o que ele tem agora nunca foi conferido, e nenhuma aprovação o libera (o código de aprovação ${approvalCode} é do arquivo como foi relatado). Envie o arquivo corrigido para a caixa de entrada de novo: ele é conferido e relatado outra vez, com um novo código de aprovação a aprovar; depois recuse este (deixe ${file}.rejeitado, ou payouts reject "${file}" --reason "motivo"${hintFlags}). Ou ponha de volta o arquivo como foi relatado`,
   fourEyesDecisionExists: ({ file, approvalFile, rejects }) =>
     `payouts ${rejects ? 'reject' : 'approve'}: awaiting-approval/${approvalFile} já existe: a sua ${rejects ? 'recusa' : 'aprovação'} de ${file} foi deixada antes, e nunca é sobrescrita. Para mudá-la, apague esse arquivo e execute de novo. Nada foi gravado.`,
   fourEyesInboxRefused: ({ file, why, links, mode }) =>

@@ -748,7 +748,12 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     approvedBy: ['ana', 'bruno'],
     approvalCode: 'K7QD-M2XA-P9RT',
   },
-  fourEyesChanged: { code: 'fourEyesChanged', file: 'folha.csv', approvalCode: 'K7QD-M2XA-P9RT' },
+  fourEyesChanged: {
+    code: 'fourEyesChanged',
+    file: 'folha.csv',
+    approvalCode: 'K7QD-M2XA-P9RT',
+    hintFlags: ' --settings-file "/etc/payouts.env"',
+  },
   fourEyesDecisionExists: {
     code: 'fourEyesDecisionExists',
     file: 'folha.csv',
