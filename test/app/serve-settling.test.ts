@@ -59,7 +59,8 @@ it('payouts settling one after another bring a pass once per min(inboxSettle, in
       PAYOUTS_BASE_URL: sandbox.url,
       PAYOUTS_TOKEN: TOKEN,
       PAYOUTS_INBOX_SETTLE: `${PASS_EVERY_MS}ms`,
-      PAYOUTS_INBOX_RESCAN: '10m',
+      // The default: a settlement journaled just after a pass looked is finished by the rescan.
+      PAYOUTS_INBOX_RESCAN: '5s',
       PAYOUTS_CONCURRENCY: '1',
       // Each settlement told at once, so on its own it would bring a pass.
       PAYOUTS_POSTBACK_LISTEN: '127.0.0.1:0',
