@@ -79,7 +79,8 @@ export async function applyIntake(
   for (const batch of await journal.batchesIn('awaiting-approval')) {
     if (!(await underFourEyes(journal, batch.id, config.fourEyes))) continue;
     if (await replacementOfBatch(journal, batch.id)) continue;
-    const weighing = await weighApprovals(journal, folders, batch, config, options.clock.now());
+    const now = options.clock.now();
+    const weighing = await weighApprovals(journal, folders, batch, config, now, hintFlags);
     if (weighing?.turnedDown) options.note(say(words, weighing.turnedDown));
     else if (weighing) weighed.set(batch.id, weighing);
   }
@@ -366,7 +367,14 @@ async function awaitingBatches(
       replaced || !(await underFourEyes(journal, batch.id, eyes.config.fourEyes))
         ? undefined
         : (eyes.weighed.get(batch.id) ??
-          (await weighApprovals(journal, folders, batch, eyes.config, eyes.now)));
+          (await weighApprovals(
+            journal,
+            folders,
+            batch,
+            eyes.config,
+            eyes.now,
+            options.hintFlags,
+          )));
     if (weighing && !weighing.released)
       await reportWeighing(journal, folders, batch, weighing, options);
     awaiting.push({

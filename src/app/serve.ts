@@ -245,11 +245,15 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
     // One pool for the process: sending and following keep to one concurrency and budget.
     const engine = engineFor(journal, deps.gateway, config, passOptions);
     // A payout settled: its file is finished (its result written, archived when all are
-    // final) by the next pass, now rather than at the rescan.
-    let moved = false;
+    // final) by a pass min(inboxSettle, inboxRescan) after the first settlement since the
+    // last pass began, not at the rescan; not at once either, as each pass writes the
+    // file's result again (3 s at 200,000 rows) and settlements come one by one.
+    const settleMs = Math.min(config.inboxSettle, config.inboxRescan);
+    let movedAt: number | undefined;
     const settled = new Doorbell();
     const onMoved = () => {
-      moved = true;
+      if (movedAt !== undefined) return;
+      movedAt = deps.clock.now();
       settled.ring();
     };
     const following = keepFollowing(
@@ -270,7 +274,7 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
       while (!signal.aborted) {
         let pass: PassReport;
         toldQueued = false;
-        moved = false;
+        movedAt = undefined;
         try {
           pass = await runPass(journal, deps.gateway, folders, config, {
             ...passOptions,
@@ -305,14 +309,22 @@ export async function serve(deps: ServeDeps): Promise<ServeEnd> {
         if (signal.aborted) break;
         // What it sent is pending now: following looks at once, not at its next rescan.
         doorbell.ring();
-        if (toldQueued || moved) continue;
+        if (toldQueued) continue;
         // A file waiting to settle is looked at again as soon as it may have.
         const waiting =
           payoutFiles(folders.inbox).length + payoutFiles(folders.approved).length > 0;
+        const rescanAt = deps.clock.now() + (waiting ? settleMs : config.inboxRescan);
+        const dueAt = () =>
+          movedAt === undefined ? rescanAt : Math.min(rescanAt, movedAt + settleMs);
+        const woken = AbortSignal.any([signal, arrivals.signal]);
+        // A first settlement cuts the wait to its due time; later ones neither delay it nor cut it.
+        const unmoved = movedAt === undefined;
         await deps.clock.sleep(
-          waiting ? Math.min(config.inboxSettle, config.inboxRescan) : config.inboxRescan,
-          AbortSignal.any([signal, arrivals.signal, settled.signal]),
+          dueAt() - deps.clock.now(),
+          unmoved ? AbortSignal.any([woken, settled.signal]) : woken,
         );
+        if (unmoved && movedAt !== undefined && !woken.aborted)
+          await deps.clock.sleep(dueAt() - deps.clock.now(), woken);
       }
     } catch (error) {
       ended.abort();

@@ -121,7 +121,7 @@ export const ConfigSchema = z.strictObject({
     'how long a payout may stay `pending` at the gateway, counted from its send, before it needs a person: Pix settles in seconds, so one pending longer makes `payouts run` exit 2 with its age in the summary, on stderr (even with `--quiet`) and in `payouts status`, instead of exit 3 (run again later) run after run',
   ),
   inboxSettle: duration.describe(
-    'how long a file in the inbox must keep its size and modification time, on our clock, before it is taken, so a file still being copied is never read half: `payouts watch` watches it that long; `payouts run` takes a file last changed that long ago, and looks again that much later (once, when 30s or less) at the others, such as a file whose time is ahead of ours; a `<file>.done` beside it skips the wait',
+    'how long a file in the inbox must keep its size and modification time, on our clock, before it is taken, so a file still being copied is never read half: `payouts watch` watches it that long; `payouts run` takes a file last changed that long ago, and looks again that much later (once, when 30s or less) at the others, such as a file whose time is ahead of ours; a `<file>.done` beside it skips the wait. `payouts watch` also makes its next pass, which writes the results, this long (or `inboxRescan`, if shorter) after the first payout settled since its last pass: one pass for the payouts settling meanwhile, not one each',
   ),
   inboxRescan: duration.describe(
     'how often `payouts watch` looks at the whole inbox again whatever file events said (events are hints: some filesystems, such as network shares, send none); also the length of each round of following',

@@ -35,8 +35,10 @@ export function createAnswerWriter(options: {
    * for the next commit; the run ends with the error.
    */
   fail: (error: unknown) => void;
+  /** A group is in the journal: what reads it now sees its answers. */
+  written?: (group: readonly Move[]) => void;
 }): AnswerWriter {
-  const { journal, groupMs, groupSize, fail } = options;
+  const { journal, groupMs, groupSize, fail, written } = options;
   let waiting: Move[] = [];
   let onTheirWay = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -69,6 +71,7 @@ export function createAnswerWriter(options: {
       try {
         failpoint('before-answer-commit');
         await journal.moveMany(group);
+        written?.(group);
       } catch (error) {
         putBack(group);
         fail(error);
@@ -89,7 +92,9 @@ export function createAnswerWriter(options: {
       const group = take();
       try {
         if (group.length > 0) failpoint('before-answer-commit');
-        return await commit(group);
+        const result = await commit(group);
+        if (group.length > 0) written?.(group);
+        return result;
       } catch (error) {
         putBack(group);
         throw error;

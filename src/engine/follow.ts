@@ -9,7 +9,7 @@
  * (`Doorbell`): the gateway's GET answer is the only truth.
  */
 import { mapStatus } from '../gateway/status.js';
-import type { Claim, JournalAnswers, JournalFollowing } from '../journal/journal.js';
+import type { Claim, JournalAnswers, JournalFollowing, Move } from '../journal/journal.js';
 import { decidePoll, type Decision } from './decisions.js';
 import { createAnswerWriter } from './answer-writer.js';
 import { GROUP_COMMIT_MS, moveOf, record, type EngineDeps, type EngineOptions } from './engine.js';
@@ -33,7 +33,7 @@ export interface FollowOptions extends EngineOptions {
   warned?: Set<string>;
   /** What was learned of each batch, kept by the caller across calls, as `warned` is. */
   settling?: Settling;
-  /** Told each time a row leaves `pending`: a daemon's passes then finish its file. */
+  /** Told once a row that left `pending` is written so: a daemon's passes then finish its file. */
   onMoved?: () => void;
 }
 
@@ -211,8 +211,13 @@ export async function followPending(
   };
 
   // A poll's answer shares a commit with the others' of the next few ms.
+  // Said once written, so that the pass it wakes reads the payout settled.
+  const settledMoves = new WeakSet<Move>();
   const writer = createAnswerWriter({
     journal,
+    written: (group) => {
+      if (group.some((move) => settledMoves.has(move))) options.onMoved?.();
+    },
     groupMs: GROUP_COMMIT_MS,
     groupSize: pool.concurrency,
     fail: (error) => {
@@ -230,10 +235,7 @@ export async function followPending(
       if (!warned.has(word)) options.onUnknownStatus?.(word, claim.orderId);
       warned.add(word);
     }
-    if (decision.to !== 'pending') {
-      report.moved++;
-      options.onMoved?.();
-    }
+    if (decision.to !== 'pending') report.moved++;
     if (decision.signal.kind === 'stop') {
       report.stopped ??= decision.signal.why;
       report.failed = true;
@@ -247,7 +249,9 @@ export async function followPending(
         ? nextPoll(decision, claim.polls + 1, batchSays(claim, now) ?? now + pollDelay(claim))
         : decision;
     const knew = settling.settledAgeMs(claim.batchId);
-    writer.add(moveOf(deps, options, { claim, decision: next }));
+    const move = moveOf(deps, options, { claim, decision: next });
+    if (decision.to !== 'pending') settledMoves.add(move);
+    writer.add(move);
     const ageMs =
       claim.lastSentAt === null ? undefined : settleAgeLearned(decision.to, now - claim.lastSentAt);
     // The batch's other payouts are likely paid as long after their own send.

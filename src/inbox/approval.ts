@@ -9,8 +9,8 @@
  * exactly what was validated and reported, whatever a person renamed.
  */
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { formatCents } from '../messages/money.js';
 import { givenName, commandTarget } from '../csv/given-name.js';
 import { heldRowSaid, OWN_HOLDS } from '../journal/answers.js';
@@ -235,7 +235,12 @@ export async function writeReport(
     '',
     approval.payeesTitle,
   ];
-  const written = await open(`${file}.report.txt`, 'w');
+  // Written beside its name and renamed once whole: an approver opening it meanwhile
+  // reads the last report or this one, never a part of it as if it were all.
+  const path = `${file}.report.txt`;
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  const written = await open(temporary, 'w');
+  let whole = false;
   try {
     await written.write(`${report.join('\n')}\n`);
     // Every payee, a page at a time: a finance control checks who is paid, not only totals.
@@ -255,9 +260,12 @@ export async function writeReport(
         collectedAt = reported;
       }
     }
+    whole = true;
   } finally {
     await written.close();
+    if (!whole) await rm(temporary, { force: true });
   }
+  await rename(temporary, path);
 }
 
 /**

@@ -330,7 +330,7 @@ function dropperOf(events: readonly BatchEvent[], file: string): number {
 /**
  * Weighs the approvals beside a waiting file: records each that counts (once), and when
  * they are enough under the rules, moves the file into approved/, where the pass releases
- * it, and removes them.
+ * it, and removes them. `hintFlags`: the run's global flags, for the command it prints.
  */
 export async function weighApprovals(
   journal: JournalBatches & JournalReports & JournalApproval,
@@ -338,6 +338,7 @@ export async function weighApprovals(
   batch: BatchRecord,
   config: Pick<Config, 'approvers' | 'secondApprovalAbove' | 'dailyLimit' | 'timeZone'>,
   now: number,
+  hintFlags: string,
 ): Promise<Weighing | undefined> {
   if (batch.awaitingName === null) return undefined;
   const file = join(folders.awaiting, batch.awaitingName);
@@ -349,7 +350,7 @@ export async function weighApprovals(
   const dropperUid = dropperOf(events, file);
   const dropper = userNameOf(dropperUid);
   const approvers = config.approvers.filter((entry) => entry !== dropper);
-  const waits = { file: batch.awaitingName, dropper, approvers, approvalCode: code };
+  const waits = { file: batch.awaitingName, dropper, approvers, approvalCode: code, hintFlags };
   if (config.approvers.length === 0) {
     return {
       batchId: batch.id,
@@ -411,7 +412,7 @@ export async function weighApprovals(
         : null;
   const needed = second ? 2 : 1;
   const said: Said = changed
-    ? { code: 'fourEyesChanged', file: batch.awaitingName, approvalCode: code }
+    ? { code: 'fourEyesChanged', file: batch.awaitingName, approvalCode: code, hintFlags }
     : { code: 'fourEyesWaits', ...waits, approvedBy, needed, second };
   if (changed || approvedBy.length < needed)
     return { batchId: batch.id, code, said, refusals, released: false };

@@ -572,8 +572,17 @@ const said: SaidTexts = {
   journalCompactTables: ({ tablesBefore, auditBefore, tablesAfter, auditAfter, vacuumed }) =>
     `Journal tables ${bytes(tablesBefore)} (audit ${bytes(auditBefore)}) before, ${bytes(tablesAfter)} (audit ${bytes(auditAfter)}) after, by pg_total_relation_size; ${vacuumed ? "VACUUM made the freed rows' space reusable: new payouts fill it before the tables grow again" : "VACUUM could not run now: autovacuum makes the freed rows' space reusable later"}. VACUUM FULL audit gives it back to the disk, but locks the table: only while no payouts process runs.`,
   historyMoved: ({ archive }) => `history moved out of the journal into ${archive}`,
-  fourEyesWaits: ({ file, dropper, approvers, approvalCode, approvedBy, needed, second }) =>
-    `nothing of it is sent until ${needed === 2 ? 'two approvers' : 'an approver'} (${approvers.join(', ') || 'none named but its dropper'}; not ${dropper}, who dropped it) ${needed === 2 ? 'each leave' : 'leaves'} in awaiting-approval/ a file ${file}.aprovado (or ${file}.NAME.aprovado) holding its approval code ${approvalCode}, or ${needed === 2 ? 'each run' : 'runs'} under their own login: payouts approve "${file}"; moving it into approved/ releases nothing${
+  fourEyesWaits: ({
+    file,
+    dropper,
+    approvers,
+    approvalCode,
+    approvedBy,
+    needed,
+    second,
+    hintFlags,
+  }) =>
+    `nothing of it is sent until ${needed === 2 ? 'two approvers' : 'an approver'} (${approvers.join(', ') || 'none named but its dropper'}; not ${dropper}, who dropped it) ${needed === 2 ? 'each leave' : 'leaves'} in awaiting-approval/ a file ${file}.aprovado (or ${file}.NAME.aprovado) holding its approval code ${approvalCode}, or ${needed === 2 ? 'each run' : 'runs'} under their own login: payouts approve "${file}"${hintFlags}; moving it into approved/ releases nothing${
       approvedBy.length > 0 ? `; approved so far by ${approvedBy.join(' and ')}` : ''
     }${
       second === null
@@ -615,8 +624,8 @@ const said: SaidTexts = {
     `payouts approve: ${file}.report.txt has no approval code yet: wait for the service's next run, then approve again. Nothing was approved.`,
   fourEyesReleased: ({ file, approvedBy, approvalCode }) =>
     `${file}: approved by ${approvedBy.join(' and ')} (approval code ${approvalCode}); it is sent now`,
-  fourEyesChanged: ({ file, approvalCode }) =>
-    `${file} changed since its report: what it holds now was never checked, and no approval releases it (the approval code ${approvalCode} is of the file as it was reported). Drop the corrected file in the inbox again: it is checked and reported anew, with a new approval code to approve; then turn this one down (leave ${file}.rejeitado, or payouts reject "${file}"). Or put back the file as it was reported`,
+  fourEyesChanged: ({ file, approvalCode, hintFlags }) =>
+    `${file} changed since its report: what it holds now was never checked, and no approval releases it (the approval code ${approvalCode} is of the file as it was reported). Drop the corrected file in the inbox again: it is checked and reported anew, with a new approval code to approve; then turn this one down (leave ${file}.rejeitado, or payouts reject "${file}" --reason "why"${hintFlags}). Or put back the file as it was reported`,
   fourEyesDecisionExists: ({ file, approvalFile, rejects }) =>
     `payouts ${rejects ? 'reject' : 'approve'}: awaiting-approval/${approvalFile} is there already: your ${rejects ? 'rejection' : 'approval'} of ${file} was left before, and is never written over. To change it, delete that file, then run this again. Nothing was written.`,
   fourEyesInboxRefused: ({ file, why, links, mode }) =>

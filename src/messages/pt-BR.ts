@@ -629,8 +629,17 @@ const said: SaidTexts = {
   journalCompactTables: ({ tablesBefore, auditBefore, tablesAfter, auditAfter, vacuumed }) =>
     `Tabelas do diário ${bytes(tablesBefore)} (auditoria ${bytes(auditBefore)}) antes, ${bytes(tablesAfter)} (auditoria ${bytes(auditAfter)}) depois, por pg_total_relation_size; ${vacuumed ? 'o VACUUM deixou o espaço das linhas tiradas reutilizável: novos pagamentos o preenchem antes de as tabelas crescerem de novo' : 'o VACUUM não pôde rodar agora: o autovacuum deixa o espaço das linhas tiradas reutilizável depois'}. VACUUM FULL audit o devolve ao disco, mas trava a tabela: só com nenhum processo do payouts rodando.`,
   historyMoved: ({ archive }) => `histórico tirado do diário para ${archive}`,
-  fourEyesWaits: ({ file, dropper, approvers, approvalCode, approvedBy, needed, second }) =>
-    `nada dele é enviado até que ${needed === 2 ? 'dois aprovadores' : 'um aprovador'} (${approvers.join(', ') || 'ninguém além de quem o enviou'}; não ${dropper}, que o enviou) ${needed === 2 ? 'deixem' : 'deixe'} em awaiting-approval/ um arquivo ${file}.aprovado (ou ${file}.SEUNOME.aprovado) com o código de aprovação ${approvalCode}, ou ${needed === 2 ? 'executem' : 'execute'} com o próprio usuário: payouts approve "${file}"; mover o arquivo para approved/ não libera nada${
+  fourEyesWaits: ({
+    file,
+    dropper,
+    approvers,
+    approvalCode,
+    approvedBy,
+    needed,
+    second,
+    hintFlags,
+  }) =>
+    `nada dele é enviado até que ${needed === 2 ? 'dois aprovadores' : 'um aprovador'} (${approvers.join(', ') || 'ninguém além de quem o enviou'}; não ${dropper}, que o enviou) ${needed === 2 ? 'deixem' : 'deixe'} em awaiting-approval/ um arquivo ${file}.aprovado (ou ${file}.SEUNOME.aprovado) com o código de aprovação ${approvalCode}, ou ${needed === 2 ? 'executem' : 'execute'} com o próprio usuário: payouts approve "${file}"${hintFlags}; mover o arquivo para approved/ não libera nada${
       approvedBy.length > 0 ? `; aprovado até agora por ${approvedBy.join(' e ')}` : ''
     }${
       second === null
@@ -672,8 +681,8 @@ const said: SaidTexts = {
     `payouts approve: ${file}.report.txt ainda não tem código de aprovação: espere a próxima execução do serviço e aprove de novo. Nada foi aprovado.`,
   fourEyesReleased: ({ file, approvedBy, approvalCode }) =>
     `${file}: aprovado por ${approvedBy.join(' e ')} (código de aprovação ${approvalCode}); é enviado agora`,
-  fourEyesChanged: ({ file, approvalCode }) =>
-    `${file} mudou depois do relatório: o que ele tem agora nunca foi conferido, e nenhuma aprovação o libera (o código de aprovação ${approvalCode} é do arquivo como foi relatado). Envie o arquivo corrigido para a caixa de entrada de novo: ele é conferido e relatado outra vez, com um novo código de aprovação a aprovar; depois recuse este (deixe ${file}.rejeitado, ou payouts reject "${file}"). Ou ponha de volta o arquivo como foi relatado`,
+  fourEyesChanged: ({ file, approvalCode, hintFlags }) =>
+    `${file} mudou depois do relatório: o que ele tem agora nunca foi conferido, e nenhuma aprovação o libera (o código de aprovação ${approvalCode} é do arquivo como foi relatado). Envie o arquivo corrigido para a caixa de entrada de novo: ele é conferido e relatado outra vez, com um novo código de aprovação a aprovar; depois recuse este (deixe ${file}.rejeitado, ou payouts reject "${file}" --reason "motivo"${hintFlags}). Ou ponha de volta o arquivo como foi relatado`,
   fourEyesDecisionExists: ({ file, approvalFile, rejects }) =>
     `payouts ${rejects ? 'reject' : 'approve'}: awaiting-approval/${approvalFile} já existe: a sua ${rejects ? 'recusa' : 'aprovação'} de ${file} foi deixada antes, e nunca é sobrescrita. Para mudá-la, apague esse arquivo e execute de novo. Nada foi gravado.`,
   fourEyesInboxRefused: ({ file, why, links, mode }) =>

@@ -576,6 +576,8 @@ export type Said =
       needed: number;
       /** Why a second approver is needed: its total above secondApprovalAbove, or the day's dailyLimit. */
       second: { rule: 'above' | 'daily'; cents: number; limit: number } | null;
+      /** The global flags of the run (see hintFlagsOf), so `payouts approve` reaches its home. */
+      hintFlags: string;
     }
   | { code: 'fourEyesNoApprovers'; file: string }
   | {
@@ -611,7 +613,13 @@ export type Said =
   | { code: 'fourEyesNoCode'; file: string }
   | { code: 'fourEyesReleased'; file: string; approvedBy: string[]; approvalCode: string }
   // A waiting file whose bytes are no longer those its report was made of.
-  | { code: 'fourEyesChanged'; file: string; approvalCode: string }
+  | {
+      code: 'fourEyesChanged';
+      file: string;
+      approvalCode: string;
+      /** The global flags of the run (see hintFlagsOf), so `payouts reject` reaches its home. */
+      hintFlags: string;
+    }
   | { code: 'fourEyesDecisionExists'; file: string; approvalFile: string; rejects: boolean }
   // A dropped file four eyes cannot tell the dropper of: left in the inbox.
   | {

@@ -107,6 +107,26 @@ describe('following pending payouts against the sandbox over HTTP', () => {
   const send = (overrides: Partial<EngineOptions> = {}) =>
     sendQueued(deps(), { ...options(), ...overrides });
 
+  it('says a payout moved only once its move is in the journal', async () => {
+    await admitKeys(['a@example.com', 'b@example.com', 'fail@example.com']);
+    await send();
+    // What a daemon's next pass reads when told: the journal as it stands at the call.
+    const seen: Promise<number>[] = [];
+    const settled = async () => {
+      const counts = await journal.countsByState();
+      return (counts.paid?.count ?? 0) + (counts.failed?.count ?? 0);
+    };
+    const report = await followPending(deps(), {
+      ...options(),
+      onMoved: () => seen.push(settled()),
+    });
+    expect(report.moved).toBe(3);
+    const read = await Promise.all(seen);
+    expect(read.length).toBeGreaterThan(0);
+    // Each call sees at least one more payout settled than the one before it did.
+    read.forEach((count, i) => expect(count).toBeGreaterThan(i === 0 ? 0 : (read[i - 1] ?? 0)));
+  });
+
   it('follows each payout to paid or failed, polling by transactionId', async () => {
     await admitKeys(['a@example.com', 'b@example.com', 'fail@example.com']);
     await send();

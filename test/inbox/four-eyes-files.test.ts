@@ -12,6 +12,7 @@ import {
   linkSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -245,6 +246,115 @@ describe.runIf(IS_ROOT)('four eyes, files nobody lets themselves in through', ()
     },
   );
 });
+
+describe.runIf(IS_ROOT && nobodyReachesCheckout())(
+  'four eyes, a home whose settings come only from --settings-file',
+  () => {
+    const { users: USERS, ids } = useUnixUsers('fs', ['maria', 'ana']);
+    const elsewhere = useTempFolder('payouts-elsewhere-');
+
+    /** The words of a shell command line: double-quoted or bare, as sh splits these. */
+    const wordsOf = (line: string) =>
+      [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2] ?? '');
+
+    /**
+     * A home whose settings are only in a settings file, folha.csv dropped by maria and
+     * waiting; `run` is the service's run with --settings-file, from no folder of the home.
+     */
+    async function waitingHome(language: string) {
+      const home = await passHome();
+      const settings = join(elsewhere(), 'payouts.env');
+      const values = {
+        ...home.env(),
+        PAYOUTS_FOUR_EYES: 'true',
+        PAYOUTS_APPROVERS: USERS.ana,
+        PAYOUTS_INBOX_SETTLE: '1ms',
+        PAYOUTS_LANGUAGE: language,
+        PAYOUTS_LOG_LEVEL: 'silent',
+      };
+      writeFileSync(
+        settings,
+        Object.entries(values)
+          .map(([key, value]) => `${key}=${value}\n`)
+          .join(''),
+        { mode: 0o644 },
+      );
+      const run = () => runCli(['--settings-file', settings, 'run']);
+      home.drop('folha.csv', [HEADER, ANA, BRUNO]);
+      chownSync(join(home.folders.inbox, 'folha.csv'), ids.maria.uid, ids.maria.gid);
+      const first = await run();
+      expect(first.code, first.stdout + first.stderr).toBe(2);
+      return { home, run, report: join(home.folders.awaiting, 'folha.csv.report.txt') };
+    }
+
+    /** A command line as printed, run by ana as herself in a folder of her own, no PAYOUTS_* set. */
+    async function runAsAna(home: PassHome, printed: string) {
+      for (const folder of [dirname(home.folders.home), home.folders.home, elsewhere()])
+        chmodSync(folder, 0o755);
+      chmodSync(home.folders.awaiting, 0o777);
+      const [command, ...args] = wordsOf(printed);
+      expect(command).toBe('payouts');
+      const result = await runCli(args, { user: ids.ana, cwd: elsewhere() });
+      expect(result.code, `${printed}\n${result.stdout}${result.stderr}`).toBe(0);
+    }
+
+    const eventsOf = (home: PassHome) =>
+      home.withJournal(async (journal) =>
+        journal.batchEvents((await journal.batches())[0]?.id ?? 0),
+      );
+
+    it.each(['en', 'pt-BR'])(
+      'the approve command the waiting file prints reaches the same home, as printed (%s)',
+      async (language) => {
+        const { home, run, report } = await waitingHome(language);
+        const again = await run();
+        const printed = /payouts approve "folha\.csv"[^;\n]*/.exec(again.stdout)?.[0] ?? '';
+        expect(printed, again.stdout).not.toBe('');
+        expect(readFileSync(report, 'utf8')).toContain(printed);
+        await runAsAna(home, printed);
+
+        const released = await run();
+        expect(released.code, released.stdout + released.stderr).toBe(0);
+        expect([...paidByKey(home.sandbox).values()]).toEqual([1, 1]);
+        const approvals = (await eventsOf(home)).filter((event) => event.event === 'approved');
+        expect(approvals.map((event) => event.by)).toEqual([USERS.ana]);
+      },
+    );
+
+    it.each(['en', 'pt-BR'])(
+      'the reject command a changed waiting file prints turns it down in the same home, as printed (%s)',
+      async (language) => {
+        const { home, run, report } = await waitingHome(language);
+        appendFileSync(
+          join(home.folders.awaiting, 'folha.csv'),
+          'Carla Dias,390.533.447-05,carla@example.com,,carla@example.com,"1,00"\r\n',
+        );
+        const changed = await run();
+        expect(changed.code, changed.stdout + changed.stderr).toBe(2);
+        const printed = /payouts reject "folha\.csv"[^)\n]*/.exec(changed.stdout)?.[0] ?? '';
+        expect(printed, changed.stdout).not.toBe('');
+        expect(readFileSync(report, 'utf8')).toContain(printed);
+        const status = await runCli([
+          '--settings-file',
+          join(elsewhere(), 'payouts.env'),
+          'status',
+          'folha.csv',
+        ]);
+        // status speaks English, with the flags it was given.
+        expect(status.stdout).toContain(
+          `payouts reject "folha.csv" --reason "why" --settings-file "${join(elsewhere(), 'payouts.env')}"`,
+        );
+        await runAsAna(home, printed);
+
+        await run();
+        expect(readdirSync(home.folders.rejected)).toContain('folha.csv');
+        expect(paidByKey(home.sandbox).size).toBe(0);
+        const refusals = (await eventsOf(home)).filter((event) => event.event === 'refused');
+        expect(refusals.map((event) => event.by)).toEqual([USERS.ana]);
+      },
+    );
+  },
+);
 
 describe.skipIf(IS_ROOT)('four eyes, files nobody lets themselves in through', () => {
   it.skip('needs root, to make the users with useradd', () => undefined);

@@ -98,6 +98,47 @@ function loopTurnsDuringReport(home: string, file: string): Promise<boolean> {
   });
 }
 
+/**
+ * What a person opening the report of `file` while it is written would read: each time
+ * the event loop turns during the write, the report as it stands then (its length, or -1
+ * while there is none), and its length once written.
+ */
+function reportSeenWhileWritten(
+  home: string,
+  file: string,
+): Promise<{ seen: number[]; whole: number }> {
+  const script = `
+    const { existsSync, readFileSync } = await import('node:fs');
+    const { loadConfig } = await import(${JSON.stringify(moduleUrl('config/load.js'))});
+    const { ingestFile } = await import(${JSON.stringify(moduleUrl('engine/ingest.js'))});
+    const { openJournal, sqliteJournalAt } = await import(${JSON.stringify(moduleUrl('journal/open.js'))});
+    const { writeReport } = await import(${JSON.stringify(moduleUrl('inbox/approval.js'))});
+    const { config } = loadConfig({ env: { PAYOUTS_HOME: ${JSON.stringify(home)} } });
+    const journal = await openJournal(sqliteJournalAt(${JSON.stringify(join(home, 'journal.db'))}));
+    const ingested = await ingestFile(${JSON.stringify(file)}, journal, { ...config, now: Date.now() },
+      'awaiting-approval');
+    const report = ${JSON.stringify(`${file}.report.txt`)};
+    let ended = false;
+    const writing = writeReport(journal, ${JSON.stringify(file)}, ingested.batchId).then(() => { ended = true; });
+    const seen = [];
+    // Bounded: a look a turn of the loop, while the write lasts.
+    for (let look = 0; !ended && look < 100_000; look++) {
+      seen.push(existsSync(report) ? readFileSync(report).length : -1);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await writing;
+    await journal.close();
+    process.stdout.write(JSON.stringify({ seen, whole: readFileSync(report).length }));`;
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--input-type=module', '-e', script],
+      { timeout: 280_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout) => (error ? reject(error) : resolve(JSON.parse(stdout))),
+    );
+  });
+}
+
 describe('the approval report of 100,000 rows holds a page of them at a time', () => {
   const folder = useTempFolder();
 
@@ -148,5 +189,18 @@ describe('the approval report of 100,000 rows holds a page of them at a time', (
     const file = writeFile(folder(), 'folha.csv', HEADER + rows.join(''));
     expect(await loopTurnsDuringReport(folder(), file)).toBe(true);
     expect(readFileSync(`${file}.report.txt`, 'utf8')).toContain('line 5001: Pessoa 4999');
+  });
+
+  // An approver who opens the report as it is written reads it whole or not at all: a
+  // half-written report would show some payees and totals as if they were all.
+  it('is never seen half-written', { timeout: 300_000 }, async () => {
+    const rows = Array.from({ length: 5_000 }, (_, i) => {
+      const cpf = withCheckDigits(String(100_000_000 + i * 7).slice(0, 9));
+      return `o-${i},Pessoa ${i},p${i}@example.com,11987654321,${cpf},EMAIL,p${i}@x.com,"1,00"\n`;
+    });
+    const file = writeFile(folder(), 'folha.csv', HEADER + rows.join(''));
+    const { seen, whole } = await reportSeenWhileWritten(folder(), file);
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.filter((length) => length !== -1 && length !== whole)).toEqual([]);
   });
 });

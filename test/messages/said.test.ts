@@ -704,6 +704,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     approvedBy: ['ana'],
     needed: 2,
     second: { rule: 'above', cents: 6_000_000, limit: 5_000_000 },
+    hintFlags: ' --settings-file "/etc/payouts.env"',
   },
   fourEyesNoApprovers: { code: 'fourEyesNoApprovers', file: 'folha.csv' },
   fourEyesRefused: {
@@ -747,7 +748,12 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     approvedBy: ['ana', 'bruno'],
     approvalCode: 'K7QD-M2XA-P9RT',
   },
-  fourEyesChanged: { code: 'fourEyesChanged', file: 'folha.csv', approvalCode: 'K7QD-M2XA-P9RT' },
+  fourEyesChanged: {
+    code: 'fourEyesChanged',
+    file: 'folha.csv',
+    approvalCode: 'K7QD-M2XA-P9RT',
+    hintFlags: ' --settings-file "/etc/payouts.env"',
+  },
   fourEyesDecisionExists: {
     code: 'fourEyesDecisionExists',
     file: 'folha.csv',

@@ -48,9 +48,11 @@ export async function runCli(
     user?: { uid: number; gid: number };
     /** The command's clock, which the test moves (in this process only). */
     clock?: Clock;
+    /** Run in this working directory, in a child (a worker's own cannot change). */
+    cwd?: string;
   } = {},
 ): Promise<CliResult> {
-  if (options.user) return runBin(args, options);
+  if (options.user || options.cwd !== undefined) return runBin(args, options);
   const stdout = captured();
   const stderr = captured();
   const code = await main(args, {
@@ -68,7 +70,7 @@ const RUN_BOUND_MS = 20_000;
 /** Runs the built bin/payouts.js as a child process, with the environment of cleanEnv(env). */
 function runBin(
   args: readonly string[],
-  options: { env?: Record<string, string>; user?: { uid: number; gid: number } } = {},
+  options: { env?: Record<string, string>; user?: { uid: number; gid: number }; cwd?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
@@ -78,6 +80,7 @@ function runBin(
         env: cleanEnv(options.env),
         timeout: RUN_BOUND_MS,
         encoding: 'utf8',
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
         ...options.user,
       },
       (error, stdout, stderr) => {

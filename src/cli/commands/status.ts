@@ -31,7 +31,13 @@ import {
   resultRecord,
   type ResultRecord,
 } from '../../results/result-file.js';
-import { openContext, requireJournal, type GlobalOptions, type Output } from '../context.js';
+import {
+  hintFlagsOf,
+  openContext,
+  requireJournal,
+  type GlobalOptions,
+  type Output,
+} from '../context.js';
 import { ExitError } from '../exit-error.js';
 import { homeJournalAt, readHomeJournal } from '../work-journal.js';
 import { describeTotals } from '../../app/describe-file.js';
@@ -141,7 +147,16 @@ export function statusCommand(io: CliIo, { command: { status: words } }: HelpTex
         }
         const batches = await batchesNamed(journal, basename(what));
         if (batches.length > 0)
-          return await listRows(journal, batches, context.out, sandbox, tooLong, timeZone, folders);
+          return await listRows(
+            journal,
+            batches,
+            context.out,
+            sandbox,
+            tooLong,
+            timeZone,
+            folders,
+            hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+          );
         if (await journal.payout(what))
           return await showPayout(journal, what, context.out, sandbox, timeZone);
         throw new ExitError(
@@ -287,12 +302,13 @@ async function changedSinceReport(
   journal: JournalReports,
   batch: BatchRecord,
   folders: Folders,
+  hintFlags: string,
 ): Promise<Said | undefined> {
   if (batch.state !== 'awaiting-approval' || batch.awaitingName === null) return undefined;
   const file = join(folders.awaiting, batch.awaitingName);
   if (!existsSync(file) || (await sha256Of(file)) === batch.sha256) return undefined;
   const code = approvalCode(batch, await toBeSent(journal, batch.id));
-  return { code: 'fourEyesChanged', file: batch.awaitingName, approvalCode: code };
+  return { code: 'fourEyesChanged', file: batch.awaitingName, approvalCode: code, hintFlags };
 }
 
 async function listRows(
@@ -303,6 +319,7 @@ async function listRows(
   tooLong: (batchId: number) => Promise<PendingTooLong | undefined>,
   timeZone: string,
   folders: Folders,
+  hintFlags: string,
 ): Promise<void> {
   const all: {
     sandbox: boolean;
@@ -318,7 +335,7 @@ async function listRows(
     if (batch.resultName) out.line(`  result: results/${batch.resultName}`);
     // Why a whole file is held, refused or unusable: said here, not only in rejected/.
     for (const problem of batch.problems) out.line(`  ${sayInEnglish(problem)}`);
-    const changed = await changedSinceReport(journal, batch, folders);
+    const changed = await changedSinceReport(journal, batch, folders, hintFlags);
     if (changed) out.line(`  ${sayInEnglish(changed)}`);
     // What people decided about it, with who and when (an approval, a release).
     for (const event of await journal.batchEvents(batch.id)) {
