@@ -637,6 +637,8 @@ const said: SaidTexts = {
   approvalsNone: ({ since }) => `No file was approved${since === null ? '' : ` since ${since}`}.`,
   approvalsRelease: ({ batchId, file, droppedBy, approvedBy, approvalCode, state, done }) =>
     `batch ${batchId}  ${file}  dropped by ${droppedBy ?? 'unknown'}  approved by ${approvedBy.map(({ by, at }) => `${by} at ${at}`).join(', ')}${approvalCode === null ? '' : `  code ${approvalCode}`}  ${state}: ${done}`,
+  heldCoverConflict: ({ file, line, orderId, newFile, hintFlags }) =>
+    `was covered by ${file}, line ${line} (orderId ${orderId}), but the gateway holds another transaction under that orderId (conflict): that payout may not have been made, so this row is not counted as paid, and it is not sent. Look it up at the gateway: payouts get --order-id ${orderId}; if it did not pay this person, payouts approve "${newFile}" --new-batch${hintFlags} lists this row, and pays it only when also given the option --repeats and the count of such rows it lists`,
 };
 
 /** `--help` as commander writes it in English, and our commands' own words. */

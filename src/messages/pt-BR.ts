@@ -695,6 +695,8 @@ const said: SaidTexts = {
     `Nenhum arquivo foi aprovado${since === null ? '' : ` desde ${since}`}.`,
   approvalsRelease: ({ batchId, file, droppedBy, approvedBy, approvalCode, state, done }) =>
     `lote ${batchId}  ${file}  deixado por ${droppedBy ?? 'desconhecido'}  aprovado por ${approvedBy.map(({ by, at }) => `${by} em ${at}`).join(', ')}${approvalCode === null ? '' : `  código ${approvalCode}`}  ${state}: ${done}`,
+  heldCoverConflict: ({ file, line, orderId, newFile, hintFlags }) =>
+    `estava coberta por ${file}, linha ${line} (ID de pagamento ${orderId}), mas o gateway tem outra transação com esse ID (conflito): aquele pagamento pode não ter sido feito, então esta linha não conta como paga e não é enviada. Consulte o gateway: payouts get --order-id ${orderId}; se ele não pagou esta pessoa, payouts approve "${newFile}" --new-batch${hintFlags} lista esta linha e só a paga quando você der também a opção --repeats com a contagem listada`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */

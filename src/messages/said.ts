@@ -640,6 +640,15 @@ export type Said =
       approvalCode: string | null;
       state: string;
       done: string;
+    }
+  // A covered row whose cover's orderId the gateway holds for another transaction.
+  | {
+      code: 'heldCoverConflict';
+      file: string;
+      line: number;
+      orderId: string;
+      newFile: string;
+      hintFlags: string;
     };
 
 /** Why an approval file releases nothing under four eyes. */

@@ -781,6 +781,14 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     state: 'done',
     done: '2 paid (R$ 6.000,00)',
   },
+  heldCoverConflict: {
+    code: 'heldCoverConflict',
+    file: 'folha.csv',
+    line: 2,
+    orderId: 'folha-2',
+    newFile: 'folha_final.csv',
+    hintFlags: '',
+  },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */
