@@ -649,6 +649,12 @@ export type Said =
       orderId: string;
       newFile: string;
       hintFlags: string;
+    }
+  | {
+      code: 'retryWhichBatch';
+      file: string;
+      batches: { batchId: number; at: number }[];
+      hintFlags: string;
     };
 
 /** Why an approval file releases nothing under four eyes. */
