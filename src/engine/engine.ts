@@ -270,6 +270,7 @@ export async function sendQueued(
 
 export interface ResolveReport {
   adopted: number;
+  /** Rows sent again after lookups found nothing; one turned away (a 429) is not. */
   resent: number;
   /** Rows a person must look at (moved to `conflict`). */
   conflicts: number;
@@ -315,14 +316,16 @@ export async function resolveUnknown(
       if (outcome.kind === 'stop') {
         report.stopped ??= outcome.why;
         report.failed = true;
-      } else report[outcome.kind]++;
+      } else if (outcome.kind !== 'notSent') report[outcome.kind]++;
     });
   }
   return report;
 }
 
+/** `notSent`: a re-send the gateway turned away before creating anything (a 429), queued again. */
 type ResolveOutcome =
-  { kind: 'adopted' | 'resent' | 'conflicts' | 'stillUnknown' } | { kind: 'stop'; why: string };
+  | { kind: 'adopted' | 'resent' | 'conflicts' | 'stillUnknown' | 'notSent' }
+  | { kind: 'stop'; why: string };
 
 /**
  * One row: always looked up first. Sent again only on a not-found answer given now, the
@@ -442,6 +445,7 @@ async function resend(
   }
   await record(deps, options, [{ claim, decision }]);
   if (decision.signal.kind === 'stop') return { kind: 'stop', why: decision.signal.why };
+  if (decision.to === 'queued') return { kind: 'notSent' };
   return { kind: decision.to === 'conflict' ? 'conflicts' : 'resent' };
 }
 

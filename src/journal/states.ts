@@ -37,7 +37,8 @@ const TRANSITIONS: Readonly<Record<RowState, readonly RowState[]>> = {
   // gateway refused it, so created nothing); the same payload again only by `payouts retry`.
   rejected: ['retried', 'queued'],
   conflict: [],
-  // Held for a person when the payout that covers it fails, is refused, canceled or refunded.
+  // Held for a person when the payout that covers it fails, is refused, canceled, refunded
+  // or ends in conflict.
   covered: ['held'],
   retried: [],
   // Rejecting the copy that superseded it gives it back, as it was.

@@ -76,7 +76,7 @@ export interface HelpTexts {
     > &
       ArgumentHelp;
     reject: CommandHelp<'reason' | 'batch' | 'by'> & ArgumentHelp;
-    retry: CommandHelp<'by'> & ArgumentHelp;
+    retry: CommandHelp<'by' | 'batch'> & ArgumentHelp;
     reconcile: CommandHelp<'days'>;
     doctor: CommandHelp;
     sandbox: CommandHelp<

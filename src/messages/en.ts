@@ -646,6 +646,10 @@ const said: SaidTexts = {
   approvalsNone: ({ since }) => `No file was approved${since === null ? '' : ` since ${since}`}.`,
   approvalsRelease: ({ batchId, file, droppedBy, approvedBy, approvalCode, state, done }) =>
     `batch ${batchId}  ${file}  dropped by ${droppedBy ?? 'unknown'}  approved by ${approvedBy.map(({ by, at }) => `${by} at ${at}`).join(', ')}${approvalCode === null ? '' : `  code ${approvalCode}`}  ${state}: ${done}`,
+  heldCoverConflict: ({ file, line, orderId, newFile, hintFlags }) =>
+    `was covered by ${file}, line ${line} (orderId ${orderId}), but the gateway holds another transaction under that orderId (conflict): that payout may not have been made, so this row is not counted as paid, and it is not sent. Look it up at the gateway: payouts get --order-id ${orderId}; if it did not pay this person, payouts approve "${newFile}" --new-batch${hintFlags} lists this row, and pays it only when also given the option --repeats and the count of such rows it lists`,
+  retryWhichBatch: ({ file, batches, hintFlags }) =>
+    `payouts retry: ${batches.length} files named ${file} have payouts to send again (${batches.map((batch) => `batch ${batch.batchId}, arrived ${moment(batch.at)}`).join('; ')}): nothing is sent again. Say which with --batch and its number, as the run's summary gives it: payouts retry "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags}`,
 };
 
 /** `--help` as commander writes it in English, and our commands' own words. */
@@ -781,14 +785,18 @@ const help: HelpTexts = {
     },
     retry: {
       description:
-        'send again, on purpose, payouts that definitely failed (failed, rejected, canceled, refunded): every such row of the newest batch of a file name, or one orderId; each goes under its orderId with an attempt suffix (-r2, -r3), sent by the next run',
+        'send again, on purpose, payouts that definitely failed (failed, rejected, canceled, refunded): every such row of a file (of the batch --batch names, when several files of that name have some), or one orderId; each goes under its orderId with an attempt suffix (-r2, -r3), sent by the next run',
       argument: {
         name: 'fileOrOrderId',
         description: 'a file name as the summary names it, or an orderId',
       },
-      options: { by: 'who asks, for the audit trail (default: the user running it)' },
+      options: {
+        by: 'who asks, for the audit trail (default: the user running it)',
+        batch:
+          "when several files of that name have payouts to send again: this one's batch number, as the run's summary gives it",
+      },
       after:
-        '\nExamples:\n  payouts retry folha.csv --by "Maria (financeiro)"\n  payouts retry folha-1-3f9a2c71',
+        '\nExamples:\n  payouts retry folha.csv --by "Maria (financeiro)"\n  payouts retry folha.csv --batch 2\n  payouts retry folha-1-3f9a2c71',
     },
     reconcile: {
       description:

@@ -704,6 +704,10 @@ const said: SaidTexts = {
     `Nenhum arquivo foi aprovado${since === null ? '' : ` desde ${since}`}.`,
   approvalsRelease: ({ batchId, file, droppedBy, approvedBy, approvalCode, state, done }) =>
     `lote ${batchId}  ${file}  deixado por ${droppedBy ?? 'desconhecido'}  aprovado por ${approvedBy.map(({ by, at }) => `${by} em ${at}`).join(', ')}${approvalCode === null ? '' : `  código ${approvalCode}`}  ${state}: ${done}`,
+  heldCoverConflict: ({ file, line, orderId, newFile, hintFlags }) =>
+    `estava coberta por ${file}, linha ${line} (ID de pagamento ${orderId}), mas o gateway tem outra transação com esse ID (conflito): aquele pagamento pode não ter sido feito, então esta linha não conta como paga e não é enviada. Consulte o gateway: payouts get --order-id ${orderId}; se ele não pagou esta pessoa, payouts approve "${newFile}" --new-batch${hintFlags} lista esta linha e só a paga quando você der também a opção --repeats com a contagem listada`,
+  retryWhichBatch: ({ file, batches, hintFlags }) =>
+    `payouts retry: ${batches.length} arquivos chamados ${file} têm pagamentos a reenviar (${batches.map((batch) => `lote ${batch.batchId}, chegou ${momento(batch.at)}`).join('; ')}): nada é reenviado. Diga qual com --batch e o número dele, como o resumo da execução o dá: payouts retry "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags}`,
 };
 
 /** The rules that hold a row, as `run --dry-run` and `validate` name them. */
@@ -849,14 +853,18 @@ const help: HelpTexts = {
     },
     retry: {
       description:
-        'envia de novo, de propósito, pagamentos que falharam de vez (com falha, recusados, cancelados, devolvidos): cada linha assim do lote mais recente de um nome de arquivo, ou um orderId; cada um vai com seu orderId e um sufixo de tentativa (-r2, -r3), enviado pela próxima execução',
+        'envia de novo, de propósito, pagamentos que falharam de vez (com falha, recusados, cancelados, devolvidos): cada linha assim de um arquivo (do lote que --batch indica, quando vários arquivos com esse nome têm alguma), ou um orderId; cada um vai com seu orderId e um sufixo de tentativa (-r2, -r3), enviado pela próxima execução',
       argument: {
         name: 'arquivoOuOrderId',
         description: 'um nome de arquivo como o resumo o chama, ou um orderId',
       },
-      options: { by: 'quem pede, para a trilha de auditoria (padrão: o usuário que executa)' },
+      options: {
+        by: 'quem pede, para a trilha de auditoria (padrão: o usuário que executa)',
+        batch:
+          'quando vários arquivos com esse nome têm pagamentos a reenviar: o número do lote deste, como o resumo da execução o dá',
+      },
       after:
-        '\nExemplos:\n  payouts retry folha.csv --by "Maria (financeiro)"\n  payouts retry folha-1-3f9a2c71',
+        '\nExemplos:\n  payouts retry folha.csv --by "Maria (financeiro)"\n  payouts retry folha.csv --batch 2\n  payouts retry folha-1-3f9a2c71',
     },
     reconcile: {
       description:

@@ -648,6 +648,21 @@ export type Said =
       approvalCode: string | null;
       state: string;
       done: string;
+    }
+  // A covered row whose cover's orderId the gateway holds for another transaction.
+  | {
+      code: 'heldCoverConflict';
+      file: string;
+      line: number;
+      orderId: string;
+      newFile: string;
+      hintFlags: string;
+    }
+  | {
+      code: 'retryWhichBatch';
+      file: string;
+      batches: { batchId: number; at: number }[];
+      hintFlags: string;
     };
 
 /** Why an approval file releases nothing under four eyes. */

@@ -740,6 +740,24 @@ describe('engine against the sandbox over HTTP, checked against its ledger', () 
     }
   });
 
+  it('a re-send answered 429 created nothing: not counted as re-sent, and queued for the next send', async () => {
+    await admit(1);
+    sandbox.setFaults({ serverErrorRate: 1, operations: ['createCashOut'] });
+    const gateway = client();
+    await sendQueued(deps(gateway), options());
+    sandbox.setFaults({ serverErrorRate: 0 });
+    await resolveUnknown(deps(gateway), options()); // not found (1)
+    offset += GRACE_MS;
+    sandbox.setFaults({ rateLimitRate: 1, operations: ['createCashOut'] });
+    const report = await resolveUnknown(deps(gateway), options()); // not found (2): sent again
+    expect(
+      received.filter(({ method, status }) => method === 'POST' && status === 429),
+    ).toHaveLength(1);
+    expect(sandbox.ledger()).toHaveLength(0);
+    expect(report).toMatchObject({ adopted: 0, resent: 0, conflicts: 0 });
+    expect(await journal.payout('p-0000')).toMatchObject({ state: 'queued' });
+  });
+
   it('a lookup that finds another amount under our orderId makes a conflict for a person, never adopted', async () => {
     await admit(1);
     sandbox.setFaults({ serverErrorRate: 1, operations: ['createCashOut'] });

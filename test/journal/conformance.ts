@@ -1306,6 +1306,40 @@ export function describeJournal(name: string, factory: JournalFactory): void {
         });
         expect((await journal.batch(copy))?.state).toBe('open');
       });
+
+      it('a row a copy covered is held for a person once its cover ends in conflict, never counted paid', async () => {
+        const journal = await open();
+        const first = await fileOf(journal, 'folha', [request('a-1')]);
+        await journal.finishBatch(first, { ...batch, state: 'open' }, undefined, rules);
+        const [claim] = await journal.claimToSend('a', 1, 60_000);
+        await journal.move(
+          'a-1',
+          claim!.fence,
+          'unknown',
+          'unclear answer',
+          {},
+          { release: false },
+        );
+        const copy = await fileOf(journal, 'outra', [request('b-1')]);
+        await journal.finishBatch(copy, { ...batch, state: 'awaiting-approval' }, undefined, rules);
+        const linked = { code: 'linkedCopyBy', by: 'maria', batchId: first } as const;
+        await journal.correctBatch(copy, first, linked, rules);
+        expect(await journal.payout('b-1')).toMatchObject({ state: 'covered' });
+        await journal.setBatchState(copy, 'done');
+        // The lookup finds another transaction under a-1: it was not our payout.
+        await journal.move('a-1', claim!.fence, 'conflict', 'another transaction');
+        expect(await journal.payout('b-1')).toMatchObject({
+          state: 'held',
+          said: { code: 'heldCoverConflict', orderId: 'a-1', newFile: 'outra.csv' },
+        });
+        expect((await journal.history('b-1')).at(-1)).toMatchObject({
+          from: 'covered',
+          to: 'held',
+          reason: { code: 'auditCoverEnded', orderId: 'a-1', state: 'conflict' },
+        });
+        expect((await journal.batch(copy))?.state).toBe('open');
+        expect((await journal.rowTotalsOfBatch(copy)).rows).toEqual({ held: 1 });
+      });
     });
 
     it("says a batch's payouts pending since when, and the batches a refund shows in", async () => {

@@ -787,6 +787,23 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     state: 'done',
     done: '2 paid (R$ 6.000,00)',
   },
+  heldCoverConflict: {
+    code: 'heldCoverConflict',
+    file: 'folha.csv',
+    line: 2,
+    orderId: 'folha-2',
+    newFile: 'folha_final.csv',
+    hintFlags: '',
+  },
+  retryWhichBatch: {
+    code: 'retryWhichBatch',
+    file: 'folha.csv',
+    batches: [
+      { batchId: 1, at: Date.UTC(2026, 10, 2, 12) },
+      { batchId: 2, at: Date.UTC(2026, 10, 2, 15) },
+    ],
+    hintFlags: '',
+  },
 };
 
 /** What is English in every language: a sentence the journal keeps as it was written. */

@@ -171,7 +171,7 @@ interface ApproveOptions {
 }
 
 /** A parser of a whole number from 1, saying `expected` of anything else. */
-const positive =
+export const positive =
   (expected: string) =>
   (text: string): number => {
     const number = Number(text);

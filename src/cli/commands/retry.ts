@@ -9,6 +9,7 @@ import { CATALOGS } from '../../messages/catalog.js';
 import { say } from '../../messages/say.js';
 import { hintFlagsOf, openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
+import { positive } from './approval.js';
 import { openWorkJournal } from '../work-journal.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { CliIo } from '../../runtime/io.js';
@@ -18,13 +19,17 @@ import type { CliIo } from '../../runtime/io.js';
  * again (the only way they are: dropping a file again never does). Exit codes as
  * approve's: 0 done, 1 nothing to send again (or the journal refused), with why.
  */
-export function retryCommand(io: CliIo, { command: { retry: words } }: HelpTexts): Command {
+export function retryCommand(
+  io: CliIo,
+  { command: { retry: words }, expected }: HelpTexts,
+): Command {
   return new Command('retry')
     .description(words.description)
     .argument(`<${words.argument.name}>`, words.argument.description)
     .option('--by <name>', words.options.by)
+    .option('--batch <batch>', words.options.batch, positive(expected.batch))
     .addHelpText('after', words.after)
-    .action(async (target: string, options: { by?: string }, command: Command) => {
+    .action(async (target: string, options: { by?: string; batch?: number }, command: Command) => {
       const globals = command.optsWithGlobals<GlobalOptions>();
       const { config, out } = openContext(io, globals);
       const words = CATALOGS[config.language ?? 'en'];
@@ -40,7 +45,7 @@ export function retryCommand(io: CliIo, { command: { retry: words } }: HelpTexts
           outcome = await retryPayouts(
             journal,
             target,
-            { by },
+            { by, batch: options.batch },
             { duplicateWindowMs: config.duplicateWindow, hintFlags: hintFlagsOf(globals) },
           );
         } catch (error) {
@@ -52,6 +57,15 @@ export function retryCommand(io: CliIo, { command: { retry: words } }: HelpTexts
           const { orderId, state } = outcome;
           const retriedAs = outcome.retriedAs ?? null;
           throw new ExitError(1, say(words, { code: 'retryNotFailed', orderId, state, retriedAs }));
+        }
+        if (outcome.kind === 'which-batch') {
+          const file = givenName(basename(target));
+          const batches = outcome.batches.map((batch) => ({
+            batchId: batch.id,
+            at: batch.receivedAt,
+          }));
+          const hintFlags = hintFlagsOf(globals);
+          throw new ExitError(1, say(words, { code: 'retryWhichBatch', file, batches, hintFlags }));
         }
         if (outcome.kind === 'nothing') {
           throw new ExitError(

@@ -164,7 +164,7 @@ const statements = {
        SELECT order_id FROM payouts WHERE covered_by = @orderId
        UNION SELECT p.order_id FROM payouts p JOIN linked l ON p.covered_by = l.order_id)
      SELECT p.order_id, p.covered_by, p.state, p.hold_reason, p.batch_id,
-       b.state AS batch_state
+       b.state AS batch_state, b.file_name
      FROM linked l JOIN payouts p ON p.order_id = l.order_id JOIN batches b ON b.id = p.batch_id`,
   ),
   addBatchEvent: statement<{

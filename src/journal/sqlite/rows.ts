@@ -40,6 +40,7 @@ export interface LinkedRowRow {
   hold_reason: HoldReason | null;
   batch_id: number;
   batch_state: BatchState;
+  file_name: string;
 }
 
 export const toLinkedRow = (row: LinkedRowRow): LinkedRow => ({
@@ -49,6 +50,7 @@ export const toLinkedRow = (row: LinkedRowRow): LinkedRow => ({
   holdReason: row.hold_reason,
   batchId: row.batch_id,
   batchState: row.batch_state,
+  fileName: row.file_name,
 });
 
 /** A possible cover as the store reads it (see candidatesOf). */
@@ -189,7 +191,8 @@ export function createRows({ db, now }: Context) {
       WITH RECURSIVE linked (order_id) AS (
         SELECT order_id FROM payouts WHERE covered_by = ?
         UNION SELECT p.order_id FROM payouts p JOIN linked l ON p.covered_by = l.order_id)
-      SELECT p.order_id, p.covered_by, p.state, p.hold_reason, p.batch_id, b.state AS batch_state
+      SELECT p.order_id, p.covered_by, p.state, p.hold_reason, p.batch_id, b.state AS batch_state,
+        b.file_name
       FROM linked l JOIN payouts p ON p.order_id = l.order_id JOIN batches b ON b.id = p.batch_id`),
     coveringRow: db.prepare<[string], CoveringRow>(
       `SELECT ${COVERING_COLUMNS} FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = ?`,

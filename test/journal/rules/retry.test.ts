@@ -107,6 +107,7 @@ describe('repeatsHeldOf: the copies a payout sent again covers', () => {
     holdReason,
     batchId: 2,
     batchState: 'open' as const,
+    fileName: 'folha_reenvio.csv',
   });
 
   it('takes the copies held as its repeats, naming it directly', () => {

@@ -41,10 +41,11 @@ function linked(
     holdReason: changes.holdReason ?? null,
     batchId: changes.batchId ?? 2,
     batchState: changes.batchState ?? 'done',
+    fileName: 'folha_reenvio.csv',
   };
 }
 
-describe('endsCover: an answer that proves a payout did not pay', () => {
+describe('endsCover: an answer that proves a payout did not pay, or a conflict', () => {
   it.each([
     ['sending', 'failed', true],
     ['sending', 'rejected', true],
@@ -52,7 +53,9 @@ describe('endsCover: an answer that proves a payout did not pay', () => {
     ['paid', 'refunded', true],
     ['sending', 'paid', false],
     ['sending', 'pending', false],
-    ['pending', 'conflict', false],
+    // Another transaction under its orderId: no money is known to have left by it.
+    ['pending', 'conflict', true],
+    ['unknown', 'conflict', true],
     // A failed row read again says nothing new.
     ['failed', 'failed', false],
   ] as const)('%s to %s: %s', (from, to, expected) => {
@@ -112,6 +115,37 @@ describe('planUncover: covered follows its cover', () => {
         reason: { code: 'held', said: ended },
       })),
       why: ended,
+      reopen: [2],
+    });
+  });
+
+  it('holds each row a payout in conflict covered as its possible duplicate, naming the command that frees it', () => {
+    const conflict: Covering = { ...failed, state: 'conflict' };
+    const why = { ...ended, state: 'conflict', said: failedBeforeSaid(conflict) };
+    const rows = [
+      linked('b-1'),
+      linked('c-1', { coveredBy: 'b-1', batchId: 3, batchState: 'open' }),
+    ];
+    expect(planUncover(conflict, rows)).toEqual({
+      moves: ['b-1', 'c-1'].map((orderId) => ({
+        orderId,
+        from: 'covered',
+        to: 'held',
+        fields: {
+          holdReason: 'duplicate',
+          coveredBy: 'a-1',
+          said: {
+            code: 'heldCoverConflict',
+            file: 'folha.csv',
+            line: 2,
+            orderId: 'a-1',
+            newFile: 'folha_reenvio.csv',
+            hintFlags: '',
+          },
+        },
+        reason: { code: 'held', said: why },
+      })),
+      why,
       reopen: [2],
     });
   });
