@@ -9,7 +9,7 @@ import { journalAddress } from '../../src/journal/open.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder, writeFile } from '../support/files.js';
-import { TOKEN } from '../support/gateway.js';
+import { TOKEN, closedPort } from '../support/gateway.js';
 import { JOURNAL_STORES } from '../support/journal-stores.js';
 import { PAYROLL_HEADER, payrollRows } from '../support/payroll.js';
 
@@ -88,4 +88,36 @@ describe.each(JOURNAL_STORES)('payouts validate, the journal in %s', (_, store) 
     expect((JSON.parse(validated.stdout) as Checked).journal).toBeNull();
     expect(await store.read(home.home, async () => 'there')).toBeUndefined();
   });
+});
+
+describe('payouts validate, a PostgreSQL journal it cannot reach', () => {
+  const folder = useTempFolder();
+
+  it.each([
+    ['en', /Not weighed against the journal: its database .* cannot be reached/],
+    ['pt-BR', /Não conferido com o diário: o banco .* não responde/],
+  ])(
+    'reports the file’s own checks, says what it could not weigh, exit 1 (%s)',
+    async (language, said) => {
+      const journal = `postgres://payouts@127.0.0.1:${await closedPort()}/payouts`;
+      const env = { PAYOUTS_HOME: folder(), PAYOUTS_JOURNAL: journal, PAYOUTS_LANGUAGE: language };
+      const file = writeFile(
+        folder(),
+        'folha.csv',
+        [PAYROLL_HEADER, ...payrollRows('a', 2)].join('\n'),
+      );
+      const validated = await runCli(['validate', file], { env });
+      expect(validated.code, validated.stderr).toBe(1);
+      expect(validated.stdout).toContain('folha.csv');
+      expect(validated.stdout + validated.stderr).toMatch(said);
+      expect(validated.stdout + validated.stderr).not.toMatch(/sent|enviad/);
+      const json = await runCli(['validate', file, '--json'], { env });
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        valid: 2,
+        journal: null,
+        notWeighed: expect.stringMatching(/cannot be reached/),
+      });
+    },
+  );
 });
