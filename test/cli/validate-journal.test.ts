@@ -77,6 +77,43 @@ describe.each(JOURNAL_STORES)('payouts validate, the journal in %s', (_, store) 
     expect(await auditCount()).toBe(entries);
   });
 
+  it('run --dry-run holds the rows the real run then holds: repeats, possible duplicates', async () => {
+    const paid = payrollRows('paid', 3);
+    writeFile(join(home.home, 'inbox'), 'folha.csv', [PAYROLL_HEADER, ...paid].join('\n'));
+    expect((await cli(['run'])).code).toBe(3);
+    // Line 2 repeats an orderId paid, lines 3 and 5 a person and amount paid under a new one.
+    const again = (row: string, orderId: string) => row.replace(/^paid-\d+/, orderId);
+    const lines = [
+      PAYROLL_HEADER,
+      paid[1]!,
+      again(paid[0]!, 'dup-0'),
+      ...payrollRows('new', 2),
+      again(paid[2]!, 'dup-2'),
+    ];
+    writeFile(join(home.home, 'inbox'), 'outro.csv', lines.join('\n'));
+    const dry = await cli(['run', '--dry-run', '--json']);
+    const planned = (
+      JSON.parse(dry.stdout) as {
+        files: { file: string; wouldSend: number; holds: Checked['holds'] }[];
+      }
+    ).files.find((file) => file.file === 'outro.csv');
+    expect(planned?.holds.map((hold) => [hold.line, hold.rule])).toEqual([
+      [2, 'orderId of another file'],
+      [3, 'possible duplicate'],
+      [6, 'possible duplicate'],
+    ]);
+    expect(planned?.wouldSend).toBe(2);
+
+    expect((await cli(['run'])).code).toBe(2);
+    const real = await store.read(home.home, async (journal) => {
+      const [batch] = await journal.batches('outro.csv');
+      const held = await journal.linesOfBatch(batch!.id, ['held'], 100);
+      const rows = await journal.heldRowsOfBatch(batch!.id);
+      return [...held.first.map((line) => line.line), ...rows.map((row) => row.line)];
+    });
+    expect(real?.sort((a, b) => a - b)).toEqual(planned?.holds.map((hold) => hold.line));
+  });
+
   it('a home no run has journaled yet: nothing to weigh against, exit 0', async () => {
     const file = writeFile(
       folder(),
