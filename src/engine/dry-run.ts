@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { readPayoutFile, type OrderIdDerivation, type ReadOptions } from '../csv/reader.js';
-import { toCashOutRequest } from '../csv/row.js';
+import { toCashOutRequest, type RowOutcome } from '../csv/row.js';
 import { batchStem, homeTag } from '../csv/order-id.js';
 import { givenName } from '../csv/given-name.js';
 import { foldText } from '../csv/fold.js';
@@ -38,6 +38,11 @@ export interface DryRunHold {
 
 /** Held rows listed per file; the count covers them all. */
 const LISTED_HOLDS = 200;
+
+/** Valid rows weighed against the journal together: a PostgreSQL journal reads them in three queries. */
+const WEIGHED_TOGETHER = 1000;
+
+type ValidRow = Extract<RowOutcome, { kind: 'valid' }>;
 
 export interface DryRunFile {
   file: string;
@@ -105,6 +110,58 @@ export async function planRun(
         made?.nameNumber ?? ((await journal?.latestOfName(nameKey))?.nameNumber ?? 0) + 1;
       return { batchNumber, home: made ? made.orderIdHome : home };
     };
+    // Valid rows are weighed a chunk at a time: a few reads each, not a round trip a row.
+    let chunk: ValidRow[] = [];
+    const weighChunk = async () => {
+      const taken = chunk;
+      if (taken.length === 0) return;
+      chunk = [];
+      const rows = taken.map((row) => ({
+        request: toCashOutRequest(row.payout),
+        reference: row.payout.reference,
+      }));
+      const rules = { duplicateWindowMs: options.duplicateWindow };
+      const weighed = (await journal?.weighMany(rows, nameKey, rules)) ?? [];
+      for (const [at, { request, reference }] of rows.entries()) {
+        const { admission, failed } = weighed[at] ?? {};
+        const { line, payout } = taken[at]!;
+        if (admission?.kind === 'journaled') {
+          hold(line, 'orderId of another file', journaledSaid(request.orderId, admission.previous));
+        } else if (admission?.kind === 'duplicate') {
+          // Not journaled yet: no batch of its own for a command to pick.
+          const named =
+            batchId === undefined
+              ? { id: 0, fileName: givenName(basename(file)) }
+              : { id: batchId, fileName: basename(file) };
+          hold(
+            line,
+            'possible duplicate',
+            duplicateSaid(admission.covering, named, { cents: request.value, reference }),
+          );
+          const { covering } = admission;
+          repeating.push({
+            name: request.person.name,
+            cents: request.value,
+            repeats: {
+              orderId: covering.orderId,
+              batchId: covering.batchId,
+              fileName: covering.fileName,
+              line: covering.line,
+              at: covering.admittedAt,
+              state: covering.state,
+            },
+          });
+        } else if (failed) {
+          hold(line, 'repeats a failed payout', failedBeforeSaid(failed));
+        } else if (payout.identicalTo !== undefined) {
+          hold(line, 'identical rows', { code: 'identicalRows', line: payout.identicalTo });
+        } else {
+          plan.wouldSend++;
+          plan.wouldSendCents += request.value;
+          addPayee(fresh, { name: request.person.name, cents: request.value });
+        }
+      }
+    };
     const report = await readPayoutFile(
       file,
       options,
@@ -112,62 +169,21 @@ export async function planRun(
         if (row.kind === 'invalid') plan.invalid++;
         else if (row.kind === 'skipped') plan.skipped++;
         else if (row.kind === 'valid') {
-          const request = toCashOutRequest(row.payout);
-          const rules = { duplicateWindowMs: options.duplicateWindow };
-          const { reference } = row.payout;
-          const admission = await journal?.weigh(request, nameKey, rules, reference);
-          const failed =
-            admission?.kind === 'new' ? await journal?.failedRepeatOf(request, rules) : undefined;
-          if (admission?.kind === 'journaled') {
-            hold(
-              row.line,
-              'orderId of another file',
-              journaledSaid(request.orderId, admission.previous),
-            );
-          } else if (admission?.kind === 'duplicate') {
-            // Not journaled yet: no batch of its own for a command to pick.
-            const named =
-              batchId === undefined
-                ? { id: 0, fileName: givenName(basename(file)) }
-                : { id: batchId, fileName: basename(file) };
-            hold(
-              row.line,
-              'possible duplicate',
-              duplicateSaid(admission.covering, named, { cents: request.value, reference }),
-            );
-            const { covering } = admission;
-            repeating.push({
-              name: request.person.name,
-              cents: request.value,
-              repeats: {
-                orderId: covering.orderId,
-                batchId: covering.batchId,
-                fileName: covering.fileName,
-                line: covering.line,
-                at: covering.admittedAt,
-                state: covering.state,
-              },
-            });
-          } else if (failed) {
-            hold(row.line, 'repeats a failed payout', failedBeforeSaid(failed));
-          } else if (row.payout.identicalTo !== undefined) {
-            hold(row.line, 'identical rows', {
-              code: 'identicalRows',
-              line: row.payout.identicalTo,
-            });
-          } else {
-            plan.wouldSend++;
-            plan.wouldSendCents += request.value;
-            addPayee(fresh, { name: request.person.name, cents: request.value });
-          }
+          chunk.push(row);
+          if (chunk.length === WEIGHED_TOGETHER) await weighChunk();
         }
       },
       onFingerprint,
-    ).catch((error: unknown) => {
-      // A file that cannot be opened or read is this file's problem, never the others'.
-      if (error instanceof JournalError) throw error;
-      return cannotReadSaid(error);
-    });
+    )
+      .then(async (read) => {
+        await weighChunk();
+        return read;
+      })
+      .catch((error: unknown) => {
+        // A file that cannot be opened or read is this file's problem, never the others'.
+        if (error instanceof JournalError) throw error;
+        return cannotReadSaid(error);
+      });
     if ('code' in report) {
       // What was counted of it before its reading failed is not sent.
       planned.push({ ...nothingYet(plan.file), problems: [sayInEnglish(report)] });

@@ -196,6 +196,15 @@ export interface JournalAdmission {
    * `payouts retry`.
    */
   failedRepeatOf(request: CashOutRequest, rules: AdmissionRules): Promise<Covering | undefined>;
+  /**
+   * `weigh` of each row and, of a row it finds new, `failedRepeatOf`, in their order
+   * (`run --dry-run`, `validate`): a few reads for them all, never a round trip a row.
+   */
+  weighMany(
+    rows: readonly { request: CashOutRequest; reference?: string }[],
+    nameKey: string,
+    rules: AdmissionRules,
+  ): Promise<{ admission: Admission; failed?: Covering }[]>;
 }
 
 /** Batches: one per file that arrived, with its lines, state, funding, result name and events. */

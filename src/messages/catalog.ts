@@ -303,6 +303,8 @@ export interface Catalog {
   }): string;
   /** An approver the journal cannot name: whoever moved the file into approved/ by hand. */
   movedIntoApproved: string;
+  /** validate: a PostgreSQL journal that cannot be reached, the file not weighed against it. */
+  journalUnreachable(p: { journal: string; cause: string }): string;
 }
 
 export const CATALOGS: Readonly<Record<Language, Catalog>> = { en, 'pt-BR': ptBR };

@@ -1086,4 +1086,6 @@ export const en: Catalog = {
   approvedByCell: ({ approvals, code }) =>
     `${approvals.map(({ by, at }) => `${by} ${at}`).join('; ')}${code === null ? '' : ` (code ${code})`}`,
   movedIntoApproved: 'someone (moved into approved/)',
+  journalUnreachable: ({ journal, cause }) =>
+    `Not weighed against the journal: its database ${journal} cannot be reached (${cause}). The file's own checks above stand, but whether a run would hold rows of it (an orderId paid before, a possible duplicate, a repeat of a failed payout) is not known. Check that the PostgreSQL server is running and reachable from this host, and that the journal setting (PAYOUTS_JOURNAL) names the right user, password and database, then run payouts validate again.`,
 };

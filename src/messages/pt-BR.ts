@@ -1158,4 +1158,6 @@ export const ptBR: Catalog = {
   approvedByCell: ({ approvals, code }) =>
     `${approvals.map(({ by, at }) => `${by} ${at}`).join('; ')}${code === null ? '' : ` (código ${code})`}`,
   movedIntoApproved: 'alguém (movido para approved/)',
+  journalUnreachable: ({ journal, cause }) =>
+    `Não conferido com o diário: o banco ${journal} não responde (${cause}). As conferências do próprio arquivo acima valem, mas não se sabe se uma execução reteria linhas dele (um orderId já pago, uma possível duplicata, a repetição de um pagamento que falhou). Confira se o servidor PostgreSQL está no ar e acessível deste computador, e se a configuração journal (PAYOUTS_JOURNAL) traz o usuário, a senha e o banco certos; depois rode payouts validate de novo.`,
 };

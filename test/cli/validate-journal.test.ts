@@ -9,7 +9,7 @@ import { journalAddress } from '../../src/journal/open.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
 import { useTempFolder, writeFile } from '../support/files.js';
-import { TOKEN } from '../support/gateway.js';
+import { TOKEN, closedPort } from '../support/gateway.js';
 import { JOURNAL_STORES } from '../support/journal-stores.js';
 import { PAYROLL_HEADER, payrollRows } from '../support/payroll.js';
 
@@ -77,6 +77,43 @@ describe.each(JOURNAL_STORES)('payouts validate, the journal in %s', (_, store) 
     expect(await auditCount()).toBe(entries);
   });
 
+  it('run --dry-run holds the rows the real run then holds: repeats, possible duplicates', async () => {
+    const paid = payrollRows('paid', 3);
+    writeFile(join(home.home, 'inbox'), 'folha.csv', [PAYROLL_HEADER, ...paid].join('\n'));
+    expect((await cli(['run'])).code).toBe(3);
+    // Line 2 repeats an orderId paid, lines 3 and 5 a person and amount paid under a new one.
+    const again = (row: string, orderId: string) => row.replace(/^paid-\d+/, orderId);
+    const lines = [
+      PAYROLL_HEADER,
+      paid[1]!,
+      again(paid[0]!, 'dup-0'),
+      ...payrollRows('new', 2),
+      again(paid[2]!, 'dup-2'),
+    ];
+    writeFile(join(home.home, 'inbox'), 'outro.csv', lines.join('\n'));
+    const dry = await cli(['run', '--dry-run', '--json']);
+    const planned = (
+      JSON.parse(dry.stdout) as {
+        files: { file: string; wouldSend: number; holds: Checked['holds'] }[];
+      }
+    ).files.find((file) => file.file === 'outro.csv');
+    expect(planned?.holds.map((hold) => [hold.line, hold.rule])).toEqual([
+      [2, 'orderId of another file'],
+      [3, 'possible duplicate'],
+      [6, 'possible duplicate'],
+    ]);
+    expect(planned?.wouldSend).toBe(2);
+
+    expect((await cli(['run'])).code).toBe(2);
+    const real = await store.read(home.home, async (journal) => {
+      const [batch] = await journal.batches('outro.csv');
+      const held = await journal.linesOfBatch(batch!.id, ['held'], 100);
+      const rows = await journal.heldRowsOfBatch(batch!.id);
+      return [...held.first.map((line) => line.line), ...rows.map((row) => row.line)];
+    });
+    expect(real?.sort((a, b) => a - b)).toEqual(planned?.holds.map((hold) => hold.line));
+  });
+
   it('a home no run has journaled yet: nothing to weigh against, exit 0', async () => {
     const file = writeFile(
       folder(),
@@ -88,4 +125,36 @@ describe.each(JOURNAL_STORES)('payouts validate, the journal in %s', (_, store) 
     expect((JSON.parse(validated.stdout) as Checked).journal).toBeNull();
     expect(await store.read(home.home, async () => 'there')).toBeUndefined();
   });
+});
+
+describe('payouts validate, a PostgreSQL journal it cannot reach', () => {
+  const folder = useTempFolder();
+
+  it.each([
+    ['en', /Not weighed against the journal: its database .* cannot be reached/],
+    ['pt-BR', /Não conferido com o diário: o banco .* não responde/],
+  ])(
+    'reports the file’s own checks, says what it could not weigh, exit 1 (%s)',
+    async (language, said) => {
+      const journal = `postgres://payouts@127.0.0.1:${await closedPort()}/payouts`;
+      const env = { PAYOUTS_HOME: folder(), PAYOUTS_JOURNAL: journal, PAYOUTS_LANGUAGE: language };
+      const file = writeFile(
+        folder(),
+        'folha.csv',
+        [PAYROLL_HEADER, ...payrollRows('a', 2)].join('\n'),
+      );
+      const validated = await runCli(['validate', file], { env });
+      expect(validated.code, validated.stderr).toBe(1);
+      expect(validated.stdout).toContain('folha.csv');
+      expect(validated.stdout + validated.stderr).toMatch(said);
+      expect(validated.stdout + validated.stderr).not.toMatch(/sent|enviad/);
+      const json = await runCli(['validate', file, '--json'], { env });
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        valid: 2,
+        journal: null,
+        notWeighed: expect.stringMatching(/cannot be reached/),
+      });
+    },
+  );
 });

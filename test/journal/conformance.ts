@@ -73,6 +73,7 @@ const MEMBERS: Record<keyof Journal, true> = {
   known: true,
   weigh: true,
   failedRepeatOf: true,
+  weighMany: true,
   payout: true,
   lookUpNeverSent: true,
   firstSendSamples: true,
@@ -1178,6 +1179,70 @@ export function describeJournal(name: string, factory: JournalFactory): void {
       expect(await journal.failedRepeatOf(request('b-1'), rules)).toBeUndefined();
       expect(await journal.payout('b-1')).toBeUndefined();
       expect(await journal.highWater()).toBe(written);
+    });
+
+    it('weighs many rows at once exactly as it weighs each', async () => {
+      const rules = { duplicateWindowMs: 20 * 86_400_000 };
+      const journal = await open();
+      const other = (orderId: string, value = 1000): CashOutRequest => ({
+        ...request(orderId, value),
+        cpfCnpj: '11144477735',
+        pixKey: '11144477735',
+      });
+      const file = { name: 'folha.csv', nameKey: 'folha', sha256: 'm1', arrived: true };
+      const { batchId } = await journal.batchForFile(file);
+      await journal.admitPayouts(
+        batchId,
+        [
+          { line: 2, request: request('a-1'), reference: 'NF1' },
+          { line: 3, request: request('a-2', 2000) },
+          { line: 4, request: other('a-3', 3000) },
+          { line: 5, request: other('a-4', 4000), reference: 'NF4' },
+        ],
+        rules,
+      );
+      await journal.finishBatch(batchId, { ...batch, state: 'open' });
+      const claims = await journal.claimToSend('a', 4, 60_000);
+      const fence = (orderId: string) => claims.find((c) => c.orderId === orderId)!.fence;
+      await journal.move('a-2', fence('a-2'), 'pending', 'created', { transactionId: 2 });
+      await journal.move('a-2', fence('a-2'), 'failed', 'failed at the gateway');
+      // Repeats, covers by amount and by reference, a failed repeat, new rows, two documents.
+      const rows = [
+        { request: request('a-1') },
+        { request: other('a-3', 3000) },
+        { request: request('b-1') },
+        { request: request('b-2', 1000), reference: 'NF1' },
+        { request: request('b-3', 5000), reference: 'NF1' },
+        { request: request('b-4', 1000), reference: 'NF9' },
+        { request: request('b-5', 2000) },
+        { request: other('b-6', 3000) },
+        { request: other('b-7', 4000), reference: 'NF4' },
+        { request: other('b-8', 4000) },
+        { request: other('b-9', 9000) },
+      ];
+      for (const nameKey of ['folha', 'outra']) {
+        const each = [];
+        for (const { request: row, reference } of rows) {
+          const admission = await journal.weigh(row, nameKey, rules, reference);
+          const failed =
+            admission.kind === 'new' ? await journal.failedRepeatOf(row, rules) : undefined;
+          each.push(failed ? { admission, failed } : { admission });
+        }
+        expect(each.map(({ admission, failed }) => failed?.orderId ?? admission.kind)).toEqual([
+          'journaled',
+          'journaled',
+          'duplicate',
+          'duplicate',
+          'duplicate',
+          'new',
+          'a-2',
+          'duplicate',
+          'duplicate',
+          'duplicate',
+          'new',
+        ]);
+        expect(await journal.weighMany(rows, nameKey, rules)).toEqual(each);
+      }
     });
 
     describe('corrections', () => {

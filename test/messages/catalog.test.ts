@@ -70,6 +70,7 @@ function rendered(catalog: Catalog): Record<string, string> {
     got: 3,
     approvals: [{ by: 'ana', at: '2026-11-28 14:02:07' }],
     code: 'K7QD-M2XA-P9RT',
+    cause: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:5432',
   };
   const texts: Record<string, string> = {};
   const add = (prefix: string, entries: [string, unknown][]) => {

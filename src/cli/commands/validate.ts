@@ -15,7 +15,7 @@ import { homeFolders, type Folders } from '../../inbox/folders.js';
 import { hintFlagsOf, openContext, openHomeJournal, type GlobalOptions } from '../context.js';
 import { systemCodeOf } from '../../errors.js';
 import type { Config } from '../../config/schema.js';
-import type { JournalLocation } from '../../journal/journal.js';
+import { JournalError, type JournalLocation } from '../../journal/journal.js';
 import { journalAddress, journalState, sqliteJournalAt } from '../../journal/open.js';
 import { homeJournalAt } from '../work-journal.js';
 import { ExitError } from '../exit-error.js';
@@ -122,23 +122,38 @@ export function validateCommand(io: CliIo, { command: { validate: words } }: Hel
       const unusable = result.problems.filter((p) => p.kind === 'unusable');
       // The rules on who is paid weigh each valid row against the home's journal, if it
       // has one: held rows are said row by row, with why, before the file is dropped.
-      const against =
-        unusable.length === 0 ? await journalToWeigh(homeFolders(config.home), config) : undefined;
+      let against: JournalToWeigh | undefined;
+      let weighed: DryRunFile | undefined;
+      try {
+        against =
+          unusable.length === 0
+            ? await journalToWeigh(homeFolders(config.home), config)
+            : undefined;
+        weighed =
+          against?.location === undefined
+            ? undefined
+            : await weighAgainstJournal(resolve(file), against.location, io.clock.now, {
+                ...config,
+                hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+                now: io.clock.now(),
+              });
+      } catch (error) {
+        // A database away: the file's own checks are still said, with what was not done.
+        const location = homeJournalAt(homeFolders(config.home), config);
+        if (!(error instanceof JournalError) || error.kind !== 'unavailable') throw error;
+        if (location.kind !== 'postgres') throw error;
+        const code = error.storeCode === undefined ? '' : `${error.storeCode}: `;
+        against = {
+          unreachable: { journal: journalAddress(location), cause: `${code}${error.message}` },
+        };
+      }
       const journalPath = against?.location && journalAddress(against.location);
-      const weighed =
-        against?.location === undefined
-          ? undefined
-          : await weighAgainstJournal(resolve(file), against.location, io.clock.now, {
-              ...config,
-              hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
-              now: io.clock.now(),
-            });
       const held = weighed?.held ?? identical;
       // What the journal says of the file as a whole (its name is an earlier batch's).
       const fileMessages = new Set(result.problems.map((problem) => sayInEnglish(problem.message)));
       const journalNotes = weighed?.problems.filter((problem) => !fileMessages.has(problem)) ?? [];
       const exitCode =
-        unusable.length > 0
+        unusable.length > 0 || against?.unreachable !== undefined
           ? 1
           : result.invalid > 0 || result.problems.length > 0 || held > 0 || journalNotes.length > 0
             ? 2
@@ -162,9 +177,11 @@ export function validateCommand(io: CliIo, { command: { validate: words } }: Hel
         journalAsOf:
           against?.writtenAt === undefined ? null : new Date(against.writtenAt).toISOString(),
         notWeighed:
-          against?.unread === undefined
-            ? null
-            : CATALOGS.en.notWeighed({ journal: against.unread }),
+          against?.unreachable !== undefined
+            ? CATALOGS.en.journalUnreachable(against.unreachable)
+            : against?.unread === undefined
+              ? null
+              : CATALOGS.en.notWeighed({ journal: against.unread }),
         held,
         // Programs read English, and each hold's code.
         holds: (weighed?.holds ?? []).map(({ said, ...hold }) => ({ ...hold, code: said.code })),
@@ -297,6 +314,8 @@ function printSummary(
   if (against?.writtenAt !== undefined)
     print(`\n${words.weighedAgainstView({ at: against.writtenAt, timeZone: contacts.timeZone })}`);
   if (against?.unread !== undefined) print(`\n${words.notWeighed({ journal: against.unread })}`);
+  if (against?.unreachable !== undefined)
+    print(`\n${words.journalUnreachable(against.unreachable)}`);
   list(words.invalidRowsTitle, found.errors, found.moreErrors);
   list(words.warningsTitle, found.notes, found.moreNotes);
   for (const note of weighed?.notes ?? []) print(`\n${words.wouldHold({ note })}`);
@@ -328,6 +347,8 @@ interface JournalToWeigh {
   /** When the service wrote the view weighed. */
   writtenAt?: number;
   unread?: string;
+  /** A PostgreSQL journal away: its address and why, nothing weighed against it. */
+  unreachable?: { journal: string; cause: string };
 }
 
 async function journalToWeigh(

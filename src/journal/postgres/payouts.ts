@@ -22,6 +22,7 @@ import {
   coverSince,
   failedRepeated,
   holdAtClaim,
+  WHOLE_JOURNAL,
   type CoverCandidate,
 } from '../rules/cover.js';
 import { QUEUED_COLUMNS, queuedFactsOf, type QueuedRow } from '../sqlite/admitting.js';
@@ -41,13 +42,17 @@ import { inTransaction, type Runner } from './connection.js';
 import { takeOver, type PayoutValues } from './corrections.js';
 import {
   BY_AMOUNT,
+  CANDIDATE_COLUMNS,
   candidatesOf,
   CLAIM_COLUMNS,
+  KNOWN_COLUMNS,
   rowsOn,
   toClaim,
+  toKnown,
   toPayout,
   type CandidateParams,
   type ClaimRow,
+  type KnownRow,
   type Rows,
 } from './rows.js';
 import { toCandidate, type CandidateRow } from '../sqlite/rows.js';
@@ -62,6 +67,7 @@ type Payouts = Pick<
   | 'known'
   | 'weigh'
   | 'failedRepeatOf'
+  | 'weighMany'
   | 'payout'
   | 'lookUpNeverSent'
   | 'firstSendSamples'
@@ -135,6 +141,31 @@ const statements = {
   failedRepeated: statement<CandidateParams>(
     'failed-repeated',
     candidatesOf(BY_AMOUNT, ', p.pix_key'),
+  ),
+  // What many rows are weighed against (weighMany): the payouts of their orderIds, and
+  // those of their documents with their amount or reference (a superset, each row's read
+  // as `known`, `cover-by-amount`, `cover-by-reference` and failedRepeated read them).
+  knownMany: statement<{ orderIds: string[] }>(
+    'known-many',
+    `SELECT ${KNOWN_COLUMNS}
+     FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = ANY(@orderIds::text[])`,
+  ),
+  candidatesMany: statement<{
+    documents: string[];
+    values: number[];
+    referenced: string[];
+    references: string[];
+  }>(
+    'candidates-many',
+    `SELECT ${CANDIDATE_COLUMNS}, p.document, p.pix_key FROM payouts p
+       JOIN batches b ON b.id = p.batch_id
+     WHERE (p.document, p.value_cents) IN
+       (SELECT * FROM unnest(@documents::text[], @values::bigint[]))
+     UNION
+     SELECT ${CANDIDATE_COLUMNS}, p.document, p.pix_key FROM payouts p
+       JOIN batches b ON b.id = p.batch_id
+     WHERE (p.document, p.reference) IN
+       (SELECT * FROM unnest(@referenced::text[], @references::text[]))`,
   ),
   recoverySince: statement('recovery-since', `SELECT recovery_since FROM identity WHERE id = 1`),
   // Rows of open batches never sent, looked up first once the journal recovers.
@@ -744,6 +775,58 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
       return failedRepeated(row, candidates, coverSince(await rows.at(), rules));
     },
 
+    weighMany: async (payouts, nameKey, rules) => {
+      const rows = rowsOn(pooled, clock());
+      const since = coverSince(await rows.at(), rules);
+      const known = new Map(
+        (
+          await pooled.rows<KnownRow & { order_id: string }, { orderIds: string[] }>(
+            statements.knownMany,
+            { orderIds: payouts.map(({ request }) => request.orderId) },
+          )
+        ).map((row) => [row.order_id, toKnown(row, nameKey)]),
+      );
+      const keys = payouts.map(({ request, reference }) => coverKeyOf(request, reference));
+      const withReference = keys.filter((key) => key.reference !== null);
+      const byDocument = new Map<string, ManyCandidate[]>();
+      for (const row of await pooled.rows<
+        CandidateRow & { document: string; pix_key: string },
+        { documents: string[]; values: number[]; referenced: string[]; references: string[] }
+      >(statements.candidatesMany, {
+        documents: keys.map((key) => key.document),
+        values: keys.map((key) => key.valueCents),
+        referenced: withReference.map((key) => key.document),
+        references: withReference.map((key) => key.reference ?? ''),
+      })) {
+        const candidate = {
+          ...toCandidate(row),
+          pixKey: row.pix_key,
+          reference: row.reference ?? null,
+        };
+        byDocument.set(row.document, [...(byDocument.get(row.document) ?? []), candidate]);
+      }
+      return payouts.map(({ request }, at) => {
+        const key = keys[at]!;
+        const ofDocument = byDocument.get(key.document) ?? [];
+        const sameAmount = (c: ManyCandidate) => c.covering.valueCents === key.valueCents;
+        // As cover-by-amount reads them, or cover-by-reference given a reference.
+        const covers = ofDocument.filter((c) =>
+          key.reference === null
+            ? sameAmount(c)
+            : c.reference === key.reference || (sameAmount(c) && c.reference === null),
+        );
+        const admission = admit(
+          known.get(request.orderId),
+          coverOf(key, 0, covers, { since, range: WHOLE_JOURNAL }),
+          payloadHash(request),
+        );
+        if (admission.kind !== 'new') return { admission };
+        const row = { valueCents: request.value, pixKey: request.pixKey };
+        const failed = failedRepeated(row, ofDocument.filter(sameAmount), since);
+        return failed ? { admission, failed } : { admission };
+      });
+    },
+
     lookUpNeverSent: () =>
       transaction(async (tx, rows, now) => {
         const since = (await recoverySince(tx)) ?? null;
@@ -939,6 +1022,9 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
     moveMany: (moves) => transaction((tx, rows, now) => applyMoves(tx, rows, moves, now)),
   };
 }
+
+/** A payout many rows are weighed against, with what the cover rules read of it. */
+type ManyCandidate = CoverCandidate & { pixKey: string; reference: string | null };
 
 /** Rows weighed against nothing, as insertNew journals them together. */
 function newRows(batchId: number, payouts: readonly PayoutInput[], now: number | null) {

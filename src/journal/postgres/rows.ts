@@ -94,7 +94,7 @@ export const toPayout = (row: PayoutRow): PayoutRecord => ({
  * A possible cover's columns (sqlite/rows.ts CandidateRow): the rows that name it as
  * their cover come back as JSON text, as SQLite gives them.
  */
-const CANDIDATE_COLUMNS = `p.order_id, p.batch_id, p.line, p.state, p.admitted_at,
+export const CANDIDATE_COLUMNS = `p.order_id, p.batch_id, p.line, p.state, p.admitted_at,
   p.transaction_id, p.value_cents, b.file_name, p.reference, p.id AS journal_order,
   p.last_sent_at, p.updated_at, b.state AS batch_state,
   COALESCE((SELECT json_agg(json_build_array(c.state, cb.state))
@@ -126,6 +126,31 @@ interface HoldQueuedParams {
   message: string | null;
   said: string | null;
 }
+
+/** What admission weighs a row of its orderId against, read from `payouts p` and `batches b`. */
+export const KNOWN_COLUMNS =
+  'p.order_id, p.payload_hash, p.state, p.batch_id, p.line, p.admitted_at, b.file_name, b.name_key';
+
+export interface KnownRow {
+  payload_hash: Buffer;
+  state: RowState;
+  batch_id: number;
+  line: number;
+  admitted_at: number | null;
+  file_name: string;
+  name_key: string | null;
+}
+
+/** A KnownRow as weighed for a new batch named `nameKey`. */
+export const toKnown = (row: KnownRow, nameKey: string | null): Known => ({
+  payloadHash: row.payload_hash.toString('hex'),
+  state: row.state,
+  batchId: row.batch_id,
+  line: row.line,
+  fileName: row.file_name,
+  admittedAt: row.admitted_at,
+  sameName: nameKey !== null && row.name_key === nameKey,
+});
 
 const statements = {
   // A row moved by the rules on who is paid (never by an answer of the gateway).
@@ -215,7 +240,7 @@ const statements = {
   batch: statement<{ id: number }>('batch', `SELECT * FROM batches WHERE id = @id`),
   known: statement<{ orderId: string }>(
     'known',
-    `SELECT p.payload_hash, p.state, p.batch_id, p.line, p.admitted_at, b.file_name, b.name_key
+    `SELECT ${KNOWN_COLUMNS}
      FROM payouts p JOIN batches b ON b.id = p.batch_id WHERE p.order_id = @orderId`,
   ),
   byAmount: statement<CandidateParams>('cover-by-amount', candidatesOf(BY_AMOUNT)),
@@ -524,29 +549,8 @@ export function rowsOn(tx: Runner, now: number | null) {
 
     /** What admission weighs a row of this orderId against, in a batch named `nameKey`. */
     async knownOf(orderId: string, nameKey: string | null): Promise<Known | undefined> {
-      const [row] = await tx.rows<
-        {
-          payload_hash: Buffer;
-          state: RowState;
-          batch_id: number;
-          line: number;
-          admitted_at: number | null;
-          file_name: string;
-          name_key: string | null;
-        },
-        { orderId: string }
-      >(statements.known, { orderId });
-      return (
-        row && {
-          payloadHash: row.payload_hash.toString('hex'),
-          state: row.state,
-          batchId: row.batch_id,
-          line: row.line,
-          fileName: row.file_name,
-          admittedAt: row.admitted_at,
-          sameName: nameKey !== null && row.name_key === nameKey,
-        }
-      );
+      const [row] = await tx.rows<KnownRow, { orderId: string }>(statements.known, { orderId });
+      return row && toKnown(row, nameKey);
     },
 
     /**

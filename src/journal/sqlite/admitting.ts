@@ -177,6 +177,21 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
     return { orderId: request.orderId, line, admission: plan.admission.kind };
   }
 
+  const weigh: Admitting['weigh'] = (request, nameKey, rules, reference) =>
+    admit(
+      rows.knownOf(request.orderId, nameKey),
+      rows.coveringOf(coverKeyOf(request, reference), 0, rules),
+      payloadHash(request),
+    );
+
+  const failedRepeatOf: Admitting['failedRepeatOf'] = (request, rules) => {
+    const candidates = statements.failedRepeated
+      .all({ document: documentKey(request.cpfCnpj), value: request.value, batchId: 0 })
+      .map((row) => ({ ...toCandidate(row), pixKey: row.pix_key }));
+    const row = { valueCents: request.value, pixKey: request.pixKey };
+    return failedRepeated(row, candidates, coverSince(now(), rules));
+  };
+
   return {
     admitPayouts: admitting(
       (
@@ -193,20 +208,17 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
 
     known: (orderId) => rows.knownOf(orderId, null),
 
-    weigh: (request, nameKey, rules, reference) =>
-      admit(
-        rows.knownOf(request.orderId, nameKey),
-        rows.coveringOf(coverKeyOf(request, reference), 0, rules),
-        payloadHash(request),
-      ),
+    weigh,
 
-    failedRepeatOf: (request, rules) => {
-      const candidates = statements.failedRepeated
-        .all({ document: documentKey(request.cpfCnpj), value: request.value, batchId: 0 })
-        .map((row) => ({ ...toCandidate(row), pixKey: row.pix_key }));
-      const row = { valueCents: request.value, pixKey: request.pixKey };
-      return failedRepeated(row, candidates, coverSince(now(), rules));
-    },
+    failedRepeatOf,
+
+    // In-process reads: a row at a time costs no round trip.
+    weighMany: (payouts, nameKey, rules) =>
+      payouts.map(({ request, reference }) => {
+        const admission = weigh(request, nameKey, rules, reference);
+        const failed = admission.kind === 'new' ? failedRepeatOf(request, rules) : undefined;
+        return failed ? { admission, failed } : { admission };
+      }),
   };
 }
 
