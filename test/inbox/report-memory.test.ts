@@ -15,6 +15,20 @@ const HEADER = 'orderId,name,email,phone,cpfCnpj,pixKeyType,pixKey,amount\n';
 const ROWS = 100_000;
 
 /**
+ * The start of a child's script: `file` journaled into `home` as `payouts run` takes it for
+ * approval, with `journal`, `ingested` and `writeReport` in scope.
+ */
+const journaledForApproval = (home: string, file: string) => `
+    const { loadConfig } = await import(${JSON.stringify(moduleUrl('config/load.js'))});
+    const { ingestFile } = await import(${JSON.stringify(moduleUrl('engine/ingest.js'))});
+    const { openJournal, sqliteJournalAt } = await import(${JSON.stringify(moduleUrl('journal/open.js'))});
+    const { writeReport } = await import(${JSON.stringify(moduleUrl('inbox/approval.js'))});
+    const { config } = loadConfig({ env: { PAYOUTS_HOME: ${JSON.stringify(home)} } });
+    const journal = await openJournal(sqliteJournalAt(${JSON.stringify(join(home, 'journal.db'))}));
+    const ingested = await ingestFile(${JSON.stringify(file)}, journal, { ...config, now: Date.now() },
+      'awaiting-approval');`;
+
+/**
  * How much more heap is in use (after a full collection) at the most the report held than
  * before it began, in MB, measured in a child process of its own (--expose-gc): the file
  * journaled as `payouts run` takes it for approval, then its report written while every
@@ -23,14 +37,7 @@ const ROWS = 100_000;
  */
 function reportHeapGrowth(home: string, file: string): Promise<number> {
   const script = `
-    const { loadConfig } = await import(${JSON.stringify(moduleUrl('config/load.js'))});
-    const { ingestFile } = await import(${JSON.stringify(moduleUrl('engine/ingest.js'))});
-    const { openJournal, sqliteJournalAt } = await import(${JSON.stringify(moduleUrl('journal/open.js'))});
-    const { writeReport } = await import(${JSON.stringify(moduleUrl('inbox/approval.js'))});
-    const { config } = loadConfig({ env: { PAYOUTS_HOME: ${JSON.stringify(home)} } });
-    const journal = await openJournal(sqliteJournalAt(${JSON.stringify(join(home, 'journal.db'))}));
-    const ingested = await ingestFile(${JSON.stringify(file)}, journal, { ...config, now: Date.now() },
-      'awaiting-approval');
+${journaledForApproval(home, file)}
     let before = 0;
     let most = 0;
     const weighed = new Proxy(journal, {
@@ -69,14 +76,7 @@ function reportHeapGrowth(home: string, file: string): Promise<number> {
  */
 function loopTurnsDuringReport(home: string, file: string): Promise<boolean> {
   const script = `
-    const { loadConfig } = await import(${JSON.stringify(moduleUrl('config/load.js'))});
-    const { ingestFile } = await import(${JSON.stringify(moduleUrl('engine/ingest.js'))});
-    const { openJournal, sqliteJournalAt } = await import(${JSON.stringify(moduleUrl('journal/open.js'))});
-    const { writeReport } = await import(${JSON.stringify(moduleUrl('inbox/approval.js'))});
-    const { config } = loadConfig({ env: { PAYOUTS_HOME: ${JSON.stringify(home)} } });
-    const journal = await openJournal(sqliteJournalAt(${JSON.stringify(join(home, 'journal.db'))}));
-    const ingested = await ingestFile(${JSON.stringify(file)}, journal, { ...config, now: Date.now() },
-      'awaiting-approval');
+${journaledForApproval(home, file)}
     let ended = false;
     const writing = writeReport(journal, ${JSON.stringify(file)}, ingested.batchId).then(() => { ended = true; });
     const turned = await new Promise((resolve) => setImmediate(() => resolve(!ended)));
@@ -109,14 +109,7 @@ function reportSeenWhileWritten(
 ): Promise<{ seen: number[]; whole: number }> {
   const script = `
     const { existsSync, readFileSync } = await import('node:fs');
-    const { loadConfig } = await import(${JSON.stringify(moduleUrl('config/load.js'))});
-    const { ingestFile } = await import(${JSON.stringify(moduleUrl('engine/ingest.js'))});
-    const { openJournal, sqliteJournalAt } = await import(${JSON.stringify(moduleUrl('journal/open.js'))});
-    const { writeReport } = await import(${JSON.stringify(moduleUrl('inbox/approval.js'))});
-    const { config } = loadConfig({ env: { PAYOUTS_HOME: ${JSON.stringify(home)} } });
-    const journal = await openJournal(sqliteJournalAt(${JSON.stringify(join(home, 'journal.db'))}));
-    const ingested = await ingestFile(${JSON.stringify(file)}, journal, { ...config, now: Date.now() },
-      'awaiting-approval');
+${journaledForApproval(home, file)}
     const report = ${JSON.stringify(`${file}.report.txt`)};
     let ended = false;
     const writing = writeReport(journal, ${JSON.stringify(file)}, ingested.batchId).then(() => { ended = true; });
