@@ -71,13 +71,15 @@ export function createAnswerWriter(options: {
       try {
         failpoint('before-answer-commit');
         await journal.moveMany(group);
-        written?.(group);
       } catch (error) {
         putBack(group);
         fail(error);
+        return;
       } finally {
         onTheirWay -= group.length;
       }
+      // Outside the try: what the caller does once told must never put a written group back.
+      written?.(group);
     });
     return writing;
   };
@@ -90,17 +92,18 @@ export function createAnswerWriter(options: {
     },
     async withAnswers(commit) {
       const group = take();
+      let result: Awaited<ReturnType<typeof commit>>;
       try {
         if (group.length > 0) failpoint('before-answer-commit');
-        const result = await commit(group);
-        if (group.length > 0) written?.(group);
-        return result;
+        result = await commit(group);
       } catch (error) {
         putBack(group);
         throw error;
       } finally {
         onTheirWay -= group.length;
       }
+      if (group.length > 0) written?.(group);
+      return result;
     },
     flush,
     get unwritten() {
