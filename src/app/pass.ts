@@ -6,6 +6,7 @@
  * archive the files whose rows are all final.
  */
 import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { basename, join } from 'node:path';
 import type { Config } from '../config/schema.js';
 import { systemCodeOf } from '../errors.js';
@@ -234,18 +235,53 @@ export async function runPass(
     failed = report.failed;
     if (stopped) break;
   }
+  // Each file's summary as written before following, if it was.
+  let ahead: readonly FileSummary[] | undefined;
+  let followed = false;
   if (!stopped && options.followMs > 0) {
-    const report = await settle(
-      deps,
-      engine,
-      now() + options.followMs,
-      resolveDue,
-      options.memory ?? { warned: new Set(), settling: new Settling() },
-      options.note,
-    );
-    stopped = report.stopped;
-    failed = report.failed;
+    const until = now() + options.followMs;
+    const toFollow = await journal.countsByState(['unknown', 'sending', 'pending']);
+    let followUntil = until;
+    if (toFollow.unknown || toFollow.sending || toFollow.pending) {
+      // Each result written before following, so it is there to read while the run waits,
+      // and that write's time kept back from following: writing them again at the end
+      // takes about as long, and the run ends by its timeout whatever the file's size.
+      const writing = performance.now();
+      ahead = await finishFiles(journal, folders, config, summaries, options);
+      followUntil = until - (performance.now() - writing);
+    }
+    if (now() < followUntil) {
+      const report = await settle(
+        deps,
+        engine,
+        followUntil,
+        resolveDue,
+        options.memory ?? { warned: new Set(), settling: new Settling() },
+        options.note,
+      );
+      stopped = report.stopped;
+      failed = report.failed;
+      followed = true;
+    }
   }
+  // Not followed after all (no time was left): what was written ahead is the result.
+  const files =
+    ahead && !followed
+      ? [...ahead]
+      : await finishFiles(journal, folders, config, summaries, options, ahead);
+  if (config.sharedGroup !== null) shareView(folders, config.sharedGroup, options.note);
+  return { files, stopped, failed };
+}
+
+/** Each file's result written, its file archived once every row is final: its summary now. */
+async function finishFiles(
+  journal: PassJournal,
+  folders: Folders,
+  config: Config,
+  summaries: readonly FileSummary[],
+  options: PassOptions,
+  ahead?: readonly FileSummary[],
+): Promise<FileSummary[]> {
   const files: FileSummary[] = [];
   const memory = options.memory;
   // The batches of a file's name change its summary by their states: read once a pass, not
@@ -256,7 +292,13 @@ export async function runPass(
   for (const batchId of memory?.finished.keys() ?? []) {
     if (!open.has(batchId)) memory?.finished.delete(batchId);
   }
-  for (const summary of summaries) {
+  for (const [index, summary] of summaries.entries()) {
+    // Archived, or final, before following: its file and rows are where they were left.
+    const before = ahead?.[index];
+    if (before && ['archived', 'final'].includes(before.state)) {
+      files.push(before);
+      continue;
+    }
     files.push(
       await finishFile(
         journal,
@@ -264,15 +306,14 @@ export async function runPass(
         config,
         summary,
         memory && unfinished !== undefined ? { ...memory, unfinished } : undefined,
-        now(),
+        options.clock.now(),
         options.hintFlags ?? '',
         options.claims,
         options.signal,
       ),
     );
   }
-  if (config.sharedGroup !== null) shareView(folders, config.sharedGroup, options.note);
-  return { files, stopped, failed };
+  return files;
 }
 
 /**

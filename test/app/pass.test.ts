@@ -2,8 +2,9 @@
  * A pass against the sandbox, in this process: what a stop does while the pass waits on
  * the gateway.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import { passHome } from '../support/pass-home.js';
@@ -81,7 +82,39 @@ describe('a pass', () => {
     expect(new Set(ledger.map((entry) => entry.orderId)).size).toBe(rows);
   }, 60_000);
 
-  it('stopped while it follows writes no result, which the next pass writes', async () => {
+  it('that follows writes each result before it follows, and again once it is done', async () => {
+    // What the result said when following asked its first question of the gateway.
+    let atFirstPoll: string[] | undefined;
+    const home = await passHome({
+      settleDelayMs: 500,
+      onRequest: ({ path }) => {
+        if (atFirstPoll === undefined && path.startsWith('/transaction/get/by/id/')) {
+          atFirstPoll = readdirSync(home.folders.results).map((name) =>
+            readFileSync(join(home.folders.results, name), 'utf8'),
+          );
+        }
+      },
+    });
+    home.drop('folha.csv', [PAYROLL_HEADER, ...payrollRows('folha', 3)]);
+    const { files, exit } = await home.run({ resultDialect: 'rfc4180' }, { followMs: 30_000 });
+    const statuses = (text: string) =>
+      (parse(text, { columns: true, bom: true }) as Record<string, string>[]).map(
+        (row) => row.status,
+      );
+    expect(atFirstPoll?.map(statuses)).toEqual([['pending', 'pending', 'pending']]);
+    expect(files.map((file) => [file.file, file.state, file.rows])).toEqual([
+      ['folha.csv', 'archived', { paid: 3 }],
+    ]);
+    expect(exit).toBe(0);
+    const [result] = readdirSync(home.folders.results);
+    expect(statuses(readFileSync(join(home.folders.results, result!), 'utf8'))).toEqual([
+      'paid',
+      'paid',
+      'paid',
+    ]);
+  });
+
+  it('stopped while it follows leaves the result written before following', async () => {
     const stop = new AbortController();
     // The stop comes with the first poll: the payouts are sent and pending (they settle
     // in an hour), and a result of a large batch would take the stop that long to end.
@@ -97,15 +130,9 @@ describe('a pass', () => {
     expect(first.files.map((file) => [file.file, file.rows])).toEqual([
       ['folha.csv', { pending: 3 }],
     ]);
-    expect(readdirSync(home.folders.results)).toEqual([]);
-    expect(existsSync(join(home.folders.processing, 'folha.csv'))).toBe(true);
-
-    const second = await home.run({}, { followMs: 0 });
-    expect(second.files.map((file) => [file.file, file.rows])).toEqual([
-      ['folha.csv', { pending: 3 }],
-    ]);
     expect(readdirSync(home.folders.results)).toEqual([
       expect.stringMatching(/^folha\..*\.result\.csv$/),
     ]);
+    expect(existsSync(join(home.folders.processing, 'folha.csv'))).toBe(true);
   });
 });
