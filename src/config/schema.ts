@@ -115,7 +115,7 @@ export const ConfigSchema = z.strictObject({
     "time after the end of a send's lease (a request's deadline with a margin: connectTimeout + 2 × requestTimeout + 2s) before a payout the gateway says it does not have (twice) may be sent again, with its own orderId: a request may still be in flight at the gateway when the first lookup misses it, or leave late from a process paused while it held the row",
   ),
   followTimeout: durationOrZero.describe(
-    'how long `payouts run` follows pending payouts (polling each by transactionId) before it writes results and exits; what is still pending is picked up by the next run; `0` does not follow; `--follow-timeout` overrides it for one run',
+    'how long `payouts run` follows pending payouts (polling each by transactionId) before it writes results and exits, the results counted in: a run with payouts to follow writes them first, then follows for this long less the time that took; what is still pending is picked up by the next run; `0` does not follow; `--follow-timeout` overrides it for one run',
   ),
   pendingAlertAfter: duration.describe(
     'how long a payout may stay `pending` at the gateway, counted from its send, before it needs a person: Pix settles in seconds, so one pending longer makes `payouts run` exit 2 with its age in the summary, on stderr (even with `--quiet`) and in `payouts status`, instead of exit 3 (run again later) run after run',
