@@ -64,6 +64,16 @@ export function codeIn(text: string): string | undefined {
 }
 
 /**
+ * The batch a waiting file's report names beside its approval code (`K7QD-M2XA-P9RT
+ * (batch 3: …`, `(lote 3: …`): how a person's command, which opens no journal, tells two
+ * waiting files of one name apart.
+ */
+export function batchIn(report: string): number | undefined {
+  const batch = /\b[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4} \(\p{L}+ (\d+):/u.exec(report)?.[1];
+  return batch === undefined ? undefined : Number(batch);
+}
+
+/**
  * Whether a user is named in `approvers`, or is a member of a `@group` named there: by
  * uid, so any of a user's names counts, and two names of one uid are one person.
  */
