@@ -20,6 +20,7 @@ import {
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Config } from '../config/schema.js';
+import { commandTarget, givenName } from '../csv/given-name.js';
 import type {
   BatchEvent,
   BatchRecord,
@@ -32,6 +33,7 @@ import {
   groupEntry,
   isPayoutFileName,
   moveInto,
+  payoutFiles,
   reject,
   sha256Of,
   userEntry,
@@ -338,6 +340,23 @@ function dropperOf(events: readonly BatchEvent[], file: string): number {
 }
 
 /**
+ * The flags of the command a waiting file's words print: its batch too when another file
+ * of its name waits beside it, since `approve FILE` alone then picks neither.
+ */
+export function waitingCommandFlags(
+  folders: Folders,
+  awaitingName: string,
+  batchId: number,
+  hintFlags: string,
+): string {
+  const given = givenName(awaitingName);
+  const shared = payoutFiles(folders.awaiting).some(
+    (path) => basename(path) !== awaitingName && givenName(basename(path)) === given,
+  );
+  return commandTarget(awaitingName, batchId, hintFlags, shared).hintFlags;
+}
+
+/**
  * Weighs the approvals beside a waiting file: records each that counts (once), and when
  * they are enough under the rules, moves the file into approved/, where the pass releases
  * it, and removes them. `hintFlags`: the run's global flags, for the command it prints.
@@ -360,7 +379,14 @@ export async function weighApprovals(
   const dropperUid = dropperOf(events, file);
   const dropper = userNameOf(dropperUid);
   const approvers = config.approvers.filter((entry) => entry !== dropper);
-  const waits = { file: batch.awaitingName, dropper, approvers, approvalCode: code, hintFlags };
+  const picked = waitingCommandFlags(folders, batch.awaitingName, batch.id, hintFlags);
+  const waits = {
+    file: batch.awaitingName,
+    dropper,
+    approvers,
+    approvalCode: code,
+    hintFlags: picked,
+  };
   if (config.approvers.length === 0) {
     return {
       batchId: batch.id,
@@ -422,7 +448,7 @@ export async function weighApprovals(
         : null;
   const needed = second ? 2 : 1;
   const said: Said = changed
-    ? { code: 'fourEyesChanged', file: batch.awaitingName, approvalCode: code, hintFlags }
+    ? { code: 'fourEyesChanged', file: batch.awaitingName, approvalCode: code, hintFlags: picked }
     : { code: 'fourEyesWaits', ...waits, approvedBy, needed, second };
   if (changed || approvedBy.length < needed)
     return { batchId: batch.id, code, said, refusals, released: false };

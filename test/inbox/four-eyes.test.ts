@@ -28,6 +28,7 @@ import { IS_ROOT, nobodyReachesCheckout } from '../support/nobody.js';
 import { ANA, BRUNO, CARLA, HEADER } from '../support/folha.js';
 import { passHomeStores, type PassHome } from '../support/pass-home.js';
 import { planOf, recordStatements } from '../support/statements.js';
+import { printedCommand } from '../support/printed.js';
 import { useUnixUsers } from '../support/unix-users.js';
 
 // A few passes and a child run each: far from what they take, so a busy machine waits.
@@ -363,7 +364,15 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
       const home = await waitingFile();
       home.drop('folha.csv', [HEADER, CARLA]);
       chownSync(join(home.folders.inbox, 'folha.csv'), ids.maria.uid, ids.maria.gid);
-      expect((await home.run(settings())).exit).toBe(2);
+      const both = await home.run(settings());
+      expect(both.exit).toBe(2);
+      // What the summary tells an approver to run for each batch, as a shell splits it.
+      const printed = new Map(
+        both.files.map((file) => [
+          file.batchId,
+          printedCommand(file.problems.map((problem) => say(en, problem)).join('\n'), 'approve'),
+        ]),
+      );
       const name = (await home.withJournal((journal) => journal.batchesIn('awaiting-approval')))
         .map((batch) => [batch.id, batch.awaitingName])
         .sort(([a], [b]) => Number(a) - Number(b));
@@ -375,7 +384,7 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
         chmodSync(folder, 0o755);
       chmodSync(home.folders.awaiting, 0o777);
       const [first, second] = name.map(([id]) => Number(id));
-      return { home, first: first ?? 0, second: second ?? 0 };
+      return { home, first: first ?? 0, second: second ?? 0, printed };
     }
 
     const decisionsLeft = (home: PassHome) =>
@@ -405,6 +414,28 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
         // Carla's file alone is paid; Ana's and Bruno's still waits.
         expect([...paidByKey(home.sandbox).entries()]).toEqual([['carla@example.com 445050', 1]]);
         expect(existsSync(waiting(home))).toBe(true);
+      },
+    );
+
+    it.runIf(nobodyReachesCheckout())(
+      "two files of one name wait: each one's command in the summary, run as printed, approves that one",
+      async () => {
+        const { home, first, second, printed } = await twoWaitingOfOneName();
+        const env = { ...home.env(), PAYOUTS_FOUR_EYES: 'true', PAYOUTS_APPROVERS: USERS.ana };
+        const firstLine = await runCli(printed.get(first) ?? [], { env, user: ids.ana });
+        expect(firstLine.code, firstLine.stderr).toBe(0);
+        expect(decisionsLeft(home)).toEqual([`folha.csv.${USERS.ana}.aprovado`]);
+        expect((await home.run(settings())).exit).toBe(2);
+        expect([...paidByKey(home.sandbox).keys()].sort()).toEqual([
+          'ana@example.com 350000',
+          'bruno@example.com 250000',
+        ]);
+
+        const secondLine = await runCli(printed.get(second) ?? [], { env, user: ids.ana });
+        expect(secondLine.code, secondLine.stderr).toBe(0);
+        expect(decisionsLeft(home)).toEqual([`folha [2].csv.${USERS.ana}.aprovado`]);
+        expect((await home.run(settings())).exit).toBe(0);
+        expect([...paidByKey(home.sandbox).values()]).toEqual([1, 1, 1]);
       },
     );
 
