@@ -24,6 +24,7 @@ import {
 import {
   fourEyesApprovals,
   underFourEyes,
+  waitingCommandFlags,
   weighApprovals,
   type Weighing,
 } from '../inbox/four-eyes.js';
@@ -363,18 +364,13 @@ async function awaitingBatches(
     const replaced = await replacementOfBatch(journal, batch.id);
     if (replaced) await reportReplaced(journal, folders, batch, options);
     const eyes = options.fourEyes;
+    const early = eyes.weighed.get(batch.id);
     const weighing =
       replaced || !(await underFourEyes(journal, batch.id, eyes.config.fourEyes))
         ? undefined
-        : (eyes.weighed.get(batch.id) ??
-          (await weighApprovals(
-            journal,
-            folders,
-            batch,
-            eyes.config,
-            eyes.now,
-            options.hintFlags,
-          )));
+        : early
+          ? { ...early, said: pickedAgain(early.said, folders, batch, options.hintFlags) }
+          : await weighApprovals(journal, folders, batch, eyes.config, eyes.now, options.hintFlags);
     if (weighing && !weighing.released)
       await reportWeighing(journal, folders, batch, weighing, options);
     awaiting.push({
@@ -386,6 +382,19 @@ async function awaitingBatches(
     });
   }
   return awaiting;
+}
+
+/**
+ * A weighing's words as its file's command now picks it: weighed before this pass took in
+ * its files, it did not know of a file of its name that arrived since.
+ */
+function pickedAgain(said: Said, folders: Folders, batch: BatchRecord, hintFlags: string): Said {
+  if (batch.awaitingName === null) return said;
+  if (said.code !== 'fourEyesWaits' && said.code !== 'fourEyesChanged') return said;
+  return {
+    ...said,
+    hintFlags: waitingCommandFlags(folders, batch.awaitingName, batch.id, hintFlags),
+  };
 }
 
 /** A waiting file's report, written again when what four eyes says of it changed. */

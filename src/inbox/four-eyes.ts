@@ -20,6 +20,7 @@ import {
 } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Config } from '../config/schema.js';
+import { commandTarget, givenName } from '../csv/given-name.js';
 import type {
   BatchEvent,
   BatchRecord,
@@ -32,6 +33,7 @@ import {
   groupEntry,
   isPayoutFileName,
   moveInto,
+  payoutFiles,
   reject,
   sha256Of,
   userEntry,
@@ -61,6 +63,16 @@ export function approvalCode(
 /** The first approval code written in a text (a report, an approval file), if any. */
 export function codeIn(text: string): string | undefined {
   return /\b[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4}\b/.exec(text.toUpperCase())?.[0];
+}
+
+/**
+ * The batch a waiting file's report names beside its approval code (`K7QD-M2XA-P9RT
+ * (batch 3: …`, `(lote 3: …`): how a person's command, which opens no journal, tells two
+ * waiting files of one name apart.
+ */
+export function batchIn(report: string): number | undefined {
+  const batch = /\b[A-Z2-9]{4}-[A-Z2-9]{4}-[A-Z2-9]{4} \(\p{L}+ (\d+):/u.exec(report)?.[1];
+  return batch === undefined ? undefined : Number(batch);
 }
 
 /**
@@ -328,6 +340,23 @@ function dropperOf(events: readonly BatchEvent[], file: string): number {
 }
 
 /**
+ * The flags of the command a waiting file's words print: its batch too when another file
+ * of its name waits beside it, since `approve FILE` alone then picks neither.
+ */
+export function waitingCommandFlags(
+  folders: Folders,
+  awaitingName: string,
+  batchId: number,
+  hintFlags: string,
+): string {
+  const given = givenName(awaitingName);
+  const shared = payoutFiles(folders.awaiting).some(
+    (path) => basename(path) !== awaitingName && givenName(basename(path)) === given,
+  );
+  return commandTarget(awaitingName, batchId, hintFlags, shared).hintFlags;
+}
+
+/**
  * Weighs the approvals beside a waiting file: records each that counts (once), and when
  * they are enough under the rules, moves the file into approved/, where the pass releases
  * it, and removes them. `hintFlags`: the run's global flags, for the command it prints.
@@ -350,7 +379,14 @@ export async function weighApprovals(
   const dropperUid = dropperOf(events, file);
   const dropper = userNameOf(dropperUid);
   const approvers = config.approvers.filter((entry) => entry !== dropper);
-  const waits = { file: batch.awaitingName, dropper, approvers, approvalCode: code, hintFlags };
+  const picked = waitingCommandFlags(folders, batch.awaitingName, batch.id, hintFlags);
+  const waits = {
+    file: batch.awaitingName,
+    dropper,
+    approvers,
+    approvalCode: code,
+    hintFlags: picked,
+  };
   if (config.approvers.length === 0) {
     return {
       batchId: batch.id,
@@ -412,7 +448,7 @@ export async function weighApprovals(
         : null;
   const needed = second ? 2 : 1;
   const said: Said = changed
-    ? { code: 'fourEyesChanged', file: batch.awaitingName, approvalCode: code, hintFlags }
+    ? { code: 'fourEyesChanged', file: batch.awaitingName, approvalCode: code, hintFlags: picked }
     : { code: 'fourEyesWaits', ...waits, approvedBy, needed, second };
   if (changed || approvedBy.length < needed)
     return { batchId: batch.id, code, said, refusals, released: false };

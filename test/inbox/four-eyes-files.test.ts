@@ -24,7 +24,8 @@ import { describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/config/schema.js';
 import type { FileSummary } from '../../src/app/pass.js';
 import { ensureFolders, homeFolders, isPayoutFileName } from '../../src/inbox/folders.js';
-import { decisionFiles } from '../../src/inbox/four-eyes.js';
+import { batchIn, decisionFiles } from '../../src/inbox/four-eyes.js';
+import { CATALOGS } from '../../src/messages/catalog.js';
 import { en } from '../../src/messages/en.js';
 import { say } from '../../src/messages/say.js';
 import { runCli } from '../support/cli.js';
@@ -66,6 +67,20 @@ describe('approval files beside a waiting file', () => {
       'folha.csv.v2.csv.aprovado',
     ]);
     expect(isPayoutFileName('folha.csv.aprovado.txt')).toBe(false);
+  });
+
+  it("a report's batch is read beside its approval code, in either language, never from another line", () => {
+    for (const words of Object.values(CATALOGS)) {
+      const code = say(words, {
+        code: 'fourEyesCode',
+        approvalCode: 'K7QD-M2XA-P9RT',
+        batchId: 12,
+        count: 3,
+        cents: 600_000,
+      });
+      expect(batchIn(`folha.csv (batch 7): waiting\n${code}\n`)).toBe(12);
+    }
+    expect(batchIn('folha.csv (batch 7): waiting for approval\n')).toBeUndefined();
   });
 
   it('under four eyes, the shared folders people leave files in are sticky', () => {

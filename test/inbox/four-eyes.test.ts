@@ -11,6 +11,7 @@ import {
   chmodSync,
   chownSync,
   existsSync,
+  readdirSync,
   readFileSync,
   renameSync,
   writeFileSync,
@@ -27,6 +28,7 @@ import { IS_ROOT, nobodyReachesCheckout } from '../support/nobody.js';
 import { ANA, BRUNO, CARLA, HEADER } from '../support/folha.js';
 import { passHomeStores, type PassHome } from '../support/pass-home.js';
 import { planOf, recordStatements } from '../support/statements.js';
+import { printedCommand } from '../support/printed.js';
 import { useUnixUsers } from '../support/unix-users.js';
 
 // A few passes and a child run each: far from what they take, so a busy machine waits.
@@ -354,6 +356,124 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
         expect(readFileSync(join(home.folders.rejected, 'folha.csv.reason.txt'), 'utf8')).toBe(
           `${USERS.bruno}: valor errado\n`,
         );
+      },
+    );
+
+    /** folha.csv waiting (batch 1, Ana and Bruno), and another folha.csv waiting beside it (Carla). */
+    async function twoWaitingOfOneName() {
+      const home = await waitingFile();
+      home.drop('folha.csv', [HEADER, CARLA]);
+      chownSync(join(home.folders.inbox, 'folha.csv'), ids.maria.uid, ids.maria.gid);
+      const both = await home.run(settings());
+      expect(both.exit).toBe(2);
+      // What the summary tells an approver to run for each batch, as a shell splits it.
+      const printed = new Map(
+        both.files.map((file) => [
+          file.batchId,
+          printedCommand(file.problems.map((problem) => say(en, problem)).join('\n'), 'approve'),
+        ]),
+      );
+      const name = (await home.withJournal((journal) => journal.batchesIn('awaiting-approval')))
+        .map((batch) => [batch.id, batch.awaitingName])
+        .sort(([a], [b]) => Number(a) - Number(b));
+      expect(name).toEqual([
+        [expect.any(Number), 'folha.csv'],
+        [expect.any(Number), 'folha [2].csv'],
+      ]);
+      for (const folder of [dirname(home.folders.home), home.folders.home])
+        chmodSync(folder, 0o755);
+      chmodSync(home.folders.awaiting, 0o777);
+      const [first, second] = name.map(([id]) => Number(id));
+      return { home, first: first ?? 0, second: second ?? 0, printed };
+    }
+
+    const decisionsLeft = (home: PassHome) =>
+      readdirSync(home.folders.awaiting).filter((file) => /\.(aprovado|rejeitado)$/.test(file));
+
+    it.runIf(nobodyReachesCheckout())(
+      'two files of one name wait: approve --batch picks that one; without it, neither, listing both',
+      async () => {
+        const { home, first, second } = await twoWaitingOfOneName();
+        const env = { ...home.env(), PAYOUTS_FOUR_EYES: 'true', PAYOUTS_APPROVERS: USERS.ana };
+        const unpicked = await runCli(['approve', 'folha.csv'], { env, user: ids.ana });
+        expect(unpicked.code).toBe(1);
+        expect(unpicked.stderr).toContain(
+          `2 files named folha.csv wait for an answer (batch ${first}, arrived `,
+        );
+        expect(unpicked.stderr).toContain(`; batch ${second}, arrived `);
+        expect(unpicked.stderr).toContain(`payouts approve "folha.csv" --batch ${second}`);
+        expect(decisionsLeft(home)).toEqual([]);
+
+        const picked = await runCli(['approve', 'folha.csv', '--batch', String(second)], {
+          env,
+          user: ids.ana,
+        });
+        expect(picked.code, picked.stderr).toBe(0);
+        expect(decisionsLeft(home)).toEqual([`folha [2].csv.${USERS.ana}.aprovado`]);
+        expect((await home.run(settings())).exit).toBe(2);
+        // Carla's file alone is paid; Ana's and Bruno's still waits.
+        expect([...paidByKey(home.sandbox).entries()]).toEqual([['carla@example.com 445050', 1]]);
+        expect(existsSync(waiting(home))).toBe(true);
+      },
+    );
+
+    it.runIf(nobodyReachesCheckout())(
+      "two files of one name wait: each one's command in the summary, run as printed, approves that one",
+      async () => {
+        const { home, first, second, printed } = await twoWaitingOfOneName();
+        const env = { ...home.env(), PAYOUTS_FOUR_EYES: 'true', PAYOUTS_APPROVERS: USERS.ana };
+        const firstLine = await runCli(printed.get(first) ?? [], { env, user: ids.ana });
+        expect(firstLine.code, firstLine.stderr).toBe(0);
+        expect(decisionsLeft(home)).toEqual([`folha.csv.${USERS.ana}.aprovado`]);
+        expect((await home.run(settings())).exit).toBe(2);
+        expect([...paidByKey(home.sandbox).keys()].sort()).toEqual([
+          'ana@example.com 350000',
+          'bruno@example.com 250000',
+        ]);
+
+        const secondLine = await runCli(printed.get(second) ?? [], { env, user: ids.ana });
+        expect(secondLine.code, secondLine.stderr).toBe(0);
+        expect(decisionsLeft(home)).toEqual([`folha [2].csv.${USERS.ana}.aprovado`]);
+        expect((await home.run(settings())).exit).toBe(0);
+        expect([...paidByKey(home.sandbox).values()]).toEqual([1, 1, 1]);
+      },
+    );
+
+    it.runIf(nobodyReachesCheckout())(
+      'two files of one name wait: reject --batch turns that one down; without it, neither, in Portuguese too',
+      async () => {
+        const { home, first, second } = await twoWaitingOfOneName();
+        const env = {
+          ...home.env(),
+          PAYOUTS_FOUR_EYES: 'true',
+          PAYOUTS_APPROVERS: USERS.bruno,
+          PAYOUTS_LANGUAGE: 'pt-BR',
+        };
+        const reason = ['--reason', 'valor errado'];
+        const unpicked = await runCli(['reject', 'folha.csv', ...reason], { env, user: ids.bruno });
+        expect(unpicked.code).toBe(1);
+        expect(unpicked.stderr).toContain(
+          `2 arquivos chamados folha.csv esperam uma resposta (lote ${first}, chegou `,
+        );
+        expect(unpicked.stderr).toContain(`payouts reject "folha.csv" --batch ${second}`);
+        expect(decisionsLeft(home)).toEqual([]);
+
+        const picked = await runCli(['reject', 'folha.csv', '--batch', String(second), ...reason], {
+          env,
+          user: ids.bruno,
+        });
+        expect(picked.code, picked.stderr).toBe(0);
+        expect(decisionsLeft(home)).toEqual([`folha [2].csv.${USERS.bruno}.rejeitado`]);
+        expect((await home.run(settings())).exit).toBe(2);
+        expect(paidByKey(home.sandbox).size).toBe(0);
+        // The first file still waits; the second was turned down.
+        expect(existsSync(waiting(home))).toBe(true);
+        expect(existsSync(waiting(home, 'folha [2].csv'))).toBe(false);
+        const states = await home.withJournal(async (journal) => [
+          (await journal.batch(first))?.state,
+          (await journal.batch(second))?.state,
+        ]);
+        expect(states).toEqual(['awaiting-approval', 'refused']);
       },
     );
 

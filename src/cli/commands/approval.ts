@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { basename, join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
@@ -20,7 +20,7 @@ import {
   userNameOf,
   type Folders,
 } from '../../inbox/folders.js';
-import { codeIn, droppedBy, serviceUids, underFourEyes } from '../../inbox/four-eyes.js';
+import { batchIn, codeIn, droppedBy, serviceUids, underFourEyes } from '../../inbox/four-eyes.js';
 import { describeTotals } from '../../app/describe-file.js';
 import type {
   BatchEvent,
@@ -74,7 +74,7 @@ async function onAwaitingFile(
   ensureFolders(folders, config.sharedGroup, config.fourEyes);
   try {
     const awaiting = await findAwaiting(journal, folders, name, pick);
-    if (Array.isArray(awaiting)) throw whichBatch(words, verb, name, awaiting, command);
+    if (Array.isArray(awaiting)) throw whichBatch(words, verb, name, arrivals(awaiting), command);
     const found = awaiting;
     const picked = found ? found.batch?.id : pick;
     // A file its corrected copy replaced has nothing to approve: said, never "0 payouts".
@@ -133,7 +133,7 @@ function whichBatch(
   words: Catalog,
   verb: string,
   name: string,
-  batches: readonly BatchRecord[],
+  batches: readonly { batchId: number; at: number }[],
   command: Command,
 ): ExitError {
   return new ExitError(
@@ -141,11 +141,15 @@ function whichBatch(
     words.release.whichBatch({
       verb,
       file: givenName(basename(name)),
-      batches: batches.map((batch) => ({ batchId: batch.id, at: batch.receivedAt })),
+      batches: [...batches],
       hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
     }),
   );
 }
+
+/** Each batch, and when it arrived, as whichBatch names them. */
+const arrivals = (batches: readonly BatchRecord[]) =>
+  batches.map((batch) => ({ batchId: batch.id, at: batch.receivedAt }));
 
 /** The newest batch of this file name a person approved, and that approval. */
 async function approvedBatchOf(
@@ -249,7 +253,9 @@ export function approveCommand(
             : undefined;
       if (answer) return answerHolds(io, name, answer, options.batch, command);
       const { config } = openContext(io, command.optsWithGlobals<GlobalOptions>());
-      if (config.fourEyes) return decideAsPerson(io, 'approve', name, options.by, command);
+      if (config.fourEyes) {
+        return decideAsPerson(io, 'approve', name, options.batch, options.by, command);
+      }
       return onAwaitingFile(
         io,
         'approve',
@@ -282,12 +288,14 @@ export function approveCommand(
  * Under four eyes, `approve` (or `reject`) leaves the decision of the user running it
  * beside the waiting file, holding the code of its report (and for a rejection, why), for
  * the service to weigh: the file's owner is who decided. It opens no journal, which the
- * service user alone reads.
+ * service user alone reads: of several waiting files of the name, the one whose report
+ * names batch `pick`, and none picked silently.
  */
 function decideAsPerson(
   io: CliIo,
   verb: 'approve' | 'reject',
   name: string,
+  pick: number | undefined,
   note: string | undefined,
   command: Command,
 ): void {
@@ -298,19 +306,34 @@ function decideAsPerson(
   if (serviceUids(folders).includes(uid)) {
     throw new ExitError(1, say(words, { code: 'fourEyesByService', user: userNameOf(uid) }));
   }
-  const files = payoutFiles(folders.awaiting);
-  const file =
-    files.find((path) => basename(path) === basename(name)) ??
-    files.find((path) => givenName(basename(path)) === givenName(basename(name)));
+  // A name with the folder's mark is that very file; the given name, every file of it.
+  const given = givenName(basename(name));
+  const waiting = payoutFiles(folders.awaiting)
+    .filter((path) =>
+      given === basename(name)
+        ? givenName(basename(path)) === given
+        : basename(path) === basename(name),
+    )
+    .map((path) => ({ path, batchId: batchIn(readReport(path)) }))
+    .filter(({ batchId }) => pick === undefined || batchId === pick);
+  if (waiting.length > 1) {
+    const batches = waiting
+      .flatMap(({ path, batchId }) =>
+        // Moved into awaiting-approval/ as its batch was journaled: when it arrived.
+        batchId === undefined ? [] : [{ batchId, at: statSync(path).ctimeMs }],
+      )
+      .sort((a, b) => a.batchId - b.batchId);
+    throw whichBatch(words, verb, name, batches, command);
+  }
+  const file = waiting[0]?.path;
   if (!file) {
-    const waiting = files.map((path) => basename(path));
+    const names = payoutFiles(folders.awaiting).map((path) => basename(path));
     throw new ExitError(
       1,
-      say(words, { code: 'notAwaiting', verb, file: basename(name), waiting }),
+      say(words, { code: 'notAwaiting', verb, file: basename(name), waiting: names }),
     );
   }
-  const report = `${file}.report.txt`;
-  const code = existsSync(report) ? codeIn(readFileSync(report, 'utf8')) : undefined;
+  const code = codeIn(readReport(file));
   if (!code) throw new ExitError(1, say(words, { code: 'fourEyesNoCode', file: basename(file) }));
   const by = userNameOf(uid);
   const approvalFile = `${basename(file)}.${by}.${verb === 'approve' ? 'aprovado' : 'rejeitado'}`;
@@ -345,6 +368,12 @@ function decideAsPerson(
       rejects: verb === 'reject',
     }),
   );
+}
+
+/** A waiting file's report, or nothing when it has none. */
+function readReport(file: string): string {
+  const report = `${file}.report.txt`;
+  return existsSync(report) ? readFileSync(report, 'utf8') : '';
 }
 
 /** Approves a waiting file: recorded, then moved into approved/, where the next run opens it. */
@@ -409,7 +438,7 @@ async function answerHolds(
       );
     }
     if (released?.kind === 'which-batch') {
-      throw whichBatch(words, 'approve', name, released.batches, command);
+      throw whichBatch(words, 'approve', name, arrivals(released.batches), command);
     }
     if (!released) {
       throw new ExitError(1, say(words, { code: 'approveNothingHeld', file: basename(name) }));
@@ -557,7 +586,7 @@ export function rejectCommand(
         // Under four eyes an accountant's rejection is theirs; the service's own stays the operator's.
         const uid = process.getuid?.() ?? 0;
         if (config.fourEyes && !serviceUids(homeFolders(config.home)).includes(uid))
-          return decideAsPerson(io, 'reject', name, options.reason, command);
+          return decideAsPerson(io, 'reject', name, options.batch, options.reason, command);
         return onAwaitingFile(
           io,
           'reject',
