@@ -230,7 +230,8 @@ const DAY_AND_MORE_MS = 2 * 24 * 3_600_000;
  * What the approvals released on the day of `now` total, by the day of each batch's last
  * approval: a batch still waiting counts too, as its approvals are recorded only once they
  * release it, and files approved together before one run must count each other. Only the
- * approvals of the last two days are read, a range of an index.
+ * approvals of the last two days are read, a range of an index; with `before`, only those
+ * journaled before that instant, as the day stood then.
  */
 async function approvedOn(
   journal: JournalBatches,
