@@ -93,7 +93,7 @@ export async function applyIntake(
     (path) => movedIn.has(path) || isReady(path),
     options.claims,
     config.language ?? 'en',
-    config.fourEyes,
+    config,
   );
   // Batches of approved/ files another host is releasing.
   const releasing = new Set<number>();

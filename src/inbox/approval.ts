@@ -23,13 +23,14 @@ import type {
   PayeeEntry,
   RowTotals,
 } from '../journal/journal.js';
+import type { Config } from '../config/schema.js';
 import { CATALOGS, type Catalog } from '../messages/catalog.js';
 import type { Language } from '../messages/language.js';
 import { collectGarbage, WORK_BETWEEN_COLLECTIONS } from '../runtime/collect.js';
 import { failpoint } from '../runtime/failpoint.js';
 import { maskPersonalData } from '../runtime/mask.js';
 import { moveInto, payoutFiles, reject, sha256Of, type Folders } from './folders.js';
-import { approvalCode, approvedAs, underFourEyes } from './four-eyes.js';
+import { releasedByApprovals, underFourEyes } from './four-eyes.js';
 import { ANSWERED } from './holds.js';
 import { fileClaimOf, type WorkerClaims } from './lock.js';
 import type { Said } from '../messages/said.js';
@@ -309,6 +310,12 @@ export type Release =
   /** Under four eyes, moved in by hand without the approvals its code needs: back to wait. */
   | { file: string; sentBack: true; batchId: number };
 
+/** What releasing a file of approved/ weighs: four eyes on this host, and how many approvers a file needs. */
+export type ReleaseRules = Pick<
+  Config,
+  'fourEyes' | 'secondApprovalAbove' | 'dailyLimit' | 'timeZone'
+>;
+
 /**
  * Files a person moved into approved/ (once settled): each opens its waiting batch and
  * goes on to processing/. Bytes of no waiting batch are refused to rejected/, saying why:
@@ -320,21 +327,14 @@ export async function releaseApproved(
   folders: Folders,
   isReady: (path: string) => boolean,
   claims: WorkerClaims | undefined,
-  language: Language = 'en',
-  fourEyes = false,
+  language: Language,
+  rules: ReleaseRules,
 ): Promise<Release[]> {
   const outcomes: Release[] = [];
   for (const file of payoutFiles(folders.approved)) {
     if (!isReady(file)) continue;
     if (!claims) {
-      const outcome = await release(
-        journal,
-        folders,
-        file,
-        await sha256Of(file),
-        language,
-        fourEyes,
-      );
+      const outcome = await release(journal, folders, file, await sha256Of(file), language, rules);
       if (outcome) outcomes.push(outcome);
       continue;
     }
@@ -349,7 +349,7 @@ export async function releaseApproved(
     }
     // Claimed once another host had released it and given its claim back: gone.
     const outcome = existsSync(file)
-      ? await release(journal, folders, file, claim.sha256, language, fourEyes)
+      ? await release(journal, folders, file, claim.sha256, language, rules)
       : undefined;
     if (outcome) outcomes.push(outcome);
     // A pass that throws leaves the claim to its lock, as an inbox file's.
@@ -365,13 +365,14 @@ async function release(
   file: string,
   sha256: string,
   language: Language,
-  fourEyes: boolean,
+  rules: ReleaseRules,
 ): Promise<Release | undefined> {
   const batches = await journal.batchesOf(sha256);
   const waiting = batches.find((batch) => batch.state === 'awaiting-approval');
-  if (waiting && (await underFourEyes(journal, waiting.id, fourEyes))) {
-    const code = approvalCode(waiting, await toBeSent(journal, waiting.id));
-    if (!approvedAs(await journal.batchEvents(waiting.id), code)) {
+  if (waiting && (await underFourEyes(journal, waiting.id, rules.fourEyes))) {
+    if (
+      !(await releasedByApprovals(journal, waiting, await toBeSent(journal, waiting.id), rules))
+    ) {
       const back = moveInto(file, folders.awaiting, undefined, waiting.awaitingName ?? undefined);
       if (!back) return undefined; // names all taken: next pass
       await journal.setAwaitingName(waiting.id, basename(back));

@@ -210,11 +210,29 @@ export function fourEyesApprovals(events: readonly BatchEvent[]): {
 const personOf = (approval: { by: string; uid?: number | undefined }): string =>
   approval.uid === undefined ? `name ${approval.by}` : `uid ${approval.uid}`;
 
+/**
+ * How many approvers `code` needs: the most any of its approvals was recorded as needing,
+ * and never fewer than the settings now in force ask (`neededNow`). A setting lowered
+ * after a first approval releases nothing with fewer approvers than that approval asked.
+ */
+function neededOf(events: readonly BatchEvent[], code: string, neededNow: number): number {
+  return fourEyesApprovals(events).reduce(
+    (most, each) => (each.approvalCode === code ? Math.max(most, each.needed) : most),
+    neededNow,
+  );
+}
+
 /** Whether the approvals recorded for a batch release its file as it is now (`code`). */
-export function approvedAs(events: readonly BatchEvent[], code: string): boolean {
+export function approvedAs(
+  events: readonly BatchEvent[],
+  code: string,
+  neededNow: number,
+): boolean {
   const approvals = fourEyesApprovals(events).filter((each) => each.approvalCode === code);
-  const needed = approvals.at(-1)?.needed ?? Infinity;
-  return new Set(approvals.map(personOf)).size >= needed;
+  return (
+    approvals.length > 0 &&
+    new Set(approvals.map(personOf)).size >= neededOf(events, code, neededNow)
+  );
 }
 
 /** Longer than any calendar day in any time zone: the approvals read for one. */
@@ -224,24 +242,63 @@ const DAY_AND_MORE_MS = 2 * 24 * 3_600_000;
  * What the approvals released on the day of `now` total, by the day of each batch's last
  * approval: a batch still waiting counts too, as its approvals are recorded only once they
  * release it, and files approved together before one run must count each other. Only the
- * approvals of the last two days are read, a range of an index.
+ * approvals of the last two days are read, a range of an index; with `before`, only those
+ * journaled before that instant, as the day stood then.
  */
 async function approvedOn(
   journal: JournalBatches,
   now: number,
   timeZone: string,
   except: number,
+  before = Infinity,
 ): Promise<number> {
   const day = dayOf(now, timeZone);
   const last = new Map<number, { at: number; cents: number }>();
   for (const event of await journal.approvalsSince(now - DAY_AND_MORE_MS)) {
     if (event.batchId === except || event.detail.code !== 'eventFourEyesApproved') continue;
+    if (event.at >= before) continue;
     last.set(event.batchId, { at: event.at, cents: event.detail.cents });
   }
   let cents = 0;
   for (const { at, cents: approved } of last.values())
     if (dayOf(at, timeZone) === day) cents += approved;
   return cents;
+}
+
+/** Why a file of `cents` needs a second approver, with `today` approved on its day already; null: one is enough. */
+function secondApproval(
+  cents: number,
+  today: number,
+  {
+    secondApprovalAbove: above,
+    dailyLimit: limit,
+  }: Pick<Config, 'secondApprovalAbove' | 'dailyLimit'>,
+): Extract<Said, { code: 'fourEyesWaits' }>['second'] {
+  if (above !== null && cents > above) return { rule: 'above', cents, limit: above };
+  if (limit !== null && today + cents > limit) return { rule: 'daily', cents: today, limit };
+  return null;
+}
+
+/**
+ * Whether the approvals journaled for a waiting batch release it (`sent`: what it would
+ * send) under the settings now in force. The day's approvals are read as they stood at
+ * its last approval: a file approved after it that day never sends it back to wait.
+ */
+export async function releasedByApprovals(
+  journal: JournalBatches,
+  batch: { id: number; sha256: string },
+  sent: { count: number; cents: number },
+  config: Pick<Config, 'secondApprovalAbove' | 'dailyLimit' | 'timeZone'>,
+): Promise<boolean> {
+  const events = await journal.batchEvents(batch.id);
+  const code = approvalCode(batch, sent);
+  const last = fourEyesApprovals(events).findLast((each) => each.approvalCode === code);
+  if (!last) return false;
+  const today =
+    config.dailyLimit === null
+      ? 0
+      : await approvedOn(journal, last.at, config.timeZone, batch.id, last.at);
+  return approvedAs(events, code, secondApproval(sent.cents, today, config) ? 2 : 1);
 }
 
 /** A waiting batch as four eyes sees it this pass. */
@@ -434,19 +491,12 @@ export async function weighApprovals(
   const refusals: Said[] = [...decisions, ...rejections.map(({ decision }) => decision)].flatMap(
     (d) => ('rule' in d ? [{ code: 'fourEyesRefused', ...d, dropper, approvers } as const] : []),
   );
-  const above = config.secondApprovalAbove;
-  const limit = config.dailyLimit;
   const today =
-    limit === null || approvedBy.length === 0
+    config.dailyLimit === null || approvedBy.length === 0
       ? 0
       : await approvedOn(journal, now, config.timeZone, batch.id);
-  const second: Extract<Said, { code: 'fourEyesWaits' }>['second'] =
-    above !== null && sent.cents > above
-      ? { rule: 'above', cents: sent.cents, limit: above }
-      : limit !== null && today + sent.cents > limit
-        ? { rule: 'daily', cents: today, limit }
-        : null;
-  const needed = second ? 2 : 1;
+  const second = secondApproval(sent.cents, today, config);
+  const needed = neededOf(events, code, second ? 2 : 1);
   const said: Said = changed
     ? { code: 'fourEyesChanged', file: batch.awaitingName, approvalCode: code, hintFlags: picked }
     : { code: 'fourEyesWaits', ...waits, approvedBy, needed, second };

@@ -5,7 +5,8 @@
  * sandbox's ledger is the judge of what was paid. Each runs on SQLite and on PostgreSQL
  * (PAYOUTS_REQUIRE_POSTGRES=1 so the second cannot skip).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import {
   appendFileSync,
   chmodSync,
@@ -22,7 +23,7 @@ import type { Config } from '../../src/config/schema.js';
 import type { FileSummary } from '../../src/app/pass.js';
 import { en } from '../../src/messages/en.js';
 import { say } from '../../src/messages/say.js';
-import { runCli } from '../support/cli.js';
+import { BIN, cleanEnv, runCli } from '../support/cli.js';
 import { paidByKey } from '../support/gateway.js';
 import { IS_ROOT, nobodyReachesCheckout } from '../support/nobody.js';
 import { ANA, BRUNO, CARLA, HEADER } from '../support/folha.js';
@@ -300,6 +301,45 @@ describe.runIf(IS_ROOT)('four eyes, with real users', () => {
       expect(said(moved.files)).toContain(
         `leaves in awaiting-approval/ a file folha.csv.aprovado (or folha.csv.NAME.aprovado) holding its approval code ${codeOf(home)}, or runs under their own login: payouts approve "folha.csv"`,
       );
+    });
+
+    it('approvals journaled as enough, then the setting raised: the file waits for a second approver', async () => {
+      const home = await waitingFile();
+      leaveApproval(home, 'ana');
+      const env = {
+        ...home.env(),
+        PAYOUTS_FOUR_EYES: 'true',
+        PAYOUTS_APPROVERS: `${USERS.ana},${USERS.bruno}`,
+      };
+      // A run that journals ana's approval as enough, moves the file into approved/ and dies there.
+      const crashed = spawn(process.execPath, [BIN, 'run'], {
+        env: cleanEnv({ ...env, PAYOUTS_FAILPOINT: 'releasing-approved' }),
+        stdio: 'ignore',
+      });
+      const [, signal] = await once(crashed, 'exit');
+      expect(signal).toBe('SIGKILL');
+      expect(existsSync(join(home.folders.approved, 'folha.csv'))).toBe(true);
+      expect(await audit(home)).toEqual([
+        ['dropped', USERS.maria],
+        ['approved', USERS.ana],
+      ]);
+      // The file's R$ 6.000,00 is now above the setting: one approver no longer releases it.
+      const above = { secondApprovalAbove: 5_000_00 };
+      const raised = await home.run(settings(above));
+      expect(raised.exit).toBe(2);
+      expect(paidByKey(home.sandbox).size).toBe(0);
+      expect(existsSync(waiting(home))).toBe(true);
+      expect(said(raised.files)).toContain('nothing of it is sent until two approvers (');
+      expect(said(raised.files)).toContain(
+        'two approvers: its total R$ 6.000,00 is above secondApprovalAbove (R$ 5.000,00)',
+      );
+      leaveApproval(home, 'ana');
+      const one = await home.run(settings(above));
+      expect(one.exit).toBe(2);
+      expect(said(one.files)).toContain(`approved so far by ${USERS.ana}; two approvers`);
+      leaveApproval(home, 'bruno');
+      expect((await home.run(settings(above))).exit).toBe(0);
+      expect([...paidByKey(home.sandbox).values()]).toEqual([1, 1]);
     });
 
     it('an approval others may write releases nothing', async () => {

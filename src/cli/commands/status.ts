@@ -54,6 +54,9 @@ interface StatusOptions {
   since?: string;
 }
 
+/** Longer than any time zone is ahead of UTC: a day starts no sooner than this before its UTC midnight. */
+const DAY_MS = 24 * 3_600_000;
+
 /** The day of an instant in the home's time zone, `2026-11-28`. */
 const dayOf = (ms: number, timeZone: string) =>
   new Intl.DateTimeFormat('en-CA', { timeZone }).format(new Date(ms));
@@ -70,7 +73,13 @@ async function listApprovals(
 ): Promise<void> {
   const words = CATALOGS[language];
   const releases = [];
-  for (const batch of await journal.batches()) {
+  // Only batches approved from a day before `since` on (a range of the approvals' index),
+  // whatever the time zone; the day of each batch's last approval decides below.
+  const from = since === undefined ? 0 : Date.parse(since) - DAY_MS;
+  const approved = new Set((await journal.approvalsSince(from)).map((event) => event.batchId));
+  for (const batchId of [...approved].sort((a, b) => a - b)) {
+    const batch = await journal.batch(batchId);
+    if (!batch) continue;
     const events = await journal.batchEvents(batch.id);
     const approvals = events.filter((event) => event.event === 'approved');
     const last = approvals.at(-1);
