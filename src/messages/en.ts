@@ -1,5 +1,6 @@
 /** English: the words the result files, summaries and tests have always used. */
 import { formatCents } from './money.js';
+import { globalFlags } from './hint-flags.js';
 import { FIELD_ALIASES, FIELD_LABELS, type PayoutField } from './fields.js';
 import type { RowState } from '../domain/row-states.js';
 import type { Catalog, HelpTexts } from './catalog.js';
@@ -647,7 +648,7 @@ const said: SaidTexts = {
   approvalsRelease: ({ batchId, file, droppedBy, approvedBy, approvalCode, state, done }) =>
     `batch ${batchId}  ${file}  dropped by ${droppedBy ?? 'unknown'}  approved by ${approvedBy.map(({ by, at }) => `${by} at ${at}`).join(', ')}${approvalCode === null ? '' : `  code ${approvalCode}`}  ${state}: ${done}`,
   heldCoverConflict: ({ file, line, orderId, newFile, hintFlags }) =>
-    `was covered by ${file}, line ${line} (orderId ${orderId}), but the gateway holds another transaction under that orderId (conflict): that payout may not have been made, so this row is not counted as paid, and it is not sent. Look it up at the gateway: payouts get --order-id ${orderId}; if it did not pay this person, payouts approve "${newFile}" --new-batch${hintFlags} lists this row, and pays it only when also given the option --repeats and the count of such rows it lists`,
+    `was covered by ${file}, line ${line} (orderId ${orderId}), but the gateway holds another transaction under that orderId (conflict): that payout may not have been made, so this row is not counted as paid, and it is not sent. Look it up at the gateway: payouts get --order-id ${orderId}${globalFlags(hintFlags)}; if it did not pay this person, payouts approve "${newFile}" --new-batch${hintFlags} lists this row, and pays it only when also given the option --repeats and the count of such rows it lists`,
   retryWhichBatch: ({ file, batches, hintFlags }) =>
     `payouts retry: ${batches.length} files named ${file} have payouts to send again (${batches.map((batch) => `batch ${batch.batchId}, arrived ${moment(batch.at)}`).join('; ')}): nothing is sent again. Say which with --batch and its number, as the run's summary gives it: payouts retry "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags}`,
 };

@@ -1,5 +1,6 @@
 /** Português do Brasil, para a contabilidade: as palavras dos resultados e dos resumos. */
 import { formatCents } from './money.js';
+import { globalFlags } from './hint-flags.js';
 import { FIELD_ALIASES, type PayoutField } from './fields.js';
 import type { Catalog, HelpTexts, StatusWord } from './catalog.js';
 import type { BytePosition, ControlSource, Payees, Repeating, SaidTexts } from './said.js';
@@ -705,7 +706,7 @@ const said: SaidTexts = {
   approvalsRelease: ({ batchId, file, droppedBy, approvedBy, approvalCode, state, done }) =>
     `lote ${batchId}  ${file}  deixado por ${droppedBy ?? 'desconhecido'}  aprovado por ${approvedBy.map(({ by, at }) => `${by} em ${at}`).join(', ')}${approvalCode === null ? '' : `  código ${approvalCode}`}  ${state}: ${done}`,
   heldCoverConflict: ({ file, line, orderId, newFile, hintFlags }) =>
-    `estava coberta por ${file}, linha ${line} (ID de pagamento ${orderId}), mas o gateway tem outra transação com esse ID (conflito): aquele pagamento pode não ter sido feito, então esta linha não conta como paga e não é enviada. Consulte o gateway: payouts get --order-id ${orderId}; se ele não pagou esta pessoa, payouts approve "${newFile}" --new-batch${hintFlags} lista esta linha e só a paga quando você der também a opção --repeats com a contagem listada`,
+    `estava coberta por ${file}, linha ${line} (ID de pagamento ${orderId}), mas o gateway tem outra transação com esse ID (conflito): aquele pagamento pode não ter sido feito, então esta linha não conta como paga e não é enviada. Consulte o gateway: payouts get --order-id ${orderId}${globalFlags(hintFlags)}; se ele não pagou esta pessoa, payouts approve "${newFile}" --new-batch${hintFlags} lista esta linha e só a paga quando você der também a opção --repeats com a contagem listada`,
   retryWhichBatch: ({ file, batches, hintFlags }) =>
     `payouts retry: ${batches.length} arquivos chamados ${file} têm pagamentos a reenviar (${batches.map((batch) => `lote ${batch.batchId}, chegou ${momento(batch.at)}`).join('; ')}): nada é reenviado. Diga qual com --batch e o número dele, como o resumo da execução o dá: payouts retry "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags}`,
 };

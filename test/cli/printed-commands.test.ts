@@ -1,0 +1,186 @@
+/**
+ * Every command payouts prints is a promise: run as printed, split as a shell would, from
+ * another folder and with the settings given only by the flags the printing command had,
+ * it reaches the same home and gateway. Here the commands of messages the journal keeps
+ * (a row held once its cover ends) and of those status makes itself (a payout pending too
+ * long).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import type { Journal } from '../../src/journal/journal.js';
+import type { CashOutRequest } from '../../src/gateway/contract.js';
+import { runCli } from '../support/cli.js';
+import { useTempFolder } from '../support/files.js';
+import { cashOutRequest, clientFor } from '../support/gateway.js';
+import { passHome, type PassHome } from '../support/pass-home.js';
+
+// A few commands each, some as children of bin/: far from what they take.
+vi.setConfig({ testTimeout: 60_000 });
+
+/** The words of a shell command line: double-quoted or bare, as sh splits these. */
+const wordsOf = (line: string) =>
+  [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((match) => match[1] ?? match[2] ?? '');
+
+const rules = { duplicateWindowMs: 20 * 86_400_000, sameNameNewBatchAfterMs: null };
+
+describe('commands printed from the journal’s words reach the same home, as printed', () => {
+  const elsewhere = useTempFolder('payouts-elsewhere-');
+
+  /** A home whose settings are only in a settings file, in a folder of no home. */
+  async function settingsHome(language: string, more: Record<string, string> = {}) {
+    const home = await passHome();
+    const settings = join(elsewhere(), 'payouts.env');
+    const values = {
+      ...home.env(),
+      PAYOUTS_LANGUAGE: language,
+      PAYOUTS_LOG_LEVEL: 'silent',
+      ...more,
+    };
+    writeFileSync(
+      settings,
+      Object.entries(values)
+        .map(([key, value]) => `${key}=${value}\n`)
+        .join(''),
+    );
+    return {
+      home,
+      settings,
+      cli: (args: string[]) => runCli(['--settings-file', settings, ...args]),
+    };
+  }
+
+  /** A printed line run as printed, in another folder, with no PAYOUTS_* set. */
+  async function runPrinted(printed: string) {
+    const [command, ...args] = wordsOf(printed);
+    expect(command).toBe('payouts');
+    return runCli(args, { cwd: elsewhere() });
+  }
+
+  /** Each command printed in `text`, from its start on with the flags that follow it. */
+  const printedIn = (text: string, start: RegExp) =>
+    [...text.matchAll(new RegExp(`${start.source}(?: --[a-z-]+(?: "[^"]*"| \\d+)?)*`, 'g'))].map(
+      (match) => match[0],
+    );
+
+  /**
+   * Where a person is shown the row's words: the run's summary (in the home's language)
+   * and `payouts status` of its file; each prints `command` with the flags it was given.
+   */
+  async function everywherePrinted(
+    cli: (args: string[]) => Promise<{ stdout: string }>,
+    start: RegExp,
+    settings: string,
+  ) {
+    for (const args of [['run'], ['status', 'outra.csv']]) {
+      const { stdout } = await cli(args);
+      const printed = printedIn(stdout, start);
+      expect(printed.length, stdout).toBeGreaterThan(0);
+      for (const each of printed) expect(each, stdout).toContain(` --settings-file "${settings}"`);
+    }
+  }
+
+  const fileOf = async (journal: Journal, name: string, request: CashOutRequest) => {
+    const file = { name: `${name}.csv`, nameKey: name, sha256: name, arrived: true };
+    const { batchId } = await journal.batchForFile(file);
+    await journal.admitPayouts(batchId, [{ line: 2, request }], rules);
+    return batchId;
+  };
+  const batch = { rows: 1, valid: 1, invalid: 0, totalCents: 1234, problems: [] };
+
+  /** folha.csv's payout a-1 sent and pending; its batch, and the fence that answers it. */
+  async function sentPending(journal: Journal) {
+    const first = await fileOf(journal, 'folha', cashOutRequest('a-1'));
+    await journal.finishBatch(first, { ...batch, state: 'open' }, undefined, rules);
+    const [claim] = await journal.claimToSend('a', 1, 60_000);
+    const fence = claim!.fence;
+    await journal.move(
+      'a-1',
+      fence,
+      'pending',
+      'created',
+      { transactionId: 1 },
+      { release: false },
+    );
+    return { first, fence };
+  }
+
+  /**
+   * folha.csv's payout a-1 sent, a copy outra.csv said by a person to correct it (its row
+   * covered by a-1), then a-1 ending as `end`: the copy's row is held for a person.
+   */
+  async function coverEnded(home: PassHome, end: 'failed' | 'conflict') {
+    await home.withJournal(async (journal) => {
+      const { first, fence } = await sentPending(journal);
+      const copy = await fileOf(journal, 'outra', cashOutRequest('b-1'));
+      await journal.finishBatch(copy, { ...batch, state: 'awaiting-approval' }, undefined, rules);
+      const linked = { code: 'linkedCopyBy', by: 'maria', batchId: first } as const;
+      await journal.correctBatch(copy, first, linked, rules);
+      await journal.setBatchState(copy, 'done');
+      await journal.move('a-1', fence, end, 'at the gateway');
+      expect((await journal.payout('b-1'))?.state).toBe('held');
+    });
+  }
+
+  /** The gateway's own transaction under a-1: what `payouts get --order-id a-1` shows. */
+  async function atTheGateway(home: PassHome) {
+    const client = clientFor(home.sandbox.url);
+    await client.createCashOut(cashOutRequest('a-1', { value: 999 }));
+    await client.close();
+  }
+
+  it.each(['en', 'pt-BR'])(
+    'payouts retry, printed for a row whose cover failed, sends it again in the same home (%s)',
+    async (language) => {
+      const { home, settings, cli } = await settingsHome(language);
+      await coverEnded(home, 'failed');
+      await everywherePrinted(cli, /payouts retry a-1/, settings);
+      const printed = `payouts retry a-1 --settings-file "${settings}"`;
+      const retried = await runPrinted(printed);
+      expect(retried.code, `${printed}\n${retried.stdout}${retried.stderr}`).toBe(0);
+      // In this home's journal: a-1 is sent again.
+      expect(await home.withJournal(async (journal) => (await journal.payout('a-1'))?.state)).toBe(
+        'retried',
+      );
+    },
+  );
+
+  it.each(['en', 'pt-BR'])(
+    'payouts get and approve --new-batch, printed for a row whose cover ended in conflict, reach the same home (%s)',
+    async (language) => {
+      const { home, settings, cli } = await settingsHome(language);
+      await atTheGateway(home);
+      await coverEnded(home, 'conflict');
+      await everywherePrinted(cli, /payouts get --order-id a-1/, settings);
+      const get = `payouts get --order-id a-1 --settings-file "${settings}"`;
+      const got = await runPrinted(get);
+      expect(got.code, `${get}\n${got.stdout}${got.stderr}`).toBe(0);
+      expect(got.stdout).toContain('R$ 9,99');
+
+      await everywherePrinted(cli, /payouts approve "outra\.csv" --new-batch/, settings);
+      const approve = `payouts approve "outra.csv" --new-batch --settings-file "${settings}"`;
+      const listed = await runPrinted(approve);
+      // It lists the row, and pays it only with --repeats and their count.
+      expect(listed.code, `${approve}\n${listed.stdout}${listed.stderr}`).toBe(0);
+      expect(listed.stdout).toContain('Ana Souza, R$ 12,34');
+    },
+  );
+
+  it('payouts get, printed by status for a payout pending too long, looks it up at the same gateway', async () => {
+    const { home, settings, cli } = await settingsHome('en', {
+      PAYOUTS_PENDING_ALERT_AFTER: '1ms',
+    });
+    await atTheGateway(home);
+    await home.withJournal(sentPending);
+    const expected = `payouts get --order-id a-1 --settings-file "${settings}"`;
+    for (const args of [['status'], ['status', 'folha.csv']]) {
+      const status = await cli(args);
+      expect(printedIn(status.stdout, /payouts get --order-id a-1/), status.stdout).toEqual([
+        expected,
+      ]);
+    }
+    const got = await runPrinted(expected);
+    expect(got.code, `${expected}\n${got.stdout}${got.stderr}`).toBe(0);
+    expect(got.stdout).toContain('R$ 9,99');
+  });
+});
