@@ -412,8 +412,8 @@ const said: SaidTexts = {
     `held: ${why === null ? 'the balance did not cover this file' : say(why)}; checked again on every run`,
   heldWithFile: ({ problems, state }, say) =>
     `held, nothing in this file is sent: ${problems.map(say).join('; ') || state}`,
-  coverUndone: ({ orderId, file, line, state, own }) =>
-    `not paid: the payout that covered it (${orderId}, ${file}, line ${line}) ${UNDONE[state] ?? state}; it is paid again only by retrying that payout (payouts retry ${orderId}), never this row. ${own}`,
+  coverUndone: ({ orderId, file, line, state, own, hintFlags }) =>
+    `not paid: the payout that covered it (${orderId}, ${file}, line ${line}) ${UNDONE[state] ?? state}; it is paid again only by retrying that payout (payouts retry ${orderId}${hintFlags}), never this row. ${own}`,
   takenOverByLine: ({ state, line, file }) =>
     `was ${state}, never sent; taken over by line ${line} of ${file}`,
   takenOverBy: ({ file }) => `never sent; taken over by ${file}`,

@@ -467,8 +467,8 @@ const said: SaidTexts = {
     `retida: ${why === null ? 'o saldo não cobriu este arquivo' : say(why)}; conferido de novo a cada execução`,
   heldWithFile: ({ problems, state }, say) =>
     `retida, nada deste arquivo é enviado: ${problems.map(say).join('; ') || state}`,
-  coverUndone: ({ orderId, file, line, state, own }) =>
-    `não paga: o pagamento que a cobria (${orderId}, ${file}, linha ${line}) ${DESFEITO[state] ?? ESTADOS[state]}; ela só é paga de novo reenviando aquele pagamento (payouts retry ${orderId}), nunca por esta linha. ${own}`,
+  coverUndone: ({ orderId, file, line, state, own, hintFlags }) =>
+    `não paga: o pagamento que a cobria (${orderId}, ${file}, linha ${line}) ${DESFEITO[state] ?? ESTADOS[state]}; ela só é paga de novo reenviando aquele pagamento (payouts retry ${orderId}${hintFlags}), nunca por esta linha. ${own}`,
   takenOverByLine: ({ state, line, file }) =>
     `estava ${ESTADOS[state]}, nunca enviada; substituída pela linha ${line} de ${file}`,
   takenOverBy: ({ file }) => `nunca enviada; substituída por ${file}`,

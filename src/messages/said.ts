@@ -380,6 +380,7 @@ export type Said =
       line: number;
       state: RowState;
       own: string;
+      hintFlags: string;
     }
   // Rows a later file or a person's retry took over (the journal keeps these beside the English).
   | { code: 'takenOverByLine'; state: RowState; line: number; file: string }

@@ -136,6 +136,7 @@ export function resultRecord(
         line: undone.line,
         state: undone.state,
         own: said,
+        hintFlags: format.hintFlags ?? '',
       })
     : said;
   const keyType = request

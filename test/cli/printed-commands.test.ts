@@ -64,15 +64,16 @@ describe('commands printed from the journal’s words reach the same home, as pr
     );
 
   /**
-   * Where a person is shown the row's words: the run's summary (in the home's language)
-   * and `payouts status` of its file; each prints `command` with the flags it was given.
+   * Where a person is shown the row's words (`where`: the run's summary, in the home's
+   * language, and `payouts status` of its file): each prints the command with its flags.
    */
   async function everywherePrinted(
     cli: (args: string[]) => Promise<{ stdout: string }>,
     start: RegExp,
     settings: string,
+    where = [['run'], ['status', 'outra.csv']],
   ) {
-    for (const args of [['run'], ['status', 'outra.csv']]) {
+    for (const args of where) {
       const { stdout } = await cli(args);
       const printed = printedIn(stdout, start);
       expect(printed.length, stdout).toBeGreaterThan(0);
@@ -165,6 +166,25 @@ describe('commands printed from the journal’s words reach the same home, as pr
       expect(listed.stdout).toContain('Ana Souza, R$ 12,34');
     },
   );
+
+  it('payouts retry, printed for a line of a copy whose cover failed, sends it again in the same home', async () => {
+    const { home, settings, cli } = await settingsHome('en');
+    await home.withJournal(async (journal) => {
+      const { first, fence } = await sentPending(journal);
+      // The copy names a-1 itself: a line on its orderId, covered by it once linked.
+      const copy = await fileOf(journal, 'outra', cashOutRequest('a-1'));
+      await journal.finishBatch(copy, { ...batch, state: 'awaiting-approval' }, undefined, rules);
+      const linked = { code: 'linkedCopyBy', by: 'maria', batchId: first } as const;
+      await journal.correctBatch(copy, first, linked, rules);
+      await journal.setBatchState(copy, 'done');
+      await journal.move('a-1', fence, 'failed', 'at the gateway');
+    });
+    // Its batch stays done: status, not a run's summary, shows the line.
+    await everywherePrinted(cli, /payouts retry a-1/, settings, [['status', 'outra.csv']]);
+    const printed = `payouts retry a-1 --settings-file "${settings}"`;
+    const retried = await runPrinted(printed);
+    expect(retried.code, `${printed}\n${retried.stdout}${retried.stderr}`).toBe(0);
+  });
 
   it('payouts get, printed by status for a payout pending too long, looks it up at the same gateway', async () => {
     const { home, settings, cli } = await settingsHome('en', {

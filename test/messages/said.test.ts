@@ -398,6 +398,7 @@ const SAMPLES: { [C in SaidCode]: Extract<Said, { code: C }> } = {
     line: 2,
     state: 'refunded',
     own: 'R$ 100,00',
+    hintFlags: ' --settings-file "/etc/payouts.env"',
   },
   takenOverByLine: { code: 'takenOverByLine', state: 'held', line: 2, file: 'folha (2).csv' },
   takenOverBy: { code: 'takenOverBy', file: 'folha (2).csv' },
