@@ -5,7 +5,7 @@
  * (a row held once its cover ends) and of those status makes itself (a payout pending too
  * long).
  */
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { Journal } from '../../src/journal/journal.js';
@@ -14,6 +14,7 @@ import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 import { cashOutRequest, clientFor } from '../support/gateway.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
+import { ANA, HEADER } from '../support/folha.js';
 
 // A few commands each, some as children of bin/: far from what they take.
 vi.setConfig({ testTimeout: 60_000 });
@@ -202,5 +203,53 @@ describe('commands printed from the journal’s words reach the same home, as pr
     const got = await runPrinted(expected);
     expect(got.code, `${expected}\n${got.stdout}${got.stderr}`).toBe(0);
     expect(got.stdout).toContain('R$ 9,99');
+  });
+
+  it.each(['en', 'pt-BR'])(
+    'payouts approve --new-batch, printed by validate and run --dry-run for a possible duplicate, reaches the same home (%s)',
+    async (language) => {
+      const { home, settings, cli } = await settingsHome(language, { PAYOUTS_INBOX_SETTLE: '1ms' });
+      home.drop('folha.csv', [HEADER, ANA]);
+      expect((await cli(['run'])).code).toBe(0);
+      // Another file paying Ana the same amount: a run would hold it as a possible duplicate.
+      const outra = join(elsewhere(), 'outra.csv');
+      writeFileSync(outra, `${HEADER}\r\n${ANA}\r\n`);
+      const expected = `payouts approve "outra.csv" --new-batch --settings-file "${settings}"`;
+      const validated = await cli(['validate', outra]);
+      const fromValidate = printedIn(validated.stdout, /payouts approve "outra\.csv" --new-batch/);
+      expect(fromValidate.length, validated.stdout).toBeGreaterThan(1);
+      for (const each of fromValidate) expect(each, validated.stdout).toBe(expected);
+      copyFileSync(outra, join(home.folders.inbox, 'outra.csv'));
+      const rehearsed = await cli(['run', '--dry-run']);
+      const printed = printedIn(rehearsed.stdout, /payouts approve "outra\.csv" --new-batch/);
+      expect(printed.length, rehearsed.stdout).toBeGreaterThan(0);
+      for (const each of printed) expect(each, rehearsed.stdout).toBe(expected);
+
+      expect((await cli(['run'])).code).toBe(2);
+      const listed = await runPrinted(expected);
+      expect(listed.code, `${expected}\n${listed.stdout}${listed.stderr}`).toBe(0);
+      expect(listed.stdout).toContain('Ana Souza, R$ 3.500,00');
+    },
+  );
+
+  it('payouts approve --new-batch, printed in the report of a waiting file for a held row, reaches the same home', async () => {
+    const { home, settings, cli } = await settingsHome('pt-BR', {
+      PAYOUTS_INBOX_SETTLE: '1ms',
+      PAYOUTS_REQUIRE_APPROVAL: 'true',
+    });
+    home.drop('folha.csv', [HEADER, ANA]);
+    expect((await cli(['run'])).code).toBe(2);
+    expect((await cli(['approve', 'folha.csv'])).code).toBe(0);
+    expect((await cli(['run'])).code).toBe(0);
+    home.drop('outra.csv', [HEADER, ANA]);
+    expect((await cli(['run'])).code).toBe(2);
+    const report = readFileSync(join(home.folders.awaiting, 'outra.csv.report.txt'), 'utf8');
+    const expected = `payouts approve "outra.csv" --new-batch --settings-file "${settings}"`;
+    const printed = printedIn(report, /payouts approve "outra\.csv" --new-batch/);
+    expect(printed.length, report).toBeGreaterThan(0);
+    for (const each of printed) expect(each, report).toBe(expected);
+    const listed = await runPrinted(expected);
+    expect(listed.code, `${expected}\n${listed.stdout}${listed.stderr}`).toBe(0);
+    expect(listed.stdout).toContain('Ana Souza, R$ 3.500,00');
   });
 });

@@ -46,7 +46,7 @@ export function retryCommand(
             journal,
             target,
             { by, batch: options.batch },
-            { duplicateWindowMs: config.duplicateWindow, hintFlags: hintFlagsOf(globals) },
+            { duplicateWindowMs: config.duplicateWindow },
           );
         } catch (error) {
           const refused = saidOfJournalError(error);
