@@ -513,8 +513,8 @@ const said: SaidTexts = {
     `payouts approve: ${file} changed since it was validated (its bytes match no waiting batch): nothing approved; drop it in the inbox to be validated again`,
   approveNoFreeName: ({ file }) => `payouts approve: approved/ has no free name for ${file}`,
   approveNoBatch: ({ batchId }) => `payouts approve: there is no batch ${batchId}`,
-  approveNothingHeld: ({ file }) =>
-    `payouts approve: no file named "${file}" has rows held as possible duplicates, for its name or as identical rows: nothing changed (payouts status lists every file)`,
+  approveNothingHeld: ({ file, hintFlags }) =>
+    `payouts approve: no file named "${file}" has rows held as possible duplicates, for its name or as identical rows: nothing changed (payouts status${hintFlags} lists every file)`,
   turnedDownBy: ({ reason }) => `turned down by a person: ${reason}`,
   releasedIdenticalBy: ({ by }) =>
     `released by ${by}: both identical rows are due (payouts approve --identical)`,
@@ -531,8 +531,8 @@ const said: SaidTexts = {
   retryLine: ({ line, from, to }) => `line ${line}: ${from} -> ${to}`,
   retryNotFailed: ({ orderId, state, retriedAs }) =>
     `payouts retry: ${orderId} is ${state}${retriedAs === null ? '' : `: it was sent again already, as ${retriedAs}`}; only a payout that failed, was refused, canceled or refunded is sent again. Nothing changed`,
-  retryNothing: ({ target, file }) =>
-    `payouts retry: no orderId "${target}", and no file named "${file}" with a payout that failed, was refused, canceled or refunded and not sent again yet: nothing changed (payouts status lists every file)`,
+  retryNothing: ({ target, file, hintFlags }) =>
+    `payouts retry: no orderId "${target}", and no file named "${file}" with a payout that failed, was refused, canceled or refunded and not sent again yet: nothing changed (payouts status${hintFlags} lists every file)`,
   templateWritten: ({ path }) => `Written: ${path}`,
   templateHowToFill: ({ path }) =>
     `Fill one row per payment (Valor as 1.234,56; CPF/CNPJ with or without its dots; Tipo de chave and ID do pagamento may stay empty), then ${SAVE_AS_CSV.replace('save it again', 'save it')}, and check it with: payouts validate "${path}"`,
@@ -1013,7 +1013,8 @@ export const en: Catalog = {
   notWeighed: ({ journal }) =>
     `Not weighed against the journal ${journal}: it is the service's alone, and the service has not yet written the copy the group reads (it does after each run, when sharedGroup is set). A run may still hold rows of this file that repeat earlier payouts.`,
   heldRow: ({ line, rule, message }) => `line ${line} (${rule}): ${message}`,
-  andMoreHeld: ({ count }) => `… and ${count} more (payouts run --dry-run --json lists them)`,
+  andMoreHeld: ({ count, hintFlags }) =>
+    `… and ${count} more (payouts run --dry-run --json${hintFlags} lists them)`,
   skipped: ({ lines }) =>
     `Skipped: ${lines.map(({ line, reason }) => `line ${line} (${reason})`).join(', ')}`,
   nothingPayable: 'Nothing in it can be paid: fix the file and check it again.',

@@ -570,8 +570,8 @@ const said: SaidTexts = {
     `payouts approve: ${file} mudou depois de conferido (seus bytes não correspondem a nenhum lote aguardando): nada foi aprovado; ponha-o na entrada para ser conferido de novo`,
   approveNoFreeName: ({ file }) => `payouts approve: approved/ não tem um nome livre para ${file}`,
   approveNoBatch: ({ batchId }) => `payouts approve: não existe o lote ${batchId}`,
-  approveNothingHeld: ({ file }) =>
-    `payouts approve: nenhum arquivo chamado "${file}" tem linhas retidas como possíveis duplicatas, pelo nome ou como linhas idênticas: nada mudou (payouts status lista todos os arquivos)`,
+  approveNothingHeld: ({ file, hintFlags }) =>
+    `payouts approve: nenhum arquivo chamado "${file}" tem linhas retidas como possíveis duplicatas, pelo nome ou como linhas idênticas: nada mudou (payouts status${hintFlags} lista todos os arquivos)`,
   turnedDownBy: ({ reason }) => `recusado por uma pessoa: ${reason}`,
   releasedIdenticalBy: ({ by }) =>
     `liberado por ${by}: as duas linhas idênticas são devidas (payouts approve --identical)`,
@@ -588,8 +588,8 @@ const said: SaidTexts = {
   retryLine: ({ line, from, to }) => `linha ${line}: ${from} -> ${to}`,
   retryNotFailed: ({ orderId, state, retriedAs }) =>
     `payouts retry: ${orderId} está ${ESTADOS[state]}${retriedAs === null ? '' : `: já foi reenviado, como ${retriedAs}`}; só um pagamento que falhou, foi recusado, cancelado ou devolvido é reenviado. Nada mudou`,
-  retryNothing: ({ target, file }) =>
-    `payouts retry: nenhum ID de pagamento "${target}", e nenhum arquivo chamado "${file}" com um pagamento que falhou, foi recusado, cancelado ou devolvido e ainda não foi reenviado: nada mudou (payouts status lista todos os arquivos)`,
+  retryNothing: ({ target, file, hintFlags }) =>
+    `payouts retry: nenhum ID de pagamento "${target}", e nenhum arquivo chamado "${file}" com um pagamento que falhou, foi recusado, cancelado ou devolvido e ainda não foi reenviado: nada mudou (payouts status${hintFlags} lista todos os arquivos)`,
   templateWritten: ({ path }) => `Escrito: ${path}`,
   templateHowToFill: ({ path }) =>
     `Preencha uma linha por pagamento (Valor como 1.234,56; CPF/CNPJ com ou sem os pontos; Tipo de chave e ID do pagamento podem ficar vazios), depois ${SALVAR_COMO_CSV.replace('salve-o de novo', 'salve-o')}, e confira-o com: payouts validate "${path}"`,
@@ -1083,7 +1083,8 @@ export const ptBR: Catalog = {
   notWeighed: ({ journal }) =>
     `Não conferido com o diário ${journal}: ele é só do serviço, que ainda não gravou a cópia que o grupo lê (grava após cada execução, com sharedGroup definido). Uma execução ainda pode reter linhas deste arquivo que repetem pagamentos anteriores.`,
   heldRow: ({ line, rule, message }) => `linha ${line} (${REGRA[rule] ?? rule}): ${message}`,
-  andMoreHeld: ({ count }) => `… e mais ${count} (payouts run --dry-run --json lista todas)`,
+  andMoreHeld: ({ count, hintFlags }) =>
+    `… e mais ${count} (payouts run --dry-run --json${hintFlags} lista todas)`,
   skipped: ({ lines }) =>
     `Ignoradas: ${lines.map(({ line, reason }) => `linha ${line} (${reason})`).join(', ')}`,
   nothingPayable: 'Nada nele pode ser pago: corrija o arquivo e confira-o de novo.',

@@ -252,4 +252,25 @@ describe('commands printed from the journal’s words reach the same home, as pr
     expect(listed.code, `${expected}\n${listed.stdout}${listed.stderr}`).toBe(0);
     expect(listed.stdout).toContain('Ana Souza, R$ 3.500,00');
   });
+
+  it.each(['en', 'pt-BR'])(
+    'payouts status, printed by approve and retry when nothing is to answer, lists the same home (%s)',
+    async (language) => {
+      const { home, settings, cli } = await settingsHome(language, { PAYOUTS_INBOX_SETTLE: '1ms' });
+      home.drop('folha.csv', [HEADER, ANA]);
+      expect((await cli(['run'])).code).toBe(0);
+      const expected = `payouts status --settings-file "${settings}"`;
+      for (const args of [
+        ['approve', 'folha.csv', '--new-batch'],
+        ['retry', 'folha.csv'],
+      ]) {
+        const refused = await cli(args);
+        expect(refused.code, refused.stderr).toBe(1);
+        expect(printedIn(refused.stderr, /payouts status/), refused.stderr).toEqual([expected]);
+      }
+      const listed = await runPrinted(expected);
+      expect(listed.code, `${expected}\n${listed.stdout}${listed.stderr}`).toBe(0);
+      expect(listed.stdout).toContain('folha.csv');
+    },
+  );
 });

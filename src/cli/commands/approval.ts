@@ -413,7 +413,9 @@ async function answerHolds(
       throw whichBatch(words, 'approve', name, released.batches, command);
     }
     if (!released) {
-      throw new ExitError(1, say(words, { code: 'approveNothingHeld', file: basename(name) }));
+      const file = basename(name);
+      const { hintFlags } = rules;
+      throw new ExitError(1, say(words, { code: 'approveNothingHeld', file, hintFlags }));
     }
     if (released.kind === 'not-a-copy') {
       const { corrected, candidates } = released;

@@ -70,7 +70,12 @@ export function retryCommand(
         if (outcome.kind === 'nothing') {
           throw new ExitError(
             1,
-            say(words, { code: 'retryNothing', target, file: basename(target) }),
+            say(words, {
+              code: 'retryNothing',
+              target,
+              file: basename(target),
+              hintFlags: hintFlagsOf(globals),
+            }),
           );
         }
         const sent = outcome.payouts.filter((payout) => payout.held === null);
