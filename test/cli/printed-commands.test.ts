@@ -51,11 +51,29 @@ describe('commands printed from the journal’s words reach the same home, as pr
     };
   }
 
-  /** A printed line run as printed, in another folder, with no PAYOUTS_* set. */
-  async function runPrinted(printed: string) {
+  /** A home whose first file, folha.csv, paid Ana: once approved, where approval is required. */
+  async function paidAna(language: string, more: Record<string, string> = {}) {
+    const made = await settingsHome(language, { PAYOUTS_INBOX_SETTLE: '1ms', ...more });
+    made.home.drop('folha.csv', [HEADER, ANA]);
+    const waits = more.PAYOUTS_REQUIRE_APPROVAL === 'true';
+    expect((await made.cli(['run'])).code).toBe(waits ? 2 : 0);
+    if (waits) {
+      expect((await made.cli(['approve', 'folha.csv'])).code).toBe(0);
+      expect((await made.cli(['run'])).code).toBe(0);
+    }
+    return made;
+  }
+
+  /**
+   * A printed line run as printed, in another folder, with no PAYOUTS_* set: it ends well,
+   * and its output says `shows`.
+   */
+  async function runPrinted(printed: string, shows = '') {
     const [command, ...args] = wordsOf(printed);
     expect(command).toBe('payouts');
-    return runCli(args, { cwd: elsewhere() });
+    const result = await runCli(args, { cwd: elsewhere() });
+    expect(result.code, `${printed}\n${result.stdout}${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain(shows);
   }
 
   /** Each command printed in `text`, from its start on with the flags that follow it. */
@@ -64,22 +82,24 @@ describe('commands printed from the journal’s words reach the same home, as pr
       (match) => match[0],
     );
 
+  /** `text` prints the command `start` begins, each time as `expected`. */
+  function expectPrinted(text: string, start: RegExp, expected: string) {
+    const printed = printedIn(text, start);
+    expect(printed.length, text).toBeGreaterThan(0);
+    for (const each of printed) expect(each, text).toBe(expected);
+  }
+
   /**
    * Where a person is shown the row's words (`where`: the run's summary, in the home's
-   * language, and `payouts status` of its file): each prints the command with its flags.
+   * language, and `payouts status` of its file): each prints the command as `expected`.
    */
   async function everywherePrinted(
     cli: (args: string[]) => Promise<{ stdout: string }>,
     start: RegExp,
-    settings: string,
+    expected: string,
     where = [['run'], ['status', 'outra.csv']],
   ) {
-    for (const args of where) {
-      const { stdout } = await cli(args);
-      const printed = printedIn(stdout, start);
-      expect(printed.length, stdout).toBeGreaterThan(0);
-      for (const each of printed) expect(each, stdout).toContain(` --settings-file "${settings}"`);
-    }
+    for (const args of where) expectPrinted((await cli(args)).stdout, start, expected);
   }
 
   const fileOf = async (journal: Journal, name: string, request: CashOutRequest) => {
@@ -109,18 +129,18 @@ describe('commands printed from the journal’s words reach the same home, as pr
 
   /**
    * folha.csv's payout a-1 sent, a copy outra.csv said by a person to correct it (its row
-   * covered by a-1), then a-1 ending as `end`: the copy's row is held for a person.
+   * `copyRow` covered by a-1), then a-1 ending as `end`: the copy's row b-1 is held for a
+   * person; a line of the copy on a-1 itself stays covered, its batch done.
    */
-  async function coverEnded(home: PassHome, end: 'failed' | 'conflict') {
+  async function coverEnded(home: PassHome, end: 'failed' | 'conflict', copyRow = 'b-1') {
     await home.withJournal(async (journal) => {
       const { first, fence } = await sentPending(journal);
-      const copy = await fileOf(journal, 'outra', cashOutRequest('b-1'));
+      const copy = await fileOf(journal, 'outra', cashOutRequest(copyRow));
       await journal.finishBatch(copy, { ...batch, state: 'awaiting-approval' }, undefined, rules);
       const linked = { code: 'linkedCopyBy', by: 'maria', batchId: first } as const;
       await journal.correctBatch(copy, first, linked, rules);
       await journal.setBatchState(copy, 'done');
       await journal.move('a-1', fence, end, 'at the gateway');
-      expect((await journal.payout('b-1'))?.state).toBe('held');
     });
   }
 
@@ -136,10 +156,9 @@ describe('commands printed from the journal’s words reach the same home, as pr
     async (language) => {
       const { home, settings, cli } = await settingsHome(language);
       await coverEnded(home, 'failed');
-      await everywherePrinted(cli, /payouts retry a-1/, settings);
       const printed = `payouts retry a-1 --settings-file "${settings}"`;
-      const retried = await runPrinted(printed);
-      expect(retried.code, `${printed}\n${retried.stdout}${retried.stderr}`).toBe(0);
+      await everywherePrinted(cli, /payouts retry a-1/, printed);
+      await runPrinted(printed);
       // In this home's journal: a-1 is sent again.
       expect(await home.withJournal(async (journal) => (await journal.payout('a-1'))?.state)).toBe(
         'retried',
@@ -153,38 +172,25 @@ describe('commands printed from the journal’s words reach the same home, as pr
       const { home, settings, cli } = await settingsHome(language);
       await atTheGateway(home);
       await coverEnded(home, 'conflict');
-      await everywherePrinted(cli, /payouts get --order-id a-1/, settings);
       const get = `payouts get --order-id a-1 --settings-file "${settings}"`;
-      const got = await runPrinted(get);
-      expect(got.code, `${get}\n${got.stdout}${got.stderr}`).toBe(0);
-      expect(got.stdout).toContain('R$ 9,99');
+      await everywherePrinted(cli, /payouts get --order-id a-1/, get);
+      await runPrinted(get, 'R$ 9,99');
 
-      await everywherePrinted(cli, /payouts approve "outra\.csv" --new-batch/, settings);
       const approve = `payouts approve "outra.csv" --new-batch --settings-file "${settings}"`;
-      const listed = await runPrinted(approve);
+      await everywherePrinted(cli, /payouts approve "outra\.csv" --new-batch/, approve);
       // It lists the row, and pays it only with --repeats and their count.
-      expect(listed.code, `${approve}\n${listed.stdout}${listed.stderr}`).toBe(0);
-      expect(listed.stdout).toContain('Ana Souza, R$ 12,34');
+      await runPrinted(approve, 'Ana Souza, R$ 12,34');
     },
   );
 
   it('payouts retry, printed for a line of a copy whose cover failed, sends it again in the same home', async () => {
     const { home, settings, cli } = await settingsHome('en');
-    await home.withJournal(async (journal) => {
-      const { first, fence } = await sentPending(journal);
-      // The copy names a-1 itself: a line on its orderId, covered by it once linked.
-      const copy = await fileOf(journal, 'outra', cashOutRequest('a-1'));
-      await journal.finishBatch(copy, { ...batch, state: 'awaiting-approval' }, undefined, rules);
-      const linked = { code: 'linkedCopyBy', by: 'maria', batchId: first } as const;
-      await journal.correctBatch(copy, first, linked, rules);
-      await journal.setBatchState(copy, 'done');
-      await journal.move('a-1', fence, 'failed', 'at the gateway');
-    });
+    // The copy names a-1 itself: a line on its orderId, covered by it once linked.
+    await coverEnded(home, 'failed', 'a-1');
     // Its batch stays done: status, not a run's summary, shows the line.
-    await everywherePrinted(cli, /payouts retry a-1/, settings, [['status', 'outra.csv']]);
     const printed = `payouts retry a-1 --settings-file "${settings}"`;
-    const retried = await runPrinted(printed);
-    expect(retried.code, `${printed}\n${retried.stdout}${retried.stderr}`).toBe(0);
+    await everywherePrinted(cli, /payouts retry a-1/, printed, [['status', 'outra.csv']]);
+    await runPrinted(printed);
   });
 
   it('payouts get, printed by status for a payout pending too long, looks it up at the same gateway', async () => {
@@ -194,71 +200,44 @@ describe('commands printed from the journal’s words reach the same home, as pr
     await atTheGateway(home);
     await home.withJournal(sentPending);
     const expected = `payouts get --order-id a-1 --settings-file "${settings}"`;
-    for (const args of [['status'], ['status', 'folha.csv']]) {
-      const status = await cli(args);
-      expect(printedIn(status.stdout, /payouts get --order-id a-1/), status.stdout).toEqual([
-        expected,
-      ]);
-    }
-    const got = await runPrinted(expected);
-    expect(got.code, `${expected}\n${got.stdout}${got.stderr}`).toBe(0);
-    expect(got.stdout).toContain('R$ 9,99');
+    await everywherePrinted(cli, /payouts get --order-id a-1/, expected, [
+      ['status'],
+      ['status', 'folha.csv'],
+    ]);
+    await runPrinted(expected, 'R$ 9,99');
   });
 
   it.each(['en', 'pt-BR'])(
     'payouts approve --new-batch, printed by validate and run --dry-run for a possible duplicate, reaches the same home (%s)',
     async (language) => {
-      const { home, settings, cli } = await settingsHome(language, { PAYOUTS_INBOX_SETTLE: '1ms' });
-      home.drop('folha.csv', [HEADER, ANA]);
-      expect((await cli(['run'])).code).toBe(0);
+      const { home, settings, cli } = await paidAna(language);
       // Another file paying Ana the same amount: a run would hold it as a possible duplicate.
       const outra = join(elsewhere(), 'outra.csv');
       writeFileSync(outra, `${HEADER}\r\n${ANA}\r\n`);
       const expected = `payouts approve "outra.csv" --new-batch --settings-file "${settings}"`;
-      const validated = await cli(['validate', outra]);
-      const fromValidate = printedIn(validated.stdout, /payouts approve "outra\.csv" --new-batch/);
-      expect(fromValidate.length, validated.stdout).toBeGreaterThan(1);
-      for (const each of fromValidate) expect(each, validated.stdout).toBe(expected);
+      const approve = /payouts approve "outra\.csv" --new-batch/;
+      await everywherePrinted(cli, approve, expected, [['validate', outra]]);
       copyFileSync(outra, join(home.folders.inbox, 'outra.csv'));
-      const rehearsed = await cli(['run', '--dry-run']);
-      const printed = printedIn(rehearsed.stdout, /payouts approve "outra\.csv" --new-batch/);
-      expect(printed.length, rehearsed.stdout).toBeGreaterThan(0);
-      for (const each of printed) expect(each, rehearsed.stdout).toBe(expected);
-
+      await everywherePrinted(cli, approve, expected, [['run', '--dry-run']]);
       expect((await cli(['run'])).code).toBe(2);
-      const listed = await runPrinted(expected);
-      expect(listed.code, `${expected}\n${listed.stdout}${listed.stderr}`).toBe(0);
-      expect(listed.stdout).toContain('Ana Souza, R$ 3.500,00');
+      await runPrinted(expected, 'Ana Souza, R$ 3.500,00');
     },
   );
 
   it('payouts approve --new-batch, printed in the report of a waiting file for a held row, reaches the same home', async () => {
-    const { home, settings, cli } = await settingsHome('pt-BR', {
-      PAYOUTS_INBOX_SETTLE: '1ms',
-      PAYOUTS_REQUIRE_APPROVAL: 'true',
-    });
-    home.drop('folha.csv', [HEADER, ANA]);
-    expect((await cli(['run'])).code).toBe(2);
-    expect((await cli(['approve', 'folha.csv'])).code).toBe(0);
-    expect((await cli(['run'])).code).toBe(0);
+    const { home, settings, cli } = await paidAna('pt-BR', { PAYOUTS_REQUIRE_APPROVAL: 'true' });
     home.drop('outra.csv', [HEADER, ANA]);
     expect((await cli(['run'])).code).toBe(2);
     const report = readFileSync(join(home.folders.awaiting, 'outra.csv.report.txt'), 'utf8');
     const expected = `payouts approve "outra.csv" --new-batch --settings-file "${settings}"`;
-    const printed = printedIn(report, /payouts approve "outra\.csv" --new-batch/);
-    expect(printed.length, report).toBeGreaterThan(0);
-    for (const each of printed) expect(each, report).toBe(expected);
-    const listed = await runPrinted(expected);
-    expect(listed.code, `${expected}\n${listed.stdout}${listed.stderr}`).toBe(0);
-    expect(listed.stdout).toContain('Ana Souza, R$ 3.500,00');
+    expectPrinted(report, /payouts approve "outra\.csv" --new-batch/, expected);
+    await runPrinted(expected, 'Ana Souza, R$ 3.500,00');
   });
 
   it.each(['en', 'pt-BR'])(
     'payouts status, printed by approve and retry when nothing is to answer, lists the same home (%s)',
     async (language) => {
-      const { home, settings, cli } = await settingsHome(language, { PAYOUTS_INBOX_SETTLE: '1ms' });
-      home.drop('folha.csv', [HEADER, ANA]);
-      expect((await cli(['run'])).code).toBe(0);
+      const { settings, cli } = await paidAna(language);
       const expected = `payouts status --settings-file "${settings}"`;
       for (const args of [
         ['approve', 'folha.csv', '--new-batch'],
@@ -266,11 +245,9 @@ describe('commands printed from the journal’s words reach the same home, as pr
       ]) {
         const refused = await cli(args);
         expect(refused.code, refused.stderr).toBe(1);
-        expect(printedIn(refused.stderr, /payouts status/), refused.stderr).toEqual([expected]);
+        expectPrinted(refused.stderr, /payouts status/, expected);
       }
-      const listed = await runPrinted(expected);
-      expect(listed.code, `${expected}\n${listed.stdout}${listed.stderr}`).toBe(0);
-      expect(listed.stdout).toContain('folha.csv');
+      await runPrinted(expected, 'folha.csv');
     },
   );
 });
