@@ -253,7 +253,7 @@ export async function applyIntake(
         read = await ingestFile(
           file,
           journal,
-          { ...config, hintFlags, now: options.clock.now() },
+          { ...config, now: options.clock.now() },
           config.requireApproval || config.fourEyes ? 'awaiting-approval' : 'open',
           arrived.has(file),
         );

@@ -44,7 +44,7 @@ export function engineFor<J extends JournalLimits>(
     maxUnreachable: 8,
     pollPolicy: options.pollPolicy,
     ...(options.postbackUrl === undefined ? {} : { postbackUrl: options.postbackUrl }),
-    admission: { duplicateWindowMs: config.duplicateWindow, hintFlags: options.hintFlags ?? '' },
+    admission: { duplicateWindowMs: config.duplicateWindow },
     onClaimTooOld: (orderId, ageMs, kept) =>
       options.note(
         `payout ${orderId} not sent: its claim was ${Math.round(ageMs / 1000)} s old when its request was to leave, past half its lease (${longestRequestMs / 2000} s): this process was stopped or paused; ${kept ? 'given back unsent' : 'another run had taken it over'}`,

@@ -58,6 +58,7 @@ import { behindTheGateway } from '../journal/open-for-work.js';
 import { isFinalOutcome, NEEDS_A_PERSON, UNFINISHED, type RowState } from '../journal/states.js';
 import type { Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
+import { withHintFlags } from '../messages/hint-flags.js';
 import { archiveFileName, resultFileNames } from '../results/names.js';
 import { writeResultFile } from '../results/result-file.js';
 import { applyIntake, type IntakeJournal } from './apply-intake.js';
@@ -499,9 +500,11 @@ async function finishFile(
     return last.summary;
   }
   memory?.finished.delete(batch.id);
+  // The journal's words name commands with no flags: they take this run's.
+  const held = await whyHeld(journal, batch.id, hintFlags);
   summary = {
     ...summary,
-    problems: [...summary.problems, ...(await whyHeld(journal, batch.id, hintFlags))],
+    problems: [...summary.problems, ...held].map((said) => withHintFlags(said, hintFlags)),
   };
   if (overdue) {
     summary = {
@@ -515,7 +518,11 @@ async function finishFile(
   if (claims && !(await claims.take(claim)).taken) return { ...summary, ...totals };
   let finished: FileSummary;
   try {
-    finished = await finishClaimed(journal, folders, config, summary, batch, totals, memory, stop);
+    finished = await finishClaimed(journal, folders, config, summary, batch, totals, {
+      memory,
+      stop,
+      hintFlags,
+    });
   } finally {
     await claims?.release(claim);
   }
@@ -535,8 +542,11 @@ async function finishClaimed(
   summary: FileSummary,
   batch: BatchRecord,
   totals: RowTotals,
-  memory: PassMemory | undefined,
-  stop: AbortSignal,
+  {
+    memory,
+    stop,
+    hintFlags,
+  }: { memory: PassMemory | undefined; stop: AbortSignal; hintFlags: string },
 ): Promise<FileSummary> {
   const path = join(folders.processing, summary.file);
   const inProcessing = existsSync(path);
@@ -563,6 +573,7 @@ async function finishClaimed(
           dialect: config.resultDialect,
           timeZone: config.timeZone,
           language: config.language ?? 'en',
+          hintFlags,
         },
         stop,
       );

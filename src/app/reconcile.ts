@@ -38,6 +38,8 @@ export interface ReconcileDeps {
   /** Stop: no new payout is read. */
   signal: AbortSignal;
   note: (text: string) => void;
+  /** Global flags the commands in hints need (see hintFlagsOf), in the results it rewrites. */
+  hintFlags: string;
 }
 
 /** What reconcile found, and the result files it wrote again. */
@@ -78,6 +80,7 @@ export async function reconcileRecent(deps: ReconcileDeps, days: number): Promis
       dialect: config.resultDialect,
       timeZone: config.timeZone,
       language: config.language ?? 'en',
+      hintFlags: deps.hintFlags,
     });
     results.push(path);
   }

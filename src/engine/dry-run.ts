@@ -24,6 +24,7 @@ import {
 } from '../journal/journal.js';
 import type { Payees, Said } from '../messages/said.js';
 import { sayInEnglish } from '../messages/say.js';
+import { withHintFlags } from '../messages/hint-flags.js';
 import { cannotReadSaid } from './ingest.js';
 
 export interface DryRunHold {
@@ -91,9 +92,11 @@ export async function planRun(
     // as an earlier batch), and the possible duplicates with the payout each repeats.
     const fresh: Payees = { rows: 0, cents: 0, first: [] };
     const repeating: Pick<HeldRow, 'name' | 'cents' | 'repeats'>[] = [];
-    const hold = (line: number, rule: DryRunHold['rule'], said: Said) => {
+    const hold = (line: number, rule: DryRunHold['rule'], weighed: Said) => {
       plan.held++;
       if (plan.holds.length < LISTED_HOLDS) {
+        // The journal's words name commands bare: these take the flags of the command weighing.
+        const said = withHintFlags(weighed, options.hintFlags ?? '');
         plan.holds.push({ line, rule, message: sayInEnglish(said), said });
       }
     };

@@ -104,8 +104,6 @@ export interface IngestOptions extends ReadOptions {
   duplicateWindow: number;
   /** sameNameNewBatchAfter, in ms. */
   sameNameNewBatchAfter: number | null;
-  /** Global flags the commands in hints need (see hintFlagsOf). */
-  hintFlags?: string;
   /** The journal's clock, now: a file first seen last changed before duplicateWindow is held. */
   now: number;
 }
@@ -132,10 +130,7 @@ export async function ingestFile(
 ): Promise<IngestResult> {
   // The batch is found or made from the fingerprint the reader takes on its first pass.
   let batch: { kind: 'new' | 'resume' | 'same-file'; batchId: number } | undefined;
-  const rules = {
-    duplicateWindowMs: options.duplicateWindow,
-    hintFlags: options.hintFlags ?? '',
-  };
+  const rules = { duplicateWindowMs: options.duplicateWindow };
   const batchId = (): number => {
     if (!batch) throw new Error('ingestFile: a row before the fingerprint');
     return batch.batchId;

@@ -35,6 +35,7 @@ import { ANSWERED } from './holds.js';
 import { fileClaimOf, type WorkerClaims } from './lock.js';
 import type { Said } from '../messages/said.js';
 import { say } from '../messages/say.js';
+import { withHintFlags } from '../messages/hint-flags.js';
 
 /** What a batch's report reads: its lines, its holds, its result lines, its gateway. */
 type Reporting = JournalBatches & JournalReports & JournalGateway;
@@ -190,12 +191,14 @@ export async function writeReport(
     0,
   );
   const words = CATALOGS[language];
+  // The journal's words too name commands with the flags of the command writing the report.
+  const shown = (said: Said) => say(words, withHintFlags(said, hintFlags));
   const approval = words.approval;
   const report = [
     // A sandbox's approval must never pass for a real one, printed or forwarded.
     ...((await journal.gatewayKind()) === 'sandbox' ? [approval.sandbox] : []),
     approval.waiting({ file: target.file, batchId }),
-    ...(fourEyes ? [say(words, fourEyes.code)] : []),
+    ...(fourEyes ? [shown(fourEyes.code)] : []),
     approval.onceApproved({ count: sent.count, amount: formatCents(sent.cents) }),
     approval.notSent({
       invalid: totals.rows.invalid ?? 0,
@@ -205,11 +208,11 @@ export async function writeReport(
     // Rows held by themselves are each listed; a hold of the whole file says its reason once.
     ...holds.flatMap((hold) => {
       const own = OWN_HOLDS.includes(hold.reason);
-      const example = own ? null : hold.said ? say(words, hold.said) : hold.message || null;
+      const example = own ? null : hold.said ? shown(hold.said) : hold.message || null;
       return [
         `  ${approval.heldByRule({ rows: hold.rows, amount: formatCents(hold.cents), example })}`,
         ...(own ? heldRows.filter((row) => row.reason === hold.reason) : []).map(
-          (row) => `    ${say(words, heldRowSaid(row))}`,
+          (row) => `    ${shown(heldRowSaid(row))}`,
         ),
       ];
     }),
@@ -219,13 +222,13 @@ export async function writeReport(
         `  ${approval.atLine({
           line: line.line,
           column: line.column || null,
-          message: line.said ? say(words, line.said) : line.message,
+          message: line.said ? shown(line.said) : line.message,
         })}`,
     ),
     ...(invalid.count + notSent.count > REPORT_ERRORS ? [`  ${approval.more}`] : []),
     '',
     ...(fourEyes
-      ? fourEyes.lines.map((line) => say(words, line))
+      ? fourEyes.lines.map(shown)
       : [
           approval.toApprove({ ...target, inFolder: name }),
           ...(holds.some((hold) => hold.reason !== null && ANSWERED.includes(hold.reason))
@@ -251,7 +254,7 @@ export async function writeReport(
       const last = page.at(-1);
       if (!last) break;
       let lines = '';
-      for (const payee of page) lines += `${payeeLine(payee, words)}\n`;
+      for (const payee of page) lines += `${payeeLine(payee, words, shown)}\n`;
       // One write a page, awaited: the disk paces us, and a signal or a health line has its turn.
       await written.write(lines);
       after = last.line;
@@ -289,7 +292,7 @@ export async function reportReplaced(
 const PAGE = 500;
 
 /** `  line 2: Ana Souza, document ***25, Pix key a***@example.com, R$ 3.000,00: to be sent` */
-function payeeLine(payee: PayeeEntry, words: Catalog): string {
+function payeeLine(payee: PayeeEntry, words: Catalog, shown: (said: Said) => string): string {
   const waiting = payee.state === 'queued';
   return `  ${words.approval.payee({
     line: payee.line,
@@ -298,7 +301,7 @@ function payeeLine(payee: PayeeEntry, words: Catalog): string {
     key: maskPersonalData(payee.pixKey),
     amount: formatCents(payee.valueCents),
     state: waiting ? null : words.state[payee.state],
-    message: waiting ? null : (payee.said ? say(words, payee.said) : payee.message) || null,
+    message: waiting ? null : (payee.said ? shown(payee.said) : payee.message) || null,
   })}`;
 }
 

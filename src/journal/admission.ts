@@ -102,7 +102,7 @@ export function admit(
  * Why a row is held by these rules, as values the journal keeps beside their English
  * (the catalogs say them: en.ts is the English the journal, logs and `--json` read).
  */
-export function journaledSaid(orderId: string, previous: Known, hintFlags = ''): Said {
+export function journaledSaid(orderId: string, previous: Known): Said {
   return {
     code: 'heldJournaled',
     orderId,
@@ -111,7 +111,7 @@ export function journaledSaid(orderId: string, previous: Known, hintFlags = ''):
     at: previous.admittedAt,
     state: previous.state,
     retry: RETRYABLE.includes(previous.state),
-    hintFlags,
+    hintFlags: '',
   };
 }
 
@@ -123,9 +123,8 @@ export function duplicateSaid(
   covering: Covering,
   batch: NamedBatch,
   row: { cents: number; reference: string | null | undefined },
-  hintFlags = '',
 ): Said {
-  const target = commandTarget(batch.fileName, batch.id, hintFlags);
+  const target = commandTarget(batch.fileName, batch.id);
   if (row.reference && row.reference === covering.reference) {
     return {
       code: 'heldSameReference',
@@ -200,9 +199,8 @@ export function changesPayeeSaid(
   paidPayee: Payee,
   row: Payee,
   batch: NamedBatch,
-  hintFlags = '',
 ): Said {
-  const target = commandTarget(batch.fileName, batch.id, hintFlags);
+  const target = commandTarget(batch.fileName, batch.id);
   return {
     code: 'heldChangesPayee',
     file: paid.fileName,
@@ -221,7 +219,7 @@ export function changesPayeeSaid(
 }
 
 /** Why a row that repeats a failed payout unchanged is held, and what sends it again. */
-export function failedBeforeSaid(failed: Covering, hintFlags = ''): Said {
+export function failedBeforeSaid(failed: Covering): Said {
   return {
     code: 'heldFailedBefore',
     file: failed.fileName,
@@ -229,6 +227,6 @@ export function failedBeforeSaid(failed: Covering, hintFlags = ''): Said {
     orderId: failed.orderId,
     transactionId: failed.transactionId,
     state: failed.state,
-    hintFlags,
+    hintFlags: '',
   };
 }

@@ -125,8 +125,6 @@ export interface AdmittedPayout {
 export interface AdmissionRules {
   /** duplicateWindow: payouts journaled this long ago or less cover a row. */
   duplicateWindowMs: number;
-  /** Global flags the commands in hints need (see hintFlagsOf), '' by default. */
-  hintFlags?: string;
 }
 
 /** A person's decision about a batch. */

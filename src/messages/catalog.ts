@@ -199,7 +199,7 @@ export interface Catalog {
   /** The journal is the service's alone, and it has written no view yet: nothing weighed. */
   notWeighed(p: { journal: string }): string;
   heldRow(p: { line: number; rule: string; message: string }): string;
-  andMoreHeld(p: { count: number }): string;
+  andMoreHeld(p: { count: number; hintFlags: string }): string;
   skipped(p: { lines: { line: number; reason: string }[] }): string;
   /** `validate`'s last word on a file it cannot read. */
   nothingPayable: string;

@@ -1,5 +1,6 @@
 /** English: the words the result files, summaries and tests have always used. */
 import { formatCents } from './money.js';
+import { globalFlags } from './hint-flags.js';
 import { FIELD_ALIASES, FIELD_LABELS, type PayoutField } from './fields.js';
 import type { RowState } from '../domain/row-states.js';
 import type { Catalog, HelpTexts } from './catalog.js';
@@ -411,8 +412,8 @@ const said: SaidTexts = {
     `held: ${why === null ? 'the balance did not cover this file' : say(why)}; checked again on every run`,
   heldWithFile: ({ problems, state }, say) =>
     `held, nothing in this file is sent: ${problems.map(say).join('; ') || state}`,
-  coverUndone: ({ orderId, file, line, state, own }) =>
-    `not paid: the payout that covered it (${orderId}, ${file}, line ${line}) ${UNDONE[state] ?? state}; it is paid again only by retrying that payout (payouts retry ${orderId}), never this row. ${own}`,
+  coverUndone: ({ orderId, file, line, state, own, hintFlags }) =>
+    `not paid: the payout that covered it (${orderId}, ${file}, line ${line}) ${UNDONE[state] ?? state}; it is paid again only by retrying that payout (payouts retry ${orderId}${hintFlags}), never this row. ${own}`,
   takenOverByLine: ({ state, line, file }) =>
     `was ${state}, never sent; taken over by line ${line} of ${file}`,
   takenOverBy: ({ file }) => `never sent; taken over by ${file}`,
@@ -512,8 +513,8 @@ const said: SaidTexts = {
     `payouts approve: ${file} changed since it was validated (its bytes match no waiting batch): nothing approved; drop it in the inbox to be validated again`,
   approveNoFreeName: ({ file }) => `payouts approve: approved/ has no free name for ${file}`,
   approveNoBatch: ({ batchId }) => `payouts approve: there is no batch ${batchId}`,
-  approveNothingHeld: ({ file }) =>
-    `payouts approve: no file named "${file}" has rows held as possible duplicates, for its name or as identical rows: nothing changed (payouts status lists every file)`,
+  approveNothingHeld: ({ file, hintFlags }) =>
+    `payouts approve: no file named "${file}" has rows held as possible duplicates, for its name or as identical rows: nothing changed (payouts status${hintFlags} lists every file)`,
   turnedDownBy: ({ reason }) => `turned down by a person: ${reason}`,
   releasedIdenticalBy: ({ by }) =>
     `released by ${by}: both identical rows are due (payouts approve --identical)`,
@@ -530,8 +531,8 @@ const said: SaidTexts = {
   retryLine: ({ line, from, to }) => `line ${line}: ${from} -> ${to}`,
   retryNotFailed: ({ orderId, state, retriedAs }) =>
     `payouts retry: ${orderId} is ${state}${retriedAs === null ? '' : `: it was sent again already, as ${retriedAs}`}; only a payout that failed, was refused, canceled or refunded is sent again. Nothing changed`,
-  retryNothing: ({ target, file }) =>
-    `payouts retry: no orderId "${target}", and no file named "${file}" with a payout that failed, was refused, canceled or refunded and not sent again yet: nothing changed (payouts status lists every file)`,
+  retryNothing: ({ target, file, hintFlags }) =>
+    `payouts retry: no orderId "${target}", and no file named "${file}" with a payout that failed, was refused, canceled or refunded and not sent again yet: nothing changed (payouts status${hintFlags} lists every file)`,
   templateWritten: ({ path }) => `Written: ${path}`,
   templateHowToFill: ({ path }) =>
     `Fill one row per payment (Valor as 1.234,56; CPF/CNPJ with or without its dots; Tipo de chave and ID do pagamento may stay empty), then ${SAVE_AS_CSV.replace('save it again', 'save it')}, and check it with: payouts validate "${path}"`,
@@ -647,7 +648,7 @@ const said: SaidTexts = {
   approvalsRelease: ({ batchId, file, droppedBy, approvedBy, approvalCode, state, done }) =>
     `batch ${batchId}  ${file}  dropped by ${droppedBy ?? 'unknown'}  approved by ${approvedBy.map(({ by, at }) => `${by} at ${at}`).join(', ')}${approvalCode === null ? '' : `  code ${approvalCode}`}  ${state}: ${done}`,
   heldCoverConflict: ({ file, line, orderId, newFile, hintFlags }) =>
-    `was covered by ${file}, line ${line} (orderId ${orderId}), but the gateway holds another transaction under that orderId (conflict): that payout may not have been made, so this row is not counted as paid, and it is not sent. Look it up at the gateway: payouts get --order-id ${orderId}; if it did not pay this person, payouts approve "${newFile}" --new-batch${hintFlags} lists this row, and pays it only when also given the option --repeats and the count of such rows it lists`,
+    `was covered by ${file}, line ${line} (orderId ${orderId}), but the gateway holds another transaction under that orderId (conflict): that payout may not have been made, so this row is not counted as paid, and it is not sent. Look it up at the gateway: payouts get --order-id ${orderId}${globalFlags(hintFlags)}; if it did not pay this person, payouts approve "${newFile}" --new-batch${hintFlags} lists this row, and pays it only when also given the option --repeats and the count of such rows it lists`,
   retryWhichBatch: ({ file, batches, hintFlags }) =>
     `payouts retry: ${batches.length} files named ${file} have payouts to send again (${batches.map((batch) => `batch ${batch.batchId}, arrived ${moment(batch.at)}`).join('; ')}): nothing is sent again. Say which with --batch and its number, as the run's summary gives it: payouts retry "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags}`,
 };
@@ -1012,7 +1013,8 @@ export const en: Catalog = {
   notWeighed: ({ journal }) =>
     `Not weighed against the journal ${journal}: it is the service's alone, and the service has not yet written the copy the group reads (it does after each run, when sharedGroup is set). A run may still hold rows of this file that repeat earlier payouts.`,
   heldRow: ({ line, rule, message }) => `line ${line} (${rule}): ${message}`,
-  andMoreHeld: ({ count }) => `… and ${count} more (payouts run --dry-run --json lists them)`,
+  andMoreHeld: ({ count, hintFlags }) =>
+    `… and ${count} more (payouts run --dry-run --json${hintFlags} lists them)`,
   skipped: ({ lines }) =>
     `Skipped: ${lines.map(({ line, reason }) => `line ${line} (${reason})`).join(', ')}`,
   nothingPayable: 'Nothing in it can be paid: fix the file and check it again.',

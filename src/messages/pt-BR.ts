@@ -1,5 +1,6 @@
 /** Português do Brasil, para a contabilidade: as palavras dos resultados e dos resumos. */
 import { formatCents } from './money.js';
+import { globalFlags } from './hint-flags.js';
 import { FIELD_ALIASES, type PayoutField } from './fields.js';
 import type { Catalog, HelpTexts, StatusWord } from './catalog.js';
 import type { BytePosition, ControlSource, Payees, Repeating, SaidTexts } from './said.js';
@@ -466,8 +467,8 @@ const said: SaidTexts = {
     `retida: ${why === null ? 'o saldo não cobriu este arquivo' : say(why)}; conferido de novo a cada execução`,
   heldWithFile: ({ problems, state }, say) =>
     `retida, nada deste arquivo é enviado: ${problems.map(say).join('; ') || state}`,
-  coverUndone: ({ orderId, file, line, state, own }) =>
-    `não paga: o pagamento que a cobria (${orderId}, ${file}, linha ${line}) ${DESFEITO[state] ?? ESTADOS[state]}; ela só é paga de novo reenviando aquele pagamento (payouts retry ${orderId}), nunca por esta linha. ${own}`,
+  coverUndone: ({ orderId, file, line, state, own, hintFlags }) =>
+    `não paga: o pagamento que a cobria (${orderId}, ${file}, linha ${line}) ${DESFEITO[state] ?? ESTADOS[state]}; ela só é paga de novo reenviando aquele pagamento (payouts retry ${orderId}${hintFlags}), nunca por esta linha. ${own}`,
   takenOverByLine: ({ state, line, file }) =>
     `estava ${ESTADOS[state]}, nunca enviada; substituída pela linha ${line} de ${file}`,
   takenOverBy: ({ file }) => `nunca enviada; substituída por ${file}`,
@@ -569,8 +570,8 @@ const said: SaidTexts = {
     `payouts approve: ${file} mudou depois de conferido (seus bytes não correspondem a nenhum lote aguardando): nada foi aprovado; ponha-o na entrada para ser conferido de novo`,
   approveNoFreeName: ({ file }) => `payouts approve: approved/ não tem um nome livre para ${file}`,
   approveNoBatch: ({ batchId }) => `payouts approve: não existe o lote ${batchId}`,
-  approveNothingHeld: ({ file }) =>
-    `payouts approve: nenhum arquivo chamado "${file}" tem linhas retidas como possíveis duplicatas, pelo nome ou como linhas idênticas: nada mudou (payouts status lista todos os arquivos)`,
+  approveNothingHeld: ({ file, hintFlags }) =>
+    `payouts approve: nenhum arquivo chamado "${file}" tem linhas retidas como possíveis duplicatas, pelo nome ou como linhas idênticas: nada mudou (payouts status${hintFlags} lista todos os arquivos)`,
   turnedDownBy: ({ reason }) => `recusado por uma pessoa: ${reason}`,
   releasedIdenticalBy: ({ by }) =>
     `liberado por ${by}: as duas linhas idênticas são devidas (payouts approve --identical)`,
@@ -587,8 +588,8 @@ const said: SaidTexts = {
   retryLine: ({ line, from, to }) => `linha ${line}: ${from} -> ${to}`,
   retryNotFailed: ({ orderId, state, retriedAs }) =>
     `payouts retry: ${orderId} está ${ESTADOS[state]}${retriedAs === null ? '' : `: já foi reenviado, como ${retriedAs}`}; só um pagamento que falhou, foi recusado, cancelado ou devolvido é reenviado. Nada mudou`,
-  retryNothing: ({ target, file }) =>
-    `payouts retry: nenhum ID de pagamento "${target}", e nenhum arquivo chamado "${file}" com um pagamento que falhou, foi recusado, cancelado ou devolvido e ainda não foi reenviado: nada mudou (payouts status lista todos os arquivos)`,
+  retryNothing: ({ target, file, hintFlags }) =>
+    `payouts retry: nenhum ID de pagamento "${target}", e nenhum arquivo chamado "${file}" com um pagamento que falhou, foi recusado, cancelado ou devolvido e ainda não foi reenviado: nada mudou (payouts status${hintFlags} lista todos os arquivos)`,
   templateWritten: ({ path }) => `Escrito: ${path}`,
   templateHowToFill: ({ path }) =>
     `Preencha uma linha por pagamento (Valor como 1.234,56; CPF/CNPJ com ou sem os pontos; Tipo de chave e ID do pagamento podem ficar vazios), depois ${SALVAR_COMO_CSV.replace('salve-o de novo', 'salve-o')}, e confira-o com: payouts validate "${path}"`,
@@ -705,7 +706,7 @@ const said: SaidTexts = {
   approvalsRelease: ({ batchId, file, droppedBy, approvedBy, approvalCode, state, done }) =>
     `lote ${batchId}  ${file}  deixado por ${droppedBy ?? 'desconhecido'}  aprovado por ${approvedBy.map(({ by, at }) => `${by} em ${at}`).join(', ')}${approvalCode === null ? '' : `  código ${approvalCode}`}  ${state}: ${done}`,
   heldCoverConflict: ({ file, line, orderId, newFile, hintFlags }) =>
-    `estava coberta por ${file}, linha ${line} (ID de pagamento ${orderId}), mas o gateway tem outra transação com esse ID (conflito): aquele pagamento pode não ter sido feito, então esta linha não conta como paga e não é enviada. Consulte o gateway: payouts get --order-id ${orderId}; se ele não pagou esta pessoa, payouts approve "${newFile}" --new-batch${hintFlags} lista esta linha e só a paga quando você der também a opção --repeats com a contagem listada`,
+    `estava coberta por ${file}, linha ${line} (ID de pagamento ${orderId}), mas o gateway tem outra transação com esse ID (conflito): aquele pagamento pode não ter sido feito, então esta linha não conta como paga e não é enviada. Consulte o gateway: payouts get --order-id ${orderId}${globalFlags(hintFlags)}; se ele não pagou esta pessoa, payouts approve "${newFile}" --new-batch${hintFlags} lista esta linha e só a paga quando você der também a opção --repeats com a contagem listada`,
   retryWhichBatch: ({ file, batches, hintFlags }) =>
     `payouts retry: ${batches.length} arquivos chamados ${file} têm pagamentos a reenviar (${batches.map((batch) => `lote ${batch.batchId}, chegou ${momento(batch.at)}`).join('; ')}): nada é reenviado. Diga qual com --batch e o número dele, como o resumo da execução o dá: payouts retry "${file}" --batch ${batches.at(-1)?.batchId ?? ''}${hintFlags}`,
 };
@@ -1082,7 +1083,8 @@ export const ptBR: Catalog = {
   notWeighed: ({ journal }) =>
     `Não conferido com o diário ${journal}: ele é só do serviço, que ainda não gravou a cópia que o grupo lê (grava após cada execução, com sharedGroup definido). Uma execução ainda pode reter linhas deste arquivo que repetem pagamentos anteriores.`,
   heldRow: ({ line, rule, message }) => `linha ${line} (${REGRA[rule] ?? rule}): ${message}`,
-  andMoreHeld: ({ count }) => `… e mais ${count} (payouts run --dry-run --json lista todas)`,
+  andMoreHeld: ({ count, hintFlags }) =>
+    `… e mais ${count} (payouts run --dry-run --json${hintFlags} lista todas)`,
   skipped: ({ lines }) =>
     `Ignoradas: ${lines.map(({ line, reason }) => `linha ${line} (${reason})`).join(', ')}`,
   nothingPayable: 'Nada nele pode ser pago: corrija o arquivo e confira-o de novo.',

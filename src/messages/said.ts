@@ -380,6 +380,7 @@ export type Said =
       line: number;
       state: RowState;
       own: string;
+      hintFlags: string;
     }
   // Rows a later file or a person's retry took over (the journal keeps these beside the English).
   | { code: 'takenOverByLine'; state: RowState; line: number; file: string }
@@ -480,7 +481,7 @@ export type Said =
   | { code: 'approveChanged'; file: string }
   | { code: 'approveNoFreeName'; file: string }
   | { code: 'approveNoBatch'; batchId: number }
-  | { code: 'approveNothingHeld'; file: string }
+  | { code: 'approveNothingHeld'; file: string; hintFlags: string }
   // `payouts reject`.
   | { code: 'turnedDownBy'; reason: string }
   // A person's answer about held rows, as their audit keeps it.
@@ -494,7 +495,7 @@ export type Said =
   | { code: 'retryQueued'; file: string; batchId: number; count: number; cents: number; by: string }
   | { code: 'retryLine'; line: number; from: string; to: string }
   | { code: 'retryNotFailed'; orderId: string; state: RowState; retriedAs: string | null }
-  | { code: 'retryNothing'; target: string; file: string }
+  | { code: 'retryNothing'; target: string; file: string; hintFlags: string }
   // `payouts template`.
   | { code: 'templateWritten'; path: string }
   | { code: 'templateHowToFill'; path: string }

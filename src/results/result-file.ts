@@ -29,6 +29,8 @@ import {
 } from './cells.js';
 import { APPROVAL_COLUMNS, RESULT_COLUMNS, type ResultColumn } from './columns.js';
 import { say, sayInEnglish } from '../messages/say.js';
+import { withHintFlags } from '../messages/hint-flags.js';
+import type { Said } from '../messages/said.js';
 
 /** Starts whatever is written or printed from a journal bound to the embedded sandbox. */
 export const SANDBOX_MARK = CATALOGS.en.sandboxMoved;
@@ -45,6 +47,11 @@ export interface ResultFormat {
    * `rfc4180` is for programs and keeps English whatever the language. English when absent.
    */
   language?: Language;
+  /**
+   * The global flags the commands in its messages take (see withHintFlags): those of the
+   * command that writes the file (a run, reconcile) or shows its lines (status); none if absent.
+   */
+  hintFlags?: string;
 }
 
 /** The catalog a file in this format speaks: English unless written for people. */
@@ -68,13 +75,13 @@ export function csvDialectOf(dialect: ResultDialect): CsvDialect {
 export function holdMessage(
   batch: Pick<BatchRecord, 'state' | 'problems' | 'heldBecause'>,
   words: Catalog = CATALOGS.en,
+  hintFlags = '',
 ): string {
-  return say(
-    words,
+  const said: Said =
     batch.state === 'underfunded'
       ? { code: 'heldForBalance', why: batch.heldBecause }
-      : { code: 'heldWithFile', problems: batch.problems, state: batch.state },
-  );
+      : { code: 'heldWithFile', problems: batch.problems, state: batch.state };
+  return say(words, withHintFlags(said, hintFlags));
 }
 
 /** States of a covering payout that leave the row it covered unpaid. */
@@ -93,6 +100,8 @@ export function resultRecord(
   heldBecause: string,
 ): ResultRecord {
   const { dialect, timeZone } = format;
+  const words = (said: Said) =>
+    say(catalogFor(format), withHintFlags(said, format.hintFlags ?? ''));
   const excel = dialect === 'excel';
   const shown = (document: string) => (excel ? punctuatedDocument(document) : document);
   const figure = (text: string) => (excel ? decimalComma(text) : text);
@@ -112,17 +121,13 @@ export function resultRecord(
   // A row held (or covered) by a rule on who is paid says why itself, in the reader's
   // language where the journal kept it as a value; one held with its whole batch (the
   // balance, a control total) says what holds the batch.
-  const why = payout?.said
-    ? say(catalogFor(format), saidNow(payout.said, entry.repeatsState))
-    : payout?.message;
+  const why = payout?.said ? words(saidNow(payout.said, entry.repeatsState)) : payout?.message;
   const said =
     entry.kind === 'payout'
       ? status === 'held'
         ? why || heldBecause
         : (why ?? '')
-      : [entry.column, entry.said ? say(catalogFor(format), entry.said) : entry.note]
-          .filter(Boolean)
-          .join(': ');
+      : [entry.column, entry.said ? words(entry.said) : entry.note].filter(Boolean).join(': ');
   const message = undone
     ? say(catalogFor(format), {
         code: 'coverUndone',
@@ -131,6 +136,7 @@ export function resultRecord(
         line: undone.line,
         state: undone.state,
         own: said,
+        hintFlags: format.hintFlags ?? '',
       })
     : said;
   const keyType = request
@@ -270,7 +276,7 @@ export async function writeResultFile(
   );
   const columns = sandbox ? [words.heading.sandbox, ...headings] : headings;
   const file = openAtomicCsv(path, columns, DIALECTS[format.dialect]);
-  const heldBecause = holdMessage(batch, words);
+  const heldBecause = holdMessage(batch, words, format.hintFlags);
   try {
     for await (const page of pagesOf(journal, batch.id)) {
       if (stop?.aborted) {

@@ -33,6 +33,7 @@ import type {
 import { CATALOGS, type Catalog } from '../../messages/catalog.js';
 import type { Said } from '../../messages/said.js';
 import { say } from '../../messages/say.js';
+import { withHintFlags } from '../../messages/hint-flags.js';
 import { hintFlagsOf, openContext, type GlobalOptions, type Output } from '../context.js';
 import { commandTarget, givenName } from '../../csv/given-name.js';
 import { openWorkJournal } from '../work-journal.js';
@@ -441,7 +442,9 @@ async function answerHolds(
       throw whichBatch(words, 'approve', name, arrivals(released.batches), command);
     }
     if (!released) {
-      throw new ExitError(1, say(words, { code: 'approveNothingHeld', file: basename(name) }));
+      const file = basename(name);
+      const { hintFlags } = rules;
+      throw new ExitError(1, say(words, { code: 'approveNothingHeld', file, hintFlags }));
     }
     if (released.kind === 'not-a-copy') {
       const { corrected, candidates } = released;
@@ -502,7 +505,9 @@ async function answerHolds(
             line: row.line,
             name: row.name,
             amount: formatCents(row.cents),
-            message: row.said ? say(words, row.said) : (row.message ?? ''),
+            message: row.said
+              ? say(words, withHintFlags(row.said, rules.hintFlags))
+              : (row.message ?? ''),
           })}`,
         );
       }

@@ -4,6 +4,7 @@ import { ensureFolders, homeFolders } from '../../inbox/folders.js';
 import { listenForStopSignal } from '../../runtime/signals.js';
 import {
   EMBEDDED_SANDBOX_FORGETS,
+  hintFlagsOf,
   openContext,
   openGateway,
   type GlobalOptions,
@@ -63,6 +64,7 @@ export function reconcileCommand(
               clock: io.clock,
               signal: stop.signal,
               note: out.note,
+              hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
             },
             options.days,
           );

@@ -46,7 +46,7 @@ export function retryCommand(
             journal,
             target,
             { by, batch: options.batch },
-            { duplicateWindowMs: config.duplicateWindow, hintFlags: hintFlagsOf(globals) },
+            { duplicateWindowMs: config.duplicateWindow },
           );
         } catch (error) {
           const refused = saidOfJournalError(error);
@@ -70,7 +70,12 @@ export function retryCommand(
         if (outcome.kind === 'nothing') {
           throw new ExitError(
             1,
-            say(words, { code: 'retryNothing', target, file: basename(target) }),
+            say(words, {
+              code: 'retryNothing',
+              target,
+              file: basename(target),
+              hintFlags: hintFlagsOf(globals),
+            }),
           );
         }
         const sent = outcome.payouts.filter((payout) => payout.held === null);

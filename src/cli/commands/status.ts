@@ -44,6 +44,7 @@ import { describeTotals } from '../../app/describe-file.js';
 import { keyValueLines } from '../format.js';
 import { CATALOGS } from '../../messages/catalog.js';
 import { say, sayInEnglish } from '../../messages/say.js';
+import { withHintFlags } from '../../messages/hint-flags.js';
 import type { Language } from '../../messages/language.js';
 import type { HelpTexts } from '../../messages/catalog.js';
 import type { Said } from '../../messages/said.js';
@@ -125,6 +126,8 @@ export function statusCommand(io: CliIo, { command: { status: words } }: HelpTex
     .addHelpText('after', words.after)
     .action(async (what: string | undefined, options: StatusOptions, command: Command) => {
       const context = openContext(io, command.optsWithGlobals<GlobalOptions>());
+      // The commands it prints take the flags it was given, its journal's words too.
+      const hintFlags = hintFlagsOf(command.optsWithGlobals<GlobalOptions>());
       const folders = homeFolders(context.config.home);
       // Said first, even with --quiet: what follows is not the whole truth of this home.
       const { journal, loss, moved } = await readHomeJournal(folders, context.config, io.clock.now);
@@ -151,7 +154,7 @@ export function statusCommand(io: CliIo, { command: { status: words } }: HelpTex
             options.since,
           );
         if (what === undefined) {
-          await listBatches(journal, context.out, sandbox, tooLong, timeZone);
+          await listBatches(journal, context.out, sandbox, tooLong, { timeZone, hintFlags });
           return listSkipped(folders.inbox, context.out);
         }
         const batches = await batchesNamed(journal, basename(what));
@@ -164,10 +167,10 @@ export function statusCommand(io: CliIo, { command: { status: words } }: HelpTex
             tooLong,
             timeZone,
             folders,
-            hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+            hintFlags,
           );
         if (await journal.payout(what))
-          return await showPayout(journal, what, context.out, sandbox, timeZone);
+          return await showPayout(journal, what, context.out, sandbox, { timeZone, hintFlags });
         throw new ExitError(
           1,
           `payouts status: no file and no orderId named "${what}" in the journal (payouts status lists the files)`,
@@ -221,7 +224,7 @@ async function listBatches(
   out: Output,
   sandbox: boolean,
   tooLong: (batchId: number) => Promise<PendingTooLong | undefined>,
-  timeZone: string,
+  { timeZone, hintFlags }: { timeZone: string; hintFlags: string },
 ): Promise<void> {
   const batches = await journal.batches();
   const data = [];
@@ -242,7 +245,7 @@ async function listBatches(
   for (const batch of batches) {
     out.line(await batchLine(journal, batch, timeZone));
     const pending = await tooLong(batch.id);
-    if (pending) out.line(`  ${sayInEnglish(describePendingTooLong(pending))}`);
+    if (pending) out.line(`  ${sayInEnglish(describePendingTooLong(pending, hintFlags))}`);
   }
 }
 
@@ -343,22 +346,24 @@ async function listRows(
     out.line(await batchLine(journal, batch, timeZone));
     if (batch.resultName) out.line(`  result: results/${batch.resultName}`);
     // Why a whole file is held, refused or unusable: said here, not only in rejected/.
-    for (const problem of batch.problems) out.line(`  ${sayInEnglish(problem)}`);
+    for (const problem of batch.problems)
+      out.line(`  ${sayInEnglish(withHintFlags(problem, hintFlags))}`);
     const changed = await changedSinceReport(journal, batch, folders, hintFlags);
     if (changed) out.line(`  ${sayInEnglish(changed)}`);
     // What people decided about it, with who and when (an approval, a release).
     for (const event of await journal.batchEvents(batch.id)) {
       out.line(
-        `  ${event.event} by ${event.by} at ${timeOf(event.at, timeZone)}: ${sayInEnglish(event.detail)}`,
+        `  ${event.event} by ${event.by} at ${timeOf(event.at, timeZone)}: ${sayInEnglish(withHintFlags(event.detail, hintFlags))}`,
       );
     }
     const pending = await tooLong(batch.id);
-    if (pending) out.line(`  ${sayInEnglish(describePendingTooLong(pending))}`);
-    const held = holdMessage(batch);
+    if (pending) out.line(`  ${sayInEnglish(describePendingTooLong(pending, hintFlags))}`);
+    const held = holdMessage(batch, undefined, hintFlags);
+    const format = { dialect: 'rfc4180', timeZone, hintFlags } as const;
     const rows: ReturnType<typeof jsonRow>[] = [];
     if (out.json) {
       for await (const entry of entriesOf(journal, batch.id))
-        rows.push(jsonRow(resultRecord(entry, { dialect: 'rfc4180', timeZone }, held), entry));
+        rows.push(jsonRow(resultRecord(entry, format, held), entry));
     } else {
       // Measured first, read again to print: a long orderId keeps every column in line.
       const widths: Widths = { orderId: 'orderId'.length, transactionId: 'transactionId'.length };
@@ -370,11 +375,7 @@ async function listRows(
       }
       out.line(rowLine(['line', 'orderId', 'status', 'value', 'transactionId', 'message'], widths));
       for await (const entry of entriesOf(journal, batch.id)) {
-        const { line, orderId, status, transactionId, message } = resultRecord(
-          entry,
-          { dialect: 'rfc4180', timeZone },
-          held,
-        );
+        const { line, orderId, status, transactionId, message } = resultRecord(entry, format, held);
         const cents = entry.payout?.request.value ?? entry.valueCents ?? undefined;
         out.line(
           rowLine(
@@ -409,9 +410,11 @@ async function showPayout(
   orderId: string,
   out: Output,
   sandbox: boolean,
-  timeZone: string,
+  { timeZone, hintFlags }: { timeZone: string; hintFlags: string },
 ): Promise<void> {
   const payout = await journal.payout(orderId);
+  // Its words as values, with the commands in them taking the flags status was given.
+  const said = (reason: Said) => sayInEnglish(withHintFlags(reason, hintFlags));
   if (!payout) return;
   const history = await journal.history(orderId);
   const batch = await journal.batch(payout.batchId);
@@ -426,7 +429,7 @@ async function showPayout(
     ...payout,
     fee: gatewayFigure(payout.fee),
     net: gatewayFigure(payout.net),
-    history: history.map((entry) => ({ ...entry, reason: sayInEnglish(entry.reason) })),
+    history: history.map((entry) => ({ ...entry, reason: said(entry.reason) })),
     historyMovedTo: moved.map((entry) => entry.archive),
   });
   out.line(
@@ -443,7 +446,7 @@ async function showPayout(
       ['gateway status', payout.gatewayStatus ?? '-'],
       ['endToEndId', payout.endToEndId ?? '-'],
       ['attempts', String(payout.attempts)],
-      ['message', payout.message ?? '-'],
+      ['message', (payout.said ? said(payout.said) : payout.message) ?? '-'],
     ]),
   );
   out.line('\nHistory:');
@@ -453,7 +456,7 @@ async function showPayout(
   }
   for (const entry of history) {
     out.line(
-      `  ${timeOf(entry.at, timeZone)}  ${entry.from ?? '(new)'} -> ${entry.to}: ${sayInEnglish(entry.reason)}`,
+      `  ${timeOf(entry.at, timeZone)}  ${entry.from ?? '(new)'} -> ${entry.to}: ${said(entry.reason)}`,
     );
   }
 }

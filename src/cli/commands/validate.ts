@@ -210,7 +210,12 @@ export function validateCommand(io: CliIo, { command: { validate: words } }: Hel
           config,
           { errors, notes, skipped, moreErrors, moreNotes },
           weighed && journalPath !== undefined
-            ? { journal: journalPath, ...weighed, notes: journalNotes }
+            ? {
+                journal: journalPath,
+                ...weighed,
+                notes: journalNotes,
+                hintFlags: hintFlagsOf(command.optsWithGlobals<GlobalOptions>()),
+              }
             : undefined,
           against,
           report?.path,
@@ -235,7 +240,7 @@ function printSummary(
     moreErrors: number;
     moreNotes: number;
   },
-  weighed: (DryRunFile & { journal: string; notes: string[] }) | undefined,
+  weighed: (DryRunFile & { journal: string; notes: string[]; hintFlags: string }) | undefined,
   against: JournalToWeigh | undefined,
   reportPath: string | undefined,
   print: (text: string) => void,
@@ -325,7 +330,8 @@ function printSummary(
       print(`  ${words.heldRow({ ...hold, message: say(words, hold.said) })}`);
     }
     const hidden = weighed.held - Math.min(weighed.holds.length, SHOW_MESSAGES);
-    if (hidden > 0) print(`  ${words.andMoreHeld({ count: hidden })}`);
+    if (hidden > 0)
+      print(`  ${words.andMoreHeld({ count: hidden, hintFlags: weighed.hintFlags })}`);
   }
   // What each answer a person may give would pay, as a run's summary says it.
   for (const reading of weighed?.readings ?? []) print(`  ${say(words, reading)}`);

@@ -430,7 +430,7 @@ export function createBatches(pool: pg.Pool, pooled: Runner, clock: () => number
       transaction(async (tx, rows) => {
         await tx.rows(statements.intakeLock, {});
         const corrections = correctionsOn(tx, rows);
-        await corrections.correct(copy, corrected, why, rules.hintFlags ?? '');
+        await corrections.correct(copy, corrected, why);
         const queued = await tx.rows<QueuedRow, { batchId: number }>(statements.queuedOf, {
           batchId: copy,
         });

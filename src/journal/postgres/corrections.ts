@@ -402,7 +402,6 @@ export function correctionsOn(tx: Runner, rows: Rows) {
   async function holdIfNamedAsEarlier(
     batchId: number,
     newBatchAfterMs: number | null,
-    hintFlags: string,
   ): Promise<void> {
     const batch = await rows.batchRow(batchId);
     if (!batch?.name_key) return;
@@ -415,14 +414,14 @@ export function correctionsOn(tx: Runner, rows: Rows) {
       nameKey: batch.name_key,
     });
     if (repeats.length === 0) return;
-    const frozen = frozenSaid(batch, latest, hintFlags);
+    const frozen = frozenSaid(batch, latest);
     const standing = (await unsentOf(latest.id)).map(standingRow);
     await rows.applyPlan(planFreeze(standing, frozen), { code: 'auditFrozen', said: frozen });
     const repeated = await tx.rows<
       { line: number; earlier_line: number; total: number },
       { batchId: number; earlier: number; listed: number }
     >(statements.repeatedLines, { batchId, earlier: latest.id, listed: 5 });
-    const said = sameNameSaid(batch, latest, hintFlags, repeated);
+    const said = sameNameSaid(batch, latest, repeated);
     await rows.holdQueuedRows(batchId, 'same-name', said, said);
   }
 
@@ -462,17 +461,12 @@ export function correctionsOn(tx: Runner, rows: Rows) {
   }
 
   /** Links a copy to the batch it corrects (see the SQLite store's applyCorrection). */
-  async function applyCorrection(
-    copy: number,
-    corrected: number,
-    why: Said,
-    hintFlags: string,
-  ): Promise<void> {
+  async function applyCorrection(copy: number, corrected: number, why: Said): Promise<void> {
     const copyRow = await rows.batchRow(copy);
     if (!copyRow) throw new JournalError('refused', `batch ${copy} is not in the journal`);
     const copyBatch = { id: copy, fileName: copyRow.file_name };
     const repeats = (await copyRepeats(copy, corrected)).map(toCopyRepeat);
-    await rows.applyPlan(planRepeats(copyBatch, repeats, hintFlags), why);
+    await rows.applyPlan(planRepeats(copyBatch, repeats), why);
     for (const line of heldLinesOnSent(await linesOnPayoutsOf(copy, corrected))) {
       const said = coveredSaid(line.payout);
       await tx.count(statements.setLineCovered, {
@@ -518,7 +512,6 @@ export function correctionsOn(tx: Runner, rows: Rows) {
   async function holdRepeatsOfFailed(
     copy: number,
     failedIn: { corrected: number } | { since: number },
-    hintFlags: string,
   ): Promise<void> {
     const found =
       'corrected' in failedIn
@@ -531,7 +524,7 @@ export function correctionsOn(tx: Runner, rows: Rows) {
           });
     const repeats = found.map(toRepeatOfPayout);
     const since = 'since' in failedIn ? failedIn.since : null;
-    await rows.applyPlan(planRepeatsOfFailed(repeats, hintFlags, since), {
+    await rows.applyPlan(planRepeatsOfFailed(repeats, since), {
       code: 'auditRepeatsFailed',
     });
   }
@@ -567,31 +560,24 @@ export function correctionsOn(tx: Runner, rows: Rows) {
       batchId: number,
       rules: AdmissionRules & { sameNameNewBatchAfterMs: number | null },
     ): Promise<void> {
-      const hintFlags = rules.hintFlags ?? '';
       await holdChangesOfPaid(batchId, { code: 'auditNameWeighed' });
       const corrected = await correctionOf(batchId);
       if (corrected !== undefined && (await isCorrectionOf(batchId, corrected))) {
-        await applyCorrection(
-          batchId,
-          corrected,
-          { code: 'auditCorrectedCopyOf', batchId: corrected },
-          hintFlags,
-        );
-        await holdRepeatsOfFailed(batchId, { corrected }, hintFlags);
+        await applyCorrection(batchId, corrected, {
+          code: 'auditCorrectedCopyOf',
+          batchId: corrected,
+        });
+        await holdRepeatsOfFailed(batchId, { corrected });
       } else {
-        await holdIfNamedAsEarlier(batchId, rules.sameNameNewBatchAfterMs, hintFlags);
+        await holdIfNamedAsEarlier(batchId, rules.sameNameNewBatchAfterMs);
         // Another file repeating a failed payout is a drop, not a person's request.
-        await holdRepeatsOfFailed(
-          batchId,
-          { since: coverSince(await rows.at(), rules) },
-          hintFlags,
-        );
+        await holdRepeatsOfFailed(batchId, { since: coverSince(await rows.at(), rules) });
       }
     },
     /** A person says `copy` corrects `corrected` (correctBatch). */
-    async correct(copy: number, corrected: number, why: Said, hintFlags: string): Promise<void> {
-      await applyCorrection(copy, corrected, why, hintFlags);
-      await holdRepeatsOfFailed(copy, { corrected }, hintFlags);
+    async correct(copy: number, corrected: number, why: Said): Promise<void> {
+      await applyCorrection(copy, corrected, why);
+      await holdRepeatsOfFailed(copy, { corrected });
     },
     giveBack,
     thaw,

@@ -658,7 +658,7 @@ export function createPayouts(pool: pg.Pool, pooled: Runner, clock: () => number
       return { orderId: request.orderId, line, admission: 'same' as const };
     }
     const covering = await rows.coveringOf(coverKeyOf(request, payout.reference), batch.id, rules);
-    const plan = planAdmission(batch, payout, { previous, covering, hash }, rules.hintFlags);
+    const plan = planAdmission(batch, payout, { previous, covering, hash });
     switch (plan.write) {
       case 'insert': {
         const [inserted] = await tx.rows<{ id: number }, ReturnType<typeof valuesFor>>(

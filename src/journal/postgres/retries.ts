@@ -166,7 +166,6 @@ async function retryOne(
         covering,
         { id: row.batch_id, fileName: batch?.file_name ?? '' },
         { cents: row.value_cents, reference: row.reference },
-        rules.hintFlags ?? '',
       )
     : null;
   if (covering && held) {

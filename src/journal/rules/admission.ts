@@ -59,14 +59,13 @@ export function planAdmission(
   batch: NamedBatch,
   { line, request, identicalTo, reference }: PayoutInput,
   facts: { previous: Known | undefined; covering: Covering | undefined; hash: string },
-  hintFlags = '',
 ): AdmissionPlan {
   const admission = admit(facts.previous, facts.covering, facts.hash);
   if (admission.kind === 'journaled') {
     return {
       admission,
       write: 'held-line',
-      said: journaledSaid(request.orderId, admission.previous, hintFlags),
+      said: journaledSaid(request.orderId, admission.previous),
     };
   }
   const covering =
@@ -74,10 +73,10 @@ export function planAdmission(
   let hold: AdmissionHold | null = null;
   if (covering) {
     const row = { cents: request.value, reference };
-    const said = duplicateSaid(covering, batch, row, hintFlags);
+    const said = duplicateSaid(covering, batch, row);
     hold = { reason: 'duplicate', said, coveredBy: covering.orderId };
   } else if (identicalTo !== undefined) {
-    const target = commandTarget(batch.fileName, batch.id, hintFlags);
+    const target = commandTarget(batch.fileName, batch.id);
     hold = {
       reason: 'identical',
       said: { code: 'heldIdentical', line: identicalTo, ...target },

@@ -200,11 +200,7 @@ export interface CopyRepeat {
  * held when it changes its amount (a changed paid row) or its payee (the money may have
  * gone to the wrong person); of a row never sent, taking it over.
  */
-export function planRepeats(
-  copy: NamedBatch,
-  repeats: readonly CopyRepeat[],
-  hintFlags: string,
-): PlannedMove[] {
+export function planRepeats(copy: NamedBatch, repeats: readonly CopyRepeat[]): PlannedMove[] {
   const taken: Said = { code: 'takenOverBy', file: givenName(copy.fileName) };
   return repeats.flatMap((row): PlannedMove[] => {
     const { paid } = row;
@@ -243,7 +239,7 @@ export function planRepeats(
     }
     if (changesPayee(row.paidPayee, row.payee)) {
       // Linked to the payout it repeats, so a release lists it as a repeat of that payout.
-      const said = changesPayeeSaid(paid, row.paidPayee, row.payee, copy, hintFlags);
+      const said = changesPayeeSaid(paid, row.paidPayee, row.payee, copy);
       return [held(said, { holdReason: 'changes-payee', coveredBy: paid.orderId })];
     }
     const said = coveredSaid(paid);
@@ -396,7 +392,6 @@ export interface RepeatOfPayout {
  */
 export function planRepeatsOfFailed(
   repeats: readonly RepeatOfPayout[],
-  hintFlags: string,
   since: number | null,
 ): PlannedMove[] {
   const held = new Set<string>();
@@ -405,7 +400,7 @@ export function planRepeatsOfFailed(
       return [];
     if (since !== null && !withinWindow({ ...row, covering: row.payout }, since)) return [];
     held.add(row.orderId);
-    const said = failedBeforeSaid(row.payout, hintFlags);
+    const said = failedBeforeSaid(row.payout);
     return [
       {
         orderId: row.orderId,

@@ -180,7 +180,6 @@ export function holdAtClaim(
     covering,
     { id: row.batchId, fileName },
     { cents: row.key.valueCents, reference: row.key.reference },
-    rules.hintFlags ?? '',
   );
   return { said, coveredBy: covering.orderId, reason: { code: 'auditCheckedAgain', when, said } };
 }

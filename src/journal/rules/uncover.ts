@@ -104,7 +104,7 @@ export function planUncover(failed: Covering, linked: readonly LinkedRow[]): Unc
 
 /** What a row covered by a payout that ended in conflict says, and the command freeing it. */
 function conflictSaid(cover: Covering, row: LinkedRow): Said {
-  const target = commandTarget(row.fileName, row.batchId, '');
+  const target = commandTarget(row.fileName, row.batchId);
   return {
     code: 'heldCoverConflict',
     file: givenName(cover.fileName),

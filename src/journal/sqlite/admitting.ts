@@ -116,7 +116,7 @@ export function createAdmitting({ db, now, admitting }: Context, rows: Rows): Ad
     }
     const at = now();
     const covering = rows.coveringOf(coverKeyOf(request, payout.reference), batchId, rules);
-    const plan = planAdmission(batch, payout, { previous, covering, hash }, rules.hintFlags);
+    const plan = planAdmission(batch, payout, { previous, covering, hash });
     const params = payoutParams(request, batchId, line, at, hash, payout.reference ?? null);
     switch (plan.write) {
       case 'insert':

@@ -250,22 +250,16 @@ export function createBatches(
           corrections.holdChangesOfPaid(batchId, { code: 'auditNameWeighed' });
           const corrected = corrections.correctionCandidate(batchId);
           if (corrected !== undefined && corrections.isCorrectionOf(batchId, corrected)) {
-            corrections.applyCorrection(
-              batchId,
-              corrected,
-              { code: 'auditCorrectedCopyOf', batchId: corrected },
-              rules.hintFlags ?? '',
-            );
-            corrections.holdRepeatsOfFailed(batchId, { corrected }, rules.hintFlags ?? '');
+            corrections.applyCorrection(batchId, corrected, {
+              code: 'auditCorrectedCopyOf',
+              batchId: corrected,
+            });
+            corrections.holdRepeatsOfFailed(batchId, { corrected });
           } else {
-            corrections.holdIfNamedAsEarlier(
-              batchId,
-              rules.sameNameNewBatchAfterMs,
-              rules.hintFlags ?? '',
-            );
+            corrections.holdIfNamedAsEarlier(batchId, rules.sameNameNewBatchAfterMs);
             // Another file repeating a failed payout is a drop, not a person's request.
             const since = coverSince(now(), rules);
-            corrections.holdRepeatsOfFailed(batchId, { since }, rules.hintFlags ?? '');
+            corrections.holdRepeatsOfFailed(batchId, { since });
           }
         }
         rows.moveBatch(batchId, figures.state);
@@ -342,8 +336,8 @@ export function createBatches(
 
     correctBatch: writing(
       (copy: number, corrected: number, why: Said, rules: AdmissionRules): number => {
-        corrections.applyCorrection(copy, corrected, why, rules.hintFlags ?? '');
-        corrections.holdRepeatsOfFailed(copy, { corrected }, rules.hintFlags ?? '');
+        corrections.applyCorrection(copy, corrected, why);
+        corrections.holdRepeatsOfFailed(copy, { corrected });
         for (const row of statements.queuedOf.all(copy)) {
           heldAtClaim(rows, row, rules, 'correctionAnswered');
         }

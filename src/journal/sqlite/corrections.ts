@@ -303,11 +303,7 @@ export function createCorrections({ db }: Context, rows: Rows) {
    * then nothing of that earlier batch is sent either, whatever held it: a corrected copy
    * of a payroll held for the balance must not see the old amounts go out at the top-up.
    */
-  function holdIfNamedAsEarlier(
-    batchId: number,
-    newBatchAfterMs: number | null,
-    hintFlags: string,
-  ): void {
+  function holdIfNamedAsEarlier(batchId: number, newBatchAfterMs: number | null): void {
     const batch = rows.batchRow(batchId);
     if (!batch?.name_key) return;
     const [latest] = batchesOfName(batch.name_key, batchId);
@@ -315,11 +311,11 @@ export function createCorrections({ db }: Context, rows: Rows) {
     const earlier = latest && { id: latest.id, receivedAt: latest.received_at };
     if (!latest || sameNameEarlier(file, earlier, newBatchAfterMs) === undefined) return;
     if (!statements.repeatsEarlierOfName.get({ batchId, nameKey: batch.name_key })) return;
-    const frozen = frozenSaid(batch, latest, hintFlags);
+    const frozen = frozenSaid(batch, latest);
     const standing = unsentOf(latest.id).map(standingRow);
     rows.applyPlan(planFreeze(standing, frozen), { code: 'auditFrozen', said: frozen });
     const repeated = statements.repeatedLines.all({ batchId, earlier: latest.id, listed: 5 });
-    const said = sameNameSaid(batch, latest, hintFlags, repeated);
+    const said = sameNameSaid(batch, latest, repeated);
     rows.holdQueuedRows(batchId, 'same-name', said, said);
   }
 
@@ -354,12 +350,12 @@ export function createCorrections({ db }: Context, rows: Rows) {
    * payout that batch made (held: changes a paid row). Every row of that batch still
    * unsent is closed: nothing of it is ever sent because a copy arrived.
    */
-  function applyCorrection(copy: number, corrected: number, why: Said, hintFlags: string): void {
+  function applyCorrection(copy: number, corrected: number, why: Said): void {
     const copyRow = rows.batchRow(copy);
     if (!copyRow) throw new JournalError('refused', `batch ${copy} is not in the journal`);
     const copyBatch = { id: copy, fileName: copyRow.file_name };
     const repeats = statements.copyRepeats.all({ copy, corrected }).map(toCopyRepeat);
-    rows.applyPlan(planRepeats(copyBatch, repeats, hintFlags), why);
+    rows.applyPlan(planRepeats(copyBatch, repeats), why);
     for (const line of heldLinesOnSent(linesOnPayoutsOf(copy, corrected))) {
       const said = coveredSaid(line.payout);
       statements.setLine.run('covered', keptMessage(said), saidJson(said), copy, line.line);
@@ -398,7 +394,6 @@ export function createCorrections({ db }: Context, rows: Rows) {
   function holdRepeatsOfFailed(
     copy: number,
     failedIn: { corrected: number } | { since: number },
-    hintFlags: string,
   ): void {
     const repeats = (
       'corrected' in failedIn
@@ -406,7 +401,7 @@ export function createCorrections({ db }: Context, rows: Rows) {
         : statements.repeatsOfFailedElsewhere.all({ copy })
     ).map(toRepeatOfPayout);
     const since = 'since' in failedIn ? failedIn.since : null;
-    rows.applyPlan(planRepeatsOfFailed(repeats, hintFlags, since), {
+    rows.applyPlan(planRepeatsOfFailed(repeats, since), {
       code: 'auditRepeatsFailed',
     });
   }
@@ -454,9 +449,9 @@ export function createCorrections({ db }: Context, rows: Rows) {
 }
 
 /** What the rows of `latest` say while `batch`, named as it, waits for a person. */
-export const frozenSaid = (batch: BatchRow, latest: BatchRow, hintFlags: string): Said => ({
+export const frozenSaid = (batch: BatchRow, latest: BatchRow): Said => ({
   code: 'heldForCopy',
-  ...commandTarget(batch.file_name, batch.id, hintFlags),
+  ...commandTarget(batch.file_name, batch.id),
   batchId: batch.id,
   at: batch.received_at,
   earlierBatchId: latest.id,
@@ -469,10 +464,9 @@ export const frozenSaid = (batch: BatchRow, latest: BatchRow, hintFlags: string)
 export function sameNameSaid(
   batch: BatchRow,
   latest: BatchRow,
-  hintFlags: string,
   repeated: readonly { line: number; earlier_line: number; total: number }[],
 ): Said {
-  const target = commandTarget(batch.file_name, batch.id, hintFlags);
+  const target = commandTarget(batch.file_name, batch.id);
   return {
     code: 'heldSameName',
     file: givenName(latest.file_name),

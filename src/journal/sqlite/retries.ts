@@ -140,7 +140,6 @@ export function createRetries({ db, now, writing }: Context, rows: Rows): Retrie
           covering,
           { id: row.batch_id, fileName },
           { cents: row.value_cents, reference: row.reference },
-          rules.hintFlags ?? '',
         )
       : null;
     if (covering && held)

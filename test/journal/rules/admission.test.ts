@@ -156,12 +156,11 @@ describe('planAdmission', () => {
   });
 
   it('says why a row is held, with the payout it repeats and the commands', () => {
-    const duplicate = planAdmission(
-      batch,
-      row(),
-      { previous: undefined, covering: cover, hash: 'h' },
-      ' --home /srv',
-    );
+    const duplicate = planAdmission(batch, row(), {
+      previous: undefined,
+      covering: cover,
+      hash: 'h',
+    });
     expect(duplicate).toMatchObject({
       hold: { coveredBy: 'a-1', said: { code: 'heldDuplicate', file: 'bonus.csv', line: 2 } },
     });

@@ -133,7 +133,7 @@ describe('planRepeats: a copy row that repeats a row of the batch it corrects', 
       ],
     ],
   ] as const)('%s', (_, row, expected) => {
-    const plan = planRepeats(copy, [row], '');
+    const plan = planRepeats(copy, [row]);
     expect(
       plan.map((move) => [
         move.orderId,
@@ -146,24 +146,25 @@ describe('planRepeats: a copy row that repeats a row of the batch it corrects', 
   });
 
   it('links a covered row and a changed payee to the payout they repeat, and says why', () => {
-    const [covered] = planRepeats(copy, [repeat('paid')], '');
+    const [covered] = planRepeats(copy, [repeat('paid')]);
     expect(covered?.fields).toMatchObject({
       coveredBy: 'a-1',
       said: { code: 'heldCovered', file: 'folha.csv', line: 2 },
     });
     const other = repeat('paid', { payee: { ...ana, pixKey: 'x' } });
-    const [held] = planRepeats(copy, [other], '--home /srv');
+    const [held] = planRepeats(copy, [other]);
     expect(held?.fields).toMatchObject({
       coveredBy: 'a-1',
-      said: { code: 'heldChangesPayee', paidKey: ana.pixKey, key: 'x', hintFlags: '--home /srv' },
+      // The journal keeps its command without flags: the one shown a person takes theirs.
+      said: { code: 'heldChangesPayee', paidKey: ana.pixKey, key: 'x', hintFlags: '' },
     });
-    const [changed] = planRepeats(copy, [repeat('paid', { cents: 1200 })], '');
+    const [changed] = planRepeats(copy, [repeat('paid', { cents: 1200 })]);
     expect(changed?.fields.coveredBy).toBeUndefined();
     expect(changed?.fields.said).toMatchObject({ paidCents: 1000, cents: 1200 });
   });
 
   it('names the copy that takes a row over', () => {
-    const [taken] = planRepeats(copy, [repeat('queued')], '');
+    const [taken] = planRepeats(copy, [repeat('queued')]);
     expect(taken?.fields).toMatchObject({
       supersededBy: 2,
       said: { code: 'takenOverBy', file: 'folha (corrigida).csv' },
@@ -258,7 +259,7 @@ describe('planRepeatsOfFailed: a failed payout is sent again only on purpose (ru
     updatedAt: 1_000,
   });
   const heldFor = (orderId: string, failed: Covering) => {
-    const said = failedBeforeSaid(failed, '--home x');
+    const said = failedBeforeSaid(failed);
     return {
       orderId,
       from: 'queued',
@@ -278,9 +279,7 @@ describe('planRepeatsOfFailed: a failed payout is sent again only on purpose (ru
     ['a row held already (a possible duplicate)', 'held', 'failed', false],
   ])('%s', (_, state, payoutState, expected) => {
     const row = repeat(state, payoutState);
-    expect(planRepeatsOfFailed([row], '--home x', null)).toEqual(
-      expected ? [heldFor('b-1', row.payout)] : [],
-    );
+    expect(planRepeatsOfFailed([row], null)).toEqual(expected ? [heldFor('b-1', row.payout)] : []);
   });
 
   it('holds a row once, naming the first failed payout it repeats', () => {
@@ -290,7 +289,7 @@ describe('planRepeatsOfFailed: a failed payout is sent again only on purpose (ru
       repeat('queued', 'failed', 'b-1', 'a-2'),
       repeat('queued', 'failed', 'b-2', 'a-3'),
     ];
-    expect(planRepeatsOfFailed(rows, '--home x', null)).toEqual([
+    expect(planRepeatsOfFailed(rows, null)).toEqual([
       heldFor('b-1', rows[1]!.payout),
       heldFor('b-2', rows[3]!.payout),
     ]);
@@ -303,9 +302,7 @@ describe('planRepeatsOfFailed: a failed payout is sent again only on purpose (ru
     ['never sent, failed within it (refused at the gateway at once)', null, 50_000, true],
   ])('weighs a payout of another file from its own time: %s', (_, lastSentAt, updatedAt, held) => {
     const row = { ...repeat('queued', 'failed'), lastSentAt, updatedAt };
-    expect(planRepeatsOfFailed([row], '--home x', 40_000)).toEqual(
-      held ? [heldFor('b-1', row.payout)] : [],
-    );
+    expect(planRepeatsOfFailed([row], 40_000)).toEqual(held ? [heldFor('b-1', row.payout)] : []);
   });
 });
 
