@@ -105,7 +105,7 @@ const said: SaidTexts = {
     ].join(' | '),
   totalLine: () => 'a total line, not a payout',
   identicalRows: ({ line }) =>
-    `identical to line ${line} (the same name, document, Pix key and amount): held until a person confirms both are due (payouts approve FILE --identical)`,
+    `identical to line ${line} (the same name, document, Pix key and amount): held until a person confirms both are due; the run that takes the file prints the command that does`,
   referenceEmpty: () =>
     'is empty: this row is weighed as in a file without a reference (the same document and amount as a payment of the last duplicateWindow is held)',
   orderIdEmpty: () => 'is empty: each row needs its own order reference',

@@ -152,7 +152,7 @@ const said: SaidTexts = {
     ].join(' | '),
   totalLine: () => 'uma linha de total, não um pagamento',
   identicalRows: ({ line }) =>
-    `idêntica à linha ${line} (mesmo nome, documento, chave Pix e valor): retida até uma pessoa confirmar que as duas são devidas (payouts approve ARQUIVO --identical)`,
+    `idêntica à linha ${line} (mesmo nome, documento, chave Pix e valor): retida até uma pessoa confirmar que as duas são devidas; a execução que receber o arquivo mostra o comando para isso`,
   referenceEmpty: () =>
     'está vazia: esta linha é comparada como num arquivo sem referência (o mesmo documento e valor de um pagamento dentro de duplicateWindow é retido)',
   orderIdEmpty: () => 'está vazio: cada linha precisa do seu próprio ID de pagamento',

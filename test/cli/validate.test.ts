@@ -417,8 +417,10 @@ describe('payouts validate', () => {
     const result = await runCli(['validate', path]);
     expect(result.code).toBe(2);
     expect(result.stdout).toContain(
-      'line 4, column "name": identical to line 2 (the same name, document, Pix key and amount): held until a person confirms both are due',
+      'line 4, column "name": identical to line 2 (the same name, document, Pix key and amount): held until a person confirms both are due; the run that takes the file prints the command that does',
     );
+    // No command with a placeholder for the file: one that cannot be run as printed.
+    expect(result.stdout).not.toMatch(/payouts approve FILE/);
     const json = JSON.parse((await runCli(['validate', path, '--json'])).stdout);
     expect(json).toMatchObject({ valid: 3, identical: 1 });
   });
