@@ -14,7 +14,7 @@ import { runCli } from '../support/cli.js';
 import { useTempFolder } from '../support/files.js';
 import { cashOutRequest, clientFor } from '../support/gateway.js';
 import { passHome, type PassHome } from '../support/pass-home.js';
-import { ANA, HEADER } from '../support/folha.js';
+import { ANA, BRUNO, HEADER } from '../support/folha.js';
 
 // A few commands each, some as children of bin/: far from what they take.
 vi.setConfig({ testTimeout: 60_000 });
@@ -232,6 +232,28 @@ describe('commands printed from the journal’s words reach the same home, as pr
     const expected = `payouts approve "outra.csv" --new-batch --settings-file "${settings}"`;
     expectPrinted(report, /payouts approve "outra\.csv" --new-batch/, expected);
     await runPrinted(expected, 'Ana Souza, R$ 3.500,00');
+  });
+
+  it('payouts approve --new-batch, printed by retry for a row another file has paid since, reaches the same home', async () => {
+    const { home, settings, cli } = await settingsHome('en', { PAYOUTS_INBOX_SETTLE: '1ms' });
+    home.drop('folha.csv', [HEADER, ANA, BRUNO]);
+    expect((await cli(['run'])).code).toBe(0);
+    const bruno = home.sandbox.ledger().find((entry) => entry.pixKey === 'bruno@example.com');
+    expect(home.sandbox.refund(bruno?.orderId ?? '')).toBe(true);
+    // Exit 2: a payout came back, which a person must see.
+    expect((await cli(['reconcile', '--days', '9999'])).code).toBe(2);
+    // The corrected copy pays Bruno at another key of his.
+    home.drop('folha_corrigida.csv', [
+      HEADER,
+      BRUNO.replace(/bruno@example\.com,"/, 'bruno.lima@example.com,"'),
+    ]);
+    expect((await cli(['run'])).code).toBe(0);
+    const retry = await cli(['retry', 'folha.csv', '--by', 'maria']);
+    expect(retry.code, retry.stderr).toBe(0);
+    const expected = `payouts approve "folha.csv" --new-batch --settings-file "${settings}"`;
+    expectPrinted(retry.stdout, /payouts approve "folha\.csv" --new-batch/, expected);
+    // It lists Bruno's row, and pays it only with --repeats and their count.
+    await runPrinted(expected, 'Bruno Lima');
   });
 
   it.each(['en', 'pt-BR'])(

@@ -6,6 +6,7 @@ import { homeFolders } from '../../inbox/folders.js';
 import { retryPayouts } from '../../inbox/retry.js';
 import { saidOfJournalError } from '../../journal/failures.js';
 import { CATALOGS } from '../../messages/catalog.js';
+import { withHintFlags } from '../../messages/hint-flags.js';
 import { say } from '../../messages/say.js';
 import { hintFlagsOf, openContext, type GlobalOptions } from '../context.js';
 import { ExitError } from '../exit-error.js';
@@ -93,8 +94,11 @@ export function retryCommand(
         for (const { line, retryOf: from, orderId: to } of sent) {
           out.line(`  ${say(words, { code: 'retryLine', line, from, to })}`);
         }
+        // The journal's words carry no flags: this command's are added, as everywhere shown.
         const held = outcome.payouts.flatMap((payout) =>
-          payout.held ? [{ ...payout, why: say(words, payout.held) }] : [],
+          payout.held
+            ? [{ ...payout, why: say(words, withHintFlags(payout.held, hintFlagsOf(globals))) }]
+            : [],
         );
         if (held.length > 0) out.line(words.release.retryHeld({ count: held.length }));
         for (const payout of held) {
