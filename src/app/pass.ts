@@ -237,7 +237,7 @@ export async function runPass(
     if (stopped) break;
   }
   // Each file's summary as written before following, if it was.
-  let ahead: readonly FileSummary[] | undefined;
+  let ahead: FileSummary[] | undefined;
   let followed = false;
   if (!stopped && options.followMs > 0) {
     const until = now() + options.followMs;
@@ -268,11 +268,14 @@ export async function runPass(
   // Not followed after all (no time was left): what was written ahead is the result.
   const files =
     ahead && !followed
-      ? [...ahead]
+      ? ahead
       : await finishFiles(journal, folders, config, summaries, options, ahead);
   if (config.sharedGroup !== null) shareView(folders, config.sharedGroup, options.note);
   return { files, stopped, failed };
 }
+
+/** Whether a file's rows are all final (its file archived, or left where it was). */
+const everyRowFinal = (summary: FileSummary) => ['archived', 'final'].includes(summary.state);
 
 /** Each file's result written, its file archived once every row is final: its summary now. */
 async function finishFiles(
@@ -296,7 +299,7 @@ async function finishFiles(
   for (const [index, summary] of summaries.entries()) {
     // Archived, or final, before following: its file and rows are where they were left.
     const before = ahead?.[index];
-    if (before && ['archived', 'final'].includes(before.state)) {
+    if (before && everyRowFinal(before)) {
       files.push(before);
       continue;
     }
@@ -527,7 +530,7 @@ async function finishFile(
     await claims?.release(claim);
   }
   // Still open, its result written: the same again until something of it moves.
-  const open = !['archived', 'final'].includes(finished.state) && !finished.fileNeedsAPerson;
+  const open = !everyRowFinal(finished) && !finished.fileNeedsAPerson;
   if (open && finished.result !== null) {
     memory?.finished.set(batch.id, { made, summary: finished });
   }

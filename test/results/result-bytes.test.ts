@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROW_STATES } from '../../src/domain/row-states.js';
 import { openJournal, sqliteJournalAt } from '../../src/journal/open.js';
-import type { LineKind } from '../../src/journal/journal.js';
 import { RESULT_ENTRIES, toResultEntry } from '../../src/journal/sqlite/reports.js';
 import type { ResultLineRow } from '../../src/journal/sqlite/reports.js';
 import {
@@ -25,6 +24,7 @@ import { APPROVAL_COLUMNS, RESULT_COLUMNS } from '../../src/results/columns.js';
 import { safeCell } from '../../src/csv/safe-cell.js';
 import { sqliteBinding } from '../../src/runtime/sqlite.js';
 import { useTempFolder } from '../support/files.js';
+import { EVERY_KIND } from '../support/lines.js';
 
 const folder = useTempFolder('payouts-result-bytes-');
 
@@ -45,15 +45,6 @@ const TEXTS = [
   '',
 ];
 const text = (i: number) => TEXTS[i % TEXTS.length]!;
-const LINE_KINDS: readonly LineKind[] = [
-  'invalid',
-  'skipped',
-  'held',
-  'covered',
-  'replay',
-  'conflict',
-  'superseded',
-];
 const ANSWERED = ['paid', 'failed', 'refunded', 'canceled', 'pending', 'rejected', 'conflict'];
 const FORMATS: readonly ResultFormat[] = [
   { dialect: 'excel', timeZone: 'America/Sao_Paulo', language: 'pt-BR' },
@@ -178,7 +169,7 @@ async function variedJournal(path: string, options: { approved: boolean; sandbox
     INSERT INTO batch_lines (batch_id, line, kind, order_id, column_heading, message, name,
       value_cents, value_written, said, cpf_cnpj, pix_key_type, pix_key)
     VALUES (2, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  for (const [i, kind] of [...LINE_KINDS, ...LINE_KINDS].entries()) {
+  for (const [i, kind] of [...EVERY_KIND, ...EVERY_KIND].entries()) {
     const named =
       kind === 'replay' || kind === 'covered'
         ? ['anterior-paid', 'anterior-refunded', 'anterior-failed'][i % 3]!
@@ -208,7 +199,7 @@ async function variedJournal(path: string, options: { approved: boolean; sandbox
     event.run(3000, 'approved', 'joão;x', JSON.stringify({ code: 'english', text: 'ok' }));
   }
   db.close();
-  return ROW_STATES.length * 2 + LINE_KINDS.length * 2;
+  return ROW_STATES.length * 2 + EVERY_KIND.length * 2;
 }
 
 /** The batch's lines as RESULT_ENTRIES reads them whole. */
@@ -295,7 +286,7 @@ describe('a result file', () => {
     }
     await journal.close();
     const whole = linesRead(path).map(toResultEntry);
-    expect(new Set(whole.map((entry) => entry.kind)).size).toBe(LINE_KINDS.length + 1);
+    expect(new Set(whole.map((entry) => entry.kind)).size).toBe(EVERY_KIND.length + 1);
     expect(paged).toEqual(whole);
   });
 });

@@ -2,7 +2,8 @@
 import type { JournalBatches } from '../../src/journal/journal.js';
 import type { BatchLine, LineKind } from '../../src/journal/types.js';
 
-const EVERY_KIND: readonly LineKind[] = [
+/** Every kind of line a batch has beside its payouts. */
+export const EVERY_KIND: readonly LineKind[] = [
   'invalid',
   'skipped',
   'held',
