@@ -81,6 +81,9 @@ export function createClaimAhead(options: {
     const claims = await claim(limit);
     // Not the marker's latest write when the row leaves: that may be a later claim's.
     const sendable = options.sendable();
+    // Each row's request awaits it as it leaves: a failed write is that request's error, not
+    // the process's unhandled rejection while every row of the claim still waits ahead.
+    sendable.catch(() => undefined);
     queueDry = claims.length < limit;
     return claims.map((claimed) => ({ claim: claimed, at, sendable }));
   };
